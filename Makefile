@@ -1,0 +1,28 @@
+# Set-up is folded into every target: a fresh clone needs only `make run` or `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/analyzer simulate scenarios/africanus-sultan.toml
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check analyzer tests
+
+bench: $(STAMP)
+	$(BIN)/analyzer bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,44 @@
+"""Registry of the games analyzer can play: name -> ``GameSpec`` (see ``games/base.py``).
+
+Game packages are imported lazily so that a command about one game never pays for the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from analyzer.errors import RuleError
+from analyzer.games.base import GameSpec
+
+GAMES: tuple[str, ...] = ("rattus", "cartus", "pyramidion")
+
+
+def get_game(name: str) -> GameSpec:
+    """The ``GameSpec`` of a registered game.
+
+    Raises
+    ------
+    RuleError
+        ``name`` is not a registered game (or its package is not built yet).
+    """
+    if name not in GAMES:
+        raise RuleError("game", f"unknown game {name!r} (allowed: {', '.join(GAMES)})")
+    try:
+        module = importlib.import_module(f"analyzer.games.{name}")
+    except ModuleNotFoundError as err:
+        if err.name and err.name.startswith(f"analyzer.games.{name}"):
+            raise RuleError("game", f"game {name!r} is not implemented yet") from None
+        raise
+    return module.SPEC
+
+
+def available_games() -> list[str]:
+    """Names of the registered games whose package imports."""
+    out = []
+    for name in GAMES:
+        try:
+            get_game(name)
+        except RuleError:
+            continue
+        out.append(name)
+    return out

@@ -1,0 +1,214 @@
+"""The contract between a game package and the game-agnostic rest of analyzer.
+
+Every game package ``analyzer/games/<game>/`` exposes one ``SPEC: GameSpec``. The runner,
+stats and report see a game only through it and through the records it returns
+(DESIGN.md §3–4). Nothing outside ``analyzer/games/<game>/`` imports a game's internals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from analyzer.errors import RuleError
+
+# Columns every record carries, whatever the game. The runner adds game_id/seed/variant.
+COMMON_GAME_COLUMNS: dict[str, str] = {
+    "n_players": "int64",
+    "rounds": "int64",  # turns or rounds, as the game counts them
+    "end": "string",  # "trigger" (a normal end) or "turn_cap"
+    "winner_seats": "string",  # comma-separated seat numbers, e.g. "0" or "1,3"
+    "rules_version": "string",
+}
+COMMON_SEAT_COLUMNS: dict[str, str] = {
+    "seat": "int64",
+    "policy": "string",
+    "score": "float64",
+    "rank": "int64",  # 1 = best; tied seats share the best rank
+    "won": "float64",  # 1/k for a k-way tie for first, else 0
+}
+
+
+@dataclass(frozen=True)
+class RuleValue:
+    """One rule value with where it comes from (rules/<game>.md §0 tags).
+
+    ``provenance`` is one of ``"seed"``, ``"rulebook"``, ``"default"`` (a labelled
+    ``[GAP → DEFAULT]`` of the rules file) or ``"user"`` (a scenario override or user table).
+    """
+
+    name: str
+    value: Any
+    provenance: str
+    section: str = ""  # e.g. "rules/rattus.md §5.2"
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game package offers the runner, the CLI and the report.
+
+    Attributes
+    ----------
+    name : str
+        Scenario ``game =`` value, e.g. ``"rattus"``.
+    min_players, max_players : int
+        Inclusive player range of the base game.
+    expansions : tuple of str
+        Expansion names a scenario may list, e.g. ``("africanus",)``.
+    rules_version : str
+        Bumped whenever a rule change can move results; copied into every game record.
+    make_config : callable
+        ``make_config(players: int, expansions: Sequence[str], rules: Mapping[str, Any])
+        -> config``. Raises ``RuleError(field, message)`` for an unknown or bad rule option,
+        content name, data-table file, or a player count the expansions do not allow.
+    play_game : callable
+        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``.
+        ``policies``: one policy name or policy object per seat. ``seed``: int or
+        ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
+        readable replay log. Records are dicts of plain scalars whose keys equal
+        ``game_columns`` / ``seat_columns``.
+    policies : mapping of str to type
+        Policy registry: name -> frozen dataclass with typed, defaulted parameters.
+    game_columns, seat_columns : mapping of str to str
+        Declared record columns -> pandas dtype (include the COMMON_* columns).
+    rule_values : callable
+        ``rule_values(config) -> list[RuleValue]``: every content table and rule option in use,
+        with provenance, for the report's "labelled defaults in use" list.
+    content : mapping of str to tuple of str
+        Names a scenario may use, by kind (``"cards"``, ``"buildings"``, ``"sites"``...), for
+        ``analyzer list``.
+    rule_options : mapping of str to str
+        Every rule option name -> one-line help with its default; for ``analyzer list`` and
+        for the loader's "allowed" lists.
+    """
+
+    name: str
+    min_players: int
+    max_players: int
+    expansions: tuple[str, ...]
+    rules_version: str
+    make_config: Callable[[int, Sequence[str], Mapping[str, Any]], Any]
+    play_game: Callable[..., tuple[dict, list[dict]]]
+    policies: Mapping[str, type]
+    game_columns: Mapping[str, str]
+    seat_columns: Mapping[str, str]
+    rule_values: Callable[[Any], list[RuleValue]]
+    content: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rule_options: Mapping[str, str] = field(default_factory=dict)
+
+
+def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[random.Random, list[random.Random]]:
+    """Independent generators for one game: one for chance, one per seat (DESIGN.md §2).
+
+    Child 0 of the game's SeedSequence drives every chance event (token draws, shuffles);
+    child ``1 + s`` drives seat ``s``'s policy, so changing one seat's policy never shifts a
+    token draw and variant comparisons stay paired.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        The game's seed; an int ``s`` means ``SeedSequence(s)``.
+    n_seats : int
+        Number of seats.
+
+    Returns
+    -------
+    (random.Random, list of random.Random)
+        The chance generator and ``n_seats`` seat generators.
+    """
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    children = ss.spawn(n_seats + 1)
+    gens = [random.Random(int(c.generate_state(2, np.uint64)[0])) for c in children]
+    return gens[0], gens[1:]
+
+
+def seed_of(seed: int | np.random.SeedSequence) -> str:
+    """A printable form of a game seed, for error messages that say how to replay a game."""
+    if isinstance(seed, np.random.SeedSequence):
+        return f"root {seed.entropy} game {tuple(seed.spawn_key)}"
+    return str(seed)
+
+
+def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, Any] | None = None):
+    """Make a policy object from its registered name and typed parameters.
+
+    Parameters
+    ----------
+    registry : mapping of str to type
+        A game's ``SPEC.policies``.
+    name : str
+        Registered policy name.
+    params : mapping, optional
+        Parameter values; each name must be a field of the policy dataclass and each value of
+        its annotated type (an int is accepted for a float field).
+
+    Raises
+    ------
+    RuleError
+        Unknown policy or parameter, wrong type, or a value the policy's own checks refuse
+        (its ``__post_init__`` raising ``ValueError``).
+    """
+    if name not in registry:
+        raise RuleError("policy", f"unknown policy {name!r} (allowed: {', '.join(sorted(registry))})")
+    cls = registry[name]
+    params = dict(params or {})
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    for key, value in params.items():
+        if key not in fields:
+            allowed = ", ".join(sorted(fields)) or "none"
+            raise RuleError(f"params.{key}", f"unknown parameter of policy {name!r} (allowed: {allowed})")
+        want = hints.get(key)
+        if want is float and isinstance(value, int) and not isinstance(value, bool):
+            params[key] = float(value)
+        elif want in (int, float, str, bool) and (
+            not isinstance(value, want) or (want is int and isinstance(value, bool))
+        ):
+            raise RuleError(f"params.{key}", f"must be {want.__name__} (got {value!r})")
+    try:
+        return cls(**params)
+    except (ValueError, TypeError) as err:
+        raise RuleError("params", f"policy {name!r}: {err}") from None
+
+
+def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
+    """``(name, type, default, help)`` for each parameter of a policy class, for ``analyzer list``.
+
+    The help text is the field's ``metadata["help"]`` when given.
+    """
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        t = hints.get(f.name, Any)
+        out.append((f.name, getattr(t, "__name__", str(t)), f.default, f.metadata.get("help", "")))
+    return out
+
+
+def rank_and_won(scores: Sequence[float], tiebreak: Sequence[Sequence[float]] = ()) -> tuple[list[int], list[float]]:
+    """Ranks (1 = best) and win shares from final scores and optional tie-break keys.
+
+    Seats compare by ``(score, *tiebreak_keys)``, higher is better; seats equal on every key
+    share a rank, and a k-way tie for first gives each ``won = 1/k``.
+
+    Parameters
+    ----------
+    scores : sequence of float, shape (n_seats,)
+    tiebreak : sequence of sequences, each shape (n_seats,)
+        Further keys, higher is better (negate a "fewer wins" key before passing it).
+
+    Returns
+    -------
+    (list of int, list of float)
+    """
+    n = len(scores)
+    keys = [tuple([scores[s]] + [k[s] for k in tiebreak]) for s in range(n)]
+    ranks = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
+    first = [s for s in range(n) if ranks[s] == 1]
+    won = [1.0 / len(first) if ranks[s] == 1 else 0.0 for s in range(n)]
+    return ranks, won
