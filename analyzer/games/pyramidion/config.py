@@ -1,0 +1,457 @@
+"""Pyramidion configuration: data tables + rule options → one frozen ``PyramidionConfig``.
+
+The TOML tables in ``data/`` are read once (``tomllib``), checked, and flattened into tuples of
+small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
+``rules/pyramidion.md`` that needs a scenario option is a named option in ``RULE_OPTIONS``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import RuleError
+from analyzer.games.base import RuleValue
+
+DATA = Path(__file__).parent / "data"
+RULES = "rules/pyramidion.md"
+
+# Goods: five ordinary kinds (index 0-4) and the wild statue (5). rules §3.1
+GOODS: tuple[str, ...] = ("stone", "wood", "food", "camel", "worker", "statue")
+ORDINARY = 5
+STATUE = 5
+
+# Card types (rules §10). Index = type id used by the engine.
+CARD_TYPES: tuple[str, ...] = (
+    "merchant", "negotiator", "slave_driver", "goddess", "revolt", "high_priest",
+    "executioner", "stone_dragger", "thief", "bandit", "philosopher",
+)
+(MERCHANT, NEGOTIATOR, SLAVE_DRIVER, GODDESS, REVOLT, HIGH_PRIEST,
+ EXECUTIONER, STONE_DRAGGER, THIEF, BANDIT, PHILOSOPHER) = range(len(CARD_TYPES))
+SPECIAL_CARDS: tuple[str, ...] = CARD_TYPES[3:]
+
+# Site abilities (rules §7).
+ABILITIES: tuple[str, ...] = ("none", "player_order", "card_draw", "conversion")
+NO_ABILITY, PLAYER_ORDER, CARD_DRAW, CONVERSION = range(len(ABILITIES))
+
+DEFAULT_SITES: tuple[str, ...] = (
+    "Giza", "Thebes", "Luxor", "Karnak", "Abu Simbel", "Alexandria", "Cairo", "Philae",
+)
+
+# name -> (default, allowed description, rules section). The one place options are declared.
+_OPTIONS: dict[str, tuple[Any, str, str]] = {
+    "target_vp": (10, "int >= 1", "§6"),
+    "deck": ("default48", '"default48"', "§3, §10.2"),
+    "boat_set": ("size_eq_vp", '"size_eq_vp" or "bordspeler"', "§9"),
+    "distribution": ("default10", '"default10"', "§5 phase 2"),
+    "executioner": ("discard_after_revolt", '"discard_after_revolt" or "discard_on_play"', "§10.2"),
+    "philosopher": ("wins_ties", '"wins_ties" or "none"', "§10.2"),
+    "supply_limited": (True, "true or false", "§3.1"),
+    "goods_visible": (True, "true or false", "§3.1"),
+    "revolt_winner_must_survive": (True, "true or false", "§5 phase 5 step 4"),
+    "no_tile_left": ("cannot_place", '"cannot_place" or "move_own_tile"', "§5 phase 5 step 5"),
+    "giza_tile_lost_on_revolt": (False, "true or false", "§5 phase 6"),
+    "loading_pass_is_final": (False, "true or false", "§5 phase 7"),
+    "phase8_slave_driver_benefit": ("none", '"none", "good_of_site" or "keep_card"', "§5 phase 8"),
+    "discard_unplayed_drawn_cards": (True, "true or false", "§5 phase 8"),
+    "tiebreak": (("boats", "goods", "shared"), 'list of "boats", "goods", ending with "shared"', "§6"),
+    "start_player": ("random", '"random" or a seat number 0..players-1', "§4"),
+    "boat_vp_public": (True, "true or false", "§5 phase 7"),
+    "max_rounds": (50, "int >= 1", "§6"),
+    "sites_file": ("", "path to a TOML file of [[site]] tables (empty = built-in)", "§7"),
+    "cards_file": ("", "path to a TOML file of [[starting]] and [[common]] tables", "§10.2"),
+    "boats_file": ("", "path to a TOML file of [[boat]] tables (overrides boat_set)", "§9"),
+    "revolt_tiles_file": ("", "path to a TOML file of [[tile]] tables", "§8"),
+    "distribution_file": ("", "path to a TOML file of [[card]] tables", "§5 phase 2"),
+}
+RULE_OPTIONS: dict[str, str] = {
+    k: f"{allowed}; default {d!r} ({RULES} {sec})" for k, (d, allowed, sec) in _OPTIONS.items()
+}
+_CHOICES = {
+    "deck": ("default48",),
+    "boat_set": ("size_eq_vp", "bordspeler"),
+    "distribution": ("default10",),
+    "executioner": ("discard_after_revolt", "discard_on_play"),
+    "philosopher": ("wins_ties", "none"),
+    "no_tile_left": ("cannot_place", "move_own_tile"),
+    "phase8_slave_driver_benefit": ("none", "good_of_site", "keep_card"),
+}
+
+
+@dataclass(frozen=True)
+class PyramidionConfig:
+    """Everything a Pyramidion game needs, flattened into tuples of ints (rules §3–§10).
+
+    Card *instances* are numbered: ``0 .. n_common-1`` are the common deck, then each seat's
+    starting cards. ``card_type[i]``, ``card_val[i]`` (influence, negotiation, trade) and
+    ``card_owner[i]`` (seat for a starting card, -1 for a common card) describe instance ``i``.
+    """
+
+    players: int
+    options: Mapping[str, Any]
+    provenance: tuple[RuleValue, ...]
+    # sites (§7)
+    site_names: tuple[str, ...]
+    site_kind: tuple[int, ...]
+    site_min: tuple[tuple[int, int, int], ...]  # (influence, negotiation, trade) per site
+    site_ability: tuple[int, ...]
+    # cards (§10)
+    card_type: tuple[int, ...]
+    card_val: tuple[tuple[int, int, int], ...]
+    card_owner: tuple[int, ...]
+    n_common: int
+    starting: tuple[tuple[int, ...], ...]  # instance ids of each seat's starting cards
+    goddess_value: int
+    # boats (§9)
+    boat_names: tuple[str, ...]
+    boat_need: tuple[tuple[int, ...], ...]  # units per ordinary kind, length 5
+    boat_vp: tuple[int, ...]
+    # revolt tiles (§8) and distribution cards (§5 phase 2)
+    revolt_strength: tuple[int, ...]
+    revolt_good: tuple[int, ...]
+    dist_goods: tuple[tuple[int, ...], ...]  # goods per site, per distribution card
+    # numbers (data/game.toml) and options
+    boats_on_display: int
+    cards_drawn: int
+    activations_per_player: int
+    tiles_per_colour: int
+    supply_start: tuple[int, ...]  # per good incl. statue
+    target_vp: int
+    max_rounds: int
+    executioner_on_play: bool
+    philosopher_wins_ties: bool
+    supply_limited: bool
+    goods_visible: bool
+    revolt_winner_must_survive: bool
+    move_own_tile: bool
+    giza_tile_lost_on_revolt: bool
+    loading_pass_is_final: bool
+    phase8_benefit: str
+    discard_unplayed_drawn_cards: bool
+    tiebreak: tuple[str, ...]
+    start_player: int  # -1 = random
+    boat_vp_public: bool
+
+    @property
+    def n_sites(self) -> int:
+        return len(self.site_names)
+
+
+# ---------------------------------------------------------------- table loading
+
+
+def _read_toml(path: Path, field: str, what: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise RuleError(field, f"file not found: {str(path)!r} (give a path to a TOML file of {what})") from None
+    except OSError as err:
+        raise RuleError(field, f"cannot read {str(path)!r}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise RuleError(field, f"{str(path)!r} is not valid TOML: {err}") from None
+
+
+@cache
+def _builtin(name: str) -> dict:
+    with open(DATA / name, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def _table(field: str, user: str, builtin: str, what: str) -> tuple[dict, str | None]:
+    """The parsed table and ``None`` (built-in) or the user's path."""
+    if user:
+        return _read_toml(Path(user), field, what), user
+    return _builtin(builtin), None
+
+
+def _nonneg_int(field: str, where: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RuleError(field, f"{where}: must be an int >= 0 (got {value!r})")
+    return value
+
+
+def _entries(field: str, data: dict, key: str) -> list[dict]:
+    rows = data.get(key)
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        raise RuleError(field, f"needs a non-empty list of [[{key}]] tables")
+    return rows
+
+
+def _prov(field: str, where: str, row: dict, user: str | None) -> str:
+    if user is not None:
+        return "user"
+    return row.get("provenance", "default")
+
+
+def _kind(field: str, where: str, value: Any, allow_statue: bool = False) -> int:
+    allowed = GOODS if allow_statue else GOODS[:ORDINARY]
+    if value not in allowed:
+        raise RuleError(field, f"{where}: unknown good {value!r} (allowed: {', '.join(allowed)})")
+    return GOODS.index(value)
+
+
+def _load_sites(field: str, user: str, players: int, acts: int, prov: list[RuleValue]):
+    data, src = _table(field, user, "sites.toml", "[[site]] tables")
+    rows = _entries(field, data, "site")
+    names, kinds, mins, abil = [], [], [], []
+    for i, row in enumerate(rows):
+        where = f"site {i + 1}"
+        name = row.get("name")
+        if not isinstance(name, str) or not name:
+            raise RuleError(field, f"{where}: needs a non-empty name")
+        if name in names:
+            raise RuleError(field, f"duplicate site name {name!r}")
+        where = f"site {name!r}"
+        kinds.append(_kind(field, where, row.get("produces")))
+        mins.append(tuple(_nonneg_int(field, f"{where} {k}", row.get(k))
+                          for k in ("min_influence", "min_negotiation", "min_trade")))
+        ab = row.get("ability", "none")
+        if ab not in ABILITIES:
+            raise RuleError(field, f"{where}: unknown ability {ab!r} (allowed: {', '.join(ABILITIES)})")
+        abil.append(ABILITIES.index(ab))
+        names.append(name)
+        prov.append(RuleValue(f"site.{name}", {"produces": row["produces"], "minimums": mins[-1],
+                                               "ability": ab}, _prov(field, where, row, src), f"{RULES} §7"))
+    if len(names) < players * acts:
+        raise RuleError(field, f"{len(names)} sites is too few: {players} players activate "
+                               f"{players * acts} sites a round (need at least that many)")
+    if abil.count(PLAYER_ORDER) > 1:
+        raise RuleError(field, "at most one site may have ability 'player_order'")
+    return tuple(names), tuple(kinds), tuple(mins), tuple(abil)
+
+
+def _card_rows(field: str, rows: list[dict], key: str):
+    out = []
+    for i, row in enumerate(rows):
+        where = f"[[{key}]] {i + 1}"
+        t = row.get("type")
+        if t not in CARD_TYPES:
+            raise RuleError(field, f"{where}: unknown card type {t!r} (allowed: {', '.join(CARD_TYPES)})")
+        count = _nonneg_int(field, f"{where} count", row.get("count", 1))
+        if t == "goddess":
+            v = _nonneg_int(field, f"{where} value", row.get("value"))
+            vals = (v, v, v)
+        else:
+            vals = tuple(_nonneg_int(field, f"{where} {k}", row.get(k, 0))
+                         for k in ("influence", "negotiation", "trade"))
+        out.append((CARD_TYPES.index(t), vals, count, row))
+    return out
+
+
+def _load_cards(field: str, user: str, players: int, prov: list[RuleValue]):
+    data, src = _table(field, user, "cards.toml", "[[starting]] and [[common]] tables")
+    starting = _card_rows(field, _entries(field, data, "starting"), "starting")
+    common = _card_rows(field, _entries(field, data, "common"), "common")
+    goddesses = {v[0] for t, v, c, _ in starting + common if t == GODDESS and c}
+    if len(goddesses) > 1:
+        raise RuleError(field, f"all goddess cards must share one value (got {sorted(goddesses)})")
+    ctype, cval, cowner = [], [], []
+    for t, vals, count, row in common:
+        ctype += [t] * count
+        cval += [vals] * count
+        cowner += [-1] * count
+        prov.append(RuleValue(f"card.common.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}",
+                              count, _prov(field, "", row, src), f"{RULES} §10.2"))
+    n_common = len(ctype)
+    if n_common < 1:
+        raise RuleError(field, "the common deck is empty (need at least one [[common]] card)")
+    start_ids = []
+    for seat in range(players):
+        ids = []
+        for t, vals, count, _ in starting:
+            for _ in range(count):
+                ids.append(len(ctype))
+                ctype.append(t)
+                cval.append(vals)
+                cowner.append(seat)
+        start_ids.append(tuple(ids))
+    for t, vals, count, row in starting:
+        prov.append(RuleValue(f"card.starting.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}",
+                              count, _prov(field, "", row, src), f"{RULES} §10.2"))
+    gval = goddesses.pop() if goddesses else 0
+    return tuple(ctype), tuple(cval), tuple(cowner), n_common, tuple(start_ids), gval
+
+
+def _load_boats(field: str, user: str, boat_set: str, prov: list[RuleValue]):
+    builtin = "boats.toml" if boat_set == "size_eq_vp" else "boats_bordspeler.toml"
+    data, src = _table(field, user, builtin, "[[boat]] tables")
+    names, needs, vps = [], [], []
+    for i, row in enumerate(_entries(field, data, "boat")):
+        name = row.get("name", f"boat {i + 1}")
+        where = f"boat {name!r}"
+        goods = row.get("goods")
+        if not isinstance(goods, dict) or not goods:
+            raise RuleError(field, f"{where}: needs goods = {{ kind = count, ... }}")
+        need = [0] * ORDINARY
+        for k, n in goods.items():
+            need[_kind(field, where, k)] = _nonneg_int(field, f"{where} goods.{k}", n)
+        if sum(need) == 0:
+            raise RuleError(field, f"{where}: asks for no goods (need at least 1)")
+        vp = _nonneg_int(field, f"{where} vp", row.get("vp"))
+        names.append(str(name))
+        needs.append(tuple(need))
+        vps.append(vp)
+        prov.append(RuleValue(f"boat.{name}", {"goods": dict(goods), "vp": vp},
+                              _prov(field, where, row, src), f"{RULES} §9"))
+    return tuple(names), tuple(needs), tuple(vps)
+
+
+def _load_revolt(field: str, user: str, prov: list[RuleValue]):
+    data, src = _table(field, user, "revolt_tiles.toml", "[[tile]] tables")
+    rows = _entries(field, data, "tile")
+    strength, good = [], []
+    for i, row in enumerate(rows):
+        where = f"tile {i + 1}"
+        strength.append(_nonneg_int(field, f"{where} strength", row.get("strength")))
+        good.append(_kind(field, where, row.get("good"), allow_statue=True))
+        prov.append(RuleValue(f"revolt_tile.{i + 1}", {"strength": strength[-1], "good": row["good"]},
+                              _prov(field, where, row, src), f"{RULES} §8"))
+    return tuple(strength), tuple(good)
+
+
+def _load_distribution(field: str, user: str, site_names: Sequence[str], prov: list[RuleValue]):
+    data, src = _table(field, user, "distribution.toml", "[[card]] tables")
+    cards = []
+    for i, row in enumerate(_entries(field, data, "card")):
+        name = row.get("name", f"card {i + 1}")
+        where = f"distribution card {name!r}"
+        goods = row.get("goods")
+        if not isinstance(goods, dict):
+            raise RuleError(field, f"{where}: needs goods = {{ \"<site>\" = count, ... }}")
+        unknown = sorted(set(goods) - set(site_names))
+        if unknown:
+            raise RuleError(field, f"{where}: unknown site {unknown[0]!r} (allowed: {', '.join(site_names)})")
+        cards.append(tuple(_nonneg_int(field, f"{where} {s}", goods.get(s, 0)) for s in site_names))
+        prov.append(RuleValue(f"distribution.{name}", dict(goods), _prov(field, where, row, src),
+                              f"{RULES} §5 phase 2"))
+    return tuple(cards)
+
+
+# ---------------------------------------------------------------- options
+
+
+def _option(rules: Mapping[str, Any], name: str, kind: type) -> Any:
+    default = _OPTIONS[name][0]
+    value = rules.get(name, default)
+    allowed = _OPTIONS[name][1]
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise RuleError(name, f"must be {allowed} (got {value!r})")
+    elif kind is int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise RuleError(name, f"must be {allowed} (got {value!r})")
+    elif kind is str:
+        if not isinstance(value, str):
+            raise RuleError(name, f"must be {allowed} (got {value!r})")
+        if name in _CHOICES and value not in _CHOICES[name]:
+            raise RuleError(name, f"unknown value {value!r} (allowed: {allowed})")
+    return value
+
+
+def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None
+                ) -> PyramidionConfig:
+    """Build the frozen config for one scenario (rules/pyramidion.md §2–§12).
+
+    Parameters
+    ----------
+    players : int
+        Number of seats, 2..4 (5 is bad input, §2).
+    expansions : sequence of str
+        Must be empty: Pyramidion has no expansion here.
+    rules : mapping of str to Any, optional
+        Rule options by name (``RULE_OPTIONS``); missing ones take their default.
+
+    Returns
+    -------
+    PyramidionConfig
+
+    Raises
+    ------
+    RuleError
+        Bad player count, any expansion, unknown option, bad option value, or a missing,
+        malformed or inconsistent user data table (the field names the option).
+    """
+    rules = dict(rules or {})
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+        raise RuleError("players", f"Pyramidion takes 2..4 players (got {players!r})")
+    if expansions:
+        raise RuleError("expansions", f"Pyramidion has no expansions (got {list(expansions)!r}; allowed: none)")
+    unknown = sorted(set(rules) - set(_OPTIONS))
+    if unknown:
+        raise RuleError(unknown[0], f"unknown rule option (allowed: {', '.join(_OPTIONS)})")
+    opts: dict[str, Any] = {}
+    for name, (default, _, _) in _OPTIONS.items():
+        if name == "tiebreak":
+            continue
+        kind = type(default)
+        opts[name] = _option(rules, name, kind)
+    tb = rules.get("tiebreak", _OPTIONS["tiebreak"][0])
+    if (not isinstance(tb, (list, tuple)) or not tb or tb[-1] != "shared"
+            or any(k not in ("boats", "goods") for k in tb[:-1]) or len(set(tb)) != len(tb)):
+        raise RuleError("tiebreak", f"must be a {_OPTIONS['tiebreak'][1]}, each at most once (got {tb!r})")
+    opts["tiebreak"] = tuple(tb)
+    sp = rules.get("start_player", "random")
+    if sp == "random":
+        start = -1
+    elif isinstance(sp, int) and not isinstance(sp, bool) and 0 <= sp < players:
+        start = sp
+    else:
+        raise RuleError("start_player", f'must be "random" or a seat number 0..{players - 1} (got {sp!r})')
+    opts["start_player"] = sp
+
+    game = _builtin("game.toml")
+    prov: list[RuleValue] = []
+    for key, entry in game.items():
+        prov.append(RuleValue(key, entry["value"], entry["provenance"], f"{RULES} {entry['section']}"))
+    for name, (default, _, sec) in _OPTIONS.items():
+        if name.endswith("_file") and not opts[name]:
+            continue
+        user = name in rules and rules[name] != default
+        prov.append(RuleValue(name, opts[name], "user" if user else "default", f"{RULES} {sec}"))
+    acts = game["activations_per_player"]["value"]
+    names, kinds, mins, abil = _load_sites("sites_file", opts["sites_file"], players, acts, prov)
+    ctype, cval, cowner, n_common, start_ids, gval = _load_cards("cards_file", opts["cards_file"], players, prov)
+    if not opts["cards_file"]:
+        gval = game["goddess_value"]["value"]
+    boat_names, needs, vps = _load_boats("boats_file", opts["boats_file"], opts["boat_set"], prov)
+    rs, rg = _load_revolt("revolt_tiles_file", opts["revolt_tiles_file"], prov)
+    n_revolt_cards = sum(1 for t in ctype[:n_common] if t == REVOLT)
+    if n_revolt_cards > len(rs):
+        raise RuleError("revolt_tiles_file", f"{len(rs)} revolt tiles but {n_revolt_cards} revolt cards "
+                                             f"in the deck (need at least one tile per revolt card)")
+    dist = _load_distribution("distribution_file", opts["distribution_file"], names, prov)
+    sup = game["supply_per_good"]["value"]
+    return PyramidionConfig(
+        players=players, options=opts, provenance=tuple(prov),
+        site_names=names, site_kind=kinds, site_min=mins, site_ability=abil,
+        card_type=ctype, card_val=cval, card_owner=cowner, n_common=n_common,
+        starting=start_ids, goddess_value=gval,
+        boat_names=boat_names, boat_need=needs, boat_vp=vps,
+        revolt_strength=rs, revolt_good=rg, dist_goods=dist,
+        boats_on_display=game["boats_on_display"]["value"],
+        cards_drawn=game["cards_drawn_per_round"]["value"],
+        activations_per_player=acts,
+        tiles_per_colour=game["tiles_per_colour"]["value"],
+        supply_start=(sup,) * ORDINARY + (game["statues"]["value"],),
+        target_vp=opts["target_vp"], max_rounds=opts["max_rounds"],
+        executioner_on_play=opts["executioner"] == "discard_on_play",
+        philosopher_wins_ties=opts["philosopher"] == "wins_ties",
+        supply_limited=opts["supply_limited"], goods_visible=opts["goods_visible"],
+        revolt_winner_must_survive=opts["revolt_winner_must_survive"],
+        move_own_tile=opts["no_tile_left"] == "move_own_tile",
+        giza_tile_lost_on_revolt=opts["giza_tile_lost_on_revolt"],
+        loading_pass_is_final=opts["loading_pass_is_final"],
+        phase8_benefit=opts["phase8_slave_driver_benefit"],
+        discard_unplayed_drawn_cards=opts["discard_unplayed_drawn_cards"],
+        tiebreak=opts["tiebreak"], start_player=start, boat_vp_public=opts["boat_vp_public"],
+    )
+
+
+def rule_values(config: PyramidionConfig) -> list[RuleValue]:
+    """Every data-table entry and rule option in use, with provenance (for the report)."""
+    return list(config.provenance)

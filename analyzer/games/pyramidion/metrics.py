@@ -1,0 +1,148 @@
+"""What a finished Pyramidion game reports: declared columns, a tally, and record builders.
+
+``Tally`` is filled by the engine while the game runs (plain int lists, no objects per move);
+``game_record`` / ``seat_records`` turn it and the final state into plain-scalar dicts whose
+keys equal ``GAME_COLUMNS`` / ``SEAT_COLUMNS``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+from analyzer.games.pyramidion.config import CARD_TYPES, DEFAULT_SITES, GOODS
+
+RULES_VERSION = "pyramidion-1"
+
+
+def site_key(name: str) -> str:
+    """Column-safe lowercase snake_case form of a site name ("Abu Simbel" -> "abu_simbel")."""
+    return "_".join(name.lower().split())
+
+
+GAME_COLUMNS: dict[str, str] = {
+    **COMMON_GAME_COLUMNS,
+    "first_to_target": "int64",  # seat whose load first reached target_vp, -1 if none
+    "boats_left": "int64",  # boats on display + in the deck at the end
+}
+for _s in DEFAULT_SITES:
+    # mean number of seats that played >= 1 card at the site per activation (NaN if never)
+    GAME_COLUMNS[f"contest_{site_key(_s)}"] = "float64"
+    GAME_COLUMNS[f"activations_{site_key(_s)}"] = "int64"
+    GAME_COLUMNS[f"revolts_{site_key(_s)}"] = "int64"
+
+SEAT_COLUMNS: dict[str, str] = {
+    **COMMON_SEAT_COLUMNS,
+    "start_position": "int64",  # 0 = first in round 1's player order
+    "vp": "int64",
+    "boats_loaded": "int64",
+    "boats_vp": "int64",  # VP from boats (equals vp; kept for the counterfactual studies)
+    "goods_left": "int64",
+    "goods_merchant": "int64",
+    "goods_revolt": "int64",
+    "goods_negotiator": "int64",
+    "goods_slave_driver": "int64",  # goods taken in phase 7 (and phase 8 variant A)
+    "goods_special": "int64",  # Thief, Bandit, Stone dragger, Cairo conversion
+    "tiles_placed": "int64",
+    "tiles_lost": "int64",
+    "revolts_won": "int64",
+    "cards_lost_revolt": "int64",
+    "giza_tiles": "int64",
+}
+for _t in CARD_TYPES:
+    SEAT_COLUMNS[f"cards_played_{_t}"] = "int64"
+
+
+@dataclass(slots=True)
+class Tally:
+    """Running counts of one game (per seat lists of length n, per site lists of length n_sites)."""
+
+    n: int
+    n_sites: int
+    start_order: list[int] = field(default_factory=list)
+    goods_merchant: list[int] = field(default_factory=list)
+    goods_revolt: list[int] = field(default_factory=list)
+    goods_negotiator: list[int] = field(default_factory=list)
+    goods_slave_driver: list[int] = field(default_factory=list)
+    goods_special: list[int] = field(default_factory=list)
+    tiles_placed: list[int] = field(default_factory=list)
+    tiles_lost: list[int] = field(default_factory=list)
+    revolts_won: list[int] = field(default_factory=list)
+    cards_lost_revolt: list[int] = field(default_factory=list)
+    giza_tiles: list[int] = field(default_factory=list)
+    cards_played: list[list[int]] = field(default_factory=list)  # [seat][card type]
+    activations: list[int] = field(default_factory=list)
+    contestants: list[int] = field(default_factory=list)  # summed over activations
+    revolts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n, s = self.n, self.n_sites
+        for name in ("goods_merchant", "goods_revolt", "goods_negotiator", "goods_slave_driver",
+                     "goods_special", "tiles_placed", "tiles_lost", "revolts_won",
+                     "cards_lost_revolt", "giza_tiles"):
+            setattr(self, name, [0] * n)
+        self.cards_played = [[0] * len(CARD_TYPES) for _ in range(n)]
+        self.activations = [0] * s
+        self.contestants = [0] * s
+        self.revolts = [0] * s
+
+
+def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:
+    """The game row (``GAME_COLUMNS``) of a finished game."""
+    cfg = state.cfg
+    rec = {
+        "n_players": state.n,
+        "rounds": state.round,
+        "end": end,
+        "winner_seats": ",".join(str(s) for s in winners),
+        "rules_version": RULES_VERSION,
+        "first_to_target": state.first_to_target,
+        "boats_left": len(state.display) + len(state.boat_deck),
+    }
+    for name in DEFAULT_SITES:
+        key = site_key(name)
+        if name in cfg.site_names:
+            i = cfg.site_names.index(name)
+            a = tally.activations[i]
+            rec[f"contest_{key}"] = tally.contestants[i] / a if a else math.nan
+            rec[f"activations_{key}"] = a
+            rec[f"revolts_{key}"] = tally.revolts[i]
+        else:  # a user site table without this site
+            rec[f"contest_{key}"] = math.nan
+            rec[f"activations_{key}"] = 0
+            rec[f"revolts_{key}"] = 0
+    return rec
+
+
+def seat_records(state, tally: Tally, policy_names: list[str], ranks: list[int],
+                 won: list[float]) -> list[dict]:
+    """One row per seat (``SEAT_COLUMNS``); score = VP (rules §6)."""
+    out = []
+    for p in range(state.n):
+        rec = {
+            "seat": p,
+            "policy": policy_names[p],
+            "score": float(state.vp[p]),
+            "rank": ranks[p],
+            "won": won[p],
+            "start_position": tally.start_order.index(p),
+            "vp": state.vp[p],
+            "boats_loaded": len(state.boats[p]),
+            "boats_vp": sum(state.cfg.boat_vp[b] for b in state.boats[p]),
+            "goods_left": sum(state.goods[p][k] for k in range(len(GOODS))),
+            "goods_merchant": tally.goods_merchant[p],
+            "goods_revolt": tally.goods_revolt[p],
+            "goods_negotiator": tally.goods_negotiator[p],
+            "goods_slave_driver": tally.goods_slave_driver[p],
+            "goods_special": tally.goods_special[p],
+            "tiles_placed": tally.tiles_placed[p],
+            "tiles_lost": tally.tiles_lost[p],
+            "revolts_won": tally.revolts_won[p],
+            "cards_lost_revolt": tally.cards_lost_revolt[p],
+            "giza_tiles": tally.giza_tiles[p],
+        }
+        for t, name in enumerate(CARD_TYPES):
+            rec[f"cards_played_{name}"] = tally.cards_played[p][t]
+        out.append(rec)
+    return out

@@ -1,0 +1,297 @@
+"""Heuristic Pyramidion players (DESIGN.md §3, rules/pyramidion.md §14.1–14.2).
+
+A policy is a frozen dataclass of typed parameters with one method,
+``choose(state, seat, kind, options, rng) -> int``: the index of the chosen option. It reads only
+public information plus its own hand (§14.2) and draws any randomness from its seat's ``rng``.
+Values are in "VP-equivalents": a good that ends on a boat is worth about 1 VP.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from analyzer.games.pyramidion.config import (
+    BANDIT,
+    EXECUTIONER,
+    GODDESS,
+    HIGH_PRIEST,
+    ORDINARY,
+    PHILOSOPHER,
+    PLAYER_ORDER,
+    REVOLT,
+    SLAVE_DRIVER,
+    STATUE,
+    STONE_DRAGGER,
+    THIEF,
+)
+from analyzer.games.pyramidion.state import (
+    ACTIVATE,
+    CAIRO,
+    EXECUTIONER_TARGET,
+    GODDESS_CATEGORY,
+    KEEP,
+    LOAD,
+    PLAY,
+    RECRUIT,
+    THIEF_TARGET,
+    State,
+)
+
+
+@dataclass(frozen=True)
+class RandomPolicy:
+    """Uniformly random among the legal options (a baseline, not a player)."""
+
+    NAME: ClassVar[str] = "random"
+
+    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
+        return rng.randrange(len(options))
+
+
+def _check_nonneg(obj, *names: str) -> None:
+    for name in names:
+        v = getattr(obj, name)
+        if not v >= 0:
+            raise ValueError(f"{name} must be >= 0 (got {v!r})")
+
+
+@dataclass(frozen=True)
+class GreedyPolicy:
+    """One-step greedy: at each decision take the option with the best immediate value.
+
+    Card play: a card is worth the values of the contests (slave-driver tile, negotiator tile,
+    the site's goods) it turns from lost to won, minus ``card_cost`` per point it spends from
+    the round's hand; it passes when nothing is worth its cost. Loading: always loads the
+    highest-VP boat it can, using its slave-driver tiles first and statues last.
+    """
+
+    NAME: ClassVar[str] = "greedy"
+    good_value: float = field(default=0.8, metadata={"help": "value of one good taken, in VP (>= 0)"})
+    slave_driver_tile: float = field(default=1.2, metadata={"help": "value of winning a slave-driver tile, in VP"})
+    negotiator_tile: float = field(default=1.5, metadata={"help": "value of winning a negotiator tile, in VP"})
+    player_order: float = field(default=0.3, metadata={"help": "value of a Giza player-order tile, in VP"})
+    card_cost: float = field(default=0.12, metadata={"help": "cost per card point spent, in VP"})
+    recruit_below: int = field(default=3, metadata={"help": "recruit away a common card whose best value is at most this"})
+    revolt_margin: int = field(default=10, metadata={"help": "influence needed before playing a revolt card, in points"})
+
+    def __post_init__(self) -> None:
+        _check_nonneg(self, "good_value", "slave_driver_tile", "negotiator_tile", "player_order",
+                      "card_cost", "recruit_below", "revolt_margin")
+
+    # -- dispatch
+
+    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
+        if kind == PLAY:
+            return self._play(state, seat, options)
+        if kind == LOAD:
+            return self._load(state, seat, options)
+        if kind == ACTIVATE:
+            return self._activate(state, seat, options)
+        if kind == GODDESS_CATEGORY:
+            return self._goddess(state, seat)
+        if kind == RECRUIT:
+            return self._recruit(state, options)
+        if kind == EXECUTIONER_TARGET:
+            return self._executioner(state, seat, options)
+        if kind == THIEF_TARGET:
+            return self._thief(state, seat, options)
+        if kind == CAIRO:
+            return self._cairo(state, seat, options)
+        if kind == KEEP:
+            return self._keep(state, options)
+        return 0
+
+    # -- helpers
+
+    def _contest_values(self, st: State, seat: int, site: int) -> tuple[float, float, float]:
+        """What winning each category at ``site`` is worth to ``seat`` now."""
+        v0 = self.slave_driver_tile * (0.5 if st.sd_owner[site] == seat else 1.0)
+        v1 = self.negotiator_tile * (0.5 if st.ng_owner[site] == seat else 1.0)
+        v2 = self.good_value * st.site_goods[site]
+        return v0, v1, v2
+
+    @staticmethod
+    def _wins(totals: list[list[int]], cat: int, seat: int, mine: int, minimum: int) -> bool:
+        if mine < minimum or mine <= 0:
+            return False
+        row = totals[cat]
+        for s in range(len(row)):
+            if s != seat and row[s] >= mine:
+                return False
+        return True
+
+    def _card_points(self, cfg, c: int) -> int:
+        if cfg.card_type[c] == GODDESS:
+            return cfg.goddess_value
+        v = cfg.card_val[c]
+        return v[0] + v[1] + v[2]
+
+    # -- decisions
+
+    def _play(self, st: State, seat: int, options: tuple) -> int:
+        cfg = st.cfg
+        site = st.site
+        tot = st.totals
+        mins = cfg.site_min[site]
+        vals = self._contest_values(st, seat, site)
+        mine = (tot[0][seat], tot[1][seat], tot[2][seat])
+        won_now = [self._wins(tot, c, seat, mine[c], mins[c]) for c in range(3)]
+        best_i, best = 0, 0.0
+        for i in range(1, len(options)):
+            c = options[i]
+            t = cfg.card_type[c]
+            if t == GODDESS:
+                g = cfg.goddess_value
+                gain = max(vals[k] * (self._wins(tot, k, seat, mine[k] + g, mins[k]) - won_now[k])
+                           for k in range(3))
+                cost = self.card_cost * g
+            else:
+                v = cfg.card_val[c]
+                gain = 0.0
+                for k in range(3):
+                    if v[k]:
+                        gain += vals[k] * (self._wins(tot, k, seat, mine[k] + v[k], mins[k]) - won_now[k])
+                cost = self.card_cost * (v[0] + v[1] + v[2])
+                if t == SLAVE_DRIVER:
+                    if cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
+                        gain += self.player_order
+                elif t == HIGH_PRIEST:
+                    cost = 0.0
+                elif t == STONE_DRAGGER:
+                    gain += self.good_value * 0.8
+                elif t == BANDIT:
+                    gain += self.good_value if st.site_goods[site] else 0.0
+                elif t == THIEF:
+                    gain += self.good_value if any(sum(st.goods[q]) for q in range(st.n) if q != seat) else 0.0
+                elif t == PHILOSOPHER:
+                    gain += 0.2 if st.philosopher != seat else 0.0
+                elif t == REVOLT:
+                    lead = all(tot[0][q] < mine[0] for q in range(st.n) if q != seat)
+                    gain += self.good_value * 1.5 if lead and mine[0] >= self.revolt_margin else -1.0
+                elif t == EXECUTIONER:
+                    gain += 0.4 if any(st.pc_alive[j] and st.pc_seat[j] != seat
+                                       for j in range(len(st.pc_card))) else 0.0
+            net = gain - cost
+            if net > best:
+                best_i, best = i, net
+        return best_i
+
+    def _goddess(self, st: State, seat: int) -> int:
+        cfg = st.cfg
+        site = st.site
+        tot = st.totals
+        mins = cfg.site_min[site]
+        vals = self._contest_values(st, seat, site)
+        g = cfg.goddess_value
+        best_k, best = 0, -1.0
+        for k in range(3):
+            mine = tot[k][seat]  # the engine asks before the Goddess's value is added
+            v = vals[k] * (self._wins(tot, k, seat, mine + g, mins[k]) - self._wins(tot, k, seat, mine, mins[k]))
+            if v > best:
+                best_k, best = k, v
+        return best_k
+
+    def _activate(self, st: State, seat: int, options: tuple) -> int:
+        best_i, best = 0, -1.0
+        for i, s in enumerate(options):
+            v = sum(self._contest_values(st, seat, s))
+            if v > best:
+                best_i, best = i, v
+        return best_i
+
+    def _recruit(self, st: State, options: tuple) -> int:
+        cfg = st.cfg
+        best_i, best = 0, self.recruit_below + 1
+        for i in range(1, len(options)):
+            c = options[i]
+            if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (0, 1, 2):
+                continue  # keep starting cards (they come back anyway) and specials
+            pts = max(cfg.card_val[c])
+            if pts < best:
+                best_i, best = i, pts
+        return best_i
+
+    def _executioner(self, st: State, seat: int, options: tuple) -> int:
+        cfg = st.cfg
+        best_i, best = 0, -1
+        for i, j in enumerate(options):
+            c = st.pc_card[j]
+            pts = cfg.goddess_value if st.pc_cat[j] >= 0 else max(cfg.card_val[c])
+            if pts > best:
+                best_i, best = i, pts
+        return best_i
+
+    def _needs(self, st: State, seat: int) -> list[int]:
+        """Units of each ordinary kind the boats on display ask for beyond what ``seat`` holds."""
+        need = [0] * ORDINARY
+        for b in st.display:
+            for k, n in enumerate(st.cfg.boat_need[b]):
+                need[k] += n
+        return [need[k] - st.goods[seat][k] for k in range(ORDINARY)]
+
+    def _thief(self, st: State, seat: int, options: tuple) -> int:
+        need = self._needs(st, seat)
+        best_i, best = 0, -1e9
+        for i, (q, k) in enumerate(options):
+            v = (10 if k == STATUE else need[k]) + 0.1 * st.vp[q]
+            if v > best:
+                best_i, best = i, v
+        return best_i
+
+    def _cairo(self, st: State, seat: int, options: tuple) -> int:
+        need = self._needs(st, seat)
+        best_i, best = 0, 0.0
+        for i in range(1, len(options)):
+            give, take = divmod(options[i], ORDINARY)
+            v = need[take] - 1.5 - max(need[give] + 2, 0)
+            if need[take] > 0 and v > best:
+                best_i, best = i, v
+        return best_i
+
+    def _load(self, st: State, seat: int, options: tuple) -> int:
+        cfg = st.cfg
+        g = st.goods[seat]
+        best_i, best = 0, 0.0
+        for i in range(1, len(options)):
+            b, used = options[i]
+            need = cfg.boat_need[b]
+            statues = 0
+            for k in range(ORDINARY):
+                r = need[k] - sum(1 for s in used if cfg.site_kind[s] == k) - g[k]
+                if r > 0:
+                    statues += r
+            v = cfg.boat_vp[b] + 0.05 * len(used) - 0.3 * statues
+            if v > best:
+                best_i, best = i, v
+        return best_i
+
+    def _keep(self, st: State, options: tuple) -> int:
+        cfg = st.cfg
+        best_i, best = 0, 0
+        for i in range(1, len(options)):
+            pts = self._card_points(cfg, options[i])
+            if pts > best:
+                best_i, best = i, pts
+        return best_i
+
+
+@dataclass(frozen=True)
+class TileBuilderPolicy(GreedyPolicy):
+    """Greedy that invests in tiles: negotiator and slave-driver tiles are worth much more than
+    goods lying on a site (a long-game strategy: goods every round, cheaper loading)."""
+
+    NAME: ClassVar[str] = "tile-builder"
+    good_value: float = field(default=0.35, metadata={"help": "value of one good taken, in VP (>= 0)"})
+    slave_driver_tile: float = field(default=2.5, metadata={"help": "value of winning a slave-driver tile, in VP"})
+    negotiator_tile: float = field(default=3.0, metadata={"help": "value of winning a negotiator tile, in VP"})
+    player_order: float = field(default=0.1, metadata={"help": "value of a Giza player-order tile, in VP"})
+    card_cost: float = field(default=0.12, metadata={"help": "cost per card point spent, in VP"})
+
+
+POLICIES: dict[str, type] = {
+    "random": RandomPolicy,
+    "greedy": GreedyPolicy,
+    "tile-builder": TileBuilderPolicy,
+}
