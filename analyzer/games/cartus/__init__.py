@@ -1,0 +1,43 @@
+"""Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``rules/cartus.md``.
+
+Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``play_game``,
+``one_per_class_sets`` and ``building_set_id``.
+"""
+
+from __future__ import annotations
+
+from analyzer.games.base import GameSpec
+from analyzer.games.cartus.config import (
+    DEFAULT_BUILDINGS,
+    RULE_OPTIONS,
+    CartusConfig,
+    building_set_id,
+    default_config,
+    make_config,
+    one_per_class_sets,
+    rule_values,
+)
+from analyzer.games.cartus.engine import play_game
+from analyzer.games.cartus.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
+from analyzer.games.cartus.policies import POLICIES
+
+SPEC = GameSpec(
+    name="cartus",
+    min_players=2,
+    max_players=5,
+    expansions=(),
+    rules_version=RULES_VERSION,
+    make_config=make_config,
+    play_game=play_game,
+    policies=POLICIES,
+    game_columns=GAME_COLUMNS,
+    seat_columns=SEAT_COLUMNS,
+    rule_values=rule_values,
+    content={"buildings": DEFAULT_BUILDINGS},
+    rule_options=RULE_OPTIONS,
+)
+
+__all__ = [
+    "SPEC", "CartusConfig", "default_config", "make_config", "play_game",
+    "one_per_class_sets", "building_set_id", "rule_values",
+]

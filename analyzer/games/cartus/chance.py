@@ -1,0 +1,34 @@
+"""Every chance event of Rattus Cartus goes through these few named draws.
+
+Tests force an outcome by building the piles directly or by monkeypatching one of these
+functions. ``rng`` is always the game's chance generator (``game_streams`` child 0).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+
+def shuffle(rng: random.Random, items: list) -> None:
+    """Shuffle a pile in place (population deck, discard pile, building deck; rules §3, §4)."""
+    rng.shuffle(items)
+
+
+def sample(rng: random.Random, items: Sequence, k: int) -> list:
+    """``k`` distinct items at random (building selection modes b and c, rules §3)."""
+    return rng.sample(items, k)
+
+
+def pick(rng: random.Random, n: int) -> int:
+    """A uniform integer in ``0..n-1`` (random start player, rules §3 step 8)."""
+    return rng.randrange(n)
+
+
+def random_cards(rng: random.Random, hand: Sequence[int], k: int) -> list[int]:
+    """``k`` random cards of a hand count vector, as a count vector (``sword_chooser = random``)."""
+    pool = [t for t, c in enumerate(hand) for _ in range(c)]
+    out = [0] * len(hand)
+    for t in rng.sample(pool, k):
+        out[t] += 1
+    return out

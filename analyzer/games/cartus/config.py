@@ -1,0 +1,507 @@
+"""Frozen Rattus Cartus configuration built once from ``data/*.toml`` and the rule options.
+
+Content (buildings, supply icons, component counts) is data; every ``[G]``/``DEFAULT`` of
+``rules/cartus.md`` (§9 parameter sheet) is a named rule option with that default. The engine
+only indexes the precomputed tuples of :class:`CartusConfig`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import RuleError
+from analyzer.games.base import RuleValue
+
+DATA_DIR = Path(__file__).parent / "data"
+RULES = "rules/cartus.md"
+SOURCES = ("seed", "rulebook", "default", "user")
+
+# Card types in a hand vector: 0..5 are the population classes (in class order), then these.
+JOKER, SWORD, FLUTE, PASS = 6, 7, 8, 9
+N_TYPES = 10
+
+# Building action kinds (rules §5); amounts per kind are documented in data/buildings.toml.
+ACTION_KINDS = (
+    "vp_tokens", "gold", "discard_rats", "hospital", "pass", "joker",
+    "guard_tower", "sword", "draw", "brewery", "look", "flute",
+)
+_PAIR_KINDS = ("hospital",)
+
+# name -> (default, allowed values or a type, section, help)
+_OPTIONS: dict[str, tuple[Any, Any, str, str]] = {
+    "building_selection": ("random_cards", ("random_cards", "random_buildings", "explicit"), "§3",
+                           "how the 30 building cards are chosen: random_cards = mode (c) 5 random"
+                           " cards per class; random_buildings = mode (b); explicit = `buildings`"
+                           " or `building_set_name`"),
+    "buildings": (None, list, "§3 mode (a)",
+                  "explicit cards: 'building' (all 5 copies) or 'building:copy', 30 cards, 5 per class"),
+    "building_set_name": (None, ("first_game",), "§1 setup note", "a named explicit set"),
+    "guard_tower_2p": ("exclude", ("exclude", "allow"), "§3", "random modes leave the Guard Tower out at 2p"),
+    "tie_mode": ("all_tied_premium", ("all_tied_premium", "first_entered_premium", "nobody_premium"),
+                 "§4 phase D b", "who gets the premium action on a tie for most cards"),
+    "premium_min_cards": (1, int, "§4 phase D b", "cards (population + jokers) needed for the premium"),
+    "sword_target": ("same_building", ("same_building", "any_player"), "§6", "who a Sword may hit"),
+    "sword_chooser": ("victim", ("victim", "random"), "§6", "who picks the cards a Sword takes"),
+    "flute_target": ("same_building", ("same_building", "any_player"), "§6", "who a Flute may hit"),
+    "flute_rats": (2, int, "§6", "rats moved by one Flute (at most what the owner has)"),
+    "pass_mode": ("second_building", ("second_building", "none"), "§6", "what a Pass does"),
+    "vp_token_value": (1, int, "§7.2", "VP per Palace VP token"),
+    "track_points": ([10, 5, 2], list, "§7.2", "VP for 1st, 2nd, 3rd most on a track"),
+    "track_tie": ("split_down", ("split_down", "all_full", "none"), "§7.2", "tie rule of majorities"),
+    "hand_scoring": ("majority_like_track", ("majority_like_track", "1vp_each"), "§7.2",
+                     "how population cards + jokers left in hand score"),
+    "gold_scoring": ("majority_like_track", ("majority_like_track", "1vp_each"), "§7.2", "how Gold scores"),
+    "dead_excluded_from_majorities": (False, bool, "§7.2", "dead players count 0 in majorities"),
+    "all_dead_result": ("no_winner", ("no_winner", "fewest_rats"), "§7.1", "result when everyone dies"),
+    "last_round_actions": (True, bool, "§4 phase E", "building actions happen in the last round"),
+    "building_spaces": (0, int, "§4 phase C", "disc spaces per building (0 = unlimited)"),
+    "start_player": ("seat0", ("seat0", "random"), "§3", "who starts"),
+    "guard_tower_givers": ("fixed_at_start", ("fixed_at_start", "rechecked"), "§5",
+                           "when Guard Tower givers are decided"),
+    "rats_visible": (True, bool, "§11", "policies may read every rat total"),
+    "buildings_file": (None, str, "§2, §5", "user TOML replacing data/buildings.toml"),
+    "supply_icons_file": (None, str, "§4 phase B", "user TOML replacing data/supply_icons.toml"),
+    "components_file": (None, str, "§2, §3", "user TOML replacing data/components.toml"),
+}
+
+RULE_OPTIONS: dict[str, str] = {
+    name: f"{hlp} (default: {default!r}; {RULES} {sec})" for name, (default, _a, sec, hlp) in _OPTIONS.items()
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CartusConfig:
+    """Everything one Rattus Cartus game needs, precomputed (rules/cartus.md §2–§7, §9).
+
+    Buildings are indexed ``b = 0..11`` in data order (class A then B, classes in
+    ``class_names`` order); building cards ``c = 5*b + copy - 1`` (0..59).
+    """
+
+    n_players: int
+    rounds: int
+    row_size: int
+    replacement: int
+    class_names: tuple[str, ...]
+    building_names: tuple[str, ...]
+    building_class: tuple[int, ...]
+    building_action: tuple[str, ...]
+    premium: tuple[Any, ...]
+    standard: tuple[Any, ...]
+    copies: int
+    card_building: tuple[int, ...]
+    card_class: tuple[int, ...]
+    card_icons: tuple[tuple[int, int, int], ...]  # (draw, rats discarded, looks) per card
+    selection: str
+    fixed_cards: tuple[int, ...]  # explicit mode: the 30 card ids
+    class_pools: tuple[tuple[int, ...], ...]  # random modes: candidate card ids per class
+    population: tuple[tuple[int, int], ...]  # (class, nun symbols) per population card
+    supply: tuple[int, ...]  # start supply per card type (JOKER..PASS at their indices, else 0)
+    gold_total: int
+    vp_total: int
+    start_rats: int
+    start_hand: int
+    nun_row_size: int
+    tie_mode: str
+    premium_min_cards: int
+    sword_target: str
+    sword_chooser: str
+    flute_target: str
+    flute_rats: int
+    pass_mode: str
+    vp_token_value: int
+    track_points: tuple[int, ...]
+    track_tie: str
+    hand_scoring: str
+    gold_scoring: str
+    dead_excluded_from_majorities: bool
+    all_dead_result: str
+    last_round_actions: bool
+    building_spaces: int
+    start_player: str
+    guard_tower_givers: str
+    rats_visible: bool
+    values: tuple[RuleValue, ...]
+
+
+# ---------------------------------------------------------------- data loading
+
+
+def _load(name: str, user_path: Any, field: str) -> tuple[dict, str]:
+    """One data table: the packaged default or the user's file (provenance ``"user"``)."""
+    if user_path is None:
+        with open(DATA_DIR / name, "rb") as fh:
+            return tomllib.load(fh), ""
+    path = Path(user_path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh), "user"
+    except FileNotFoundError:
+        raise RuleError(field, f"file not found: {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise RuleError(field, f"{str(path)!r} is not valid TOML ({err})") from None
+
+
+def _entry(table: dict, key: str, field: str) -> tuple[Any, str, str]:
+    """``(value, source, section)`` of a ``{value, source, section}`` entry."""
+    ent = table.get(key)
+    if not isinstance(ent, dict) or "value" not in ent:
+        raise RuleError(field, f"missing entry [{key}] with a `value` (and `source`)")
+    src = ent.get("source", "user")
+    if src not in SOURCES:
+        raise RuleError(field, f"[{key}].source must be one of {', '.join(SOURCES)} (got {src!r})")
+    return ent["value"], src, ent.get("section", "")
+
+
+def _pos_int(value: Any, field: str, what: str, minimum: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise RuleError(field, f"{what} must be an integer >= {minimum} (got {value!r})")
+    return value
+
+
+DEFAULT_CLASSES = ("royalty", "church", "bourgeoisie", "chivalry", "peasantry", "magic")
+DEFAULT_BUILDINGS = (
+    "palace", "treasury", "monastery", "hospital", "office", "marketplace",
+    "guard_tower", "castle", "farm", "brewery", "fortune_tellers_tent", "magic_b",
+)
+
+
+def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
+    field = "buildings_file"
+    data, user = _load("buildings.toml", path, field)
+    classes, src, sec = _entry(data, "classes", field)
+    if tuple(classes) != DEFAULT_CLASSES:
+        raise RuleError(field, f"[classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
+    rows = data.get("building")
+    if not isinstance(rows, list) or len(rows) != len(DEFAULT_BUILDINGS):
+        raise RuleError(field, f"needs exactly {len(DEFAULT_BUILDINGS)} [[building]] tables")
+    names, bclass, action, prem, std = [], [], [], [], []
+    for i, row in enumerate(rows):
+        want = DEFAULT_BUILDINGS[i]
+        if row.get("name") != want:
+            raise RuleError(field, f"building {i + 1} must be named {want!r} (got {row.get('name')!r};"
+                                   f" order: {', '.join(DEFAULT_BUILDINGS)})")
+        cls = row.get("class")
+        if cls != DEFAULT_CLASSES[i // 2]:
+            raise RuleError(field, f"{want}: class must be {DEFAULT_CLASSES[i // 2]!r} (got {cls!r})")
+        kind = row.get("action")
+        if kind not in ACTION_KINDS:
+            raise RuleError(field, f"{want}: unknown action {kind!r} (allowed: {', '.join(ACTION_KINDS)})")
+        amounts = []
+        for key in ("premium", "standard"):
+            v = row.get(key)
+            if kind in _PAIR_KINDS:
+                if not (isinstance(v, list) and len(v) == 2):
+                    raise RuleError(field, f"{want}.{key}: {kind} needs [free rats, max cards] (got {v!r})")
+                amounts.append(tuple(_pos_int(x, field, f"{want}.{key}") for x in v))
+            else:
+                amounts.append(_pos_int(v, field, f"{want}.{key}", 1 if kind == "brewery" else 0))
+        src_b = row.get("source", "user")
+        if src_b not in SOURCES:
+            raise RuleError(field, f"{want}.source must be one of {', '.join(SOURCES)} (got {src_b!r})")
+        names.append(want)
+        bclass.append(i // 2)
+        action.append(kind)
+        prem.append(amounts[0])
+        std.append(amounts[1])
+        vals.append(RuleValue(f"building.{want}", f"{kind} premium={amounts[0]} standard={amounts[1]}",
+                              user or src_b, f"{RULES} {row.get('section', '§5')}"))
+    return tuple(names), tuple(bclass), tuple(action), tuple(prem), tuple(std)
+
+
+def _parse_icons(text: Any, field: str, where: str) -> tuple[int, int, int]:
+    if not isinstance(text, str) or not text:
+        raise RuleError(field, f"{where}: icon set must be a string like 'D2+L1' (got {text!r})")
+    draw = rats = looks = 0
+    for part in text.split("+"):
+        kind, num = part[:1].upper(), part[1:]
+        if kind not in "DRL" or not num.isdigit() or not kind:
+            raise RuleError(field, f"{where}: bad icon {part!r} in {text!r} (allowed: D<n>, R<n>, L<n>)")
+        if kind == "D":
+            draw += int(num)
+        elif kind == "R":
+            rats += int(num)
+        else:
+            looks += int(num)
+    return draw, rats, looks
+
+
+def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]) -> tuple:
+    field = "supply_icons_file"
+    data, user = _load("supply_icons.toml", path, field)
+    default, src, sec = _entry(data, "default", field)
+    per = data.get("building", {})
+    if not isinstance(per, dict):
+        raise RuleError(field, "[building.<name>] tables expected")
+    unknown = sorted(set(per) - set(names))
+    if unknown:
+        raise RuleError(field, f"unknown building {unknown[0]!r} (allowed: {', '.join(names)})")
+    out = []
+    for name in names:
+        row, rsrc = (default, src)
+        if name in per:
+            row, rsrc, _ = _entry(per, name, field)
+        if not isinstance(row, list) or len(row) != copies:
+            raise RuleError(field, f"{name}: needs {copies} icon sets, one per copy (got {row!r})")
+        out.extend(_parse_icons(t, field, f"{name} copy {k + 1}") for k, t in enumerate(row))
+        if name in per:
+            vals.append(RuleValue(f"supply_icons.{name}", list(row), user or rsrc, f"{RULES} §4 phase B"))
+    vals.append(RuleValue("supply_icons_per_copy", list(default), user or src, f"{RULES} {sec}"))
+    return tuple(out)
+
+
+def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
+    field = "components_file"
+    data, user = _load("components.toml", path, field)
+    out: dict[str, Any] = {}
+    for key in ("population_per_class", "copies_per_building", "jokers", "swords", "flutes", "passes",
+                "gold", "vp_tokens", "start_rats", "start_hand", "nun_row"):
+        v, src, sec = _entry(data, key, field)
+        out[key] = _pos_int(v, field, key, 1 if key in ("population_per_class", "copies_per_building") else 0)
+        vals.append(RuleValue(key, v, user or src, f"{RULES} {sec}"))
+    split, src, sec = _entry(data, "nun_split_per_class", field)
+    ok = isinstance(split, list) and all(isinstance(p, list) and len(p) == 2 for p in split)
+    if not ok:
+        raise RuleError(field, f"nun_split_per_class: list of [nuns, cards] pairs expected (got {split!r})")
+    pairs = [(_pos_int(a, field, "nun symbols"), _pos_int(b, field, "card count")) for a, b in split]
+    if sum(b for _, b in pairs) != out["population_per_class"]:
+        raise RuleError(field, f"nun_split_per_class: card counts add up to {sum(b for _, b in pairs)},"
+                               f" must equal population_per_class = {out['population_per_class']}")
+    out["nun_split"] = pairs
+    vals.append(RuleValue("nun_split_per_class", split, user or src, f"{RULES} {sec}"))
+    table, src, sec = _entry(data, "player_counts", field)
+    row = table.get(str(n)) if isinstance(table, dict) else None
+    if not (isinstance(row, list) and len(row) == 3):
+        raise RuleError("players", f"no player_counts entry for {n} players"
+                                   f" (allowed: {', '.join(sorted(table)) if isinstance(table, dict) else 'none'})")
+    rounds, per_round, repl = (_pos_int(x, field, f"player_counts.{n}", 1) for x in row)
+    total = 6 * 5  # 5 building cards per class are in play (rules §3)
+    if rounds * per_round + repl != total:
+        raise RuleError(field, f"player_counts.{n}: rounds x buildings per round + replacement pile"
+                               f" = {rounds * per_round + repl}, must equal the 30 building cards in play")
+    if per_round < 2:
+        raise RuleError(field, f"player_counts.{n}: at least 2 buildings per round (got {per_round})")
+    population = 6 * out["population_per_class"]
+    if out["nun_row"] + out["start_hand"] * n > population:
+        raise RuleError(field, f"Nun-row + start hands need {out['nun_row'] + out['start_hand'] * n} cards,"
+                               f" only {population} population cards")
+    out["rounds"], out["row_size"], out["replacement"] = rounds, per_round, repl
+    vals.append(RuleValue("player_counts", {str(n): row}, user or src, f"{RULES} {sec}"))
+    first, src, sec = _entry(data, "first_game", field)
+    out["first_game"] = first
+    vals.append(RuleValue("first_game", first, user or src, f"{RULES} {sec}"))
+    return out
+
+
+# ---------------------------------------------------------------- building selection
+
+
+def building_set_id(names: Sequence[str]) -> str:
+    """Canonical id of a building selection.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Building names, one per card in play (repeats allowed) or one per building used
+        with all its copies. Order does not matter.
+
+    Returns
+    -------
+    str
+        Names in canonical building order joined by ``"+"``; a building present with fewer
+        than 5 cards is written ``name*k`` (only when the names are given per card).
+
+    Raises
+    ------
+    RuleError
+        An unknown building name.
+
+    Examples
+    --------
+    >>> building_set_id(["farm", "palace"])
+    'palace+farm'
+    """
+    counts: dict[str, int] = {}
+    for name in names:
+        if name not in DEFAULT_BUILDINGS:
+            raise RuleError("buildings", f"unknown building {name!r} (allowed: {', '.join(DEFAULT_BUILDINGS)})")
+        counts[name] = counts.get(name, 0) + 1
+    per_card = len(names) > len(counts)
+    parts = []
+    for name in DEFAULT_BUILDINGS:
+        k = counts.get(name, 0)
+        if k:
+            parts.append(f"{name}*{k}" if per_card and k != 5 else name)
+    return "+".join(parts)
+
+
+def one_per_class_sets() -> list[tuple[str, ...]]:
+    """The 2**6 = 64 "one building per class" selections, in canonical order (rules §3 mode b).
+
+    Returns
+    -------
+    list of tuple of str, length 64
+        Each tuple holds 6 building names, one per class in class order; the first is all
+        "A" buildings (palace, monastery, office, guard_tower, farm, fortune_tellers_tent).
+        Use one as rule option ``buildings`` (``building_selection = "explicit"``).
+    """
+    pairs = [DEFAULT_BUILDINGS[2 * k: 2 * k + 2] for k in range(len(DEFAULT_CLASSES))]
+    return [tuple(p) for p in itertools.product(*pairs)]
+
+
+def _explicit_cards(items: Any, names: tuple[str, ...], copies: int) -> tuple[int, ...]:
+    field = "buildings"
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        raise RuleError(field, f"must be a list of building names or 'building:copy' cards (got {items!r})")
+    cards: list[int] = []
+    for item in items:
+        name, _, copy = item.partition(":")
+        if name not in names:
+            raise RuleError(field, f"unknown building {name!r} (allowed: {', '.join(names)})")
+        b = names.index(name)
+        if not copy:
+            cards.extend(range(b * copies, (b + 1) * copies))
+            continue
+        if not copy.isdigit() or not 1 <= int(copy) <= copies:
+            raise RuleError(field, f"{item!r}: copy must be 1..{copies}")
+        cards.append(b * copies + int(copy) - 1)
+    if len(set(cards)) != len(cards):
+        raise RuleError(field, "a building card is listed twice")
+    per_class = [0] * 6
+    for c in cards:
+        per_class[(c // copies) // 2] += 1
+    if per_class != [5] * 6:
+        detail = ", ".join(f"{DEFAULT_CLASSES[k]}={per_class[k]}" for k in range(6))
+        raise RuleError(field, f"needs exactly 5 cards per class, 30 in all (got {detail})")
+    return tuple(sorted(cards))
+
+
+# ---------------------------------------------------------------- make_config
+
+
+def _option(rules: Mapping[str, Any], name: str) -> Any:
+    default, allowed, _sec, _hlp = _OPTIONS[name]
+    if name not in rules:
+        return default
+    v = rules[name]
+    if isinstance(allowed, tuple):
+        if v not in allowed:
+            raise RuleError(name, f"must be one of {', '.join(map(str, allowed))} (got {v!r})")
+    elif allowed is bool:
+        if not isinstance(v, bool):
+            raise RuleError(name, f"must be true or false (got {v!r})")
+    elif allowed is int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise RuleError(name, f"must be an integer >= 0 (got {v!r})")
+    elif not isinstance(v, allowed):
+        raise RuleError(name, f"must be a {allowed.__name__} (got {v!r})")
+    return v
+
+
+def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None) -> CartusConfig:
+    """Build the frozen config for one scenario (GameSpec.make_config; rules/cartus.md §2–§9).
+
+    Parameters
+    ----------
+    players : int
+        2..5 (rules §1).
+    expansions : sequence of str
+        Must be empty: Rattus Cartus has no expansion here.
+    rules : mapping, optional
+        Rule options (``RULE_OPTIONS``); unknown names are refused.
+
+    Returns
+    -------
+    CartusConfig
+
+    Raises
+    ------
+    RuleError
+        Bad player count, any expansion, unknown option, bad value, bad or inconsistent data table,
+        unknown building or a building set with the wrong number of cards per class.
+    """
+    rules = dict(rules or {})
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
+        raise RuleError("players", f"Rattus Cartus takes 2 to 5 players (got {players!r})")
+    if expansions:
+        raise RuleError("expansions", f"Rattus Cartus has no expansions (got {list(expansions)!r}; allowed: none)")
+    unknown = sorted(set(rules) - set(_OPTIONS))
+    if unknown:
+        raise RuleError(unknown[0], f"unknown rule option (allowed: {', '.join(_OPTIONS)})")
+    opt = {name: _option(rules, name) for name in _OPTIONS}
+    vals: list[RuleValue] = []
+    names, bclass, action, prem, std = _buildings(opt["buildings_file"], vals)
+    comp = _components(opt["components_file"], players, vals)
+    copies = comp["copies_per_building"]
+    if copies != 5:
+        raise RuleError("components_file", f"copies_per_building must be 5 (got {copies})")
+    icons = _icons(opt["supply_icons_file"], names, copies, vals)
+
+    selection = opt["building_selection"]
+    given = opt["buildings"] is not None or opt["building_set_name"] is not None
+    if given and "building_selection" not in rules:
+        selection = "explicit"
+    fixed: tuple[int, ...] = ()
+    if selection == "explicit":
+        if (opt["buildings"] is None) == (opt["building_set_name"] is None):
+            raise RuleError("buildings", "explicit selection needs exactly one of `buildings`"
+                                         " or `building_set_name` (allowed set names: first_game)")
+        items = opt["buildings"] if opt["buildings"] is not None else list(comp["first_game"])
+        fixed = _explicit_cards(items, names, copies)
+    elif given:
+        raise RuleError("buildings", f"`buildings`/`building_set_name` need building_selection = 'explicit'"
+                                     f" (got {selection!r})")
+    gt = names.index("guard_tower")
+    pools = []
+    for k in range(len(DEFAULT_CLASSES)):
+        bs = [b for b in (2 * k, 2 * k + 1) if not (players == 2 and opt["guard_tower_2p"] == "exclude" and b == gt)]
+        pools.append(tuple(c for b in bs for c in range(b * copies, (b + 1) * copies)))
+
+    tp = opt["track_points"]
+    if not tp or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in tp):
+        raise RuleError("track_points", f"must be a non-empty list of integers >= 0 (got {tp!r})")
+    if opt["flute_rats"] < 1:
+        raise RuleError("flute_rats", f"must be >= 1 (got {opt['flute_rats']})")
+    population = tuple((k, nuns) for k in range(6) for nuns, cnt in comp["nun_split"] for _ in range(cnt))
+    supply = [0] * N_TYPES
+    supply[JOKER], supply[SWORD], supply[FLUTE], supply[PASS] = (
+        comp["jokers"], comp["swords"], comp["flutes"], comp["passes"])
+
+    for name, (default, _a, sec, _h) in _OPTIONS.items():
+        if name.endswith("_file") and opt[name] is None:
+            continue
+        vals.append(RuleValue(name, opt[name], "user" if name in rules else "default", f"{RULES} {sec}"))
+    return CartusConfig(
+        n_players=players, rounds=comp["rounds"], row_size=comp["row_size"], replacement=comp["replacement"],
+        class_names=DEFAULT_CLASSES, building_names=names, building_class=bclass, building_action=action,
+        premium=prem, standard=std, copies=copies,
+        card_building=tuple(c // copies for c in range(len(names) * copies)),
+        card_class=tuple(bclass[c // copies] for c in range(len(names) * copies)),
+        card_icons=icons, selection=selection, fixed_cards=fixed, class_pools=tuple(pools),
+        population=population, supply=tuple(supply), gold_total=comp["gold"], vp_total=comp["vp_tokens"],
+        start_rats=comp["start_rats"], start_hand=comp["start_hand"], nun_row_size=comp["nun_row"],
+        tie_mode=opt["tie_mode"], premium_min_cards=opt["premium_min_cards"],
+        sword_target=opt["sword_target"], sword_chooser=opt["sword_chooser"],
+        flute_target=opt["flute_target"], flute_rats=opt["flute_rats"], pass_mode=opt["pass_mode"],
+        vp_token_value=opt["vp_token_value"], track_points=tuple(tp), track_tie=opt["track_tie"],
+        hand_scoring=opt["hand_scoring"], gold_scoring=opt["gold_scoring"],
+        dead_excluded_from_majorities=opt["dead_excluded_from_majorities"],
+        all_dead_result=opt["all_dead_result"], last_round_actions=opt["last_round_actions"],
+        building_spaces=opt["building_spaces"], start_player=opt["start_player"],
+        guard_tower_givers=opt["guard_tower_givers"], rats_visible=opt["rats_visible"],
+        values=tuple(vals),
+    )
+
+
+def default_config(players: int, **rule_options: Any) -> CartusConfig:
+    """``make_config(players, (), rule_options)``: the rules file's defaults unless overridden."""
+    return make_config(players, (), rule_options)
+
+
+def rule_values(config: CartusConfig) -> list[RuleValue]:
+    """Every content table and rule option in use, with provenance (GameSpec.rule_values)."""
+    return list(config.values)

@@ -1,0 +1,158 @@
+"""End of a Rattus Cartus game: the plague, the scores, the winner (rules/cartus.md §7).
+
+Pure functions of plain numbers, plus ``outcome(state)`` that applies them to a finished game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from analyzer.games.base import rank_and_won
+from analyzer.games.cartus.config import JOKER
+from analyzer.games.cartus.state import State
+
+
+def majority_points(values: Sequence[int], points: Sequence[int] = (10, 5, 2),
+                    tie: str = "split_down") -> list[int]:
+    """Points per seat for one majority (a track, hand cards or Gold; rules §7.2).
+
+    Ranks are counted over the seats with more than 0; a seat with 0 scores nothing.
+
+    Parameters
+    ----------
+    values : sequence of int, shape (n_seats,)
+        Influence (or cards) per seat.
+    points : sequence of int
+        Points of the 1st, 2nd, 3rd… rank; ranks beyond it pay 0.
+    tie : {"split_down", "all_full", "none"}
+        ``split_down``: tied seats share the points of the ranks they occupy, rounded down;
+        ``all_full``: each tied seat scores the best rank they share; ``none``: tied seats
+        score nothing (and still use up their ranks).
+
+    Returns
+    -------
+    list of int, shape (n_seats,)
+
+    Examples
+    --------
+    >>> majority_points([6, 6, 3, 3, 0])
+    [7, 7, 1, 1, 0]
+    """
+    out = [0] * len(values)
+    pos = 0
+    for v in sorted({x for x in values if x > 0}, reverse=True):
+        group = [s for s, x in enumerate(values) if x == v]
+        k = len(group)
+        if tie == "split_down":
+            each = sum(points[pos:pos + k]) // k
+        elif tie == "all_full":
+            each = points[pos] if pos < len(points) else 0
+        else:
+            each = points[pos] if (k == 1 and pos < len(points)) else 0
+        for s in group:
+            out[s] = each
+        pos += k
+        if pos >= len(points):
+            break
+    return out
+
+
+def track_points(influence: Sequence[int], points: Sequence[int] = (10, 5, 2)) -> list[int]:
+    """Points per seat on one influence track under the default tie rule (rules §7.2).
+
+    Parameters
+    ----------
+    influence : sequence of int, shape (n_seats,)
+    points : sequence of int
+        1st / 2nd / 3rd rank points (default 10 / 5 / 2).
+
+    Returns
+    -------
+    list of int, shape (n_seats,)
+        Tied seats share the points of the ranks they occupy, rounded down; 0 influence
+        scores nothing.
+    """
+    return majority_points(influence, points, "split_down")
+
+
+def survivors(rats: Sequence[int], nuns: int) -> list[bool]:
+    """Who survives the plague: rats not more than the Nun-row's nun total (rules §7.1 step 3).
+
+    Parameters
+    ----------
+    rats : sequence of int, shape (n_seats,)
+        Rat totals.
+    nuns : int
+        Sum of the nun symbols of the Nun-row (0–20 by default).
+
+    Returns
+    -------
+    list of bool
+        ``True`` for a survivor; equal to the nun total survives.
+    """
+    return [r <= nuns for r in rats]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A finished game: plague, score parts per seat, ranks and win shares (rules §7)."""
+
+    nuns: int
+    alive: tuple[bool, ...]
+    tracks: tuple[tuple[int, ...], ...]  # [seat][class] track points
+    vp_score: tuple[int, ...]
+    gold_score: tuple[int, ...]
+    hand_score: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    won: tuple[float, ...]
+    winners: tuple[int, ...]
+
+
+def outcome(st: State) -> Outcome:
+    """Reveal the Nun-row, mark the dead, score everyone, pick the winner (rules §7.1–§7.3).
+
+    Majorities count every seat unless ``dead_excluded_from_majorities`` (then the dead count
+    0). The winner is the surviving seat with most VP, then fewest rats; a further tie is
+    shared. If all die: no winner, or (``all_dead_result = fewest_rats``) the fewest rats win.
+    """
+    cfg, n = st.cfg, st.n
+    nuns = sum(st.nun_row)
+    alive = survivors(st.rats, nuns)
+    pts, tie = cfg.track_points, cfg.track_tie
+
+    def maj(vals: list[int]) -> list[int]:
+        if cfg.dead_excluded_from_majorities:
+            vals = [v if alive[s] else 0 for s, v in enumerate(vals)]
+        return majority_points(vals, pts, tie)
+
+    per_class = [maj([st.influence[s][k] for s in range(n)]) for k in range(len(cfg.class_names))]
+    tracks = tuple(tuple(pc[s] for pc in per_class) for s in range(n))
+    held = [sum(st.hands[s][:JOKER + 1]) for s in range(n)]
+    hand = held if cfg.hand_scoring == "1vp_each" else maj(held)
+    gold = list(st.gold) if cfg.gold_scoring == "1vp_each" else maj(list(st.gold))
+    vp = [v * cfg.vp_token_value for v in st.vp]
+    scores = [sum(tracks[s]) + vp[s] + gold[s] + hand[s] for s in range(n)]
+    neg_rats = [-r for r in st.rats]
+    if any(alive):
+        ranks, won = rank_and_won([1 if a else 0 for a in alive], (scores, neg_rats))
+    elif cfg.all_dead_result == "fewest_rats":
+        ranks, won = rank_and_won(neg_rats)
+    else:
+        ranks, _ = rank_and_won(scores, (neg_rats,))
+        won = [0.0] * n
+    winners = tuple(s for s in range(n) if won[s] > 0)
+    return Outcome(nuns, tuple(alive), tracks, tuple(vp), tuple(gold), tuple(hand), tuple(scores),
+                   tuple(ranks), tuple(won), winners)
+
+
+def describe(st: State, out: Outcome) -> list[str]:
+    """Replay-log lines for the end of the game (rules §7)."""
+    lines = [f"end: Nun-row {'+'.join(map(str, st.nun_row))} = {out.nuns} nuns"]
+    for s in range(st.n):
+        lines.append(f"end: seat {s} rats {st.rats[s]} {'survives' if out.alive[s] else 'dies'};"
+                     f" tracks {sum(out.tracks[s])} {list(out.tracks[s])} vp {out.vp_score[s]}"
+                     f" gold {out.gold_score[s]} hand {out.hand_score[s]} = {out.scores[s]} (rank {out.ranks[s]})")
+    lines.append("end: winner " + (", ".join(f"seat {s}" for s in out.winners) if out.winners else "none (all dead)"))
+    return lines
