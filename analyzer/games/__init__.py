@@ -12,6 +12,14 @@ from analyzer.games.base import GameSpec
 
 GAMES: tuple[str, ...] = ("rattus", "cartus", "pyramidion")
 
+# Extra specs registered at run time (tests register a toy game here); never used by the CLI.
+_REGISTERED: dict[str, GameSpec] = {}
+
+
+def register_game(spec: GameSpec) -> None:
+    """Make ``spec`` available to ``get_game(spec.name)``; a test hook for toy games."""
+    _REGISTERED[spec.name] = spec
+
 
 def get_game(name: str) -> GameSpec:
     """The ``GameSpec`` of a registered game.
@@ -21,8 +29,11 @@ def get_game(name: str) -> GameSpec:
     RuleError
         ``name`` is not a registered game (or its package is not built yet).
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name not in GAMES:
-        raise RuleError("game", f"unknown game {name!r} (allowed: {', '.join(GAMES)})")
+        allowed = ", ".join((*GAMES, *_REGISTERED))
+        raise RuleError("game", f"unknown game {name!r} (allowed: {allowed})")
     try:
         module = importlib.import_module(f"analyzer.games.{name}")
     except ModuleNotFoundError as err:

@@ -1,0 +1,278 @@
+"""The Python API; the CLI is a thin shell over it, so a notebook can do what a shell does.
+
+>>> from analyzer.api import simulate
+>>> res = simulate("scenarios/africanus-sultan.toml", games=200, jobs=1)   # doctest: +SKIP
+>>> res.seats.groupby("variant")["score"].mean()                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer import __version__, report, runner
+from analyzer.errors import RuleError, ScenarioError
+from analyzer.games import available_games, get_game
+from analyzer.games.base import build_policy, policy_params
+from analyzer.scenario import BASE, Scenario, load_scenario, to_toml, with_overrides
+
+__all__ = [
+    "Results",
+    "catalogue",
+    "render_report",
+    "replay",
+    "replay_scenario",
+    "simulate",
+    "validate",
+]
+
+
+@dataclass
+class Results:
+    """A finished run: its directory and, read on first use, the two record tables.
+
+    Attributes
+    ----------
+    out_dir : Path
+        The run directory (``report.html`` etc.).
+    summary : dict
+        The content of ``summary.json``.
+    games, seats : DataFrame
+        ``games.parquet`` / ``seats.parquet`` (columns: ``game_id, seed, variant`` + the game's
+        declared game columns; ``game_id, variant`` + its seat columns).
+    """
+
+    out_dir: Path
+    summary: dict[str, Any]
+    _games: pd.DataFrame | None = field(default=None, repr=False)
+    _seats: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def games(self) -> pd.DataFrame:
+        if self._games is None:
+            self._games = pd.read_parquet(self.out_dir / "games.parquet")
+        return self._games
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        if self._seats is None:
+            self._seats = pd.read_parquet(self.out_dir / "seats.parquet")
+        return self._seats
+
+
+def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
+    """Load and validate a scenario (a path, or an already built ``Scenario``).
+
+    Raises
+    ------
+    ScenarioError
+        The one-line description of the first problem found.
+    """
+    if isinstance(path_or_scenario, Scenario):
+        return path_or_scenario
+    return load_scenario(path_or_scenario)
+
+
+def _defaults_in_use(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
+    """Per arm, the rule values whose provenance is ``default`` (for the report header)."""
+    spec = scenario.spec
+    out = {}
+    for arm in scenario.arms:
+        config = spec.make_config(scenario.players, scenario.expansions, arm.rules)
+        out[arm.name] = [
+            {"name": rv.name, "section": rv.section,
+             "value": rv.value if isinstance(rv.value, (int, float, str, bool)) else str(rv.value)}
+            for rv in spec.rule_values(config) if rv.provenance == "default"
+        ]
+    return out
+
+
+def _prepare_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ScenarioError(f"--out: cannot create {out} ({err.strerror})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ScenarioError(f"--out: {out} is not writable")
+
+
+def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = None,
+             seed: int | None = None, jobs: int | None = None, backend: str = "loky",
+             scheduler: str | None = None, out: str | Path | None = None,
+             chunk_size: int | None = None, resume: bool = False, progress: bool = False,
+             resume_hint: str = "") -> Results:
+    """Run a scenario: play, store the records, compute the statistics and write the report.
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+    games, seed : int, optional
+        Override the scenario's ``games`` (``>= 1``) / root ``seed``.
+    jobs : int, optional
+        Worker processes (default: all cores).
+    backend : {"loky", "sequential", "dask"}
+    scheduler : str, optional
+        ``tcp://HOST:PORT`` of a dask.distributed scheduler (with ``backend="dask"``).
+    out : str or Path, optional
+        Run directory; default ``reports/<scenario name>``.
+    chunk_size : int, optional
+        Games per chunk (default ``runner.DEFAULT_CHUNK_SIZE``); never changes a record.
+    resume : bool
+        Keep the finished chunks of an interrupted run of the same scenario and seed.
+    progress : bool
+        Show a progress bar on stderr when it is a terminal.
+
+    Returns
+    -------
+    Results
+
+    Raises
+    ------
+    ScenarioError
+        Invalid scenario or option; nothing is written.
+    analyzer.runner.RunInterrupted
+        Ctrl-C; the finished chunks are kept for ``resume``.
+    """
+    scenario = with_overrides(validate(path_or_scenario), games=games, seed=seed)
+    chunk_size = runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
+    jobs = runner.check_options(jobs, chunk_size, backend, scheduler)
+    out_dir = Path(out) if out is not None else Path("reports") / scenario.name
+    spec = scenario.spec
+    defaults = _defaults_in_use(scenario)
+    _prepare_out(out_dir)
+    fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
+                   "version": __version__}
+    result = runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
+                        out_dir / "chunks", rotate=scenario.seat_rotation, jobs=jobs,
+                        backend=backend, scheduler=scheduler, chunk_size=chunk_size,
+                        resume=resume, fingerprint=fingerprint, progress=progress,
+                        resume_hint=resume_hint)
+    runner.aggregate(result.parts("games"), out_dir / "games.parquet")
+    runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
+    report.atomic_write(out_dir / "scenario.toml", to_toml(scenario))
+    played = result.games_played * len(scenario.arms)
+    run_facts = {
+        "name": scenario.name, "scenario_file": scenario.file, "game": scenario.game,
+        "expansions": list(scenario.expansions), "players": scenario.players,
+        "games": scenario.games, "seed": scenario.seed, "seat_rotation": scenario.seat_rotation,
+        "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats]}
+                 for a in scenario.arms],
+        "defaults": defaults, "version": __version__, "jobs": jobs, "backend": backend,
+        "chunk_size": chunk_size, "chunks_resumed": result.resumed, "games_played": played,
+        "seconds": result.seconds,
+        "games_per_second": played / result.seconds if result.seconds > 0 and played else None,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    report.atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
+    summary = report.render(out_dir)
+    return Results(out_dir, summary)
+
+
+def render_report(run_dir: str | Path) -> Path:
+    """Re-render the report of a run directory from its Parquet files; returns ``report.html``."""
+    report.render(run_dir)
+    return Path(run_dir) / "report.html"
+
+
+def replay_scenario(path_or_scenario: str | Path | Scenario, index: int, variant: str = BASE,
+                    log: Callable[[str], None] = print) -> tuple[dict, list[dict]]:
+    """Replay game ``index`` of a scenario's arm ``variant`` with a readable log.
+
+    Same seed, seat rotation and policies as in ``simulate``, so the log explains that game's
+    records.
+
+    Raises
+    ------
+    ScenarioError
+        Bad scenario, ``index`` outside ``0..games-1`` or unknown variant.
+    """
+    scenario = validate(path_or_scenario)
+    if not 0 <= index < scenario.games:
+        raise ScenarioError(f"--game: index {index} is outside 0..{scenario.games - 1}")
+    names = [a.name for a in scenario.arms]
+    if variant not in names:
+        raise ScenarioError(f"--variant: unknown variant {variant!r} (allowed: {', '.join(names)})")
+    arm = runner.plan_arms(scenario)[names.index(variant)]
+    spec = scenario.spec
+    config, policies, _ = runner._arm_setup(spec, arm)
+    r = runner.rotation(index, len(policies), scenario.seat_rotation)
+    return spec.play_game(config, policies[r:] + policies[:r], runner.game_seed(scenario.seed, index),
+                          log=log)
+
+
+def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 0,
+           policy: str | None = None, rules: dict[str, Any] | None = None,
+           log: Callable[[str], None] = print) -> tuple[dict, list[dict]]:
+    """Play one game with ``policy`` at every seat and integer ``seed``, logging every step.
+
+    Raises
+    ------
+    ScenarioError
+        Unknown game, expansion, policy; player count out of range; bad rules.
+    """
+    try:
+        spec = get_game(game)
+        if not spec.min_players <= players <= spec.max_players:
+            raise RuleError("players", f"{players} is outside {game}'s range "
+                                       f"(allowed: {spec.min_players}..{spec.max_players})")
+        for exp in expansions:
+            if exp not in spec.expansions:
+                raise RuleError("expansion", f"unknown expansion {exp!r} of {game} "
+                                             f"(allowed: {', '.join(spec.expansions) or 'none'})")
+        if policy is None:
+            policy = "greedy" if "greedy" in spec.policies else min(spec.policies)
+        config = spec.make_config(players, tuple(expansions), dict(rules or {}))
+        policies = [build_policy(spec.policies, policy, {}) for _ in range(players)]
+    except RuleError as err:
+        raise ScenarioError(f"--{err.field}: {err.message}" if err.field else err.message) from None
+    if seed < 0:
+        raise ScenarioError(f"--seed: must be at least 0 (got {seed})")
+    return spec.play_game(config, policies, seed, log=log)
+
+
+def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
+    """What a scenario can name: ``games``, ``policies`` (with typed parameters), ``rules``
+    (rule options) or a content kind such as ``cards``.
+
+    Returns
+    -------
+    list of dict
+        One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
+        policy, params`` (list of ``(name, type, default, help)``); ``rules`` → ``game, option,
+        help``; content kinds → ``game, name``.
+
+    Raises
+    ------
+    ScenarioError
+        Unknown kind or game.
+    """
+    try:
+        names = [game] if game else available_games()
+        specs = [get_game(n) for n in names]
+    except RuleError as err:
+        raise ScenarioError(f"--game: {err.message}") from None
+    kinds = {"games", "policies", "rules"} | {k for s in specs for k in s.content}
+    if kind not in kinds:
+        raise ScenarioError(f"list: unknown kind {kind!r} (allowed: {', '.join(sorted(kinds))})")
+    rows: list[dict[str, Any]] = []
+    for spec in specs:
+        if kind == "games":
+            rows.append({"game": spec.name, "players": f"{spec.min_players}-{spec.max_players}",
+                         "expansions": ", ".join(spec.expansions) or "none"})
+        elif kind == "policies":
+            for name, cls in sorted(spec.policies.items()):
+                rows.append({"game": spec.name, "policy": name, "params": policy_params(cls),
+                             "doc": (cls.__doc__ or "").strip().split("\n")[0]})
+        elif kind == "rules":
+            rows += [{"game": spec.name, "option": k, "help": v} for k, v in spec.rule_options.items()]
+        else:
+            rows += [{"game": spec.name, "name": n} for n in spec.content.get(kind, ())]
+    return rows
+

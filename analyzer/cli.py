@@ -1,0 +1,179 @@
+"""The ``analyzer`` command line: a thin shell over ``analyzer.api``.
+
+User errors (``AnalyzerError``: a bad scenario, option or data table) are caught in one place,
+``_Group.invoke``: one line on stderr, exit code 2, no traceback. Anything else is a bug and keeps
+its traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from analyzer import api
+from analyzer.errors import AnalyzerError
+from analyzer.runner import RunInterrupted
+
+
+class _Group(TyperGroup):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RunInterrupted as err:
+            typer.echo(f"analyzer: {err}", err=True)
+            raise typer.Exit(130) from None
+        except AnalyzerError as err:
+            typer.echo(f"analyzer: error: {err}", err=True)
+            raise typer.Exit(2) from None
+
+
+app = typer.Typer(
+    cls=_Group, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False,
+    help="Monte-Carlo strategy analysis for Rattus (+ Africanus), Rattus Cartus and Pyramidion.\n\n"
+         "Start with: analyzer simulate scenarios/africanus-sultan.toml",
+)
+
+
+class Backend(str, Enum):
+    loky = "loky"
+    sequential = "sequential"
+    dask = "dask"
+
+
+@app.command()
+def simulate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+    backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
+    scheduler: Annotated[str | None, typer.Option(
+        help="dask scheduler address tcp://HOST:PORT (with --backend dask; without it a local "
+             "cluster is started).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory [default: reports/NAME].")] = None,
+    chunk_size: Annotated[int | None, typer.Option(
+        help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
+    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Run a scenario, store the records and write the report.
+
+    Game i always uses seed SeedSequence(SEED, spawn_key=(i,)), so results never depend on
+    --jobs, --chunk-size or --backend.
+
+    Examples:
+
+      analyzer simulate scenarios/africanus-sultan.toml
+
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --jobs 2 --out /tmp/run
+
+      analyzer simulate scenarios/africanus-sultan.toml --resume   # after Ctrl-C
+
+      analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
+    """
+    hint = ["analyzer", "simulate", str(scenario)]
+    for flag, value in (("--games", games), ("--seed", seed), ("--chunk-size", chunk_size),
+                        ("--out", out)):
+        if value is not None:
+            hint += [flag, str(value)]
+    res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
+                       scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
+                       progress=not quiet, resume_hint=shlex.join(hint))
+    run = res.summary.get("run", {})
+    rate = run.get("games_per_second")
+    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
+               f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
+               + (f", {rate:.0f} games/s" if rate else ""))
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+@app.command()
+def validate(scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
+    """Check a scenario file: exit 0 if it runs, else print the problem and exit 2.
+
+    Example:
+
+      analyzer validate scenarios/africanus-sultan.toml
+    """
+    sc = api.validate(scenario)
+    arms = ", ".join(a.name for a in sc.arms)
+    typer.echo(f"{scenario}: ok ({sc.game}, {sc.players} players, {sc.games} games, seed "
+               f"{sc.seed}; variants: {arms})")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run directory made by simulate.")]) -> None:
+    """Re-render report.md, report.html, charts and summary.json from a run's Parquet files.
+
+    Example:
+
+      analyzer report reports/africanus-sultan
+    """
+    typer.echo(f"report: {api.render_report(run_dir)}")
+
+
+@app.command("list")
+def list_(
+    kind: Annotated[str, typer.Argument(help="games | policies | rules | cards (or another content "
+                                             "kind of a game).")],
+    game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
+) -> None:
+    """List what a scenario can name: games, policies (with parameters), rule options, cards.
+
+    Examples:
+
+      analyzer list games
+
+      analyzer list policies --game rattus
+
+      analyzer list cards
+    """
+    for row in api.catalogue(kind, game):
+        if kind == "policies":
+            typer.echo(f"{row['game']}  {row['policy']}: {row['doc']}")
+            for name, typ, default, help_ in row["params"]:
+                typer.echo(f"    {name}: {typ} = {default!r}" + (f"  ({help_})" if help_ else ""))
+        else:
+            typer.echo("  ".join(str(v) for v in row.values()))
+
+
+@app.command()
+def replay(
+    scenario: Annotated[Path | None, typer.Argument(help="Scenario TOML file (optional).")] = None,
+    game: Annotated[str | None, typer.Option(
+        help="With SCENARIO: the game index I (0-based). Without: the game name, e.g. rattus.")] = None,
+    variant: Annotated[str, typer.Option(help="With SCENARIO: which variant.")] = "base",
+    players: Annotated[int, typer.Option(help="Without SCENARIO: number of players.")] = 4,
+    expansion: Annotated[list[str] | None, typer.Option(
+        help="Without SCENARIO: an expansion (repeatable).")] = None,
+    seed: Annotated[int, typer.Option(help="Without SCENARIO: the game's seed.")] = 0,
+    policy: Annotated[str | None, typer.Option(
+        help="Without SCENARIO: the policy of every seat [default: greedy].")] = None,
+) -> None:
+    """Print a readable turn-by-turn log of one game (same seed => same log).
+
+    Examples:
+
+      analyzer replay scenarios/africanus-sultan.toml --game 17
+
+      analyzer replay --game rattus --players 4 --expansion africanus --seed 7 --policy greedy
+    """
+    if scenario is not None:
+        if game is None or not game.lstrip("-").isdigit():
+            raise AnalyzerError(f"--game: with a scenario give the game index (got {game!r})")
+        api.replay_scenario(scenario, int(game), variant, log=typer.echo)
+    else:
+        if not game:
+            raise AnalyzerError("--game: give a scenario and an index, or a game name")
+        api.replay(game, players, expansion or (), seed, policy, log=typer.echo)
+
+
+def main() -> None:
+    """Entry point of the ``analyzer`` script."""
+    app()

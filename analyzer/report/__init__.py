@@ -1,0 +1,137 @@
+"""The run report: ``reports/<name>/`` with tables, charts, Markdown and self-contained HTML.
+
+Layout of a run directory::
+
+    scenario.toml      the scenario as run (overrides applied)
+    games.parquet      one row per game and variant
+    seats.parquet      one row per seat, game and variant
+    summary.json       {"run": run facts, "results": the report's numbers}
+    report.md, report.html, charts/*.png
+    chunks/            the per-chunk parts (kept for --resume)
+
+``render(run_dir)`` reads only the Parquet files and ``summary.json["run"]`` (written at run time:
+scenario facts, labelled defaults, throughput), so ``analyzer report DIR`` re-renders without
+playing a game. Every file is written to a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer.errors import AnalyzerError
+from analyzer.report import render as fmt
+from analyzer.report.files import atomic_write
+from analyzer.report.sections import Doc, all_sections
+
+__all__ = ["RUN_FILES", "atomic_write", "render"]
+
+RUN_FILES = ("scenario.toml", "games.parquet", "seats.parquet", "summary.json", "report.md",
+             "report.html")
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if hasattr(obj, "item"):  # numpy scalars
+        return _json_safe(obj.item())
+    return obj
+
+
+def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
+    variants = list(pd.unique(games["variant"]))
+    n = int((games["variant"] == variants[0]).sum()) if variants else 0
+    editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
+    exp = ", ".join(run.get("expansions", [])) or "none"
+    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} players, "
+          f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
+          f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
+          f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
+    if run.get("games_per_second"):
+        doc.p(f"Played {run.get('games_played', 0)} games × variants in "
+              f"{run.get('seconds', 0):.1f} s ({run['games_per_second']:.0f} games/s over "
+              f"{run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
+              f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer {run.get('version', '?')}.")
+    arms = run.get("arms", [])
+    if arms:
+        doc.p("Variants (all on the same game seeds):")
+        base_rules = arms[0].get("rules", {})
+        rows = []
+        for arm in arms:
+            changed = {k: v for k, v in arm.get("rules", {}).items() if base_rules.get(k) != v}
+            rules = arm.get("rules", {}) if arm["name"] == "base" else changed
+            rows.append({"variant": arm["name"],
+                         "rules" if len(arms) == 1 else "rules (changes from base)":
+                         "; ".join(f"{k} = {v}" for k, v in rules.items()) or "(defaults)",
+                         "seats": ", ".join(arm.get("seats", []))})
+        doc.table(pd.DataFrame(rows))
+    defaults = run.get("defaults", {})
+    base_defaults = defaults.get("base", [])
+    doc.h("Labelled defaults in use")
+    if base_defaults:
+        doc.p("These rule values are `[GAP → DEFAULT]` choices of the rules file, not sourced from "
+              "a rulebook or seed; results rest on them:")
+        doc.table(pd.DataFrame([{"rule value": d["name"], "value": str(d["value"]),
+                                 "section": d.get("section", "")} for d in base_defaults]))
+    else:
+        doc.p("No rule value in use is a labelled default." if "base" in defaults
+              else "(Not recorded for this run.)")
+    for name, values in defaults.items():
+        extra = [d for d in values if d not in base_defaults]
+        if name != "base" and extra:
+            doc.p(f"Variant `{name}` also uses: " + "; ".join(
+                f"{d['name']} = {d['value']}" for d in extra) + ".")
+
+
+def render(run_dir: str | Path) -> dict[str, Any]:
+    """(Re-)write ``summary.json``, ``report.md``, ``report.html`` and ``charts/`` of a run.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+        A run directory holding ``games.parquet`` and ``seats.parquet``.
+
+    Returns
+    -------
+    dict
+        The summary written to ``summary.json``.
+
+    Raises
+    ------
+    AnalyzerError
+        ``run_dir`` lacks the record files.
+    """
+    run_dir = Path(run_dir)
+    for name in ("games.parquet", "seats.parquet"):
+        if not (run_dir / name).is_file():
+            raise AnalyzerError(f"{run_dir}: no {name} here (is this a run directory made by "
+                                "`analyzer simulate`?)")
+    summary_path = run_dir / "summary.json"
+    run: dict[str, Any] = {}
+    if summary_path.is_file():
+        try:
+            run = json.loads(summary_path.read_text()).get("run", {})
+        except (json.JSONDecodeError, AttributeError):
+            run = {}
+    games = pd.read_parquet(run_dir / "games.parquet")
+    seats = pd.read_parquet(run_dir / "seats.parquet")
+    players = int(run.get("players") or games["n_players"].iloc[0])
+    chart_dir = run_dir / "charts"
+    chart_dir.mkdir(exist_ok=True)
+    doc = Doc(chart_dir)
+    _header(doc, run, games)
+    results = all_sections(doc, games, seats, players)
+    title = f"{run.get('name', run_dir.name)}: {run.get('game', '')} study report"
+    summary = _json_safe({"run": run, "results": results})
+    atomic_write(summary_path, json.dumps(summary, indent=1))
+    atomic_write(run_dir / "report.md", fmt.to_markdown(title, doc.blocks))
+    atomic_write(run_dir / "report.html", fmt.to_html(title, doc.blocks, chart_dir))
+    return summary

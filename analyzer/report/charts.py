@@ -1,0 +1,90 @@
+"""One function per figure: ``plot_x(ax, table)`` draws on a given Axes (no pyplot state).
+
+``save_png(draw, path)`` makes a figure with the Agg canvas, calls ``draw(ax)`` and writes the
+PNG atomically.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from analyzer.report.files import atomic_write
+
+
+def save_png(draw: Callable, path: Path, size: tuple[float, float] = (7.0, 4.0)) -> Path:
+    """Draw one figure with ``draw(ax)`` and write it as PNG to ``path`` (atomic)."""
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    draw(ax)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return atomic_write(path, buf.getvalue())
+
+
+def _grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str) -> None:
+    xs = list(pd.unique(table[x]))
+    groups = list(pd.unique(table[group]))
+    width = 0.8 / max(len(groups), 1)
+    pos = np.arange(len(xs))
+    for j, g in enumerate(groups):
+        sub = table[table[group] == g].set_index(x).reindex(xs)
+        y = sub[value].to_numpy(float)
+        err = np.vstack([y - sub[lo].to_numpy(float), sub[hi].to_numpy(float) - y])
+        ax.bar(pos + (j - (len(groups) - 1) / 2) * width, y, width, yerr=err, capsize=3,
+               label=str(g))
+    ax.set_xticks(pos, [str(v) for v in xs])
+    if len(groups) > 1:
+        ax.legend(title=group, fontsize="small")
+
+
+def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) -> None:
+    """Win rate per ``by`` value and variant with 95% Wilson error bars.
+
+    ``table``: columns ``[variant, by, rate, lo, hi]``; ``fair``: a reference line (1/players).
+    """
+    _grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
+    if fair is not None:
+        ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="1 / players")
+    ax.set_xlabel(by)
+    ax.set_ylabel("win rate [share of games]")
+    ax.set_title(f"Win rate by {by} (95% Wilson intervals)")
+
+
+def plot_score_histogram(ax, seats: pd.DataFrame) -> None:
+    """Histogram of final scores [points] per variant (``seats``: ``variant, score``)."""
+    lo, hi = float(seats["score"].min()), float(seats["score"].max())
+    bins = np.arange(np.floor(lo), np.ceil(hi) + 2) - 0.5 if hi - lo <= 80 else 40
+    for var, grp in seats.groupby("variant", sort=False):
+        ax.hist(grp["score"], bins=bins, histtype="step", density=True, label=str(var), linewidth=1.5)
+    ax.set_xlabel("final score [points]")
+    ax.set_ylabel("share of seat-games")
+    ax.set_title("Score distribution")
+    ax.legend(fontsize="small")
+
+
+def plot_value_shares(ax, table: pd.DataFrame, group: str, xlabel: str, title: str) -> None:
+    """Share of games per value (``table``: columns ``[group, value, share, lo, hi]``)."""
+    _grouped_bars(ax, table, "value", group, "share", "lo", "hi")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share of games")
+    ax.set_title(title)
+
+
+def plot_caravan(ax, table: pd.DataFrame) -> None:
+    """Bonus cubes per caravan move, for the mover and for opponents, placed and surviving.
+
+    ``table``: columns ``[who, stage, value, lo, hi]`` with ``who`` in {mover, opponents} and
+    ``stage`` in {placed, surviving}.
+    """
+    _grouped_bars(ax, table, "who", "stage", "value", "lo", "hi")
+    ax.set_xlabel("who gets the bonus cube")
+    ax.set_ylabel("cubes per caravan move")
+    ax.set_title("Caravan bonus cubes per move (95% intervals)")

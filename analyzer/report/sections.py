@@ -1,0 +1,328 @@
+"""Report sections built from the record tables alone.
+
+Each builder takes the ``games`` and ``seats`` DataFrames and a ``Doc`` to fill, and returns its
+numbers for ``summary.json``. The generic sections work for every game; a study section
+activates only when its columns are present (``sultan_points`` → Sultan diplomats,
+``caravan_cubes_own`` → caravan), so other games get the generic report.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer import stats
+from analyzer.report import charts
+
+BASE = "base"
+
+
+@dataclass
+class Doc:
+    """A report as a list of blocks: ``("h", text)``, ``("p", text)``, ``("table", DataFrame)``,
+    ``("chart", file name, caption)``; charts are written to ``chart_dir`` as they are added."""
+
+    chart_dir: Path
+    blocks: list[tuple] = field(default_factory=list)
+
+    def h(self, text: str) -> None:
+        self.blocks.append(("h", text))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def table(self, df: pd.DataFrame) -> None:
+        self.blocks.append(("table", df))
+
+    def chart(self, name: str, caption: str, draw, size=(7.0, 4.0)) -> None:
+        charts.save_png(draw, self.chart_dir / name, size)
+        self.blocks.append(("chart", name, caption))
+
+
+def pct(rate: float, lo: float, hi: float) -> str:
+    """``"25.3 % [24.1, 26.5]"``."""
+    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+        return "–"
+    return f"{100 * rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
+    """``"12.34 [12.01, 12.67]"``."""
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "–"
+    if isinstance(lo, float) and math.isnan(lo):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
+    """A paired difference as ``"+1.20 pp [0.40, 2.00] *"`` (``*`` = significant at 95%)."""
+    star = " *" if d["significant"] else ""
+    return (f"{scale * d['diff']:+.{digits}f}{unit} [{scale * d['lo']:+.{digits}f}, "
+            f"{scale * d['hi']:+.{digits}f}]{star}")
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in df.to_dict(orient="records")]
+
+
+def _variants(seats: pd.DataFrame) -> list[str]:
+    return list(pd.unique(seats["variant"]))
+
+
+def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+    """Win rate by policy and by seat, mean scores, score distribution, game length."""
+    out: dict[str, Any] = {}
+    doc.h("Win rates")
+    by_policy = stats.win_rates(seats, ("variant", "policy"))
+    scores = stats.mean_values(seats, ("variant", "policy"), "score")
+    tab = by_policy.merge(scores, on=["variant", "policy"], suffixes=("", "_score"))
+    doc.p("Win share per seat-game (a k-way tie for first counts 1/k) with 95% Wilson intervals; "
+          "mean final score with 95% t intervals.")
+    doc.table(pd.DataFrame({
+        "variant": tab["variant"], "policy": tab["policy"], "seat-games": tab["n"],
+        "win rate": [pct(r, lo, hi) for r, lo, hi in zip(tab["rate"], tab["lo"], tab["hi"])],
+        "mean score": [num(m, lo, hi) for m, lo, hi in
+                       zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
+    }))
+    doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson).",
+              lambda ax: charts.plot_win_rates(ax, by_policy, "policy", 1 / players))
+    out["win_rate_by_policy"] = _records(by_policy)
+    out["score_by_policy"] = _records(scores)
+
+    doc.h("Seat order")
+    rows = []
+    order_all = []
+    for var in _variants(seats):
+        so = stats.seat_order(seats[seats["variant"] == var])
+        so.insert(0, "variant", var)
+        order_all.append(so)
+        for r in so.itertuples():
+            rows.append({"variant": var, "seat": r.seat, "win rate": pct(r.rate, r.lo, r.hi),
+                         "mean score": num(r.score, r.score_lo, r.score_hi)})
+    order = pd.concat(order_all, ignore_index=True)
+    doc.p(f"Seat 0 moves first. A fair seat wins {100 / players:.1f} % of games."
+          + (" Policies rotate over the seats, so each seat sees each policy equally often."
+             if seats["policy"].nunique() > 1 else ""))
+    doc.table(pd.DataFrame(rows))
+    doc.chart("win_rate_by_seat.png", "Win rate by seat (error bars: 95% Wilson).",
+              lambda ax: charts.plot_win_rates(ax, order, "seat", 1 / players))
+    out["seat_order"] = _records(order)
+
+    doc.h("Scores and game length")
+    srows = []
+    for var in _variants(seats):
+        s = stats.summary(seats.loc[seats["variant"] == var, "score"])
+        g = games[games["variant"] == var]
+        rounds = stats.mean_interval(g["rounds"].to_numpy())
+        cap = int((g["end"] == "turn_cap").sum())
+        srows.append({"variant": var, **{k: round(v, 2) for k, v in s.items()},
+                      "rounds": num(rounds.estimate, rounds.lo, rounds.hi),
+                      "turn-cap ends": cap})
+    dist = pd.DataFrame(srows)
+    doc.p("Final score per seat-game [points]: mean, standard deviation and quantiles; mean "
+          "rounds per game; games stopped by the turn cap instead of a normal end.")
+    doc.table(dist)
+    doc.chart("score_histogram.png", "Final score distribution per variant.",
+              lambda ax: charts.plot_score_histogram(ax, seats[["variant", "score"]]))
+    out["scores"] = _records(dist)
+    return out
+
+
+def variants(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame) -> dict:
+    """Paired differences of every variant against the base, on the same game seeds."""
+    if seats["variant"].nunique() < 2:
+        return {}
+    doc.h("Variants against the base (paired on the same seeds)")
+    doc.p("Each variant replays the base's games with the same seeds; the difference is taken "
+          "game by game (variant − base) with a 95% t interval. `*` marks an interval that "
+          "excludes 0. Win-rate differences are in percentage points (pp).")
+    won = stats.variant_differences(seats, "won", ("seat",))
+    score_seat = stats.variant_differences(seats, "score", ("seat",))
+    score_all = stats.variant_differences(seats, "score", ())
+    rows = []
+    for (var, grp), (_, sgrp) in zip(won.groupby("variant", sort=False),
+                                     score_seat.groupby("variant", sort=False)):
+        for w, s in zip(grp.to_dict("records"), sgrp.to_dict("records")):
+            rows.append({"variant": var, "seat": w["seat"],
+                         "win rate base": f"{100 * w['base_mean']:.1f} %",
+                         "win rate change": signed(w, 100, " pp", 1),
+                         "score change": signed(s)})
+    doc.table(pd.DataFrame(rows))
+    doc.p("Mean final score over all seats, change per game: " + "; ".join(
+        f"{r['variant']}: {signed(r)} points" for r in score_all.to_dict("records")) + ".")
+    out = {"won_by_seat": _records(won), "score_by_seat": _records(score_seat),
+           "score_all": _records(score_all)}
+    if seats["policy"].nunique() > 1:
+        pol = stats.variant_differences(seats, "won", ("policy",))
+        doc.table(pd.DataFrame({"variant": pol["variant"], "policy": pol["policy"],
+                                "win rate change": [signed(r, 100, " pp", 1)
+                                                    for r in pol.to_dict("records")]}))
+        out["won_by_policy"] = _records(pol)
+    return out
+
+
+def _arms_with_card(games: pd.DataFrame, seats: pd.DataFrame, card: str, active: str) -> list[str]:
+    """Variants where ``card`` is in play (from ``class_cards``, else from activity in records)."""
+    if "class_cards" in games:
+        has = games.groupby("variant", sort=False)["class_cards"].first().map(
+            lambda s: card in str(s).split(","))
+        return [v for v, ok in has.items() if ok]
+    act = seats.groupby("variant", sort=False)[active].sum()
+    return [v for v, total in act.items() if total > 0]
+
+
+def _card_out(doc: Doc, games, seats, card: str, active: str) -> dict:
+    """Win-rate and score change of variants that take ``card`` out while the base has it."""
+    with_card = _arms_with_card(games, seats, card, active)
+    outs = [v for v in _variants(seats) if v not in with_card]
+    if BASE not in with_card or not outs:
+        doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
+              "with/without comparison.")
+        return {}
+    sub = seats[seats["variant"].isin([BASE, *outs])]
+    won = stats.variant_differences(sub, "won", ("seat",))
+    score = stats.variant_differences(sub, "score", ("seat",))
+    rows = [{"variant": w["variant"], "seat": w["seat"],
+             "win rate with": f"{100 * w['base_mean']:.1f} %",
+             f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
+             "change": signed(w, 100, " pp", 1), "score change": signed(s)}
+            for w, s in zip(won.to_dict("records"), score.to_dict("records"))]
+    doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
+          "(variant − base, 95% intervals, `*` significant):")
+    doc.table(pd.DataFrame(rows))
+    return {"won_by_seat": _records(won), "score_by_seat": _records(score)}
+
+
+def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+    """Sultan diplomat scoring (rules/rattus.md §2.3): points per seat, the diplomat leader's
+    win rate, games whose winner the diplomat points decided, and the Sultan-out comparison."""
+    arms = _arms_with_card(games, seats, "sultan", "sultan_points")
+    if not arms:
+        return {}
+    arm = BASE if BASE in arms else arms[0]
+    s = seats[seats["variant"] == arm]
+    out: dict[str, Any] = {"variant": arm}
+    doc.h("Sultan: diplomat scoring")
+    doc.p(f"From the `{arm}` games ({s['game_id'].nunique()} games). Diplomat points are the "
+          "Sultan's end-game points for the most / second-most diplomat discs on the board.")
+    dist = []
+    for seat, grp in s.groupby("seat"):
+        d = stats.distribution(grp["sultan_points"])
+        d.insert(0, "seat", seat)
+        dist.append(d)
+    dist = pd.concat(dist, ignore_index=True)
+    means = stats.mean_values(s, ("seat",), "sultan_points")
+    piv = dist.pivot(index="seat", columns="value", values="share").fillna(0.0)
+    tab = pd.DataFrame({"seat": piv.index})
+    for v in piv.columns:
+        tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
+    tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
+    doc.table(tab)
+    doc.chart("diplomat_points.png", "Diplomat points per seat: share of games (95% Wilson).",
+              lambda ax: charts.plot_value_shares(ax, dist.assign(seat=dist["seat"].astype(str)),
+                                                  "seat", "diplomat points [points]",
+                                                  "Diplomat points per seat"))
+    out["points_distribution"] = _records(dist)
+    out["points_mean"] = _records(means)
+
+    # the holder(s) of most diplomat discs on the board at the end
+    col = "diplomats_surviving" if "diplomats_surviving" in s else "sultan_points"
+    top = s.groupby("game_id")[col].transform("max")
+    leader = (s[col] == top) & (top > 0)
+    per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
+                             "lead_won": s["won"].where(leader, 0.0)}).groupby("game_id").agg(
+        n_lead=("lead", "sum"), lead_won=("lead_won", "sum"))
+    per_game = per_game[per_game["n_lead"] > 0]
+    iv = stats.wilson(float(per_game["lead_won"].sum()), len(per_game))
+    fair = float((per_game["n_lead"] / players).mean()) if len(per_game) else math.nan
+    doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
+          f"the board at the end, the holder(s) of the most diplomats won {pct(*_iv(iv))} of them "
+          f"(a tie for first counts 1/k; without any edge they would win {100 * fair:.1f} %).")
+    out["leader_wins"] = {"games": len(per_game), **_ivd(iv), "no_edge": fair}
+
+    changed = stats.winners_without(s, "sultan_points")
+    iv2 = stats.wilson(int(changed.sum()), len(changed))
+    doc.p(f"**Diplomat points changed the winner** in {pct(*_iv(iv2))} of games "
+          f"({int(changed.sum())} of {len(changed)}): recomputing the winner from score − "
+          "diplomat points (same tie-break) gives a different set of winners.")
+    out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **_ivd(iv2)}
+    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points")
+    return out
+
+
+def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+    """Caravan value (rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
+    opponents, how many survive to the end, and the Trader-out comparison."""
+    arms = _arms_with_card(games, seats, "trader", "caravan_moves")
+    if not arms:
+        return {}
+    arm = BASE if BASE in arms else arms[0]
+    s = seats[seats["variant"] == arm]
+    cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
+            "caravan_cubes_own_surviving", "caravan_cubes_received",
+            "caravan_cubes_received_surviving"]
+    g = s.groupby("game_id")[[c for c in cols if c in s]].sum()
+    moves = g["caravan_moves"].to_numpy(float)
+    doc.h("Caravan: value of the Trader's bonus cubes")
+    mv = stats.mean_interval(moves)
+    doc.p(f"From the `{arm}` games: the caravan moved {num(mv.estimate, mv.lo, mv.hi)} times per "
+          "game. Bonus cubes per move (ratio of totals over games, 95% delta-method intervals):")
+    own = stats.ratio_interval(g["caravan_cubes_own"], moves)
+    given = stats.ratio_interval(g["caravan_cubes_given"], moves)
+    total = stats.ratio_interval(g["caravan_cubes_own"] + g["caravan_cubes_given"], moves)
+    rows = [("mover", "placed", own), ("opponents", "placed", given)]
+    surv_own = surv_recv = None
+    if "caravan_cubes_own_surviving" in g:
+        rows.append(("mover", "surviving",
+                     stats.ratio_interval(g["caravan_cubes_own_surviving"], moves)))
+        surv_own = stats.ratio_interval(g["caravan_cubes_own_surviving"], g["caravan_cubes_own"])
+    if "caravan_cubes_received_surviving" in g:
+        rows.append(("opponents", "surviving",
+                     stats.ratio_interval(g["caravan_cubes_received_surviving"], moves)))
+        surv_recv = stats.ratio_interval(g["caravan_cubes_received_surviving"],
+                                         g["caravan_cubes_received"])
+    table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
+                         columns=["who", "stage", "value", "lo", "hi"])
+    doc.table(pd.DataFrame({"cubes go to": table["who"], "": table["stage"],
+                            "cubes per move": [num(v, lo, hi) for v, lo, hi in
+                                               zip(table["value"], table["lo"], table["hi"])]}))
+    doc.p(f"All bonus cubes: {num(total.estimate, total.lo, total.hi)} per move.")
+    out: dict[str, Any] = {"variant": arm, "moves_per_game": _ivd(mv), "per_move": _records(table),
+                           "total_per_move": _ivd(total)}
+    if surv_own is not None and surv_recv is not None:
+        doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*_iv(surv_own))}, "
+              f"cubes handed to opponents {pct(*_iv(surv_recv))}.")
+        out["survival_own"] = _ivd(surv_own)
+        out["survival_given"] = _ivd(surv_recv)
+    doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
+              lambda ax: charts.plot_caravan(ax, table))
+    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves")
+    return out
+
+
+def _iv(iv: stats.Interval) -> tuple[float, float, float]:
+    return iv.estimate, iv.lo, iv.hi
+
+
+def _ivd(iv: stats.Interval) -> dict[str, float]:
+    return {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}
+
+
+# Study sections, each active when its column is present in the seat records.
+STUDIES = (("sultan_points", sultan), ("caravan_cubes_own", caravan))
+
+
+def all_sections(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+    """Fill ``doc`` with the generic sections and every study whose columns are present."""
+    out = {"results": results(doc, games, seats, players), "variants": variants(doc, games, seats)}
+    for column, build in STUDIES:
+        if column in seats:
+            out[build.__name__] = build(doc, games, seats, players)
+    return out
+

@@ -1,0 +1,405 @@
+"""Seeded, chunked, parallel game runs that stream records to Parquet (DESIGN.md §2).
+
+Game ``i`` of a run draws only from ``SeedSequence(root_seed, spawn_key=(i,))``, whatever the
+chunk size, the number of jobs or the backend; every arm (the base and each variant) replays
+game ``i`` from that same seed, so comparisons are paired game by game. A chunk (a range of game
+ids, all arms) is the unit of parallel work, of checkpointing (``chunks/games-FIRST-STOP.parquet``
+and ``chunks/seats-FIRST-STOP.parquet``; ``resume`` skips the chunks already on disk) and of
+progress. Workers only play and return Arrow tables; the parent writes every file, so a remote
+dask cluster needs no shared disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analyzer import __version__
+from analyzer.errors import AnalyzerError, ScenarioError
+from analyzer.games.base import GameSpec, build_policy
+
+BACKENDS = ("loky", "sequential", "dask")
+DEFAULT_CHUNK_SIZE = 250
+ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
+ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
+_ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
+          "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
+
+
+class RunInterrupted(AnalyzerError):
+    """Ctrl-C during a run; the finished chunks are saved and ``--resume`` continues."""
+
+
+@dataclass(frozen=True)
+class ArmPlan:
+    """What one arm plays: plain, picklable data rebuilt into a config in each worker.
+
+    Attributes
+    ----------
+    name : str
+        ``"base"`` or the variant name (the ``variant`` column).
+    players : int
+    expansions : tuple of str
+    rules : str
+        The rule options as sorted JSON (hashable, cheap to send).
+    seats : tuple of (str, str, str)
+        ``(display name, policy name, params as JSON)`` per seat, before rotation.
+    """
+
+    name: str
+    players: int
+    expansions: tuple[str, ...]
+    rules: str
+    seats: tuple[tuple[str, str, str], ...]
+
+
+def plan_arms(scenario) -> list[ArmPlan]:
+    """One ``ArmPlan`` per arm of a validated ``analyzer.scenario.Scenario``."""
+    return [
+        ArmPlan(a.name, scenario.players, scenario.expansions, json.dumps(dict(a.rules), sort_keys=True),
+                tuple((s.name, s.policy, json.dumps(dict(s.params), sort_keys=True)) for s in a.seats))
+        for a in scenario.arms
+    ]
+
+
+def game_seed(root_seed: int, game_id: int) -> np.random.SeedSequence:
+    """The seed of game ``game_id``: ``SeedSequence(root_seed, spawn_key=(game_id,))``.
+
+    A fresh object each call: ``SeedSequence.spawn`` is stateful, so arms must not share one.
+    """
+    return np.random.SeedSequence(root_seed, spawn_key=(game_id,))
+
+
+def rotation(game_id: int, n_seats: int, rotate: bool = True) -> int:
+    """Offset of the seat rotation in game ``game_id``: seat ``s`` plays entry ``(s + r) % n``."""
+    return game_id % n_seats if rotate else 0
+
+
+def plan_chunks(n_games: int, chunk_size: int) -> list[tuple[int, int]]:
+    """Half-open game-id ranges ``[(first, stop), ...]`` covering ``0..n_games``."""
+    return [(a, min(a + chunk_size, n_games)) for a in range(0, n_games, chunk_size)]
+
+
+def check_options(jobs: int | None, chunk_size: int, backend: str, scheduler: str | None) -> int:
+    """Validate the run options; returns ``jobs`` with ``None`` replaced by the core count.
+
+    Raises
+    ------
+    ScenarioError
+        ``jobs`` or ``chunk_size`` below 1, unknown backend, ``scheduler`` without dask.
+    """
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if jobs < 1:
+        raise ScenarioError(f"--jobs: must be at least 1 (got {jobs})")
+    if chunk_size < 1:
+        raise ScenarioError(f"--chunk-size: must be at least 1 (got {chunk_size})")
+    if backend not in BACKENDS:
+        raise ScenarioError(f"--backend: unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})")
+    if scheduler and backend != "dask":
+        raise ScenarioError("--scheduler: only used with --backend dask")
+    return jobs
+
+
+_CONFIGS: dict[tuple, Any] = {}  # per-process cache: a config is built once per arm, not per chunk
+
+
+def _arm_setup(spec: GameSpec, arm: ArmPlan):
+    key = (spec.name, arm.players, arm.expansions, arm.rules)
+    if key not in _CONFIGS:
+        _CONFIGS[key] = spec.make_config(arm.players, arm.expansions, json.loads(arm.rules))
+    policies = [build_policy(spec.policies, p, json.loads(params)) for _, p, params in arm.seats]
+    return _CONFIGS[key], policies, [name for name, _, _ in arm.seats]
+
+
+def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
+               rotate: bool = True) -> tuple[int, int, pa.Table, pa.Table]:
+    """Play games ``first..stop-1`` under every arm; a pure function of its arguments.
+
+    Returns
+    -------
+    (int, int, pyarrow.Table, pyarrow.Table)
+        ``first``, ``stop``, the game records (one row per game and arm: ``game_id, seed,
+        variant`` + ``spec.game_columns``) and the seat records (``game_id, variant`` +
+        ``spec.seat_columns``), each in id order, arms in scenario order.
+    """
+    gcols = {**ID_GAME_COLUMNS, **spec.game_columns}
+    scols = {**ID_SEAT_COLUMNS, **spec.seat_columns}
+    grows: dict[str, list] = {c: [] for c in gcols}
+    srows: dict[str, list] = {c: [] for c in scols}
+    setups = [_arm_setup(spec, arm) for arm in arms]
+    for i in range(first, stop):
+        for arm, (config, policies, names) in zip(arms, setups):
+            r = rotation(i, len(policies), rotate)
+            pols = policies[r:] + policies[:r]
+            game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+            _check_keys(spec, game, spec.game_columns, "game")
+            game = {**game, "game_id": i, "seed": root_seed, "variant": arm.name}
+            for c in gcols:
+                grows[c].append(game[c])
+            for rec in seats:
+                _check_keys(spec, rec, spec.seat_columns, "seat")
+                rec = {**rec, "game_id": i, "variant": arm.name,
+                       "policy": names[(rec["seat"] + r) % len(names)]}
+                for c in scols:
+                    srows[c].append(rec[c])
+    return first, stop, _table(grows, gcols), _table(srows, scols)
+
+
+def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
+    if record.keys() != declared.keys():
+        extra = sorted(set(record) - set(declared))
+        missing = sorted(set(declared) - set(record))
+        raise RuntimeError(f"{spec.name}: {kind} record keys differ from the declared columns "
+                           f"(extra {extra}, missing {missing})")
+
+
+def _table(rows: dict[str, list], columns: dict[str, str]) -> pa.Table:
+    return pa.table({c: pa.array(rows[c], type=_ARROW.get(t, None)) for c, t in columns.items()})
+
+
+def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
+    """``(games part, seats part)`` of a chunk; the names encode its game-id range."""
+    tag = f"{first:09d}-{stop:09d}"
+    return chunk_dir / f"games-{tag}.parquet", chunk_dir / f"seats-{tag}.parquet"
+
+
+def write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to ``path`` through a temporary name and a rename."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+@dataclass
+class RunResult:
+    """What ``run`` did: the chunk files of the run (in id order) and how many were resumed."""
+
+    chunk_dir: Path
+    chunks: list[tuple[int, int]]
+    resumed: int
+    seconds: float
+    games_played: int
+
+    def parts(self, kind: str) -> list[Path]:
+        """The ``"games"`` or ``"seats"`` Parquet parts of the run, in game-id order."""
+        i = 0 if kind == "games" else 1
+        return [chunk_paths(self.chunk_dir, a, b)[i] for a, b in self.chunks]
+
+
+def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
+    """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
+
+    Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
+    package version) is stored as ``fingerprint.json``.
+
+    Raises
+    ------
+    ScenarioError
+        ``resume`` into a directory made by a different scenario, seed or version; a directory
+        that cannot be written.
+    """
+    fp_path = chunk_dir / "fingerprint.json"
+    if resume and fp_path.exists():
+        old = json.loads(fp_path.read_text())
+        if old != fingerprint:
+            diff = ", ".join(k for k in fingerprint if old.get(k) != fingerprint[k])
+            raise ScenarioError(
+                f"--resume: {chunk_dir.parent} holds a run of a different {diff} "
+                f"(stored {', '.join(f'{k}={old.get(k)}' for k in fingerprint)}); "
+                "use another --out or drop --resume to start over")
+        return
+    try:
+        if chunk_dir.exists():
+            shutil.rmtree(chunk_dir)
+        chunk_dir.mkdir(parents=True)
+        tmp = fp_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(fingerprint, indent=1))
+        os.replace(tmp, fp_path)
+    except OSError as err:
+        raise ScenarioError(f"--out: cannot write to {chunk_dir.parent} ({err.strerror})") from None
+
+
+def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, chunk_dir: Path, *,
+        rotate: bool = True, jobs: int | None = None, backend: str = "loky",
+        scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, resume: bool = False,
+        fingerprint: dict | None = None, progress: bool = False,
+        clock: Callable[[], float] = time.monotonic, resume_hint: str = "") -> RunResult:
+    """Play ``n_games`` games under each arm and write one Parquet pair per chunk.
+
+    Reusable by any study that compares a list of arms over one seed range.
+
+    Parameters
+    ----------
+    spec : GameSpec
+    arms : sequence of ArmPlan
+        The base first, then the variants; all play the same game seeds.
+    root_seed : int
+        ``0 <= root_seed < 2**63``.
+    n_games : int
+        Games per arm, ``>= 1``.
+    chunk_dir : Path
+        Where the parts go (created; emptied unless ``resume``).
+    rotate : bool
+        Seat rotation (``i mod n``).
+    jobs : int, optional
+        Worker processes, ``>= 1``; default all cores.
+    backend : {"loky", "sequential", "dask"}
+        joblib backend. ``"dask"`` connects to ``scheduler`` (``tcp://HOST:PORT``) or starts a
+        local cluster of ``jobs`` workers.
+    chunk_size : int
+        Games per chunk, ``>= 1``. Does not change any record.
+    resume : bool
+        Keep the chunks already in ``chunk_dir`` (same fingerprint) and play only the rest.
+    progress : bool
+        Show a rich progress bar (games done, games/s, ETA) on stderr.
+    clock : callable
+        Time source in seconds, injectable for tests.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    ScenarioError
+        Bad ``jobs``, ``chunk_size``, ``backend``; resume into a different run.
+    RunInterrupted
+        Ctrl-C; says how many chunks are saved and how to resume.
+    """
+    jobs = check_options(jobs, chunk_size, backend, scheduler)
+    start = clock()
+    fingerprint = dict(fingerprint or {})
+    fingerprint.setdefault("seed", root_seed)
+    fingerprint.setdefault("version", __version__)
+    prepare_chunk_dir(chunk_dir, fingerprint, resume)
+    chunks = plan_chunks(n_games, chunk_size)
+    todo = [c for c in chunks if not (resume and all(p.exists() for p in chunk_paths(chunk_dir, *c)))]
+    resumed = len(chunks) - len(todo)
+    done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
+    saved = resumed
+    with ExitStack() as stack:
+        bar = stack.enter_context(_progress(progress, n_games, done_games, clock))
+        try:
+            for first, stop, games, seats in _execute(stack, spec, arms, root_seed, todo, rotate,
+                                                       jobs, backend, scheduler):
+                gpath, spath = chunk_paths(chunk_dir, first, stop)
+                write_parquet_atomic(seats, spath)
+                write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
+                saved += 1
+                bar(stop - first)
+        except KeyboardInterrupt:
+            raise RunInterrupted(
+                f"interrupted: {saved} of {len(chunks)} chunks saved in {chunk_dir}; "
+                f"resume with: {resume_hint or 'the same command'} --resume") from None
+    played = sum(b - a for a, b in todo)
+    return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
+
+
+def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
+             scheduler) -> Iterator[tuple[int, int, pa.Table, pa.Table]]:
+    """Chunk results as they finish (any order)."""
+    arms = list(arms)
+    local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
+    if backend == "sequential" or local_serial:
+        for first, stop in todo:
+            yield play_chunk(spec, arms, root_seed, first, stop, rotate)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "dask":
+        _start_dask(stack, scheduler, jobs)
+        stack.enter_context(parallel_config(backend="dask"))
+        parallel = Parallel(return_as="generator_unordered")
+    else:
+        parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                            pre_dispatch="2*n_jobs")
+    yield from parallel(delayed(play_chunk)(spec, arms, root_seed, a, b, rotate) for a, b in todo)
+
+
+def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ScenarioError("--backend dask: dask.distributed is not installed "
+                            "(pip install 'analyzer[dask]')") from None
+    try:
+        if scheduler:
+            stack.enter_context(Client(scheduler, timeout="10s"))
+        else:
+            cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1,
+                                                       dashboard_address=None))
+            stack.enter_context(Client(cluster))
+    except (OSError, TimeoutError) as err:
+        raise ScenarioError(f"--scheduler: cannot connect to {scheduler!r} ({err})") from None
+
+
+@contextmanager
+def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
+    """A callable ``advance(n_games)``; a rich bar on stderr when ``show``."""
+    if not show:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda n: None
+        return
+    t0 = clock()
+    rate = TextColumn("{task.fields[rate]:>8.0f} games/s")
+    with Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), rate,
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                  console=console, get_time=clock, transient=False) as prog:
+        task = prog.add_task("games", total=total, completed=done, rate=0.0)
+        new = [0]
+
+        def advance(n: int) -> None:
+            new[0] += n
+            elapsed = max(clock() - t0, 1e-9)
+            prog.update(task, advance=n, rate=new[0] / elapsed)
+
+        yield advance
+
+
+def aggregate(parts: Sequence[Path], target: Path) -> int:
+    """Concatenate Parquet ``parts`` into ``target`` one part at a time (flat memory).
+
+    Returns
+    -------
+    int
+        Rows written.
+    """
+    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    rows = 0
+    writer = None
+    try:
+        for part in parts:
+            table = pq.read_table(part)
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema)
+            writer.write_table(table)
+            rows += table.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    os.replace(tmp, target)
+    return rows

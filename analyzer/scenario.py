@@ -1,0 +1,369 @@
+"""Scenario files: load, validate and normalise a study description (DESIGN.md §1).
+
+A scenario is a TOML file::
+
+    name = "africanus-sultan"
+    game = "rattus"
+    expansions = ["africanus"]
+    players = 4
+    games = 10000
+    seed = 20261129
+    seat_rotation = true          # default: each policy plays each seat equally often
+
+    [rules]                       # rule options and content choices of the game
+    class_cards = ["knight", "monk", "witch", "king", "sultan", "trader"]
+
+    [[seats]]                     # one entry for every seat, or exactly `players` entries
+    policy = "greedy"
+    params = {}                   # typed policy parameters
+    name = "greedy"               # display name in the records (default: the policy name)
+
+    [[variants]]                  # compared against the base on the same game seeds
+    name = "without-sultan"
+    rules = { class_cards = ["knight", "monk", "witch", "king", "merchant", "trader"] }
+    # seats = [...]               # optional: replaces the base seats
+
+Every problem becomes one ``ScenarioError`` reading ``FILE: FIELD: what is wrong``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import RuleError, ScenarioError
+from analyzer.games import get_game
+from analyzer.games.base import GameSpec, build_policy
+
+TOP_KEYS = (
+    "name", "description", "game", "expansions", "players", "games", "seed", "seat_rotation",
+    "rules", "seats", "variants",
+)
+SEAT_KEYS = ("policy", "params", "name")
+VARIANT_KEYS = ("name", "description", "rules", "seats")
+BASE = "base"  # the variant name of the base arm in every record
+MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat's player: display ``name``, registered ``policy`` and its ``params``."""
+
+    name: str
+    policy: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """The base or one variant: the rule options and one ``Seat`` per seat (before rotation)."""
+
+    name: str
+    rules: Mapping[str, Any]
+    seats: tuple[Seat, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario. ``arms[0]`` is the base (named ``"base"``), then the variants.
+
+    Attributes
+    ----------
+    file : str
+        Where it came from, for messages (``"<scenario>"`` when built from a dict).
+    games : int
+        Number of games per arm; game ``i`` uses ``SeedSequence(seed, spawn_key=(i,))``.
+    """
+
+    file: str
+    name: str
+    game: str
+    expansions: tuple[str, ...]
+    players: int
+    games: int
+    seed: int
+    seat_rotation: bool
+    arms: tuple[Arm, ...]
+    description: str = ""
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's ``GameSpec``."""
+        return get_game(self.game)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario as plain TOML-able data (variants fully spelled out)."""
+        out: dict[str, Any] = {
+            "name": self.name, "game": self.game, "expansions": list(self.expansions),
+            "players": self.players, "games": self.games, "seed": self.seed,
+            "seat_rotation": self.seat_rotation,
+        }
+        if self.description:
+            out["description"] = self.description
+        out["rules"] = dict(self.arms[0].rules)
+        out["seats"] = [_seat_dict(s) for s in self.arms[0].seats]
+        if len(self.arms) > 1:
+            out["variants"] = [
+                {"name": a.name, **({"description": a.description} if a.description else {}),
+                 "rules": dict(a.rules), "seats": [_seat_dict(s) for s in a.seats]}
+                for a in self.arms[1:]
+            ]
+        return out
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides a game's records (not ``games``, not ``name``)."""
+        data = self.to_dict()
+        for key in ("name", "description", "games"):
+            data.pop(key, None)
+        for v in data.get("variants", []):
+            v.pop("description", None)
+        text = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _seat_dict(seat: Seat) -> dict[str, Any]:
+    return {"policy": seat.policy, "name": seat.name, "params": dict(seat.params)}
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario file.
+
+    Relative paths in rule options ending in ``_file`` are resolved against the file's folder.
+
+    Raises
+    ------
+    ScenarioError
+        Missing or unreadable file, malformed TOML, or any invalid field (see ``parse_scenario``).
+    """
+    path = Path(path)
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{label}: file not found") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+    return parse_scenario(data, file=label, base_dir=path.parent)
+
+
+def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
+                   base_dir: Path | None = None) -> Scenario:
+    """Validate scenario data (as parsed from TOML) into a ``Scenario``.
+
+    Every arm's rules go through the game's ``make_config`` and every seat through
+    ``build_policy``, so a returned scenario runs.
+
+    Raises
+    ------
+    ScenarioError
+        Unknown key, game, expansion, card, policy or parameter; wrong type; player count
+        outside the game's range; games < 1; bad seed; duplicate or reserved variant names.
+    """
+    def fail(fld: str, msg: str):
+        raise ScenarioError(f"{file}: {fld}: {msg}")
+
+    if not isinstance(data, Mapping):
+        fail("scenario", f"must be a table (got {type(data).__name__})")
+    for key in data:
+        if key not in TOP_KEYS:
+            fail(key, f"unknown key (allowed: {', '.join(TOP_KEYS)})")
+    name = _typed(data, "name", str, fail, default=None)
+    if name is None and base_dir is not None:
+        name = Path(file).stem
+    if not name:
+        fail("name", "missing (give the study a name)")
+    if not all(c.isalnum() or c in "-_." for c in name):
+        fail("name", f"only letters, digits and -_. are allowed (got {name!r})")
+    description = _typed(data, "description", str, fail, default="")
+    game = _typed(data, "game", str, fail)
+    try:
+        spec = get_game(game)
+    except RuleError as err:
+        fail("game", err.message)
+    expansions = _typed(data, "expansions", list, fail, default=[])
+    for j, exp in enumerate(expansions):
+        if not isinstance(exp, str):
+            fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
+        if exp not in spec.expansions:
+            fail(f"expansions[{j}]",
+                 f"unknown expansion {exp!r} of {game} (allowed: {', '.join(spec.expansions) or 'none'})")
+    if len(set(expansions)) != len(expansions):
+        fail("expansions", f"listed twice (got {expansions!r})")
+    players = _typed(data, "players", int, fail)
+    if not spec.min_players <= players <= spec.max_players:
+        fail("players", f"{players} is outside {game}'s range "
+                        f"(allowed: {spec.min_players}..{spec.max_players})")
+    games = _typed(data, "games", int, fail, default=1000)
+    if games < 1:
+        fail("games", f"must be at least 1 (got {games})")
+    seed = _typed(data, "seed", int, fail, default=0)
+    if not 0 <= seed <= MAX_SEED:
+        fail("seed", f"must be in 0..2**63-1 (got {seed})")
+    rotation = _typed(data, "seat_rotation", bool, fail, default=True)
+    rules = _rules(_typed(data, "rules", dict, fail, default={}), "rules", base_dir)
+    seats = _seats(data.get("seats"), "seats", players, spec, fail)
+
+    arms = [Arm(BASE, rules, seats)]
+    variants = _typed(data, "variants", list, fail, default=[])
+    for j, var in enumerate(variants):
+        where = f"variants[{j}]"
+        if not isinstance(var, dict):
+            fail(where, f"must be a table (got {var!r})")
+        for key in var:
+            if key not in VARIANT_KEYS:
+                fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
+        vname = _typed(var, "name", str, fail, where=where)
+        if vname == BASE or not vname:
+            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
+        if any(a.name == vname for a in arms):
+            fail(f"{where}.name", f"duplicate variant name {vname!r}")
+        vrules = _rules(_typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
+                        base_dir)
+        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
+                                                         spec, fail)
+        desc = _typed(var, "description", str, fail, default="", where=where)
+        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
+
+    for arm in arms:
+        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
+        try:
+            spec.make_config(players, tuple(expansions), arm.rules)
+        except RuleError as err:
+            fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
+            fail(fld, err.message)
+    return Scenario(file, name, game, tuple(expansions), players, games, seed, rotation,
+                    tuple(arms), description)
+
+
+def with_overrides(scenario: Scenario, games: int | None = None, seed: int | None = None) -> Scenario:
+    """The scenario with command-line ``--games`` / ``--seed`` applied.
+
+    Raises
+    ------
+    ScenarioError
+        ``games`` < 1 or ``seed`` outside 0..2**63-1.
+    """
+    if games is not None:
+        if games < 1:
+            raise ScenarioError(f"--games: must be at least 1 (got {games})")
+        scenario = replace(scenario, games=games)
+    if seed is not None:
+        if not 0 <= seed <= MAX_SEED:
+            raise ScenarioError(f"--seed: must be in 0..2**63-1 (got {seed})")
+        scenario = replace(scenario, seed=seed)
+    return scenario
+
+
+def to_toml(scenario: Scenario) -> str:
+    """The scenario as TOML text that ``load_scenario`` reads back to an equal scenario."""
+    data = scenario.to_dict()
+    lines = []
+    for key, value in data.items():
+        if key not in ("rules", "seats", "variants"):
+            lines.append(f"{key} = {_toml_value(value)}")
+    lines += ["", "[rules]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data["rules"].items()]
+    for seat in data["seats"]:
+        lines += ["", "[[seats]]"] + [f"{k} = {_toml_value(v)}" for k, v in seat.items()]
+    for var in data.get("variants", []):
+        lines += ["", "[[variants]]"] + [f"{k} = {_toml_value(v)}" for k, v in var.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(key: str) -> str:
+    return key if key and all(c.isalnum() or c in "-_" for c in key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _typed(data, key, want, fail, default=..., where=""):
+    """``data[key]`` checked against type ``want``; ``default`` when absent (required if none)."""
+    fld = f"{where}.{key}" if where else key
+    if key not in data:
+        if default is ...:
+            fail(fld, "missing")
+        return default
+    value = data[key]
+    ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+    if not ok:
+        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {value!r})")
+    return value
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list",
+               dict: "a table"}
+
+
+def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
+    """Rule options with relative ``*_file`` paths resolved against the scenario's folder."""
+    out = dict(rules)
+    for key, value in rules.items():
+        if key.endswith("_file") and isinstance(value, str) and base_dir is not None:
+            p = Path(value)
+            out[key] = str(p if p.is_absolute() else (base_dir / p).resolve())
+    return out
+
+
+def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, ...]:
+    if raw is None:
+        fail(where, f"missing (give one [[seats]] entry for all seats or {players}; "
+                    f"policies: {', '.join(sorted(spec.policies))})")
+    if not isinstance(raw, list) or not raw:
+        fail(where, f"must be a non-empty list of seat tables (got {raw!r})")
+    if len(raw) not in (1, players):
+        fail(where, f"{len(raw)} entries for {players} players (give 1 entry for all seats or "
+                    f"exactly {players})")
+    seats = []
+    for j, entry in enumerate(raw):
+        at = f"{where}[{j}]"
+        if not isinstance(entry, dict):
+            fail(at, f"must be a table (got {entry!r})")
+        for key in entry:
+            if key not in SEAT_KEYS:
+                fail(f"{at}.{key}", f"unknown key (allowed: {', '.join(SEAT_KEYS)})")
+        policy = _typed(entry, "policy", str, fail, where=at)
+        params = _typed(entry, "params", dict, fail, default={}, where=at)
+        try:
+            build_policy(spec.policies, policy, params)
+        except RuleError as err:
+            fld = at if err.field == "policy" else f"{at}.{err.field}"
+            fail(fld, err.message)
+        name = _typed(entry, "name", str, fail, default=policy, where=at)
+        if not name:
+            fail(f"{at}.name", "must not be empty")
+        seats.append(Seat(name, policy, dict(params)))
+    by_name: dict[str, Seat] = {}
+    for j, seat in enumerate(seats):
+        other = by_name.setdefault(seat.name, seat)
+        if other != seat:
+            fail(f"{where}[{j}].name", f"two seats named {seat.name!r} differ in policy or params; "
+                                       "give each a distinct name")
+    if len(seats) == 1:
+        seats = seats * players
+    return tuple(seats)

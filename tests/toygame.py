@@ -1,0 +1,152 @@
+"""A tiny seeded game for pipeline tests: each seat rolls dice; a policy parameter biases it.
+
+It follows the ``GameSpec`` contract of ``analyzer/games/base.py`` and carries the Rattus study
+columns (``sultan_points``, ``diplomats_surviving``, ``caravan_*``, ``class_cards``) so the report's
+study sections can be tested without a real engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from analyzer.errors import RuleError
+from analyzer.games.base import (
+    COMMON_GAME_COLUMNS,
+    COMMON_SEAT_COLUMNS,
+    GameSpec,
+    RuleValue,
+    game_streams,
+    rank_and_won,
+)
+
+CARDS = ("peasant", "merchant", "sultan", "trader")
+
+# Set by tests to interrupt a sequential run at the n-th game played in this process.
+INTERRUPT_AFTER: list[int] = []
+
+
+@dataclass(frozen=True)
+class ToyConfig:
+    players: int
+    sides: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RandomPolicy:
+    """Rolls plain dice."""
+
+
+@dataclass(frozen=True)
+class Biased:
+    """Adds ``boost`` × sides points with probability ``chance``."""
+
+    boost: float = field(default=0.5, metadata={"help": "share of one die added [0-1]"})
+    chance: float = field(default=0.5, metadata={"help": "probability of the bonus [0-1]"})
+    label: str = "x"
+
+    def __post_init__(self):
+        if not 0.0 <= self.chance <= 1.0:
+            raise ValueError(f"chance must be in [0, 1] (got {self.chance})")
+
+
+POLICIES = {"random": RandomPolicy, "biased": Biased}
+
+
+def make_config(players, expansions, rules):
+    allowed = {"sides", "cards"}
+    for key in rules:
+        if key not in allowed:
+            raise RuleError(key, f"unknown rule option (allowed: {', '.join(sorted(allowed))})")
+    sides = rules.get("sides", 6)
+    if not isinstance(sides, int) or isinstance(sides, bool) or not 2 <= sides <= 20:
+        raise RuleError("sides", f"must be an int in 2..20 (got {sides!r})")
+    cards = rules.get("cards", ["peasant", "sultan", "trader"])
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise RuleError("cards", f"must be a list of card names (got {cards!r})")
+    for c in cards:
+        if c not in CARDS:
+            raise RuleError("cards", f"unknown card {c!r} (allowed: {', '.join(CARDS)})")
+    if players == 5 and "bonus" not in expansions:
+        raise RuleError("players", "5 players need the 'bonus' expansion")
+    return ToyConfig(players, sides, tuple(cards))
+
+
+def play_game(config, policies, seed, log=None):
+    n = config.players
+    chance, seat_rngs = game_streams(seed, n)
+    if INTERRUPT_AFTER:
+        INTERRUPT_AFTER[0] -= 1
+        if INTERRUPT_AFTER[0] < 0:
+            raise KeyboardInterrupt
+    sultan = "sultan" in config.cards
+    trader = "trader" in config.cards
+    base = [sum(chance.randint(1, config.sides) for _ in range(2)) for _ in range(n)]
+    diplomats = [chance.randint(0, 3) if sultan else 0 for _ in range(n)]
+    moves = [chance.randint(0, 2) if trader else 0 for _ in range(n)]
+    own = [m * chance.randint(0, 1) for m in moves]
+    given = [m - o for m, o in zip(moves, own)]
+    received = [0] * n
+    for s in range(n):
+        received[(s + 1) % n] += given[s]
+    cubes = []
+    for s in range(n):
+        pol = policies[s]
+        bonus = 0
+        if isinstance(pol, Biased) and seat_rngs[s].random() < pol.chance:
+            bonus = round(pol.boost * config.sides)
+        cubes.append(base[s] + bonus + own[s] + received[s])
+    ranked = sorted({d for d in diplomats if d > 0}, reverse=True)
+    sultan_pts = [4 if ranked and d == ranked[0] else (2 if len(ranked) > 1 and d == ranked[1] else 0)
+                  for d in diplomats]
+    scores = [float(cubes[s] + sultan_pts[s]) for s in range(n)]
+    tiebreak = [float(-s) for s in range(n)]
+    ranks, won = rank_and_won(scores, [tiebreak])
+    if log is not None:
+        for s in range(n):
+            log(f"seat {s}: cubes {cubes[s]} diplomats {diplomats[s]} score {scores[s]}")
+    game = {
+        "n_players": n, "rounds": 1, "end": "trigger",
+        "winner_seats": ",".join(str(s) for s in range(n) if ranks[s] == 1),
+        "rules_version": "toy-1", "class_cards": ",".join(config.cards),
+    }
+    seats = [
+        {
+            "seat": s, "policy": type(policies[s]).__name__, "score": scores[s], "rank": ranks[s],
+            "won": won[s], "diplomats_surviving": diplomats[s], "sultan_points": sultan_pts[s],
+            "caravan_moves": moves[s], "caravan_cubes_own": own[s], "caravan_cubes_given": given[s],
+            "caravan_cubes_received": received[s], "caravan_cubes_own_surviving": own[s] // 2,
+            "caravan_cubes_received_surviving": received[s], "tiebreak": tiebreak[s],
+        }
+        for s in range(n)
+    ]
+    return game, seats
+
+
+def rule_values(config):
+    return [
+        RuleValue("sides", config.sides, "default", "toy §1"),
+        RuleValue("cards", config.cards, "rulebook", "toy §2"),
+    ]
+
+
+SPEC = GameSpec(
+    name="toy",
+    min_players=2,
+    max_players=5,
+    expansions=("bonus",),
+    rules_version="toy-1",
+    make_config=make_config,
+    play_game=play_game,
+    policies=POLICIES,
+    game_columns={**COMMON_GAME_COLUMNS, "class_cards": "string"},
+    seat_columns={
+        **COMMON_SEAT_COLUMNS, "diplomats_surviving": "int64", "sultan_points": "int64",
+        "caravan_moves": "int64", "caravan_cubes_own": "int64", "caravan_cubes_given": "int64",
+        "caravan_cubes_received": "int64", "caravan_cubes_own_surviving": "int64",
+        "caravan_cubes_received_surviving": "int64", "tiebreak": "float64",
+    },
+    rule_values=rule_values,
+    content={"cards": CARDS},
+    rule_options={"sides": "dice sides (default 6)", "cards": "cards in play"},
+)
