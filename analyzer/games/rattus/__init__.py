@@ -1,0 +1,84 @@
+"""Rattus (2010) + Rattus Africanus (2011): rules engine, players and records.
+
+Public interface: ``SPEC`` (the ``GameSpec`` the runner uses), ``default_config``,
+``play_game`` and ``POLICIES``. Rules: ``/work/shared/rules/rattus.md`` (sections cited in each
+function's docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from analyzer.errors import RuleError
+from analyzer.games.base import GameSpec, build_policy
+from analyzer.games.rattus.config import (
+    CARD_NAMES, EXPANSIONS, RULE_OPTIONS, RULES_VERSION, RattusConfig, default_config, make_config, rule_values,
+)
+from analyzer.games.rattus.engine import Game
+from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS, build_records
+from analyzer.games.rattus.policies import POLICIES
+
+__all__ = ["SPEC", "POLICIES", "default_config", "make_config", "play_game", "RattusConfig"]
+
+
+def _policy_objects(policies: Any, n: int) -> list:
+    if isinstance(policies, str) or not isinstance(policies, Sequence):
+        policies = [policies] * n
+    if len(policies) != n:
+        raise RuleError("seats", f"need {n} policies, one per seat (got {len(policies)})")
+    return [build_policy(POLICIES, p) if isinstance(p, str) else p for p in policies]
+
+
+def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,
+              log: Callable[[str], None] | None = None) -> tuple[dict, list[dict]]:
+    """Play one game and return its records (rules/rattus.md §6–§10).
+
+    Parameters
+    ----------
+    config : RattusConfig
+        From ``make_config`` / ``default_config``.
+    policies : str or policy object, or a sequence of them (one per seat)
+        A registered name (``"random"``, ``"greedy"``) or an object with ``choose``.
+    seed : int or numpy.random.SeedSequence
+        Same seed and policies give identical records and log.
+    log : callable or None
+        Receives the readable replay log line by line.
+
+    Returns
+    -------
+    (dict, list of dict)
+        The game record (keys ``GAME_COLUMNS``) and one seat record per seat (``SEAT_COLUMNS``).
+
+    Raises
+    ------
+    IllegalChoice
+        A policy chose an option that was not offered.
+    TurnCapExceeded
+        More than ``max_turns`` regular turns (message names the seed).
+    """
+    objs = _policy_objects(policies, config.n_players)
+    game = Game(config, objs, seed, log)
+    game.setup()
+    game.run()
+    names = [getattr(o, "name", type(o).__name__) for o in objs]
+    return build_records(game.state, names, log)
+
+
+SPEC = GameSpec(
+    name="rattus",
+    min_players=2,
+    max_players=4,
+    expansions=EXPANSIONS,
+    rules_version=RULES_VERSION,
+    make_config=make_config,
+    play_game=play_game,
+    policies=POLICIES,
+    game_columns=GAME_COLUMNS,
+    seat_columns=SEAT_COLUMNS,
+    rule_values=rule_values,
+    content={"cards": CARD_NAMES},
+    rule_options=RULE_OPTIONS,
+)

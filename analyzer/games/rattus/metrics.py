@@ -1,0 +1,113 @@
+"""Declared record columns and the record builders of a finished game (rules/rattus.md §10.4)."""
+
+from __future__ import annotations
+
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, rank_and_won
+from analyzer.games.rattus.config import CARD_NAMES
+from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
+from analyzer.games.rattus.state import NOT_IN_PLAY, State
+
+GAME_COLUMNS: dict[str, str] = {
+    **COMMON_GAME_COLUMNS,
+    "turns": "int64",  # regular turns played
+    "regions_in_use": "int64",
+    "class_cards": "string",  # comma-separated card names in play
+    "trigger_seat": "int64",  # seat whose turn triggered the end, -1 at the round cap
+    "final_round_turns": "int64",  # turns in the final round (n_players - 1)
+}
+
+SEAT_COLUMNS: dict[str, str] = {
+    **COMMON_SEAT_COLUMNS,
+    "cubes_on_board": "int64",  # cubes in regions at the end
+    "palace_cubes": "int64",
+    "cubes_placed": "int64",  # cubes put on the board from supply (opening, B, abilities, caravan)
+    "cubes_lost_plague": "int64",
+    "class_cards_held": "int64",  # at the end
+    "class_cards_end": "string",  # comma-separated names
+    "diplomats_placed": "int64",
+    "diplomats_surviving": "int64",
+    "sultan_points": "int64",  # diplomat points of §2.3
+    "region_card_points": "int64",
+    "region_cards": "int64",  # region cards in hand at the end
+    "caravan_moves": "int64",
+    "caravan_cubes_own": "int64",
+    "caravan_cubes_given": "int64",
+    "caravan_cubes_received": "int64",
+    "caravan_cubes_own_surviving": "int64",
+    "caravan_cubes_received_surviving": "int64",
+    "score_cubes": "int64",  # cubes in regions + palace
+    "tiebreak": "float64",  # §10.5 key, higher wins ties
+}
+
+
+def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
+    """``(score, score_cubes, region_card_points, sultan_points)`` per seat (§10.4).
+
+    score = cubes in regions + palace cubes + region-card points + diplomat points.
+    """
+    cfg = state.cfg
+    n = cfg.n_players
+    cubes = [state.on_board(p) + state.palace[p] for p in range(n)]
+    rc = (region_card_points(state.hands, state.cubes, cfg.rcard_region, cfg.region_card_points,
+                             cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
+    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    dp = diplomat_points(discs, n, cfg.diplomat_points)
+    return [cubes[p] + rc[p] + dp[p] for p in range(n)], cubes, rc, dp
+
+
+def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict, list[dict]]:
+    """The game record and one seat record per seat, keys equal to the declared columns."""
+    cfg = state.cfg
+    n = cfg.n_players
+    score, score_cubes, rc, dp = final_scores(state)
+    tb = tiebreak_keys(n, state.last_seat)
+    ranks, won = rank_and_won(score, [tb])
+    in_play = [c for c, h in zip(CARD_NAMES, state.holder) if h != NOT_IN_PLAY]
+    game = {
+        "n_players": n,
+        "rounds": state.turns // n,
+        "end": state.end,
+        "winner_seats": ",".join(str(s) for s in range(n) if ranks[s] == 1),
+        "rules_version": cfg.rules_version,
+        "turns": state.turns,
+        "regions_in_use": cfg.n_regions,
+        "class_cards": ",".join(in_play),
+        "trigger_seat": state.trigger_seat,
+        "final_round_turns": state.final_round_turns,
+    }
+    seats = []
+    for p in range(n):
+        held = state.cards_of(p)
+        seats.append({
+            "seat": p,
+            "policy": policy_names[p],
+            "score": float(score[p]),
+            "rank": ranks[p],
+            "won": won[p],
+            "cubes_on_board": state.on_board(p),
+            "palace_cubes": state.palace[p],
+            "cubes_placed": state.cubes_placed[p],
+            "cubes_lost_plague": state.cubes_lost[p],
+            "class_cards_held": len(held),
+            "class_cards_end": ",".join(held),
+            "diplomats_placed": state.diplomats_placed[p],
+            "diplomats_surviving": sum(row[p] for row in state.discs),
+            "sultan_points": dp[p],
+            "region_card_points": rc[p],
+            "region_cards": len(state.hands[p]),
+            "caravan_moves": state.caravan_moves[p],
+            "caravan_cubes_own": state.caravan_own[p],
+            "caravan_cubes_given": state.caravan_given[p],
+            "caravan_cubes_received": state.caravan_received[p],
+            "caravan_cubes_own_surviving": sum(row[p] for row in state.tag_own) + state.palace_tag_own[p],
+            "caravan_cubes_received_surviving": sum(row[p] for row in state.tag_recv) + state.palace_tag_recv[p],
+            "score_cubes": score_cubes[p],
+            "tiebreak": tb[p],
+        })
+    if log is not None:
+        for p in range(n):
+            s = seats[p]
+            log(f"seat {p}: score {score[p]} = cubes {state.on_board(p)} + palace {state.palace[p]} + region cards "
+                f"{rc[p]} + diplomats {dp[p]}; rank {ranks[p]}")
+        log(f"winner: seat {game['winner_seats']}")
+    return game, seats

@@ -1,0 +1,99 @@
+"""Final scoring: pure functions of a finished position (rules/rattus.md §2.3, §9, §10.4, §10.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+DEFAULT_DIPLOMAT_POINTS = (4, 2, 6, 2, 3)  # first, second, tie-first pool, tie-second pool, 2p tie each
+
+
+def diplomat_points(diplomats: Sequence[int], n_players: int, table: Sequence[int] = DEFAULT_DIPLOMAT_POINTS) -> list[int]:
+    """Points per seat from the final diplomat-disc counts (§2.3, Q9, Q10).
+
+    Parameters
+    ----------
+    diplomats : sequence of int, shape (n_seats,)
+        Discs of each seat still on the board after the final plague.
+    n_players : int
+        Player count; at 2 players second place scores nothing.
+    table : sequence of int, length 5
+        ``(first, second, tie-first pool, tie-second pool, 2-player tie each)``, default
+        ``(4, 2, 6, 2, 3)``.
+
+    Returns
+    -------
+    list of int, shape (n_seats,)
+        Most discs alone: ``first``; tied for most (k seats): ``floor(pool/k)`` each and no second
+        place; second alone: ``second``; tied for second: ``floor(pool2/k)`` each. A seat with no
+        disc never scores (§2.3 default).
+    """
+    first, second, pool1, pool2, tie2p = table
+    out = [0] * len(diplomats)
+    counted = [d for d in diplomats if d > 0]
+    if not counted:
+        return out
+    top = max(counted)
+    firsts = [s for s, d in enumerate(diplomats) if d == top]
+    if len(firsts) > 1:
+        each = tie2p if n_players == 2 else pool1 // len(firsts)
+        for s in firsts:
+            out[s] = each
+        return out
+    out[firsts[0]] = first
+    if n_players == 2:
+        return out
+    rest = [d for d in counted if d < top]
+    if not rest:
+        return out
+    runner = max(rest)
+    seconds = [s for s, d in enumerate(diplomats) if d == runner]
+    each = second if len(seconds) == 1 else pool2 // len(seconds)
+    for s in seconds:
+        out[s] = each
+    return out
+
+
+def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[int]], card_region: Sequence[int],
+                       points: int = 1, ties_count: bool = True) -> list[int]:
+    """Points for region cards in hand (§9 default, Q17).
+
+    Parameters
+    ----------
+    hands : sequence of sequence of int, shape (n_seats, cards)
+        Region-card ids in each hand.
+    cubes : sequence of sequence of int, shape (n_regions, n_seats)
+        Cubes per region and seat after the final plague.
+    card_region : sequence of int
+        Region index named by each card id.
+    points : int
+        Points per scoring card.
+    ties_count : bool
+        A tie for most cubes counts as the majority.
+
+    Returns
+    -------
+    list of int, shape (n_seats,)
+        A card scores if its holder has at least 1 cube in its region and the (tied) majority.
+    """
+    out = []
+    for p, hand in enumerate(hands):
+        total = 0
+        for cid in hand:
+            row = cubes[card_region[cid]]
+            mine = row[p]
+            if mine == 0:
+                continue
+            others = max((c for q, c in enumerate(row) if q != p), default=0)
+            if mine > others or (ties_count and mine == others):
+                total += points
+        out.append(total)
+    return out
+
+
+def tiebreak_keys(n_players: int, last_seat: int) -> list[float]:
+    """Tie-break key per seat, higher wins (§10.5): the player who would play next wins ties.
+
+    Order: ``last_seat + 1, last_seat + 2, …, last_seat``; the player who ended the game loses
+    every tie. Keys are ``n_players - 1`` down to ``0`` along that order.
+    """
+    return [float(n_players - 1 - ((s - last_seat - 1) % n_players)) for s in range(n_players)]
