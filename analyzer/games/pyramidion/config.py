@@ -386,8 +386,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         raise RuleError(unknown[0], f"unknown rule option (allowed: {', '.join(_OPTIONS)})")
     opts: dict[str, Any] = {}
     for name, (default, _, _) in _OPTIONS.items():
-        if name == "tiebreak":
-            continue
+        if name in ("tiebreak", "start_player"):
+            continue  # checked below
         kind = type(default)
         opts[name] = _option(rules, name, kind)
     tb = rules.get("tiebreak", _OPTIONS["tiebreak"][0])
