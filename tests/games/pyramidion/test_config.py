@@ -124,8 +124,8 @@ def test_s12_user_tables_missing_and_malformed(tmp_path):
     ("cards_file", '[[starting]]\ntype = "jester"\n[[common]]\ntype = "merchant"\ntrade = 2\n',
      "unknown card type 'jester'"),
     ("distribution_file", '[[card]]\nname = "D"\ngoods = { Memphis = 2 }\n', "unknown site 'Memphis'"),
-    ("sites_file", '[[site]]\nname = "Giza"\nproduces = "worker"\nmin_influence = 4\n'
-                   'min_negotiation = 4\nmin_trade = 4\n', "too few"),
+    ("sites_file", ('[[site]]\nname = "Giza"\nproduces = "worker"\nmin_influence = 4\n'
+                    'min_negotiation = 4\nmin_trade = 4\n'), "too few"),
 ])
 def test_s12_user_tables_inconsistent(tmp_path, field, text, message):
     """User tables: an inconsistent table raises RuleError(field, what is wrong/allowed)."""
