@@ -9,11 +9,11 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/analyzer simulate scenarios/africanus-sultan.toml
+	$(BIN)/analyzer simulate scenarios/africanus-sultan.toml --out reports/africanus-sultan
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

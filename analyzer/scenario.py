@@ -118,9 +118,9 @@ class Scenario:
         return out
 
     def fingerprint(self) -> str:
-        """A hash of everything that decides a game's records (not ``games``, not ``name``)."""
+        """A hash of the rules, seats and variants (not ``seed``, ``games`` or ``name``)."""
         data = self.to_dict()
-        for key in ("name", "description", "games"):
+        for key in ("name", "description", "games", "seed"):
             data.pop(key, None)
         for v in data.get("variants", []):
             v.pop("description", None)
