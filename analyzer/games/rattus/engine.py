@@ -354,6 +354,8 @@ class Game:
             p = (L - i) % n
             st.active = p
             st.final_round_turns += 1
+            if self.log is not None:
+                self.log(f" final turn: seat {p}")
             used = 0
             while True:
                 abil = self._ability_options(p, used, _cards.FINAL_ABILITIES)
