@@ -80,14 +80,14 @@ BAD = [
     ('game = "toy"\nplayers = 3\n[[seats]]\npolicy = "random"\n[[seats]]\npolicy = "random"\n',
      "seats: 2 entries for 3 players"),
     ('game = "toy"\nplayers = 2\n', "seats: missing"),
-    ('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "a"\n'
-     '[[variants]]\nname = "a"\n', "variants[1].name: duplicate variant name 'a'"),
+    (('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "a"\n'
+     '[[variants]]\nname = "a"\n'), "variants[1].name: duplicate variant name 'a'"),
     ('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "base"\n',
      "variants[0].name: 'base' is reserved"),
-    ('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "v"\n'
-     'rules = { cards = ["x"] }\n', "variants[0].rules.cards: unknown card 'x'"),
-    ('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "biased"\n[[seats]]\npolicy = "biased"\n'
-     'params = { boost = 0.1 }\n', "seats[1].name: two seats named 'biased' differ"),
+    (('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "v"\n'
+     'rules = { cards = ["x"] }\n'), "variants[0].rules.cards: unknown card 'x'"),
+    (('game = "toy"\nplayers = 2\n[[seats]]\npolicy = "biased"\n[[seats]]\npolicy = "biased"\n'
+     'params = { boost = 0.1 }\n'), "seats[1].name: two seats named 'biased' differ"),
     ('game = "toy"\nplayers = 2\nseat_rotation = "yes"\n[[seats]]\npolicy = "random"\n',
      "seat_rotation: must be true or false"),
     ('game = "toy"\nplayers = [2\n', "malformed TOML"),

@@ -1,0 +1,121 @@
+"""analyzer/report: files of a run directory, re-rendering, study sections, atomic writes."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analyzer import api, report
+from analyzer.errors import AnalyzerError
+from analyzer.report import sections
+from analyzer.report.files import atomic_write
+
+
+@pytest.fixture
+def run_dir(toy_file, tmp_path):
+    return api.simulate(toy_file, out=tmp_path / "run", jobs=1).out_dir
+
+
+def test_run_directory_layout(run_dir):
+    names = {p.name for p in run_dir.iterdir()}
+    assert set(report.RUN_FILES) | {"charts", "chunks"} == names
+    charts = {p.name for p in (run_dir / "charts").iterdir()}
+    assert charts == {"win_rate_by_policy.png", "win_rate_by_seat.png", "score_histogram.png",
+                      "diplomat_points.png", "caravan_bonus.png"}
+    assert not [p for p in run_dir.rglob(".*tmp*")]  # no temporary file left behind
+
+
+def test_report_header_states_run_and_defaults(run_dir):
+    md = (run_dir / "report.md").read_text()
+    assert "**60 games** per variant" in md and "root seed **42**" in md
+    assert "Rules edition: `toy-1`" in md
+    # the toy game labels `sides` a default and `cards` rulebook
+    defaults = md.split("## Labelled defaults in use")[1].split("##")[0]
+    assert "| sides | 6 | toy §1 |" in defaults and "cards" not in defaults
+
+
+def test_html_is_self_contained(run_dir):
+    html = (run_dir / "report.html").read_text()
+    assert html.count('src="data:image/png;base64,') == 5
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+
+
+def test_rerender_from_parquet_is_identical(run_dir):
+    before = (run_dir / "report.md").read_text()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    for name in ("report.md", "report.html", "summary.json"):
+        if name != "summary.json":
+            (run_dir / name).unlink()
+    api.render_report(run_dir)
+    assert (run_dir / "report.md").read_text() == before
+    assert json.loads((run_dir / "summary.json").read_text()) == summary
+
+
+def test_render_refuses_a_non_run_directory(tmp_path):
+    with pytest.raises(AnalyzerError, match="no games.parquet"):
+        report.render(tmp_path)
+
+
+def test_summary_answers_the_study_questions(run_dir):
+    res = json.loads((run_dir / "summary.json").read_text())["results"]
+    sul, car = res["sultan"], res["caravan"]
+    assert set(sul) >= {"points_distribution", "leader_wins", "winner_changed", "sultan_out"}
+    assert 0 <= sul["winner_changed"]["estimate"] <= 1
+    assert sul["sultan_out"]["won_by_seat"]  # the no-sultan variant is compared
+    assert {r["who"] for r in car["per_move"]} == {"mover", "opponents"}
+    assert car["trader_out"]["won_by_seat"]
+
+
+def _frames():
+    """Two 2-seat games by hand: game 0 the diplomat leader (seat 0) wins thanks to 4 points,
+    game 1 nobody has diplomats. The caravan moved twice in game 0 only."""
+    games = pd.DataFrame({"game_id": [0, 1], "variant": ["base"] * 2, "n_players": [2, 2],
+                          "rounds": [3, 4], "end": ["trigger"] * 2, "winner_seats": ["0", "1"],
+                          "rules_version": ["t"] * 2, "class_cards": ["sultan,trader"] * 2})
+    seats = pd.DataFrame({
+        "game_id": [0, 0, 1, 1], "variant": ["base"] * 4, "seat": [0, 1, 0, 1],
+        "policy": ["g"] * 4, "score": [10.0, 8.0, 5.0, 6.0], "rank": [1, 2, 2, 1],
+        "won": [1.0, 0.0, 0.0, 1.0], "diplomats_surviving": [2, 0, 0, 0],
+        "sultan_points": [4, 0, 0, 0], "tiebreak": [0.0] * 4,
+        "caravan_moves": [2, 0, 0, 0], "caravan_cubes_own": [2, 0, 0, 0],
+        "caravan_cubes_given": [1, 0, 0, 0], "caravan_cubes_received": [0, 1, 0, 0],
+        "caravan_cubes_own_surviving": [1, 0, 0, 0], "caravan_cubes_received_surviving": [0, 1, 0, 0],
+    })
+    return games, seats
+
+
+def test_sultan_section_numbers(tmp_path):
+    games, seats = _frames()
+    out = sections.sultan(sections.Doc(tmp_path), games, seats, players=2)
+    assert out["leader_wins"]["games"] == 1 and out["leader_wins"]["estimate"] == 1.0
+    assert out["leader_wins"]["no_edge"] == 0.5
+    assert out["winner_changed"]["changed"] == 1 and out["winner_changed"]["games"] == 2
+    assert out["sultan_out"] == {}  # no variant without the Sultan
+
+
+def test_caravan_section_numbers(tmp_path):
+    games, seats = _frames()
+    out = sections.caravan(sections.Doc(tmp_path), games, seats, players=2)
+    per_move = {(r["who"], r["stage"]): r["value"] for r in out["per_move"]}
+    # 2 moves: 2 own cubes (1 survives), 1 cube given (it survives)
+    assert per_move == {("mover", "placed"): 1.0, ("opponents", "placed"): 0.5,
+                        ("mover", "surviving"): 0.5, ("opponents", "surviving"): 0.5}
+    assert out["survival_own"]["estimate"] == 0.5 and out["survival_given"]["estimate"] == 1.0
+
+
+def test_study_sections_only_with_their_columns(tmp_path):
+    games, seats = _frames()
+    plain = seats[["game_id", "variant", "seat", "policy", "score", "rank", "won"]]
+    doc = sections.Doc(tmp_path)
+    out = sections.all_sections(doc, games.drop(columns="class_cards"), plain, players=2)
+    assert set(out) == {"results", "variants"}
+    assert not any(b[0] == "h" and "Sultan" in b[1] for b in doc.blocks)
+
+
+def test_atomic_write_replaces_whole_file(tmp_path):
+    path = tmp_path / "f.txt"
+    atomic_write(path, "old")
+    atomic_write(path, b"new")
+    assert path.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["f.txt"]
