@@ -38,6 +38,12 @@ SPEC = GameSpec(
 )
 
 __all__ = [
-    "SPEC", "CartusConfig", "default_config", "make_config", "play_game",
-    "one_per_class_sets", "building_set_id", "rule_values",
+    "SPEC",
+    "CartusConfig",
+    "building_set_id",
+    "default_config",
+    "make_config",
+    "one_per_class_sets",
+    "play_game",
+    "rule_values",
 ]

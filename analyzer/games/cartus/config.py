@@ -35,9 +35,9 @@ _PAIR_KINDS = ("hospital",)
 # name -> (default, allowed values or a type, section, help)
 _OPTIONS: dict[str, tuple[Any, Any, str, str]] = {
     "building_selection": ("random_cards", ("random_cards", "random_buildings", "explicit"), "§3",
-                           "how the 30 building cards are chosen: random_cards = mode (c) 5 random"
-                           " cards per class; random_buildings = mode (b); explicit = `buildings`"
-                           " or `building_set_name`"),
+                           ("how the 30 building cards are chosen: random_cards = mode (c) 5 random"
+                            " cards per class; random_buildings = mode (b); explicit = `buildings`"
+                            " or `building_set_name`")),
     "buildings": (None, list, "§3 mode (a)",
                   "explicit cards: 'building' (all 5 copies) or 'building:copy', 30 cards, 5 per class"),
     "building_set_name": (None, ("first_game",), "§1 setup note", "a named explicit set"),
@@ -173,7 +173,7 @@ DEFAULT_BUILDINGS = (
 def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
     field = "buildings_file"
     data, user = _load("buildings.toml", path, field)
-    classes, src, sec = _entry(data, "classes", field)
+    classes, _src, _sec = _entry(data, "classes", field)
     if tuple(classes) != DEFAULT_CLASSES:
         raise RuleError(field, f"[classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
     rows = data.get("building")
@@ -325,6 +325,7 @@ def building_set_id(names: Sequence[str]) -> str:
     >>> building_set_id(["farm", "palace"])
     'palace+farm'
     """
+    names = list(names)
     counts: dict[str, int] = {}
     for name in names:
         if name not in DEFAULT_BUILDINGS:

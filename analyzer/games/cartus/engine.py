@@ -15,7 +15,14 @@ from analyzer.games.base import build_policy, game_streams, seed_of
 from analyzer.games.cartus import chance, metrics, scoring
 from analyzer.games.cartus.config import PASS, CartusConfig
 from analyzer.games.cartus.policies import POLICIES
-from analyzer.games.cartus.resolution import Log, check_counts, draw_cards, illegal, look, resolve_building
+from analyzer.games.cartus.resolution import (
+    Log,
+    check_counts,
+    draw_cards,
+    illegal,
+    look,
+    resolve_building,
+)
 from analyzer.games.cartus.state import State, new_state
 
 

@@ -188,7 +188,7 @@ class Greedy:
         if kind == "brewery":
             return (st.round_influence[seat] + extra_inf) // amt * self.card_value
         if kind == "look":
-            unseen = len(st.nun_row) - bin(st.seen[seat]).count("1")
+            unseen = len(st.nun_row) - st.seen[seat].bit_count()
             return min(amt, unseen) * self.look_value
         if kind == "guard_tower":
             if not premium:
@@ -255,7 +255,7 @@ class Greedy:
 
     # -- decisions
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
-        unseen = len(st.nun_row) - bin(st.seen[seat]).count("1")
+        unseen = len(st.nun_row) - st.seen[seat].bit_count()
         best, best_r = -1e9, 0
         for r, c in enumerate(st.row):
             d, x, looks = st.cfg.card_icons[c]
