@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import build_policy, game_streams, seed_of
 from analyzer.games.pyramidion.config import (
@@ -735,6 +737,9 @@ def play_game(cfg: PyramidionConfig, policies: Sequence, seed, log: Callable[[st
         that reaches ``max_rounds`` is a normal record with ``end = "turn_cap"`` (§6).
     """
     objs, names = resolve_policies(policies, cfg.players)
+    if isinstance(seed, np.random.SeedSequence):
+        # SeedSequence.spawn mutates its object; a fresh copy makes a reused object replay.
+        seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     chance, seats = game_streams(seed, cfg.players)
     game = Game(cfg, objs, chance, seats, log)
     game.seed_text = seed_of(seed)

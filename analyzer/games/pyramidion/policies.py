@@ -72,11 +72,14 @@ class GreedyPolicy:
     slave_driver_tile: float = field(default=1.2, metadata={"help": "value of winning a slave-driver tile, in VP"})
     negotiator_tile: float = field(default=1.5, metadata={"help": "value of winning a negotiator tile, in VP"})
     player_order: float = field(default=0.3, metadata={"help": "value of a Giza player-order tile, in VP"})
-    card_cost: float = field(default=0.12, metadata={"help": "cost per card point spent, in VP"})
+    card_cost: float = field(default=0.25, metadata={"help": "cost per card point spent at the round's first site (falls to 0 at its last), in VP"})
+    progress: float = field(default=0.4, metadata={"help": "share of a contest's value credited to a card that does not win it alone but the hand can (0-1)"})
     recruit_below: int = field(default=3, metadata={"help": "recruit away a common card whose best value is at most this"})
     revolt_margin: int = field(default=10, metadata={"help": "influence needed before playing a revolt card, in points"})
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.progress <= 1.0:
+            raise ValueError(f"progress must be in [0, 1] (got {self.progress!r})")
         _check_nonneg(self, "good_value", "slave_driver_tile", "negotiator_tile", "player_order",
                       "card_cost", "recruit_below", "revolt_margin")
 
@@ -138,6 +141,18 @@ class GreedyPolicy:
         vals = self._contest_values(st, seat, site)
         mine = (tot[0][seat], tot[1][seat], tot[2][seat])
         won_now = [self._wins(tot, c, seat, mine[c], mins[c]) for c in range(3)]
+        # A card unplayed at the end of the round is wasted: its cost shrinks with the number
+        # of activations still to come this round.
+        total = st.n * cfg.activations_per_player
+        later = total - sum(st.sundial) - 1
+        unit = self.card_cost * later / (total - 1) if total > 1 else 0.0
+        reach = [0, 0, 0]  # what the whole hand could still add per category
+        for c in options[1:]:
+            if cfg.card_type[c] != GODDESS:
+                v = cfg.card_val[c]
+                reach[0] += v[0]
+                reach[1] += v[1]
+                reach[2] += v[2]
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
             c = options[i]
@@ -146,14 +161,17 @@ class GreedyPolicy:
                 g = cfg.goddess_value
                 gain = max(vals[k] * (self._wins(tot, k, seat, mine[k] + g, mins[k]) - won_now[k])
                            for k in range(3))
-                cost = self.card_cost * g
+                cost = unit * g
             else:
                 v = cfg.card_val[c]
                 gain = 0.0
                 for k in range(3):
                     if v[k]:
-                        gain += vals[k] * (self._wins(tot, k, seat, mine[k] + v[k], mins[k]) - won_now[k])
-                cost = self.card_cost * (v[0] + v[1] + v[2])
+                        if self._wins(tot, k, seat, mine[k] + v[k], mins[k]):
+                            gain += vals[k] * (1 - won_now[k])
+                        elif self._wins(tot, k, seat, mine[k] + v[k] + reach[k] - v[k], mins[k]):
+                            gain += vals[k] * self.progress  # the rest of the hand can still win it
+                cost = unit * (v[0] + v[1] + v[2])
                 if t == SLAVE_DRIVER:
                     if cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
                         gain += self.player_order
