@@ -46,6 +46,12 @@ def _json_safe(obj: Any) -> Any:
     return obj
 
 
+def _short(value: Any, width: int = 60) -> str:
+    """A value for a table cell; long tables (a map, a token list) are cut with an ellipsis."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
@@ -79,7 +85,7 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
     if base_defaults:
         doc.p("These rule values are `[GAP → DEFAULT]` choices of the rules file, not sourced from "
               "a rulebook or seed; results rest on them:")
-        doc.table(pd.DataFrame([{"rule value": d["name"], "value": str(d["value"]),
+        doc.table(pd.DataFrame([{"rule value": d["name"], "value": _short(d["value"]),
                                  "section": d.get("section", "")} for d in base_defaults]))
     else:
         doc.p("No rule value in use is a labelled default." if "base" in defaults
@@ -88,7 +94,7 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
         extra = [d for d in values if d not in base_defaults]
         if name != "base" and extra:
             doc.p(f"Variant `{name}` also uses: " + "; ".join(
-                f"{d['name']} = {d['value']}" for d in extra) + ".")
+                f"{d['name']} = {_short(d['value'])}" for d in extra) + ".")
 
 
 def render(run_dir: str | Path) -> dict[str, Any]:

@@ -177,8 +177,12 @@ def _arms_with_card(games: pd.DataFrame, seats: pd.DataFrame, card: str, active:
     return [v for v, total in act.items() if total > 0]
 
 
-def _card_out(doc: Doc, games, seats, card: str, active: str) -> dict:
-    """Win-rate and score change of variants that take ``card`` out while the base has it."""
+def _card_out(doc: Doc, games, seats, card: str, active: str, user: str) -> dict:
+    """Win-rate and score change of variants that take ``card`` out while the base has it.
+
+    Besides the per-seat table, the seats that used the card in a base game (``user`` > 0) are
+    followed into the same game without the card: how their win share moves.
+    """
     with_card = _arms_with_card(games, seats, card, active)
     outs = [v for v in _variants(seats) if v not in with_card]
     if BASE not in with_card or not outs:
@@ -196,7 +200,29 @@ def _card_out(doc: Doc, games, seats, card: str, active: str) -> dict:
     doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
           "(variant − base, 95% intervals, `*` significant):")
     doc.table(pd.DataFrame(rows))
-    return {"won_by_seat": _records(won), "score_by_seat": _records(score)}
+    out = {"won_by_seat": _records(won), "score_by_seat": _records(score), "users": []}
+    base = seats[seats["variant"] == BASE]
+    users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
+    for var in outs:
+        other = seats.loc[seats["variant"] == var, ["game_id", "seat", "won", "score"]]
+        pair = users.merge(other, on=["game_id", "seat"], suffixes=("_b", "_v"))
+        if len(pair) < 2:
+            continue
+        dw = stats.paired_difference(pair["won_b"], pair["won_v"])
+        ds = stats.paired_difference(pair["score_b"], pair["score_v"])
+        n_players = int(games["n_players"].iloc[0])
+        doc.p(f"The {len(pair)} seats that used the {card.title()} (`{user}` > 0) won "
+              f"{100 * pair['won_b'].mean():.1f} % of their base games (a fair share is "
+              f"{100 / n_players:.1f} %); the same seats in the same games of `{var}` won "
+              f"{100 * pair['won_v'].mean():.1f} %: change "
+              f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant': dw.significant}, 100, ' pp', 1)}, "
+              f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant': ds.significant})} points. "
+              "(These seats are selected by what happened in the base game, so part of the "
+              "change is selection, not the card.)")
+        out["users"].append({"variant": var, "n": len(pair), "won_with": pair["won_b"].mean(),
+                             "won_without": pair["won_v"].mean(), "won_diff": vars(dw),
+                             "score_diff": vars(ds)})
+    return out
 
 
 def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
@@ -252,7 +278,8 @@ def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> 
           f"({int(changed.sum())} of {len(changed)}): recomputing the winner from score − "
           "diplomat points (same tie-break) gives a different set of winners.")
     out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **_ivd(iv2)}
-    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points")
+    user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
+    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user)
     return out
 
 
@@ -281,12 +308,13 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
     if "caravan_cubes_own_surviving" in g:
         rows.append(("mover", "surviving",
                      stats.ratio_interval(g["caravan_cubes_own_surviving"], moves)))
-        surv_own = stats.ratio_interval(g["caravan_cubes_own_surviving"], g["caravan_cubes_own"])
+        surv_own = _share(stats.ratio_interval(g["caravan_cubes_own_surviving"],
+                                               g["caravan_cubes_own"]))
     if "caravan_cubes_received_surviving" in g:
         rows.append(("opponents", "surviving",
                      stats.ratio_interval(g["caravan_cubes_received_surviving"], moves)))
-        surv_recv = stats.ratio_interval(g["caravan_cubes_received_surviving"],
-                                         g["caravan_cubes_received"])
+        surv_recv = _share(stats.ratio_interval(g["caravan_cubes_received_surviving"],
+                                                g["caravan_cubes_received"]))
     table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
                          columns=["who", "stage", "value", "lo", "hi"])
     doc.table(pd.DataFrame({"cubes go to": table["who"], "": table["stage"],
@@ -302,8 +330,13 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
         out["survival_given"] = _ivd(surv_recv)
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: charts.plot_caravan(ax, table))
-    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves")
+    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves")
     return out
+
+
+def _share(iv: stats.Interval) -> stats.Interval:
+    """A proportion's interval clipped to [0, 1] (the delta method can overshoot)."""
+    return stats.Interval(iv.estimate, max(0.0, iv.lo), min(1.0, iv.hi))
 
 
 def _iv(iv: stats.Interval) -> tuple[float, float, float]:
