@@ -1,0 +1,146 @@
+"""Properties under random and greedy play: conservation, caps, termination, determinism, records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from analyzer.games.rattus import POLICIES, SPEC, default_config, play_game
+from analyzer.games.rattus.engine import Game
+from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS
+
+CONFIGS = [(2, ()), (3, ()), (4, ()), (2, ("africanus",)), (4, ("africanus",)), (5, ("africanus",)),
+           (6, ("africanus",))]
+
+
+class Checking:
+    """Wraps a policy and checks the invariants of the position at every decision it is asked."""
+
+    def __init__(self, inner, total_tokens: int, removed: int):
+        self.inner = inner
+        self.name = inner.name
+        self.total_tokens = total_tokens
+        self.removed = removed
+        self.calls = 0
+
+    def choose(self, st, seat, kind, options, rng, ctx=None):
+        cfg = st.cfg
+        self.calls += 1
+        for p in range(cfg.n_players):  # cubes are conserved (§6.1: 20 each)
+            assert st.supply_cubes[p] + st.on_board(p) + st.palace[p] == cfg.cubes_per_player
+            assert st.supply_cubes[p] >= 0
+        on_board = sum(len(t) for t in st.tokens)  # tokens: board + supply + revealed + removed
+        assert on_board + len(st.supply_tokens) + st.discarded_tokens + self.removed == self.total_tokens
+        assert all(len(t) <= cfg.rat_cap for t in st.tokens)  # 3-rat cap
+        discs = sum(sum(row) for row in st.discs)  # discs: supply + board
+        assert discs + st.disc_supply == cfg.diplomat_discs
+        for r, row in enumerate(st.discs):
+            for p, d in enumerate(row):
+                assert d in (0, 1) and (not d or st.cubes[r][p] >= 1)
+                assert 0 <= st.tag_own[r][p] + st.tag_recv[r][p] <= st.cubes[r][p]
+        return self.inner.choose(st, seat, kind, options, rng, ctx)
+
+
+def _checked_game(cfg, policy: str, seed: int):
+    pols = [Checking(POLICIES[policy](), len(cfg.tokens), cfg.tokens_removed) for _ in range(cfg.n_players)]
+    game = Game(cfg, pols, seed)
+    game.setup()
+    game.run()
+    return game, pols
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=hst.integers(0, 2**32), case=hst.sampled_from(CONFIGS), policy=hst.sampled_from(["random", "greedy"]))
+def test_conservation_and_caps_hold_at_every_decision(seed, case, policy):
+    """Cubes, tokens, discs and region cards are conserved; caps hold; the game ends."""
+    cfg = default_config(*case)
+    game, pols = _checked_game(cfg, policy, seed)
+    st = game.state
+    assert st.phase == "over" and st.end in ("trigger", "turn_cap")
+    assert sum(p.calls for p in pols) > 0
+    if cfg.africanus:
+        assert sum(len(h) for h in st.hands) + len(st.deck) + len(st.rdiscard) == len(cfg.rcard_region)
+    # after the final plague no region holds both rats and cubes
+    assert all(not (t and sum(c)) for t, c in zip(st.tokens, st.cubes))
+
+
+def test_random_play_always_terminates_with_valid_records():
+    """A few hundred random games over every mode end normally with declared record columns."""
+    for i in range(280):
+        players, exps = CONFIGS[i % len(CONFIGS)]
+        cfg = default_config(players, exps)
+        g, seats = play_game(cfg, "random", i)
+        assert set(g) == set(GAME_COLUMNS) and all(set(s) == set(SEAT_COLUMNS) for s in seats)
+        assert g["end"] == "trigger"
+        assert sum(s["won"] for s in seats) == 1.0 and sorted(s["rank"] for s in seats) == list(range(1, players + 1))
+        for s in seats:
+            assert s["score"] == s["score_cubes"] + s["region_card_points"] + s["sultan_points"]
+            assert s["score_cubes"] == s["cubes_on_board"] + s["palace_cubes"]
+            assert s["caravan_cubes_own_surviving"] <= s["caravan_cubes_own"]
+            assert s["caravan_cubes_received_surviving"] <= s["caravan_cubes_received"]
+            assert s["diplomats_surviving"] <= s["diplomats_placed"]
+        assert sum(s["caravan_cubes_given"] for s in seats) == sum(s["caravan_cubes_received"] for s in seats)
+
+
+def test_same_seed_same_records_and_log():
+    """Same seed (int or SeedSequence) and policies => identical records and replay log."""
+    cfg = default_config(4, ("africanus",))
+    for seed in (5, np.random.SeedSequence(99, spawn_key=(2,))):
+        logs = ([], [])
+        a = play_game(cfg, ["greedy", "random", "greedy", "random"], seed, logs[0].append)
+        b = play_game(cfg, ["greedy", "random", "greedy", "random"], seed, logs[1].append)
+        assert a == b and logs[0] == logs[1] and len(logs[0]) > 50
+    assert play_game(cfg, "random", 5) != play_game(cfg, "random", 6)
+
+
+def test_log_does_not_change_the_game():
+    """Logging is observation only: records with and without a log are equal."""
+    cfg = default_config(3, ("africanus",))
+    assert play_game(cfg, "greedy", 8) == play_game(cfg, "greedy", 8, lambda line: None)
+
+
+def test_changing_one_seat_policy_keeps_the_chance_stream():
+    """game_streams: the starting tokens and start player do not depend on the seats' policies."""
+    cfg = default_config(4, ("africanus",))
+    games = []
+    for pols in (["random"] * 4, ["greedy"] + ["random"] * 3):
+        game = Game(cfg, [POLICIES[p]() for p in pols], 17)
+        game.setup()
+        games.append((game.state.tokens, game.state.start_seat, game.state.plague, game.state.hands))
+    assert games[0] == games[1]
+
+
+def test_greedy_beats_random_at_four_players():
+    """Greedy vs 3 random at 4p Africanus wins well over a quarter of the games."""
+    cfg = default_config(4, ("africanus",))
+    wins = 0.0
+    n = 48
+    for i in range(n):
+        seat = i % 4
+        pols = ["greedy" if s == seat else "random" for s in range(4)]
+        _, seats = play_game(cfg, pols, 1000 + i)
+        wins += seats[seat]["won"]
+    assert wins / n > 0.5
+
+
+def test_policy_parameters_validated():
+    """Policy params: typed, range-checked in __post_init__ (build_policy turns it into RuleError)."""
+    from analyzer.errors import RuleError
+    from analyzer.games.base import build_policy
+    with pytest.raises(RuleError, match="plague_risk must be in"):
+        build_policy(SPEC.policies, "greedy", {"plague_risk": 9.0})
+    assert build_policy(SPEC.policies, "greedy", {"plague_risk": 1}).plague_risk == 1.0
+
+
+@pytest.mark.slow
+def test_greedy_win_rate_many_games():
+    """Slow: greedy vs 3 random over 2000 games at 4p Africanus wins more than 60%."""
+    cfg = default_config(4, ("africanus",))
+    wins = 0.0
+    for i in range(2000):
+        seat = i % 4
+        _, seats = play_game(cfg, ["greedy" if s == seat else "random" for s in range(4)], i)
+        wins += seats[seat]["won"]
+    assert wins / 2000 > 0.6
