@@ -7,6 +7,7 @@ methods of ``policies.Policy``; every answer is checked here.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 
@@ -181,11 +182,17 @@ def play_round(st: State, policies, prngs, rng, seed_text: str, log: Log) -> Non
         log(f"  end of round {st.round}: {st.describe()}")
 
 
+@functools.lru_cache(maxsize=None)
+def _named_policy(name: str):
+    # policies are frozen and keep no state between games, so one default object per name
+    return build_policy(POLICIES, name)
+
+
 def resolve_policies(policies: Sequence, n: int) -> list:
-    """Policy objects from names or objects, one per seat."""
+    """Policy objects from names (default parameters) or objects, one per seat."""
     if len(policies) != n:
         raise RuleError("seats", f"{n} players need {n} policies (got {len(policies)})")
-    return [build_policy(POLICIES, p) if isinstance(p, str) else p for p in policies]
+    return [_named_policy(p) if isinstance(p, str) else p for p in policies]
 
 
 def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -> tuple[dict, list[dict]]:

@@ -28,7 +28,7 @@ import random
 from dataclasses import dataclass, field
 
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
-from analyzer.games.cartus.scoring import majority_points
+from analyzer.games.cartus.scoring import seat_points
 from analyzer.games.cartus.state import State
 
 
@@ -154,6 +154,7 @@ class Greedy:
                 raise ValueError(f"{f} must be >= 0 (got {getattr(self, f)})")
         if self.rat_buffer < 0 or self.max_offclass < 0:
             raise ValueError("rat_buffer and max_offclass must be >= 0")
+        object.__setattr__(self, "_memo", {})  # seat -> (position key, plans); not a parameter
 
     # -- value helpers
     def _risk(self, st: State, seat: int, rats: int) -> float:
@@ -199,58 +200,93 @@ class Greedy:
             return 0.5 * got * self.card_value + self.protect_value
         return 0.0
 
-    def _plan(self, st: State, seat: int, r: int, hand: list[int]) -> tuple[float, list[int]]:
-        """Best ``(value, counts)`` for entering row ``r`` with ``hand`` (one-step look-ahead)."""
+    def _plans(self, st: State, seat: int) -> dict[int, tuple[float, list[int]]]:
+        """Best plan per open row for ``seat``'s current hand, memoised for this exact position
+        (``enter``, ``cards`` and ``use_pass`` ask about the same position back to back)."""
+        key = (st.round, tuple(st.hands[seat]), tuple(map(len, st.entries)))
+        memo = self._memo.get(seat)
+        if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
+            return memo[2]
+        plans: dict[int, tuple[float, list[int]]] = {}
+        self._memo[seat] = (st, key, plans)
+        return plans
+
+    def _plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
+        """Best ``(value, counts)`` for entering row ``r`` with the current hand (one step ahead)."""
+        plans = self._plans(st, seat)
+        got = plans.get(r)
+        if got is None:
+            got = plans[r] = self._make_plan(st, seat, r)
+        return got
+
+    def _make_plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
         cfg = st.cfg
+        hand = st.hands[seat]
         b = cfg.card_building[st.row[r]]
         k = cfg.building_class[b]
-        others = [sum(c) for s, c in st.entries[r] if s != seat]
-        best_other = max(others, default=-1)
-        to_come = sum(1 for s in range(st.n) if not any(e[0] == s for row in st.entries for e in row)) - 1
-        col = [st.influence[s][k] for s in range(st.n)]
-        base_pts = majority_points(col, cfg.track_points, cfg.track_tie)[seat]
-        mine0 = col[seat]
-        rats0 = st.rats[seat]
-        risk0 = self._risk(st, seat, rats0)
+        kind = cfg.building_action[b]
+        others_here = [(s, sum(c)) for s, c in st.entries[r] if s != seat]
+        best_other = max((x for _, x in others_here), default=-1)
+        entered = sum(len(e) for e in st.entries)
+        to_come = entered < st.n - 1
+        inf = [st.influence[s][k] for s in range(st.n) if s != seat]
+        mine0 = st.influence[seat][k]
+        pts, tie = cfg.track_points, cfg.track_tie
+        base_pts = seat_points(inf, mine0, pts, tie)
         # off-class cards, most plentiful class first
         off = sorted((t for t in range(JOKER) if t != k for _ in range(hand[t])), key=lambda t: -hand[t])
+        n_off = min(len(off), self.max_offclass)
+        rats0 = st.rats[seat]
+        # risk table: life_value * P(death) with x more rats
+        known = unknown = 0
+        for p, v in enumerate(st.nun_row):
+            if (st.seen[seat] >> p) & 1:
+                known += v
+            else:
+                unknown += 1
+        cdf = _nun_cdf(cfg.population, cfg.nun_row_size)[unknown]
+        life = self.life_value
+        risk = []
+        for x in range(n_off + 1):
+            y = rats0 + x + self.rat_buffer - known - 1
+            risk.append(life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0))
+        flat = kind not in ("brewery", "guard_tower")
+        if flat:
+            prem_flat = self._action(st, seat, b, True, 0)
+            std_flat = self._action(st, seat, b, False, 0)
         base = [0] * N_TYPES
         base[k] = hand[k]
         base[JOKER] = hand[JOKER]
-        if others and max(sum(st.hands[s]) for s, _ in st.entries[r] if s != seat) >= 2:
+        if others_here and max(sum(st.hands[s]) for s, _ in others_here) >= 2:
             base[SWORD] = hand[SWORD]
-        if others and rats0 > 0:
+        if others_here and rats0 > 0:
             base[FLUTE] = min(hand[FLUTE], (rats0 + cfg.flute_rats - 1) // cfg.flute_rats)
+        special_v = 0.3 * (self.sword_value * base[SWORD] + self.flute_value * base[FLUTE])
+        need = max(best_other + 1, cfg.premium_min_cards)
         best_v, best_c = -1e9, base
-        for x in range(min(len(off), self.max_offclass) + 1):
-            c = base.copy()
-            for t in off[:x]:
-                c[t] += 1
-            for keep in (False, True):
-                if keep:  # also try the same play without the jokers
-                    if not c[JOKER]:
-                        continue
-                    c = c.copy()
-                    c[JOKER] = 0
-                g = sum(c[:JOKER + 1])
-                col[seat] = mine0 + g
-                gain = majority_points(col, cfg.track_points, cfg.track_tie)[seat] - base_pts
-                v = self.track_weight * gain + self.influence_value * g
-                v -= self._risk(st, seat, rats0 + x) - risk0 + 0.1 * x
-                v -= self.card_value * (c[k] + x) + self.joker_value * c[JOKER]
-                v += self.sword_value * 0.3 * c[SWORD] + self.flute_value * 0.3 * c[FLUTE]
-                if g >= max(best_other + 1, cfg.premium_min_cards):
-                    p = 1.0 if to_come <= 0 else 0.75
+        for x in range(n_off + 1):
+            for jokers in ((hand[JOKER], 0) if hand[JOKER] else (0,)):
+                g = hand[k] + jokers + x
+                v = self.track_weight * (seat_points(inf, mine0 + g, pts, tie) - base_pts)
+                v += self.influence_value * g - (risk[x] - risk[0]) - 0.1 * x
+                v -= self.card_value * (hand[k] + x) + self.joker_value * jokers - special_v
+                if g >= need:
+                    p = 0.75 if to_come else 1.0
                 elif g == best_other and g >= cfg.premium_min_cards:
                     p = 0.5
                 else:
                     p = 0.0
-                if p:
-                    v += p * self._action(st, seat, b, True, g)
-                v += (1 - p) * self._action(st, seat, b, False, g)
+                if flat:
+                    v += p * prem_flat + (1 - p) * std_flat
+                else:
+                    v += (p * self._action(st, seat, b, True, g) if p else 0.0) + (
+                        1 - p) * self._action(st, seat, b, False, g)
                 if v > best_v:
+                    c = base.copy()
+                    c[JOKER] = jokers
+                    for t in off[:x]:
+                        c[t] += 1
                     best_v, best_c = v, c
-        col[seat] = mine0
         return best_v, best_c
 
     # -- decisions
@@ -272,21 +308,20 @@ class Greedy:
         return 0
 
     def enter(self, st: State, seat: int, rows: tuple[int, ...], rng: random.Random) -> int:
-        hand = st.hands[seat]
         best, best_r = -1e9, rows[0]
         for r in rows:
-            v = self._plan(st, seat, r, hand)[0]
+            v = self._plan(st, seat, r)[0]
             if v > best:
                 best, best_r = v, r
         return best_r
 
     def cards(self, st: State, seat: int, r: int, rng: random.Random) -> list[int]:
-        return self._plan(st, seat, r, st.hands[seat])[1]
+        return self._plan(st, seat, r)[1]
 
     def use_pass(self, st: State, seat: int, rng: random.Random) -> bool:
         entered = {r for r, row in enumerate(st.entries) for s, _ in row if s == seat}
         rows = [r for r in range(len(st.row)) if r not in entered]
-        return any(self._plan(st, seat, r, st.hands[seat])[0] > self.pass_value for r in rows)
+        return any(self._plan(st, seat, r)[0] > self.pass_value for r in rows)
 
     def target(self, st: State, seat: int, kind: str, candidates: tuple[int, ...], rng: random.Random) -> int:
         if kind == "sword" or not st.cfg.rats_visible:

@@ -58,6 +58,30 @@ def majority_points(values: Sequence[int], points: Sequence[int] = (10, 5, 2),
     return out
 
 
+def seat_points(others: Sequence[int], value: int, points: Sequence[int] = (10, 5, 2),
+                tie: str = "split_down") -> int:
+    """One seat's points of ``majority_points`` given the other seats' values (rules §7.2).
+
+    Equal to ``majority_points(others + [value], points, tie)[-1]``, in O(n) without sorting;
+    for a policy's look-ahead.
+    """
+    if value <= 0:
+        return 0
+    above = equal = 0
+    for x in others:
+        if x > value:
+            above += 1
+        elif x == value:
+            equal += 1
+    if above >= len(points):
+        return 0
+    if tie == "split_down":
+        return sum(points[above:above + equal + 1]) // (equal + 1)
+    if tie == "all_full" or not equal:
+        return points[above]
+    return 0
+
+
 def track_points(influence: Sequence[int], points: Sequence[int] = (10, 5, 2)) -> list[int]:
     """Points per seat on one influence track under the default tie rule (rules §7.2).
 
