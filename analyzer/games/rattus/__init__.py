@@ -15,13 +15,20 @@ import numpy as np
 from analyzer.errors import RuleError
 from analyzer.games.base import GameSpec, build_policy
 from analyzer.games.rattus.config import (
-    CARD_NAMES, EXPANSIONS, RULE_OPTIONS, RULES_VERSION, RattusConfig, default_config, make_config, rule_values,
+    CARD_NAMES,
+    EXPANSIONS,
+    RULE_OPTIONS,
+    RULES_VERSION,
+    RattusConfig,
+    default_config,
+    make_config,
+    rule_values,
 )
 from analyzer.games.rattus.engine import Game
 from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS, build_records
 from analyzer.games.rattus.policies import POLICIES
 
-__all__ = ["SPEC", "POLICIES", "default_config", "make_config", "play_game", "RattusConfig"]
+__all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", "play_game"]
 
 
 def _policy_objects(policies: Any, n: int) -> list:

@@ -39,7 +39,7 @@ class Game:
         Receives readable replay lines; ``None`` skips all log work.
     """
 
-    __slots__ = ("cfg", "policies", "seed", "rng", "seat_rngs", "log", "state")
+    __slots__ = ("cfg", "log", "policies", "rng", "seat_rngs", "seed", "state")
 
     def __init__(self, cfg: RattusConfig, policies: Sequence[Any], seed: int | np.random.SeedSequence,
                  log: Callable[[str], None] | None = None):

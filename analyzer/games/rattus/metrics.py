@@ -106,7 +106,6 @@ def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict
         })
     if log is not None:
         for p in range(n):
-            s = seats[p]
             log(f"seat {p}: score {score[p]} = cubes {state.on_board(p)} + palace {state.palace[p]} + region cards "
                 f"{rc[p]} + diplomats {dp[p]}; rank {ranks[p]}")
         log(f"winner: seat {game['winner_seats']}")

@@ -89,7 +89,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         for k in classes:
             if hc[k] and not (prot >> k) & 1:
                 loss += hc[k] if stack else 1
-        out.append(loss if loss < c else c)
+        out.append(min(c, loss))
     return out
 
 

@@ -9,6 +9,7 @@ hand, what the Witch showed through ``ctx``), never a face-down token's identity
 from __future__ import annotations
 
 import random
+from operator import mul
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,20 +78,17 @@ class GreedyPolicy:
             return [0.0] * len(row)
         cfg = st.cfg
         k = (len(st.tokens[r]) + self.future_rats) * self.plague_risk
-        t = tot if tot < 6 else 6
+        t = min(6, tot)
         ea, em, ec = cfg.exp_a[t], cfg.exp_m[t], cfg.exp_c[t]
         top = max(row)
         out = []
+        held = st.held_class
         for q, c in enumerate(row):
             if not c:
                 out.append(0.0)
                 continue
-            e = ea + (em if c == top else 0.0)
-            for cls, h in enumerate(st.held_class[q]):
-                if h:
-                    e += ec[cls] * h
-            loss = k * e
-            out.append(c - (loss if loss < c else c))
+            loss = k * (ea + (em if c == top else 0.0) + sum(map(mul, ec, held[q])))
+            out.append(c - (min(c, loss)))
         return out
 
     def _rel(self, st: State, p: int, regions) -> float:
@@ -120,18 +118,22 @@ class GreedyPolicy:
         return after - before
 
     def _take_value(self, st: State, p: int, card: int) -> float:
+        """Card value minus the extra expected losses of holding it, plus the relief of its
+        previous holder weighted as an opponent (uncapped linear estimate, O(regions))."""
         cls = CARD_CLASS[card]
         prev = st.holder[card]
-        regions = range(st.cfg.n_regions)
-        before = self._rel(st, p, regions)
-        st.held_class[p][cls] += 1
-        if prev >= 0:
-            st.held_class[prev][cls] -= 1
-        after = self._rel(st, p, regions)
-        st.held_class[p][cls] -= 1
-        if prev >= 0:
-            st.held_class[prev][cls] += 1
-        return after - before + self.card_value
+        cfg = st.cfg
+        w = self.opponent_weight / (cfg.n_players - 1)
+        risk = 0.0
+        for r, row in enumerate(st.cubes):
+            mine = row[p]
+            other = row[prev] if prev >= 0 else 0
+            if not (mine or other):
+                continue
+            tot = sum(row)
+            per = (len(st.tokens[r]) + self.future_rats) * self.plague_risk * cfg.exp_c[min(6, tot)][cls]
+            risk += per * ((1 if mine else 0) - (w if other else 0))
+        return self.card_value - risk
 
     def _merchant_value(self, st: State, p: int, opt) -> float:
         src, dst, k, _ = opt
@@ -185,19 +187,15 @@ class GreedyPolicy:
         tot = sum(row)
         if not k or not tot:
             return 0.0
-        t = tot if tot < 6 else 6
+        t = min(6, tot)
         top = max(row)
         dmg = []
         for q, c in enumerate(row):
             if not c:
                 dmg.append(0.0)
                 continue
-            e = cfg.exp_a[t] + (cfg.exp_m[t] if c == top else 0.0)
-            for cls, h in enumerate(st.held_class[q]):
-                if h:
-                    e += cfg.exp_c[t][cls] * h
-            loss = k * e
-            dmg.append(loss if loss < c else c)
+            loss = k * (cfg.exp_a[t] + (cfg.exp_m[t] if c == top else 0.0) + sum(map(mul, cfg.exp_c[t], st.held_class[q])))
+            dmg.append(min(c, loss))
         n = cfg.n_players
         return self.opponent_weight * (sum(dmg) - dmg[p]) / (n - 1) - dmg[p]
 

@@ -6,6 +6,7 @@ Positions are built by hand (``rattus_helpers``); reveals take tokens in list or
 from __future__ import annotations
 
 import pytest
+from rattus_helpers import Scripted, give, make_game, put, region, token_id
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.rattus import cards, default_config
@@ -13,7 +14,6 @@ from analyzer.games.rattus.config import CLASS_INDEX
 from analyzer.games.rattus.metrics import build_records, final_scores
 from analyzer.games.rattus.plague import resolve_region, token_losses
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
-from rattus_helpers import Scripted, give, make_game, put, region, token_id
 
 AFR = ("africanus",)
 
