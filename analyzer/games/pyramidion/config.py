@@ -135,10 +135,22 @@ class PyramidionConfig:
     tiebreak: tuple[str, ...]
     start_player: int  # -1 = random
     boat_vp_public: bool
+    # derived in __post_init__
+    card_cats: tuple[tuple[tuple[int, int], ...], ...] = ()
+    card_points: tuple[int, ...] = ()
 
     @property
     def n_sites(self) -> int:
         return len(self.site_names)
+
+    def __post_init__(self) -> None:
+        # Derived per-card tables for the policies' hot loop: (category, value) pairs with a
+        # non-zero value, and the card's total points.
+        cats = tuple(tuple((k, v[k]) for k in range(3) if v[k]) for v in self.card_val)
+        object.__setattr__(self, "card_cats", cats)
+        object.__setattr__(self, "card_points", tuple(
+            self.goddess_value if t == GODDESS else sum(v)
+            for t, v in zip(self.card_type, self.card_val)))
 
 
 # ---------------------------------------------------------------- table loading

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -697,15 +698,21 @@ class Game:
         return f"{cfg.boat_names[b]}[{need}: {cfg.boat_vp[b]} VP]"
 
 
-def resolve_policies(policies: Sequence, n: int) -> tuple[list, list[str]]:
-    """Policy objects and their registered names from names or objects, one per seat."""
+@cache
+def _default_policy(name: str):
+    """A policy with default parameters, built once per name (policies are frozen)."""
     from analyzer.games.pyramidion.policies import POLICIES
 
+    return build_policy(POLICIES, name)
+
+
+def resolve_policies(policies: Sequence, n: int) -> tuple[list, list[str]]:
+    """Policy objects and their registered names from names or objects, one per seat."""
     if len(policies) != n:
         raise ValueError(f"need {n} policies, got {len(policies)}")
     objs, names = [], []
     for p in policies:
-        obj = build_policy(POLICIES, p) if isinstance(p, str) else p
+        obj = _default_policy(p) if isinstance(p, str) else p
         objs.append(obj)
         names.append(getattr(obj, "NAME", type(obj).__name__))
     return objs, names

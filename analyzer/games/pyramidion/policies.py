@@ -139,62 +139,85 @@ class GreedyPolicy:
         tot = st.totals
         mins = cfg.site_min[site]
         vals = self._contest_values(st, seat, site)
-        mine = (tot[0][seat], tot[1][seat], tot[2][seat])
-        won_now = [self._wins(tot, c, seat, mine[c], mins[c]) for c in range(3)]
+        # thr[k]: the total that wins category k right now (beat every opponent, meet the minimum)
+        thr = [0, 0, 0]
+        mine = [0, 0, 0]
+        for k in range(3):
+            row = tot[k]
+            best_opp = 0
+            for s in range(st.n):
+                if s != seat and row[s] > best_opp:
+                    best_opp = row[s]
+            m = mins[k]
+            thr[k] = best_opp + 1 if best_opp >= m else (m if m > 0 else 1)
+            mine[k] = row[seat]
+        won0, won1, won2 = mine[0] >= thr[0], mine[1] >= thr[1], mine[2] >= thr[2]
+        won_now = (won0, won1, won2)
         # A card unplayed at the end of the round is wasted: its cost shrinks with the number
         # of activations still to come this round.
         total = st.n * cfg.activations_per_player
         later = total - sum(st.sundial) - 1
         unit = self.card_cost * later / (total - 1) if total > 1 else 0.0
-        reach = [0, 0, 0]  # what the whole hand could still add per category
+        ctype, cval, cats, points = cfg.card_type, cfg.card_val, cfg.card_cats, cfg.card_points
+        r0 = r1 = r2 = 0  # what the whole hand could still add per category
         for c in options[1:]:
-            if cfg.card_type[c] != GODDESS:
-                v = cfg.card_val[c]
-                reach[0] += v[0]
-                reach[1] += v[1]
-                reach[2] += v[2]
+            if ctype[c] != GODDESS:
+                v = cval[c]
+                r0 += v[0]
+                r1 += v[1]
+                r2 += v[2]
+        reach = (mine[0] + r0, mine[1] + r1, mine[2] + r2)
+        progress = self.progress
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
             c = options[i]
-            t = cfg.card_type[c]
+            t = ctype[c]
             if t == GODDESS:
                 g = cfg.goddess_value
-                gain = max(vals[k] * (self._wins(tot, k, seat, mine[k] + g, mins[k]) - won_now[k])
-                           for k in range(3))
-                cost = unit * g
-            else:
-                v = cfg.card_val[c]
                 gain = 0.0
                 for k in range(3):
-                    if v[k]:
-                        if self._wins(tot, k, seat, mine[k] + v[k], mins[k]):
-                            gain += vals[k] * (1 - won_now[k])
-                        elif self._wins(tot, k, seat, mine[k] + v[k] + reach[k] - v[k], mins[k]):
-                            gain += vals[k] * self.progress  # the rest of the hand can still win it
-                cost = unit * (v[0] + v[1] + v[2])
-                if t == SLAVE_DRIVER:
-                    if cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
-                        gain += self.player_order
-                elif t == HIGH_PRIEST:
-                    cost = 0.0
-                elif t == STONE_DRAGGER:
-                    gain += self.good_value * 0.8
-                elif t == BANDIT:
-                    gain += self.good_value if st.site_goods[site] else 0.0
-                elif t == THIEF:
-                    gain += self.good_value if any(sum(st.goods[q]) for q in range(st.n) if q != seat) else 0.0
-                elif t == PHILOSOPHER:
-                    gain += 0.2 if st.philosopher != seat else 0.0
-                elif t == REVOLT:
-                    lead = all(tot[0][q] < mine[0] for q in range(st.n) if q != seat)
-                    gain += self.good_value * 1.5 if lead and mine[0] >= self.revolt_margin else -1.0
-                elif t == EXECUTIONER:
-                    gain += 0.4 if any(st.pc_alive[j] and st.pc_seat[j] != seat
-                                       for j in range(len(st.pc_card))) else 0.0
+                    if not won_now[k] and mine[k] + g >= thr[k] and vals[k] > gain:
+                        gain = vals[k]
+                cost = unit * g
+            else:
+                gain = 0.0
+                for k, vk in cats[c]:
+                    if mine[k] + vk >= thr[k]:
+                        if not won_now[k]:
+                            gain += vals[k]
+                    elif reach[k] >= thr[k]:
+                        gain += vals[k] * progress  # the rest of the hand can still win it
+                cost = unit * points[c]
+                if t > GODDESS or t == SLAVE_DRIVER:
+                    gain, cost = self._special(st, seat, site, t, mine, gain, cost)
             net = gain - cost
             if net > best:
                 best_i, best = i, net
         return best_i
+
+    def _special(self, st: State, seat: int, site: int, t: int, mine: list[int],
+                 gain: float, cost: float) -> tuple[float, float]:
+        """Adjust a card's (gain, cost) for its type's own effect (§10.2)."""
+        if t == SLAVE_DRIVER:
+            if st.cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
+                gain += self.player_order
+        elif t == HIGH_PRIEST:
+            cost = 0.0
+        elif t == STONE_DRAGGER:
+            gain += self.good_value * 0.8
+        elif t == BANDIT:
+            gain += self.good_value if st.site_goods[site] else 0.0
+        elif t == THIEF:
+            gain += self.good_value if any(sum(st.goods[q]) for q in range(st.n) if q != seat) else 0.0
+        elif t == PHILOSOPHER:
+            gain += 0.2 if st.philosopher != seat else 0.0
+        elif t == REVOLT:
+            lead = all(st.totals[0][q] < mine[0] for q in range(st.n) if q != seat)
+            gain += self.good_value * 1.5 if lead and mine[0] >= self.revolt_margin else -1.0
+        elif t == EXECUTIONER:
+            gain += 0.4 if any(st.pc_alive[j] and st.pc_seat[j] != seat
+                               for j in range(len(st.pc_card))) else 0.0
+        return gain, cost
 
     def _goddess(self, st: State, seat: int) -> int:
         cfg = st.cfg

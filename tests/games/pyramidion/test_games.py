@@ -207,13 +207,14 @@ def test_greedy_beats_random_at_4p():
 
 @pytest.mark.slow
 def test_greedy_vs_random_and_tile_builder_rates():
-    """Slow: 2000 games greedy vs 3 random, and greedy vs tile-builder, for the report."""
+    """Slow: 1000 games each of greedy vs 3 random (clearly ahead) and vs 3 tile-builders
+    (above the 1/4 share of an equal player)."""
     cfg = CFGS[4]
-    for other in ("random", "tile-builder"):
+    for other, floor in (("random", 0.8), ("tile-builder", 0.3)):
         wins = 0.0
-        for i in range(2000):
+        for i in range(1000):
             pols = [other] * 4
             pols[i % 4] = "greedy"
             _, seats = SPEC.play_game(cfg, pols, i)
             wins += seats[i % 4]["won"]
-        assert wins / 2000 > 0.25
+        assert wins / 1000 > floor, other
