@@ -9,8 +9,8 @@ hand, what the Witch showed through ``ctx``), never a face-down token's identity
 from __future__ import annotations
 
 import random
-from operator import mul
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Any
 
 from analyzer.games.rattus.cards import majority_holders
