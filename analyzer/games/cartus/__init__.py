@@ -38,6 +38,7 @@ SPEC = GameSpec(
 )
 
 __all__ = [
+    "POLICIES",
     "SPEC",
     "CartusConfig",
     "building_set_id",

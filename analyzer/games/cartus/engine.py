@@ -182,14 +182,16 @@ def play_round(st: State, policies, prngs, rng, seed_text: str, log: Log) -> Non
         log(f"  end of round {st.round}: {st.describe()}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _named_policy(name: str):
     # policies are frozen and keep no state between games, so one default object per name
     return build_policy(POLICIES, name)
 
 
 def resolve_policies(policies: Sequence, n: int) -> list:
-    """Policy objects from names (default parameters) or objects, one per seat."""
+    """Policy objects from names (default parameters) or objects, one per seat (one for all)."""
+    if isinstance(policies, str) or not isinstance(policies, Sequence):
+        policies = [policies] * n
     if len(policies) != n:
         raise RuleError("seats", f"{n} players need {n} policies (got {len(policies)})")
     return [_named_policy(p) if isinstance(p, str) else p for p in policies]
@@ -201,8 +203,9 @@ def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -
     Parameters
     ----------
     config : CartusConfig
-    policies : sequence of str or policy object, length n_players
-        Registered policy names (default parameters) or policy objects, by seat.
+    policies : str or policy object, or a sequence of them of length n_players
+        Registered policy names (default parameters) or policy objects, by seat; a single one
+        plays every seat.
     seed : int or numpy.random.SeedSequence
         Child 0 drives chance, child 1+s seat s's policy (``game_streams``).
     log : callable, optional

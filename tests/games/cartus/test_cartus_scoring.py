@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 from cartus_helpers import make_state, vec
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
-from analyzer.games.cartus.scoring import majority_points, outcome, survivors, track_points
+from analyzer.games.cartus.scoring import (
+    majority_points,
+    outcome,
+    seat_points,
+    survivors,
+    track_points,
+)
 
 
 def test_t15_track_points_split_down():
@@ -103,3 +111,11 @@ def test_s7_2_dead_in_majorities(excluded, expected):
     st.influence[1][0] = 2
     out = outcome(st)
     assert (out.tracks[0][0], out.tracks[1][0]) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st_.lists(st_.integers(0, 8), min_size=2, max_size=5),
+       tie=st_.sampled_from(["split_down", "all_full", "none"]))
+def test_s7_2_seat_points_matches_majority_points(values, tie):
+    """rules §7.2: the policies' one-seat shortcut equals the full majority scoring."""
+    assert seat_points(values[:-1], values[-1], (10, 5, 2), tie) == majority_points(values, (10, 5, 2), tie)[-1]
