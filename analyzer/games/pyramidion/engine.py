@@ -324,6 +324,7 @@ class Game:
         ability = cfg.site_ability[site]
         if ability == CARD_DRAW:
             drew = draw_card(st, self.rng, p)
+            st.hand[p].sort()
             if log:
                 log(f"  Alexandria: seat {p} draws {'a card' if drew else 'nothing'}")
         elif ability == CONVERSION:

@@ -273,10 +273,18 @@ class GreedyPolicy:
         return [need[k] - st.goods[seat][k] for k in range(ORDINARY)]
 
     def _thief(self, st: State, seat: int, options: tuple) -> int:
+        """Take the good most needed for the boats on display from the leading opponent.
+        Respects ``goods_visible`` / ``boat_vp_public`` (§3.1, §5 phase 7 variants): with hidden
+        goods the good is not looked at (first offered good of the chosen opponent)."""
+        cfg = st.cfg
         need = self._needs(st, seat)
         best_i, best = 0, -1e9
         for i, (q, k) in enumerate(options):
-            v = (10 if k == STATUE else need[k]) + 0.1 * st.vp[q]
+            lead = st.vp[q] if cfg.boat_vp_public else len(st.boats[q])
+            if cfg.goods_visible:
+                v = (10 if k == STATUE else need[k]) + 0.1 * lead
+            else:
+                v = lead - (0.001 * k)
             if v > best:
                 best_i, best = i, v
         return best_i
