@@ -423,7 +423,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     for name, (default, _, sec) in _OPTIONS.items():
         if name.endswith("_file") and not opts[name]:
             continue
-        user = name in rules and rules[name] != default
+        given = rules.get(name, default)
+        user = name in rules and (tuple(given) if isinstance(given, list) else given) != default
         prov.append(RuleValue(name, opts[name], "user" if user else "default", f"{RULES} {sec}"))
     acts = game["activations_per_player"]["value"]
     names, kinds, mins, abil = _load_sites("sites_file", opts["sites_file"], players, acts, prov)

@@ -119,6 +119,7 @@ class Game:
         self.st = state if state is not None else State.empty(cfg)
         self.tally = Tally(cfg.players, cfg.n_sites)
         self.decisions = 0
+        self.giza_card = [-1] * cfg.players  # per seat: index of the card that took a Giza tile
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
         self.seed_text = "?"

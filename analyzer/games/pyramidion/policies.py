@@ -47,6 +47,7 @@ class RandomPolicy:
     NAME: ClassVar[str] = "random"
 
     def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
+        """Index of a uniformly random option (``rng`` is the seat's own stream)."""
         return rng.randrange(len(options))
 
 
@@ -86,6 +87,7 @@ class GreedyPolicy:
     # -- dispatch
 
     def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
+        """Index into ``options`` of the best option for decision ``kind`` (state.py D1–D6)."""
         if kind == PLAY:
             return self._play(state, seat, options)
         if kind == LOAD:

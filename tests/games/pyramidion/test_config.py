@@ -157,3 +157,12 @@ def test_rule_values_list_tables_with_provenance():
     assert {v.provenance for v in vals} <= {"seed", "rulebook", "default", "user"}
     assert any(v.provenance == "rulebook" for v in vals)
     assert GOODS[5] == "statue" and len(GOODS) == 6
+
+
+def test_s12_option_provenance_default_vs_user():
+    """rule_values: an option set to its default stays "default"; a changed one is "user"."""
+    cfg = make_config(4, (), {"tiebreak": ["boats", "goods", "shared"], "target_vp": 12})
+    vals = {v.name: v for v in SPEC.rule_values(cfg)}
+    assert vals["tiebreak"].provenance == "default"
+    assert vals["target_vp"].provenance == "user" and vals["target_vp"].value == 12
+    assert cfg.target_vp == 12
