@@ -58,7 +58,8 @@ class GameSpec:
     name : str
         Scenario ``game =`` value, e.g. ``"rattus"``.
     min_players, max_players : int
-        Inclusive player range of the base game.
+        Inclusive player range with every expansion (Rattus: 2–6); ``make_config`` refuses a
+        count the chosen expansions do not allow.
     expansions : tuple of str
         Expansion names a scenario may list, e.g. ``("africanus",)``.
     rules_version : str
@@ -123,7 +124,10 @@ def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[rand
         The chance generator and ``n_seats`` seat generators.
     """
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    children = ss.spawn(n_seats + 1)
+    # The children spawn() would make, built without spawn() so the caller's object is not
+    # mutated: the same SeedSequence passed twice must replay the same game.
+    children = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,), pool_size=ss.pool_size)
+                for k in range(n_seats + 1)]
     gens = [random.Random(int(c.generate_state(2, np.uint64)[0])) for c in children]
     return gens[0], gens[1:]
 

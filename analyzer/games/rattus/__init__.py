@@ -77,7 +77,7 @@ def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSeq
 SPEC = GameSpec(
     name="rattus",
     min_players=2,
-    max_players=4,
+    max_players=6,
     expansions=EXPANSIONS,
     rules_version=RULES_VERSION,
     make_config=make_config,

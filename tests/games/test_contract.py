@@ -1,0 +1,92 @@
+"""The contract every registered game keeps with the rest of analyzer (games/base.py).
+
+Parametrized over every game whose package is built and every player count it allows: random
+games finish, records carry exactly the declared columns, the same seed gives the same records,
+and win shares add up to one game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.games import available_games, get_game
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+
+GAMES = available_games()
+
+
+def _cases():
+    for name in GAMES:
+        spec = get_game(name)
+        for players in range(spec.min_players, spec.max_players + 1):
+            for expansions in ([()] + [(e,) for e in spec.expansions]):
+                try:
+                    config = spec.make_config(players, expansions, {})
+                except Exception:  # e.g. 5-6 player Rattus needs Africanus
+                    continue
+                yield pytest.param(name, players, expansions, config, id=f"{name}-{players}p-{'+'.join(expansions) or 'base'}")
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("name,players,expansions,config", CASES)
+def test_random_games_finish_with_declared_records(name, players, expansions, config):
+    spec = get_game(name)
+    for seed in range(5):
+        game, seats = spec.play_game(config, ["random"] * players, seed)
+        assert set(game) == set(spec.game_columns)
+        assert set(COMMON_GAME_COLUMNS) <= set(game)
+        assert len(seats) == players
+        for s, rec in enumerate(seats):
+            assert set(rec) == set(spec.seat_columns)
+            assert set(COMMON_SEAT_COLUMNS) <= set(rec)
+            assert rec["seat"] == s
+        # A game may have no winner where the rules say so (Cartus §7, everyone dies).
+        shares = sum(r["won"] for r in seats)
+        assert shares == pytest.approx(1.0) or (shares == 0 and game["winner_seats"] == "")
+        assert min(r["rank"] for r in seats) == 1
+        assert game["n_players"] == players
+        assert game["end"] in ("trigger", "turn_cap")
+        winners = {int(x) for x in str(game["winner_seats"]).split(",") if x}
+        assert winners == {r["seat"] for r in seats if r["won"] > 0}
+
+
+@pytest.mark.parametrize("name,players,expansions,config", CASES)
+def test_same_seed_same_records(name, players, expansions, config):
+    spec = get_game(name)
+    policies = ["greedy"] * players
+    a = spec.play_game(config, policies, np.random.SeedSequence(20261129, spawn_key=(3,)))
+    b = spec.play_game(config, policies, np.random.SeedSequence(20261129, spawn_key=(3,)))
+    assert a == b
+    c = spec.play_game(config, policies, np.random.SeedSequence(20261129, spawn_key=(4,)))
+    assert a != c  # the seed matters
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_policy_plays(name):
+    spec = get_game(name)
+    players = max(spec.min_players, min(4, spec.max_players))
+    config = next(c.values[3] for c in CASES if c.values[0] == name and c.values[1] == players)
+    for policy in spec.policies:
+        game, seats = spec.play_game(config, [policy] * players, 11)
+        assert [r["policy"] for r in seats] == [policy] * players
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_declared_dtypes_are_pandas_dtypes(name):
+    import pandas as pd
+
+    spec = get_game(name)
+    for dtype in list(spec.game_columns.values()) + list(spec.seat_columns.values()):
+        pd.api.types.pandas_dtype(dtype)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_rule_values_carry_provenance(name):
+    spec = get_game(name)
+    config = spec.make_config(spec.min_players + 1, (), {}) if name != "rattus" else spec.make_config(4, ("africanus",), {})
+    values = spec.rule_values(config)
+    assert values
+    assert {v.provenance for v in values} <= {"seed", "rulebook", "default", "user"}
