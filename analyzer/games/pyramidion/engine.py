@@ -529,6 +529,9 @@ class Game:
                         log(f"  executioner: seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])} is discarded")
         holder = st.philosopher if cfg.philosopher_wins_ties else -1
         mins = cfg.site_min[site]
+        if log:
+            log(f"  totals influence {st.totals[0]} negotiation {st.totals[1]} trade {st.totals[2]} "
+                f"(minimums {mins[0]}/{mins[1]}/{mins[2]}, philosopher {st.philosopher})")
         # 5. slave driver, 6. negotiator
         w = step_winner(st.totals[0], mins[0], holder)
         if w >= 0:
