@@ -31,11 +31,11 @@ from analyzer.games.pyramidion.config import (
     PLAYER_ORDER,
     REVOLT,
     SLAVE_DRIVER,
-    STATUE,
     STONE_DRAGGER,
     THIEF,
     PyramidionConfig,
 )
+from analyzer.games.pyramidion.loading import load_options, pay_boat
 from analyzer.games.pyramidion.metrics import Tally, game_record, seat_records
 from analyzer.games.pyramidion.resolution import new_player_order, revolt_result, step_winner
 from analyzer.games.pyramidion.scoring import final_ranking
@@ -590,76 +590,14 @@ class Game:
     # -- phase 7 details
 
     def load_options(self, p: int) -> tuple:
-        """Legal loads for ``p`` (§5 phase 7): ``(boat, sites of the slave-driver tiles used)``
-        for each boat on display (by number) and each usable count of tiles per kind; the rest
-        is paid with own goods first, statues for what is lacking."""
-        st, cfg = self.st, self.cfg
-        g = st.goods[p]
-        statues = g[STATUE]
-        limited = cfg.supply_limited
-        tiles: list[list[int]] = [[] for _ in range(ORDINARY)]
-        any_tile = False
-        for s in range(cfg.n_sites):
-            if st.sd_owner[s] == p and not st.sd_used[s]:
-                k = cfg.site_kind[s]
-                if not limited or st.supply[k] > 0:
-                    tiles[k].append(s)
-                    any_tile = True
-        out = []
-        for b in sorted(st.display):
-            need = cfg.boat_need[b]
-            if not any_tile:
-                short = 0
-                for k in range(ORDINARY):
-                    if need[k] > g[k]:
-                        short += need[k] - g[k]
-                if short <= statues:
-                    out.append((b, ()))
-                continue
-            combos = [((), 0)]  # (sites used, statues needed so far)
-            for k in range(ORDINARY):
-                nk = need[k]
-                if not nk:
-                    continue
-                avail = tiles[k]
-                cap = min(nk, len(avail))
-                if limited:
-                    cap = min(cap, st.supply[k])
-                nxt = []
-                for used, short in combos:
-                    for t in range(cap + 1):
-                        rest = nk - t - g[k]
-                        sh = short + (max(0, rest))
-                        if sh <= statues:
-                            nxt.append((used + tuple(avail[:t]), sh))
-                combos = nxt
-                if not combos:
-                    break
-            for used, _ in combos:
-                out.append((b, tuple(sorted(used))))
-        return tuple(out)
+        """Legal loads for ``p`` (§5 phase 7); see ``loading.load_options``."""
+        return load_options(self.st, p)
 
     def load(self, p: int, b: int, used: tuple) -> None:
-        """Load boat ``b`` (§5 phase 7): tile goods come from and go straight back to the
-        supply; the rest is paid with own goods, then statues; the boat card is taken."""
+        """Load boat ``b`` (§5 phase 7): pay it (``loading.pay_boat``) and take the boat card."""
         st, cfg = self.st, self.cfg
-        need = list(cfg.boat_need[b])
-        for s in used:
-            st.sd_used[s] = True
-            need[cfg.site_kind[s]] -= 1
-            self.tally.goods_slave_driver[p] += 1
-        g = st.goods[p]
-        for k in range(ORDINARY):
-            r = need[k]
-            if r:
-                pay = min(r, g[k])
-                g[k] -= pay
-                st.supply[k] += pay
-                if r > pay:
-                    g[STATUE] -= r - pay
-                    st.supply[STATUE] += r - pay
-        if g[STATUE] < 0:
-            raise AssertionError("load paid with statues the player does not have")
+        pay_boat(st, p, b, used)
+        self.tally.goods_slave_driver[p] += len(used)
         st.display.remove(b)
         st.boats[p].append(b)
         st.vp[p] += cfg.boat_vp[b]
