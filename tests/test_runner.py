@@ -82,9 +82,9 @@ def test_adding_a_variant_leaves_base_records_unchanged(toy_file, write_scenario
 def test_jobs_chunks_and_backends_give_identical_records(toy_file, tmp_path):
     """--jobs 1 ≡ --jobs 2 ≡ other chunk sizes ≡ sequential backend (sorted by game id)."""
     runs = [
-        dict(jobs=1, chunk_size=250),
-        dict(jobs=2, chunk_size=7),
-        dict(jobs=2, chunk_size=13, backend="sequential"),
+        {"jobs": 1, "chunk_size": 250},
+        {"jobs": 2, "chunk_size": 7},
+        {"jobs": 2, "chunk_size": 13, "backend": "sequential"},
     ]
     results = [_tables(api.simulate(toy_file, out=tmp_path / f"r{k}", **kw).out_dir)
                for k, kw in enumerate(runs)]
@@ -139,8 +139,8 @@ def test_resume_refuses_a_different_run(toy_file, tmp_path):
 
 
 def test_bad_run_options(toy_file, tmp_path):
-    for kw, msg in [(dict(jobs=0), "--jobs"), (dict(chunk_size=0), "--chunk-size"),
-                    (dict(backend="mpi"), "--backend"), (dict(scheduler="tcp://x:1"), "--scheduler")]:
+    for kw, msg in [({"jobs": 0}, "--jobs"), ({"chunk_size": 0}, "--chunk-size"),
+                    ({"backend": "mpi"}, "--backend"), ({"scheduler": "tcp://x:1"}, "--scheduler")]:
         with pytest.raises(ScenarioError, match=msg):
             api.simulate(toy_file, out=tmp_path / "x", **kw)
     assert not (tmp_path / "x").exists()
