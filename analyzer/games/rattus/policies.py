@@ -16,7 +16,7 @@ from typing import Any
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX
 from analyzer.games.rattus.plague import losses
-from analyzer.games.rattus.state import State
+from analyzer.games.rattus.state import NOT_IN_PLAY, State
 
 _PEASANT = CARD_INDEX["peasant"]
 
@@ -36,6 +36,94 @@ def _param(default: float, help_text: str) -> Any:
     return field(default=default, metadata={"help": help_text})
 
 
+class _View:
+    """Seat ``p``'s greedy valuation of one position that does not change while it is in use.
+
+    The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
+    all seats (``w`` = opponent weight / (n - 1)); a seat's value is its cubes minus its expected
+    losses (see ``GreedyPolicy``). Values of the regions as they are, and of a region with p's
+    cubes or its token count changed by ``d``, are cached, so an option is scored by re-valuing
+    only the regions it touches, without copying, applying or undoing anything.
+    """
+
+    __slots__ = ("_alt", "_cls", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "st")
+
+    def __init__(self, pol: GreedyPolicy, st: State, p: int):
+        self.st, self.p = st, p
+        self.oth = pol.opponent_weight / (st.cfg.n_players - 1)
+        self.own = 1 + self.oth
+        self.fr, self.pr = pol.future_rats, pol.plague_risk
+        self._cls: dict[int, list[float]] = {}
+        self._now: dict[int, float] = {}
+        self._alt: dict[tuple, float] = {}
+        self._occupied: list | None = None
+
+    def class_loss(self, t: int) -> list[float]:
+        """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
+        out = self._cls.get(t)
+        if out is None:
+            ec = self.st.cfg.exp_c[t]
+            out = self._cls[t] = [sum(map(mul, ec, h)) for h in self.st.held_class]
+        return out
+
+    def values(self, row: list[int], n_tokens: int) -> list[float]:
+        """Per-seat value of a region holding ``row`` cubes and ``n_tokens`` rats."""
+        tot = sum(row)
+        if tot == 0:
+            return [0.0] * len(row)
+        cfg = self.st.cfg
+        k = (n_tokens + self.fr) * self.pr
+        t = min(6, tot)
+        ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], self.class_loss(t)
+        top = max(row)
+        out = []
+        for c, x in zip(row, cls):
+            if not c:
+                out.append(0.0)
+                continue
+            loss = k * (ea + (em if c == top else 0.0) + x)
+            out.append(c - min(c, loss))
+        return out
+
+    def rel(self, row: list[int], n_tokens: int) -> float:
+        v = self.values(row, n_tokens)
+        return v[self.p] * self.own - self.oth * sum(v)
+
+    def now(self, r: int) -> float:
+        """Value of region ``r`` as it is."""
+        x = self._now.get(r)
+        if x is None:
+            x = self._now[r] = self.rel(self.st.cubes[r], len(self.st.tokens[r]))
+        return x
+
+    def with_cubes(self, r: int, d: int) -> float:
+        """Value of region ``r`` with ``d`` more cubes of p (``d`` < 0: fewer)."""
+        key = (r, d, 0)
+        x = self._alt.get(key)
+        if x is None:
+            row = self.st.cubes[r][:]
+            row[self.p] += d
+            x = self._alt[key] = self.rel(row, len(self.st.tokens[r]))
+        return x
+
+    def with_tokens(self, r: int, d: int) -> float:
+        """Value of region ``r`` with ``d`` more rats."""
+        key = (r, d, 1)
+        x = self._alt.get(key)
+        if x is None:
+            x = self._alt[key] = self.rel(self.st.cubes[r], len(self.st.tokens[r]) + d)
+        return x
+
+    def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
+        """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
+        if self._occupied is None:
+            st = self.st
+            exp_c = st.cfg.exp_c
+            self._occupied = [(row, (len(toks) + self.fr) * self.pr, exp_c[min(6, sum(row))])
+                              for row, toks in zip(st.cubes, st.tokens) if any(row)]
+        return self._occupied
+
+
 @dataclass(frozen=True)
 class GreedyPolicy:
     """One-ply evaluation of every legal option with fixed, documented weights.
@@ -43,9 +131,10 @@ class GreedyPolicy:
     The value of a position for seat p is, summed over regions, p's cubes there minus the expected
     cubes p loses to the rats (tokens present + ``future_rats``, each costing the set's mean
     A/M/class damage at the current cube count, times ``plague_risk``), minus ``opponent_weight``
-    times the mean of the same value over the other seats. Each option is applied to the live
-    lists, evaluated on the regions it touches, and undone (no copies). Ties are broken by the
-    seat's generator, so play is deterministic given the seed.
+    times the mean of the same value over the other seats. Each option is scored by re-valuing
+    only the regions it touches (``_View``, no copies). The scores behind a "step" choice are
+    reused for the sub-decision that follows it. Ties are broken by the seat's generator, so play
+    is deterministic given the seed.
     """
 
     name = "greedy"
@@ -67,105 +156,59 @@ class GreedyPolicy:
             v = getattr(self, name)
             if not lo <= v <= hi:
                 raise ValueError(f"{name} must be in [{lo}, {hi}] (got {v})")
-
-    # ------------------------------------------------------------ position value
-
-    def _values(self, st: State, r: int) -> list[float]:
-        """Per-seat value of region ``r``: cubes minus expected rat losses (see class doc)."""
-        row = st.cubes[r]
-        tot = sum(row)
-        if tot == 0:
-            return [0.0] * len(row)
-        cfg = st.cfg
-        k = (len(st.tokens[r]) + self.future_rats) * self.plague_risk
-        t = min(6, tot)
-        ea, em, ec = cfg.exp_a[t], cfg.exp_m[t], cfg.exp_c[t]
-        top = max(row)
-        out = []
-        held = st.held_class
-        for q, c in enumerate(row):
-            if not c:
-                out.append(0.0)
-                continue
-            loss = k * (ea + (em if c == top else 0.0) + sum(map(mul, ec, held[q])))
-            out.append(c - (min(c, loss)))
-        return out
-
-    def _rel(self, st: State, p: int, regions) -> float:
-        n = st.cfg.n_players
-        w = self.opponent_weight / (n - 1)
-        total = 0.0
-        for r in regions:
-            v = self._values(st, r)
-            total += v[p] * (1 + w) - w * sum(v)
-        return total
+        # One-slot memo, not a parameter: the scores a "step" decision computed for the sub-decision
+        # it chose, reused when the engine asks that sub-decision next (same seat, same position).
+        object.__setattr__(self, "_memo", [None])
 
     def _pick(self, options, scores, rng):
         best = max(scores)
         idx = [i for i, s in enumerate(scores) if s >= best - 1e-9]
         return options[idx[0] if len(idx) == 1 else idx[rng.randrange(len(idx))]]
 
-    # ------------------------------------------------------------ option values
+    # ------------------------------------------------------------ option values (on a _View)
 
-    def _place_value(self, st: State, p: int, r: int, k: int) -> float:
-        k = min(k, st.supply_cubes[p])
+    def _place_value(self, v: _View, r: int, k: int) -> float:
+        k = min(k, v.st.supply_cubes[v.p])
         if k <= 0:
             return -0.01
-        before = self._rel(st, p, (r,))
-        st.cubes[r][p] += k
-        after = self._rel(st, p, (r,))
-        st.cubes[r][p] -= k
-        return after - before
+        return v.with_cubes(r, k) - v.now(r)
 
-    def _take_value(self, st: State, p: int, card: int) -> float:
-        """Card value minus the extra expected losses of holding it, plus the relief of its
+    def _take_values(self, v: _View, cards: tuple) -> list[float]:
+        """Per card: its value minus the extra expected losses of holding it, plus the relief of its
         previous holder weighted as an opponent (uncapped linear estimate, O(regions))."""
-        cls = CARD_CLASS[card]
-        prev = st.holder[card]
-        cfg = st.cfg
-        w = self.opponent_weight / (cfg.n_players - 1)
-        risk = 0.0
-        for r, row in enumerate(st.cubes):
-            mine = row[p]
-            other = row[prev] if prev >= 0 else 0
-            if not (mine or other):
-                continue
-            tot = sum(row)
-            per = (len(st.tokens[r]) + self.future_rats) * self.plague_risk * cfg.exp_c[min(6, tot)][cls]
-            risk += per * ((1 if mine else 0) - (w if other else 0))
-        return self.card_value - risk
+        st, p, w = v.st, v.p, v.oth
+        occupied = v.occupied()
+        out = []
+        for card in cards:
+            cls = CARD_CLASS[card]
+            prev = st.holder[card]
+            risk = 0.0
+            for row, f, ec in occupied:
+                mine = row[p]
+                other = row[prev] if prev >= 0 else 0
+                if mine or other:
+                    risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
+            out.append(self.card_value - risk)
+        return out
 
-    def _merchant_value(self, st: State, p: int, opt) -> float:
-        src, dst, k, _ = opt
-        before = self._rel(st, p, (src, dst))
-        st.cubes[src][p] -= k
-        st.cubes[dst][p] += k
-        after = self._rel(st, p, (src, dst))
-        st.cubes[src][p] += k
-        st.cubes[dst][p] -= k
-        return after - before - 0.05
+    def _merchant_value(self, v: _View, opt) -> float:
+        src, dst, k, _ = opt  # the disc does not change the value
+        return (v.with_cubes(src, -k) + v.with_cubes(dst, k)) - (v.now(src) + v.now(dst)) - 0.05
 
-    def _monk_value(self, st: State, p: int, opt) -> float:
-        src, i, dst = opt
-        before = self._rel(st, p, (src, dst))
-        st.tokens[dst].append(st.tokens[src].pop(i))
-        after = self._rel(st, p, (src, dst))
-        st.tokens[src].insert(i, st.tokens[dst].pop())
-        return after - before - 0.05
+    def _monk_value(self, v: _View, opt) -> float:
+        src, _, dst = opt  # which of the face-down tokens moves is unknown to the player
+        return (v.with_tokens(src, -1) + v.with_tokens(dst, 1)) - (v.now(src) + v.now(dst)) - 0.05
 
-    def _king_value(self, st: State, p: int, r: int) -> float:
-        before = self._rel(st, p, (r,))
-        st.cubes[r][p] -= 1
-        after = self._rel(st, p, (r,))
-        st.cubes[r][p] += 1
-        return after - before + 1.0
+    def _king_value(self, v: _View, r: int) -> float:
+        return v.with_cubes(r, -1) - v.now(r) + 1.0
 
-    def _sultan_value(self, st: State, p: int, r: int) -> float:
-        v = self._values(st, r)[p]
+    def _sultan_value(self, v: _View, r: int) -> float:
+        st, p = v.st, v.p
         c = st.cubes[r][p]
-        return self.diplomat_value * (v / c if c else 0.0)
+        return self.diplomat_value * (v.values(st.cubes[r], len(st.tokens[r]))[p] / c if c else 0.0)
 
-    def _trader_value(self, st: State, p: int, opt) -> float:
+    def _trader_value(self, v: _View, opt) -> float:
+        st, p = v.st, v.p
         mid, _ = opt
         val = 0.0
         for r in (st.caravan, mid):
@@ -180,7 +223,8 @@ class GreedyPolicy:
         other = max(c for q, c in enumerate(row) if q != p)
         return 1.0 * (mine - other) if mine else -1.0
 
-    def _plague_value(self, st: State, p: int, d: int) -> float:
+    def _plague_value(self, v: _View, d: int) -> float:
+        st = v.st
         cfg = st.cfg
         k = len(st.tokens[d])
         row = st.cubes[d]
@@ -189,74 +233,95 @@ class GreedyPolicy:
             return 0.0
         t = min(6, tot)
         top = max(row)
+        ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], v.class_loss(t)
         dmg = []
         for q, c in enumerate(row):
             if not c:
                 dmg.append(0.0)
                 continue
-            loss = k * (cfg.exp_a[t] + (cfg.exp_m[t] if c == top else 0.0) + sum(map(mul, cfg.exp_c[t], st.held_class[q])))
-            dmg.append(min(c, loss))
-        n = cfg.n_players
-        return self.opponent_weight * (sum(dmg) - dmg[p]) / (n - 1) - dmg[p]
+            dmg.append(min(c, k * (ea + (em if c == top else 0.0) + cls[q])))
+        return self.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
 
-    def _ability_value(self, st: State, p: int, name: str, opts: tuple) -> float:
-        if name == "sultan":
-            return max(self._sultan_value(st, p, r) for r in opts)
-        if name in ("astronomer", "explorer"):
-            return 0.5
-        if name == "witch":
-            return 0.1 if any(st.cubes[r][p] for r, _ in opts) else -1.0
-        return max(self._score(st, p, name, o) for o in opts)
-
-    def _score(self, st: State, p: int, kind: str, o) -> float:
+    def _scores(self, v: _View, kind: str, options: tuple) -> list[float]:
+        """Values of the options of one ability (or of the final-round Peasant)."""
         if kind == "merchant":
-            return self._merchant_value(st, p, o)
+            return [self._merchant_value(v, o) for o in options]
         if kind == "monk":
-            return self._monk_value(st, p, o)
+            return [self._monk_value(v, o) for o in options]
         if kind == "king":
-            return self._king_value(st, p, o)
+            return [self._king_value(v, o) for o in options]
         if kind == "trader":
-            return self._trader_value(st, p, o)
+            return [self._trader_value(v, o) for o in options]
         if kind == "peasant":
-            return self._place_value(st, p, o, 1)
-        return 0.0
+            return [self._place_value(v, o, 1) for o in options]
+        if kind == "sultan":
+            return [self._sultan_value(v, o) for o in options]
+        return [0.0] * len(options)
 
     # ------------------------------------------------------------ the decision
+
+    def _step(self, st: State, p: int, options: tuple, rng: random.Random, abil: dict) -> str:
+        """Next step of a turn: the best value each step can reach (0 for ending the turn).
+
+        The scores of the chosen step's own options are kept for the sub-decision that follows."""
+        v = _View(self, st, p)
+        scores = []
+        subs = {}
+        for o in options:
+            if o in ("plague", "done"):
+                s = 0.0
+            elif o == "take":
+                cards = tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p)
+                sub = self._take_values(v, cards)
+                subs[o] = (cards, sub)
+                s = max(sub) - self.take_threshold
+            elif o == "place":
+                regions = tuple(range(st.cfg.n_regions))
+                extra = 1 if st.holder[_PEASANT] == p else 0
+                sub = [self._place_value(v, r, len(st.tokens[r]) + extra) for r in regions]
+                subs[o] = (regions, sub)
+                s = max(sub)
+            elif o in ("astronomer", "explorer"):
+                s = 0.5
+            elif o == "witch":
+                s = 0.1 if any(st.cubes[r][p] for r, _ in abil[CARD_INDEX[o]]) else -1.0
+            else:
+                opts = abil[CARD_INDEX[o]]
+                sub = self._scores(v, o, opts)
+                subs[o] = (opts, sub)
+                s = max(sub)
+            scores.append(s)
+        choice = self._pick(options, scores, rng)
+        if choice in subs:
+            self._memo[0] = (id(st), p, choice, *subs[choice])
+        return choice
 
     def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random, ctx: Any = None) -> Any:
         """The option with the highest one-ply value (ties broken by ``rng``)."""
         st, p = state, seat
+        memo = self._memo[0]
+        if memo is not None:
+            self._memo[0] = None
+            if memo[:3] == (id(st), p, kind) and (memo[3] is options or memo[3] == options):
+                return self._pick(options, memo[4], rng)
         if kind in ("step", "final_step"):
-            scores = []
-            for o in options:
-                if o in ("plague", "done"):
-                    scores.append(0.0)
-                elif o == "take":
-                    cards = [c for c, h in enumerate(st.holder) if h not in (-2, p)]
-                    scores.append(max(self._take_value(st, p, c) for c in cards) - self.take_threshold)
-                elif o == "place":
-                    extra = 1 if st.holder[_PEASANT] == p else 0
-                    scores.append(max(self._place_value(st, p, r, len(st.tokens[r]) + extra)
-                                      for r in range(st.cfg.n_regions)))
-                else:
-                    scores.append(self._ability_value(st, p, o, ctx[CARD_INDEX[o]]))
-            return self._pick(options, scores, rng)
+            return self._step(st, p, options, rng, ctx)
         if kind == "take":
-            return self._pick(options, [self._take_value(st, p, c) for c in options], rng)
+            return self._pick(options, self._take_values(_View(self, st, p), options), rng)
         if kind == "place":
+            v = _View(self, st, p)
             extra = 1 if st.holder[_PEASANT] == p else 0
-            return self._pick(options, [self._place_value(st, p, r, len(st.tokens[r]) + extra) for r in options], rng)
+            return self._pick(options, [self._place_value(v, r, len(st.tokens[r]) + extra) for r in options], rng)
         if kind == "opening":
-            return self._pick(options, [self._place_value(st, p, r, 2) - 0.3 * sum(st.cubes[r])
-                                        for r in options], rng)
+            v = _View(self, st, p)
+            return self._pick(options, [self._place_value(v, r, 2) - 0.3 * sum(st.cubes[r]) for r in options], rng)
         if kind == "plague_move":
-            return self._pick(options, [self._plague_value(st, p, d) for d in options], rng)
+            v = _View(self, st, p)
+            return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
             return self._pick(options, [sum(st.cubes[x]) - 2 * st.cubes[x][p] for x in options], rng)
-        if kind in ("merchant", "monk", "king", "trader", "peasant"):
-            return self._pick(options, [self._score(st, p, kind, o) for o in options], rng)
-        if kind == "sultan":
-            return self._pick(options, [self._sultan_value(st, p, r) for r in options], rng)
+        if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan"):
+            return self._pick(options, self._scores(_View(self, st, p), kind, options), rng)
         if kind == "caravan_bonus":
             return True
         if kind == "witch_first":
@@ -265,9 +330,10 @@ class GreedyPolicy:
             return self._pick(options, [sum(st.cubes[r]) - 2 * st.cubes[r][p] for r, _ in options], rng)
         if kind == "witch_swap":
             return self._witch_swap(st, p, ctx)
-        if kind in ("astronomer", "explorer"):
-            if kind == "explorer":
-                return self._pick(options, [self._place_value(st, p, st.cfg.rcard_region[c], 1) for c in options], rng)
+        if kind == "explorer":
+            v = _View(self, st, p)
+            return self._pick(options, [self._place_value(v, st.cfg.rcard_region[c], 1) for c in options], rng)
+        if kind == "astronomer":
             return self._pick(options, [self._card_score_value(st, p, c) for c in options], rng)
         if kind == "region_card":
             return self._region_card(st, p, options, ctx)
