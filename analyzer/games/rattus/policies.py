@@ -36,64 +36,97 @@ def _param(default: float, help_text: str) -> Any:
     return field(default=default, metadata={"help": help_text})
 
 
+class _RegionValues:
+    """Per-seat greedy values of a region, looked up by (cubes per seat, rats there).
+
+    Values depend only on those counts, the class cards held, the config's damage tables and the
+    policy's weights, so one table serves every decision of every seat of a policy object until a
+    class card changes hands (or the config changes); it is then emptied. A seat's value is its
+    cubes minus its expected losses (see ``GreedyPolicy``).
+    """
+
+    __slots__ = ("cfg", "cls", "fr", "holder", "pr", "table")
+    max_size = 1 << 14  # entries kept before the table is emptied (bounded memory)
+
+    def __init__(self, future_rats: float, plague_risk: float):
+        self.fr, self.pr = future_rats, plague_risk
+        self.cfg, self.holder = None, None
+        self.cls: dict[int, list[float]] = {}
+        self.table: dict[tuple, tuple[list[float], float]] = {}
+
+    def sync(self, st: State) -> None:
+        """Empty the table if the config or the class cards held differ from when it was filled."""
+        holder = tuple(st.holder)
+        if self.cfg is not st.cfg or self.holder != holder or len(self.table) > self.max_size:
+            self.cfg, self.holder = st.cfg, holder
+            self.cls = {t: [sum(map(mul, ec, h)) for h in st.held_class] for t, ec in enumerate(st.cfg.exp_c)}
+            self.table = {}
+
+    def get(self, row: tuple[int, ...], n_tokens: int) -> tuple[list[float], float]:
+        """``(value per seat, their sum)`` of a region holding ``row`` cubes and ``n_tokens`` rats."""
+        key = (row, n_tokens)
+        hit = self.table.get(key)
+        if hit is not None:
+            return hit
+        tot = sum(row)
+        if tot == 0:
+            out = [0.0] * len(row)
+        else:
+            cfg = self.cfg
+            k = (n_tokens + self.fr) * self.pr
+            t = min(6, tot)
+            ea, em = cfg.exp_a[t], cfg.exp_m[t]
+            top = max(row)
+            out = []
+            for c, x in zip(row, self.cls[t]):
+                if not c:
+                    out.append(0.0)
+                    continue
+                loss = k * (ea + (em if c == top else 0.0) + x)
+                out.append(c - min(c, loss))
+        hit = self.table[key] = (out, sum(out))
+        return hit
+
+
 class _View:
     """Seat ``p``'s greedy valuation of one position that does not change while it is in use.
 
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
-    all seats (``w`` = opponent weight / (n - 1)); a seat's value is its cubes minus its expected
-    losses (see ``GreedyPolicy``). Values of the regions as they are, and of a region with p's
-    cubes or its token count changed by ``d``, are cached, so an option is scored by re-valuing
-    only the regions it touches, without copying, applying or undoing anything.
+    all seats (``w`` = opponent weight / (n - 1)). Values of the regions as they are, and of a
+    region with p's cubes or its token count changed by ``d``, are cached, so an option is scored
+    by re-valuing only the regions it touches, without copying, applying or undoing anything.
     """
 
-    __slots__ = ("_alt", "_cls", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "st")
+    __slots__ = ("_alt", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "rv", "st")
 
     def __init__(self, pol: GreedyPolicy, st: State, p: int):
         self.st, self.p = st, p
         self.oth = pol.opponent_weight / (st.cfg.n_players - 1)
         self.own = 1 + self.oth
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        self._cls: dict[int, list[float]] = {}
+        self.rv = pol._region_values
+        self.rv.sync(st)
         self._now: dict[int, float] = {}
         self._alt: dict[tuple, float] = {}
         self._occupied: list | None = None
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
-        out = self._cls.get(t)
-        if out is None:
-            ec = self.st.cfg.exp_c[t]
-            out = self._cls[t] = [sum(map(mul, ec, h)) for h in self.st.held_class]
-        return out
+        return self.rv.cls[t]
 
-    def values(self, row: list[int], n_tokens: int) -> list[float]:
-        """Per-seat value of a region holding ``row`` cubes and ``n_tokens`` rats."""
-        tot = sum(row)
-        if tot == 0:
-            return [0.0] * len(row)
-        cfg = self.st.cfg
-        k = (n_tokens + self.fr) * self.pr
-        t = min(6, tot)
-        ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], self.class_loss(t)
-        top = max(row)
-        out = []
-        for c, x in zip(row, cls):
-            if not c:
-                out.append(0.0)
-                continue
-            loss = k * (ea + (em if c == top else 0.0) + x)
-            out.append(c - min(c, loss))
-        return out
+    def values(self, r: int) -> list[float]:
+        """Per-seat value of region ``r`` as it is."""
+        return self.rv.get(tuple(self.st.cubes[r]), len(self.st.tokens[r]))[0]
 
-    def rel(self, row: list[int], n_tokens: int) -> float:
-        v = self.values(row, n_tokens)
-        return v[self.p] * self.own - self.oth * sum(v)
+    def rel(self, row: tuple[int, ...], n_tokens: int) -> float:
+        v, total = self.rv.get(row, n_tokens)
+        return v[self.p] * self.own - self.oth * total
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
         x = self._now.get(r)
         if x is None:
-            x = self._now[r] = self.rel(self.st.cubes[r], len(self.st.tokens[r]))
+            x = self._now[r] = self.rel(tuple(self.st.cubes[r]), len(self.st.tokens[r]))
         return x
 
     def with_cubes(self, r: int, d: int) -> float:
@@ -103,7 +136,7 @@ class _View:
         if x is None:
             row = self.st.cubes[r][:]
             row[self.p] += d
-            x = self._alt[key] = self.rel(row, len(self.st.tokens[r]))
+            x = self._alt[key] = self.rel(tuple(row), len(self.st.tokens[r]))
         return x
 
     def with_tokens(self, r: int, d: int) -> float:
@@ -111,7 +144,7 @@ class _View:
         key = (r, d, 1)
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rel(self.st.cubes[r], len(self.st.tokens[r]) + d)
+            x = self._alt[key] = self.rel(tuple(self.st.cubes[r]), len(self.st.tokens[r]) + d)
         return x
 
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
@@ -159,6 +192,7 @@ class GreedyPolicy:
         # One-slot memo, not a parameter: the scores a "step" decision computed for the sub-decision
         # it chose, reused when the engine asks that sub-decision next (same seat, same position).
         object.__setattr__(self, "_memo", [None])
+        object.__setattr__(self, "_region_values", _RegionValues(self.future_rats, self.plague_risk))
 
     def _pick(self, options, scores, rng):
         best = max(scores)
@@ -205,7 +239,7 @@ class GreedyPolicy:
     def _sultan_value(self, v: _View, r: int) -> float:
         st, p = v.st, v.p
         c = st.cubes[r][p]
-        return self.diplomat_value * (v.values(st.cubes[r], len(st.tokens[r]))[p] / c if c else 0.0)
+        return self.diplomat_value * (v.values(r)[p] / c if c else 0.0)
 
     def _trader_value(self, v: _View, opt) -> float:
         st, p = v.st, v.p
