@@ -8,6 +8,7 @@ function's docstring).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -31,12 +32,19 @@ from analyzer.games.rattus.policies import POLICIES
 __all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", "play_game"]
 
 
+@cache
+def _default_policy(name: str):
+    """A policy with default parameters, built once per name: policies are frozen, and the
+    greedy's caches are keyed by position and seat, so one object serves every seat and game."""
+    return build_policy(POLICIES, name)
+
+
 def _policy_objects(policies: Any, n: int) -> list:
     if isinstance(policies, str) or not isinstance(policies, Sequence):
         policies = [policies] * n
     if len(policies) != n:
         raise RuleError("seats", f"need {n} policies, one per seat (got {len(policies)})")
-    return [build_policy(POLICIES, p) if isinstance(p, str) else p for p in policies]
+    return [_default_policy(p) if isinstance(p, str) else p for p in policies]
 
 
 def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,

@@ -46,9 +46,6 @@ class Game:
         self.cfg = cfg
         self.policies = list(policies)
         self.seed = seed
-        if isinstance(seed, np.random.SeedSequence):  # spawn() mutates: keep the caller's object as is
-            seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size,
-                                          n_children_spawned=seed.n_children_spawned)
         self.rng, self.seat_rngs = game_streams(seed, cfg.n_players)
         self.log = log
         self.state = State.empty(cfg)

@@ -95,6 +95,26 @@ def test_same_seed_same_records_and_log():
     assert play_game(cfg, "random", 5) != play_game(cfg, "random", 6)
 
 
+def test_seed_sequence_not_mutated():
+    """The caller's SeedSequence is left as it was (no spawn), so it replays the same game."""
+    cfg = default_config(4, ("africanus",))
+    seed = np.random.SeedSequence(3, spawn_key=(1,))
+    first = play_game(cfg, "random", seed)
+    assert seed.n_children_spawned == 0
+    assert play_game(cfg, "random", seed) == first
+
+
+def test_greedy_caches_do_not_change_decisions():
+    """Fresh greedy objects per seat and one shared object, already used by other games, play alike."""
+    shared = POLICIES["greedy"]()
+    for n, exps in ((4, ("africanus",)), (3, ())):
+        cfg = default_config(n, exps)
+        for seed in (11, 12):
+            play_game(cfg, [shared] * n, seed + 100)
+            fresh = play_game(cfg, [POLICIES["greedy"]() for _ in range(n)], seed)
+            assert play_game(cfg, [shared] * n, seed) == fresh
+
+
 def test_log_does_not_change_the_game():
     """Logging is observation only: records with and without a log are equal."""
     cfg = default_config(3, ("africanus",))
