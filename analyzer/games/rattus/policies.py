@@ -152,8 +152,8 @@ class _View:
         if self._occupied is None:
             st = self.st
             exp_c = st.cfg.exp_c
-            self._occupied = [(row, (len(toks) + self.fr) * self.pr, exp_c[min(6, sum(row))])
-                              for row, toks in zip(st.cubes, st.tokens) if any(row)]
+            self._occupied = [(row, (len(toks) + self.fr) * self.pr, exp_c[min(6, tot)])
+                              for row, toks in zip(st.cubes, st.tokens) if (tot := sum(row))]
         return self._occupied
 
 
@@ -201,11 +201,29 @@ class GreedyPolicy:
 
     # ------------------------------------------------------------ option values (on a _View)
 
+    def _place_values(self, v: _View, regions, ks) -> list[float]:
+        """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i.
+
+        The hot loop of the greedy player, so the region-value lookups are inlined."""
+        st, p, own, oth, get = v.st, v.p, v.own, v.oth, v.rv.get
+        supply = st.supply_cubes[p]
+        out = []
+        for r, k in zip(regions, ks):
+            k = min(k, supply)
+            if k <= 0:
+                out.append(-0.01)
+                continue
+            row = st.cubes[r]
+            n_tokens = len(st.tokens[r])
+            before, before_sum = get(tuple(row), n_tokens)
+            row = row[:]
+            row[p] += k
+            after, after_sum = get(tuple(row), n_tokens)
+            out.append((after[p] * own - oth * after_sum) - (before[p] * own - oth * before_sum))
+        return out
+
     def _place_value(self, v: _View, r: int, k: int) -> float:
-        k = min(k, v.st.supply_cubes[v.p])
-        if k <= 0:
-            return -0.01
-        return v.with_cubes(r, k) - v.now(r)
+        return self._place_values(v, (r,), (k,))[0]
 
     def _take_values(self, v: _View, cards: tuple) -> list[float]:
         """Per card: its value minus the extra expected losses of holding it, plus the relief of its
@@ -217,11 +235,16 @@ class GreedyPolicy:
             cls = CARD_CLASS[card]
             prev = st.holder[card]
             risk = 0.0
-            for row, f, ec in occupied:
-                mine = row[p]
-                other = row[prev] if prev >= 0 else 0
-                if mine or other:
-                    risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
+            if prev < 0:  # an untaken card: only p's own regions count
+                for row, f, ec in occupied:
+                    if row[p]:
+                        risk += f * ec[cls]
+            else:
+                for row, f, ec in occupied:
+                    mine = row[p]
+                    other = row[prev]
+                    if mine or other:
+                        risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
             out.append(self.card_value - risk)
         return out
 
@@ -312,7 +335,7 @@ class GreedyPolicy:
             elif o == "place":
                 regions = tuple(range(st.cfg.n_regions))
                 extra = 1 if st.holder[_PEASANT] == p else 0
-                sub = [self._place_value(v, r, len(st.tokens[r]) + extra) for r in regions]
+                sub = self._place_values(v, regions, [len(t) + extra for t in st.tokens])
                 subs[o] = (regions, sub)
                 s = max(sub)
             elif o in ("astronomer", "explorer"):
@@ -345,10 +368,12 @@ class GreedyPolicy:
         if kind == "place":
             v = _View(self, st, p)
             extra = 1 if st.holder[_PEASANT] == p else 0
-            return self._pick(options, [self._place_value(v, r, len(st.tokens[r]) + extra) for r in options], rng)
+            return self._pick(options, self._place_values(v, options, [len(st.tokens[r]) + extra for r in options]),
+                              rng)
         if kind == "opening":
             v = _View(self, st, p)
-            return self._pick(options, [self._place_value(v, r, 2) - 0.3 * sum(st.cubes[r]) for r in options], rng)
+            values = self._place_values(v, options, [2] * len(options))
+            return self._pick(options, [x - 0.3 * sum(st.cubes[r]) for x, r in zip(values, options)], rng)
         if kind == "plague_move":
             v = _View(self, st, p)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
