@@ -126,6 +126,8 @@ class CartusConfig:
     guard_tower_givers: str
     rats_visible: bool
     values: tuple[RuleValue, ...]
+    # derived tables for the policies' look-ahead (not rule options)
+    nun_cdf: tuple[tuple[float, ...], ...]  # [u][x] = P(sum of u random Nun-row cards <= x)
 
 
 # ---------------------------------------------------------------- data loading
@@ -295,6 +297,35 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
     out["first_game"] = first
     vals.append(RuleValue("first_game", first, user or src, f"{RULES} {sec}"))
     return out
+
+
+# ---------------------------------------------------------------- derived tables
+
+
+def nun_sum_cdf(population: Sequence[tuple[int, int]], size: int) -> tuple[tuple[float, ...], ...]:
+    """``cdf[u][x]`` = P(sum of ``u`` random Nun-row cards <= x), u = 0..size (rules §7.1).
+
+    Cards are drawn with replacement from ``population`` (``(class, nuns)`` pairs), so a player
+    who has seen some Nun-row cards can price the rest; built once per config.
+    """
+    one: dict[int, float] = {}
+    for _, nuns in population:
+        one[nuns] = one.get(nuns, 0.0) + 1.0 / len(population)
+    dist = {0: 1.0}
+    out = []
+    for _u in range(size + 1):
+        top = max(dist)
+        acc, cdf = 0.0, []
+        for x in range(top + 1):
+            acc += dist.get(x, 0.0)
+            cdf.append(min(acc, 1.0))
+        out.append(tuple(cdf))
+        nxt: dict[int, float] = {}
+        for a, pa in dist.items():
+            for b, pb in one.items():
+                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
+        dist = nxt
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- building selection
@@ -494,7 +525,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         all_dead_result=opt["all_dead_result"], last_round_actions=opt["last_round_actions"],
         building_spaces=opt["building_spaces"], start_player=opt["start_player"],
         guard_tower_givers=opt["guard_tower_givers"], rats_visible=opt["rats_visible"],
-        values=tuple(vals),
+        values=tuple(vals), nun_cdf=nun_sum_cdf(population, comp["nun_row"]),
     )
 
 

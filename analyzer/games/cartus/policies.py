@@ -23,8 +23,8 @@ read public information, its own hand and the Nun-row positions it has looked at
 
 from __future__ import annotations
 
-import functools
 import random
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
@@ -85,34 +85,10 @@ class Random:
         return _random_subset(rng, st.hands[seat], rng.randint(0, cap))
 
 
-@functools.lru_cache(maxsize=16)
-def _nun_cdf(population: tuple[tuple[int, int], ...], size: int) -> tuple[tuple[float, ...], ...]:
-    """``cdf[u][x]`` = P(sum of ``u`` random Nun-row cards <= x), u = 0..size (with replacement)."""
-    one: dict[int, float] = {}
-    for _, nuns in population:
-        one[nuns] = one.get(nuns, 0.0) + 1.0 / len(population)
-    dist = {0: 1.0}
-    out = []
-    for u in range(size + 1):
-        top = max(dist)
-        acc, cdf = 0.0, []
-        for x in range(top + 1):
-            acc += dist.get(x, 0.0)
-            cdf.append(min(acc, 1.0))
-        out.append(tuple(cdf))
-        nxt: dict[int, float] = {}
-        for a, pa in dist.items():
-            for b, pb in one.items():
-                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
-        dist = nxt
-    return tuple(out)
-
-
 def death_prob(st: State, seat: int, rats: int) -> float:
     """P(nun total < ``rats``), i.e. of dying with ``rats``, given the cards ``seat`` saw (rules §7.1)."""
-    cfg = st.cfg
     seen = st.seen[seat]
-    known, unknown = 0, 0
+    known = unknown = 0
     for p, v in enumerate(st.nun_row):
         if (seen >> p) & 1:
             known += v
@@ -121,8 +97,12 @@ def death_prob(st: State, seat: int, rats: int) -> float:
     x = rats - known - 1  # death iff unknown sum <= x
     if x < 0:
         return 0.0
-    cdf = _nun_cdf(cfg.population, cfg.nun_row_size)[unknown]
+    cdf = st.cfg.nun_cdf[unknown]
     return cdf[x] if x < len(cdf) else 1.0
+
+
+# action kinds whose value does not depend on the position (Greedy._tables)
+_CONSTANT_ACTIONS = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
 
 
 @dataclass(frozen=True)
@@ -164,18 +144,12 @@ class Greedy:
         r = st.rats[seat]
         return self._risk(st, seat, r) - self._risk(st, seat, r - min(x, r)) + 0.2 * min(x, r)
 
-    def _action(self, st: State, seat: int, b: int, premium: bool, extra_inf: int) -> float:
-        cfg = st.cfg
-        kind = cfg.building_action[b]
-        amt = cfg.premium[b] if premium else cfg.standard[b]
+    def _constant_action(self, cfg, kind: str, amt) -> float:
+        """Value of an action that does not depend on the position (``_CONSTANT_ACTIONS``)."""
         if kind == "vp_tokens":
             return amt * cfg.vp_token_value
         if kind == "gold":
             return amt * self.gold_value
-        if kind == "discard_rats":
-            return self._relief(st, seat, amt)
-        if kind == "hospital":
-            return self._relief(st, seat, amt[0] + amt[1]) - amt[1] * self.card_value * 0.5
         if kind == "pass":
             return amt * self.pass_value
         if kind == "joker":
@@ -184,8 +158,18 @@ class Greedy:
             return amt * self.sword_value
         if kind == "flute":
             return amt * self.flute_value
-        if kind == "draw":
-            return amt * self.card_value
+        return amt * self.card_value  # draw
+
+    def _action(self, st: State, seat: int, b: int, premium: bool, extra_inf: int) -> float:
+        cfg = st.cfg
+        kind = cfg.building_action[b]
+        amt = cfg.premium[b] if premium else cfg.standard[b]
+        if kind in _CONSTANT_ACTIONS:
+            return self._constant_action(cfg, kind, amt)
+        if kind == "discard_rats":
+            return self._relief(st, seat, amt)
+        if kind == "hospital":
+            return self._relief(st, seat, amt[0] + amt[1]) - amt[1] * self.card_value * 0.5
         if kind == "brewery":
             return (st.round_influence[seat] + extra_inf) // amt * self.card_value
         if kind == "look":
@@ -200,94 +184,178 @@ class Greedy:
             return 0.5 * got * self.card_value + self.protect_value
         return 0.0
 
-    def _plans(self, st: State, seat: int) -> dict[int, tuple[float, list[int]]]:
-        """Best plan per open row for ``seat``'s current hand, memoised for this exact position
-        (``enter``, ``cards`` and ``use_pass`` ask about the same position back to back)."""
+    def _tables(self, cfg) -> tuple:
+        """Per-config look-ahead tables, built once per config (memoised on ``cfg`` identity).
+
+        ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
+        ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
+        ``equal`` tied with it (rules §7.2, ``scoring.seat_points``), and its largest entry;
+        ``flat[b]`` = ``(premium, standard)`` action values of building ``b`` when they do not
+        depend on the position (else None).
+        """
+        got = self._memo.get("cfg")
+        if got is not None and got[0] is cfg:
+            return got[1]
+        life = self.life_value
+        risk = tuple(tuple(life * c for c in cdf) for cdf in cfg.nun_cdf)
+        m = cfg.n_players - 1
+        pts, tie = cfg.track_points, cfg.track_tie
+        track = tuple(tuple(seat_points([2] * above + [1] * equal, 1, pts, tie) for equal in range(m - above + 1))
+                      for above in range(m + 1))
+        flat = tuple((self._constant_action(cfg, kind, cfg.premium[b]), self._constant_action(cfg, kind, cfg.standard[b]))
+                     if kind in _CONSTANT_ACTIONS else None for b, kind in enumerate(cfg.building_action))
+        tables = (risk, track, max(max(row) for row in track), flat)
+        self._memo["cfg"] = (cfg, tables)
+        return tables
+
+    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple[float, list[int]]], tuple]:
+        """``(plans, context)`` of ``seat``'s current position, memoised: ``enter``, ``cards``
+        and ``use_pass`` ask about the same position back to back. ``plans`` fills per row."""
         key = (st.round, tuple(st.hands[seat]), tuple(map(len, st.entries)))
         memo = self._memo.get(seat)
         if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
-            return memo[2]
-        plans: dict[int, tuple[float, list[int]]] = {}
-        self._memo[seat] = (st, key, plans)
-        return plans
-
-    def _plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
-        """Best ``(value, counts)`` for entering row ``r`` with the current hand (one step ahead)."""
-        plans = self._plans(st, seat)
-        got = plans.get(r)
-        if got is None:
-            got = plans[r] = self._make_plan(st, seat, r)
-        return got
-
-    def _make_plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
+            return memo[2], memo[3]
         cfg = st.cfg
         hand = st.hands[seat]
-        b = cfg.card_building[st.row[r]]
-        k = cfg.building_class[b]
-        kind = cfg.building_action[b]
-        others_here = [(s, sum(c)) for s, c in st.entries[r] if s != seat]
-        best_other = max((x for _, x in others_here), default=-1)
-        entered = sum(len(e) for e in st.entries)
-        to_come = entered < st.n - 1
-        inf = [st.influence[s][k] for s in range(st.n) if s != seat]
-        mine0 = st.influence[seat][k]
-        pts, tie = cfg.track_points, cfg.track_tie
-        base_pts = seat_points(inf, mine0, pts, tie)
-        # off-class cards, most plentiful class first
-        off = sorted((t for t in range(JOKER) if t != k for _ in range(hand[t])), key=lambda t: -hand[t])
-        n_off = min(len(off), self.max_offclass)
-        rats0 = st.rats[seat]
-        # risk table: life_value * P(death) with x more rats
+        risk_tab = self._tables(cfg)[0]
+        # what every row shares: the risk of x more rats (rules §7.1) and who is still to come
+        seen = st.seen[seat]
         known = unknown = 0
         for p, v in enumerate(st.nun_row):
-            if (st.seen[seat] >> p) & 1:
+            if (seen >> p) & 1:
                 known += v
             else:
                 unknown += 1
-        cdf = _nun_cdf(cfg.population, cfg.nun_row_size)[unknown]
+        rt = risk_tab[unknown]
         life = self.life_value
-        risk = []
-        for x in range(n_off + 1):
-            y = rats0 + x + self.rat_buffer - known - 1
-            risk.append(life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0))
-        flat = kind not in ("brewery", "guard_tower")
-        if flat:
-            prem_flat = self._action(st, seat, b, True, 0)
-            std_flat = self._action(st, seat, b, False, 0)
-        base = [0] * N_TYPES
-        base[k] = hand[k]
-        base[JOKER] = hand[JOKER]
-        if others_here and max(sum(st.hands[s]) for s, _ in others_here) >= 2:
-            base[SWORD] = hand[SWORD]
-        if others_here and rats0 > 0:
-            base[FLUTE] = min(hand[FLUTE], (rats0 + cfg.flute_rats - 1) // cfg.flute_rats)
-        special_v = 0.3 * (self.sword_value * base[SWORD] + self.flute_value * base[FLUTE])
+        zero, one = life * 0.0, life * 1.0
+        rats0 = st.rats[seat]
+        y0 = rats0 + self.rat_buffer - known - 1
+        top = min(sum(hand[:JOKER]), self.max_offclass)
+        risk = [zero if y < 0 else rt[y] if y < len(rt) else one for y in range(y0, y0 + top + 1)]
+        entered = 0
+        for e in st.entries:
+            entered += len(e)
+        fr = cfg.flute_rats
+        ctx = (risk, entered < st.n - 1, min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0)
+        plans: dict[int, tuple[float, list[int]]] = {}
+        self._memo[seat] = (st, key, plans, ctx)
+        return plans, ctx
+
+    def _plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
+        """Best ``(value, counts)`` for entering row ``r`` with the current hand (one step ahead)."""
+        plans, ctx = self._position(st, seat)
+        got = plans.get(r)
+        if got is None:
+            got = plans[r] = self._make_plan(st, seat, r, ctx)
+        return got
+
+    def _make_plan(self, st: State, seat: int, r: int, ctx: tuple) -> tuple[float, list[int]]:
+        """Try every count of off-class cards (most plentiful class first) with all or none of
+        the jokers; the first best value wins. Hot path: tables come from ``_tables``, what
+        all rows share from ``_position``."""
+        cfg = st.cfg
+        n = st.n
+        hand = st.hands[seat]
+        b = cfg.card_building[st.row[r]]
+        k = cfg.building_class[b]
+        _, track_tab, track_max, flat_tab = self._tables(cfg)
+        risk, to_come, flutes = ctx
+        best_other = -1  # most cards of another entrant here (-1: nobody else here)
+        other_hand = -1  # largest hand among the other entrants here
+        for s, c in st.entries[r]:
+            if s != seat:
+                x = sum(c)
+                best_other = max(best_other, x)
+                x = sum(st.hands[s])
+                other_hand = max(other_hand, x)
+        # majority points (rules §7.2) via the rank table: seats strictly above / tied
+        mine0 = st.influence[seat][k]
+        inf = sorted(st.influence[s][k] for s in range(n) if s != seat)
+        m = len(inf)
+        if mine0 > 0:
+            hi = bisect_right(inf, mine0)
+            base_pts = track_tab[m - hi][hi - bisect_left(inf, mine0, 0, hi)]
+        else:
+            base_pts = 0
+        hk, hj = hand[k], hand[JOKER]
+        n_off = sum(hand[:JOKER]) - hk
+        n_off = min(n_off, self.max_offclass)
+        sword_n = hand[SWORD] if other_hand >= 2 else 0
+        flute_n = flutes if best_other >= 0 else 0
+        special_v = 0.3 * (self.sword_value * sword_n + self.flute_value * flute_n)
         need = max(best_other + 1, cfg.premium_min_cards)
-        best_v, best_c = -1e9, base
+        half_ok = best_other >= cfg.premium_min_cards
+        p_need = 0.75 if to_come else 1.0
+        fl = flat_tab[b]
+        kind = cfg.building_action[b]
+        flat = kind != "brewery" and kind != "guard_tower"
+        if flat:
+            prem_flat, std_flat = fl if fl is not None else (self._action(st, seat, b, True, 0),
+                                                             self._action(st, seat, b, False, 0))
+            act_need = p_need * prem_flat + (1 - p_need) * std_flat
+            act_half = 0.5 * prem_flat + (1 - 0.5) * std_flat
+            act_none = 0.0 * prem_flat + (1 - 0.0) * std_flat
+        tw, iv, cv, jv = self.track_weight, self.influence_value, self.card_value, self.joker_value
+        pts_of: dict[int, float] = {}
+        r0 = risk[0]
+        best_v, best_x, best_j = -1e9, 0, hj
+        js = (hj, 0) if hj else (0,)
+        # Bound: if a card costs more than its influence (iv - cv - 0.1 < 0), the value without
+        # its step terms (track points, action) falls strictly with x; once even the largest
+        # step terms cannot reach the best value, no more off-class cards can win for that
+        # joker choice. Skipped candidates are strictly worse, so the first best is unchanged.
+        prune = flat and iv - cv - 0.1 < -1e-6
+        if prune:
+            step_max = tw * (track_max - base_pts) + max(act_need, act_half, act_none)
         for x in range(n_off + 1):
-            for jokers in ((hand[JOKER], 0) if hand[JOKER] else (0,)):
-                g = hand[k] + jokers + x
-                v = self.track_weight * (seat_points(inf, mine0 + g, pts, tie) - base_pts)
-                v += self.influence_value * g - (risk[x] - risk[0]) - 0.1 * x
-                v -= self.card_value * (hand[k] + x) + self.joker_value * jokers - special_v
-                if g >= need:
-                    p = 0.75 if to_come else 1.0
-                elif g == best_other and g >= cfg.premium_min_cards:
-                    p = 0.5
-                else:
-                    p = 0.0
+            rd = risk[x] - r0
+            tx = 0.1 * x
+            cx = cv * (hk + x)
+            dead = ()
+            for jokers in js:
+                g = hk + jokers + x
+                if prune and step_max + ((iv * g - rd - tx) - (cx + jv * jokers - special_v)) < best_v - 1e-9:
+                    dead += (jokers,)
+                    continue
+                t = pts_of.get(g)
+                if t is None:
+                    val = mine0 + g
+                    if val > 0:
+                        hi = bisect_right(inf, val)
+                        sp = track_tab[m - hi][hi - bisect_left(inf, val, 0, hi)]
+                    else:
+                        sp = 0
+                    t = pts_of[g] = tw * (sp - base_pts)
+                # same operation order as the plain formula, so ties break identically
+                v = t + (iv * g - rd - tx)
+                v -= cx + jv * jokers - special_v
                 if flat:
-                    v += p * prem_flat + (1 - p) * std_flat
+                    v += act_need if g >= need else act_half if (g == best_other and half_ok) else act_none
                 else:
+                    p = p_need if g >= need else 0.5 if (g == best_other and half_ok) else 0.0
                     v += (p * self._action(st, seat, b, True, g) if p else 0.0) + (
                         1 - p) * self._action(st, seat, b, False, g)
                 if v > best_v:
-                    c = base.copy()
-                    c[JOKER] = jokers
-                    for t in off[:x]:
-                        c[t] += 1
-                    best_v, best_c = v, c
-        return best_v, best_c
+                    best_v, best_x, best_j = v, x, jokers
+            if dead:
+                js = tuple(j for j in js if j not in dead)
+                if not js:
+                    break
+        c = [0] * N_TYPES
+        c[k] = hk
+        c[JOKER] = best_j
+        c[SWORD] = sword_n
+        c[FLUTE] = flute_n
+        if best_x > 0:  # off-class cards, most plentiful class first (ties: lower class first)
+            left = best_x
+            for t in sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t]):
+                take = min(left, hand[t])
+                c[t] += take
+                left -= take
+                if not left:
+                    break
+        return best_v, c
 
     # -- decisions
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
@@ -308,11 +376,14 @@ class Greedy:
         return 0
 
     def enter(self, st: State, seat: int, rows: tuple[int, ...], rng: random.Random) -> int:
+        plans, ctx = self._position(st, seat)
         best, best_r = -1e9, rows[0]
         for r in rows:
-            v = self._plan(st, seat, r)[0]
-            if v > best:
-                best, best_r = v, r
+            got = plans.get(r)
+            if got is None:
+                got = plans[r] = self._make_plan(st, seat, r, ctx)
+            if got[0] > best:
+                best, best_r = got[0], r
         return best_r
 
     def cards(self, st: State, seat: int, r: int, rng: random.Random) -> list[int]:
