@@ -174,6 +174,48 @@ def replay(
         api.replay(game, players, expansion or (), seed, policy, log=typer.echo)
 
 
+@app.command()
+def bench(
+    games: Annotated[int, typer.Option(help="Games per timed one-core run.")] = 200,
+    parallel_games: Annotated[int, typer.Option(help="Games in the all-cores run.")] = 2000,
+    repeats: Annotated[int, typer.Option(help="Timed one-core runs (the median is shown).")] = 5,
+    game: Annotated[list[str] | None, typer.Option(help="Only this game (repeatable).")] = None,
+    memory: Annotated[bool, typer.Option(
+        help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
+    out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
+) -> None:
+    """Measure games/s on one core and on all cores, parallel efficiency and worker peak memory.
+
+    Every game runs at its standard player count (Rattus + Africanus 4p, Rattus Cartus 4p,
+    Pyramidion 4p) with random and with greedy players. A benchmark, not a test.
+
+    Examples:
+
+      analyzer bench
+
+      analyzer bench --game cartus --games 500 --memory
+    """
+    from analyzer import bench as bench_mod
+
+    if games < 1 or parallel_games < 1 or repeats < 1:
+        raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
+    rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
+    typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
+               f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}")
+    for r in rows:
+        target = f"{r.target:.0f}" if r.target else "-"
+        typer.echo(f"{r.game:<11}{r.players:>8}{r.policy:>9}{r.games_per_s_1core:>12.1f}"
+                   f"{r.games_per_s_all:>10.1f}{r.cores:>6}{r.efficiency:>8.2f}"
+                   f"{r.worker_peak_mib:>11.1f}{target:>8}")
+    mem = {}
+    if memory:
+        for n in (1000, 50000):
+            mem[str(n)] = round(bench_mod.run_memory("scenarios/africanus-sultan.toml", n), 1)
+            typer.echo(f"peak memory of a {n}-game run: {mem[str(n)]} MiB")
+    bench_mod.write_json(rows, out, mem)
+    typer.echo(f"wrote {out}")
+
+
 def main() -> None:
     """Entry point of the ``analyzer`` script."""
     app()

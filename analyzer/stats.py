@@ -267,3 +267,48 @@ def winners_without(seats: pd.DataFrame, points: str, tiebreak: str | None = "ti
     df["win"] = df["won"] > 0
     changed = (df["alt_win"] != df["win"]).groupby([df["variant"], df["game_id"]]).any()
     return changed
+
+
+def adjust_pvalues(p_values: Sequence[float] | np.ndarray, method: str = "holm",
+                   alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Correct a family of p-values for many comparisons (a ranked table's rows).
+
+    Parameters
+    ----------
+    p_values : array_like, shape (m,)
+        One p-value per comparison; ``nan`` entries are kept out of the family and stay
+        ``nan`` / not significant.
+    method : {"holm", "bh"}
+        Holm's step-down family-wise correction, or Benjamini–Hochberg false-discovery rate.
+    alpha : float
+        Family-wise error rate (Holm) or false-discovery rate (BH), 0–1.
+
+    Returns
+    -------
+    (ndarray of float, ndarray of bool), each shape (m,)
+        Adjusted p-values and whether each comparison is significant after correction.
+
+    Raises
+    ------
+    ValueError
+        ``method`` is not one of the two above.
+
+    References
+    ----------
+    Holm, S. (1979), Scand. J. Statist. 6:65–70; Benjamini, Y. & Hochberg, Y. (1995),
+    JRSS B 57:289–300. Computed by ``statsmodels.stats.multitest.multipletests``.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    methods = {"holm": "holm", "bh": "fdr_bh"}
+    if method not in methods:
+        raise ValueError(f"method must be one of {sorted(methods)} (got {method!r})")
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    significant = np.zeros(p.shape, dtype=bool)
+    ok = ~np.isnan(p)
+    if ok.any():
+        reject, adj, _, _ = multipletests(p[ok], alpha=alpha, method=methods[method])
+        adjusted[ok] = adj
+        significant[ok] = reject
+    return adjusted, significant

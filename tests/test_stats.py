@@ -136,3 +136,21 @@ def test_distribution_and_summary():
     assert d["share"].sum() == pytest.approx(1.0)
     s = stats.summary(np.array([1.0, 2.0, 3.0]))
     assert s["mean"] == 2.0 and s["p50"] == 2.0 and s["min"] == 1.0 and s["max"] == 3.0
+
+
+def test_adjust_pvalues_holm_and_bh_textbook():
+    """Holm multiplies the i-th smallest p by (m - i + 1) and keeps the running max; BH scales by
+    m / rank and keeps the running min from the top (Benjamini & Hochberg 1995)."""
+    import numpy as np
+
+    from analyzer.stats import adjust_pvalues
+
+    p = [0.01, 0.04, 0.03, 0.005]
+    holm, holm_sig = adjust_pvalues(p, "holm")
+    np.testing.assert_allclose(holm, [0.03, 0.06, 0.06, 0.02])
+    assert holm_sig.tolist() == [True, False, False, True]
+    bh, bh_sig = adjust_pvalues(p, "bh")
+    np.testing.assert_allclose(bh, [0.02, 0.04, 0.04, 0.02])
+    assert bh_sig.tolist() == [True, True, True, True]
+    adj, sig = adjust_pvalues([0.01, float("nan")], "holm")
+    assert adj[0] == 0.01 and np.isnan(adj[1]) and sig.tolist() == [True, False]

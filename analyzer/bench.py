@@ -1,0 +1,159 @@
+"""Throughput and memory benchmark: games/s per core, parallel efficiency, peak memory.
+
+This is a measurement, never a test: nothing here asserts on time. ``analyzer bench`` prints
+the table and writes ``bench.json`` with the machine it ran on (ISSUE 7 targets: Rattus +
+Africanus 4p greedy ≥ 300 games/s, Cartus 4p greedy ≥ 1,000, Pyramidion 4p greedy ≥ 300).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from analyzer.errors import RuleError
+from analyzer.games import get_game
+from analyzer.report.files import atomic_write
+
+# (game, players, expansions): each game at its standard player count.
+STANDARD: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("rattus", 4, ("africanus",)),
+    ("cartus", 4, ()),
+    ("pyramidion", 4, ()),
+)
+TARGETS = {("rattus", "greedy"): 300.0, ("cartus", "greedy"): 1000.0, ("pyramidion", "greedy"): 300.0}
+
+
+@dataclass
+class BenchRow:
+    """One line of the benchmark table. Rates in games/s, memory in MiB."""
+
+    game: str
+    players: int
+    policy: str
+    games_per_s_1core: float
+    games_per_s_all: float
+    cores: int
+    efficiency: float  # speed-up over one core / cores, 0–1
+    worker_peak_mib: float
+    target: float | None
+
+
+def _play_range(game: str, players: int, expansions: tuple[str, ...], policy: str, first: int, stop: int) -> float:
+    """Play games ``first..stop-1`` in this process; return this process's peak RSS in MiB."""
+    spec = get_game(game)
+    config = spec.make_config(players, expansions, {})
+    policies = [policy] * players
+    for i in range(first, stop):
+        spec.play_game(config, policies, np.random.SeedSequence(1, spawn_key=(i,)))
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def one_core_rate(game: str, players: int, expansions: tuple[str, ...], policy: str,
+                  games: int = 200, repeats: int = 5) -> float:
+    """Median games/s on one core over ``repeats`` timed runs of ``games`` games, after a warm-up."""
+    _play_range(game, players, expansions, policy, 0, max(5, games // 10))
+    rates = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        _play_range(game, players, expansions, policy, (r + 1) * games, (r + 2) * games)
+        rates.append(games / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def all_cores_rate(game: str, players: int, expansions: tuple[str, ...], policy: str,
+                   games: int, cores: int) -> tuple[float, float]:
+    """Games/s with ``cores`` loky workers on ``games`` games, and the largest worker peak RSS (MiB)."""
+    step = max(1, games // (cores * 4))
+    ranges = [(a, min(a + step, games)) for a in range(0, games, step)]
+    with Parallel(n_jobs=cores, backend="loky") as par:
+        par(delayed(_play_range)(game, players, expansions, policy, 0, 2) for _ in range(cores))  # warm-up
+        t0 = time.perf_counter()
+        peaks = par(delayed(_play_range)(game, players, expansions, policy, a, b) for a, b in ranges)
+        elapsed = time.perf_counter() - t0
+    return games / elapsed, max(peaks)
+
+
+def run_memory(scenario: str, games: int) -> float:
+    """Peak RSS (MiB) of a whole ``analyzer simulate`` run of ``games`` games, in a child process."""
+    out = Path("reports") / f"_bench_mem_{games}"
+    cmd = [sys.executable, "-c",
+           "import resource,sys;from analyzer.cli import main;"
+           "sys.argv=['analyzer','simulate',sys.argv[1],'--games',sys.argv[2],'--out',sys.argv[3],'--quiet','--jobs','1'];"
+           "\ntry:\n main()\nexcept SystemExit:\n pass\n"
+           "print('MAXRSS',resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+           scenario, str(games), str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("MAXRSS"):
+            return int(line.split()[1]) / 1024.0
+    raise RuntimeError(f"memory run failed: {done.stderr.strip()[-500:]}")
+
+
+def machine() -> dict:
+    """The machine a benchmark ran on: CPU model, cores, Python version, platform."""
+    model = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+def bench(games: int = 200, parallel_games: int = 2000, repeats: int = 5,
+          policies: tuple[str, ...] = ("random", "greedy"), only: tuple[str, ...] = ()) -> list[BenchRow]:
+    """Benchmark every built game at its standard player count.
+
+    Parameters
+    ----------
+    games : int
+        Games per timed one-core run.
+    parallel_games : int
+        Games in the all-cores run.
+    repeats : int
+        Timed one-core runs; the median is reported.
+    policies : tuple of str
+        Policies to measure (every seat plays the same one).
+    only : tuple of str
+        Restrict to these game names (empty: all built games).
+
+    Returns
+    -------
+    list of BenchRow
+    """
+    cores = os.cpu_count() or 1
+    rows = []
+    for game, players, expansions in STANDARD:
+        if only and game not in only:
+            continue
+        try:
+            get_game(game)
+        except RuleError:
+            continue
+        for policy in policies:
+            one = one_core_rate(game, players, expansions, policy, games, repeats)
+            allc, peak = all_cores_rate(game, players, expansions, policy, parallel_games, cores)
+            rows.append(BenchRow(game, players, policy, round(one, 1), round(allc, 1), cores,
+                                 round(allc / one / cores, 3), round(peak, 1), TARGETS.get((game, policy))))
+    return rows
+
+
+def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None) -> None:
+    """Write ``bench.json``: the machine, every row, and the run-memory figures if measured."""
+    payload = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+               "rows": [asdict(r) for r in rows], "run_memory_mib": memory or {}}
+    atomic_write(path, json.dumps(payload, indent=2))
