@@ -85,19 +85,18 @@ def all_cores_rate(game: str, players: int, expansions: tuple[str, ...], policy:
 
 
 def run_memory(scenario: str, games: int) -> float:
-    """Peak RSS (MiB) of a whole ``analyzer simulate`` run of ``games`` games, in a child process."""
+    """Peak RSS (MiB) of a whole one-job ``analyzer simulate`` run of ``games`` games.
+
+    The run is a child process; ``RUSAGE_CHILDREN`` then holds its peak (the largest child
+    waited for, so call this in a process that has run no bigger child).
+    """
     out = Path("reports") / f"_bench_mem_{games}"
-    cmd = [sys.executable, "-c",
-           "import resource,sys;from analyzer.cli import main;"
-           "sys.argv=['analyzer','simulate',sys.argv[1],'--games',sys.argv[2],'--out',sys.argv[3],'--quiet','--jobs','1'];"
-           "\ntry:\n main()\nexcept SystemExit:\n pass\n"
-           "print('MAXRSS',resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
-           scenario, str(games), str(out)]
+    cmd = [sys.executable, "-m", "analyzer", "simulate", scenario, "--games", str(games),
+           "--out", str(out), "--quiet", "--jobs", "1"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("MAXRSS"):
-            return int(line.split()[1]) / 1024.0
-    raise RuntimeError(f"memory run failed: {done.stderr.strip()[-500:]}")
+    if done.returncode != 0:
+        raise RuntimeError(f"memory run failed: {done.stderr.strip()[-500:]}")
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
 
 
 def machine() -> dict:
