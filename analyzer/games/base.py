@@ -87,6 +87,9 @@ class GameSpec:
     rule_options : mapping of str to str
         Every rule option name -> one-line help with its default; for ``analyzer list`` and
         for the loader's "allowed" lists.
+    ablations : callable, optional
+        ``ablations(config) -> list[Ablation]``: one "without this card/building/special card"
+        variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
     """
 
     name: str
@@ -102,6 +105,35 @@ class GameSpec:
     rule_values: Callable[[Any], list[RuleValue]]
     content: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rule_options: Mapping[str, str] = field(default_factory=dict)
+    ablations: Callable[[Any], list[Ablation]] | None = None
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One leave-one-out variant of a game: the base without one item, as the rules replace it.
+
+    Attributes
+    ----------
+    item : str
+        The card, building or special card taken out, e.g. ``"sultan"``.
+    rules : mapping
+        Rule-option overrides applied on top of the base's rules; a value ``None`` removes
+        that option (back to its default).
+    replaced_by : str
+        What takes the item's place, for the table (``""``: nothing, the item is removed).
+    usage : tuple of str
+        Seat-record columns whose sum says how much a seat used the item in a game (picks the
+        "seat that used it most"); empty when the records do not say.
+    files : mapping of str to str
+        Generated data tables: rule option (a ``*_file`` option) -> TOML text. The caller
+        writes each to a file and points the option at it.
+    """
+
+    item: str
+    rules: Mapping[str, Any]
+    replaced_by: str = ""
+    usage: tuple[str, ...] = ()
+    files: Mapping[str, str] = field(default_factory=dict)
 
 
 def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[random.Random, list[random.Random]]:

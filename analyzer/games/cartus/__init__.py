@@ -7,6 +7,7 @@ Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``pla
 from __future__ import annotations
 
 from analyzer.games.base import GameSpec
+from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
     RULE_OPTIONS,
@@ -35,6 +36,7 @@ SPEC = GameSpec(
     rule_values=rule_values,
     content={"buildings": DEFAULT_BUILDINGS},
     rule_options=RULE_OPTIONS,
+    ablations=ablations,
 )
 
 __all__ = [

@@ -6,6 +6,7 @@ Rules: ``rules/pyramidion.md``. Content tables: ``data/*.toml``. See DESIGN.md Â
 from __future__ import annotations
 
 from analyzer.games.base import GameSpec
+from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     DEFAULT_SITES,
     RULE_OPTIONS,
@@ -31,6 +32,7 @@ SPEC = GameSpec(
     rule_values=rule_values,
     content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
     rule_options=RULE_OPTIONS,
+    ablations=ablations,
 )
 
 __all__ = ["SPEC"]

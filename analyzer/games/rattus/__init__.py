@@ -15,6 +15,7 @@ import numpy as np
 
 from analyzer.errors import RuleError
 from analyzer.games.base import GameSpec, build_policy
+from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
     EXPANSIONS,
@@ -96,4 +97,5 @@ SPEC = GameSpec(
     rule_values=rule_values,
     content={"cards": CARD_NAMES},
     rule_options=RULE_OPTIONS,
+    ablations=ablations,
 )
