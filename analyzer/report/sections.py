@@ -347,8 +347,12 @@ def _ivd(iv: stats.Interval) -> dict[str, float]:
     return {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}
 
 
+# imported here, after Doc and the formatters it uses are defined (it imports them from here)
+from analyzer.report.pyramidion_study import pyramidion
+
 # Study sections, each active when its column is present in the seat records.
-STUDIES = (("sultan_points", sultan), ("caravan_cubes_own", caravan))
+STUDIES = (("sultan_points", sultan), ("caravan_cubes_own", caravan),
+           ("goods_merchant", pyramidion))
 
 
 def all_sections(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:

@@ -1,0 +1,424 @@
+"""Pyramidion baseline study section (scenarios/pyramidion-baseline*.toml).
+
+Answers, from the record tables alone: seat balance by start position, greedy against the named
+strategies, which sites are most contested, and how each goods source goes with winning. It
+activates when the seat records carry ``goods_merchant`` (registered in ``sections.STUDIES``).
+
+Columns read (see ``analyzer/games/pyramidion/metrics.py``): games ``contest_<site>``,
+``activations_<site>``, ``revolts_<site>``, ``first_to_target``, ``end``; seats
+``start_position``, ``vp``, ``boats_loaded``, ``goods_<source>``, ``tiles_placed``,
+``revolts_won``, ``won``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from analyzer import stats
+from analyzer.report import charts
+from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
+
+# goods sources in the seat records (rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
+SOURCES: tuple[tuple[str, str], ...] = (
+    ("goods_merchant", "merchant (site goods won with merchant influence)"),
+    ("goods_negotiator", "negotiator tiles (phase 3)"),
+    ("goods_slave_driver", "slave-driver tiles (phase 7 loading)"),
+    ("goods_revolt", "revolts won"),
+    ("goods_special", "special cards (Thief, Bandit, Stone dragger, Cairo)"),
+)
+
+
+def _arm(seats: pd.DataFrame) -> str:
+    """The arm a single-arm table is drawn from: the base if present, else the first variant."""
+    names = list(pd.unique(seats["variant"]))
+    return BASE if BASE in names else names[0]
+
+
+def _sites(games: pd.DataFrame) -> list[str]:
+    """Site keys present in the game records (``contest_<site>`` columns), in record order."""
+    return [c[len("contest_"):] for c in games.columns if c.startswith("contest_")]
+
+
+def _title(site: str) -> str:
+    return " ".join(w.capitalize() for w in site.split("_"))
+
+
+def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Win rate and mean VP by start position (place in round 1's player order), per variant.
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records with ``variant, game_id, start_position, won, vp``.
+    players : int
+        Seats per game (the fair win rate is ``1 / players``).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[variant, start_position, n, wins, rate, lo, hi, vp, vp_lo, vp_hi, p_equal]``:
+        Wilson 95% interval on the win share, t interval on VP, and ``p_equal`` (same for every
+        row of a variant) the chi-square goodness-of-fit p-value of "the winner's start position
+        is uniform" (one winner per game, a k-way tie split 1/k; rules/pyramidion.md §4, §6).
+    """
+    rows = []
+    for var in pd.unique(seats["variant"]):
+        s = seats[seats["variant"] == var]
+        w = stats.win_rates(s, ("start_position",))
+        m = stats.mean_values(s, ("start_position",), "vp")
+        wins = w["wins"].to_numpy(float)
+        p = float(sps.chisquare(wins, np.full(len(wins), wins.sum() / len(wins))).pvalue) \
+            if len(wins) > 1 and wins.sum() > 0 else math.nan
+        for r, v in zip(w.itertuples(), m.itertuples()):
+            rows.append((var, int(r.start_position), int(r.n), float(r.wins), r.rate, r.lo, r.hi,
+                         v.mean, v.lo, v.hi, p))
+    return pd.DataFrame(rows, columns=["variant", "start_position", "n", "wins", "rate", "lo",
+                                       "hi", "vp", "vp_lo", "vp_hi", "p_equal"])
+
+
+def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
+    """Per mixed variant: each policy's per-game win share against the other seats, paired.
+
+    For every game of a variant with two or more policies, the mean ``won`` of one policy's
+    seats minus the mean ``won`` of the other seats; a t interval over games (the seats of one
+    game are not independent, the games are).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[variant, policy, games, rate, others, diff, lo, hi, significant]`` (shares
+        0–1 per seat-game; ``diff`` = ``rate − others``).
+    """
+    rows = []
+    for var in pd.unique(seats["variant"]):
+        s = seats[seats["variant"] == var]
+        if s["policy"].nunique() < 2:
+            continue
+        for pol in sorted(pd.unique(s["policy"])):
+            mine = s["policy"] == pol
+            a = s[mine].groupby("game_id")["won"].mean()
+            b = s[~mine].groupby("game_id")["won"].mean()
+            both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
+            d = stats.paired_difference(both["b"], both["a"])
+            rows.append((var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()),
+                         d.mean, d.lo, d.hi, d.significant))
+    return pd.DataFrame(rows, columns=["variant", "policy", "games", "rate", "others", "diff",
+                                       "lo", "hi", "significant"])
+
+
+def site_contest(games: pd.DataFrame) -> pd.DataFrame:
+    """Per site and variant: how contested it is, ranked within each variant.
+
+    ``contest_<site>`` is a game's mean number of seats playing at least one card per
+    activation of the site, so contestants per activation over all games is the ratio
+    Σ(contest × activations) / Σ activations, with a delta-method 95% interval
+    (``stats.ratio_interval``); revolts per activation likewise (rules/pyramidion.md §5 phase 5).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[variant, rank, site, activations, act_lo, act_hi, contest, lo, hi, revolts,
+        rev_lo, rev_hi, games_revolt]``: activations per game (t interval), contestants per
+        activation, revolts per activation, and the share of games with a revolt there.
+        ``rank`` 1 = most contestants per activation.
+    """
+    rows = []
+    for var in pd.unique(games["variant"]):
+        g = games[games["variant"] == var]
+        part = []
+        for site in _sites(g):
+            act = g[f"activations_{site}"].to_numpy(float)
+            who = np.nan_to_num(g[f"contest_{site}"].to_numpy(float)) * act
+            rev = g[f"revolts_{site}"].to_numpy(float)
+            a = stats.mean_interval(act)
+            c = stats.ratio_interval(who, act)
+            r = stats.ratio_interval(rev, act)
+            part.append([var, 0, site, a.estimate, a.lo, a.hi, c.estimate, c.lo, c.hi,
+                         r.estimate, max(0.0, r.lo), r.hi, float((rev > 0).mean())])
+        part.sort(key=lambda row: -row[6] if not math.isnan(row[6]) else math.inf)
+        for k, row in enumerate(part, 1):
+            row[1] = k
+        rows += part
+    return pd.DataFrame(rows, columns=["variant", "rank", "site", "activations", "act_lo",
+                                       "act_hi", "contest", "lo", "hi", "revolts", "rev_lo",
+                                       "rev_hi", "games_revolt"])
+
+
+def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
+    """Goods per source for the winner(s) and the other seats of the same game, paired by game.
+
+    Per game: mean goods of the seats with ``won > 0`` minus the mean of the others (games
+    where every seat shares the win are skipped), with a t interval over games.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[source, share, winners, others, diff, lo, hi, significant]``: ``share`` is the
+        source's share of all goods taken (0–1); the rest are goods per seat-game.
+    """
+    won = seats["won"] > 0
+    total = float(sum(seats[c].sum() for c, _ in SOURCES)) or math.nan
+    rows = []
+    for col, _ in SOURCES:
+        w = seats[won].groupby("game_id")[col].mean()
+        o = seats[~won].groupby("game_id")[col].mean()
+        both = pd.concat([w.rename("w"), o.rename("o")], axis=1, join="inner")
+        d = stats.paired_difference(both["o"], both["w"])
+        rows.append((col, float(seats[col].sum()) / total, float(both["w"].mean()),
+                     float(both["o"].mean()), d.mean, d.lo, d.hi, d.significant))
+    return pd.DataFrame(rows, columns=["source", "share", "winners", "others", "diff", "lo", "hi",
+                                       "significant"])
+
+
+def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Conditional logit of winning on goods per source, within each game.
+
+    Model: among the seats of one game, the chance that a seat is the winner is proportional
+    to ``exp(Σ β_source · goods_source)`` (McFadden's conditional logit, grouped by
+    ``game_id``; ``statsmodels.discrete.conditional_models.ConditionalLogit``). Comparing seats
+    of the same game removes whatever the whole table shares (game length, goods arriving).
+    A k-way shared win counts as k winners.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[source, odds_ratio, lo, hi, p_value]``: the odds of being the winner per
+        extra good of that source, the other sources held fixed; empty when the model cannot be
+        fitted (too few games, a constant source, no convergence).
+    """
+    from statsmodels.discrete.conditional_models import ConditionalLogit
+
+    cols = [c for c, _ in SOURCES]
+    empty = pd.DataFrame(columns=["source", "odds_ratio", "lo", "hi", "p_value"])
+    # games with a single winner or a tie of some but not all seats carry information
+    y = (seats["won"] > 0).astype(int)
+    per_game = y.groupby(seats["game_id"]).agg(["sum", "size"])
+    useful = per_game.index[(per_game["sum"] > 0) & (per_game["sum"] < per_game["size"])]
+    s = seats[seats["game_id"].isin(useful)]
+    x = s[cols].to_numpy(float)
+    if len(useful) < 20 or np.any(x.std(axis=0) == 0):
+        return empty
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = ConditionalLogit((s["won"] > 0).astype(int).to_numpy(), x,
+                                   groups=s["game_id"].to_numpy()).fit(disp=0)
+        ci = np.asarray(fit.conf_int(alpha=1 - confidence))
+        beta, p = np.asarray(fit.params), np.asarray(fit.pvalues)
+    except (np.linalg.LinAlgError, ValueError):
+        return empty
+    if not np.all(np.isfinite(beta)) or not np.all(np.isfinite(ci)):
+        return empty
+    return pd.DataFrame({"source": cols, "odds_ratio": np.exp(beta), "lo": np.exp(ci[:, 0]),
+                         "hi": np.exp(ci[:, 1]), "p_value": p})
+
+
+def _plot_sites(ax, table: pd.DataFrame, value: str, lo: str, hi: str, xlabel: str,
+                title: str) -> None:
+    """Horizontal bars per site (most contested on top) with 95% error bars."""
+    t = table.iloc[::-1]
+    y = np.arange(len(t))
+    v = t[value].to_numpy(float)
+    err = np.vstack([v - t[lo].to_numpy(float), t[hi].to_numpy(float) - v])
+    ax.barh(y, v, xerr=err, capsize=3, color="#8c6d31")
+    ax.set_yticks(y, [_title(s) for s in t["site"]])
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+
+
+def _plot_goods(ax, table: pd.DataFrame) -> None:
+    """Goods per seat-game by source, winners against the other seats of the same game."""
+    pos = np.arange(len(table))
+    width = 0.4
+    ax.bar(pos - width / 2, table["winners"], width, label="winner(s)")
+    ax.bar(pos + width / 2, table["others"], width, label="other seats")
+    ax.set_xticks(pos, [s.removeprefix("goods_").replace("_", " ") for s in table["source"]])
+    ax.set_xlabel("goods source")
+    ax.set_ylabel("goods taken per seat-game")
+    ax.set_title("Goods by source: winners vs the other seats")
+    ax.legend(fontsize="small")
+
+
+def _plot_odds(ax, table: pd.DataFrame) -> None:
+    """Odds ratio per extra good by source, log scale, with 95% intervals and a line at 1."""
+    y = np.arange(len(table))[::-1]
+    v = table["odds_ratio"].to_numpy(float)
+    err = np.vstack([v - table["lo"].to_numpy(float), table["hi"].to_numpy(float) - v])
+    ax.errorbar(v, y, xerr=err, fmt="o", capsize=3)
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yticks(y, [s.removeprefix("goods_").replace("_", " ") for s in table["source"]])
+    ax.set_xlabel("odds ratio of winning per extra good (log scale)")
+    ax.set_title("Goods source and winning, within a game (95% intervals)")
+
+
+def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+    """Fill ``doc`` with the Pyramidion baseline study and return its numbers.
+
+    Sections: seat balance by start position (rules/pyramidion.md §4: random start player),
+    greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
+    §7) and goods sources against winning (§5 phases 3, 5, 7; §6).
+
+    Parameters
+    ----------
+    doc : Doc
+        The report being built; charts go to ``doc.chart_dir``.
+    games, seats : DataFrame
+        The run's game and seat records (all variants).
+    players : int
+        Seats per game.
+
+    Returns
+    -------
+    dict
+        ``{"start_position", "head_to_head", "policy_profile", "sites", "ends", "goods",
+        "goods_model"}`` as lists of records, for ``summary.json``.
+    """
+    out: dict[str, Any] = {}
+    fair = 100 / players
+
+    # -- seat balance
+    doc.h("Pyramidion: seat balance by start position")
+    sp = start_position_table(seats, players)
+    doc.p("The start player is drawn at random each game (rules/pyramidion.md §4 default), so "
+          "the chair (`seat`) in the Seat order table above says little about turn order. Here "
+          "seats are grouped by **start position**: 0 = first in round 1's player order. Later "
+          "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
+          f"intervals (a fair position wins {fair:.1f} %), mean VP with t intervals, and the "
+          "chi-square p-value of the hypothesis that every start position wins equally often.")
+    doc.table(pd.DataFrame({
+        "variant": sp["variant"], "start position": sp["start_position"],
+        "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
+        "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
+        "p (all equal)": [f"{p:.3g}" for p in sp["p_equal"]],
+    }))
+    doc.chart("pyramidion_start_position.png",
+              "Win rate by start position (error bars: 95% Wilson; dashed: 1 / players).",
+              lambda ax: charts.plot_win_rates(ax, sp.rename(columns={"start_position":
+                                                                      "start position"}),
+                                               "start position", 1 / players))
+    out["start_position"] = _records(sp)
+
+    # -- greedy against the named strategies
+    h2h = head_to_head(seats)
+    doc.h("Pyramidion: greedy against the named strategies")
+    if h2h.empty:
+        doc.p("Every variant seats one policy only, so there is no head-to-head comparison.")
+    else:
+        doc.p("In each mixed variant the policies rotate over the seats. Per game, a policy's "
+              "mean win share per seat is compared with the other seats' in the same game; the "
+              "difference (pp) has a 95% t interval over games, `*` when it excludes 0. "
+              f"Equal players would each win {fair:.1f} % per seat.")
+        doc.table(pd.DataFrame({
+            "variant": h2h["variant"], "policy": h2h["policy"], "games": h2h["games"],
+            "win rate per seat": [f"{100 * r:.1f} %" for r in h2h["rate"]],
+            "other seats": [f"{100 * r:.1f} %" for r in h2h["others"]],
+            "difference": [signed(r, 100, " pp", 1) for r in h2h.to_dict("records")],
+        }))
+    out["head_to_head"] = _records(h2h)
+    prof_cols = ["vp", "boats_loaded", *[c for c, _ in SOURCES], "tiles_placed", "revolts_won"]
+    prof = seats.groupby(["variant", "policy"], sort=False)[prof_cols].mean().reset_index()
+    doc.p("How the policies play: mean per seat-game of VP, boats loaded, goods taken by "
+          "source, negotiator/slave-driver tiles placed and revolts won.")
+    doc.table(prof.rename(columns=lambda c: c.removeprefix("goods_").replace("_", " "))
+              .round(2))
+    out["policy_profile"] = _records(prof)
+
+    # -- contested sites
+    sites = site_contest(games)
+    arm = _arm(seats)
+    top = sites[sites["variant"] == arm]
+    doc.h("Pyramidion: most contested sites")
+    doc.p(f"From the `{arm}` games, ranked by **contestants per activation**: how many seats "
+          "played at least one card at the site when it was activated (ratio over all games, "
+          "95% delta-method interval). Revolts per activation and the share of games with at "
+          "least one revolt there show where fights escalate (rules/pyramidion.md §5 phase 5). "
+          "Other variants' rankings are in `summary.json`.")
+    doc.table(pd.DataFrame({
+        "rank": top["rank"], "site": [_title(s) for s in top["site"]],
+        "contestants per activation": [num(v, lo, hi) for v, lo, hi in
+                                       zip(top["contest"], top["lo"], top["hi"])],
+        "activations per game": [num(v, lo, hi) for v, lo, hi in
+                                 zip(top["activations"], top["act_lo"], top["act_hi"])],
+        "revolts per activation": [num(v, lo, hi, 3) for v, lo, hi in
+                                   zip(top["revolts"], top["rev_lo"], top["rev_hi"])],
+        "games with a revolt": [f"{100 * v:.1f} %" for v in top["games_revolt"]],
+    }))
+    if top["contest"].notna().any():
+        doc.chart("pyramidion_site_contest.png",
+                  f"Contestants per activation by site, `{arm}` games (95% intervals).",
+                  lambda ax: _plot_sites(ax, top, "contest", "lo", "hi",
+                                         "seats playing cards per activation",
+                                         "Most contested sites"))
+        by_rev = top.sort_values("revolts", ascending=False, kind="stable")
+        doc.chart("pyramidion_site_revolts.png",
+                  f"Revolts per activation by site, `{arm}` games (95% intervals).",
+                  lambda ax: _plot_sites(ax, by_rev, "revolts", "rev_lo", "rev_hi",
+                                         "revolts per activation", "Revolts by site"))
+    out["sites"] = _records(sites)
+
+    # -- how games end (context for the goods question)
+    g = games[games["variant"] == arm]
+    s = seats[seats["variant"] == arm]
+    ends = g["end"].value_counts().to_dict()
+    first = g.loc[g["first_to_target"] >= 0, ["game_id", "first_to_target"]]
+    fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
+    iv = stats.wilson(float(fw["won"].sum()), len(first))
+    out["ends"] = {"variant": arm, "ends": ends, "first_to_target_games": len(first),
+                   "first_to_target_won": {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}}
+
+    # -- goods sources and winning
+    doc.h("Pyramidion: goods sources and winning")
+    gt = goods_by_outcome(s)
+    doc.p(f"From the `{arm}` games ({len(g)} games; ends: "
+          + ", ".join(f"{k} {v}" for k, v in ends.items())
+          + (f"; the seat that first reached the VP target won {pct(iv.estimate, iv.lo, iv.hi)}"
+             f" of the {len(first)} games with such a seat" if len(first) else "")
+          + "). Goods are what boats are loaded with, so goods turn into VP. Per game, the "
+          "winner's goods from each source are compared with the other seats' goods from the "
+          "same source (paired by game, 95% t interval, `*` excludes 0).")
+    doc.table(pd.DataFrame({
+        "source": [dict(SOURCES)[c] for c in gt["source"]],
+        "share of all goods": [f"{100 * v:.1f} %" for v in gt["share"]],
+        "winner(s)": gt["winners"].round(2), "other seats": gt["others"].round(2),
+        "difference": [signed(r) for r in gt.to_dict("records")],
+    }))
+    doc.chart("pyramidion_goods_sources.png",
+              f"Goods taken per seat-game by source, winners vs other seats (`{arm}` games).",
+              lambda ax: _plot_goods(ax, gt))
+    out["goods"] = _records(gt)
+
+    model = goods_win_model(s)
+    if model.empty:
+        doc.p("The within-game model of winning on goods sources could not be fitted on these "
+              "records (too few games or a source that never varies).")
+    else:
+        doc.p("**Within-game model** (conditional logit, grouped by game): for two seats of the "
+              "same game, how much higher the odds of being the winner are per extra good from "
+              "a source, with the other four sources held fixed. An odds ratio of 1.5 means "
+              "each extra good of that source goes with 1.5× the odds of winning.")
+        doc.table(pd.DataFrame({
+            "source": [dict(SOURCES)[c] for c in model["source"]],
+            "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
+                                    zip(model["odds_ratio"], model["lo"], model["hi"])],
+            "p": [f"{p:.2g}" for p in model["p_value"]],
+        }))
+        doc.chart("pyramidion_goods_odds.png",
+                  "Odds ratio of winning per extra good, by source (conditional logit, 95%).",
+                  lambda ax: _plot_odds(ax, model))
+    doc.p("**What this does and does not show.** These are associations in games played by "
+          "these policies under the labelled defaults, not causes: a seat that wins more "
+          "contests collects goods from several sources at once, the policies decide where "
+          "they play, and goods paid with slave-driver tiles are by construction taken while "
+          "loading a boat, so they track VP almost directly. A large odds ratio says winners "
+          "tended to have more of that source; it does not say that one more good of it would "
+          "raise a player's chances by that much, nor how the game would go if a player chased "
+          "that source on purpose (a policy variant answers that).")
+    out["goods_model"] = _records(model)
+    return out

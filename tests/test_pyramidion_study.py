@@ -1,0 +1,173 @@
+"""The Pyramidion baseline study: scenarios/pyramidion-baseline*.toml and its report section
+(analyzer/report/pyramidion_study.py). Hand-built records with exact expected numbers, a planted
+effect the goods model must find, and one small end-to-end run of each scenario."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyzer import api
+from analyzer.report import pyramidion_study as ps
+from analyzer.report import sections
+from analyzer.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = {4: ROOT / "scenarios" / "pyramidion-baseline.toml",
+             3: ROOT / "scenarios" / "pyramidion-baseline-3p.toml"}
+SOURCE_COLS = [c for c, _ in ps.SOURCES]
+
+
+def _seats(rows: list[tuple]) -> pd.DataFrame:
+    """Seat records from ``(game_id, seat, policy, start_position, won, vp)`` tuples; every
+    goods source 0."""
+    df = pd.DataFrame(rows, columns=["game_id", "seat", "policy", "start_position", "won", "vp"])
+    df.insert(1, "variant", "base")
+    for c in SOURCE_COLS:
+        df[c] = 0
+    return df
+
+
+def test_start_position_win_rates_and_uniformity_test():
+    """Four 2-player games: start position 0 wins three, position 1 one (rules §4, §6)."""
+    seats = _seats([(g, s, "greedy", (s + g) % 2, float(((s + g) % 2 == 0) ^ (g == 3)), vp)
+                    for g in range(4) for s, vp in ((0, 10), (1, 6))])
+    t = ps.start_position_table(seats, players=2)
+    assert t["start_position"].tolist() == [0, 1]
+    assert t["rate"].tolist() == [0.75, 0.25] and t["n"].tolist() == [4, 4]
+    # chi-square of wins [3, 1] against [2, 2]: statistic 1, one degree of freedom
+    assert t["p_equal"].iloc[0] == pytest.approx(math.erfc(math.sqrt(0.5)), rel=1e-9)
+    # start position 0 was seat 0 (10 VP) in games 0 and 2 and seat 1 (6 VP) in 1 and 3
+    assert t["vp"].tolist() == [8.0, 8.0]
+
+
+def test_head_to_head_is_paired_by_game():
+    """A against B over four games: A wins, A wins, B wins, shared win (1/2 each)."""
+    won_a = [1.0, 1.0, 0.0, 0.5]
+    seats = _seats([(g, s, pol, s, w if pol == "A" else 1 - w, 0)
+                    for g, w in enumerate(won_a) for s, pol in ((0, "A"), (1, "B"))])
+    t = ps.head_to_head(seats).set_index("policy")
+    assert t.loc["A", "rate"] == 0.625 and t.loc["A", "others"] == 0.375
+    assert t.loc["A", "diff"] == pytest.approx(0.25)  # mean of 1, 1, -1, 0
+    assert t.loc["B", "diff"] == pytest.approx(-0.25)
+    assert t.loc["A", "games"] == 4
+    # a single-policy variant has no head-to-head row
+    assert ps.head_to_head(seats.assign(policy="A")).empty
+
+
+def test_site_contest_is_a_ratio_over_activations():
+    """Site a: 2 activations with 2 contestants each, then 1 with 3 → 7/3 per activation.
+    Site b: 2 activations with 1.5, then never activated (NaN) → 1.5; a ranks first."""
+    games = pd.DataFrame({
+        "game_id": [0, 1], "variant": ["base", "base"],
+        "contest_a": [2.0, 3.0], "activations_a": [2, 1], "revolts_a": [0, 1],
+        "contest_b": [1.5, math.nan], "activations_b": [2, 0], "revolts_b": [1, 0],
+    })
+    t = ps.site_contest(games).set_index("site")
+    assert t.loc["a", "contest"] == pytest.approx(7 / 3) and t.loc["a", "rank"] == 1
+    assert t.loc["b", "contest"] == pytest.approx(1.5) and t.loc["b", "rank"] == 2
+    assert t.loc["a", "revolts"] == pytest.approx(1 / 3)
+    assert t.loc["b", "revolts"] == pytest.approx(1 / 2)
+    assert t.loc["a", "activations"] == 1.5 and t.loc["b", "games_revolt"] == 0.5
+
+
+def test_goods_by_outcome_compares_winner_with_the_same_games_others():
+    """Game 0: winner 4 merchant goods, others 0 and 2; game 1: winner 2, others 2 and 2."""
+    seats = _seats([(g, s, "greedy", s, float(s == 0), 0) for g in range(2) for s in range(3)])
+    seats["goods_merchant"] = [4, 0, 2, 2, 2, 2]
+    seats["goods_revolt"] = [0, 1, 0, 0, 0, 0]
+    t = ps.goods_by_outcome(seats).set_index("source")
+    assert t.loc["goods_merchant", "winners"] == 3.0
+    assert t.loc["goods_merchant", "others"] == 1.5
+    assert t.loc["goods_merchant", "diff"] == pytest.approx(1.5)  # mean of +3 and 0
+    assert t.loc["goods_revolt", "diff"] == pytest.approx(-0.25)
+    assert t.loc["goods_merchant", "share"] == pytest.approx(12 / 13)
+
+
+def _planted(n_games: int, beta_sd: float, seed: int) -> pd.DataFrame:
+    """4-seat games with Poisson goods; the winner is drawn with odds exp(beta_sd · slave-driver
+    goods), so only the slave-driver source matters."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(n_games):
+        goods = rng.poisson([6, 3, 2, 0.5, 2], size=(4, 5))
+        w = np.exp(beta_sd * goods[:, 2])
+        winner = rng.choice(4, p=w / w.sum())
+        for s in range(4):
+            rows.append((g, s, "greedy", s, float(s == winner), 0, *goods[s]))
+    df = pd.DataFrame(rows, columns=["game_id", "seat", "policy", "start_position", "won", "vp",
+                                     "goods_merchant", "goods_negotiator", "goods_slave_driver",
+                                     "goods_revolt", "goods_special"])
+    df.insert(1, "variant", "base")
+    return df
+
+
+def test_goods_model_finds_a_planted_effect():
+    """The conditional logit recovers odds ratio e^0.7 ≈ 2.01 for the one source that decides,
+    and odds ratios near 1 for the others."""
+    m = ps.goods_win_model(_planted(1500, 0.7, seed=11)).set_index("source")
+    sd = m.loc["goods_slave_driver"]
+    assert sd["lo"] < math.exp(0.7) < sd["hi"] and sd["lo"] > 1.5
+    for src in ("goods_merchant", "goods_negotiator", "goods_special"):
+        assert 0.85 < m.loc[src, "odds_ratio"] < 1.15
+
+
+def test_goods_model_is_empty_when_it_cannot_be_fitted():
+    """A source that never varies (or too few games) gives no model rather than a crash."""
+    seats = _planted(200, 0.7, seed=3)
+    assert ps.goods_win_model(seats.assign(goods_revolt=0)).empty
+    assert ps.goods_win_model(seats[seats["game_id"] < 10]).empty
+
+
+def test_section_is_registered_and_only_active_with_its_columns(tmp_path):
+    """Registered in sections.STUDIES under goods_merchant; records without it skip it."""
+    assert ("goods_merchant", ps.pyramidion) in sections.STUDIES
+    games = pd.DataFrame({"game_id": [0], "variant": ["base"], "n_players": [2], "rounds": [1],
+                          "end": ["trigger"], "winner_seats": ["0"], "rules_version": ["t"]})
+    seats = pd.DataFrame({"game_id": [0, 0], "variant": ["base"] * 2, "seat": [0, 1],
+                          "policy": ["g", "g"], "score": [2.0, 1.0], "rank": [1, 2],
+                          "won": [1.0, 0.0]})
+    doc = sections.Doc(tmp_path)
+    assert "pyramidion" not in sections.all_sections(doc, games, seats, players=2)
+    assert not any(b[0] == "h" and "Pyramidion" in b[1] for b in doc.blocks)
+
+
+def test_scenarios_cover_three_and_four_players_alike():
+    """Two scenario files, one per player count, with the same arms, seats pattern and seed."""
+    s4, s3 = (load_scenario(SCENARIOS[n]) for n in (4, 3))
+    assert (s4.players, s3.players) == (4, 3) and s4.game == s3.game == "pyramidion"
+    assert s4.seed == s3.seed and s4.seat_rotation and s3.seat_rotation
+    assert [a.name for a in s4.arms] == [a.name for a in s3.arms] == [
+        "base", "greedy-vs-tile-builder", "greedy-vs-random"]
+    assert {s.policy for s in s4.arms[0].seats} == {"greedy"}
+    for s in (s4, s3):
+        assert [x.policy for x in s.arms[1].seats].count("tile-builder") == s.players - 2
+        assert [x.policy for x in s.arms[2].seats].count("random") == s.players - 2
+
+
+@pytest.mark.parametrize("players", [4, 3])
+def test_simulate_writes_the_study_report(players, tmp_path):
+    """A small real run of each scenario: the report answers the four questions and lists the
+    labelled defaults; summary.json holds the study's numbers."""
+    res = api.simulate(SCENARIOS[players], games=40, jobs=1, out=tmp_path / "run")
+    md = (res.out_dir / "report.md").read_text()
+    for head in ("seat balance by start position", "greedy against the named strategies",
+                 "most contested sites", "goods sources and winning"):
+        assert f"## Pyramidion: {head}" in md
+    defaults = md.split("## Labelled defaults in use")[1].split("\n## ")[0]
+    assert "| target_vp | 10 |" in defaults and "site.Giza" in defaults
+    charts = {p.name for p in (res.out_dir / "charts").iterdir()}
+    assert {"pyramidion_start_position.png", "pyramidion_site_contest.png",
+            "pyramidion_site_revolts.png", "pyramidion_goods_sources.png"} <= charts
+    out = json.loads((res.out_dir / "summary.json").read_text())["results"]["pyramidion"]
+    assert len({r["site"] for r in out["sites"]}) == 8
+    assert sorted({r["start_position"] for r in out["start_position"]}) == list(range(players))
+    assert {r["policy"] for r in out["head_to_head"]} == {"greedy", "tile-builder", "random"}
+    # the start-position win shares of a variant add up to one winner per game
+    base = [r for r in out["start_position"] if r["variant"] == "base"]
+    assert sum(r["wins"] for r in base) == pytest.approx(40)
