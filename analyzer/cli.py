@@ -216,6 +216,45 @@ def bench(
     typer.echo(f"wrote {out}")
 
 
+@app.command()
+def compare(
+    scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
+    games: Annotated[int | None, typer.Option(help="Games per scenario (default: the first file's).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Root seed (default: the first file's).")] = None,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory [default: reports/compare-A-vs-B].")] = None,
+    name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
+    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Play several scenarios on the same game seeds and report paired differences.
+
+    Per scenario: win rate by seat, no-winner share, death rate (games that record deaths),
+    score spread between first and last place, game length; and each scenario minus the first,
+    game by game, with 95% intervals. The scenarios must share game, players, expansions and
+    seat rotation; seed and games come from the first file unless given.
+
+    Examples:
+
+      analyzer compare scenarios/cartus-first-game.toml my-cartus-set.toml
+
+      analyzer compare a.toml b.toml c.toml --games 2000 --out /tmp/abc
+    """
+    from analyzer import compare as compare_mod
+
+    hint = ["analyzer", "compare", *map(str, scenarios)]
+    for flag, value in (("--games", games), ("--seed", seed), ("--out", out), ("--name", name)):
+        if value is not None:
+            hint += [flag, str(value)]
+    res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs, out=out,
+                              resume=resume, progress=not quiet, resume_hint=shlex.join(hint))
+    run = res.summary.get("run", {})
+    rate = run.get("games_per_second")
+    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
+               f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
 def main() -> None:
     """Entry point of the ``analyzer`` script."""
     app()

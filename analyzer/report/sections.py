@@ -357,9 +357,29 @@ STUDIES = (("sultan_points", sultan), ("caravan_cubes_own", caravan),
 
 def all_sections(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
     """Fill ``doc`` with the generic sections and every study whose columns are present."""
-    out = {"results": results(doc, games, seats, players), "variants": variants(doc, games, seats)}
+    from analyzer.report import balance, building_sets
+
+    arms = _variants(seats)
+    if len(arms) > MANY_VARIANTS:
+        # per-variant tables and charts of 64 arms are unreadable: the generic sections show the
+        # first arm; the balance table (one row per arm) and the study sections cover them all
+        first = arms[0]
+        doc.p(f"{len(arms)} variants: the next two sections show the first (`{first}`) only; "
+              "every variant is in the per-variant tables below and in `summary.json`.")
+        g1, s1 = games[games["variant"] == first], seats[seats["variant"] == first]
+        out = {"results": results(doc, g1, s1, players), "variants": {}}
+    else:
+        out = {"results": results(doc, games, seats, players),
+               "variants": variants(doc, games, seats)}
+    if not (building_sets.active(games) and len(arms) > MANY_VARIANTS):  # else the set table says it
+        out["balance"] = balance.section(doc, games, seats, players)
+    if building_sets.active(games):
+        out["building_sets"] = building_sets.section(doc, games, seats, players)
     for column, build in STUDIES:
         if column in seats:
             out[build.__name__] = build(doc, games, seats, players)
     return out
+
+
+MANY_VARIANTS = 8  # above this, generic per-variant tables give way to one-row-per-arm tables
 

@@ -1,0 +1,116 @@
+"""``analyzer compare A.toml B.toml …``: several scenarios on the same game seeds (DESIGN.md CLI).
+
+The scenarios are merged into one scenario whose arms are every arm of every file, in order,
+and that scenario is run by ``analyzer.api.simulate`` (the one runner, the one report). So game
+``i`` of every scenario is played from ``SeedSequence(seed, spawn_key=(i,))`` with the seed and
+game count of the first file (or ``--seed`` / ``--games``), and every difference is paired game
+by game against the first scenario, whose base arm keeps the name ``base``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from analyzer.errors import ScenarioError
+from analyzer.scenario import BASE, Scenario, load_scenario
+
+# what must agree for the arms to be paired seat by seat
+SAME = ("game", "players", "expansions", "seat_rotation")
+
+
+def arm_label(scenario: Scenario, arm_name: str, first: bool) -> str:
+    """The ``variant`` value of an arm in a comparison.
+
+    ``base`` for the first scenario's base arm, the scenario name for another scenario's base
+    arm, ``NAME/VARIANT`` for a variant arm (and plain ``VARIANT`` inside the first scenario).
+    """
+    if arm_name == BASE:
+        return BASE if first else scenario.name
+    return arm_name if first else f"{scenario.name}/{arm_name}"
+
+
+def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
+    """One scenario holding every arm of ``scenarios`` (first file first).
+
+    Parameters
+    ----------
+    scenarios : sequence of Scenario
+        At least two, all of the same game, player count, expansions and seat rotation.
+    name : str, optional
+        Run name (default ``compare-A-vs-B`` from the first two names, ``-and-N-more`` after).
+
+    Returns
+    -------
+    Scenario
+        Seed and games of the first scenario; arms relabelled by ``arm_label``.
+
+    Raises
+    ------
+    ScenarioError
+        Fewer than two scenarios, a mismatch in ``SAME`` (names the file and field), or two arms
+        that would get the same label.
+    """
+    if len(scenarios) < 2:
+        raise ScenarioError("compare: give at least two scenario files")
+    first = scenarios[0]
+    for sc in scenarios[1:]:
+        for fld in SAME:
+            a, b = getattr(first, fld), getattr(sc, fld)
+            if a != b:
+                raise ScenarioError(
+                    f"{sc.file}: {fld}: {b!r} differs from {a!r} in {first.file} (compare pairs "
+                    f"games seat by seat, so {', '.join(SAME)} must agree; put other differences "
+                    "in [rules] or [[seats]])")
+    arms = []
+    seen: dict[str, str] = {}
+    for j, sc in enumerate(scenarios):
+        for arm in sc.arms:
+            label = arm_label(sc, arm.name, j == 0)
+            if label in seen:
+                raise ScenarioError(f"{sc.file}: name: arm {label!r} is also in {seen[label]}; "
+                                    "give the scenarios distinct names")
+            seen[label] = sc.file
+            desc = arm.description or (sc.description if arm.name == BASE else "")
+            arms.append(replace(arm, name=label, description=desc or f"from {sc.file}"))
+    if name is None:
+        name = f"compare-{first.name}-vs-{scenarios[1].name}"
+        if len(scenarios) > 2:
+            name += f"-and-{len(scenarios) - 2}-more"
+    return replace(first, file=" + ".join(sc.file for sc in scenarios), name=name,
+                   description=f"comparison of {', '.join(sc.name for sc in scenarios)}",
+                   arms=tuple(arms))
+
+
+def load_all(paths: Sequence[str | Path]) -> list[Scenario]:
+    """``load_scenario`` of each path (the first bad file raises its ``ScenarioError``)."""
+    return [load_scenario(p) for p in paths]
+
+
+def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_options):
+    """Run several scenarios on the same game seeds and write one report.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        Two or more scenario files; the first is the reference of every paired difference.
+    name : str, optional
+        Run name (default from the file names); the run directory is ``reports/<name>`` unless
+        ``out`` is given.
+    **run_options
+        Passed to ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``, ``backend``,
+        ``out``, ``resume``, …).
+
+    Returns
+    -------
+    analyzer.api.Results
+
+    Raises
+    ------
+    ScenarioError
+        See ``combine`` and ``analyzer.api.simulate``.
+    """
+    from analyzer import api
+
+    return api.simulate(combine(load_all(paths), name), **run_options)

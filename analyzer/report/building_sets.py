@@ -1,0 +1,370 @@
+"""Report section: which building selections are balanced (Rattus Cartus, rules/cartus.md §3).
+
+Active when the game records carry ``building_set`` with several values (e.g.
+``scenarios/cartus-building-sets.toml``: the 64 one-building-per-class selections). Works from the
+records alone: ``building_set`` and ``building_<class>`` (game records), ``seat``, ``won`` and
+``died`` (seat records).
+
+Method, in the report's words:
+
+* **Seat balance** of a set = max − min over seats of the seat win rate (share of all its games
+  the seat won; a game without a winner is a loss for every seat).
+* **Imbalance test**: chi-square test that every seat wins equally often (wins per seat against
+  the equal split of the set's wins, 3 degrees of freedom at 4 players), Holm-corrected over the
+  family of sets.
+* **Death rate** = share of seats that died; difference against the reference set (the base arm,
+  the rulebook's first-game set in the study) paired on the same game seeds, Holm-corrected.
+* **Main effect** of a class's choice = mean over the sets using the alternative building minus
+  mean over the sets using the reference building (the other classes averaged over);
+  **interaction** of two classes = how much one class's main effect changes when the other class
+  switches too.
+* Intervals of set balance, main effects and interactions: 95% percentile bootstrap over games
+  (game seeds resampled jointly for all sets when every set replays the same seeds, so pairing is
+  kept).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from analyzer import stats
+from analyzer.report.balance import per_game, spread_noise_floor
+from analyzer.report.sections import Doc, _records, pct
+
+BOOTSTRAP = 400  # bootstrap draws; percentile intervals of 95% need a few hundred
+SEED = 20240607  # fixed, so a re-render gives the same intervals
+METRICS = ("balance", "death", "no_winner", "first_seat", "last_seat")
+LABELS = {"balance": "seat balance (max − min)", "death": "death rate", "no_winner": "no winner",
+          "first_seat": "seat 0 wins", "last_seat": "last seat wins"}
+
+
+def active(games: pd.DataFrame) -> bool:
+    """True when the records hold several building selections."""
+    return "building_set" in games and games["building_set"].nunique() > 1
+
+
+def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """The classes with exactly two building choices, as ``(class, reference, alternative)``.
+
+    The reference is the building of the first game record (the base arm's), so main effects read
+    "the alternative instead of the reference set's building".
+    """
+    out = []
+    for col in games.columns:
+        if not col.startswith("building_") or col == "building_set":
+            continue
+        levels = list(pd.unique(games[col]))
+        if len(levels) == 2 and not any("," in str(v) or not v for v in levels):
+            out.append((col[len("building_"):], str(levels[0]), str(levels[1])))
+    return out
+
+
+def _set_arrays(games: pd.DataFrame, seats: pd.DataFrame):
+    """Per set: per-game arrays of the metrics, and whether all sets share the same game ids."""
+    pg = per_game(games, seats)
+    sets = games[["variant", "game_id", "building_set"]]
+    pg = pg.merge(sets, on=["variant", "game_id"])
+    won_cols = sorted((c for c in pg if c.startswith("won_")), key=lambda c: int(c[4:]))
+    order = list(pd.unique(games["building_set"]))
+    data = {}
+    for key, grp in pg.groupby("building_set", sort=False):
+        grp = grp.sort_values(["game_id", "variant"])
+        data[key] = {"ids": grp["game_id"].to_numpy(), "won": grp[won_cols].to_numpy(float),
+                     "death": grp["death"].to_numpy(float) if "death" in grp else None,
+                     "no_winner": grp["no_winner"].to_numpy(float)}
+    ids0 = data[order[0]]["ids"]
+    paired = all(len(d["ids"]) == len(ids0) and np.array_equal(d["ids"], ids0) for d in data.values())
+    return order, data, paired, len(won_cols)
+
+
+def _metrics(won: np.ndarray, death: np.ndarray | None, nw: np.ndarray) -> dict[str, np.ndarray]:
+    """Set metrics from (draws, seats) win rates and (draws,) death / no-winner shares."""
+    return {"balance": won.max(axis=1) - won.min(axis=1),
+            "death": death if death is not None else np.full(won.shape[0], np.nan),
+            "no_winner": nw, "first_seat": won[:, 0], "last_seat": won[:, -1]}
+
+
+def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTSTRAP,
+                   seed: int = SEED) -> tuple[pd.DataFrame, dict[str, np.ndarray], bool]:
+    """Point estimates, bootstrap draws and tests of every building set.
+
+    Returns
+    -------
+    (DataFrame, dict, bool)
+        Table with one row per set (``building_set, games, seat_<k>, balance, balance_lo,
+        balance_hi, imbalance_p, death, death_lo, death_hi, death_diff, death_diff_lo,
+        death_diff_hi, death_p, no_winner`` and the ``building_<class>`` choices); bootstrap
+        draws ``{metric: array (draws, sets)}``; whether the sets are paired on game seeds.
+    """
+    order, data, paired, n_seats = _set_arrays(games, seats)
+    rng = np.random.default_rng(seed)
+    shared = None
+    boot = {m: np.empty((draws, len(order))) for m in METRICS}
+    rows = []
+    ref = data[order[0]]
+    for j, key in enumerate(order):
+        d = data[key]
+        n = len(d["ids"])
+        if paired:
+            if shared is None:
+                shared = rng.multinomial(n, np.full(n, 1 / n), size=draws).astype(float) / n
+            w = shared
+        else:
+            w = rng.multinomial(n, np.full(n, 1 / n), size=draws).astype(float) / n
+        death = w @ d["death"] if d["death"] is not None else None
+        for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
+            boot[m][:, j] = v
+        rates = d["won"].mean(axis=0)
+        point = _metrics(rates[None, :], None if d["death"] is None else d["death"].mean()[None],
+                         d["no_winner"].mean()[None])
+        wins = d["won"].sum(axis=0)
+        total = wins.sum()
+        p_imb = float(sps.chisquare(wins).pvalue) if total > 0 else float("nan")
+        row: dict[str, Any] = {"building_set": key, "games": n,
+                               **{f"seat_{k}": float(rates[k]) for k in range(n_seats)},
+                               "balance": float(point["balance"][0]), "imbalance_p": p_imb,
+                               "no_winner": float(point["no_winner"][0])}
+        lo, hi = np.nanpercentile(boot["balance"][:, j], [2.5, 97.5])
+        row["balance_lo"], row["balance_hi"] = float(lo), float(hi)
+        if d["death"] is not None:
+            iv = stats.mean_interval(d["death"])
+            row["death"], row["death_lo"], row["death_hi"] = iv.estimate, max(0.0, iv.lo), iv.hi
+            if j == 0:
+                dd = (0.0, 0.0, 0.0, np.nan)
+            elif paired:
+                r = stats.paired_difference(ref["death"], d["death"])
+                dd = (r.mean, r.lo, r.hi, r.p_value)
+            else:
+                t = sps.ttest_ind(d["death"], ref["death"], equal_var=False)
+                ci = t.confidence_interval()
+                dd = (float(d["death"].mean() - ref["death"].mean()), ci.low, ci.high, t.pvalue)
+            row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    choices = games.groupby("building_set", sort=False)[
+        [f"building_{c}" for c, _, _ in factors(games)]].first()
+    table = table.merge(choices, left_on="building_set", right_index=True)
+    return table, boot, paired
+
+
+def effects(table: pd.DataFrame, boot: dict[str, np.ndarray],
+            facs: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Main effects of each class's choice and two-way interactions, with bootstrap intervals.
+
+    Returns
+    -------
+    (DataFrame, DataFrame)
+        Main effects ``class, reference, alternative, metric, effect, lo, hi`` and interactions
+        ``class_a, class_b, metric, effect, lo, hi`` (effect = change of ``class_a``'s main effect
+        when ``class_b`` switches to its alternative; symmetric in the two classes).
+    """
+    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
+    point = {m: table[m].to_numpy(float) if m in table else table["balance"].to_numpy() * np.nan
+             for m in METRICS}
+    point["first_seat"] = table["seat_0"].to_numpy(float)
+    last = max(int(c[5:]) for c in table if c.startswith("seat_") and c[5:].isdigit())
+    point["last_seat"] = table[f"seat_{last}"].to_numpy(float)
+
+    def contrast(mask_pos: np.ndarray, mask_neg: np.ndarray, m: str) -> tuple[float, float, float]:
+        if not mask_pos.any() or not mask_neg.any():
+            return (np.nan, np.nan, np.nan)
+        est = point[m][mask_pos].mean() - point[m][mask_neg].mean()
+        b = boot[m][:, mask_pos].mean(axis=1) - boot[m][:, mask_neg].mean(axis=1)
+        if np.isnan(b).all():
+            return (float(est), np.nan, np.nan)
+        lo, hi = np.nanpercentile(b, [2.5, 97.5])
+        return (float(est), float(lo), float(hi))
+
+    main = []
+    for c, ref, alt in facs:
+        for m in METRICS:
+            main.append((c, ref, alt, m, *contrast(x[c], ~x[c], m)))
+    inter = []
+    for (a, _, _), (b, _, _) in itertools.combinations(facs, 2):
+        agree = x[a] == x[b]
+        for m in METRICS:
+            est, lo, hi = contrast(agree, ~agree, m)
+            inter.append((a, b, m, 2 * est, 2 * lo, 2 * hi))
+    return (pd.DataFrame(main, columns=["class", "reference", "alternative", "metric", "effect",
+                                        "lo", "hi"]),
+            pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "effect", "lo", "hi"]))
+
+
+def _pp(e: float, lo: float, hi: float) -> str:
+    if np.isnan(e):
+        return "–"
+    star = " *" if (lo > 0 or hi < 0) else ""
+    return f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]{star}"
+
+
+def _short(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _changes(row: pd.Series, facs) -> str:
+    alts = [_short(alt) for c, _, alt in facs if row[f"building_{c}"] == alt]
+    return ", ".join(alts) if alts else "(reference set)"
+
+
+def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
+            method: str = "holm") -> dict:
+    """Fill the building-set section (ranked table, main effects, interactions, heat maps)."""
+    if not active(games):
+        return {}
+    facs = factors(games)
+    table, boot, paired = set_statistics(games, seats)
+    has_death = "death" in table
+    adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
+    table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
+    if has_death:
+        adj, sig = stats.adjust_pvalues(table["death_p"].to_numpy(), method)
+        table["death_p_adj"], table["death_sig"] = adj, sig
+    main, inter = effects(table, boot, facs)  # before sorting: boot columns follow table rows
+    table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
+    n_sets = len(table)
+    n_games = int(table["games"].median())
+    floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
+    mname = {"holm": "Holm", "bh": "Benjamini–Hochberg"}[method]
+    ref_desc = ", ".join(_short(r) for _, r, _ in facs)
+
+    doc.h("Building sets: which selections are balanced")
+    doc.p(f"{n_sets} building selections, {n_games} games each"
+          + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
+          + f" Reference set (the base arm; in the study the rulebook's first-game set): {ref_desc}. "
+          "A set is described by the buildings it uses **instead of** the reference set's.")
+    doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
+          "all the set's games (a game where everyone died has no winner and counts as a loss for "
+          "every seat). The set's **seat balance** is the highest minus the lowest seat win rate; "
+          "sets are ranked from the smallest (most balanced) up, ties broken by the lower death "
+          f"rate. Even a perfectly fair set shows about {100 * floor:.1f} pp of max − min with "
+          f"{n_games} games by chance alone, so differences of that size mean nothing.")
+    doc.p(f"**What the intervals and flags mean.** `[lo, hi]` is a 95% interval: for seat "
+          "balance a bootstrap over games (of the max − min a replay of the set would show, so "
+          "it carries the same chance floor), for the death rate a t interval over games. "
+          f"`unbalanced` marks a set whose seats do not win equally often (chi-square test over "
+          f"the seats' wins) after **{mname} correction** for testing {n_sets} sets at once "
+          f"(family-wise 5 %{'' if method == 'holm' else ' false-discovery rate'}); "
+          "`Δ death` is the death rate minus the reference set's on the same seeds, `*` after "
+          f"{mname} correction over the {n_sets - 1} other sets. Without the correction about "
+          f"{0.05 * n_sets:.0f} of {n_sets} fair sets would be flagged by chance.")
+    seat_cols = [c for c in table if c.startswith("seat_") and c[5:].isdigit()]
+    view = pd.DataFrame({"rank": table["rank"],
+                         "set (instead of reference)": [_changes(r, facs) for _, r in table.iterrows()]})
+    for c in seat_cols:
+        view[f"seat {c[5:]}"] = [f"{100 * v:.1f} %" for v in table[c]]
+    view["balance"] = [f"{100 * b:.1f} pp [{100 * lo:.1f}, {100 * hi:.1f}]" for b, lo, hi in
+                       zip(table["balance"], table["balance_lo"], table["balance_hi"])]
+    view["unbalanced"] = ["yes" if s else "" for s in table["imbalance_sig"]]
+    view[f"p ({mname})"] = [f"{p:.3g}" for p in table["imbalance_p_adj"]]
+    if has_death:
+        view["death rate"] = [pct(d, lo, hi) for d, lo, hi in
+                              zip(table["death"], table["death_lo"], table["death_hi"])]
+        view["Δ death"] = ["–" if np.isnan(p) else f"{100 * d:+.1f} pp" + (" *" if s else "")
+                           for d, p, s in zip(table["death_diff"], table["death_p"],
+                                              table["death_sig"])]
+    view["no winner"] = [f"{100 * v:.1f} %" for v in table["no_winner"]]
+    doc.table(view)
+    n_unb = int(table["imbalance_sig"].sum())
+    doc.p(f"{n_unb} of {n_sets} sets are flagged unbalanced after {mname} correction"
+          + (f"; {int(table['death_sig'].sum())} differ in death rate from the reference set."
+             if has_death else "."))
+
+    doc.h("Building choices: main effects and interactions")
+    doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
+          "building minus the mean over the sets that use the reference building, the other "
+          "classes averaged over (in the full 2⁶ design every combination of the other five "
+          "classes appears equally on both sides). Positive seat balance = the alternative makes "
+          "seats **less** equal. 95% bootstrap intervals; `*` = the interval excludes 0 "
+          f"(uncorrected; {len(facs)} classes per column).")
+    rows = []
+    for (c, ref, alt), grp in main.groupby(["class", "reference", "alternative"], sort=False):
+        r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
+        for m in METRICS:
+            if m == "death" and not has_death:
+                continue
+            e = grp[grp["metric"] == m].iloc[0]
+            r[LABELS[m]] = _pp(e["effect"], e["lo"], e["hi"])
+        rows.append(r)
+    doc.table(pd.DataFrame(rows))
+    doc.chart("building_main_effects.png",
+              "Main effect of each building choice on seat balance and death rate (95% bootstrap).",
+              lambda ax: _plot_effects(ax, main, facs, has_death), size=(7.0, 4.0))
+    doc.p("Largest two-way interactions (how much one class's main effect changes when the other "
+          "class also switches to its alternative; 95% bootstrap intervals, `*` excludes 0):")
+    irows = []
+    for m in ("balance", "death") if has_death else ("balance",):
+        sub = inter[inter["metric"] == m].copy()
+        sub = sub.reindex(sub["effect"].abs().sort_values(ascending=False).index).head(5)
+        for r in sub.to_dict("records"):
+            irows.append({"metric": LABELS[m], "classes": f"{r['class_a']} × {r['class_b']}",
+                          "interaction": _pp(r["effect"], r["lo"], r["hi"])})
+    doc.table(pd.DataFrame(irows))
+    if len(facs) == 6 and n_sets == 64:
+        doc.chart("building_sets_balance.png",
+                  "Seat balance (max − min seat win rate, pp) of every selection: rows = the first "
+                  "three classes' choices, columns = the last three's (R = reference building, "
+                  "A = alternative).",
+                  lambda ax: _plot_heat(ax, table, facs, "balance", "seat balance [pp]"),
+                  size=(8.0, 6.5))
+        if has_death:
+            doc.chart("building_sets_death.png",
+                      "Death rate (% of seats) of every selection, same layout.",
+                      lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
+                      size=(8.0, 6.5))
+    return {"paired": paired, "correction": method, "noise_floor": floor, "sets": _records(table),
+            "main_effects": _records(main), "interactions": _records(inter)}
+
+
+def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
+    """Horizontal error bars of the main effects (pp), one row per class."""
+    ms = ["balance", "death"] if has_death else ["balance"]
+    y = np.arange(len(facs))
+    for j, m in enumerate(ms):
+        sub = main[main["metric"] == m].set_index("class").reindex([c for c, _, _ in facs])
+        e = 100 * sub["effect"].to_numpy(float)
+        err = np.vstack([e - 100 * sub["lo"].to_numpy(float), 100 * sub["hi"].to_numpy(float) - e])
+        err = np.clip(err, 0, None)  # a percentile interval need not contain the estimate
+        ax.errorbar(e, y + (j - 0.5 * (len(ms) - 1)) * 0.25, xerr=err, fmt="o", capsize=3,
+                    label=LABELS[m])
+    ax.axvline(0, color="grey", linewidth=1)
+    ax.set_yticks(y, [f"{_short(alt)} vs {_short(ref)}" for _, ref, alt in facs])
+    ax.set_xlabel("effect of the alternative [percentage points]")
+    ax.set_title("Main effects of the building choices")
+    ax.legend(fontsize="small")
+
+
+def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
+    """8×8 heat map of ``metric`` (×100) over the 64 selections."""
+    rows_f, cols_f = facs[:3], facs[3:]
+    combos = list(itertools.product((0, 1), repeat=3))
+    alt = {c: (table[f"building_{c}"] == a).to_numpy() for c, _, a in facs}
+    grid = np.full((8, 8), np.nan)
+    for i, rc in enumerate(combos):
+        for j, cc in enumerate(combos):
+            mask = np.ones(len(table), dtype=bool)
+            for (c, _, _), v in zip(rows_f + cols_f, rc + cc):
+                mask &= alt[c] == bool(v)
+            if mask.any():
+                grid[i, j] = 100 * float(table.loc[mask, metric].iloc[0])
+    im = ax.imshow(grid, cmap="viridis_r")
+    ax.figure.colorbar(im, ax=ax, label=label)
+    for i in range(8):
+        for j in range(8):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=7,
+                        color="white" if grid[i, j] > np.nanmean(grid) else "black")
+
+    def tick(fs, combo):
+        return "/".join(("A" if v else "R") for v in combo)
+
+    ax.set_xticks(range(8), [tick(cols_f, c) for c in combos], rotation=45, fontsize=8)
+    ax.set_yticks(range(8), [tick(rows_f, c) for c in combos], fontsize=8)
+    ax.set_xlabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in cols_f), fontsize=8)
+    ax.set_ylabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in rows_f), fontsize=8)
+    ax.set_title(label + " per building selection")
