@@ -107,7 +107,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              seed: int | None = None, jobs: int | None = None, backend: str = "loky",
              scheduler: str | None = None, out: str | Path | None = None,
              chunk_size: int | None = None, resume: bool = False, progress: bool = False,
-             resume_hint: str = "") -> Results:
+             resume_hint: str = "", target_ci: float | None = None,
+             study: dict[str, Any] | None = None) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
     Parameters
@@ -128,6 +129,12 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Keep the finished chunks of an interrupted run of the same scenario and seed.
     progress : bool
         Show a progress bar on stderr when it is a terminal.
+    target_ci : float, optional
+        Stop adding chunks once every reported win-rate interval is within ``±target_ci``
+        (a share, e.g. 0.01), or at ``games`` (``analyzer.precision``).
+    study : dict, optional
+        Facts of a study command (``sweep``, ``ablate``) kept in ``summary.json["run"]["study"]``
+        for its report section.
 
     Returns
     -------
@@ -141,6 +148,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Ctrl-C; the finished chunks are kept for ``resume``.
     """
     scenario = with_overrides(validate(path_or_scenario), games=games, seed=seed)
+    max_games = scenario.games
     chunk_size = runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
     jobs = runner.check_options(jobs, chunk_size, backend, scheduler)
     out_dir = Path(out) if out is not None else Path("reports") / scenario.name
@@ -149,11 +157,22 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     _prepare_out(out_dir)
     fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
                    "version": __version__}
-    result = runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
-                        out_dir / "chunks", rotate=scenario.seat_rotation, jobs=jobs,
-                        backend=backend, scheduler=scheduler, chunk_size=chunk_size,
-                        resume=resume, fingerprint=fingerprint, progress=progress,
-                        resume_hint=resume_hint)
+    precision = None
+    if target_ci is not None:
+        from analyzer.precision import run_to_target
+
+        result, precision = run_to_target(
+            spec, runner.plan_arms(scenario), scenario.seed, scenario.games, out_dir / "chunks",
+            target_ci, chunk_size=chunk_size, jobs=jobs, resume=resume,
+            rotate=scenario.seat_rotation, backend=backend, scheduler=scheduler,
+            fingerprint=fingerprint, progress=progress, resume_hint=resume_hint)
+        scenario = with_overrides(scenario, games=precision.games)
+    else:
+        result = runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
+                            out_dir / "chunks", rotate=scenario.seat_rotation, jobs=jobs,
+                            backend=backend, scheduler=scheduler, chunk_size=chunk_size,
+                            resume=resume, fingerprint=fingerprint, progress=progress,
+                            resume_hint=resume_hint)
     runner.aggregate(result.parts("games"), out_dir / "games.parquet")
     runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
     report.atomic_write(out_dir / "scenario.toml", to_toml(scenario))
@@ -170,6 +189,13 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         "games_per_second": played / result.seconds if result.seconds > 0 and played else None,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
+    if precision is not None:
+        run_facts["target_ci"] = {"target": precision.target, "games": precision.games,
+                                  "half_width": precision.half_width,
+                                  "reached": precision.reached, "steps": list(precision.steps),
+                                  "max_games": max_games}
+    if study is not None:
+        run_facts["study"] = study
     report.atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
     summary = report.render(out_dir)
     return Results(out_dir, summary)

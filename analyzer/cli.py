@@ -16,7 +16,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from analyzer import api
+from analyzer import api, study_cli
 from analyzer.errors import AnalyzerError
 from analyzer.runner import RunInterrupted
 
@@ -253,6 +253,9 @@ def compare(
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
                f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+study_cli.register(app)  # analyzer sweep, analyzer ablate
 
 
 def main() -> None:

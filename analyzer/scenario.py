@@ -367,3 +367,44 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     if len(seats) == 1:
         seats = seats * players
     return tuple(seats)
+
+
+def add_variants(scenario: Scenario, variants: list[tuple], where: str = "variants") -> Scenario:
+    """The scenario with more arms, each the base with some rule options changed.
+
+    Shared by the study commands that expand one scenario into many variants (``sweep``,
+    ``ablate``). Every new arm is checked with the game's ``make_config``.
+
+    Parameters
+    ----------
+    variants : list of (name, rule overrides, description[, seats])
+        Overrides apply on top of the base's rules; a value ``None`` removes the option.
+        ``seats`` (a tuple of ``Seat``, one per seat) replaces the base seats; each seat's
+        policy parameters are checked with ``build_policy``.
+    where : str
+        What to name in messages (e.g. ``"--param"``).
+
+    Raises
+    ------
+    ScenarioError
+        A duplicate arm name, overrides the game refuses or a bad policy parameter.
+    """
+    base = scenario.arms[0]
+    arms = list(scenario.arms)
+    for name, overrides, desc, *rest in variants:
+        seats = rest[0] if rest and rest[0] is not None else base.seats
+        if any(a.name == name for a in arms):
+            raise ScenarioError(f"{where}: duplicate variant name {name!r}")
+        rules = {k: v for k, v in {**base.rules, **overrides}.items() if v is not None}
+        try:
+            scenario.spec.make_config(scenario.players, scenario.expansions, rules)
+        except RuleError as err:
+            raise ScenarioError(f"{where}: variant {name!r}: {err}") from None
+        for seat in seats:
+            try:
+                build_policy(scenario.spec.policies, seat.policy, seat.params)
+            except RuleError as err:
+                raise ScenarioError(f"{where}: variant {name!r}: policy {seat.policy!r}: "
+                                    f"{err}") from None
+        arms.append(Arm(name, rules, tuple(seats), desc))
+    return replace(scenario, arms=tuple(arms))

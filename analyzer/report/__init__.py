@@ -27,6 +27,7 @@ from analyzer.errors import AnalyzerError
 from analyzer.report import render as fmt
 from analyzer.report.files import atomic_write
 from analyzer.report.sections import Doc, all_sections
+from analyzer.report.studies import study_sections
 
 __all__ = ["RUN_FILES", "atomic_write", "render"]
 
@@ -135,6 +136,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     doc = Doc(chart_dir)
     _header(doc, run, games)
     results = all_sections(doc, games, seats, players)
+    results["studies"] = study_sections(doc, run, games, seats, players)
     title = f"{run.get('name', run_dir.name)}: {run.get('game', '')} study report"
     summary = _json_safe({"run": run, "results": results})
     atomic_write(summary_path, json.dumps(summary, indent=1))

@@ -1,0 +1,91 @@
+"""``analyzer ablate``: the value of each card, building or special card (leave-one-out).
+
+For every item in play the game's ``SPEC.ablations`` gives a variant without it, replaced as
+that game's rules say (``analyzer/games/<game>/ablations.py``). All variants replay the base's
+game seeds, so each item's effect is a paired, game-by-game difference; the report ranks the
+items by the change in win rate of the seat that used the item most (see
+``analyzer.report.studies``), with intervals and a multiple-comparison correction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from analyzer import api
+from analyzer.errors import RuleError, ScenarioError
+from analyzer.report import atomic_write
+from analyzer.scenario import Scenario, add_variants
+
+
+def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
+    """The scenario with one ``without-<item>`` variant per item in play.
+
+    Generated data tables (``Ablation.files``) are written to ``table_dir`` and the variant's
+    ``*_file`` option points at them.
+
+    Returns
+    -------
+    (Scenario, list of dict)
+        The expanded scenario and per item ``{"item", "variant", "replaced_by", "usage"}``.
+
+    Raises
+    ------
+    ScenarioError
+        The game has no ablations, or the scenario has no fixed set to ablate (the game's
+        message says what to give).
+    """
+    spec = scenario.spec
+    if spec.ablations is None:
+        raise ScenarioError(f"ablate: {scenario.game} does not define ablations")
+    base = scenario.arms[0]
+    config = spec.make_config(scenario.players, scenario.expansions, base.rules)
+    try:
+        items = spec.ablations(config)
+    except RuleError as err:
+        raise ScenarioError(f"{scenario.file}: rules.{err.field}: {err.message}") from None
+    if not items:
+        raise ScenarioError(f"ablate: nothing to ablate in {scenario.file}")
+    variants, rows = [], []
+    for ab in items:
+        name = f"without-{ab.item}"
+        rules = dict(ab.rules)
+        for option, text in ab.files.items():
+            table_dir.mkdir(parents=True, exist_ok=True)
+            rules[option] = str(atomic_write(table_dir / f"{name}-{option}.toml", text).resolve())
+        desc = f"{ab.item} replaced by {ab.replaced_by}" if ab.replaced_by else f"{ab.item} removed"
+        variants.append((name, rules, desc))
+        rows.append({"item": ab.item, "variant": name, "replaced_by": ab.replaced_by,
+                     "usage": list(ab.usage)})
+    return add_variants(scenario, variants, where="ablate"), rows
+
+
+def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
+           **simulate_kwargs) -> api.Results:
+    """Run the leave-one-out study of a scenario and write its report (``analyzer ablate``).
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+        Its base arm must fix the items in play (Rattus ``class_cards``, Cartus ``buildings``).
+        Variants already in the scenario are left out (only the base is ablated).
+    correction : {"holm", "bh"}
+        Multiple-comparison correction of the ranked table.
+    **simulate_kwargs
+        ``games``, ``seed``, ``jobs``, ``out``, ``target_ci``… as for ``api.simulate``.
+
+    Raises
+    ------
+    ScenarioError
+        See ``expand``; a bad correction; anything ``api.simulate`` refuses.
+    """
+    scenario = api.validate(path_or_scenario)
+    if correction not in ("holm", "bh"):
+        raise ScenarioError(f"--correction: must be holm or bh (got {correction!r})")
+    out = simulate_kwargs.get("out")
+    out = Path(out) if out is not None else Path("reports") / f"{scenario.name}-ablate"
+    simulate_kwargs["out"] = out
+    scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
+    expanded, rows = expand(scenario, out / "tables")
+    study = {"kind": "ablate", "items": rows, "correction": correction}
+    return api.simulate(expanded, study=study, **simulate_kwargs)

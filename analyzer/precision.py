@@ -1,0 +1,120 @@
+"""Run until a target precision: add chunks until every reported win-rate interval is narrow.
+
+``--target-ci H`` asks that every win-rate interval the report shows (per variant and policy,
+per variant and seat: 95% Wilson) be no wider than ``±H``. The run grows in whole chunks on the
+runner's resume mechanism: a larger ``n_games`` keeps every chunk already on disk (same seeds,
+same chunk boundaries) and plays only the new ones, so a run stopped at ``n`` games holds
+exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analyzer import runner, stats
+from analyzer.errors import ScenarioError
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How a target-precision run ended.
+
+    Attributes
+    ----------
+    target : float
+        The asked half-width (a share, e.g. 0.01 = ±1 percentage point).
+    games : int
+        Games per variant played in the end.
+    half_width : float
+        The widest half-width of the reported win-rate intervals at ``games``.
+    reached : bool
+        ``half_width <= target`` (else the ``--games`` cap stopped the run).
+    steps : tuple of int
+        Game counts after each round of chunks.
+    """
+
+    target: float
+    games: int
+    half_width: float
+    reached: bool
+    steps: tuple[int, ...]
+
+
+def max_half_width(seats: pd.DataFrame) -> float:
+    """Widest half-width ``(hi − lo) / 2`` of the 95% Wilson win-rate intervals by
+    ``(variant, policy)`` and ``(variant, seat)`` — the win rates the report lists.
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records (``variant, policy, seat, won``).
+    """
+    widths = []
+    for by in (("variant", "policy"), ("variant", "seat")):
+        w = stats.win_rates(seats, by)
+        widths.append(((w["hi"] - w["lo"]) / 2).max())
+    return float(max(widths))
+
+
+def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:
+    """The next game count: the ``1/sqrt(n)`` law's estimate of what reaches ``target`` plus
+    10 %, at least one more chunk, rounded up to whole chunks and at most ``cap``."""
+    want = n * (half_width / target) ** 2 * 1.1 if target > 0 else cap
+    want = max(want, n + chunk_size)
+    return min(cap, int(math.ceil(want / chunk_size) * chunk_size))
+
+
+def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_games: int,
+                  chunk_dir: Path, target: float, *, chunk_size: int, jobs: int,
+                  resume: bool = False, **run_kwargs) -> tuple[runner.RunResult, Precision]:
+    """Play chunks until the widest reported win-rate half-width is ``<= target``.
+
+    Parameters
+    ----------
+    spec, arms, root_seed, chunk_dir
+        As for ``analyzer.runner.run``.
+    max_games : int
+        The cap (``--games`` or the scenario's ``games``).
+    target : float
+        Half-width as a share, ``0 < target < 0.5``.
+    chunk_size, jobs : int
+        The first round plays ``max(chunk_size * jobs, 4 * chunk_size)`` games (at most the cap).
+    **run_kwargs
+        Passed on to ``runner.run`` (rotate, backend, scheduler, fingerprint, progress...).
+
+    Returns
+    -------
+    (RunResult, Precision)
+        The result covers games ``0..Precision.games-1``; ``seconds`` and ``games_played`` add
+        up every round.
+
+    Raises
+    ------
+    ScenarioError
+        ``target`` outside (0, 0.5).
+    """
+    if not 0 < target < 0.5:
+        raise ScenarioError(f"--target-ci: must be a half-width between 0 and 0.5 (got {target})")
+    n = min(max_games, max(chunk_size * jobs, 4 * chunk_size))
+    steps, seconds, played = [], 0.0, 0
+    first_resumed = None
+    while True:
+        result = runner.run(spec, arms, root_seed, n, chunk_dir, chunk_size=chunk_size, jobs=jobs,
+                            resume=resume or bool(steps), **run_kwargs)
+        first_resumed = result.resumed if first_resumed is None else first_resumed
+        seconds += result.seconds
+        played += result.games_played
+        steps.append(n)
+        seats = pd.concat([pd.read_parquet(p, columns=["variant", "policy", "seat", "won"])
+                           for p in result.parts("seats")], ignore_index=True)
+        hw = max_half_width(seats)
+        if hw <= target or n >= max_games:
+            break
+        n = next_games(n, hw, target, chunk_size, max_games)
+    total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played)
+    return total, Precision(target, n, hw, hw <= target, tuple(steps))

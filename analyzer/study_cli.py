@@ -1,0 +1,102 @@
+"""The study commands of the CLI: ``analyzer sweep`` and ``analyzer ablate``.
+
+Registered on the main typer app by ``analyzer.cli`` (``register(app)``); user errors are
+handled there like every other command's (one line on stderr, exit 2).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class Correction(str, Enum):
+    holm = "holm"
+    bh = "bh"
+
+
+def _echo_result(res) -> None:
+    run = res.summary.get("run", {})
+    tc = run.get("target_ci")
+    games = f"{run.get('games')} games"
+    if tc:
+        games += (f" (target ±{100 * tc['target']:.2f} pp "
+                  + ("reached" if tc["reached"] else f"not reached at the cap; widest "
+                     f"±{100 * tc['half_width']:.2f} pp") + ")")
+    typer.echo(f"{games} x {len(run.get('arms', []))} variant(s)")
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sweep`` and ``ablate`` to ``app``."""
+
+    @app.command()
+    def sweep(
+        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+        param: Annotated[list[str], typer.Option(
+            "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
+                            "policy has it) or seats[I].params.NAME; repeat for a grid.")],
+        metric: Annotated[str, typer.Option(
+            help="won (win rate) or a numeric seat column such as score.")] = "won",
+        games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
+        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+        target_ci: Annotated[float | None, typer.Option(
+            help="Stop once every win-rate interval is within ± this share (e.g. 0.01), or at "
+                 "--games.")] = None,
+        correction: Annotated[Correction, typer.Option(
+            help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
+        out: Annotated[Path | None, typer.Option(
+            help="Run directory [default: reports/NAME-sweep].")] = None,
+        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    ) -> None:
+        """One variant per parameter value on shared seeds; chart the metric against the value.
+
+        Examples:
+
+          analyzer sweep scenarios/africanus-sultan.toml --param params.plague_risk=0,0.5,1 --games 400
+
+          analyzer sweep scenarios/africanus-sultan.toml --param rules.diplomat_points_first=2,4,6 --metric score
+
+          analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
+        """
+        from analyzer.sweep import sweep as run_sweep
+
+        res = run_sweep(scenario, param, metric=metric, correction=correction.value, games=games,
+                        seed=seed, jobs=jobs, out=out, target_ci=target_ci, progress=not quiet)
+        _echo_result(res)
+
+    @app.command()
+    def ablate(
+        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (a fixed set of cards "
+                                                      "or buildings in its [rules]).")],
+        games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
+        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+        target_ci: Annotated[float | None, typer.Option(
+            help="Stop once every win-rate interval is within ± this share, or at --games.")] = None,
+        correction: Annotated[Correction, typer.Option(
+            help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
+        out: Annotated[Path | None, typer.Option(
+            help="Run directory [default: reports/NAME-ablate].")] = None,
+        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    ) -> None:
+        """Value of each class card (Rattus), building (Cartus) or special card (Pyramidion).
+
+        Each item in play gets a paired variant without it (replaced as the game's rules say);
+        the report ranks the items by the win-rate change of the seat that used each most.
+
+        Examples:
+
+          analyzer ablate scenarios/africanus-sultan.toml --games 400
+
+          analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh
+        """
+        from analyzer.ablate import ablate as run_ablate
+
+        res = run_ablate(scenario, correction=correction.value, games=games, seed=seed, jobs=jobs,
+                         out=out, target_ci=target_ci, progress=not quiet)
+        _echo_result(res)

@@ -1,0 +1,207 @@
+"""``analyzer sweep``: one variant per value of one or more parameters, on shared seeds.
+
+A ``--param PATH=v1,v2,…`` names a rule option (``rules.NAME``), a policy parameter of every
+seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAME``, I = the
+scenario's seat entry before rotation). Several ``--param`` make a grid (every combination).
+Each combination becomes a variant of the scenario, played on the base's game seeds (common
+random numbers), so the curve of a metric against the value is paired game by game; the run,
+records and report are ``analyzer.api.simulate``'s, with a sweep section added.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from analyzer import api
+from analyzer.errors import ScenarioError
+from analyzer.scenario import Scenario, Seat, add_variants
+
+_PATH = re.compile(r"^(rules\.(?P<rule>[A-Za-z0-9_]+)|params\.(?P<param>[A-Za-z0-9_]+)|"
+                   r"seats\[(?P<seat>\d+)\]\.params\.(?P<sparam>[A-Za-z0-9_]+))$")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One swept parameter: ``path`` as given, its ``kind`` (``rule`` | ``param``), the
+    option or parameter ``name``, the seat entry (``None`` = every seat) and its ``values``."""
+
+    path: str
+    kind: str
+    name: str
+    seat: int | None
+    values: tuple[Any, ...]
+
+
+def split_values(text: str) -> list[str]:
+    """Split ``v1,v2,…`` at top-level commas (commas inside ``[...]``, ``{...}`` or quotes
+    belong to the value)."""
+    out, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def parse_value(token: str) -> Any:
+    """A value as TOML reads it (``0.5``, ``true``, ``[10, 5, 2]``, ``"x"``); anything TOML
+    cannot read is taken as a bare string (``random_cards``)."""
+    try:
+        return tomllib.loads(f"v = {token}")["v"]
+    except tomllib.TOMLDecodeError:
+        return token
+
+
+def parse_param(text: str) -> Param:
+    """Parse one ``--param PATH=v1,v2,…``.
+
+    Raises
+    ------
+    ScenarioError
+        No ``=``, a path of another shape, an empty or repeated value.
+    """
+    path, eq, rest = text.partition("=")
+    path = path.strip()
+    m = _PATH.match(path)
+    if not eq or not m:
+        raise ScenarioError(f"--param: {text!r} must read PATH=v1,v2,… with PATH one of "
+                            "rules.NAME, params.NAME, seats[I].params.NAME")
+    tokens = split_values(rest)
+    if not rest.strip() or any(not t for t in tokens):
+        raise ScenarioError(f"--param {path}: give one or more comma-separated values (got {rest!r})")
+    values = tuple(parse_value(t) for t in tokens)
+    if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
+        raise ScenarioError(f"--param {path}: a value is listed twice (got {rest!r})")
+    if m["rule"]:
+        return Param(path, "rule", m["rule"], None, values)
+    if m["param"]:
+        return Param(path, "param", m["param"], None, values)
+    return Param(path, "param", m["sparam"], int(m["seat"]), values)
+
+
+def label(value: Any) -> str:
+    """A value as it appears in a variant name and on a chart axis."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict[str, Any]]]:
+    """The scenario with one variant per combination of the parameter values.
+
+    Returns
+    -------
+    (Scenario, list of dict)
+        The scenario (base first) and per variant ``{"variant", "values": {path: value}}``.
+
+    Raises
+    ------
+    ScenarioError
+        A repeated path, a seat index outside the scenario, a policy parameter no seat has,
+        or a value the game or the policy refuses (names the variant).
+    """
+    if not params:
+        raise ScenarioError("--param: give at least one --param PATH=v1,v2,…")
+    paths = [p.path for p in params]
+    if len(set(paths)) != len(paths):
+        raise ScenarioError("--param: the same PATH is given twice")
+    base = scenario.arms[0]
+    n_entries = len(base.seats)
+    for p in params:
+        if p.seat is not None and not 0 <= p.seat < n_entries:
+            raise ScenarioError(f"--param {p.path}: seat index outside 0..{n_entries - 1}")
+    variants, rows = [], []
+    for combo in itertools.product(*(p.values for p in params)):
+        rules: dict[str, Any] = {}
+        seats = list(base.seats)
+        for p, v in zip(params, combo):
+            if p.kind == "rule":
+                rules[p.name] = v
+                continue
+            targets = [p.seat] if p.seat is not None else range(len(seats))
+            hit = False
+            for s in targets:
+                seat = seats[s]
+                fields = getattr(scenario.spec.policies.get(seat.policy), "__dataclass_fields__", {})
+                if p.name in fields:
+                    seats[s] = Seat(seat.name, seat.policy, {**seat.params, p.name: v})
+                    hit = True
+            if not hit:
+                raise ScenarioError(f"--param {p.path}: no seat's policy has a parameter "
+                                    f"{p.name!r} (see `analyzer list policies --game "
+                                    f"{scenario.game}`)")
+        name = " ".join(f"{p.path.split('.')[-1]}={label(v)}" for p, v in zip(params, combo))
+        changed = seats != list(base.seats)
+        variants.append((name, rules, f"sweep {name}", tuple(seats) if changed else None))
+        rows.append({"variant": name, "values": {p.path: v for p, v in zip(params, combo)}})
+    if any(v[3] is not None for v in variants):
+        # a changed seat keeps its display name only if its parameters are the base's
+        variants = [(n, r, d, _renamed(s, base.seats) if s else None) for n, r, d, s in variants]
+    return add_variants(scenario, variants, where="--param"), rows
+
+
+def _renamed(seats: tuple[Seat, ...], base: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """Seats whose parameters changed get a distinct display name (``greedy*``), so the
+    records never show two different players under one name."""
+    return tuple(s if s == b else replace(s, name=f"{s.name}*") for s, b in zip(seats, base))
+
+
+def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric: str = "won",
+          correction: str = "holm", **simulate_kwargs) -> api.Results:
+    """Run a sweep and write its report (``analyzer sweep``).
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+    params : list of str
+        ``PATH=v1,v2,…`` strings (see the module docstring).
+    metric : str
+        ``won`` (win rate) or a numeric seat column (``score``, a game's own metric).
+    correction : {"holm", "bh"}
+        Multiple-comparison correction of the variant-vs-base table.
+    **simulate_kwargs
+        ``games``, ``seed``, ``jobs``, ``out``, ``target_ci``… as for ``api.simulate``.
+
+    Returns
+    -------
+    analyzer.api.Results
+
+    Raises
+    ------
+    ScenarioError
+        A bad ``--param``, metric or correction, or anything ``api.simulate`` refuses.
+    """
+    scenario = api.validate(path_or_scenario)
+    if correction not in ("holm", "bh"):
+        raise ScenarioError(f"--correction: must be holm or bh (got {correction!r})")
+    spec = scenario.spec
+    if metric != "won" and (metric not in spec.seat_columns
+                            or spec.seat_columns[metric] not in ("int64", "float64", "int32",
+                                                                 "float32")):
+        numeric = sorted(c for c, t in spec.seat_columns.items()
+                         if t.startswith(("int", "float")) and c != "seat")
+        raise ScenarioError(f"--metric: {metric!r} is not a numeric seat column of "
+                            f"{scenario.game} (allowed: won, {', '.join(numeric)})")
+    scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
+    parsed = [parse_param(p) for p in params]
+    expanded, rows = expand(scenario, parsed)
+    if simulate_kwargs.get("out") is None:
+        simulate_kwargs["out"] = Path("reports") / f"{scenario.name}-sweep"
+    study = {"kind": "sweep", "params": [p.path for p in parsed], "variants": rows,
+             "metric": metric, "correction": correction}
+    return api.simulate(expanded, study=study, **simulate_kwargs)
