@@ -17,8 +17,8 @@ import typer
 from typer.core import TyperGroup
 
 from analyzer import api, study_cli
-from analyzer.errors import AnalyzerError
-from analyzer.runner import RunInterrupted
+from analyzer.errors import AnalyzerError, TurnCapExceeded
+from analyzer.runner import GameTurnCap, RunInterrupted
 
 
 class _Group(TyperGroup):
@@ -28,7 +28,7 @@ class _Group(TyperGroup):
         except RunInterrupted as err:
             typer.echo(f"analyzer: {err}", err=True)
             raise typer.Exit(130) from None
-        except AnalyzerError as err:
+        except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
             typer.echo(f"analyzer: error: {err}", err=True)
             raise typer.Exit(2) from None
 
@@ -82,9 +82,19 @@ def simulate(
                         ("--out", out)):
         if value is not None:
             hint += [flag, str(value)]
-    res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
-                       scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                       progress=not quiet, resume_hint=shlex.join(hint))
+    try:
+        res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
+                           scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
+                           progress=not quiet, resume_hint=shlex.join(hint))
+    except GameTurnCap as err:
+        # A game that never ends is reported like a user error (one line, exit 2) with the
+        # command that replays it, since the fix is usually a rule option or a policy.
+        replay = ["analyzer", "replay", str(scenario), "--game", str(err.game_id)]
+        if err.variant != "base":
+            replay += ["--variant", err.variant]
+        raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
+                            + (f" (after setting seed = {seed} in the scenario)" if seed is not None
+                               else "")) from None
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
@@ -216,6 +226,9 @@ def bench(
     typer.echo(f"wrote {out}")
 
 
+study_cli.register(app)  # analyzer sweep, analyzer ablate
+
+
 @app.command()
 def compare(
     scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
@@ -253,9 +266,6 @@ def compare(
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
                f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
-
-
-study_cli.register(app)  # analyzer sweep, analyzer ablate
 
 
 def main() -> None:

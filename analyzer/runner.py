@@ -26,11 +26,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analyzer import __version__
-from analyzer.errors import AnalyzerError, ScenarioError
+from analyzer.errors import AnalyzerError, ScenarioError, TurnCapExceeded
 from analyzer.games.base import GameSpec, build_policy
 
 BACKENDS = ("loky", "sequential", "dask")
 DEFAULT_CHUNK_SIZE = 250
+WORKER_RETRIES = 2  # times the unfinished chunks are resubmitted after a worker process died
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
@@ -39,6 +40,36 @@ _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
 
 class RunInterrupted(AnalyzerError):
     """Ctrl-C during a run; the finished chunks are saved and ``--resume`` continues."""
+
+
+class WorkerDied(AnalyzerError):
+    """Worker processes kept dying (killed, out of memory) after ``WORKER_RETRIES`` retries.
+
+    The finished chunks are saved; the message says how many and how to resume.
+    """
+
+
+class GameTurnCap(TurnCapExceeded):
+    """A game of a run hit its engine's hard turn cap; names the game index and variant.
+
+    ``str(err)`` is one line: which game of which variant, the engine's message (with the
+    seed) and, from the CLI, the ``analyzer replay`` command that shows the game.
+
+    Attributes
+    ----------
+    game_id : int
+        The game index ``I`` (``analyzer replay SCENARIO --game I``).
+    variant : str
+        The arm (``--variant``).
+    """
+
+    def __init__(self, message: str, game_id: int, variant: str):
+        super().__init__(message)
+        self.game_id = game_id
+        self.variant = variant
+
+    def __reduce__(self):  # travels back from loky/dask workers with its attributes
+        return type(self), (self.args[0], self.game_id, self.variant)
 
 
 @dataclass(frozen=True)
@@ -142,7 +173,11 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
         for arm, (config, policies, names) in zip(arms, setups):
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
-            game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+            try:
+                game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+            except TurnCapExceeded as err:
+                raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
+                                  f"not end: {err}", i, arm.name) from None
             _check_keys(spec, game, spec.game_columns, "game")
             game = {**game, "game_id": i, "seed": root_seed, "variant": arm.name}
             for c in gcols:
@@ -211,13 +246,18 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
     """
     fp_path = chunk_dir / "fingerprint.json"
     if resume and fp_path.exists():
-        old = json.loads(fp_path.read_text())
+        try:
+            old = json.loads(fp_path.read_text())
+        except (OSError, ValueError):
+            old = {}
         if old != fingerprint:
             diff = ", ".join(k for k in fingerprint if old.get(k) != fingerprint[k])
             raise ScenarioError(
                 f"--resume: {chunk_dir.parent} holds a run of a different {diff} "
                 f"(stored {', '.join(f'{k}={old.get(k)}' for k in fingerprint)}); "
                 "use another --out or drop --resume to start over")
+        for stale in chunk_dir.glob(".*.tmp*"):  # half-written parts of a killed run
+            stale.unlink(missing_ok=True)
         return
     try:
         if chunk_dir.exists():
@@ -288,22 +328,46 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     resumed = len(chunks) - len(todo)
     done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
     saved = resumed
+    resume_with = f"resume with: {resume_hint or 'the same command'} --resume"
     with ExitStack() as stack:
         bar = stack.enter_context(_progress(progress, n_games, done_games, clock))
-        try:
-            for first, stop, games, seats in _execute(stack, spec, arms, root_seed, todo, rotate,
-                                                       jobs, backend, scheduler):
-                gpath, spath = chunk_paths(chunk_dir, first, stop)
-                write_parquet_atomic(seats, spath)
-                write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
-                saved += 1
-                bar(stop - first)
-        except KeyboardInterrupt:
-            raise RunInterrupted(
-                f"interrupted: {saved} of {len(chunks)} chunks saved in {chunk_dir}; "
-                f"resume with: {resume_hint or 'the same command'} --resume") from None
+        pending = list(todo)
+        for attempt in range(WORKER_RETRIES + 1):
+            try:
+                for first, stop, games, seats in _execute(stack, spec, arms, root_seed, pending,
+                                                           rotate, jobs, backend, scheduler):
+                    gpath, spath = chunk_paths(chunk_dir, first, stop)
+                    write_parquet_atomic(seats, spath)
+                    write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
+                    saved += 1
+                    bar(stop - first)
+                break
+            except KeyboardInterrupt:
+                raise RunInterrupted(
+                    f"interrupted: {saved} of {len(chunks)} chunks saved in {chunk_dir}; "
+                    f"{resume_with}") from None
+            except Exception as err:
+                if not _worker_death(err):
+                    raise
+                # The finished chunks are on disk; resubmit only the others.
+                pending = [c for c in pending if not chunk_paths(chunk_dir, *c)[0].exists()]
+                if attempt == WORKER_RETRIES:
+                    raise WorkerDied(
+                        f"a worker process died {WORKER_RETRIES + 1} times "
+                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); "
+                        f"{saved} of {len(chunks)} chunks saved in {chunk_dir}; {resume_with}"
+                    ) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
+
+
+def _worker_death(err: BaseException) -> bool:
+    """Whether ``err`` says a worker process died (loky) or was lost (dask), not a game bug."""
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    if isinstance(err, BrokenProcessPool):
+        return True
+    return type(err).__name__ == "KilledWorker"  # dask.distributed, imported only with dask
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
@@ -318,8 +382,10 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "dask":
-        _start_dask(stack, scheduler, jobs)
-        stack.enter_context(parallel_config(backend="dask"))
+        if not getattr(stack, "dask_started", False):  # once per run, also across retries
+            _start_dask(stack, scheduler, jobs)
+            stack.enter_context(parallel_config(backend="dask"))
+            stack.dask_started = True
         parallel = Parallel(return_as="generator_unordered")
     else:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
@@ -338,6 +404,7 @@ def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
             stack.enter_context(Client(scheduler, timeout="10s"))
         else:
             cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1,
+                                                       processes=True, host="127.0.0.1",
                                                        dashboard_address=None))
             stack.enter_context(Client(cluster))
     except (OSError, TimeoutError) as err:
