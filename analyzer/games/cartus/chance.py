@@ -11,8 +11,19 @@ from collections.abc import Sequence
 
 
 def shuffle(rng: random.Random, items: list) -> None:
-    """Shuffle a pile in place (population deck, discard pile, building deck; rules §3, §4)."""
-    rng.shuffle(items)
+    """Shuffle a pile in place (population deck, discard pile, building deck; rules §3, §4).
+
+    The same Fisher-Yates walk and draws as ``random.Random.shuffle`` (so the same order for
+    the same generator state; ``tests/games/cartus`` checks it), without a method call per card.
+    """
+    bits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def sample(rng: random.Random, items: Sequence, k: int) -> list:

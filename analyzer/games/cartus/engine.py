@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
+from operator import sub
 
 from analyzer.errors import RuleError, TurnCapExceeded
 from analyzer.games.base import build_policy, game_streams, seed_of
@@ -128,10 +129,10 @@ def _enter(st: State, seat: int, rows: tuple[int, ...], policy, prng, log: Log) 
         raise illegal(seat, "enter", r, rows)
     hand = st.hands[seat]
     c = check_counts(policy.cards(st, seat, r, prng), hand, seat, "cards", playable=True)
-    for t in range(PASS):
-        hand[t] -= c[t]
+    hand[:] = map(sub, hand, c)  # c[PASS] == 0
     st.entries[r].append((seat, c))
-    if st.cfg.building_action[st.cfg.card_building[st.row[r]]] == "guard_tower":
+    cfg = st.cfg
+    if cfg.building_action[cfg.card_building[st.row[r]]] == "guard_tower":
         st.protected |= 1 << seat
     if log:
         log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {sum(c)} card(s)")

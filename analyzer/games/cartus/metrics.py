@@ -5,6 +5,8 @@ One game record and one seat record per seat, plain scalars only (DESIGN.md §4)
 
 from __future__ import annotations
 
+import functools
+
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
 from analyzer.games.cartus.config import DEFAULT_BUILDINGS, DEFAULT_CLASSES, building_set_id
 from analyzer.games.cartus.scoring import Outcome
@@ -40,21 +42,35 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
+_TRACK_KEYS = tuple(f"score_track_{k}" for k in DEFAULT_CLASSES)
+_INFLUENCE_KEYS = tuple(f"influence_{k}" for k in DEFAULT_CLASSES)
+_PREMIUM_KEYS = tuple(f"premium_{b}" for b in DEFAULT_BUILDINGS)
+_STANDARD_KEYS = tuple(f"standard_{b}" for b in DEFAULT_BUILDINGS)
+_CLASS_KEYS = tuple(f"building_{k}" for k in DEFAULT_CLASSES)
+
+
+@functools.lru_cache(maxsize=1024)
+def _building_columns(in_play: tuple[int, ...], copies: int) -> tuple[str, tuple[str, ...]]:
+    """``building_set`` and the per-class ``building_<class>`` values of a card selection."""
+    used = [DEFAULT_BUILDINGS[c // copies] for c in in_play]
+    present = set(used)
+    per_class = tuple(",".join(b for b in DEFAULT_BUILDINGS[2 * k: 2 * k + 2] if b in present)
+                      for k in range(len(DEFAULT_CLASSES)))
+    return building_set_id(used), per_class
+
+
 def game_record(st: State, out: Outcome) -> dict:
     """The game record (``GAME_COLUMNS``) of a finished game."""
-    cfg = st.cfg
-    used = [cfg.building_names[cfg.card_building[c]] for c in st.in_play]
+    set_id, per_class = _building_columns(tuple(st.in_play), st.cfg.copies)
     rec = {
         "n_players": st.n,
         "rounds": st.round,
         "end": "trigger",
         "winner_seats": ",".join(map(str, out.winners)),
         "rules_version": RULES_VERSION,
-        "building_set": building_set_id(used),
+        "building_set": set_id,
     }
-    present = set(used)
-    for k, cname in enumerate(DEFAULT_CLASSES):
-        rec[f"building_{cname}"] = ",".join(b for b in DEFAULT_BUILDINGS[2 * k: 2 * k + 2] if b in present)
+    rec.update(zip(_CLASS_KEYS, per_class))
     rec["nun_total"] = out.nuns
     rec["deaths"] = sum(1 for a in out.alive if not a)
     return rec
@@ -64,27 +80,24 @@ def seat_records(st: State, out: Outcome, policy_names: list[str]) -> list[dict]
     """One seat record (``SEAT_COLUMNS``) per seat of a finished game."""
     recs = []
     for s in range(st.n):
+        tracks = out.tracks[s]
         rec = {
             "seat": s,
             "policy": policy_names[s],
             "score": float(out.scores[s]),
             "rank": out.ranks[s],
             "won": out.won[s],
-            "score_tracks": sum(out.tracks[s]),
+            "score_tracks": sum(tracks),
         }
-        for k, cname in enumerate(DEFAULT_CLASSES):
-            rec[f"score_track_{cname}"] = out.tracks[s][k]
+        rec.update(zip(_TRACK_KEYS, tracks))
         rec["score_vp_tokens"] = out.vp_score[s]
         rec["score_gold"] = out.gold_score[s]
         rec["score_hand"] = out.hand_score[s]
         rec["rats"] = st.rats[s]
         rec["died"] = 0 if out.alive[s] else 1
-        for k, cname in enumerate(DEFAULT_CLASSES):
-            rec[f"influence_{cname}"] = st.influence[s][k]
-        for b, bname in enumerate(DEFAULT_BUILDINGS):
-            rec[f"premium_{bname}"] = st.premium[s][b]
-        for b, bname in enumerate(DEFAULT_BUILDINGS):
-            rec[f"standard_{bname}"] = st.standard[s][b]
+        rec.update(zip(_INFLUENCE_KEYS, st.influence[s]))
+        rec.update(zip(_PREMIUM_KEYS, st.premium[s]))
+        rec.update(zip(_STANDARD_KEYS, st.standard[s]))
         rec["premium_actions"] = sum(st.premium[s])
         rec["standard_actions"] = sum(st.standard[s])
         rec["offclass_cards"] = st.offclass[s]

@@ -23,6 +23,7 @@ read public information, its own hand and the Nun-row positions it has looked at
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -85,8 +86,8 @@ class Random:
         return _random_subset(rng, st.hands[seat], rng.randint(0, cap))
 
 
-def death_prob(st: State, seat: int, rats: int) -> float:
-    """P(nun total < ``rats``), i.e. of dying with ``rats``, given the cards ``seat`` saw (rules §7.1)."""
+def seen_nuns(st: State, seat: int) -> tuple[int, int]:
+    """``(nun symbols seen, Nun-row cards not seen)`` for ``seat`` (rules §4 phase B looks)."""
     seen = st.seen[seat]
     known = unknown = 0
     for p, v in enumerate(st.nun_row):
@@ -94,6 +95,12 @@ def death_prob(st: State, seat: int, rats: int) -> float:
             known += v
         else:
             unknown += 1
+    return known, unknown
+
+
+def death_prob(st: State, seat: int, rats: int) -> float:
+    """P(nun total < ``rats``), i.e. of dying with ``rats``, given the cards ``seat`` saw (rules §7.1)."""
+    known, unknown = seen_nuns(st, seat)
     x = rats - known - 1  # death iff unknown sum <= x
     if x < 0:
         return 0.0
@@ -103,6 +110,13 @@ def death_prob(st: State, seat: int, rats: int) -> float:
 
 # action kinds whose value does not depend on the position (Greedy._tables)
 _CONSTANT_ACTIONS = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
+
+
+def _mixed(p_need: float, prem: float, std: float) -> tuple[float, float, float, float]:
+    """Expected action value when the premium chance is ``p_need`` (enough cards), 0.5 (tied)
+    or 0 (too few), as ``p * prem + (1 - p) * std``; and the largest of the three."""
+    out = (p_need * prem + (1 - p_need) * std, 0.5 * prem + (1 - 0.5) * std, 0.0 * prem + (1 - 0.0) * std)
+    return (*out, max(out))
 
 
 @dataclass(frozen=True)
@@ -140,9 +154,19 @@ class Greedy:
     def _risk(self, st: State, seat: int, rats: int) -> float:
         return self.life_value * death_prob(st, seat, max(0, rats) + self.rat_buffer)
 
-    def _relief(self, st: State, seat: int, x: int) -> float:
+    def _relief(self, st: State, seat: int, x: int, seen: tuple[int, int] | None = None) -> float:
+        """Value of discarding up to ``x`` rats: the fall in ``_risk`` plus 0.2 per rat.
+        ``seen``: ``seen_nuns(st, seat)`` when the caller has it already."""
         r = st.rats[seat]
-        return self._risk(st, seat, r) - self._risk(st, seat, r - min(x, r)) + 0.2 * min(x, r)
+        m = min(x, r)
+        known, unknown = seen or seen_nuns(st, seat)
+        cdf = st.cfg.nun_cdf[unknown]
+        life, buf = self.life_value, self.rat_buffer
+        y = max(0, r) + buf - known - 1
+        before = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)  # == _risk(st, seat, r)
+        y = max(0, r - m) + buf - known - 1
+        after = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)
+        return before - after + 0.2 * m
 
     def _constant_action(self, cfg, kind: str, amt) -> float:
         """Value of an action that does not depend on the position (``_CONSTANT_ACTIONS``)."""
@@ -190,8 +214,10 @@ class Greedy:
         ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
         ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
         ``equal`` tied with it (rules §7.2, ``scoring.seat_points``), and its largest entry;
-        ``flat[b]`` = ``(premium, standard)`` action values of building ``b`` when they do not
-        depend on the position (else None).
+        ``acts[b]`` = building ``b``'s class, whether its value is flat in the cards played,
+        and for actions whose value does not depend on the position the mixed values
+        ``(need, half, none, max)`` of ``_make_plan`` with 1 / 2 of the premium chance tables
+        (index 0: more players still to enter, 1: nobody else to come).
         """
         got = self._memo.get("cfg")
         if got is not None and got[0] is cfg:
@@ -202,76 +228,102 @@ class Greedy:
         pts, tie = cfg.track_points, cfg.track_tie
         track = tuple(tuple(seat_points([2] * above + [1] * equal, 1, pts, tie) for equal in range(m - above + 1))
                       for above in range(m + 1))
-        flat = tuple((self._constant_action(cfg, kind, cfg.premium[b]), self._constant_action(cfg, kind, cfg.standard[b]))
-                     if kind in _CONSTANT_ACTIONS else None for b, kind in enumerate(cfg.building_action))
-        tables = (risk, track, max(max(row) for row in track), flat)
+        acts = []
+        for b, kind in enumerate(cfg.building_action):
+            mixed = None
+            if kind in _CONSTANT_ACTIONS:
+                prem = self._constant_action(cfg, kind, cfg.premium[b])
+                std = self._constant_action(cfg, kind, cfg.standard[b])
+                mixed = tuple(_mixed(p_need, prem, std) for p_need in (0.75, 1.0))
+            acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
+        tables = (risk, track, max(max(row) for row in track), tuple(acts))
         self._memo["cfg"] = (cfg, tables)
         return tables
 
-    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple[float, list[int]]], tuple]:
+    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple], tuple]:
         """``(plans, context)`` of ``seat``'s current position, memoised: ``enter``, ``cards``
-        and ``use_pass`` ask about the same position back to back. ``plans`` fills per row."""
+        and ``use_pass`` ask about the same position back to back. ``plans`` fills per row;
+        ``context`` holds what every row shares (``_make_plan``)."""
         key = (st.round, tuple(st.hands[seat]), tuple(map(len, st.entries)))
         memo = self._memo.get(seat)
         if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
             return memo[2], memo[3]
         cfg = st.cfg
         hand = st.hands[seat]
-        risk_tab = self._tables(cfg)[0]
-        # what every row shares: the risk of x more rats (rules §7.1) and who is still to come
-        seen = st.seen[seat]
-        known = unknown = 0
-        for p, v in enumerate(st.nun_row):
-            if (seen >> p) & 1:
-                known += v
-            else:
-                unknown += 1
-        rt = risk_tab[unknown]
+        tables = self._tables(cfg)
+        # the risk of x more rats (rules §7.1)
+        known, unknown = seen_nuns(st, seat)
+        rt = tables[0][unknown]
         life = self.life_value
         zero, one = life * 0.0, life * 1.0
         rats0 = st.rats[seat]
         y0 = rats0 + self.rat_buffer - known - 1
-        top = min(sum(hand[:JOKER]), self.max_offclass)
+        n_pop = sum(hand[:JOKER])
+        top = min(n_pop, self.max_offclass)
         risk = [zero if y < 0 else rt[y] if y < len(rt) else one for y in range(y0, y0 + top + 1)]
         entered = 0
         for e in st.entries:
             entered += len(e)
         fr = cfg.flute_rats
-        ctx = (risk, entered < st.n - 1, min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0)
-        plans: dict[int, tuple[float, list[int]]] = {}
+        flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
+        iv, cv = self.influence_value, self.card_value
+        ctx = (tables, risk, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass, self.track_weight,
+               iv, cv, self.joker_value, self.sword_value, self.flute_value, iv - cv - 0.1 < -1e-6)
+        plans: dict[int, tuple] = {}
         self._memo[seat] = (st, key, plans, ctx)
         return plans, ctx
 
-    def _plan(self, st: State, seat: int, r: int) -> tuple[float, list[int]]:
-        """Best ``(value, counts)`` for entering row ``r`` with the current hand (one step ahead)."""
+    def _plan(self, st: State, seat: int, r: int) -> tuple:
+        """Best plan for entering row ``r`` with the current hand (one step ahead):
+        ``(value, off-class cards, jokers, Swords, Flutes)``; ``_counts`` turns it into cards."""
         plans, ctx = self._position(st, seat)
         got = plans.get(r)
         if got is None:
             got = plans[r] = self._make_plan(st, seat, r, ctx)
         return got
 
-    def _make_plan(self, st: State, seat: int, r: int, ctx: tuple) -> tuple[float, list[int]]:
+    @staticmethod
+    def _counts(hand: list[int], k: int, plan: tuple) -> list[int]:
+        """The cards of ``plan`` for a class-``k`` building: every class-``k`` card, the plan's
+        jokers, Swords and Flutes, and its off-class cards, most plentiful class first (ties:
+        lower class first)."""
+        _, off, jokers, swords, flutes = plan
+        c = [0] * N_TYPES
+        c[k] = hand[k]
+        c[JOKER], c[SWORD], c[FLUTE] = jokers, swords, flutes
+        if not off:
+            return c
+        for t in sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t]):
+            if not off:
+                break
+            take = min(off, hand[t])
+            c[t] += take
+            off -= take
+        return c
+
+    def _make_plan(self, st: State, seat: int, r: int, ctx: tuple, floor: float = -1e9) -> tuple:
         """Try every count of off-class cards (most plentiful class first) with all or none of
         the jokers; the first best value wins. Hot path: tables come from ``_tables``, what
-        all rows share from ``_position``."""
+        all rows share from ``_position``.
+
+        ``floor``: plans worth less than this are not wanted (``enter`` already has a better
+        row); such a plan comes back with value ``-inf`` and must not be memoised.
+        """
         cfg = st.cfg
-        n = st.n
         hand = st.hands[seat]
         b = cfg.card_building[st.row[r]]
-        k = cfg.building_class[b]
-        _, track_tab, track_max, flat_tab = self._tables(cfg)
-        risk, to_come, flutes = ctx
+        (_, track_tab, track_max, acts), risk, last, flutes, n_pop, max_off, tw, iv, cv, jv, sv, fv, prune = ctx
+        k, flat, mixed = acts[b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
         for s, c in st.entries[r]:
             if s != seat:
-                x = sum(c)
-                best_other = max(best_other, x)
-                x = sum(st.hands[s])
-                other_hand = max(other_hand, x)
+                best_other = max(best_other, sum(c))
+                other_hand = max(other_hand, sum(st.hands[s]))
         # majority points (rules §7.2) via the rank table: seats strictly above / tied
-        mine0 = st.influence[seat][k]
-        inf = sorted(st.influence[s][k] for s in range(n) if s != seat)
+        inf = [row[k] for row in st.influence]
+        mine0 = inf.pop(seat)
+        inf.sort()
         m = len(inf)
         if mine0 > 0:
             hi = bisect_right(inf, mine0)
@@ -279,35 +331,32 @@ class Greedy:
         else:
             base_pts = 0
         hk, hj = hand[k], hand[JOKER]
-        n_off = sum(hand[:JOKER]) - hk
-        n_off = min(n_off, self.max_offclass)
+        n_off = min(n_pop - hk, max_off)
         sword_n = hand[SWORD] if other_hand >= 2 else 0
         flute_n = flutes if best_other >= 0 else 0
-        special_v = 0.3 * (self.sword_value * sword_n + self.flute_value * flute_n)
-        need = max(best_other + 1, cfg.premium_min_cards)
-        half_ok = best_other >= cfg.premium_min_cards
-        p_need = 0.75 if to_come else 1.0
-        fl = flat_tab[b]
-        kind = cfg.building_action[b]
-        flat = kind != "brewery" and kind != "guard_tower"
-        if flat:
-            prem_flat, std_flat = fl if fl is not None else (self._action(st, seat, b, True, 0),
-                                                             self._action(st, seat, b, False, 0))
-            act_need = p_need * prem_flat + (1 - p_need) * std_flat
-            act_half = 0.5 * prem_flat + (1 - 0.5) * std_flat
-            act_none = 0.0 * prem_flat + (1 - 0.0) * std_flat
-        tw, iv, cv, jv = self.track_weight, self.influence_value, self.card_value, self.joker_value
+        special_v = 0.3 * (sv * sword_n + fv * flute_n)
+        pmc = cfg.premium_min_cards
+        need = max(best_other + 1, pmc)
+        half_ok = best_other >= pmc
+        if mixed is not None:
+            act_need, act_half, act_none, act_max = mixed[last]
+        elif flat:
+            act_need, act_half, act_none, act_max = _mixed(
+                (0.75, 1.0)[last], self._action(st, seat, b, True, 0), self._action(st, seat, b, False, 0))
+        else:  # brewery / Guard Tower: the value grows with the cards played (g)
+            p_need = (0.75, 1.0)[last]
+            g = hk + hj + n_off  # values never fall as g grows: bound at the largest g
+            act_max = max(self._action(st, seat, b, True, g), self._action(st, seat, b, False, g))
         pts_of: dict[int, float] = {}
         r0 = risk[0]
         best_v, best_x, best_j = -1e9, 0, hj
+        cut = max(best_v, floor) - 1e-9
         js = (hj, 0) if hj else (0,)
         # Bound: if a card costs more than its influence (iv - cv - 0.1 < 0), the value without
         # its step terms (track points, action) falls strictly with x; once even the largest
         # step terms cannot reach the best value, no more off-class cards can win for that
         # joker choice. Skipped candidates are strictly worse, so the first best is unchanged.
-        prune = flat and iv - cv - 0.1 < -1e-6
-        if prune:
-            step_max = tw * (track_max - base_pts) + max(act_need, act_half, act_none)
+        step_max = tw * (track_max - base_pts) + act_max
         for x in range(n_off + 1):
             rd = risk[x] - r0
             tx = 0.1 * x
@@ -315,7 +364,7 @@ class Greedy:
             dead = ()
             for jokers in js:
                 g = hk + jokers + x
-                if prune and step_max + ((iv * g - rd - tx) - (cx + jv * jokers - special_v)) < best_v - 1e-9:
+                if prune and step_max + ((iv * g - rd - tx) - (cx + jv * jokers - special_v)) < cut:
                     dead += (jokers,)
                     continue
                 t = pts_of.get(g)
@@ -338,32 +387,23 @@ class Greedy:
                         1 - p) * self._action(st, seat, b, False, g)
                 if v > best_v:
                     best_v, best_x, best_j = v, x, jokers
+                    cut = max(best_v, floor) - 1e-9
             if dead:
                 js = tuple(j for j in js if j not in dead)
                 if not js:
                     break
-        c = [0] * N_TYPES
-        c[k] = hk
-        c[JOKER] = best_j
-        c[SWORD] = sword_n
-        c[FLUTE] = flute_n
-        if best_x > 0:  # off-class cards, most plentiful class first (ties: lower class first)
-            left = best_x
-            for t in sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t]):
-                take = min(left, hand[t])
-                c[t] += take
-                left -= take
-                if not left:
-                    break
-        return best_v, c
+        if best_v < floor:
+            return -math.inf, 0, 0, 0, 0
+        return best_v, best_x, best_j, sword_n, flute_n
 
     # -- decisions
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
         unseen = len(st.nun_row) - st.seen[seat].bit_count()
+        seen = seen_nuns(st, seat)
         best, best_r = -1e9, 0
         for r, c in enumerate(st.row):
             d, x, looks = st.cfg.card_icons[c]
-            v = d * self.card_value + self._relief(st, seat, x) + min(looks, unseen) * self.look_value
+            v = d * self.card_value + self._relief(st, seat, x, seen) + min(looks, unseen) * self.look_value
             if v > best:
                 best, best_r = v, r
         return best_r
@@ -381,13 +421,19 @@ class Greedy:
         for r in rows:
             got = plans.get(r)
             if got is None:
-                got = plans[r] = self._make_plan(st, seat, r, ctx)
+                # only rows that can beat ``best`` matter here (a later row needs more)
+                got = self._make_plan(st, seat, r, ctx, best)
+                if got[0] == -math.inf:
+                    continue
+                plans[r] = got
             if got[0] > best:
                 best, best_r = got[0], r
         return best_r
 
     def cards(self, st: State, seat: int, r: int, rng: random.Random) -> list[int]:
-        return self._plan(st, seat, r)[1]
+        cfg = st.cfg
+        return self._counts(st.hands[seat], cfg.building_class[cfg.card_building[st.row[r]]],
+                            self._plan(st, seat, r))
 
     def use_pass(self, st: State, seat: int, rng: random.Random) -> bool:
         entered = {r for r, row in enumerate(st.entries) for s, _ in row if s == seat}

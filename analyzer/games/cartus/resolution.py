@@ -8,6 +8,7 @@ handing cards over, and checking a policy's answer (an illegal answer raises
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import sub
 
 from analyzer.errors import IllegalChoice
 from analyzer.games.cartus import chance
@@ -33,10 +34,10 @@ def check_counts(choice, hand: Sequence[int], seat: int, kind: str, *, exact: in
     ``playable``: only cards that may be played into a building (no Pass, rules §4 phase C).
     """
     try:
-        c = [int(x) for x in choice]
+        c = list(map(int, choice))
     except TypeError:
         raise illegal(seat, kind, choice, f"a list of {N_TYPES} counts") from None
-    if len(c) != N_TYPES or any(x < 0 or x > h for x, h in zip(c, hand)):
+    if len(c) != N_TYPES or min(c) < 0 or min(map(sub, hand, c)) < 0:
         raise illegal(seat, kind, choice, f"counts within hand {list(hand)}")
     total = sum(c)
     if (exact >= 0 and total != exact) or (cap >= 0 and total > cap) or (playable and c[PASS]):
@@ -51,6 +52,12 @@ def draw_cards(st: State, seat: int, k: int, rng) -> int:
     both are empty the remaining draws are lost. Returns the number of cards drawn.
     """
     deck, hand = st.deck, st.hands[seat]
+    if k <= len(deck):  # the usual case: no reshuffle
+        if k > 0:
+            for t in deck[-k:]:
+                hand[t] += 1
+            del deck[-k:]
+        return max(k, 0)
     got = 0
     for _ in range(k):
         if not deck:
@@ -136,6 +143,7 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
         log(f"  resolve {cfg.building_names[b]} (row {r + 1}): "
             + ", ".join(f"seat {s} {list(c[:9])}" for s, c in entries))
     seats_here = [s for s, _ in entries]
+    specials = (("sword", SWORD, cfg.sword_target), ("flute", FLUTE, cfg.flute_target))
     # step a: influence and rats, then Swords, then Flutes, per entrant in space order
     for seat, c in entries:
         pop = c[0] + c[1] + c[2] + c[3] + c[4] + c[5]
@@ -143,12 +151,15 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
         off = pop - c[k]
         st.influence[seat][k] += gain
         st.round_influence[seat] += gain
-        st.rats[seat] += off
-        st.rats_gained[seat] += off
-        st.offclass[seat] += off
+        if off:
+            st.rats[seat] += off
+            st.rats_gained[seat] += off
+            st.offclass[seat] += off
         if log and (gain or off):
             log(f"    seat {seat}: +{gain} {cfg.class_names[k]} influence, +{off} rats")
-        for kind, t, mode in (("sword", SWORD, cfg.sword_target), ("flute", FLUTE, cfg.flute_target)):
+        if not (c[SWORD] or c[FLUTE]):
+            continue
+        for kind, t, mode in specials:
             for _ in range(c[t]):
                 if mode == "same_building":
                     cands = tuple(sorted({s for s in seats_here if s != seat}))
@@ -173,26 +184,31 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
                         log(f"    seat {seat} flutes {m} rat(s) to seat {tgt}")
     # step b: premium for the most population cards + jokers, standard for the rest
     if st.round < cfg.rounds or cfg.last_round_actions:
-        counts = [sum(c[:7]) for _, c in entries]
-        best = max(counts)
-        prem = [False] * len(entries)
-        if best >= cfg.premium_min_cards:
-            tied = [i for i, x in enumerate(counts) if x == best]
-            if cfg.tie_mode == "all_tied_premium" or len(tied) == 1:
-                for i in tied:
-                    prem[i] = True
-            elif cfg.tie_mode == "first_entered_premium":
-                prem[tied[0]] = True
-        for i, (seat, _) in enumerate(entries):
-            perform(st, seat, b, prem[i], policies, prngs, rng, log)
+        if len(entries) == 1:  # alone: premium iff enough cards
+            seat, c = entries[0]
+            perform(st, seat, b, sum(c[:SWORD]) >= cfg.premium_min_cards, policies, prngs, rng, log)
+        else:
+            counts = [sum(c[:SWORD]) for _, c in entries]  # population + jokers
+            best = max(counts)
+            prem = [False] * len(entries)
+            if best >= cfg.premium_min_cards:
+                tied = [i for i, x in enumerate(counts) if x == best]
+                if cfg.tie_mode == "all_tied_premium" or len(tied) == 1:
+                    for i in tied:
+                        prem[i] = True
+                elif cfg.tie_mode == "first_entered_premium":
+                    prem[tied[0]] = True
+            for i, (seat, _) in enumerate(entries):
+                perform(st, seat, b, prem[i], policies, prngs, rng, log)
     # step c: population cards to the discard pile, specials and jokers back to their supplies
-    for seat, c in entries:
+    discard, supply = st.discard, st.supply
+    for _, c in entries:
         for t in range(JOKER):
             if c[t]:
-                st.discard.extend([t] * c[t])
-        st.supply[JOKER] += c[JOKER]
-        st.supply[SWORD] += c[SWORD]
-        st.supply[FLUTE] += c[FLUTE]
+                discard.extend([t] * c[t])
+        supply[JOKER] += c[JOKER]
+        supply[SWORD] += c[SWORD]
+        supply[FLUTE] += c[FLUTE]
 
 
 def perform(st: State, seat: int, b: int, premium: bool, policies, prngs, rng, log: Log) -> None:

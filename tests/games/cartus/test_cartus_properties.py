@@ -163,3 +163,16 @@ def test_greedy_beats_random():
         _, seats = play_game(cfg, pols, 500 + i)
         wins += seats[seat]["won"]
     assert wins / games > 0.6
+
+
+def test_chance_shuffle_matches_random_shuffle():
+    """chance.shuffle walks like random.Random.shuffle: same order, same generator state after."""
+    from analyzer.games.cartus import chance
+
+    for n in (0, 1, 2, 5, 30, 84, 200):
+        a, b = random.Random(n), random.Random(n)
+        xa, xb = list(range(n)), list(range(n))
+        for _ in range(20):
+            a.shuffle(xa)
+            chance.shuffle(b, xb)
+        assert xa == xb and a.random() == b.random()
