@@ -159,6 +159,9 @@ def test_simulate_writes_the_study_report(players, tmp_path):
     for head in ("seat balance by start position", "greedy against the named strategies",
                  "most contested sites", "goods sources and winning"):
         assert f"## Pyramidion: {head}" in md
+    short = md.split("## Pyramidion baseline: the answers in short")[1].split("\n## ")[0]
+    assert "**Seat balance**" in short and "**Most contested sites**" in short
+    assert "**Greedy in `greedy-vs-tile-builder`**" in short and "**Goods sources**" in short
     defaults = md.split("## Labelled defaults in use")[1].split("\n## ")[0]
     assert "| target_vp | 10 |" in defaults and "site.Giza" in defaults
     charts = {p.name for p in (res.out_dir / "charts").iterdir()}

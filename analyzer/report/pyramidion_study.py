@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 from scipy import stats as sps
 
 from analyzer import stats
@@ -26,7 +27,7 @@ from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
 # goods sources in the seat records (rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
 SOURCES: tuple[tuple[str, str], ...] = (
-    ("goods_merchant", "merchant (site goods won with merchant influence)"),
+    ("goods_merchant", "merchant contest (the site's goods, phase 5 step 7)"),
     ("goods_negotiator", "negotiator tiles (phase 3)"),
     ("goods_slave_driver", "slave-driver tiles (phase 7 loading)"),
     ("goods_revolt", "revolts won"),
@@ -219,6 +220,11 @@ def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                          "hi": np.exp(ci[:, 1]), "p_value": p})
 
 
+def _p(p: float) -> str:
+    """A p-value for a table; below 1e-16 it is only "< 1e-16" (float precision)."""
+    return "< 1e-16" if p < 1e-16 else f"{p:.2g}"
+
+
 def _plot_sites(ax, table: pd.DataFrame, value: str, lo: str, hi: str, xlabel: str,
                 title: str) -> None:
     """Horizontal bars per site (most contested on top) with 95% error bars."""
@@ -253,6 +259,11 @@ def _plot_odds(ax, table: pd.DataFrame) -> None:
     ax.errorbar(v, y, xerr=err, fmt="o", capsize=3)
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
+    lo = min(1.0, float(np.nanmin(table["lo"])))
+    hi = max(1.0, float(np.nanmax(table["hi"])))
+    ticks = [x for x in (0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4, 6, 8) if lo / 1.1 <= x <= hi * 1.1]
+    ax.set_xticks(ticks, [f"{x:g}" for x in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y, [s.removeprefix("goods_").replace("_", " ") for s in table["source"]])
     ax.set_xlabel("odds ratio of winning per extra good (log scale)")
     ax.set_title("Goods source and winning, within a game (95% intervals)")
@@ -282,6 +293,7 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     """
     out: dict[str, Any] = {}
     fair = 100 / players
+    start = len(doc.blocks)  # the short answers go here once the numbers are known
 
     # -- seat balance
     doc.h("Pyramidion: seat balance by start position")
@@ -296,7 +308,7 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
         "variant": sp["variant"], "start position": sp["start_position"],
         "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
         "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
-        "p (all equal)": [f"{p:.3g}" for p in sp["p_equal"]],
+        "p (all equal)": [_p(p) if p < 0.001 else f"{p:.3f}" for p in sp["p_equal"]],
     }))
     doc.chart("pyramidion_start_position.png",
               "Win rate by start position (error bars: 95% Wilson; dashed: 1 / players).",
@@ -407,7 +419,7 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
             "source": [dict(SOURCES)[c] for c in model["source"]],
             "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
                                     zip(model["odds_ratio"], model["lo"], model["hi"])],
-            "p": [f"{p:.2g}" for p in model["p_value"]],
+            "p": [_p(p) for p in model["p_value"]],
         }))
         doc.chart("pyramidion_goods_odds.png",
                   "Odds ratio of winning per extra good, by source (conditional logit, 95%).",
@@ -421,4 +433,38 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
           "raise a player's chances by that much, nor how the game would go if a player chased "
           "that source on purpose (a policy variant answers that).")
     out["goods_model"] = _records(model)
+    doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players)
     return out
+
+
+def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int) -> list[tuple]:
+    """The four study questions answered in one line each, from the tables below them."""
+    lines = []
+    b = sp[sp["variant"] == arm]
+    if len(b):
+        best, worst = b.loc[b["rate"].idxmax()], b.loc[b["rate"].idxmin()]
+        lines.append(f"**Seat balance** (`{arm}`): start position {int(best.start_position)} "
+                     f"wins most ({100 * best.rate:.1f} %), {int(worst.start_position)} least "
+                     f"({100 * worst.rate:.1f} %) against a fair {100 / players:.1f} %; "
+                     f"p = {_p(float(b['p_equal'].iloc[0]))} for all positions equal.")
+    for r in h2h[h2h["policy"] == "greedy"].to_dict("records"):
+        lines.append(f"**Greedy in `{r['variant']}`** wins {100 * r['rate']:.1f} % per seat, "
+                     f"the other seats {100 * r['others']:.1f} %: "
+                     f"{signed(r, 100, ' pp', 1)}.")
+    if len(top):
+        names = ", ".join(_title(s) for s in top["site"].head(3))
+        rev = top.loc[top["revolts"].idxmax()]
+        lines.append(f"**Most contested sites** (`{arm}`): {names}; most revolts per "
+                     f"activation at {_title(rev.site)}.")
+    if len(gt):
+        big = gt.loc[gt["share"].idxmax()]
+        gap = gt.loc[gt["diff"].idxmax()]
+        text = (f"**Goods sources**: most goods come from {big.source.removeprefix('goods_')} "
+                f"({100 * big.share:.0f} %); winners are furthest ahead on "
+                f"{gap.source.removeprefix('goods_')} (+{gap['diff']:.2f} goods per game)")
+        if len(model):
+            odd = model.loc[model["odds_ratio"].idxmax()]
+            text += (f"; per good, {odd.source.removeprefix('goods_')} goes with the largest "
+                     f"odds ratio of winning ({odd.odds_ratio:.2f})")
+        lines.append(text.replace("_", " ") + " — associations, see the caveats below.")
+    return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
