@@ -126,6 +126,7 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
         if p.seat is not None and not 0 <= p.seat < n_entries:
             raise ScenarioError(f"--param {p.path}: seat index outside 0..{n_entries - 1}")
     variants, rows = [], []
+    targeted: set[int] = set()  # seat entries whose parameters the sweep sets
     for combo in itertools.product(*(p.values for p in params)):
         rules: dict[str, Any] = {}
         seats = list(base.seats)
@@ -140,25 +141,26 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
                 fields = getattr(scenario.spec.policies.get(seat.policy), "__dataclass_fields__", {})
                 if p.name in fields:
                     seats[s] = Seat(seat.name, seat.policy, {**seat.params, p.name: v})
+                    targeted.add(s)
                     hit = True
             if not hit:
                 raise ScenarioError(f"--param {p.path}: no seat's policy has a parameter "
                                     f"{p.name!r} (see `analyzer list policies --game "
                                     f"{scenario.game}`)")
         name = " ".join(f"{p.path.split('.')[-1]}={label(v)}" for p, v in zip(params, combo))
-        changed = seats != list(base.seats)
-        variants.append((name, rules, f"sweep {name}", tuple(seats) if changed else None))
+        variants.append((name, rules, f"sweep {name}", seats))
         rows.append({"variant": name, "values": {p.path: v for p, v in zip(params, combo)}})
-    if any(v[3] is not None for v in variants):
-        # a changed seat keeps its display name only if its parameters are the base's
-        variants = [(n, r, d, _renamed(s, base.seats) if s else None) for n, r, d, s in variants]
-    return add_variants(scenario, variants, where="--param"), rows
-
-
-def _renamed(seats: tuple[Seat, ...], base: tuple[Seat, ...]) -> tuple[Seat, ...]:
-    """Seats whose parameters changed get a distinct display name (``greedy*``), so the
-    records never show two different players under one name."""
-    return tuple(s if s == b else replace(s, name=f"{s.name}*") for s, b in zip(seats, base))
+    # a swept player gets a distinct display name (``greedy*``) in every variant, so the records
+    # never show two different players under one name and its curve is one line
+    out = []
+    for n, r, d, seats in variants:
+        if not targeted:
+            seats = None
+        elif len(targeted) < len(seats):
+            seats = [replace(x, name=f"{x.name}*") if j in targeted else x
+                     for j, x in enumerate(seats)]
+        out.append((n, r, d, tuple(seats) if seats else None))
+    return add_variants(scenario, out, where="--param"), rows
 
 
 def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric: str = "won",

@@ -1,0 +1,115 @@
+"""analyzer ablate: each game's leave-one-out variants and the ranked "value of a card" table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analyzer.ablate import ablate, expand
+from analyzer.api import validate
+from analyzer.errors import RuleError, ScenarioError
+from analyzer.games import get_game
+from analyzer.report.studies import item_users
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_cartus_building_replaced_by_the_other_of_its_class():
+    spec = get_game("cartus")
+    config = spec.make_config(4, (), {"building_set_name": "first_game"})
+    abl = {a.item: a for a in spec.ablations(config)}
+    assert sorted(abl) == sorted(["palace", "monastery", "marketplace", "castle", "farm",
+                                  "fortune_tellers_tent"])
+    a = abl["marketplace"]
+    assert a.replaced_by == "office" and a.usage == ("premium_marketplace", "standard_marketplace")
+    names = [c.split(":")[0] for c in a.rules["buildings"]]
+    assert names.count("office") == 5 and "marketplace" not in names and len(names) == 30
+    assert a.rules["building_set_name"] is None  # removed so the explicit list applies
+    rules = {k: v for k, v in {"building_set_name": "first_game", **a.rules}.items() if v is not None}
+    spec.make_config(4, (), rules)  # a valid set: 5 cards per class
+
+
+def test_cartus_mixed_class_uses_free_copies():
+    spec = get_game("cartus")
+    cards = (["palace:1", "palace:2", "treasury:1", "treasury:2", "treasury:3"]
+             + ["monastery", "marketplace", "castle", "farm", "fortune_tellers_tent"])
+    config = spec.make_config(4, (), {"buildings": cards})
+    a = {x.item: x for x in spec.ablations(config)}["palace"]
+    assert sorted(c for c in a.rules["buildings"] if c.startswith("treasury")) == [
+        f"treasury:{k}" for k in range(1, 6)]
+
+
+def test_cartus_random_selection_cannot_be_ablated():
+    spec = get_game("cartus")
+    with pytest.raises(RuleError, match="fixed building set"):
+        spec.ablations(spec.make_config(4, (), {}))
+
+
+def test_rattus_card_swapped_for_a_card_not_in_play():
+    spec = get_game("rattus")
+    cards = ["knight", "monk", "witch", "king", "sultan", "trader"]
+    config = spec.make_config(4, ("africanus",), {"class_cards": cards})
+    abl = {a.item: a for a in spec.ablations(config)}
+    assert sorted(abl) == sorted(cards)
+    assert abl["sultan"].replaced_by == "peasant"
+    assert sorted(abl["sultan"].rules["class_cards"]) == sorted(
+        ["knight", "monk", "witch", "king", "peasant", "trader"])
+    with pytest.raises(RuleError, match="fixed list"):
+        spec.ablations(spec.make_config(4, ("africanus",), {}))
+
+
+def test_pyramidion_special_card_removed_from_common_deck(tmp_path):
+    spec = get_game("pyramidion")
+    config = spec.make_config(4, (), {})
+    abl = {a.item: a for a in spec.ablations(config)}
+    assert "goddess" not in abl and {"thief", "revolt", "executioner"} <= set(abl)
+    path = tmp_path / "cards.toml"
+    path.write_text(abl["high_priest"].files["cards_file"])
+    smaller = spec.make_config(4, (), {"cards_file": str(path)})
+    assert smaller.n_common == config.n_common - 2  # the two High Priests (rules §10.2)
+    assert abl["high_priest"].usage == ("cards_played_high_priest",)
+
+
+def test_item_users_follow_the_heaviest_user_and_share_ties():
+    """Game 0: seat 1 used the card most (3 > 1). Game 1: seats 0 and 1 tie (2): averaged.
+    Game 2: nobody used it: left out."""
+    rows = []
+    for var, won in (("base", [[0, 1, 0], [1, 0, 0], [0, 0, 1]]),
+                     ("without-x", [[1, 0, 0], [0, 0, 1], [0, 0, 1]])):
+        for g in range(3):
+            for s in range(3):
+                use = {(0, 0): 1, (0, 1): 3, (1, 0): 2, (1, 1): 2}.get((g, s), 0)
+                rows.append({"variant": var, "game_id": g, "seat": s, "won": won[g][s],
+                             "score": 10 * won[g][s] + s, "use": use if var == "base" else 0})
+    pair = item_users(pd.DataFrame(rows), ["use"], "without-x")
+    assert pair["game_id"].tolist() == [0, 1]
+    assert pair["won_b"].tolist() == [1.0, 0.5] and pair["won_v"].tolist() == [0.0, 0.0]
+    assert pair["score_v"].tolist() == [1.0, 0.5]
+
+
+def test_ablate_cartus_end_to_end(tmp_path):
+    res = ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=8, jobs=1,
+                 out=tmp_path / "ab")
+    assert len(pd.unique(res.games["variant"])) == 7  # base + 6 buildings
+    table = res.summary["results"]["studies"]["ablate"]["table"]
+    assert len(table) == 6 and all(r["games_used"] > 0 for r in table)
+    values = [r["value"] for r in table]
+    assert values == sorted(values, reverse=True)  # ranked
+    md = (tmp_path / "ab" / "report.md").read_text()
+    assert "## Value of each building (leave-one-out)" in md and "selection effect" in md
+    assert (tmp_path / "ab" / "charts" / "ablation.png").exists()
+
+
+def test_ablate_pyramidion_writes_its_tables(tmp_path):
+    sc = validate(ROOT / "scenarios" / "pyramidion-baseline.toml")
+    out, rows = expand(sc, tmp_path / "tables")
+    thief = next(r for r in rows if r["item"] == "thief")
+    arm = next(a for a in out.arms if a.name == thief["variant"])
+    assert Path(arm.rules["cards_file"]).read_text().count('type = "thief"') == 0
+
+
+def test_ablate_refuses_a_game_without_ablations(toy_file, tmp_path):
+    with pytest.raises(ScenarioError, match="does not define ablations"):
+        ablate(toy_file, games=5, out=tmp_path / "x")

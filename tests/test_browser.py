@@ -1,0 +1,175 @@
+"""The HTML report in a real browser: headless Chromium through its DevTools protocol.
+
+Renders a sweep report, loads ``report.html`` at laptop width (1366×768), fails on any console
+error or uncaught exception, checks that the page does not scroll sideways, that every chart
+loaded and has a title, and that clicking a column heading sorts a table. The screenshot is
+kept at ``reports/browser-test/report.png`` (git-ignored) for a human to look at.
+
+Chromium is Debian's ``chromium`` package (``.ci/run`` installs it); the test is skipped only
+when no Chromium binary can be found. Never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from analyzer.sweep import sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "reports" / "browser-test"
+WIDTH, HEIGHT = 1366, 768
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class DevTools:
+    """A minimal DevTools-protocol client over one page's websocket (``websocket-client``)."""
+
+    def __init__(self, ws_url: str):
+        import websocket  # the test extra's websocket-client
+
+        self.ws = websocket.create_connection(ws_url, timeout=30)
+        self.ids = itertools.count(1)
+        self.events: list[dict] = []
+
+    def call(self, method: str, **params):
+        """Send one command and return its result; events seen meanwhile are kept."""
+        msg_id = next(self.ids)
+        self.ws.send(json.dumps({"id": msg_id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == msg_id:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def wait_for(self, method: str, timeout: float = 30.0) -> dict:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for ev in self.events:
+                if ev.get("method") == method:
+                    return ev
+            self.events.append(json.loads(self.ws.recv()))
+        raise TimeoutError(method)
+
+    def js(self, expression: str):
+        res = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
+                        awaitPromise=True)
+        if "exceptionDetails" in res:
+            raise AssertionError(f"page script failed: {res['exceptionDetails']}")
+        return res["result"].get("value")
+
+    def errors(self) -> list[str]:
+        """Console errors, uncaught exceptions and error log entries seen so far."""
+        out = []
+        for ev in self.events:
+            m, p = ev.get("method"), ev.get("params", {})
+            if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                out.append("console: " + " ".join(str(a.get("value", a.get("description")))
+                                                  for a in p.get("args", [])))
+            elif m == "Runtime.exceptionThrown":
+                out.append("exception: " + json.dumps(p.get("exceptionDetails", {}))[:300])
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                out.append("log: " + p["entry"].get("text", ""))
+        return out
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("no Chromium binary found (install Debian's `chromium`; .ci/run does)")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    proc = subprocess.Popen(
+        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-extensions", f"--user-data-dir={profile}", "--remote-debugging-port=0",
+         f"--window-size={WIDTH},{HEIGHT}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = profile / "DevToolsActivePort"
+    try:
+        for _ in range(300):
+            if port_file.exists() and port_file.read_text().strip():
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"chromium exited with code {proc.returncode}")
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+            pages = [t for t in json.load(r) if t["type"] == "page"]
+        yield DevTools(pages[0]["webSocketDebuggerUrl"])
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def report_html(tmp_path_factory):
+    """A sweep report of the toy game (tables, charts, the sweep and first-player sections)."""
+    from conftest import TOY_SCENARIO
+
+    folder = tmp_path_factory.mktemp("browser-run")
+    scen = folder / "toy.toml"
+    scen.write_text(TOY_SCENARIO)
+    res = sweep(scen, ["seats[0].params.boost=0,1,2"], games=60, jobs=1, out=folder / "run")
+    return res.out_dir / "report.html"
+
+
+def test_report_in_headless_chromium(browser, report_html):
+    """No console error at laptop width, no sideways scroll, charts loaded with titles,
+    sortable tables; keeps a screenshot."""
+    dt = browser
+    for domain in ("Runtime.enable", "Log.enable", "Page.enable"):
+        dt.call(domain)
+    dt.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
+            deviceScaleFactor=1, mobile=False)
+    dt.call("Page.navigate", url=report_html.as_uri())
+    dt.wait_for("Page.loadEventFired")
+
+    assert dt.js("document.documentElement.dataset.sortable") == "ready"
+    assert dt.js("document.title").endswith("study report")
+    # laptop width: the page itself never scrolls sideways (wide tables scroll in their box)
+    assert dt.js("document.documentElement.scrollWidth <= window.innerWidth")
+    imgs = dt.js("Array.from(document.images).map(i => [i.naturalWidth, i.alt])")
+    assert len(imgs) >= 4 and all(w > 0 and alt for w, alt in imgs)
+    assert dt.js("document.querySelectorAll('figcaption').length") == len(imgs)
+
+    # sort the sweep table by its "win rate" column, both ways
+    table = ("Array.from(document.querySelectorAll('h2')).find(h => h.textContent.startsWith("
+             "'Sweep')).nextElementSibling.nextElementSibling.querySelector('table')")
+    col = dt.js(f"Array.from({table}.tHead.rows[0].cells).findIndex(c => "
+                "c.textContent === 'win rate')")
+    assert col >= 0
+    read = (f"Array.from({table}.tBodies[0].rows).map(r => "
+            f"parseFloat(r.cells[{col}].textContent))")
+    dt.js(f"{table}.tHead.rows[0].cells[{col}].click()")
+    up = dt.js(read)
+    assert up == sorted(up) and len(up) > 3
+    dt.js(f"{table}.tHead.rows[0].cells[{col}].click()")
+    assert dt.js(read) == sorted(up, reverse=True)
+
+    shot = dt.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "report.png").write_bytes(base64.b64decode(shot["data"]))
+    full = dt.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    (SHOTS / "report-full.png").write_bytes(base64.b64decode(full["data"]))
+    assert dt.errors() == []

@@ -1,0 +1,115 @@
+"""analyzer sweep (parameter parsing, expansion into paired variants, report section) and the
+--target-ci stopping rule (analyzer.precision)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analyzer import api, precision
+from analyzer.errors import ScenarioError
+from analyzer.sweep import expand, parse_param, split_values, sweep
+
+
+def test_split_and_parse_values():
+    assert split_values("0, 0.5,[1, 2],'a,b'") == ["0", "0.5", "[1, 2]", "'a,b'"]
+    p = parse_param("rules.track_points=[10, 5, 2],[6, 3, 1]")
+    assert (p.kind, p.name, p.seat, p.values) == ("rule", "track_points", None,
+                                                  ([10, 5, 2], [6, 3, 1]))
+    p = parse_param("seats[2].params.boost=0,1.5,true,random_cards")
+    assert (p.kind, p.name, p.seat, p.values) == ("param", "boost", 2, (0, 1.5, True, "random_cards"))
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("rules.sides", "PATH=v1"), ("foo.sides=1", "PATH=v1"), ("rules.sides=", "one or more"),
+    ("rules.sides=4,,6", "one or more"), ("rules.sides=4,4", "listed twice"),
+])
+def test_bad_param_names_the_problem(text, msg):
+    with pytest.raises(ScenarioError, match=msg):
+        parse_param(text)
+
+
+def test_expand_grid_and_policy_params(toy_file):
+    sc = api.validate(toy_file)
+    sc = sc.__class__(**{**sc.__dict__, "arms": sc.arms[:1]})
+    out, rows = expand(sc, [parse_param("rules.sides=4,6"), parse_param("params.boost=0,2")])
+    assert [a.name for a in out.arms] == ["base", "sides=4 boost=0", "sides=4 boost=2",
+                                          "sides=6 boost=0", "sides=6 boost=2"]
+    arm = out.arms[2]
+    assert arm.rules["sides"] == 4
+    # boost belongs to the "biased" policy only: seat entries 0 and 2, renamed with a star
+    assert [(s.name, s.policy, dict(s.params).get("boost")) for s in arm.seats] == [
+        ("bold*", "biased", 2), ("random", "random", None), ("biased*", "biased", 2)]
+    assert rows[1] == {"variant": "sides=4 boost=2", "values": {"rules.sides": 4, "params.boost": 2}}
+
+
+def test_expand_refuses_unknown_param_and_bad_values(toy_file):
+    sc = api.validate(toy_file)
+    with pytest.raises(ScenarioError, match="no seat's policy has a parameter 'nope'"):
+        expand(sc, [parse_param("params.nope=1,2")])
+    with pytest.raises(ScenarioError, match="seat index outside 0..2"):
+        expand(sc, [parse_param("seats[3].params.boost=1")])
+    with pytest.raises(ScenarioError, match="--param: variant 'sides=banana'"):
+        expand(sc, [parse_param("rules.sides=banana")])
+
+
+def test_sweep_end_to_end_pairs_on_base_seeds(toy_file, tmp_path):
+    """sides=6 is the base's own value: its paired change is exactly 0 at every seat."""
+    res = sweep(toy_file, ["rules.sides=6,4"], games=40, jobs=1, out=tmp_path / "sw")
+    assert set(res.games["variant"]) == {"base", "sides=6", "sides=4"}  # scenario variants dropped
+    tab = pd.DataFrame(res.summary["results"]["studies"]["sweep"]["table"])
+    same = tab[tab["variant"] == "sides=6"]
+    assert len(same) == 3 and (same["diff"] == 0).all() and not same["significant_adjusted"].any()
+    assert (tmp_path / "sw" / "charts" / "sweep.png").stat().st_size > 0
+    md = (tmp_path / "sw" / "report.md").read_text()
+    assert "## Sweep: rules.sides" in md and "Holm" in md and "## First-player advantage" in md
+    # same seeds: base and the identical variant have identical records
+    g = res.seats.set_index(["variant", "game_id", "seat"])["score"]
+    assert (g.loc["base"] == g.loc["sides=6"]).all()
+
+
+def test_sweep_metric_must_be_numeric_column(toy_file, tmp_path):
+    with pytest.raises(ScenarioError, match="--metric: 'policy'"):
+        sweep(toy_file, ["rules.sides=4,6"], metric="policy", games=5, out=tmp_path / "x")
+
+
+def test_next_games_follows_inverse_square_law():
+    # half-width 0.1 at 100 games, target 0.05: 100 * 4 * 1.1 = 440 -> whole chunks of 50: 450
+    assert precision.next_games(100, 0.1, 0.05, 50, 10_000) == 450
+    assert precision.next_games(100, 0.051, 0.05, 50, 10_000) == 150  # at least one more chunk
+    assert precision.next_games(100, 0.1, 0.05, 50, 300) == 300  # the cap
+
+
+def test_target_ci_stops_when_every_interval_is_narrow(toy_file, tmp_path):
+    res = api.simulate(toy_file, games=3000, jobs=1, chunk_size=50, target_ci=0.08,
+                       out=tmp_path / "t")
+    tc = res.summary["run"]["target_ci"]
+    assert tc["reached"] and tc["games"] < 3000 and tc["half_width"] <= 0.08
+    assert res.summary["run"]["games"] == tc["games"] == res.games["game_id"].nunique()
+    assert precision.max_half_width(res.seats) == pytest.approx(tc["half_width"])
+    # one chunk fewer would not have been enough (it stopped at the first count that was)
+    assert tc["steps"][-1] == tc["games"]
+    fewer = res.seats[res.seats["game_id"] < tc["steps"][-2]] if len(tc["steps"]) > 1 else None
+    if fewer is not None:
+        assert precision.max_half_width(fewer) > 0.08
+    # records equal a plain run of that many games (same seeds, same chunks)
+    plain = api.simulate(toy_file, games=tc["games"], jobs=1, chunk_size=50, out=tmp_path / "p")
+    cols = ["variant", "game_id", "seat", "score", "won"]
+    pd.testing.assert_frame_equal(res.seats[cols].sort_values(cols[:3]).reset_index(drop=True),
+                                  plain.seats[cols].sort_values(cols[:3]).reset_index(drop=True))
+    assert "Stopping rule: target precision" in (tmp_path / "t" / "report.md").read_text()
+    assert json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["target_ci"]["reached"]
+
+
+def test_target_ci_not_reached_at_cap(toy_file, tmp_path):
+    res = api.simulate(toy_file, games=100, jobs=1, chunk_size=50, target_ci=0.001,
+                       out=tmp_path / "c")
+    tc = res.summary["run"]["target_ci"]
+    assert not tc["reached"] and tc["games"] == 100 and tc["half_width"] > 0.001
+
+
+def test_target_ci_bounds(toy_file, tmp_path):
+    with pytest.raises(ScenarioError, match="--target-ci"):
+        api.simulate(toy_file, games=10, jobs=1, target_ci=0.7, out=tmp_path / "b")
