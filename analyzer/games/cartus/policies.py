@@ -184,16 +184,19 @@ class Greedy:
             return amt * self.flute_value
         return amt * self.card_value  # draw
 
-    def _action(self, st: State, seat: int, b: int, premium: bool, extra_inf: int) -> float:
+    def _action(self, st: State, seat: int, b: int, premium: bool, extra_inf: int,
+                seen: tuple[int, int] | None = None) -> float:
+        """Value of building ``b``'s premium or standard action with ``extra_inf`` cards played
+        (rules §5); ``seen``: ``seen_nuns(st, seat)`` when the caller has it."""
         cfg = st.cfg
         kind = cfg.building_action[b]
         amt = cfg.premium[b] if premium else cfg.standard[b]
         if kind in _CONSTANT_ACTIONS:
             return self._constant_action(cfg, kind, amt)
         if kind == "discard_rats":
-            return self._relief(st, seat, amt)
+            return self._relief(st, seat, amt, seen)
         if kind == "hospital":
-            return self._relief(st, seat, amt[0] + amt[1]) - amt[1] * self.card_value * 0.5
+            return self._relief(st, seat, amt[0] + amt[1], seen) - amt[1] * self.card_value * 0.5
         if kind == "brewery":
             return (st.round_influence[seat] + extra_inf) // amt * self.card_value
         if kind == "look":
@@ -252,7 +255,7 @@ class Greedy:
         hand = st.hands[seat]
         tables = self._tables(cfg)
         # the risk of x more rats (rules §7.1)
-        known, unknown = seen_nuns(st, seat)
+        seen = known, unknown = seen_nuns(st, seat)
         rt = tables[0][unknown]
         life = self.life_value
         zero, one = life * 0.0, life * 1.0
@@ -268,7 +271,7 @@ class Greedy:
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
         iv, cv = self.influence_value, self.card_value
         ctx = (tables, risk, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass, self.track_weight,
-               iv, cv, self.joker_value, self.sword_value, self.flute_value, iv - cv - 0.1 < -1e-6)
+               iv, cv, self.joker_value, self.sword_value, self.flute_value, iv - cv - 0.1 < -1e-6, seen)
         plans: dict[int, tuple] = {}
         self._memo[seat] = (st, key, plans, ctx)
         return plans, ctx
@@ -312,7 +315,7 @@ class Greedy:
         cfg = st.cfg
         hand = st.hands[seat]
         b = cfg.card_building[st.row[r]]
-        (_, track_tab, track_max, acts), risk, last, flutes, n_pop, max_off, tw, iv, cv, jv, sv, fv, prune = ctx
+        (_, track_tab, track_max, acts), risk, last, flutes, n_pop, max_off, tw, iv, cv, jv, sv, fv, prune, seen = ctx
         k, flat, mixed = acts[b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
@@ -342,11 +345,12 @@ class Greedy:
             act_need, act_half, act_none, act_max = mixed[last]
         elif flat:
             act_need, act_half, act_none, act_max = _mixed(
-                (0.75, 1.0)[last], self._action(st, seat, b, True, 0), self._action(st, seat, b, False, 0))
+                (0.75, 1.0)[last], self._action(st, seat, b, True, 0, seen), self._action(st, seat, b, False, 0, seen))
         else:  # brewery / Guard Tower: the value grows with the cards played (g)
             p_need = (0.75, 1.0)[last]
             g = hk + hj + n_off  # values never fall as g grows: bound at the largest g
             act_max = max(self._action(st, seat, b, True, g), self._action(st, seat, b, False, g))
+            grown: dict[int, tuple[float, float]] = {}  # g -> (premium, standard) value
         pts_of: dict[int, float] = {}
         r0 = risk[0]
         best_v, best_x, best_j = -1e9, 0, hj
@@ -383,8 +387,10 @@ class Greedy:
                     v += act_need if g >= need else act_half if (g == best_other and half_ok) else act_none
                 else:
                     p = p_need if g >= need else 0.5 if (g == best_other and half_ok) else 0.0
-                    v += (p * self._action(st, seat, b, True, g) if p else 0.0) + (
-                        1 - p) * self._action(st, seat, b, False, g)
+                    pv = grown.get(g)
+                    if pv is None:
+                        pv = grown[g] = (self._action(st, seat, b, True, g), self._action(st, seat, b, False, g))
+                    v += (p * pv[0] if p else 0.0) + (1 - p) * pv[1]
                 if v > best_v:
                     best_v, best_x, best_j = v, x, jokers
                     cut = max(best_v, floor) - 1e-9
@@ -400,10 +406,15 @@ class Greedy:
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
         unseen = len(st.nun_row) - st.seen[seat].bit_count()
         seen = seen_nuns(st, seat)
+        icons = st.cfg.card_icons
+        relief: dict[int, float] = {}
         best, best_r = -1e9, 0
         for r, c in enumerate(st.row):
-            d, x, looks = st.cfg.card_icons[c]
-            v = d * self.card_value + self._relief(st, seat, x, seen) + min(looks, unseen) * self.look_value
+            d, x, looks = icons[c]
+            rel = relief.get(x)
+            if rel is None:
+                rel = relief[x] = self._relief(st, seat, x, seen)
+            v = d * self.card_value + rel + min(looks, unseen) * self.look_value
             if v > best:
                 best, best_r = v, r
         return best_r
@@ -437,8 +448,20 @@ class Greedy:
 
     def use_pass(self, st: State, seat: int, rng: random.Random) -> bool:
         entered = {r for r, row in enumerate(st.entries) for s, _ in row if s == seat}
-        rows = [r for r in range(len(st.row)) if r not in entered]
-        return any(self._plan(st, seat, r)[0] > self.pass_value for r in rows)
+        plans, ctx = self._position(st, seat)
+        floor = self.pass_value
+        for r in range(len(st.row)):
+            if r in entered:
+                continue
+            got = plans.get(r)
+            if got is None:
+                got = self._make_plan(st, seat, r, ctx, floor)  # only a plan worth the Pass matters
+                if got[0] == -math.inf:
+                    continue
+                plans[r] = got
+            if got[0] > floor:
+                return True
+        return False
 
     def target(self, st: State, seat: int, kind: str, candidates: tuple[int, ...], rng: random.Random) -> int:
         if kind == "sword" or not st.cfg.rats_visible:
