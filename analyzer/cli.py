@@ -61,6 +61,9 @@ def simulate(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    target_ci: Annotated[float | None, typer.Option(
+        help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
+             "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
 ) -> None:
     """Run a scenario, store the records and write the report.
 
@@ -75,6 +78,8 @@ def simulate(
 
       analyzer simulate scenarios/africanus-sultan.toml --resume   # after Ctrl-C
 
+      analyzer simulate scenarios/africanus-sultan.toml --target-ci 0.02 --games 20000
+
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
     hint = ["analyzer", "simulate", str(scenario)]
@@ -85,7 +90,8 @@ def simulate(
     try:
         res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
                            scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                           progress=not quiet, resume_hint=shlex.join(hint))
+                           progress=not quiet, resume_hint=shlex.join(hint),
+                           target_ci=target_ci)
     except GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.
@@ -100,6 +106,11 @@ def simulate(
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
                f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
                + (f", {rate:.0f} games/s" if rate else ""))
+    tc = run.get("target_ci")
+    if tc:
+        typer.echo(f"target ±{100 * tc['target']:.2f} pp "
+                   + (f"reached after {tc['games']} games" if tc["reached"] else
+                      f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
