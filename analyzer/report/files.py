@@ -20,9 +20,13 @@ def atomic_write(path: str | Path, data: bytes | str) -> Path:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    with open(tmp, "wb") as fh:
-        fh.write(raw)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write leaves no stray temporary file
+        raise
     return path
