@@ -113,3 +113,18 @@ def test_ablate_pyramidion_writes_its_tables(tmp_path):
 def test_ablate_refuses_a_game_without_ablations(toy_file, tmp_path):
     with pytest.raises(ScenarioError, match="does not define ablations"):
         ablate(toy_file, games=5, out=tmp_path / "x")
+
+
+def test_rattus_took_columns_count_phase_a_takes():
+    """rules/rattus.md §7 A: took_<card> counts each seat's takes of that card, as logged."""
+    spec = get_game("rattus")
+    config = spec.make_config(4, ("africanus",), {"class_cards": ["knight", "monk", "witch",
+                                                                  "king", "sultan", "trader"]})
+    lines: list[str] = []
+    _, seats = spec.play_game(config, "greedy", 11, log=lines.append)
+    for rec in seats:
+        for card in ("knight", "monk", "witch", "king", "sultan", "trader", "peasant"):
+            logged = sum(1 for ln in lines if ln.strip().startswith(f"seat {rec['seat']} takes {card}"))
+            assert rec[f"took_{card}"] == logged
+    assert sum(rec["took_witch"] for rec in seats) == 3  # this game: three takes of the Witch
+    assert {a.item: a.usage for a in spec.ablations(config)}["sultan"] == ("took_sultan",)

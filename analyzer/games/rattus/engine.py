@@ -173,6 +173,7 @@ class Game:
             st.held_class[prev][cls] -= 1
         st.holder[card] = p
         st.held_class[p][cls] += 1
+        st.took[p][card] += 1
         if self.log is not None:
             self.log(f"  seat {p} takes {CARD_NAMES[card]}" + (f" from seat {prev}" if prev >= 0 else ""))
 

@@ -37,6 +37,8 @@ SEAT_COLUMNS: dict[str, str] = {
     "caravan_cubes_received_surviving": "int64",
     "score_cubes": "int64",  # cubes in regions + palace
     "tiebreak": "float64",  # §10.5 key, higher wins ties
+    # times the seat took each class card in phase A (§7 A); 0 for cards not in play
+    **{f"took_{c}": "int64" for c in CARD_NAMES},
 }
 
 
@@ -103,6 +105,7 @@ def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict
             "caravan_cubes_received_surviving": sum(row[p] for row in state.tag_recv) + state.palace_tag_recv[p],
             "score_cubes": score_cubes[p],
             "tiebreak": tb[p],
+            **{f"took_{c}": state.took[p][k] for k, c in enumerate(CARD_NAMES)},
         })
     if log is not None:
         for p in range(n):

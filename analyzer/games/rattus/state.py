@@ -75,6 +75,7 @@ class State:
     tag_recv: list[list[int]] = field(default_factory=list)
     palace_tag_own: list[int] = field(default_factory=list)
     palace_tag_recv: list[int] = field(default_factory=list)
+    took: list[list[int]] = field(default_factory=list)  # [seat][card]: times taken (§7 A)
 
     @classmethod
     def empty(cls, cfg: RattusConfig) -> State:
@@ -89,7 +90,7 @@ class State:
             cubes_placed=[0] * n, cubes_lost=[0] * n, diplomats_placed=[0] * n, caravan_moves=[0] * n,
             caravan_own=[0] * n, caravan_given=[0] * n, caravan_received=[0] * n,
             tag_own=zeros, tag_recv=[[0] * n for _ in range(nr)], palace_tag_own=[0] * n,
-            palace_tag_recv=[0] * n,
+            palace_tag_recv=[0] * n, took=[[0] * len(CARD_NAMES) for _ in range(n)],
         )
 
     def copy(self) -> State:
