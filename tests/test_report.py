@@ -111,7 +111,7 @@ def test_study_sections_only_with_their_columns(tmp_path):
     plain = seats[["game_id", "variant", "seat", "policy", "score", "rank", "won"]]
     doc = sections.Doc(tmp_path)
     out = sections.all_sections(doc, games.drop(columns="class_cards"), plain, players=2)
-    assert set(out) == {"results", "variants"}
+    assert set(out) == {"results", "variants", "balance"}  # balance is generic (2+ variants)
     assert not any(b[0] == "h" and "Sultan" in b[1] for b in doc.blocks)
 
 

@@ -18,7 +18,7 @@ Method, in the report's words:
   mean over the sets using the reference building (the other classes averaged over);
   **interaction** of two classes = how much one class's main effect changes when the other class
   switches too.
-* Intervals of set balance, main effects and interactions: 95% percentile bootstrap over games
+* Intervals of main effects and interactions: 95% percentile bootstrap over games
   (game seeds resampled jointly for all sets when every set replays the same seeds, so pairing is
   kept).
 """
@@ -244,9 +244,9 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
           "sets are ranked from the smallest (most balanced) up, ties broken by the lower death "
           f"rate. Even a perfectly fair set shows about {100 * floor:.1f} pp of max − min with "
           f"{n_games} games by chance alone, so differences of that size mean nothing.")
-    doc.p(f"**What the intervals and flags mean.** `[lo, hi]` is a 95% interval: for seat "
-          "balance a bootstrap over games (of the max − min a replay of the set would show, so "
-          "it carries the same chance floor), for the death rate a t interval over games. "
+    doc.p(f"**What the intervals and flags mean.** `[lo, hi]` is a 95% t interval over games "
+          "of the death rate. The balance column has no interval (max − min is biased upward by "
+          "chance, see above); whether a set is really unbalanced is the `unbalanced` flag. "
           f"`unbalanced` marks a set whose seats do not win equally often (chi-square test over "
           f"the seats' wins) after **{mname} correction** for testing {n_sets} sets at once "
           f"(family-wise 5 %{'' if method == 'holm' else ' false-discovery rate'}); "
@@ -258,8 +258,8 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
                          "set (instead of reference)": [_changes(r, facs) for _, r in table.iterrows()]})
     for c in seat_cols:
         view[f"seat {c[5:]}"] = [f"{100 * v:.1f} %" for v in table[c]]
-    view["balance"] = [f"{100 * b:.1f} pp [{100 * lo:.1f}, {100 * hi:.1f}]" for b, lo, hi in
-                       zip(table["balance"], table["balance_lo"], table["balance_hi"])]
+    # no interval here: max − min is biased upward, its bootstrap interval need not cover it
+    view["balance"] = [f"{100 * b:.1f} pp" for b in table["balance"]]
     view["unbalanced"] = ["yes" if s else "" for s in table["imbalance_sig"]]
     view[f"p ({mname})"] = [f"{p:.3g}" for p in table["imbalance_p_adj"]]
     if has_death:
@@ -271,7 +271,8 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
     view["no winner"] = [f"{100 * v:.1f} %" for v in table["no_winner"]]
     doc.table(view)
     n_unb = int(table["imbalance_sig"].sum())
-    doc.p(f"{n_unb} of {n_sets} sets are flagged unbalanced after {mname} correction"
+    doc.p(f"{n_unb} of {n_sets} sets are flagged unbalanced after {mname} correction; the "
+          "order among the others is mostly chance (their balance is near the chance floor)"
           + (f"; {int(table['death_sig'].sum())} differ in death rate from the reference set."
              if has_death else "."))
 
@@ -336,7 +337,7 @@ def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
     ax.set_yticks(y, [f"{_short(alt)} vs {_short(ref)}" for _, ref, alt in facs])
     ax.set_xlabel("effect of the alternative [percentage points]")
     ax.set_title("Main effects of the building choices")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
 
 
 def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
