@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from operator import add, itemgetter
 
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
 from analyzer.games.cartus.scoring import seat_points
@@ -89,13 +89,14 @@ class Random:
 def seen_nuns(st: State, seat: int) -> tuple[int, int]:
     """``(nun symbols seen, Nun-row cards not seen)`` for ``seat`` (rules §4 phase B looks)."""
     seen = st.seen[seat]
-    known = unknown = 0
-    for p, v in enumerate(st.nun_row):
+    row = st.nun_row
+    if not seen:
+        return 0, len(row)
+    known = 0
+    for p, v in enumerate(row):
         if (seen >> p) & 1:
             known += v
-        else:
-            unknown += 1
-    return known, unknown
+    return known, len(row) - seen.bit_count()
 
 
 def death_prob(st: State, seat: int, rats: int) -> float:
@@ -211,16 +212,48 @@ class Greedy:
             return 0.5 * got * self.card_value + self.protect_value
         return 0.0
 
+    def _grown(self, st: State, seat: int, b: int, g0: int, n_g: int, p_need: float, need: int,
+               half: int) -> list[float]:
+        """Expected value of a Brewery or Guard Tower action (``_action``) for ``g0 + i`` cards
+        played, ``i < n_g``: premium with ``p_need`` from index ``need`` on, 0.5 at ``half``."""
+        cfg = st.cfg
+        pa, sa = cfg.premium[b], cfg.standard[b]
+        cv = self.card_value
+        out = []
+        if cfg.building_action[b] == "brewery":  # draw (influence this round) // amount cards
+            ri = st.round_influence[seat]
+            for i in range(n_g):
+                p = p_need if i >= need else 0.5 if i == half else 0.0
+                g = ri + g0 + i
+                out.append(p * (g // pa * cv) + (1 - p) * (g // sa * cv))
+            return out
+        # Guard Tower: premium takes up to ``pa`` cards from each unprotected player holding at
+        # least as many cards as the holder after playing; both actions protect
+        hands, prot = st.hands, st.protected
+        others = [sum(hands[s]) for s in range(st.n) if s != seat and not (prot >> s) & 1]
+        own, pv = sum(hands[seat]), self.protect_value
+        for i in range(n_g):
+            p = p_need if i >= need else 0.5 if i == half else 0.0
+            mine = own - g0 - i
+            got = 0
+            for h in others:
+                if h >= mine:
+                    got += pa if pa < h else h
+            out.append(p * (0.5 * got * cv + pv) + (1 - p) * pv)
+        return out
+
     def _tables(self, cfg) -> tuple:
         """Per-config look-ahead tables, built once per config (memoised on ``cfg`` identity).
 
         ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
         ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
-        ``equal`` tied with it (rules §7.2, ``scoring.seat_points``), and its largest entry;
-        ``acts[b]`` = building ``b``'s class, whether its value is flat in the cards played,
-        and for actions whose value does not depend on the position the mixed values
-        ``(need, half, none, max)`` of ``_make_plan`` with 1 / 2 of the premium chance tables
-        (index 0: more players still to enter, 1: nobody else to come).
+        ``equal`` tied with it (rules §7.2, ``scoring.seat_points``); ``acts[b]`` = building
+        ``b``'s class, whether its value is flat in the cards played, and for actions whose
+        value does not depend on the position the mixed values ``(need, half, none)`` of
+        ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to
+        enter, 1: nobody else to come); then the caches of ``_track_row`` and of the mixed values
+        of the other flat actions (``_make_plan``), one column getter per class, and the cache
+        of ``supply`` values.
         """
         got = self._memo.get("cfg")
         if got is not None and got[0] is cfg:
@@ -237,41 +270,68 @@ class Greedy:
             if kind in _CONSTANT_ACTIONS:
                 prem = self._constant_action(cfg, kind, cfg.premium[b])
                 std = self._constant_action(cfg, kind, cfg.standard[b])
-                mixed = tuple(_mixed(p_need, prem, std) for p_need in (0.75, 1.0))
+                mixed = tuple(_mixed(p_need, prem, std)[:3] for p_need in (0.75, 1.0))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
-        tables = (risk, track, max(max(row) for row in track), tuple(acts))
+        tables = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {})
         self._memo["cfg"] = (cfg, tables)
         return tables
+
+    def _track_row(self, tables: tuple, others: tuple[int, ...]) -> list[float]:
+        """``track_weight`` x a seat's points on one track (rules §7.2) for each own influence
+        0, 1, …, max(others) + 1, given the other seats' influence ``others`` (sorted); any
+        larger influence scores as the last entry. Cached per ``others`` (bounded by the
+        game's cards, so it does not grow with the number of games)."""
+        cache = tables[3]
+        row = cache.get(others)
+        if row is None:
+            track, tw = tables[1], self.track_weight
+            row = [0.0]  # 0 influence scores nothing
+            for val in range(1, (others[-1] if others else 0) + 2):
+                above = equal = 0
+                for o in others:
+                    if o > val:
+                        above += 1
+                    elif o == val:
+                        equal += 1
+                row.append(tw * track[above][equal])
+            cache[others] = row
+        return row
 
     def _position(self, st: State, seat: int) -> tuple[dict[int, tuple], tuple]:
         """``(plans, context)`` of ``seat``'s current position, memoised: ``enter``, ``cards``
         and ``use_pass`` ask about the same position back to back. ``plans`` fills per row;
         ``context`` holds what every row shares (``_make_plan``)."""
-        key = (st.round, tuple(st.hands[seat]), tuple(map(len, st.entries)))
+        hand = st.hands[seat]
+        key = (st.round, *hand, *map(len, st.entries))  # what a plan depends on that can change
         memo = self._memo.get(seat)
         if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
             return memo[2], memo[3]
         cfg = st.cfg
-        hand = st.hands[seat]
         tables = self._tables(cfg)
-        # the risk of x more rats (rules §7.1)
+        # the risk of x more rats (rules §7.1), as the cost of x off-class cards beyond their
+        # card value and influence: off_cost[x] = (iv - cv - 0.1) x - (risk(x) - risk(0))
         seen = known, unknown = seen_nuns(st, seat)
         rt = tables[0][unknown]
         life = self.life_value
-        zero, one = life * 0.0, life * 1.0
         rats0 = st.rats[seat]
         y0 = rats0 + self.rat_buffer - known - 1
-        n_pop = sum(hand[:JOKER])
+        n_pop = hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5]
         top = min(n_pop, self.max_offclass)
-        risk = [zero if y < 0 else rt[y] if y < len(rt) else one for y in range(y0, y0 + top + 1)]
+        nrt = len(rt)
+        r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
+        iv, cv = self.influence_value, self.card_value
+        step = iv - cv - 0.1
+        off_cost = [0.0]
+        for x in range(1, top + 1):
+            y = y0 + x
+            off_cost.append(step * x - ((0.0 if y < 0 else rt[y] if y < nrt else life) - r0))
         entered = 0
         for e in st.entries:
             entered += len(e)
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
-        iv, cv = self.influence_value, self.card_value
-        ctx = (tables, risk, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass, self.track_weight,
-               iv, cv, self.joker_value, self.sword_value, self.flute_value, iv - cv - 0.1 < -1e-6, seen)
+        ctx = (tables, off_cost, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
+               iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value, seen)
         plans: dict[int, tuple] = {}
         self._memo[seat] = (st, key, plans, ctx)
         return plans, ctx
@@ -305,9 +365,13 @@ class Greedy:
         return c
 
     def _make_plan(self, st: State, seat: int, r: int, ctx: tuple, floor: float = -1e9) -> tuple:
-        """Try every count of off-class cards (most plentiful class first) with all or none of
-        the jokers; the first best value wins. Hot path: tables come from ``_tables``, what
-        all rows share from ``_position``.
+        """Try every count ``x`` of off-class cards (most plentiful class first) with all or
+        none of the jokers; the first best value wins (fewest off-class cards, then all jokers).
+
+        The value of ``g = hk + j + x`` cards (``hk`` of the building's class ``k``, ``j``
+        jokers) splits into a part that depends on ``g`` only (track points, rules §7.2, and
+        the expected action, §4 D b), the per-position cost of ``x`` off-class cards
+        (``_position``) and constants, so every candidate is one addition done by ``map``.
 
         ``floor``: plans worth less than this are not wanted (``enter`` already has a better
         row); such a plan comes back with value ``-inf`` and must not be memoised.
@@ -315,106 +379,89 @@ class Greedy:
         cfg = st.cfg
         hand = st.hands[seat]
         b = cfg.card_building[st.row[r]]
-        (_, track_tab, track_max, acts), risk, last, flutes, n_pop, max_off, tw, iv, cv, jv, sv, fv, prune, seen = ctx
-        k, flat, mixed = acts[b]
+        tables, off_cost, last, flutes, n_pop, max_off, iv, cv, jv, sv, fv, seen = ctx
+        k, flat, mixed = tables[2][b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
         for s, c in st.entries[r]:
             if s != seat:
-                best_other = max(best_other, sum(c))
-                other_hand = max(other_hand, sum(st.hands[s]))
-        # majority points (rules §7.2) via the rank table: seats strictly above / tied
-        inf = [row[k] for row in st.influence]
-        mine0 = inf.pop(seat)
-        inf.sort()
-        m = len(inf)
-        if mine0 > 0:
-            hi = bisect_right(inf, mine0)
-            base_pts = track_tab[m - hi][hi - bisect_left(inf, mine0, 0, hi)]
-        else:
-            base_pts = 0
+                x = sum(c)
+                if x > best_other:
+                    best_other = x
+                x = sum(st.hands[s])
+                if x > other_hand:
+                    other_hand = x
         hk, hj = hand[k], hand[JOKER]
         n_off = min(n_pop - hk, max_off)
+        g0, n_g = hk, hj + n_off + 1  # g runs over g0 .. g0 + n_g - 1
+        # majority points (rules §7.2) of own influence mine0 + g, from the other seats' values
+        inf = list(map(tables[5][k], st.influence))
+        mine0 = inf.pop(seat)
+        inf.sort()
+        inf = tuple(inf)
+        pts = tables[3].get(inf) or self._track_row(tables, inf)
+        lo, hi, n_pts = mine0 + g0, mine0 + g0 + n_g, len(pts)
+        base_pts = pts[mine0] if mine0 < n_pts else pts[-1]
+        step = pts[lo:hi] if hi <= n_pts else pts[lo:n_pts] + [pts[-1]] * (hi - max(lo, n_pts))
+        # expected action (rules §4 D b): premium for most cards; 3/4 sure while others may
+        # still come, a coin flip on a tie, none with too few
+        pmc = cfg.premium_min_cards
+        need = max(best_other + 1, pmc) - g0  # index of the first g with the premium
+        half = best_other - g0 if best_other >= pmc else -1  # index of the tied g
+        if flat:
+            if mixed is None:  # Monastery, Hospital, Tent: by rats and looks, cached
+                key = (b, last, st.rats[seat], *seen)
+                mixed = tables[4].get(key)
+                if mixed is None:
+                    if len(tables[4]) > 100_000:  # bounded; never reached in a normal game
+                        tables[4].clear()
+                    mixed = tables[4][key] = _mixed((0.75, 1.0)[last], self._action(st, seat, b, True, 0, seen),
+                                                    self._action(st, seat, b, False, 0, seen))[:3]
+                a_need, a_half, a_none = mixed
+            else:
+                a_need, a_half, a_none = mixed[last]
+            k_need = min(max(need, 0), n_g)
+            act = [a_none] * k_need + [a_need] * (n_g - k_need)
+            if 0 <= half < n_g:
+                act[half] = a_half
+        else:  # Brewery / Guard Tower: the value grows with the cards played
+            act = self._grown(st, seat, b, g0, n_g, (0.75, 1.0)[last], need, half)
+        by_g = list(map(add, step, act))
+        costs = off_cost[:n_off + 1]
+        v0 = list(map(add, by_g, costs))  # no jokers
+        best_v = max(v0)
+        best_x = v0.index(best_v)
+        best_j = 0
+        if hj:
+            v1 = list(map(add, by_g[hj:], costs))  # all jokers
+            m1 = max(v1)
+            x1 = v1.index(m1)
+            m1 += (iv - jv) * hj
+            if m1 > best_v or (m1 == best_v and x1 <= best_x):
+                best_v, best_x, best_j = m1, x1, hj
         sword_n = hand[SWORD] if other_hand >= 2 else 0
         flute_n = flutes if best_other >= 0 else 0
-        special_v = 0.3 * (sv * sword_n + fv * flute_n)
-        pmc = cfg.premium_min_cards
-        need = max(best_other + 1, pmc)
-        half_ok = best_other >= pmc
-        if mixed is not None:
-            act_need, act_half, act_none, act_max = mixed[last]
-        elif flat:
-            act_need, act_half, act_none, act_max = _mixed(
-                (0.75, 1.0)[last], self._action(st, seat, b, True, 0, seen), self._action(st, seat, b, False, 0, seen))
-        else:  # brewery / Guard Tower: the value grows with the cards played (g)
-            p_need = (0.75, 1.0)[last]
-            g = hk + hj + n_off  # values never fall as g grows: bound at the largest g
-            act_max = max(self._action(st, seat, b, True, g), self._action(st, seat, b, False, g))
-            grown: dict[int, tuple[float, float]] = {}  # g -> (premium, standard) value
-        pts_of: dict[int, float] = {}
-        r0 = risk[0]
-        best_v, best_x, best_j = -1e9, 0, hj
-        cut = max(best_v, floor) - 1e-9
-        js = (hj, 0) if hj else (0,)
-        # Bound: if a card costs more than its influence (iv - cv - 0.1 < 0), the value without
-        # its step terms (track points, action) falls strictly with x; once even the largest
-        # step terms cannot reach the best value, no more off-class cards can win for that
-        # joker choice. Skipped candidates are strictly worse, so the first best is unchanged.
-        step_max = tw * (track_max - base_pts) + act_max
-        for x in range(n_off + 1):
-            rd = risk[x] - r0
-            tx = 0.1 * x
-            cx = cv * (hk + x)
-            dead = ()
-            for jokers in js:
-                g = hk + jokers + x
-                if prune and step_max + ((iv * g - rd - tx) - (cx + jv * jokers - special_v)) < cut:
-                    dead += (jokers,)
-                    continue
-                t = pts_of.get(g)
-                if t is None:
-                    val = mine0 + g
-                    if val > 0:
-                        hi = bisect_right(inf, val)
-                        sp = track_tab[m - hi][hi - bisect_left(inf, val, 0, hi)]
-                    else:
-                        sp = 0
-                    t = pts_of[g] = tw * (sp - base_pts)
-                # same operation order as the plain formula, so ties break identically
-                v = t + (iv * g - rd - tx)
-                v -= cx + jv * jokers - special_v
-                if flat:
-                    v += act_need if g >= need else act_half if (g == best_other and half_ok) else act_none
-                else:
-                    p = p_need if g >= need else 0.5 if (g == best_other and half_ok) else 0.0
-                    pv = grown.get(g)
-                    if pv is None:
-                        pv = grown[g] = (self._action(st, seat, b, True, g), self._action(st, seat, b, False, g))
-                    v += (p * pv[0] if p else 0.0) + (1 - p) * pv[1]
-                if v > best_v:
-                    best_v, best_x, best_j = v, x, jokers
-                    cut = max(best_v, floor) - 1e-9
-            if dead:
-                js = tuple(j for j in js if j not in dead)
-                if not js:
-                    break
+        best_v += (iv - cv) * hk - base_pts + (sv * sword_n + fv * flute_n)
         if best_v < floor:
             return -math.inf, 0, 0, 0, 0
         return best_v, best_x, best_j, sword_n, flute_n
 
     # -- decisions
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
-        unseen = len(st.nun_row) - st.seen[seat].bit_count()
+        cfg = st.cfg
         seen = seen_nuns(st, seat)
-        icons = st.cfg.card_icons
-        relief: dict[int, float] = {}
+        rats = st.rats[seat]
+        icons, cache = cfg.card_icons, self._tables(cfg)[6]
         best, best_r = -1e9, 0
         for r, c in enumerate(st.row):
-            d, x, looks = icons[c]
-            rel = relief.get(x)
-            if rel is None:
-                rel = relief[x] = self._relief(st, seat, x, seen)
-            v = d * self.card_value + rel + min(looks, unseen) * self.look_value
+            key = (*icons[c], rats, *seen)  # the value depends on nothing else
+            v = cache.get(key)
+            if v is None:
+                if len(cache) > 100_000:  # bounded; never reached in a normal game
+                    cache.clear()
+                d, x, looks = icons[c]
+                v = cache[key] = (d * self.card_value + self._relief(st, seat, x, seen)
+                                  + min(looks, seen[1]) * self.look_value)
             if v > best:
                 best, best_r = v, r
         return best_r
