@@ -105,6 +105,10 @@ def sweep_section(doc: Doc, study: dict, seats: pd.DataFrame, players: int) -> d
     params = study["params"]
     values = {r["variant"]: r["values"] for r in study["variants"]}
     doc.h(f"Sweep: {', '.join(params)}")
+    if metric not in seats:  # the report reads only the seat columns it declares
+        doc.p(f"The seat column `{metric}` was not read for the report (add it to "
+              "`analyzer/report/records.py` SEAT_COLUMNS); showing the win rate instead.")
+        metric = "won"
     sub = seats[seats["variant"].isin(list(values) + [BASE])]
     # a sweep of some seats' parameters shows players (their names differ); else seats
     by = "policy" if sub.groupby("variant")["policy"].nunique().max() > 1 else "seat"
