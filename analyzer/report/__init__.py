@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer.errors import AnalyzerError
+from analyzer.report import records
 from analyzer.report import render as fmt
 from analyzer.report.files import atomic_write
 from analyzer.report.sections import Doc, all_sections
@@ -128,8 +129,8 @@ def render(run_dir: str | Path) -> dict[str, Any]:
             run = json.loads(summary_path.read_text()).get("run", {})
         except (json.JSONDecodeError, AttributeError):
             run = {}
-    games = pd.read_parquet(run_dir / "games.parquet")
-    seats = pd.read_parquet(run_dir / "seats.parquet")
+    games = records.read_games(run_dir)
+    seats = records.read_seats(run_dir)  # only the seat columns the sections use (flat memory)
     players = int(run.get("players") or games["n_players"].iloc[0])
     chart_dir = run_dir / "charts"
     chart_dir.mkdir(exist_ok=True)
