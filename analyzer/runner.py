@@ -316,6 +316,11 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         Bad ``jobs``, ``chunk_size``, ``backend``; resume into a different run.
     RunInterrupted
         Ctrl-C; says how many chunks are saved and how to resume.
+    WorkerDied
+        Worker processes died ``WORKER_RETRIES + 1`` times in a row (each time the unfinished
+        chunks are resubmitted); the finished chunks are saved.
+    GameTurnCap
+        A game hit its engine's hard turn cap (names the game index, variant and seed).
     """
     jobs = check_options(jobs, chunk_size, backend, scheduler)
     start = clock()

@@ -258,3 +258,18 @@ def test_atomic_write_removes_its_temporary_file_on_failure(tmp_path, monkeypatc
         files.atomic_write(target, "new text")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_a_dask_worker_that_dies_is_replaced_and_the_output_is_whole(tmp_path):
+    """A worker process of a dask LocalCluster (loopback) dies mid-chunk: the nanny restarts it,
+    the chunk is rescheduled and the records equal a sequential run's."""
+    distributed = pytest.importorskip("dask.distributed")
+    path = _faulty(tmp_path, "once")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        res = api.simulate(path, backend="dask", scheduler=cluster.scheduler_address,
+                           chunk_size=5, out=tmp_path / "dask")
+    assert (tmp_path / "marker-once").exists()  # a worker really died
+    seq = api.simulate(path, backend="sequential", chunk_size=40, out=tmp_path / "seq")
+    for a, b in zip(_records(res.out_dir), _records(seq.out_dir)):
+        pd.testing.assert_frame_equal(a, b)
