@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
-from analyzer.games.cartus.config import DEFAULT_BUILDINGS, DEFAULT_CLASSES, building_set_id
+from analyzer.games.cartus.config import DEFAULT_BUILDINGS, DEFAULT_CLASSES
 from analyzer.games.cartus.scoring import Outcome
 from analyzer.games.cartus.state import State
 
@@ -42,26 +42,29 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
-_TRACK_KEYS = tuple(f"score_track_{k}" for k in DEFAULT_CLASSES)
-_INFLUENCE_KEYS = tuple(f"influence_{k}" for k in DEFAULT_CLASSES)
-_PREMIUM_KEYS = tuple(f"premium_{b}" for b in DEFAULT_BUILDINGS)
-_STANDARD_KEYS = tuple(f"standard_{b}" for b in DEFAULT_BUILDINGS)
+_SEAT_KEYS = tuple(SEAT_COLUMNS)  # seat_records fills them in this order
 _CLASS_KEYS = tuple(f"building_{k}" for k in DEFAULT_CLASSES)
 
 
-@functools.lru_cache(maxsize=1024)
-def _building_columns(in_play: tuple[int, ...], copies: int) -> tuple[str, tuple[str, ...]]:
-    """``building_set`` and the per-class ``building_<class>`` values of a card selection."""
-    used = [DEFAULT_BUILDINGS[c // copies] for c in in_play]
-    present = set(used)
-    per_class = tuple(",".join(b for b in DEFAULT_BUILDINGS[2 * k: 2 * k + 2] if b in present)
-                      for k in range(len(DEFAULT_CLASSES)))
-    return building_set_id(used), per_class
+@functools.lru_cache(maxsize=4096)
+def _building_columns(counts: tuple[int, ...]) -> tuple[str, tuple[str, ...]]:
+    """``building_set`` and the per-class ``building_<class>`` values of a card selection,
+    given the number of cards of each building in play (canonical order; equal to
+    ``config.building_set_id`` of the cards' names, ``tests/games/cartus`` checks it)."""
+    per_card = sum(counts) > len(counts) - counts.count(0)  # as building_set_id: repeats
+    set_id = "+".join(f"{b}*{k}" if per_card and k != 5 else b for b, k in zip(DEFAULT_BUILDINGS, counts) if k)
+    per_class = tuple(",".join(b for b, k in zip(DEFAULT_BUILDINGS[2 * c: 2 * c + 2], counts[2 * c: 2 * c + 2]) if k)
+                      for c in range(len(DEFAULT_CLASSES)))
+    return set_id, per_class
 
 
 def game_record(st: State, out: Outcome) -> dict:
     """The game record (``GAME_COLUMNS``) of a finished game."""
-    set_id, per_class = _building_columns(tuple(st.in_play), st.cfg.copies)
+    counts = [0] * len(DEFAULT_BUILDINGS)
+    copies = st.cfg.copies
+    for c in st.in_play:
+        counts[c // copies] += 1
+    set_id, per_class = _building_columns(tuple(counts))
     rec = {
         "n_players": st.n,
         "rounds": st.round,
@@ -72,7 +75,7 @@ def game_record(st: State, out: Outcome) -> dict:
     }
     rec.update(zip(_CLASS_KEYS, per_class))
     rec["nun_total"] = out.nuns
-    rec["deaths"] = sum(1 for a in out.alive if not a)
+    rec["deaths"] = out.alive.count(False)
     return rec
 
 
@@ -80,28 +83,13 @@ def seat_records(st: State, out: Outcome, policy_names: list[str]) -> list[dict]
     """One seat record (``SEAT_COLUMNS``) per seat of a finished game."""
     recs = []
     for s in range(st.n):
-        tracks = out.tracks[s]
-        rec = {
-            "seat": s,
-            "policy": policy_names[s],
-            "score": float(out.scores[s]),
-            "rank": out.ranks[s],
-            "won": out.won[s],
-            "score_tracks": sum(tracks),
-        }
-        rec.update(zip(_TRACK_KEYS, tracks))
-        rec["score_vp_tokens"] = out.vp_score[s]
-        rec["score_gold"] = out.gold_score[s]
-        rec["score_hand"] = out.hand_score[s]
-        rec["rats"] = st.rats[s]
-        rec["died"] = 0 if out.alive[s] else 1
-        rec.update(zip(_INFLUENCE_KEYS, st.influence[s]))
-        rec.update(zip(_PREMIUM_KEYS, st.premium[s]))
-        rec.update(zip(_STANDARD_KEYS, st.standard[s]))
-        rec["premium_actions"] = sum(st.premium[s])
-        rec["standard_actions"] = sum(st.standard[s])
-        rec["offclass_cards"] = st.offclass[s]
-        rec["rats_gained"] = st.rats_gained[s]
-        rec["rats_discarded"] = st.rats_discarded[s]
-        recs.append(rec)
+        tracks, prem, std = out.tracks[s], st.premium[s], st.standard[s]
+        recs.append(dict(zip(_SEAT_KEYS, (
+            s, policy_names[s], float(out.scores[s]), out.ranks[s], out.won[s],
+            sum(tracks), *tracks,
+            out.vp_score[s], out.gold_score[s], out.hand_score[s],
+            st.rats[s], 0 if out.alive[s] else 1,
+            *st.influence[s], *prem, *std, sum(prem), sum(std),
+            st.offclass[s], st.rats_gained[s], st.rats_discarded[s],
+        ), strict=True)))
     return recs

@@ -238,7 +238,7 @@ class Greedy:
             got = 0
             for h in others:
                 if h >= mine:
-                    got += pa if pa < h else h
+                    got += min(h, pa)
             out.append(p * (0.5 * got * cv + pv) + (1 - p) * pv)
         return out
 
@@ -253,7 +253,7 @@ class Greedy:
         ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to
         enter, 1: nobody else to come); then the caches of ``_track_row`` and of the mixed values
         of the other flat actions (``_make_plan``), one column getter per class, and the cache
-        of ``supply`` values.
+        of ``supply`` values and of ``_position``'s off-class costs.
         """
         got = self._memo.get("cfg")
         if got is not None and got[0] is cfg:
@@ -272,7 +272,8 @@ class Greedy:
                 std = self._constant_action(cfg, kind, cfg.standard[b])
                 mixed = tuple(_mixed(p_need, prem, std)[:3] for p_need in (0.75, 1.0))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
-        tables = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {})
+        tables = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {},
+                  {})
         self._memo["cfg"] = (cfg, tables)
         return tables
 
@@ -311,20 +312,21 @@ class Greedy:
         # the risk of x more rats (rules §7.1), as the cost of x off-class cards beyond their
         # card value and influence: off_cost[x] = (iv - cv - 0.1) x - (risk(x) - risk(0))
         seen = known, unknown = seen_nuns(st, seat)
-        rt = tables[0][unknown]
-        life = self.life_value
         rats0 = st.rats[seat]
         y0 = rats0 + self.rat_buffer - known - 1
         n_pop = hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5]
         top = min(n_pop, self.max_offclass)
-        nrt = len(rt)
-        r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
         iv, cv = self.influence_value, self.card_value
-        step = iv - cv - 0.1
-        off_cost = [0.0]
-        for x in range(1, top + 1):
-            y = y0 + x
-            off_cost.append(step * x - ((0.0 if y < 0 else rt[y] if y < nrt else life) - r0))
+        off_cost = tables[7].get((y0, unknown, top))
+        if off_cost is None:
+            rt, life, nrt = tables[0][unknown], self.life_value, len(tables[0][unknown])
+            r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
+            step = iv - cv - 0.1
+            off_cost = [0.0]
+            for x in range(1, top + 1):
+                y = y0 + x
+                off_cost.append(step * x - ((0.0 if y < 0 else rt[y] if y < nrt else life) - r0))
+            tables[7][y0, unknown, top] = off_cost  # bounded by the rats a game can hold
         entered = 0
         for e in st.entries:
             entered += len(e)
@@ -385,12 +387,8 @@ class Greedy:
         other_hand = -1  # largest hand among the other entrants here
         for s, c in st.entries[r]:
             if s != seat:
-                x = sum(c)
-                if x > best_other:
-                    best_other = x
-                x = sum(st.hands[s])
-                if x > other_hand:
-                    other_hand = x
+                best_other = max(best_other, sum(c))
+                other_hand = max(other_hand, sum(st.hands[s]))
         hk, hj = hand[k], hand[JOKER]
         n_off = min(n_pop - hk, max_off)
         g0, n_g = hk, hj + n_off + 1  # g runs over g0 .. g0 + n_g - 1

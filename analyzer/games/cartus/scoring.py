@@ -5,6 +5,8 @@ Pure functions of plain numbers, plus ``outcome(state)`` that applies them to a 
 
 from __future__ import annotations
 
+import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,6 +84,28 @@ def seat_points(others: Sequence[int], value: int, points: Sequence[int] = (10, 
     return 0
 
 
+@functools.cache
+def _rank_table(points: tuple[int, ...], tie: str, n: int) -> tuple[tuple[int, ...], ...]:
+    """``table[above][equal]``: a seat's ``majority_points`` with ``above`` of the other
+    ``n - 1`` seats ahead of it and ``equal`` tied with it (``seat_points``; rules §7.2)."""
+    return tuple(tuple(seat_points([2] * above + [1] * equal, 1, points, tie) for equal in range(n - above))
+                 for above in range(n))
+
+
+def _majority(values: Sequence[int], table: tuple[tuple[int, ...], ...]) -> list[int]:
+    """``majority_points(values, points, tie)`` through ``_rank_table(points, tie, len(values))``."""
+    srt = sorted(values)
+    n = len(srt)
+    out = []
+    for v in values:
+        if v <= 0:
+            out.append(0)
+        else:
+            hi = bisect_right(srt, v)
+            out.append(table[n - hi][hi - bisect_left(srt, v, 0, hi) - 1])
+    return out
+
+
 def track_points(influence: Sequence[int], points: Sequence[int] = (10, 5, 2)) -> list[int]:
     """Points per seat on one influence track under the default tie rule (rules §7.2).
 
@@ -144,18 +168,18 @@ def outcome(st: State) -> Outcome:
     cfg, n = st.cfg, st.n
     nuns = sum(st.nun_row)
     alive = survivors(st.rats, nuns)
-    pts, tie = cfg.track_points, cfg.track_tie
+    table = _rank_table(cfg.track_points, cfg.track_tie, n)  # majority_points as a lookup
+    dead_out = cfg.dead_excluded_from_majorities and not all(alive)
 
-    def maj(vals: list[int]) -> list[int]:
-        if cfg.dead_excluded_from_majorities:
+    def maj(vals: Sequence[int]) -> list[int]:
+        if dead_out:
             vals = [v if alive[s] else 0 for s, v in enumerate(vals)]
-        return majority_points(vals, pts, tie)
+        return _majority(vals, table)
 
-    per_class = [maj([st.influence[s][k] for s in range(n)]) for k in range(len(cfg.class_names))]
-    tracks = tuple(tuple(pc[s] for pc in per_class) for s in range(n))
-    held = [sum(st.hands[s][:JOKER + 1]) for s in range(n)]
+    tracks = tuple(zip(*map(maj, zip(*st.influence))))  # [seat][class]
+    held = [sum(h[:JOKER + 1]) for h in st.hands]
     hand = held if cfg.hand_scoring == "1vp_each" else maj(held)
-    gold = list(st.gold) if cfg.gold_scoring == "1vp_each" else maj(list(st.gold))
+    gold = list(st.gold) if cfg.gold_scoring == "1vp_each" else maj(st.gold)
     vp = [v * cfg.vp_token_value for v in st.vp]
     scores = [sum(tracks[s]) + vp[s] + gold[s] + hand[s] for s in range(n)]
     neg_rats = [-r for r in st.rats]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from analyzer.errors import RuleError
 from analyzer.games.base import build_policy
@@ -13,7 +15,8 @@ from analyzer.games.cartus import (
     make_config,
     one_per_class_sets,
 )
-from analyzer.games.cartus.config import RULE_OPTIONS
+from analyzer.games.cartus.config import DEFAULT_BUILDINGS, RULE_OPTIONS
+from analyzer.games.cartus.metrics import _building_columns
 
 
 def test_spec_contract():
@@ -130,3 +133,16 @@ def test_policy_params_validated():
         build_policy(SPEC.policies, "cautious", {"rat_buffer": -1})
     with pytest.raises(RuleError):
         build_policy(SPEC.policies, "greedy", {"bogus": 1})
+
+
+@settings(max_examples=200, deadline=None)
+@given(picks=st_.lists(st_.integers(0, 5), min_size=6, max_size=6), per_card=st_.booleans())
+def test_record_building_columns_match_building_set_id(picks, per_card):
+    """rules §3: the game record's set id (from per-building counts) equals building_set_id."""
+    counts = []
+    for a in picks:  # per class: a cards of building A, 5 - a of building B (or all 5 of one)
+        counts += [a, 5 - a] if per_card else [5 * (a % 2), 5 * (1 - a % 2)]
+    names = [b for b, k in zip(DEFAULT_BUILDINGS, counts) for _ in range(k)]
+    if not per_card:
+        names = [b for b, k in zip(DEFAULT_BUILDINGS, counts) if k]
+    assert _building_columns(tuple(counts))[0] == building_set_id(names)

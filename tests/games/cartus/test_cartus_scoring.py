@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 
 from analyzer.games.cartus.scoring import (
+    _majority,
+    _rank_table,
     majority_points,
     outcome,
     seat_points,
@@ -119,3 +121,13 @@ def test_s7_2_dead_in_majorities(excluded, expected):
 def test_s7_2_seat_points_matches_majority_points(values, tie):
     """rules §7.2: the policies' one-seat shortcut equals the full majority scoring."""
     assert seat_points(values[:-1], values[-1], (10, 5, 2), tie) == majority_points(values, (10, 5, 2), tie)[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st_.lists(st_.integers(0, 8), min_size=2, max_size=5),
+       tie=st_.sampled_from(["split_down", "all_full", "none"]),
+       points=st_.sampled_from([(10, 5, 2), (10, 5, 2, 1), (3,)]))
+def test_s7_2_rank_table_matches_majority_points(values, tie, points):
+    """rules §7.2: ``outcome``'s table lookup equals the full majority scoring."""
+    table = _rank_table(points, tie, len(values))
+    assert _majority(values, table) == majority_points(values, points, tie)
