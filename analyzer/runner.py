@@ -32,6 +32,7 @@ from analyzer.games.base import GameSpec, build_policy
 BACKENDS = ("loky", "sequential", "dask")
 DEFAULT_CHUNK_SIZE = 250
 WORKER_RETRIES = 2  # times the unfinished chunks are resubmitted after a worker process died
+DASK_CONNECT_TIMEOUT = "10s"  # how long to wait for a --scheduler before a one-line error
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
@@ -406,7 +407,7 @@ def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
                             "(pip install 'analyzer[dask]')") from None
     try:
         if scheduler:
-            stack.enter_context(Client(scheduler, timeout="10s"))
+            stack.enter_context(Client(scheduler, timeout=DASK_CONNECT_TIMEOUT))
         else:
             cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1,
                                                        processes=True, host="127.0.0.1",

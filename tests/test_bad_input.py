@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from analyzer import runner
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import get_game
@@ -236,9 +237,10 @@ def test_output_under_a_regular_file_is_refused(tmp_path):
     assert blocker.read_text() == "x"
 
 
-def test_dask_scheduler_unreachable(tmp_path):
+def test_dask_scheduler_unreachable(tmp_path, monkeypatch):
     """A scheduler address nobody listens on: one line, exit 2."""
     pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT", "1s")
     path = tmp_path / "s.toml"
     path.write_text(_scenario("rattus"))
     res = cli.invoke(app, ["simulate", str(path), "--out", str(tmp_path / "o"), "--quiet",

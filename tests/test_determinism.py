@@ -5,13 +5,14 @@ variants share the base's game seeds and adding one leaves the base's records un
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analyzer import api
+from analyzer import api, report
 from analyzer.cli import app
 
 GAMES = 45  # chunk sizes 7, 10, 11 and 13 all split it unevenly
@@ -48,6 +49,16 @@ def _assert_same(a, b) -> None:
     pd.testing.assert_frame_equal(a[1], b[1])
 
 
+def _summary_only(run_dir):
+    return json.loads((Path(run_dir) / "summary.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def _no_report(monkeypatch):
+    """Records only: skip rendering charts (the report reads the records, never writes them)."""
+    monkeypatch.setattr(report, "render", _summary_only)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A dask.distributed LocalCluster of 2 worker processes on loopback."""
@@ -64,7 +75,9 @@ def game_ref(request, tmp_path_factory):
     base = tmp_path_factory.mktemp(game)
     path = base / f"{game}.toml"
     path.write_text(_text(game))
-    ref = api.simulate(path, backend="sequential", chunk_size=GAMES, out=base / "ref")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(report, "render", _summary_only)
+        ref = api.simulate(path, backend="sequential", chunk_size=GAMES, out=base / "ref")
     return game, path, _tables(ref.out_dir)
 
 
