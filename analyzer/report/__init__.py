@@ -130,7 +130,8 @@ def render(run_dir: str | Path) -> dict[str, Any]:
         except (json.JSONDecodeError, AttributeError):
             run = {}
     games = records.read_games(run_dir)
-    seats = records.read_seats(run_dir)  # only the seat columns the sections use (flat memory)
+    # only the seat columns the sections use (flat memory), and any the study facts name
+    seats = records.read_seats(run_dir, also=records.names_in(run))
     players = int(run.get("players") or games["n_players"].iloc[0])
     chart_dir = run_dir / "charts"
     chart_dir.mkdir(exist_ok=True)

@@ -7,14 +7,17 @@ game table (one row per game; sections find their ``building_*``/``contest_*`` c
 prefix). Both decode through the system allocator and free Arrow's buffers as pandas takes
 the columns, so a 20,000-game report does not hold two copies of the records.
 
-A section that reads another seat column must add it (or a pattern) to ``SEAT_COLUMNS``;
-``tests/test_memory.py`` renders every real game's report from projected and from full tables
-and fails if the results differ.
+Study sections read columns chosen at run time (``analyzer sweep --metric COLUMN``, the
+``usage`` columns of ``analyzer ablate``): every string in the run facts of ``summary.json`` that
+names a seat column is read too (``names_in``). A section that reads another fixed seat column
+must add it (or a pattern) to ``SEAT_COLUMNS``; ``tests/test_memory.py`` renders the reports of
+the shipped studies, a sweep and an ablation from projected and from full tables and fails if
+the results differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -74,6 +77,36 @@ def read_games(run_dir: str | Path) -> pd.DataFrame:
     return read_table(Path(run_dir) / "games.parquet")
 
 
-def read_seats(run_dir: str | Path) -> pd.DataFrame:
-    """``seats.parquet`` of ``run_dir``, only the columns matching ``SEAT_COLUMNS``."""
-    return read_table(Path(run_dir) / "seats.parquet", SEAT_COLUMNS)
+def read_seats(run_dir: str | Path, also: Iterable[str] = ()) -> pd.DataFrame:
+    """``seats.parquet`` of ``run_dir``: the columns matching ``SEAT_COLUMNS`` or named in ``also``.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+    also : iterable of str
+        Further exact column names (e.g. ``names_in(run_facts)``); names that are not columns
+        are ignored.
+    """
+    exact = [glob_escape(n) for n in also]
+    return read_table(Path(run_dir) / "seats.parquet", (*SEAT_COLUMNS, *exact))
+
+
+def names_in(facts: object) -> set[str]:
+    """Every string inside ``facts`` (nested dicts, lists), e.g. the run facts of a study."""
+    out: set[str] = set()
+    stack = [facts]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return out
+
+
+def glob_escape(name: str) -> str:
+    """``name`` as an fnmatch pattern matching only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
