@@ -167,17 +167,21 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
 
 
 def seat_order(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate and mean score per seat (seat 0 = start order as the game defines it).
+    """Win rate and mean score per turn-order position (the seat-order effect).
+
+    Seats are grouped by ``start_position`` (0 = the start player, who is drawn at random in
+    some games) when the records have that column, else by ``seat``.
 
     Returns
     -------
     DataFrame
-        Columns ``[seat, n, wins, rate, lo, hi, score, score_lo, score_hi]``.
+        Columns ``[position, n, wins, rate, lo, hi, score, score_lo, score_hi]``.
     """
-    w = win_rates(seats, ("seat",), confidence)
-    m = mean_values(seats, ("seat",), "score", confidence).rename(
+    key = "start_position" if "start_position" in seats.columns else "seat"
+    w = win_rates(seats, (key,), confidence)
+    m = mean_values(seats, (key,), "score", confidence).rename(
         columns={"mean": "score", "lo": "score_lo", "hi": "score_hi"}).drop(columns="n")
-    return w.merge(m, on="seat")
+    return w.merge(m, on=key).rename(columns={key: "position"})
 
 
 def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[str] = ("seat",),

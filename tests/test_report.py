@@ -22,7 +22,7 @@ def test_run_directory_layout(run_dir):
     names = {p.name for p in run_dir.iterdir()}
     assert set(report.RUN_FILES) | {"charts", "chunks"} == names
     charts = {p.name for p in (run_dir / "charts").iterdir()}
-    assert charts == {"win_rate_by_policy.png", "win_rate_by_seat.png", "score_histogram.png",
+    assert charts == {"win_rate_by_policy.png", "win_rate_by_position.png", "score_histogram.png",
                       "diplomat_points.png", "caravan_bonus.png"}
     assert not [p for p in run_dir.rglob(".*tmp*")]  # no temporary file left behind
 

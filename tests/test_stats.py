@@ -98,8 +98,8 @@ def test_win_rates_columns_and_ties():
 
 
 def test_seat_order_table():
-    so = stats.seat_order(SEATS[SEATS["variant"] == "base"])
-    assert list(so["seat"]) == [0, 1]
+    so = stats.seat_order(SEATS[SEATS["variant"] == "base"])  # no start_position: by seat
+    assert list(so["position"]) == [0, 1]
     assert list(so["rate"]) == [0.75, 0.25]
     assert list(so["score"]) == [8.5, 7.5]
 

@@ -113,7 +113,7 @@ def play_game(config, policies, seed, log=None):
     seats = [
         {
             "seat": s, "policy": type(policies[s]).__name__, "score": scores[s], "rank": ranks[s],
-            "won": won[s], "diplomats_surviving": diplomats[s], "sultan_points": sultan_pts[s],
+            "won": won[s], "start_position": s, "diplomats_surviving": diplomats[s], "sultan_points": sultan_pts[s],
             "caravan_moves": moves[s], "caravan_cubes_own": own[s], "caravan_cubes_given": given[s],
             "caravan_cubes_received": received[s], "caravan_cubes_own_surviving": own[s] // 2,
             "caravan_cubes_received_surviving": received[s], "tiebreak": tiebreak[s],

@@ -32,6 +32,8 @@ COMMON_SEAT_COLUMNS: dict[str, str] = {
     "score": "float64",
     "rank": "int64",  # 1 = best; tied seats share the best rank
     "won": "float64",  # 1/k for a k-way tie for first, else 0
+    # turn-order position when the game starts, 0 = the start player (who is not always seat 0)
+    "start_position": "int64",
 }
 
 

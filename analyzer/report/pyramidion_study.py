@@ -298,9 +298,9 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     # -- seat balance
     doc.h("Pyramidion: seat balance by start position")
     sp = start_position_table(seats, players)
-    doc.p("The start player is drawn at random each game (rules/pyramidion.md §4 default), so "
-          "the chair (`seat`) in the Seat order table above says little about turn order. Here "
-          "seats are grouped by **start position**: 0 = first in round 1's player order. Later "
+    doc.p("The start player is drawn at random each game (rules/pyramidion.md §4 default). As in "
+          "the Turn order table above, seats are grouped by **start position** (0 = first in "
+          "round 1's player order), here with mean VP as well. Later "
           "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
           f"intervals (a fair position wins {fair:.1f} %), mean VP with t intervals, and the "
           "chi-square p-value of the hypothesis that every start position wins equally often.")

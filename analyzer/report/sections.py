@@ -95,7 +95,7 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
     out["win_rate_by_policy"] = _records(by_policy)
     out["score_by_policy"] = _records(scores)
 
-    doc.h("Seat order")
+    doc.h("Turn order")
     rows = []
     order_all = []
     for var in _variants(seats):
@@ -103,15 +103,17 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
         so.insert(0, "variant", var)
         order_all.append(so)
         for r in so.itertuples():
-            rows.append({"variant": var, "seat": r.seat, "win rate": pct(r.rate, r.lo, r.hi),
+            rows.append({"variant": var, "start position": r.position,
+                         "win rate": pct(r.rate, r.lo, r.hi),
                          "mean score": num(r.score, r.score_lo, r.score_hi)})
     order = pd.concat(order_all, ignore_index=True)
-    doc.p(f"Seat 0 moves first. A fair seat wins {100 / players:.1f} % of games."
+    doc.p("Seats by their position in the turn order at the start of the game (0 = the start "
+          f"player, 1 = next …). A fair position wins {100 / players:.1f} % of games."
           + (" Policies rotate over the seats, so each seat sees each policy equally often."
              if seats["policy"].nunique() > 1 else ""))
     doc.table(pd.DataFrame(rows))
-    doc.chart("win_rate_by_seat.png", "Win rate by seat (error bars: 95% Wilson).",
-              lambda ax: charts.plot_win_rates(ax, order, "seat", 1 / players))
+    doc.chart("win_rate_by_position.png", "Win rate by start position (error bars: 95% Wilson).",
+              lambda ax: charts.plot_win_rates(ax, order, "position", 1 / players))
     out["seat_order"] = _records(order)
 
     doc.h("Scores and game length")

@@ -37,37 +37,42 @@ def study_sections(doc: Doc, run: dict, games: pd.DataFrame, seats: pd.DataFrame
 
 
 def first_player(doc: Doc, seats: pd.DataFrame, players: int) -> dict[str, Any]:
-    """First-player advantage per variant: seat 0's win rate against the fair share ``1/n``,
-    and a chi-square test that all seats win equally often (DESIGN.md §5 seat-order effect).
+    """First-player advantage per variant: the start player's win rate against the fair share
+    ``1/n``, and a chi-square test that all turn-order positions win equally often (DESIGN.md §5
+    seat-order effect). Positions come from ``start_position`` (0 = start player) when the
+    records have it, else from ``seat``.
 
-    The z-test of seat 0 uses the fair share's variance ``p0 (1 − p0) / N`` (a tie's ``1/k``
+    The z-test of the start player uses the fair share's variance ``p0 (1 − p0) / N`` (a tie's ``1/k``
     counts as a fractional win, so the test is approximate when ties are common).
     """
     doc.h("First-player advantage")
     fair = 1.0 / players
+    key = "start_position" if "start_position" in seats.columns else "seat"
     rows, recs = [], []
     for var in pd.unique(seats["variant"]):
         s = seats[seats["variant"] == var]
-        first = s[s["seat"] == 0]
+        first = s[s[key] == 0]
         n = len(first)
         wins = float(first["won"].sum())
         iv = stats.wilson(wins, n)
         z = (iv.estimate - fair) / math.sqrt(fair * (1 - fair) / n) if n else math.nan
         p_first = float(2 * sps.norm.sf(abs(z))) if n else math.nan
-        per_seat = s.groupby("seat")["won"].sum().to_numpy(float)
+        per_seat = s.groupby(key)["won"].sum().to_numpy(float)
         p_all = float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 else math.nan
         rows.append({"variant": var, "games": n,
-                     "seat 0 win rate": pct(iv.estimate, iv.lo, iv.hi),
+                     "start player win rate": pct(iv.estimate, iv.lo, iv.hi),
                      "fair share": f"{100 * fair:.1f} %",
                      "advantage": f"{100 * (iv.estimate - fair):+.1f} pp "
                                   f"[{100 * (iv.lo - fair):+.1f}, {100 * (iv.hi - fair):+.1f}]",
-                     "p (seat 0 = fair)": _p(p_first), "p (all seats equal)": _p(p_all)})
+                     "p (start player = fair)": _p(p_first),
+                     "p (all positions equal)": _p(p_all)})
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
                      "fair": fair, "p_first": p_first, "p_all_seats": p_all})
-    doc.p(f"Seat 0 moves first. Its win rate against the fair share 1/{players} "
+    doc.p(f"The start player's win rate against the fair share 1/{players} "
           "(95% Wilson interval; advantage = rate − fair share in percentage points), a z-test "
-          "of seat 0 against the fair share and a chi-square test that all seats win equally "
-          "often. Seats rotate over the policies, so a seat effect is the game's, not a player's.")
+          "of the start player against the fair share and a chi-square test that all turn-order "
+          "positions win equally often. Policies rotate over the seats, so a position effect is "
+          "the game's, not a player's.")
     doc.table(pd.DataFrame(rows))
     return {"by_variant": recs}
 

@@ -34,7 +34,6 @@ for _s in DEFAULT_SITES:
 
 SEAT_COLUMNS: dict[str, str] = {
     **COMMON_SEAT_COLUMNS,
-    "start_position": "int64",  # 0 = first in round 1's player order
     "vp": "int64",
     "boats_loaded": "int64",
     "boats_vp": "int64",  # VP from boats (equals vp; kept for the counterfactual studies)

@@ -86,6 +86,7 @@ def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict
             "score": float(score[p]),
             "rank": ranks[p],
             "won": won[p],
+            "start_position": (p - state.start_seat) % n,
             "cubes_on_board": state.on_board(p),
             "palace_cubes": state.palace[p],
             "cubes_placed": state.cubes_placed[p],
