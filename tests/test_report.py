@@ -120,3 +120,19 @@ def test_atomic_write_replaces_whole_file(tmp_path):
     atomic_write(path, "old")
     atomic_write(path, b"new")
     assert path.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_error_bars_never_negative():
+    """A 100 % win rate whose Wilson upper bound rounds just below 1, and a missing interval,
+    still give drawable bars (the chart once failed with "'yerr' must not contain negative
+    values")."""
+    import numpy as np
+
+    from analyzer.report.charts import error_bars
+
+    err = error_bars([1.0, 0.5, 0.2], [0.9, float("nan"), 0.25], [0.9999999999, 0.6, 0.3])
+    assert err.shape == (2, 3)
+    assert (err >= 0).all()
+    np.testing.assert_allclose(err[:, 0], [0.1, 0.0], atol=1e-9)
+    np.testing.assert_allclose(err[:, 1], [0.0, 0.1])
+    np.testing.assert_allclose(err[:, 2], [0.0, 0.1])  # lo above the estimate: no lower bar

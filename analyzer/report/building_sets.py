@@ -33,6 +33,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
+from analyzer.report import charts
 from analyzer.report.balance import per_game, spread_noise_floor
 from analyzer.report.sections import Doc, _records, pct
 
@@ -329,8 +330,7 @@ def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
     for j, m in enumerate(ms):
         sub = main[main["metric"] == m].set_index("class").reindex([c for c, _, _ in facs])
         e = 100 * sub["effect"].to_numpy(float)
-        err = np.vstack([e - 100 * sub["lo"].to_numpy(float), 100 * sub["hi"].to_numpy(float) - e])
-        err = np.clip(err, 0, None)  # a percentile interval need not contain the estimate
+        err = charts.error_bars(e, 100 * sub["lo"].to_numpy(float), 100 * sub["hi"].to_numpy(float))
         ax.errorbar(e, y + (j - 0.5 * (len(ms) - 1)) * 0.25, xerr=err, fmt="o", capsize=3,
                     label=LABELS[m])
     ax.axvline(0, color="grey", linewidth=1)

@@ -29,6 +29,18 @@ def save_png(draw: Callable, path: Path, size: tuple[float, float] = (7.0, 4.0))
     return atomic_write(path, buf.getvalue())
 
 
+def error_bars(value, lo, hi) -> np.ndarray:
+    """Matplotlib ``yerr``/``xerr`` of shape (2, n) from estimates and interval bounds.
+
+    Negative lengths (rounding at a 0 or 1 rate, or a percentile interval that does not contain
+    its estimate) are clipped to 0 and missing bounds (``nan``) draw no bar, so a degenerate
+    table never makes matplotlib refuse the chart.
+    """
+    v = np.asarray(value, dtype=float)
+    err = np.vstack([v - np.asarray(lo, dtype=float), np.asarray(hi, dtype=float) - v])
+    return np.clip(np.nan_to_num(err, nan=0.0), 0.0, None)
+
+
 def _grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str) -> None:
     xs = list(pd.unique(table[x]))
     groups = list(pd.unique(table[group]))
@@ -37,7 +49,7 @@ def _grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: s
     for j, g in enumerate(groups):
         sub = table[table[group] == g].set_index(x).reindex(xs)
         y = sub[value].to_numpy(float)
-        err = np.vstack([y - sub[lo].to_numpy(float), sub[hi].to_numpy(float) - y])
+        err = error_bars(y, sub[lo], sub[hi])
         ax.bar(pos + (j - (len(groups) - 1) / 2) * width, y, width, yerr=err, capsize=3,
                label=str(g))
     ax.set_xticks(pos, [str(v) for v in xs])

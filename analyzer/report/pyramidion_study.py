@@ -231,7 +231,7 @@ def _plot_sites(ax, table: pd.DataFrame, value: str, lo: str, hi: str, xlabel: s
     t = table.iloc[::-1]
     y = np.arange(len(t))
     v = t[value].to_numpy(float)
-    err = np.vstack([v - t[lo].to_numpy(float), t[hi].to_numpy(float) - v])
+    err = charts.error_bars(v, t[lo], t[hi])
     ax.barh(y, v, xerr=err, capsize=3, color="#8c6d31")
     ax.set_yticks(y, [_title(s) for s in t["site"]])
     ax.set_xlabel(xlabel)
@@ -255,7 +255,7 @@ def _plot_odds(ax, table: pd.DataFrame) -> None:
     """Odds ratio per extra good by source, log scale, with 95% intervals and a line at 1."""
     y = np.arange(len(table))[::-1]
     v = table["odds_ratio"].to_numpy(float)
-    err = np.vstack([v - table["lo"].to_numpy(float), table["hi"].to_numpy(float) - v])
+    err = charts.error_bars(v, table["lo"], table["hi"])
     ax.errorbar(v, y, xerr=err, fmt="o", capsize=3)
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")

@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
+from analyzer.report import charts
 from analyzer.report.sections import BASE, Doc, _records, num, pct
 
 ITEM_KIND = {"rattus": "class card", "cartus": "building", "pyramidion": "special card"}
@@ -196,7 +197,7 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
     for (group, rest), grp in tab.groupby([by, "rest"], sort=True):
         grp = grp.sort_values("x")
         y = grp["value"].to_numpy(float)
-        err = np.vstack([y - grp["lo"].to_numpy(float), grp["hi"].to_numpy(float) - y])
+        err = charts.error_bars(y, grp["lo"], grp["hi"])
         lab = (f"seat {group}" if by == "seat" else str(group)) + (f" ({rest})" if rest else "")
         ax.errorbar(grp["x"], y, yerr=err, marker="o", capsize=3, label=lab)
     if metric == "won":
@@ -309,7 +310,7 @@ def plot_ablation(ax, table: pd.DataFrame, kind: str) -> None:
     t = table.iloc[::-1]
     y = np.arange(len(t))
     v = 100 * t["value"].to_numpy(float)
-    err = np.vstack([v - 100 * t["lo"].to_numpy(float), 100 * t["hi"].to_numpy(float) - v])
+    err = charts.error_bars(v, 100 * t["lo"].to_numpy(float), 100 * t["hi"].to_numpy(float))
     colors = ["#1f4e79" if s else "#9dc3e6" for s in t["significant_adjusted"]]
     ax.barh(y, v, xerr=err, color=colors, capsize=3)
     ax.set_yticks(y, list(t["item"]))
