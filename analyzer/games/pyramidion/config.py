@@ -138,6 +138,8 @@ class PyramidionConfig:
     # derived in __post_init__
     card_cats: tuple[tuple[tuple[int, int], ...], ...] = ()
     card_points: tuple[int, ...] = ()
+    boat_need_items: tuple[tuple[tuple[int, int], ...], ...] = ()  # (kind, units) with units > 0
+    boat_plain_load: tuple[tuple[int, tuple], ...] = ()  # the load option (b, ()) per boat
 
     @property
     def n_sites(self) -> int:
@@ -151,6 +153,9 @@ class PyramidionConfig:
         object.__setattr__(self, "card_points", tuple(
             self.goddess_value if t == GODDESS else sum(v)
             for t, v in zip(self.card_type, self.card_val)))
+        object.__setattr__(self, "boat_need_items", tuple(
+            tuple((k, n) for k, n in enumerate(need) if n) for need in self.boat_need))
+        object.__setattr__(self, "boat_plain_load", tuple((b, ()) for b in range(len(self.boat_need))))
 
 
 # ---------------------------------------------------------------- table loading

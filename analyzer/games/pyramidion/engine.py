@@ -120,6 +120,8 @@ class Game:
         self.tally = Tally(cfg.players, cfg.n_sites)
         self.decisions = 0
         self.giza_card = [-1] * cfg.players  # per seat: index of the card that took a Giza tile
+        self._zeros = (0,) * cfg.players  # templates to reset per-site rows without allocating
+        self._nones = (-1,) * cfg.players
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
         self.seed_text = "?"
@@ -231,9 +233,10 @@ class Game:
     def phase5_sites(self) -> None:
         """Phase 5 (§5): in player order, twice round, each player activates a site."""
         st, cfg = self.st, self.cfg
+        sites, sundial = range(cfg.n_sites), st.sundial
         for _ in range(cfg.activations_per_player):
             for p in st.order:
-                options = tuple(s for s in range(cfg.n_sites) if not st.sundial[s])
+                options = tuple([s for s in sites if not sundial[s]])
                 site = self.ask(p, ACTIVATE, options)
                 self.activate(p, site)
 
@@ -331,20 +334,27 @@ class Game:
         elif ability == CONVERSION:
             self.conversion(p)
         st.site = site
-        st.pc_seat, st.pc_card, st.pc_cat, st.pc_alive, st.pc_mark = [], [], [], [], []
-        st.totals = [[0] * n for _ in range(3)]
-        self.giza_card = [-1] * n
+        # the per-site lists are emptied, not rebuilt (no allocation per activation)
+        st.pc_seat.clear()
+        st.pc_card.clear()
+        st.pc_cat.clear()
+        st.pc_alive.clear()
+        st.pc_mark.clear()
+        for row in st.totals:
+            row[:] = self._zeros
+        self.giza_card[:] = self._nones
         passed = [False] * n
         acted = [False] * n
         n_passed = 0
         seat = p
+        hands = st.hand
         while n_passed < n:
             if not passed[seat]:
-                hand = st.hand[seat]
+                hand = hands[seat]
                 if not hand:
                     choice = PASS
                 else:
-                    choice = self.ask(seat, PLAY, (PASS,) + tuple(hand))
+                    choice = self.ask(seat, PLAY, (PASS, *hand))
                 if choice == PASS:
                     passed[seat] = True
                     n_passed += 1
@@ -421,15 +431,22 @@ class Game:
         if self.log:
             extra = f" as {CATEGORY[st.pc_cat[idx]]}" if t == GODDESS else ""
             self.log(f"  seat {seat} plays {self.card_text(c)}{extra}")
+        if t == SLAVE_DRIVER:
+            if cfg.site_ability[st.site] == PLAYER_ORDER and seat not in st.giza_takers:
+                st.giza_takers.append(seat)
+                self.giza_card[seat] = idx
+                self.tally.giza_tiles[seat] += 1
+                if self.log:
+                    self.log(f"  seat {seat} takes player-order tile {len(st.giza_takers)}")
+        elif t > GODDESS:
+            self.special(seat, t, idx)
+
+    def special(self, seat: int, t: int, idx: int) -> None:
+        """The on-play effect of special card type ``t`` just played as card ``idx`` (§10.2)."""
+        st, cfg = self.st, self.cfg
         site = st.site
-        if t == SLAVE_DRIVER and cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
-            st.giza_takers.append(seat)
-            self.giza_card[seat] = idx
-            self.tally.giza_tiles[seat] += 1
-            if self.log:
-                self.log(f"  seat {seat} takes player-order tile {len(st.giza_takers)}")
-        elif t == EXECUTIONER:
-            targets = tuple(j for j in range(idx) if st.pc_alive[j] and st.pc_seat[j] != seat)
+        if t == EXECUTIONER:
+            targets = tuple([j for j in range(idx) if st.pc_alive[j] and st.pc_seat[j] != seat])
             if targets:
                 j = self.ask(seat, EXECUTIONER_TARGET, targets)
                 if self.log:
@@ -439,8 +456,8 @@ class Game:
                 else:
                     st.pc_mark[idx] = j
         elif t == THIEF:
-            opts = tuple((q, k) for q in range(st.n) if q != seat
-                         for k in range(len(GOODS)) if st.goods[q][k] > 0)
+            opts = tuple([(q, k) for q in range(st.n) if q != seat
+                          for k in range(len(GOODS)) if st.goods[q][k] > 0])
             if opts:
                 q, k = self.ask(seat, THIEF_TARGET, opts)
                 st.goods[q][k] -= 1
@@ -488,8 +505,9 @@ class Game:
         st, cfg, log = self.st, self.cfg, self.log
         n = st.n
         ctype = cfg.card_type
+        types = [ctype[c] for c in st.pc_card]
         # 4. revolt: one tile per revolt card played here (even if since marked or removed)
-        k = sum(1 for c in st.pc_card if ctype[c] == REVOLT)
+        k = types.count(REVOLT)
         if k:
             tiles = draw_revolt_tiles(st, k)
             strength = sum(cfg.revolt_strength[t] for t in tiles)
@@ -519,7 +537,7 @@ class Game:
             st.revolt_stack += tiles
             shuffle(self.rng, st.revolt_stack)
         # 4a. Executioner marks, all at once, only from Executioners still at the site
-        if not cfg.executioner_on_play:
+        if not cfg.executioner_on_play and EXECUTIONER in types:
             marked = [st.pc_mark[j] for j in range(len(st.pc_card))
                       if st.pc_alive[j] and st.pc_mark[j] >= 0]
             for j in marked:
@@ -549,18 +567,23 @@ class Game:
             self.tally.goods_merchant[w] += got
             if log:
                 log(f"  merchant: seat {w} takes {got} {GOODS[kind]} (trade {st.totals[2]})")
+        if STONE_DRAGGER in types:
+            for j, t in enumerate(types):
+                if st.pc_alive[j] and t == STONE_DRAGGER:
+                    self.tally.goods_special[st.pc_seat[j]] += self.gain(st.pc_seat[j], kind, 1)
+        # 8. discard + sundial; a High Priest still here goes back to its player's hand;
+        # the rest leave play as in ``put_away`` (inlined: this runs for every card played)
+        owner, aside, discard, alive = cfg.card_owner, st.aside, st.discard_pile, st.pc_alive
         for j, c in enumerate(st.pc_card):
-            if st.pc_alive[j] and ctype[c] == STONE_DRAGGER:
-                self.tally.goods_special[st.pc_seat[j]] += self.gain(st.pc_seat[j], kind, 1)
-        # 8. discard + sundial; a High Priest still here goes back to its player's hand
-        for j, c in enumerate(st.pc_card):
-            if st.pc_alive[j]:
-                st.pc_alive[j] = False
-                if ctype[c] == HIGH_PRIEST:
+            if alive[j]:
+                alive[j] = False
+                if types[j] == HIGH_PRIEST:
                     st.hand[st.pc_seat[j]].append(c)
                     st.hand[st.pc_seat[j]].sort()
+                elif owner[c] >= 0:
+                    aside[owner[c]].append(c)
                 else:
-                    self.put_away(st.pc_seat[j], c)
+                    discard.append(c)
         st.sundial[site] = True
         st.site = -1
 

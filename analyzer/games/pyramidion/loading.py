@@ -25,23 +25,26 @@ def load_options(st: State, p: int) -> tuple:
     limited = cfg.supply_limited
     tiles: list[list[int]] = [[] for _ in range(ORDINARY)]
     any_tile = False
-    for s in range(cfg.n_sites):
-        if st.sd_owner[s] == p and not st.sd_used[s]:
-            k = cfg.site_kind[s]
-            if not limited or st.supply[k] > 0:
-                tiles[k].append(s)
-                any_tile = True
+    if p in st.sd_owner:
+        for s in range(cfg.n_sites):
+            if st.sd_owner[s] == p and not st.sd_used[s]:
+                k = cfg.site_kind[s]
+                if not limited or st.supply[k] > 0:
+                    tiles[k].append(s)
+                    any_tile = True
     out = []
+    if not any_tile:  # the common case: own goods and statues only
+        items, plain = cfg.boat_need_items, cfg.boat_plain_load
+        for b in sorted(st.display):
+            short = 0
+            for k, nk in items[b]:
+                if nk > g[k]:
+                    short += nk - g[k]
+            if short <= statues:
+                out.append(plain[b])
+        return tuple(out)
     for b in sorted(st.display):
         need = cfg.boat_need[b]
-        if not any_tile:
-            short = 0
-            for k in range(ORDINARY):
-                if need[k] > g[k]:
-                    short += need[k] - g[k]
-            if short <= statues:
-                out.append((b, ()))
-            continue
         combos = [((), 0)]  # (sites used, statues needed so far)
         for k in range(ORDINARY):
             nk = need[k]
