@@ -109,6 +109,9 @@ def death_prob(st: State, seat: int, rats: int) -> float:
     return cdf[x] if x < len(cdf) else 1.0
 
 
+# what ``_make_plan`` returns for a plan below its floor
+_REJECTED = (-math.inf, 0, 0, 0, 0)
+
 # action kinds whose value does not depend on the position (Greedy._tables)
 _CONSTANT_ACTIONS = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
 
@@ -249,11 +252,11 @@ class Greedy:
         ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
         ``equal`` tied with it (rules §7.2, ``scoring.seat_points``); ``acts[b]`` = building
         ``b``'s class, whether its value is flat in the cards played, and for actions whose
-        value does not depend on the position the mixed values ``(need, half, none)`` of
+        value does not depend on the position the mixed values ``(need, half, none, max)`` of
         ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to
         enter, 1: nobody else to come); then the caches of ``_track_row`` and of the mixed values
         of the other flat actions (``_make_plan``), one column getter per class, and the cache
-        of ``supply`` values and of ``_position``'s off-class costs.
+        of ``supply`` values and of ``_position``'s off-class costs (with their running maxima).
         """
         got = self._memo.get("cfg")
         if got is not None and got[0] is cfg:
@@ -270,18 +273,19 @@ class Greedy:
             if kind in _CONSTANT_ACTIONS:
                 prem = self._constant_action(cfg, kind, cfg.premium[b])
                 std = self._constant_action(cfg, kind, cfg.standard[b])
-                mixed = tuple(_mixed(p_need, prem, std)[:3] for p_need in (0.75, 1.0))
+                mixed = tuple(_mixed(p_need, prem, std) for p_need in (0.75, 1.0))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
         tables = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {},
                   {})
         self._memo["cfg"] = (cfg, tables)
         return tables
 
-    def _track_row(self, tables: tuple, others: tuple[int, ...]) -> list[float]:
+    def _track_row(self, tables: tuple, others: tuple[int, ...]) -> tuple[list[float], float]:
         """``track_weight`` x a seat's points on one track (rules §7.2) for each own influence
         0, 1, …, max(others) + 1, given the other seats' influence ``others`` (sorted); any
-        larger influence scores as the last entry. Cached per ``others`` (bounded by the
-        game's cards, so it does not grow with the number of games)."""
+        larger influence scores as the last entry. With the row's largest entry, for
+        ``_make_plan``'s bound. Cached per ``others`` (bounded by the game's cards, so it does
+        not grow with the number of games)."""
         cache = tables[3]
         row = cache.get(others)
         if row is None:
@@ -295,7 +299,7 @@ class Greedy:
                     elif o == val:
                         equal += 1
                 row.append(tw * track[above][equal])
-            cache[others] = row
+            row = cache[others] = (row, max(row))
         return row
 
     def _position(self, st: State, seat: int) -> tuple[dict[int, tuple], tuple]:
@@ -317,8 +321,8 @@ class Greedy:
         n_pop = hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5]
         top = min(n_pop, self.max_offclass)
         iv, cv = self.influence_value, self.card_value
-        off_cost = tables[7].get((y0, unknown, top))
-        if off_cost is None:
+        got = tables[7].get((y0, unknown, top))
+        if got is None:
             rt, life, nrt = tables[0][unknown], self.life_value, len(tables[0][unknown])
             r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
             step = iv - cv - 0.1
@@ -326,13 +330,17 @@ class Greedy:
             for x in range(1, top + 1):
                 y = y0 + x
                 off_cost.append(step * x - ((0.0 if y < 0 else rt[y] if y < nrt else life) - r0))
-            tables[7][y0, unknown, top] = off_cost  # bounded by the rats a game can hold
+            off_max = [0.0]  # off_max[x] = max(off_cost[:x + 1]), for _make_plan's bound
+            for v in off_cost[1:]:
+                off_max.append(max(off_max[-1], v))
+            got = tables[7][y0, unknown, top] = (off_cost, off_max)  # bounded by the rats a game can hold
+        off_cost, off_max = got
         entered = 0
         for e in st.entries:
             entered += len(e)
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
-        ctx = (tables, off_cost, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
+        ctx = (tables, off_cost, off_max, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
                iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value, seen)
         plans: dict[int, tuple] = {}
         self._memo[seat] = (st, key, plans, ctx)
@@ -376,36 +384,42 @@ class Greedy:
         (``_position``) and constants, so every candidate is one addition done by ``map``.
 
         ``floor``: plans worth less than this are not wanted (``enter`` already has a better
-        row); such a plan comes back with value ``-inf`` and must not be memoised.
+        row); such a plan comes back with value ``-inf`` and must not be memoised. For a flat
+        action the best track points plus the best action plus the least off-class cost bound
+        the plan from above, so a row that cannot reach ``floor`` is dropped before its
+        candidates are built.
         """
         cfg = st.cfg
-        hand = st.hands[seat]
+        hands = st.hands
+        hand = hands[seat]
         b = cfg.card_building[st.row[r]]
-        tables, off_cost, last, flutes, n_pop, max_off, iv, cv, jv, sv, fv, seen = ctx
+        tables, off_cost, off_max, last, flutes, n_pop, max_off, iv, cv, jv, sv, fv, seen = ctx
         k, flat, mixed = tables[2][b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
         for s, c in st.entries[r]:
             if s != seat:
                 best_other = max(best_other, sum(c))
-                other_hand = max(other_hand, sum(st.hands[s]))
+                other_hand = max(other_hand, sum(hands[s]))
         hk, hj = hand[k], hand[JOKER]
         n_off = min(n_pop - hk, max_off)
-        g0, n_g = hk, hj + n_off + 1  # g runs over g0 .. g0 + n_g - 1
+        n_g = hj + n_off + 1  # g runs over hk .. hk + n_g - 1
         # majority points (rules §7.2) of own influence mine0 + g, from the other seats' values
         inf = list(map(tables[5][k], st.influence))
         mine0 = inf.pop(seat)
         inf.sort()
         inf = tuple(inf)
-        pts = tables[3].get(inf) or self._track_row(tables, inf)
-        lo, hi, n_pts = mine0 + g0, mine0 + g0 + n_g, len(pts)
+        pts, pts_max = tables[3].get(inf) or self._track_row(tables, inf)
+        n_pts = len(pts)
         base_pts = pts[mine0] if mine0 < n_pts else pts[-1]
-        step = pts[lo:hi] if hi <= n_pts else pts[lo:n_pts] + [pts[-1]] * (hi - max(lo, n_pts))
         # expected action (rules §4 D b): premium for most cards; 3/4 sure while others may
         # still come, a coin flip on a tie, none with too few
         pmc = cfg.premium_min_cards
-        need = max(best_other + 1, pmc) - g0  # index of the first g with the premium
-        half = best_other - g0 if best_other >= pmc else -1  # index of the tied g
+        need = (best_other + 1 if best_other >= pmc else pmc) - hk  # index of the first g with the premium
+        half = best_other - hk if best_other >= pmc else -1  # index of the tied g
+        sword_n = hand[SWORD] if other_hand >= 2 else 0
+        flute_n = flutes if best_other >= 0 else 0
+        extra = (iv - cv) * hk - base_pts + (sv * sword_n + fv * flute_n)
         if flat:
             if mixed is None:  # Monastery, Hospital, Tent: by rats and looks, cached
                 key = (b, last, st.rats[seat], *seen)
@@ -414,16 +428,26 @@ class Greedy:
                     if len(tables[4]) > 100_000:  # bounded; never reached in a normal game
                         tables[4].clear()
                     mixed = tables[4][key] = _mixed((0.75, 1.0)[last], self._action(st, seat, b, True, 0, seen),
-                                                    self._action(st, seat, b, False, 0, seen))[:3]
-                a_need, a_half, a_none = mixed
+                                                    self._action(st, seat, b, False, 0, seen))
+                a_need, a_half, a_none, a_max = mixed
             else:
-                a_need, a_half, a_none = mixed[last]
+                a_need, a_half, a_none, a_max = mixed[last]
+            # upper bound (rounding is monotone, so the same additions in the same order bound
+            # every candidate); jokers only add when they are worth more as influence
+            bound = pts_max + a_max + off_max[n_off]
+            if hj and iv > jv:
+                bound += (iv - jv) * hj
+            if bound + extra < floor:
+                return _REJECTED
             k_need = min(max(need, 0), n_g)
             act = [a_none] * k_need + [a_need] * (n_g - k_need)
             if 0 <= half < n_g:
                 act[half] = a_half
         else:  # Brewery / Guard Tower: the value grows with the cards played
-            act = self._grown(st, seat, b, g0, n_g, (0.75, 1.0)[last], need, half)
+            act = self._grown(st, seat, b, hk, n_g, (0.75, 1.0)[last], need, half)
+        lo = mine0 + hk
+        hi = lo + n_g
+        step = pts[lo:hi] if hi <= n_pts else pts[lo:n_pts] + [pts[-1]] * (hi - max(lo, n_pts))
         by_g = list(map(add, step, act))
         costs = off_cost[:n_off + 1]
         v0 = list(map(add, by_g, costs))  # no jokers
@@ -437,11 +461,9 @@ class Greedy:
             m1 += (iv - jv) * hj
             if m1 > best_v or (m1 == best_v and x1 <= best_x):
                 best_v, best_x, best_j = m1, x1, hj
-        sword_n = hand[SWORD] if other_hand >= 2 else 0
-        flute_n = flutes if best_other >= 0 else 0
-        best_v += (iv - cv) * hk - base_pts + (sv * sword_n + fv * flute_n)
+        best_v += extra
         if best_v < floor:
-            return -math.inf, 0, 0, 0, 0
+            return _REJECTED
         return best_v, best_x, best_j, sword_n, flute_n
 
     # -- decisions
