@@ -145,14 +145,16 @@ def phase_c(st: State, policies, prngs, log: Log) -> None:
     st.protected = 0
     st.round_influence = [0] * n
     spaces = cfg.building_spaces
+    second = cfg.pass_mode == "second_building"
+    every = tuple(range(len(st.row)))
     for i in range(n):
         seat = (st.start + i) % n
         pol, prng = policies[seat], prngs[seat]
-        rows = tuple(r for r in range(len(st.row)) if not spaces or len(st.entries[r]) < spaces)
+        rows = tuple(r for r in every if len(st.entries[r]) < spaces) if spaces else every
         if not rows:
             continue
         first = _enter(st, seat, rows, pol, prng, log)
-        if cfg.pass_mode != "second_building" or not st.hands[seat][PASS]:
+        if not second or not st.hands[seat][PASS]:
             continue
         rows = tuple(r for r in rows if r != first and (not spaces or len(st.entries[r]) < spaces))
         if not rows:

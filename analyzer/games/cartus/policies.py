@@ -537,14 +537,17 @@ class Greedy:
 
     def give(self, st: State, seat: int, k: int, to: int, kind: str, rng: random.Random) -> list[int]:
         hand = st.hands[seat]
-        left = hand.copy()
+        left = hand[:JOKER]
         out = [0] * N_TYPES
-        for _ in range(k):
-            pop = [t for t in range(JOKER) if left[t]]
-            if pop:  # give from the class held most (least needed per card)
-                t = max(pop, key=lambda t: left[t])
-            else:
-                t = next(t for t in (PASS, FLUTE, SWORD, JOKER) if left[t])
+        for i in range(k):
+            most = max(left)
+            if not most:  # no population cards left: Passes, Flutes, Swords, then jokers
+                k -= i
+                for t in (PASS, FLUTE, SWORD, JOKER):
+                    out[t] = x = min(k, hand[t])
+                    k -= x
+                break
+            t = left.index(most)  # give from the class held most (least needed per card), lowest first
             left[t] -= 1
             out[t] += 1
         return out

@@ -142,15 +142,14 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
     if log:
         log(f"  resolve {cfg.building_names[b]} (row {r + 1}): "
             + ", ".join(f"seat {s} {list(c[:9])}" for s, c in entries))
-    seats_here = [s for s, _ in entries]
-    specials = (("sword", SWORD, cfg.sword_target), ("flute", FLUTE, cfg.flute_target))
+    influence, round_influence = st.influence, st.round_influence
     # step a: influence and rats, then Swords, then Flutes, per entrant in space order
     for seat, c in entries:
         pop = c[0] + c[1] + c[2] + c[3] + c[4] + c[5]
         gain = pop + c[JOKER]
         off = pop - c[k]
-        st.influence[seat][k] += gain
-        st.round_influence[seat] += gain
+        influence[seat][k] += gain
+        round_influence[seat] += gain
         if off:
             st.rats[seat] += off
             st.rats_gained[seat] += off
@@ -159,10 +158,10 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
             log(f"    seat {seat}: +{gain} {cfg.class_names[k]} influence, +{off} rats")
         if not (c[SWORD] or c[FLUTE]):
             continue
-        for kind, t, mode in specials:
+        for kind, t, mode in (("sword", SWORD, cfg.sword_target), ("flute", FLUTE, cfg.flute_target)):
             for _ in range(c[t]):
                 if mode == "same_building":
-                    cands = tuple(sorted({s for s in seats_here if s != seat}))
+                    cands = tuple(sorted({s for s, _ in entries if s != seat}))
                 else:
                     cands = tuple(s for s in range(st.n) if s != seat)
                 if not cands:
@@ -203,9 +202,9 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
     # step c: population cards to the discard pile, specials and jokers back to their supplies
     discard, supply = st.discard, st.supply
     for _, c in entries:
-        for t in range(JOKER):
-            if c[t]:
-                discard.extend([t] * c[t])
+        for t, x in enumerate(c[:JOKER]):
+            if x:
+                discard.extend([t] * x)
         supply[JOKER] += c[JOKER]
         supply[SWORD] += c[SWORD]
         supply[FLUTE] += c[FLUTE]
