@@ -138,6 +138,12 @@ class PyramidionConfig:
     # derived in __post_init__
     card_cats: tuple[tuple[tuple[int, int], ...], ...] = ()
     card_points: tuple[int, ...] = ()
+    card_reach: tuple[tuple[int, int, int], ...] = ()  # card_val, (0, 0, 0) for a Goddess
+    card_kind: tuple[int, ...] = ()  # equal (type, values) share a number
+    # per card for the greedy card choice: (kind, type, category, value, points) where category
+    # and value are those of its one non-zero category, or (-1, goddess value) for a Goddess
+    # and (-1, 0) for a card with several (or no) non-zero categories
+    card_play_info: tuple[tuple[int, int, int, int, int], ...] = ()
     boat_need_items: tuple[tuple[tuple[int, int], ...], ...] = ()  # (kind, units) with units > 0
     boat_plain_load: tuple[tuple[int, tuple], ...] = ()  # the load option (b, ()) per boat
 
@@ -153,6 +159,15 @@ class PyramidionConfig:
         object.__setattr__(self, "card_points", tuple(
             self.goddess_value if t == GODDESS else sum(v)
             for t, v in zip(self.card_type, self.card_val)))
+        object.__setattr__(self, "card_reach", tuple(
+            (0, 0, 0) if t == GODDESS else v for t, v in zip(self.card_type, self.card_val)))
+        kinds: dict[tuple[int, tuple[int, ...]], int] = {}
+        object.__setattr__(self, "card_kind", tuple(
+            kinds.setdefault((t, v), len(kinds)) for t, v in zip(self.card_type, self.card_val)))
+        object.__setattr__(self, "card_play_info", tuple(
+            (kind, t, *(cat[0] if len(cat) == 1 and t != GODDESS
+                        else (-1, self.goddess_value if t == GODDESS else 0)), pts)
+            for kind, t, cat, pts in zip(self.card_kind, self.card_type, cats, self.card_points)))
         object.__setattr__(self, "boat_need_items", tuple(
             tuple((k, n) for k, n in enumerate(need) if n) for need in self.boat_need))
         object.__setattr__(self, "boat_plain_load", tuple((b, ()) for b in range(len(self.boat_need))))

@@ -51,6 +51,16 @@ class RandomPolicy:
         return rng.randrange(len(options))
 
 
+def _lack(row: list[int], seat: int, minimum: int) -> int:
+    """Points ``seat`` still lacks to win a category with totals ``row`` right now: beat every
+    opponent and meet ``minimum`` (a total of 0 never wins); <= 0 means he wins it already."""
+    mine = row[seat]
+    best_opp = max(row)  # totals are >= 0
+    if best_opp and mine >= best_opp:  # he holds the top: the best opponent is below
+        best_opp = max(row[:seat] + row[seat + 1:])
+    return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
+
+
 def _check_nonneg(obj, *names: str) -> None:
     for name in names:
         v = getattr(obj, name)
@@ -140,64 +150,63 @@ class GreedyPolicy:
         site = st.site
         tot = st.totals
         mins = cfg.site_min[site]
-        vals = self._contest_values(st, seat, site)
-        # thr[k]: the total that wins category k right now (beat every opponent, meet the minimum)
-        thr = [0, 0, 0]
-        mine = [0, 0, 0]
-        for k in range(3):
-            row = tot[k]
-            best_opp = 0
-            for s in range(st.n):
-                if s != seat and row[s] > best_opp:
-                    best_opp = row[s]
-            m = mins[k]
-            thr[k] = best_opp + 1 if best_opp >= m else (m if m > 0 else 1)
-            mine[k] = row[seat]
-        won0, won1, won2 = mine[0] >= thr[0], mine[1] >= thr[1], mine[2] >= thr[2]
-        won_now = (won0, won1, won2)
+        v0, v1, v2 = vals = self._contest_values(st, seat, site)
+        # need[k]: points ``seat`` still lacks to win category k right now
+        need = (n0, n1, n2) = (_lack(tot[0], seat, mins[0]), _lack(tot[1], seat, mins[1]),
+                               _lack(tot[2], seat, mins[2]))
         # A card unplayed at the end of the round is wasted: its cost shrinks with the number
         # of activations still to come this round.
         total = st.n * cfg.activations_per_player
-        later = total - sum(st.sundial) - 1
+        later = total - st.sundial.count(True) - 1
         unit = self.card_cost * later / (total - 1) if total > 1 else 0.0
-        ctype, cval, cats, points = cfg.card_type, cfg.card_val, cfg.card_cats, cfg.card_points
-        r0 = r1 = r2 = 0  # what the whole hand could still add per category
+        reach_of, cats, play_info = cfg.card_reach, cfg.card_cats, cfg.card_play_info
+        h0 = h1 = h2 = 0  # what the whole hand could still add per category (Goddess not counted)
         for c in options[1:]:
-            if ctype[c] != GODDESS:
-                v = cval[c]
-                r0 += v[0]
-                r1 += v[1]
-                r2 += v[2]
-        reach = (mine[0] + r0, mine[1] + r1, mine[2] + r2)
+            v = reach_of[c]
+            h0 += v[0]
+            h1 += v[1]
+            h2 += v[2]
+        # What a card's value in category k earns: ``hit`` when it reaches need[k] alone
+        # (nothing if k is won already), else ``miss`` (a share if the rest of the hand can).
         progress = self.progress
+        hit = (v0 if n0 > 0 else 0.0, v1 if n1 > 0 else 0.0, v2 if n2 > 0 else 0.0)
+        miss = (v0 * progress if h0 >= n0 else 0.0, v1 * progress if h1 >= n1 else 0.0,
+                v2 * progress if h2 >= n2 else 0.0)
+        # a slave driver's own effect (``_special``, inlined: it is the most common one)
+        giza = (self.player_order if cfg.site_ability[site] == PLAYER_ORDER
+                and seat not in st.giza_takers else 0.0)
         best_i, best = 0, 0.0
+        last = -1
         for i in range(1, len(options)):
-            c = options[i]
-            t = ctype[c]
-            if t == GODDESS:
-                g = cfg.goddess_value
+            kind, t, k, vk, points = play_info[options[i]]
+            # A card of the same kind as the option before it has the same value and never
+            # beats it strictly (the hand is sorted, so equal cards are mostly neighbours).
+            if kind == last:
+                continue
+            last = kind
+            if k >= 0:  # a card with one category: the usual case
+                gain = hit[k] if vk >= need[k] else miss[k]
+            elif t == GODDESS:
                 gain = 0.0
                 for k in range(3):
-                    if not won_now[k] and mine[k] + g >= thr[k] and vals[k] > gain:
+                    if 0 < need[k] <= vk and vals[k] > gain:
                         gain = vals[k]
-                cost = unit * g
             else:
                 gain = 0.0
-                for k, vk in cats[c]:
-                    if mine[k] + vk >= thr[k]:
-                        if not won_now[k]:
-                            gain += vals[k]
-                    elif reach[k] >= thr[k]:
-                        gain += vals[k] * progress  # the rest of the hand can still win it
-                cost = unit * points[c]
-                if t > GODDESS or t == SLAVE_DRIVER:
-                    gain, cost = self._special(st, seat, site, t, mine, gain, cost)
+                for k, vk in cats[options[i]]:
+                    gain += hit[k] if vk >= need[k] else miss[k]
+            cost = unit * points
+            if t == SLAVE_DRIVER:
+                if giza:
+                    gain += giza
+            elif t > GODDESS:
+                gain, cost = self._special(st, seat, site, t, tot[0][seat], gain, cost)
             net = gain - cost
             if net > best:
                 best_i, best = i, net
         return best_i
 
-    def _special(self, st: State, seat: int, site: int, t: int, mine: list[int],
+    def _special(self, st: State, seat: int, site: int, t: int, influence: int,
                  gain: float, cost: float) -> tuple[float, float]:
         """Adjust a card's (gain, cost) for its type's own effect (§10.2)."""
         if t == SLAVE_DRIVER:
@@ -214,8 +223,8 @@ class GreedyPolicy:
         elif t == PHILOSOPHER:
             gain += 0.2 if st.philosopher != seat else 0.0
         elif t == REVOLT:
-            lead = all(st.totals[0][q] < mine[0] for q in range(st.n) if q != seat)
-            gain += self.good_value * 1.5 if lead and mine[0] >= self.revolt_margin else -1.0
+            lead = all(st.totals[0][q] < influence for q in range(st.n) if q != seat)
+            gain += self.good_value * 1.5 if lead and influence >= self.revolt_margin else -1.0
         elif t == EXECUTIONER:
             gain += 0.4 if any(st.pc_alive[j] and st.pc_seat[j] != seat
                                for j in range(len(st.pc_card))) else 0.0
