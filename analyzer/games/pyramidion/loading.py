@@ -43,14 +43,19 @@ def load_options(st: State, p: int) -> tuple:
             if short <= statues:
                 out.append(plain[b])
         return tuple(out)
+    items = cfg.boat_need_items
     for b in sorted(st.display):
-        need = cfg.boat_need[b]
         combos = [((), 0)]  # (sites used, statues needed so far)
-        for k in range(ORDINARY):
-            nk = need[k]
-            if not nk:
-                continue
+        for k, nk in items[b]:
             avail = tiles[k]
+            if not avail:  # no tile for this kind: own goods, then statues
+                extra = nk - g[k]
+                if extra > 0:
+                    combos = [(used, short + extra) for used, short in combos
+                              if short + extra <= statues]
+                    if not combos:
+                        break
+                continue
             cap = min(nk, len(avail))
             if limited:
                 cap = min(cap, st.supply[k])
