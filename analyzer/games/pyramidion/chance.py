@@ -1,0 +1,37 @@
+"""The named chance draws of a Pyramidion game (rules/pyramidion.md §14.1).
+
+All chance goes through these functions, so a test can force outcomes by setting the piles.
+"""
+
+from __future__ import annotations
+
+import random
+
+from analyzer.games.pyramidion.state import State
+
+
+def shuffle(rng: random.Random, items: list) -> None:
+    """Shuffle a deck or stack in place (boats, cards, distribution cards, revolt tiles)."""
+    rng.shuffle(items)
+
+
+def draw_start_player(rng: random.Random, n: int) -> int:
+    """The random start player (§4)."""
+    return rng.randrange(n)
+
+
+def draw_card(st: State, rng: random.Random, seat: int) -> bool:
+    """Draw the top common card into ``seat``'s hand (§5 phase 4); reshuffle the discards if the
+    pile is empty. Returns ``False`` when both piles are empty (nothing drawn)."""
+    if not st.draw_pile:
+        if not st.discard_pile:
+            return False
+        st.draw_pile, st.discard_pile = st.discard_pile, []
+        shuffle(rng, st.draw_pile)
+    st.hand[seat].append(st.draw_pile.pop())
+    return True
+
+
+def draw_revolt_tiles(st: State, k: int) -> list[int]:
+    """Take ``k`` revolt tiles from the top of the stack (§5 phase 5 step 4)."""
+    return [st.revolt_stack.pop() for _ in range(k)]

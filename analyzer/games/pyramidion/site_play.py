@@ -1,0 +1,349 @@
+"""Phase 5 of a Pyramidion round, one site at a time (rules/pyramidion.md §5 phase 5, §7, §10.2):
+activating a site and its ability, card play (recruiting, Goddess, the special cards' on-play
+effects) and resolution steps 4–8 (revolt, Executioner marks, slave driver, negotiator,
+merchant, discard, sundial).
+
+``SitePlay`` is mixed into ``engine.Game``: it uses the game's ``st``, ``cfg``, ``rng``,
+``log``, ``tally``, ``giza_card``, ``ask`` and ``gain``. The pure step rules are in
+``resolution.py``.
+"""
+
+from __future__ import annotations
+
+from analyzer.games.pyramidion.chance import draw_card, draw_revolt_tiles, shuffle
+from analyzer.games.pyramidion.config import (
+    BANDIT,
+    CARD_DRAW,
+    CARD_TYPES,
+    CONVERSION,
+    EXECUTIONER,
+    GODDESS,
+    GOODS,
+    HIGH_PRIEST,
+    ORDINARY,
+    PHILOSOPHER,
+    PLAYER_ORDER,
+    REVOLT,
+    SLAVE_DRIVER,
+    STONE_DRAGGER,
+    THIEF,
+)
+from analyzer.games.pyramidion.resolution import revolt_result, step_winner
+from analyzer.games.pyramidion.state import (
+    CAIRO,
+    EXECUTIONER_TARGET,
+    GODDESS_CATEGORY,
+    PASS,
+    PLAY,
+    RECRUIT,
+    THIEF_TARGET,
+)
+
+CATEGORY = ("influence", "negotiation", "trade")
+
+
+class SitePlay:
+    """Activation, card play and resolution of one site (a mixin of ``engine.Game``)."""
+
+    def activate(self, p: int, site: int) -> None:
+        """Activate ``site`` (§5 phase 5, §1.1): ability, card play, resolution steps 4–8."""
+        st, cfg, log = self.st, self.cfg, self.log
+        n = st.n
+        self.tally.activations[site] += 1
+        if log:
+            log(f" seat {p} activates {cfg.site_names[site]} "
+                f"({st.site_goods[site]} {GOODS[cfg.site_kind[site]]} there)")
+        ability = cfg.site_ability[site]
+        if ability == CARD_DRAW:
+            drew = draw_card(st, self.rng, p)
+            st.hand[p].sort()
+            if log:
+                log(f"  Alexandria: seat {p} draws {'a card' if drew else 'nothing'}")
+        elif ability == CONVERSION:
+            self.conversion(p)
+        st.site = site
+        # the per-site lists are emptied, not rebuilt (no allocation per activation)
+        st.pc_seat.clear()
+        st.pc_card.clear()
+        st.pc_cat.clear()
+        st.pc_alive.clear()
+        st.pc_mark.clear()
+        for row in st.totals:
+            row[:] = self._zeros
+        self.giza_card[:] = self._nones
+        passed = [False] * n
+        acted = [False] * n
+        n_passed = 0
+        seat = p
+        hands = st.hand
+        while n_passed < n:
+            if not passed[seat]:
+                hand = hands[seat]
+                if not hand:
+                    choice = PASS
+                else:
+                    choice = self.ask(seat, PLAY, (PASS, *hand))
+                if choice == PASS:
+                    passed[seat] = True
+                    n_passed += 1
+                    if log:
+                        log(f"  seat {seat} passes")
+                    if not acted[seat] and hand:
+                        self.recruit(seat)
+                else:
+                    self.play(seat, choice)
+                acted[seat] = True
+            seat = seat + 1 if seat + 1 < n else 0
+        self.tally.contestants[site] += len(set(st.pc_seat))
+        self.resolve(site)
+
+    def conversion(self, p: int) -> None:
+        """Cairo (§7): optionally return 2 goods of one kind for 1 of another ordinary kind."""
+        st = self.st
+        g = st.goods[p]
+        opts = [PASS]
+        for give in range(ORDINARY):
+            if g[give] >= 2:
+                for take in range(ORDINARY):
+                    if take != give and (st.supply[take] > 0 or not self.cfg.supply_limited):
+                        opts.append(give * ORDINARY + take)
+        c = self.ask(p, CAIRO, tuple(opts))
+        if c != PASS:
+            give, take = divmod(c, ORDINARY)
+            g[give] -= 2
+            st.supply[give] += 2
+            self.tally.goods_special[p] += self.gain(p, take, 1)
+            if self.log:
+                self.log(f"  Cairo: seat {p} gives 2 {GOODS[give]} for 1 {GOODS[take]}")
+
+    def recruit(self, seat: int) -> None:
+        """Recruiting (§5 phase 5 step 2): after a first-action pass, discard 1, draw 1."""
+        st = self.st
+        if not st.draw_pile:
+            if not st.discard_pile:
+                return  # nothing can be drawn: no recruiting
+            st.draw_pile, st.discard_pile = st.discard_pile, []
+            shuffle(self.rng, st.draw_pile)
+        c = self.ask(seat, RECRUIT, (PASS,) + tuple(st.hand[seat]))
+        if c == PASS:
+            return
+        st.hand[seat].remove(c)
+        self.put_away(seat, c)
+        draw_card(st, self.rng, seat)
+        st.hand[seat].sort()
+        if self.log:
+            self.log(f"  seat {seat} recruits: discards {self.card_text(c)}, draws a card")
+
+    def play(self, seat: int, c: int) -> None:
+        """Play card ``c`` face up at the current site (§5 phase 5 steps 1 and 3)."""
+        st, cfg = self.st, self.cfg
+        st.hand[seat].remove(c)
+        t = cfg.card_type[c]
+        idx = len(st.pc_card)
+        st.pc_seat.append(seat)
+        st.pc_card.append(c)
+        st.pc_alive.append(True)
+        st.pc_mark.append(-1)
+        self.tally.cards_played[seat][t] += 1
+        tot = st.totals
+        if t == GODDESS:
+            cat = self.ask(seat, GODDESS_CATEGORY, (0, 1, 2))
+            st.pc_cat.append(cat)
+            tot[cat][seat] += cfg.goddess_value
+        else:
+            st.pc_cat.append(-1)
+            v = cfg.card_val[c]
+            tot[0][seat] += v[0]
+            tot[1][seat] += v[1]
+            tot[2][seat] += v[2]
+        if self.log:
+            extra = f" as {CATEGORY[st.pc_cat[idx]]}" if t == GODDESS else ""
+            self.log(f"  seat {seat} plays {self.card_text(c)}{extra}")
+        if t == SLAVE_DRIVER:
+            if cfg.site_ability[st.site] == PLAYER_ORDER and seat not in st.giza_takers:
+                st.giza_takers.append(seat)
+                self.giza_card[seat] = idx
+                self.tally.giza_tiles[seat] += 1
+                if self.log:
+                    self.log(f"  seat {seat} takes player-order tile {len(st.giza_takers)}")
+        elif t > GODDESS:
+            self.special(seat, t, idx)
+
+    def special(self, seat: int, t: int, idx: int) -> None:
+        """The on-play effect of special card type ``t`` just played as card ``idx`` (§10.2)."""
+        st, cfg = self.st, self.cfg
+        site = st.site
+        if t == EXECUTIONER:
+            targets = tuple([j for j in range(idx) if st.pc_alive[j] and st.pc_seat[j] != seat])
+            if targets:
+                j = self.ask(seat, EXECUTIONER_TARGET, targets)
+                if self.log:
+                    self.log(f"  executioner marks seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])}")
+                if cfg.executioner_on_play:
+                    self.remove(j)
+                else:
+                    st.pc_mark[idx] = j
+        elif t == THIEF:
+            opts = tuple([(q, k) for q in range(st.n) if q != seat
+                          for k in range(len(GOODS)) if st.goods[q][k] > 0])
+            if opts:
+                q, k = self.ask(seat, THIEF_TARGET, opts)
+                st.goods[q][k] -= 1
+                st.goods[seat][k] += 1
+                self.tally.goods_special[seat] += 1
+                if self.log:
+                    self.log(f"  thief: seat {seat} takes 1 {GOODS[k]} from seat {q}")
+        elif t == BANDIT:
+            if st.site_goods[site] > 0:
+                st.site_goods[site] -= 1
+                st.goods[seat][cfg.site_kind[site]] += 1
+                self.tally.goods_special[seat] += 1
+        elif t == PHILOSOPHER:
+            st.philosopher = seat
+
+    def put_away(self, seat: int, c: int) -> None:
+        """A card leaves play: starting cards are set aside by their owner, common cards go to
+        the discard pile (§5 phase 4 fixed notes)."""
+        owner = self.cfg.card_owner[c]
+        if owner >= 0:
+            self.st.aside[owner].append(c)
+        else:
+            self.st.discard_pile.append(c)
+
+    def remove(self, j: int) -> None:
+        """Remove played card ``j`` from the site (revolt or Executioner) and its totals."""
+        st, cfg = self.st, self.cfg
+        st.pc_alive[j] = False
+        seat, c = st.pc_seat[j], st.pc_card[j]
+        if st.pc_cat[j] >= 0:
+            st.totals[st.pc_cat[j]][seat] -= cfg.goddess_value
+        else:
+            v = cfg.card_val[c]
+            st.totals[0][seat] -= v[0]
+            st.totals[1][seat] -= v[1]
+            st.totals[2][seat] -= v[2]
+        self.put_away(seat, c)
+        if cfg.giza_tile_lost_on_revolt and self.giza_card[seat] == j:
+            st.giza_takers.remove(seat)
+            self.giza_card[seat] = -1
+
+    def resolve(self, site: int) -> None:
+        """Steps 4–8 of §5 phase 5: revolt, Executioner marks, slave driver, negotiator,
+        merchant (+ Stone dragger), discard and sundial."""
+        st, cfg, log = self.st, self.cfg, self.log
+        n = st.n
+        ctype = cfg.card_type
+        types = [ctype[c] for c in st.pc_card]
+        # 4. revolt: one tile per revolt card played here (even if since marked or removed)
+        k = types.count(REVOLT)
+        if k:
+            tiles = draw_revolt_tiles(st, k)
+            strength = sum(cfg.revolt_strength[t] for t in tiles)
+            has = [False] * n
+            for j, alive in enumerate(st.pc_alive):
+                if alive:
+                    has[st.pc_seat[j]] = True
+            lost, winner = revolt_result(st.totals[0], has, strength, cfg.revolt_winner_must_survive)
+            self.tally.revolts[site] += 1
+            if log:
+                log(f"  revolt: tiles {[cfg.revolt_strength[t] for t in tiles]} strength {strength}; "
+                    f"influence {st.totals[0]}")
+            for j in range(len(st.pc_card)):
+                if st.pc_alive[j] and lost[st.pc_seat[j]]:
+                    self.remove(j)
+                    self.tally.cards_lost_revolt[st.pc_seat[j]] += 1
+            if log and any(lost):
+                log(f"  revolt: seats {[s for s in range(n) if lost[s]]} discard their cards")
+            if winner >= 0:
+                self.tally.revolts_won[winner] += 1
+                for t in tiles:
+                    got = self.gain(winner, cfg.revolt_good[t], 1)
+                    self.tally.goods_revolt[winner] += got
+                if log:
+                    log(f"  revolt: seat {winner} puts it down and takes "
+                        + ", ".join(GOODS[cfg.revolt_good[t]] for t in tiles))
+            st.revolt_stack += tiles
+            shuffle(self.rng, st.revolt_stack)
+        # 4a. Executioner marks, all at once, only from Executioners still at the site
+        if not cfg.executioner_on_play and EXECUTIONER in types:
+            marked = [st.pc_mark[j] for j in range(len(st.pc_card))
+                      if st.pc_alive[j] and st.pc_mark[j] >= 0]
+            for j in marked:
+                if st.pc_alive[j]:
+                    self.remove(j)
+                    if log:
+                        log(f"  executioner: seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])} is discarded")
+        holder = st.philosopher if cfg.philosopher_wins_ties else -1
+        mins = cfg.site_min[site]
+        if log:
+            log(f"  totals influence {st.totals[0]} negotiation {st.totals[1]} trade {st.totals[2]} "
+                f"(minimums {mins[0]}/{mins[1]}/{mins[2]}, philosopher {st.philosopher})")
+        # 5. slave driver, 6. negotiator
+        w = step_winner(st.totals[0], mins[0], holder)
+        if w >= 0:
+            self.place_tile(st.sd_owner, st.sd_left, site, w, "slave-driver")
+        w = step_winner(st.totals[1], mins[1], holder)
+        if w >= 0:
+            self.place_tile(st.ng_owner, st.ng_left, site, w, "negotiator")
+        # 7. merchant, then Stone draggers still at the site
+        kind = cfg.site_kind[site]
+        w = step_winner(st.totals[2], mins[2], holder)
+        if w >= 0 and st.site_goods[site]:
+            got = st.site_goods[site]
+            st.site_goods[site] = 0
+            st.goods[w][kind] += got
+            self.tally.goods_merchant[w] += got
+            if log:
+                log(f"  merchant: seat {w} takes {got} {GOODS[kind]} (trade {st.totals[2]})")
+        if STONE_DRAGGER in types:
+            for j, t in enumerate(types):
+                if st.pc_alive[j] and t == STONE_DRAGGER:
+                    self.tally.goods_special[st.pc_seat[j]] += self.gain(st.pc_seat[j], kind, 1)
+        # 8. discard + sundial; a High Priest still here goes back to its player's hand;
+        # the rest leave play as in ``put_away`` (inlined: this runs for every card played)
+        owner, aside, discard, alive = cfg.card_owner, st.aside, st.discard_pile, st.pc_alive
+        for j, c in enumerate(st.pc_card):
+            if alive[j]:
+                alive[j] = False
+                if types[j] == HIGH_PRIEST:
+                    st.hand[st.pc_seat[j]].append(c)
+                    st.hand[st.pc_seat[j]].sort()
+                elif owner[c] >= 0:
+                    aside[owner[c]].append(c)
+                else:
+                    discard.append(c)
+        st.sundial[site] = True
+        st.site = -1
+
+    def place_tile(self, owner: list[int], left: list[int], site: int, w: int, what: str) -> None:
+        """Steps 5/6: put ``w``'s tile on ``site`` (the old one goes back to its owner)."""
+        cur = owner[site]
+        if cur == w:
+            return
+        if left[w] == 0:
+            if not self.cfg.move_own_tile:
+                return
+            other = next((s for s in range(len(owner)) if owner[s] == w), -1)
+            if other < 0:
+                return
+            owner[other] = -1
+            left[w] += 1
+        if cur >= 0:
+            left[cur] += 1
+            self.tally.tiles_lost[cur] += 1
+        owner[site] = w
+        left[w] -= 1
+        self.tally.tiles_placed[w] += 1
+        if self.log:
+            self.log(f"  {what}: seat {w} places a tile on {self.cfg.site_names[site]}"
+                     + (f" (seat {cur}'s tile returns)" if cur >= 0 else ""))
+
+    # -- text for the log only
+
+    def card_text(self, c: int) -> str:
+        cfg = self.cfg
+        t = CARD_TYPES[cfg.card_type[c]]
+        if cfg.card_type[c] == GODDESS:
+            return f"goddess {cfg.goddess_value}"
+        vals = "/".join(str(v) for v in cfg.card_val[c])
+        return f"{t} ({vals}){' [own]' if cfg.card_owner[c] >= 0 else ''}"
