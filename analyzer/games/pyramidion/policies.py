@@ -246,9 +246,13 @@ class GreedyPolicy:
         return best_k
 
     def _activate(self, st: State, seat: int, options: tuple) -> int:
+        # the sum of ``_contest_values`` per site, inlined
+        sd, ng, gv = self.slave_driver_tile, self.negotiator_tile, self.good_value
+        sd_owner, ng_owner, goods = st.sd_owner, st.ng_owner, st.site_goods
         best_i, best = 0, -1.0
         for i, s in enumerate(options):
-            v = sum(self._contest_values(st, seat, s))
+            v = (sd * (0.5 if sd_owner[s] == seat else 1.0) + ng * (0.5 if ng_owner[s] == seat else 1.0)
+                 + gv * goods[s])
             if v > best:
                 best_i, best = i, v
         return best_i
@@ -313,13 +317,15 @@ class GreedyPolicy:
     def _load(self, st: State, seat: int, options: tuple) -> int:
         cfg = st.cfg
         g = st.goods[seat]
+        items, kind = cfg.boat_need_items, cfg.site_kind
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
             b, used = options[i]
-            need = cfg.boat_need[b]
             statues = 0
-            for k in range(ORDINARY):
-                r = need[k] - sum(1 for s in used if cfg.site_kind[s] == k) - g[k]
+            for k, nk in items[b]:
+                r = nk - g[k]
+                if r > 0 and used:
+                    r -= sum(1 for s in used if kind[s] == k)
                 if r > 0:
                     statues += r
             v = cfg.boat_vp[b] + 0.05 * len(used) - 0.3 * statues
