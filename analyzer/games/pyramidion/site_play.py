@@ -124,7 +124,7 @@ class SitePlay:
                 return  # nothing can be drawn: no recruiting
             st.draw_pile, st.discard_pile = st.discard_pile, []
             shuffle(self.rng, st.draw_pile)
-        c = self.ask(seat, RECRUIT, (PASS,) + tuple(st.hand[seat]))
+        c = self.ask(seat, RECRUIT, (PASS, *st.hand[seat]))
         if c == PASS:
             return
         st.hand[seat].remove(c)
