@@ -24,38 +24,31 @@ def load_options(st: State, p: int) -> tuple:
     statues = g[STATUE]
     limited = cfg.supply_limited
     tiles: list[list[int]] = [[] for _ in range(ORDINARY)]
-    any_tile = False
     if p in st.sd_owner:
         for s in range(cfg.n_sites):
             if st.sd_owner[s] == p and not st.sd_used[s]:
                 k = cfg.site_kind[s]
                 if not limited or st.supply[k] > 0:
                     tiles[k].append(s)
-                    any_tile = True
     out = []
-    if not any_tile:  # the common case: own goods and statues only
-        items, plain = cfg.boat_need_items, cfg.boat_plain_load
-        for b in sorted(st.display):
-            short = 0
-            for k, nk in items[b]:
-                if nk > g[k]:
-                    short += nk - g[k]
-            if short <= statues:
-                out.append(plain[b])
-        return tuple(out)
-    items = cfg.boat_need_items
+    items, plain = cfg.boat_need_items, cfg.boat_plain_load
     for b in sorted(st.display):
-        combos = [((), 0)]  # (sites used, statues needed so far)
+        # kinds without a usable tile are paid with own goods, then statues: a fixed shortfall
+        short = 0
+        tiled = []
         for k, nk in items[b]:
+            if tiles[k]:
+                tiled.append((k, nk))
+            elif nk > g[k]:
+                short += nk - g[k]
+        if short > statues:
+            continue
+        if not tiled:
+            out.append(plain[b])
+            continue
+        combos = [((), short)]  # (sites used, statues needed so far)
+        for k, nk in tiled:
             avail = tiles[k]
-            if not avail:  # no tile for this kind: own goods, then statues
-                extra = nk - g[k]
-                if extra > 0:
-                    combos = [(used, short + extra) for used, short in combos
-                              if short + extra <= statues]
-                    if not combos:
-                        break
-                continue
             cap = min(nk, len(avail))
             if limited:
                 cap = min(cap, st.supply[k])
