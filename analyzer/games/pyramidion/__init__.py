@@ -18,6 +18,18 @@ from analyzer.games.pyramidion.engine import play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.policies import POLICIES
 
+
+def default_config(players: int, **rule_options):
+    """A Pyramidion config for ``players`` (2–4) with ``rule_options`` laid over the defaults.
+
+    Raises
+    ------
+    RuleError
+        An unknown or bad rule option, or a player count outside 2–4 (rules/pyramidion.md §3).
+    """
+    return make_config(players, (), rule_options)
+
+
 SPEC = GameSpec(
     name="pyramidion",
     min_players=2,
@@ -35,4 +47,4 @@ SPEC = GameSpec(
     ablations=ablations,
 )
 
-__all__ = ["SPEC"]
+__all__ = ["SPEC", "default_config", "play_game"]

@@ -15,8 +15,6 @@ import random
 from collections.abc import Callable, Sequence
 from functools import cache
 
-import numpy as np
-
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import build_policy, game_streams, seed_of
 from analyzer.games.pyramidion.chance import (
@@ -333,14 +331,14 @@ def resolve_policies(policies: Sequence, n: int) -> tuple[list, list[str]]:
     return objs, names
 
 
-def play_game(cfg: PyramidionConfig, policies: Sequence, seed, log: Callable[[str], None] | None = None
+def play_game(config: PyramidionConfig, policies: Sequence, seed, log: Callable[[str], None] | None = None
               ) -> tuple[dict, list[dict]]:
     """Play one seeded game and return its records (DESIGN.md §3, rules §4–§6).
 
     Parameters
     ----------
-    cfg : PyramidionConfig
-    policies : sequence of str or policy objects, length ``cfg.players``
+    config : PyramidionConfig
+    policies : sequence of str or policy objects, length ``config.players``
     seed : int or numpy.random.SeedSequence
     log : callable or None
         Receives readable replay lines.
@@ -358,12 +356,9 @@ def play_game(cfg: PyramidionConfig, policies: Sequence, seed, log: Callable[[st
         The game took an absurd number of decisions (an engine bug; names the seed). A game
         that reaches ``max_rounds`` is a normal record with ``end = "turn_cap"`` (§6).
     """
-    objs, names = resolve_policies(policies, cfg.players)
-    if isinstance(seed, np.random.SeedSequence):
-        # SeedSequence.spawn mutates its object; a fresh copy makes a reused object replay.
-        seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
-    chance, seats = game_streams(seed, cfg.players)
-    game = Game(cfg, objs, chance, seats, log)
+    objs, names = resolve_policies(policies, config.players)
+    chance, seats = game_streams(seed, config.players)  # leaves the caller's SeedSequence as is
+    game = Game(config, objs, chance, seats, log)
     game.seed_text = seed_of(seed)
     game.setup()
     end = None

@@ -83,3 +83,64 @@ def new_player_order(order: Sequence[int], takers: Sequence[int]) -> list[int]:
         Seats in the order they took player-order tiles at Giza (tile 1 first).
     """
     return list(takers) + [p for p in order if p not in takers]
+
+
+# -- Stable interface (used by checks outside the project): keep names, signatures, meaning.
+
+def revolt(influence: Sequence[int], strength: int) -> tuple[list[bool], int | None]:
+    """A revolt at a site, for the seats that played cards there (§1.1, §5 phase 5 step 4).
+
+    Parameters
+    ----------
+    influence : sequence of int, shape (n_seats,)
+        Influence each of those seats committed at the site (points).
+    strength : int
+        Revolt strength: the sum of the drawn revolt tiles' values.
+
+    Returns
+    -------
+    (list of bool, int or None)
+        ``discards[s]`` is true when seat ``s``'s influence is below the strength (it discards
+        every card it has at the site); the second value is the seat that takes the tiles'
+        goods — the single highest influence among the seats that stay — or ``None`` when
+        nobody stays or the highest total is shared.
+
+    Examples
+    --------
+    The seed's Luxor example: strength 13; Red 9 leaves, Yellow 14 stays, Blue 15 takes the goods.
+
+    >>> revolt([9, 14, 15], 13)
+    ([True, False, False], 2)
+    """
+    lost, winner = revolt_result(influence, [True] * len(influence), strength)
+    return lost, (None if winner < 0 else winner)
+
+
+def award(totals: Sequence[int], minimum: int) -> int | None:
+    """The seat that wins a slave-driver, negotiator or merchant step (§1.2, §5 phase 5 steps 5–7).
+
+    Parameters
+    ----------
+    totals : sequence of int, shape (n_seats,)
+        Each seat's total in the step's category at the site (points).
+    minimum : int
+        The site's minimum requirement for that category (points).
+
+    Returns
+    -------
+    int or None
+        The seat with the single highest total if that total is at least ``minimum``; ``None``
+        on a shared highest total or below the minimum. (The engine's ``step_winner`` adds the
+        Philosopher's tie rule of §10.2 and never awards a highest total of 0.)
+
+    Examples
+    --------
+    >>> award([7, 3, 5], 6)   # Thebes: Blue's 7 meets the minimum
+    0
+    >>> award([6, 6], 5)      # Karnak: a 6–6 trade tie leaves the goods
+    """
+    best = max(totals)
+    if best < minimum:
+        return None
+    top = [s for s, t in enumerate(totals) if t == best]
+    return top[0] if len(top) == 1 else None
