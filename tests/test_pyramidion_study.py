@@ -174,3 +174,19 @@ def test_simulate_writes_the_study_report(players, tmp_path):
     # the start-position win shares of a variant add up to one winner per game
     base = [r for r in out["start_position"] if r["variant"] == "base"]
     assert sum(r["wins"] for r in base) == pytest.approx(40)
+
+
+def test_goods_model_not_estimable_under_separation(tmp_path):
+    """A source that decides every winner of a few games (separation) gives no odds ratio and
+    no overflow warning; the report says "not estimable" and draws no empty chart."""
+    import warnings
+
+    seats = _planted(25, 0.7, seed=5)
+    seats["goods_slave_driver"] = seats["goods_slave_driver"] + 100 * (seats["won"] > 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ps.goods_win_model(seats).empty
+    res = api.simulate(SCENARIOS[3], games=20, jobs=1, out=tmp_path / "run")
+    md = (res.out_dir / "report.md").read_text()
+    assert "not estimable (too few games)" in md
+    assert not (res.out_dir / "charts" / "pyramidion_goods_odds.png").exists()

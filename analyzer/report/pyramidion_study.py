@@ -177,6 +177,9 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
                                        "significant"])
 
 
+MAX_LOG_ODDS = math.log(1000.0)  # an interval bound beyond 1000× (or 1/1000×) = not estimable
+
+
 def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Conditional logit of winning on goods per source, within each game.
 
@@ -210,11 +213,15 @@ def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
             warnings.simplefilter("ignore")
             fit = ConditionalLogit((s["won"] > 0).astype(int).to_numpy(), x,
                                    groups=s["game_id"].to_numpy()).fit(disp=0)
-        ci = np.asarray(fit.conf_int(alpha=1 - confidence))
-        beta, p = np.asarray(fit.params), np.asarray(fit.pvalues)
+            ci = np.asarray(fit.conf_int(alpha=1 - confidence))
+            beta, p = np.asarray(fit.params), np.asarray(fit.pvalues)
+        converged = bool(getattr(fit, "mle_retvals", {}).get("converged", True))
     except (np.linalg.LinAlgError, ValueError):
         return empty
-    if not np.all(np.isfinite(beta)) or not np.all(np.isfinite(ci)):
+    # separation (a source that perfectly predicts the winner in few games) drives the estimate
+    # and its interval off to infinity: such an odds ratio is not estimable, not "huge"
+    if (not converged or not np.all(np.isfinite(beta)) or not np.all(np.isfinite(ci))
+            or np.any(np.abs(ci) > MAX_LOG_ODDS)):
         return empty
     return pd.DataFrame({"source": cols, "odds_ratio": np.exp(beta), "lo": np.exp(ci[:, 0]),
                          "hi": np.exp(ci[:, 1]), "p_value": p})
@@ -408,8 +415,10 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
 
     model = goods_win_model(s)
     if model.empty:
-        doc.p("The within-game model of winning on goods sources could not be fitted on these "
-              "records (too few games or a source that never varies).")
+        doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
+              "estimable (too few games). It needs at least 20 games with a clear winner, goods "
+              "from every source, and a fit that converges with finite, bounded intervals; on "
+              "these records it does not (run more games).")
     else:
         doc.p("**Within-game model** (conditional logit, grouped by game): for two seats of the "
               "same game, how much higher the odds of being the winner are per extra good from "
