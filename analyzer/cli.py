@@ -51,12 +51,12 @@ def simulate(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
     seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
     backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
     scheduler: Annotated[str | None, typer.Option(
         help="dask scheduler address tcp://HOST:PORT (with --backend dask; without it a local "
              "cluster is started).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory [default: reports/NAME].")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
     chunk_size: Annotated[int | None, typer.Option(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
@@ -175,7 +175,7 @@ def replay(
         help="Without SCENARIO: an expansion (repeatable).")] = None,
     seed: Annotated[int, typer.Option(help="Without SCENARIO: the game's seed.")] = 0,
     policy: Annotated[str | None, typer.Option(
-        help="Without SCENARIO: the policy of every seat [default: greedy].")] = None,
+        help="Without SCENARIO: the policy of every seat (default: greedy).")] = None,
 ) -> None:
     """Print a readable turn-by-turn log of one game (same seed => same log).
 
@@ -245,8 +245,8 @@ def compare(
     scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
     games: Annotated[int | None, typer.Option(help="Games per scenario (default: the first file's).")] = None,
     seed: Annotated[int | None, typer.Option(help="Root seed (default: the first file's).")] = None,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory [default: reports/compare-A-vs-B].")] = None,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
     name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,

@@ -43,14 +43,14 @@ def register(app: typer.Typer) -> None:
             help="won (win rate) or a numeric seat column such as score.")] = "won",
         games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
         seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
         target_ci: Annotated[float | None, typer.Option(
             help="Stop once every win-rate interval is within ± this share (e.g. 0.01), or at "
                  "--games.")] = None,
         correction: Annotated[Correction, typer.Option(
             help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
         out: Annotated[Path | None, typer.Option(
-            help="Run directory [default: reports/NAME-sweep].")] = None,
+            help="Run directory (default: reports/NAME-sweep).")] = None,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ) -> None:
         """One variant per parameter value on shared seeds; chart the metric against the value.
@@ -75,13 +75,13 @@ def register(app: typer.Typer) -> None:
                                                       "or buildings in its [rules]).")],
         games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
         seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes [default: all cores].")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
         target_ci: Annotated[float | None, typer.Option(
             help="Stop once every win-rate interval is within ± this share, or at --games.")] = None,
         correction: Annotated[Correction, typer.Option(
             help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
         out: Annotated[Path | None, typer.Option(
-            help="Run directory [default: reports/NAME-ablate].")] = None,
+            help="Run directory (default: reports/NAME-ablate).")] = None,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ) -> None:
         """Value of each class card (Rattus), building (Cartus) or special card (Pyramidion).
