@@ -136,3 +136,23 @@ def test_error_bars_never_negative():
     np.testing.assert_allclose(err[:, 0], [0.1, 0.0], atol=1e-9)
     np.testing.assert_allclose(err[:, 1], [0.0, 0.1])
     np.testing.assert_allclose(err[:, 2], [0.0, 0.1])  # lo above the estimate: no lower bar
+
+
+def test_card_sections_count_only_games_with_the_card(tmp_path):
+    """Class cards drawn per game (no ``class_cards``): the Sultan and caravan sections take
+    their denominators from the games whose ``class_cards`` hold the card."""
+    sc = tmp_path / "rand.toml"
+    sc.write_text('name = "rand"\ngame = "rattus"\nexpansions = ["africanus"]\nplayers = 5\n'
+                  'games = 60\nseed = 7\n[[seats]]\npolicy = "greedy"\n')
+    res = api.simulate(sc, games=60, jobs=1, out=tmp_path / "run")
+    games = pd.read_parquet(res.out_dir / "games.parquet")
+    n_sultan = int(games["class_cards"].map(lambda s: "sultan" in s.split(",")).sum())
+    n_trader = int(games["class_cards"].map(lambda s: "trader" in s.split(",")).sum())
+    assert 0 < n_sultan < 60 and 0 < n_trader < 60
+    out = json.loads((res.out_dir / "summary.json").read_text())["results"]
+    assert out["sultan"]["games"] == n_sultan
+    assert out["sultan"]["winner_changed"]["games"] == n_sultan
+    assert out["caravan"]["games"] == n_trader
+    md = (res.out_dir / "report.md").read_text()
+    assert f"of {n_sultan} games with the Sultan in play" in md
+    assert f"{n_trader} games with the Trader in play" in md

@@ -172,11 +172,36 @@ def variants(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame) -> dict:
 def _arms_with_card(games: pd.DataFrame, seats: pd.DataFrame, card: str, active: str) -> list[str]:
     """Variants where ``card`` is in play (from ``class_cards``, else from activity in records)."""
     if "class_cards" in games:
-        has = games.groupby("variant", sort=False)["class_cards"].first().map(
-            lambda s: card in str(s).split(","))
+        has = games.assign(_has=_has_card(games, card)).groupby("variant", sort=False)["_has"].any()
         return [v for v, ok in has.items() if ok]
     act = seats.groupby("variant", sort=False)[active].sum()
     return [v for v, total in act.items() if total > 0]
+
+
+def _has_card(games: pd.DataFrame, card: str) -> pd.Series:
+    """Per game row: is ``card`` among the game's ``class_cards`` (comma-separated)?"""
+    return games["class_cards"].map(lambda s: card in [c.strip() for c in str(s).split(",")])
+
+
+def _in_play(games: pd.DataFrame, seats: pd.DataFrame, arm: str, card: str,
+             active: str) -> tuple[pd.DataFrame, int, str]:
+    """The seat rows of ``arm`` from games with ``card`` in play, the arm's game count, and a
+    phrase for the denominator ("of 82 games with the Sultan in play (of 100)").
+
+    Cards drawn at random per game (no fixed ``class_cards``) put the card in only some games;
+    every rate of a card's section is over those games only.
+    """
+    s = seats[seats["variant"] == arm]
+    n_all = s["game_id"].nunique()
+    if "class_cards" in games:
+        g = games[games["variant"] == arm]
+        ids = set(g.loc[_has_card(g, card), "game_id"])
+        s = s[s["game_id"].isin(ids)]
+    n = s["game_id"].nunique()
+    phrase = f"{n} games with the {card.title()} in play"
+    if n != n_all:
+        phrase += f" (of {n_all}; the class cards are drawn per game)"
+    return s, n, phrase
 
 
 def _card_out(doc: Doc, games, seats, card: str, active: str, user: str) -> dict:
@@ -192,6 +217,9 @@ def _card_out(doc: Doc, games, seats, card: str, active: str, user: str) -> dict
               "with/without comparison.")
         return {}
     sub = seats[seats["variant"].isin([BASE, *outs])]
+    if "class_cards" in games:  # only the games whose base had the card
+        g = games[games["variant"] == BASE]
+        sub = sub[sub["game_id"].isin(set(g.loc[_has_card(g, card), "game_id"]))]
     won = stats.variant_differences(sub, "won", ("seat",))
     score = stats.variant_differences(sub, "score", ("seat",))
     rows = [{"variant": w["variant"], "seat": w["seat"],
@@ -234,11 +262,12 @@ def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> 
     if not arms:
         return {}
     arm = BASE if BASE in arms else arms[0]
-    s = seats[seats["variant"] == arm]
-    out: dict[str, Any] = {"variant": arm}
+    s, n_games, phrase = _in_play(games, seats, arm, "sultan", "sultan_points")
+    out: dict[str, Any] = {"variant": arm, "games": n_games}
     doc.h("Sultan: diplomat scoring")
-    doc.p(f"From the `{arm}` games ({s['game_id'].nunique()} games). Diplomat points are the "
-          "Sultan's end-game points for the most / second-most diplomat discs on the board.")
+    doc.p(f"From the `{arm}` games: the {phrase}; every share below is over these games. "
+          "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
+          "discs on the board.")
     dist = []
     for seat, grp in s.groupby("seat"):
         d = stats.distribution(grp["sultan_points"])
@@ -277,7 +306,7 @@ def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> 
     changed = stats.winners_without(s, "sultan_points")
     iv2 = stats.wilson(int(changed.sum()), len(changed))
     doc.p(f"**Diplomat points changed the winner** in {pct(*_iv(iv2))} of games "
-          f"({int(changed.sum())} of {len(changed)}): recomputing the winner from score − "
+          f"({int(changed.sum())} of {len(changed)} games with the Sultan in play): recomputing the winner from score − "
           "diplomat points (same tie-break) gives a different set of winners.")
     out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **_ivd(iv2)}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
@@ -292,7 +321,7 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
     if not arms:
         return {}
     arm = BASE if BASE in arms else arms[0]
-    s = seats[seats["variant"] == arm]
+    s, n_games, phrase = _in_play(games, seats, arm, "trader", "caravan_moves")
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
             "caravan_cubes_received_surviving"]
@@ -300,8 +329,8 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
     moves = g["caravan_moves"].to_numpy(float)
     doc.h("Caravan: value of the Trader's bonus cubes")
     mv = stats.mean_interval(moves)
-    doc.p(f"From the `{arm}` games: the caravan moved {num(mv.estimate, mv.lo, mv.hi)} times per "
-          "game. Bonus cubes per move (ratio of totals over games, 95% delta-method intervals):")
+    doc.p(f"From the `{arm}` games: the {phrase}. The caravan moved "
+          f"{num(mv.estimate, mv.lo, mv.hi)} times per game with the Trader in play. Bonus cubes per move (ratio of totals over games, 95% delta-method intervals):")
     own = stats.ratio_interval(g["caravan_cubes_own"], moves)
     given = stats.ratio_interval(g["caravan_cubes_given"], moves)
     total = stats.ratio_interval(g["caravan_cubes_own"] + g["caravan_cubes_given"], moves)
@@ -323,7 +352,8 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
                             "cubes per move": [num(v, lo, hi) for v, lo, hi in
                                                zip(table["value"], table["lo"], table["hi"])]}))
     doc.p(f"All bonus cubes: {num(total.estimate, total.lo, total.hi)} per move.")
-    out: dict[str, Any] = {"variant": arm, "moves_per_game": _ivd(mv), "per_move": _records(table),
+    out: dict[str, Any] = {"variant": arm, "games": n_games, "moves_per_game": _ivd(mv),
+                           "per_move": _records(table),
                            "total_per_move": _ivd(total)}
     if surv_own is not None and surv_recv is not None:
         doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*_iv(surv_own))}, "
