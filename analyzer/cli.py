@@ -82,15 +82,14 @@ def simulate(
 
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
-    hint = ["analyzer", "simulate", str(scenario)]
-    for flag, value in (("--games", games), ("--seed", seed), ("--chunk-size", chunk_size),
-                        ("--out", out)):
-        if value is not None:
-            hint += [flag, str(value)]
+    hint = study_cli.resume_hint(
+        ["analyzer", "simulate", str(scenario)], games=games, seed=seed, chunk_size=chunk_size,
+        target_ci=target_ci, backend=None if backend is Backend.loky else backend,
+        scheduler=scheduler, out=out)
     try:
         res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
                            scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                           progress=not quiet, resume_hint=shlex.join(hint),
+                           progress=not quiet, resume_hint=hint,
                            target_ci=target_ci)
     except GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
@@ -266,12 +265,10 @@ def compare(
     """
     from analyzer import compare as compare_mod
 
-    hint = ["analyzer", "compare", *map(str, scenarios)]
-    for flag, value in (("--games", games), ("--seed", seed), ("--out", out), ("--name", name)):
-        if value is not None:
-            hint += [flag, str(value)]
+    hint = study_cli.resume_hint(["analyzer", "compare", *map(str, scenarios)], games=games,
+                                 seed=seed, out=out, name=name)
     res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs, out=out,
-                              resume=resume, progress=not quiet, resume_hint=shlex.join(hint))
+                              resume=resume, progress=not quiet, resume_hint=hint)
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "

@@ -6,6 +6,7 @@ handled there like every other command's (one line on stderr, exit 2).
 
 from __future__ import annotations
 
+import shlex
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -16,6 +17,24 @@ import typer
 class Correction(str, Enum):
     holm = "holm"
     bh = "bh"
+
+
+def resume_hint(words: list[str], **options) -> str:
+    """The command that reproduces a run (``--resume`` is appended by the runner): ``words``
+    plus every option that was given (``None``/``False`` are left out; lists repeat the flag)."""
+    hint = list(words)
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            hint.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                hint += [flag, str(v)]
+        else:
+            hint += [flag, str(getattr(value, "value", value))]
+    return shlex.join(hint)
 
 
 def _echo_result(res) -> None:
@@ -51,6 +70,7 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
         out: Annotated[Path | None, typer.Option(
             help="Run directory (default: reports/NAME-sweep).")] = None,
+        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ) -> None:
         """One variant per parameter value on shared seeds; chart the metric against the value.
@@ -65,8 +85,12 @@ def register(app: typer.Typer) -> None:
         """
         from analyzer.sweep import sweep as run_sweep
 
+        hint = resume_hint(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
+                           games=games, seed=seed, target_ci=target_ci,
+                           correction=correction, out=out)
         res = run_sweep(scenario, param, metric=metric, correction=correction.value, games=games,
-                        seed=seed, jobs=jobs, out=out, target_ci=target_ci, progress=not quiet)
+                        seed=seed, jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
+                        resume=resume, resume_hint=hint)
         _echo_result(res)
 
     @app.command()
@@ -82,6 +106,7 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
         out: Annotated[Path | None, typer.Option(
             help="Run directory (default: reports/NAME-ablate).")] = None,
+        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ) -> None:
         """Value of each class card (Rattus), building (Cartus) or special card (Pyramidion).
@@ -97,6 +122,9 @@ def register(app: typer.Typer) -> None:
         """
         from analyzer.ablate import ablate as run_ablate
 
+        hint = resume_hint(["analyzer", "ablate", str(scenario)], games=games, seed=seed,
+                           target_ci=target_ci, correction=correction, out=out)
         res = run_ablate(scenario, correction=correction.value, games=games, seed=seed, jobs=jobs,
-                         out=out, target_ci=target_ci, progress=not quiet)
+                         out=out, target_ci=target_ci, progress=not quiet, resume=resume,
+                         resume_hint=hint)
         _echo_result(res)
