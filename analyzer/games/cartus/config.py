@@ -16,6 +16,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
+from analyzer.games.tables import check_keys
 
 DATA_DIR = Path(__file__).parent / "data"
 RULES = "rules/cartus.md"
@@ -148,11 +149,19 @@ def _load(name: str, user_path: Any, field: str) -> tuple[dict, str]:
         raise RuleError(field, f"{str(path)!r} is not valid TOML ({err})") from None
 
 
-def _entry(table: dict, key: str, field: str) -> tuple[Any, str, str]:
+_ENTRY_KEYS = ("value", "source", "section")
+
+
+def _source_name(path: Any, name: str) -> str:
+    return f"data/{name}" if path is None else str(path)
+
+
+def _entry(table: dict, key: str, field: str, source: str = "", where: str = "") -> tuple[Any, str, str]:
     """``(value, source, section)`` of a ``{value, source, section}`` entry."""
     ent = table.get(key)
     if not isinstance(ent, dict) or "value" not in ent:
         raise RuleError(field, f"missing entry [{key}] with a `value` (and `source`)")
+    check_keys(field, source, where or f"[{key}]", ent, _ENTRY_KEYS)
     src = ent.get("source", "user")
     if src not in SOURCES:
         raise RuleError(field, f"[{key}].source must be one of {', '.join(SOURCES)} (got {src!r})")
@@ -175,7 +184,9 @@ DEFAULT_BUILDINGS = (
 def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
     field = "buildings_file"
     data, user = _load("buildings.toml", path, field)
-    classes, _src, _sec = _entry(data, "classes", field)
+    source = _source_name(path, "buildings.toml")
+    check_keys(field, source, "", data, ("classes", "building"))
+    classes, _src, _sec = _entry(data, "classes", field, source)
     if tuple(classes) != DEFAULT_CLASSES:
         raise RuleError(field, f"[classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
     rows = data.get("building")
@@ -184,6 +195,8 @@ def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
     names, bclass, action, prem, std = [], [], [], [], []
     for i, row in enumerate(rows):
         want = DEFAULT_BUILDINGS[i]
+        check_keys(field, source, f"[[building]] {i + 1}", row,
+                   ("name", "class", "action", "premium", "standard", "source", "section"))
         if row.get("name") != want:
             raise RuleError(field, f"building {i + 1} must be named {want!r} (got {row.get('name')!r};"
                                    f" order: {', '.join(DEFAULT_BUILDINGS)})")
@@ -235,7 +248,9 @@ def _parse_icons(text: Any, field: str, where: str) -> tuple[int, int, int]:
 def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]) -> tuple:
     field = "supply_icons_file"
     data, user = _load("supply_icons.toml", path, field)
-    default, src, sec = _entry(data, "default", field)
+    source = _source_name(path, "supply_icons.toml")
+    check_keys(field, source, "", data, ("default", "building"))
+    default, src, sec = _entry(data, "default", field, source)
     per = data.get("building", {})
     if not isinstance(per, dict):
         raise RuleError(field, "[building.<name>] tables expected")
@@ -246,7 +261,7 @@ def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]
     for name in names:
         row, rsrc = (default, src)
         if name in per:
-            row, rsrc, _ = _entry(per, name, field)
+            row, rsrc, _ = _entry(per, name, field, source, f"[building.{name}]")
         if not isinstance(row, list) or len(row) != copies:
             raise RuleError(field, f"{name}: needs {copies} icon sets, one per copy (got {row!r})")
         out.extend(_parse_icons(t, field, f"{name} copy {k + 1}") for k, t in enumerate(row))
@@ -256,16 +271,22 @@ def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]
     return tuple(out)
 
 
+_COMPONENT_KEYS = ("population_per_class", "copies_per_building", "jokers", "swords", "flutes", "passes",
+                   "gold", "vp_tokens", "start_rats", "start_hand", "nun_row", "nun_split_per_class",
+                   "player_counts", "first_game")
+
+
 def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
     field = "components_file"
     data, user = _load("components.toml", path, field)
+    source = _source_name(path, "components.toml")
+    check_keys(field, source, "", data, _COMPONENT_KEYS)
     out: dict[str, Any] = {}
-    for key in ("population_per_class", "copies_per_building", "jokers", "swords", "flutes", "passes",
-                "gold", "vp_tokens", "start_rats", "start_hand", "nun_row"):
-        v, src, sec = _entry(data, key, field)
+    for key in _COMPONENT_KEYS[:11]:
+        v, src, sec = _entry(data, key, field, source)
         out[key] = _pos_int(v, field, key, 1 if key in ("population_per_class", "copies_per_building") else 0)
         vals.append(RuleValue(key, v, user or src, f"{RULES} {sec}"))
-    split, src, sec = _entry(data, "nun_split_per_class", field)
+    split, src, sec = _entry(data, "nun_split_per_class", field, source)
     ok = isinstance(split, list) and all(isinstance(p, list) and len(p) == 2 for p in split)
     if not ok:
         raise RuleError(field, f"nun_split_per_class: list of [nuns, cards] pairs expected (got {split!r})")
@@ -275,7 +296,7 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
                                f" must equal population_per_class = {out['population_per_class']}")
     out["nun_split"] = pairs
     vals.append(RuleValue("nun_split_per_class", split, user or src, f"{RULES} {sec}"))
-    table, src, sec = _entry(data, "player_counts", field)
+    table, src, sec = _entry(data, "player_counts", field, source)
     row = table.get(str(n)) if isinstance(table, dict) else None
     if not (isinstance(row, list) and len(row) == 3):
         raise RuleError("players", f"no player_counts entry for {n} players"
@@ -293,7 +314,13 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
                                f" only {population} population cards")
     out["rounds"], out["row_size"], out["replacement"] = rounds, per_round, repl
     vals.append(RuleValue("player_counts", {str(n): row}, user or src, f"{RULES} {sec}"))
-    first, src, sec = _entry(data, "first_game", field)
+    first, src, sec = _entry(data, "first_game", field, source)
+    if not isinstance(first, list) or not all(isinstance(x, str) for x in first):
+        raise RuleError(field, f"{source}: first_game: must be a list of building names (got {first!r})")
+    for name in first:
+        if name.partition(":")[0] not in DEFAULT_BUILDINGS:
+            raise RuleError(field, f"{source}: first_game: unknown building {name!r}"
+                                   f" (allowed: {', '.join(DEFAULT_BUILDINGS)})")
     out["first_game"] = first
     vals.append(RuleValue("first_game", first, user or src, f"{RULES} {sec}"))
     return out
@@ -385,8 +412,8 @@ def one_per_class_sets() -> list[tuple[str, ...]]:
     return [tuple(p) for p in itertools.product(*pairs)]
 
 
-def _explicit_cards(items: Any, names: tuple[str, ...], copies: int) -> tuple[int, ...]:
-    field = "buildings"
+def _explicit_cards(items: Any, names: tuple[str, ...], copies: int, field: str = "buildings"
+                    ) -> tuple[int, ...]:
     if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
         raise RuleError(field, f"must be a list of building names or 'building:copy' cards (got {items!r})")
     cards: list[int] = []
@@ -482,8 +509,10 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         if (opt["buildings"] is None) == (opt["building_set_name"] is None):
             raise RuleError("buildings", "explicit selection needs exactly one of `buildings`"
                                          " or `building_set_name` (allowed set names: first_game)")
-        items = opt["buildings"] if opt["buildings"] is not None else list(comp["first_game"])
-        fixed = _explicit_cards(items, names, copies)
+        if opt["buildings"] is not None:
+            fixed = _explicit_cards(opt["buildings"], names, copies)
+        else:  # building_set_name: the set comes from the components table
+            fixed = _explicit_cards(list(comp["first_game"]), names, copies, "components_file (first_game)")
     elif given:
         raise RuleError("buildings", f"`buildings`/`building_set_name` need building_selection = 'explicit'"
                                      f" (got {selection!r})")

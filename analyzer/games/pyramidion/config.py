@@ -16,6 +16,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
+from analyzer.games.tables import check_keys
 
 DATA = Path(__file__).parent / "data"
 RULES = "rules/pyramidion.md"
@@ -194,11 +195,22 @@ def _builtin(name: str) -> dict:
         return tomllib.load(fh)
 
 
-def _table(field: str, user: str, builtin: str, what: str) -> tuple[dict, str | None]:
-    """The parsed table and ``None`` (built-in) or the user's path."""
-    if user:
-        return _read_toml(Path(user), field, what), user
-    return _builtin(builtin), None
+def _table(field: str, user: str, builtin: str, what: str, layout: dict[str, tuple[str, ...]]
+           ) -> tuple[dict, str | None]:
+    """The parsed table and ``None`` (built-in) or the user's path.
+
+    ``layout`` maps each allowed top-level array (``[[key]]``) to the keys its tables allow;
+    any other key, at either level, is refused naming the file, the key and the allowed keys.
+    """
+    data = _read_toml(Path(user), field, what) if user else _builtin(builtin)
+    source = user or f"data/{builtin}"
+    check_keys(field, source, "", data, tuple(layout))
+    for key, allowed in layout.items():
+        rows = data.get(key)
+        if isinstance(rows, list):
+            for i, row in enumerate(rows):
+                check_keys(field, source, f"[[{key}]] {i + 1}", row, allowed)
+    return data, (user or None)
 
 
 def _nonneg_int(field: str, where: str, value: Any) -> int:
@@ -228,7 +240,8 @@ def _kind(field: str, where: str, value: Any, allow_statue: bool = False) -> int
 
 
 def _load_sites(field: str, user: str, players: int, acts: int, prov: list[RuleValue]):
-    data, src = _table(field, user, "sites.toml", "[[site]] tables")
+    data, src = _table(field, user, "sites.toml", "[[site]] tables", {"site": (
+        "name", "produces", "min_influence", "min_negotiation", "min_trade", "ability", "provenance")})
     rows = _entries(field, data, "site")
     names, kinds, mins, abil = [], [], [], []
     for i, row in enumerate(rows):
@@ -276,7 +289,9 @@ def _card_rows(field: str, rows: list[dict], key: str):
 
 
 def _load_cards(field: str, user: str, players: int, prov: list[RuleValue]):
-    data, src = _table(field, user, "cards.toml", "[[starting]] and [[common]] tables")
+    card_keys = ("type", "count", "influence", "negotiation", "trade", "value", "provenance")
+    data, src = _table(field, user, "cards.toml", "[[starting]] and [[common]] tables",
+                       {"starting": card_keys, "common": card_keys})
     starting = _card_rows(field, _entries(field, data, "starting"), "starting")
     common = _card_rows(field, _entries(field, data, "common"), "common")
     goddesses = {v[0] for t, v, c, _ in starting + common if t == GODDESS and c}
@@ -311,7 +326,7 @@ def _load_cards(field: str, user: str, players: int, prov: list[RuleValue]):
 
 def _load_boats(field: str, user: str, boat_set: str, prov: list[RuleValue]):
     builtin = "boats.toml" if boat_set == "size_eq_vp" else "boats_bordspeler.toml"
-    data, src = _table(field, user, builtin, "[[boat]] tables")
+    data, src = _table(field, user, builtin, "[[boat]] tables", {"boat": ("name", "goods", "vp", "provenance")})
     names, needs, vps = [], [], []
     for i, row in enumerate(_entries(field, data, "boat")):
         name = row.get("name", f"boat {i + 1}")
@@ -334,7 +349,8 @@ def _load_boats(field: str, user: str, boat_set: str, prov: list[RuleValue]):
 
 
 def _load_revolt(field: str, user: str, prov: list[RuleValue]):
-    data, src = _table(field, user, "revolt_tiles.toml", "[[tile]] tables")
+    data, src = _table(field, user, "revolt_tiles.toml", "[[tile]] tables",
+                       {"tile": ("strength", "good", "provenance")})
     rows = _entries(field, data, "tile")
     strength, good = [], []
     for i, row in enumerate(rows):
@@ -346,8 +362,18 @@ def _load_revolt(field: str, user: str, prov: list[RuleValue]):
     return tuple(strength), tuple(good)
 
 
-def _load_distribution(field: str, user: str, site_names: Sequence[str], prov: list[RuleValue]):
-    data, src = _table(field, user, "distribution.toml", "[[card]] tables")
+def _load_distribution(field: str, user: str, site_names: Sequence[str], prov: list[RuleValue],
+                       sites_user: str = ""):
+    data, src = _table(field, user, "distribution.toml", "[[card]] tables",
+                       {"card": ("name", "goods", "provenance")})
+    if not user and sites_user:  # the user changed the sites but kept the built-in distribution table
+        builtin_sites = set().union(*(r.get("goods", {}) for r in data.get("card", [])))
+        if builtin_sites != set(site_names):
+            raise RuleError("sites_file", f"{sites_user!r}: the built-in distribution table (data/distribution.toml)"
+                                          f" no longer matches these sites (it gives goods to "
+                                          f"{', '.join(sorted(builtin_sites))}; sites here: "
+                                          f"{', '.join(site_names)}); also set distribution_file to a table "
+                                          f"naming every site")
     cards = []
     for i, row in enumerate(_entries(field, data, "card")):
         name = row.get("name", f"card {i + 1}")
@@ -358,7 +384,11 @@ def _load_distribution(field: str, user: str, site_names: Sequence[str], prov: l
         unknown = sorted(set(goods) - set(site_names))
         if unknown:
             raise RuleError(field, f"{where}: unknown site {unknown[0]!r} (allowed: {', '.join(site_names)})")
-        cards.append(tuple(_nonneg_int(field, f"{where} {s}", goods.get(s, 0)) for s in site_names))
+        missing = [s for s in site_names if s not in goods]
+        if missing:
+            raise RuleError(field, f"{where}: no count for site {missing[0]!r} (every site needs one; "
+                                   f"sites: {', '.join(site_names)})")
+        cards.append(tuple(_nonneg_int(field, f"{where} {s}", goods[s]) for s in site_names))
         prov.append(RuleValue(f"distribution.{name}", dict(goods), _prov(field, where, row, src),
                               f"{RULES} §5 phase 2"))
     return tuple(cards)
@@ -457,7 +487,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     if n_revolt_cards > len(rs):
         raise RuleError("revolt_tiles_file", f"{len(rs)} revolt tiles but {n_revolt_cards} revolt cards "
                                              f"in the deck (need at least one tile per revolt card)")
-    dist = _load_distribution("distribution_file", opts["distribution_file"], names, prov)
+    dist = _load_distribution("distribution_file", opts["distribution_file"], names, prov, opts["sites_file"])
     sup = game["supply_per_good"]["value"]
     return PyramidionConfig(
         players=players, options=opts, provenance=tuple(prov),

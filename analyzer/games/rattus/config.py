@@ -18,6 +18,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
+from analyzer.games.tables import check_keys
 
 RULES_VERSION = "rattus-1"
 
@@ -154,8 +155,10 @@ def _load_user_table(option: str, path: Any, layout: str) -> dict:
         raise RuleError(option, f"{str(path)!r} is not valid TOML: {err}") from None
 
 
-def _parse_map(table: dict, option: str, players: int) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+def _parse_map(table: dict, option: str, players: int, source: str = "data/map.toml"
+               ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
     """Regions in use and their adjacency at ``players`` (§3.3, §4); checks symmetry and neighbours."""
+    check_keys(option, source, "", table, ("provenance", "section", "regions"))
     regions = table.get("regions")
     if not isinstance(regions, list) or not regions:
         raise RuleError(option, "needs a non-empty [[regions]] array (fields: name, players, neighbours)")
@@ -165,6 +168,7 @@ def _parse_map(table: dict, option: str, players: int) -> tuple[tuple[str, ...],
     for i, reg in enumerate(regions):
         if not isinstance(reg, dict):
             raise RuleError(option, f"regions[{i}] must be a table")
+        check_keys(option, source, f"regions[{i}]", reg, ("name", "board", "players", "neighbours", "provenance"))
         name = reg.get("name")
         if not isinstance(name, str) or not name:
             raise RuleError(option, f"regions[{i}].name must be a non-empty string")
@@ -212,7 +216,9 @@ def _parse_symbols(option: str, where: str, symbols: Any) -> tuple[int, int, tup
     return n_a, n_m, classes
 
 
-def _parse_tokens(table: dict, option: str, key: str) -> tuple[list, list[str], list[bool]]:
+def _parse_tokens(table: dict, option: str, key: str, source: str = "data/tokens.toml"
+                  ) -> tuple[list, list[str], list[bool]]:
+    check_keys(option, source, "", table, ("provenance", "section", "base", "africanus"))
     toks = table.get(key)
     if not isinstance(toks, list) or not toks:
         raise RuleError(option, f"needs a non-empty [[{key}]] array (fields: threshold, symbols, starting)")
@@ -221,6 +227,7 @@ def _parse_tokens(table: dict, option: str, key: str) -> tuple[list, list[str], 
         where = f"{key}[{i}]"
         if not isinstance(t, dict):
             raise RuleError(option, f"{where} must be a table")
+        check_keys(option, source, where, t, ("threshold", "symbols", "starting", "provenance"))
         thr = t.get("threshold")
         if not isinstance(thr, int) or isinstance(thr, bool) or not 1 <= thr <= 6:
             raise RuleError(option, f"{where}: threshold must be an integer 1-6 (got {thr!r})")
@@ -234,7 +241,9 @@ def _parse_tokens(table: dict, option: str, key: str) -> tuple[list, list[str], 
     return out, labels, start
 
 
-def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names: set[str]):
+def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names: set[str],
+                        source: str = "data/region_cards.toml"):
+    check_keys(option, source, "", table, ("provenance", "section", "cards"))
     cards = table.get("cards")
     if not isinstance(cards, list):
         raise RuleError(option, "needs a [[cards]] array (fields: region, symbols)")
@@ -244,6 +253,7 @@ def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names
         where = f"cards[{i}]"
         if not isinstance(c, dict):
             raise RuleError(option, f"{where} must be a table")
+        check_keys(option, source, where, c, ("region", "symbols", "provenance"))
         reg = c.get("region")
         if reg not in all_names:
             raise RuleError(option, f"{where}: unknown region {reg!r} (allowed: {', '.join(sorted(all_names))})")
@@ -393,7 +403,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         values.append(RuleValue(key, opts[key], "user" if user else entry["provenance"], entry["section"]))
 
     map_table = _load_user_table("map_file", rules["map_file"], "data/map.toml") if "map_file" in rules else _MAP
-    region_names, adj = _parse_map(map_table, "map_file", players)
+    region_names, adj = _parse_map(map_table, "map_file", players, str(rules.get("map_file", "data/map.toml")))
     all_region_names = {r["name"] for r in map_table["regions"]}
     values.append(RuleValue("map", {n: tuple(region_names[j] for j in adj[i]) for i, n in enumerate(region_names)},
                             "user" if "map_file" in rules else _MAP["provenance"], _MAP["section"]))
@@ -402,7 +412,11 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
                  if "tokens_file" in rules else _TOKENS)
     use_afr = africanus and (opts["africanus_tokens_replace_base"] or players >= 5)
     token_set = "africanus" if use_afr else "base"
-    tokens, labels, starting = _parse_tokens(tok_table, "tokens_file", token_set)
+    tok_source = str(rules.get("tokens_file", "data/tokens.toml"))
+    tokens, labels, starting = _parse_tokens(tok_table, "tokens_file", token_set, tok_source)
+    other_set = "base" if token_set == "africanus" else "africanus"
+    if other_set in tok_table:  # the list not in use is still checked (a typo there is a typo)
+        _parse_tokens(tok_table, "tokens_file", other_set, tok_source)
     n_start = sum(starting)
     if n_start < len(region_names):
         raise RuleError("tokens_file", f"[[{token_set}]] has {n_start} starting tokens but {len(region_names)} "
@@ -423,8 +437,9 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     if africanus:
         rc_table = (_load_user_table("region_cards_file", rules["region_cards_file"], "data/region_cards.toml")
                     if "region_cards_file" in rules else _REGION_CARDS)
-        rc_region, rc_mask, rc_labels = _parse_region_cards(rc_table, "region_cards_file", region_names,
-                                                            all_region_names)
+        rc_region, rc_mask, rc_labels = _parse_region_cards(
+            rc_table, "region_cards_file", region_names, all_region_names,
+            str(rules.get("region_cards_file", "data/region_cards.toml")))
         values.append(RuleValue("region_cards", rc_labels, "user" if "region_cards_file" in rules
                                 else _REGION_CARDS["provenance"], _REGION_CARDS["section"]))
     else:
