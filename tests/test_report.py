@@ -156,3 +156,20 @@ def test_card_sections_count_only_games_with_the_card(tmp_path):
     md = (res.out_dir / "report.md").read_text()
     assert f"of {n_sultan} games with the Sultan in play" in md
     assert f"{n_trader} games with the Trader in play" in md
+
+
+def test_single_arm_report_shows_death_rate_no_winner_and_even_digits(tmp_path):
+    """A one-arm Cartus run shows the death rate and the no-winner share in the generic
+    results, and every score statistic with the same two decimals."""
+    from pathlib import Path
+
+    sc = Path(__file__).resolve().parent.parent / "scenarios" / "cartus-first-game.toml"
+    res = api.simulate(sc, games=20, jobs=1, out=tmp_path / "run")
+    md = (res.out_dir / "report.md").read_text()
+    part = md.split("## Scores and game length")[1].split("\n## ")[0]
+    head = next(line for line in part.splitlines() if line.startswith("| variant"))
+    assert "| no winner |" in head and "| death rate |" in head
+    row = next(line for line in part.splitlines() if line.startswith("| base"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    for cell in cells[1:8]:  # mean, sd, min, p10, p50, p90, max
+        assert len(cell.split(".")[1]) == 2, cell

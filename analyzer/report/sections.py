@@ -118,18 +118,34 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
 
     doc.h("Scores and game length")
     srows = []
+    show_no_winner = "died" in seats or bool(
+        (seats.groupby(["variant", "game_id"])["won"].sum() <= 0).any())
     for var in _variants(seats):
         s = stats.summary(seats.loc[seats["variant"] == var, "score"])
         g = games[games["variant"] == var]
         rounds = stats.mean_interval(g["rounds"].to_numpy())
         cap = int((g["end"] == "turn_cap").sum())
-        srows.append({"variant": var, **{k: round(v, 2) for k, v in s.items()},
-                      "rounds": num(rounds.estimate, rounds.lo, rounds.hi),
-                      "turn-cap ends": cap})
+        row = {"variant": var, **{k: round(v, 2) for k, v in s.items()},
+               "rounds": num(rounds.estimate, rounds.lo, rounds.hi), "turn-cap ends": cap}
+        sv = seats[seats["variant"] == var]
+        won = sv.groupby("game_id")["won"].sum()
+        if show_no_winner:
+            iv = stats.wilson(float((won <= 0).sum()), len(won))
+            row["no winner"] = pct(iv.estimate, iv.lo, iv.hi)
+        if "died" in sv:
+            iv = stats.wilson(float(sv["died"].sum()), len(sv))
+            row["death rate"] = pct(iv.estimate, iv.lo, iv.hi)
+        srows.append(row)
     dist = pd.DataFrame(srows)
+    stat_cols = list(stats.summary([]))
+    shown = dist.assign(**{c: [f"{v:.2f}" if v == v else "–" for v in dist[c]]
+                           for c in stat_cols})  # one digit count for every statistic
     doc.p("Final score per seat-game [points]: mean, standard deviation and quantiles; mean "
-          "rounds per game; games stopped by the turn cap instead of a normal end.")
-    doc.table(dist)
+          "rounds per game; games stopped by the turn cap instead of a normal end"
+          + ("; share of games nobody won" if show_no_winner else "")
+          + ("; death rate (share of seat-games whose player died)" if "died" in seats else "")
+          + " (95% Wilson intervals).")
+    doc.table(shown)
     doc.chart("score_histogram.png", "Final score distribution per variant.",
               lambda ax: charts.plot_score_histogram(ax, seats[["variant", "score"]]))
     out["scores"] = _records(dist)
