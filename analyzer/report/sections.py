@@ -138,7 +138,7 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
         srows.append(row)
     dist = pd.DataFrame(srows)
     stat_cols = list(stats.summary([]))
-    shown = dist.assign(**{c: [f"{v:.2f}" if v == v else "–" for v in dist[c]]
+    shown = dist.assign(**{c: [f"{v:.2f}" if not math.isnan(v) else "–" for v in dist[c]]
                            for c in stat_cols})  # one digit count for every statistic
     doc.p("Final score per seat-game [points]: mean, standard deviation and quantiles; mean "
           "rounds per game; games stopped by the turn cap instead of a normal end"
