@@ -26,6 +26,7 @@ from analyzer.games.cartus.resolution import (
     resolve_building,
 )
 from analyzer.games.cartus.state import State, new_state
+from analyzer.games.logtext import plural, seats_line
 
 
 def choose_buildings(cfg: CartusConfig, rng: random.Random) -> tuple[int, ...]:
@@ -117,7 +118,7 @@ def phase_b(st: State, policies, prngs, rng, log: Log) -> None:
         st.rats[seat] -= x
         st.rats_discarded[seat] += x
         if log:
-            log(f"  seat {seat} supplies at row {r + 1}: draws {got}, discards {x} rat(s)")
+            log(f"  seat {seat} supplies at row {r + 1}: draws {got}, discards {plural(x, 'rat')}")
         for _ in range(looks):
             look(st, seat, policies[seat], prngs[seat], log)
 
@@ -135,7 +136,7 @@ def _enter(st: State, seat: int, rows: tuple[int, ...], policy, prng, log: Log) 
     if cfg.building_action[cfg.card_building[st.row[r]]] == "guard_tower":
         st.protected |= 1 << seat
     if log:
-        log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {sum(c)} card(s)")
+        log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {plural(sum(c), 'card')}")
     return r
 
 
@@ -231,6 +232,8 @@ def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -
     pols = resolve_policies(policies, n)
     rng, prngs = game_streams(seed, n)
     seed_text = seed_of(seed)
+    if log:
+        log(seats_line(pols))
     st = setup(config, rng, log)
     for _ in range(config.rounds):
         play_round(st, pols, prngs, rng, seed_text, log)

@@ -14,6 +14,7 @@ from analyzer.errors import IllegalChoice
 from analyzer.games.cartus import chance
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
 from analyzer.games.cartus.state import State
+from analyzer.games.logtext import plural
 
 Log = Callable[[str], None] | None
 
@@ -110,7 +111,7 @@ def hand_over(st: State, giver: int, taker: int, k: int, kind: str, policies, pr
             hand[t] -= c[t]
             to[t] += c[t]
     if log:
-        log(f"    seat {giver} gives {k} card(s) to seat {taker} ({kind})")
+        log(f"    seat {giver} gives {plural(k, 'card')} to seat {taker} ({kind})")
 
 
 def _take(st: State, seat: int, t: int, k: int) -> int:
@@ -155,7 +156,7 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
             st.rats_gained[seat] += off
             st.offclass[seat] += off
         if log and (gain or off):
-            log(f"    seat {seat}: +{gain} {cfg.class_names[k]} influence, +{off} rats")
+            log(f"    seat {seat}: +{gain} {cfg.class_names[k]} influence, +{plural(off, 'rat')}")
         if not (c[SWORD] or c[FLUTE]):
             continue
         for kind, t, mode in (("sword", SWORD, cfg.sword_target), ("flute", FLUTE, cfg.flute_target)):
@@ -180,7 +181,7 @@ def resolve_building(st: State, r: int, policies, prngs, rng, log: Log) -> None:
                     st.rats[tgt] += m
                     st.rats_gained[tgt] += m
                     if log:
-                        log(f"    seat {seat} flutes {m} rat(s) to seat {tgt}")
+                        log(f"    seat {seat} flutes {plural(m, 'rat')} to seat {tgt}")
     # step b: premium for the most population cards + jokers, standard for the rest
     if st.round < cfg.rounds or cfg.last_round_actions:
         if len(entries) == 1:  # alone: premium iff enough cards
@@ -247,7 +248,7 @@ def perform(st: State, seat: int, b: int, premium: bool, policies, prngs, rng, l
             st.rats[seat] -= sum(c)
         st.rats_discarded[seat] += x
         if log:
-            log(f"    seat {seat} discards {x} rat(s)")
+            log(f"    seat {seat} discards {plural(x, 'rat')}")
     elif kind == "pass":
         _take(st, seat, PASS, amt)
     elif kind == "joker":

@@ -17,6 +17,7 @@ from functools import cache
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import build_policy, game_streams, seed_of
+from analyzer.games.logtext import seats_line
 from analyzer.games.pyramidion.chance import (
     draw_card,
     draw_revolt_tiles,
@@ -360,6 +361,8 @@ def play_game(config: PyramidionConfig, policies: Sequence, seed, log: Callable[
     chance, seats = game_streams(seed, config.players)  # leaves the caller's SeedSequence as is
     game = Game(config, objs, chance, seats, log)
     game.seed_text = seed_of(seed)
+    if log:
+        log(seats_line(names))
     game.setup()
     end = None
     while end is None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import game_streams, seed_of
+from analyzer.games.logtext import plural, seats_line
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.plague import resolve_region
@@ -206,8 +207,11 @@ class Game:
         log = self.log
         if log is not None:
             log(f"rattus {cfg.n_players} players, expansions: {', '.join(cfg.expansions) or 'none'}")
-            log("policies: " + ", ".join(f"seat {p} {getattr(pol, 'name', type(pol).__name__)}"
-                                         for p, pol in enumerate(self.policies)))
+            log(seats_line(self.policies))
+            log("legend: rat token '5+M+Is' = acts with 5+ cubes in the region; A = every player there loses"
+                " a cube, M = whoever has most there loses one, a class = holders of that class card lose one"
+                " (Pe Bo Ch Kn Ma Ro Is = peasantry bourgeoisie church chivalry magic royalty islam);"
+                " region card 'Anglia:Bo+Is' protects those classes, ? = any class")
             log(f"class cards: {', '.join(in_play)}")
             log(f"regions ({nr}): {', '.join(cfg.region_names)}")
             log(f"start player seat {st.start_seat}; plague piece in {cfg.region_names[st.plague]}"
@@ -272,7 +276,7 @@ class Game:
                 k = len(st.tokens[r]) + (1 if st.holder[PEASANT] == p else 0)
                 k = self.place_cubes(p, r, k)
                 if log is not None:
-                    log(f"  seat {p} places {k} cube(s) in {cfg.region_names[r]}")
+                    log(f"  seat {p} places {plural(k, 'cube')} in {cfg.region_names[r]}")
             else:
                 c = CARD_INDEX[step]
                 used |= 1 << c
@@ -289,8 +293,8 @@ class Game:
         log = self.log
         rats = len(st.tokens[d])
         if log is not None:
-            log(f"  seat {p} moves the plague {cfg.region_names[src]} -> {cfg.region_names[d]} ({rats} rats, "
-                f"{sum(st.cubes[d])} cubes)")
+            log(f"  seat {p} moves the plague {cfg.region_names[src]} -> {cfg.region_names[d]} ({plural(rats, 'rat')}, "
+                f"{plural(sum(st.cubes[d]), 'cube')})")
         if rats == 0:  # Q16: nothing happens
             return
         cap = cfg.rat_cap

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 
 _KNIGHT = CARD_INDEX["knight"]
@@ -116,7 +117,7 @@ def resolve_region(game: Game, r: int, chooser: int) -> None:
         total = sum(row) + neutral
         if total < token[0]:
             if log is not None:
-                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {total} cubes, no effect")
+                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, no effect")
             continue
         if cfg.africanus and token[3] and any(st.hands):
             played += game.offer_region_cards(r, tid, chooser, protected)
@@ -127,6 +128,6 @@ def resolve_region(game: Game, r: int, chooser: int) -> None:
                 st.cubes_lost[p] += k
         if log is not None:
             hit = ", ".join(f"seat {p} -{k}" for p, k in enumerate(lost) if k) or "nobody"
-            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {total} cubes, kills {hit}")
+            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, kills {hit}")
     if played:
         st.rdiscard.extend(played)
