@@ -4,7 +4,8 @@ The scenarios are merged into one scenario whose arms are every arm of every fil
 and that scenario is run by ``analyzer.api.simulate`` (the one runner, the one report). So game
 ``i`` of every scenario is played from ``SeedSequence(seed, spawn_key=(i,))`` with the seed and
 game count of the first file (or ``--seed`` / ``--games``), and every difference is paired game
-by game against the first scenario, whose base arm keeps the name ``base``.
+by game against the first scenario, whose base arm keeps the name ``base``; every other arm
+is named by its scenario (``NAME``, ``NAME/VARIANT``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from analyzer.errors import ScenarioError
-from analyzer.scenario import BASE, Scenario, load_scenario
+from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
 
 # what must agree for the arms to be paired seat by seat
 SAME = ("game", "players", "expansions", "seat_rotation")
@@ -23,12 +24,20 @@ SAME = ("game", "players", "expansions", "seat_rotation")
 def arm_label(scenario: Scenario, arm_name: str, first: bool) -> str:
     """The ``variant`` value of an arm in a comparison.
 
-    ``base`` for the first scenario's base arm, the scenario name for another scenario's base
-    arm, ``NAME/VARIANT`` for a variant arm (and plain ``VARIANT`` inside the first scenario).
+    Every arm is named by its scenario: ``NAME`` for a base arm, ``NAME/VARIANT`` for a variant
+    arm. The one exception is the first scenario's base arm, the reference of every paired
+    difference, which keeps the name ``base`` (the report says which scenario it is).
     """
     if arm_name == BASE:
         return BASE if first else scenario.name
-    return arm_name if first else f"{scenario.name}/{arm_name}"
+    return f"{scenario.name}/{arm_name}"
+
+
+def _show(value) -> str:
+    """A scenario value for a message: lists and tuples as ``[a, b]`` (``[]`` when empty)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return repr(value)
 
 
 def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
@@ -60,7 +69,7 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
             a, b = getattr(first, fld), getattr(sc, fld)
             if a != b:
                 raise ScenarioError(
-                    f"{sc.file}: {fld}: {b!r} differs from {a!r} in {first.file} (compare pairs "
+                    f"{sc.file}: {fld}: {_show(b)} differs from {_show(a)} in {first.file} (compare pairs "
                     f"games seat by seat, so {', '.join(SAME)} must agree; put other differences "
                     "in [rules] or [[seats]])")
     arms = []
@@ -74,6 +83,9 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
             seen[label] = sc.file
             desc = arm.description or (sc.description if arm.name == BASE else "")
             arms.append(replace(arm, name=label, description=desc or f"from {sc.file}"))
+    if name is not None and not valid_name(name):
+        raise ScenarioError(f"--name: only letters, digits and -_. are allowed, not dots alone "
+                            f"(got {name!r})")
     if name is None:
         name = f"compare-{first.name}-vs-{scenarios[1].name}"
         if len(scenarios) > 2:
@@ -113,4 +125,10 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
     """
     from analyzer import api
 
-    return api.simulate(combine(load_all(paths), name), **run_options)
+    scenarios = load_all(paths)
+    combined = combine(scenarios, name)
+    study = {"kind": "compare", "reference": scenarios[0].name,
+             "scenarios": [{"name": sc.name, "file": str(sc.file),
+                            "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
+                           for j, sc in enumerate(scenarios)]}
+    return api.simulate(combined, study=study, **run_options)

@@ -227,3 +227,29 @@ def test_cartus_building_sets_small_run_renders_the_section(tmp_path):
     md = (tmp_path / "run" / "report.md").read_text()
     assert "Building sets: which selections are balanced" in md
     assert "Balance of each variant" in md
+
+
+def test_compare_names_every_arm_by_scenario_and_reports_it(write_scenario, tmp_path):
+    """The first scenario's variants are prefixed like every other scenario's; the report says
+    which scenario `base` is."""
+    a = _toy(write_scenario, "a", '\n[[variants]]\nname = "d8"\nrules = { sides = 8 }\n')
+    b = _toy(write_scenario, "b")
+    sc = combine([load_scenario(a), load_scenario(b)])
+    assert [arm.name for arm in sc.arms] == ["base", "a/d8", "b"]
+    compare([a, b], games=10, jobs=1, out=tmp_path / "run")
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "## Compared scenarios" in md and "the first scenario, `a`" in md
+    assert "| a | " in md and "base, a/d8" in md
+
+
+def test_compare_mismatch_lists_read_plainly(tmp_path):
+    """A mismatch of list fields reads `[]` / `[africanus]`, not Python tuples."""
+    src = (ROOT / "scenarios" / "africanus-sultan.toml").read_text()
+    plain = src.replace('expansions = ["africanus"]', "expansions = []").replace(
+        'name = "africanus-sultan"', 'name = "plain"')
+    plain = plain.split("[rules]")[0] + '[[seats]]\npolicy = "greedy"\n'
+    (tmp_path / "plain.toml").write_text(plain)
+    with pytest.raises(ScenarioError) as err:
+        combine([load_scenario(ROOT / "scenarios" / "africanus-sultan.toml"),
+                 load_scenario(tmp_path / "plain.toml")])
+    assert "expansions: [] differs from [africanus]" in str(err.value)

@@ -34,6 +34,8 @@ def study_sections(doc: Doc, run: dict, games: pd.DataFrame, seats: pd.DataFrame
         out["sweep"] = sweep_section(doc, study, seats, players)
     elif study.get("kind") == "ablate":
         out["ablate"] = ablate_section(doc, study, seats, run.get("game", ""))
+    elif study.get("kind") == "compare":
+        out["compare"] = compare_section(doc, study)
     return out
 
 
@@ -92,6 +94,17 @@ def target_precision(doc: Doc, facts: dict, seats: pd.DataFrame) -> dict[str, An
           f"Wilson) within ±{100 * facts['target']:.2f} percentage points. The run added chunks "
           f"of games (totals after each round: {steps}) and {verdict}.")
     return dict(facts)
+
+
+def compare_section(doc: Doc, study: dict) -> dict[str, Any]:
+    """Which arm came from which scenario file of ``analyzer compare``."""
+    doc.h("Compared scenarios")
+    doc.p(f"Arms are named by scenario (`NAME`, `NAME/VARIANT`); `base` is the base arm of "
+          f"the first scenario, `{study.get('reference', '?')}`, the reference of every paired "
+          "difference.")
+    doc.table(pd.DataFrame([{"scenario": sc["name"], "file": sc["file"],
+                             "arms": ", ".join(sc["arms"])} for sc in study.get("scenarios", [])]))
+    return dict(study)
 
 
 def _p(p: float) -> str:
