@@ -156,6 +156,7 @@ def test_card_sections_count_only_games_with_the_card(tmp_path):
     md = (res.out_dir / "report.md").read_text()
     assert f"of {n_sultan} games with the Sultan in play" in md
     assert f"{n_trader} games with the Trader in play" in md
+    assert "| cubes go to | stage | cubes per move |" in md
 
 
 def test_single_arm_report_shows_death_rate_no_winner_and_even_digits(tmp_path):
@@ -173,3 +174,8 @@ def test_single_arm_report_shows_death_rate_no_winner_and_even_digits(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     for cell in cells[1:8]:  # mean, sd, min, p10, p50, p90, max
         assert len(cell.split(".")[1]) == 2, cell
+    # wording: games × variants spelled out; no trivial by-policy table when all seats agree
+    assert "Played 20 games × 1 variant = 20 games in" in md
+    wins = md.split("## Win rates")[1].split("\n## ")[0]
+    assert "same policy" in wins and "| policy |" not in wins
+    assert not (res.out_dir / "charts" / "win_rate_by_policy.png").exists()

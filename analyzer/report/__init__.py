@@ -64,7 +64,9 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
           f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
           f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
     if run.get("games_per_second"):
-        doc.p(f"Played {run.get('games_played', 0)} games × variants in "
+        k = len(variants)
+        total = int(run.get("games_played", 0) or n * k)
+        doc.p(f"Played {n:,} games × {k} variant{'s' if k != 1 else ''} = {total:,} games in "
               f"{run.get('seconds', 0):.1f} s ({run['games_per_second']:.0f} games/s over "
               f"{run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
               f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer {run.get('version', '?')}.")

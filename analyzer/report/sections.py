@@ -82,16 +82,20 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
     by_policy = stats.win_rates(seats, ("variant", "policy"))
     scores = stats.mean_values(seats, ("variant", "policy"), "score")
     tab = by_policy.merge(scores, on=["variant", "policy"], suffixes=("", "_score"))
-    doc.p("Win share per seat-game (a k-way tie for first counts 1/k) with 95% Wilson intervals; "
-          "mean final score with 95% t intervals.")
-    doc.table(pd.DataFrame({
-        "variant": tab["variant"], "policy": tab["policy"], "seat-games": tab["n"],
-        "win rate": [pct(r, lo, hi) for r, lo, hi in zip(tab["rate"], tab["lo"], tab["hi"])],
-        "mean score": [num(m, lo, hi) for m, lo, hi in
-                       zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
-    }))
-    doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson).",
-              lambda ax: charts.plot_win_rates(ax, by_policy, "policy", 1 / players))
+    if seats.groupby("variant")["policy"].nunique().max() > 1:
+        doc.p("Win share per seat-game (a k-way tie for first counts 1/k) with 95% Wilson "
+              "intervals; mean final score with 95% t intervals.")
+        doc.table(pd.DataFrame({
+            "variant": tab["variant"], "policy": tab["policy"], "seat-games": tab["n"],
+            "win rate": [pct(r, lo, hi) for r, lo, hi in zip(tab["rate"], tab["lo"], tab["hi"])],
+            "mean score": [num(m, lo, hi) for m, lo, hi in
+                           zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
+        }))
+        doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson).",
+                  lambda ax: charts.plot_win_rates(ax, by_policy, "policy", 1 / players))
+    else:
+        doc.p("Every seat of a variant plays the same policy, so a win rate by policy is 1/"
+              f"{players} by construction and is not shown; see the start positions below.")
     out["win_rate_by_policy"] = _records(by_policy)
     out["score_by_policy"] = _records(scores)
 
@@ -364,7 +368,7 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
                                                 g["caravan_cubes_received"]))
     table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
                          columns=["who", "stage", "value", "lo", "hi"])
-    doc.table(pd.DataFrame({"cubes go to": table["who"], "": table["stage"],
+    doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
                             "cubes per move": [num(v, lo, hi) for v, lo, hi in
                                                zip(table["value"], table["lo"], table["hi"])]}))
     doc.p(f"All bonus cubes: {num(total.estimate, total.lo, total.hi)} per move.")
