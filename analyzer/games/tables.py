@@ -31,3 +31,11 @@ def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterabl
     if unknown:
         what = f"{where}: unknown key {unknown[0]!r}" if where else f"unknown key or table {unknown[0]!r}"
         raise RuleError(field, f"{source}: {what} (allowed: {', '.join(allowed)})")
+
+
+def option_help(default: Any, allowed: str, help_: str, section: str) -> str:
+    """One line per rule option, the same for every game (``analyzer list rules``).
+
+    Reads ``default <value>; allowed: <values or type>; <help> (<rules section>)``.
+    """
+    return f"default {default!r}; allowed: {allowed}; {help_} ({section})"

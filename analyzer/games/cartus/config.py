@@ -16,7 +16,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys
+from analyzer.games.tables import check_keys, option_help
 
 DATA_DIR = Path(__file__).parent / "data"
 RULES = "rules/cartus.md"
@@ -40,8 +40,10 @@ _OPTIONS: dict[str, tuple[Any, Any, str, str]] = {
                             " cards per class; random_buildings = mode (b); explicit = `buildings`"
                             " or `building_set_name`")),
     "buildings": (None, list, "§3 mode (a)",
-                  "explicit cards: 'building' (all 5 copies) or 'building:copy', 30 cards, 5 per class"),
-    "building_set_name": (None, ("first_game",), "§1 setup note", "a named explicit set"),
+                  ("explicit cards: 'building' (all 5 copies) or 'building:copy', 30 cards, 5 per class"
+                   " (names: `analyzer list buildings --game cartus`)")),
+    "building_set_name": (None, ("first_game",), "§1 setup note",
+                          "a named explicit set (first_game = the [first_game] entry of data/components.toml)"),
     "guard_tower_2p": ("exclude", ("exclude", "allow"), "§3", "random modes leave the Guard Tower out at 2p"),
     "tie_mode": ("all_tied_premium", ("all_tied_premium", "first_entered_premium", "nobody_premium"),
                  "§4 phase D b", "who gets the premium action on a tie for most cards"),
@@ -70,8 +72,17 @@ _OPTIONS: dict[str, tuple[Any, Any, str, str]] = {
     "components_file": (None, str, "§2, §3", "user TOML replacing data/components.toml"),
 }
 
+def _allowed_text(name: str, allowed: Any) -> str:
+    if isinstance(allowed, tuple):
+        return ", ".join(map(str, allowed))
+    if name.endswith("_file"):
+        return "path to a TOML file"
+    return {bool: "true or false", int: "integer >= 0", list: "list", str: "string"}[allowed]
+
+
 RULE_OPTIONS: dict[str, str] = {
-    name: f"{hlp} (default: {default!r}; {RULES} {sec})" for name, (default, _a, sec, hlp) in _OPTIONS.items()
+    name: option_help(default, _allowed_text(name, allowed), hlp, f"{RULES} {sec}")
+    for name, (default, allowed, sec, hlp) in _OPTIONS.items()
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys
+from analyzer.games.tables import check_keys, option_help
 
 DATA = Path(__file__).parent / "data"
 RULES = "rules/pyramidion.md"
@@ -69,8 +69,33 @@ _OPTIONS: dict[str, tuple[Any, str, str]] = {
     "revolt_tiles_file": ("", "path to a TOML file of [[tile]] tables", "§8"),
     "distribution_file": ("", "path to a TOML file of [[card]] tables", "§5 phase 2"),
 }
+_HELP: dict[str, str] = {
+    "target_vp": "VP that ends the game at the end of the round it is reached",
+    "deck": "the character-card deck",
+    "boat_set": "which built-in boat table is used (boats_file overrides it)",
+    "distribution": "the distribution-card deck",
+    "executioner": "when a played Executioner is discarded",
+    "philosopher": "wins_ties: the Philosopher token's holder wins ties in the slave-driver, negotiator and merchant steps; none: no effect",
+    "supply_limited": "goods come from a limited supply",
+    "goods_visible": "policies may see every player's goods",
+    "revolt_winner_must_survive": "only players who survived the revolt can win it",
+    "no_tile_left": "what happens when a player has no tile left to place",
+    "giza_tile_lost_on_revolt": "whether a revolt also costs the Giza tile",
+    "loading_pass_is_final": "a player who passes in loading may not load later that round",
+    "phase8_slave_driver_benefit": "what the Slave Driver gives in phase 8",
+    "discard_unplayed_drawn_cards": "cards drawn but not played are discarded at round end",
+    "tiebreak": "order of tie-breaks for the winner",
+    "start_player": "who starts",
+    "boat_vp_public": "policies may see the VP of loaded boats",
+    "max_rounds": "round cap (a game reaching it ends as turn_cap)",
+    "sites_file": "user TOML replacing data/sites.toml",
+    "cards_file": "user TOML replacing data/cards.toml",
+    "boats_file": "user TOML replacing the built-in boat table",
+    "revolt_tiles_file": "user TOML replacing data/revolt_tiles.toml",
+    "distribution_file": "user TOML replacing data/distribution.toml",
+}
 RULE_OPTIONS: dict[str, str] = {
-    k: f"{allowed}; default {d!r} ({RULES} {sec})" for k, (d, allowed, sec) in _OPTIONS.items()
+    k: option_help(d, allowed, _HELP[k], f"{RULES} {sec}") for k, (d, allowed, sec) in _OPTIONS.items()
 }
 _CHOICES = {
     "deck": ("default48",),

@@ -18,7 +18,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys
+from analyzer.games.tables import check_keys, option_help
 
 RULES_VERSION = "rattus-1"
 
@@ -73,9 +73,38 @@ CARD_EXPANSION: tuple[str, ...] = tuple(c["expansion"] for c in _CARDS["cards"])
 CARD_INDEX = {n: i for i, n in enumerate(CARD_NAMES)}
 BASE_CARDS: tuple[str, ...] = tuple(n for n, e in zip(CARD_NAMES, CARD_EXPANSION) if e == "base")
 
+def _allowed(name: str) -> str:
+    """Allowed values or type of a scalar option of data/rules.toml, as ``list rules`` shows it."""
+    check = _CHECKS.get(name)
+    if name == "spread_table":
+        return "list of integers >= 0, rat_cap + 1 entries"
+    if name == "base_tokens_removed":
+        return "list of 3 integers >= 0 (2, 3, 4 players)"
+    if name in ("caravan_start", "plague_start"):
+        return "\"random\" or a region name in use"
+    if check is None:
+        return "any"
+    if check[0] is bool:
+        return "true or false"
+    if check[0] is int:
+        return f"integer {check[1]}-{check[2]}"
+    return ", ".join(check[1])
+
+
+_EXTRA_DEFAULTS: dict[str, tuple[Any, str]] = {
+    "class_cards": (None, "list of card names (see `analyzer list cards --game rattus`)"),
+    "map_file": (None, "path to a TOML file"),
+    "tokens_file": (None, "path to a TOML file"),
+    "region_cards_file": (None, "path to a TOML file (africanus only)"),
+}
+_EXTRA_SECTIONS = {"class_cards": "rules/rattus.md §6.2", "map_file": "rules/rattus.md §3.3, §4",
+                   "tokens_file": "rules/rattus.md §5.2", "region_cards_file": "rules/rattus.md §9"}
+
 RULE_OPTIONS: dict[str, str] = {
-    **{k: f"{v['help']} [default {v['value']!r}, {v['provenance']}]" for k, v in _RULES.items()},
-    **_EXTRA_OPTIONS,
+    **{k: option_help(v["value"], _allowed(k), f"{v['help']} [{v['provenance']}]", v["section"])
+       for k, v in _RULES.items()},
+    **{k: option_help(_EXTRA_DEFAULTS[k][0], _EXTRA_DEFAULTS[k][1], h, _EXTRA_SECTIONS[k])
+       for k, h in _EXTRA_OPTIONS.items()},
 }
 
 
