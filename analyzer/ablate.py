@@ -82,10 +82,17 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
     scenario = api.validate(path_or_scenario)
     if correction not in ("holm", "bh"):
         raise ScenarioError(f"--correction: must be holm or bh (got {correction!r})")
-    out = simulate_kwargs.get("out")
-    out = Path(out) if out is not None else Path("reports") / f"{scenario.name}-ablate"
+    out = api.out_dir_for(simulate_kwargs.get("out"), Path("reports") / f"{scenario.name}-ablate")
+    api.check_out_dir(out)  # before the tables are written into it
     simulate_kwargs["out"] = out
+    dropped = [arm.name for arm in scenario.arms[1:]]
     scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
     expanded, rows = expand(scenario, out / "tables")
-    study = {"kind": "ablate", "items": rows, "correction": correction}
-    return api.simulate(expanded, study=study, **simulate_kwargs)
+    seats = [s.name for s in scenario.arms[0].seats]
+    note = f"ablate plays the base arm's seats ({', '.join(seats)})"
+    if dropped:
+        note += (f"; the scenario's own variants ({', '.join(dropped)}) are not used by ablate "
+                 "(ablate one of them by making it the base of its own scenario)")
+    study = {"kind": "ablate", "items": rows, "correction": correction,
+             "dropped_variants": dropped, "seats": seats, "note": note + "."}
+    return api.simulate(expanded, study=study, out_checked=True, **simulate_kwargs)

@@ -46,6 +46,8 @@ def _echo_result(res) -> None:
                   + ("reached" if tc["reached"] else f"not reached at the cap; widest "
                      f"±{100 * tc['half_width']:.2f} pp") + ")")
     typer.echo(f"{games} x {len(run.get('arms', []))} variant(s)")
+    if (run.get("study") or {}).get("note"):
+        typer.echo(run["study"]["note"])
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

@@ -128,3 +128,33 @@ def test_rattus_took_columns_count_phase_a_takes():
             assert rec[f"took_{card}"] == logged
     assert sum(rec["took_witch"] for rec in seats) == 3  # this game: three takes of the Witch
     assert {a.item: a.usage for a in spec.ablations(config)}["sultan"] == ("took_sultan",)
+
+
+def test_ablate_says_the_scenario_variants_are_not_used(tmp_path):
+    """pyramidion-baseline has variants: ablate names them as unused and the seats it played,
+    in the report and on the CLI; every value column is with − without."""
+    from typer.testing import CliRunner
+
+    from analyzer.cli import app
+
+    r = CliRunner().invoke(app, ["ablate", str(ROOT / "scenarios" / "pyramidion-baseline.toml"),
+                                 "--games", "4", "--jobs", "1", "--out", str(tmp_path / "ab"),
+                                 "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "greedy-vs-tile-builder, greedy-vs-random) are not used by ablate" in r.output
+    md = (tmp_path / "ab" / "report.md").read_text()
+    assert "`greedy-vs-tile-builder`, `greedy-vs-random`) are **not used** by ablate" in md
+    assert "Seats (the base arm's, every variant): " in md
+    assert "**with − without**" in md and "without − with" not in md
+    table = md.split("(leave-one-out)")[1]
+    assert "all-seat score value [points]" in table
+
+
+def test_ablate_all_seat_score_is_with_minus_without(tmp_path):
+    res = ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=8, jobs=1,
+                 out=tmp_path / "ab")
+    seats = res.seats
+    for rec in res.summary["results"]["studies"]["ablate"]["table"]:
+        base = seats[seats["variant"] == "base"]["score"].mean()
+        without = seats[seats["variant"] == rec["variant"]]["score"].mean()
+        assert rec["score_all"] == pytest.approx(base - without)

@@ -328,7 +328,8 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     h2h = head_to_head(seats)
     doc.h("Pyramidion: greedy against the named strategies")
     if h2h.empty:
-        doc.p("Every variant seats one policy only, so there is no head-to-head comparison.")
+        doc.p("Every variant of this run seats one policy only, so there is no head-to-head "
+              "comparison (`analyzer ablate` plays only the scenario's base seats).")
     else:
         doc.p("In each mixed variant the policies rotate over the seats. Per game, a policy's "
               "mean win share per seat is compared with the other seats' in the same game; the "

@@ -249,6 +249,14 @@ def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dic
     kind = ITEM_KIND.get(game, "item")
     correction = study.get("correction", "holm")
     doc.h(f"Value of each {kind} (leave-one-out)")
+    seats_used = study.get("seats")
+    if seats_used is not None:
+        dropped = study.get("dropped_variants") or []
+        doc.p(f"Seats (the base arm's, every variant): {', '.join(seats_used)}."
+              + (f" The scenario's own variants ({', '.join(f'`{d}`' for d in dropped)}) are "
+                 "**not used** by ablate: only the base arm is ablated, so sections below that "
+                 "compare variants see the base and its leave-one-out variants only."
+                 if dropped else ""))
     n_games = int((seats["variant"] == BASE).sum() / max(seats["seat"].nunique(), 1))
     recs = []
     for it in study["items"]:
@@ -259,7 +267,8 @@ def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dic
         all_score = stats.variant_differences(seats[seats["variant"].isin([BASE, var])],
                                               "score", ())
         rec = {"item": it["item"], "replaced_by": it.get("replaced_by") or "(removed)",
-               "variant": var, "score_all": float(all_score["diff"].iloc[0]),
+               # with − without, like the value (variant_differences gives variant − base)
+               "variant": var, "score_all": -float(all_score["diff"].iloc[0]),
                "games_used": 0, "won_with": math.nan, "won_without": math.nan,
                "value": math.nan, "lo": math.nan, "hi": math.nan, "p_value": math.nan,
                "score_value": math.nan, "score_lo": math.nan, "score_hi": math.nan}
@@ -282,7 +291,7 @@ def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dic
              "score value [points]": _span(r["score_value"], r["score_lo"], r["score_hi"], 2),
              "p adjusted": _p(r["p_adjusted"]),
              "significant": "yes" if r["significant_adjusted"] else "no",
-             "mean score change, all seats": f"{r['score_all']:+.2f}"}
+             "all-seat score value [points]": f"{r['score_all']:+.2f}"}
             for i, r in enumerate(table.to_dict("records"))]
     doc.p(f"Each {kind} in play is taken out (as the game's rules replace it; column "
           f"“replaced by”) in a variant that replays the base's games on the same seeds. "
@@ -292,8 +301,9 @@ def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dic
           f"(likewise the score). The seat is picked from the base game, so the value is "
           f"conditional on being the heaviest user there (a selection effect: a seat that "
           f"drew well used the {kind} more). Significance after {CORRECTION_NAME[correction]} "
-          f"correction over the {int(table['p_value'].notna().sum())} {kind}s. The last column "
-          f"is the change of the mean score over all seats (without − with).")
+          f"correction over the {int(table['p_value'].notna().sum())} {kind}s. Every value column "
+          f"is **with − without** (positive = the game goes better with the {kind}); the last "
+          f"is the mean final score over all seats, with − without.")
     if not any(it.get("usage") for it in study["items"]):
         doc.p(f"The records of this game have no per-seat usage column for its {kind}s, so no "
               "user can be picked; only the all-seat score change is shown.")
