@@ -253,3 +253,43 @@ def test_compare_mismatch_lists_read_plainly(tmp_path):
         combine([load_scenario(ROOT / "scenarios" / "africanus-sultan.toml"),
                  load_scenario(tmp_path / "plain.toml")])
     assert "expansions: [] differs from [africanus]" in str(err.value)
+
+
+def _sets_run(tmp_path, pick, name):
+    """A small run of cartus-building-sets.toml keeping the variants ``pick`` chooses."""
+    from analyzer.api import simulate
+    from analyzer.scenario import parse_scenario
+
+    path = ROOT / "scenarios" / "cartus-building-sets.toml"
+    data = tomllib.loads(path.read_text())
+    data["variants"] = pick(data)
+    data["games"] = 6
+    res = simulate(parse_scenario(data, file=str(path)), jobs=1, out=tmp_path / name)
+    return res, (tmp_path / name / "report.md").read_text()
+
+
+def test_building_main_effects_only_for_a_complete_design(tmp_path):
+    """Two sets that differ in all six classes: no main effects (every class's choice is
+    confounded), and the report says why; two sets differing in one class: a complete 2^1
+    design, main effects shown. Arms with the same selection are counted once as a set."""
+    base = ["palace", "monastery", "marketplace", "castle", "farm", "fortune_tellers_tent"]
+
+    def differing(data, k):
+        return [v for v in data["variants"]
+                if len(set(v["rules"]["buildings"]) - set(base)) == k][:1]
+
+    res, md = _sets_run(tmp_path, lambda d: differing(d, 6), "six")
+    out = res.summary["results"]["building_sets"]
+    assert out["design_complete"] is False and out["main_effects"] == []
+    part = md.split("## Building choices: main effects and interactions")[1].split("\n## ")[0]
+    assert "Not shown" in part and "2^6 = 64" in part and "cover 2 of them" in part
+    assert "2⁶" not in md
+
+    res, md = _sets_run(tmp_path, lambda d: differing(d, 1), "one")
+    out = res.summary["results"]["building_sets"]
+    assert out["design_complete"] is True and len(out["main_effects"]) > 0
+    assert "full 2^1 design" in md
+
+    dup = {"name": "same-as-base", "rules": {"buildings": base}}
+    res, md = _sets_run(tmp_path, lambda d: [dup, *differing(d, 1)], "dup")
+    assert "2 distinct building selections from 3 arms" in md

@@ -225,7 +225,14 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
     if has_death:
         adj, sig = stats.adjust_pvalues(table["death_p"].to_numpy(), method)
         table["death_p_adj"], table["death_sig"] = adj, sig
-    main, inter = effects(table, boot, facs)  # before sorting: boot columns follow table rows
+    combos = {tuple(r) for r in table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
+    # main effects are only balanced contrasts when every combination of the varying classes is
+    # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
+    complete = bool(facs) and len(combos) == 2 ** len(facs) == len(table)
+    if complete:
+        main, inter = effects(table, boot, facs)  # before sorting: boot columns follow rows
+    else:
+        main = inter = pd.DataFrame()
     table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
     n_sets = len(table)
@@ -234,8 +241,12 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
     mname = {"holm": "Holm", "bh": "Benjamini–Hochberg"}[method]
     ref_desc = ", ".join(_short(r) for _, r, _ in facs)
 
+    n_arms = games["variant"].nunique()
     doc.h("Building sets: which selections are balanced")
-    doc.p(f"{n_sets} building selections, {n_games} games each"
+    doc.p(f"{n_sets} distinct building selections"
+          + (f" from {n_arms} arms (arms with the same selection are pooled)"
+             if n_arms != n_sets else "")
+          + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
           + f" Reference set (the base arm; in the study the rulebook's first-game set): {ref_desc}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
@@ -278,12 +289,26 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
              if has_death else "."))
 
     doc.h("Building choices: main effects and interactions")
+    k = len(facs)
+    if not complete:
+        doc.p(f"Not shown: main effects and interactions need a complete design, every "
+              f"combination of the classes that vary present once ({k} class"
+              f"{'es' if k != 1 else ''} vary with two buildings each: 2^{k} = {2 ** k} "
+              f"selections), so that each class's choice is balanced over the others. These "
+              f"{n_sets} selections cover {len(combos)} of them"
+              + (" (and some classes vary over more than two buildings)"
+                 if len(table) != len(combos) else "")
+              + ", so a class's effect cannot be told apart from the other classes' changes. "
+              "Compare the selections in the table above instead.")
+        return {"paired": paired, "correction": method, "noise_floor": floor,
+                "sets": _records(table), "arms": n_arms, "design_complete": False,
+                "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
-          "classes averaged over (in the full 2⁶ design every combination of the other five "
-          "classes appears equally on both sides). Positive seat balance = the alternative makes "
-          "seats **less** equal. 95% bootstrap intervals; `*` = the interval excludes 0 "
-          f"(uncorrected; {len(facs)} classes per column).")
+          f"classes averaged over (in this full 2^{k} design every combination of the other "
+          f"{k - 1} classes appears equally on both sides). Positive seat balance = the "
+          "alternative makes seats **less** equal. 95% bootstrap intervals; `*` = the interval "
+          f"excludes 0 (uncorrected; {k} classes per column).")
     rows = []
     for (c, ref, alt), grp in main.groupby(["class", "reference", "alternative"], sort=False):
         r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
@@ -320,6 +345,7 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(8.0, 6.5))
     return {"paired": paired, "correction": method, "noise_floor": floor, "sets": _records(table),
+            "arms": n_arms, "design_complete": True,
             "main_effects": _records(main), "interactions": _records(inter)}
 
 
