@@ -40,6 +40,16 @@ def _show(value) -> str:
     return repr(value)
 
 
+def unique_names(scenarios: Sequence[Scenario]) -> list[Scenario]:
+    """The scenarios with repeated names told apart (``toy``, ``toy-2`` …) for arm labels."""
+    seen: dict[str, int] = {}
+    out = []
+    for sc in scenarios:
+        seen[sc.name] = seen.get(sc.name, 0) + 1
+        out.append(sc if seen[sc.name] == 1 else replace(sc, name=f"{sc.name}-{seen[sc.name]}"))
+    return out
+
+
 def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
     """One scenario holding every arm of ``scenarios`` (first file first).
 
@@ -63,6 +73,9 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
     """
     if len(scenarios) < 2:
         raise ScenarioError("compare: give at least two scenario files")
+    if name is not None and not valid_name(name):
+        raise ScenarioError(f"--name: only letters, digits and -_. are allowed, not dots alone "
+                            f"(got {name!r})")
     first = scenarios[0]
     for sc in scenarios[1:]:
         for fld in SAME:
@@ -74,7 +87,7 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
                     "in [rules] or [[seats]])")
     arms = []
     seen: dict[str, str] = {}
-    for j, sc in enumerate(scenarios):
+    for j, sc in enumerate(unique_names(scenarios)):
         for arm in sc.arms:
             label = arm_label(sc, arm.name, j == 0)
             if label in seen:
@@ -83,9 +96,6 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
             seen[label] = sc.file
             desc = arm.description or (sc.description if arm.name == BASE else "")
             arms.append(replace(arm, name=label, description=desc or f"from {sc.file}"))
-    if name is not None and not valid_name(name):
-        raise ScenarioError(f"--name: only letters, digits and -_. are allowed, not dots alone "
-                            f"(got {name!r})")
     if name is None:
         name = f"compare-{first.name}-vs-{scenarios[1].name}"
         if len(scenarios) > 2:
@@ -130,5 +140,5 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
     study = {"kind": "compare", "reference": scenarios[0].name,
              "scenarios": [{"name": sc.name, "file": str(sc.file),
                             "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
-                           for j, sc in enumerate(scenarios)]}
+                           for j, sc in enumerate(unique_names(scenarios))]}
     return api.simulate(combined, study=study, **run_options)

@@ -293,3 +293,9 @@ def test_building_main_effects_only_for_a_complete_design(tmp_path):
     dup = {"name": "same-as-base", "rules": {"buildings": base}}
     res, md = _sets_run(tmp_path, lambda d: [dup, *differing(d, 1)], "dup")
     assert "2 distinct building selections from 3 arms" in md
+
+
+def test_compare_a_scenario_with_itself_keeps_arms_apart(write_scenario):
+    a = _toy(write_scenario, "a", '\n[[variants]]\nname = "d8"\nrules = { sides = 8 }\n')
+    sc = combine([load_scenario(a), load_scenario(a)])
+    assert [arm.name for arm in sc.arms] == ["base", "a/d8", "a-2", "a-2/d8"]
