@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,35 @@ def _defaults_in_use(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def out_dir_for(out: str | Path | None, default: Path) -> Path:
+    """The run directory: ``out`` or ``default``; an empty ``out`` is refused."""
+    if out is None:
+        return default
+    if not str(out).strip():
+        raise ScenarioError("--out: empty path (give a directory, e.g. --out reports/run1)")
+    return Path(out)
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an ``out`` that is a file, or a non-empty directory that is not a run directory.
+
+    A run directory (``chunks/fingerprint.json``) may be run into again: without ``--resume``
+    its chunks are replaced, with it they are kept.
+    """
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out: cannot create {out} (it is a file; give a new or empty "
+                            "directory, or a run directory)")
+    if out.is_dir() and not (out / "chunks" / "fingerprint.json").exists():
+        try:
+            busy = any(out.iterdir())
+        except OSError as err:
+            raise ScenarioError(f"--out: cannot read {out} ({err.strerror})") from None
+        if busy:
+            raise ScenarioError(f"--out: {out} is a non-empty directory that is not a run "
+                                "directory (allowed: a new or empty directory, or the directory "
+                                "of an earlier run, with --resume to keep its chunks)")
+
+
 def _prepare_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -108,7 +138,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              scheduler: str | None = None, out: str | Path | None = None,
              chunk_size: int | None = None, resume: bool = False, progress: bool = False,
              resume_hint: str = "", target_ci: float | None = None,
-             study: dict[str, Any] | None = None) -> Results:
+             study: dict[str, Any] | None = None, out_checked: bool = False) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
     Parameters
@@ -135,6 +165,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     study : dict, optional
         Facts of a study command (``sweep``, ``ablate``) kept in ``summary.json["run"]["study"]``
         for its report section.
+    out_checked : bool
+        The caller already ran ``check_out_dir`` (``ablate`` writes its tables there first).
 
     Returns
     -------
@@ -143,36 +175,35 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     Raises
     ------
     ScenarioError
-        Invalid scenario or option; nothing is written.
+        Invalid scenario or option, ``target_ci`` outside (0, 0.5), an ``out`` that is a
+        non-empty directory but no run directory; nothing is written.
     analyzer.runner.RunInterrupted
         Ctrl-C; the finished chunks are kept for ``resume``.
     """
     scenario = with_overrides(validate(path_or_scenario), games=games, seed=seed)
     max_games = scenario.games
     chunk_size = runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
-    jobs = runner.check_options(jobs, chunk_size, backend, scheduler)
-    out_dir = Path(out) if out is not None else Path("reports") / scenario.name
+    jobs = runner.check_options(jobs, chunk_size, backend, scheduler, scenario.games)
+    if target_ci is not None and not 0 < target_ci < 0.5:
+        raise ScenarioError(f"--target-ci: must be a half-width between 0 and 0.5 (got {target_ci})")
+    out_dir = out_dir_for(out, Path("reports") / scenario.name)
+    if not out_checked:
+        check_out_dir(out_dir)
     spec = scenario.spec
     defaults = _defaults_in_use(scenario)
+    created = not out_dir.exists()
     _prepare_out(out_dir)
-    fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
-                   "version": __version__}
-    precision = None
-    if target_ci is not None:
-        from analyzer.precision import run_to_target
-
-        result, precision = run_to_target(
-            spec, runner.plan_arms(scenario), scenario.seed, scenario.games, out_dir / "chunks",
-            target_ci, chunk_size=chunk_size, jobs=jobs, resume=resume,
-            rotate=scenario.seat_rotation, backend=backend, scheduler=scheduler,
-            fingerprint=fingerprint, progress=progress, resume_hint=resume_hint)
+    try:
+        result, precision = _play(scenario, spec, out_dir, target_ci, chunk_size=chunk_size,
+                                  jobs=jobs, resume=resume, backend=backend,
+                                  scheduler=scheduler, progress=progress,
+                                  resume_hint=resume_hint)
+    except ScenarioError:  # refused before any game (e.g. no --scheduler): leave nothing
+        if created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+    if precision is not None:
         scenario = with_overrides(scenario, games=precision.games)
-    else:
-        result = runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
-                            out_dir / "chunks", rotate=scenario.seat_rotation, jobs=jobs,
-                            backend=backend, scheduler=scheduler, chunk_size=chunk_size,
-                            resume=resume, fingerprint=fingerprint, progress=progress,
-                            resume_hint=resume_hint)
     runner.aggregate(result.parts("games"), out_dir / "games.parquet")
     runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
     report.atomic_write(out_dir / "scenario.toml", to_toml(scenario))
@@ -199,6 +230,21 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     report.atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
     summary = report.render(out_dir)
     return Results(out_dir, summary)
+
+
+def _play(scenario: Scenario, spec, out_dir: Path, target_ci: float | None, **options):
+    """Play the run's chunks (to ``target_ci`` if given); ``(RunResult, Precision or None)``."""
+    fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
+                   "version": __version__}
+    if target_ci is not None:
+        from analyzer.precision import run_to_target
+
+        return run_to_target(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
+                             out_dir / "chunks", target_ci, rotate=scenario.seat_rotation,
+                             fingerprint=fingerprint, **options)
+    return runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
+                      out_dir / "chunks", rotate=scenario.seat_rotation, fingerprint=fingerprint,
+                      **options), None
 
 
 def render_report(run_dir: str | Path) -> Path:
@@ -295,7 +341,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         elif kind == "policies":
             for name, cls in sorted(spec.policies.items()):
                 rows.append({"game": spec.name, "policy": name, "params": policy_params(cls),
-                             "doc": (cls.__doc__ or "").strip().split("\n")[0]})
+                             "doc": " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())})
         elif kind == "rules":
             rows += [{"game": spec.name, "option": k, "help": v} for k, v in spec.rule_options.items()]
         else:

@@ -56,7 +56,7 @@ def simulate(
     scheduler: Annotated[str | None, typer.Option(
         help="dask scheduler address tcp://HOST:PORT (with --backend dask; without it a local "
              "cluster is started).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
+    out: Annotated[str | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
     chunk_size: Annotated[int | None, typer.Option(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
@@ -245,7 +245,7 @@ def compare(
     games: Annotated[int | None, typer.Option(help="Games per scenario (default: the first file's).")] = None,
     seed: Annotated[int | None, typer.Option(help="Root seed (default: the first file's).")] = None,
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
+    out: Annotated[str | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
     name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,

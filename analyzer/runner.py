@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +33,9 @@ from analyzer.games.base import GameSpec, build_policy
 BACKENDS = ("loky", "sequential", "dask")
 DEFAULT_CHUNK_SIZE = 250
 WORKER_RETRIES = 2  # times the unfinished chunks are resubmitted after a worker process died
+MAX_JOBS = 1024  # worker processes; joblib accepts more than the cores, this stops typos
+MAX_CHUNKS = 1_000_000  # chunk files per run (raise --chunk-size for more games)
+SCHEDULER_FORM = re.compile(r"(tcp|tls)://[^\s:/]+:\d{1,5}")
 DASK_CONNECT_TIMEOUT = "10s"  # how long to wait for a --scheduler before a one-line error
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
@@ -119,27 +123,40 @@ def rotation(game_id: int, n_seats: int, rotate: bool = True) -> int:
 
 
 def plan_chunks(n_games: int, chunk_size: int) -> list[tuple[int, int]]:
-    """Half-open game-id ranges ``[(first, stop), ...]`` covering ``0..n_games``."""
+    """Half-open game-id ranges ``[(first, stop), ...]`` covering ``0..n_games``.
+
+    ``check_options`` keeps their number at most ``MAX_CHUNKS``."""
     return [(a, min(a + chunk_size, n_games)) for a in range(0, n_games, chunk_size)]
 
 
-def check_options(jobs: int | None, chunk_size: int, backend: str, scheduler: str | None) -> int:
+def check_options(jobs: int | None, chunk_size: int, backend: str, scheduler: str | None,
+                  n_games: int | None = None) -> int:
     """Validate the run options; returns ``jobs`` with ``None`` replaced by the core count.
 
     Raises
     ------
     ScenarioError
-        ``jobs`` or ``chunk_size`` below 1, unknown backend, ``scheduler`` without dask.
+        ``jobs`` outside 1..MAX_JOBS, ``chunk_size`` below 1 or more than ``MAX_CHUNKS`` chunks
+        of ``n_games``, unknown backend, ``scheduler`` without dask or not ``tcp://HOST:PORT``.
     """
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise ScenarioError(f"--jobs: must be at least 1 (got {jobs})")
+    if jobs > MAX_JOBS:
+        raise ScenarioError(f"--jobs: at most {MAX_JOBS} (got {jobs})")
     if chunk_size < 1:
         raise ScenarioError(f"--chunk-size: must be at least 1 (got {chunk_size})")
+    if n_games is not None and -(-n_games // chunk_size) > MAX_CHUNKS:
+        raise ScenarioError(f"--chunk-size: {n_games} games in chunks of {chunk_size} make more "
+                            f"than {MAX_CHUNKS:,} chunks (allowed: at least "
+                            f"{-(-n_games // MAX_CHUNKS)})")
     if backend not in BACKENDS:
         raise ScenarioError(f"--backend: unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})")
     if scheduler and backend != "dask":
         raise ScenarioError("--scheduler: only used with --backend dask")
+    if scheduler and not SCHEDULER_FORM.fullmatch(scheduler):
+        raise ScenarioError(f"--scheduler: {scheduler!r} is not an address "
+                            "(allowed: tcp://HOST:PORT or tls://HOST:PORT)")
     return jobs
 
 
@@ -237,7 +254,8 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
     """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
 
     Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
-    package version) is stored as ``fingerprint.json``.
+    package version, chunk size) is stored as ``fingerprint.json``; a resume with another chunk
+    size is refused (the chunk files are named by their game-id ranges).
 
     Raises
     ------
@@ -251,6 +269,12 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
             old = json.loads(fp_path.read_text())
         except (OSError, ValueError):
             old = {}
+        size, old_size = fingerprint.get("chunk_size"), old.pop("chunk_size", None)
+        if old_size is not None and size is not None and old_size != size:
+            raise ScenarioError(
+                f"--chunk-size: the run in {chunk_dir.parent} uses chunks of {old_size} games "
+                f"(got {size}); resume with --chunk-size {old_size}, or drop --resume to start over")
+        fingerprint = {k: v for k, v in fingerprint.items() if k != "chunk_size"}
         if old != fingerprint:
             diff = ", ".join(k for k in fingerprint if old.get(k) != fingerprint[k])
             raise ScenarioError(
@@ -323,19 +347,26 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     GameTurnCap
         A game hit its engine's hard turn cap (names the game index, variant and seed).
     """
-    jobs = check_options(jobs, chunk_size, backend, scheduler)
+    jobs = check_options(jobs, chunk_size, backend, scheduler, n_games)
     start = clock()
     fingerprint = dict(fingerprint or {})
     fingerprint.setdefault("seed", root_seed)
     fingerprint.setdefault("version", __version__)
-    prepare_chunk_dir(chunk_dir, fingerprint, resume)
-    chunks = plan_chunks(n_games, chunk_size)
-    todo = [c for c in chunks if not (resume and all(p.exists() for p in chunk_paths(chunk_dir, *c)))]
-    resumed = len(chunks) - len(todo)
-    done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
-    saved = resumed
-    resume_with = f"resume with: {resume_hint or 'the same command'} --resume"
+    fingerprint["chunk_size"] = chunk_size  # chunk files are named by their game-id ranges
     with ExitStack() as stack:
+        if backend == "dask":  # connect first: a bad --scheduler writes nothing
+            _start_dask(stack, scheduler, jobs)
+            from joblib import parallel_config
+
+            stack.enter_context(parallel_config(backend="dask"))
+            stack.dask_started = True
+        prepare_chunk_dir(chunk_dir, fingerprint, resume)
+        chunks = plan_chunks(n_games, chunk_size)
+        todo = [c for c in chunks if not (resume and all(p.exists() for p in chunk_paths(chunk_dir, *c)))]
+        resumed = len(chunks) - len(todo)
+        done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
+        saved = resumed
+        resume_with = f"resume with: {resume_hint or 'the same command'} --resume"
         bar = stack.enter_context(_progress(progress, n_games, done_games, clock))
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):

@@ -49,6 +49,7 @@ SEAT_KEYS = ("policy", "params", "name")
 VARIANT_KEYS = ("name", "description", "rules", "seats")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
+MAX_GAMES = 100_000_000  # games per variant; more would take days and terabytes of records
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,8 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
         name = Path(file).stem
     if not name:
         fail("name", "missing (give the study a name)")
-    if not all(c.isalnum() or c in "-_." for c in name):
-        fail("name", f"only letters, digits and -_. are allowed (got {name!r})")
+    if not valid_name(name):
+        fail("name", f"only letters, digits and -_. are allowed, not dots alone (got {name!r})")
     description = _typed(data, "description", str, fail, default="")
     game = _typed(data, "game", str, fail)
     try:
@@ -207,6 +208,8 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     games = _typed(data, "games", int, fail, default=1000)
     if games < 1:
         fail("games", f"must be at least 1 (got {games})")
+    if games > MAX_GAMES:
+        fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
     seed = _typed(data, "seed", int, fail, default=0)
     if not 0 <= seed <= MAX_SEED:
         fail("seed", f"must be in 0..2**63-1 (got {seed})")
@@ -246,17 +249,25 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
                     tuple(arms), description)
 
 
+def valid_name(name: str) -> bool:
+    """Whether ``name`` can name a run directory (``reports/NAME``): letters, digits and
+    ``-_.``, not empty and not dots alone (``.``, ``..``)."""
+    return bool(name.strip(".")) and all(c.isalnum() or c in "-_." for c in name)
+
+
 def with_overrides(scenario: Scenario, games: int | None = None, seed: int | None = None) -> Scenario:
     """The scenario with command-line ``--games`` / ``--seed`` applied.
 
     Raises
     ------
     ScenarioError
-        ``games`` < 1 or ``seed`` outside 0..2**63-1.
+        ``games`` outside 1..MAX_GAMES or ``seed`` outside 0..2**63-1.
     """
     if games is not None:
         if games < 1:
             raise ScenarioError(f"--games: must be at least 1 (got {games})")
+        if games > MAX_GAMES:
+            raise ScenarioError(f"--games: at most {MAX_GAMES:,} per variant (got {games})")
         scenario = replace(scenario, games=games)
     if seed is not None:
         if not 0 <= seed <= MAX_SEED:

@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
                  "--games.")] = None,
         correction: Annotated[Correction, typer.Option(
             help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
-        out: Annotated[Path | None, typer.Option(
+        out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-sweep).")] = None,
         resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
             help="Stop once every win-rate interval is within ± this share, or at --games.")] = None,
         correction: Annotated[Correction, typer.Option(
             help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
-        out: Annotated[Path | None, typer.Option(
+        out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-ablate).")] = None,
         resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,

@@ -68,3 +68,78 @@ def test_simulate_hint_keeps_every_option(toy_file, tmp_path, monkeypatch):
     command = _hint_command(res.output)
     for opt in ("--games", "--seed", "--chunk-size", "--target-ci", "--backend", "--out"):
         assert opt in command, command
+
+
+def _one_line(res, fragment: str) -> None:
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("analyzer: error: ") and fragment in lines[0], \
+        res.stderr
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--games", "100000001"], "--games: at most 100,000,000"),
+    (["--games", "99999999999999999999999"], "--games: at most"),
+    (["--jobs", "5000"], "--jobs: at most 1024"),
+    (["--games", "2000000", "--chunk-size", "1"], "--chunk-size:"),
+    (["--backend", "dask", "--scheduler", "nonsense"], "--scheduler: 'nonsense' is not an address"),
+    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1"], "tcp://HOST:PORT"),
+    (["--target-ci", "0.9"], "--target-ci: must be a half-width"),
+    (["--target-ci", "0"], "--target-ci"),
+    (["--target-ci", "-0.1"], "--target-ci"),
+])
+def test_run_limits_refused_before_anything_is_written(toy_file, tmp_path, args, fragment):
+    out = tmp_path / "D"
+    _one_line(runner.invoke(app, ["simulate", str(toy_file), "--out", str(out), "--quiet",
+                                  *args]), fragment)
+    assert not out.exists()
+
+
+def test_scenario_games_limit(write_scenario):
+    path = write_scenario('game = "toy"\nplayers = 3\ngames = 9223372036854775807\n'
+                          '[[seats]]\npolicy = "random"\n')
+    _one_line(runner.invoke(app, ["validate", str(path)]), "games: at most 100,000,000")
+
+
+def test_unreachable_scheduler_leaves_nothing(toy_file, tmp_path, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    from analyzer import runner as run_mod
+
+    monkeypatch.setattr(run_mod, "DASK_CONNECT_TIMEOUT", "1s")
+    out = tmp_path / "D"
+    _one_line(runner.invoke(app, ["simulate", str(toy_file), "--backend", "dask", "--scheduler",
+                                  "tcp://127.0.0.1:1", "--out", str(out), "--quiet"]),
+              "--scheduler: cannot connect")
+    assert not out.exists()
+
+
+def test_out_and_name_paths_are_checked(toy_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line(runner.invoke(app, ["simulate", str(toy_file), "--out", "", "--quiet"]),
+              "--out: empty path")
+    for name in ("../../esc_test", "", "..", "a/b"):
+        _one_line(runner.invoke(app, ["compare", str(toy_file), str(toy_file), "--name", name,
+                                      "--games", "5", "--quiet"]), "--name:")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.toml"]
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    _one_line(runner.invoke(app, ["simulate", str(toy_file), "--games", "5", "--out", str(busy),
+                                  "--quiet"]), "not a run directory")
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+    run_dir = tmp_path / "run"
+    for _ in range(2):  # re-running into a run directory still works
+        res = runner.invoke(app, ["simulate", str(toy_file), "--games", "5", "--out",
+                                  str(run_dir), "--quiet"])
+        assert res.exit_code == 0, res.output
+
+
+def test_resume_with_another_chunk_size_is_refused(toy_file, tmp_path):
+    out = tmp_path / "r"
+    args = ["simulate", str(toy_file), "--games", "30", "--jobs", "1", "--out", str(out),
+            "--quiet"]
+    assert runner.invoke(app, [*args, "--chunk-size", "10"]).exit_code == 0
+    _one_line(runner.invoke(app, [*args, "--chunk-size", "7", "--resume"]),
+              "--chunk-size: the run in")
+    res = runner.invoke(app, [*args, "--chunk-size", "10", "--resume"])
+    assert res.exit_code == 0 and "(3 chunk(s) resumed)" in res.stdout, res.output
