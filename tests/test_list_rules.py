@@ -27,3 +27,9 @@ def test_list_rules_shows_allowed_values():
     assert "allowed: all_tied_premium, first_entered_premium, nobody_premium" in tie
     name = next(ln for ln in out.splitlines() if "  building_set_name  " in ln)
     assert "allowed: first_game" in name
+
+
+def test_list_policies_full_description():
+    out = cli.invoke(app, ["list", "policies", "--game", "pyramidion"]).stdout
+    line = next(ln for ln in out.splitlines() if "tile-builder:" in ln)
+    assert line.rstrip().endswith("cheaper loading).")
