@@ -169,10 +169,12 @@ def replay(
     game: Annotated[str | None, typer.Option(
         help="With SCENARIO: the game index I (0-based). Without: the game name, e.g. rattus.")] = None,
     variant: Annotated[str, typer.Option(help="With SCENARIO: which variant.")] = "base",
-    players: Annotated[int, typer.Option(help="Without SCENARIO: number of players.")] = 4,
+    players: Annotated[int | None, typer.Option(
+        help="Without SCENARIO: number of players (default: 4).")] = None,
     expansion: Annotated[list[str] | None, typer.Option(
         help="Without SCENARIO: an expansion (repeatable).")] = None,
-    seed: Annotated[int, typer.Option(help="Without SCENARIO: the game's seed.")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        help="Without SCENARIO: the game's seed (default: 0).")] = None,
     policy: Annotated[str | None, typer.Option(
         help="Without SCENARIO: the policy of every seat (default: greedy).")] = None,
 ) -> None:
@@ -185,13 +187,25 @@ def replay(
       analyzer replay --game rattus --players 4 --expansion africanus --seed 7 --policy greedy
     """
     if scenario is not None:
-        if game is None or not game.lstrip("-").isdigit():
-            raise AnalyzerError(f"--game: with a scenario give the game index (got {game!r})")
+        given = [flag for flag, value in (("--players", players), ("--seed", seed),
+                                          ("--expansion", expansion), ("--policy", policy))
+                 if value is not None]
+        if given:
+            raise AnalyzerError(f"{given[0]}: only without SCENARIO (the scenario sets players, "
+                                "seed, expansions and policies; allowed with SCENARIO: --game I, "
+                                "--variant NAME)")
+        if game is None:
+            raise AnalyzerError("--game: missing; with a scenario give the game index I "
+                                "(0-based), e.g. --game 0")
+        if not game.lstrip("-").isdigit():
+            raise AnalyzerError(f"--game: with a scenario give the game index I (0-based), "
+                                f"not {game!r}")
         api.replay_scenario(scenario, int(game), variant, log=typer.echo)
     else:
         if not game:
             raise AnalyzerError("--game: give a scenario and an index, or a game name")
-        api.replay(game, players, expansion or (), seed, policy, log=typer.echo)
+        api.replay(game, 4 if players is None else players, expansion or (),
+                   0 if seed is None else seed, policy, log=typer.echo)
 
 
 @app.command()

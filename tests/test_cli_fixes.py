@@ -143,3 +143,14 @@ def test_resume_with_another_chunk_size_is_refused(toy_file, tmp_path):
               "--chunk-size: the run in")
     res = runner.invoke(app, [*args, "--chunk-size", "10", "--resume"])
     assert res.exit_code == 0 and "(3 chunk(s) resumed)" in res.stdout, res.output
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--players", "3"], "--players: only without SCENARIO"),
+    (["--seed", "7"], "--seed: only without SCENARIO"),
+    (["--expansion", "africanus"], "--expansion: only without SCENARIO"),
+    ([], "--game: missing"),
+])
+def test_replay_with_scenario_refuses_game_options(toy_file, args, fragment):
+    extra = [] if fragment.startswith("--game") else ["--game", "0"]
+    _one_line(runner.invoke(app, ["replay", str(toy_file), *extra, *args]), fragment)
