@@ -8,6 +8,9 @@ its traceback.
 from __future__ import annotations
 
 import shlex
+import signal
+import threading
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -21,13 +24,38 @@ from analyzer.errors import AnalyzerError, TurnCapExceeded
 from analyzer.runner import GameTurnCap, RunInterrupted
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, a batch scheduler), stopped like Ctrl-C; exit code 143."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """While a command runs, SIGTERM stops it like Ctrl-C (chunks saved, workers killed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 class _Group(TyperGroup):
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with _sigterm_as_interrupt():
+                return super().invoke(ctx)
         except RunInterrupted as err:
             typer.echo(f"analyzer: {err}", err=True)
-            raise typer.Exit(130) from None
+            raise typer.Exit(143 if isinstance(err.__context__, _Terminated) else 130) from None
+        except _Terminated:
+            typer.echo("analyzer: terminated (SIGTERM)", err=True)
+            raise typer.Exit(143) from None
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
             typer.echo(f"analyzer: error: {err}", err=True)
             raise typer.Exit(2) from None

@@ -379,7 +379,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                     saved += 1
                     bar(stop - first)
                 break
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI's handler
+                _kill_loky_workers()
                 raise RunInterrupted(
                     f"interrupted: {saved} of {len(chunks)} chunks saved in {chunk_dir}; "
                     f"{resume_with}") from None
@@ -396,6 +397,16 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                     ) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
+
+
+def _kill_loky_workers() -> None:
+    """Stop the idle loky worker processes at once (they would linger for minutes, holding
+    the output pipes, when only the parent got the signal)."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)
 
 
 def _worker_death(err: BaseException) -> bool:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +158,28 @@ def test_resume_with_another_chunk_size_is_refused(toy_file, tmp_path):
 def test_replay_with_scenario_refuses_game_options(toy_file, args, fragment):
     extra = [] if fragment.startswith("--game") else ["--game", "0"]
     _one_line(runner.invoke(app, ["replay", str(toy_file), *extra, *args]), fragment)
+
+
+def test_sigterm_stops_a_loky_run_like_ctrl_c_and_kills_the_workers(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    path = tmp_path / "term.toml"
+    path.write_text('name = "term"\ngame = "rattus"\nexpansions = ["africanus"]\nplayers = 4\n'
+                    'games = 4000\nseed = 5\n[[seats]]\npolicy = "random"\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "simulate", str(path), "--jobs",
+                             "2", "--chunk-size", "10", "--out", str(out), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 60
+    while len(list((out / "chunks").glob("games-*.parquet"))) < 2:
+        assert proc.poll() is None and time.monotonic() < end, proc.communicate()
+        time.sleep(0.01)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    assert workers
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("analyzer: interrupted: ") and line.endswith("--resume"), err
+    _, alive = psutil.wait_procs(workers, timeout=10)
+    assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
