@@ -49,6 +49,14 @@ class BenchRow:
     target: float | None
 
 
+def target_check(row: BenchRow) -> str:
+    """``"ok"`` if the one-core rate reaches the row's target (games/s per core), ``"MISS"``
+    if not, ``"-"`` when the row has no target."""
+    if not row.target:
+        return "-"
+    return "ok" if row.games_per_s_1core >= row.target else "MISS"
+
+
 def _play_range(game: str, players: int, expansions: tuple[str, ...], policy: str, first: int, stop: int) -> float:
     """Play games ``first..stop-1`` in this process; return this process's peak RSS in MiB."""
     spec = get_game(game)

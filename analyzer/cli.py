@@ -251,6 +251,10 @@ def bench(
     Every game runs at its standard player count (Rattus + Africanus 4p, Rattus Cartus 4p,
     Pyramidion 4p) with random and with greedy players. A benchmark, not a test.
 
+    The target column is the required one-core rate in games/s (greedy players: Rattus +
+    Africanus 300, Cartus 1,000, Pyramidion 300; "-" = none); the check column says "ok" when
+    the one-core rate reaches it and "MISS" when it does not.
+
     Examples:
 
       analyzer bench
@@ -263,12 +267,12 @@ def bench(
         raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
     rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
     typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
-               f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}")
+               f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}{'check':>7}")
     for r in rows:
         target = f"{r.target:.0f}" if r.target else "-"
         typer.echo(f"{r.game:<11}{r.players:>8}{r.policy:>9}{r.games_per_s_1core:>12.1f}"
                    f"{r.games_per_s_all:>10.1f}{r.cores:>6}{r.efficiency:>8.2f}"
-                   f"{r.worker_peak_mib:>11.1f}{target:>8}")
+                   f"{r.worker_peak_mib:>11.1f}{target:>8}{bench_mod.target_check(r):>7}")
     mem = {}
     if memory:
         for n in (1000, 50000):

@@ -183,3 +183,18 @@ def test_sigterm_stops_a_loky_run_like_ctrl_c_and_kills_the_workers(tmp_path):
     assert line.startswith("analyzer: interrupted: ") and line.endswith("--resume"), err
     _, alive = psutil.wait_procs(workers, timeout=10)
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
+
+
+def test_bench_flags_target_misses(tmp_path, monkeypatch):
+    from analyzer import bench as bench_mod
+
+    rows = [bench_mod.BenchRow("rattus", 4, "greedy", 150.0, 500.0, 4, 0.8, 90.0, 300.0),
+            bench_mod.BenchRow("cartus", 4, "greedy", 1500.0, 5000.0, 4, 0.8, 90.0, 1000.0),
+            bench_mod.BenchRow("cartus", 4, "random", 1500.0, 5000.0, 4, 0.8, 90.0, None)]
+    monkeypatch.setattr(bench_mod, "bench", lambda *a, **k: rows)
+    res = runner.invoke(app, ["bench", "--out", str(tmp_path / "b.json")])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].split()[-2:] == ["target", "check"]
+    assert [ln.split()[-1] for ln in lines[1:4]] == ["MISS", "ok", "-"]
+    assert "MISS" in runner.invoke(app, ["bench", "--help"]).stdout
