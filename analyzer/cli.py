@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from enum import Enum
@@ -22,6 +23,15 @@ from typer.core import TyperGroup
 from analyzer import api, study_cli
 from analyzer.errors import AnalyzerError, TurnCapExceeded
 from analyzer.runner import GameTurnCap, RunInterrupted
+
+try:  # typer >= 0.2x vendors click: its parser raises its own exception classes
+    from typer._click.exceptions import ClickException as _TyperClickException
+    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgsIsHelp
+except ImportError:  # pragma: no cover - a typer on plain click
+    _TyperClickException = _TyperNoArgsIsHelp = click.ClickException
+_CLICK_ERRORS = (click.ClickException, _TyperClickException)
+_NO_ARGS_HELP = (getattr(click.exceptions, "NoArgsIsHelpError", _TyperNoArgsIsHelp),
+                 _TyperNoArgsIsHelp)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -46,6 +56,26 @@ def _sigterm_as_interrupt():
 
 
 class _Group(TyperGroup):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """As click's, but a usage error (unknown command or option, a value of the wrong type)
+        is one line on stderr with exit code 2 instead of a multi-line box."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NO_ARGS_HELP as err:  # bare `analyzer`: the help
+            typer.echo(err.ctx.get_help() if err.ctx else err.format_message(), err=True)
+            sys.exit(err.exit_code)
+        except _CLICK_ERRORS as err:
+            message = " ".join(err.format_message().split())
+            where = err.ctx.command_path if getattr(err, "ctx", None) else "analyzer"
+            typer.echo(f"analyzer: error: {message} (see: {where} --help)", err=True)
+            sys.exit(err.exit_code)
+        except (click.Abort, typer.Abort):
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
     def invoke(self, ctx: click.Context):
         try:
             with _sigterm_as_interrupt():

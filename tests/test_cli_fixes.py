@@ -198,3 +198,13 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
     assert lines[0].split()[-2:] == ["target", "check"]
     assert [ln.split()[-1] for ln in lines[1:4]] == ["MISS", "ok", "-"]
     assert "MISS" in runner.invoke(app, ["bench", "--help"]).stdout
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["simulate", "s.toml", "--seed", "1.5"], "Invalid value for '--seed'"),
+    (["simulate", "s.toml", "--backend", "foo"], "Invalid value for '--backend'"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["simulate", "s.toml", "--resum"], "No such option: --resum"),
+])
+def test_usage_errors_are_one_line(args, fragment):
+    _one_line(runner.invoke(app, args), fragment)
