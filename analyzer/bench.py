@@ -121,7 +121,7 @@ def machine() -> dict:
             "platform": platform.platform()}
 
 
-def bench(games: int = 200, parallel_games: int = 2000, repeats: int = 5,
+def bench(games: int = 200, parallel_games: int = 10000, repeats: int = 5,
           policies: tuple[str, ...] = ("random", "greedy"), only: tuple[str, ...] = ()) -> list[BenchRow]:
     """Benchmark every built game at its standard player count.
 
