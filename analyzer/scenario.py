@@ -176,9 +176,7 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
 
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    for key in data:
-        if key not in TOP_KEYS:
-            fail(key, f"unknown key (allowed: {', '.join(TOP_KEYS)})")
+    _known_keys(data, "", TOP_KEYS, fail)
     name = _typed(data, "name", str, fail, default=None)
     if name is None and base_dir is not None:
         name = Path(file).stem
@@ -221,11 +219,7 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     variants = _typed(data, "variants", list, fail, default=[])
     for j, var in enumerate(variants):
         where = f"variants[{j}]"
-        if not isinstance(var, dict):
-            fail(where, f"must be a table (got {var!r})")
-        for key in var:
-            if key not in VARIANT_KEYS:
-                fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
+        _known_keys(var, where, VARIANT_KEYS, fail)
         vname = _typed(var, "name", str, fail, where=where)
         if vname == BASE or not vname:
             fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
@@ -313,6 +307,15 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
+def _known_keys(table, where: str, allowed, fail) -> None:
+    """Fail unless ``table`` is a table whose keys are all in ``allowed`` (``where`` prefixes the key)."""
+    if not isinstance(table, Mapping):
+        fail(where, f"must be a table (got {table!r})")
+    for key in table:
+        if key not in allowed:
+            fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
+
+
 def _typed(data, key, want, fail, default=..., where=""):
     """``data[key]`` checked against type ``want``; ``default`` when absent (required if none)."""
     fld = f"{where}.{key}" if where else key
@@ -353,11 +356,7 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     seats = []
     for j, entry in enumerate(raw):
         at = f"{where}[{j}]"
-        if not isinstance(entry, dict):
-            fail(at, f"must be a table (got {entry!r})")
-        for key in entry:
-            if key not in SEAT_KEYS:
-                fail(f"{at}.{key}", f"unknown key (allowed: {', '.join(SEAT_KEYS)})")
+        _known_keys(entry, at, SEAT_KEYS, fail)
         policy = _typed(entry, "policy", str, fail, where=at)
         params = _typed(entry, "params", dict, fail, default={}, where=at)
         try:
