@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench clean
 
-$(STAMP): pyproject.toml
+# setup.py compiles the Rattus Cartus modules with mypyc: a changed one is rebuilt here
+$(STAMP): pyproject.toml setup.py $(wildcard analyzer/games/cartus/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'

@@ -196,7 +196,7 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
         raise RuleError("policy", f"unknown policy {name!r} (allowed: {', '.join(sorted(registry))})")
     cls = registry[name]
     params = dict(params or {})
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # init=False: internal caches
     hints = typing.get_type_hints(cls)
     for key, value in params.items():
         if key not in fields:
@@ -223,6 +223,8 @@ def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
     hints = typing.get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):
+        if not f.init:  # internal caches, not parameters
+            continue
         t = hints.get(f.name, Any)
         out.append((f.name, getattr(t, "__name__", str(t)), f.default, f.metadata.get("help", "")))
     return out

@@ -28,6 +28,8 @@ import random
 from dataclasses import dataclass, field
 from operator import add, itemgetter
 
+from mypy_extensions import mypyc_attr
+
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
 from analyzer.games.cartus.scoring import seat_points
 from analyzer.games.cartus.state import State
@@ -41,6 +43,7 @@ def _random_subset(rng: random.Random, hand: list[int], k: int) -> list[int]:
     return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class Random:
     """Uniformly random legal choices; each hand card is played with ``play_prob``."""
@@ -123,6 +126,7 @@ def _mixed(p_need: float, prem: float, std: float) -> tuple[float, float, float,
     return (*out, max(out))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class Greedy:
     """One-step value maximiser: influence majorities, premium actions, risk of dying.
@@ -145,6 +149,8 @@ class Greedy:
     protect_value: float = field(default=1.5, metadata={"help": "VP of Guard Tower protection"})
     max_offclass: int = field(default=6, metadata={"help": "most off-class cards played into one building"})
     name = "greedy"
+    # seat -> (position key, plans), "cfg" -> tables; a cache, not a parameter
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for f in ("life_value", "track_weight", "card_value", "joker_value", "look_value", "gold_value"):
@@ -152,7 +158,6 @@ class Greedy:
                 raise ValueError(f"{f} must be >= 0 (got {getattr(self, f)})")
         if self.rat_buffer < 0 or self.max_offclass < 0:
             raise ValueError("rat_buffer and max_offclass must be >= 0")
-        object.__setattr__(self, "_memo", {})  # seat -> (position key, plans); not a parameter
 
     # -- value helpers
     def _risk(self, st: State, seat: int, rats: int) -> float:
@@ -275,7 +280,7 @@ class Greedy:
                 std = self._constant_action(cfg, kind, cfg.standard[b])
                 mixed = tuple(_mixed(p_need, prem, std) for p_need in (0.75, 1.0))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
-        tables = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {},
+        tables: tuple = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {},
                   {})
         self._memo["cfg"] = (cfg, tables)
         return tables
@@ -405,10 +410,10 @@ class Greedy:
         n_off = min(n_pop - hk, max_off)
         n_g = hj + n_off + 1  # g runs over hk .. hk + n_g - 1
         # majority points (rules §7.2) of own influence mine0 + g, from the other seats' values
-        inf = list(map(tables[5][k], st.influence))
-        mine0 = inf.pop(seat)
-        inf.sort()
-        inf = tuple(inf)
+        others = list(map(tables[5][k], st.influence))
+        mine0 = others.pop(seat)
+        others.sort()
+        inf = tuple(others)
         pts, pts_max = tables[3].get(inf) or self._track_row(tables, inf)
         n_pts = len(pts)
         base_pts = pts[mine0] if mine0 < n_pts else pts[-1]
@@ -561,6 +566,7 @@ class Greedy:
         return self.give(st, seat, best_x, seat, "hospital", rng)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class Cautious(Greedy):
     """Greedy that fears the plague: no off-class cards, a wide rat buffer, a high life value."""
