@@ -7,6 +7,7 @@ Africanus 4p greedy ≥ 300 games/s, Cartus 4p greedy ≥ 1,000, Pyramidion 4p g
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import platform
@@ -14,12 +15,14 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
+from joblib.externals.loky import get_reusable_executor
 
 from analyzer.errors import RuleError
 from analyzer.games import get_game
@@ -81,9 +84,11 @@ def one_core_rate(game: str, players: int, expansions: tuple[str, ...], policy: 
 
 def all_cores_rate(game: str, players: int, expansions: tuple[str, ...], policy: str,
                    games: int, cores: int) -> tuple[float, float]:
-    """Games/s with ``cores`` loky workers on ``games`` games, and the largest worker peak RSS (MiB)."""
+    """Games/s with ``cores`` fresh loky workers on ``games`` games, and the largest worker peak
+    RSS (MiB) of this run."""
     step = max(1, games // (cores * 4))
     ranges = [(a, min(a + step, games)) for a in range(0, games, step)]
+    get_reusable_executor().shutdown(wait=True)  # fresh workers: each row's peak is its own
     with Parallel(n_jobs=cores, backend="loky") as par:
         par(delayed(_play_range)(game, players, expansions, policy, 0, 2) for _ in range(cores))  # warm-up
         t0 = time.perf_counter()
@@ -92,19 +97,43 @@ def all_cores_rate(game: str, players: int, expansions: tuple[str, ...], policy:
     return games / elapsed, max(peaks)
 
 
-def run_memory(scenario: str, games: int) -> float:
-    """Peak RSS (MiB) of a whole one-job ``analyzer simulate`` run of ``games`` games.
+# Runs one command and prints the peak RSS (KiB) of its process tree's largest process: a
+# wrapper of its own, so earlier children of the benchmark (loky workers) do not count.
+_PEAK_OF = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stderr.write(done.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(done.returncode)
+"""
 
-    The run is a child process; ``RUSAGE_CHILDREN`` then holds its peak (the largest child
-    waited for, so call this in a process that has run no bigger child).
+
+def run_memory(scenario: str, games: int) -> float:
+    """Peak RSS (MiB) of a whole one-job ``analyzer simulate`` run of ``games`` games per arm.
+
+    The run (play, aggregate, report) is a child of a fresh wrapper process that reports only
+    that child's peak; its output goes to a temporary folder that is removed afterwards.
+
+    Raises
+    ------
+    RuntimeError
+        The run failed (its last error lines are included).
     """
-    out = Path("reports") / f"_bench_mem_{games}"
-    cmd = [sys.executable, "-m", "analyzer", "simulate", scenario, "--games", str(games),
-           "--out", str(out), "--quiet", "--jobs", "1"]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory(prefix="analyzer-bench-") as tmp:
+        cmd = [sys.executable, "-c", _PEAK_OF, sys.executable, "-m", "analyzer", "simulate", scenario,
+               "--games", str(games), "--out", str(Path(tmp) / "run"), "--quiet", "--jobs", "1"]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"memory run failed: {done.stderr.strip()[-500:]}")
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+    return int(done.stdout.split()[-1]) / 1024.0
+
+
+def compiled_modules() -> list[str]:
+    """The loaded ``analyzer`` modules that run as C extensions (setup.py compiles the Rattus
+    Cartus modules with mypyc unless installed with ``ANALYZER_PURE_PYTHON=1``)."""
+    return sorted(name for name, mod in list(sys.modules.items())
+                  if name.startswith("analyzer.") and not name.endswith("__mypyc")
+                  and isinstance(getattr(mod, "__loader__", None), importlib.machinery.ExtensionFileLoader))
 
 
 def machine() -> dict:
@@ -118,7 +147,7 @@ def machine() -> dict:
     except OSError:
         pass
     return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform()}
+            "platform": platform.platform(), "compiled": compiled_modules()}
 
 
 def bench(games: int = 200, parallel_games: int = 10000, repeats: int = 5,

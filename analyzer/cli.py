@@ -296,6 +296,9 @@ def bench(
     if games < 1 or parallel_games < 1 or repeats < 1:
         raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
     rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
+    compiled = bench_mod.compiled_modules()
+    typer.echo("compiled (mypyc): " + (", ".join(m.removeprefix("analyzer.games.") for m in compiled)
+                                       if compiled else "none, pure Python"))
     typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
                f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}{'check':>7}")
     for r in rows:
