@@ -296,9 +296,6 @@ def bench(
     if games < 1 or parallel_games < 1 or repeats < 1:
         raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
     rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
-    compiled = bench_mod.compiled_modules()
-    typer.echo("compiled (mypyc): " + (", ".join(m.removeprefix("analyzer.games.") for m in compiled)
-                                       if compiled else "none, pure Python"))
     typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
                f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}{'check':>7}")
     for r in rows:
@@ -306,6 +303,9 @@ def bench(
         typer.echo(f"{r.game:<11}{r.players:>8}{r.policy:>9}{r.games_per_s_1core:>12.1f}"
                    f"{r.games_per_s_all:>10.1f}{r.cores:>6}{r.efficiency:>8.2f}"
                    f"{r.worker_peak_mib:>11.1f}{target:>8}{bench_mod.target_check(r):>7}")
+    compiled = bench_mod.compiled_modules()
+    typer.echo("compiled (mypyc): " + (", ".join(m.removeprefix("analyzer.games.") for m in compiled)
+                                       if compiled else "none, pure Python"))
     mem = {}
     if memory:
         for n in (1000, 50000):
