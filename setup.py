@@ -11,7 +11,7 @@ import os
 from setuptools import setup
 
 # the Rattus Cartus modules a game runs through (tests/test_compiled.py reads this tuple)
-CARTUS_MODULES = ("chance", "state", "scoring", "resolution", "policies", "engine")
+CARTUS_MODULES = ("config", "chance", "state", "scoring", "resolution", "policies", "engine")
 
 ext_modules = []
 if os.environ.get("ANALYZER_PURE_PYTHON") != "1":

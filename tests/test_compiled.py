@@ -1,5 +1,5 @@
-"""The compiled Rattus Cartus modules (setup.py, mypyc; issue 7) are current and play exactly
-the games the pure-Python source plays."""
+"""The compiled Rattus Cartus modules (setup.py, mypyc; issue 7) are in use and play exactly
+the games the pure-Python source plays (so an extension left stale after an edit shows here)."""
 
 from __future__ import annotations
 
@@ -31,21 +31,24 @@ def compiled_names() -> tuple[str, ...]:
 
 @pytest.mark.skipif(PURE, reason="installed with ANALYZER_PURE_PYTHON=1: nothing is compiled")
 @pytest.mark.parametrize("name", compiled_names())
-def test_cartus_module_is_compiled_and_current(name):
-    """Each module is imported from its C extension, built after the source last changed;
-    a stale one means `make test` (or `pip install -e .`) was skipped after an edit."""
+def test_cartus_module_is_compiled(name):
+    """Each module listed in setup.py is imported from its C extension (`make test` builds it)."""
     folder = ROOT / "analyzer" / "games" / "cartus"
     # what a fresh import finds (an imported compiled module's own __spec__ names a wrong path)
     origin = Path(importlib.machinery.PathFinder.find_spec(name, [str(folder)]).origin)
-    source = folder / f"{name}.py"
     assert origin.suffix == ".so", f"{name} is not compiled: run `make test` to build it"
-    assert origin.stat().st_mtime >= source.stat().st_mtime, \
-        f"{origin.name} is older than {source.name}: run `make test` to rebuild it"
 
 
-# 24 games over every policy and the three building-selection modes' default (rules/cartus.md §3)
-GAMES = [(players, policy, seed) for players in (2, 4, 5) for policy in ("greedy", "cautious", "random")
-         for seed in range(3)] + [(4, ["greedy", "random", "cautious", "greedy"], 9)]
+# 34 games: every policy at 2, 4 and 5 players, mixed tables, and rule options that take
+# other branches (rules/cartus.md §3 selection modes, §4 D b ties, §5 Guard Tower, §6 targets)
+OPTIONS = [{"building_selection": "random_buildings"}, {"building_set_name": "first_game"},
+           {"tie_mode": "first_entered_premium", "sword_target": "any_player", "flute_target": "any_player"},
+           {"guard_tower_givers": "rechecked", "sword_chooser": "random", "rats_visible": False},
+           {"pass_mode": "none", "building_spaces": 2, "start_player": "random"}]
+GAMES = ([(players, policy, seed, {}) for players in (2, 4, 5) for policy in ("greedy", "cautious", "random")
+          for seed in range(3)]
+         + [(4, ["greedy", "random", "cautious", "greedy"], 9, {})]
+         + [(n, "greedy", seed, opts) for opts in OPTIONS for n, seed in ((3, 11), (4, 12))])
 
 PLAY = """
 import json, sys
@@ -53,7 +56,7 @@ import numpy as np
 import analyzer.games.cartus.policies as policies
 from analyzer.games.cartus import default_config, play_game
 assert policies.__spec__.origin.endswith(".py"), policies.__spec__.origin
-out = [play_game(default_config(n), pol, np.random.SeedSequence(seed)) for n, pol, seed in json.load(sys.stdin)]
+out = [play_game(default_config(n, **o), pol, np.random.SeedSequence(s)) for n, pol, s, o in json.load(sys.stdin)]
 print(json.dumps(out))
 """
 
@@ -66,5 +69,5 @@ def test_pure_python_source_plays_the_same_games(tmp_path):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     pure = json.loads(done.stdout)
-    here = [play_game(default_config(n), pol, np.random.SeedSequence(seed)) for n, pol, seed in GAMES]
+    here = [play_game(default_config(n, **o), pol, np.random.SeedSequence(s)) for n, pol, s, o in GAMES]
     assert json.loads(json.dumps(here)) == pure

@@ -7,6 +7,7 @@ only indexes the precomputed tuples of :class:`CartusConfig`.
 
 from __future__ import annotations
 
+import importlib.resources
 import itertools
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,9 @@ from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
 from analyzer.games.tables import check_keys, option_help
 
-DATA_DIR = Path(__file__).parent / "data"
+# From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
+# module in a compiled group names a wrong folder.
+DATA_DIR = Path(str(importlib.resources.files("analyzer.games.cartus"))) / "data"
 RULES = "rules/cartus.md"
 SOURCES = ("seed", "rulebook", "default", "user")
 
@@ -217,7 +220,7 @@ def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
         kind = row.get("action")
         if kind not in ACTION_KINDS:
             raise RuleError(field, f"{want}: unknown action {kind!r} (allowed: {', '.join(ACTION_KINDS)})")
-        amounts = []
+        amounts: list[Any] = []  # ints, or (free rats, max cards) pairs
         for key in ("premium", "standard"):
             v = row.get(key)
             if kind in _PAIR_KINDS:
@@ -268,7 +271,7 @@ def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]
     unknown = sorted(set(per) - set(names))
     if unknown:
         raise RuleError(field, f"unknown building {unknown[0]!r} (allowed: {', '.join(names)})")
-    out = []
+    out: list[tuple[int, int, int]] = []
     for name in names:
         row, rsrc = (default, src)
         if name in per:

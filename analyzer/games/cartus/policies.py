@@ -26,11 +26,10 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from operator import add, itemgetter
 
 from mypy_extensions import mypyc_attr
 
-from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD
+from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.scoring import seat_points
 from analyzer.games.cartus.state import State
 
@@ -117,6 +116,55 @@ _REJECTED = (-math.inf, 0, 0, 0, 0)
 
 # action kinds whose value does not depend on the position (Greedy._tables)
 _CONSTANT_ACTIONS = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
+
+
+class _Tables:
+    """Greedy's look-ahead tables for one config (``Greedy._tables``) and its caches.
+
+    ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
+    ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
+    ``equal`` tied with it (rules §7.2, ``scoring.seat_points``); ``acts[b]`` = building
+    ``b``'s class, whether its value is flat in the cards played, and for actions whose value
+    does not depend on the position the mixed values ``(need, half, none, max)`` of
+    ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to enter,
+    1: nobody else to come). The caches hold ``_track_row`` results, the mixed values of the
+    other flat actions, ``supply`` values and ``_position``'s off-class costs; each is bounded
+    by what one game can hold, not by the number of games.
+    """
+
+    def __init__(self, risk: tuple[tuple[float, ...], ...], track: tuple[tuple[float, ...], ...],
+                 acts: tuple[tuple[int, bool, tuple[tuple[float, float, float, float], ...] | None], ...]) -> None:
+        self.risk = risk
+        self.track = track
+        self.acts = acts
+        self.track_rows: dict[tuple[int, ...], tuple[list[float], float]] = {}
+        self.mixed: dict[tuple[int, int, int, int, int], tuple[float, float, float, float]] = {}
+        self.supply: dict[tuple[int, ...], float] = {}
+        self.off_costs: dict[tuple[int, int, int], tuple[list[float], list[float]]] = {}
+
+
+class _Context:
+    """What every row's plan shares in one position (``Greedy._position``): the tables, the
+    off-class costs ``off_cost[x]`` and their running maxima, ``last`` (1: nobody else is still
+    to enter), the Flutes worth playing, the population cards held, the off-class cap, the
+    per-card values (influence, card, joker, 0.3 x Sword, 0.3 x Flute) and ``seen_nuns``."""
+
+    def __init__(self, tables: _Tables, off_cost: list[float], off_max: list[float], last: int, flutes: int,
+                 n_pop: int, max_off: int, iv: float, cv: float, jv: float, sv: float, fv: float,
+                 seen: tuple[int, int]) -> None:
+        self.tables = tables
+        self.off_cost = off_cost
+        self.off_max = off_max
+        self.last = last
+        self.flutes = flutes
+        self.n_pop = n_pop
+        self.max_off = max_off
+        self.iv = iv
+        self.cv = cv
+        self.jv = jv
+        self.sv = sv
+        self.fv = fv
+        self.seen = seen
 
 
 def _mixed(p_need: float, prem: float, std: float) -> tuple[float, float, float, float]:
@@ -250,19 +298,9 @@ class Greedy:
             out.append(p * (0.5 * got * cv + pv) + (1 - p) * pv)
         return out
 
-    def _tables(self, cfg) -> tuple:
-        """Per-config look-ahead tables, built once per config (memoised on ``cfg`` identity).
-
-        ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
-        ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
-        ``equal`` tied with it (rules §7.2, ``scoring.seat_points``); ``acts[b]`` = building
-        ``b``'s class, whether its value is flat in the cards played, and for actions whose
-        value does not depend on the position the mixed values ``(need, half, none, max)`` of
-        ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to
-        enter, 1: nobody else to come); then the caches of ``_track_row`` and of the mixed values
-        of the other flat actions (``_make_plan``), one column getter per class, and the cache
-        of ``supply`` values and of ``_position``'s off-class costs (with their running maxima).
-        """
+    def _tables(self, cfg: CartusConfig) -> _Tables:
+        """Per-config look-ahead tables (``_Tables``), built once per config (memoised on
+        ``cfg`` identity)."""
         got = self._memo.get("cfg")
         if got is not None and got[0] is cfg:
             return got[1]
@@ -270,49 +308,48 @@ class Greedy:
         risk = tuple(tuple(life * c for c in cdf) for cdf in cfg.nun_cdf)
         m = cfg.n_players - 1
         pts, tie = cfg.track_points, cfg.track_tie
-        track = tuple(tuple(seat_points([2] * above + [1] * equal, 1, pts, tie) for equal in range(m - above + 1))
-                      for above in range(m + 1))
+        track = tuple(tuple(float(seat_points([2] * above + [1] * equal, 1, pts, tie))
+                            for equal in range(m - above + 1)) for above in range(m + 1))
         acts = []
         for b, kind in enumerate(cfg.building_action):
             mixed = None
             if kind in _CONSTANT_ACTIONS:
                 prem = self._constant_action(cfg, kind, cfg.premium[b])
                 std = self._constant_action(cfg, kind, cfg.standard[b])
-                mixed = tuple(_mixed(p_need, prem, std) for p_need in (0.75, 1.0))
+                mixed = (_mixed(0.75, prem, std), _mixed(1.0, prem, std))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
-        tables: tuple = (risk, track, tuple(acts), {}, {}, tuple(map(itemgetter, range(len(cfg.class_names)))), {},
-                  {})
+        tables = _Tables(risk, track, tuple(acts))
         self._memo["cfg"] = (cfg, tables)
         return tables
 
-    def _track_row(self, tables: tuple, others: tuple[int, ...]) -> tuple[list[float], float]:
+    def _track_row(self, tables: _Tables, others: tuple[int, ...]) -> tuple[list[float], float]:
         """``track_weight`` x a seat's points on one track (rules §7.2) for each own influence
         0, 1, …, max(others) + 1, given the other seats' influence ``others`` (sorted); any
         larger influence scores as the last entry. With the row's largest entry, for
         ``_make_plan``'s bound. Cached per ``others`` (bounded by the game's cards, so it does
         not grow with the number of games)."""
-        cache = tables[3]
-        row = cache.get(others)
-        if row is None:
-            track, tw = tables[1], self.track_weight
-            row = [0.0]  # 0 influence scores nothing
-            for val in range(1, (others[-1] if others else 0) + 2):
-                above = equal = 0
-                for o in others:
-                    if o > val:
-                        above += 1
-                    elif o == val:
-                        equal += 1
-                row.append(tw * track[above][equal])
-            row = cache[others] = (row, max(row))
-        return row
+        got = tables.track_rows.get(others)
+        if got is not None:
+            return got
+        track, tw = tables.track, self.track_weight
+        row = [0.0]  # 0 influence scores nothing
+        for val in range(1, (others[-1] if others else 0) + 2):
+            above = equal = 0
+            for o in others:
+                if o > val:
+                    above += 1
+                elif o == val:
+                    equal += 1
+            row.append(tw * track[above][equal])
+        got = tables.track_rows[others] = (row, max(row))
+        return got
 
-    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple], tuple]:
+    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple[float, int, int, int, int]], _Context]:
         """``(plans, context)`` of ``seat``'s current position, memoised: ``enter``, ``cards``
         and ``use_pass`` ask about the same position back to back. ``plans`` fills per row;
         ``context`` holds what every row shares (``_make_plan``)."""
         hand = st.hands[seat]
-        key = (st.round, *hand, *map(len, st.entries))  # what a plan depends on that can change
+        key = (st.round, *hand, *[len(e) for e in st.entries])  # what a plan depends on that can change
         memo = self._memo.get(seat)
         if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
             return memo[2], memo[3]
@@ -326,9 +363,10 @@ class Greedy:
         n_pop = hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5]
         top = min(n_pop, self.max_offclass)
         iv, cv = self.influence_value, self.card_value
-        got = tables[7].get((y0, unknown, top))
+        got = tables.off_costs.get((y0, unknown, top))
         if got is None:
-            rt, life, nrt = tables[0][unknown], self.life_value, len(tables[0][unknown])
+            rt, life = tables.risk[unknown], self.life_value
+            nrt = len(rt)
             r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
             step = iv - cv - 0.1
             off_cost = [0.0]
@@ -338,20 +376,19 @@ class Greedy:
             off_max = [0.0]  # off_max[x] = max(off_cost[:x + 1]), for _make_plan's bound
             for v in off_cost[1:]:
                 off_max.append(max(off_max[-1], v))
-            got = tables[7][y0, unknown, top] = (off_cost, off_max)  # bounded by the rats a game can hold
-        off_cost, off_max = got
+            got = tables.off_costs[y0, unknown, top] = (off_cost, off_max)  # bounded by the rats a game holds
         entered = 0
         for e in st.entries:
             entered += len(e)
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
-        ctx = (tables, off_cost, off_max, 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
-               iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value, seen)
-        plans: dict[int, tuple] = {}
+        ctx = _Context(tables, got[0], got[1], 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
+                       iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value, seen)
+        plans: dict[int, tuple[float, int, int, int, int]] = {}
         self._memo[seat] = (st, key, plans, ctx)
         return plans, ctx
 
-    def _plan(self, st: State, seat: int, r: int) -> tuple:
+    def _plan(self, st: State, seat: int, r: int) -> tuple[float, int, int, int, int]:
         """Best plan for entering row ``r`` with the current hand (one step ahead):
         ``(value, off-class cards, jokers, Swords, Flutes)``; ``_counts`` turns it into cards."""
         plans, ctx = self._position(st, seat)
@@ -361,7 +398,7 @@ class Greedy:
         return got
 
     @staticmethod
-    def _counts(hand: list[int], k: int, plan: tuple) -> list[int]:
+    def _counts(hand: list[int], k: int, plan: tuple[float, int, int, int, int]) -> list[int]:
         """The cards of ``plan`` for a class-``k`` building: every class-``k`` card, the plan's
         jokers, Swords and Flutes, and its off-class cards, most plentiful class first (ties:
         lower class first)."""
@@ -379,14 +416,15 @@ class Greedy:
             off -= take
         return c
 
-    def _make_plan(self, st: State, seat: int, r: int, ctx: tuple, floor: float = -1e9) -> tuple:
+    def _make_plan(self, st: State, seat: int, r: int, ctx: _Context,
+                   floor: float = -1e9) -> tuple[float, int, int, int, int]:
         """Try every count ``x`` of off-class cards (most plentiful class first) with all or
         none of the jokers; the first best value wins (fewest off-class cards, then all jokers).
 
         The value of ``g = hk + j + x`` cards (``hk`` of the building's class ``k``, ``j``
         jokers) splits into a part that depends on ``g`` only (track points, rules §7.2, and
         the expected action, §4 D b), the per-position cost of ``x`` off-class cards
-        (``_position``) and constants, so every candidate is one addition done by ``map``.
+        (``_position``) and constants.
 
         ``floor``: plans worth less than this are not wanted (``enter`` already has a better
         row); such a plan comes back with value ``-inf`` and must not be memoised. For a flat
@@ -398,8 +436,8 @@ class Greedy:
         hands = st.hands
         hand = hands[seat]
         b = cfg.card_building[st.row[r]]
-        tables, off_cost, off_max, last, flutes, n_pop, max_off, iv, cv, jv, sv, fv, seen = ctx
-        k, flat, mixed = tables[2][b]
+        tables = ctx.tables
+        k, flat, mixed = tables.acts[b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
         for s, c in st.entries[r]:
@@ -407,62 +445,69 @@ class Greedy:
                 best_other = max(best_other, sum(c))
                 other_hand = max(other_hand, sum(hands[s]))
         hk, hj = hand[k], hand[JOKER]
-        n_off = min(n_pop - hk, max_off)
+        n_off = min(ctx.n_pop - hk, ctx.max_off)
         n_g = hj + n_off + 1  # g runs over hk .. hk + n_g - 1
         # majority points (rules §7.2) of own influence mine0 + g, from the other seats' values
-        others = list(map(tables[5][k], st.influence))
+        others = [row[k] for row in st.influence]
         mine0 = others.pop(seat)
         others.sort()
         inf = tuple(others)
-        pts, pts_max = tables[3].get(inf) or self._track_row(tables, inf)
+        got = tables.track_rows.get(inf)
+        pts, pts_max = got if got is not None else self._track_row(tables, inf)
         n_pts = len(pts)
-        base_pts = pts[mine0] if mine0 < n_pts else pts[-1]
+        base_pts = pts[mine0] if mine0 < n_pts else pts[n_pts - 1]
         # expected action (rules §4 D b): premium for most cards; 3/4 sure while others may
         # still come, a coin flip on a tie, none with too few
         pmc = cfg.premium_min_cards
         need = (best_other + 1 if best_other >= pmc else pmc) - hk  # index of the first g with the premium
         half = best_other - hk if best_other >= pmc else -1  # index of the tied g
         sword_n = hand[SWORD] if other_hand >= 2 else 0
-        flute_n = flutes if best_other >= 0 else 0
-        extra = (iv - cv) * hk - base_pts + (sv * sword_n + fv * flute_n)
+        flute_n = ctx.flutes if best_other >= 0 else 0
+        iv, jv, last = ctx.iv, ctx.jv, ctx.last
+        extra = (iv - ctx.cv) * hk - base_pts + (ctx.sv * sword_n + ctx.fv * flute_n)
+        off_cost = ctx.off_cost
+        lo = mine0 + hk
+        by_g: list[float] = []  # track points + expected action of g = hk + i cards, i < n_g
         if flat:
             if mixed is None:  # Monastery, Hospital, Tent: by rats and looks, cached
-                key = (b, last, st.rats[seat], *seen)
-                mixed = tables[4].get(key)
-                if mixed is None:
-                    if len(tables[4]) > 100_000:  # bounded; never reached in a normal game
-                        tables[4].clear()
-                    mixed = tables[4][key] = _mixed((0.75, 1.0)[last], self._action(st, seat, b, True, 0, seen),
-                                                    self._action(st, seat, b, False, 0, seen))
-                a_need, a_half, a_none, a_max = mixed
+                key = (b, last, st.rats[seat], ctx.seen[0], ctx.seen[1])
+                m = tables.mixed.get(key)
+                if m is None:
+                    if len(tables.mixed) > 100_000:  # bounded; never reached in a normal game
+                        tables.mixed.clear()
+                    m = tables.mixed[key] = _mixed((0.75, 1.0)[last], self._action(st, seat, b, True, 0, ctx.seen),
+                                                   self._action(st, seat, b, False, 0, ctx.seen))
             else:
-                a_need, a_half, a_none, a_max = mixed[last]
+                m = mixed[last]
+            a_need, a_half, a_none, a_max = m
             # upper bound (rounding is monotone, so the same additions in the same order bound
             # every candidate); jokers only add when they are worth more as influence
-            bound = pts_max + a_max + off_max[n_off]
+            bound = pts_max + a_max + ctx.off_max[n_off]
             if hj and iv > jv:
                 bound += (iv - jv) * hj
             if bound + extra < floor:
                 return _REJECTED
-            k_need = min(max(need, 0), n_g)
-            act = [a_none] * k_need + [a_need] * (n_g - k_need)
-            if 0 <= half < n_g:
-                act[half] = a_half
+            for i in range(n_g):
+                g = lo + i
+                by_g.append((pts[g] if g < n_pts else pts[n_pts - 1])
+                            + (a_half if i == half else a_none if i < need else a_need))
         else:  # Brewery / Guard Tower: the value grows with the cards played
             act = self._grown(st, seat, b, hk, n_g, (0.75, 1.0)[last], need, half)
-        lo = mine0 + hk
-        hi = lo + n_g
-        step = pts[lo:hi] if hi <= n_pts else pts[lo:n_pts] + [pts[-1]] * (hi - max(lo, n_pts))
-        by_g = list(map(add, step, act))
-        costs = off_cost[:n_off + 1]
-        v0 = list(map(add, by_g, costs))  # no jokers
-        best_v = max(v0)
-        best_x = v0.index(best_v)
+            for i in range(n_g):
+                g = lo + i
+                by_g.append((pts[g] if g < n_pts else pts[n_pts - 1]) + act[i])
+        best_v, best_x = by_g[0] + off_cost[0], 0  # no jokers; the first best x wins
+        for x in range(1, n_off + 1):
+            v = by_g[x] + off_cost[x]
+            if v > best_v:
+                best_v, best_x = v, x
         best_j = 0
-        if hj:
-            v1 = list(map(add, by_g[hj:], costs))  # all jokers
-            m1 = max(v1)
-            x1 = v1.index(m1)
+        if hj:  # all jokers
+            m1, x1 = by_g[hj] + off_cost[0], 0
+            for x in range(1, n_off + 1):
+                v = by_g[hj + x] + off_cost[x]
+                if v > m1:
+                    m1, x1 = v, x
             m1 += (iv - jv) * hj
             if m1 > best_v or (m1 == best_v and x1 <= best_x):
                 best_v, best_x, best_j = m1, x1, hj
@@ -476,7 +521,7 @@ class Greedy:
         cfg = st.cfg
         seen = seen_nuns(st, seat)
         rats = st.rats[seat]
-        icons, cache = cfg.card_icons, self._tables(cfg)[6]
+        icons, cache = cfg.card_icons, self._tables(cfg).supply
         best, best_r = -1e9, 0
         for r, c in enumerate(st.row):
             key = (*icons[c], rats, *seen)  # the value depends on nothing else
