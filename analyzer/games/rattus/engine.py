@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import game_streams, seed_of
@@ -26,6 +27,7 @@ PEASANT = CARD_INDEX["peasant"]
 _ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
 class Game:
     """One game in progress: config, state, generators, policies and the optional log.
 

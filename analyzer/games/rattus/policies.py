@@ -13,14 +13,17 @@ from dataclasses import dataclass, field
 from operator import mul
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from analyzer.games.rattus.cards import majority_holders
-from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX
+from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
 from analyzer.games.rattus.state import NOT_IN_PLAY, State
 
 _PEASANT = CARD_INDEX["peasant"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class RandomPolicy:
     """Uniform among the legal options at every decision point (uses only the seat's generator)."""
@@ -50,7 +53,8 @@ class _RegionValues:
 
     def __init__(self, future_rats: float, plague_risk: float):
         self.fr, self.pr = future_rats, plague_risk
-        self.cfg, self.holder = None, None
+        self.cfg: RattusConfig | None = None
+        self.holder: tuple[int, ...] | None = None
         self.cls: dict[int, list[float]] = {}
         self.table: dict[tuple, tuple[list[float], float]] = {}
 
@@ -73,6 +77,7 @@ class _RegionValues:
             out = [0.0] * len(row)
         else:
             cfg = self.cfg
+            assert cfg is not None  # set by sync()
             k = (n_tokens + self.fr) * self.pr
             t = min(6, tot)
             ea, em = cfg.exp_a[t], cfg.exp_m[t]
@@ -157,6 +162,7 @@ class _View:
         return self._occupied
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class GreedyPolicy:
     """One-ply evaluation of every legal option with fixed, documented weights.
@@ -180,6 +186,9 @@ class GreedyPolicy:
     diplomat_value: float = _param(1.5, "value of a diplomat disc placed (points, 0-5)")
     region_card_keep: float = _param(0.4, "value of keeping a region card that does not score now (points, 0-3)")
     caravan_opponent_weight: float = _param(0.7, "cost per bonus cube given to an opponent by a caravan move (0-2)")
+    # caches, not parameters (__post_init__)
+    _memo: list = field(default_factory=list, init=False, repr=False, compare=False)
+    _region_values: _RegionValues = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         limits = {"plague_risk": (0, 3), "future_rats": (0, 3), "opponent_weight": (0, 2), "card_value": (0, 5),
