@@ -26,4 +26,4 @@ bench: $(STAMP)
 	$(BIN)/analyzer bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info analyzer/games/*/*.so
