@@ -21,7 +21,7 @@ import pandas as pd
 from analyzer import __version__, report, runner
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy, policy_params
+from analyzer.games.base import build_policy, policy_doc, policy_params
 from analyzer.scenario import BASE, Scenario, load_scenario, to_toml, with_overrides
 
 __all__ = [
@@ -341,7 +341,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         elif kind == "policies":
             for name, cls in sorted(spec.policies.items()):
                 rows.append({"game": spec.name, "policy": name, "params": policy_params(cls),
-                             "doc": " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())})
+                             "doc": policy_doc(cls)})
         elif kind == "rules":
             rows += [{"game": spec.name, "option": k, "help": v} for k, v in spec.rule_options.items()]
         else:

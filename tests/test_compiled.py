@@ -41,7 +41,7 @@ def test_module_is_compiled(game, name):
 
 # (game, players, expansions, rule options, policies, seed): every policy of each compiled game,
 # mixed tables, and rule options that take other branches (rules/cartus.md §3 selection modes,
-# §4 D b ties, §5 Guard Tower, §6 targets; rules/rattus.md §5 token sets, Africanus cards)
+# §4 D b ties, §5 Guard Tower, §6 targets; rules/rattus.md with and without Africanus)
 CARTUS_OPTIONS = [{"building_selection": "random_buildings"}, {"building_set_name": "first_game"},
                   {"tie_mode": "first_entered_premium", "sword_target": "any_player", "flute_target": "any_player"},
                   {"guard_tower_givers": "rechecked", "sword_chooser": "random", "rats_visible": False},
@@ -52,7 +52,10 @@ GAMES = ([("cartus", n, [], {}, policy, seed) for n in (2, 4, 5) for policy in (
          + [("cartus", n, [], opts, "greedy", seed) for opts in CARTUS_OPTIONS for n, seed in ((3, 11), (4, 12))]
          + [("rattus", n, exp, {}, policy, seed) for n in (2, 4) for exp in ([], ["africanus"])
             for policy in ("greedy", "random") for seed in range(2)]
-         + [("rattus", 3, ["africanus"], {}, ["greedy", "random", "greedy"], 5)])
+         + [("rattus", 3, ["africanus"], {}, ["greedy", "random", "greedy"], 5)]
+         + [("pyramidion", n, [], {}, [policy] * n, seed) for n in (2, 3, 4)
+            for policy in ("greedy", "tile-builder", "random") for seed in range(2)]
+         + [("pyramidion", 4, [], {}, ["greedy", "tile-builder", "random", "greedy"], 7)])
 
 PLAY = """
 import json, sys
@@ -83,3 +86,16 @@ def test_pure_python_source_plays_the_same_games(tmp_path):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert _play_here() == json.loads(done.stdout)
+
+
+def test_policy_descriptions_survive_compilation():
+    """mypyc drops docstrings; `analyzer list policies` reads them from the source instead
+    (games.base.policy_doc), so every built-in policy keeps its one-line description."""
+    from analyzer import api
+
+    rows = api.catalogue("policies")
+    assert {r["game"] for r in rows} >= {"rattus", "cartus", "pyramidion"}
+    empty = [(r["game"], r["policy"]) for r in rows if not r["doc"]]
+    assert not empty, empty
+    greedy = next(r["doc"] for r in rows if (r["game"], r["policy"]) == ("cartus", "greedy"))
+    assert greedy == "One-step value maximiser: influence majorities, premium actions, risk of dying."

@@ -7,11 +7,15 @@ stats and report see a game only through it and through the records it returns
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import importlib
+import importlib.machinery
 import random
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -229,6 +233,27 @@ def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
         out.append((f.name, getattr(t, "__name__", str(t)), f.default, f.metadata.get("help", "")))
     return out
 
+
+
+def policy_doc(cls: type) -> str:
+    """The first paragraph of a policy class's docstring, on one line ("" if it has none).
+
+    mypyc does not keep docstrings, so for a class of a compiled module (setup.py) the docstring
+    is read from the module's source file beside its extension.
+    """
+    doc = cls.__doc__ or ""
+    if not doc.strip() or doc.startswith("filler docstring"):
+        doc = ""
+        package, _, module = cls.__module__.rpartition(".")
+        # searched afresh: a compiled module's own __spec__ may name a wrong folder
+        spec = importlib.machinery.PathFinder.find_spec(module, importlib.import_module(package).__path__)
+        source = Path(spec.origin).with_name(module + ".py") if spec and spec.origin else None
+        if source is not None and source.is_file():
+            for node in ast.parse(source.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+                    doc = ast.get_docstring(node) or ""
+                    break
+    return " ".join(doc.strip().split("\n\n")[0].split())
 
 def rank_and_won(scores: Sequence[float], tiebreak: Sequence[Sequence[float]] = ()) -> tuple[list[int], list[float]]:
     """Ranks (1 = best) and win shares from final scores and optional tie-break keys.
