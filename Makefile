@@ -6,8 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench clean
 
-# setup.py compiles the Rattus and Rattus Cartus engines with mypyc: a changed module is rebuilt here
-$(STAMP): pyproject.toml setup.py $(wildcard analyzer/games/cartus/*.py analyzer/games/rattus/*.py)
+# setup.py compiles the game engines with mypyc: a changed module is rebuilt here
+$(STAMP): pyproject.toml setup.py $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'

@@ -7,6 +7,7 @@ small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
 
 from __future__ import annotations
 
+import importlib.resources
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,9 @@ from analyzer.errors import RuleError
 from analyzer.games.base import RuleValue
 from analyzer.games.tables import check_keys, option_help
 
-DATA = Path(__file__).parent / "data"
+# From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
+# module in a compiled group names a wrong folder.
+DATA = Path(str(importlib.resources.files("analyzer.games.pyramidion"))) / "data"
 RULES = "rules/pyramidion.md"
 
 # Goods: five ordinary kinds (index 0-4) and the wild statue (5). rules §3.1
@@ -303,6 +306,7 @@ def _card_rows(field: str, rows: list[dict], key: str):
         if t not in CARD_TYPES:
             raise RuleError(field, f"{where}: unknown card type {t!r} (allowed: {', '.join(CARD_TYPES)})")
         count = _nonneg_int(field, f"{where} count", row.get("count", 1))
+        vals: tuple[int, ...]  # (influence, negotiation, trade)
         if t == "goddess":
             v = _nonneg_int(field, f"{where} value", row.get("value"))
             vals = (v, v, v)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import build_policy, game_streams, seed_of
@@ -213,7 +214,7 @@ class Game(SitePlay):
             if out[p]:
                 continue
             options = self.load_options(p)
-            choice = self.ask(p, LOAD, (PASS,) + options) if options else PASS
+            choice: Any = self.ask(p, LOAD, (PASS,) + options) if options else PASS
             if choice == PASS:
                 passes += 1
                 if cfg.loading_pass_is_final:

@@ -46,7 +46,7 @@ def load_options(st: State, p: int) -> tuple:
         if not tiled:
             out.append(plain[b])
             continue
-        combos = [((), short)]  # (sites used, statues needed so far)
+        combos: list[tuple[tuple[int, ...], int]] = [((), short)]  # (sites used, statues needed so far)
         for k, nk in tiled:
             avail = tiles[k]
             cap = min(nk, len(avail))

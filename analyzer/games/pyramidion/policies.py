@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from analyzer.games.pyramidion.config import (
     BANDIT,
@@ -40,11 +41,12 @@ from analyzer.games.pyramidion.state import (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class RandomPolicy:
     """Uniformly random among the legal options (a baseline, not a player)."""
 
-    NAME: ClassVar[str] = "random"
+    NAME = "random"
 
     def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
         """Index of a uniformly random option (``rng`` is the seat's own stream)."""
@@ -68,6 +70,7 @@ def _check_nonneg(obj, *names: str) -> None:
             raise ValueError(f"{name} must be >= 0 (got {v!r})")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class GreedyPolicy:
     """One-step greedy: at each decision take the option with the best immediate value.
@@ -78,7 +81,7 @@ class GreedyPolicy:
     highest-VP boat it can, using its slave-driver tiles first and statues last.
     """
 
-    NAME: ClassVar[str] = "greedy"
+    NAME = "greedy"
     good_value: float = field(default=0.8, metadata={"help": "value of one good taken, in VP (>= 0)"})
     slave_driver_tile: float = field(default=1.2, metadata={"help": "value of winning a slave-driver tile, in VP"})
     negotiator_tile: float = field(default=1.5, metadata={"help": "value of winning a negotiator tile, in VP"})
@@ -343,12 +346,13 @@ class GreedyPolicy:
         return best_i
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class TileBuilderPolicy(GreedyPolicy):
     """Greedy that invests in tiles: negotiator and slave-driver tiles are worth much more than
     goods lying on a site (a long-game strategy: goods every round, cheaper loading)."""
 
-    NAME: ClassVar[str] = "tile-builder"
+    NAME = "tile-builder"
     good_value: float = field(default=0.35, metadata={"help": "value of one good taken, in VP (>= 0)"})
     slave_driver_tile: float = field(default=2.5, metadata={"help": "value of winning a slave-driver tile, in VP"})
     negotiator_tile: float = field(default=3.0, metadata={"help": "value of winning a negotiator tile, in VP"})

@@ -10,6 +10,10 @@ merchant, discard, sundial).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+from typing import Any
+
 from analyzer.games.pyramidion.chance import draw_card, draw_revolt_tiles, shuffle
 from analyzer.games.pyramidion.config import (
     BANDIT,
@@ -27,7 +31,9 @@ from analyzer.games.pyramidion.config import (
     SLAVE_DRIVER,
     STONE_DRAGGER,
     THIEF,
+    PyramidionConfig,
 )
+from analyzer.games.pyramidion.metrics import Tally
 from analyzer.games.pyramidion.resolution import revolt_result, step_winner
 from analyzer.games.pyramidion.state import (
     CAIRO,
@@ -37,6 +43,7 @@ from analyzer.games.pyramidion.state import (
     PLAY,
     RECRUIT,
     THIEF_TARGET,
+    State,
 )
 
 CATEGORY = ("influence", "negotiation", "trade")
@@ -44,6 +51,24 @@ CATEGORY = ("influence", "negotiation", "trade")
 
 class SitePlay:
     """Activation, card play and resolution of one site (a mixin of ``engine.Game``)."""
+
+    # set by engine.Game.__init__ (declared here so the mixin type-checks and compiles)
+    st: State
+    cfg: PyramidionConfig
+    rng: random.Random
+    log: Callable[[str], None] | None
+    tally: Tally
+    giza_card: list[int]
+    _zeros: tuple[int, ...]
+    _nones: tuple[int, ...]
+
+    def ask(self, seat: int, kind: str, options: tuple) -> Any:
+        """A seat's choice among ``options`` (``engine.Game.ask``)."""
+        raise NotImplementedError
+
+    def gain(self, seat: int, kind: int, n: int) -> int:
+        """Goods from the supply to a seat (``engine.Game.gain``)."""
+        raise NotImplementedError
 
     def activate(self, p: int, site: int) -> None:
         """Activate ``site`` (§5 phase 5, §1.1): ability, card play, resolution steps 4–8."""
@@ -240,8 +265,8 @@ class SitePlay:
             tiles = draw_revolt_tiles(st, k)
             strength = sum(cfg.revolt_strength[t] for t in tiles)
             has = [False] * n
-            for j, alive in enumerate(st.pc_alive):
-                if alive:
+            for j, in_play in enumerate(st.pc_alive):
+                if in_play:
                     has[st.pc_seat[j]] = True
             lost, winner = revolt_result(st.totals[0], has, strength, cfg.revolt_winner_must_survive)
             self.tally.revolts[site] += 1
