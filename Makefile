@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check analyzer tests
 
 bench: $(STAMP)
-	$(BIN)/analyzer bench
+	$(BIN)/analyzer bench --memory
 
 clean:
 	rm -rf $(VENV) build *.egg-info analyzer/games/*/*.so

@@ -71,7 +71,7 @@ def _play_range(game: str, players: int, expansions: tuple[str, ...], policy: st
 
 
 def one_core_rate(game: str, players: int, expansions: tuple[str, ...], policy: str,
-                  games: int = 200, repeats: int = 5) -> float:
+                  games: int = 500, repeats: int = 5) -> float:
     """Median games/s on one core over ``repeats`` timed runs of ``games`` games, after a warm-up."""
     _play_range(game, players, expansions, policy, 0, max(5, games // 10))
     rates = []
@@ -150,7 +150,7 @@ def machine() -> dict:
             "platform": platform.platform(), "compiled": compiled_modules()}
 
 
-def bench(games: int = 200, parallel_games: int = 10000, repeats: int = 5,
+def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
           policies: tuple[str, ...] = ("random", "greedy"), only: tuple[str, ...] = ()) -> list[BenchRow]:
     """Benchmark every built game at its standard player count.
 

@@ -268,7 +268,7 @@ def replay(
 
 @app.command()
 def bench(
-    games: Annotated[int, typer.Option(help="Games per timed one-core run.")] = 200,
+    games: Annotated[int, typer.Option(help="Games per timed one-core run.")] = 500,
     parallel_games: Annotated[int, typer.Option(help="Games in the all-cores run (the parallel-efficiency target is stated for 10,000).")] = 10000,
     repeats: Annotated[int, typer.Option(help="Timed one-core runs (the median is shown).")] = 5,
     game: Annotated[list[str] | None, typer.Option(help="Only this game (repeatable).")] = None,
