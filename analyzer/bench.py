@@ -24,7 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
-from analyzer.errors import RuleError
+from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.report.files import atomic_write
 
@@ -116,7 +116,7 @@ def run_memory(scenario: str, games: int) -> float:
 
     Raises
     ------
-    RuntimeError
+    AnalyzerError
         The run failed (its last error lines are included).
     """
     with tempfile.TemporaryDirectory(prefix="analyzer-bench-") as tmp:
@@ -124,7 +124,7 @@ def run_memory(scenario: str, games: int) -> float:
                "--games", str(games), "--out", str(Path(tmp) / "run"), "--quiet", "--jobs", "1"]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"memory run failed: {done.stderr.strip()[-500:]}")
+        raise AnalyzerError(f"memory run failed: {done.stderr.strip()[-500:]}")
     return int(done.stdout.split()[-1]) / 1024.0
 
 

@@ -295,6 +295,9 @@ def bench(
 
     if games < 1 or parallel_games < 1 or repeats < 1:
         raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
+    study = Path("scenarios/africanus-sultan.toml")
+    if memory and not study.is_file():
+        raise AnalyzerError(f"--memory: {study} not found (run it from the project folder)")
     rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
     typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
                f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}{'check':>7}")
@@ -309,8 +312,10 @@ def bench(
     mem = {}
     if memory:
         for n in (1000, 50000):
-            mem[str(n)] = round(bench_mod.run_memory("scenarios/africanus-sultan.toml", n), 1)
+            mem[str(n)] = round(bench_mod.run_memory(str(study), n), 1)
             typer.echo(f"peak memory of a {n}-game run: {mem[str(n)]} MiB")
+        grow = mem["50000"] - mem["1000"]
+        typer.echo(f"50,000 vs 1,000 games: {grow:+.1f} MiB ({grow / mem['1000']:+.1%})")
     bench_mod.write_json(rows, out, mem)
     typer.echo(f"wrote {out}")
 
