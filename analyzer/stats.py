@@ -159,8 +159,8 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
         Columns ``[*by, n, mean, lo, hi]``.
     """
     rows = []
-    for key, grp in seats.groupby(list(by), sort=True, observed=True):
-        iv = mean_interval(grp[metric].to_numpy(), confidence)
+    for key, grp in seats.groupby(list(by), sort=True, observed=True)[metric]:
+        iv = mean_interval(grp.to_numpy(), confidence)
         key = key if isinstance(key, tuple) else (key,)
         rows.append((*key, len(grp), iv.estimate, iv.lo, iv.hi))
     return pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
@@ -184,12 +184,17 @@ def seat_order(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     return w.merge(m, on=key).rename(columns={key: "position"})
 
 
+DIFFERENCE_COLUMNS = ("n", "base_mean", "variant_mean", "diff", "lo", "hi", "p_value",
+                      "significant")
+
+
 def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[str] = ("seat",),
                         base: str = "base", confidence: float = 0.95) -> pd.DataFrame:
     """Paired per-game differences of ``metric`` between each variant and the base.
 
     For every group of ``by`` (e.g. each seat), the per-game value is the mean of ``metric`` over
     the group's rows in that game; variant and base are matched on ``game_id`` (same seed).
+    ``pair_differences`` does one variant (for callers that hold one variant's rows at a time).
 
     Returns
     -------
@@ -197,24 +202,62 @@ def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[s
         Columns ``[variant, *by, n, base_mean, variant_mean, diff, lo, hi, p_value,
         significant]``; empty when there is no variant.
     """
-    keys = ["game_id", *by]
-    per_game = seats.groupby(["variant", *keys], observed=True)[metric].mean()
+    names = list(pd.unique(seats["variant"]))
+    if base not in names:
+        return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
+    base_rows = seats[seats["variant"] == base]
+    parts = [pair_differences(base_rows, seats[seats["variant"] == var], var, metric, by,
+                              confidence)
+             for var in names if var != base]
+    if not parts:
+        return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
+    return pd.concat(parts, ignore_index=True)
+
+
+def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str = "won",
+                     by: Sequence[str] = ("seat",), confidence: float = 0.95) -> pd.DataFrame:
+    """``variant_differences`` of one variant: ``variant`` rows against ``base`` rows.
+
+    Parameters
+    ----------
+    base, variant : DataFrame
+        The seat rows of the base and of the variant: ``game_id``, the ``by`` columns and
+        ``metric``.
+    name : str
+        The variant's name (the ``variant`` column of the result).
+
+    Returns
+    -------
+    DataFrame
+        One row per ``by`` group present in both with a shared game, groups sorted:
+        ``[variant, *by, n, base_mean, variant_mean, diff, lo, hi, p_value, significant]``.
+    """
+    b = _per_game_means(base, metric, by)
     rows = []
-    if base not in per_game.index.get_level_values(0):
-        return pd.DataFrame(columns=["variant", *by, "n", "base_mean", "variant_mean", "diff",
-                                     "lo", "hi", "p_value", "significant"])
-    b = per_game.xs(base, level="variant")
-    for var in [v for v in pd.unique(seats["variant"]) if v != base]:
-        v = per_game.xs(var, level="variant")
-        joined = pd.concat([b.rename("b"), v.rename("v")], axis=1, join="inner").reset_index()
-        groups = joined.groupby(list(by), sort=True) if by else [((), joined)]
-        for key, grp in groups:
-            key = key if isinstance(key, tuple) else (key,)
-            d = paired_difference(grp["b"].to_numpy(), grp["v"].to_numpy(), confidence)
-            rows.append((var, *key, d.n, grp["b"].mean(), grp["v"].mean(), d.mean, d.lo, d.hi,
-                         d.p_value, d.significant))
-    return pd.DataFrame(rows, columns=["variant", *by, "n", "base_mean", "variant_mean", "diff",
-                                       "lo", "hi", "p_value", "significant"])
+    for key, v in _per_game_means(variant, metric, by).items():
+        if key not in b:
+            continue
+        joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
+        if joined.empty:
+            continue
+        d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence)
+        rows.append((name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, d.lo, d.hi,
+                     d.p_value, d.significant))
+    return pd.DataFrame(rows, columns=["variant", *by, *DIFFERENCE_COLUMNS])
+
+
+def _per_game_means(rows: pd.DataFrame, metric: str, by: Sequence[str]) -> dict[tuple, pd.Series]:
+    """Per ``by`` group (key a tuple, groups sorted), the mean of ``metric`` per game: a Series
+    indexed by ``game_id``, ascending. One group's rows are selected at a time (a mask), so the
+    working set is one group, not a sorted copy of ``rows``."""
+    if not by:
+        return {(): rows.groupby("game_id")[metric].mean()}
+    keys = sorted(rows[list(by)].dropna().drop_duplicates().itertuples(index=False, name=None))
+    out = {}
+    for key in keys:
+        mask = np.logical_and.reduce([(rows[c] == k).to_numpy() for c, k in zip(by, key)])
+        out[key] = rows.loc[mask, ["game_id", metric]].groupby("game_id")[metric].mean()
+    return out
 
 
 def distribution(values: pd.Series, max_categories: int = 12) -> pd.DataFrame:
@@ -257,20 +300,14 @@ def winners_without(seats: pd.DataFrame, points: str, tiebreak: str | None = "ti
     Series of bool
         Indexed by ``(variant, game_id)``.
     """
-    df = seats[["variant", "game_id", "seat", "score", points, "won"]
-               + ([tiebreak] if tiebreak and tiebreak in seats else [])].copy()
-    df["alt"] = df["score"] - df[points]
-    keys = ["variant", "game_id"]
-    top = df["alt"] == df.groupby(keys, observed=True)["alt"].transform("max")
-    if tiebreak and tiebreak in df:
+    keys = [seats["variant"], seats["game_id"]]
+    alt = seats["score"] - seats[points]
+    top = alt == alt.groupby(keys, observed=True).transform("max")
+    if tiebreak and tiebreak in seats:
         # among seats tied on the reduced score, only the best tie-break key wins
-        df["tb"] = df[tiebreak].where(top)
-        tb_best = df.groupby(keys, observed=True)["tb"].transform("max")
-        top = top & (df[tiebreak] == tb_best)
-    df["alt_win"] = top
-    df["win"] = df["won"] > 0
-    changed = (df["alt_win"] != df["win"]).groupby([df["variant"], df["game_id"]]).any()
-    return changed
+        tb = seats[tiebreak].where(top)
+        top = top & (seats[tiebreak] == tb.groupby(keys, observed=True).transform("max"))
+    return (top != (seats["won"] > 0)).groupby(keys, observed=True).any()
 
 
 def adjust_pvalues(p_values: Sequence[float] | np.ndarray, method: str = "holm",
