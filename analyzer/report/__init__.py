@@ -11,7 +11,9 @@ Layout of a run directory::
 
 ``render(run_dir)`` reads only the Parquet files and ``summary.json["run"]`` (written at run time:
 scenario facts, labelled defaults, throughput), so ``analyzer report DIR`` re-renders without
-playing a game. Every file is written to a temporary name and renamed.
+playing a game. Every file is written to a temporary name and renamed. Each section reads only
+the record columns it uses, one section at a time (``records.py``), so the report's memory stays
+near flat in the number of games.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from analyzer.report.files import atomic_write
 from analyzer.report.sections import Doc, all_sections
 from analyzer.report.studies import study_sections
 
-__all__ = ["RUN_FILES", "atomic_write", "render"]
+__all__ = ["RUN_FILES", "atomic_write", "build", "render"]
 
 RUN_FILES = ("scenario.toml", "games.parquet", "seats.parquet", "summary.json", "report.md",
              "report.html")
@@ -101,6 +103,29 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
                 f"{d['name']} = {_short(d['value'])}" for d in extra) + ".")
 
 
+def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
+          seats: records.Table | pd.DataFrame) -> dict[str, Any]:
+    """Fill ``doc`` with the header and every section; returns the results for ``summary.json``.
+
+    Parameters
+    ----------
+    doc : Doc
+        The report being built (charts are written to ``doc.chart_dir``).
+    run : dict
+        The run facts (``summary.json["run"]``); may be empty.
+    games, seats : records.Table or DataFrame
+        The record tables; each section reads the columns it uses from them.
+    """
+    games, seats = records.as_table(games), records.as_table(seats)
+    head = games.read(("variant", "rules_version", "n_players"))
+    players = int(run.get("players") or head["n_players"].iloc[0])
+    _header(doc, run, head)
+    del head
+    results = all_sections(doc, games, seats, players)
+    results["studies"] = study_sections(doc, run, games, seats, players)
+    return results
+
+
 def render(run_dir: str | Path) -> dict[str, Any]:
     """(Re-)write ``summary.json``, ``report.md``, ``report.html`` and ``charts/`` of a run.
 
@@ -131,16 +156,12 @@ def render(run_dir: str | Path) -> dict[str, Any]:
             run = json.loads(summary_path.read_text()).get("run", {})
         except (json.JSONDecodeError, AttributeError):
             run = {}
-    games = records.read_games(run_dir)
-    # only the seat columns the sections use (flat memory), and any the study facts name
-    seats = records.read_seats(run_dir, also=records.names_in(run))
-    players = int(run.get("players") or games["n_players"].iloc[0])
     chart_dir = run_dir / "charts"
     chart_dir.mkdir(exist_ok=True)
     doc = Doc(chart_dir)
-    _header(doc, run, games)
-    results = all_sections(doc, games, seats, players)
-    results["studies"] = study_sections(doc, run, games, seats, players)
+    records.release_memory()  # what playing and aggregating the records left behind
+    results = build(doc, run, records.Table(run_dir / "games.parquet"),
+                    records.Table(run_dir / "seats.parquet"))
     title = f"{run.get('name', run_dir.name)}: {run.get('game', '')} study report"
     summary = _json_safe({"run": run, "results": results})
     atomic_write(summary_path, json.dumps(summary, indent=1))

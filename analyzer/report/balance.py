@@ -9,40 +9,70 @@ variants and by ``analyzer compare``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyzer import stats
+from analyzer.report.records import Table, as_table
 from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
 
 
-def per_game(games: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
+def per_game(games: pd.DataFrame, seats: pd.DataFrame,
+             seat_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per (variant, game_id) with the balance metrics of that game.
+
+    Parameters
+    ----------
+    games, seats : DataFrame
+        Game records with ``variant, game_id, rounds``; seat records with ``variant, game_id,
+        seat, score, won`` and optionally ``died``.
+    seat_ids : sequence of int, optional
+        The seats to give a ``won_<seat>`` column (default: the seats in ``seats``); a seat
+        absent from a game is ``nan`` there.
 
     Returns
     -------
     DataFrame
-        ``variant, game_id, rounds, no_winner`` (0/1), ``spread`` (best − worst final score
-        [points]), ``won_<seat>`` (1/k share of the win) for every seat and, when seats have
-        ``died``, ``death`` (share of the game's seats that died).
+        ``variant, game_id, spread`` (best − worst final score [points]), ``death`` (share of the
+        game's seats that died, when seats have ``died``), ``won_<seat>`` (1/k share of the win)
+        for every seat, ``rounds``, ``no_winner`` (0/1); variant by variant (in order of first
+        appearance), games in order of first appearance.
     """
-    keys = ["variant", "game_id"]
-    g = seats.groupby(keys, sort=False, observed=True)
+    if seat_ids is None:
+        seat_ids = sorted(pd.unique(seats["seat"]))
+    parts = []
+    for var in pd.unique(seats["variant"]):
+        parts.append(arm_per_game(games[games["variant"] == var], seats[seats["variant"] == var],
+                                var, seat_ids))
+    return pd.concat(parts, ignore_index=True)
+
+
+def arm_per_game(games: pd.DataFrame, seats: pd.DataFrame, variant: str,
+               seat_ids: Sequence[int]) -> pd.DataFrame:
+    """``per_game`` of one variant's rows (``games``, ``seats`` hold that variant only)."""
+    g = seats.groupby("game_id", sort=False)
     out = pd.DataFrame({"spread": g["score"].max() - g["score"].min(),
                         "won_total": g["won"].sum()})
     if "died" in seats:
         out["death"] = g["died"].mean()
-    won = seats.pivot_table(index=keys, columns="seat", values="won", aggfunc="sum", observed=True)
-    won.columns = [f"won_{int(c)}" for c in won.columns]
-    out = out.join(won)
-    rounds = games.set_index(keys)["rounds"]
-    out["rounds"] = rounds.reindex(out.index).to_numpy()
+    for seat in seat_ids:
+        won = seats[seats["seat"] == seat].groupby("game_id")["won"].sum()
+        out[f"won_{int(seat)}"] = won.reindex(out.index)
+    out["rounds"] = games.set_index("game_id")["rounds"].reindex(out.index).to_numpy()
     out["no_winner"] = (out.pop("won_total") <= 0).astype(float)
-    return out.reset_index()
+    out = out.reset_index()
+    out.insert(0, "variant", variant)
+    return out
+
+
+def seat_numbers(seats: Table) -> list[int]:
+    """The seat numbers in the seat records, ascending."""
+    return [int(k) for k in np.unique(seats.read(("seat",))["seat"].to_numpy())]
 
 
 def _seat_cols(pg: pd.DataFrame) -> list[str]:
@@ -82,28 +112,61 @@ def diff_table(pg: pd.DataFrame, base: str = BASE) -> pd.DataFrame:
         ``variant, metric, n, diff, lo, hi, p_value, significant``; metrics ``won_<seat>``,
         ``no_winner``, ``death`` (if present), ``spread``, ``rounds``.
     """
-    metrics = [*_seat_cols(pg), "no_winner", *(["death"] if "death" in pg else []), "spread",
-               "rounds"]
     b = pg[pg["variant"] == base].set_index("game_id")
     rows = []
     for var in pd.unique(pg["variant"]):
-        if var == base:
-            continue
-        v = pg[pg["variant"] == var].set_index("game_id")
-        ids = b.index.intersection(v.index)
-        for m in metrics:
-            d = stats.paired_difference(b.loc[ids, m].to_numpy(float), v.loc[ids, m].to_numpy(float))
-            rows.append((var, m, d.n, d.mean, d.lo, d.hi, d.p_value, d.significant))
-    return pd.DataFrame(rows, columns=["variant", "metric", "n", "diff", "lo", "hi", "p_value",
-                                       "significant"])
+        if var != base:
+            rows += _differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
+    return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
-def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
-    """Fill the balance section; returns its numbers (``{}`` with a single arm)."""
-    if seats["variant"].nunique() < 2:
+DIFF_COLUMNS = ["variant", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]
+
+
+def _differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
+    """``diff_table`` rows of one arm: ``base`` and ``arm`` are ``per_game`` rows indexed by
+    ``game_id``."""
+    metrics = [*_seat_cols(base), "no_winner", *(["death"] if "death" in base else []),
+               "spread", "rounds"]
+    ids = base.index.intersection(arm.index)
+    rows = []
+    for m in metrics:
+        d = stats.paired_difference(base.loc[ids, m].to_numpy(float),
+                                    arm.loc[ids, m].to_numpy(float))
+        rows.append((name, m, d.n, d.mean, d.lo, d.hi, d.p_value, d.significant))
+    return rows
+
+
+BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died")
+
+
+def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+            players: int) -> dict:
+    """Fill the balance section; returns its numbers (``{}`` with a single arm).
+
+    Holds the base's per-game metrics and one variant's at a time (seats ``BALANCE_SEATS``,
+    games ``variant, game_id, rounds``).
+    """
+    games, seats = as_table(games), as_table(seats)
+    names = seats.variants()
+    if len(names) < 2:
         return {}
-    pg = per_game(games, seats)
-    arms = arm_table(pg)
+    seat_ids = seat_numbers(seats)
+
+    def arm_games(var: str) -> pd.DataFrame:
+        return arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
+                            seats.read(BALANCE_SEATS, [var]), var, seat_ids)
+
+    base = arm_games(BASE) if BASE in names else None
+    base_by_game = None if base is None else base.set_index("game_id")
+    rows, diff_rows = [], []
+    for var in names:
+        pg = base if var == BASE else arm_games(var)
+        rows.append(arm_table(pg))
+        if base is not None and var != BASE:
+            diff_rows += _differences(base_by_game, pg.set_index("game_id"), var)
+    arms = pd.concat(rows, ignore_index=True)
+    pg = base if base is not None else pg  # any arm: the metric columns are the same
     seat_cols = _seat_cols(pg)
     doc.h("Balance of each variant")
     has_death = "death" in pg
@@ -131,9 +194,9 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
                      zip(arms["rounds"], arms["rounds_lo"], arms["rounds_hi"])]
     doc.table(tab)
     out: dict[str, Any] = {"arms": _records(arms)}
-    if BASE not in set(pg["variant"]):
+    if base is None:
         return out
-    diffs = diff_table(pg)
+    diffs = pd.DataFrame(diff_rows, columns=DIFF_COLUMNS)
     out["vs_base"] = _records(diffs)
     if arms.shape[0] - 1 > MAX_DIFF_ROWS:
         doc.p(f"{arms.shape[0] - 1} variants: their paired differences against the base are in "

@@ -34,7 +34,8 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import charts
-from analyzer.report.balance import per_game, spread_noise_floor
+from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
+from analyzer.report.records import Table, as_table
 from analyzer.report.sections import Doc, _records, pct
 
 BOOTSTRAP = 400  # bootstrap draws; percentile intervals of 95% need a few hundred
@@ -44,9 +45,11 @@ LABELS = {"balance": "seat balance (max − min)", "death": "death rate", "no_wi
           "first_seat": "seat 0 wins", "last_seat": "last seat wins"}
 
 
-def active(games: pd.DataFrame) -> bool:
+def active(games: Table | pd.DataFrame) -> bool:
     """True when the records hold several building selections."""
-    return "building_set" in games and games["building_set"].nunique() > 1
+    if "building_set" not in games:
+        return False
+    return as_table(games).read(("building_set",))["building_set"].nunique() > 1
 
 
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -65,22 +68,50 @@ def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
-def _set_arrays(games: pd.DataFrame, seats: pd.DataFrame):
-    """Per set: per-game arrays of the metrics, and whether all sets share the same game ids."""
-    pg = per_game(games, seats)
-    sets = games[["variant", "game_id", "building_set"]]
-    pg = pg.merge(sets, on=["variant", "game_id"])
-    won_cols = sorted((c for c in pg if c.startswith("won_")), key=lambda c: int(c[4:]))
-    order = list(pd.unique(games["building_set"]))
-    data = {}
-    for key, grp in pg.groupby("building_set", sort=False):
-        grp = grp.sort_values(["game_id", "variant"])
-        data[key] = {"ids": grp["game_id"].to_numpy(), "won": grp[won_cols].to_numpy(float),
-                     "death": grp["death"].to_numpy(float) if "death" in grp else None,
-                     "no_winner": grp["no_winner"].to_numpy(float)}
-    ids0 = data[order[0]]["ids"]
-    paired = all(len(d["ids"]) == len(ids0) and np.array_equal(d["ids"], ids0) for d in data.values())
-    return order, data, paired, len(won_cols)
+SET_SEATS = ("variant", "game_id", "seat", "score", "won", "died")
+
+
+def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
+    """The building sets in order of first appearance, the arms playing each, and whether
+    every set has the same game ids (then its games are paired by seed)."""
+    sets = games.read(("variant", "game_id", "building_set"))
+    order = list(pd.unique(sets["building_set"]))
+    arms, ids = {}, {}
+    for key, grp in sets.groupby("building_set", sort=False, observed=True):
+        arms[key] = list(pd.unique(grp["variant"]))
+        ids[key] = grp.sort_values(["game_id", "variant"])["game_id"].to_numpy()
+    ids0 = ids[order[0]]
+    paired = all(len(i) == len(ids0) and np.array_equal(i, ids0) for i in ids.values())
+    return order, arms, paired
+
+
+def _set_arrays(games: Table, seats: Table, arms: list[str],
+                seat_ids: list[int]) -> dict[str, np.ndarray | None]:
+    """Per-game arrays of one building set (the games of its ``arms``, by game id then arm):
+    ``ids`` (games,), ``won`` (games, seats) 1/k win shares, ``death`` (games,) or ``None``,
+    ``no_winner`` (games,) 0/1."""
+    pg = pd.concat([arm_per_game(games.read(("variant", "game_id", "rounds"), [arm]),
+                               seats.read(SET_SEATS, [arm]), arm, seat_ids) for arm in arms],
+                   ignore_index=True)
+    pg = pg.sort_values(["game_id", "variant"])
+    won_cols = [f"won_{int(k)}" for k in seat_ids]
+    # C order: the mean over games (axis 0) then sums in the same order as always
+    return {"ids": pg["game_id"].to_numpy(),
+            "won": np.ascontiguousarray(pg[won_cols].to_numpy(float)),
+            "death": pg["death"].to_numpy(float) if "death" in pg else None,
+            "no_winner": pg["no_winner"].to_numpy(float)}
+
+
+def _weights(rng: np.random.Generator, n: int, draws: int, block: int = 25) -> np.ndarray:
+    """Bootstrap weights, shape (draws, n): multinomial counts of ``n`` games resampled ``n``
+    times, divided by ``n``. Drawn ``block`` rows at a time (the same numbers as one call,
+    without a second (draws, n) array of counts)."""
+    w = np.empty((draws, n))
+    p = np.full(n, 1 / n)
+    for start in range(0, draws, block):
+        size = min(block, draws - start)
+        w[start:start + size] = rng.multinomial(n, p, size=size) / n
+    return w
 
 
 def _metrics(won: np.ndarray, death: np.ndarray | None, nw: np.ndarray) -> dict[str, np.ndarray]:
@@ -102,21 +133,25 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         death_diff_hi, death_p, no_winner`` and the ``building_<class>`` choices); bootstrap
         draws ``{metric: array (draws, sets)}``; whether the sets are paired on game seeds.
     """
-    order, data, paired, n_seats = _set_arrays(games, seats)
+    games, seats = as_table(games), as_table(seats)
+    order, arms, paired = _set_layout(games)
+    seat_ids = seat_numbers(seats)
+    n_seats = len(seat_ids)
     rng = np.random.default_rng(seed)
     shared = None
     boot = {m: np.empty((draws, len(order))) for m in METRICS}
     rows = []
-    ref = data[order[0]]
-    for j, key in enumerate(order):
-        d = data[key]
+    ref = None
+    for j, key in enumerate(order):  # one set's games at a time (and the reference set's)
+        d = _set_arrays(games, seats, arms[key], seat_ids)
+        ref = d if ref is None else ref
         n = len(d["ids"])
         if paired:
             if shared is None:
-                shared = rng.multinomial(n, np.full(n, 1 / n), size=draws).astype(float) / n
+                shared = _weights(rng, n, draws)
             w = shared
         else:
-            w = rng.multinomial(n, np.full(n, 1 / n), size=draws).astype(float) / n
+            w = _weights(rng, n, draws)
         death = w @ d["death"] if d["death"] is not None else None
         for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
             boot[m][:, j] = v
@@ -147,8 +182,11 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
             row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
         rows.append(row)
     table = pd.DataFrame(rows)
-    choices = games.groupby("building_set", sort=False)[
-        [f"building_{c}" for c, _, _ in factors(games)]].first()
+    del d, ref, shared, w  # the (draws, games) weights before the next read
+    choice = games.read(("variant", "building_*"))
+    choices = choice.groupby("building_set", sort=False, observed=True)[
+        [f"building_{c}" for c, _, _ in factors(choice)]].first()
+    choices.index = choices.index.astype(str)
     table = table.merge(choices, left_on="building_set", right_index=True)
     return table, boot, paired
 
@@ -212,12 +250,20 @@ def _changes(row: pd.Series, facs) -> str:
     return ", ".join(alts) if alts else "(reference set)"
 
 
-def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
+def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
             method: str = "holm") -> dict:
-    """Fill the building-set section (ranked table, main effects, interactions, heat maps)."""
+    """Fill the building-set section (ranked table, main effects, interactions, heat maps).
+
+    Reads one building set's games at a time (seats ``SET_SEATS``, games ``variant, game_id,
+    rounds, building_*``).
+    """
+    games, seats = as_table(games), as_table(seats)
     if not active(games):
         return {}
-    facs = factors(games)
+    choice = games.read(("variant", "building_*"))
+    facs = factors(choice)
+    n_arms = choice["variant"].nunique()
+    del choice
     table, boot, paired = set_statistics(games, seats)
     has_death = "death" in table
     adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
@@ -241,7 +287,6 @@ def section(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int,
     mname = {"holm": "Holm", "bh": "Benjamini–Hochberg"}[method]
     ref_desc = ", ".join(_short(r) for _, r, _ in facs)
 
-    n_arms = games["variant"].nunique()
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
           + (f" from {n_arms} arms (arms with the same selection are pooled)"

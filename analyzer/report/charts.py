@@ -70,12 +70,14 @@ def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) 
     ax.set_title(f"Win rate by {by} (95% Wilson intervals)")
 
 
-def plot_score_histogram(ax, seats: pd.DataFrame) -> None:
-    """Histogram of final scores [points] per variant (``seats``: ``variant, score``)."""
-    lo, hi = float(seats["score"].min()), float(seats["score"].max())
+def plot_score_histogram(ax, scores: dict[str, np.ndarray]) -> None:
+    """Histogram of final scores [points] per variant (``scores``: variant → scores, shape
+    ``(seat-games,)``, drawn in the order given)."""
+    lo = float(min(np.min(x) for x in scores.values()))
+    hi = float(max(np.max(x) for x in scores.values()))
     bins = np.arange(np.floor(lo), np.ceil(hi) + 2) - 0.5 if hi - lo <= 80 else 40
-    for var, grp in seats.groupby("variant", sort=False):
-        ax.hist(grp["score"], bins=bins, histtype="step", density=True, label=str(var), linewidth=1.5)
+    for var, x in scores.items():
+        ax.hist(x, bins=bins, histtype="step", density=True, label=str(var), linewidth=1.5)
     ax.set_xlabel("final score [points]")
     ax.set_ylabel("share of seat-games")
     ax.set_title("Score distribution")

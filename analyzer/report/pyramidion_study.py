@@ -23,6 +23,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import charts
+from analyzer.report.records import Table, as_table
 from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
 # goods sources in the seat records (rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
@@ -35,9 +36,8 @@ SOURCES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _arm(seats: pd.DataFrame) -> str:
+def _arm(names: list[str]) -> str:
     """The arm a single-arm table is drawn from: the base if present, else the first variant."""
-    names = list(pd.unique(seats["variant"]))
     return BASE if BASE in names else names[0]
 
 
@@ -276,7 +276,14 @@ def _plot_odds(ax, table: pd.DataFrame) -> None:
     ax.set_title("Goods source and winning, within a game (95% intervals)")
 
 
-def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+PYRAMIDION_SEATS = ("variant", "game_id", "seat", "policy", "won", "start_position", "vp",
+                    "boats_loaded", "tiles_placed", "revolts_won", "goods_*")
+PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "contest_*",
+                    "activations_*", "revolts_*")
+
+
+def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+               players: int) -> dict:
     """Fill ``doc`` with the Pyramidion baseline study and return its numbers.
 
     Sections: seat balance by start position (rules/pyramidion.md §4: random start player),
@@ -287,8 +294,9 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     ----------
     doc : Doc
         The report being built; charts go to ``doc.chart_dir``.
-    games, seats : DataFrame
-        The run's game and seat records (all variants).
+    games, seats : Table or DataFrame
+        The run's game and seat records (all variants); read one variant at a time
+        (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
     players : int
         Seats per game.
 
@@ -301,10 +309,26 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     out: dict[str, Any] = {}
     fair = 100 / players
     start = len(doc.blocks)  # the short answers go here once the numbers are known
+    games, seats = as_table(games), as_table(seats)
+    names = seats.variants()
+    prof_cols = ["vp", "boats_loaded", *[c for c, _ in SOURCES], "tiles_placed", "revolts_won"]
+    sp, h2h, prof = [], [], []
+    for var in names:  # the per-variant tables, one variant's seats at a time
+        sv = seats.read(PYRAMIDION_SEATS, [var])
+        sp.append(start_position_table(sv, players))
+        h2h.append(head_to_head(sv))
+        prof.append(sv.groupby(["variant", "policy"], sort=False, observed=True)[prof_cols]
+                    .mean().reset_index())
+        del sv
+    sp = pd.concat(sp, ignore_index=True)
+    h2h = pd.concat(h2h, ignore_index=True)
+    # (variant, policy) groups in order of first appearance in the records
+    pairs = seats.read(("variant", "policy")).drop_duplicates().astype(str)
+    prof = pd.concat(prof, ignore_index=True).astype({"variant": str, "policy": str})
+    prof = pairs.merge(prof, on=["variant", "policy"])
 
     # -- seat balance
     doc.h("Pyramidion: seat balance by start position")
-    sp = start_position_table(seats, players)
     doc.p("The start player is drawn at random each game (rules/pyramidion.md §4 default). As in "
           "the Turn order table above, seats are grouped by **start position** (0 = first in "
           "round 1's player order), here with mean VP as well. Later "
@@ -325,7 +349,6 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     out["start_position"] = _records(sp)
 
     # -- greedy against the named strategies
-    h2h = head_to_head(seats)
     doc.h("Pyramidion: greedy against the named strategies")
     if h2h.empty:
         doc.p("Every variant of this run seats one policy only, so there is no head-to-head "
@@ -342,8 +365,6 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
             "difference": [signed(r, 100, " pp", 1) for r in h2h.to_dict("records")],
         }))
     out["head_to_head"] = _records(h2h)
-    prof_cols = ["vp", "boats_loaded", *[c for c, _ in SOURCES], "tiles_placed", "revolts_won"]
-    prof = seats.groupby(["variant", "policy"], sort=False)[prof_cols].mean().reset_index()
     doc.p("How the policies play: mean per seat-game of VP, boats loaded, goods taken by "
           "source, negotiator/slave-driver tiles placed and revolts won.")
     doc.table(prof.rename(columns=lambda c: c.removeprefix("goods_").replace("_", " "))
@@ -351,8 +372,9 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     out["policy_profile"] = _records(prof)
 
     # -- contested sites
-    sites = site_contest(games)
-    arm = _arm(seats)
+    sites = pd.concat([site_contest(games.read(PYRAMIDION_GAMES, [var]))
+                       for var in games.variants()], ignore_index=True)
+    arm = _arm(names)
     top = sites[sites["variant"] == arm]
     doc.h("Pyramidion: most contested sites")
     doc.p(f"From the `{arm}` games, ranked by **contestants per activation**: how many seats "
@@ -384,9 +406,9 @@ def pyramidion(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int)
     out["sites"] = _records(sites)
 
     # -- how games end (context for the goods question)
-    g = games[games["variant"] == arm]
-    s = seats[seats["variant"] == arm]
-    ends = g["end"].value_counts().to_dict()
+    g = games.read(PYRAMIDION_GAMES, [arm])
+    s = seats.read(PYRAMIDION_SEATS, [arm])
+    ends = g["end"].astype("str").value_counts().to_dict()
     first = g.loc[g["first_to_target"] >= 0, ["game_id", "first_to_target"]]
     fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
     iv = stats.wilson(float(fw["won"].sum()), len(first))

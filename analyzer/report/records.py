@@ -1,46 +1,61 @@
-"""Reading a run's record tables for the report with flat memory (DESIGN.md §4, §6).
+"""The run's record tables for the report, a few columns and one variant at a time
+(DESIGN.md §4, §6).
 
-The report needs every game row but only a few seat columns, and the seat table is the big one
-(one row per seat, game and variant; up to ~50 metric columns). ``read_seats`` reads only the
-seat columns the report sections use (pyarrow column projection) and ``read_games`` the whole
-game table (one row per game; sections find their ``building_*``/``contest_*`` columns by
-prefix). Both decode through the system allocator and free Arrow's buffers as pandas takes
-the columns, so a 20,000-game report does not hold two copies of the records.
+The report needs a handful of record columns at a time, never the whole tables: the seat table
+has one row per seat, game and variant (600,000 rows for 50,000 games × 3 variants × 4 seats)
+and up to ~50 metric columns. A section is handed the two tables as ``Table`` objects and reads
+what it uses where it uses it, usually one variant's rows at a time::
 
-Study sections read columns chosen at run time (``analyzer sweep --metric COLUMN``, the
-``usage`` columns of ``analyzer ablate``): every string in the run facts of ``summary.json`` that
-names a seat column is read too (``names_in``). A section that reads another fixed seat column
-must add it (or a pattern) to ``SEAT_COLUMNS``; ``tests/test_memory.py`` renders the reports of
-the shipped studies, a sweep and an ablation from projected and from full tables and fails if
-the results differ.
+    seats.read(("game_id", "seat", "won"), variants=["base"])   # a DataFrame of 3 columns
+
+so the report holds one step's working set, not the records, and its peak memory stays near
+flat in the number of games. A ``Table`` is built on a Parquet file (``render``) or on a
+DataFrame (a notebook's or a test's: ``as_table(frame)``), so every section also takes plain
+DataFrames.
+
+Read from Parquet, the columns come in compact, exact dtypes (``read_table``): a string column
+is a ``Categorical`` with sorted categories (a byte a row; groups sort as the strings do), an
+integer column is ``int32`` when no sum or difference of its values can leave ``int32``. Float
+columns (``won`` = 1/k, scores) stay ``float64``, so every number is the one ``pd.read_parquet``
+gives; ``tests/test_memory.py`` renders the shipped studies from Parquet and from plain
+DataFrames and fails if the results differ.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-# Seat columns read by analyzer/report/*.py (fnmatch patterns). IDs and COMMON_SEAT_COLUMNS first.
-SEAT_COLUMNS: tuple[str, ...] = (
-    "game_id", "variant", "seat", "policy", "score", "rank", "won", "tiebreak",
-    # Rattus Sultan and Trader studies (sections.sultan, sections.caravan)
-    "sultan_points", "diplomats_*", "caravan_*",
-    # balance section
-    "died",
-    # Pyramidion study
-    "start_position", "vp", "boats_loaded", "tiles_placed", "revolts_won", "goods_*",
-    # ablate: per-seat usage of each card/building (report/studies.py, GameSpec.ablations)
-    "took_*", "premium_*", "standard_*", "cards_played_*",
-)
+INT32_MAX = 2 ** 31 - 1
+KEYS = ("game_id", "seat")  # integer keys: compared, grouped and joined, never summed
+BATCH_ROWS = 4096  # rows decoded at a time while reading; the memory beyond the result
 
 
-def read_table(path: str | Path, patterns: Sequence[str] | None = None) -> pd.DataFrame:
-    """One Parquet record file as a DataFrame, optionally only the columns matching ``patterns``.
+def matching(names: Sequence[str], patterns: Iterable[str]) -> list[str]:
+    """The names matching any of the fnmatch ``patterns``, in the order of ``names``."""
+    patterns = tuple(patterns)
+    return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]
+
+
+def glob_escape(name: str) -> str:
+    """``name`` as an fnmatch pattern matching only itself (a column named at run time)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def read_table(path: str | Path, patterns: Sequence[str] | None = None,
+               variants: Sequence[str] | None = None) -> pd.DataFrame:
+    """One Parquet record file, only the columns matching ``patterns``, in compact dtypes.
+
+    The columns are filled batch by batch (a few thousand rows at a time) into arrays allocated
+    once at their final size, so reading costs the result plus one batch, not a second copy.
 
     Parameters
     ----------
@@ -48,65 +63,229 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None) -> pd.Da
         ``games.parquet`` or ``seats.parquet`` of a run.
     patterns : sequence of str, optional
         fnmatch patterns of the columns to read, e.g. ``("score", "caravan_*")``; ``None`` reads
-        every column. Columns keep the file's order; a pattern matching nothing is ignored.
+        every column. Columns keep the file's order.
+    variants : sequence of str, optional
+        Only the rows of these variants (arms), in file order.
 
     Returns
     -------
     DataFrame
-        Shape ``(rows, selected columns)``, the same dtypes as ``pd.read_parquet``.
+        Shape ``(rows, selected columns)``, a ``RangeIndex``. A string column is a
+        ``Categorical`` of the values present, categories sorted; an integer column is
+        ``int32`` when ``2 · max|x| · rows`` fits in ``int32`` (so every sum or difference of its
+        values does) or it is a key (``game_id``, ``seat``) that fits; anything else (floats,
+        a column with nulls or without statistics) is what ``pd.read_parquet`` gives.
     """
-    schema = pq.read_schema(path)
-    columns = None
-    if patterns is not None:
-        columns = [c for c in schema.names if any(fnmatchcase(c, p) for p in patterns)]
-    # The system allocator returns freed decode buffers to the OS (the default mimalloc/jemalloc
-    # pool keeps them), and pandas' string columns stay Arrow-backed in this pool.
+    # Arrow's buffers from the C heap, so release_memory can hand them back
     previous = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())
     try:
-        table = pq.read_table(path, columns=columns)
-        frame = table.to_pandas(self_destruct=True, split_blocks=True)
-        del table
+        return _read(Path(path), patterns, variants)
     finally:
         pa.set_memory_pool(previous)
-    return frame
+        _trim()  # the decode buffers, freed in between the result's arrays
 
 
-def read_games(run_dir: str | Path) -> pd.DataFrame:
-    """``games.parquet`` of ``run_dir``, every column (one row per game and variant)."""
-    return read_table(Path(run_dir) / "games.parquet")
+def _read(path: Path, patterns: Sequence[str] | None,
+          variants: Sequence[str] | None) -> pd.DataFrame:
+    schema = pq.read_schema(path)
+    columns = schema.names if patterns is None else matching(schema.names, patterns)
+    strings = [c for c in schema.names if _is_string(schema.field(c).type)]
+    file = pq.ParquetFile(path, read_dictionary=strings)  # strings as codes into their values
+    keep = None if variants is None else _variant_rows(file, set(variants))
+    rows = file.metadata.num_rows if keep is None else int(keep.sum())
+    plans = {c: _plan(file, c, schema.field(c).type, rows) for c in columns}
+    arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
+    values: dict[str, dict] = {c: {} for c in strings if c in arrays}  # value -> code so far
+    start = offset = 0  # rows filled, rows read
+    for batch in file.iter_batches(BATCH_ROWS, columns=list(arrays), use_threads=False):
+        mask = None if keep is None else keep[offset:offset + batch.num_rows]
+        offset += batch.num_rows
+        stop = start + (batch.num_rows if mask is None else int(mask.sum()))
+        for name, column in zip(batch.schema.names, batch.columns):
+            if name in values:  # dictionary indices -> codes of the values seen so far
+                seen = values[name]
+                lookup = np.array([seen.setdefault(v, len(seen))
+                                   for v in column.dictionary.to_pylist()], dtype=np.int32)
+                data = lookup[column.indices.to_numpy(zero_copy_only=False)]
+            else:
+                data = column.to_numpy(zero_copy_only=False)
+            arrays[name][start:stop] = data if mask is None else data[mask]
+        start = stop
+    frame = {}
+    for name in columns:
+        if name in values:
+            frame[name] = _categorical(arrays.pop(name), list(values[name]))
+        elif name in arrays:
+            frame[name] = arrays.pop(name)
+        else:  # no statistics or nulls: as pandas reads it
+            frame[name] = _plain_column(file, name, keep)
+    return pd.DataFrame(frame, index=pd.RangeIndex(rows), copy=False)
 
 
-def read_seats(run_dir: str | Path, also: Iterable[str] = ()) -> pd.DataFrame:
-    """``seats.parquet`` of ``run_dir``: the columns matching ``SEAT_COLUMNS`` or named in ``also``.
+def _is_string(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _statistics(file: pq.ParquetFile, name: str) -> list:
+    """The Parquet statistics of column ``name`` in every row group (``None`` if missing).
+
+    Record tables are flat (one Parquet leaf per column), so the leaf index is the Arrow field
+    index. (``file.metadata.schema`` would do too, but pyarrow's metadata and schema objects
+    refer to each other and keep the file footer alive until a garbage collection.)
+    """
+    j = file.schema_arrow.get_field_index(name)
+    meta = file.metadata
+    return [meta.row_group(i).column(j).statistics for i in range(meta.num_row_groups)]
+
+
+def _plan(file: pq.ParquetFile, name: str, kind: pa.DataType, rows: int) -> np.dtype | None:
+    """The dtype column ``name`` (of Arrow type ``kind``, ``rows`` rows read) is filled in:
+    ``int32`` codes for strings, ``int32`` or ``int64`` for integers (see ``read_table``), as is
+    for floats and booleans; ``None`` to read it as pandas does (no statistics, nulls, or
+    another type)."""
+    stats = _statistics(file, name)
+    if any(s is None or not s.has_null_count or s.null_count for s in stats):
+        return None
+    if _is_string(kind):
+        return np.dtype(np.int32)
+    if pa.types.is_integer(kind):
+        if any(not s.has_min_max for s in stats):
+            return None
+        largest = max((max(abs(s.min), abs(s.max)) for s in stats), default=0)
+        fits = largest <= INT32_MAX if name in KEYS else 2 * largest * rows <= INT32_MAX
+        return np.dtype(np.int32 if fits else kind.to_pandas_dtype())
+    if pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        return np.dtype(kind.to_pandas_dtype())
+    return None
+
+
+def _variant_rows(file: pq.ParquetFile, variants: set[str]) -> np.ndarray:
+    """Boolean mask, shape ``(rows,)``: the rows whose variant is in ``variants``."""
+    masks = []
+    for batch in file.iter_batches(BATCH_ROWS, columns=["variant"], use_threads=False):
+        column = batch.column(0)
+        wanted = np.array([v in variants for v in column.dictionary.to_pylist()], dtype=bool)
+        masks.append(wanted[column.indices.to_numpy(zero_copy_only=False)])
+    return np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
+
+
+def _categorical(codes: np.ndarray, values: list[str]) -> pd.Categorical:
+    """Codes into ``values`` (in order of first sight) as a Categorical of the values present,
+    categories sorted (so groups sort as the strings would)."""
+    present = np.bincount(codes, minlength=len(values)) > 0
+    categories = sorted(v for v, p in zip(values, present) if p)
+    new_code = {v: k for k, v in enumerate(categories)}
+    remap = np.array([new_code.get(v, -1) for v in values], dtype=np.int32)
+    small = np.int8 if len(categories) < 2 ** 7 else np.int16 if len(categories) < 2 ** 15 else np.int32
+    return pd.Categorical.from_codes(remap[codes].astype(small), categories=categories)
+
+
+def _plain_column(file: pq.ParquetFile, name: str, keep: np.ndarray | None):
+    """Column ``name`` the way ``pd.read_parquet`` reads it (rows of ``keep`` only), as an array."""
+    column = file.read(columns=[name], use_threads=False).column(0)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    values = column.to_pandas()
+    if keep is not None:
+        values = values[keep]
+    return values.array
+
+
+class Table:
+    """One record table (``games`` or ``seats``) that hands out a few columns at a time.
 
     Parameters
     ----------
-    run_dir : str or Path
-    also : iterable of str
-        Further exact column names (e.g. ``names_in(run_facts)``); names that are not columns
-        are ignored.
+    source : Path or DataFrame
+        ``games.parquet`` / ``seats.parquet`` (each ``read`` decodes only what it returns, in
+        compact dtypes), or the table itself (``read`` returns projected copies, dtypes kept).
+    variants : sequence of str, optional
+        Restrict every read to these variants' rows (see ``only``).
+
+    Examples
+    --------
+    >>> seats = Table(Path("reports/africanus-sultan/seats.parquet"))     # doctest: +SKIP
+    >>> "caravan_moves" in seats, seats.variants()                         # doctest: +SKIP
+    (True, ['base', 'without-sultan', 'without-trader'])
+    >>> seats.read(("seat", "won"), variants=["base"]).shape               # doctest: +SKIP
+    (40000, 2)
     """
-    exact = [glob_escape(n) for n in also]
-    return read_table(Path(run_dir) / "seats.parquet", (*SEAT_COLUMNS, *exact))
+
+    def __init__(self, source: str | Path | pd.DataFrame,
+                 variants: Sequence[str] | None = None) -> None:
+        if isinstance(source, pd.DataFrame):
+            self.source: Path | pd.DataFrame = source
+            self.columns: list[str] = list(source.columns)
+        else:
+            self.source = Path(source)
+            self.columns = pq.read_schema(self.source).names
+        self.restricted = None if variants is None else tuple(variants)
+
+    def __contains__(self, name: object) -> bool:
+        """``"died" in seats``: is ``name`` a column, as for a DataFrame."""
+        return name in self.columns
+
+    def only(self, variants: Sequence[str]) -> Table:
+        """The same table seen through its rows of ``variants`` only."""
+        return Table(self.source, self._variants(variants))
+
+    def read(self, patterns: Iterable[str], variants: Sequence[str] | None = None) -> pd.DataFrame:
+        """The columns matching the fnmatch ``patterns`` (file order; a pattern matching nothing
+        is skipped), rows of ``variants`` (default: all, or the ``only`` restriction).
+
+        Returns
+        -------
+        DataFrame
+            One row per record (in file order) of the chosen variants, a ``RangeIndex``.
+        """
+        variants = self._variants(variants)
+        if isinstance(self.source, pd.DataFrame):
+            frame = self.source[matching(self.columns, patterns)]
+            if variants is not None:
+                frame = frame[self.source["variant"].isin(list(variants))]
+            return frame.reset_index(drop=True)
+        return read_table(self.source, tuple(patterns), variants)
+
+    def variants(self) -> list[str]:
+        """The variant (arm) names in order of first appearance."""
+        return list(pd.unique(self.read(("variant",))["variant"]))
+
+    def _variants(self, variants: Sequence[str] | None) -> tuple[str, ...] | None:
+        if variants is None:
+            return self.restricted
+        if self.restricted is None:
+            return tuple(variants)
+        return tuple(v for v in variants if v in self.restricted)
 
 
-def names_in(facts: object) -> set[str]:
-    """Every string inside ``facts`` (nested dicts, lists), e.g. the run facts of a study."""
-    out: set[str] = set()
-    stack = [facts]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return out
+def as_table(table: Table | pd.DataFrame) -> Table:
+    """``table`` itself, or a ``Table`` on the DataFrame ``table``."""
+    return table if isinstance(table, Table) else Table(table)
 
 
-def glob_escape(name: str) -> str:
-    """``name`` as an fnmatch pattern matching only itself."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+def release_memory() -> None:
+    """Hand memory freed by the last report section back to the operating system.
+
+    numpy, pandas and Arrow (``read_table`` decodes through the system allocator) free their
+    arrays into the C heap, which keeps the pages; without this, one section's leftovers add to
+    the next section's peak. ``malloc_trim`` is glibc's; elsewhere this only empties Arrow's pool.
+    """
+    pa.default_memory_pool().release_unused()
+    _trim()
+
+
+def _trim() -> None:
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim`` (``None`` on a C library without it)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()

@@ -1,9 +1,12 @@
 """Report sections built from the record tables alone.
 
-Each builder takes the ``games`` and ``seats`` DataFrames and a ``Doc`` to fill, and returns its
-numbers for ``summary.json``. The generic sections work for every game; a study section
-activates only when its columns are present (``sultan_points`` → Sultan diplomats,
-``caravan_cubes_own`` → caravan), so other games get the generic report.
+Each builder takes the ``games`` and ``seats`` tables and a ``Doc`` to fill, and returns its
+numbers for ``summary.json``. The tables are ``records.Table`` objects on the run's Parquet files
+(``render``) or plain DataFrames; a builder reads the columns it uses, one variant's rows at a
+time where it can (``records.py``), so the report's memory does not grow with the records. The
+generic sections work for every game; a study section activates only when its columns are
+present (``sultan_points`` → Sultan diplomats, ``caravan_cubes_own`` → caravan), so other games
+get the generic report.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts
+from analyzer.report.records import Table, as_table, release_memory
 
 BASE = "base"
 
@@ -71,18 +76,46 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
             for row in df.to_dict(orient="records")]
 
 
-def _variants(seats: pd.DataFrame) -> list[str]:
-    return list(pd.unique(seats["variant"]))
+RESULT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won", "start_position", "died")
 
 
-def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
-    """Win rate by policy and by seat, mean scores, score distribution, game length."""
+def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+            players: int) -> dict:
+    """Win rate by policy and by seat, mean scores, score distribution, game length.
+
+    Reads one variant at a time: games ``variant, rounds, end``; seats ``RESULT_SEATS``.
+    """
+    games, seats = as_table(games), as_table(seats)
+    arms = seats.variants()
+    win, score, order_all, summaries, scores = {}, {}, [], [], {}
+    policies: set[str] = set()
+    mixed = False  # some variant seats several policies
+    for var in arms:
+        sv = seats.read(RESULT_SEATS, [var])
+        g = games.read(("variant", "rounds", "end"), [var])
+        win[var] = stats.win_rates(sv, ("variant", "policy"))
+        score[var] = stats.mean_values(sv, ("variant", "policy"), "score")
+        mixed = mixed or sv["policy"].nunique() > 1
+        policies.update(pd.unique(sv["policy"]))
+        so = stats.seat_order(sv)
+        so.insert(0, "variant", var)
+        order_all.append(so)
+        rounds = stats.mean_interval(g["rounds"].to_numpy())
+        won = sv.groupby("game_id")["won"].sum()  # per game: 0 when nobody won
+        summaries.append({
+            "variant": var, "summary": stats.summary(sv["score"]), "rounds": rounds,
+            "cap": int((g["end"] == "turn_cap").sum()),
+            "no_winner": stats.wilson(float((won <= 0).sum()), len(won)),
+            "any_no_winner": bool((won <= 0).any()),
+            "death": stats.wilson(float(sv["died"].sum()), len(sv)) if "died" in sv else None})
+        scores[var] = sv["score"].to_numpy()
+        del sv, g, won
     out: dict[str, Any] = {}
     doc.h("Win rates")
-    by_policy = stats.win_rates(seats, ("variant", "policy"))
-    scores = stats.mean_values(seats, ("variant", "policy"), "score")
-    tab = by_policy.merge(scores, on=["variant", "policy"], suffixes=("", "_score"))
-    if seats.groupby("variant")["policy"].nunique().max() > 1:
+    by_policy = pd.concat([win[v] for v in sorted(arms)], ignore_index=True)
+    by_score = pd.concat([score[v] for v in sorted(arms)], ignore_index=True)
+    tab = by_policy.merge(by_score, on=["variant", "policy"], suffixes=("", "_score"))
+    if mixed:
         doc.p("Win share per seat-game (a k-way tie for first counts 1/k) with 95% Wilson "
               "intervals; mean final score with 95% t intervals.")
         doc.table(pd.DataFrame({
@@ -97,24 +130,17 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
         doc.p("Every seat of a variant plays the same policy, so a win rate by policy is 1/"
               f"{players} by construction and is not shown; see the start positions below.")
     out["win_rate_by_policy"] = _records(by_policy)
-    out["score_by_policy"] = _records(scores)
+    out["score_by_policy"] = _records(by_score)
 
     doc.h("Turn order")
-    rows = []
-    order_all = []
-    for var in _variants(seats):
-        so = stats.seat_order(seats[seats["variant"] == var])
-        so.insert(0, "variant", var)
-        order_all.append(so)
-        for r in so.itertuples():
-            rows.append({"variant": var, "start position": r.position,
-                         "win rate": pct(r.rate, r.lo, r.hi),
-                         "mean score": num(r.score, r.score_lo, r.score_hi)})
     order = pd.concat(order_all, ignore_index=True)
+    rows = [{"variant": r.variant, "start position": r.position,
+             "win rate": pct(r.rate, r.lo, r.hi),
+             "mean score": num(r.score, r.score_lo, r.score_hi)} for r in order.itertuples()]
     doc.p("Seats by their position in the turn order at the start of the game (0 = the start "
           f"player, 1 = next …). A fair position wins {100 / players:.1f} % of games."
           + (" Policies rotate over the seats, so each seat sees each policy equally often."
-             if seats["policy"].nunique() > 1 else ""))
+             if len(policies) > 1 else ""))
     doc.table(pd.DataFrame(rows))
     doc.chart("win_rate_by_position.png", "Win rate by start position (error bars: 95% Wilson).",
               lambda ax: charts.plot_win_rates(ax, order, "position", 1 / players))
@@ -122,23 +148,15 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
 
     doc.h("Scores and game length")
     srows = []
-    show_no_winner = "died" in seats or bool(
-        (seats.groupby(["variant", "game_id"])["won"].sum() <= 0).any())
-    for var in _variants(seats):
-        s = stats.summary(seats.loc[seats["variant"] == var, "score"])
-        g = games[games["variant"] == var]
-        rounds = stats.mean_interval(g["rounds"].to_numpy())
-        cap = int((g["end"] == "turn_cap").sum())
-        row = {"variant": var, **{k: round(v, 2) for k, v in s.items()},
-               "rounds": num(rounds.estimate, rounds.lo, rounds.hi), "turn-cap ends": cap}
-        sv = seats[seats["variant"] == var]
-        won = sv.groupby("game_id")["won"].sum()
+    show_no_winner = "died" in seats or any(s["any_no_winner"] for s in summaries)
+    for s in summaries:
+        rounds = s["rounds"]
+        row = {"variant": s["variant"], **{k: round(v, 2) for k, v in s["summary"].items()},
+               "rounds": num(rounds.estimate, rounds.lo, rounds.hi), "turn-cap ends": s["cap"]}
         if show_no_winner:
-            iv = stats.wilson(float((won <= 0).sum()), len(won))
-            row["no winner"] = pct(iv.estimate, iv.lo, iv.hi)
-        if "died" in sv:
-            iv = stats.wilson(float(sv["died"].sum()), len(sv))
-            row["death rate"] = pct(iv.estimate, iv.lo, iv.hi)
+            row["no winner"] = pct(*_iv(s["no_winner"]))
+        if s["death"] is not None:
+            row["death rate"] = pct(*_iv(s["death"]))
         srows.append(row)
     dist = pd.DataFrame(srows)
     stat_cols = list(stats.summary([]))
@@ -151,22 +169,46 @@ def results(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
           + " (95% Wilson intervals).")
     doc.table(shown)
     doc.chart("score_histogram.png", "Final score distribution per variant.",
-              lambda ax: charts.plot_score_histogram(ax, seats[["variant", "score"]]))
+              lambda ax: charts.plot_score_histogram(ax, scores))
     out["scores"] = _records(dist)
     return out
 
 
-def variants(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame) -> dict:
-    """Paired differences of every variant against the base, on the same game seeds."""
-    if seats["variant"].nunique() < 2:
+VARIANT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won")
+
+
+def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame) -> dict:
+    """Paired differences of every variant against the base, on the same game seeds.
+
+    Holds the base's rows and one variant's at a time (seats ``VARIANT_SEATS``).
+    """
+    seats = as_table(seats)
+    arms = seats.variants()
+    if len(arms) < 2:
         return {}
     doc.h("Variants against the base (paired on the same seeds)")
     doc.p("Each variant replays the base's games with the same seeds; the difference is taken "
           "game by game (variant − base) with a 95% t interval. `*` marks an interval that "
           "excludes 0. Win-rate differences are in percentage points (pp).")
-    won = stats.variant_differences(seats, "won", ("seat",))
-    score_seat = stats.variant_differences(seats, "score", ("seat",))
-    score_all = stats.variant_differences(seats, "score", ())
+    parts: dict[str, list[pd.DataFrame]] = {"won": [], "score_seat": [], "score_all": [],
+                                            "policy": []}
+    base = seats.read(VARIANT_SEATS, [BASE]) if BASE in arms else None
+    policies = set() if base is None else set(pd.unique(base["policy"]))
+    for var in arms:
+        if var == BASE:
+            continue
+        v = seats.read(VARIANT_SEATS, [var])
+        policies.update(pd.unique(v["policy"]))
+        if base is not None:
+            parts["won"].append(stats.pair_differences(base, v, var, "won", ("seat",)))
+            parts["score_seat"].append(stats.pair_differences(base, v, var, "score", ("seat",)))
+            parts["score_all"].append(stats.pair_differences(base, v, var, "score", ()))
+            parts["policy"].append(stats.pair_differences(base, v, var, "won", ("policy",)))
+        del v
+    won, score_seat, score_all, pol = (
+        _concat(parts[k], ["variant", *by, *stats.DIFFERENCE_COLUMNS])
+        for k, by in (("won", ["seat"]), ("score_seat", ["seat"]), ("score_all", []),
+                      ("policy", ["policy"])))
     rows = []
     for (var, grp), (_, sgrp) in zip(won.groupby("variant", sort=False),
                                      score_seat.groupby("variant", sort=False)):
@@ -180,8 +222,7 @@ def variants(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame) -> dict:
         f"{r['variant']}: {signed(r)} points" for r in score_all.to_dict("records")) + ".")
     out = {"won_by_seat": _records(won), "score_by_seat": _records(score_seat),
            "score_all": _records(score_all)}
-    if seats["policy"].nunique() > 1:
-        pol = stats.variant_differences(seats, "won", ("policy",))
+    if len(policies) > 1:
         doc.table(pd.DataFrame({"variant": pol["variant"], "policy": pol["policy"],
                                 "win rate change": [signed(r, 100, " pp", 1)
                                                     for r in pol.to_dict("records")]}))
@@ -189,33 +230,50 @@ def variants(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame) -> dict:
     return out
 
 
-def _arms_with_card(games: pd.DataFrame, seats: pd.DataFrame, card: str, active: str) -> list[str]:
+def _concat(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    """The parts one under the other (an empty table with ``columns`` when there are none)."""
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _arms_with_card(games: Table, seats: Table, card: str, active: str) -> list[str]:
     """Variants where ``card`` is in play (from ``class_cards``, else from activity in records)."""
     if "class_cards" in games:
-        has = games.assign(_has=_has_card(games, card)).groupby("variant", sort=False)["_has"].any()
+        g = games.read(("variant", "class_cards"))
+        has = g.assign(_has=_has_card(g, card)).groupby("variant", sort=False)["_has"].any()
         return [v for v, ok in has.items() if ok]
-    act = seats.groupby("variant", sort=False)[active].sum()
+    act = seats.read(("variant", active)).groupby("variant", sort=False)[active].sum()
     return [v for v, total in act.items() if total > 0]
 
 
 def _has_card(games: pd.DataFrame, card: str) -> pd.Series:
     """Per game row: is ``card`` among the game's ``class_cards`` (comma-separated)?"""
-    return games["class_cards"].map(lambda s: card in [c.strip() for c in str(s).split(",")])
+    with_card = [s for s in pd.unique(games["class_cards"])
+                 if card in [c.strip() for c in str(s).split(",")]]
+    return games["class_cards"].isin(with_card)
 
 
-def _in_play(games: pd.DataFrame, seats: pd.DataFrame, arm: str, card: str,
-             active: str) -> tuple[pd.DataFrame, int, str]:
-    """The seat rows of ``arm`` from games with ``card`` in play, the arm's game count, and a
-    phrase for the denominator ("of 82 games with the Sultan in play (of 100)").
+def _games_with_card(games: Table, arm: str, card: str) -> np.ndarray | None:
+    """The ``game_id`` of the games of ``arm`` with ``card`` among their ``class_cards``, or
+    ``None`` when the card is in every game (or the records have no ``class_cards``)."""
+    if "class_cards" not in games:
+        return None
+    g = games.read(("game_id", "class_cards"), [arm])
+    has = _has_card(g, card)
+    return None if has.all() else g.loc[has, "game_id"].to_numpy()
+
+
+def _in_play(games: Table, seats: Table, arm: str, card: str,
+             columns: tuple[str, ...]) -> tuple[pd.DataFrame, int, str]:
+    """The seat rows of ``arm`` (seat ``columns``) from games with ``card`` in play, the arm's
+    game count, and a phrase for the denominator ("of 82 games with the Sultan in play (of 100)").
 
     Cards drawn at random per game (no fixed ``class_cards``) put the card in only some games;
     every rate of a card's section is over those games only.
     """
-    s = seats[seats["variant"] == arm]
+    s = seats.read(columns, [arm])
     n_all = s["game_id"].nunique()
-    if "class_cards" in games:
-        g = games[games["variant"] == arm]
-        ids = set(g.loc[_has_card(g, card), "game_id"])
+    ids = _games_with_card(games, arm, card)
+    if ids is not None:
         s = s[s["game_id"].isin(ids)]
     n = s["game_id"].nunique()
     phrase = f"{n} games with the {card.title()} in play"
@@ -224,24 +282,47 @@ def _in_play(games: pd.DataFrame, seats: pd.DataFrame, arm: str, card: str,
     return s, n, phrase
 
 
-def _card_out(doc: Doc, games, seats, card: str, active: str, user: str) -> dict:
+PAIR_SEATS = ("variant", "game_id", "seat", "won", "score")
+
+
+def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str) -> dict:
     """Win-rate and score change of variants that take ``card`` out while the base has it.
 
     Besides the per-seat table, the seats that used the card in a base game (``user`` > 0) are
-    followed into the same game without the card: how their win share moves.
+    followed into the same game without the card: how their win share moves. Holds the base's
+    rows and one variant's at a time.
     """
     with_card = _arms_with_card(games, seats, card, active)
-    outs = [v for v in _variants(seats) if v not in with_card]
+    outs = [v for v in seats.variants() if v not in with_card]
     if BASE not in with_card or not outs:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
         return {}
-    sub = seats[seats["variant"].isin([BASE, *outs])]
-    if "class_cards" in games:  # only the games whose base had the card
-        g = games[games["variant"] == BASE]
-        sub = sub[sub["game_id"].isin(set(g.loc[_has_card(g, card), "game_id"]))]
-    won = stats.variant_differences(sub, "won", ("seat",))
-    score = stats.variant_differences(sub, "score", ("seat",))
+    base = seats.read((*PAIR_SEATS, user), [BASE])
+    ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
+    base_in = base if ids is None else base[base["game_id"].isin(ids)]
+    users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
+    del base
+    won, score, followed = [], [], []
+    for var in outs:
+        other = seats.read(PAIR_SEATS, [var])
+        other_in = other if ids is None else other[other["game_id"].isin(ids)]
+        won.append(stats.pair_differences(base_in, other_in, var, "won", ("seat",)))
+        score.append(stats.pair_differences(base_in, other_in, var, "score", ("seat",)))
+        del other_in
+        pair = users.merge(other[["game_id", "seat", "won", "score"]], on=["game_id", "seat"],
+                           suffixes=("_b", "_v"))
+        del other
+        if len(pair) >= 2:  # the users' outcomes in the base and in this variant
+            followed.append({
+                "variant": var, "n": len(pair), "won_b": pair["won_b"].mean(),
+                "won_v": pair["won_v"].mean(),
+                "dw": stats.paired_difference(pair["won_b"], pair["won_v"]),
+                "ds": stats.paired_difference(pair["score_b"], pair["score_v"])})
+        del pair
+    del base_in, users
+    columns = ["variant", "seat", *stats.DIFFERENCE_COLUMNS]
+    won, score = _concat(won, columns), _concat(score, columns)
     rows = [{"variant": w["variant"], "seat": w["seat"],
              "win rate with": f"{100 * w['base_mean']:.1f} %",
              f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
@@ -251,46 +332,48 @@ def _card_out(doc: Doc, games, seats, card: str, active: str, user: str) -> dict
           "(variant − base, 95% intervals, `*` significant):")
     doc.table(pd.DataFrame(rows))
     out = {"won_by_seat": _records(won), "score_by_seat": _records(score), "users": []}
-    base = seats[seats["variant"] == BASE]
-    users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
-    for var in outs:
-        other = seats.loc[seats["variant"] == var, ["game_id", "seat", "won", "score"]]
-        pair = users.merge(other, on=["game_id", "seat"], suffixes=("_b", "_v"))
-        if len(pair) < 2:
-            continue
-        dw = stats.paired_difference(pair["won_b"], pair["won_v"])
-        ds = stats.paired_difference(pair["score_b"], pair["score_v"])
-        n_players = int(games["n_players"].iloc[0])
-        doc.p(f"The {len(pair)} seats that used the {card.title()} (`{user}` > 0) won "
-              f"{100 * pair['won_b'].mean():.1f} % of their base games (a fair share is "
+    for f in followed:
+        var, dw, ds = f["variant"], f["dw"], f["ds"]
+        n_players = int(games.read(("n_players",))["n_players"].iloc[0])
+        doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0) won "
+              f"{100 * f['won_b']:.1f} % of their base games (a fair share is "
               f"{100 / n_players:.1f} %); the same seats in the same games of `{var}` won "
-              f"{100 * pair['won_v'].mean():.1f} %: change "
+              f"{100 * f['won_v']:.1f} %: change "
               f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant': dw.significant}, 100, ' pp', 1)}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant': ds.significant})} points. "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
-        out["users"].append({"variant": var, "n": len(pair), "won_with": pair["won_b"].mean(),
-                             "won_without": pair["won_v"].mean(), "won_diff": vars(dw),
+        out["users"].append({"variant": var, "n": f["n"], "won_with": f["won_b"],
+                             "won_without": f["won_v"], "won_diff": vars(dw),
                              "score_diff": vars(ds)})
     return out
 
 
-def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+SULTAN_SEATS = ("variant", "game_id", "seat", "score", "won", "tiebreak", "sultan_points",
+                "diplomats_surviving", "diplomats_placed")
+
+
+def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+           players: int) -> dict:
     """Sultan diplomat scoring (rules/rattus.md §2.3): points per seat, the diplomat leader's
-    win rate, games whose winner the diplomat points decided, and the Sultan-out comparison."""
+    win rate, games whose winner the diplomat points decided, and the Sultan-out comparison.
+
+    Reads the studied arm's seats (``SULTAN_SEATS``), then ``_card_out``'s pairs of arms.
+    """
+    games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "sultan", "sultan_points")
     if not arms:
         return {}
     arm = BASE if BASE in arms else arms[0]
-    s, n_games, phrase = _in_play(games, seats, arm, "sultan", "sultan_points")
+    s, n_games, phrase = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
     out: dict[str, Any] = {"variant": arm, "games": n_games}
     doc.h("Sultan: diplomat scoring")
     doc.p(f"From the `{arm}` games: the {phrase}; every share below is over these games. "
           "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
           "discs on the board.")
     dist = []
-    for seat, grp in s.groupby("seat"):
-        d = stats.distribution(grp["sultan_points"])
+    for seat, grp in s.groupby("seat")["sultan_points"]:
+        d = stats.distribution(grp)
         d.insert(0, "seat", seat)
         dist.append(d)
     dist = pd.concat(dist, ignore_index=True)
@@ -330,18 +413,27 @@ def sultan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> 
           "diplomat points (same tie-break) gives a different set of winners.")
     out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **_ivd(iv2)}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
+    del s, per_game, changed
     out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user)
     return out
 
 
-def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
+CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
+
+
+def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+            players: int) -> dict:
     """Caravan value (rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
-    opponents, how many survive to the end, and the Trader-out comparison."""
+    opponents, how many survive to the end, and the Trader-out comparison.
+
+    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``_card_out``'s pairs of arms.
+    """
+    games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "trader", "caravan_moves")
     if not arms:
         return {}
     arm = BASE if BASE in arms else arms[0]
-    s, n_games, phrase = _in_play(games, seats, arm, "trader", "caravan_moves")
+    s, n_games, phrase = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
             "caravan_cubes_received_surviving"]
@@ -382,6 +474,7 @@ def caravan(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) ->
         out["survival_given"] = _ivd(surv_recv)
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: charts.plot_caravan(ax, table))
+    del s, g
     out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves")
     return out
 
@@ -407,29 +500,43 @@ STUDIES = (("sultan_points", sultan), ("caravan_cubes_own", caravan),
            ("goods_merchant", pyramidion))
 
 
-def all_sections(doc: Doc, games: pd.DataFrame, seats: pd.DataFrame, players: int) -> dict:
-    """Fill ``doc`` with the generic sections and every study whose columns are present."""
+def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+                 players: int) -> dict:
+    """Fill ``doc`` with the generic sections and every study whose columns are present.
+
+    ``games``, ``seats``: the record tables, as DataFrames or as ``Table`` objects on the run's
+    Parquet files (``render``); each section reads the columns it needs from them, and the
+    memory a section freed is handed back before the next one starts.
+    """
     from analyzer.report import balance, building_sets
 
-    arms = _variants(seats)
-    if len(arms) > MANY_VARIANTS:
+    games, seats = as_table(games), as_table(seats)
+    arms = seats.variants()
+    many = len(arms) > MANY_VARIANTS
+    if many:
         # per-variant tables and charts of 64 arms are unreadable: the generic sections show the
         # first arm; the balance table (one row per arm) and the study sections cover them all
         first = arms[0]
         doc.p(f"{len(arms)} variants: the next two sections show the first (`{first}`) only; "
               "every variant is in the per-variant tables below and in `summary.json`.")
-        g1, s1 = games[games["variant"] == first], seats[seats["variant"] == first]
-        out = {"results": results(doc, g1, s1, players), "variants": {}}
+        out = {"results": results(doc, games.only([first]), seats.only([first]), players),
+               "variants": {}}
     else:
-        out = {"results": results(doc, games, seats, players),
-               "variants": variants(doc, games, seats)}
-    if not (building_sets.active(games) and len(arms) > MANY_VARIANTS):  # else the set table says it
+        out = {"results": results(doc, games, seats, players)}
+        release_memory()
+        out["variants"] = variants(doc, games, seats)
+    release_memory()
+    sets = building_sets.active(games)
+    if not (sets and many):  # else the set table says it
         out["balance"] = balance.section(doc, games, seats, players)
-    if building_sets.active(games):
+        release_memory()
+    if sets:
         out["building_sets"] = building_sets.section(doc, games, seats, players)
+        release_memory()
     for column, build in STUDIES:
         if column in seats:
             out[build.__name__] = build(doc, games, seats, players)
+            release_memory()
     return out
 
 

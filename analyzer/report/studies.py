@@ -16,6 +16,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import charts
+from analyzer.report.records import Table, as_table, glob_escape, release_memory
 from analyzer.report.sections import BASE, Doc, _records, num, pct
 
 ITEM_KIND = {"rattus": "class card", "cartus": "building", "pyramidion": "special card"}
@@ -23,12 +24,18 @@ CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
                    "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
 
 
-def study_sections(doc: Doc, run: dict, games: pd.DataFrame, seats: pd.DataFrame,
-                   players: int) -> dict[str, Any]:
-    """Fill ``doc`` with the run-driven sections; returns their numbers for ``summary.json``."""
+def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
+                   seats: Table | pd.DataFrame, players: int) -> dict[str, Any]:
+    """Fill ``doc`` with the run-driven sections; returns their numbers for ``summary.json``.
+
+    ``games``, ``seats``: the record tables (DataFrames or ``Table`` objects); each section reads
+    the seat columns it uses, one variant at a time.
+    """
+    seats = as_table(seats)
     out: dict[str, Any] = {"first_player": first_player(doc, seats, players)}
+    release_memory()
     if run.get("target_ci"):
-        out["target_ci"] = target_precision(doc, run["target_ci"], seats)
+        out["target_ci"] = target_precision(doc, run["target_ci"])
     study = run.get("study") or {}
     if study.get("kind") == "sweep":
         out["sweep"] = sweep_section(doc, study, seats, players)
@@ -36,10 +43,11 @@ def study_sections(doc: Doc, run: dict, games: pd.DataFrame, seats: pd.DataFrame
         out["ablate"] = ablate_section(doc, study, seats, run.get("game", ""))
     elif study.get("kind") == "compare":
         out["compare"] = compare_section(doc, study)
+    release_memory()
     return out
 
 
-def first_player(doc: Doc, seats: pd.DataFrame, players: int) -> dict[str, Any]:
+def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int) -> dict[str, Any]:
     """First-player advantage per variant: the start player's win rate against the fair share
     ``1/n``, and a chi-square test that all turn-order positions win equally often (DESIGN.md §5
     seat-order effect). Positions come from ``start_position`` (0 = start player) when the
@@ -50,10 +58,11 @@ def first_player(doc: Doc, seats: pd.DataFrame, players: int) -> dict[str, Any]:
     """
     doc.h("First-player advantage")
     fair = 1.0 / players
-    key = "start_position" if "start_position" in seats.columns else "seat"
+    seats = as_table(seats)
+    key = "start_position" if "start_position" in seats else "seat"
     rows, recs = [], []
-    for var in pd.unique(seats["variant"]):
-        s = seats[seats["variant"] == var]
+    for var in seats.variants():
+        s = seats.read((key, "won"), [var])
         first = s[s[key] == 0]
         n = len(first)
         wins = float(first["won"].sum())
@@ -80,7 +89,7 @@ def first_player(doc: Doc, seats: pd.DataFrame, players: int) -> dict[str, Any]:
     return {"by_variant": recs}
 
 
-def target_precision(doc: Doc, facts: dict, seats: pd.DataFrame) -> dict[str, Any]:
+def target_precision(doc: Doc, facts: dict) -> dict[str, Any]:
     """How a ``--target-ci`` run stopped: games needed and the widest interval reached."""
     doc.h("Stopping rule: target precision")
     steps = ", ".join(str(s) for s in facts.get("steps", []))
@@ -116,28 +125,50 @@ def _flags(table: pd.DataFrame, correction: str) -> pd.DataFrame:
     return table.assign(p_adjusted=adj, significant_adjusted=sig)
 
 
-def sweep_section(doc: Doc, study: dict, seats: pd.DataFrame, players: int) -> dict[str, Any]:
+SWEEP_SEATS = ("variant", "game_id", "seat", "policy", "won")  # and the swept metric
+
+
+def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
+                  players: int) -> dict[str, Any]:
     """Metric against the swept value(s), per seat, with intervals and the paired change
-    against the base (multiple-comparison corrected)."""
+    against the base (multiple-comparison corrected).
+
+    Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and the metric).
+    """
+    seats = as_table(seats)
     metric = study.get("metric", "won")
     correction = study.get("correction", "holm")
     params = study["params"]
     values = {r["variant"]: r["values"] for r in study["variants"]}
     doc.h(f"Sweep: {', '.join(params)}")
-    if metric not in seats:  # the report reads only the seat columns it declares
-        doc.p(f"The seat column `{metric}` was not read for the report (add it to "
-              "`analyzer/report/records.py` SEAT_COLUMNS); showing the win rate instead.")
+    if metric not in seats:
+        doc.p(f"The seat records have no column `{metric}`; showing the win rate instead.")
         metric = "won"
-    sub = seats[seats["variant"].isin(list(values) + [BASE])]
+    arms = [v for v in seats.variants() if v in values or v == BASE]
     # a sweep of some seats' parameters shows players (their names differ); else seats
-    by = "policy" if sub.groupby("variant")["policy"].nunique().max() > 1 else "seat"
+    policies = seats.read(("variant", "policy"), arms)
+    by = "policy" if policies.groupby("variant")["policy"].nunique().max() > 1 else "seat"
+    del policies
+    columns = (*SWEEP_SEATS, glob_escape(metric))
+    base = seats.read(columns, [BASE]) if BASE in arms else None
+    tabs, diffs = {}, []
+    for var in arms:
+        v = base if var == BASE else seats.read(columns, [var])
+        tabs[var] = (stats.win_rates(v, ("variant", by)) if metric == "won"
+                     else stats.mean_values(v, ("variant", by), metric))
+        if var != BASE and base is not None:
+            diffs.append(_paired_by(base, v, var, metric, by))
+        del v
+    del base
+    tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True)
     if metric == "won":
-        tab = stats.win_rates(sub, ("variant", by)).rename(columns={"rate": "value"})
+        tab = tab.rename(columns={"rate": "value"})
         what, unit = "win rate", "share of games"
     else:
-        tab = stats.mean_values(sub, ("variant", by), metric).rename(columns={"mean": "value"})
+        tab = tab.rename(columns={"mean": "value"})
         what, unit = f"mean {metric}", "per seat-game"
-    diff = _flags(_paired_by(sub, metric, by), correction)
+    diff = _flags(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
+        columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction)
     tab = tab.merge(diff[["variant", by, "diff", "lo", "hi", "p_value", "p_adjusted",
                           "significant_adjusted"]].rename(columns={"lo": "d_lo", "hi": "d_hi"}),
                     on=["variant", by], how="left")
@@ -173,23 +204,18 @@ def sweep_section(doc: Doc, study: dict, seats: pd.DataFrame, players: int) -> d
     return {"metric": metric, "correction": correction, "table": _records(tab)}
 
 
-def _paired_by(sub: pd.DataFrame, metric: str, by: str) -> pd.DataFrame:
-    """Paired per-game differences (variant − base) per ``by`` group of each variant.
+def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str,
+               by: str) -> pd.DataFrame:
+    """Paired per-game differences (variant − base) per ``by`` group of one variant.
 
     Grouped by ``policy``, a base row takes the name of the variant's player at the same
     seat of the same game, so a renamed (swept) player is compared with its own seat.
     """
     if by == "seat":
-        return stats.variant_differences(sub, metric, ("seat",))
-    base = sub[sub["variant"] == BASE]
-    parts = []
-    for var in [v for v in pd.unique(sub["variant"]) if v != BASE]:
-        v = sub[sub["variant"] == var]
-        b = base.drop(columns="policy").merge(v[["game_id", "seat", "policy"]],
-                                               on=["game_id", "seat"])
-        parts.append(stats.variant_differences(pd.concat([b, v], ignore_index=True), metric,
-                                               ("policy",)))
-    return pd.concat(parts, ignore_index=True)
+        return stats.pair_differences(base, variant, name, metric, ("seat",))
+    b = base.drop(columns="policy").merge(variant[["game_id", "seat", "policy"]],
+                                          on=["game_id", "seat"])
+    return stats.pair_differences(b, variant, name, metric, ("policy",))
 
 
 def _show(value: Any) -> str:
@@ -223,7 +249,7 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
     ax.legend(fontsize="small")
 
 
-def item_users(seats: pd.DataFrame, usage: list[str], variant: str) -> pd.DataFrame:
+def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> pd.DataFrame:
     """Per base game, the seat(s) that used an item most and their paired outcomes.
 
     In each base game the seats with the largest ``sum(usage columns) > 0`` are the users (a
@@ -235,17 +261,25 @@ def item_users(seats: pd.DataFrame, usage: list[str], variant: str) -> pd.DataFr
     DataFrame
         One row per game where the item was used: ``game_id, won_b, won_v, score_b, score_v``.
     """
-    base = seats[seats["variant"] == BASE].copy()
+    seats = as_table(seats)
+    outcome = ("game_id", "seat", "won", "score")
+    base = seats.read((*outcome, *(glob_escape(c) for c in usage)), [BASE])
     base["use"] = base[usage].sum(axis=1)
     top = base.groupby("game_id")["use"].transform("max")
-    users = base.loc[(base["use"] == top) & (top > 0), ["game_id", "seat", "won", "score"]]
-    other = seats.loc[seats["variant"] == variant, ["game_id", "seat", "won", "score"]]
+    users = base.loc[(base["use"] == top) & (top > 0), list(outcome)]
+    del base, top
+    other = seats.read(outcome, [variant])
     pair = users.merge(other, on=["game_id", "seat"], suffixes=("_b", "_v"))
     return pair.groupby("game_id", as_index=False)[["won_b", "won_v", "score_b", "score_v"]].mean()
 
 
-def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dict[str, Any]:
-    """Ranked leave-one-out table: each item's value to the seat that used it most."""
+def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
+                   game: str) -> dict[str, Any]:
+    """Ranked leave-one-out table: each item's value to the seat that used it most.
+
+    Holds the base's rows and one item's variant at a time.
+    """
+    seats = as_table(seats)
     kind = ITEM_KIND.get(game, "item")
     correction = study.get("correction", "holm")
     doc.h(f"Value of each {kind} (leave-one-out)")
@@ -257,15 +291,17 @@ def ablate_section(doc: Doc, study: dict, seats: pd.DataFrame, game: str) -> dic
                  "**not used** by ablate: only the base arm is ablated, so sections below that "
                  "compare variants see the base and its leave-one-out variants only."
                  if dropped else ""))
-    n_games = int((seats["variant"] == BASE).sum() / max(seats["seat"].nunique(), 1))
+    base = seats.read(("variant", "game_id", "score"), [BASE])
+    n_games = int(len(base) / max(seats.read(("seat",))["seat"].nunique(), 1))
+    arms = set(seats.variants())
     recs = []
     for it in study["items"]:
         var = it["variant"]
-        if var not in set(seats["variant"]):
+        if var not in arms:
             continue
         usage = [c for c in it.get("usage", []) if c in seats]
-        all_score = stats.variant_differences(seats[seats["variant"].isin([BASE, var])],
-                                              "score", ())
+        all_score = stats.pair_differences(
+            base, seats.read(("variant", "game_id", "score"), [var]), var, "score", ())
         rec = {"item": it["item"], "replaced_by": it.get("replaced_by") or "(removed)",
                # with − without, like the value (variant_differences gives variant − base)
                "variant": var, "score_all": -float(all_score["diff"].iloc[0]),
