@@ -221,6 +221,7 @@ class Table:
             self.source = Path(source)
             self.columns = pq.read_schema(self.source).names
         self.restricted = None if variants is None else tuple(variants)
+        self._names: list[str] | None = None  # variants(), read once
 
     def __contains__(self, name: object) -> bool:
         """``"died" in seats``: is ``name`` a column, as for a DataFrame."""
@@ -249,7 +250,9 @@ class Table:
 
     def variants(self) -> list[str]:
         """The variant (arm) names in order of first appearance."""
-        return list(pd.unique(self.read(("variant",))["variant"]))
+        if self._names is None:
+            self._names = list(pd.unique(self.read(("variant",))["variant"]))
+        return list(self._names)
 
     def _variants(self, variants: Sequence[str] | None) -> tuple[str, ...] | None:
         if variants is None:
