@@ -2,7 +2,10 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# ANALYZER_PURE_PYTHON=1 installs without compiling the engines (setup.py); the stamp names the
+# build, so switching between the two reinstalls
+PURE := $(filter 1,$(ANALYZER_PURE_PYTHON))
+STAMP := $(VENV)/.installed$(if $(PURE),-pure)
 
 .PHONY: run test lint bench clean
 
@@ -10,7 +13,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(if $(PURE),rm -f analyzer/games/*/*.so)
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	rm -f $(VENV)/.installed $(VENV)/.installed-pure
 	touch $(STAMP)
 
 run: $(STAMP)

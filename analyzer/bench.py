@@ -188,8 +188,9 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
     return rows
 
 
-def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None) -> None:
-    """Write ``bench.json``: the machine, every row, and the run-memory figures if measured."""
-    payload = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None, settings: dict | None = None) -> None:
+    """Write ``bench.json``: the machine, the settings (games per run, repeats), every row, and
+    the run-memory figures (MiB, default study, by games per variant) if measured."""
+    payload = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"), "settings": settings or {},
                "rows": [asdict(r) for r in rows], "run_memory_mib": memory or {}}
     atomic_write(path, json.dumps(payload, indent=2))

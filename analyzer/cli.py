@@ -293,8 +293,15 @@ def bench(
     """
     from analyzer import bench as bench_mod
 
-    if games < 1 or parallel_games < 1 or repeats < 1:
-        raise AnalyzerError("--games, --parallel-games and --repeats must be at least 1")
+    for flag, value in (("--games", games), ("--parallel-games", parallel_games), ("--repeats", repeats)):
+        if not 1 <= value <= 10_000_000:
+            raise AnalyzerError(f"{flag}: must be an integer from 1 to 10,000,000 (got {value})")
+    known = [g for g, _, _ in bench_mod.STANDARD]
+    for name in game or ():
+        if name not in known:
+            raise AnalyzerError(f"--game: unknown game {name!r} (allowed: {', '.join(known)})")
+    if out.is_dir() or not out.parent.is_dir():
+        raise AnalyzerError(f"--out: {out} must be a file path in an existing folder")
     study = Path("scenarios/africanus-sultan.toml")
     if memory and not study.is_file():
         raise AnalyzerError(f"--memory: {study} not found (run it from the project folder)")
@@ -316,7 +323,7 @@ def bench(
             typer.echo(f"peak memory of a {n}-game run: {mem[str(n)]} MiB")
         grow = mem["50000"] - mem["1000"]
         typer.echo(f"50,000 vs 1,000 games: {grow:+.1f} MiB ({grow / mem['1000']:+.1%})")
-    bench_mod.write_json(rows, out, mem)
+    bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats})
     typer.echo(f"wrote {out}")
 
 

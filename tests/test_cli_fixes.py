@@ -208,3 +208,20 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
 ])
 def test_usage_errors_are_one_line(args, fragment):
     _one_line(runner.invoke(app, args), fragment)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--game", "nosuch"], "--game: unknown game 'nosuch' (allowed: rattus, cartus, pyramidion)"),
+    (["--games", "0"], "--games: must be an integer from 1 to 10,000,000 (got 0)"),
+    (["--repeats", "-1"], "--repeats: must be an integer from 1 to 10,000,000 (got -1)"),
+    (["--parallel-games", "100000000000"], "--parallel-games: must be an integer from 1"),
+    (["--out", "/nonexistent-folder/b.json"], "--out: /nonexistent-folder/b.json must be a file path"),
+])
+def test_bench_bad_input_is_one_line_before_any_run(args, fragment, monkeypatch):
+    from analyzer import bench as bench_mod
+
+    def never(*a, **k):
+        raise AssertionError("bench ran")
+
+    monkeypatch.setattr(bench_mod, "bench", never)
+    _one_line(runner.invoke(app, ["bench", *args]), fragment)

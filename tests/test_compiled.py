@@ -85,7 +85,8 @@ def test_pure_python_source_plays_the_same_games(tmp_path):
     done = subprocess.run([sys.executable, "-c", PLAY], input=json.dumps(GAMES), cwd=tmp_path, env=env,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _play_here() == json.loads(done.stdout)
+    assert _play_here() == json.loads(done.stdout), \
+        "the compiled extensions play other games than the source: run `make test` to rebuild them"
 
 
 def test_policy_descriptions_survive_compilation():
@@ -99,3 +100,18 @@ def test_policy_descriptions_survive_compilation():
     assert not empty, empty
     greedy = next(r["doc"] for r in rows if (r["game"], r["policy"]) == ("cartus", "greedy"))
     assert greedy == "One-step value maximiser: influence majorities, premium actions, risk of dying."
+
+
+@pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])
+def test_policy_name_is_not_a_parameter(game):
+    """mypyc makes a policy's ``name``/``NAME`` class attribute a dataclass field; it must stay
+    out of the parameters, compiled or not, so both builds accept the same scenarios."""
+    from analyzer.errors import RuleError
+    from analyzer.games.base import build_policy, policy_params
+
+    spec = get_game(game)
+    for pname, cls in spec.policies.items():
+        assert not {"name", "NAME"} & {p[0] for p in policy_params(cls)}, pname
+        for attr in ("name", "NAME"):
+            with pytest.raises(RuleError, match="unknown parameter"):
+                build_policy(spec.policies, pname, {attr: "x"})

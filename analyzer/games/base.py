@@ -200,7 +200,7 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
         raise RuleError("policy", f"unknown policy {name!r} (allowed: {', '.join(sorted(registry))})")
     cls = registry[name]
     params = dict(params or {})
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # init=False: internal caches
+    fields = {f.name: f for f in parameter_fields(cls)}
     hints = typing.get_type_hints(cls)
     for key, value in params.items():
         if key not in fields:
@@ -219,6 +219,16 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
         raise RuleError("params", f"policy {name!r}: {err}") from None
 
 
+# Class attributes naming a policy: mypyc turns them into dataclass fields of compiled policies.
+_POLICY_NAME_ATTRS = frozenset({"name", "NAME"})
+
+
+def parameter_fields(cls: type) -> list[dataclasses.Field]:
+    """The fields of a policy dataclass that are parameters: not its internal caches
+    (``init=False``) and not its registered name, which mypyc (setup.py) makes a field."""
+    return [f for f in dataclasses.fields(cls) if f.init and f.name not in _POLICY_NAME_ATTRS]
+
+
 def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
     """``(name, type, default, help)`` for each parameter of a policy class, for ``analyzer list``.
 
@@ -226,9 +236,7 @@ def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
     """
     hints = typing.get_type_hints(cls)
     out = []
-    for f in dataclasses.fields(cls):
-        if not f.init:  # internal caches, not parameters
-            continue
+    for f in parameter_fields(cls):
         t = hints.get(f.name, Any)
         out.append((f.name, getattr(t, "__name__", str(t)), f.default, f.metadata.get("help", "")))
     return out
