@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from mypy_extensions import mypyc_attr
 
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
-from analyzer.games.cartus.scoring import seat_points
+from analyzer.games.cartus.scoring import above_equal, seat_points
 from analyzer.games.cartus.state import State
 
 
@@ -334,12 +334,7 @@ class Greedy:
         track, tw = tables.track, self.track_weight
         row = [0.0]  # 0 influence scores nothing
         for val in range(1, (others[-1] if others else 0) + 2):
-            above = equal = 0
-            for o in others:
-                if o > val:
-                    above += 1
-                elif o == val:
-                    equal += 1
+            above, equal = above_equal(others, val)
             row.append(tw * track[above][equal])
         got = tables.track_rows[others] = (row, max(row))
         return got

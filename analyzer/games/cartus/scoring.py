@@ -60,6 +60,18 @@ def majority_points(values: Sequence[int], points: Sequence[int] = (10, 5, 2),
     return out
 
 
+def above_equal(others: Sequence[int], value: int) -> tuple[int, int]:
+    """``(how many of others are above value, how many equal it)``: a seat's place on a track
+    (rules §7.2)."""
+    above = equal = 0
+    for x in others:
+        if x > value:
+            above += 1
+        elif x == value:
+            equal += 1
+    return above, equal
+
+
 def seat_points(others: Sequence[int], value: int, points: Sequence[int] = (10, 5, 2),
                 tie: str = "split_down") -> int:
     """One seat's points of ``majority_points`` given the other seats' values (rules §7.2).
@@ -69,12 +81,7 @@ def seat_points(others: Sequence[int], value: int, points: Sequence[int] = (10, 
     """
     if value <= 0:
         return 0
-    above = equal = 0
-    for x in others:
-        if x > value:
-            above += 1
-        elif x == value:
-            equal += 1
+    above, equal = above_equal(others, value)
     if above >= len(points):
         return 0
     if tie == "split_down":
