@@ -63,8 +63,7 @@ class _Group(TyperGroup):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except _NO_ARGS_HELP as err:  # bare `analyzer`: the help
-            typer.echo(err.ctx.get_help() if err.ctx else err.format_message(), err=True)
+        except _NO_ARGS_HELP as err:  # bare `analyzer`: typer has printed the help already
             sys.exit(err.exit_code)
         except _CLICK_ERRORS as err:
             message = " ".join(err.format_message().split())

@@ -225,3 +225,10 @@ def test_bench_bad_input_is_one_line_before_any_run(args, fragment, monkeypatch)
 
     monkeypatch.setattr(bench_mod, "bench", never)
     _one_line(runner.invoke(app, ["bench", *args]), fragment)
+
+
+def test_bare_analyzer_prints_the_help_once():
+    res = subprocess.run([sys.executable, "-m", "analyzer"], capture_output=True, text=True, check=False)
+    assert res.returncode == 2
+    assert (res.stdout + res.stderr).count("Usage") == 1, res.stdout + res.stderr
+    assert "simulate" in res.stdout

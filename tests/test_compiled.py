@@ -100,6 +100,8 @@ def test_policy_descriptions_survive_compilation():
     assert not empty, empty
     greedy = next(r["doc"] for r in rows if (r["game"], r["policy"]) == ("cartus", "greedy"))
     assert greedy == "One-step value maximiser: influence majorities, premium actions, risk of dying."
+    random_doc = next(r["doc"] for r in rows if (r["game"], r["policy"]) == ("cartus", "random"))
+    assert random_doc == "Uniformly random legal choices; each hand card is played with play_prob."
 
 
 @pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])

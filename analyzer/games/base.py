@@ -244,7 +244,7 @@ def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
 
 
 def policy_doc(cls: type) -> str:
-    """The first paragraph of a policy class's docstring, on one line ("" if it has none).
+    """The first paragraph of a policy class's docstring as plain text on one line ("" if none).
 
     mypyc does not keep docstrings, so for a class of a compiled module (setup.py) the docstring
     is read from the module's source file beside its extension.
@@ -261,7 +261,7 @@ def policy_doc(cls: type) -> str:
                 if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
                     doc = ast.get_docstring(node) or ""
                     break
-    return " ".join(doc.strip().split("\n\n")[0].split())
+    return " ".join(doc.strip().split("\n\n")[0].replace("``", "").split())  # plain text: no RST literals
 
 def rank_and_won(scores: Sequence[float], tiebreak: Sequence[Sequence[float]] = ()) -> tuple[list[int], list[float]]:
     """Ranks (1 = best) and win shares from final scores and optional tie-break keys.
