@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from mypy_extensions import mypyc_attr
 
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
-from analyzer.games.cartus.scoring import above_equal, seat_points
+from analyzer.games.cartus.scoring import above_equal, rank_table
 from analyzer.games.cartus.state import State
 
 
@@ -123,7 +123,7 @@ class _Tables:
 
     ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
     ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
-    ``equal`` tied with it (rules §7.2, ``scoring.seat_points``); ``acts[b]`` = building
+    ``equal`` tied with it (rules §7.2, ``scoring.rank_table``); ``acts[b]`` = building
     ``b``'s class, whether its value is flat in the cards played, and for actions whose value
     does not depend on the position the mixed values ``(need, half, none, max)`` of
     ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to enter,
@@ -306,10 +306,7 @@ class Greedy:
             return got[1]
         life = self.life_value
         risk = tuple(tuple(life * c for c in cdf) for cdf in cfg.nun_cdf)
-        m = cfg.n_players - 1
-        pts, tie = cfg.track_points, cfg.track_tie
-        track = tuple(tuple(float(seat_points([2] * above + [1] * equal, 1, pts, tie))
-                            for equal in range(m - above + 1)) for above in range(m + 1))
+        track = tuple(tuple(map(float, row)) for row in rank_table(cfg.track_points, cfg.track_tie, cfg.n_players))
         acts = []
         for b, kind in enumerate(cfg.building_action):
             mixed = None

@@ -92,7 +92,7 @@ def seat_points(others: Sequence[int], value: int, points: Sequence[int] = (10, 
 
 
 @functools.cache
-def _rank_table(points: tuple[int, ...], tie: str, n: int) -> tuple[tuple[int, ...], ...]:
+def rank_table(points: tuple[int, ...], tie: str, n: int) -> tuple[tuple[int, ...], ...]:
     """``table[above][equal]``: a seat's ``majority_points`` with ``above`` of the other
     ``n - 1`` seats ahead of it and ``equal`` tied with it (``seat_points``; rules §7.2)."""
     return tuple(tuple(seat_points([2] * above + [1] * equal, 1, points, tie) for equal in range(n - above))
@@ -100,7 +100,7 @@ def _rank_table(points: tuple[int, ...], tie: str, n: int) -> tuple[tuple[int, .
 
 
 def _majority(values: Sequence[int], table: tuple[tuple[int, ...], ...]) -> list[int]:
-    """``majority_points(values, points, tie)`` through ``_rank_table(points, tie, len(values))``."""
+    """``majority_points(values, points, tie)`` through ``rank_table(points, tie, len(values))``."""
     srt = sorted(values)
     n = len(srt)
     out = []
@@ -175,7 +175,7 @@ def outcome(st: State) -> Outcome:
     cfg, n = st.cfg, st.n
     nuns = sum(st.nun_row)
     alive = survivors(st.rats, nuns)
-    table = _rank_table(cfg.track_points, cfg.track_tie, n)  # majority_points as a lookup
+    table = rank_table(cfg.track_points, cfg.track_tie, n)  # majority_points as a lookup
     dead_out = cfg.dead_excluded_from_majorities and not all(alive)
 
     def maj(vals: Sequence[int]) -> list[int]:

@@ -187,7 +187,7 @@ class GreedyPolicy:
     region_card_keep: float = _param(0.4, "value of keeping a region card that does not score now (points, 0-3)")
     caravan_opponent_weight: float = _param(0.7, "cost per bonus cube given to an opponent by a caravan move (0-2)")
     # caches, not parameters (__post_init__)
-    _memo: list = field(default_factory=list, init=False, repr=False, compare=False)
+    _memo: list = field(init=False, repr=False, compare=False)
     _region_values: _RegionValues = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

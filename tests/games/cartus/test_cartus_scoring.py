@@ -9,7 +9,7 @@ from hypothesis import strategies as st_
 
 from analyzer.games.cartus.scoring import (
     _majority,
-    _rank_table,
+    rank_table,
     majority_points,
     outcome,
     seat_points,
@@ -127,7 +127,7 @@ def test_s7_2_seat_points_matches_majority_points(values, tie):
 @given(values=st_.lists(st_.integers(0, 8), min_size=2, max_size=5),
        tie=st_.sampled_from(["split_down", "all_full", "none"]),
        points=st_.sampled_from([(10, 5, 2), (10, 5, 2, 1), (3,)]))
-def test_s7_2_rank_table_matches_majority_points(values, tie, points):
+def test_s7_2rank_table_matches_majority_points(values, tie, points):
     """rules §7.2: ``outcome``'s table lookup equals the full majority scoring."""
-    table = _rank_table(points, tie, len(values))
+    table = rank_table(points, tie, len(values))
     assert _majority(values, table) == majority_points(values, points, tie)
