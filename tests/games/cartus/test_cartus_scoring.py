@@ -9,9 +9,9 @@ from hypothesis import strategies as st_
 
 from analyzer.games.cartus.scoring import (
     _majority,
-    rank_table,
     majority_points,
     outcome,
+    rank_table,
     seat_points,
     survivors,
     track_points,
