@@ -116,7 +116,7 @@ def test_ablate_refuses_a_game_without_ablations(toy_file, tmp_path):
 
 
 def test_rattus_took_columns_count_phase_a_takes():
-    """rules/rattus.md §7 A: took_<card> counts each seat's takes of that card, as logged."""
+    """docs/rules/rattus.md §7 A: took_<card> counts each seat's takes of that card, as logged."""
     spec = get_game("rattus")
     config = spec.make_config(4, ("africanus",), {"class_cards": ["knight", "monk", "witch",
                                                                   "king", "sultan", "trader"]})

@@ -40,8 +40,8 @@ def test_module_is_compiled(game, name):
 
 
 # (game, players, expansions, rule options, policies, seed): every policy of each compiled game,
-# mixed tables, and rule options that take other branches (rules/cartus.md §3 selection modes,
-# §4 D b ties, §5 Guard Tower, §6 targets; rules/rattus.md with and without Africanus)
+# mixed tables, and rule options that take other branches (docs/rules/cartus.md §3 selection modes,
+# §4 D b ties, §5 Guard Tower, §6 targets; docs/rules/rattus.md with and without Africanus)
 CARTUS_OPTIONS = [{"building_selection": "random_buildings"}, {"building_set_name": "first_game"},
                   {"tie_mode": "first_entered_premium", "sword_target": "any_player", "flute_target": "any_player"},
                   {"guard_tower_givers": "rechecked", "sword_chooser": "random", "rats_visible": False},

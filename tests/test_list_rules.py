@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from analyzer.cli import app
 
 cli = CliRunner()
-LINE = re.compile(r"^(rattus|cartus|pyramidion)  \w+  default .+; allowed: .+; .+ \(rules/\w+\.md .+\)$")
+LINE = re.compile(r"^(rattus|cartus|pyramidion)  \w+  default .+; allowed: .+; .+ \(docs/rules/\w+\.md .+\)$")
 
 
 def test_list_rules_one_format_for_all_games():

@@ -52,7 +52,7 @@ class RuleValue:
     name: str
     value: Any
     provenance: str
-    section: str = ""  # e.g. "rules/rattus.md §5.2"
+    section: str = ""  # e.g. "docs/rules/rattus.md §5.2"
 
 
 @dataclass(frozen=True)

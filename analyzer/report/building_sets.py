@@ -1,4 +1,4 @@
-"""Report section: which building selections are balanced (Rattus Cartus, rules/cartus.md §3).
+"""Report section: which building selections are balanced (Rattus Cartus, docs/rules/cartus.md §3).
 
 Active when the game records carry ``building_set`` with several values (e.g.
 ``scenarios/cartus-building-sets.toml``: the 64 one-building-per-class selections). Works from the

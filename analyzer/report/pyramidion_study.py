@@ -26,7 +26,7 @@ from analyzer.report import charts
 from analyzer.report.records import Table, as_table
 from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
-# goods sources in the seat records (rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
+# goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
 SOURCES: tuple[tuple[str, str], ...] = (
     ("goods_merchant", "merchant contest (the site's goods, phase 5 step 7)"),
     ("goods_negotiator", "negotiator tiles (phase 3)"),
@@ -66,7 +66,7 @@ def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
         Columns ``[variant, start_position, n, wins, rate, lo, hi, vp, vp_lo, vp_hi, p_equal]``:
         Wilson 95% interval on the win share, t interval on VP, and ``p_equal`` (same for every
         row of a variant) the chi-square goodness-of-fit p-value of "the winner's start position
-        is uniform" (one winner per game, a k-way tie split 1/k; rules/pyramidion.md §4, §6).
+        is uniform" (one winner per game, a k-way tie split 1/k; docs/rules/pyramidion.md §4, §6).
     """
     rows = []
     for var in pd.unique(seats["variant"]):
@@ -119,7 +119,7 @@ def site_contest(games: pd.DataFrame) -> pd.DataFrame:
     ``contest_<site>`` is a game's mean number of seats playing at least one card per
     activation of the site, so contestants per activation over all games is the ratio
     Σ(contest × activations) / Σ activations, with a delta-method 95% interval
-    (``stats.ratio_interval``); revolts per activation likewise (rules/pyramidion.md §5 phase 5).
+    (``stats.ratio_interval``); revolts per activation likewise (docs/rules/pyramidion.md §5 phase 5).
 
     Returns
     -------
@@ -286,7 +286,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
                players: int) -> dict:
     """Fill ``doc`` with the Pyramidion baseline study and return its numbers.
 
-    Sections: seat balance by start position (rules/pyramidion.md §4: random start player),
+    Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
     greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
     §7) and goods sources against winning (§5 phases 3, 5, 7; §6).
 
@@ -329,7 +329,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
 
     # -- seat balance
     doc.h("Pyramidion: seat balance by start position")
-    doc.p("The start player is drawn at random each game (rules/pyramidion.md §4 default). As in "
+    doc.p("The start player is drawn at random each game (docs/rules/pyramidion.md §4 default). As in "
           "the Turn order table above, seats are grouped by **start position** (0 = first in "
           "round 1's player order), here with mean VP as well. Later "
           "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
@@ -380,7 +380,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     doc.p(f"From the `{arm}` games, ranked by **contestants per activation**: how many seats "
           "played at least one card at the site when it was activated (ratio over all games, "
           "95% delta-method interval). Revolts per activation and the share of games with at "
-          "least one revolt there show where fights escalate (rules/pyramidion.md §5 phase 5). "
+          "least one revolt there show where fights escalate (docs/rules/pyramidion.md §5 phase 5). "
           "Other variants' rankings are in `summary.json`.")
     doc.table(pd.DataFrame({
         "rank": top["rank"], "site": [_title(s) for s in top["site"]],

@@ -355,7 +355,7 @@ SULTAN_SEATS = ("variant", "game_id", "seat", "score", "won", "tiebreak", "sulta
 
 def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
            players: int) -> dict:
-    """Sultan diplomat scoring (rules/rattus.md §2.3): points per seat, the diplomat leader's
+    """Sultan diplomat scoring (docs/rules/rattus.md §2.3): points per seat, the diplomat leader's
     win rate, games whose winner the diplomat points decided, and the Sultan-out comparison.
 
     Reads the studied arm's seats (``SULTAN_SEATS``), then ``_card_out``'s pairs of arms.
@@ -423,7 +423,7 @@ CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
 
 def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             players: int) -> dict:
-    """Caravan value (rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
+    """Caravan value (docs/rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
     opponents, how many survive to the end, and the Trader-out comparison.
 
     Reads the studied arm's seats (``CARAVAN_SEATS``), then ``_card_out``'s pairs of arms.

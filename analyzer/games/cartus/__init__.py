@@ -1,4 +1,4 @@
-"""Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``rules/cartus.md``.
+"""Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``docs/rules/cartus.md``.
 
 Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``play_game``,
 ``one_per_class_sets`` and ``building_set_id``.

@@ -1,5 +1,5 @@
 """Leave-one-out variants of Rattus Cartus: each building in play, replaced by the other
-building of its class (rules/cartus.md §3: the 30 cards are 5 per class, each class has an
+building of its class (docs/rules/cartus.md §3: the 30 cards are 5 per class, each class has an
 A and a B building).
 """
 

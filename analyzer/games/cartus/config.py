@@ -1,7 +1,7 @@
 """Frozen Rattus Cartus configuration built once from ``data/*.toml`` and the rule options.
 
 Content (buildings, supply icons, component counts) is data; every ``[G]``/``DEFAULT`` of
-``rules/cartus.md`` (§9 parameter sheet) is a named rule option with that default. The engine
+``docs/rules/cartus.md`` (§9 parameter sheet) is a named rule option with that default. The engine
 only indexes the precomputed tuples of :class:`CartusConfig`.
 """
 
@@ -22,7 +22,7 @@ from analyzer.games.tables import check_keys, option_help
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
 DATA_DIR = Path(str(importlib.resources.files("analyzer.games.cartus"))) / "data"
-RULES = "rules/cartus.md"
+RULES = "docs/rules/cartus.md"
 SOURCES = ("seed", "rulebook", "default", "user")
 
 # Card types in a hand vector: 0..5 are the population classes (in class order), then these.
@@ -91,7 +91,7 @@ RULE_OPTIONS: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class CartusConfig:
-    """Everything one Rattus Cartus game needs, precomputed (rules/cartus.md §2–§7, §9).
+    """Everything one Rattus Cartus game needs, precomputed (docs/rules/cartus.md §2–§7, §9).
 
     Buildings are indexed ``b = 0..11`` in data order (class A then B, classes in
     ``class_names`` order); building cards ``c = 5*b + copy - 1`` (0..59).
@@ -476,7 +476,7 @@ def _option(rules: Mapping[str, Any], name: str) -> Any:
 
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None) -> CartusConfig:
-    """Build the frozen config for one scenario (GameSpec.make_config; rules/cartus.md §2–§9).
+    """Build the frozen config for one scenario (GameSpec.make_config; docs/rules/cartus.md §2–§9).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Rattus Cartus setup, round structure and the play loop (rules/cartus.md §3, §4, §7).
+"""Rattus Cartus setup, round structure and the play loop (docs/rules/cartus.md §3, §4, §7).
 
 Phase D (building resolution, actions, special cards) lives in ``resolution.py``; final
 scoring in ``scoring.py``. Policies answer the decision points of rules §11 through the
@@ -202,7 +202,7 @@ def resolve_policies(policies: Sequence, n: int) -> list:
 
 
 def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -> tuple[dict, list[dict]]:
-    """Play one whole game (GameSpec.play_game; rules/cartus.md §3, §4, §7).
+    """Play one whole game (GameSpec.play_game; docs/rules/cartus.md §3, §4, §7).
 
     Parameters
     ----------

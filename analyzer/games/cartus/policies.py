@@ -1,4 +1,4 @@
-"""Rattus Cartus heuristic players: ``random``, ``greedy``, ``cautious`` (rules/cartus.md §11).
+"""Rattus Cartus heuristic players: ``random``, ``greedy``, ``cautious`` (docs/rules/cartus.md §11).
 
 A policy answers the decision points the engine offers, one method each:
 

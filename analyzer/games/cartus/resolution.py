@@ -1,4 +1,4 @@
-"""Phase D of a Rattus Cartus round: resolve the open buildings (rules/cartus.md §4 D, §5, §6).
+"""Phase D of a Rattus Cartus round: resolve the open buildings (docs/rules/cartus.md §4 D, §5, §6).
 
 Also the small moves every phase shares: drawing population cards, looking at the Nun-row,
 handing cards over, and checking a policy's answer (an illegal answer raises

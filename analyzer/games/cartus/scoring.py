@@ -1,4 +1,4 @@
-"""End of a Rattus Cartus game: the plague, the scores, the winner (rules/cartus.md §7).
+"""End of a Rattus Cartus game: the plague, the scores, the winner (docs/rules/cartus.md §7).
 
 Pure functions of plain numbers, plus ``outcome(state)`` that applies them to a finished game.
 """

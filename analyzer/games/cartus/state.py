@@ -2,7 +2,7 @@
 
 Hands are count vectors of length ``N_TYPES`` (indices 0..5 = population cards of the class
 with that index, then ``JOKER``, ``SWORD``, ``FLUTE``, ``PASS``; see ``config.py``). A
-population card's nun symbols only matter in the Nun-row (rules/cartus.md §7.1 step 4), so the
+population card's nun symbols only matter in the Nun-row (docs/rules/cartus.md §7.1 step 4), so the
 deck, the discard pile and hands hold class indices only.
 """
 
@@ -15,7 +15,7 @@ from analyzer.games.cartus.config import N_TYPES, CartusConfig
 
 @dataclass(slots=True)
 class State:
-    """One game position (rules/cartus.md §2–§4).
+    """One game position (docs/rules/cartus.md §2–§4).
 
     Per-seat lists are indexed by seat (0..n-1, clockwise). Piles are lists whose top is the
     last element. ``entries[r]`` lists ``(seat, counts)`` in space order for row position ``r``;

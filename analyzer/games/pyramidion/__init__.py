@@ -1,6 +1,6 @@
 """Pyramidion (White Goblin Games, 2012) for analyzer: ``SPEC`` is the whole public surface.
 
-Rules: ``rules/pyramidion.md``. Content tables: ``data/*.toml``. See DESIGN.md §3 for the layout.
+Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``. See DESIGN.md §3 for the layout.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def default_config(players: int, **rule_options):
     Raises
     ------
     RuleError
-        An unknown or bad rule option, or a player count outside 2–4 (rules/pyramidion.md §3).
+        An unknown or bad rule option, or a player count outside 2–4 (docs/rules/pyramidion.md §3).
     """
     return make_config(players, (), rule_options)
 

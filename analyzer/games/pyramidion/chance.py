@@ -1,4 +1,4 @@
-"""The named chance draws of a Pyramidion game (rules/pyramidion.md §14.1).
+"""The named chance draws of a Pyramidion game (docs/rules/pyramidion.md §14.1).
 
 All chance goes through these functions, so a test can force outcomes by setting the piles.
 """

@@ -2,7 +2,7 @@
 
 The TOML tables in ``data/`` are read once (``tomllib``), checked, and flattened into tuples of
 small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
-``rules/pyramidion.md`` that needs a scenario option is a named option in ``RULE_OPTIONS``.
+``docs/rules/pyramidion.md`` that needs a scenario option is a named option in ``RULE_OPTIONS``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from analyzer.games.tables import check_keys, option_help
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
 DATA = Path(str(importlib.resources.files("analyzer.games.pyramidion"))) / "data"
-RULES = "rules/pyramidion.md"
+RULES = "docs/rules/pyramidion.md"
 
 # Goods: five ordinary kinds (index 0-4) and the wild statue (5). rules §3.1
 GOODS: tuple[str, ...] = ("stone", "wood", "food", "camel", "worker", "statue")
@@ -446,7 +446,7 @@ def _option(rules: Mapping[str, Any], name: str, kind: type) -> Any:
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None
                 ) -> PyramidionConfig:
-    """Build the frozen config for one scenario (rules/pyramidion.md §2–§12).
+    """Build the frozen config for one scenario (docs/rules/pyramidion.md §2–§12).
 
     Parameters
     ----------

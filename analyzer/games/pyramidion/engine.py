@@ -6,7 +6,7 @@ only picks an index into the options the engine offers
 (``Policy.choose(state, seat, kind, options, rng) -> int``) and the engine checks it. All chance
 goes through the named draws of ``chance.py`` (``shuffle``, ``draw_card``,
 ``draw_revolt_tiles``, ``draw_start_player``) so a test can force outcomes by setting the piles.
-Sections refer to ``rules/pyramidion.md``.
+Sections refer to ``docs/rules/pyramidion.md``.
 """
 
 from __future__ import annotations

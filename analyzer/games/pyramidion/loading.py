@@ -1,4 +1,4 @@
-"""Phase 7, loading boats (rules/pyramidion.md §5 phase 7): which loads are legal and how a
+"""Phase 7, loading boats (docs/rules/pyramidion.md §5 phase 7): which loads are legal and how a
 load is paid. Pure functions of the state; the engine adds the record keeping and the log."""
 
 from __future__ import annotations

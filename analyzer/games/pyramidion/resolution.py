@@ -1,4 +1,4 @@
-"""Pure functions for the site resolution steps (rules/pyramidion.md §5 phase 5, steps 4–7).
+"""Pure functions for the site resolution steps (docs/rules/pyramidion.md §5 phase 5, steps 4–7).
 
 They depend only on the totals, the revolt strength, the site minimum and the Philosopher
 holder (§14.3), so they are tested directly with the seed's worked examples.

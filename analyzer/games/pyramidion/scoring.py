@@ -1,4 +1,4 @@
-"""Pure scoring of a finished Pyramidion position (rules/pyramidion.md §6)."""
+"""Pure scoring of a finished Pyramidion position (docs/rules/pyramidion.md §6)."""
 
 from __future__ import annotations
 

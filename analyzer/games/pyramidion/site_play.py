@@ -1,4 +1,4 @@
-"""Phase 5 of a Pyramidion round, one site at a time (rules/pyramidion.md §5 phase 5, §7, §10.2):
+"""Phase 5 of a Pyramidion round, one site at a time (docs/rules/pyramidion.md §5 phase 5, §7, §10.2):
 activating a site and its ability, card play (recruiting, Goddess, the special cards' on-play
 effects) and resolution steps 4–8 (revolt, Executioner marks, slave driver, negotiator,
 merchant, discard, sundial).

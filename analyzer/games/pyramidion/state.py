@@ -1,7 +1,7 @@
 """The mutable Pyramidion position: small ints and lists indexed by seat, site or good.
 
 No generator, no per-move objects; the config is referenced, not copied. Decision kinds are
-module constants so policies and the engine share them (rules/pyramidion.md §14.1).
+module constants so policies and the engine share them (docs/rules/pyramidion.md §14.1).
 """
 
 from __future__ import annotations

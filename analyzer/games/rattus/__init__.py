@@ -1,7 +1,7 @@
 """Rattus (2010) + Rattus Africanus (2011): rules engine, players and records.
 
 Public interface: ``SPEC`` (the ``GameSpec`` the runner uses), ``default_config``,
-``play_game`` and ``POLICIES``. Rules: ``/work/shared/rules/rattus.md`` (sections cited in each
+``play_game`` and ``POLICIES``. Rules: ``docs/rules/rattus.md`` (sections cited in each
 function's docstring).
 """
 
@@ -50,7 +50,7 @@ def _policy_objects(policies: Any, n: int) -> list:
 
 def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,
               log: Callable[[str], None] | None = None) -> tuple[dict, list[dict]]:
-    """Play one game and return its records (rules/rattus.md §6–§10).
+    """Play one game and return its records (docs/rules/rattus.md §6–§10).
 
     Parameters
     ----------

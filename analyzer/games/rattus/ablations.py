@@ -1,6 +1,6 @@
 """Leave-one-out variants of Rattus (+ Africanus): each class card in play, swapped out.
 
-rules/rattus.md §6 keeps the number of class cards in play fixed (6, or 8 at 5–6 players), so
+docs/rules/rattus.md §6 keeps the number of class cards in play fixed (6, or 8 at 5–6 players), so
 "without card X" means X is replaced by a class card not in play. Which one is the tool's
 choice, not a rule: the first card not in play in card-table order, base cards before the
 Africanus ones (the bundled study swaps the Sultan for the Merchant the same way).
@@ -15,7 +15,7 @@ from analyzer.games.rattus.metrics import SEAT_COLUMNS
 
 
 def ablations(config) -> list[Ablation]:
-    """One ``Ablation`` per class card in play (rules/rattus.md §6, §8).
+    """One ``Ablation`` per class card in play (docs/rules/rattus.md §6, §8).
 
     Parameters
     ----------

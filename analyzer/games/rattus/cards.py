@@ -1,4 +1,4 @@
-"""Class-card abilities, rules/rattus.md §8 (base cards §8.1, Islam cards §8.2, §2.2, §2.3).
+"""Class-card abilities, docs/rules/rattus.md §8 (base cards §8.1, Islam cards §8.2, §2.2, §2.3).
 
 Each ability has ``options(game, p)`` (the legal first choices; empty means the ability has no
 legal target and cannot be used, §8 general timing) and ``use(game, p, options)``, which asks the

@@ -2,7 +2,7 @@
 
 Everything the engine indexes in its hot loop (adjacency, Knight reach, caravan paths, token
 effects, region-card masks) is precomputed here once, as tuples of small ints
-(rules/rattus.md §3–§5, §9, §13). A user may replace a content table with their own TOML file
+(docs/rules/rattus.md §3–§5, §9, §13). A user may replace a content table with their own TOML file
 (``map_file``, ``tokens_file``, ``region_cards_file``); a bad table raises ``RuleError`` naming
 the option, what is wrong and what is allowed.
 """
@@ -97,8 +97,8 @@ _EXTRA_DEFAULTS: dict[str, tuple[Any, str]] = {
     "tokens_file": (None, "path to a TOML file"),
     "region_cards_file": (None, "path to a TOML file (africanus only)"),
 }
-_EXTRA_SECTIONS = {"class_cards": "rules/rattus.md §6.2", "map_file": "rules/rattus.md §3.3, §4",
-                   "tokens_file": "rules/rattus.md §5.2", "region_cards_file": "rules/rattus.md §9"}
+_EXTRA_SECTIONS = {"class_cards": "docs/rules/rattus.md §6.2", "map_file": "docs/rules/rattus.md §3.3, §4",
+                   "tokens_file": "docs/rules/rattus.md §5.2", "region_cards_file": "docs/rules/rattus.md §9"}
 
 RULE_OPTIONS: dict[str, str] = {
     **{k: option_help(v["value"], _allowed(k), f"{v['help']} [{v['provenance']}]", v["section"])
@@ -110,7 +110,7 @@ RULE_OPTIONS: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class RattusConfig:
-    """Everything one game needs, precomputed (rules/rattus.md §3–§13).
+    """Everything one game needs, precomputed (docs/rules/rattus.md §3–§13).
 
     Regions are indexed ``0..n_regions-1`` in map-file order restricted to the regions in use;
     seats ``0..n_players-1`` clockwise (§6.1). Tokens are ``(threshold, n_A, n_M, classes)`` with
@@ -390,7 +390,7 @@ def _check_class_cards(value: Any, players: int, africanus: bool, count: int) ->
 
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None) -> RattusConfig:
-    """Build the frozen config for one scenario (rules/rattus.md §3.3, §6, §13).
+    """Build the frozen config for one scenario (docs/rules/rattus.md §3.3, §6, §13).
 
     Parameters
     ----------
@@ -461,7 +461,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     values.append(RuleValue("tokens", tuple(f"{lab}{'*' if s else ''}" for lab, s in zip(labels, starting)),
                             "user" if "tokens_file" in rules else _TOKENS["provenance"], _TOKENS["section"]))
     values.append(RuleValue("tokens_removed", removed, "user" if "tokens_file" in rules else
-                            ("rulebook" if token_set == "base" else "default"), "rules/rattus.md §5.3"))
+                            ("rulebook" if token_set == "base" else "default"), "docs/rules/rattus.md §5.3"))
 
     if africanus:
         rc_table = (_load_user_table("region_cards_file", rules["region_cards_file"], "data/region_cards.toml")
@@ -479,16 +479,16 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     count = opts["class_cards_in_play_5_6"] if players >= 5 else (opts["class_cards_in_play"] if africanus else 6)
     if "class_cards" in rules:
         class_cards = _check_class_cards(rules["class_cards"], players, africanus, count)
-        values.append(RuleValue("class_cards", class_cards, "user", "rules/rattus.md §6.2"))
+        values.append(RuleValue("class_cards", class_cards, "user", "docs/rules/rattus.md §6.2"))
     elif africanus:
         if count > len(CARD_NAMES):
             raise RuleError("class_cards_in_play", f"at most {len(CARD_NAMES)} cards exist (got {count})")
         class_cards = None
         values.append(RuleValue("class_cards", f"knight + {count - 1} random of the other "
-                                f"{len(CARD_NAMES) - 1}, per game", "default", "rules/rattus.md §6.2"))
+                                f"{len(CARD_NAMES) - 1}, per game", "default", "docs/rules/rattus.md §6.2"))
     else:
         class_cards = BASE_CARDS
-        values.append(RuleValue("class_cards", class_cards, "rulebook", "rules/rattus.md §6.1"))
+        values.append(RuleValue("class_cards", class_cards, "rulebook", "docs/rules/rattus.md §6.1"))
 
     def region_option(key: str) -> int:
         v = opts[key]

@@ -1,6 +1,6 @@
 """Rattus rules engine: setup, turns, plague move and spread, end, final round, final plague.
 
-Rules live here and in ``cards.py`` / ``plague.py`` (rules/rattus.md §6–§10, decision points
+Rules live here and in ``cards.py`` / ``plague.py`` (docs/rules/rattus.md §6–§10, decision points
 §15). The engine drives the game and asks a seat's policy at every decision point with the
 tuple of legal options; a choice outside them raises ``IllegalChoice``. Every chance event goes
 through the ``draw_*`` / ``shuffle`` methods so a test can force outcomes.

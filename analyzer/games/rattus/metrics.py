@@ -1,4 +1,4 @@
-"""Declared record columns and the record builders of a finished game (rules/rattus.md §10.4)."""
+"""Declared record columns and the record builders of a finished game (docs/rules/rattus.md §10.4)."""
 
 from __future__ import annotations
 

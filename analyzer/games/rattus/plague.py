@@ -1,4 +1,4 @@
-"""Plague resolution in one region, rules/rattus.md §5.1 and §7.1 (used by §7 C.3 and §10.3)."""
+"""Plague resolution in one region, docs/rules/rattus.md §5.1 and §7.1 (used by §7 C.3 and §10.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rattus players: ``random`` and ``greedy`` (rules/rattus.md §15 decision points).
+"""Rattus players: ``random`` and ``greedy`` (docs/rules/rattus.md §15 decision points).
 
 A policy is a frozen dataclass of typed parameters with one method
 ``choose(state, seat, kind, options, rng, ctx) -> option`` returning one element of ``options``.

@@ -1,4 +1,4 @@
-"""Final scoring: pure functions of a finished position (rules/rattus.md §2.3, §9, §10.4, §10.5)."""
+"""Final scoring: pure functions of a finished position (docs/rules/rattus.md §2.3, §9, §10.4, §10.5)."""
 
 from __future__ import annotations
 

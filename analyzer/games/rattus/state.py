@@ -1,7 +1,7 @@
 """The mutable Rattus position: per-region and per-seat lists of small ints, nothing else.
 
 Regions and seats are indices (see ``RattusConfig``). No generator and no per-move objects live
-here; the engine mutates these lists in place (rules/rattus.md §3, §6).
+here; the engine mutates these lists in place (docs/rules/rattus.md §3, §6).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ UNTAKEN = -1  # holder value of a card lying beside the board
 
 @dataclass(slots=True)
 class State:
-    """One game position (rules/rattus.md §3, §6).
+    """One game position (docs/rules/rattus.md §3, §6).
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""Rattus Cartus buildings (rules/cartus.md §5) and special cards (§6): premium and standard
+"""Rattus Cartus buildings (docs/rules/cartus.md §5) and special cards (§6): premium and standard
 action of each building, each special card, on hand-built positions with exact numbers."""
 
 from __future__ import annotations

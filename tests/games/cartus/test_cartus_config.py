@@ -1,4 +1,4 @@
-"""Rattus Cartus config: rule options, building selection, user data tables (rules/cartus.md §2, §3, §9)."""
+"""Rattus Cartus config: rule options, building selection, user data tables (docs/rules/cartus.md §2, §3, §9)."""
 
 from __future__ import annotations
 

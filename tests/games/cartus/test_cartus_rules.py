@@ -1,4 +1,4 @@
-"""Rattus Cartus rules, one test per section of rules/cartus.md, on hand-built positions.
+"""Rattus Cartus rules, one test per section of docs/rules/cartus.md, on hand-built positions.
 
 T-cases of rules §8 are named ``test_t<k>_...``.
 """

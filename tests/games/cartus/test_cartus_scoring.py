@@ -1,4 +1,4 @@
-"""Rattus Cartus end of game: plague (rules/cartus.md §7.1), scoring (§7.2), winner (§7.3)."""
+"""Rattus Cartus end of game: plague (docs/rules/cartus.md §7.1), scoring (§7.2), winner (§7.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Config, data tables and rule options (rules/pyramidion.md §2, §3, §7–§10, §12)."""
+"""Config, data tables and rule options (docs/rules/pyramidion.md §2, §3, §7–§10, §12)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure resolution steps (rules/pyramidion.md §5 phase 5 steps 4–7, §14.3) with the seed's
+"""Pure resolution steps (docs/rules/pyramidion.md §5 phase 5 steps 4–7, §14.3) with the seed's
 worked examples (§1.1–1.2, §11 T1–T6)."""
 
 from __future__ import annotations

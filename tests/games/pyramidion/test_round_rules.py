@@ -1,5 +1,5 @@
 """Phases 1–4, 7, 8 and the end of the game on hand-built positions
-(rules/pyramidion.md §3.1, §4, §5, §6, §11)."""
+(docs/rules/pyramidion.md §3.1, §4, §5, §6, §11)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Phase 5 at one site, played through the engine on hand-built positions
-(rules/pyramidion.md §1, §5 phase 5, §7, §10.2, §11)."""
+(docs/rules/pyramidion.md §1, §5 phase 5, §7, §10.2, §11)."""
 
 from __future__ import annotations
 

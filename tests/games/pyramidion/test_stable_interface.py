@@ -1,5 +1,5 @@
 """The stable interface of the Pyramidion package, checked with the seed's worked examples
-(rules/pyramidion.md §1.1–§1.2, seeds 002 and 003)."""
+(docs/rules/pyramidion.md §1.1–§1.2, seeds 002 and 003)."""
 
 from __future__ import annotations
 

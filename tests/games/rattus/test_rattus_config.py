@@ -1,4 +1,4 @@
-"""Config building and validation: rule options, class cards, user tables (rules/rattus.md §13)."""
+"""Config building and validation: rule options, class cards, user tables (docs/rules/rattus.md §13)."""
 
 from __future__ import annotations
 

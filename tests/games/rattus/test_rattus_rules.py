@@ -1,4 +1,4 @@
-"""One test per section of rules/rattus.md (§2–§11) and one per worked example/Q&A of §12.
+"""One test per section of docs/rules/rattus.md (§2–§11) and one per worked example/Q&A of §12.
 
 Positions are built by hand (``rattus_helpers``); reveals take tokens in list order.
 """
