@@ -96,6 +96,9 @@ class GameSpec:
     ablations : callable, optional
         ``ablations(config) -> list[Ablation]``: one "without this card/building/special card"
         variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
+    new_state : callable, optional
+        ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
+        paused at the game's first decision; ``seed`` as for ``play_game``.
     """
 
     name: str
@@ -112,6 +115,7 @@ class GameSpec:
     content: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rule_options: Mapping[str, str] = field(default_factory=dict)
     ablations: Callable[[Any], list[Ablation]] | None = None
+    new_state: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)
