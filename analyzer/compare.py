@@ -1,4 +1,4 @@
-"""``analyzer compare A.toml B.toml …``: several scenarios on the same game seeds (DESIGN.md CLI).
+"""``analyzer compare A.toml B.toml …``: several scenarios on the same game seeds.
 
 The scenarios are merged into one scenario whose arms are every arm of every file, in order,
 and that scenario is run by ``analyzer.api.simulate`` (the one runner, the one report). So game

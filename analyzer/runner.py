@@ -1,4 +1,4 @@
-"""Seeded, chunked, parallel game runs that stream records to Parquet (DESIGN.md §2).
+"""Seeded, chunked, parallel game runs that stream records to Parquet.
 
 Game ``i`` of a run draws only from ``SeedSequence(root_seed, spawn_key=(i,))``, whatever the
 chunk size, the number of jobs or the backend; every arm (the base and each variant) replays

@@ -1,4 +1,4 @@
-"""Scenario files: load, validate and normalise a study description (DESIGN.md §1).
+"""Scenario files: load, validate and normalise a study description.
 
 A scenario is a TOML file::
 

@@ -1,4 +1,4 @@
-"""Game-agnostic statistics over the ``games`` / ``seats`` record tables (DESIGN.md §5).
+"""Game-agnostic statistics over the ``games`` / ``seats`` record tables.
 
 Small pure functions on arrays (``wilson``, ``mean_interval``, ``ratio_interval``,
 ``paired_difference``) under DataFrame functions whose docstrings list their columns. Nothing
@@ -91,7 +91,7 @@ def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndar
 
     Used for per-event rates where events cluster in games, e.g. bonus cubes per caravan move
     (``y`` = cubes in a game, ``x`` = moves in that game). Variance
-    ``Var(r) ≈ s²(y − r·x) / (n·x̄²)`` (Cochran, *Sampling Techniques*, 3rd ed., §6.4).
+    ``Var(r) ≈ s²(y − r·x) / (n·x̄²)`` (Cochran, *Sampling Techniques*, 3rd ed., section 6.4).
     """
     y = np.asarray(y, dtype=float)
     x = np.asarray(x, dtype=float)

@@ -68,7 +68,7 @@ def test_pyramidion_special_card_removed_from_common_deck(tmp_path):
     path = tmp_path / "cards.toml"
     path.write_text(abl["high_priest"].files["cards_file"])
     smaller = spec.make_config(4, (), {"cards_file": str(path)})
-    assert smaller.n_common == config.n_common - 2  # the two High Priests (rules §10.2)
+    assert smaller.n_common == config.n_common - 2  # the two High Priests (docs/rules/pyramidion.md §10.2)
     assert abl["high_priest"].usage == ("cards_played_high_priest",)
 
 

@@ -1,4 +1,4 @@
-"""analyzer compare, the balance section and the building-set section (Rattus Cartus §3)."""
+"""analyzer compare, the balance section and the building-set section (Rattus Cartus, docs/rules/cartus.md §3)."""
 
 from __future__ import annotations
 

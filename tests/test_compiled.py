@@ -1,4 +1,4 @@
-"""The compiled game modules (setup.py, mypyc; issue 7) are in use and play exactly the games
+"""The compiled game modules (setup.py, mypyc) are in use and play exactly the games
 the pure-Python source plays (so an extension left stale after an edit shows here)."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def _seats(rows: list[tuple]) -> pd.DataFrame:
 
 
 def test_start_position_win_rates_and_uniformity_test():
-    """Four 2-player games: start position 0 wins three, position 1 one (rules §4, §6)."""
+    """Four 2-player games: start position 0 wins three, position 1 one (docs/rules/pyramidion.md §4, §6)."""
     seats = _seats([(g, s, "greedy", (s + g) % 2, float(((s + g) % 2 == 0) ^ (g == 3)), vp)
                     for g in range(4) for s, vp in ((0, 10), (1, 6))])
     t = ps.start_position_table(seats, players=2)

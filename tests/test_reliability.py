@@ -1,5 +1,5 @@
 """Faults: SIGKILL then --resume, Ctrl-C (SIGINT) of a loky run, a worker process that dies,
-the hard turn cap, resume refusal and atomic report files (DESIGN.md §2, §6)."""
+the hard turn cap, resume refusal and atomic report files."""
 
 from __future__ import annotations
 

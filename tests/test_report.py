@@ -33,7 +33,7 @@ def test_report_header_states_run_and_defaults(run_dir):
     assert "Rules edition: `toy-1`" in md
     # the toy game labels `sides` a default and `cards` rulebook
     defaults = md.split("## Labelled defaults in use")[1].split("##")[0]
-    assert "| sides | 6 | toy §1 |" in defaults and "cards" not in defaults
+    assert "| sides | 6 | toy rule 1 |" in defaults and "cards" not in defaults
 
 
 def test_html_is_self_contained(run_dir):

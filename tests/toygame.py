@@ -125,8 +125,8 @@ def play_game(config, policies, seed, log=None):
 
 def rule_values(config):
     return [
-        RuleValue("sides", config.sides, "default", "toy §1"),
-        RuleValue("cards", config.cards, "rulebook", "toy §2"),
+        RuleValue("sides", config.sides, "default", "toy rule 1"),
+        RuleValue("cards", config.cards, "rulebook", "toy rule 2"),
     ]
 
 

@@ -1,8 +1,8 @@
 """The contract between a game package and the game-agnostic rest of analyzer.
 
 Every game package ``analyzer/games/<game>/`` exposes one ``SPEC: GameSpec``. The runner,
-stats and report see a game only through it and through the records it returns
-(DESIGN.md §3–4). Nothing outside ``analyzer/games/<game>/`` imports a game's internals.
+stats and report see a game only through it and through the records it returns.
+Nothing outside ``analyzer/games/<game>/`` imports a game's internals.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ COMMON_SEAT_COLUMNS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class RuleValue:
-    """One rule value with where it comes from (rules/<game>.md §0 tags).
+    """One rule value with where it comes from (the provenance tags of ``docs/rules/<game>.md``).
 
     ``provenance`` is one of ``"seed"``, ``"rulebook"``, ``"default"`` (a labelled
     ``[GAP → DEFAULT]`` of the rules file) or ``"user"`` (a scenario override or user table).
@@ -147,7 +147,7 @@ class Ablation:
 
 
 def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[random.Random, list[random.Random]]:
-    """Independent generators for one game: one for chance, one per seat (DESIGN.md §2).
+    """Independent generators for one game: one for chance, one per seat.
 
     Child 0 of the game's SeedSequence drives every chance event (token draws, shuffles);
     child ``1 + s`` drives seat ``s``'s policy, so changing one seat's policy never shifts a

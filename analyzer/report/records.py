@@ -1,5 +1,4 @@
-"""The run's record tables for the report, a few columns and one variant at a time
-(DESIGN.md §4, §6).
+"""The run's record tables for the report, a few columns and one variant at a time.
 
 The report needs a handful of record columns at a time, never the whole tables: the seat table
 has one row per seat, game and variant (600,000 rows for 50,000 games × 3 variants × 4 seats)

@@ -49,7 +49,7 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int) -> dict[str, Any]:
     """First-player advantage per variant: the start player's win rate against the fair share
-    ``1/n``, and a chi-square test that all turn-order positions win equally often (DESIGN.md §5
+    ``1/n``, and a chi-square test that all turn-order positions win equally often (a
     seat-order effect). Positions come from ``start_position`` (0 = start player) when the
     records have it, else from ``seat``.
 

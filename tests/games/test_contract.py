@@ -44,7 +44,7 @@ def test_random_games_finish_with_declared_records(name, players, expansions, co
             assert set(rec) == set(spec.seat_columns)
             assert set(COMMON_SEAT_COLUMNS) <= set(rec)
             assert rec["seat"] == s
-        # A game may have no winner where the rules say so (Cartus §7, everyone dies).
+        # A game may have no winner where the rules say so (docs/rules/cartus.md §7.1, everyone dies).
         shares = sum(r["won"] for r in seats)
         assert shares == pytest.approx(1.0) or (shares == 0 and game["winner_seats"] == "")
         assert min(r["rank"] for r in seats) == 1

@@ -1,6 +1,6 @@
 """What a finished Rattus Cartus game reports: declared columns, then the record builders.
 
-One game record and one seat record per seat, plain scalars only (DESIGN.md §4).
+One game record and one seat record per seat, plain scalars only.
 """
 
 from __future__ import annotations

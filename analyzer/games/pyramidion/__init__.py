@@ -1,6 +1,6 @@
 """Pyramidion (White Goblin Games, 2012) for analyzer: ``SPEC`` is the whole public surface.
 
-Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``. See DESIGN.md §3 for the layout.
+Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 """
 
 from __future__ import annotations

@@ -335,7 +335,7 @@ def resolve_policies(policies: Sequence, n: int) -> tuple[list, list[str]]:
 
 def play_game(config: PyramidionConfig, policies: Sequence, seed, log: Callable[[str], None] | None = None
               ) -> tuple[dict, list[dict]]:
-    """Play one seeded game and return its records (DESIGN.md §3, rules §4–§6).
+    """Play one seeded game and return its records (rules §4–§6).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Heuristic Pyramidion players (DESIGN.md §3, docs/rules/pyramidion.md §14.1–14.2).
+"""Heuristic Pyramidion players (docs/rules/pyramidion.md §14.1–14.2).
 
 A policy is a frozen dataclass of typed parameters with one method,
 ``choose(state, seat, kind, options, rng) -> int``: the index of the chosen option. It reads only

@@ -49,7 +49,7 @@ def test_s7_1_survivors_t11():
 
 
 def test_t11_outcome_marks_the_dead():
-    """rules §7.1 T11 on a finished position: B dies and cannot win despite more VP."""
+    """rules §7.1, T11 on a finished position: B dies and cannot win despite more VP."""
     st = make_state(2, nun_row=(4, 0, 3, 1, 2), rats=[10, 11])
     st.influence[1][0] = 5
     out = outcome(st)

@@ -1,5 +1,5 @@
 """Whole games: contract, records, determinism, conservation properties, policies
-(DESIGN.md §3–4; docs/rules/pyramidion.md §3.1, §6, §11 T22, §14.3)."""
+(docs/rules/pyramidion.md §3.1, §6, §11 T22, §14.3)."""
 
 from __future__ import annotations
 

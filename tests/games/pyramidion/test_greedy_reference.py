@@ -1,4 +1,4 @@
-"""Greedy's fast card choice equals its plain reading (DESIGN.md "Performance").
+"""Greedy's fast card choice equals its plain reading.
 
 ``GreedyPolicy._play`` uses precomputed config tables, per-category need/hit/miss values and
 skips a card equal to the one before it. ``reference_play`` below is the plain reading of the

@@ -26,14 +26,14 @@ def test_t2_revolt_tie_nobody_wins():
 
 
 def test_s5_step4_equal_to_strength_survives_and_no_cards_unaffected():
-    """§5 step 4: a total equal to the strength survives; seats without cards are unaffected."""
+    """§5 phase 5 step 4: a total equal to the strength survives; seats without cards are unaffected."""
     lost, winner = revolt_result([13, 0, 12], [True, False, True], 13)
     assert lost == [False, False, True]
     assert winner == 0
 
 
 def test_s5_step4_winner_must_survive_default_and_variant():
-    """§5 step 4 [GAP → DEFAULT]: if nobody survives nobody wins; variant: highest still wins."""
+    """§5 phase 5 step 4 [GAP → DEFAULT]: if nobody survives nobody wins; variant: highest still wins."""
     assert revolt_result([5, 7], [True, True], 13) == ([True, True], -1)
     assert revolt_result([5, 7], [True, True], 13, winner_must_survive=False) == ([True, True], 1)
 
@@ -85,7 +85,7 @@ def test_t20_giza_two_takers():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=2, max_size=4), st.integers(0, 40))
 def test_s5_step4_revolt_properties(influence, strength):
-    """§5 step 4: the winner survives and has the unique maximum among survivors."""
+    """§5 phase 5 step 4: the winner survives and has the unique maximum among survivors."""
     has = [True] * len(influence)
     lost, winner = revolt_result(influence, has, strength)
     assert lost == [i < strength for i in influence]

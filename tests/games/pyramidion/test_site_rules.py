@@ -83,7 +83,7 @@ def test_t9_revolt_cancels_executioner_stone_dragger_high_priest():
 
 
 def test_s5_step4a_executioner_mark_removes_card_after_revolt():
-    """§5 step 4a: with no revolt, the marked card is discarded before the merchant step, so
+    """§5 phase 5 step 4a: with no revolt, the marked card is discarded before the merchant step, so
     the Executioner's player wins trade with 5 (Karnak minimum 5) instead of losing to 6."""
     s0, s1 = Script(), Script()
     g = make_game(2, scripts=[s0, s1])
@@ -137,7 +137,7 @@ def test_t8_goddess_counts_only_in_declared_category():
 
 
 def test_t7_recruit_only_after_a_first_pass():
-    """T7 (§5 step 2): passing first offers recruiting (discard 1, draw 1); playing first
+    """T7 (§5 phase 5 step 2): passing first offers recruiting (discard 1, draw 1); playing first
     forfeits it."""
     s0, s1 = Script(), Script()
     g = make_game(2, scripts=[s0, s1])
@@ -166,7 +166,7 @@ def test_t19_empty_hand_passes_automatically():
 
 
 def test_t18_own_tile_already_there_changes_nothing():
-    """T18 (§5 step 5): the winner's own tile is already on the site → no second tile spent."""
+    """T18 (§5 phase 5 step 5): the winner's own tile is already on the site → no second tile spent."""
     s0 = Script()
     g = make_game(2, scripts=[s0, Script()])
     thebes = site(g, "Thebes")
@@ -285,7 +285,7 @@ def test_s7_alexandria_draws_a_card_and_cairo_converts():
 
 
 def test_s5_step5_no_tile_left_default_and_move_variant():
-    """§5 step 5 [GAP → DEFAULT]: a winner with no tile left places none; under
+    """§5 phase 5 step 5 [GAP → DEFAULT]: a winner with no tile left places none; under
     "move_own_tile" he moves one from another site (the first in table order)."""
     for variant, expect_here in (("cannot_place", -1), ("move_own_tile", 0)):
         s0 = Script()
