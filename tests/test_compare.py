@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from analyzer.cli import app
 from analyzer.compare import combine, compare
 from analyzer.errors import ScenarioError
-from analyzer.report import balance, building_sets
+from analyzer.games.cartus import study as building_sets
+from analyzer.report import balance
 from analyzer.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +178,7 @@ def test_s3_building_set_table_and_main_effects_exact():
 
 
 def test_s3_building_section_ranks_and_flags_with_holm(tmp_path):
-    from analyzer.report.sections import Doc
+    from analyzer.report.document import Doc
 
     games, seats = _factorial()
     doc = Doc(tmp_path)

@@ -15,7 +15,7 @@ import pytest
 
 from analyzer import api, report, stats
 from analyzer.report import records
-from analyzer.report.sections import Doc
+from analyzer.report.document import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
 # One shipped scenario per study section (a few games each, random players for speed).

@@ -1,5 +1,5 @@
 """The Pyramidion baseline study: scenarios/pyramidion-baseline*.toml and its report section
-(analyzer/report/pyramidion_study.py). Hand-built records with exact expected numbers, a planted
+(analyzer/games/pyramidion/study.py). Hand-built records with exact expected numbers, a planted
 effect the goods model must find, and one small end-to-end run of each scenario."""
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import pandas as pd
 import pytest
 
 from analyzer import api
-from analyzer.report import pyramidion_study as ps
+from analyzer.games import get_game
+from analyzer.games.pyramidion import study as ps
 from analyzer.report import sections
+from analyzer.report.document import Doc
 from analyzer.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,15 +126,17 @@ def test_goods_model_is_empty_when_it_cannot_be_fitted():
     assert ps.goods_win_model(seats[seats["game_id"] < 10]).empty
 
 
-def test_section_is_registered_and_only_active_with_its_columns(tmp_path):
-    """Registered in sections.STUDIES under goods_merchant; records without it skip it."""
-    assert ("goods_merchant", ps.pyramidion) in sections.STUDIES
+def test_section_is_declared_by_the_game_and_not_run_for_others(tmp_path):
+    """Pyramidion declares the section in its GameSpec (key ``pyramidion``); the generic report
+    runs it only when handed it (another game's records never see it)."""
+    assert [(s.key, s.build) for s in get_game("pyramidion").sections()] == [
+        ("pyramidion", ps.pyramidion)]
     games = pd.DataFrame({"game_id": [0], "variant": ["base"], "n_players": [2], "rounds": [1],
                           "end": ["trigger"], "winner_seats": ["0"], "rules_version": ["t"]})
     seats = pd.DataFrame({"game_id": [0, 0], "variant": ["base"] * 2, "seat": [0, 1],
                           "policy": ["g", "g"], "score": [2.0, 1.0], "rank": [1, 2],
                           "won": [1.0, 0.0]})
-    doc = sections.Doc(tmp_path)
+    doc = Doc(tmp_path)
     assert "pyramidion" not in sections.all_sections(doc, games, seats, players=2)
     assert not any(b[0] == "h" and "Pyramidion" in b[1] for b in doc.blocks)
 

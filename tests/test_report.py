@@ -9,7 +9,9 @@ import pytest
 
 from analyzer import api, report
 from analyzer.errors import AnalyzerError
+from analyzer.games.rattus import study as rattus_study
 from analyzer.report import sections
+from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
 
 
@@ -89,7 +91,7 @@ def _frames():
 
 def test_sultan_section_numbers(tmp_path):
     games, seats = _frames()
-    out = sections.sultan(sections.Doc(tmp_path), games, seats, players=2)
+    out = rattus_study.sultan(Doc(tmp_path), games, seats, players=2)
     assert out["leader_wins"]["games"] == 1 and out["leader_wins"]["estimate"] == 1.0
     assert out["leader_wins"]["no_edge"] == 0.5
     assert out["winner_changed"]["changed"] == 1 and out["winner_changed"]["games"] == 2
@@ -98,7 +100,7 @@ def test_sultan_section_numbers(tmp_path):
 
 def test_caravan_section_numbers(tmp_path):
     games, seats = _frames()
-    out = sections.caravan(sections.Doc(tmp_path), games, seats, players=2)
+    out = rattus_study.caravan(Doc(tmp_path), games, seats, players=2)
     per_move = {(r["who"], r["stage"]): r["value"] for r in out["per_move"]}
     # 2 moves: 2 own cubes (1 survives), 1 cube given (it survives)
     assert per_move == {("mover", "placed"): 1.0, ("opponents", "placed"): 0.5,
@@ -106,13 +108,46 @@ def test_caravan_section_numbers(tmp_path):
     assert out["survival_own"]["estimate"] == 0.5 and out["survival_given"]["estimate"] == 1.0
 
 
-def test_study_sections_only_with_their_columns(tmp_path):
+def test_generic_report_runs_only_the_game_sections_it_is_given(tmp_path):
+    """``all_sections`` runs the generic sections, then the game's own ones in order, each
+    under its key; a section that returns ``None`` leaves no key."""
     games, seats = _frames()
     plain = seats[["game_id", "variant", "seat", "policy", "score", "rank", "won"]]
-    doc = sections.Doc(tmp_path)
+    doc = Doc(tmp_path)
     out = sections.all_sections(doc, games.drop(columns="class_cards"), plain, players=2)
     assert set(out) == {"results", "variants", "balance"}  # balance is generic (2+ variants)
     assert not any(b[0] == "h" and "Sultan" in b[1] for b in doc.blocks)
+
+    calls = []
+
+    def first(doc, games, seats, players, run):
+        calls.append(("first", players, run["game"]))
+        return {"n": 1}
+
+    def skipped(doc, games, seats, players, run):  # returns None: does not apply here
+        calls.append(("skipped", players, run["game"]))
+
+    from analyzer.games.base import StudySection
+
+    out = sections.all_sections(Doc(tmp_path), games, seats, 2,
+                                (StudySection("first", first), StudySection("skipped", skipped)),
+                                {"game": "toy"})
+    assert calls == [("first", 2, "toy"), ("skipped", 2, "toy")]
+    assert list(out) == ["results", "variants", "balance", "first"] and out["first"] == {"n": 1}
+
+
+def test_report_of_an_unknown_game_is_the_generic_one(run_dir):
+    """A run whose game this installation lacks re-renders without the game's sections, and
+    says so."""
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    summary["run"]["game"] = "no-such-game"
+    path.write_text(json.dumps(summary))
+    out = report.render(run_dir)["results"]
+    assert "sultan" not in out and "caravan" not in out and "results" in out
+    md = (run_dir / "report.md").read_text()
+    assert "The game of this run (no-such-game) is not one of this installation's" in md
+    assert "## Sultan" not in md
 
 
 def test_atomic_write_replaces_whole_file(tmp_path):

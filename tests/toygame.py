@@ -1,8 +1,9 @@
 """A tiny seeded game for pipeline tests: each seat rolls dice; a policy parameter biases it.
 
-It follows the ``GameSpec`` contract of ``analyzer/games/base.py`` and carries the Rattus study
-columns (``sultan_points``, ``diplomats_surviving``, ``caravan_*``, ``class_cards``) so the report's
-study sections can be tested without a real engine.
+It follows the ``GameSpec`` contract of ``analyzer/games/base.py`` and carries the columns of
+Rattus's own report sections (``sultan_points``, ``diplomats_surviving``, ``caravan_*``,
+``class_cards``) and declares those sections, so a game's sections run through the whole
+pipeline without a real engine.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from analyzer.games.base import (
     COMMON_SEAT_COLUMNS,
     GameSpec,
     RuleValue,
+    StudySection,
     game_streams,
     rank_and_won,
 )
@@ -149,4 +151,11 @@ SPEC = GameSpec(
     rule_values=rule_values,
     content={"cards": CARDS},
     rule_options={"sides": "dice sides (default 6)", "cards": "cards in play"},
+    sections=lambda: _study_sections(),
 )
+
+
+def _study_sections() -> tuple[StudySection, ...]:
+    from analyzer.games.rattus.study import SECTIONS
+
+    return SECTIONS

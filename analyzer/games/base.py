@@ -39,6 +39,12 @@ COMMON_SEAT_COLUMNS: dict[str, str] = {
     # turn-order position when the game starts, 0 = the start player (who is not always seat 0)
     "start_position": "int64",
 }
+# Seat columns with a meaning the game-agnostic report knows: a game records the ones that apply
+# to it, with these dtypes (the report reads them only when present).
+SHARED_SEAT_COLUMNS: dict[str, str] = {
+    "died": "int64",  # 1 = the seat's player died (a death rate is shown)
+    "tiebreak": "float64",  # the key that breaks a tie on score, higher wins
+}
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,19 @@ class GameSpec:
     new_state : callable, optional
         ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
         paused at the game's first decision; ``seed`` as for ``play_game``.
+    title : str
+        The game's name in help texts, e.g. ``"Rattus (+ Africanus)"`` (default: ``name``).
+    item_kind : str
+        What ``analyzer ablate`` takes out, in the report's words: ``"class card"``,
+        ``"building"``... (default ``"item"``).
+    sections : callable, optional
+        ``sections() -> tuple of StudySection``: the game's own report sections (its
+        ``study.py``), called by the report after the generic ones, in this order. A callable so
+        that the study module (pandas, matplotlib) is imported only when a report is built, not
+        by the workers that play games. ``None``: the generic report only.
+    benchmark : Benchmark, optional
+        The table ``analyzer bench`` plays and its targets (``None``: 4 players, or the
+        nearest count the game allows, no expansion, no target).
     """
 
     name: str
@@ -116,6 +135,65 @@ class GameSpec:
     rule_options: Mapping[str, str] = field(default_factory=dict)
     ablations: Callable[[Any], list[Ablation]] | None = None
     new_state: Callable[..., Any] | None = None
+    title: str = ""
+    item_kind: str = "item"
+    sections: Callable[[], Sequence[StudySection]] | None = None
+    benchmark: Benchmark | None = None
+
+    def display_name(self) -> str:
+        """``title``, or ``name`` when the game gives none."""
+        return self.title or self.name
+
+    def bench_table(self) -> Benchmark:
+        """``benchmark``, or 4 players (clipped to the game's range) without expansions."""
+        if self.benchmark is not None:
+            return self.benchmark
+        return Benchmark(players=min(max(4, self.min_players), self.max_players))
+
+
+@dataclass(frozen=True)
+class StudySection:
+    """One of a game's own report sections, declared in its ``study.py``.
+
+    Attributes
+    ----------
+    key : str
+        Where its numbers go in ``summary.json["results"]``, e.g. ``"sultan"``.
+    build : callable
+        ``build(doc, games, seats, players, run) -> dict or None``. ``doc``: the
+        ``analyzer.report.document.Doc`` to fill; ``games``, ``seats``: the record tables
+        (``analyzer.report.records.Table`` or DataFrames; read only the columns used, one
+        variant at a time where possible); ``players``: the player count; ``run``: the run
+        facts (``summary.json["run"]``, may be empty). Returns the numbers for
+        ``summary.json``, or ``None`` when the section does not apply to these records (then
+        it writes nothing and has no key).
+    replaces_balance : callable, optional
+        ``replaces_balance(games) -> bool``: True when, for these records, the section shows
+        each arm's balance itself; with many arms the generic balance section is then left out.
+    """
+
+    key: str
+    build: Callable[..., dict | None]
+    replaces_balance: Callable[[Any], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """The table ``analyzer bench`` plays for a game: every seat one policy, ``players`` seats.
+
+    Attributes
+    ----------
+    players : int
+        Player count of the standard table.
+    expansions : tuple of str
+        Expansions in play.
+    targets : mapping of str to float
+        Policy name -> required one-core rate [games/s]; a policy not listed has no target.
+    """
+
+    players: int
+    expansions: tuple[str, ...] = ()
+    targets: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

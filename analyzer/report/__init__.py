@@ -11,7 +11,8 @@ Layout of a run directory::
 
 ``render(run_dir)`` reads only the Parquet files and ``summary.json["run"]`` (written at run time:
 scenario facts, labelled defaults, throughput), so ``analyzer report DIR`` re-renders without
-playing a game. Every file is written to a temporary name and renamed. Each section reads only
+playing a game. The report names no game: after its generic sections it calls the sections the
+run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``). Every file is written to a temporary name and renamed. Each section reads only
 the record columns it uses, one section at a time (``records.py``), so the report's memory stays
 near flat in the number of games.
 """
@@ -25,11 +26,14 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.errors import AnalyzerError
+from analyzer.errors import AnalyzerError, RuleError
+from analyzer.games import get_game
+from analyzer.games.base import GameSpec
 from analyzer.report import records
 from analyzer.report import render as fmt
+from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
-from analyzer.report.sections import Doc, all_sections
+from analyzer.report.sections import all_sections
 from analyzer.report.studies import study_sections
 
 __all__ = ["RUN_FILES", "atomic_write", "build", "render"]
@@ -121,9 +125,25 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     players = int(run.get("players") or head["n_players"].iloc[0])
     _header(doc, run, head)
     del head
-    results = all_sections(doc, games, seats, players)
-    results["studies"] = study_sections(doc, run, games, seats, players)
+    spec = _game(doc, run)
+    sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
+    results = all_sections(doc, games, seats, players, sections, run)
+    results["studies"] = study_sections(doc, run, games, seats, players,
+                                        spec.item_kind if spec is not None else "item")
     return results
+
+
+def _game(doc: Doc, run: dict[str, Any]) -> GameSpec | None:
+    """The ``GameSpec`` of the run's game, or ``None`` (with a note in ``doc``) when the run
+    facts do not name one this installation has: the report is then the generic one."""
+    name = run.get("game")
+    try:
+        return get_game(name) if name else None
+    except RuleError:
+        pass
+    doc.p(f"The game of this run ({name or 'not recorded'}) is not one of this installation's, "
+          "so its own sections are left out.")
+    return None
 
 
 def render(run_dir: str | Path) -> dict[str, Any]:

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
+from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
 from analyzer.report.records import Table, as_table
-from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
 
@@ -193,11 +193,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     tab["rounds"] = [num(m, lo, hi) for m, lo, hi in
                      zip(arms["rounds"], arms["rounds_lo"], arms["rounds_hi"])]
     doc.table(tab)
-    out: dict[str, Any] = {"arms": _records(arms)}
+    out: dict[str, Any] = {"arms": rows_of(arms)}
     if base is None:
         return out
     diffs = pd.DataFrame(diff_rows, columns=DIFF_COLUMNS)
-    out["vs_base"] = _records(diffs)
+    out["vs_base"] = rows_of(diffs)
     if arms.shape[0] - 1 > MAX_DIFF_ROWS:
         doc.p(f"{arms.shape[0] - 1} variants: their paired differences against the base are in "
               "`summary.json` (`balance.vs_base`).")

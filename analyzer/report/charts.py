@@ -41,7 +41,9 @@ def error_bars(value, lo, hi) -> np.ndarray:
     return np.clip(np.nan_to_num(err, nan=0.0), 0.0, None)
 
 
-def _grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str) -> None:
+def grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str) -> None:
+    """Bars of ``table[value]`` at each ``x``, one bar per ``group`` side by side, with
+    ``[lo, hi]`` error bars and a legend when there are several groups."""
     xs = list(pd.unique(table[x]))
     groups = list(pd.unique(table[group]))
     width = 0.8 / max(len(groups), 1)
@@ -62,7 +64,7 @@ def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) 
 
     ``table``: columns ``[variant, by, rate, lo, hi]``; ``fair``: a reference line (1/players).
     """
-    _grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
+    grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
     if fair is not None:
         ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="1 / players")
     ax.set_xlabel(by)
@@ -86,19 +88,8 @@ def plot_score_histogram(ax, scores: dict[str, np.ndarray]) -> None:
 
 def plot_value_shares(ax, table: pd.DataFrame, group: str, xlabel: str, title: str) -> None:
     """Share of games per value (``table``: columns ``[group, value, share, lo, hi]``)."""
-    _grouped_bars(ax, table, "value", group, "share", "lo", "hi")
+    grouped_bars(ax, table, "value", group, "share", "lo", "hi")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of games")
     ax.set_title(title)
 
-
-def plot_caravan(ax, table: pd.DataFrame) -> None:
-    """Bonus cubes per caravan move, for the mover and for opponents, placed and surviving.
-
-    ``table``: columns ``[who, stage, value, lo, hi]`` with ``who`` in {mover, opponents} and
-    ``stage`` in {placed, surviving}.
-    """
-    _grouped_bars(ax, table, "who", "stage", "value", "lo", "hi")
-    ax.set_xlabel("who gets the bonus cube")
-    ax.set_ylabel("cubes per caravan move")
-    ax.set_title("Caravan bonus cubes per move (95% intervals)")

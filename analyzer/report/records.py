@@ -61,7 +61,7 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
     path : str or Path
         ``games.parquet`` or ``seats.parquet`` of a run.
     patterns : sequence of str, optional
-        fnmatch patterns of the columns to read, e.g. ``("score", "caravan_*")``; ``None`` reads
+        fnmatch patterns of the columns to read, e.g. ``("seat", "score*")``; ``None`` reads
         every column. Columns keep the file's order.
     variants : sequence of str, optional
         Only the rows of these variants (arms), in file order.
@@ -204,9 +204,9 @@ class Table:
 
     Examples
     --------
-    >>> seats = Table(Path("reports/africanus-sultan/seats.parquet"))     # doctest: +SKIP
-    >>> "caravan_moves" in seats, seats.variants()                         # doctest: +SKIP
-    (True, ['base', 'without-sultan', 'without-trader'])
+    >>> seats = Table(Path("reports/my-study/seats.parquet"))             # doctest: +SKIP
+    >>> "score" in seats, seats.variants()                                 # doctest: +SKIP
+    (True, ['base', 'variant-a', 'variant-b'])
     >>> seats.read(("seat", "won"), variants=["base"]).shape               # doctest: +SKIP
     (40000, 2)
     """

@@ -16,20 +16,21 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import charts
+from analyzer.report.document import BASE, Doc, num, pct, rows_of
 from analyzer.report.records import Table, as_table, glob_escape, release_memory
-from analyzer.report.sections import BASE, Doc, _records, num, pct
 
-ITEM_KIND = {"rattus": "class card", "cartus": "building", "pyramidion": "special card"}
 CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
                    "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
 
 
 def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
-                   seats: Table | pd.DataFrame, players: int) -> dict[str, Any]:
+                   seats: Table | pd.DataFrame, players: int,
+                   item_kind: str = "item") -> dict[str, Any]:
     """Fill ``doc`` with the run-driven sections; returns their numbers for ``summary.json``.
 
     ``games``, ``seats``: the record tables (DataFrames or ``Table`` objects); each section reads
-    the seat columns it uses, one variant at a time.
+    the seat columns it uses, one variant at a time. ``item_kind``: what an ablation takes out,
+    in the game's words (``GameSpec.item_kind``).
     """
     seats = as_table(seats)
     out: dict[str, Any] = {"first_player": first_player(doc, seats, players)}
@@ -40,7 +41,7 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
     if study.get("kind") == "sweep":
         out["sweep"] = sweep_section(doc, study, seats, players)
     elif study.get("kind") == "ablate":
-        out["ablate"] = ablate_section(doc, study, seats, run.get("game", ""))
+        out["ablate"] = ablate_section(doc, study, seats, item_kind)
     elif study.get("kind") == "compare":
         out["compare"] = compare_section(doc, study)
     release_memory()
@@ -201,7 +202,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
               lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by),
               size=(7.5, 4.5))
-    return {"metric": metric, "correction": correction, "table": _records(tab)}
+    return {"metric": metric, "correction": correction, "table": rows_of(tab)}
 
 
 def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str,
@@ -274,13 +275,13 @@ def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> p
 
 
 def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
-                   game: str) -> dict[str, Any]:
+                   kind: str = "item") -> dict[str, Any]:
     """Ranked leave-one-out table: each item's value to the seat that used it most.
 
-    Holds the base's rows and one item's variant at a time.
+    ``kind``: what an item is in the game's words (``"building"``...). Holds the base's rows and
+    one item's variant at a time.
     """
     seats = as_table(seats)
-    kind = ITEM_KIND.get(game, "item")
     correction = study.get("correction", "holm")
     doc.h(f"Value of each {kind} (leave-one-out)")
     seats_used = study.get("seats")
@@ -350,7 +351,7 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                                   "(win rate with − without, 95% intervals).",
                   lambda ax: plot_ablation(ax, shown, kind), size=(7.5, 0.6 + 0.45 * len(shown)
                                                                   if len(shown) > 6 else 4.0))
-    return {"correction": correction, "table": _records(table)}
+    return {"correction": correction, "table": rows_of(table)}
 
 
 def _pc(x: float) -> str:

@@ -6,7 +6,7 @@ Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``pla
 
 from __future__ import annotations
 
-from analyzer.games.base import GameSpec
+from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
@@ -21,6 +21,17 @@ from analyzer.games.cartus.config import (
 from analyzer.games.cartus.engine import play_game
 from analyzer.games.cartus.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.policies import POLICIES
+
+# The modules setup.py compiles with mypyc (read there with ast, without importing this package).
+COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "policies", "engine")
+
+
+def study_sections() -> tuple[StudySection, ...]:
+    """The report's Cartus sections (``study.py``), imported only when a report is built."""
+    from analyzer.games.cartus.study import SECTIONS
+
+    return SECTIONS
+
 
 SPEC = GameSpec(
     name="cartus",
@@ -37,6 +48,10 @@ SPEC = GameSpec(
     content={"buildings": DEFAULT_BUILDINGS},
     rule_options=RULE_OPTIONS,
     ablations=ablations,
+    title="Rattus Cartus",
+    item_kind="building",
+    sections=study_sections,
+    benchmark=Benchmark(players=4, targets={"greedy": 1000.0}),
 )
 
 __all__ = [

@@ -5,7 +5,7 @@ Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 
 from __future__ import annotations
 
-from analyzer.games.base import GameSpec
+from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     DEFAULT_SITES,
@@ -18,6 +18,10 @@ from analyzer.games.pyramidion.engine import play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.policies import POLICIES
 
+# The modules setup.py compiles with mypyc (read there with ast, without importing this package).
+COMPILED_MODULES = ("config", "chance", "state", "resolution", "loading", "metrics", "site_play",
+                    "policies", "scoring", "engine")
+
 
 def default_config(players: int, **rule_options):
     """A Pyramidion config for ``players`` (2–4) with ``rule_options`` laid over the defaults.
@@ -28,6 +32,13 @@ def default_config(players: int, **rule_options):
         An unknown or bad rule option, or a player count outside 2–4 (docs/rules/pyramidion.md §3).
     """
     return make_config(players, (), rule_options)
+
+
+def study_sections() -> tuple[StudySection, ...]:
+    """The report's Pyramidion sections (``study.py``), imported only when a report is built."""
+    from analyzer.games.pyramidion.study import SECTIONS
+
+    return SECTIONS
 
 
 SPEC = GameSpec(
@@ -45,6 +56,10 @@ SPEC = GameSpec(
     content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
     rule_options=RULE_OPTIONS,
     ablations=ablations,
+    title="Pyramidion",
+    item_kind="special card",
+    sections=study_sections,
+    benchmark=Benchmark(players=4, targets={"greedy": 300.0}),
 )
 
 __all__ = ["SPEC", "default_config", "play_game"]

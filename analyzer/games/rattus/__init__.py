@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import RuleError
-from analyzer.games.base import GameSpec, build_policy
+from analyzer.games.base import Benchmark, GameSpec, StudySection, build_policy
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
@@ -31,6 +31,9 @@ from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS, build_reco
 from analyzer.games.rattus.policies import POLICIES
 
 __all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", "play_game"]
+
+# The modules setup.py compiles with mypyc (read there with ast, without importing this package).
+COMPILED_MODULES = ("config", "state", "plague", "cards", "scoring", "policies", "engine")
 
 
 @cache
@@ -83,6 +86,13 @@ def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSeq
     return build_records(game.state, names, log)
 
 
+def study_sections() -> tuple[StudySection, ...]:
+    """The report's Rattus sections (``study.py``), imported only when a report is built."""
+    from analyzer.games.rattus.study import SECTIONS
+
+    return SECTIONS
+
+
 SPEC = GameSpec(
     name="rattus",
     min_players=2,
@@ -98,4 +108,8 @@ SPEC = GameSpec(
     content={"cards": CARD_NAMES},
     rule_options=RULE_OPTIONS,
     ablations=ablations,
+    title="Rattus (+ Africanus)",
+    item_kind="class card",
+    sections=study_sections,
+    benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 300.0}),
 )

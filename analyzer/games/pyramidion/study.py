@@ -1,8 +1,9 @@
-"""Pyramidion baseline study section (scenarios/pyramidion-baseline*.toml).
+"""Pyramidion's own report section: the baseline study (scenarios/pyramidion-baseline*.toml).
 
 Answers, from the record tables alone: seat balance by start position, greedy against the named
-strategies, which sites are most contested, and how each goods source goes with winning. It
-activates when the seat records carry ``goods_merchant`` (registered in ``sections.STUDIES``).
+strategies, which sites are most contested, and how each goods source goes with winning.
+Declared in ``SPEC.sections`` (``__init__.py``); the generic report calls it after its own
+sections.
 
 Columns read (see ``analyzer/games/pyramidion/metrics.py``): games ``contest_<site>``,
 ``activations_<site>``, ``revolts_<site>``, ``first_to_target``, ``end``; seats
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,9 +24,10 @@ from matplotlib.ticker import NullFormatter
 from scipy import stats as sps
 
 from analyzer import stats
+from analyzer.games.base import StudySection
 from analyzer.report import charts
+from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
 from analyzer.report.records import Table, as_table
-from analyzer.report.sections import BASE, Doc, _records, num, pct, signed
 
 # goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
 SOURCES: tuple[tuple[str, str], ...] = (
@@ -283,7 +286,7 @@ PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "contest_*",
 
 
 def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-               players: int) -> dict:
+               players: int, run: Mapping[str, Any] | None = None) -> dict:
     """Fill ``doc`` with the Pyramidion baseline study and return its numbers.
 
     Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
@@ -299,6 +302,8 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
     players : int
         Seats per game.
+    run : mapping, optional
+        The run facts (not used: the records say all this section needs).
 
     Returns
     -------
@@ -346,7 +351,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
               lambda ax: charts.plot_win_rates(ax, sp.rename(columns={"start_position":
                                                                       "start position"}),
                                                "start position", 1 / players))
-    out["start_position"] = _records(sp)
+    out["start_position"] = rows_of(sp)
 
     # -- greedy against the named strategies
     doc.h("Pyramidion: greedy against the named strategies")
@@ -364,12 +369,12 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
             "other seats": [f"{100 * r:.1f} %" for r in h2h["others"]],
             "difference": [signed(r, 100, " pp", 1) for r in h2h.to_dict("records")],
         }))
-    out["head_to_head"] = _records(h2h)
+    out["head_to_head"] = rows_of(h2h)
     doc.p("How the policies play: mean per seat-game of VP, boats loaded, goods taken by "
           "source, negotiator/slave-driver tiles placed and revolts won.")
     doc.table(prof.rename(columns=lambda c: c.removeprefix("goods_").replace("_", " "))
               .round(2))
-    out["policy_profile"] = _records(prof)
+    out["policy_profile"] = rows_of(prof)
 
     # -- contested sites
     sites = pd.concat([site_contest(games.read(PYRAMIDION_GAMES, [var]))
@@ -403,7 +408,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
                   f"Revolts per activation by site, `{arm}` games (95% intervals).",
                   lambda ax: _plot_sites(ax, by_rev, "revolts", "rev_lo", "rev_hi",
                                          "revolts per activation", "Revolts by site"))
-    out["sites"] = _records(sites)
+    out["sites"] = rows_of(sites)
 
     # -- how games end (context for the goods question)
     g = games.read(PYRAMIDION_GAMES, [arm])
@@ -434,7 +439,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     doc.chart("pyramidion_goods_sources.png",
               f"Goods taken per seat-game by source, winners vs other seats (`{arm}` games).",
               lambda ax: _plot_goods(ax, gt))
-    out["goods"] = _records(gt)
+    out["goods"] = rows_of(gt)
 
     model = goods_win_model(s)
     if model.empty:
@@ -464,7 +469,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "tended to have more of that source; it does not say that one more good of it would "
           "raise a player's chances by that much, nor how the game would go if a player chased "
           "that source on purpose (a policy variant answers that).")
-    out["goods_model"] = _records(model)
+    out["goods_model"] = rows_of(model)
     doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players)
     return out
 
@@ -500,3 +505,6 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int) ->
                      f"odds ratio of winning ({odd.odds_ratio:.2f})")
         lines.append(text.replace("_", " ") + " — associations, see the caveats below.")
     return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
+
+
+SECTIONS = (StudySection("pyramidion", pyramidion),)

@@ -1,9 +1,12 @@
-"""Report section: which building selections are balanced (Rattus Cartus, docs/rules/cartus.md §3).
+"""Rattus Cartus's own report section: which building selections are balanced
+(docs/rules/cartus.md §3).
 
-Active when the game records carry ``building_set`` with several values (e.g.
-``scenarios/cartus-building-sets.toml``: the 64 one-building-per-class selections). Works from the
-records alone: ``building_set`` and ``building_<class>`` (game records), ``seat``, ``won`` and
-``died`` (seat records).
+Declared in ``SPEC.sections`` (``__init__.py``); the generic report calls it after its own
+sections. It applies when the game records carry ``building_set`` with several values (e.g.
+``scenarios/cartus-building-sets.toml``: the 64 one-building-per-class selections; also an
+``analyzer compare`` or ``ablate`` of building sets), and then, with many arms, stands in for the
+generic balance section. Works from the records alone: ``building_set`` and ``building_<class>``
+(game records), ``seat``, ``won`` and ``died`` (seat records).
 
 Method, in the report's words:
 
@@ -26,6 +29,7 @@ Method, in the report's words:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -33,10 +37,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
+from analyzer.games.base import StudySection
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
+from analyzer.report.document import Doc, pct, rows_of
 from analyzer.report.records import Table, as_table
-from analyzer.report.sections import Doc, _records, pct
 
 BOOTSTRAP = 400  # bootstrap draws; percentile intervals of 95% need a few hundred
 SEED = 20240607  # fixed, so a re-render gives the same intervals
@@ -346,7 +351,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
         return {"paired": paired, "correction": method, "noise_floor": floor,
-                "sets": _records(table), "arms": n_arms, "design_complete": False,
+                "sets": rows_of(table), "arms": n_arms, "design_complete": False,
                 "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
@@ -389,9 +394,9 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "Death rate (% of seats) of every selection, same layout.",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(8.0, 6.5))
-    return {"paired": paired, "correction": method, "noise_floor": floor, "sets": _records(table),
+    return {"paired": paired, "correction": method, "noise_floor": floor, "sets": rows_of(table),
             "arms": n_arms, "design_complete": True,
-            "main_effects": _records(main), "interactions": _records(inter)}
+            "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
 def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
@@ -440,3 +445,15 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
     ax.set_xlabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in cols_f), fontsize=8)
     ax.set_ylabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in rows_f), fontsize=8)
     ax.set_title(label + " per building selection")
+
+
+def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+                  players: int, run: Mapping[str, Any] | None = None) -> dict | None:
+    """The building-set section (``section``, Holm-corrected) when the records hold several
+    selections; ``None`` (nothing written) when they hold one."""
+    if not active(games):
+        return None
+    return section(doc, games, seats, players)
+
+
+SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active),)

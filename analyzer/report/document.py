@@ -1,0 +1,96 @@
+"""The report being built (``Doc``) and the formatters every section uses.
+
+No section lives here: the generic sections (``sections.py``, ``balance.py``, ``studies.py``) and
+each game's own ``study.py`` import this module, and it imports none of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer import stats
+from analyzer.report import charts
+
+BASE = "base"  # the arm every variant is compared with (``scenario.BASE``)
+
+
+@dataclass
+class Doc:
+    """A report as a list of blocks: ``("h", text)``, ``("p", text)``, ``("table", DataFrame)``,
+    ``("chart", file name, caption)``; charts are written to ``chart_dir`` as they are added."""
+
+    chart_dir: Path
+    blocks: list[tuple] = field(default_factory=list)
+
+    def h(self, text: str) -> None:
+        """Add a section heading."""
+        self.blocks.append(("h", text))
+
+    def p(self, text: str) -> None:
+        """Add a paragraph (Markdown inline markup allowed)."""
+        self.blocks.append(("p", text))
+
+    def table(self, df: pd.DataFrame) -> None:
+        """Add a table; its cells are shown as they are (format them first)."""
+        self.blocks.append(("table", df))
+
+    def chart(self, name: str, caption: str, draw: Callable, size=(7.0, 4.0)) -> None:
+        """Draw a chart with ``draw(ax)``, write it to ``chart_dir / name`` (PNG) and add it."""
+        charts.save_png(draw, self.chart_dir / name, size)
+        self.blocks.append(("chart", name, caption))
+
+
+def pct(rate: float, lo: float, hi: float) -> str:
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing)."""
+    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+        return "–"
+    return f"{100 * rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one)."""
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "–"
+    if isinstance(lo, float) and math.isnan(lo):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
+    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``
+    (``*`` = significant at 95%)."""
+    star = " *" if d["significant"] else ""
+    return (f"{scale * d['diff']:+.{digits}f}{unit} [{scale * d['lo']:+.{digits}f}, "
+            f"{scale * d['hi']:+.{digits}f}]{star}")
+
+
+def rows_of(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``df`` as dicts of plain Python scalars, for ``summary.json``."""
+    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in df.to_dict(orient="records")]
+
+
+def concat(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    """The parts one under the other (an empty table with ``columns`` when there are none)."""
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def iv_tuple(iv: stats.Interval) -> tuple[float, float, float]:
+    """``(estimate, lo, hi)`` of an interval, e.g. for ``pct(*iv_tuple(iv))``."""
+    return iv.estimate, iv.lo, iv.hi
+
+
+def iv_dict(iv: stats.Interval) -> dict[str, float]:
+    """``{"estimate", "lo", "hi"}`` of an interval, for ``summary.json``."""
+    return {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}
+
+
+def clip_share(iv: stats.Interval) -> stats.Interval:
+    """A proportion's interval clipped to [0, 1] (the delta method can overshoot)."""
+    return stats.Interval(iv.estimate, max(0.0, iv.lo), min(1.0, iv.hi))
