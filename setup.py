@@ -1,4 +1,4 @@
-"""Build hook: compile the three game engines with mypyc (issue 7: games/s per core).
+"""Build hook: compile the game engines with mypyc (issue 7: games/s per core).
 
 The modules stay ordinary, readable Python and are the source of truth; mypyc compiles them
 unchanged to C extensions that sit beside them and are imported first. Set
@@ -6,23 +6,32 @@ unchanged to C extensions that sit beside them and are imported first. Set
 Everything else about the package is in ``pyproject.toml``.
 """
 
+import ast
 import os
+from pathlib import Path
 
 from setuptools import setup
 
-# game -> the modules one game runs through (tests/test_compiled.py reads this dict)
-COMPILED = {
-    "cartus": ("config", "chance", "state", "scoring", "resolution", "policies", "engine"),
-    "rattus": ("config", "state", "plague", "cards", "scoring", "policies", "engine"),
-    "pyramidion": ("config", "chance", "state", "resolution", "loading", "metrics", "site_play", "policies",
-                   "scoring", "engine"),
-}
+GAMES = Path(__file__).resolve().parent / "analyzer" / "games"
+
+
+def compiled_modules() -> dict[str, tuple[str, ...]]:
+    """Game package -> the modules one game runs through: each game's ``COMPILED_MODULES`` tuple,
+    read from its ``__init__.py`` with ast. Nothing is imported: the run-time dependencies are
+    not installed in pip's isolated build environment."""
+    out = {}
+    for init in sorted(GAMES.glob("*/__init__.py")):
+        for node in ast.parse(init.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED_MODULES":
+                out[init.parent.name] = tuple(ast.literal_eval(node.value))
+    return out
+
 
 ext_modules = []
 if os.environ.get("ANALYZER_PURE_PYTHON") != "1":
     from mypyc.build import mypycify
 
-    for game, modules in COMPILED.items():
+    for game, modules in compiled_modules().items():
         sources = [f"analyzer/games/{game}/{m}.py" for m in modules]
         # type-check the compiled modules only, not all they import; numpy and the other run-time
         # dependencies are not installed yet in pip's isolated build environment

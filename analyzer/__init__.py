@@ -1,4 +1,5 @@
-"""analyzer: Monte-Carlo strategy analysis for Rattus (+ Africanus), Rattus Cartus and Pyramidion.
+"""analyzer: Monte-Carlo strategy analysis of board games (one package per game in
+``analyzer/games/``; ``analyzer list games``).
 
 The Python API mirrors the CLI: ``analyzer.api.simulate(...)`` etc.
 """

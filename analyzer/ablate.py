@@ -67,7 +67,8 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
     Parameters
     ----------
     path_or_scenario : str, Path or Scenario
-        Its base arm must fix the items in play (Rattus ``class_cards``, Cartus ``buildings``).
+        Its base arm must fix the items in play (the game's content rule option, such as the
+        cards or buildings in use).
         Variants already in the scenario are left out (only the base is ablated).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the ranked table.

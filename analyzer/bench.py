@@ -1,8 +1,8 @@
 """Throughput and memory benchmark: games/s per core, parallel efficiency, peak memory.
 
 This is a measurement, never a test: nothing here asserts on time. ``analyzer bench`` prints
-the table and writes ``bench.json`` with the machine it ran on (ISSUE 7 targets: Rattus +
-Africanus 4p greedy ≥ 300 games/s, Cartus 4p greedy ≥ 1,000, Pyramidion 4p greedy ≥ 300).
+the table and writes ``bench.json`` with the machine it ran on. Each game states its standard
+table and its one-core targets in its ``GameSpec.benchmark`` (issue 7).
 """
 
 from __future__ import annotations
@@ -24,17 +24,27 @@ import numpy as np
 from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
-from analyzer.errors import AnalyzerError, RuleError
-from analyzer.games import get_game
+from analyzer.errors import AnalyzerError
+from analyzer.games import available_games, get_game
+from analyzer.games.base import Benchmark
 from analyzer.report.files import atomic_write
 
-# (game, players, expansions): each game at its standard player count.
-STANDARD: tuple[tuple[str, int, tuple[str, ...]], ...] = (
-    ("rattus", 4, ("africanus",)),
-    ("cartus", 4, ()),
-    ("pyramidion", 4, ()),
-)
-TARGETS = {("rattus", "greedy"): 300.0, ("cartus", "greedy"): 1000.0, ("pyramidion", "greedy"): 300.0}
+
+def standard_tables() -> list[tuple[str, Benchmark]]:
+    """Every game with the table ``bench`` plays (``GameSpec.bench_table()``), in registry order."""
+    return [(name, get_game(name).bench_table()) for name in available_games()]
+
+
+def describe() -> str:
+    """The standard tables and targets in words, for ``analyzer bench --help``: for each game
+    e.g. ``"Game (+ Expansion) 4p with expansion (target: greedy 300 games/s)"``."""
+    parts = []
+    for name, table in standard_tables():
+        exp = f" with {', '.join(table.expansions)}" if table.expansions else ""
+        targets = ", ".join(f"{policy} {rate:,.0f}" for policy, rate in table.targets.items())
+        parts.append(f"{get_game(name).display_name()} {table.players}p{exp}"
+                     + (f" (target: {targets} games/s)" if targets else ""))
+    return "; ".join(parts)
 
 
 @dataclass
@@ -129,8 +139,8 @@ def run_memory(scenario: str, games: int) -> float:
 
 
 def compiled_modules() -> list[str]:
-    """The loaded ``analyzer`` modules that run as C extensions (setup.py compiles the Rattus
-    Cartus modules with mypyc unless installed with ``ANALYZER_PURE_PYTHON=1``)."""
+    """The loaded ``analyzer`` modules that run as C extensions (setup.py compiles each game's
+    ``COMPILED_MODULES`` with mypyc unless installed with ``ANALYZER_PURE_PYTHON=1``)."""
     return sorted(name for name, mod in list(sys.modules.items())
                   if name.startswith("analyzer.") and not name.endswith("__mypyc")
                   and isinstance(getattr(mod, "__loader__", None), importlib.machinery.ExtensionFileLoader))
@@ -152,7 +162,7 @@ def machine() -> dict:
 
 def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
           policies: tuple[str, ...] = ("random", "greedy"), only: tuple[str, ...] = ()) -> list[BenchRow]:
-    """Benchmark every built game at its standard player count.
+    """Benchmark every game at its standard table (``GameSpec.benchmark``).
 
     Parameters
     ----------
@@ -165,7 +175,7 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
     policies : tuple of str
         Policies to measure (every seat plays the same one).
     only : tuple of str
-        Restrict to these game names (empty: all built games).
+        Restrict to these game names (empty: every game).
 
     Returns
     -------
@@ -173,18 +183,15 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
     """
     cores = os.cpu_count() or 1
     rows = []
-    for game, players, expansions in STANDARD:
+    for game, table in standard_tables():
         if only and game not in only:
             continue
-        try:
-            get_game(game)
-        except RuleError:
-            continue
+        players, expansions = table.players, tuple(table.expansions)
         for policy in policies:
             one = one_core_rate(game, players, expansions, policy, games, repeats)
             allc, peak = all_cores_rate(game, players, expansions, policy, parallel_games, cores)
             rows.append(BenchRow(game, players, policy, round(one, 1), round(allc, 1), cores,
-                                 round(allc / one / cores, 3), round(peak, 1), TARGETS.get((game, policy))))
+                                 round(allc / one / cores, 3), round(peak, 1), table.targets.get(policy)))
     return rows
 
 

@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from analyzer import api, study_cli
 from analyzer.errors import AnalyzerError, TurnCapExceeded
+from analyzer.games import available_games, get_game
 from analyzer.runner import GameTurnCap, RunInterrupted
 
 try:  # typer >= 0.2x vendors click: its parser raises its own exception classes
@@ -90,9 +91,15 @@ class _Group(TyperGroup):
             raise typer.Exit(2) from None
 
 
+def _in_words(items: list[str]) -> str:
+    """``"a, b and c"`` (``items`` not empty)."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 app = typer.Typer(
     cls=_Group, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False,
-    help="Monte-Carlo strategy analysis for Rattus (+ Africanus), Rattus Cartus and Pyramidion.\n\n"
+    help=f"Monte-Carlo strategy analysis for "
+         f"{_in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
          "Start with: analyzer simulate scenarios/africanus-sultan.toml",
 )
 
@@ -224,7 +231,7 @@ def list_(
 def replay(
     scenario: Annotated[Path | None, typer.Argument(help="Scenario TOML file (optional).")] = None,
     game: Annotated[str | None, typer.Option(
-        help="With SCENARIO: the game index I (0-based). Without: the game name, e.g. rattus.")] = None,
+        help="With SCENARIO: the game index I (0-based). Without: the game name (analyzer list games).")] = None,
     variant: Annotated[str, typer.Option(help="With SCENARIO: which variant.")] = "base",
     players: Annotated[int | None, typer.Option(
         help="Without SCENARIO: number of players (default: 4).")] = None,
@@ -265,7 +272,21 @@ def replay(
                    0 if seed is None else seed, policy, log=typer.echo)
 
 
-@app.command()
+def _bench_help() -> str:
+    """``analyzer bench --help``, with each game's standard table and targets (its GameSpec)."""
+    from analyzer import bench as bench_mod
+
+    return ("Measure games/s on one core and on all cores, parallel efficiency and worker peak "
+            "memory.\n\n"
+            "Every game runs at its standard table with random and with greedy players: "
+            f"{bench_mod.describe()}. A benchmark, not a test.\n\n"
+            'The target column is the required one-core rate in games/s ("-" = none); the check '
+            'column says "ok" when the one-core rate reaches it and "MISS" when it does not.\n\n'
+            "Examples:\n\n  analyzer bench\n\n"
+            f"  analyzer bench --game {available_games()[0]} --games 500 --memory")
+
+
+@app.command(help=_bench_help())
 def bench(
     games: Annotated[int, typer.Option(help="Games per timed one-core run.")] = 500,
     parallel_games: Annotated[int, typer.Option(help="Games in the all-cores run (the parallel-efficiency target is stated for 10,000).")] = 10000,
@@ -275,27 +296,13 @@ def bench(
         help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
     out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
 ) -> None:
-    """Measure games/s on one core and on all cores, parallel efficiency and worker peak memory.
-
-    Every game runs at its standard player count (Rattus + Africanus 4p, Rattus Cartus 4p,
-    Pyramidion 4p) with random and with greedy players. A benchmark, not a test.
-
-    The target column is the required one-core rate in games/s (greedy players: Rattus +
-    Africanus 300, Cartus 1,000, Pyramidion 300; "-" = none); the check column says "ok" when
-    the one-core rate reaches it and "MISS" when it does not.
-
-    Examples:
-
-      analyzer bench
-
-      analyzer bench --game cartus --games 500 --memory
-    """
+    """Measure games/s and memory (help text: ``_bench_help``, from each game's benchmark)."""
     from analyzer import bench as bench_mod
 
     for flag, value in (("--games", games), ("--parallel-games", parallel_games), ("--repeats", repeats)):
         if not 1 <= value <= 10_000_000:
             raise AnalyzerError(f"{flag}: must be an integer from 1 to 10,000,000 (got {value})")
-    known = [g for g, _, _ in bench_mod.STANDARD]
+    known = available_games()
     for name in game or ():
         if name not in known:
             raise AnalyzerError(f"--game: unknown game {name!r} (allowed: {', '.join(known)})")

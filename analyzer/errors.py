@@ -22,7 +22,7 @@ class RuleError(AnalyzerError, ValueError):
     Parameters
     ----------
     field : str
-        Where the bad value sits, e.g. ``"class_cards"`` or ``"tokens_file"``.
+        Where the bad value sits, e.g. ``"players"`` or ``"seats[1].policy"``.
     message : str
         What is wrong and what is allowed, e.g. ``"unknown card 'jester' (allowed: ...)"``.
     """

@@ -89,8 +89,8 @@ def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndar
                    confidence: float = 0.95) -> Interval:
     """Ratio of sums ``Σy / Σx`` over independent units, with a delta-method interval.
 
-    Used for per-event rates where events cluster in games, e.g. bonus cubes per caravan move
-    (``y`` = cubes in a game, ``x`` = moves in that game). Variance
+    Used for per-event rates where events cluster in games, e.g. points per action
+    (``y`` = points in a game, ``x`` = actions in that game). Variance
     ``Var(r) ≈ s²(y − r·x) / (n·x̄²)`` (Cochran, *Sampling Techniques*, 3rd ed., section 6.4).
     """
     y = np.asarray(y, dtype=float)

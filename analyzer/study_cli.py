@@ -13,6 +13,8 @@ from typing import Annotated
 
 import typer
 
+from analyzer.games import available_games, get_game
+
 
 class Correction(str, Enum):
     holm = "holm"
@@ -95,10 +97,19 @@ def register(app: typer.Typer) -> None:
                         resume=resume, resume_hint=hint)
         _echo_result(res)
 
-    @app.command()
+    kinds = "; ".join(f"{get_game(g).display_name()}: {get_game(g).item_kind}s"
+                      for g in available_games() if get_game(g).ablations is not None)
+
+    @app.command(help=f"Value of each item in play, by leaving it out ({kinds}).\n\n"
+                      "Each item in play gets a paired variant without it (replaced as the game's "
+                      "rules say); the report ranks the items by the win-rate change of the seat "
+                      "that used each most.\n\n"
+                      "Examples:\n\n"
+                      "  analyzer ablate scenarios/africanus-sultan.toml --games 400\n\n"
+                      "  analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh")
     def ablate(
-        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (a fixed set of cards "
-                                                      "or buildings in its [rules]).")],
+        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its rules must fix "
+                                                      "the items in play).")],
         games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
         seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
         jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
@@ -111,17 +122,7 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ) -> None:
-        """Value of each class card (Rattus), building (Cartus) or special card (Pyramidion).
-
-        Each item in play gets a paired variant without it (replaced as the game's rules say);
-        the report ranks the items by the win-rate change of the seat that used each most.
-
-        Examples:
-
-          analyzer ablate scenarios/africanus-sultan.toml --games 400
-
-          analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh
-        """
+        """Leave-one-out value of each item in play (help text above, from the registry)."""
         from analyzer.ablate import ablate as run_ablate
 
         hint = resume_hint(["analyzer", "ablate", str(scenario)], games=games, seed=seed,

@@ -14,7 +14,7 @@ def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterabl
     Parameters
     ----------
     field : str
-        The rule option the user set, e.g. ``"tokens_file"``.
+        The rule option the user set (a ``*_file`` option).
     source : str
         The data file as the user named it (or the built-in file's name).
     where : str

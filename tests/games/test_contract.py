@@ -1,6 +1,6 @@
 """The contract every registered game keeps with the rest of analyzer (games/base.py).
 
-Parametrized over every game whose package is built and every player count it allows: random
+Parametrized over every game package of the registry and every player count it allows: random
 games finish, records carry exactly the declared columns, the same seed gives the same records,
 and win shares add up to one game.
 """
@@ -12,7 +12,12 @@ import pytest
 
 from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+from analyzer.games.base import (
+    COMMON_GAME_COLUMNS,
+    COMMON_SEAT_COLUMNS,
+    SHARED_SEAT_COLUMNS,
+    StudySection,
+)
 
 GAMES = available_games()
 
@@ -91,3 +96,26 @@ def test_rule_values_carry_provenance(name):
     values = spec.rule_values(config)
     assert values
     assert {v.provenance for v in values} <= {"seed", "rulebook", "default", "user"}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_shared_columns_keep_their_meaning(name):
+    """A seat column the generic report knows (``died``, ``tiebreak``) has its shared dtype."""
+    spec = get_game(name)
+    for column, dtype in SHARED_SEAT_COLUMNS.items():
+        if column in spec.seat_columns:
+            assert spec.seat_columns[column] == dtype, column
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_study_sections_are_declared(name):
+    """The game's own report sections: ``StudySection`` objects with their own summary keys,
+    none taken by the generic report."""
+    spec = get_game(name)
+    assert spec.sections is not None
+    sections = spec.sections()
+    keys = [s.key for s in sections]
+    assert sections and all(isinstance(s, StudySection) and callable(s.build) for s in sections)
+    assert len(set(keys)) == len(keys)
+    assert not set(keys) & {"results", "variants", "balance", "studies"}
+    assert spec.title and spec.item_kind
