@@ -211,7 +211,7 @@ def test_usage_errors_are_one_line(args, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["--game", "nosuch"], "--game: unknown game 'nosuch' (allowed: rattus, cartus, pyramidion)"),
+    (["--game", "nosuch"], "--game: unknown game 'nosuch' (allowed: cartus, pyramidion, rattus)"),
     (["--games", "0"], "--games: must be an integer from 1 to 10,000,000 (got 0)"),
     (["--repeats", "-1"], "--repeats: must be an integer from 1 to 10,000,000 (got -1)"),
     (["--parallel-games", "100000000000"], "--parallel-games: must be an integer from 1"),
