@@ -2,7 +2,7 @@
 
 This is a measurement, never a test: nothing here asserts on time. ``analyzer bench`` prints
 the table and writes ``bench.json`` with the machine it ran on. Each game states its standard
-table and its one-core targets in its ``GameSpec.benchmark`` (issue 7).
+table and its one-core targets in its ``GameSpec.benchmark``.
 """
 
 from __future__ import annotations
