@@ -12,7 +12,7 @@ import pytest
 
 from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, build_policy
 
 GAMES = available_games()
 
@@ -91,3 +91,22 @@ def test_rule_values_carry_provenance(name):
     values = spec.rule_values(config)
     assert values
     assert {v.provenance for v in values} <= {"seed", "rulebook", "default", "user"}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_one_policy_name_or_object_plays_every_seat(name):
+    """One rule in every game (games/base.py resolve_policies): a single name or policy object
+    means every seat; a sequence gives one per seat; a wrong length is a RuleError."""
+    spec = get_game(name)
+    players = spec.min_players + 1
+    config = spec.make_config(players, (), {})
+    seed = 11
+    by_seat = spec.play_game(config, ["random"] * players, seed)
+    assert spec.play_game(config, "random", seed) == by_seat
+    assert spec.play_game(config, ("random",) * players, seed) == by_seat
+    one = build_policy(spec.policies, "random")
+    assert spec.play_game(config, one, seed) == by_seat
+    assert all(r["policy"] == "random" for r in spec.play_game(config, "random", seed)[1])
+    for wrong in (["random"] * (players + 1), ["random"], []):
+        with pytest.raises(RuleError, match=f"{players} players need {players} policies"):
+            spec.play_game(config, wrong, seed)
