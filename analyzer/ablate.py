@@ -14,7 +14,7 @@ from pathlib import Path
 
 from analyzer import api
 from analyzer.errors import RuleError, ScenarioError
-from analyzer.report import atomic_write
+from analyzer.files import atomic_write
 from analyzer.scenario import Scenario, add_variants
 
 

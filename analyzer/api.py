@@ -20,6 +20,7 @@ import pandas as pd
 
 from analyzer import __version__, report, runner
 from analyzer.errors import RuleError, ScenarioError
+from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
 from analyzer.games.base import build_policy, policy_doc, policy_params
 from analyzer.scenario import BASE, Scenario, load_scenario, to_toml, with_overrides
@@ -206,7 +207,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         scenario = with_overrides(scenario, games=precision.games)
     runner.aggregate(result.parts("games"), out_dir / "games.parquet")
     runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
-    report.atomic_write(out_dir / "scenario.toml", to_toml(scenario))
+    atomic_write(out_dir / "scenario.toml", to_toml(scenario))
     played = result.games_played * len(scenario.arms)
     run_facts = {
         "name": scenario.name, "scenario_file": scenario.file, "game": scenario.game,
@@ -227,7 +228,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
                                   "max_games": max_games}
     if study is not None:
         run_facts["study"] = study
-    report.atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
+    atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
     summary = report.render(out_dir)
     return Results(out_dir, summary)
 

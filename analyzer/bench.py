@@ -25,9 +25,9 @@ from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
 from analyzer.errors import AnalyzerError, RuleError
+from analyzer.files import atomic_write
 from analyzer.games import get_game
 from analyzer.games.base import resolve_policies
-from analyzer.report.files import atomic_write
 
 # (game, players, expansions): each game at its standard player count.
 STANDARD: tuple[tuple[str, int, tuple[str, ...]], ...] = (

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from analyzer import __version__
 from analyzer.errors import AnalyzerError, ScenarioError, TurnCapExceeded
+from analyzer.files import atomic_path, atomic_write
 from analyzer.games.base import GameSpec, build_policy
 
 BACKENDS = ("loky", "sequential", "dask")
@@ -228,10 +229,9 @@ def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` through a temporary name and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    """Write ``table`` to ``path`` atomically (``analyzer.files.atomic_path``)."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 @dataclass
@@ -288,9 +288,7 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
         if chunk_dir.exists():
             shutil.rmtree(chunk_dir)
         chunk_dir.mkdir(parents=True)
-        tmp = fp_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(fingerprint, indent=1))
-        os.replace(tmp, fp_path)
+        atomic_write(fp_path, json.dumps(fingerprint, indent=1))
     except OSError as err:
         raise ScenarioError(f"--out: cannot write to {chunk_dir.parent} ({err.strerror})") from None
 
@@ -503,18 +501,17 @@ def aggregate(parts: Sequence[Path], target: Path) -> int:
     int
         Rows written.
     """
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     rows = 0
-    writer = None
-    try:
-        for part in parts:
-            table = pq.read_table(part)
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table)
-            rows += table.num_rows
-    finally:
-        if writer is not None:
-            writer.close()
-    os.replace(tmp, target)
+    with atomic_path(target) as tmp:
+        writer = None
+        try:
+            for part in parts:
+                table = pq.read_table(part)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+                rows += table.num_rows
+        finally:
+            if writer is not None:
+                writer.close()
     return rows

@@ -10,7 +10,7 @@ import pytest
 from analyzer import api, report
 from analyzer.errors import AnalyzerError
 from analyzer.report import sections
-from analyzer.report.files import atomic_write
+from analyzer.files import atomic_write
 
 
 @pytest.fixture
