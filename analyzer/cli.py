@@ -16,22 +16,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
 
-from analyzer import api, study_cli
+from analyzer import __version__, api, study_cli
 from analyzer.errors import AnalyzerError, TurnCapExceeded
 from analyzer.runner import GameTurnCap, RunInterrupted
-
-try:  # typer >= 0.2x vendors click: its parser raises its own exception classes
-    from typer._click.exceptions import ClickException as _TyperClickException
-    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgsIsHelp
-except ImportError:  # pragma: no cover - a typer on plain click
-    _TyperClickException = _TyperNoArgsIsHelp = click.ClickException
-_CLICK_ERRORS = (click.ClickException, _TyperClickException)
-_NO_ARGS_HELP = (getattr(click.exceptions, "NoArgsIsHelpError", _TyperNoArgsIsHelp),
-                 _TyperNoArgsIsHelp)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -57,25 +47,24 @@ def _sigterm_as_interrupt():
 
 class _Group(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """As click's, but a usage error (unknown command or option, a value of the wrong type)
+        """As typer's, but a usage error (unknown command or option, a value of the wrong type)
         is one line on stderr with exit code 2 instead of a multi-line box."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except _NO_ARGS_HELP as err:  # bare `analyzer`: typer has printed the help already
-            sys.exit(err.exit_code)
-        except _CLICK_ERRORS as err:
+        except typer.TyperException as err:  # typer's public root of its usage errors
             message = " ".join(err.format_message().split())
-            where = err.ctx.command_path if getattr(err, "ctx", None) else "analyzer"
+            ctx = getattr(err, "ctx", None)
+            where = ctx.command_path if ctx is not None else "analyzer"
             typer.echo(f"analyzer: error: {message} (see: {where} --help)", err=True)
-            sys.exit(err.exit_code)
-        except (click.Abort, typer.Abort):
+            sys.exit(getattr(err, "exit_code", 2))
+        except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: typer.Context):
         try:
             with _sigterm_as_interrupt():
                 return super().invoke(ctx)
@@ -90,11 +79,34 @@ class _Group(TyperGroup):
             raise typer.Exit(2) from None
 
 
+# rich_markup_mode=None: typer's plain help, as in its docs. Its rich help panel prints a type
+# for every option, so a flag read "--quiet <bool>" as if it took a value; the plain one
+# shows a flag as a flag.
 app = typer.Typer(
-    cls=_Group, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False,
+    cls=_Group, add_completion=False, pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
     help="Monte-Carlo strategy analysis for Rattus (+ Africanus), Rattus Cartus and Pyramidion.\n\n"
          "Start with: analyzer simulate scenarios/africanus-sultan.toml",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"analyzer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+) -> None:
+    # bare `analyzer`: the help once, and exit 2 as for any incomplete command line
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)
 
 
 class Backend(str, Enum):
@@ -116,8 +128,8 @@ def simulate(
     out: Annotated[str | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
     chunk_size: Annotated[int | None, typer.Option(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     target_ci: Annotated[float | None, typer.Option(
         help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
              "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
@@ -272,7 +284,7 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Timed one-core runs (the median is shown).")] = 5,
     game: Annotated[list[str] | None, typer.Option(help="Only this game (repeatable).")] = None,
     memory: Annotated[bool, typer.Option(
-        help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
+        "--memory", help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
     out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
 ) -> None:
     """Measure games/s on one core and on all cores, parallel efficiency and worker peak memory.
@@ -337,8 +349,8 @@ def compare(
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
     out: Annotated[str | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
     name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Play several scenarios on the same game seeds and report paired differences.
 

@@ -72,8 +72,8 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
         out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-sweep).")] = None,
-        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     ) -> None:
         """One variant per parameter value on shared seeds; chart the metric against the value.
 
@@ -108,8 +108,8 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
         out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-ablate).")] = None,
-        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     ) -> None:
         """Value of each class card (Rattus), building (Cartus) or special card (Pyramidion).
 
