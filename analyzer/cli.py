@@ -1,8 +1,9 @@
 """The ``analyzer`` command line: a thin shell over ``analyzer.api``.
 
 User errors (``AnalyzerError``: a bad scenario, option or data table) are caught in one place,
-``_Group.invoke``: one line on stderr, exit code 2, no traceback. Anything else is a bug and keeps
-its traceback.
+``_Group.invoke``: one line on stderr, exit code 2, no traceback; where the API names a keyword
+argument (``OptionError``) the line names its flag. Anything else is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -69,13 +70,13 @@ class _Group(TyperGroup):
             with _sigterm_as_interrupt():
                 return super().invoke(ctx)
         except RunInterrupted as err:
-            typer.echo(f"analyzer: {err}", err=True)
+            typer.echo(f"analyzer: {study_cli.cli_message(err)}", err=True)
             raise typer.Exit(143 if isinstance(err.__context__, _Terminated) else 130) from None
         except _Terminated:
             typer.echo("analyzer: terminated (SIGTERM)", err=True)
             raise typer.Exit(143) from None
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
-            typer.echo(f"analyzer: error: {err}", err=True)
+            typer.echo(f"analyzer: error: {study_cli.cli_message(err)}", err=True)
             raise typer.Exit(2) from None
 
 
@@ -129,6 +130,7 @@ def simulate(
     chunk_size: Annotated[int | None, typer.Option(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     target_ci: Annotated[float | None, typer.Option(
         help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
@@ -151,15 +153,14 @@ def simulate(
 
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
-    hint = study_cli.resume_hint(
-        ["analyzer", "simulate", str(scenario)], games=games, seed=seed, chunk_size=chunk_size,
-        target_ci=target_ci, backend=None if backend is Backend.loky else backend,
-        scheduler=scheduler, out=out)
     try:
-        res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
-                           scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                           progress=not quiet, resume_hint=hint,
-                           target_ci=target_ci)
+        with study_cli.resumable(
+                ["analyzer", "simulate", str(scenario)], games=games, seed=seed,
+                chunk_size=chunk_size, target_ci=target_ci,
+                backend=None if backend is Backend.loky else backend, scheduler=scheduler, out=out):
+            res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
+                               scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
+                               force=force, progress=not quiet, target_ci=target_ci)
     except GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.
@@ -228,8 +229,11 @@ def list_(
             typer.echo(f"{row['game']}  {row['policy']}: {row['doc']}")
             for name, typ, default, help_ in row["params"]:
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f"  ({help_})" if help_ else ""))
-        else:
+        elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
+        else:  # a content name, then what the game groups it by (Cartus: a building's class)
+            extra = "".join(f"  {k} {v}" for k, v in row.items() if k not in ("game", "name"))
+            typer.echo(f"{row['game']}  {row['name']}{extra}")
 
 
 @app.command()
@@ -350,6 +354,7 @@ def compare(
     out: Annotated[str | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
     name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Play several scenarios on the same game seeds and report paired differences.
@@ -367,10 +372,10 @@ def compare(
     """
     from analyzer import compare as compare_mod
 
-    hint = study_cli.resume_hint(["analyzer", "compare", *map(str, scenarios)], games=games,
-                                 seed=seed, out=out, name=name)
-    res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs, out=out,
-                              resume=resume, progress=not quiet, resume_hint=hint)
+    with study_cli.resumable(["analyzer", "compare", *map(str, scenarios)], games=games,
+                             seed=seed, out=out, name=name):
+        res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs,
+                                  out=out, resume=resume, force=force, progress=not quiet)
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "

@@ -295,5 +295,5 @@ def test_every_file_of_a_run_is_written_through_the_one_atomic_helper(toy_file, 
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert any(w.startswith("chunks/") for w in written) and any(w.endswith(".png") for w in written)
     names = {n.split(".tmp")[0].lstrip(".") for n in synced}
-    assert {Path(w).name for w in written} <= names, sorted(set(Path(w).name for w in written) - names)
+    assert {Path(w).name for w in written} <= names, sorted({Path(w).name for w in written} - names)
     assert not [w for w in written if ".tmp" in w]

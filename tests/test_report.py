@@ -9,8 +9,8 @@ import pytest
 
 from analyzer import api, report
 from analyzer.errors import AnalyzerError
-from analyzer.report import sections
 from analyzer.files import atomic_write
+from analyzer.report import sections
 
 
 @pytest.fixture

@@ -100,6 +100,10 @@ class GameSpec:
     new_state : callable, optional
         ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
         paused at the game's first decision; ``seed`` as for ``play_game``.
+    content_groups : mapping of str to (str, mapping of str to str)
+        For a content kind whose names come in groups: ``kind -> (what a group is called,
+        name -> its group)``, e.g. ``"buildings" -> ("class", {"palace": "royalty", ...})``;
+        ``analyzer list`` shows each name's group.
     """
 
     name: str
@@ -117,6 +121,7 @@ class GameSpec:
     rule_options: Mapping[str, str] = field(default_factory=dict)
     ablations: Callable[[Any], list[Ablation]] | None = None
     new_state: Callable[..., Any] | None = None
+    content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

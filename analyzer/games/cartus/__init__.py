@@ -10,6 +10,7 @@ from analyzer.games.base import GameSpec
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
+    DEFAULT_CLASSES,
     RULE_OPTIONS,
     CartusConfig,
     building_set_id,
@@ -37,6 +38,9 @@ SPEC = GameSpec(
     content={"buildings": DEFAULT_BUILDINGS},
     rule_options=RULE_OPTIONS,
     ablations=ablations,
+    # the data table lists the buildings two per class, in class order (config._buildings)
+    content_groups={"buildings": ("class", {b: DEFAULT_CLASSES[i // 2]
+                                            for i, b in enumerate(DEFAULT_BUILDINGS)})},
 )
 
 __all__ = [
