@@ -175,3 +175,21 @@ def test_make_says_what_it_does_before_the_long_install():
     install = next(i for i, line in enumerate(lines) if "pip install --quiet -e" in line)
     assert lines[install - 1].lstrip().startswith("@echo") and "mypyc" in lines[install - 1]
     assert "about 2 minutes" in lines[install - 1]
+
+
+def test_no_error_outside_the_cli_names_a_flag():
+    """Issue 14 §2: the API, runner and studies name keyword arguments (``jobs``, ``force=True``);
+    only the CLI (cli.py, study_cli.py) speaks in flags, translating ``OptionError``."""
+    import ast
+
+    flagged = []
+    for path in sorted((ROOT / "analyzer").rglob("*.py")):
+        if path.name in ("cli.py", "study_cli.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                for const in ast.walk(node.exc):
+                    if isinstance(const, ast.Constant) and isinstance(const.value, str) \
+                            and re.search(r"--[a-z]", const.value):
+                        flagged.append(f"{path.relative_to(ROOT)}:{node.lineno}: {const.value!r}")
+    assert not flagged, "\n".join(flagged)
