@@ -1,4 +1,4 @@
-"""Every third-party module the package imports is a declared dependency (issue 12 §1).
+"""Every third-party module the package imports is a declared dependency.
 
 A plain ``pip install .`` must give a working CLI, so each import in ``analyzer/`` is checked
 against ``pyproject.toml``: a module imported unconditionally belongs to a distribution in
