@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(if $(PURE),rm -f analyzer/games/*/*.so)
+	@echo "Installing analyzer and its dependencies into $(VENV)$(if $(PURE), (pure Python: the engines are not compiled),; compiling the game engines with mypyc takes about 2 minutes the first time (ANALYZER_PURE_PYTHON=1 skips it))..."
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	rm -f $(VENV)/.installed $(VENV)/.installed-pure
 	touch $(STAMP)

@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from analyzer import api
-from analyzer.errors import RuleError, ScenarioError
-from analyzer.report import atomic_write
-from analyzer.scenario import Scenario, add_variants
+from analyzer.errors import OptionError, RuleError, ScenarioError
+from analyzer.files import atomic_write
+from analyzer.scenario import Scenario, add_variants, with_overrides
 
 
 def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
@@ -82,9 +82,14 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
     """
     scenario = api.validate(path_or_scenario)
     if correction not in ("holm", "bh"):
-        raise ScenarioError(f"--correction: must be holm or bh (got {correction!r})")
+        raise OptionError("correction", f"must be holm or bh (got {correction!r})")
     out = api.out_dir_for(simulate_kwargs.get("out"), Path("reports") / f"{scenario.name}-ablate")
-    api.check_out_dir(out)  # before the tables are written into it
+    # before the tables are written into it
+    checked = with_overrides(scenario, games=simulate_kwargs.get("games"),
+                             seed=simulate_kwargs.get("seed"))
+    api.check_out_dir(out, api.run_identity(checked, "ablate"),
+                      force=simulate_kwargs.get("force", False),
+                      resume=simulate_kwargs.get("resume", False))
     simulate_kwargs["out"] = out
     dropped = [arm.name for arm in scenario.arms[1:]]
     scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only

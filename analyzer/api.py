@@ -19,7 +19,8 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__, report, runner
-from analyzer.errors import RuleError, ScenarioError
+from analyzer.errors import OptionError, RuleError, ScenarioError
+from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
 from analyzer.games.base import build_policy, policy_doc, policy_params
 from analyzer.scenario import BASE, Scenario, load_scenario, to_toml, with_overrides
@@ -100,44 +101,88 @@ def out_dir_for(out: str | Path | None, default: Path) -> Path:
     if out is None:
         return default
     if not str(out).strip():
-        raise ScenarioError("--out: empty path (give a directory, e.g. --out reports/run1)")
+        raise OptionError("out", "empty path (give a directory, e.g. {out})", out="reports/run1")
     return Path(out)
 
 
-def check_out_dir(out: Path) -> None:
-    """Refuse an ``out`` that is a file, or a non-empty directory that is not a run directory.
+_KIND_WORDS = {"simulate": "run", "sweep": "sweep", "ablate": "ablation", "compare": "comparison"}
 
-    A run directory (``chunks/fingerprint.json``) may be run into again: without ``--resume``
-    its chunks are replaced, with it they are kept.
+
+def run_identity(scenario: Scenario, kind: str = "simulate", seed: int | None = None) -> dict:
+    """What names a run in its directory: scenario ``name``, root ``seed`` and study ``kind``
+    (``simulate``, ``sweep``, ``ablate``, ``compare``); stored in ``chunks/fingerprint.json``."""
+    return {"name": scenario.name, "seed": scenario.seed if seed is None else seed, "kind": kind}
+
+
+def _stored_identity(out: Path) -> dict | None:
+    """``run_identity`` of the run in ``out`` (its fingerprint, else its ``summary.json`` for a
+    directory of an older version); ``None`` when neither says."""
+    try:
+        stored = json.loads((out / "chunks" / "fingerprint.json").read_text())
+        if "name" not in stored:
+            run = json.loads((out / "summary.json").read_text())["run"]
+            stored = {"name": run["name"], "seed": run["seed"],
+                      "kind": (run.get("study") or {}).get("kind", "simulate")}
+        return {"name": stored["name"], "seed": stored["seed"],
+                "kind": stored.get("kind", "simulate")}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _describe(run: dict) -> str:
+    return f"{_KIND_WORDS.get(run['kind'], run['kind'])} of {run['name']!r} (seed {run['seed']})"
+
+
+def check_out_dir(out: Path, run: dict | None = None, *, force: bool = False,
+                  resume: bool = False) -> None:
+    """Refuse an ``out`` that would lose or mix another study's files; nothing is written.
+
+    Refused: a file; a non-empty directory that is not a run directory; a run directory
+    (``chunks/fingerprint.json``) of another run than ``run`` (``run_identity``: a different
+    scenario name, seed or study kind) unless ``force`` or ``resume`` (``runner`` checks a
+    resume). A run directory of the same run may be run into again: without ``resume`` its
+    chunks are replaced, with it they are kept.
+
+    Raises
+    ------
+    OptionError
+        Names the directory, the run it holds and the run asked for.
     """
     if out.exists() and not out.is_dir():
-        raise ScenarioError(f"--out: cannot create {out} (it is a file; give a new or empty "
-                            "directory, or a run directory)")
+        raise OptionError("out", f"cannot create {out} (it is a file; give a new or empty "
+                                 "directory, or a run directory)")
     if out.is_dir() and not (out / "chunks" / "fingerprint.json").exists():
         try:
             busy = any(out.iterdir())
         except OSError as err:
-            raise ScenarioError(f"--out: cannot read {out} ({err.strerror})") from None
+            raise OptionError("out", f"cannot read {out} ({err.strerror})") from None
         if busy:
-            raise ScenarioError(f"--out: {out} is a non-empty directory that is not a run "
-                                "directory (allowed: a new or empty directory, or the directory "
-                                "of an earlier run, with --resume to keep its chunks)")
+            raise OptionError("out", f"{out} is a non-empty directory that is not a run "
+                                     "directory (allowed: a new or empty directory, or the "
+                                     "directory of an earlier run, with {resume} to keep its "
+                                     "chunks)", resume=True)
+    elif out.is_dir() and run is not None and not (force or resume):
+        stored = _stored_identity(out)
+        if stored is not None and stored != run:
+            raise OptionError("out", f"{out} holds the {_describe(stored)}, not the "
+                                     f"{_describe(run)}; give another {{out}}, or {{force}} to "
+                                     "replace it", out=None, force=True)
 
 
 def _prepare_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ScenarioError(f"--out: cannot create {out} ({err.strerror})") from None
+        raise OptionError("out", f"cannot create {out} ({err.strerror})") from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise ScenarioError(f"--out: {out} is not writable")
+        raise OptionError("out", f"{out} is not writable")
 
 
 def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = None,
              seed: int | None = None, jobs: int | None = None, backend: str = "loky",
              scheduler: str | None = None, out: str | Path | None = None,
-             chunk_size: int | None = None, resume: bool = False, progress: bool = False,
-             resume_hint: str = "", target_ci: float | None = None,
+             chunk_size: int | None = None, resume: bool = False, force: bool = False,
+             progress: bool = False, target_ci: float | None = None,
              study: dict[str, Any] | None = None, out_checked: bool = False) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
@@ -157,6 +202,9 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Games per chunk (default ``runner.DEFAULT_CHUNK_SIZE``); never changes a record.
     resume : bool
         Keep the finished chunks of an interrupted run of the same scenario and seed.
+    force : bool
+        Replace the run in ``out`` even when it is another scenario's, seed's or study's
+        (without it that is refused, so no study is lost by a mistyped ``out``).
     progress : bool
         Show a progress bar on stderr when it is a terminal.
     target_ci : float, optional
@@ -175,8 +223,11 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     Raises
     ------
     ScenarioError
-        Invalid scenario or option, ``target_ci`` outside (0, 0.5), an ``out`` that is a
-        non-empty directory but no run directory; nothing is written.
+        Invalid scenario; nothing is written.
+    OptionError
+        A bad keyword argument: ``target_ci`` outside (0, 0.5), an ``out`` that is a
+        non-empty directory but no run directory, or another run's directory without
+        ``force`` (``check_out_dir``); nothing is written.
     analyzer.runner.RunInterrupted
         Ctrl-C; the finished chunks are kept for ``resume``.
     """
@@ -185,19 +236,19 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     chunk_size = runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
     jobs = runner.check_options(jobs, chunk_size, backend, scheduler, scenario.games)
     if target_ci is not None and not 0 < target_ci < 0.5:
-        raise ScenarioError(f"--target-ci: must be a half-width between 0 and 0.5 (got {target_ci})")
+        raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
     out_dir = out_dir_for(out, Path("reports") / scenario.name)
+    identity = run_identity(scenario, (study or {}).get("kind", "simulate"))
     if not out_checked:
-        check_out_dir(out_dir)
+        check_out_dir(out_dir, identity, force=force, resume=resume)
     spec = scenario.spec
     defaults = _defaults_in_use(scenario)
     created = not out_dir.exists()
     _prepare_out(out_dir)
     try:
-        result, precision = _play(scenario, spec, out_dir, target_ci, chunk_size=chunk_size,
-                                  jobs=jobs, resume=resume, backend=backend,
-                                  scheduler=scheduler, progress=progress,
-                                  resume_hint=resume_hint)
+        result, precision = _play(scenario, spec, out_dir, target_ci, identity,
+                                  chunk_size=chunk_size, jobs=jobs, resume=resume,
+                                  backend=backend, scheduler=scheduler, progress=progress)
     except ScenarioError:  # refused before any game (e.g. no --scheduler): leave nothing
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -206,7 +257,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         scenario = with_overrides(scenario, games=precision.games)
     runner.aggregate(result.parts("games"), out_dir / "games.parquet")
     runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
-    report.atomic_write(out_dir / "scenario.toml", to_toml(scenario))
+    atomic_write(out_dir / "scenario.toml", to_toml(scenario))
     played = result.games_played * len(scenario.arms)
     run_facts = {
         "name": scenario.name, "scenario_file": scenario.file, "game": scenario.game,
@@ -227,15 +278,16 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
                                   "max_games": max_games}
     if study is not None:
         run_facts["study"] = study
-    report.atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
+    atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
     summary = report.render(out_dir)
     return Results(out_dir, summary)
 
 
-def _play(scenario: Scenario, spec, out_dir: Path, target_ci: float | None, **options):
+def _play(scenario: Scenario, spec, out_dir: Path, target_ci: float | None, identity: dict,
+          **options):
     """Play the run's chunks (to ``target_ci`` if given); ``(RunResult, Precision or None)``."""
     fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
-                   "version": __version__}
+                   "version": __version__, "name": identity["name"], "kind": identity["kind"]}
     if target_ci is not None:
         from analyzer.precision import run_to_target
 
@@ -267,10 +319,10 @@ def replay_scenario(path_or_scenario: str | Path | Scenario, index: int, variant
     """
     scenario = validate(path_or_scenario)
     if not 0 <= index < scenario.games:
-        raise ScenarioError(f"--game: index {index} is outside 0..{scenario.games - 1}")
+        raise OptionError("index", f"{index} is outside 0..{scenario.games - 1}")
     names = [a.name for a in scenario.arms]
     if variant not in names:
-        raise ScenarioError(f"--variant: unknown variant {variant!r} (allowed: {', '.join(names)})")
+        raise OptionError("variant", f"unknown variant {variant!r} (allowed: {', '.join(names)})")
     arm = runner.plan_arms(scenario)[names.index(variant)]
     spec = scenario.spec
     config, policies, _ = runner._arm_setup(spec, arm)
@@ -302,10 +354,13 @@ def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 
             policy = "greedy" if "greedy" in spec.policies else min(spec.policies)
         config = spec.make_config(players, tuple(expansions), dict(rules or {}))
         policies = [build_policy(spec.policies, policy, {}) for _ in range(players)]
-    except RuleError as err:
-        raise ScenarioError(f"--{err.field}: {err.message}" if err.field else err.message) from None
+    except RuleError as err:  # name the keyword argument at fault
+        keyword = {"players": "players", "expansion": "expansions", "policy": "policy"}
+        if err.field in keyword:
+            raise OptionError(keyword[err.field], err.message) from None
+        raise OptionError("rules", str(err)) from None
     if seed < 0:
-        raise ScenarioError(f"--seed: must be at least 0 (got {seed})")
+        raise OptionError("seed", f"must be at least 0 (got {seed})")
     return spec.play_game(config, policies, seed, log=log)
 
 
@@ -318,21 +373,27 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
     list of dict
         One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
         policy, params`` (list of ``(name, type, default, help)``); ``rules`` → ``game, option,
-        help``; content kinds → ``game, name``.
+        help``; content kinds → ``game, name`` and, where the game groups that kind
+        (``GameSpec.content_groups``, e.g. Cartus buildings by class), the group.
 
     Raises
     ------
-    ScenarioError
-        Unknown kind or game.
+    OptionError
+        Unknown game; a kind no game has, or a content kind of another game than ``game``
+        (names the game it belongs to).
     """
     try:
         names = [game] if game else available_games()
         specs = [get_game(n) for n in names]
     except RuleError as err:
-        raise ScenarioError(f"--game: {err.message}") from None
+        raise OptionError("game", err.message) from None
     kinds = {"games", "policies", "rules"} | {k for s in specs for k in s.content}
     if kind not in kinds:
-        raise ScenarioError(f"list: unknown kind {kind!r} (allowed: {', '.join(sorted(kinds))})")
+        owners = [n for n in available_games() if kind in get_game(n).content]
+        if game and owners:
+            raise OptionError("game", f"{kind!r} is a list of {' and '.join(owners)}, not of "
+                                      f"{game}; list it with {{game}}", game=owners[0])
+        raise OptionError("kind", f"unknown kind {kind!r} (allowed: {', '.join(sorted(kinds))})")
     rows: list[dict[str, Any]] = []
     for spec in specs:
         if kind == "games":
@@ -345,6 +406,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         elif kind == "rules":
             rows += [{"game": spec.name, "option": k, "help": v} for k, v in spec.rule_options.items()]
         else:
-            rows += [{"game": spec.name, "name": n} for n in spec.content.get(kind, ())]
+            label, groups = spec.content_groups.get(kind, ("", {}))
+            for n in spec.content.get(kind, ()):
+                rows.append({"game": spec.name, "name": n, **({label: groups[n]} if label else {})})
     return rows
-

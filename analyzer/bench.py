@@ -25,9 +25,9 @@ from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
 from analyzer.errors import AnalyzerError
+from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
-from analyzer.games.base import Benchmark
-from analyzer.report.files import atomic_write
+from analyzer.games.base import Benchmark, resolve_policies
 
 
 def standard_tables() -> list[tuple[str, Benchmark]]:
@@ -74,7 +74,7 @@ def _play_range(game: str, players: int, expansions: tuple[str, ...], policy: st
     """Play games ``first..stop-1`` in this process; return this process's peak RSS in MiB."""
     spec = get_game(game)
     config = spec.make_config(players, expansions, {})
-    policies = [policy] * players
+    policies = resolve_policies(spec.policies, policy, players)  # built once, as the runner does
     for i in range(first, stop):
         spec.play_game(config, policies, np.random.SeedSequence(1, spawn_key=(i,)))
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -1,8 +1,9 @@
 """The ``analyzer`` command line: a thin shell over ``analyzer.api``.
 
 User errors (``AnalyzerError``: a bad scenario, option or data table) are caught in one place,
-``_Group.invoke``: one line on stderr, exit code 2, no traceback. Anything else is a bug and keeps
-its traceback.
+``_Group.invoke``: one line on stderr, exit code 2, no traceback; where the API names a keyword
+argument (``OptionError``) the line names its flag. Anything else is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -16,23 +17,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
 
-from analyzer import api, study_cli
+from analyzer import __version__, api, study_cli
 from analyzer.errors import AnalyzerError, TurnCapExceeded
 from analyzer.games import available_games, get_game
 from analyzer.runner import GameTurnCap, RunInterrupted
-
-try:  # typer >= 0.2x vendors click: its parser raises its own exception classes
-    from typer._click.exceptions import ClickException as _TyperClickException
-    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgsIsHelp
-except ImportError:  # pragma: no cover - a typer on plain click
-    _TyperClickException = _TyperNoArgsIsHelp = click.ClickException
-_CLICK_ERRORS = (click.ClickException, _TyperClickException)
-_NO_ARGS_HELP = (getattr(click.exceptions, "NoArgsIsHelpError", _TyperNoArgsIsHelp),
-                 _TyperNoArgsIsHelp)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -58,36 +49,35 @@ def _sigterm_as_interrupt():
 
 class _Group(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """As click's, but a usage error (unknown command or option, a value of the wrong type)
+        """As typer's, but a usage error (unknown command or option, a value of the wrong type)
         is one line on stderr with exit code 2 instead of a multi-line box."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except _NO_ARGS_HELP as err:  # bare `analyzer`: typer has printed the help already
-            sys.exit(err.exit_code)
-        except _CLICK_ERRORS as err:
+        except typer.TyperException as err:  # typer's public root of its usage errors
             message = " ".join(err.format_message().split())
-            where = err.ctx.command_path if getattr(err, "ctx", None) else "analyzer"
+            ctx = getattr(err, "ctx", None)
+            where = ctx.command_path if ctx is not None else "analyzer"
             typer.echo(f"analyzer: error: {message} (see: {where} --help)", err=True)
-            sys.exit(err.exit_code)
-        except (click.Abort, typer.Abort):
+            sys.exit(getattr(err, "exit_code", 2))
+        except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: typer.Context):
         try:
             with _sigterm_as_interrupt():
                 return super().invoke(ctx)
         except RunInterrupted as err:
-            typer.echo(f"analyzer: {err}", err=True)
+            typer.echo(f"analyzer: {study_cli.cli_message(err)}", err=True)
             raise typer.Exit(143 if isinstance(err.__context__, _Terminated) else 130) from None
         except _Terminated:
             typer.echo("analyzer: terminated (SIGTERM)", err=True)
             raise typer.Exit(143) from None
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
-            typer.echo(f"analyzer: error: {err}", err=True)
+            typer.echo(f"analyzer: error: {study_cli.cli_message(err)}", err=True)
             raise typer.Exit(2) from None
 
 
@@ -96,12 +86,35 @@ def _in_words(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# rich_markup_mode=None: typer's plain help, as in its docs. Its rich help panel prints a type
+# for every option, so a flag read "--quiet <bool>" as if it took a value; the plain one
+# shows a flag as a flag.
 app = typer.Typer(
-    cls=_Group, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False,
+    cls=_Group, add_completion=False, pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
     help=f"Monte-Carlo strategy analysis for "
          f"{_in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
          "Start with: analyzer simulate scenarios/africanus-sultan.toml",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"analyzer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+) -> None:
+    # bare `analyzer`: the help once, and exit 2 as for any incomplete command line
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)
 
 
 class Backend(str, Enum):
@@ -123,8 +136,9 @@ def simulate(
     out: Annotated[str | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
     chunk_size: Annotated[int | None, typer.Option(
         help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     target_ci: Annotated[float | None, typer.Option(
         help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
              "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
@@ -146,15 +160,14 @@ def simulate(
 
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
-    hint = study_cli.resume_hint(
-        ["analyzer", "simulate", str(scenario)], games=games, seed=seed, chunk_size=chunk_size,
-        target_ci=target_ci, backend=None if backend is Backend.loky else backend,
-        scheduler=scheduler, out=out)
     try:
-        res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
-                           scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                           progress=not quiet, resume_hint=hint,
-                           target_ci=target_ci)
+        with study_cli.resumable(
+                ["analyzer", "simulate", str(scenario)], games=games, seed=seed,
+                chunk_size=chunk_size, target_ci=target_ci,
+                backend=None if backend is Backend.loky else backend, scheduler=scheduler, out=out):
+            res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
+                               scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
+                               force=force, progress=not quiet, target_ci=target_ci)
     except GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.
@@ -223,8 +236,11 @@ def list_(
             typer.echo(f"{row['game']}  {row['policy']}: {row['doc']}")
             for name, typ, default, help_ in row["params"]:
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f"  ({help_})" if help_ else ""))
-        else:
+        elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
+        else:  # a content name, then what the game groups it by (Cartus: a building's class)
+            extra = "".join(f"  {k} {v}" for k, v in row.items() if k not in ("game", "name"))
+            typer.echo(f"{row['game']}  {row['name']}{extra}")
 
 
 @app.command()
@@ -293,7 +309,7 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Timed one-core runs (the median is shown).")] = 5,
     game: Annotated[list[str] | None, typer.Option(help="Only this game (repeatable).")] = None,
     memory: Annotated[bool, typer.Option(
-        help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
+        "--memory", help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
     out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
 ) -> None:
     """Measure games/s and memory (help text: ``_bench_help``, from each game's benchmark)."""
@@ -344,8 +360,9 @@ def compare(
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
     out: Annotated[str | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
     name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Play several scenarios on the same game seeds and report paired differences.
 
@@ -362,10 +379,10 @@ def compare(
     """
     from analyzer import compare as compare_mod
 
-    hint = study_cli.resume_hint(["analyzer", "compare", *map(str, scenarios)], games=games,
-                                 seed=seed, out=out, name=name)
-    res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs, out=out,
-                              resume=resume, progress=not quiet, resume_hint=hint)
+    with study_cli.resumable(["analyzer", "compare", *map(str, scenarios)], games=games,
+                             seed=seed, out=out, name=name):
+        res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs,
+                                  out=out, resume=resume, force=force, progress=not quiet)
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from analyzer.errors import ScenarioError
+from analyzer.errors import OptionError, ScenarioError
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
 
 # what must agree for the arms to be paired seat by seat
@@ -74,8 +74,8 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
     if len(scenarios) < 2:
         raise ScenarioError("compare: give at least two scenario files")
     if name is not None and not valid_name(name):
-        raise ScenarioError(f"--name: only letters, digits and -_. are allowed, not dots alone "
-                            f"(got {name!r})")
+        raise OptionError("name", f"only letters, digits and -_. are allowed, not dots alone "
+                                  f"(got {name!r})")
     first = scenarios[0]
     for sc in scenarios[1:]:
         for fld in SAME:

@@ -7,6 +7,9 @@ to stderr and exits with code 2. Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 
 class AnalyzerError(Exception):
     """Root of the errors a user can cause; the CLI prints ``str(err)`` and exits 2."""
@@ -38,6 +41,48 @@ class ScenarioError(AnalyzerError, ValueError):
 
     The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``.
     """
+
+
+class OptionError(ScenarioError):
+    """A bad keyword argument of an API call (``games``, ``jobs``, ``out``…); nothing was written.
+
+    The message names keyword arguments, as a Python caller gives them: ``str(err)`` reads
+    ``jobs: must be at least 1 (got 0)`` or ``scheduler: only used with backend='dask'``. The
+    CLI prints the same line with its flags (``--scheduler: only used with --backend dask``)
+    through ``render``.
+
+    Parameters
+    ----------
+    option : str
+        The keyword argument at fault.
+    message : str
+        What is wrong and what is allowed; ``{name}`` marks a mention of another keyword
+        argument, filled from ``refs``.
+    **refs
+        ``name=value`` for each ``{name}`` in ``message``: ``value`` ``None`` names the
+        argument alone (``out`` / ``--out``), ``True`` a flag set (``resume=True`` /
+        ``--resume``), else the argument with that value (``backend='dask'`` /
+        ``--backend dask``).
+    """
+
+    def __init__(self, option: str, message: str, **refs: Any):
+        self.option = option
+        self.message = message
+        self.refs = refs
+        super().__init__(self.render())
+
+    def render(self, flag: Callable[[str], str] | None = None) -> str:
+        """The message with keyword arguments (``flag=None``) or with ``flag(keyword)``, e.g.
+        ``"--chunk-size"``, for each argument it names."""
+        def mention(name: str, value: Any) -> str:
+            if flag is None:
+                return name if value is None else f"{name}={value!r}"
+            return flag(name) if value is None or value is True else f"{flag(name)} {value}"
+
+        text = self.message
+        for name, value in self.refs.items():  # not str.format: a message may quote braces
+            text = text.replace("{" + name + "}", mention(name, value))
+        return f"{self.option if flag is None else flag(self.option)}: {text}"
 
 
 class IllegalChoice(ValueError):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from analyzer import runner, stats
-from analyzer.errors import ScenarioError
+from analyzer.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,11 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
 
     Raises
     ------
-    ScenarioError
+    OptionError
         ``target`` outside (0, 0.5).
     """
     if not 0 < target < 0.5:
-        raise ScenarioError(f"--target-ci: must be a half-width between 0 and 0.5 (got {target})")
+        raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target})")
     n = min(max_games, max(chunk_size * jobs, 4 * chunk_size))
     steps, seconds, played = [], 0.0, 0
     first_resumed = None

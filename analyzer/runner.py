@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analyzer import __version__
-from analyzer.errors import AnalyzerError, ScenarioError, TurnCapExceeded
+from analyzer.errors import AnalyzerError, OptionError, TurnCapExceeded
+from analyzer.files import atomic_path, atomic_write
 from analyzer.games.base import GameSpec, build_policy
 
 BACKENDS = ("loky", "sequential", "dask")
@@ -37,17 +38,37 @@ MAX_JOBS = 1024  # worker processes; joblib accepts more than the cores, this st
 MAX_CHUNKS = 1_000_000  # chunk files per run (raise --chunk-size for more games)
 SCHEDULER_FORM = re.compile(r"(tcp|tls)://[^\s:/]+:\d{1,5}")
 DASK_CONNECT_TIMEOUT = "10s"  # how long to wait for a --scheduler before a one-line error
+# fingerprint keys that name a run (scenario name, study kind) rather than decide its records:
+# a plain run into another run's directory is refused when they differ (api.check_out_dir)
+IDENTITY = ("name", "kind")
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
 
-class RunInterrupted(AnalyzerError):
-    """Ctrl-C during a run; the finished chunks are saved and ``--resume`` continues."""
+class RunStopped(AnalyzerError):
+    """A run stopped before its end with its finished chunks saved; a resume continues it.
+
+    ``str(err)`` says what stopped it, how many chunks are saved where, and how to resume:
+    ``resume_with`` (default: the same call with ``resume=True``; the CLI sets its command).
+    """
+
+    def __init__(self, what: str, saved: int, total: int, chunk_dir: Path):
+        super().__init__(what)
+        self.what, self.saved, self.total, self.chunk_dir = what, saved, total, chunk_dir
+        self.resume_with = "the same call with resume=True"
+
+    def __str__(self) -> str:
+        return (f"{self.what}: {self.saved} of {self.total} chunks saved in {self.chunk_dir}; "
+                f"resume with: {self.resume_with}")
 
 
-class WorkerDied(AnalyzerError):
+class RunInterrupted(RunStopped):
+    """Ctrl-C during a run; the finished chunks are saved and a resume continues."""
+
+
+class WorkerDied(RunStopped):
     """Worker processes kept dying (killed, out of memory) after ``WORKER_RETRIES`` retries.
 
     The finished chunks are saved; the message says how many and how to resume.
@@ -135,28 +156,28 @@ def check_options(jobs: int | None, chunk_size: int, backend: str, scheduler: st
 
     Raises
     ------
-    ScenarioError
+    OptionError
         ``jobs`` outside 1..MAX_JOBS, ``chunk_size`` below 1 or more than ``MAX_CHUNKS`` chunks
         of ``n_games``, unknown backend, ``scheduler`` without dask or not ``tcp://HOST:PORT``.
     """
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
-        raise ScenarioError(f"--jobs: must be at least 1 (got {jobs})")
+        raise OptionError("jobs", f"must be at least 1 (got {jobs})")
     if jobs > MAX_JOBS:
-        raise ScenarioError(f"--jobs: at most {MAX_JOBS} (got {jobs})")
+        raise OptionError("jobs", f"at most {MAX_JOBS} (got {jobs})")
     if chunk_size < 1:
-        raise ScenarioError(f"--chunk-size: must be at least 1 (got {chunk_size})")
+        raise OptionError("chunk_size", f"must be at least 1 (got {chunk_size})")
     if n_games is not None and -(-n_games // chunk_size) > MAX_CHUNKS:
-        raise ScenarioError(f"--chunk-size: {n_games} games in chunks of {chunk_size} make more "
-                            f"than {MAX_CHUNKS:,} chunks (allowed: at least "
-                            f"{-(-n_games // MAX_CHUNKS)})")
+        raise OptionError("chunk_size", f"{n_games} games in chunks of {chunk_size} make more "
+                                        f"than {MAX_CHUNKS:,} chunks (allowed: at least "
+                                        f"{-(-n_games // MAX_CHUNKS)})")
     if backend not in BACKENDS:
-        raise ScenarioError(f"--backend: unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})")
+        raise OptionError("backend", f"unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})")
     if scheduler and backend != "dask":
-        raise ScenarioError("--scheduler: only used with --backend dask")
+        raise OptionError("scheduler", "only used with {backend}", backend="dask")
     if scheduler and not SCHEDULER_FORM.fullmatch(scheduler):
-        raise ScenarioError(f"--scheduler: {scheduler!r} is not an address "
-                            "(allowed: tcp://HOST:PORT or tls://HOST:PORT)")
+        raise OptionError("scheduler", f"{scheduler!r} is not an address "
+                                       "(allowed: tcp://HOST:PORT or tls://HOST:PORT)")
     return jobs
 
 
@@ -228,10 +249,9 @@ def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` through a temporary name and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    """Write ``table`` to ``path`` atomically (``analyzer.files.atomic_path``)."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 @dataclass
@@ -254,12 +274,13 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
     """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
 
     Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
-    package version, chunk size) is stored as ``fingerprint.json``; a resume with another chunk
-    size is refused (the chunk files are named by their game-id ranges).
+    package version, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
+    ``fingerprint.json``; a resume with another chunk size is refused (the chunk files are
+    named by their game-id ranges).
 
     Raises
     ------
-    ScenarioError
+    OptionError
         ``resume`` into a directory made by a different scenario, seed or version; a directory
         that cannot be written.
     """
@@ -271,16 +292,20 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
             old = {}
         size, old_size = fingerprint.get("chunk_size"), old.pop("chunk_size", None)
         if old_size is not None and size is not None and old_size != size:
-            raise ScenarioError(
-                f"--chunk-size: the run in {chunk_dir.parent} uses chunks of {old_size} games "
-                f"(got {size}); resume with --chunk-size {old_size}, or drop --resume to start over")
-        fingerprint = {k: v for k, v in fingerprint.items() if k != "chunk_size"}
+            raise OptionError(
+                "chunk_size", f"the run in {chunk_dir.parent} uses chunks of {old_size} games "
+                f"(got {size}); resume with {{chunk_size}}, or drop {{resume}} to start over",
+                chunk_size=old_size, resume=True)
+        old = {k: v for k, v in old.items() if k not in IDENTITY}
+        fingerprint = {k: v for k, v in fingerprint.items()
+                       if k != "chunk_size" and k not in IDENTITY}
         if old != fingerprint:
             diff = ", ".join(k for k in fingerprint if old.get(k) != fingerprint[k])
-            raise ScenarioError(
-                f"--resume: {chunk_dir.parent} holds a run of a different {diff} "
-                f"(stored {', '.join(f'{k}={old.get(k)}' for k in fingerprint)}); "
-                "use another --out or drop --resume to start over")
+            stored = ", ".join(f"{k} {old.get(k)}" for k in fingerprint)
+            raise OptionError(
+                "resume", f"{chunk_dir.parent} holds a run of a different {diff} (stored: "
+                f"{stored}); use another {{out}} or drop {{resume}} to start over",
+                out=None, resume=True)
         for stale in chunk_dir.glob(".*.tmp*"):  # half-written parts of a killed run
             stale.unlink(missing_ok=True)
         return
@@ -288,18 +313,16 @@ def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
         if chunk_dir.exists():
             shutil.rmtree(chunk_dir)
         chunk_dir.mkdir(parents=True)
-        tmp = fp_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(fingerprint, indent=1))
-        os.replace(tmp, fp_path)
+        atomic_write(fp_path, json.dumps(fingerprint, indent=1))
     except OSError as err:
-        raise ScenarioError(f"--out: cannot write to {chunk_dir.parent} ({err.strerror})") from None
+        raise OptionError("out", f"cannot write to {chunk_dir.parent} ({err.strerror})") from None
 
 
 def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, chunk_dir: Path, *,
         rotate: bool = True, jobs: int | None = None, backend: str = "loky",
         scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, resume: bool = False,
         fingerprint: dict | None = None, progress: bool = False,
-        clock: Callable[[], float] = time.monotonic, resume_hint: str = "") -> RunResult:
+        clock: Callable[[], float] = time.monotonic) -> RunResult:
     """Play ``n_games`` games under each arm and write one Parquet pair per chunk.
 
     Reusable by any study that compares a list of arms over one seed range.
@@ -337,7 +360,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
 
     Raises
     ------
-    ScenarioError
+    OptionError
         Bad ``jobs``, ``chunk_size``, ``backend``; resume into a different run.
     RunInterrupted
         Ctrl-C; says how many chunks are saved and how to resume.
@@ -366,7 +389,6 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
-        resume_with = f"resume with: {resume_hint or 'the same command'} --resume"
         bar = stack.enter_context(_progress(progress, n_games, done_games, clock))
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):
@@ -381,9 +403,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                 break
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI's handler
                 _kill_loky_workers()
-                raise RunInterrupted(
-                    f"interrupted: {saved} of {len(chunks)} chunks saved in {chunk_dir}; "
-                    f"{resume_with}") from None
+                raise RunInterrupted("interrupted", saved, len(chunks), chunk_dir) from None
             except Exception as err:
                 if not _worker_death(err):
                     raise
@@ -392,9 +412,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                 if attempt == WORKER_RETRIES:
                     raise WorkerDied(
                         f"a worker process died {WORKER_RETRIES + 1} times "
-                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); "
-                        f"{saved} of {len(chunks)} chunks saved in {chunk_dir}; {resume_with}"
-                    ) from None
+                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
+                        saved, len(chunks), chunk_dir) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
 
@@ -445,8 +464,8 @@ def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise ScenarioError("--backend dask: dask.distributed is not installed "
-                            "(pip install 'analyzer[dask]')") from None
+        raise OptionError("backend", "dask: dask.distributed is not installed "
+                                     "(pip install 'analyzer[dask]')") from None
     try:
         if scheduler:
             stack.enter_context(Client(scheduler, timeout=DASK_CONNECT_TIMEOUT))
@@ -456,7 +475,7 @@ def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
                                                        dashboard_address=None))
             stack.enter_context(Client(cluster))
     except (OSError, TimeoutError) as err:
-        raise ScenarioError(f"--scheduler: cannot connect to {scheduler!r} ({err})") from None
+        raise OptionError("scheduler", f"cannot connect to {scheduler!r} ({err})") from None
 
 
 @contextmanager
@@ -503,18 +522,17 @@ def aggregate(parts: Sequence[Path], target: Path) -> int:
     int
         Rows written.
     """
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     rows = 0
-    writer = None
-    try:
-        for part in parts:
-            table = pq.read_table(part)
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table)
-            rows += table.num_rows
-    finally:
-        if writer is not None:
-            writer.close()
-    os.replace(tmp, target)
+    with atomic_path(target) as tmp:
+        writer = None
+        try:
+            for part in parts:
+                table = pq.read_table(part)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+                rows += table.num_rows
+        finally:
+            if writer is not None:
+                writer.close()
     return rows

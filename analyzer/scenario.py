@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import RuleError, ScenarioError
+from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec, build_policy
 
@@ -250,22 +250,22 @@ def valid_name(name: str) -> bool:
 
 
 def with_overrides(scenario: Scenario, games: int | None = None, seed: int | None = None) -> Scenario:
-    """The scenario with command-line ``--games`` / ``--seed`` applied.
+    """The scenario with a caller's ``games`` / ``seed`` (``--games`` / ``--seed``) applied.
 
     Raises
     ------
-    ScenarioError
+    OptionError
         ``games`` outside 1..MAX_GAMES or ``seed`` outside 0..2**63-1.
     """
     if games is not None:
         if games < 1:
-            raise ScenarioError(f"--games: must be at least 1 (got {games})")
+            raise OptionError("games", f"must be at least 1 (got {games})")
         if games > MAX_GAMES:
-            raise ScenarioError(f"--games: at most {MAX_GAMES:,} per variant (got {games})")
+            raise OptionError("games", f"at most {MAX_GAMES:,} per variant (got {games})")
         scenario = replace(scenario, games=games)
     if seed is not None:
         if not 0 <= seed <= MAX_SEED:
-            raise ScenarioError(f"--seed: must be in 0..2**63-1 (got {seed})")
+            raise OptionError("seed", f"must be in 0..2**63-1 (got {seed})")
         scenario = replace(scenario, seed=seed)
     return scenario
 
@@ -379,7 +379,8 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     return tuple(seats)
 
 
-def add_variants(scenario: Scenario, variants: list[tuple], where: str = "variants") -> Scenario:
+def add_variants(scenario: Scenario, variants: list[tuple], where: str = "variants",
+                 option: bool = False) -> Scenario:
     """The scenario with more arms, each the base with some rule options changed.
 
     Shared by the study commands that expand one scenario into many variants (``sweep``,
@@ -392,29 +393,32 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
         ``seats`` (a tuple of ``Seat``, one per seat) replaces the base seats; each seat's
         policy parameters are checked with ``build_policy``.
     where : str
-        What to name in messages (e.g. ``"--param"``).
+        What made the variants, named in messages (``"ablate"``); or, with ``option``, the
+        keyword argument they came from (``"params"`` of ``sweep``): an ``OptionError``.
 
     Raises
     ------
     ScenarioError
         A duplicate arm name, overrides the game refuses or a bad policy parameter.
     """
+    def refuse(message: str) -> ScenarioError:
+        return OptionError(where, message) if option else ScenarioError(f"{where}: {message}")
+
     base = scenario.arms[0]
     arms = list(scenario.arms)
     for name, overrides, desc, *rest in variants:
         seats = rest[0] if rest and rest[0] is not None else base.seats
         if any(a.name == name for a in arms):
-            raise ScenarioError(f"{where}: duplicate variant name {name!r}")
+            raise refuse(f"duplicate variant name {name!r}")
         rules = {k: v for k, v in {**base.rules, **overrides}.items() if v is not None}
         try:
             scenario.spec.make_config(scenario.players, scenario.expansions, rules)
         except RuleError as err:
-            raise ScenarioError(f"{where}: variant {name!r}: {err}") from None
+            raise refuse(f"variant {name!r}: {err}") from None
         for seat in seats:
             try:
                 build_policy(scenario.spec.policies, seat.policy, seat.params)
             except RuleError as err:
-                raise ScenarioError(f"{where}: variant {name!r}: policy {seat.policy!r}: "
-                                    f"{err}") from None
+                raise refuse(f"variant {name!r}: policy {seat.policy!r}: {err}") from None
         arms.append(Arm(name, rules, tuple(seats), desc))
     return replace(scenario, arms=tuple(arms))

@@ -7,18 +7,51 @@ handled there like every other command's (one line on stderr, exit 2).
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from analyzer.errors import OptionError
 from analyzer.games import available_games, get_game
+from analyzer.runner import RunStopped
+
+# keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
+_FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND"}
+
+
+FORCE_HELP = ("Replace the run in --out even when another scenario, seed or study made it "
+              "(else refused, so a mistyped --out loses no study).")
 
 
 class Correction(str, Enum):
     holm = "holm"
     bh = "bh"
+
+
+def flag(keyword: str) -> str:
+    """The command-line flag of an API keyword argument: ``chunk_size`` -> ``--chunk-size``."""
+    return _FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+
+
+def cli_message(err: Exception) -> str:
+    """The one-line message of a user error as the command line says it: an ``OptionError``
+    names the flags (``--jobs``) where the API names keyword arguments (``jobs``)."""
+    return err.render(flag) if isinstance(err, OptionError) else str(err)
+
+
+@contextmanager
+def resumable(words: list[str], **options) -> Iterator[None]:
+    """Around a run: if Ctrl-C or dying workers stop it, its message gives the command that
+    resumes it (``resume_hint`` + ``--resume``) instead of the API's ``resume=True``."""
+    try:
+        yield
+    except RunStopped as err:
+        err.resume_with = f"{resume_hint(words, **options)} --resume"
+        raise
 
 
 def resume_hint(words: list[str], **options) -> str:
@@ -74,8 +107,9 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
         out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-sweep).")] = None,
-        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     ) -> None:
         """One variant per parameter value on shared seeds; chart the metric against the value.
 
@@ -89,12 +123,12 @@ def register(app: typer.Typer) -> None:
         """
         from analyzer.sweep import sweep as run_sweep
 
-        hint = resume_hint(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
-                           games=games, seed=seed, target_ci=target_ci,
-                           correction=correction, out=out)
-        res = run_sweep(scenario, param, metric=metric, correction=correction.value, games=games,
-                        seed=seed, jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
-                        resume=resume, resume_hint=hint)
+        with resumable(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
+                       games=games, seed=seed, target_ci=target_ci, correction=correction,
+                       out=out):
+            res = run_sweep(scenario, param, metric=metric, correction=correction.value,
+                            games=games, seed=seed, jobs=jobs, out=out, target_ci=target_ci,
+                            progress=not quiet, resume=resume, force=force)
         _echo_result(res)
 
     kinds = "; ".join(f"{get_game(g).display_name()}: {get_game(g).item_kind}s"
@@ -119,15 +153,16 @@ def register(app: typer.Typer) -> None:
             help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
         out: Annotated[str | None, typer.Option(
             help="Run directory (default: reports/NAME-ablate).")] = None,
-        resume: Annotated[bool, typer.Option(help="Skip the chunks an interrupted run saved.")] = False,
-        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     ) -> None:
         """Leave-one-out value of each item in play (help text above, from the registry)."""
         from analyzer.ablate import ablate as run_ablate
 
-        hint = resume_hint(["analyzer", "ablate", str(scenario)], games=games, seed=seed,
-                           target_ci=target_ci, correction=correction, out=out)
-        res = run_ablate(scenario, correction=correction.value, games=games, seed=seed, jobs=jobs,
-                         out=out, target_ci=target_ci, progress=not quiet, resume=resume,
-                         resume_hint=hint)
+        with resumable(["analyzer", "ablate", str(scenario)], games=games, seed=seed,
+                       target_ci=target_ci, correction=correction, out=out):
+            res = run_ablate(scenario, correction=correction.value, games=games, seed=seed,
+                             jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
+                             resume=resume, force=force)
         _echo_result(res)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import api
-from analyzer.errors import ScenarioError
+from analyzer.errors import OptionError
 from analyzer.scenario import Scenario, Seat, add_variants
 
 _PATH = re.compile(r"^(rules\.(?P<rule>[A-Za-z0-9_]+)|params\.(?P<param>[A-Za-z0-9_]+)|"
@@ -70,25 +70,25 @@ def parse_value(token: str) -> Any:
 
 
 def parse_param(text: str) -> Param:
-    """Parse one ``--param PATH=v1,v2,…``.
+    """Parse one ``PATH=v1,v2,…`` of ``params`` (``--param``).
 
     Raises
     ------
-    ScenarioError
+    OptionError
         No ``=``, a path of another shape, an empty or repeated value.
     """
     path, eq, rest = text.partition("=")
     path = path.strip()
     m = _PATH.match(path)
     if not eq or not m:
-        raise ScenarioError(f"--param: {text!r} must read PATH=v1,v2,… with PATH one of "
-                            "rules.NAME, params.NAME, seats[I].params.NAME")
+        raise OptionError("params", f"{text!r} must read PATH=v1,v2,… with PATH one of "
+                                    "rules.NAME, params.NAME, seats[I].params.NAME")
     tokens = split_values(rest)
     if not rest.strip() or any(not t for t in tokens):
-        raise ScenarioError(f"--param {path}: give one or more comma-separated values (got {rest!r})")
+        raise OptionError("params", f"{path}: give one or more comma-separated values (got {rest!r})")
     values = tuple(parse_value(t) for t in tokens)
     if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
-        raise ScenarioError(f"--param {path}: a value is listed twice (got {rest!r})")
+        raise OptionError("params", f"{path}: a value is listed twice (got {rest!r})")
     if m["rule"]:
         return Param(path, "rule", m["rule"], None, values)
     if m["param"]:
@@ -111,20 +111,20 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
 
     Raises
     ------
-    ScenarioError
+    OptionError
         A repeated path, a seat index outside the scenario, a policy parameter no seat has,
         or a value the game or the policy refuses (names the variant).
     """
     if not params:
-        raise ScenarioError("--param: give at least one --param PATH=v1,v2,…")
+        raise OptionError("params", "give at least one PATH=v1,v2,…")
     paths = [p.path for p in params]
     if len(set(paths)) != len(paths):
-        raise ScenarioError("--param: the same PATH is given twice")
+        raise OptionError("params", "the same PATH is given twice")
     base = scenario.arms[0]
     n_entries = len(base.seats)
     for p in params:
         if p.seat is not None and not 0 <= p.seat < n_entries:
-            raise ScenarioError(f"--param {p.path}: seat index outside 0..{n_entries - 1}")
+            raise OptionError("params", f"{p.path}: seat index outside 0..{n_entries - 1}")
     variants, rows = [], []
     targeted: set[int] = set()  # seat entries whose parameters the sweep sets
     for combo in itertools.product(*(p.values for p in params)):
@@ -144,9 +144,9 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
                     targeted.add(s)
                     hit = True
             if not hit:
-                raise ScenarioError(f"--param {p.path}: no seat's policy has a parameter "
-                                    f"{p.name!r} (see `analyzer list policies --game "
-                                    f"{scenario.game}`)")
+                raise OptionError("params", f"{p.path}: no seat's policy has a parameter "
+                                            f"{p.name!r} (see `analyzer list policies --game "
+                                            f"{scenario.game}`)")
         name = " ".join(f"{p.path.split('.')[-1]}={label(v)}" for p, v in zip(params, combo))
         variants.append((name, rules, f"sweep {name}", seats))
         rows.append({"variant": name, "values": {p.path: v for p, v in zip(params, combo)}})
@@ -160,7 +160,7 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
             seats = [replace(x, name=f"{x.name}*") if j in targeted else x
                      for j, x in enumerate(seats)]
         out.append((n, r, d, tuple(seats) if seats else None))
-    return add_variants(scenario, out, where="--param"), rows
+    return add_variants(scenario, out, where="params", option=True), rows
 
 
 def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric: str = "won",
@@ -185,20 +185,20 @@ def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric:
 
     Raises
     ------
-    ScenarioError
-        A bad ``--param``, metric or correction, or anything ``api.simulate`` refuses.
+    OptionError
+        A bad ``params``, metric or correction, or anything ``api.simulate`` refuses.
     """
     scenario = api.validate(path_or_scenario)
     if correction not in ("holm", "bh"):
-        raise ScenarioError(f"--correction: must be holm or bh (got {correction!r})")
+        raise OptionError("correction", f"must be holm or bh (got {correction!r})")
     spec = scenario.spec
     if metric != "won" and (metric not in spec.seat_columns
                             or spec.seat_columns[metric] not in ("int64", "float64", "int32",
                                                                  "float32")):
         numeric = sorted(c for c, t in spec.seat_columns.items()
                          if t.startswith(("int", "float")) and c != "seat")
-        raise ScenarioError(f"--metric: {metric!r} is not a numeric seat column of "
-                            f"{scenario.game} (allowed: won, {', '.join(numeric)})")
+        raise OptionError("metric", f"{metric!r} is not a numeric seat column of "
+                                    f"{scenario.game} (allowed: won, {', '.join(numeric)})")
     scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
     parsed = [parse_param(p) for p in params]
     expanded, rows = expand(scenario, parsed)

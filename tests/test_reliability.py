@@ -213,7 +213,7 @@ def test_resume_into_another_runs_directory_is_refused_by_the_cli(rattus_ref, tm
 def test_report_files_are_never_half_written(toy_file, tmp_path, monkeypatch):
     """The disk fills up halfway through writing report.html of a re-run: the run fails, the old
     report.html stays whole and no temporary file is left behind."""
-    from analyzer.report import files
+    from analyzer import files
 
     out = tmp_path / "run"
     api.simulate(toy_file, jobs=1, out=out)
@@ -245,7 +245,7 @@ def test_report_files_are_never_half_written(toy_file, tmp_path, monkeypatch):
 
 
 def test_atomic_write_removes_its_temporary_file_on_failure(tmp_path, monkeypatch):
-    from analyzer.report import files
+    from analyzer import files
 
     target = tmp_path / "report.md"
     target.write_text("old")
@@ -273,3 +273,27 @@ def test_a_dask_worker_that_dies_is_replaced_and_the_output_is_whole(tmp_path):
     seq = api.simulate(path, backend="sequential", chunk_size=40, out=tmp_path / "seq")
     for a, b in zip(_records(res.out_dir), _records(seq.out_dir)):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_every_file_of_a_run_is_written_through_the_one_atomic_helper(toy_file, tmp_path,
+                                                                      monkeypatch):
+    """Chunks, fingerprint, aggregated records, scenario, summary and report: each file of a
+    run directory is fsynced under a temporary name and renamed into place (analyzer/files.py),
+    so a crash never leaves half a file."""
+    from analyzer import files
+
+    synced = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd):
+        synced.append(Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(files.os, "fsync", recording_fsync)
+    out = tmp_path / "run"
+    api.simulate(toy_file, jobs=1, games=30, chunk_size=10, out=out)
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert any(w.startswith("chunks/") for w in written) and any(w.endswith(".png") for w in written)
+    names = {n.split(".tmp")[0].lstrip(".") for n in synced}
+    assert {Path(w).name for w in written} <= names, sorted({Path(w).name for w in written} - names)
+    assert not [w for w in written if ".tmp" in w]

@@ -9,10 +9,10 @@ import pytest
 
 from analyzer import api, report
 from analyzer.errors import AnalyzerError
+from analyzer.files import atomic_write
 from analyzer.games.rattus import study as rattus_study
 from analyzer.report import sections
 from analyzer.report.document import Doc
-from analyzer.report.files import atomic_write
 
 
 @pytest.fixture

@@ -115,10 +115,10 @@ def test_ctrl_c_saves_chunks_and_resume_completes(toy_file, tmp_path, monkeypatc
     out = tmp_path / "cut"
     monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [3 * 25])  # 3 arms x 25 games: 2 chunks done
     with pytest.raises(runner.RunInterrupted) as info:
-        api.simulate(toy_file, out=out, backend="sequential", chunk_size=10,
-                     resume_hint="analyzer simulate toy.toml")
+        api.simulate(toy_file, out=out, backend="sequential", chunk_size=10)
     assert "2 of 6 chunks saved" in str(info.value)
-    assert "analyzer simulate toy.toml --resume" in str(info.value)
+    # the API names its keyword argument; the CLI gives its command (test_cli_fixes)
+    assert str(info.value).endswith("resume with: the same call with resume=True")
     monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [])
     res = api.simulate(toy_file, out=out, backend="sequential", chunk_size=10, resume=True)
     assert res.summary["run"]["chunks_resumed"] == 2
@@ -139,10 +139,18 @@ def test_resume_refuses_a_different_run(toy_file, tmp_path):
 
 
 def test_bad_run_options(toy_file, tmp_path):
-    for kw, msg in [({"jobs": 0}, "--jobs"), ({"chunk_size": 0}, "--chunk-size"),
-                    ({"backend": "mpi"}, "--backend"), ({"scheduler": "tcp://x:1"}, "--scheduler")]:
-        with pytest.raises(ScenarioError, match=msg):
-            api.simulate(toy_file, out=tmp_path / "x", **kw)
+    """The API names its keyword arguments, never a command-line flag (the CLI translates)."""
+    for kw, msg in [({"jobs": 0}, "^jobs: must be at least 1"),
+                    ({"chunk_size": 0}, "^chunk_size: must be at least 1"),
+                    ({"backend": "mpi"}, "^backend: unknown backend 'mpi'"),
+                    ({"scheduler": "tcp://x:1"}, "^scheduler: only used with backend='dask'$"),
+                    ({"games": 0}, "^games: must be at least 1"), ({"seed": -1}, "^seed: must be"),
+                    ({"target_ci": 0.7}, "^target_ci: must be a half-width"),
+                    ({"out": " "}, "^out: empty path .*out='reports/run1'")]:
+        with pytest.raises(ScenarioError, match=msg) as info:
+            api.simulate(toy_file, out=tmp_path / "x", **kw) if "out" not in kw else \
+                api.simulate(toy_file, **kw)
+        assert "--" not in str(info.value)
     assert not (tmp_path / "x").exists()
 
 

@@ -111,9 +111,9 @@ def test_missing_file(tmp_path):
 
 def test_overrides_validated(toy_file):
     sc = load_scenario(toy_file)
-    with pytest.raises(ScenarioError, match="--games"):
+    with pytest.raises(ScenarioError, match="^games: "):
         with_overrides(sc, games=0)
-    with pytest.raises(ScenarioError, match="--seed"):
+    with pytest.raises(ScenarioError, match="^seed: "):
         with_overrides(sc, seed=-3)
 
 

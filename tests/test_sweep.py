@@ -51,7 +51,7 @@ def test_expand_refuses_unknown_param_and_bad_values(toy_file):
         expand(sc, [parse_param("params.nope=1,2")])
     with pytest.raises(ScenarioError, match="seat index outside 0..2"):
         expand(sc, [parse_param("seats[3].params.boost=1")])
-    with pytest.raises(ScenarioError, match="--param: variant 'sides=banana'"):
+    with pytest.raises(ScenarioError, match="^params: variant 'sides=banana'"):
         expand(sc, [parse_param("rules.sides=banana")])
 
 
@@ -71,7 +71,7 @@ def test_sweep_end_to_end_pairs_on_base_seeds(toy_file, tmp_path):
 
 
 def test_sweep_metric_must_be_numeric_column(toy_file, tmp_path):
-    with pytest.raises(ScenarioError, match="--metric: 'policy'"):
+    with pytest.raises(ScenarioError, match="^metric: 'policy'"):
         sweep(toy_file, ["rules.sides=4,6"], metric="policy", games=5, out=tmp_path / "x")
 
 
@@ -111,5 +111,5 @@ def test_target_ci_not_reached_at_cap(toy_file, tmp_path):
 
 
 def test_target_ci_bounds(toy_file, tmp_path):
-    with pytest.raises(ScenarioError, match="--target-ci"):
+    with pytest.raises(ScenarioError, match="^target_ci: "):
         api.simulate(toy_file, games=10, jobs=1, target_ci=0.7, out=tmp_path / "b")

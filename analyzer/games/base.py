@@ -82,7 +82,8 @@ class GameSpec:
         content name, data-table file, or a player count the expansions do not allow.
     play_game : callable
         ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``.
-        ``policies``: one policy name or policy object per seat. ``seed``: int or
+        ``policies``: a policy name or object for every seat, or a sequence of them, one per
+        seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
         ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
         readable replay log. Records are dicts of plain scalars whose keys equal
         ``game_columns`` / ``seat_columns``.
@@ -118,6 +119,10 @@ class GameSpec:
     benchmark : Benchmark, optional
         The table ``analyzer bench`` plays and its targets (``None``: 4 players, or the
         nearest count the game allows, no expansion, no target).
+    content_groups : mapping of str to (str, mapping of str to str)
+        For a content kind whose names come in groups: ``kind -> (what a group is called,
+        name -> its group)``, e.g. ``"buildings" -> ("class", {"palace": "royalty", ...})``;
+        ``analyzer list`` shows each name's group.
     """
 
     name: str
@@ -139,6 +144,7 @@ class GameSpec:
     item_kind: str = "item"
     sections: Callable[[], Sequence[StudySection]] | None = None
     benchmark: Benchmark | None = None
+    content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""
@@ -299,6 +305,39 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
         return cls(**params)
     except (ValueError, TypeError) as err:
         raise RuleError("params", f"policy {name!r}: {err}") from None
+
+
+def resolve_policies(registry: Mapping[str, type], policies: Any, n: int) -> list:
+    """The policy object of each seat, from what a caller of ``play_game`` gave.
+
+    One rule for every game: a single registered name or a single policy object means every
+    seat plays it; a sequence (list or tuple) gives one name or object per seat. A name is
+    built with its default parameters, a fresh object per seat.
+
+    Parameters
+    ----------
+    registry : mapping of str to type
+        The game's ``SPEC.policies``.
+    policies : str, policy object, or sequence of them
+    n : int
+        Number of seats.
+
+    Returns
+    -------
+    list
+        ``n`` policy objects, by seat.
+
+    Raises
+    ------
+    RuleError
+        A sequence whose length is not ``n``, or an unknown policy name.
+    """
+    if isinstance(policies, str) or not isinstance(policies, Sequence):
+        policies = [policies] * n
+    if len(policies) != n:
+        raise RuleError("seats", f"{n} players need {n} policies, one per seat (got {len(policies)}); "
+                                 "a single name or policy plays every seat")
+    return [build_policy(registry, p) if isinstance(p, str) else p for p in policies]
 
 
 # Class attributes naming a policy: mypyc turns them into dataclass fields of compiled policies.

@@ -17,6 +17,7 @@ from analyzer.games.base import (
     COMMON_SEAT_COLUMNS,
     SHARED_SEAT_COLUMNS,
     StudySection,
+    build_policy,
 )
 
 GAMES = available_games()
@@ -119,3 +120,22 @@ def test_study_sections_are_declared(name):
     assert len(set(keys)) == len(keys)
     assert not set(keys) & {"results", "variants", "balance", "studies"}
     assert spec.title and spec.item_kind
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_one_policy_name_or_object_plays_every_seat(name):
+    """One rule in every game (games/base.py resolve_policies): a single name or policy object
+    means every seat; a sequence gives one per seat; a wrong length is a RuleError."""
+    spec = get_game(name)
+    players = spec.min_players + 1
+    config = spec.make_config(players, (), {})
+    seed = 11
+    by_seat = spec.play_game(config, ["random"] * players, seed)
+    assert spec.play_game(config, "random", seed) == by_seat
+    assert spec.play_game(config, ("random",) * players, seed) == by_seat
+    one = build_policy(spec.policies, "random")
+    assert spec.play_game(config, one, seed) == by_seat
+    assert all(r["policy"] == "random" for r in spec.play_game(config, "random", seed)[1])
+    for wrong in (["random"] * (players + 1), ["random"], []):
+        with pytest.raises(RuleError, match=f"{players} players need {players} policies"):
+            spec.play_game(config, wrong, seed)

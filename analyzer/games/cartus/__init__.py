@@ -10,6 +10,7 @@ from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
+    DEFAULT_CLASSES,
     RULE_OPTIONS,
     CartusConfig,
     building_set_id,
@@ -52,6 +53,9 @@ SPEC = GameSpec(
     item_kind="building",
     sections=study_sections,
     benchmark=Benchmark(players=4, targets={"greedy": 1000.0}),
+    # the data table lists the buildings two per class, in class order (config._buildings)
+    content_groups={"buildings": ("class", {b: DEFAULT_CLASSES[i // 2]
+                                            for i, b in enumerate(DEFAULT_BUILDINGS)})},
 )
 
 __all__ = [

@@ -7,13 +7,12 @@ methods of ``policies.Policy``; every answer is checked here.
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Sequence
 from operator import sub
+from typing import Any
 
-from analyzer.errors import RuleError, TurnCapExceeded
-from analyzer.games.base import build_policy, game_streams, seed_of
+from analyzer.errors import TurnCapExceeded
+from analyzer.games.base import game_streams, resolve_policies, seed_of
 from analyzer.games.cartus import chance, metrics, scoring
 from analyzer.games.cartus.config import PASS, CartusConfig
 from analyzer.games.cartus.policies import POLICIES
@@ -186,22 +185,7 @@ def play_round(st: State, policies, prngs, rng, seed_text: str, log: Log) -> Non
         log(f"  end of round {st.round}: {st.describe()}")
 
 
-@functools.cache
-def _named_policy(name: str):
-    # policies are frozen and keep no state between games, so one default object per name
-    return build_policy(POLICIES, name)
-
-
-def resolve_policies(policies: Sequence, n: int) -> list:
-    """Policy objects from names (default parameters) or objects, one per seat (one for all)."""
-    if isinstance(policies, str) or not isinstance(policies, Sequence):
-        policies = [policies] * n
-    if len(policies) != n:
-        raise RuleError("seats", f"{n} players need {n} policies (got {len(policies)})")
-    return [_named_policy(p) if isinstance(p, str) else p for p in policies]
-
-
-def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -> tuple[dict, list[dict]]:
+def play_game(config: CartusConfig, policies: Any, seed, log: Log = None) -> tuple[dict, list[dict]]:
     """Play one whole game (GameSpec.play_game; docs/rules/cartus.md §3, §4, §7).
 
     Parameters
@@ -229,7 +213,7 @@ def play_game(config: CartusConfig, policies: Sequence, seed, log: Log = None) -
         Phase A could not draw a mixed row (only with a user table); names the seed.
     """
     n = config.n_players
-    pols = resolve_policies(policies, n)
+    pols = resolve_policies(POLICIES, policies, n)
     rng, prngs = game_streams(seed, n)
     seed_text = seed_of(seed)
     if log:

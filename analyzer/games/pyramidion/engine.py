@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import build_policy, game_streams, seed_of
+from analyzer.games.base import game_streams, resolve_policies, seed_of
 from analyzer.games.logtext import seats_line
 from analyzer.games.pyramidion.chance import (
     draw_card,
@@ -34,7 +33,7 @@ from analyzer.games.pyramidion.site_play import CATEGORY, SitePlay
 from analyzer.games.pyramidion.state import ACTIVATE, KEEP, LOAD, PASS, State
 
 __all__ = ["CATEGORY", "Game", "draw_card", "draw_revolt_tiles", "draw_start_player", "finish",
-           "play_game", "resolve_policies", "shuffle"]
+           "play_game", "shuffle"]
 
 # Safety net against an engine bug: no legal game comes near this many decisions per round.
 MAX_DECISIONS_PER_ROUND = 5000
@@ -313,34 +312,15 @@ class Game(SitePlay):
         return f"{cfg.boat_names[b]}[{need}: {cfg.boat_vp[b]} VP]"
 
 
-@cache
-def _default_policy(name: str):
-    """A policy with default parameters, built once per name (policies are frozen)."""
-    from analyzer.games.pyramidion.policies import POLICIES
-
-    return build_policy(POLICIES, name)
-
-
-def resolve_policies(policies: Sequence, n: int) -> tuple[list, list[str]]:
-    """Policy objects and their registered names from names or objects, one per seat."""
-    if len(policies) != n:
-        raise ValueError(f"need {n} policies, got {len(policies)}")
-    objs, names = [], []
-    for p in policies:
-        obj = _default_policy(p) if isinstance(p, str) else p
-        objs.append(obj)
-        names.append(getattr(obj, "NAME", type(obj).__name__))
-    return objs, names
-
-
-def play_game(config: PyramidionConfig, policies: Sequence, seed, log: Callable[[str], None] | None = None
+def play_game(config: PyramidionConfig, policies: Any, seed, log: Callable[[str], None] | None = None
               ) -> tuple[dict, list[dict]]:
     """Play one seeded game and return its records (rules §4–§6).
 
     Parameters
     ----------
     config : PyramidionConfig
-    policies : sequence of str or policy objects, length ``config.players``
+    policies : str or policy object, or a sequence of them (one per seat)
+        A single name or object plays every seat (``analyzer.games.base.resolve_policies``).
     seed : int or numpy.random.SeedSequence
     log : callable or None
         Receives readable replay lines.
@@ -358,7 +338,10 @@ def play_game(config: PyramidionConfig, policies: Sequence, seed, log: Callable[
         The game took an absurd number of decisions (an engine bug; names the seed). A game
         that reaches ``max_rounds`` is a normal record with ``end = "turn_cap"`` (§6).
     """
-    objs, names = resolve_policies(policies, config.players)
+    from analyzer.games.pyramidion.policies import POLICIES  # policies import this module
+
+    objs = resolve_policies(POLICIES, policies, config.players)
+    names = [getattr(obj, "NAME", type(obj).__name__) for obj in objs]
     chance, seats = game_streams(seed, config.players)  # leaves the caller's SeedSequence as is
     game = Game(config, objs, chance, seats, log)
     game.seed_text = seed_of(seed)

@@ -7,14 +7,12 @@ function's docstring).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from analyzer.errors import RuleError
-from analyzer.games.base import Benchmark, GameSpec, StudySection, build_policy
+from analyzer.games.base import Benchmark, GameSpec, StudySection, resolve_policies
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
@@ -34,21 +32,6 @@ __all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", 
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
 COMPILED_MODULES = ("config", "state", "plague", "cards", "scoring", "policies", "engine")
-
-
-@cache
-def _default_policy(name: str):
-    """A policy with default parameters, built once per name: policies are frozen, and the
-    greedy's caches are keyed by position and seat, so one object serves every seat and game."""
-    return build_policy(POLICIES, name)
-
-
-def _policy_objects(policies: Any, n: int) -> list:
-    if isinstance(policies, str) or not isinstance(policies, Sequence):
-        policies = [policies] * n
-    if len(policies) != n:
-        raise RuleError("seats", f"need {n} policies, one per seat (got {len(policies)})")
-    return [_default_policy(p) if isinstance(p, str) else p for p in policies]
 
 
 def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,
@@ -78,7 +61,7 @@ def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSeq
     TurnCapExceeded
         More than ``max_turns`` regular turns (message names the seed).
     """
-    objs = _policy_objects(policies, config.n_players)
+    objs = resolve_policies(POLICIES, policies, config.n_players)
     game = Game(config, objs, seed, log)
     game.setup()
     game.run()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
 
-from analyzer.games.base import game_streams
+from analyzer.games.base import game_streams, resolve_policies
 from analyzer.games.cartus import SPEC, default_config, engine, play_game
 from analyzer.games.cartus.config import FLUTE, JOKER, PASS, SWORD
 from analyzer.games.cartus.metrics import GAME_COLUMNS, SEAT_COLUMNS
@@ -47,7 +47,7 @@ def run_checked(n: int, pols, seed: int, rules=None) -> tuple[object, bool]:
     """
     cfg = default_config(n, **(rules or {}))
     rng, prngs = game_streams(seed, n)
-    pol = engine.resolve_policies(pols, n)
+    pol = resolve_policies(SPEC.policies, pols, n)
     st = engine.setup(cfg, rng)
     check_invariants(st)
     reshuffled = False

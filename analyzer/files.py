@@ -1,0 +1,59 @@
+"""Atomic file writes: a file is written under a temporary name, flushed to disk and renamed
+into place, so a crash or Ctrl-C leaves the old file or none, never half a file.
+
+Used for every file analyzer writes: run records and chunks (runner), reports, bench results
+and generated data tables.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; on success it replaces ``path``.
+
+    For writers that take a file name (``pyarrow.parquet.write_table``, a ``ParquetWriter``).
+    The temporary file is ``.NAME.tmpPID`` in the same folder (same file system, so the rename
+    is atomic); it is fsynced before the rename and removed if the block raises.
+
+    Parameters
+    ----------
+    path : str or Path
+        The final file.
+
+    Yields
+    ------
+    Path
+        Where the block writes; the file must be closed when the block ends.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:  # the writer closed it; make its bytes durable
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write leaves no stray temporary file
+        raise
+
+
+def atomic_write(path: str | Path, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` atomically (``atomic_path``); returns ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+    data : bytes or str
+        ``str`` is written as UTF-8.
+    """
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(raw)
+    return path
