@@ -374,7 +374,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
         policy, params`` (list of ``(name, type, default, help)``); ``rules`` → ``game, option,
         help``; content kinds → ``game, name`` and, where the game groups that kind
-        (``GameSpec.content_groups``, e.g. Cartus buildings by class), the group.
+        (``GameSpec.content_groups``, e.g. buildings by class), the group.
 
     Raises
     ------

@@ -238,7 +238,7 @@ def list_(
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f"  ({help_})" if help_ else ""))
         elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
-        else:  # a content name, then what the game groups it by (Cartus: a building's class)
+        else:  # a content name, then what the game groups it by (e.g. a building's class)
             extra = "".join(f"  {k} {v}" for k, v in row.items() if k not in ("game", "name"))
             typer.echo(f"{row['game']}  {row['name']}{extra}")
 

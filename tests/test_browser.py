@@ -100,6 +100,7 @@ def browser(tmp_path_factory):
         [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", f"--user-data-dir={profile}", "--remote-debugging-port=0",
+         "--remote-allow-origins=*",  # newer Chromium refuses the DevTools socket otherwise
          f"--window-size={WIDTH},{HEIGHT}", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port_file = profile / "DevToolsActivePort"

@@ -143,7 +143,7 @@ def test_ablate_help_says_what_the_scenario_must_fix():
     res = runner.invoke(app, ["ablate", "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0
     text = " ".join(res.stdout.split())
-    assert "Scenario TOML file whose rules fix the cards or buildings in play" in text
+    assert "Scenario TOML file (its rules must fix the items in play)" in text
     assert " )." not in text and "its )" not in text
 
 

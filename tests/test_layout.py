@@ -297,7 +297,7 @@ def test_an_import_error_in_a_game_propagates(tmp_path, monkeypatch, source, err
 def test_unknown_game_is_a_user_error():
     with pytest.raises(RuleError, match=r"unknown game 'nope' \(allowed: cartus, pyramidion, rattus"):
         get_game("nope")
-    with pytest.raises(ScenarioError, match="--game: unknown game 'nope'"):
+    with pytest.raises(ScenarioError, match="^game: unknown game 'nope'"):
         api.catalogue("games", "nope")
 
 
