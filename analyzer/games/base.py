@@ -123,6 +123,10 @@ class GameSpec:
         For a content kind whose names come in groups: ``kind -> (what a group is called,
         name -> its group)``, e.g. ``"buildings" -> ("class", {"palace": "royalty", ...})``;
         ``analyzer list`` shows each name's group.
+    tables : mapping of str to Path
+        Each ``*_file`` rule option -> the built-in TOML table it replaces. The run facts say
+        how a user's table differs from it (``analyzer.tablediff``); an option not listed is
+        shown by its path only.
     """
 
     name: str
@@ -145,6 +149,7 @@ class GameSpec:
     sections: Callable[[], Sequence[StudySection]] | None = None
     benchmark: Benchmark | None = None
     content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
+    tables: Mapping[str, Path] = field(default_factory=dict)
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""

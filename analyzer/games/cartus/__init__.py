@@ -6,6 +6,8 @@ Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``pla
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
@@ -34,6 +36,15 @@ def study_sections() -> tuple[StudySection, ...]:
     return SECTIONS
 
 
+# The built-in table each *_file rule option replaces (the report shows what a user's file changes)
+_DATA = Path(__file__).resolve().parent / "data"
+TABLES = {
+    "buildings_file": _DATA / "buildings.toml",
+    "supply_icons_file": _DATA / "supply_icons.toml",
+    "components_file": _DATA / "components.toml",
+}
+
+
 SPEC = GameSpec(
     name="cartus",
     min_players=2,
@@ -56,6 +67,7 @@ SPEC = GameSpec(
     # the data table lists the buildings two per class, in class order (config._buildings)
     content_groups={"buildings": ("class", {b: DEFAULT_CLASSES[i // 2]
                                             for i, b in enumerate(DEFAULT_BUILDINGS)})},
+    tables=TABLES,
 )
 
 __all__ = [

@@ -5,6 +5,8 @@ Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
@@ -41,6 +43,18 @@ def study_sections() -> tuple[StudySection, ...]:
     return SECTIONS
 
 
+# The built-in table each *_file rule option replaces (the report shows what a user's file changes)
+# boats_file is compared with the default boat set's table (boat_set = "size_eq_vp")
+_DATA = Path(__file__).resolve().parent / "data"
+TABLES = {
+    "sites_file": _DATA / "sites.toml",
+    "cards_file": _DATA / "cards.toml",
+    "boats_file": _DATA / "boats.toml",
+    "revolt_tiles_file": _DATA / "revolt_tiles.toml",
+    "distribution_file": _DATA / "distribution.toml",
+}
+
+
 SPEC = GameSpec(
     name="pyramidion",
     min_players=2,
@@ -60,6 +74,7 @@ SPEC = GameSpec(
     item_kind="special card",
     sections=study_sections,
     benchmark=Benchmark(players=4, targets={"greedy": 300.0}),
+    tables=TABLES,
 )
 
 __all__ = ["SPEC", "default_config", "play_game"]

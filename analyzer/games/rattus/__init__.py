@@ -8,6 +8,7 @@ function's docstring).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,15 @@ def study_sections() -> tuple[StudySection, ...]:
     return SECTIONS
 
 
+# The built-in table each *_file rule option replaces (the report shows what a user's file changes)
+_DATA = Path(__file__).resolve().parent / "data"
+TABLES = {
+    "map_file": _DATA / "map.toml",
+    "tokens_file": _DATA / "tokens.toml",
+    "region_cards_file": _DATA / "region_cards.toml",
+}
+
+
 SPEC = GameSpec(
     name="rattus",
     min_players=2,
@@ -95,4 +105,5 @@ SPEC = GameSpec(
     item_kind="class card",
     sections=study_sections,
     benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 300.0}),
+    tables=TABLES,
 )

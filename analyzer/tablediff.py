@@ -1,0 +1,203 @@
+"""What a user's data table changes against the built-in table it replaces, for any game.
+
+A scenario may replace a game's built-in TOML table with its own file (a ``*_file`` rule option
+the game lists in ``GameSpec.tables``). At run time ``run_facts`` compares the two files and
+keeps a short list of what differs in ``summary.json["run"]["tables"]``; the report shows it
+from there, so ``analyzer report DIR`` re-renders it without the files.
+
+The comparison knows no game. An *entry* of a table is one row of an array of tables
+(``[[site]]``), matched by its ``name`` when every row of that array, in both files, has a
+distinct one and by position otherwise; or one other top-level key (a table or a value). Keys
+that only say where a value comes from (``provenance``, ``source``, ``section``) are not
+compared: every value of a user's table is the user's.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+META_KEYS = frozenset({"provenance", "source", "section"})
+SHOWN = 8  # changes kept per table in the run facts; the rest are only counted
+VALUE_WIDTH = 40  # characters of one value in a change line
+LINE_WIDTH = 160  # characters of what changed in one entry
+
+
+@dataclass(frozen=True)
+class TableDiff:
+    """The entries of a user's table that differ from the built-in table's.
+
+    Attributes
+    ----------
+    entries : int
+        Entries in the built-in table.
+    changes : tuple of (str, str)
+        ``(entry, what changed)`` for each entry that differs, built-in order first, then the
+        added entries, e.g. ``("[[row]] 4", "threshold 1 → 2")``, ``("[[item]] north",
+        "removed")``, ``("[[item]] south", "added (kind = b, size = 4)")``.
+    """
+
+    entries: int
+    changes: tuple[tuple[str, str], ...]
+
+
+def compare(builtin: Mapping[str, Any], user: Mapping[str, Any]) -> TableDiff:
+    """Compare two parsed TOML tables entry by entry (see the module docstring)."""
+    named = {key for key in {*builtin, *user}
+             if all(_has_names(t[key]) for t in (builtin, user) if _is_rows(t.get(key)))}
+    old, new = _entries(builtin, named), _entries(user, named)
+    changes = []
+    for label, value in old.items():
+        if label not in new:
+            changes.append((label, "removed"))
+        elif new[label] != value:
+            changes.append((label, _cut(_changed(value, new[label]), LINE_WIDTH)))
+    for label, value in new.items():
+        if label not in old:
+            if isinstance(value, dict):  # a named row's name is in its label already
+                what = _fields({k: v for k, v in value.items()
+                                if not (k == "name" and label.endswith(f" {v}"))})
+            else:
+                what = _show(value)
+            changes.append((label, _cut(f"added ({what})", LINE_WIDTH)))
+    return TableDiff(len(old), tuple(changes))
+
+
+def run_facts(tables: Mapping[str, Path], arms: Iterable[tuple[str, Mapping[str, Any]]],
+              shown: int = SHOWN) -> list[dict[str, Any]]:
+    """The user tables of a run and what each changes, for ``summary.json["run"]["tables"]``.
+
+    Parameters
+    ----------
+    tables : mapping of str to Path
+        The game's ``GameSpec.tables``: rule option -> the built-in file it replaces.
+    arms : iterable of (str, mapping)
+        Each arm's name and rule options (a ``*_file`` value is a path).
+    shown : int
+        Change lines kept per table.
+
+    Returns
+    -------
+    list of dict
+        One per distinct (option, file), in arm order: ``option``, ``path`` (as in the rules),
+        ``file`` (the path shown: relative to the working directory when under it),
+        ``builtin`` (``data/<name>.toml``), ``arms`` (names of the arms that use it), and
+        either ``entries`` (of the built-in table), ``differ`` (entries that differ) and
+        ``changes`` (the first ``shown`` as ``{"entry", "change"}``), or ``error`` when a file
+        cannot be read as TOML.
+    """
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for name, rules in arms:
+        for option, value in rules.items():
+            if option not in tables or not isinstance(value, (str, Path)) or not str(value):
+                continue
+            key = (option, str(value))
+            if key in out:
+                out[key]["arms"].append(name)
+                continue
+            builtin = Path(tables[option])
+            fact: dict[str, Any] = {"option": option, "path": str(value), "file": shown_path(value),
+                                    "builtin": f"{builtin.parent.name}/{builtin.name}", "arms": [name]}
+            try:
+                diff = compare(_load(builtin), _load(Path(value)))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+                fact["error"] = f"not compared ({type(err).__name__}: {err})"
+            else:
+                fact.update(entries=diff.entries, differ=len(diff.changes),
+                            changes=[{"entry": e, "change": c} for e, c in diff.changes[:shown]])
+            out[key] = fact
+    return list(out.values())
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` relative to the working directory when it lies under it, else as given."""
+    try:
+        rel = os.path.relpath(Path(path).resolve(), Path.cwd())
+    except ValueError:  # another drive
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _is_rows(value: Any) -> bool:
+    """An array of tables (``[[key]]``)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _has_names(rows: list[dict]) -> bool:
+    names = [r.get("name") for r in rows]
+    return all(isinstance(n, str) for n in names) and len(set(names)) == len(names)
+
+
+def _entries(table: Mapping[str, Any], named: set[str]) -> dict[str, Any]:
+    """Entry label -> entry, metadata keys left out."""
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in META_KEYS:
+            continue
+        if _is_rows(value):
+            for i, row in enumerate(value):
+                out[f"[[{key}]] {row['name'] if key in named else i + 1}"] = _strip(row)
+        else:
+            out[f"[{key}]" if isinstance(value, dict) else key] = _strip(value)
+    return out
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in META_KEYS}
+    return value
+
+
+def _flat(value: dict, prefix: str = "") -> dict[str, Any]:
+    """Nested tables as dotted keys: ``{"goods": {"stone": 1}}`` -> ``{"goods.stone": 1}``."""
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _changed(old: Any, new: Any) -> str:
+    """``"threshold 1 → 2, symbols [M] → [A]"`` for two tables, ``"1 → 2"`` for two values."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return f"{_show(old)} → {_show(new)}"
+    a, b = _flat(old), _flat(new)
+    keys = [*a, *(k for k in b if k not in a)]
+    return ", ".join(f"{k} {_show(a[k]) if k in a else '(none)'} → {_show(b[k]) if k in b else '(none)'}"
+                     for k in keys if a.get(k, _MISSING) != b.get(k, _MISSING))
+
+
+def _fields(value: dict) -> str:
+    return ", ".join(f"{k} = {_show(v)}" for k, v in _flat(value).items())
+
+
+def _show(value: Any, width: int = VALUE_WIDTH) -> str:
+    """A value as it reads in TOML, without string quotes, cut to ``width`` characters."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, float):
+        text = f"{value:g}"
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_show(v, width) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + _fields(value) + "}"
+    else:
+        text = str(value)
+    return _cut(text, width)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_MISSING = object()
