@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import __version__, report, runner
+from analyzer import __version__, report, runner, tablediff
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
@@ -243,6 +243,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         check_out_dir(out_dir, identity, force=force, resume=resume)
     spec = scenario.spec
     defaults = _defaults_in_use(scenario)
+    # what each user data table changes, read now: the report is re-rendered from the run facts
+    tables = tablediff.run_facts(spec.tables, [(a.name, a.rules) for a in scenario.arms])
     created = not out_dir.exists()
     _prepare_out(out_dir)
     try:
@@ -260,14 +262,15 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     atomic_write(out_dir / "scenario.toml", to_toml(scenario))
     played = result.games_played * len(scenario.arms)
     run_facts = {
-        "name": scenario.name, "scenario_file": scenario.file, "game": scenario.game,
+        "name": scenario.name, "description": scenario.description,
+        "scenario_file": scenario.file, "game": scenario.game,
         "expansions": list(scenario.expansions), "players": scenario.players,
         "games": scenario.games, "seed": scenario.seed, "seat_rotation": scenario.seat_rotation,
-        "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats]}
-                 for a in scenario.arms],
-        "defaults": defaults, "version": __version__, "jobs": jobs, "backend": backend,
-        "chunk_size": chunk_size, "chunks_resumed": result.resumed, "games_played": played,
-        "seconds": result.seconds,
+        "arms": [{"name": a.name, "description": a.description, "rules": dict(a.rules),
+                  "seats": [s.name for s in a.seats]} for a in scenario.arms],
+        "defaults": defaults, "tables": tables, "version": __version__, "jobs": jobs,
+        "backend": backend, "chunk_size": chunk_size, "chunks_resumed": result.resumed,
+        "games_played": played, "seconds": result.seconds,
         "games_per_second": played / result.seconds if result.seconds > 0 and played else None,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
     }

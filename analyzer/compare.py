@@ -138,7 +138,7 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
     scenarios = load_all(paths)
     combined = combine(scenarios, name)
     study = {"kind": "compare", "reference": scenarios[0].name,
-             "scenarios": [{"name": sc.name, "file": str(sc.file),
+             "scenarios": [{"name": sc.name, "file": str(sc.file), "description": sc.description,
                             "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
                            for j, sc in enumerate(unique_names(scenarios))]}
     return api.simulate(combined, study=study, **run_options)
