@@ -29,7 +29,7 @@ import pandas as pd
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import records
+from analyzer.report import citations, records
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
@@ -60,7 +60,9 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
+def _header(doc: Doc, run: dict, games: pd.DataFrame, run_dir: Path | None = None) -> None:
+    if run.get("description"):
+        doc.p(run["description"])
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
     editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
@@ -79,16 +81,8 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
     arms = run.get("arms", [])
     if arms:
         doc.p("Variants (all on the same game seeds):")
-        base_rules = arms[0].get("rules", {})
-        rows = []
-        for arm in arms:
-            changed = {k: v for k, v in arm.get("rules", {}).items() if base_rules.get(k) != v}
-            rules = arm.get("rules", {}) if arm["name"] == "base" else changed
-            rows.append({"variant": arm["name"],
-                         "rules" if len(arms) == 1 else "rules (changes from base)":
-                         "; ".join(f"{k} = {v}" for k, v in rules.items()) or "(defaults)",
-                         "seats": ", ".join(arm.get("seats", []))})
-        doc.table(pd.DataFrame(rows))
+        doc.table(_variants_table(arms, run.get("tables", [])))
+    _user_tables(doc, run.get("tables", []), len(arms))
     defaults = run.get("defaults", {})
     base_defaults = defaults.get("base", [])
     doc.h("Labelled defaults in use")
@@ -96,7 +90,8 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
         doc.p("These rule values are `[GAP → DEFAULT]` choices of the rules file, not sourced from "
               "a rulebook or seed; results rest on them:")
         doc.table(pd.DataFrame([{"rule value": d["name"], "value": _short(d["value"]),
-                                 "section": d.get("section", "")} for d in base_defaults]))
+                                 "section": citations.linked(d.get("section", ""), run_dir)}
+                                for d in base_defaults]))
     else:
         doc.p("No rule value in use is a labelled default." if "base" in defaults
               else "(Not recorded for this run.)")
@@ -107,8 +102,60 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame) -> None:
                 f"{d['name']} = {_short(d['value'])}" for d in extra) + ".")
 
 
+def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
+    """One row per arm: its name, description, rule options (the base's in full, a variant's
+    changes from the base) and seats. A user table's path is shown as in the table notes."""
+    files = {(t["option"], t["path"]): t["file"] for t in tables}
+
+    def show(rules: dict) -> list[str]:
+        return [f"{k} = {files.get((k, str(v)), v)}" for k, v in rules.items()]
+
+    base = arms[0].get("rules", {})
+    described = any(arm.get("description") for arm in arms)
+    column = "rules" if len(arms) == 1 else "rules (changes from base)"
+    rows = []
+    for i, arm in enumerate(arms):
+        rules = arm.get("rules", {})
+        if i == 0:
+            text = "; ".join(show(rules)) or "none set (the game's defaults)"
+        else:
+            changed = show({k: v for k, v in rules.items() if base.get(k) != v})
+            changed += [f"{k} = the game's default" for k in base if k not in rules]
+            text = "; ".join(changed) or "same rules as the base"
+        row = {"variant": arm["name"]}
+        if described:
+            row["description"] = arm.get("description", "")
+        row[column] = text
+        row["seats"] = ", ".join(arm.get("seats", []))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
+    """What each user data table changes against the built-in table it replaces
+    (``analyzer.tablediff``, computed at run time)."""
+    for t in tables:
+        where = f" (variants: {', '.join(t['arms'])})" if n_arms > 1 else ""
+        head = f"`{t['option']}` = `{t['file']}`{where}"
+        if "error" in t:
+            doc.p(f"{head}: {t['error']}.")
+            continue
+        differ, entries, builtin = t["differ"], t["entries"], t["builtin"]
+        if not differ:
+            doc.p(f"{head}: the same {entries} entries as the built-in `{builtin}`.")
+            continue
+        more = differ - len(t["changes"])
+        doc.p(f"{head}: {differ} entr{'y differs' if differ == 1 else 'ies differ'} from the "
+              f"built-in `{builtin}` ({entries} entries)"
+              + (f"; the first {len(t['changes'])}:" if more else ":"))
+        rows = [{"entry": f"`{c['entry']}`", "change": c["change"]} for c in t["changes"]]
+        if more:
+            rows.append({"entry": "…", "change": f"and {more} more"})
+        doc.table(pd.DataFrame(rows))
+
+
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
-          seats: records.Table | pd.DataFrame) -> dict[str, Any]:
+          seats: records.Table | pd.DataFrame, run_dir: Path | None = None) -> dict[str, Any]:
     """Fill ``doc`` with the header and every section; returns the results for ``summary.json``.
 
     Parameters
@@ -119,11 +166,14 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         The run facts (``summary.json["run"]``); may be empty.
     games, seats : records.Table or DataFrame
         The record tables; each section reads the columns it uses from them.
+    run_dir : Path, optional
+        Where the report is written: rules citations link to ``docs/rules/`` relative to it
+        (``citations.linked``); ``None``: citations stay plain text.
     """
     games, seats = records.as_table(games), records.as_table(seats)
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(run.get("players") or head["n_players"].iloc[0])
-    _header(doc, run, head)
+    _header(doc, run, head, run_dir)
     del head
     spec = _game(doc, run)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
@@ -181,7 +231,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     doc = Doc(chart_dir)
     records.release_memory()  # what playing and aggregating the records left behind
     results = build(doc, run, records.Table(run_dir / "games.parquet"),
-                    records.Table(run_dir / "seats.parquet"))
+                    records.Table(run_dir / "seats.parquet"), run_dir)
     title = f"{run.get('name', run_dir.name)}: {run.get('game', '')} study report"
     summary = _json_safe({"run": run, "results": results})
     atomic_write(summary_path, json.dumps(summary, indent=1))

@@ -112,8 +112,9 @@ def compare_section(doc: Doc, study: dict) -> dict[str, Any]:
     doc.p(f"Arms are named by scenario (`NAME`, `NAME/VARIANT`); `base` is the base arm of "
           f"the first scenario, `{study.get('reference', '?')}`, the reference of every paired "
           "difference.")
-    doc.table(pd.DataFrame([{"scenario": sc["name"], "file": sc["file"],
-                             "arms": ", ".join(sc["arms"])} for sc in study.get("scenarios", [])]))
+    doc.table(pd.DataFrame([{"scenario": sc["name"], "description": sc.get("description", ""),
+                             "file": sc["file"], "arms": ", ".join(sc["arms"])}
+                            for sc in study.get("scenarios", [])]))
     return dict(study)
 
 
