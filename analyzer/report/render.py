@@ -20,7 +20,8 @@ def _md_cell(value) -> str:
 
 
 def md_table(df: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table of ``df`` (index dropped)."""
+    """A GitHub-flavoured Markdown table of ``df`` (index dropped); cells keep their inline
+    Markdown (links, ``code``)."""
     head = "| " + " | ".join(_md_cell(c) for c in df.columns) + " |"
     rule = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
@@ -43,14 +44,29 @@ def to_markdown(title: str, blocks: list[tuple]) -> str:
     return "\n".join(out)
 
 
+# Prose keeps a readable line length (60rem); tables and charts may use the window's width. A
+# table wider than that scrolls inside its box, which is never taller than the window (so its
+# sideways scroll bar is in view), keeps its heading row (and, on a wide screen, its first
+# column) in place while it scrolls, and shows a shadow on a side that has more columns.
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;margin:2rem auto;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:80rem;margin:2rem auto;
 padding:0 1rem;color:#222;line-height:1.45}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
-th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}
+h1,h2,p{max-width:60rem}
+table{border-collapse:separate;border-spacing:0;font-size:.9rem}
+th,td{border:solid #ccc;border-width:0 1px 1px 0;padding:.25rem .5rem;text-align:left}
+tr>:first-child{border-left-width:1px} thead th{border-top-width:1px}
 th{background:#f3f3f3} img{max-width:100%} figure{margin:1rem 0}
 figcaption{font-size:.85rem;color:#555} code{background:#f3f3f3;padding:0 .2rem}
-.scroll{overflow-x:auto;max-width:100%} th.sortable{cursor:pointer;white-space:nowrap}
+td.num{white-space:nowrap}
+.scroll{overflow:auto;max-width:100%;max-height:85vh;width:max-content;margin:.5rem 0 1rem;
+background:linear-gradient(to right,#fff 30%,#fff0) left/2rem 100% no-repeat local,
+linear-gradient(to left,#fff 30%,#fff0) right/2rem 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,#0003,#0000) left/.8rem 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/.8rem 100% no-repeat scroll}
+.scroll table{margin:0} .scroll thead th{position:sticky;top:0;z-index:2}
+@media (min-width:48rem){.scroll td:first-child{position:sticky;left:0;z-index:1;background:#fff}
+.scroll thead th:first-child{left:0;z-index:3}}
+th.sortable{cursor:pointer;white-space:nowrap}
 th.sortable:hover{background:#e6e6e6}
 th[aria-sort=ascending]::after{content:" ▲";font-size:.75em}
 th[aria-sort=descending]::after{content:" ▼";font-size:.75em}
@@ -77,10 +93,33 @@ document.documentElement.setAttribute('data-sortable','ready');
 
 
 def _inline(text: str) -> str:
-    """Escape, then the two Markdown marks the sections use: ``**bold**`` and `` `code` ``."""
-    text = html.escape(text)
+    """Escape, then the Markdown marks the sections use: ``**bold**``, `` `code` `` and
+    ``[text](relative link)``."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"\[([^\[\]]+)\]\(([^()\s]+)\)",
+                  lambda m: f'<a href="{html.escape(m.group(2))}">{m.group(1)}</a>', text)
     text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+
+
+# a cell that starts with a number (or is the "–" of a missing one): kept on one line
+_NUMERIC = re.compile(r"^[+\-−]?\d|^–$")
+
+
+def html_table(df: pd.DataFrame) -> str:
+    """``df`` as an HTML table in a scroll box; cells take the same inline marks as paragraphs."""
+    head = "".join(f"<th>{_inline(str(c))}</th>" for c in df.columns)
+    body = []
+    for row in df.itertuples(index=False):
+        cells = []
+        for value in row:
+            text = str(value)
+            num = ' class="num"' if _NUMERIC.match(text) else ""
+            cells.append(f"<td{num}>{_inline(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    # tabindex: a box that scrolls can be scrolled from the keyboard
+    return (f'<div class="scroll" tabindex="0"><table><thead><tr>{head}</tr></thead><tbody>'
+            + "\n".join(body) + "</tbody></table></div>")
 
 
 def to_html(title: str, blocks: list[tuple], chart_dir: Path) -> str:
@@ -96,8 +135,7 @@ def to_html(title: str, blocks: list[tuple], chart_dir: Path) -> str:
         elif kind == "p":
             out.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "table":
-            out.append('<div class="scroll">' + block[1].to_html(index=False, border=0, escape=True)
-                       + "</div>")
+            out.append(html_table(block[1]))
         elif kind == "chart":
             data = base64.b64encode((chart_dir / block[1]).read_bytes()).decode("ascii")
             out.append(f'<figure><img alt="{html.escape(block[2])}" '
