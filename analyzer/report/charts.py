@@ -1,12 +1,14 @@
 """One function per figure: ``plot_x(ax, table)`` draws on a given Axes (no pyplot state).
 
 ``save_png(draw, path)`` makes a figure with the Agg canvas, calls ``draw(ax)`` and writes the
-PNG atomically.
+PNG atomically. Every chart's legend goes through ``legend``: outside the plot area, so it never
+covers a bar, a line or a point.
 """
 
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,9 +26,30 @@ def save_png(draw: Callable, path: Path, size: tuple[float, float] = (7.0, 4.0))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     draw(ax)
+    if ax.get_legend() is not None and ax.get_title():
+        # a legend beside the axes narrows them: the title spans the figure, so it is never cut
+        fig.suptitle(ax.get_title())
+        ax.set_title("")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     return atomic_write(path, buf.getvalue())
+
+
+LEGEND_ROWS = 14  # entries per legend column; more entries add a column
+LEGEND_WIDTH = 28  # characters per line of a legend entry; a longer name wraps
+
+
+def legend(ax, title: str | None = None) -> None:
+    """The legend of ``ax`` beside the plot area, on its right (the figure's constrained layout
+    narrows the axes to make room), so it covers nothing the axes draw; long names wrap. No
+    legend when nothing has a label."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    labels = [textwrap.fill(label, LEGEND_WIDTH, break_on_hyphens=False) for label in labels]
+    ax.legend(handles, labels, title=title, fontsize="small", title_fontsize="small",
+              loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False,
+              ncol=1 + (len(handles) - 1) // LEGEND_ROWS)
 
 
 def error_bars(value, lo, hi) -> np.ndarray:
@@ -56,7 +79,7 @@ def grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: st
                label=str(g))
     ax.set_xticks(pos, [str(v) for v in xs])
     if len(groups) > 1:
-        ax.legend(title=group, fontsize="small")
+        legend(ax, title=group)
 
 
 def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) -> None:
@@ -65,8 +88,9 @@ def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) 
     ``table``: columns ``[variant, by, rate, lo, hi]``; ``fair``: a reference line (1/players).
     """
     grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
-    if fair is not None:
+    if fair is not None:  # the legend then names the dashed line too
         ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="1 / players")
+        legend(ax, title="variant")
     ax.set_xlabel(by)
     ax.set_ylabel("win rate [share of games]")
     ax.set_title(f"Win rate by {by} (95% Wilson intervals)")
@@ -83,7 +107,7 @@ def plot_score_histogram(ax, scores: dict[str, np.ndarray]) -> None:
     ax.set_xlabel("final score [points]")
     ax.set_ylabel("share of seat-games")
     ax.set_title("Score distribution")
-    ax.legend(fontsize="small")
+    legend(ax, title="variant")
 
 
 def plot_value_shares(ax, table: pd.DataFrame, group: str, xlabel: str, title: str) -> None:

@@ -248,7 +248,7 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
     ax.set_xlabel(first)
     ax.set_ylabel(f"{what} [{unit}]")
     ax.set_title(f"{what.capitalize()} per {by} against {first}")
-    ax.legend(fontsize="small")
+    charts.legend(ax)
 
 
 def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> pd.DataFrame:

@@ -413,7 +413,7 @@ def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
     ax.set_yticks(y, [f"{_short(alt)} vs {_short(ref)}" for _, ref, alt in facs])
     ax.set_xlabel("effect of the alternative [percentage points]")
     ax.set_title("Main effects of the building choices")
-    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
+    charts.legend(ax)
 
 
 def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:

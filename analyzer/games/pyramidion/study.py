@@ -258,7 +258,7 @@ def _plot_goods(ax, table: pd.DataFrame) -> None:
     ax.set_xlabel("goods source")
     ax.set_ylabel("goods taken per seat-game")
     ax.set_title("Goods by source: winners vs the other seats")
-    ax.legend(fontsize="small")
+    charts.legend(ax)
 
 
 def _plot_odds(ax, table: pd.DataFrame) -> None:
