@@ -6,18 +6,21 @@ keeps a short list of what differs in ``summary.json["run"]["tables"]``; the rep
 from there, so ``analyzer report DIR`` re-renders it without the files.
 
 The comparison knows no game. An *entry* of a table is one row of an array of tables
-(``[[site]]``), matched by its ``name`` when every row of that array, in both files, has a
-distinct one and by position otherwise; or one other top-level key (a table or a value). Keys
-that only say where a value comes from (``provenance``, ``source``, ``section``) are not
-compared: every value of a user's table is the user's.
+(``[[site]]``) or one other top-level key (a table or a value). Rows are matched by their
+``name`` when every row of that array, in both files, has a distinct one; otherwise the two
+arrays are aligned as sequences (``difflib``), so a row taken out does not shift the rows after
+it. Keys that only say where a value comes from (``provenance``, ``source``, ``section``) are
+not compared: every value of a user's table is the user's.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ META_KEYS = frozenset({"provenance", "source", "section"})
 SHOWN = 8  # changes kept per table in the run facts; the rest are only counted
 VALUE_WIDTH = 40  # characters of one value in a change line
 LINE_WIDTH = 160  # characters of what changed in one entry
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,8 @@ class TableDiff:
     changes : tuple of (str, str)
         ``(entry, what changed)`` for each entry that differs, built-in order first, then the
         added entries, e.g. ``("[[row]] 4", "threshold 1 → 2")``, ``("[[item]] north",
-        "removed")``, ``("[[item]] south", "added (kind = b, size = 4)")``.
+        "removed")``, ``("[[item]] south", "added (kind = b, size = 4)")``, ``("[[row]] 5",
+        "removed (threshold = 2)")``, ``("[[row]]", "added as row 7 (threshold = 3)")``.
     """
 
     entries: int
@@ -47,24 +52,59 @@ class TableDiff:
 
 def compare(builtin: Mapping[str, Any], user: Mapping[str, Any]) -> TableDiff:
     """Compare two parsed TOML tables entry by entry (see the module docstring)."""
-    named = {key for key in {*builtin, *user}
-             if all(_has_names(t[key]) for t in (builtin, user) if _is_rows(t.get(key)))}
-    old, new = _entries(builtin, named), _entries(user, named)
-    changes = []
-    for label, value in old.items():
-        if label not in new:
+    changes: list[tuple[str, str]] = []
+    added: list[tuple[str, str]] = []
+    entries = 0
+    for key in [*builtin, *(k for k in user if k not in builtin)]:
+        if key in META_KEYS:
+            continue
+        old, new = builtin.get(key, _MISSING), user.get(key, _MISSING)
+        if all(v is _MISSING or _is_rows(v) for v in (old, new)):
+            a, b = ([] if v is _MISSING else [_strip(r) for r in v] for v in (old, new))
+            entries += len(a)
+            rows = _by_name if _has_names(a) and _has_names(b) else _by_order
+            rows(f"[[{key}]]", a, b, changes, added)
+            continue
+        label = f"[{key}]" if isinstance(new if old is _MISSING else old, dict) else key
+        entries += old is not _MISSING
+        if new is _MISSING:
             changes.append((label, "removed"))
-        elif new[label] != value:
-            changes.append((label, _cut(_changed(value, new[label]), LINE_WIDTH)))
-    for label, value in new.items():
-        if label not in old:
-            if isinstance(value, dict):  # a named row's name is in its label already
-                what = _fields({k: v for k, v in value.items()
-                                if not (k == "name" and label.endswith(f" {v}"))})
-            else:
-                what = _show(value)
-            changes.append((label, _cut(f"added ({what})", LINE_WIDTH)))
-    return TableDiff(len(old), tuple(changes))
+        elif old is _MISSING:
+            added.append((label, _cut(f"added ({_whole(_strip(new))})", LINE_WIDTH)))
+        elif _strip(old) != _strip(new):
+            changes.append((label, _cut(_changed(_strip(old), _strip(new)), LINE_WIDTH)))
+    return TableDiff(entries, tuple(changes + added))
+
+
+def _by_name(label: str, old: list[dict], new: list[dict], changes: list, added: list) -> None:
+    """Rows matched by their ``name``."""
+    a, b = {r["name"]: r for r in old}, {r["name"]: r for r in new}
+    for name, row in a.items():
+        if name not in b:
+            changes.append((f"{label} {name}", "removed"))
+        elif b[name] != row:
+            changes.append((f"{label} {name}", _cut(_changed(row, b[name]), LINE_WIDTH)))
+    for name, row in b.items():
+        if name not in a:
+            fields = _fields({k: v for k, v in row.items() if k != "name"})
+            added.append((f"{label} {name}", _cut(f"added ({fields})", LINE_WIDTH)))
+
+
+def _by_order(label: str, old: list[dict], new: list[dict], changes: list, added: list) -> None:
+    """Rows without distinct names, aligned as sequences: a row taken out or put in does not
+    shift the rest; a row edited in place is one change. Numbered as in the built-in table."""
+    a, b = ([json.dumps(r, sort_keys=True, default=str) for r in rows] for rows in (old, new))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        for k in range(paired):
+            changes.append((f"{label} {i1 + k + 1}",
+                            _cut(_changed(old[i1 + k], new[j1 + k]), LINE_WIDTH)))
+        changes += [(f"{label} {i + 1}", _cut(f"removed ({_fields(old[i])})", LINE_WIDTH))
+                    for i in range(i1 + paired, i2)]
+        added += [(label, _cut(f"added as row {j + 1} ({_fields(new[j])})", LINE_WIDTH))
+                  for j in range(j1 + paired, j2)]
 
 
 def run_facts(tables: Mapping[str, Path], arms: Iterable[tuple[str, Mapping[str, Any]]],
@@ -128,26 +168,12 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _is_rows(value: Any) -> bool:
     """An array of tables (``[[key]]``)."""
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    return isinstance(value, list) and all(isinstance(v, dict) for v in value)
 
 
 def _has_names(rows: list[dict]) -> bool:
     names = [r.get("name") for r in rows]
     return all(isinstance(n, str) for n in names) and len(set(names)) == len(names)
-
-
-def _entries(table: Mapping[str, Any], named: set[str]) -> dict[str, Any]:
-    """Entry label -> entry, metadata keys left out."""
-    out: dict[str, Any] = {}
-    for key, value in table.items():
-        if key in META_KEYS:
-            continue
-        if _is_rows(value):
-            for i, row in enumerate(value):
-                out[f"[[{key}]] {row['name'] if key in named else i + 1}"] = _strip(row)
-        else:
-            out[f"[{key}]" if isinstance(value, dict) else key] = _strip(value)
-    return out
 
 
 def _strip(value: Any) -> Any:
@@ -177,6 +203,10 @@ def _changed(old: Any, new: Any) -> str:
                      for k in keys if a.get(k, _MISSING) != b.get(k, _MISSING))
 
 
+def _whole(value: Any) -> str:
+    return _fields(value) if isinstance(value, dict) else _show(value)
+
+
 def _fields(value: dict) -> str:
     return ", ".join(f"{k} = {_show(v)}" for k, v in _flat(value).items())
 
@@ -199,5 +229,3 @@ def _show(value: Any, width: int = VALUE_WIDTH) -> str:
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
-
-_MISSING = object()

@@ -10,8 +10,9 @@ Layout of a run directory::
     chunks/            the per-chunk parts (kept for --resume)
 
 ``render(run_dir)`` reads only the Parquet files and ``summary.json["run"]`` (written at run time:
-scenario facts, labelled defaults, throughput), so ``analyzer report DIR`` re-renders without
-playing a game. The report names no game: after its generic sections it calls the sections the
+scenario facts and descriptions, labelled defaults, what each user data table changes,
+throughput), so ``analyzer report DIR`` re-renders without playing a game. Rules citations
+link to ``docs/rules/`` relative to wherever the run directory is (``citations.py``). The report names no game: after its generic sections it calls the sections the
 run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``). Every file is written to a temporary name and renamed. Each section reads only
 the record columns it uses, one section at a time (``records.py``), so the report's memory stays
 near flat in the number of games.
@@ -132,8 +133,8 @@ def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
 
 
 def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
-    """What each user data table changes against the built-in table it replaces
-    (``analyzer.tablediff``, computed at run time)."""
+    """One sentence per user data table: what it changes against the built-in table it
+    replaces (``analyzer.tablediff``, computed at run time)."""
     for t in tables:
         where = f" (variants: {', '.join(t['arms'])})" if n_arms > 1 else ""
         head = f"`{t['option']}` = `{t['file']}`{where}"
@@ -145,13 +146,10 @@ def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
             doc.p(f"{head}: the same {entries} entries as the built-in `{builtin}`.")
             continue
         more = differ - len(t["changes"])
+        changes = "; ".join(f"`{c['entry']}` {c['change']}" for c in t["changes"])
         doc.p(f"{head}: {differ} entr{'y differs' if differ == 1 else 'ies differ'} from the "
-              f"built-in `{builtin}` ({entries} entries)"
-              + (f"; the first {len(t['changes'])}:" if more else ":"))
-        rows = [{"entry": f"`{c['entry']}`", "change": c["change"]} for c in t["changes"]]
-        if more:
-            rows.append({"entry": "…", "change": f"and {more} more"})
-        doc.table(pd.DataFrame(rows))
+              f"built-in `{builtin}` ({entries} entries): {changes}"
+              + (f"; and {more} more." if more else "."))
 
 
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
