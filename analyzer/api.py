@@ -346,13 +346,10 @@ def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 
     """
     try:
         spec = get_game(game)
-        if not spec.min_players <= players <= spec.max_players:
-            raise RuleError("players", f"{players} is outside {game}'s range "
-                                       f"(allowed: {spec.min_players}..{spec.max_players})")
-        for exp in expansions:
-            if exp not in spec.expansions:
-                raise RuleError("expansion", f"unknown expansion {exp!r} of {game} "
-                                             f"(allowed: {', '.join(spec.expansions) or 'none'})")
+        try:
+            spec.players.check(players, tuple(expansions))
+        except RuleError as err:  # the command-line flag is --expansion
+            raise RuleError("expansion" if err.field == "expansions" else err.field, err.message) from None
         if policy is None:
             policy = "greedy" if "greedy" in spec.policies else min(spec.policies)
         config = spec.make_config(players, tuple(expansions), dict(rules or {}))
@@ -375,7 +372,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
     -------
     list of dict
         One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
-        policy, params`` (list of ``(name, type, default, help)``); ``rules`` → ``game, option,
+        policy, params`` (list of ``(name, type, default, bounds, help)``); ``rules`` → ``game, option,
         help``; content kinds → ``game, name`` and, where the game groups that kind
         (``GameSpec.content_groups``, e.g. buildings by class), the group.
 
@@ -407,7 +404,8 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
                 rows.append({"game": spec.name, "policy": name, "params": policy_params(cls),
                              "doc": policy_doc(cls)})
         elif kind == "rules":
-            rows += [{"game": spec.name, "option": k, "help": v} for k, v in spec.rule_options.items()]
+            rows += [{"game": spec.name, "option": name, "help": spec.options.describe(name)}
+                     for name in spec.options.names()]
         else:
             label, groups = spec.content_groups.get(kind, ("", {}))
             for n in spec.content.get(kind, ()):

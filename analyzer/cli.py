@@ -234,8 +234,9 @@ def list_(
     for row in api.catalogue(kind, game):
         if kind == "policies":
             typer.echo(f"{row['game']}  {row['policy']}: {row['doc']}")
-            for name, typ, default, help_ in row["params"]:
-                typer.echo(f"    {name}: {typ} = {default!r}" + (f"  ({help_})" if help_ else ""))
+            for name, typ, default, bounds, help_ in row["params"]:
+                typer.echo(f"    {name}: {typ} = {default!r}" + (f" in {bounds}" if bounds else "")
+                           + (f"  ({help_})" if help_ else ""))
         elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
         else:  # a content name, then what the game groups it by (e.g. a building's class)

@@ -194,15 +194,11 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     for j, exp in enumerate(expansions):
         if not isinstance(exp, str):
             fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
-        if exp not in spec.expansions:
-            fail(f"expansions[{j}]",
-                 f"unknown expansion {exp!r} of {game} (allowed: {', '.join(spec.expansions) or 'none'})")
-    if len(set(expansions)) != len(expansions):
-        fail("expansions", f"listed twice (got {expansions!r})")
     players = _typed(data, "players", int, fail)
-    if not spec.min_players <= players <= spec.max_players:
-        fail("players", f"{players} is outside {game}'s range "
-                        f"(allowed: {spec.min_players}..{spec.max_players})")
+    try:
+        spec.players.check(players, expansions)
+    except RuleError as err:
+        fail(err.field, err.message)
     games = _typed(data, "games", int, fail, default=1000)
     if games < 1:
         fail("games", f"must be at least 1 (got {games})")

@@ -17,7 +17,7 @@ import analyzer.games
 from analyzer import api, bench
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, SHARED_SEAT_COLUMNS
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, SHARED_SEAT_COLUMNS, PlayerCounts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "analyzer"
@@ -201,7 +201,7 @@ def _owned_names() -> dict[str, str]:
         names = [spec.name, *re.findall(r"[A-Za-z]{4,}", spec.title), *spec.expansions,
                  *(x for items in spec.content.values() for x in items),
                  *(p for p in spec.policies if p not in every_game_policy),
-                 *spec.rule_options, *spec.game_columns, *spec.seat_columns]
+                 *spec.options.names(), *spec.game_columns, *spec.seat_columns]
         out.update({n.lower(): spec.name for n in names if n not in shared})
     return out
 
@@ -311,7 +311,7 @@ def test_bench_tables_come_from_the_games():
         assert spec.min_players <= table.players <= spec.max_players
         assert set(table.expansions) <= set(spec.expansions)
         assert set(table.targets) <= set(spec.policies)
-    toy = replace(get_game("toy"), min_players=2, max_players=3, benchmark=None)
+    toy = replace(get_game("toy"), players=PlayerCounts("toy", 2, 3), benchmark=None)
     assert toy.bench_table().players == 3 and toy.bench_table().targets == {}
 
 

@@ -15,6 +15,9 @@ from analyzer.games.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
     GameSpec,
+    Option,
+    OptionSet,
+    PlayerCounts,
     RuleValue,
     StudySection,
     game_streams,
@@ -55,23 +58,17 @@ class Biased:
 POLICIES = {"random": RandomPolicy, "biased": Biased}
 
 
+PLAYERS = PlayerCounts("toy", 2, 4, expansions=("bonus",), raised={"bonus": 5})
+OPTIONS = OptionSet("toy", (
+    Option("sides", 6, int, "§1", "dice sides", low=2, high=20),
+    Option("cards", ("peasant", "sultan", "trader"), list, "§2", "cards in play", item=str, choices=CARDS),
+))
+
+
 def make_config(players, expansions, rules):
-    allowed = {"sides", "cards"}
-    for key in rules:
-        if key not in allowed:
-            raise RuleError(key, f"unknown rule option (allowed: {', '.join(sorted(allowed))})")
-    sides = rules.get("sides", 6)
-    if not isinstance(sides, int) or isinstance(sides, bool) or not 2 <= sides <= 20:
-        raise RuleError("sides", f"must be an int in 2..20 (got {sides!r})")
-    cards = rules.get("cards", ["peasant", "sultan", "trader"])
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-        raise RuleError("cards", f"must be a list of card names (got {cards!r})")
-    for c in cards:
-        if c not in CARDS:
-            raise RuleError("cards", f"unknown card {c!r} (allowed: {', '.join(CARDS)})")
-    if players == 5 and "bonus" not in expansions:
-        raise RuleError("players", "5 players need the 'bonus' expansion")
-    return ToyConfig(players, sides, tuple(cards))
+    PLAYERS.check(players, expansions)
+    opts = OPTIONS.resolve(players, rules)
+    return ToyConfig(players, opts["sides"], opts["cards"])
 
 
 def play_game(config, policies, seed, log=None):
@@ -134,9 +131,7 @@ def rule_values(config):
 
 SPEC = GameSpec(
     name="toy",
-    min_players=2,
-    max_players=5,
-    expansions=("bonus",),
+    players=PLAYERS,
     rules_version="toy-1",
     make_config=make_config,
     play_game=play_game,
@@ -150,7 +145,7 @@ SPEC = GameSpec(
     },
     rule_values=rule_values,
     content={"cards": CARDS},
-    rule_options={"sides": "dice sides (default 6)", "cards": "cards in play"},
+    options=OPTIONS,
     sections=lambda: _study_sections(),
 )
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import importlib
 import importlib.machinery
 import random
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,13 +53,334 @@ class RuleValue:
     """One rule value with where it comes from (the provenance tags of ``docs/rules/<game>.md``).
 
     ``provenance`` is one of ``"seed"``, ``"rulebook"``, ``"default"`` (a labelled
-    ``[GAP → DEFAULT]`` of the rules file) or ``"user"`` (a scenario override or user table).
+    ``[GAP → DEFAULT]`` of the rules file) or ``"user"`` (set by the scenario: an option it
+    names, whatever the value, or a user table).
     """
 
     name: str
     value: Any
     provenance: str
     section: str = ""  # e.g. "docs/rules/rattus.md §5.2"
+
+
+# ---------------------------------------------------------------- player counts
+
+
+@dataclass(frozen=True)
+class PlayerCounts:
+    """The player counts and expansions a game allows, stated once for the whole program.
+
+    Attributes
+    ----------
+    game : str
+        The game's registry name, for messages.
+    low, high : int
+        Inclusive player range without expansions.
+    expansions : tuple of str
+        Every expansion a scenario may list.
+    raised : mapping of str to int
+        Expansion -> the most players it allows (Rattus: ``{"africanus": 6}``).
+    """
+
+    game: str
+    low: int
+    high: int
+    expansions: tuple[str, ...] = ()
+    raised: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def most(self) -> int:
+        """Most players with every expansion."""
+        return max([self.high, *self.raised.values()])
+
+    def check(self, players: Any, expansions: Sequence[str] = ()) -> tuple[str, ...]:
+        """The expansions as a tuple, after checking them and ``players`` against each other.
+
+        Raises
+        ------
+        RuleError
+            ``"expansions"``: an unknown or repeated expansion; ``"players"``: not an integer,
+            or a count the expansions do not allow.
+        """
+        exps = tuple(expansions)
+        for e in exps:
+            if e not in self.expansions:
+                raise RuleError("expansions", f"unknown expansion {e!r} of {self.game} "
+                                              f"(allowed: {', '.join(self.expansions) or 'none'})")
+        if len(set(exps)) != len(exps):
+            raise RuleError("expansions", f"an expansion is listed twice (got {list(exps)!r})")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise RuleError("players", f"must be an integer (got {players!r})")
+        high = max([self.high, *(self.raised[e] for e in exps if e in self.raised)])
+        if not self.low <= players <= high:
+            more = "".join(f"; {self.high + 1}-{top} need the {e} expansion"
+                           for e, top in self.raised.items() if e not in exps and top > high)
+            with_ = f" with {', '.join(exps)}" if exps else ""
+            raise RuleError("players", f"{players} is outside {self.game}'s range "
+                                       f"(allowed: {self.low}..{high}{with_}{more})")
+        return exps
+
+
+# ---------------------------------------------------------------- rule options
+
+PROVENANCES = ("seed", "rulebook", "default")  # tags of docs/rules/<game>.md; "user" = set by the scenario
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option, declared once: default, allowed values, rules section, help, provenance.
+
+    ``check`` is the only type and bounds check of a rule option, ``OptionSet.resolve`` the only
+    resolver, and ``analyzer list rules`` prints ``OptionSet.describe``; a game adds only its
+    cross-field checks (e.g. a list whose length depends on another option).
+
+    Attributes
+    ----------
+    name : str
+        Key under a scenario's ``[rules]``.
+    default : Any
+        Value when the scenario does not set it; ``None``: not set (e.g. a user table, or an
+        explicit list that replaces a random draw).
+    type : type
+        ``bool``, ``int``, ``float``, ``str``, ``list`` (of ``item``) or ``Path`` (a path to a
+        TOML file, written as a string). An int is never a bool; an int is accepted for a float.
+    choices : tuple
+        Allowed values of a ``str`` option or of the items of a list of ``str`` (empty: any).
+    low, high : float or None
+        Inclusive bounds of an ``int``/``float`` option or of each number in a list (``None``:
+        unbounded on that side).
+    item : type or None
+        Type of a list's items.
+    length : int or None
+        Exact length of a list (otherwise any length >= 1).
+    also : tuple
+        Values allowed besides the type, e.g. ``("random",)`` for a seat number.
+    allowed : str
+        What the game's own check allows beyond ``type``, for ``list rules`` (e.g. "a region
+        name in use"); replaces the generated text.
+    section : str
+        Section of ``docs/rules/<game>.md``, e.g. ``"§7 C.2"``.
+    help : str
+        One line, with units.
+    provenance : str
+        Tag of the default in the rules file: ``"seed"``, ``"rulebook"`` or ``"default"``.
+    provenance_at : mapping of int to str
+        Player counts at which the default carries another tag (Rattus ``cubes_per_player`` is
+        a labelled default for colours 5-6).
+    """
+
+    name: str
+    default: Any
+    type: type
+    section: str
+    help: str
+    provenance: str = "default"
+    choices: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    item: type | None = None
+    length: int | None = None
+    also: tuple = ()
+    allowed: str = ""
+    provenance_at: Mapping[int, str] = field(default_factory=dict)
+
+    def allowed_text(self) -> str:
+        """What the option accepts, e.g. ``"integer 1..6"`` or ``"one of discard, deck_bottom"``."""
+        if self.allowed:
+            return self.allowed
+        extra = "".join(f"{v!r} or " for v in self.also)
+        if self.type is list:
+            what = f"{self.length} " if self.length else "non-empty "
+            return f"{extra}{what}list of {_plural(self._scalar_text(self.item))}"
+        return extra + self._scalar_text(self.type)
+
+    def _scalar_text(self, kind: type | None) -> str:
+        if kind is bool:
+            return "true or false"
+        if kind is Path:
+            return "path to a TOML file"
+        if self.choices:
+            return "one of " + ", ".join(map(str, self.choices))
+        if kind in (int, float):
+            name = "integer" if kind is int else "number"
+            if self.low is not None and self.high is not None:
+                return f"{name} {_num(self.low)}..{_num(self.high)}"
+            if self.low is not None:
+                return f"{name} >= {_num(self.low)}"
+            if self.high is not None:
+                return f"{name} <= {_num(self.high)}"
+            return name
+        return "string"
+
+    def check(self, value: Any) -> Any:
+        """``value`` if the option allows it (a list comes back as a tuple, an int for a float
+        as a float).
+
+        Raises
+        ------
+        RuleError
+            ``RuleError(name, "must be <allowed> (got <value>)")``.
+        """
+        if value in self.also and not isinstance(value, bool):
+            return value
+        if self.type is list:
+            ok = isinstance(value, (list, tuple)) and len(value) >= 1 and (
+                self.length is None or len(value) == self.length)
+            items = tuple(self._scalar(v, self.item) for v in value) if ok else ()
+            if ok and _BAD not in items:
+                return items
+        else:
+            out = self._scalar(value, self.type)
+            if out is not _BAD:
+                return out
+        raise RuleError(self.name, f"must be {self.allowed_text()} (got {value!r})")
+
+    def _scalar(self, value: Any, kind: type | None) -> Any:
+        if kind is bool:
+            return value if isinstance(value, bool) else _BAD
+        if kind is Path:
+            return str(value) if isinstance(value, (str, Path)) and str(value) else _BAD
+        if kind in (int, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+                return _BAD
+            if (self.low is not None and not value >= self.low) or (self.high is not None and not value <= self.high):
+                return _BAD  # written so that NaN is refused
+            return float(value) if kind is float else value
+        if kind is str:
+            if not isinstance(value, str) or (self.choices and value not in self.choices):
+                return _BAD
+            return value
+        return value  # kind None: any item
+
+
+_BAD = object()  # sentinel of Option._scalar: the value is not allowed
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _plural(text: str) -> str:
+    return {"true or false": "booleans", "path to a TOML file": "paths", "string": "strings"}.get(
+        text, text.replace("integer", "integers", 1).replace("number", "numbers", 1))
+
+
+@dataclass(frozen=True)
+class OptionSet:
+    """A game's rule options, in the order ``analyzer list rules`` shows them.
+
+    Attributes
+    ----------
+    game : str
+        The game's registry name; options cite ``docs/rules/<game>.md``.
+    options : tuple of Option
+    """
+
+    game: str
+    options: tuple[Option, ...]
+
+    @property
+    def rules_file(self) -> str:
+        """The project's rules reference the options cite, e.g. ``"docs/rules/rattus.md"``."""
+        return f"docs/rules/{self.game}.md"
+
+    def __iter__(self):
+        return iter(self.options)
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def __contains__(self, name: object) -> bool:
+        return any(o.name == name for o in self.options)
+
+    def __getitem__(self, name: str) -> Option:
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def names(self) -> list[str]:
+        """Option names in declaration order."""
+        return [o.name for o in self.options]
+
+    def describe(self, name: str) -> str:
+        """One line for ``analyzer list rules``, the same shape in every game:
+        ``default <value>; allowed: <values>; <help> [<provenance>] (<rules section>)``."""
+        o = self[name]
+        prov = o.provenance
+        for tag in sorted(set(o.provenance_at.values())):
+            counts = ", ".join(str(n) for n in sorted(o.provenance_at) if o.provenance_at[n] == tag)
+            prov += f"; {tag} at {counts} players"
+        default = "unset" if o.default is None else repr(list(o.default) if isinstance(o.default, tuple)
+                                                           else o.default)
+        return f"default {default}; allowed: {o.allowed_text()}; {o.help} [{prov}] ({self.rules_file} {o.section})"
+
+    def resolve(self, players: int, rules: Mapping[str, Any]) -> ResolvedOptions:
+        """Every option's value for one scenario: the scenario's, checked, or the default.
+
+        Parameters
+        ----------
+        players : int
+            Player count (a default's provenance may depend on it).
+        rules : mapping of str to Any
+            The scenario's ``[rules]``.
+
+        Raises
+        ------
+        RuleError
+            An unknown option (with "did you mean ...?") or a value its ``Option.check`` refuses.
+        """
+        for key in rules:
+            if key not in self:
+                near = difflib.get_close_matches(str(key), self.names(), n=1)
+                hint = f"did you mean {near[0]!r}? " if near else ""
+                raise RuleError(key, f"unknown rule option of {self.game} ({hint}see "
+                                     f"`analyzer list rules --game {self.game}`)")
+        values = {o.name: o.check(rules[o.name]) if o.name in rules else o.default for o in self.options}
+        return ResolvedOptions(self, players, values, frozenset(rules))
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """The rule options of one scenario: checked values, and which of them the scenario set.
+
+    Attributes
+    ----------
+    options : OptionSet
+    players : int
+    values : mapping of str to Any
+        Every option's value (the default where the scenario sets none).
+    user : frozenset of str
+        The options the scenario set: their provenance is ``"user"``, whatever the value.
+    """
+
+    options: OptionSet
+    players: int
+    values: Mapping[str, Any]
+    user: frozenset[str]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def provenance(self, name: str) -> str:
+        """``"user"`` when the scenario set ``name``, else the tag of its default at this player count."""
+        if name in self.user:
+            return "user"
+        o = self.options[name]
+        return o.provenance_at.get(self.players, o.provenance)
+
+    def rule_value(self, name: str, value: Any = None, provenance: str = "") -> RuleValue:
+        """The ``RuleValue`` of option ``name`` (its value and provenance unless given)."""
+        return RuleValue(name, self.values[name] if value is None else value,
+                         provenance or self.provenance(name),
+                         f"{self.options.rules_file} {self.options[name].section}")
+
+    def rule_values(self, idle: Collection[str] = ()) -> list[RuleValue]:
+        """The options that acted, in declaration order: every option except those in ``idle``
+        (the game's rules never consulted them in this setting) and those left unset
+        (value ``None``)."""
+        return [self.rule_value(o.name) for o in self.options
+                if o.name not in idle and self.values[o.name] is not None]
 
 
 @dataclass(frozen=True)
@@ -69,11 +391,9 @@ class GameSpec:
     ----------
     name : str
         Scenario ``game =`` value, e.g. ``"rattus"``.
-    min_players, max_players : int
-        Inclusive player range with every expansion (Rattus: 2–6); ``make_config`` refuses a
-        count the chosen expansions do not allow.
-    expansions : tuple of str
-        Expansion names a scenario may list, e.g. ``("africanus",)``.
+    players : PlayerCounts
+        The player counts and expansions the game allows (stated once; ``make_config``, the
+        scenario loader and the API all check against it).
     rules_version : str
         Bumped whenever a rule change can move results; copied into every game record.
     make_config : callable
@@ -88,18 +408,18 @@ class GameSpec:
         readable replay log. Records are dicts of plain scalars whose keys equal
         ``game_columns`` / ``seat_columns``.
     policies : mapping of str to type
-        Policy registry: name -> frozen dataclass with typed, defaulted parameters.
+        Policy registry: name -> frozen dataclass whose parameters are declared with ``param``.
     game_columns, seat_columns : mapping of str to str
         Declared record columns -> pandas dtype (include the COMMON_* columns).
     rule_values : callable
-        ``rule_values(config) -> list[RuleValue]``: every content table and rule option in use,
-        with provenance, for the report's "labelled defaults in use" list.
+        ``rule_values(config) -> list[RuleValue]``: every content table and rule option that
+        acted in a game under ``config``, with provenance, for the report's "labelled defaults
+        in use" list.
+    options : OptionSet
+        The game's rule options (``analyzer list rules`` formats them).
     content : mapping of str to tuple of str
         Names a scenario may use, by kind (``"cards"``, ``"buildings"``, ``"sites"``...), for
         ``analyzer list``.
-    rule_options : mapping of str to str
-        Every rule option name -> one-line help with its default; for ``analyzer list`` and
-        for the loader's "allowed" lists.
     ablations : callable, optional
         ``ablations(config) -> list[Ablation]``: one "without this card/building/special card"
         variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
@@ -130,9 +450,7 @@ class GameSpec:
     """
 
     name: str
-    min_players: int
-    max_players: int
-    expansions: tuple[str, ...]
+    players: PlayerCounts
     rules_version: str
     make_config: Callable[[int, Sequence[str], Mapping[str, Any]], Any]
     play_game: Callable[..., tuple[dict, list[dict]]]
@@ -140,8 +458,8 @@ class GameSpec:
     game_columns: Mapping[str, str]
     seat_columns: Mapping[str, str]
     rule_values: Callable[[Any], list[RuleValue]]
+    options: OptionSet
     content: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    rule_options: Mapping[str, str] = field(default_factory=dict)
     ablations: Callable[[Any], list[Ablation]] | None = None
     new_state: Callable[..., Any] | None = None
     title: str = ""
@@ -160,6 +478,21 @@ class GameSpec:
         if self.benchmark is not None:
             return self.benchmark
         return Benchmark(players=min(max(4, self.min_players), self.max_players))
+
+    @property
+    def min_players(self) -> int:
+        """Fewest players the game allows."""
+        return self.players.low
+
+    @property
+    def max_players(self) -> int:
+        """Most players the game allows with every expansion."""
+        return self.players.most
+
+    @property
+    def expansions(self) -> tuple[str, ...]:
+        """Expansion names a scenario may list."""
+        return self.players.expansions
 
 
 @dataclass(frozen=True)
@@ -270,6 +603,30 @@ def seed_of(seed: int | np.random.SeedSequence) -> str:
     return str(seed)
 
 
+def param(default: float, *, low: float, high: float, help: str) -> Any:
+    """Declare one policy parameter: a dataclass field whose metadata holds its inclusive
+    bounds and its help (with units), so that ``build_policy`` enforces the bounds and
+    ``analyzer list policies`` shows them.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Careful:
+    ...     risk: float = param(1.0, low=0, high=3, help="weight of expected losses")
+    >>> build_policy({"careful": Careful}, "careful", {"risk": 2}).risk
+    2.0
+    """
+    return field(default=default, metadata={"low": low, "high": high, "help": help})
+
+
+def param_default(cls: type, name: str, default: float) -> Any:
+    """Parameter ``name`` of policy class ``cls`` declared again with another default: same
+    bounds and help (for a named strategy that subclasses a policy and changes its weights)."""
+    inherited = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return field(default=default, metadata=inherited.metadata)
+
+
 def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, Any] | None = None):
     """Make a policy object from its registered name and typed parameters.
 
@@ -280,14 +637,15 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
     name : str
         Registered policy name.
     params : mapping, optional
-        Parameter values; each name must be a field of the policy dataclass and each value of
-        its annotated type (an int is accepted for a float field).
+        Parameter values; each name must be a field of the policy dataclass, each value of its
+        annotated type (an int is accepted for a float field) and inside the bounds its
+        ``param`` declaration gives.
 
     Raises
     ------
     RuleError
-        Unknown policy or parameter, wrong type, or a value the policy's own checks refuse
-        (its ``__post_init__`` raising ``ValueError``).
+        Unknown policy or parameter, wrong type, a value outside its declared bounds, or a
+        value the policy's own ``__post_init__`` refuses (``ValueError``).
     """
     if name not in registry:
         raise RuleError("policy", f"unknown policy {name!r} (allowed: {', '.join(sorted(registry))})")
@@ -301,11 +659,14 @@ def build_policy(registry: Mapping[str, type], name: str, params: Mapping[str, A
             raise RuleError(f"params.{key}", f"unknown parameter of policy {name!r} (allowed: {allowed})")
         want = hints.get(key)
         if want is float and isinstance(value, int) and not isinstance(value, bool):
-            params[key] = float(value)
+            params[key] = value = float(value)
         elif want in (int, float, str, bool) and (
             not isinstance(value, want) or (want is int and isinstance(value, bool))
         ):
             raise RuleError(f"params.{key}", f"must be {want.__name__} (got {value!r})")
+        low, high = fields[key].metadata.get("low"), fields[key].metadata.get("high")
+        if want in (int, float) and ((low is not None and not value >= low) or (high is not None and not value <= high)):
+            raise RuleError(f"params.{key}", f"must be in {_bounds_text(low, high)} (got {value!r})")
     try:
         return cls(**params)
     except (ValueError, TypeError) as err:
@@ -345,6 +706,12 @@ def resolve_policies(registry: Mapping[str, type], policies: Any, n: int) -> lis
     return [build_policy(registry, p) if isinstance(p, str) else p for p in policies]
 
 
+def _bounds_text(low: float | None, high: float | None) -> str:
+    lo = "-inf" if low is None else _num(low)
+    hi = "inf" if high is None else _num(high)
+    return f"[{lo}, {hi}]"
+
+
 # Class attributes naming a policy: mypyc turns them into dataclass fields of compiled policies.
 _POLICY_NAME_ATTRS = frozenset({"name", "NAME"})
 
@@ -355,18 +722,17 @@ def parameter_fields(cls: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.init and f.name not in _POLICY_NAME_ATTRS]
 
 
-def policy_params(cls: type) -> list[tuple[str, str, Any, str]]:
-    """``(name, type, default, help)`` for each parameter of a policy class, for ``analyzer list``.
-
-    The help text is the field's ``metadata["help"]`` when given.
-    """
+def policy_params(cls: type) -> list[tuple[str, str, Any, str, str]]:
+    """``(name, type, default, bounds, help)`` for each parameter of a policy class, for
+    ``analyzer list policies``; ``bounds`` reads ``"[0, 3]"`` (``""`` when none are declared)."""
     hints = typing.get_type_hints(cls)
     out = []
     for f in parameter_fields(cls):
         t = hints.get(f.name, Any)
-        out.append((f.name, getattr(t, "__name__", str(t)), f.default, f.metadata.get("help", "")))
+        low, high = f.metadata.get("low"), f.metadata.get("high")
+        bounds = "" if low is None and high is None else _bounds_text(low, high)
+        out.append((f.name, getattr(t, "__name__", str(t)), f.default, bounds, f.metadata.get("help", "")))
     return out
-
 
 
 def policy_doc(cls: type) -> str:

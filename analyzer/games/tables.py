@@ -1,15 +1,92 @@
-"""Strict key checks shared by the games' data-table loaders (every ``*_file`` rule option)."""
+"""Data tables: the one loader of every game's built-in ``data/*.toml`` and user ``*_file`` tables,
+and the checks their layouts share.
+
+Every failure to read a user table (missing, a directory, unreadable, not UTF-8, not TOML) and
+every layout error the helpers below find becomes one ``RuleError`` naming the rule option, the
+file as the user gave it and what is wrong. Built-in tables are parsed once per process.
+"""
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
 
+PROVENANCE_KEY = "provenance"  # the one key a data table uses for a value's provenance
+TABLE_PROVENANCES = ("seed", "rulebook", "default", "user")
+
+
+@cache
+def builtin_table(package: str, name: str) -> dict:
+    """A built-in table ``<package>/data/<name>``, parsed once (treat the result as read-only).
+
+    Parameters
+    ----------
+    package : str
+        A game package, e.g. ``"analyzer.games.rattus"``.
+    name : str
+        File name inside its ``data`` folder, e.g. ``"map.toml"``.
+    """
+    return tomllib.loads(resources.files(package).joinpath("data", name).read_text("utf-8"))
+
+
+def read_table(option: str, path: Any) -> dict:
+    """A user's TOML table, or one ``RuleError(option, ...)`` naming the file and the problem.
+
+    Parameters
+    ----------
+    option : str
+        The rule option that names the file, e.g. ``"tokens_file"``.
+    path : str or pathlib.Path
+        The file as the user gave it.
+
+    Raises
+    ------
+    RuleError
+        Not a path; the file is missing, a directory, unreadable, not UTF-8 or not valid TOML.
+    """
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise RuleError(option, f"must be a path to a TOML file (got {path!r})")
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise RuleError(option, f"file not found: {name!r} (give a path to a TOML file)") from None
+    except IsADirectoryError:
+        raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
+    except OSError as err:
+        raise RuleError(option, f"cannot read {name!r}: {err.strerror or err}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RuleError(option, f"{name!r} is not UTF-8 text (bad byte at offset {err.start})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise RuleError(option, f"{name!r} is not valid TOML: {err}") from None
+
+
+def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
+    """The table a game uses: the user's file when ``path`` is set, else the built-in one.
+
+    Returns
+    -------
+    (dict, str, bool)
+        The parsed table, its name for messages (the user's path or ``data/<name>``) and
+        whether it is the user's.
+    """
+    if path is None:
+        return builtin_table(package, name), f"data/{name}", False
+    return read_table(option, path), str(path), True
+
 
 def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterable[str]) -> None:
-    """Raise ``RuleError(field, ...)`` if ``table`` (a dict) holds a key outside ``allowed``.
+    """Raise ``RuleError(field, ...)`` if ``table`` is not a table or holds a key outside ``allowed``.
 
     Parameters
     ----------
@@ -20,22 +97,54 @@ def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterabl
     where : str
         The table inside the file, e.g. ``"regions[3]"``; empty for the top level.
     table : Any
-        The parsed TOML table; anything but a dict is left to the caller's own checks.
+        The parsed TOML table.
     allowed : iterable of str
         The keys (or sub-tables) the layout allows.
     """
-    if not isinstance(table, dict):
-        return
     allowed = tuple(allowed)
-    unknown = sorted(k for k in table if k not in allowed)
+    if not isinstance(table, dict):
+        raise RuleError(field, f"{source}: {where or 'top level'}: must be a table with keys "
+                               f"{', '.join(allowed)} (got {table!r})")
+    unknown = sorted(str(k) for k in table if k not in allowed)
     if unknown:
         what = f"{where}: unknown key {unknown[0]!r}" if where else f"unknown key or table {unknown[0]!r}"
         raise RuleError(field, f"{source}: {what} (allowed: {', '.join(allowed)})")
 
 
-def option_help(default: Any, allowed: str, help_: str, section: str) -> str:
-    """One line per rule option, the same for every game (``analyzer list rules``).
+def rows(field: str, source: str, table: dict, key: str, allowed: Iterable[str]) -> list[dict]:
+    """The non-empty ``[[key]]`` array of ``table``, each row checked with ``check_keys``.
 
-    Reads ``default <value>; allowed: <values or type>; <help> (<rules section>)``.
+    Raises
+    ------
+    RuleError
+        ``key`` is missing, not an array of tables, empty, or a row holds an unknown key.
     """
-    return f"default {default!r}; allowed: {allowed}; {help_} ({section})"
+    found = table.get(key)
+    if not isinstance(found, list) or not found:
+        raise RuleError(field, f"{source}: needs a non-empty [[{key}]] array of tables")
+    for i, row in enumerate(found):
+        check_keys(field, source, f"[[{key}]] {i + 1}", row, allowed)
+    return found
+
+
+def integer(field: str, where: str, value: Any, low: int = 0, high: int | None = None) -> int:
+    """``value`` if it is an integer (not a bool) in ``low..high``; else ``RuleError`` naming ``where``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise RuleError(field, f"{where}: must be an integer {span} (got {value!r})")
+    return value
+
+
+def one_of(field: str, where: str, value: Any, allowed: tuple) -> Any:
+    """``value`` if it is one of ``allowed``; else ``RuleError`` naming ``where`` and the allowed values."""
+    if isinstance(value, (list, dict)) or value not in allowed:
+        raise RuleError(field, f"{where}: unknown value {value!r} (allowed: {', '.join(map(str, allowed))})")
+    return value
+
+
+def provenance(field: str, where: str, row: dict, user: bool, default: str = "default") -> str:
+    """A row's provenance: ``"user"`` for every value of a user's table, else the row's
+    ``provenance`` key (checked) or ``default``."""
+    if user:
+        return "user"
+    return one_of(field, f"{where}.{PROVENANCE_KEY}", row.get(PROVENANCE_KEY, default), TABLE_PROVENANCES)

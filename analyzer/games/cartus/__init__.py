@@ -13,7 +13,8 @@ from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
     DEFAULT_CLASSES,
-    RULE_OPTIONS,
+    OPTIONS,
+    PLAYERS,
     CartusConfig,
     building_set_id,
     default_config,
@@ -47,9 +48,7 @@ TABLES = {
 
 SPEC = GameSpec(
     name="cartus",
-    min_players=2,
-    max_players=5,
-    expansions=(),
+    players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     play_game=play_game,
@@ -57,8 +56,8 @@ SPEC = GameSpec(
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
     rule_values=rule_values,
+    options=OPTIONS,
     content={"buildings": DEFAULT_BUILDINGS},
-    rule_options=RULE_OPTIONS,
     ablations=ablations,
     title="Rattus Cartus",
     item_kind="building",

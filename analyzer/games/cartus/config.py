@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import importlib.resources
 import itertools
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys, option_help
+from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.games.tables import check_keys, integer, load_table, one_of, provenance
 
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
 DATA_DIR = Path(str(importlib.resources.files("analyzer.games.cartus"))) / "data"
-RULES = "docs/rules/cartus.md"
-SOURCES = ("seed", "rulebook", "default", "user")
+_PACKAGE = "analyzer.games.cartus"
+PLAYERS = PlayerCounts("cartus", 2, 5)  # §1
 
 # Card types in a hand vector: 0..5 are the population classes (in class order), then these.
 JOKER, SWORD, FLUTE, PASS = 6, 7, 8, 9
@@ -36,57 +35,53 @@ ACTION_KINDS = (
 )
 _PAIR_KINDS = ("hospital",)
 
-# name -> (default, allowed values or a type, section, help)
-_OPTIONS: dict[str, tuple[Any, Any, str, str]] = {
-    "building_selection": ("random_cards", ("random_cards", "random_buildings", "explicit"), "§3",
-                           ("how the 30 building cards are chosen: random_cards = mode (c) 5 random"
-                            " cards per class; random_buildings = mode (b); explicit = `buildings`"
-                            " or `building_set_name`")),
-    "buildings": (None, list, "§3 mode (a)",
-                  ("explicit cards: 'building' (all 5 copies) or 'building:copy', 30 cards, 5 per class"
-                   " (names: `analyzer list buildings --game cartus`)")),
-    "building_set_name": (None, ("first_game",), "§1 setup note",
-                          "a named explicit set (first_game = the [first_game] entry of data/components.toml)"),
-    "guard_tower_2p": ("exclude", ("exclude", "allow"), "§3", "random modes leave the Guard Tower out at 2p"),
-    "tie_mode": ("all_tied_premium", ("all_tied_premium", "first_entered_premium", "nobody_premium"),
-                 "§4 phase D b", "who gets the premium action on a tie for most cards"),
-    "premium_min_cards": (1, int, "§4 phase D b", "cards (population + jokers) needed for the premium"),
-    "sword_target": ("same_building", ("same_building", "any_player"), "§6", "who a Sword may hit"),
-    "sword_chooser": ("victim", ("victim", "random"), "§6", "who picks the cards a Sword takes"),
-    "flute_target": ("same_building", ("same_building", "any_player"), "§6", "who a Flute may hit"),
-    "flute_rats": (2, int, "§6", "rats moved by one Flute (at most what the owner has)"),
-    "pass_mode": ("second_building", ("second_building", "none"), "§6", "what a Pass does"),
-    "vp_token_value": (1, int, "§7.2", "VP per Palace VP token"),
-    "track_points": ([10, 5, 2], list, "§7.2", "VP for 1st, 2nd, 3rd most on a track"),
-    "track_tie": ("split_down", ("split_down", "all_full", "none"), "§7.2", "tie rule of majorities"),
-    "hand_scoring": ("majority_like_track", ("majority_like_track", "1vp_each"), "§7.2",
-                     "how population cards + jokers left in hand score"),
-    "gold_scoring": ("majority_like_track", ("majority_like_track", "1vp_each"), "§7.2", "how Gold scores"),
-    "dead_excluded_from_majorities": (False, bool, "§7.2", "dead players count 0 in majorities"),
-    "all_dead_result": ("no_winner", ("no_winner", "fewest_rats"), "§7.1", "result when everyone dies"),
-    "last_round_actions": (True, bool, "§4 phase E", "building actions happen in the last round"),
-    "building_spaces": (0, int, "§4 phase C", "disc spaces per building (0 = unlimited)"),
-    "start_player": ("seat0", ("seat0", "random"), "§3", "who starts"),
-    "guard_tower_givers": ("fixed_at_start", ("fixed_at_start", "rechecked"), "§5",
-                           "when Guard Tower givers are decided"),
-    "rats_visible": (True, bool, "§11", "policies may read every rat total"),
-    "buildings_file": (None, str, "§2, §5", "user TOML replacing data/buildings.toml"),
-    "supply_icons_file": (None, str, "§4 phase B", "user TOML replacing data/supply_icons.toml"),
-    "components_file": (None, str, "§2, §3", "user TOML replacing data/components.toml"),
-}
-
-def _allowed_text(name: str, allowed: Any) -> str:
-    if isinstance(allowed, tuple):
-        return ", ".join(map(str, allowed))
-    if name.endswith("_file"):
-        return "path to a TOML file"
-    return {bool: "true or false", int: "integer >= 0", list: "list", str: "string"}[allowed]
-
-
-RULE_OPTIONS: dict[str, str] = {
-    name: option_help(default, _allowed_text(name, allowed), hlp, f"{RULES} {sec}")
-    for name, (default, allowed, sec, hlp) in _OPTIONS.items()
-}
+# The rule options: docs/rules/cartus.md §9 (parameter sheet) and every DEFAULT [G].
+OPTIONS = OptionSet("cartus", (
+    Option("building_selection", "random_cards", str, "§3", "how the 30 building cards are chosen: random_cards"
+           " = mode (c) 5 random cards per class; random_buildings = mode (b); explicit = `buildings` or "
+           "`building_set_name`", choices=("random_cards", "random_buildings", "explicit")),
+    Option("buildings", None, list, "§3 mode (a)", "explicit cards: 'building' (all 5 copies) or "
+           "'building:copy', 30 cards, 5 per class (names: `analyzer list buildings --game cartus`)", item=str),
+    Option("building_set_name", None, str, "§1 setup note", "a named explicit set (first_game = the "
+           "[first_game] entry of data/components.toml)", choices=("first_game",)),
+    Option("guard_tower_2p", "exclude", str, "§3", "random modes leave the Guard Tower out at 2 players",
+           choices=("exclude", "allow")),
+    Option("tie_mode", "all_tied_premium", str, "§4 phase D b", "who gets the premium action on a tie for most "
+           "cards", choices=("all_tied_premium", "first_entered_premium", "nobody_premium")),
+    Option("premium_min_cards", 1, int, "§4 phase D b", "cards (population + jokers) needed for the premium "
+           "(cards)", low=0, high=60),
+    Option("sword_target", "same_building", str, "§6", "who a Sword may hit", choices=("same_building", "any_player")),
+    Option("sword_chooser", "victim", str, "§6", "who picks the cards a Sword takes", choices=("victim", "random")),
+    Option("flute_target", "same_building", str, "§6", "who a Flute may hit", choices=("same_building", "any_player")),
+    Option("flute_rats", 2, int, "§6", "rats moved by one Flute, at most what the owner has (rats)", low=1, high=20),
+    Option("pass_mode", "second_building", str, "§6", "what a Pass does", choices=("second_building", "none")),
+    Option("vp_token_value", 1, int, "§7.2", "VP per Palace VP token (VP)", low=0, high=20),
+    Option("track_points", (10, 5, 2), list, "§7.2", "VP for 1st, 2nd, 3rd... most on a track (VP)", "rulebook",
+           item=int, low=0),
+    Option("track_tie", "split_down", str, "§7.2", "tie rule of majorities", choices=("split_down", "all_full", "none")),
+    Option("hand_scoring", "majority_like_track", str, "§7.2", "how population cards + jokers left in hand score",
+           choices=("majority_like_track", "1vp_each")),
+    Option("gold_scoring", "majority_like_track", str, "§7.2", "how Gold scores",
+           choices=("majority_like_track", "1vp_each")),
+    Option("dead_excluded_from_majorities", False, bool, "§7.2", "dead players count 0 in majorities"),
+    Option("all_dead_result", "no_winner", str, "§7.1", "result when everyone dies",
+           choices=("no_winner", "fewest_rats")),
+    Option("last_round_actions", True, bool, "§4 phase E", "building actions happen in the last round"),
+    Option("building_spaces", 0, int, "§4 phase C", "disc spaces per building, 0 = unlimited (spaces)",
+           low=0, high=10),
+    Option("start_player", "seat0", str, "§3", "who starts", choices=("seat0", "random")),
+    Option("guard_tower_givers", "fixed_at_start", str, "§5", "when Guard Tower givers are decided",
+           choices=("fixed_at_start", "rechecked")),
+    Option("rats_visible", True, bool, "§11", "policies may read every rat total"),
+    Option("buildings_file", None, Path, "§2, §5", "user TOML replacing data/buildings.toml"),
+    Option("supply_icons_file", None, Path, "§4 phase B", "user TOML replacing data/supply_icons.toml"),
+    Option("components_file", None, Path, "§2, §3", "user TOML replacing data/components.toml"),
+))
+RULES = OPTIONS.rules_file
+# Options that take effect only when a building of this action kind can be in play (§5, §6).
+_NEEDS_KIND = {"sword_target": "sword", "sword_chooser": "sword", "flute_target": "flute", "flute_rats": "flute",
+               "pass_mode": "pass", "gold_scoring": "gold", "vp_token_value": "vp_tokens",
+               "guard_tower_givers": "guard_tower"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,47 +140,19 @@ class CartusConfig:
     nun_cdf: tuple[tuple[float, ...], ...]  # [u][x] = P(sum of u random Nun-row cards <= x)
 
 
-# ---------------------------------------------------------------- data loading
+# ---------------------------------------------------------------- data tables (built-in or user)
+
+_ENTRY_KEYS = ("value", "provenance", "section")
 
 
-def _load(name: str, user_path: Any, field: str) -> tuple[dict, str]:
-    """One data table: the packaged default or the user's file (provenance ``"user"``)."""
-    if user_path is None:
-        with open(DATA_DIR / name, "rb") as fh:
-            return tomllib.load(fh), ""
-    path = Path(user_path)
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh), "user"
-    except FileNotFoundError:
-        raise RuleError(field, f"file not found: {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise RuleError(field, f"{str(path)!r} is not valid TOML ({err})") from None
-
-
-_ENTRY_KEYS = ("value", "source", "section")
-
-
-def _source_name(path: Any, name: str) -> str:
-    return f"data/{name}" if path is None else str(path)
-
-
-def _entry(table: dict, key: str, field: str, source: str = "", where: str = "") -> tuple[Any, str, str]:
-    """``(value, source, section)`` of a ``{value, source, section}`` entry."""
+def _entry(table: dict, key: str, field: str, source: str, user: bool, where: str = "") -> tuple[Any, str, str]:
+    """``(value, provenance, section)`` of a ``{value, provenance, section}`` entry ``[key]``."""
+    where = where or f"[{key}]"
     ent = table.get(key)
     if not isinstance(ent, dict) or "value" not in ent:
-        raise RuleError(field, f"missing entry [{key}] with a `value` (and `source`)")
-    check_keys(field, source, where or f"[{key}]", ent, _ENTRY_KEYS)
-    src = ent.get("source", "user")
-    if src not in SOURCES:
-        raise RuleError(field, f"[{key}].source must be one of {', '.join(SOURCES)} (got {src!r})")
-    return ent["value"], src, ent.get("section", "")
-
-
-def _pos_int(value: Any, field: str, what: str, minimum: int = 0) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise RuleError(field, f"{what} must be an integer >= {minimum} (got {value!r})")
-    return value
+        raise RuleError(field, f"{source}: missing entry {where} with a `value` (and `provenance`)")
+    check_keys(field, source, where, ent, _ENTRY_KEYS)
+    return ent["value"], provenance(field, f"{source}: {where}", ent, user), str(ent.get("section", ""))
 
 
 DEFAULT_CLASSES = ("royalty", "church", "bourgeoisie", "chivalry", "peasantry", "magic")
@@ -197,48 +164,43 @@ DEFAULT_BUILDINGS = (
 
 def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
     field = "buildings_file"
-    data, user = _load("buildings.toml", path, field)
-    source = _source_name(path, "buildings.toml")
+    data, source, user = load_table(field, path, _PACKAGE, "buildings.toml")
     check_keys(field, source, "", data, ("classes", "building"))
-    classes, _src, _sec = _entry(data, "classes", field, source)
-    if tuple(classes) != DEFAULT_CLASSES:
-        raise RuleError(field, f"[classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
+    classes, _prov, _sec = _entry(data, "classes", field, source, user)
+    if classes != list(DEFAULT_CLASSES):
+        raise RuleError(field, f"{source}: [classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
     rows = data.get("building")
     if not isinstance(rows, list) or len(rows) != len(DEFAULT_BUILDINGS):
-        raise RuleError(field, f"needs exactly {len(DEFAULT_BUILDINGS)} [[building]] tables")
+        raise RuleError(field, f"{source}: needs exactly {len(DEFAULT_BUILDINGS)} [[building]] tables")
     names, bclass, action, prem, std = [], [], [], [], []
     for i, row in enumerate(rows):
         want = DEFAULT_BUILDINGS[i]
+        where = f"{source}: [[building]] {i + 1}"
         check_keys(field, source, f"[[building]] {i + 1}", row,
-                   ("name", "class", "action", "premium", "standard", "source", "section"))
+                   ("name", "class", "action", "premium", "standard", "provenance", "section"))
         if row.get("name") != want:
-            raise RuleError(field, f"building {i + 1} must be named {want!r} (got {row.get('name')!r};"
+            raise RuleError(field, f"{where}: must be named {want!r} (got {row.get('name')!r};"
                                    f" order: {', '.join(DEFAULT_BUILDINGS)})")
-        cls = row.get("class")
-        if cls != DEFAULT_CLASSES[i // 2]:
-            raise RuleError(field, f"{want}: class must be {DEFAULT_CLASSES[i // 2]!r} (got {cls!r})")
-        kind = row.get("action")
-        if kind not in ACTION_KINDS:
-            raise RuleError(field, f"{want}: unknown action {kind!r} (allowed: {', '.join(ACTION_KINDS)})")
+        if row.get("class") != DEFAULT_CLASSES[i // 2]:
+            raise RuleError(field, f"{where}: class must be {DEFAULT_CLASSES[i // 2]!r} (got {row.get('class')!r})")
+        kind = one_of(field, f"{where}: action", row.get("action"), ACTION_KINDS)
         amounts: list[Any] = []  # ints, or (free rats, max cards) pairs
         for key in ("premium", "standard"):
             v = row.get(key)
             if kind in _PAIR_KINDS:
                 if not (isinstance(v, list) and len(v) == 2):
-                    raise RuleError(field, f"{want}.{key}: {kind} needs [free rats, max cards] (got {v!r})")
-                amounts.append(tuple(_pos_int(x, field, f"{want}.{key}") for x in v))
+                    raise RuleError(field, f"{where}: {key}: {kind} needs [free rats, max cards] (got {v!r})")
+                amounts.append(tuple(integer(field, f"{where}: {key}", x) for x in v))
             else:
-                amounts.append(_pos_int(v, field, f"{want}.{key}", 1 if kind == "brewery" else 0))
-        src_b = row.get("source", "user")
-        if src_b not in SOURCES:
-            raise RuleError(field, f"{want}.source must be one of {', '.join(SOURCES)} (got {src_b!r})")
+                amounts.append(integer(field, f"{where}: {key}", v, 1 if kind == "brewery" else 0))
+        prov = provenance(field, where, row, user)
         names.append(want)
         bclass.append(i // 2)
         action.append(kind)
         prem.append(amounts[0])
         std.append(amounts[1])
         vals.append(RuleValue(f"building.{want}", f"{kind} premium={amounts[0]} standard={amounts[1]}",
-                              user or src_b, f"{RULES} {row.get('section', '§5')}"))
+                              prov, f"{RULES} {row.get('section', '§5')}"))
     return tuple(names), tuple(bclass), tuple(action), tuple(prem), tuple(std)
 
 
@@ -248,7 +210,7 @@ def _parse_icons(text: Any, field: str, where: str) -> tuple[int, int, int]:
     draw = rats = looks = 0
     for part in text.split("+"):
         kind, num = part[:1].upper(), part[1:]
-        if kind not in "DRL" or not num.isdigit() or not kind:
+        if not kind or kind not in "DRL" or not num.isdigit():
             raise RuleError(field, f"{where}: bad icon {part!r} in {text!r} (allowed: D<n>, R<n>, L<n>)")
         if kind == "D":
             draw += int(num)
@@ -261,27 +223,22 @@ def _parse_icons(text: Any, field: str, where: str) -> tuple[int, int, int]:
 
 def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]) -> tuple:
     field = "supply_icons_file"
-    data, user = _load("supply_icons.toml", path, field)
-    source = _source_name(path, "supply_icons.toml")
+    data, source, user = load_table(field, path, _PACKAGE, "supply_icons.toml")
     check_keys(field, source, "", data, ("default", "building"))
-    default, src, sec = _entry(data, "default", field, source)
+    default, prov, sec = _entry(data, "default", field, source, user)
     per = data.get("building", {})
-    if not isinstance(per, dict):
-        raise RuleError(field, "[building.<name>] tables expected")
-    unknown = sorted(set(per) - set(names))
-    if unknown:
-        raise RuleError(field, f"unknown building {unknown[0]!r} (allowed: {', '.join(names)})")
+    check_keys(field, source, "[building]", per, names)
     out: list[tuple[int, int, int]] = []
     for name in names:
-        row, rsrc = (default, src)
+        row, rprov = (default, prov)
         if name in per:
-            row, rsrc, _ = _entry(per, name, field, source, f"[building.{name}]")
+            row, rprov, _ = _entry(per, name, field, source, user, f"[building.{name}]")
         if not isinstance(row, list) or len(row) != copies:
-            raise RuleError(field, f"{name}: needs {copies} icon sets, one per copy (got {row!r})")
-        out.extend(_parse_icons(t, field, f"{name} copy {k + 1}") for k, t in enumerate(row))
+            raise RuleError(field, f"{source}: {name}: needs {copies} icon sets, one per copy (got {row!r})")
+        out.extend(_parse_icons(t, field, f"{source}: {name} copy {k + 1}") for k, t in enumerate(row))
         if name in per:
-            vals.append(RuleValue(f"supply_icons.{name}", list(row), user or rsrc, f"{RULES} §4 phase B"))
-    vals.append(RuleValue("supply_icons_per_copy", list(default), user or src, f"{RULES} {sec}"))
+            vals.append(RuleValue(f"supply_icons.{name}", list(row), rprov, f"{RULES} §4 phase B"))
+    vals.append(RuleValue("supply_icons_per_copy", list(default), prov, f"{RULES} {sec}"))
     return tuple(out)
 
 
@@ -292,51 +249,51 @@ _COMPONENT_KEYS = ("population_per_class", "copies_per_building", "jokers", "swo
 
 def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
     field = "components_file"
-    data, user = _load("components.toml", path, field)
-    source = _source_name(path, "components.toml")
+    data, source, user = load_table(field, path, _PACKAGE, "components.toml")
     check_keys(field, source, "", data, _COMPONENT_KEYS)
     out: dict[str, Any] = {}
     for key in _COMPONENT_KEYS[:11]:
-        v, src, sec = _entry(data, key, field, source)
-        out[key] = _pos_int(v, field, key, 1 if key in ("population_per_class", "copies_per_building") else 0)
-        vals.append(RuleValue(key, v, user or src, f"{RULES} {sec}"))
-    split, src, sec = _entry(data, "nun_split_per_class", field, source)
-    ok = isinstance(split, list) and all(isinstance(p, list) and len(p) == 2 for p in split)
-    if not ok:
-        raise RuleError(field, f"nun_split_per_class: list of [nuns, cards] pairs expected (got {split!r})")
-    pairs = [(_pos_int(a, field, "nun symbols"), _pos_int(b, field, "card count")) for a, b in split]
+        v, prov, sec = _entry(data, key, field, source, user)
+        out[key] = integer(field, f"{source}: [{key}]", v, 1 if key in ("population_per_class", "copies_per_building")
+                           else 0)
+        vals.append(RuleValue(key, v, prov, f"{RULES} {sec}"))
+    split, prov, sec = _entry(data, "nun_split_per_class", field, source, user)
+    where = f"{source}: [nun_split_per_class]"
+    if not isinstance(split, list) or not all(isinstance(p, list) and len(p) == 2 for p in split):
+        raise RuleError(field, f"{where}: list of [nuns, cards] pairs expected (got {split!r})")
+    pairs = [(integer(field, f"{where}: nun symbols", a), integer(field, f"{where}: card count", b))
+             for a, b in split]
     if sum(b for _, b in pairs) != out["population_per_class"]:
-        raise RuleError(field, f"nun_split_per_class: card counts add up to {sum(b for _, b in pairs)},"
-                               f" must equal population_per_class = {out['population_per_class']}")
+        raise RuleError(field, f"{where}: card counts add up to {sum(b for _, b in pairs)}, must equal "
+                               f"population_per_class = {out['population_per_class']}")
     out["nun_split"] = pairs
-    vals.append(RuleValue("nun_split_per_class", split, user or src, f"{RULES} {sec}"))
-    table, src, sec = _entry(data, "player_counts", field, source)
+    vals.append(RuleValue("nun_split_per_class", split, prov, f"{RULES} {sec}"))
+    table, prov, sec = _entry(data, "player_counts", field, source, user)
     row = table.get(str(n)) if isinstance(table, dict) else None
     if not (isinstance(row, list) and len(row) == 3):
-        raise RuleError("players", f"no player_counts entry for {n} players"
-                                   f" (allowed: {', '.join(sorted(table)) if isinstance(table, dict) else 'none'})")
-    rounds, per_round, repl = (_pos_int(x, field, f"player_counts.{n}", 1) for x in row)
+        allowed = ", ".join(sorted(table)) if isinstance(table, dict) else "none"
+        raise RuleError(field, f"{source}: [player_counts]: no [rounds, buildings per round, replacement pile] "
+                               f"entry for {n} players (has: {allowed})")
+    rounds, per_round, repl = (integer(field, f"{source}: [player_counts] {n}", x, 1) for x in row)
     total = 6 * 5  # 5 building cards per class are in play (rules §3)
     if rounds * per_round + repl != total:
-        raise RuleError(field, f"player_counts.{n}: rounds x buildings per round + replacement pile"
+        raise RuleError(field, f"{source}: [player_counts] {n}: rounds x buildings per round + replacement pile"
                                f" = {rounds * per_round + repl}, must equal the 30 building cards in play")
     if per_round < 2:
-        raise RuleError(field, f"player_counts.{n}: at least 2 buildings per round (got {per_round})")
+        raise RuleError(field, f"{source}: [player_counts] {n}: at least 2 buildings per round (got {per_round})")
     population = 6 * out["population_per_class"]
     if out["nun_row"] + out["start_hand"] * n > population:
-        raise RuleError(field, f"Nun-row + start hands need {out['nun_row'] + out['start_hand'] * n} cards,"
-                               f" only {population} population cards")
+        raise RuleError(field, f"{source}: Nun-row + start hands need {out['nun_row'] + out['start_hand'] * n} "
+                               f"cards, only {population} population cards")
     out["rounds"], out["row_size"], out["replacement"] = rounds, per_round, repl
-    vals.append(RuleValue("player_counts", {str(n): row}, user or src, f"{RULES} {sec}"))
-    first, src, sec = _entry(data, "first_game", field, source)
+    vals.append(RuleValue("player_counts", {str(n): row}, prov, f"{RULES} {sec}"))
+    first, prov, sec = _entry(data, "first_game", field, source, user)
     if not isinstance(first, list) or not all(isinstance(x, str) for x in first):
-        raise RuleError(field, f"{source}: first_game: must be a list of building names (got {first!r})")
+        raise RuleError(field, f"{source}: [first_game]: must be a list of building names (got {first!r})")
     for name in first:
-        if name.partition(":")[0] not in DEFAULT_BUILDINGS:
-            raise RuleError(field, f"{source}: first_game: unknown building {name!r}"
-                                   f" (allowed: {', '.join(DEFAULT_BUILDINGS)})")
+        one_of(field, f"{source}: [first_game]: building", name.partition(":")[0], DEFAULT_BUILDINGS)
     out["first_game"] = first
-    vals.append(RuleValue("first_game", first, user or src, f"{RULES} {sec}"))
+    out["first_game_value"] = RuleValue("first_game", first, prov, f"{RULES} {sec}")
     return out
 
 
@@ -456,23 +413,12 @@ def _explicit_cards(items: Any, names: tuple[str, ...], copies: int, field: str 
 # ---------------------------------------------------------------- make_config
 
 
-def _option(rules: Mapping[str, Any], name: str) -> Any:
-    default, allowed, _sec, _hlp = _OPTIONS[name]
-    if name not in rules:
-        return default
-    v = rules[name]
-    if isinstance(allowed, tuple):
-        if v not in allowed:
-            raise RuleError(name, f"must be one of {', '.join(map(str, allowed))} (got {v!r})")
-    elif allowed is bool:
-        if not isinstance(v, bool):
-            raise RuleError(name, f"must be true or false (got {v!r})")
-    elif allowed is int:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise RuleError(name, f"must be an integer >= 0 (got {v!r})")
-    elif not isinstance(v, allowed):
-        raise RuleError(name, f"must be a {allowed.__name__} (got {v!r})")
-    return v
+def _idle(opts: ResolvedOptions, players: int, selection: str, kinds: set[str]) -> set[str]:
+    """The options the rules never consult in this setting, left out of ``rule_values``."""
+    idle = {name for name, kind in _NEEDS_KIND.items() if kind not in kinds}
+    if players != 2 or selection == "explicit":
+        idle.add("guard_tower_2p")
+    return idle
 
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None) -> CartusConfig:
@@ -485,7 +431,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     expansions : sequence of str
         Must be empty: Rattus Cartus has no expansion here.
     rules : mapping, optional
-        Rule options (``RULE_OPTIONS``); unknown names are refused.
+        Rule options (``OPTIONS``); unknown names are refused.
 
     Returns
     -------
@@ -498,14 +444,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         unknown building or a building set with the wrong number of cards per class.
     """
     rules = dict(rules or {})
-    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
-        raise RuleError("players", f"Rattus Cartus takes 2 to 5 players (got {players!r})")
-    if expansions:
-        raise RuleError("expansions", f"Rattus Cartus has no expansions (got {list(expansions)!r}; allowed: none)")
-    unknown = sorted(set(rules) - set(_OPTIONS))
-    if unknown:
-        raise RuleError(unknown[0], f"unknown rule option (allowed: {', '.join(_OPTIONS)})")
-    opt = {name: _option(rules, name) for name in _OPTIONS}
+    PLAYERS.check(players, expansions)
+    opt = OPTIONS.resolve(players, rules)
     vals: list[RuleValue] = []
     names, bclass, action, prem, std = _buildings(opt["buildings_file"], vals)
     comp = _components(opt["components_file"], players, vals)
@@ -524,9 +464,10 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
             raise RuleError("buildings", "explicit selection needs exactly one of `buildings`"
                                          " or `building_set_name` (allowed set names: first_game)")
         if opt["buildings"] is not None:
-            fixed = _explicit_cards(opt["buildings"], names, copies)
+            fixed = _explicit_cards(list(opt["buildings"]), names, copies)
         else:  # building_set_name: the set comes from the components table
             fixed = _explicit_cards(list(comp["first_game"]), names, copies, "components_file (first_game)")
+            vals.append(comp["first_game_value"])
     elif given:
         raise RuleError("buildings", f"`buildings`/`building_set_name` need building_selection = 'explicit'"
                                      f" (got {selection!r})")
@@ -536,20 +477,17 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         bs = [b for b in (2 * k, 2 * k + 1) if not (players == 2 and opt["guard_tower_2p"] == "exclude" and b == gt)]
         pools.append(tuple(c for b in bs for c in range(b * copies, (b + 1) * copies)))
 
-    tp = opt["track_points"]
-    if not tp or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in tp):
-        raise RuleError("track_points", f"must be a non-empty list of integers >= 0 (got {tp!r})")
-    if opt["flute_rats"] < 1:
-        raise RuleError("flute_rats", f"must be >= 1 (got {opt['flute_rats']})")
     population = tuple((k, nuns) for k in range(6) for nuns, cnt in comp["nun_split"] for _ in range(cnt))
     supply = [0] * N_TYPES
     supply[JOKER], supply[SWORD], supply[FLUTE], supply[PASS] = (
         comp["jokers"], comp["swords"], comp["flutes"], comp["passes"])
-
-    for name, (default, _a, sec, _h) in _OPTIONS.items():
-        if name.endswith("_file") and opt[name] is None:
-            continue
-        vals.append(RuleValue(name, opt[name], "user" if name in rules else "default", f"{RULES} {sec}"))
+    in_play = fixed if selection == "explicit" else tuple(c for pool in pools for c in pool)
+    idle = _idle(opt, players, selection, {action[c // copies] for c in in_play})
+    used = {names[c // copies] for c in in_play}  # a building's rows act only when it can be in play
+    vals = [v for v in vals if v.name.partition(".")[0] not in ("building", "supply_icons")
+            or v.name.partition(".")[2] in used]
+    sel = opt.rule_value("building_selection", selection, "user" if given else "")
+    vals += [sel if v.name == "building_selection" else v for v in opt.rule_values(idle | _FILE_OPTIONS)]
     return CartusConfig(
         n_players=players, rounds=comp["rounds"], row_size=comp["row_size"], replacement=comp["replacement"],
         class_names=DEFAULT_CLASSES, building_names=names, building_class=bclass, building_action=action,
@@ -562,7 +500,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         tie_mode=opt["tie_mode"], premium_min_cards=opt["premium_min_cards"],
         sword_target=opt["sword_target"], sword_chooser=opt["sword_chooser"],
         flute_target=opt["flute_target"], flute_rats=opt["flute_rats"], pass_mode=opt["pass_mode"],
-        vp_token_value=opt["vp_token_value"], track_points=tuple(tp), track_tie=opt["track_tie"],
+        vp_token_value=opt["vp_token_value"], track_points=opt["track_points"], track_tie=opt["track_tie"],
         hand_scoring=opt["hand_scoring"], gold_scoring=opt["gold_scoring"],
         dead_excluded_from_majorities=opt["dead_excluded_from_majorities"],
         all_dead_result=opt["all_dead_result"], last_round_actions=opt["last_round_actions"],
@@ -570,6 +508,9 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         guard_tower_givers=opt["guard_tower_givers"], rats_visible=opt["rats_visible"],
         values=tuple(vals), nun_cdf=nun_sum_cdf(population, comp["nun_row"]),
     )
+
+
+_FILE_OPTIONS = frozenset({"buildings_file", "supply_icons_file", "components_file"})  # listed by their tables
 
 
 def default_config(players: int, **rule_options: Any) -> CartusConfig:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from mypy_extensions import mypyc_attr
 
+from analyzer.games.base import param, param_default
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.scoring import above_equal, rank_table
 from analyzer.games.cartus.state import State
@@ -47,15 +48,9 @@ def _random_subset(rng: random.Random, hand: list[int], k: int) -> list[int]:
 class Random:
     """Uniformly random legal choices; each hand card is played with ``play_prob``."""
 
-    play_prob: float = field(default=0.5, metadata={"help": "chance each playable hand card is played [0-1]"})
-    pass_prob: float = field(default=0.5, metadata={"help": "chance a held Pass is used [0-1]"})
+    play_prob: float = param(0.5, low=0, high=1, help="chance each playable hand card is played (probability)")
+    pass_prob: float = param(0.5, low=0, high=1, help="chance a held Pass is used (probability)")
     name = "random"
-
-    def __post_init__(self):
-        for f in ("play_prob", "pass_prob"):
-            v = getattr(self, f)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"{f} must be in [0, 1] (got {v})")
 
     def supply(self, st: State, seat: int, rng: random.Random) -> int:
         return rng.randrange(len(st.row))
@@ -183,29 +178,22 @@ class Greedy:
     distribution given the looked-at cards) times ``life_value``.
     """
 
-    life_value: float = field(default=40.0, metadata={"help": "VP at stake when dying (>= 0)"})
-    rat_buffer: int = field(default=1, metadata={"help": "rats assumed still to come when judging risk (>= 0)"})
-    track_weight: float = field(default=1.0, metadata={"help": "weight of the track-points gain (>= 0)"})
-    influence_value: float = field(default=0.6, metadata={"help": "VP per influence point beyond the track gain"})
-    card_value: float = field(default=0.8, metadata={"help": "VP of a population card kept in hand"})
-    joker_value: float = field(default=1.2, metadata={"help": "VP of a joker in hand"})
-    sword_value: float = field(default=1.0, metadata={"help": "VP of a Sword in hand"})
-    flute_value: float = field(default=1.0, metadata={"help": "VP of a Flute in hand"})
-    pass_value: float = field(default=1.0, metadata={"help": "VP of a Pass in hand"})
-    gold_value: float = field(default=2.0, metadata={"help": "VP of a Gold card"})
-    look_value: float = field(default=0.8, metadata={"help": "VP of looking at an unseen Nun-row card"})
-    protect_value: float = field(default=1.5, metadata={"help": "VP of Guard Tower protection"})
-    max_offclass: int = field(default=6, metadata={"help": "most off-class cards played into one building"})
+    life_value: float = param(40.0, low=0, high=400, help="VP at stake when dying (VP)")
+    rat_buffer: int = param(1, low=0, high=20, help="rats assumed still to come when judging risk (rats)")
+    track_weight: float = param(1.0, low=0, high=5, help="weight of the track-points gain (multiplier)")
+    influence_value: float = param(0.6, low=0, high=5, help="value per influence point beyond the track gain (VP)")
+    card_value: float = param(0.8, low=0, high=10, help="value of a population card kept in hand (VP)")
+    joker_value: float = param(1.2, low=0, high=10, help="value of a joker in hand (VP)")
+    sword_value: float = param(1.0, low=0, high=10, help="value of a Sword in hand (VP)")
+    flute_value: float = param(1.0, low=0, high=10, help="value of a Flute in hand (VP)")
+    pass_value: float = param(1.0, low=0, high=10, help="value of a Pass in hand (VP)")
+    gold_value: float = param(2.0, low=0, high=20, help="value of a Gold card (VP)")
+    look_value: float = param(0.8, low=0, high=10, help="value of looking at an unseen Nun-row card (VP)")
+    protect_value: float = param(1.5, low=0, high=10, help="value of Guard Tower protection (VP)")
+    max_offclass: int = param(6, low=0, high=30, help="most off-class cards played into one building (cards)")
     name = "greedy"
     # seat -> (position key, plans), "cfg" -> tables; a cache, not a parameter
     _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        for f in ("life_value", "track_weight", "card_value", "joker_value", "look_value", "gold_value"):
-            if getattr(self, f) < 0:
-                raise ValueError(f"{f} must be >= 0 (got {getattr(self, f)})")
-        if self.rat_buffer < 0 or self.max_offclass < 0:
-            raise ValueError("rat_buffer and max_offclass must be >= 0")
 
     # -- value helpers
     def _risk(self, st: State, seat: int, rats: int) -> float:
@@ -608,9 +596,9 @@ class Greedy:
 class Cautious(Greedy):
     """Greedy that fears the plague: no off-class cards, a wide rat buffer, a high life value."""
 
-    life_value: float = field(default=80.0, metadata={"help": "VP at stake when dying (>= 0)"})
-    rat_buffer: int = field(default=3, metadata={"help": "rats assumed still to come when judging risk (>= 0)"})
-    max_offclass: int = field(default=0, metadata={"help": "most off-class cards played into one building"})
+    life_value: float = param_default(Greedy, "life_value", 80.0)
+    rat_buffer: int = param_default(Greedy, "rat_buffer", 3)
+    max_offclass: int = param_default(Greedy, "max_offclass", 0)
     name = "cautious"
 
 

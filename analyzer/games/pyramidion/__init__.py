@@ -11,7 +11,8 @@ from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     DEFAULT_SITES,
-    RULE_OPTIONS,
+    OPTIONS,
+    PLAYERS,
     SPECIAL_CARDS,
     make_config,
     rule_values,
@@ -57,9 +58,7 @@ TABLES = {
 
 SPEC = GameSpec(
     name="pyramidion",
-    min_players=2,
-    max_players=4,
-    expansions=(),
+    players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     play_game=play_game,
@@ -67,8 +66,8 @@ SPEC = GameSpec(
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
     rule_values=rule_values,
+    options=OPTIONS,
     content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
-    rule_options=RULE_OPTIONS,
     ablations=ablations,
     title="Pyramidion",
     item_kind="special card",

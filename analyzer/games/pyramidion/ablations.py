@@ -8,11 +8,10 @@ The Goddess is every player's starting card, the same for all seats, so it is no
 from __future__ import annotations
 
 import json
-import tomllib
-from pathlib import Path
 
 from analyzer.games.base import Ablation
-from analyzer.games.pyramidion.config import CARD_TYPES, DATA, GODDESS
+from analyzer.games.pyramidion.config import CARD_TYPES, GODDESS
+from analyzer.games.tables import load_table
 
 _SPECIAL_FROM = GODDESS  # card types from this index on are special cards (rules §10)
 
@@ -31,9 +30,7 @@ def ablations(config) -> list[Ablation]:
         type's ``[[common]]`` rows; ``usage``: ``cards_played_<type>``.
     """
     present = sorted({t for t in config.card_type[: config.n_common] if t >= _SPECIAL_FROM})
-    user = config.options.get("cards_file") or ""
-    path = Path(user) if user else DATA / "cards.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data, _, _ = load_table("cards_file", config.options["cards_file"], "analyzer.games.pyramidion", "cards.toml")
     out = []
     for t in present:
         name = CARD_TYPES[t]

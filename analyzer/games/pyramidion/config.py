@@ -8,21 +8,20 @@ small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
 from __future__ import annotations
 
 import importlib.resources
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys, option_help
+from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.games.tables import builtin_table, check_keys, integer, load_table, one_of, provenance, rows
 
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
 DATA = Path(str(importlib.resources.files("analyzer.games.pyramidion"))) / "data"
-RULES = "docs/rules/pyramidion.md"
+_PACKAGE = "analyzer.games.pyramidion"
+PLAYERS = PlayerCounts("pyramidion", 2, 4)  # §2: 5 players is bad input
 
 # Goods: five ordinary kinds (index 0-4) and the wild statue (5). rules §3.1
 GOODS: tuple[str, ...] = ("stone", "wood", "food", "camel", "worker", "statue")
@@ -46,69 +45,53 @@ DEFAULT_SITES: tuple[str, ...] = (
     "Giza", "Thebes", "Luxor", "Karnak", "Abu Simbel", "Alexandria", "Cairo", "Philae",
 )
 
-# name -> (default, allowed description, rules section). The one place options are declared.
-_OPTIONS: dict[str, tuple[Any, str, str]] = {
-    "target_vp": (10, "int >= 1", "§6"),
-    "deck": ("default48", '"default48"', "§3, §10.2"),
-    "boat_set": ("size_eq_vp", '"size_eq_vp" or "bordspeler"', "§9"),
-    "distribution": ("default10", '"default10"', "§5 phase 2"),
-    "executioner": ("discard_after_revolt", '"discard_after_revolt" or "discard_on_play"', "§10.2"),
-    "philosopher": ("wins_ties", '"wins_ties" or "none"', "§10.2"),
-    "supply_limited": (True, "true or false", "§3.1"),
-    "goods_visible": (True, "true or false", "§3.1"),
-    "revolt_winner_must_survive": (True, "true or false", "§5 phase 5 step 4"),
-    "no_tile_left": ("cannot_place", '"cannot_place" or "move_own_tile"', "§5 phase 5 step 5"),
-    "giza_tile_lost_on_revolt": (False, "true or false", "§5 phase 6"),
-    "loading_pass_is_final": (False, "true or false", "§5 phase 7"),
-    "phase8_slave_driver_benefit": ("none", '"none", "good_of_site" or "keep_card"', "§5 phase 8"),
-    "discard_unplayed_drawn_cards": (True, "true or false", "§5 phase 8"),
-    "tiebreak": (("boats", "goods", "shared"), 'list of "boats", "goods", ending with "shared"', "§6"),
-    "start_player": ("random", '"random" or a seat number 0..players-1', "§4"),
-    "boat_vp_public": (True, "true or false", "§5 phase 7"),
-    "max_rounds": (50, "int >= 1", "§6"),
-    "sites_file": ("", "path to a TOML file of [[site]] tables (empty = built-in)", "§7"),
-    "cards_file": ("", "path to a TOML file of [[starting]] and [[common]] tables", "§10.2"),
-    "boats_file": ("", "path to a TOML file of [[boat]] tables (overrides boat_set)", "§9"),
-    "revolt_tiles_file": ("", "path to a TOML file of [[tile]] tables", "§8"),
-    "distribution_file": ("", "path to a TOML file of [[card]] tables", "§5 phase 2"),
-}
-_HELP: dict[str, str] = {
-    "target_vp": "VP that ends the game at the end of the round it is reached",
-    "deck": "the character-card deck",
-    "boat_set": "which built-in boat table is used (boats_file overrides it)",
-    "distribution": "the distribution-card deck",
-    "executioner": "when a played Executioner is discarded",
-    "philosopher": "wins_ties: the Philosopher token's holder wins ties in the slave-driver, negotiator and merchant steps; none: no effect",
-    "supply_limited": "goods come from a limited supply",
-    "goods_visible": "policies may see every player's goods",
-    "revolt_winner_must_survive": "only players who survived the revolt can win it",
-    "no_tile_left": "what happens when a player has no tile left to place",
-    "giza_tile_lost_on_revolt": "whether a revolt also costs the Giza tile",
-    "loading_pass_is_final": "a player who passes in loading may not load later that round",
-    "phase8_slave_driver_benefit": "what the Slave Driver gives in phase 8",
-    "discard_unplayed_drawn_cards": "cards drawn but not played are discarded at round end",
-    "tiebreak": "order of tie-breaks for the winner",
-    "start_player": "who starts",
-    "boat_vp_public": "policies may see the VP of loaded boats",
-    "max_rounds": "round cap (a game reaching it ends as turn_cap)",
-    "sites_file": "user TOML replacing data/sites.toml",
-    "cards_file": "user TOML replacing data/cards.toml",
-    "boats_file": "user TOML replacing the built-in boat table",
-    "revolt_tiles_file": "user TOML replacing data/revolt_tiles.toml",
-    "distribution_file": "user TOML replacing data/distribution.toml",
-}
-RULE_OPTIONS: dict[str, str] = {
-    k: option_help(d, allowed, _HELP[k], f"{RULES} {sec}") for k, (d, allowed, sec) in _OPTIONS.items()
-}
-_CHOICES = {
-    "deck": ("default48",),
-    "boat_set": ("size_eq_vp", "bordspeler"),
-    "distribution": ("default10",),
-    "executioner": ("discard_after_revolt", "discard_on_play"),
-    "philosopher": ("wins_ties", "none"),
-    "no_tile_left": ("cannot_place", "move_own_tile"),
-    "phase8_slave_driver_benefit": ("none", "good_of_site", "keep_card"),
-}
+# The rule options: docs/rules/pyramidion.md §12 (suggested scenario options) and §3.1 (supply).
+OPTIONS = OptionSet("pyramidion", (
+    Option("target_vp", 10, int, "§6", "VP that ends the game at the end of the round it is reached (VP)",
+           "rulebook", low=1),
+    Option("deck", "default48", str, "§3, §10.2", "the character-card deck (cards_file replaces it)",
+           choices=("default48",)),
+    Option("boat_set", "size_eq_vp", str, "§9", "which built-in boat table is used (boats_file replaces it)",
+           choices=("size_eq_vp", "bordspeler")),
+    Option("distribution", "default10", str, "§5 phase 2", "the distribution-card deck (distribution_file "
+           "replaces it)", choices=("default10",)),
+    Option("executioner", "discard_after_revolt", str, "§10.2", "when a played Executioner is discarded",
+           choices=("discard_after_revolt", "discard_on_play")),
+    Option("philosopher", "wins_ties", str, "§10.2", "wins_ties: the Philosopher token's holder wins ties in the "
+           "slave-driver, negotiator and merchant steps; none: no effect", choices=("wins_ties", "none")),
+    Option("supply_limited", True, bool, "§3.1", "goods come from a limited supply"),
+    Option("supply_per_good", 35, int, "§3.1", "tokens of each ordinary good in a limited supply (goods)", low=0),
+    Option("statues", 10, int, "§3.1", "statues in a limited supply (goods)", low=0),
+    Option("goods_visible", True, bool, "§3.1", "policies may see every player's goods"),
+    Option("revolt_winner_must_survive", True, bool, "§5 phase 5 step 4",
+           "only players who survived the revolt can win it"),
+    Option("no_tile_left", "cannot_place", str, "§5 phase 5 step 5", "what happens when a player has no tile "
+           "left to place", choices=("cannot_place", "move_own_tile")),
+    Option("giza_tile_lost_on_revolt", False, bool, "§5 phase 6", "whether a revolt also costs the Giza tile"),
+    Option("loading_pass_is_final", False, bool, "§5 phase 7",
+           "a player who passes in loading may not load later that round"),
+    Option("phase8_slave_driver_benefit", "none", str, "§5 phase 8", "what the Slave Driver gives in phase 8",
+           choices=("none", "good_of_site", "keep_card")),
+    Option("discard_unplayed_drawn_cards", True, bool, "§5 phase 8",
+           "cards drawn but not played are discarded at round end"),
+    Option("tiebreak", ("boats", "goods", "shared"), list, "§6", "order of tie-breaks for the winner", item=str,
+           choices=("boats", "goods", "shared"), allowed='list of "boats", "goods", ending with "shared", '
+           "each at most once"),
+    Option("start_player", "random", int, "§4", "who starts", low=0, also=("random",),
+           allowed='"random" or a seat number 0..players-1'),
+    Option("boat_vp_public", True, bool, "§5 phase 7", "policies may see the VP of loaded boats"),
+    Option("max_rounds", 50, int, "§6", "round cap; a game reaching it ends as turn_cap (rounds)",
+           low=1, high=10000),
+    Option("sites_file", None, Path, "§7", "user TOML of [[site]] tables replacing data/sites.toml"),
+    Option("cards_file", None, Path, "§10.2", "user TOML of [[starting]] and [[common]] tables replacing "
+           "data/cards.toml"),
+    Option("boats_file", None, Path, "§9", "user TOML of [[boat]] tables replacing the built-in boat table"),
+    Option("revolt_tiles_file", None, Path, "§8", "user TOML of [[tile]] tables replacing "
+           "data/revolt_tiles.toml"),
+    Option("distribution_file", None, Path, "§5 phase 2", "user TOML of [[card]] tables replacing "
+           "data/distribution.toml"),
+))
+RULES = OPTIONS.rules_file
 
 
 @dataclass(frozen=True)
@@ -202,140 +185,80 @@ class PyramidionConfig:
         object.__setattr__(self, "boat_plain_load", tuple((b, ()) for b in range(len(self.boat_need))))
 
 
-# ---------------------------------------------------------------- table loading
-
-
-def _read_toml(path: Path, field: str, what: str) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise RuleError(field, f"file not found: {str(path)!r} (give a path to a TOML file of {what})") from None
-    except OSError as err:
-        raise RuleError(field, f"cannot read {str(path)!r}: {err.strerror}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise RuleError(field, f"{str(path)!r} is not valid TOML: {err}") from None
-
-
-@cache
-def _builtin(name: str) -> dict:
-    with open(DATA / name, "rb") as fh:
-        return tomllib.load(fh)
-
-
-def _table(field: str, user: str, builtin: str, what: str, layout: dict[str, tuple[str, ...]]
-           ) -> tuple[dict, str | None]:
-    """The parsed table and ``None`` (built-in) or the user's path.
-
-    ``layout`` maps each allowed top-level array (``[[key]]``) to the keys its tables allow;
-    any other key, at either level, is refused naming the file, the key and the allowed keys.
-    """
-    data = _read_toml(Path(user), field, what) if user else _builtin(builtin)
-    source = user or f"data/{builtin}"
-    check_keys(field, source, "", data, tuple(layout))
-    for key, allowed in layout.items():
-        rows = data.get(key)
-        if isinstance(rows, list):
-            for i, row in enumerate(rows):
-                check_keys(field, source, f"[[{key}]] {i + 1}", row, allowed)
-    return data, (user or None)
-
-
-def _nonneg_int(field: str, where: str, value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise RuleError(field, f"{where}: must be an int >= 0 (got {value!r})")
-    return value
-
-
-def _entries(field: str, data: dict, key: str) -> list[dict]:
-    rows = data.get(key)
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
-        raise RuleError(field, f"needs a non-empty list of [[{key}]] tables")
-    return rows
-
-
-def _prov(field: str, where: str, row: dict, user: str | None) -> str:
-    if user is not None:
-        return "user"
-    return row.get("provenance", "default")
+# ---------------------------------------------------------------- data tables (built-in or user)
 
 
 def _kind(field: str, where: str, value: Any, allow_statue: bool = False) -> int:
-    allowed = GOODS if allow_statue else GOODS[:ORDINARY]
-    if value not in allowed:
-        raise RuleError(field, f"{where}: unknown good {value!r} (allowed: {', '.join(allowed)})")
-    return GOODS.index(value)
+    return GOODS.index(one_of(field, f"{where}: good", value, GOODS if allow_statue else GOODS[:ORDINARY]))
 
 
-def _load_sites(field: str, user: str, players: int, acts: int, prov: list[RuleValue]):
-    data, src = _table(field, user, "sites.toml", "[[site]] tables", {"site": (
-        "name", "produces", "min_influence", "min_negotiation", "min_trade", "ability", "provenance")})
-    rows = _entries(field, data, "site")
-    names, kinds, mins, abil = [], [], [], []
-    for i, row in enumerate(rows):
-        where = f"site {i + 1}"
+def _load_sites(field: str, path: Any, players: int, acts: int, prov: list[RuleValue]):
+    data, source, user = load_table(field, path, _PACKAGE, "sites.toml")
+    check_keys(field, source, "", data, ("site",))
+    names: list[str] = []
+    kinds, mins, abil = [], [], []
+    for i, row in enumerate(rows(field, source, data, "site", (
+            "name", "produces", "min_influence", "min_negotiation", "min_trade", "ability", "provenance"))):
+        where = f"{source}: [[site]] {i + 1}"
         name = row.get("name")
         if not isinstance(name, str) or not name:
-            raise RuleError(field, f"{where}: needs a non-empty name")
+            raise RuleError(field, f"{where}: needs a non-empty name (got {name!r})")
         if name in names:
-            raise RuleError(field, f"duplicate site name {name!r}")
-        where = f"site {name!r}"
+            raise RuleError(field, f"{where}: duplicate site name {name!r}")
+        where = f"{source}: site {name!r}"
         kinds.append(_kind(field, where, row.get("produces")))
-        mins.append(tuple(_nonneg_int(field, f"{where} {k}", row.get(k))
+        mins.append(tuple(integer(field, f"{where}: {k}", row.get(k))
                           for k in ("min_influence", "min_negotiation", "min_trade")))
-        ab = row.get("ability", "none")
-        if ab not in ABILITIES:
-            raise RuleError(field, f"{where}: unknown ability {ab!r} (allowed: {', '.join(ABILITIES)})")
+        ab = one_of(field, f"{where}: ability", row.get("ability", "none"), ABILITIES)
         abil.append(ABILITIES.index(ab))
         names.append(name)
-        prov.append(RuleValue(f"site.{name}", {"produces": row["produces"], "minimums": mins[-1],
-                                               "ability": ab}, _prov(field, where, row, src), f"{RULES} §7"))
+        prov.append(RuleValue(f"site.{name}", {"produces": row["produces"], "minimums": mins[-1], "ability": ab},
+                              provenance(field, where, row, user), f"{RULES} §7"))
     if len(names) < players * acts:
-        raise RuleError(field, f"{len(names)} sites is too few: {players} players activate "
+        raise RuleError(field, f"{source}: {len(names)} sites is too few: {players} players activate "
                                f"{players * acts} sites a round (need at least that many)")
     if abil.count(PLAYER_ORDER) > 1:
-        raise RuleError(field, "at most one site may have ability 'player_order'")
+        raise RuleError(field, f"{source}: at most one site may have ability 'player_order'")
     return tuple(names), tuple(kinds), tuple(mins), tuple(abil)
 
 
-def _card_rows(field: str, rows: list[dict], key: str):
+_CARD_KEYS = ("type", "count", "influence", "negotiation", "trade", "value", "provenance")
+
+
+def _card_rows(field: str, source: str, data: dict, key: str, user: bool):
     out = []
-    for i, row in enumerate(rows):
-        where = f"[[{key}]] {i + 1}"
-        t = row.get("type")
-        if t not in CARD_TYPES:
-            raise RuleError(field, f"{where}: unknown card type {t!r} (allowed: {', '.join(CARD_TYPES)})")
-        count = _nonneg_int(field, f"{where} count", row.get("count", 1))
+    for i, row in enumerate(rows(field, source, data, key, _CARD_KEYS)):
+        where = f"{source}: [[{key}]] {i + 1}"
+        t = CARD_TYPES.index(one_of(field, f"{where}: type", row.get("type"), CARD_TYPES))
+        count = integer(field, f"{where}: count", row.get("count", 1))
         vals: tuple[int, ...]  # (influence, negotiation, trade)
-        if t == "goddess":
-            v = _nonneg_int(field, f"{where} value", row.get("value"))
+        if t == GODDESS:
+            v = integer(field, f"{where}: value", row.get("value"))
             vals = (v, v, v)
         else:
-            vals = tuple(_nonneg_int(field, f"{where} {k}", row.get(k, 0))
-                         for k in ("influence", "negotiation", "trade"))
-        out.append((CARD_TYPES.index(t), vals, count, row))
+            vals = tuple(integer(field, f"{where}: {k}", row.get(k, 0)) for k in ("influence", "negotiation", "trade"))
+        out.append((t, vals, count, provenance(field, where, row, user)))
     return out
 
 
-def _load_cards(field: str, user: str, players: int, prov: list[RuleValue]):
-    card_keys = ("type", "count", "influence", "negotiation", "trade", "value", "provenance")
-    data, src = _table(field, user, "cards.toml", "[[starting]] and [[common]] tables",
-                       {"starting": card_keys, "common": card_keys})
-    starting = _card_rows(field, _entries(field, data, "starting"), "starting")
-    common = _card_rows(field, _entries(field, data, "common"), "common")
+def _load_cards(field: str, path: Any, players: int, prov: list[RuleValue]):
+    data, source, user = load_table(field, path, _PACKAGE, "cards.toml")
+    check_keys(field, source, "", data, ("starting", "common"))
+    starting = _card_rows(field, source, data, "starting", user)
+    common = _card_rows(field, source, data, "common", user)
     goddesses = {v[0] for t, v, c, _ in starting + common if t == GODDESS and c}
     if len(goddesses) > 1:
-        raise RuleError(field, f"all goddess cards must share one value (got {sorted(goddesses)})")
+        raise RuleError(field, f"{source}: all goddess cards must share one value (got {sorted(goddesses)})")
     ctype, cval, cowner = [], [], []
-    for t, vals, count, row in common:
+    for t, vals, count, p in common:
         ctype += [t] * count
         cval += [vals] * count
         cowner += [-1] * count
-        prov.append(RuleValue(f"card.common.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}",
-                              count, _prov(field, "", row, src), f"{RULES} §10.2"))
+        prov.append(RuleValue(f"card.common.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}", count, p,
+                              f"{RULES} §10.2"))
     n_common = len(ctype)
     if n_common < 1:
-        raise RuleError(field, "the common deck is empty (need at least one [[common]] card)")
+        raise RuleError(field, f"{source}: the common deck is empty (need at least one [[common]] card)")
     start_ids = []
     for seat in range(players):
         ids = []
@@ -346,102 +269,101 @@ def _load_cards(field: str, user: str, players: int, prov: list[RuleValue]):
                 cval.append(vals)
                 cowner.append(seat)
         start_ids.append(tuple(ids))
-    for t, vals, count, row in starting:
-        prov.append(RuleValue(f"card.starting.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}",
-                              count, _prov(field, "", row, src), f"{RULES} §10.2"))
+    for t, vals, count, p in starting:
+        prov.append(RuleValue(f"card.starting.{CARD_TYPES[t]}.{'/'.join(map(str, vals))}", count, p,
+                              f"{RULES} §10.2"))
     gval = goddesses.pop() if goddesses else 0
     return tuple(ctype), tuple(cval), tuple(cowner), n_common, tuple(start_ids), gval
 
 
-def _load_boats(field: str, user: str, boat_set: str, prov: list[RuleValue]):
+def _load_boats(field: str, path: Any, boat_set: str, prov: list[RuleValue]):
     builtin = "boats.toml" if boat_set == "size_eq_vp" else "boats_bordspeler.toml"
-    data, src = _table(field, user, builtin, "[[boat]] tables", {"boat": ("name", "goods", "vp", "provenance")})
+    data, source, user = load_table(field, path, _PACKAGE, builtin)
+    check_keys(field, source, "", data, ("boat",))
     names, needs, vps = [], [], []
-    for i, row in enumerate(_entries(field, data, "boat")):
-        name = row.get("name", f"boat {i + 1}")
-        where = f"boat {name!r}"
+    for i, row in enumerate(rows(field, source, data, "boat", ("name", "goods", "vp", "provenance"))):
+        name = str(row.get("name", f"boat {i + 1}"))
+        where = f"{source}: boat {name!r}"
         goods = row.get("goods")
         if not isinstance(goods, dict) or not goods:
-            raise RuleError(field, f"{where}: needs goods = {{ kind = count, ... }}")
+            raise RuleError(field, f"{where}: needs goods = {{ kind = count, ... }} (got {goods!r})")
         need = [0] * ORDINARY
         for k, n in goods.items():
-            need[_kind(field, where, k)] = _nonneg_int(field, f"{where} goods.{k}", n)
+            need[_kind(field, where, k)] = integer(field, f"{where}: goods.{k}", n)
         if sum(need) == 0:
             raise RuleError(field, f"{where}: asks for no goods (need at least 1)")
-        vp = _nonneg_int(field, f"{where} vp", row.get("vp"))
-        names.append(str(name))
+        vp = integer(field, f"{where}: vp", row.get("vp"))
+        names.append(name)
         needs.append(tuple(need))
         vps.append(vp)
-        prov.append(RuleValue(f"boat.{name}", {"goods": dict(goods), "vp": vp},
-                              _prov(field, where, row, src), f"{RULES} §9"))
+        prov.append(RuleValue(f"boat.{name}", {"goods": dict(goods), "vp": vp}, provenance(field, where, row, user),
+                              f"{RULES} §9"))
     return tuple(names), tuple(needs), tuple(vps)
 
 
-def _load_revolt(field: str, user: str, prov: list[RuleValue]):
-    data, src = _table(field, user, "revolt_tiles.toml", "[[tile]] tables",
-                       {"tile": ("strength", "good", "provenance")})
-    rows = _entries(field, data, "tile")
+def _load_revolt(field: str, path: Any, prov: list[RuleValue]):
+    data, source, user = load_table(field, path, _PACKAGE, "revolt_tiles.toml")
+    check_keys(field, source, "", data, ("tile",))
     strength, good = [], []
-    for i, row in enumerate(rows):
-        where = f"tile {i + 1}"
-        strength.append(_nonneg_int(field, f"{where} strength", row.get("strength")))
+    for i, row in enumerate(rows(field, source, data, "tile", ("strength", "good", "provenance"))):
+        where = f"{source}: [[tile]] {i + 1}"
+        strength.append(integer(field, f"{where}: strength", row.get("strength")))
         good.append(_kind(field, where, row.get("good"), allow_statue=True))
         prov.append(RuleValue(f"revolt_tile.{i + 1}", {"strength": strength[-1], "good": row["good"]},
-                              _prov(field, where, row, src), f"{RULES} §8"))
+                              provenance(field, where, row, user), f"{RULES} §8"))
     return tuple(strength), tuple(good)
 
 
-def _load_distribution(field: str, user: str, site_names: Sequence[str], prov: list[RuleValue],
-                       sites_user: str = ""):
-    data, src = _table(field, user, "distribution.toml", "[[card]] tables",
-                       {"card": ("name", "goods", "provenance")})
-    if not user and sites_user:  # the user changed the sites but kept the built-in distribution table
-        builtin_sites = set().union(*(r.get("goods", {}) for r in data.get("card", [])))
+def _load_distribution(field: str, path: Any, site_names: Sequence[str], prov: list[RuleValue],
+                       sites_path: Any = None):
+    data, source, user = load_table(field, path, _PACKAGE, "distribution.toml")
+    check_keys(field, source, "", data, ("card",))
+    cards = rows(field, source, data, "card", ("name", "goods", "provenance"))
+    if not user and sites_path is not None:  # the user changed the sites but kept the built-in distribution table
+        builtin_sites = {s for r in cards for s in r.get("goods", {})}
         if builtin_sites != set(site_names):
-            raise RuleError("sites_file", f"{sites_user!r}: the built-in distribution table (data/distribution.toml)"
-                                          f" no longer matches these sites (it gives goods to "
-                                          f"{', '.join(sorted(builtin_sites))}; sites here: "
+            raise RuleError("sites_file", f"{str(sites_path)!r}: the built-in distribution table "
+                                          f"(data/distribution.toml) no longer matches these sites (it gives goods "
+                                          f"to {', '.join(sorted(builtin_sites))}; sites here: "
                                           f"{', '.join(site_names)}); also set distribution_file to a table "
                                           f"naming every site")
-    cards = []
-    for i, row in enumerate(_entries(field, data, "card")):
-        name = row.get("name", f"card {i + 1}")
-        where = f"distribution card {name!r}"
+    out = []
+    for i, row in enumerate(cards):
+        name = str(row.get("name", f"card {i + 1}"))
+        where = f"{source}: distribution card {name!r}"
         goods = row.get("goods")
         if not isinstance(goods, dict):
-            raise RuleError(field, f"{where}: needs goods = {{ \"<site>\" = count, ... }}")
-        unknown = sorted(set(goods) - set(site_names))
-        if unknown:
-            raise RuleError(field, f"{where}: unknown site {unknown[0]!r} (allowed: {', '.join(site_names)})")
+            raise RuleError(field, f"{where}: needs goods = {{ \"<site>\" = count, ... }} (got {goods!r})")
+        for site in goods:
+            one_of(field, f"{where}: site", site, tuple(site_names))
         missing = [s for s in site_names if s not in goods]
         if missing:
             raise RuleError(field, f"{where}: no count for site {missing[0]!r} (every site needs one; "
                                    f"sites: {', '.join(site_names)})")
-        cards.append(tuple(_nonneg_int(field, f"{where} {s}", goods[s]) for s in site_names))
-        prov.append(RuleValue(f"distribution.{name}", dict(goods), _prov(field, where, row, src),
+        out.append(tuple(integer(field, f"{where}: {s}", goods[s]) for s in site_names))
+        prov.append(RuleValue(f"distribution.{name}", dict(goods), provenance(field, where, row, user),
                               f"{RULES} §5 phase 2"))
-    return tuple(cards)
+    return tuple(out)
 
 
-# ---------------------------------------------------------------- options
+# ---------------------------------------------------------------- make_config
 
 
-def _option(rules: Mapping[str, Any], name: str, kind: type) -> Any:
-    default = _OPTIONS[name][0]
-    value = rules.get(name, default)
-    allowed = _OPTIONS[name][1]
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise RuleError(name, f"must be {allowed} (got {value!r})")
-    elif kind is int:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise RuleError(name, f"must be {allowed} (got {value!r})")
-    elif kind is str:
-        if not isinstance(value, str):
-            raise RuleError(name, f"must be {allowed} (got {value!r})")
-        if name in _CHOICES and value not in _CHOICES[name]:
-            raise RuleError(name, f"unknown value {value!r} (allowed: {allowed})")
-    return value
+def _idle(opts: ResolvedOptions, card_types: set[int], abilities: tuple[int, ...]) -> set[str]:
+    """The options the rules never consult in this setting, left out of ``rule_values``."""
+    idle = {name for name, table in (("deck", "cards_file"), ("boat_set", "boats_file"),
+                                     ("distribution", "distribution_file")) if opts[table] is not None}
+    if EXECUTIONER not in card_types:
+        idle.add("executioner")
+    if PHILOSOPHER not in card_types:
+        idle.add("philosopher")
+    if REVOLT not in card_types:
+        idle |= {"revolt_winner_must_survive", "giza_tile_lost_on_revolt"}
+    if PLAYER_ORDER not in abilities:
+        idle.add("giza_tile_lost_on_revolt")
+    if not opts["supply_limited"]:
+        idle |= {"supply_per_good", "statues"}
+    return idle
 
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None
@@ -455,7 +377,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     expansions : sequence of str
         Must be empty: Pyramidion has no expansion here.
     rules : mapping of str to Any, optional
-        Rule options by name (``RULE_OPTIONS``); missing ones take their default.
+        Rule options by name (``OPTIONS``); missing ones take their default.
 
     Returns
     -------
@@ -468,58 +390,37 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         malformed or inconsistent user data table (the field names the option).
     """
     rules = dict(rules or {})
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-        raise RuleError("players", f"Pyramidion takes 2..4 players (got {players!r})")
-    if expansions:
-        raise RuleError("expansions", f"Pyramidion has no expansions (got {list(expansions)!r}; allowed: none)")
-    unknown = sorted(set(rules) - set(_OPTIONS))
-    if unknown:
-        raise RuleError(unknown[0], f"unknown rule option (allowed: {', '.join(_OPTIONS)})")
-    opts: dict[str, Any] = {}
-    for name, (default, _, _) in _OPTIONS.items():
-        if name in ("tiebreak", "start_player"):
-            continue  # checked below
-        kind = type(default)
-        opts[name] = _option(rules, name, kind)
-    tb = rules.get("tiebreak", _OPTIONS["tiebreak"][0])
-    if (not isinstance(tb, (list, tuple)) or not tb or tb[-1] != "shared"
-            or any(k not in ("boats", "goods") for k in tb[:-1]) or len(set(tb)) != len(tb)):
-        raise RuleError("tiebreak", f"must be a {_OPTIONS['tiebreak'][1]}, each at most once (got {tb!r})")
-    opts["tiebreak"] = tuple(tb)
-    sp = rules.get("start_player", "random")
-    if sp == "random":
-        start = -1
-    elif isinstance(sp, int) and not isinstance(sp, bool) and 0 <= sp < players:
-        start = sp
-    else:
+    PLAYERS.check(players, expansions)
+    opts = OPTIONS.resolve(players, rules)
+    tb = opts["tiebreak"]
+    if tb[-1] != "shared" or "shared" in tb[:-1] or len(set(tb)) != len(tb):
+        raise RuleError("tiebreak", f"must be a {OPTIONS['tiebreak'].allowed_text()} (got {list(tb)!r})")
+    sp = opts["start_player"]
+    if sp != "random" and sp >= players:
         raise RuleError("start_player", f'must be "random" or a seat number 0..{players - 1} (got {sp!r})')
-    opts["start_player"] = sp
 
-    game = _builtin("game.toml")
-    prov: list[RuleValue] = []
-    for key, entry in game.items():
-        prov.append(RuleValue(key, entry["value"], entry["provenance"], f"{RULES} {entry['section']}"))
-    for name, (default, _, sec) in _OPTIONS.items():
-        if name.endswith("_file") and not opts[name]:
-            continue
-        given = rules.get(name, default)
-        user = name in rules and (tuple(given) if isinstance(given, list) else given) != default
-        prov.append(RuleValue(name, opts[name], "user" if user else "default", f"{RULES} {sec}"))
+    game = builtin_table(_PACKAGE, "game.toml")
+    prov: list[RuleValue] = [RuleValue(key, entry["value"], entry["provenance"], f"{RULES} {entry['section']}")
+                             for key, entry in game.items()
+                             if not (key == "goddess_value" and opts["cards_file"] is not None)]
+    tables: list[RuleValue] = []
     acts = game["activations_per_player"]["value"]
-    names, kinds, mins, abil = _load_sites("sites_file", opts["sites_file"], players, acts, prov)
-    ctype, cval, cowner, n_common, start_ids, gval = _load_cards("cards_file", opts["cards_file"], players, prov)
-    if not opts["cards_file"]:
+    names, kinds, mins, abil = _load_sites("sites_file", opts["sites_file"], players, acts, tables)
+    ctype, cval, cowner, n_common, start_ids, gval = _load_cards("cards_file", opts["cards_file"], players, tables)
+    if opts["cards_file"] is None:
         gval = game["goddess_value"]["value"]
-    boat_names, needs, vps = _load_boats("boats_file", opts["boats_file"], opts["boat_set"], prov)
-    rs, rg = _load_revolt("revolt_tiles_file", opts["revolt_tiles_file"], prov)
+    boat_names, needs, vps = _load_boats("boats_file", opts["boats_file"], opts["boat_set"], tables)
+    rs, rg = _load_revolt("revolt_tiles_file", opts["revolt_tiles_file"], tables)
     n_revolt_cards = sum(1 for t in ctype[:n_common] if t == REVOLT)
     if n_revolt_cards > len(rs):
         raise RuleError("revolt_tiles_file", f"{len(rs)} revolt tiles but {n_revolt_cards} revolt cards "
                                              f"in the deck (need at least one tile per revolt card)")
-    dist = _load_distribution("distribution_file", opts["distribution_file"], names, prov, opts["sites_file"])
-    sup = game["supply_per_good"]["value"]
+    dist = _load_distribution("distribution_file", opts["distribution_file"], names, tables, opts["sites_file"])
+    if REVOLT not in ctype:  # §8: the revolt tiles act only through revolt cards
+        tables = [v for v in tables if not v.name.startswith("revolt_tile.")]
+    prov += opts.rule_values(_idle(opts, set(ctype), abil)) + tables
     return PyramidionConfig(
-        players=players, options=opts, provenance=tuple(prov),
+        players=players, options=dict(opts.values), provenance=tuple(prov),
         site_names=names, site_kind=kinds, site_min=mins, site_ability=abil,
         card_type=ctype, card_val=cval, card_owner=cowner, n_common=n_common,
         starting=start_ids, goddess_value=gval,
@@ -529,7 +430,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         cards_drawn=game["cards_drawn_per_round"]["value"],
         activations_per_player=acts,
         tiles_per_colour=game["tiles_per_colour"]["value"],
-        supply_start=(sup,) * ORDINARY + (game["statues"]["value"],),
+        supply_start=(opts["supply_per_good"],) * ORDINARY + (opts["statues"],),
         target_vp=opts["target_vp"], max_rounds=opts["max_rounds"],
         executioner_on_play=opts["executioner"] == "discard_on_play",
         philosopher_wins_ties=opts["philosopher"] == "wins_ties",
@@ -540,7 +441,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         loading_pass_is_final=opts["loading_pass_is_final"],
         phase8_benefit=opts["phase8_slave_driver_benefit"],
         discard_unplayed_drawn_cards=opts["discard_unplayed_drawn_cards"],
-        tiebreak=opts["tiebreak"], start_player=start, boat_vp_public=opts["boat_vp_public"],
+        tiebreak=tb, start_player=-1 if sp == "random" else sp, boat_vp_public=opts["boat_vp_public"],
     )
 
 

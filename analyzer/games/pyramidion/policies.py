@@ -9,10 +9,11 @@ Values are in "VP-equivalents": a good that ends on a boat is worth about 1 VP.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mypy_extensions import mypyc_attr
 
+from analyzer.games.base import param, param_default
 from analyzer.games.pyramidion.config import (
     BANDIT,
     EXECUTIONER,
@@ -63,13 +64,6 @@ def _lack(row: list[int], seat: int, minimum: int) -> int:
     return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
 
 
-def _check_nonneg(obj, *names: str) -> None:
-    for name in names:
-        v = getattr(obj, name)
-        if not v >= 0:
-            raise ValueError(f"{name} must be >= 0 (got {v!r})")
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class GreedyPolicy:
@@ -82,20 +76,17 @@ class GreedyPolicy:
     """
 
     NAME = "greedy"
-    good_value: float = field(default=0.8, metadata={"help": "value of one good taken, in VP (>= 0)"})
-    slave_driver_tile: float = field(default=1.2, metadata={"help": "value of winning a slave-driver tile, in VP"})
-    negotiator_tile: float = field(default=1.5, metadata={"help": "value of winning a negotiator tile, in VP"})
-    player_order: float = field(default=0.3, metadata={"help": "value of a Giza player-order tile, in VP"})
-    card_cost: float = field(default=0.25, metadata={"help": "cost per card point spent at the round's first site (falls to 0 at its last), in VP"})
-    progress: float = field(default=0.4, metadata={"help": "share of a contest's value credited to a card that does not win it alone but the hand can (0-1)"})
-    recruit_below: int = field(default=3, metadata={"help": "recruit away a common card whose best value is at most this"})
-    revolt_margin: int = field(default=10, metadata={"help": "influence needed before playing a revolt card, in points"})
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.progress <= 1.0:
-            raise ValueError(f"progress must be in [0, 1] (got {self.progress!r})")
-        _check_nonneg(self, "good_value", "slave_driver_tile", "negotiator_tile", "player_order",
-                      "card_cost", "recruit_below", "revolt_margin")
+    good_value: float = param(0.8, low=0, high=5, help="value of one good taken (VP)")
+    slave_driver_tile: float = param(1.2, low=0, high=10, help="value of winning a slave-driver tile (VP)")
+    negotiator_tile: float = param(1.5, low=0, high=10, help="value of winning a negotiator tile (VP)")
+    player_order: float = param(0.3, low=0, high=5, help="value of a Giza player-order tile (VP)")
+    card_cost: float = param(0.25, low=0, high=2, help="cost per card point spent at the round's first site, "
+                             "falling to 0 at its last (VP per point)")
+    progress: float = param(0.4, low=0, high=1, help="share of a contest's value credited to a card that does not "
+                            "win it alone but the hand can (share)")
+    recruit_below: int = param(3, low=0, high=10, help="recruit away a common card whose best value is at most "
+                               "this (card points)")
+    revolt_margin: int = param(10, low=0, high=50, help="influence needed before playing a revolt card (points)")
 
     # -- dispatch
 
@@ -353,12 +344,11 @@ class TileBuilderPolicy(GreedyPolicy):
     goods lying on a site (a long-game strategy: goods every round, cheaper loading)."""
 
     NAME = "tile-builder"
-    good_value: float = field(default=0.35, metadata={"help": "value of one good taken, in VP (>= 0)"})
-    slave_driver_tile: float = field(default=2.5, metadata={"help": "value of winning a slave-driver tile, in VP"})
-    negotiator_tile: float = field(default=3.0, metadata={"help": "value of winning a negotiator tile, in VP"})
-    player_order: float = field(default=0.1, metadata={"help": "value of a Giza player-order tile, in VP"})
-    card_cost: float = field(default=0.12, metadata={"help": "cost per card point spent, in VP"})
-
+    good_value: float = param_default(GreedyPolicy, "good_value", 0.35)
+    slave_driver_tile: float = param_default(GreedyPolicy, "slave_driver_tile", 2.5)
+    negotiator_tile: float = param_default(GreedyPolicy, "negotiator_tile", 3.0)
+    player_order: float = param_default(GreedyPolicy, "player_order", 0.1)
+    card_cost: float = param_default(GreedyPolicy, "card_cost", 0.12)
 
 POLICIES: dict[str, type] = {
     "random": RandomPolicy,

@@ -17,8 +17,8 @@ from analyzer.games.base import Benchmark, GameSpec, StudySection, resolve_polic
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
-    EXPANSIONS,
-    RULE_OPTIONS,
+    OPTIONS,
+    PLAYERS,
     RULES_VERSION,
     RattusConfig,
     default_config,
@@ -88,9 +88,7 @@ TABLES = {
 
 SPEC = GameSpec(
     name="rattus",
-    min_players=2,
-    max_players=6,
-    expansions=EXPANSIONS,
+    players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     play_game=play_game,
@@ -98,8 +96,8 @@ SPEC = GameSpec(
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
     rule_values=rule_values,
+    options=OPTIONS,
     content={"cards": CARD_NAMES},
-    rule_options=RULE_OPTIONS,
     ablations=ablations,
     title="Rattus (+ Africanus)",
     item_kind="class card",

@@ -9,16 +9,14 @@ the option, what is wrong and what is allowed.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.base import RuleValue
-from analyzer.games.tables import check_keys, option_help
+from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.games.tables import builtin_table, check_keys, integer, load_table, one_of, rows
 
 RULES_VERSION = "rattus-1"
 
@@ -27,85 +25,91 @@ CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 SYMBOLS: tuple[str, ...] = CLASSES + ("M", "A")
 SHORT = {"peasantry": "Pe", "bourgeoisie": "Bo", "church": "Ch", "chivalry": "Kn", "magic": "Ma",
          "royalty": "Ro", "islam": "Is", "M": "M", "A": "A"}
-EXPANSIONS: tuple[str, ...] = ("africanus",)
+PLAYERS = PlayerCounts("rattus", 2, 4, expansions=("africanus",), raised={"africanus": 6})  # §3.3
+EXPANSIONS: tuple[str, ...] = PLAYERS.expansions
 ALL_CLASSES_MASK = (1 << len(CLASSES)) - 1
+_PACKAGE = "analyzer.games.rattus"
 
-# Options that are not scalar entries of data/rules.toml: name -> help.
-_EXTRA_OPTIONS: dict[str, str] = {
-    "class_cards": "class cards in play: list of card names (6, or 8 at 5-6 players); default: the six "
-                   "base cards, or with africanus the Knight plus random others drawn per game",
-    "map_file": "TOML file replacing the built-in map and adjacency (layout of data/map.toml)",
-    "tokens_file": "TOML file replacing the built-in rat-token lists (layout of data/tokens.toml)",
-    "region_cards_file": "TOML file replacing the built-in region-card deck (layout of data/region_cards.toml)",
-}
-
-# Scalar option checks: name -> (type, low, high) or (str, allowed values).
-_CHECKS: dict[str, tuple] = {
-    "cubes_per_player": (int, 1, 40), "rat_cap": (int, 1, 6), "knight_range": (int, 1, 4),
-    "knight_range_5_6": (int, 1, 4), "africanus_tokens_removed_per_unused_region": (int, 0, 6),
-    "class_cards_in_play": (int, 1, 10), "class_cards_in_play_5_6": (int, 1, 10),
-    "region_cards_dealt": (int, 0, 5), "region_card_points": (int, 0, 10), "explorer_cubes": (int, 1, 3),
-    "diplomat_discs": (int, 0, 30), "diplomat_points_first": (int, 0, 20),
-    "diplomat_points_second": (int, 0, 20), "diplomat_tie_first_pool": (int, 0, 40),
-    "diplomat_tie_second_pool": (int, 0, 40), "diplomat_2p_tie_points": (int, 0, 20),
-    "max_rounds": (int, 1, 10000), "max_turns": (int, 1, 100000),
-    "knight_adds_two_neutral_cubes": (bool,), "opening_pairs_distinct_regions": (bool,),
-    "africanus_tokens_replace_base": (bool,), "same_class_cards_stack": (bool,),
-    "region_card_must_match_plague_region": (bool,), "region_card_majority_ties_count": (bool,),
-    "astronomer_leftovers": (str, ("discard", "deck_bottom")),
-}
-
-
-def _read_data(name: str) -> dict:
-    return tomllib.loads(resources.files("analyzer.games.rattus").joinpath("data", name).read_text("utf-8"))
-
-
-# Built-in tables, loaded once at import (python-chess style: tables at import, indexed later).
-_RULES: dict = _read_data("rules.toml")
-_CARDS: dict = _read_data("cards.toml")
-_MAP: dict = _read_data("map.toml")
-_TOKENS: dict = _read_data("tokens.toml")
-_REGION_CARDS: dict = _read_data("region_cards.toml")
-
+# Built-in tables, loaded once (python-chess style: tables at import, indexed later).
+_CARDS: dict = builtin_table(_PACKAGE, "cards.toml")
+# provenance of each built-in content table as a whole (its top-level ``provenance`` key)
+_BUILTIN_PROVENANCE = {name: builtin_table(_PACKAGE, name)["provenance"]
+                       for name in ("map.toml", "tokens.toml", "region_cards.toml")}
 CARD_NAMES: tuple[str, ...] = tuple(c["name"] for c in _CARDS["cards"])
 CARD_CLASS: tuple[int, ...] = tuple(CLASS_INDEX[c["class"]] for c in _CARDS["cards"])
 CARD_EXPANSION: tuple[str, ...] = tuple(c["expansion"] for c in _CARDS["cards"])
 CARD_INDEX = {n: i for i, n in enumerate(CARD_NAMES)}
 BASE_CARDS: tuple[str, ...] = tuple(n for n, e in zip(CARD_NAMES, CARD_EXPANSION) if e == "base")
 
-def _allowed(name: str) -> str:
-    """Allowed values or type of a scalar option of data/rules.toml, as ``list rules`` shows it."""
-    check = _CHECKS.get(name)
-    if name == "spread_table":
-        return "list of integers >= 0, rat_cap + 1 entries"
-    if name == "base_tokens_removed":
-        return "list of 3 integers >= 0 (2, 3, 4 players)"
-    if name in ("caravan_start", "plague_start"):
-        return "\"random\" or a region name in use"
-    if check is None:
-        return "any"
-    if check[0] is bool:
-        return "true or false"
-    if check[0] is int:
-        return f"integer {check[1]}-{check[2]}"
-    return ", ".join(check[1])
 
-
-_EXTRA_DEFAULTS: dict[str, tuple[Any, str]] = {
-    "class_cards": (None, "list of card names (see `analyzer list cards --game rattus`)"),
-    "map_file": (None, "path to a TOML file"),
-    "tokens_file": (None, "path to a TOML file"),
-    "region_cards_file": (None, "path to a TOML file (africanus only)"),
-}
-_EXTRA_SECTIONS = {"class_cards": "docs/rules/rattus.md §6.2", "map_file": "docs/rules/rattus.md §3.3, §4",
-                   "tokens_file": "docs/rules/rattus.md §5.2", "region_cards_file": "docs/rules/rattus.md §9"}
-
-RULE_OPTIONS: dict[str, str] = {
-    **{k: option_help(v["value"], _allowed(k), f"{v['help']} [{v['provenance']}]", v["section"])
-       for k, v in _RULES.items()},
-    **{k: option_help(_EXTRA_DEFAULTS[k][0], _EXTRA_DEFAULTS[k][1], h, _EXTRA_SECTIONS[k])
-       for k, h in _EXTRA_OPTIONS.items()},
-}
+# The rule options: docs/rules/rattus.md §13 (default parameter sheet) and every [GAP → DEFAULT].
+OPTIONS = OptionSet("rattus", (
+    Option("cubes_per_player", 20, int, "§3.1, §11", "cubes each player owns (cubes)", "rulebook",
+         low=1, high=40, provenance_at={5: "default", 6: "default"}),
+    Option("rat_cap", 3, int, "§7 C.2", "most rat tokens a region may hold (tokens)", "rulebook", low=1, high=6),
+    Option("spread_table", (0, 1, 2, 2), list, "§7 C.2", "new rats placed by rats present on arrival, indexed "
+         "0..rat_cap (tokens); alternative [0, 1, 1, 2]", "rulebook", item=int, low=0,
+         allowed="list of rat_cap + 1 integers >= 0"),
+    Option("knight_range", 2, int, "§8.1", "plague-piece steps with the Knight at 2-4 players (steps)", "rulebook",
+         low=1, high=4),
+    Option("knight_range_5_6", 3, int, "§11", "plague-piece steps with the Knight at 5-6 players (steps)", "rulebook",
+         low=1, high=4),
+    Option("knight_adds_two_neutral_cubes", False, bool, "§8.1",
+         "the plague piece counts as 2 neutral cubes for thresholds when the Knight is in play"),
+    Option("opening_pairs_distinct_regions", True, bool, "§6.1", "the two opening pairs go into two different regions"),
+    Option("africanus_tokens_replace_base", True, bool, "§3.2",
+         "with Africanus the 65 Africanus tokens replace the 49 base tokens at every player count"),
+    Option("base_tokens_removed", (12, 6, 0), list, "§5.3", "base tokens removed unseen at 2, 3, 4 players (tokens)",
+         "rulebook", item=int, low=0, length=3),
+    Option("africanus_tokens_removed_per_unused_region", 3, int, "§5.3",
+         "Africanus tokens removed unseen per region not in use (tokens)", low=0, high=6),
+    Option("class_cards_in_play", 6, int, "§6.2", "class cards in play at 2-4 players with Africanus (cards)",
+         "rulebook", low=1, high=10),
+    Option("class_cards_in_play_5_6", 8, int, "§11", "class cards in play at 5-6 players (cards)", "rulebook",
+         low=1, high=10),
+    Option("same_class_cards_stack", True, bool, "§5.1",
+         "a holder of k cards of one class loses k cubes per matching symbol; false = 1"),
+    Option("region_cards_dealt", 3, int, "§6.2", "region cards dealt to each player at setup (cards)", "rulebook",
+         low=0, high=5),
+    Option("region_card_must_match_plague_region", False, bool, "§9", "a region card protects only if it names the "
+         "plague region"),
+    Option("region_card_points", 1, int, "§9", "points per region card in hand whose region the holder has the "
+         "majority in (points)", low=0, high=10),
+    Option("region_card_majority_ties_count", True, bool, "§9",
+         "a tie for most cubes counts as the majority for region-card scoring"),
+    Option("explorer_cubes", 1, int, "§8.2", "cubes the Explorer places in the chosen card's region (cubes)",
+         low=1, high=3),
+    Option("astronomer_leftovers", "discard", str, "§8.2", "fate of the two cards the Astronomer does not keep",
+         choices=("discard", "deck_bottom")),
+    Option("diplomat_discs", 15, int, "§6.2", "diplomat discs in the shared supply (discs)", "rulebook",
+         low=0, high=30),
+    Option("diplomat_points_first", 4, int, "§2.3", "points for most diplomat discs, no tie (points)", "seed",
+         low=0, high=20),
+    Option("diplomat_points_second", 2, int, "§2.3", "points for second most diplomat discs, no tie (points)", "seed",
+         low=0, high=20),
+    Option("diplomat_tie_first_pool", 6, int, "§2.3", "points split (floor) among players tied for most discs "
+         "(points)", "seed", low=0, high=40),
+    Option("diplomat_tie_second_pool", 2, int, "§2.3", "points split (floor) among players tied for second most "
+         "discs (points)", "seed", low=0, high=40),
+    Option("diplomat_2p_tie_points", 3, int, "§2.3", "points each at 2 players when both tie for most discs "
+         "(points); alternative 2", low=0, high=20),
+    Option("caravan_start", "random", str, "§6.2", "caravan start region", allowed="random or a region name in use"),
+    Option("plague_start", "random", str, "§6.1", "plague piece start region",
+         allowed="random or a region name in use"),
+    Option("max_rounds", 100, int, "§10.1", "simulator guard: after this many rounds the final round and final "
+         "plague are played, end = turn_cap (rounds)", low=1, high=10000),
+    Option("max_turns", 5000, int, "§10.1", "hard cap on regular turns; exceeding it raises TurnCapExceeded "
+         "naming the seed (turns)", low=1, high=100000),
+    Option("class_cards", None, list, "§6.2", "class cards in play (6, or 8 at 5-6 players); unset: the six base "
+         "cards, or with africanus the Knight plus random others drawn per game", item=str,
+           allowed="list of card names (`analyzer list cards --game rattus`)"),
+    Option("map_file", None, Path, "§3.3, §4", "TOML file replacing the built-in map and adjacency (layout of "
+         "data/map.toml)"),
+    Option("tokens_file", None, Path, "§5.2", "TOML file replacing the built-in rat-token lists (layout of "
+         "data/tokens.toml)"),
+    Option("region_cards_file", None, Path, "§9", "TOML file replacing the built-in region-card deck, africanus "
+         "only (layout of data/region_cards.toml)"),
+))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,45 +174,35 @@ class RattusConfig:
         return len(self.region_names)
 
 
-# ---------------------------------------------------------------- user tables
+# ---------------------------------------------------------------- data tables (built-in or user)
 
-def _load_user_table(option: str, path: Any, layout: str) -> dict:
-    if not isinstance(path, (str, Path)):
-        raise RuleError(option, f"must be a path to a TOML file (got {path!r})")
-    try:
-        return tomllib.loads(Path(path).read_text("utf-8"))
-    except OSError as err:
-        raise RuleError(option, f"cannot read {str(path)!r}: {err.strerror} (expected a TOML file laid out "
-                                f"like {layout})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise RuleError(option, f"{str(path)!r} is not valid TOML: {err}") from None
+_REGION_KEYS = ("name", "board", "players", "neighbours", "provenance")
 
 
-def _parse_map(table: dict, option: str, players: int, source: str = "data/map.toml"
-               ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
-    """Regions in use and their adjacency at ``players`` (§3.3, §4); checks symmetry and neighbours."""
+def _parse_map(table: dict, option: str, players: int, source: str
+               ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], frozenset[str]]:
+    """Regions in use at ``players``, their adjacency (§3.3, §4) and every region name of the
+    map; checks names, player counts, symmetry and neighbours."""
     check_keys(option, source, "", table, ("provenance", "section", "regions"))
-    regions = table.get("regions")
-    if not isinstance(regions, list) or not regions:
-        raise RuleError(option, "needs a non-empty [[regions]] array (fields: name, players, neighbours)")
+    regions = rows(option, source, table, "regions", _REGION_KEYS)
     names: list[str] = []
     nbrs: dict[str, list[str]] = {}
     used: list[str] = []
     for i, reg in enumerate(regions):
-        if not isinstance(reg, dict):
-            raise RuleError(option, f"regions[{i}] must be a table")
-        check_keys(option, source, f"regions[{i}]", reg, ("name", "board", "players", "neighbours", "provenance"))
+        where = f"{source}: [[regions]] {i + 1}"
         name = reg.get("name")
         if not isinstance(name, str) or not name:
-            raise RuleError(option, f"regions[{i}].name must be a non-empty string")
+            raise RuleError(option, f"{where}: name must be a non-empty string (got {name!r})")
         if name in nbrs:
-            raise RuleError(option, f"region {name!r} is listed twice")
+            raise RuleError(option, f"{where}: region {name!r} is listed twice")
         pl = reg.get("players", [2, 3, 4, 5, 6])
-        if not isinstance(pl, list) or any(not isinstance(p, int) or not 2 <= p <= 6 for p in pl):
-            raise RuleError(option, f"regions[{i}].players must be a list of player counts 2-6 (got {pl!r})")
+        if not isinstance(pl, list):
+            raise RuleError(option, f"{where}: players must be a list of player counts 2..6 (got {pl!r})")
+        for p in pl:
+            integer(option, f"{where}: players", p, 2, 6)
         nb = reg.get("neighbours")
         if not isinstance(nb, list) or any(not isinstance(x, str) for x in nb):
-            raise RuleError(option, f"region {name!r}: neighbours must be a list of region names")
+            raise RuleError(option, f"{where}: neighbours must be a list of region names (got {nb!r})")
         names.append(name)
         nbrs[name] = nb
         if players in pl:
@@ -216,50 +210,44 @@ def _parse_map(table: dict, option: str, players: int, source: str = "data/map.t
     for name, nb in nbrs.items():
         for other in nb:
             if other not in nbrs:
-                raise RuleError(option, f"region {name!r}: unknown neighbour {other!r} (known: {', '.join(names)})")
+                raise RuleError(option, f"{source}: region {name!r}: unknown neighbour {other!r} "
+                                        f"(known: {', '.join(names)})")
             if other == name:
-                raise RuleError(option, f"region {name!r} lists itself as a neighbour")
+                raise RuleError(option, f"{source}: region {name!r} lists itself as a neighbour")
             if name not in nbrs[other]:
-                raise RuleError(option, f"adjacency not symmetric: {name!r} lists {other!r} but not the reverse")
+                raise RuleError(option, f"{source}: adjacency not symmetric: {name!r} lists {other!r} "
+                                        f"but not the reverse")
     if len(used) < 2:
-        raise RuleError(option, f"fewer than 2 regions in use at {players} players")
+        raise RuleError(option, f"{source}: fewer than 2 regions in use at {players} players")
     index = {n: i for i, n in enumerate(used)}
     adj = []
     for name in used:
         row = tuple(sorted(index[x] for x in set(nbrs[name]) if x in index))
         if not row:
-            raise RuleError(option, f"region {name!r} has no neighbour in use at {players} players")
+            raise RuleError(option, f"{source}: region {name!r} has no neighbour in use at {players} players")
         adj.append(row)
-    return tuple(used), tuple(adj)
+    return tuple(used), tuple(adj), frozenset(names)
 
 
 def _parse_symbols(option: str, where: str, symbols: Any) -> tuple[int, int, tuple[int, ...]]:
     if not isinstance(symbols, list) or any(not isinstance(s, str) for s in symbols):
-        raise RuleError(option, f"{where}: symbols must be a list of strings")
-    bad = [s for s in symbols if s not in SYMBOLS]
-    if bad:
-        raise RuleError(option, f"{where}: unknown symbol {bad[0]!r} (allowed: {', '.join(SYMBOLS)})")
+        raise RuleError(option, f"{where}: symbols must be a list of strings (got {symbols!r})")
+    for sym in symbols:
+        one_of(option, f"{where}: symbols", sym, SYMBOLS)
     n_a = symbols.count("A")
     n_m = symbols.count("M")
     classes = tuple(sorted(CLASS_INDEX[s] for s in symbols if s in CLASS_INDEX))
     return n_a, n_m, classes
 
 
-def _parse_tokens(table: dict, option: str, key: str, source: str = "data/tokens.toml"
-                  ) -> tuple[list, list[str], list[bool]]:
+def _parse_tokens(table: dict, option: str, key: str, source: str) -> tuple[list, list[str], list[bool]]:
+    """The token list ``[[key]]`` (``base`` or ``africanus``) as ``(threshold, n_A, n_M,
+    classes)`` tuples, their labels and starting flags (§5.1, §5.2)."""
     check_keys(option, source, "", table, ("provenance", "section", "base", "africanus"))
-    toks = table.get(key)
-    if not isinstance(toks, list) or not toks:
-        raise RuleError(option, f"needs a non-empty [[{key}]] array (fields: threshold, symbols, starting)")
     out, labels, start = [], [], []
-    for i, t in enumerate(toks):
-        where = f"{key}[{i}]"
-        if not isinstance(t, dict):
-            raise RuleError(option, f"{where} must be a table")
-        check_keys(option, source, where, t, ("threshold", "symbols", "starting", "provenance"))
-        thr = t.get("threshold")
-        if not isinstance(thr, int) or isinstance(thr, bool) or not 1 <= thr <= 6:
-            raise RuleError(option, f"{where}: threshold must be an integer 1-6 (got {thr!r})")
+    for i, t in enumerate(rows(option, source, table, key, ("threshold", "symbols", "starting", "provenance"))):
+        where = f"{source}: [[{key}]] {i + 1}"
+        thr = integer(option, f"{where}: threshold", t.get("threshold"), 1, 6)
         n_a, n_m, classes = _parse_symbols(option, where, t.get("symbols"))
         st = t.get("starting", False)
         if not isinstance(st, bool):
@@ -270,28 +258,20 @@ def _parse_tokens(table: dict, option: str, key: str, source: str = "data/tokens
     return out, labels, start
 
 
-def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names: set[str],
-                        source: str = "data/region_cards.toml"):
+def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names: frozenset[str], source: str):
+    """The region-card deck restricted to the regions in use (§6.2 step 5, §9)."""
     check_keys(option, source, "", table, ("provenance", "section", "cards"))
-    cards = table.get("cards")
-    if not isinstance(cards, list):
-        raise RuleError(option, "needs a [[cards]] array (fields: region, symbols)")
     region_of, masks, labels = [], [], []
     index = {n: i for i, n in enumerate(used)}
-    for i, c in enumerate(cards):
-        where = f"cards[{i}]"
-        if not isinstance(c, dict):
-            raise RuleError(option, f"{where} must be a table")
-        check_keys(option, source, where, c, ("region", "symbols", "provenance"))
-        reg = c.get("region")
-        if reg not in all_names:
-            raise RuleError(option, f"{where}: unknown region {reg!r} (allowed: {', '.join(sorted(all_names))})")
+    for i, c in enumerate(rows(option, source, table, "cards", ("region", "symbols", "provenance"))):
+        where = f"{source}: [[cards]] {i + 1}"
+        reg = one_of(option, f"{where}: region", c.get("region"), tuple(sorted(all_names)))
         sy = c.get("symbols")
         if sy == ["?"]:
             mask, label = ALL_CLASSES_MASK, "?"
         else:
-            if (not isinstance(sy, list) or not 1 <= len(sy) <= 2 or len(set(sy)) != len(sy)
-                    or any(s not in CLASS_INDEX for s in sy)):
+            if (not isinstance(sy, list) or not 1 <= len(sy) <= 2 or any(not isinstance(s, str) or s not in CLASS_INDEX for s in sy)
+                    or len(set(sy)) != len(sy)):
                 raise RuleError(option, f"{where}: symbols must be [\"?\"] or one or two different class names "
                                         f"(allowed: {', '.join(CLASSES)}; got {sy!r})")
             mask = sum(1 << CLASS_INDEX[s] for s in sy)
@@ -343,50 +323,59 @@ def _expectations(tokens: Sequence[tuple]) -> tuple[tuple, tuple, tuple]:
 
 # ---------------------------------------------------------------- building
 
-def _check_option(name: str, value: Any) -> Any:
-    check = _CHECKS.get(name)
-    if name == "spread_table":
-        if (not isinstance(value, list) or not value
-                or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value)):
-            raise RuleError(name, f"must be a list of non-negative integers indexed by rats present (got {value!r})")
-        return tuple(value)
-    if name == "base_tokens_removed":
-        if (not isinstance(value, list) or len(value) != 3
-                or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value)):
-            raise RuleError(name, f"must be a list of 3 non-negative integers for 2, 3, 4 players (got {value!r})")
-        return tuple(value)
-    if name in ("caravan_start", "plague_start"):
-        if not isinstance(value, str):
-            raise RuleError(name, f"must be 'random' or a region name (got {value!r})")
-        return value
-    if check is None:
-        return value
-    if check[0] is bool:
-        if not isinstance(value, bool):
-            raise RuleError(name, f"must be true or false (got {value!r})")
-    elif check[0] is int:
-        if not isinstance(value, int) or isinstance(value, bool) or not check[1] <= value <= check[2]:
-            raise RuleError(name, f"must be an integer {check[1]}-{check[2]} (got {value!r})")
-    elif check[0] is str and value not in check[1]:
-        raise RuleError(name, f"must be one of {', '.join(check[1])} (got {value!r})")
-    return value
 
-
-def _check_class_cards(value: Any, players: int, africanus: bool, count: int) -> tuple[str, ...]:
-    if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) for v in value):
-        raise RuleError("class_cards", f"must be a list of card names (got {value!r})")
+def _check_class_cards(value: tuple, players: int, africanus: bool, count: int) -> tuple[str, ...]:
+    if any(not isinstance(v, str) for v in value):
+        raise RuleError("class_cards", f"must be a list of card names (got {list(value)!r})")
     for v in value:
         if v not in CARD_INDEX:
             raise RuleError("class_cards", f"unknown card {v!r} (allowed: {', '.join(CARD_NAMES)})")
         if CARD_EXPANSION[CARD_INDEX[v]] == "africanus" and not africanus:
             raise RuleError("class_cards", f"card {v!r} needs the africanus expansion (base cards: "
                                            f"{', '.join(BASE_CARDS)})")
-    dup = sorted({v for v in value if list(value).count(v) > 1})
+    dup = sorted({v for v in value if value.count(v) > 1})
     if dup:
         raise RuleError("class_cards", f"card {dup[0]!r} named twice (each card at most once)")
     if len(value) != count:
         raise RuleError("class_cards", f"needs exactly {count} cards at {players} players (got {len(value)})")
     return tuple(sorted(value, key=CARD_INDEX.__getitem__))
+
+
+def _idle(opts: ResolvedOptions, players: int, africanus: bool, token_set: str,
+          class_cards: tuple[str, ...] | None) -> set[str]:
+    """The options the rules never consult in this setting, left out of ``rule_values``."""
+    def in_play(card: str) -> bool:  # None: the base six, or with Africanus any card may be drawn
+        return card in class_cards if class_cards is not None else (africanus or card in BASE_CARDS)
+
+    idle = {"knight_range_5_6" if players <= 4 else "knight_range",
+            "base_tokens_removed" if token_set == "africanus" else "africanus_tokens_removed_per_unused_region"}
+    if not in_play("knight"):
+        idle |= {"knight_range", "knight_range_5_6", "knight_adds_two_neutral_cubes"}
+    if not africanus or players >= 5:
+        idle |= {"africanus_tokens_replace_base", "class_cards_in_play"}
+    if players <= 4:
+        idle.add("class_cards_in_play_5_6")
+    if not africanus:
+        idle |= {"region_cards_dealt", "region_card_must_match_plague_region", "region_card_points",
+                 "region_card_majority_ties_count"}
+    islam = [c for c in CARD_NAMES if CARD_CLASS[CARD_INDEX[c]] == CLASS_INDEX["islam"] and in_play(c)]
+    if len(islam) < 2 or (class_cards is None and not africanus):  # §5.1: stacking needs two cards of one class
+        idle.add("same_class_cards_stack")
+    if not in_play("explorer"):
+        idle.add("explorer_cubes")
+    if not in_play("astronomer"):
+        idle.add("astronomer_leftovers")
+    if not in_play("trader"):
+        idle.add("caravan_start")
+    diplomats = ("diplomat_discs", "diplomat_points_first", "diplomat_points_second", "diplomat_tie_first_pool",
+                 "diplomat_tie_second_pool", "diplomat_2p_tie_points")
+    if not in_play("sultan"):
+        idle |= set(diplomats)
+    elif players == 2:  # §2.3: at 2 players only first place scores, a tie scores the 2p points
+        idle |= {"diplomat_points_second", "diplomat_tie_first_pool", "diplomat_tie_second_pool"}
+    else:
+        idle.add("diplomat_2p_tie_points")
+    return idle
 
 
 def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str, Any] | None = None) -> RattusConfig:
@@ -399,7 +388,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     expansions : sequence of str
         Subset of ``("africanus",)``.
     rules : mapping of str to Any, optional
-        Rule options by name (see ``RULE_OPTIONS``); missing ones take their default.
+        Rule options by name (see ``OPTIONS``); missing ones take their default.
 
     Returns
     -------
@@ -412,83 +401,70 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         allow, bad ``class_cards``, or a missing/malformed/inconsistent user table.
     """
     rules = dict(rules or {})
-    exps = tuple(expansions)
-    for e in exps:
-        if e not in EXPANSIONS:
-            raise RuleError("expansions", f"unknown expansion {e!r} (allowed: {', '.join(EXPANSIONS)})")
+    exps = PLAYERS.check(players, expansions)
     africanus = "africanus" in exps
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= (6 if africanus else 4):
-        allowed = "2-6 with africanus" if africanus else "2-4 (5-6 need the africanus expansion)"
-        raise RuleError("players", f"unsupported player count {players!r} (allowed: {allowed})")
-    for key in rules:
-        if key not in RULE_OPTIONS:
-            raise RuleError(key, f"unknown rule option (allowed: {', '.join(sorted(RULE_OPTIONS))})")
-
-    opts: dict[str, Any] = {}
+    opts = OPTIONS.resolve(players, rules)
     values: list[RuleValue] = []
-    for key, entry in _RULES.items():
-        user = key in rules
-        opts[key] = _check_option(key, rules[key] if user else entry["value"])
-        values.append(RuleValue(key, opts[key], "user" if user else entry["provenance"], entry["section"]))
 
-    map_table = _load_user_table("map_file", rules["map_file"], "data/map.toml") if "map_file" in rules else _MAP
-    region_names, adj = _parse_map(map_table, "map_file", players, str(rules.get("map_file", "data/map.toml")))
-    all_region_names = {r["name"] for r in map_table["regions"]}
+    map_table, map_source, map_user = load_table("map_file", opts["map_file"], _PACKAGE, "map.toml")
+    region_names, adj, all_region_names = _parse_map(map_table, "map_file", players, map_source)
+    map_prov = _BUILTIN_PROVENANCE["map.toml"] if not map_user else "user"
     values.append(RuleValue("map", {n: tuple(region_names[j] for j in adj[i]) for i, n in enumerate(region_names)},
-                            "user" if "map_file" in rules else _MAP["provenance"], _MAP["section"]))
+                            map_prov, f"{OPTIONS.rules_file} §4.2, §4.3"))
 
-    tok_table = (_load_user_table("tokens_file", rules["tokens_file"], "data/tokens.toml")
-                 if "tokens_file" in rules else _TOKENS)
+    tok_table, tok_source, tok_user = load_table("tokens_file", opts["tokens_file"], _PACKAGE, "tokens.toml")
     use_afr = africanus and (opts["africanus_tokens_replace_base"] or players >= 5)
     token_set = "africanus" if use_afr else "base"
-    tok_source = str(rules.get("tokens_file", "data/tokens.toml"))
     tokens, labels, starting = _parse_tokens(tok_table, "tokens_file", token_set, tok_source)
     other_set = "base" if token_set == "africanus" else "africanus"
     if other_set in tok_table:  # the list not in use is still checked (a typo there is a typo)
         _parse_tokens(tok_table, "tokens_file", other_set, tok_source)
     n_start = sum(starting)
     if n_start < len(region_names):
-        raise RuleError("tokens_file", f"[[{token_set}]] has {n_start} starting tokens but {len(region_names)} "
-                                       f"regions are in use at {players} players (needs at least one per region)")
+        raise RuleError("tokens_file", f"{tok_source}: [[{token_set}]] has {n_start} starting tokens but "
+                                       f"{len(region_names)} regions are in use at {players} players (needs at "
+                                       f"least one per region)")
     unused_starters = n_start - len(region_names)
     if token_set == "base":
         removed = opts["base_tokens_removed"][players - 2] if players <= 4 else 0
     else:
         removed = opts["africanus_tokens_removed_per_unused_region"] * unused_starters
     if removed > len(tokens) - len(region_names):
-        raise RuleError("tokens_file", f"{removed} tokens to remove unseen but only "
+        raise RuleError("tokens_file", f"{tok_source}: {removed} tokens to remove unseen but only "
                                        f"{len(tokens) - len(region_names)} in the supply")
     values.append(RuleValue("tokens", tuple(f"{lab}{'*' if s else ''}" for lab, s in zip(labels, starting)),
-                            "user" if "tokens_file" in rules else _TOKENS["provenance"], _TOKENS["section"]))
-    values.append(RuleValue("tokens_removed", removed, "user" if "tokens_file" in rules else
-                            ("rulebook" if token_set == "base" else "default"), "docs/rules/rattus.md §5.3"))
+                            "user" if tok_user else _BUILTIN_PROVENANCE["tokens.toml"],
+                            f"{OPTIONS.rules_file} §5.2"))
+    removed_opt = "base_tokens_removed" if token_set == "base" else "africanus_tokens_removed_per_unused_region"
+    values.append(RuleValue("tokens_removed", removed, "user" if tok_user else opts.provenance(removed_opt),
+                            f"{OPTIONS.rules_file} §5.3"))
 
     if africanus:
-        rc_table = (_load_user_table("region_cards_file", rules["region_cards_file"], "data/region_cards.toml")
-                    if "region_cards_file" in rules else _REGION_CARDS)
-        rc_region, rc_mask, rc_labels = _parse_region_cards(
-            rc_table, "region_cards_file", region_names, all_region_names,
-            str(rules.get("region_cards_file", "data/region_cards.toml")))
-        values.append(RuleValue("region_cards", rc_labels, "user" if "region_cards_file" in rules
-                                else _REGION_CARDS["provenance"], _REGION_CARDS["section"]))
+        rc_table, rc_source, rc_user = load_table("region_cards_file", opts["region_cards_file"], _PACKAGE,
+                                                  "region_cards.toml")
+        rc_region, rc_mask, rc_labels = _parse_region_cards(rc_table, "region_cards_file", region_names,
+                                                            all_region_names, rc_source)
+        values.append(RuleValue("region_cards", rc_labels, "user" if rc_user else
+                                _BUILTIN_PROVENANCE["region_cards.toml"], f"{OPTIONS.rules_file} §9"))
     else:
-        if "region_cards_file" in rules:
+        if opts["region_cards_file"] is not None:
             raise RuleError("region_cards_file", "region cards need the africanus expansion")
         rc_region, rc_mask, rc_labels = (), (), ()
 
     count = opts["class_cards_in_play_5_6"] if players >= 5 else (opts["class_cards_in_play"] if africanus else 6)
-    if "class_cards" in rules:
-        class_cards = _check_class_cards(rules["class_cards"], players, africanus, count)
-        values.append(RuleValue("class_cards", class_cards, "user", "docs/rules/rattus.md §6.2"))
+    class_cards: tuple[str, ...] | None
+    if opts["class_cards"] is not None:
+        class_cards = _check_class_cards(opts["class_cards"], players, africanus, count)
+        values.append(RuleValue("class_cards", class_cards, "user", f"{OPTIONS.rules_file} §6.2"))
     elif africanus:
         if count > len(CARD_NAMES):
             raise RuleError("class_cards_in_play", f"at most {len(CARD_NAMES)} cards exist (got {count})")
         class_cards = None
         values.append(RuleValue("class_cards", f"knight + {count - 1} random of the other "
-                                f"{len(CARD_NAMES) - 1}, per game", "default", "docs/rules/rattus.md §6.2"))
+                                f"{len(CARD_NAMES) - 1}, per game", "default", f"{OPTIONS.rules_file} §6.2"))
     else:
         class_cards = BASE_CARDS
-        values.append(RuleValue("class_cards", class_cards, "rulebook", "docs/rules/rattus.md §6.1"))
+        values.append(RuleValue("class_cards", class_cards, "rulebook", f"{OPTIONS.rules_file} §6.1"))
 
     def region_option(key: str) -> int:
         v = opts[key]
@@ -503,6 +479,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         raise RuleError("spread_table", f"needs {opts['rat_cap'] + 1} entries (rats 0..rat_cap) (got {len(spread)})")
     steps = opts["knight_range_5_6"] if players >= 5 else opts["knight_range"]
     exp_a, exp_m, exp_c = _expectations(tokens)
+    idle = _idle(opts, players, africanus, token_set, class_cards)
+    skip = idle | {"class_cards", "map_file", "tokens_file", "region_cards_file"}  # listed as tables above
     return RattusConfig(
         n_players=players, expansions=exps, africanus=africanus, region_names=region_names, adj=adj,
         knight_reach=_reach(adj, steps), caravan_paths=_caravan_paths(adj), token_set=token_set,
@@ -524,7 +502,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
                          opts["diplomat_tie_first_pool"], opts["diplomat_tie_second_pool"],
                          opts["diplomat_2p_tie_points"]),
         caravan_start=region_option("caravan_start"), plague_start=region_option("plague_start"),
-        max_rounds=opts["max_rounds"], max_turns=opts["max_turns"], rule_values=tuple(values),
+        max_rounds=opts["max_rounds"], max_turns=opts["max_turns"],
+        rule_values=tuple(opts.rule_values(skip) + values),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from analyzer.games.base import param
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
@@ -33,10 +34,6 @@ class RandomPolicy:
     def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random, ctx: Any = None) -> Any:
         """One option drawn uniformly from ``options``."""
         return options[rng.randrange(len(options))]
-
-
-def _param(default: float, help_text: str) -> Any:
-    return field(default=default, metadata={"help": help_text})
 
 
 class _RegionValues:
@@ -178,26 +175,25 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    plague_risk: float = _param(1.0, "weight of expected cubes lost to rats already on the board (0-3)")
-    future_rats: float = _param(0.5, "extra rats assumed to reach every region before it is resolved (tokens, 0-3)")
-    opponent_weight: float = _param(1.0, "weight of the opponents' mean value against one's own (0-2)")
-    card_value: float = _param(0.6, "value of holding a class card beyond its risk, per card (points, 0-5)")
-    take_threshold: float = _param(0.2, "minimum net value to take a card (points, -5-5)")
-    diplomat_value: float = _param(1.5, "value of a diplomat disc placed (points, 0-5)")
-    region_card_keep: float = _param(0.4, "value of keeping a region card that does not score now (points, 0-3)")
-    caravan_opponent_weight: float = _param(0.7, "cost per bonus cube given to an opponent by a caravan move (0-2)")
+    plague_risk: float = param(1.0, low=0, high=3, help="weight of expected cubes lost to rats already on the "
+                               "board (multiplier)")
+    future_rats: float = param(0.5, low=0, high=3, help="extra rats assumed to reach every region before it is "
+                               "resolved (tokens)")
+    opponent_weight: float = param(1.0, low=0, high=2, help="weight of the opponents' mean value against one's own "
+                                   "(multiplier)")
+    card_value: float = param(0.6, low=0, high=5, help="value of holding a class card beyond its risk, per card "
+                              "(points)")
+    take_threshold: float = param(0.2, low=-5, high=5, help="minimum net value to take a card (points)")
+    diplomat_value: float = param(1.5, low=0, high=5, help="value of a diplomat disc placed (points)")
+    region_card_keep: float = param(0.4, low=0, high=3, help="value of keeping a region card that does not score "
+                                    "now (points)")
+    caravan_opponent_weight: float = param(0.7, low=0, high=2, help="cost per bonus cube given to an opponent by a "
+                                           "caravan move (cubes)")
     # caches, not parameters (__post_init__)
     _memo: list = field(init=False, repr=False, compare=False)
     _region_values: _RegionValues = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        limits = {"plague_risk": (0, 3), "future_rats": (0, 3), "opponent_weight": (0, 2), "card_value": (0, 5),
-                  "take_threshold": (-5, 5), "diplomat_value": (0, 5), "region_card_keep": (0, 3),
-                  "caravan_opponent_weight": (0, 2)}
-        for name, (lo, hi) in limits.items():
-            v = getattr(self, name)
-            if not lo <= v <= hi:
-                raise ValueError(f"{name} must be in [{lo}, {hi}] (got {v})")
         # One-slot memo, not a parameter: the scores a "step" decision computed for the sub-decision
         # it chose, reused when the engine asks that sub-decision next (same seat, same position).
         object.__setattr__(self, "_memo", [None])
