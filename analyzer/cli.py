@@ -236,7 +236,7 @@ def list_(
             typer.echo(f"{row['game']}  {row['policy']}: {row['doc']}")
             for name, typ, default, bounds, help_ in row["params"]:
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f" in {bounds}" if bounds else "")
-                           + (f"  ({help_})" if help_ else ""))
+                           + (f"  {help_}" if help_ else ""))
         elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
         else:  # a content name, then what the game groups it by (e.g. a building's class)

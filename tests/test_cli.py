@@ -38,7 +38,7 @@ BAD_FILES = [
     ('game = "toy"\nexpansions = ["big"]\nplayers = 3\n[[seats]]\npolicy = "random"\n',
      "unknown expansion 'big'"),
     ('game = "toy"\nplayers = 3\n[rules]\ncards = ["jester"]\n[[seats]]\npolicy = "random"\n',
-     "rules.cards: unknown card 'jester'"),
+     "rules.cards: must be a non-empty list of peasant, merchant, sultan, trader (got 'jester' in ['jester'])"),
     ('game = "toy"\nplayers = 3\n[[seats]]\npolicy = "oracle"\n', "unknown policy 'oracle'"),
     ('game = "toy"\nplayers = 3\n[[seats]]\npolicy = "biased"\nparams = { x = 1 }\n',
      "seats[0].params.x: unknown parameter"),
@@ -46,7 +46,7 @@ BAD_FILES = [
     ('game = "toy"\nplayers = 3\ngames = 0\n[[seats]]\npolicy = "random"\n', "games: must be at least 1"),
     ('game = "toy"\nplayers = 3\ngames = -2\n[[seats]]\npolicy = "random"\n', "games: must be at least 1"),
     ('game = "toy"\nplayers = 1\n[[seats]]\npolicy = "random"\n', "players: 1 is outside"),
-    ('game = "toy"\nplayers = 5\n[[seats]]\npolicy = "random"\n', "5 players need the 'bonus'"),
+    ('game = "toy"\nplayers = 5\n[[seats]]\npolicy = "random"\n', "(allowed: 2..4; 5 players need the bonus expansion)"),
 ]
 
 
@@ -107,7 +107,7 @@ def test_report_of_a_non_run_directory(tmp_path):
 def test_list_commands():
     res = runner.invoke(app, ["list", "policies", "--game", "toy"])
     assert res.exit_code == 0
-    assert "toy  biased" in res.stdout and "boost: float = 0.5  (share of one die added [0-1])" in res.stdout
+    assert "toy  biased" in res.stdout and "boost: float = 0.5 in [0, 5]  share of one die added (dice)" in res.stdout
     res = runner.invoke(app, ["list", "cards", "--game", "toy"])
     assert res.exit_code == 0 and "toy  sultan" in res.stdout
     _assert_user_error(runner.invoke(app, ["list", "dragons", "--game", "toy"]), "unknown kind 'dragons'")

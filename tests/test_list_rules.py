@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 from analyzer.cli import app
 
 cli = CliRunner()
-LINE = re.compile(r"^(rattus|cartus|pyramidion)  \w+  default .+; allowed: .+; .+ \(docs/rules/\w+\.md .+\)$")
+LINE = re.compile(r"^(rattus|cartus|pyramidion)  \w+  default .+; allowed: .+; .+ "
+                  r"\[(seed|rulebook|default)(; (seed|rulebook|default) at [\d, ]+ players)*\] \(docs/rules/\w+\.md .+\)$")
 
 
 def test_list_rules_one_format_for_all_games():

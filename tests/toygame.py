@@ -8,7 +8,7 @@ pipeline without a real engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from analyzer.errors import RuleError
 from analyzer.games.base import (
@@ -21,6 +21,7 @@ from analyzer.games.base import (
     RuleValue,
     StudySection,
     game_streams,
+    param,
     rank_and_won,
 )
 
@@ -46,13 +47,9 @@ class RandomPolicy:
 class Biased:
     """Adds ``boost`` × sides points with probability ``chance``."""
 
-    boost: float = field(default=0.5, metadata={"help": "share of one die added [0-1]"})
-    chance: float = field(default=0.5, metadata={"help": "probability of the bonus [0-1]"})
+    boost: float = param(0.5, low=0, high=5, help="share of one die added (dice)")
+    chance: float = param(0.5, low=0, high=1, help="probability of the bonus (probability)")
     label: str = "x"
-
-    def __post_init__(self):
-        if not 0.0 <= self.chance <= 1.0:
-            raise ValueError(f"chance must be in [0, 1] (got {self.chance})")
 
 
 POLICIES = {"random": RandomPolicy, "biased": Biased}

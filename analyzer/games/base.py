@@ -113,8 +113,8 @@ class PlayerCounts:
             raise RuleError("players", f"must be an integer (got {players!r})")
         high = max([self.high, *(self.raised[e] for e in exps if e in self.raised)])
         if not self.low <= players <= high:
-            more = "".join(f"; {self.high + 1}-{top} need the {e} expansion"
-                           for e, top in self.raised.items() if e not in exps and top > high)
+            more = "".join(f"; {self.high + 1}{'' if top == self.high + 1 else f'-{top}'} players need the {e} "
+                           "expansion" for e, top in self.raised.items() if e not in exps and top > high)
             with_ = f" with {', '.join(exps)}" if exps else ""
             raise RuleError("players", f"{players} is outside {self.game}'s range "
                                        f"(allowed: {self.low}..{high}{with_}{more})")
@@ -190,8 +190,8 @@ class Option:
             return self.allowed
         extra = "".join(f"{v!r} or " for v in self.also)
         if self.type is list:
-            what = f"{self.length} " if self.length else "non-empty "
-            return f"{extra}{what}list of {_plural(self._scalar_text(self.item))}"
+            what = f"list of {self.length}" if self.length else "non-empty list of"
+            return f"{extra}{what} {_plural(self._scalar_text(self.item))}"
         return extra + self._scalar_text(self.type)
 
     def _scalar_text(self, kind: type | None) -> str:
@@ -200,7 +200,7 @@ class Option:
         if kind is Path:
             return "path to a TOML file"
         if self.choices:
-            return "one of " + ", ".join(map(str, self.choices))
+            return ", ".join(map(str, self.choices))
         if kind in (int, float):
             name = "integer" if kind is int else "number"
             if self.low is not None and self.high is not None:
@@ -229,11 +229,17 @@ class Option:
             items = tuple(self._scalar(v, self.item) for v in value) if ok else ()
             if ok and _BAD not in items:
                 return items
+            got = f"{value[items.index(_BAD)]!r} in {value!r}" if ok else repr(value)
         else:
             out = self._scalar(value, self.type)
             if out is not _BAD:
                 return out
-        raise RuleError(self.name, f"must be {self.allowed_text()} (got {value!r})")
+            got = repr(value)
+        text = self.allowed_text()
+        if self.choices and self.type is str and not self.allowed:
+            text = "one of " + text
+        article = "an " if text.startswith("integer") else "a " if text.startswith(_NOUNS) else ""
+        raise RuleError(self.name, f"must be {article}{text} (got {got})")
 
     def _scalar(self, value: Any, kind: type | None) -> Any:
         if kind is bool:
@@ -254,6 +260,7 @@ class Option:
 
 
 _BAD = object()  # sentinel of Option._scalar: the value is not allowed
+_NOUNS = ("number", "string", "path", "list", "non-empty")  # allowed texts read "must be a ..."
 
 
 def _num(x: float) -> str:

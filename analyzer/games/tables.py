@@ -35,7 +35,7 @@ def builtin_table(package: str, name: str) -> dict:
     return tomllib.loads(resources.files(package).joinpath("data", name).read_text("utf-8"))
 
 
-def read_table(option: str, path: Any) -> dict:
+def read_table(option: str, path: Any, like: str = "") -> dict:
     """A user's TOML table, or one ``RuleError(option, ...)`` naming the file and the problem.
 
     Parameters
@@ -44,6 +44,8 @@ def read_table(option: str, path: Any) -> dict:
         The rule option that names the file, e.g. ``"tokens_file"``.
     path : str or pathlib.Path
         The file as the user gave it.
+    like : str
+        The built-in table whose layout the file must have, for the "file not found" message.
 
     Raises
     ------
@@ -56,7 +58,7 @@ def read_table(option: str, path: Any) -> dict:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        raise RuleError(option, f"file not found: {name!r} (give a path to a TOML file)") from None
+        raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
     except IsADirectoryError:
         raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
     except OSError as err:
@@ -82,7 +84,7 @@ def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, s
     """
     if path is None:
         return builtin_table(package, name), f"data/{name}", False
-    return read_table(option, path), str(path), True
+    return read_table(option, path, f"data/{name}"), str(path), True
 
 
 def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterable[str]) -> None:
@@ -135,10 +137,11 @@ def integer(field: str, where: str, value: Any, low: int = 0, high: int | None =
     return value
 
 
-def one_of(field: str, where: str, value: Any, allowed: tuple) -> Any:
-    """``value`` if it is one of ``allowed``; else ``RuleError`` naming ``where`` and the allowed values."""
+def one_of(field: str, where: str, value: Any, allowed: tuple, what: str = "value") -> Any:
+    """``value`` if it is one of ``allowed``; else ``RuleError`` naming ``where``, ``what`` the
+    value is (e.g. ``"good"``) and the allowed values."""
     if isinstance(value, (list, dict)) or value not in allowed:
-        raise RuleError(field, f"{where}: unknown value {value!r} (allowed: {', '.join(map(str, allowed))})")
+        raise RuleError(field, f"{where}: unknown {what} {value!r} (allowed: {', '.join(map(str, allowed))})")
     return value
 
 
@@ -147,4 +150,4 @@ def provenance(field: str, where: str, row: dict, user: bool, default: str = "de
     ``provenance`` key (checked) or ``default``."""
     if user:
         return "user"
-    return one_of(field, f"{where}.{PROVENANCE_KEY}", row.get(PROVENANCE_KEY, default), TABLE_PROVENANCES)
+    return one_of(field, where, row.get(PROVENANCE_KEY, default), TABLE_PROVENANCES, PROVENANCE_KEY)

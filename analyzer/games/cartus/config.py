@@ -181,9 +181,10 @@ def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
         if row.get("name") != want:
             raise RuleError(field, f"{where}: must be named {want!r} (got {row.get('name')!r};"
                                    f" order: {', '.join(DEFAULT_BUILDINGS)})")
+        where = f"{source}: building {want!r}"
         if row.get("class") != DEFAULT_CLASSES[i // 2]:
             raise RuleError(field, f"{where}: class must be {DEFAULT_CLASSES[i // 2]!r} (got {row.get('class')!r})")
-        kind = one_of(field, f"{where}: action", row.get("action"), ACTION_KINDS)
+        kind = one_of(field, where, row.get("action"), ACTION_KINDS, "action")
         amounts: list[Any] = []  # ints, or (free rats, max cards) pairs
         for key in ("premium", "standard"):
             v = row.get(key)
@@ -291,7 +292,7 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
     if not isinstance(first, list) or not all(isinstance(x, str) for x in first):
         raise RuleError(field, f"{source}: [first_game]: must be a list of building names (got {first!r})")
     for name in first:
-        one_of(field, f"{source}: [first_game]: building", name.partition(":")[0], DEFAULT_BUILDINGS)
+        one_of(field, f"{source}: [first_game]", name.partition(":")[0], DEFAULT_BUILDINGS, "building")
     out["first_game"] = first
     out["first_game_value"] = RuleValue("first_game", first, prov, f"{RULES} {sec}")
     return out

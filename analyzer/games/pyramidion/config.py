@@ -189,7 +189,7 @@ class PyramidionConfig:
 
 
 def _kind(field: str, where: str, value: Any, allow_statue: bool = False) -> int:
-    return GOODS.index(one_of(field, f"{where}: good", value, GOODS if allow_statue else GOODS[:ORDINARY]))
+    return GOODS.index(one_of(field, where, value, GOODS if allow_statue else GOODS[:ORDINARY], "good"))
 
 
 def _load_sites(field: str, path: Any, players: int, acts: int, prov: list[RuleValue]):
@@ -209,7 +209,7 @@ def _load_sites(field: str, path: Any, players: int, acts: int, prov: list[RuleV
         kinds.append(_kind(field, where, row.get("produces")))
         mins.append(tuple(integer(field, f"{where}: {k}", row.get(k))
                           for k in ("min_influence", "min_negotiation", "min_trade")))
-        ab = one_of(field, f"{where}: ability", row.get("ability", "none"), ABILITIES)
+        ab = one_of(field, where, row.get("ability", "none"), ABILITIES, "ability")
         abil.append(ABILITIES.index(ab))
         names.append(name)
         prov.append(RuleValue(f"site.{name}", {"produces": row["produces"], "minimums": mins[-1], "ability": ab},
@@ -229,7 +229,7 @@ def _card_rows(field: str, source: str, data: dict, key: str, user: bool):
     out = []
     for i, row in enumerate(rows(field, source, data, key, _CARD_KEYS)):
         where = f"{source}: [[{key}]] {i + 1}"
-        t = CARD_TYPES.index(one_of(field, f"{where}: type", row.get("type"), CARD_TYPES))
+        t = CARD_TYPES.index(one_of(field, where, row.get("type"), CARD_TYPES, "card type"))
         count = integer(field, f"{where}: count", row.get("count", 1))
         vals: tuple[int, ...]  # (influence, negotiation, trade)
         if t == GODDESS:
@@ -335,7 +335,7 @@ def _load_distribution(field: str, path: Any, site_names: Sequence[str], prov: l
         if not isinstance(goods, dict):
             raise RuleError(field, f"{where}: needs goods = {{ \"<site>\" = count, ... }} (got {goods!r})")
         for site in goods:
-            one_of(field, f"{where}: site", site, tuple(site_names))
+            one_of(field, where, site, tuple(site_names), "site")
         missing = [s for s in site_names if s not in goods]
         if missing:
             raise RuleError(field, f"{where}: no count for site {missing[0]!r} (every site needs one; "

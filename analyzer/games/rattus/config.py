@@ -233,7 +233,7 @@ def _parse_symbols(option: str, where: str, symbols: Any) -> tuple[int, int, tup
     if not isinstance(symbols, list) or any(not isinstance(s, str) for s in symbols):
         raise RuleError(option, f"{where}: symbols must be a list of strings (got {symbols!r})")
     for sym in symbols:
-        one_of(option, f"{where}: symbols", sym, SYMBOLS)
+        one_of(option, where, sym, SYMBOLS, "symbol")
     n_a = symbols.count("A")
     n_m = symbols.count("M")
     classes = tuple(sorted(CLASS_INDEX[s] for s in symbols if s in CLASS_INDEX))
@@ -265,7 +265,7 @@ def _parse_region_cards(table: dict, option: str, used: Sequence[str], all_names
     index = {n: i for i, n in enumerate(used)}
     for i, c in enumerate(rows(option, source, table, "cards", ("region", "symbols", "provenance"))):
         where = f"{source}: [[cards]] {i + 1}"
-        reg = one_of(option, f"{where}: region", c.get("region"), tuple(sorted(all_names)))
+        reg = one_of(option, where, c.get("region"), tuple(sorted(all_names)), "region")
         sy = c.get("symbols")
         if sy == ["?"]:
             mask, label = ALL_CLASSES_MASK, "?"

@@ -15,7 +15,7 @@ from analyzer.games.cartus import (
     make_config,
     one_per_class_sets,
 )
-from analyzer.games.cartus.config import DEFAULT_BUILDINGS, RULE_OPTIONS
+from analyzer.games.cartus.config import DEFAULT_BUILDINGS, OPTIONS
 from analyzer.games.cartus.metrics import _building_columns
 
 
@@ -24,15 +24,18 @@ def test_spec_contract():
     assert (SPEC.name, SPEC.min_players, SPEC.max_players, SPEC.expansions) == ("cartus", 2, 5, ())
     assert len(SPEC.content["buildings"]) == 12
     assert set(SPEC.policies) == {"random", "greedy", "cautious"}
-    assert set(SPEC.rule_options) == set(RULE_OPTIONS)
+    assert SPEC.options is OPTIONS
 
 
 def test_s9_every_option_in_rule_values():
-    """rules §9: every rule option and table is listed with provenance."""
+    """rules §9: every rule option that acts (a value, not a 2-player or explicit-set option) and
+    every table is listed with the provenance its declaration gives."""
     vals = {v.name: v for v in SPEC.rule_values(default_config(4))}
-    for name in RULE_OPTIONS:
-        if not name.endswith("_file"):
-            assert vals[name].provenance == "default", name
+    for opt in OPTIONS:
+        if opt.default is not None and opt.name != "guard_tower_2p":
+            assert vals[opt.name].provenance == opt.provenance, opt.name
+    assert "guard_tower_2p" not in vals and "guard_tower_2p" in {v.name for v in SPEC.rule_values(default_config(2))}
+    assert vals["track_points"].provenance == "rulebook"  # §7.2: two independent reviews [C:7][C:13]
     assert vals["building.palace"].provenance == "rulebook"
     assert vals["building.magic_b"].provenance == "default"
     assert vals["supply_icons_per_copy"].provenance == "default"
@@ -94,7 +97,7 @@ def test_one_per_class_sets_and_ids():
 def test_user_table_override_and_errors(tmp_path):
     """User data tables: a valid file is used with provenance 'user'; bad ones name the field."""
     good = tmp_path / "icons.toml"
-    good.write_text('[default]\nvalue = ["D4", "D4", "D4", "D4", "D4"]\nsource = "user"\n')
+    good.write_text('[default]\nvalue = ["D4", "D4", "D4", "D4", "D4"]\nprovenance = "user"\n')
     cfg = make_config(4, (), {"supply_icons_file": str(good)})
     assert set(cfg.card_icons) == {(4, 0, 0)}
     vals = {v.name: v for v in SPEC.rule_values(cfg)}

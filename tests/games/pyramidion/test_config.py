@@ -81,15 +81,16 @@ def test_s12_every_option_has_a_default_and_help():
                  "phase8_slave_driver_benefit", "discard_unplayed_drawn_cards", "tiebreak",
                  "start_player", "boat_vp_public", "max_rounds", "sites_file", "cards_file",
                  "boats_file", "revolt_tiles_file", "distribution_file"):
-        assert name in SPEC.rule_options, name
+        assert name in SPEC.options, name
     cfg = make_config(4)
     assert cfg.target_vp == 10 and cfg.max_rounds == 50 and cfg.tiebreak == ("boats", "goods", "shared")
 
 
 @pytest.mark.parametrize("rules, field, text", [
     ({"jester": 1}, "jester", "unknown rule option"),
-    ({"target_vp": 0}, "target_vp", "int >= 1"),
-    ({"target_vp": "10"}, "target_vp", "int >= 1"),
+    ({"target_vp": 0}, "target_vp", "integer >= 1"),
+    ({"target_vp": "10"}, "target_vp", "integer >= 1"),
+    ({"supply_per_good": -1}, "supply_per_good", "integer >= 0"),
     ({"executioner": "hang"}, "executioner", "discard_on_play"),
     ({"supply_limited": "yes"}, "supply_limited", "true or false"),
     ({"tiebreak": ["goods", "boats"]}, "tiebreak", "shared"),
@@ -120,7 +121,7 @@ def test_s12_user_tables_missing_and_malformed(tmp_path):
     ("boats_file", '[[boat]]\nname = "Z"\ngoods = { gold = 1 }\nvp = 1\n', "unknown good 'gold'"),
     ("boats_file", '[[boat]]\nname = "Z"\ngoods = { stone = 0 }\nvp = 1\n', "asks for no goods"),
     ("revolt_tiles_file", '[[tile]]\nstrength = 4\ngood = "stone"\n', "3 revolt cards"),
-    ("revolt_tiles_file", '[[tile]]\nstrength = -4\ngood = "stone"\n', "int >= 0"),
+    ("revolt_tiles_file", '[[tile]]\nstrength = -4\ngood = "stone"\n', "integer >= 0"),
     ("cards_file", '[[starting]]\ntype = "jester"\n[[common]]\ntype = "merchant"\ntrade = 2\n',
      "unknown card type 'jester'"),
     ("distribution_file", '[[card]]\nname = "D"\ngoods = { Memphis = 2 }\n', "unknown site 'Memphis'"),
@@ -159,10 +160,11 @@ def test_rule_values_list_tables_with_provenance():
     assert GOODS[5] == "statue" and len(GOODS) == 6
 
 
-def test_s12_option_provenance_default_vs_user():
-    """rule_values: an option set to its default stays "default"; a changed one is "user"."""
+def test_s12_option_provenance_user_when_set():
+    """rule_values: an option the scenario sets is "user", even when set to its default value."""
     cfg = make_config(4, (), {"tiebreak": ["boats", "goods", "shared"], "target_vp": 12})
     vals = {v.name: v for v in SPEC.rule_values(cfg)}
-    assert vals["tiebreak"].provenance == "default"
+    assert vals["tiebreak"].provenance == "user" and vals["tiebreak"].value == ("boats", "goods", "shared")
+    assert vals["start_player"].provenance == "default"
     assert vals["target_vp"].provenance == "user" and vals["target_vp"].value == 12
     assert cfg.target_vp == 12

@@ -146,10 +146,10 @@ def test_greedy_beats_random_at_four_players():
 
 
 def test_policy_parameters_validated():
-    """Policy params: typed, range-checked in __post_init__ (build_policy turns it into RuleError)."""
+    """Policy params: typed, and build_policy refuses a value outside the declared bounds."""
     from analyzer.errors import RuleError
     from analyzer.games.base import build_policy
-    with pytest.raises(RuleError, match="plague_risk must be in"):
+    with pytest.raises(RuleError, match=r"^params\.plague_risk: must be in \[0, 3\] \(got 9\.0\)"):
         build_policy(SPEC.policies, "greedy", {"plague_risk": 9.0})
     assert build_policy(SPEC.policies, "greedy", {"plague_risk": 1}).plague_risk == 1.0
 
