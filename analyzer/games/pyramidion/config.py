@@ -2,7 +2,7 @@
 
 The TOML tables in ``data/`` are read once (``tomllib``), checked, and flattened into tuples of
 small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
-``docs/rules/pyramidion.md`` that needs a scenario option is a named option in ``RULE_OPTIONS``.
+``docs/rules/pyramidion.md`` that needs a scenario option is a named option in ``OPTIONS``.
 """
 
 from __future__ import annotations

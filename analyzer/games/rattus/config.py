@@ -120,7 +120,7 @@ class RattusConfig:
     seats ``0..n_players-1`` clockwise (§6.1). Tokens are ``(threshold, n_A, n_M, classes)`` with
     ``classes`` a tuple of class indices into ``CLASSES``, one entry per printed class symbol.
     Region cards are ``rcard_region[i]`` (region index) and ``rcard_mask[i]`` (bit mask of the
-    classes it may protect; "?" = all classes). Scalar rule options keep their data-file names.
+    classes it may protect; "?" = all classes). Scalar rule options keep their ``OPTIONS`` names.
     """
 
     n_players: int
@@ -145,7 +145,7 @@ class RattusConfig:
     exp_a: tuple[float, ...]
     exp_m: tuple[float, ...]
     exp_c: tuple[tuple[float, ...], ...]
-    # scalar rule options (data/rules.toml)
+    # scalar rule options (OPTIONS)
     cubes_per_player: int
     rat_cap: int
     spread_table: tuple[int, ...]

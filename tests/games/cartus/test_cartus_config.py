@@ -66,6 +66,14 @@ def test_s3_bad_options_raise_rule_error(players, expansions, rules, field):
     assert err.value.field == field
 
 
+def test_s6_flute_rats_bounds_come_from_the_declaration():
+    """§6: a Flute moves at least 1 rat; list rules says so (it once said ">= 0" and refused 0)."""
+    assert "allowed: integer 1..20;" in OPTIONS.describe("flute_rats")
+    assert make_config(4, (), {"flute_rats": 1}).flute_rats == 1
+    with pytest.raises(RuleError, match=r"^flute_rats: must be an integer 1\.\.20 \(got 0\)"):
+        make_config(4, (), {"flute_rats": 0})
+
+
 def test_s3_unknown_building_lists_allowed_names():
     """rules §3 mode (a): an unknown building name lists the allowed names."""
     with pytest.raises(RuleError, match="allowed: palace, treasury"):

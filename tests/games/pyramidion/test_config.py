@@ -55,6 +55,17 @@ def test_t21_default_data_counts():
     assert cfg.supply_start == (35, 35, 35, 35, 35, 10)
 
 
+def test_s3_1_goods_supply_set_from_scenario():
+    """§3.1: 35 per ordinary good and 10 statues are labelled defaults a scenario may change."""
+    cfg = make_config(4, (), {"supply_per_good": 20, "statues": 0})
+    assert cfg.supply_start == (20, 20, 20, 20, 20, 0)
+    vals = {v.name: v for v in SPEC.rule_values(make_config(4))}
+    assert (vals["supply_per_good"].value, vals["supply_per_good"].provenance) == (35, "default")
+    assert (vals["statues"].value, vals["statues"].provenance) == (10, "default")
+    with pytest.raises(RuleError, match=r"^statues: must be an integer >= 0 \(got -1\)"):
+        make_config(4, (), {"statues": -1})
+
+
 def test_s4_starting_decks():
     """§4: each player has 2 merchants, 1 negotiator, 1 slave driver, 1 Goddess (5 cards)."""
     cfg = make_config(3)

@@ -149,6 +149,7 @@ def test_s6_max_rounds_cap_is_recorded_as_turn_cap():
            {"loading_pass_is_final": True}, {"phase8_slave_driver_benefit": "good_of_site"},
            {"phase8_slave_driver_benefit": "keep_card"}, {"discard_unplayed_drawn_cards": False},
            {"boat_set": "bordspeler"}, {"revolt_winner_must_survive": False},
+           {"supply_per_good": 6, "statues": 1},
        ]))
 def test_t22_conservation_under_random_play(seed, players, variant):
     """T22 (§3.1): at every decision, goods (35 per kind, 10 statues), cards, tiles (5 per
