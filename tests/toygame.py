@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.errors import RuleError
 from analyzer.games.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,

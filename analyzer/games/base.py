@@ -376,6 +376,13 @@ class ResolvedOptions:
         o = self.options[name]
         return o.provenance_at.get(self.players, o.provenance)
 
+    def same_named(self, config: type, but: Collection[str] = ()) -> dict[str, Any]:
+        """The values of the options named like a field of dataclass ``config`` (except those
+        in ``but``, which the game derives itself), as keyword arguments for it: a config keeps
+        a scalar rule option under the option's name."""
+        names = {f.name for f in dataclasses.fields(config)} - set(but)
+        return {name: value for name, value in self.values.items() if name in names}
+
     def rule_value(self, name: str, value: Any = None, provenance: str = "") -> RuleValue:
         """The ``RuleValue`` of option ``name`` (its value and provenance unless given)."""
         return RuleValue(name, self.values[name] if value is None else value,
@@ -573,6 +580,11 @@ class Ablation:
     replaced_by: str = ""
     usage: tuple[str, ...] = ()
     files: Mapping[str, str] = field(default_factory=dict)
+
+
+def config_rule_values(config: Any) -> list[RuleValue]:
+    """``GameSpec.rule_values`` of a game whose config keeps them in its ``rule_values`` field."""
+    return list(config.rule_values)
 
 
 def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[random.Random, list[random.Random]]:

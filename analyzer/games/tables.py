@@ -113,6 +113,26 @@ def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterabl
         raise RuleError(field, f"{source}: {what} (allowed: {', '.join(allowed)})")
 
 
+ENTRY_KEYS = ("value", PROVENANCE_KEY, "section")
+
+
+def entry(field: str, source: str, table: dict, key: str, user: bool, where: str = "") -> tuple[Any, str, str]:
+    """``(value, provenance, section)`` of an entry table ``[key]`` with keys ``value``,
+    ``provenance`` and ``section`` (``section`` of docs/rules/<game>.md, e.g. ``"§2"``).
+
+    Raises
+    ------
+    RuleError
+        The entry is missing, has no ``value``, holds another key or an unknown provenance.
+    """
+    where = where or f"[{key}]"
+    found = table.get(key)
+    if not isinstance(found, dict) or "value" not in found:
+        raise RuleError(field, f"{source}: missing entry {where} with a `value` (and `provenance`)")
+    check_keys(field, source, where, found, ENTRY_KEYS)
+    return found["value"], provenance(field, f"{source}: {where}", found, user), str(found.get("section", ""))
+
+
 def rows(field: str, source: str, table: dict, key: str, allowed: Iterable[str]) -> list[dict]:
     """The non-empty ``[[key]]`` array of ``table``, each row checked with ``check_keys``.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection
+from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
@@ -20,7 +20,6 @@ from analyzer.games.cartus.config import (
     default_config,
     make_config,
     one_per_class_sets,
-    rule_values,
 )
 from analyzer.games.cartus.engine import play_game
 from analyzer.games.cartus.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
@@ -55,7 +54,7 @@ SPEC = GameSpec(
     policies=POLICIES,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    rule_values=rule_values,
+    rule_values=config_rule_values,
     options=OPTIONS,
     content={"buildings": DEFAULT_BUILDINGS},
     ablations=ablations,
@@ -78,5 +77,4 @@ __all__ = [
     "make_config",
     "one_per_class_sets",
     "play_game",
-    "rule_values",
 ]

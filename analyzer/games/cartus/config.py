@@ -16,7 +16,7 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
-from analyzer.games.tables import check_keys, integer, load_table, one_of, provenance
+from analyzer.games.tables import check_keys, entry, integer, load_table, one_of, provenance
 
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
@@ -135,25 +135,12 @@ class CartusConfig:
     start_player: str
     guard_tower_givers: str
     rats_visible: bool
-    values: tuple[RuleValue, ...]
+    rule_values: tuple[RuleValue, ...]
     # derived tables for the policies' look-ahead (not rule options)
     nun_cdf: tuple[tuple[float, ...], ...]  # [u][x] = P(sum of u random Nun-row cards <= x)
 
 
 # ---------------------------------------------------------------- data tables (built-in or user)
-
-_ENTRY_KEYS = ("value", "provenance", "section")
-
-
-def _entry(table: dict, key: str, field: str, source: str, user: bool, where: str = "") -> tuple[Any, str, str]:
-    """``(value, provenance, section)`` of a ``{value, provenance, section}`` entry ``[key]``."""
-    where = where or f"[{key}]"
-    ent = table.get(key)
-    if not isinstance(ent, dict) or "value" not in ent:
-        raise RuleError(field, f"{source}: missing entry {where} with a `value` (and `provenance`)")
-    check_keys(field, source, where, ent, _ENTRY_KEYS)
-    return ent["value"], provenance(field, f"{source}: {where}", ent, user), str(ent.get("section", ""))
-
 
 DEFAULT_CLASSES = ("royalty", "church", "bourgeoisie", "chivalry", "peasantry", "magic")
 DEFAULT_BUILDINGS = (
@@ -166,7 +153,7 @@ def _buildings(path: Any, vals: list[RuleValue]) -> tuple:
     field = "buildings_file"
     data, source, user = load_table(field, path, _PACKAGE, "buildings.toml")
     check_keys(field, source, "", data, ("classes", "building"))
-    classes, _prov, _sec = _entry(data, "classes", field, source, user)
+    classes, _prov, _sec = entry(field, source, data, "classes", user)
     if classes != list(DEFAULT_CLASSES):
         raise RuleError(field, f"{source}: [classes].value must be {list(DEFAULT_CLASSES)} (got {classes!r})")
     rows = data.get("building")
@@ -226,14 +213,14 @@ def _icons(path: Any, names: tuple[str, ...], copies: int, vals: list[RuleValue]
     field = "supply_icons_file"
     data, source, user = load_table(field, path, _PACKAGE, "supply_icons.toml")
     check_keys(field, source, "", data, ("default", "building"))
-    default, prov, sec = _entry(data, "default", field, source, user)
+    default, prov, sec = entry(field, source, data, "default", user)
     per = data.get("building", {})
     check_keys(field, source, "[building]", per, names)
     out: list[tuple[int, int, int]] = []
     for name in names:
         row, rprov = (default, prov)
         if name in per:
-            row, rprov, _ = _entry(per, name, field, source, user, f"[building.{name}]")
+            row, rprov, _ = entry(field, source, per, name, user, f"[building.{name}]")
         if not isinstance(row, list) or len(row) != copies:
             raise RuleError(field, f"{source}: {name}: needs {copies} icon sets, one per copy (got {row!r})")
         out.extend(_parse_icons(t, field, f"{source}: {name} copy {k + 1}") for k, t in enumerate(row))
@@ -254,11 +241,11 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
     check_keys(field, source, "", data, _COMPONENT_KEYS)
     out: dict[str, Any] = {}
     for key in _COMPONENT_KEYS[:11]:
-        v, prov, sec = _entry(data, key, field, source, user)
+        v, prov, sec = entry(field, source, data, key, user)
         out[key] = integer(field, f"{source}: [{key}]", v, 1 if key in ("population_per_class", "copies_per_building")
                            else 0)
         vals.append(RuleValue(key, v, prov, f"{RULES} {sec}"))
-    split, prov, sec = _entry(data, "nun_split_per_class", field, source, user)
+    split, prov, sec = entry(field, source, data, "nun_split_per_class", user)
     where = f"{source}: [nun_split_per_class]"
     if not isinstance(split, list) or not all(isinstance(p, list) and len(p) == 2 for p in split):
         raise RuleError(field, f"{where}: list of [nuns, cards] pairs expected (got {split!r})")
@@ -269,7 +256,7 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
                                f"population_per_class = {out['population_per_class']}")
     out["nun_split"] = pairs
     vals.append(RuleValue("nun_split_per_class", split, prov, f"{RULES} {sec}"))
-    table, prov, sec = _entry(data, "player_counts", field, source, user)
+    table, prov, sec = entry(field, source, data, "player_counts", user)
     row = table.get(str(n)) if isinstance(table, dict) else None
     if not (isinstance(row, list) and len(row) == 3):
         allowed = ", ".join(sorted(table)) if isinstance(table, dict) else "none"
@@ -288,7 +275,7 @@ def _components(path: Any, n: int, vals: list[RuleValue]) -> dict:
                                f"cards, only {population} population cards")
     out["rounds"], out["row_size"], out["replacement"] = rounds, per_round, repl
     vals.append(RuleValue("player_counts", {str(n): row}, prov, f"{RULES} {sec}"))
-    first, prov, sec = _entry(data, "first_game", field, source, user)
+    first, prov, sec = entry(field, source, data, "first_game", user)
     if not isinstance(first, list) or not all(isinstance(x, str) for x in first):
         raise RuleError(field, f"{source}: [first_game]: must be a list of building names (got {first!r})")
     for name in first:
@@ -498,16 +485,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         card_icons=icons, selection=selection, fixed_cards=fixed, class_pools=tuple(pools),
         population=population, supply=tuple(supply), gold_total=comp["gold"], vp_total=comp["vp_tokens"],
         start_rats=comp["start_rats"], start_hand=comp["start_hand"], nun_row_size=comp["nun_row"],
-        tie_mode=opt["tie_mode"], premium_min_cards=opt["premium_min_cards"],
-        sword_target=opt["sword_target"], sword_chooser=opt["sword_chooser"],
-        flute_target=opt["flute_target"], flute_rats=opt["flute_rats"], pass_mode=opt["pass_mode"],
-        vp_token_value=opt["vp_token_value"], track_points=opt["track_points"], track_tie=opt["track_tie"],
-        hand_scoring=opt["hand_scoring"], gold_scoring=opt["gold_scoring"],
-        dead_excluded_from_majorities=opt["dead_excluded_from_majorities"],
-        all_dead_result=opt["all_dead_result"], last_round_actions=opt["last_round_actions"],
-        building_spaces=opt["building_spaces"], start_player=opt["start_player"],
-        guard_tower_givers=opt["guard_tower_givers"], rats_visible=opt["rats_visible"],
-        values=tuple(vals), nun_cdf=nun_sum_cdf(population, comp["nun_row"]),
+        rule_values=tuple(vals), nun_cdf=nun_sum_cdf(population, comp["nun_row"]),
+        **opt.same_named(CartusConfig),  # tie_mode, track_points, ... keep their option names
     )
 
 
@@ -517,8 +496,3 @@ _FILE_OPTIONS = frozenset({"buildings_file", "supply_icons_file", "components_fi
 def default_config(players: int, **rule_options: Any) -> CartusConfig:
     """``make_config(players, (), rule_options)``: the rules file's defaults unless overridden."""
     return make_config(players, (), rule_options)
-
-
-def rule_values(config: CartusConfig) -> list[RuleValue]:
-    """Every content table and rule option in use, with provenance (GameSpec.rule_values)."""
-    return list(config.values)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection
+from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     DEFAULT_SITES,
@@ -15,7 +15,6 @@ from analyzer.games.pyramidion.config import (
     PLAYERS,
     SPECIAL_CARDS,
     make_config,
-    rule_values,
 )
 from analyzer.games.pyramidion.engine import play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
@@ -65,7 +64,7 @@ SPEC = GameSpec(
     policies=POLICIES,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    rule_values=rule_values,
+    rule_values=config_rule_values,
     options=OPTIONS,
     content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
     ablations=ablations,

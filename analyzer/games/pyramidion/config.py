@@ -15,7 +15,15 @@ from typing import Any
 
 from analyzer.errors import RuleError
 from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
-from analyzer.games.tables import builtin_table, check_keys, integer, load_table, one_of, provenance, rows
+from analyzer.games.tables import (
+    builtin_table,
+    check_keys,
+    integer,
+    load_table,
+    one_of,
+    provenance,
+    rows,
+)
 
 # From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
 # module in a compiled group names a wrong folder.
@@ -105,7 +113,7 @@ class PyramidionConfig:
 
     players: int
     options: Mapping[str, Any]
-    provenance: tuple[RuleValue, ...]
+    rule_values: tuple[RuleValue, ...]
     # sites (§7)
     site_names: tuple[str, ...]
     site_kind: tuple[int, ...]
@@ -420,7 +428,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         tables = [v for v in tables if not v.name.startswith("revolt_tile.")]
     prov += opts.rule_values(_idle(opts, set(ctype), abil)) + tables
     return PyramidionConfig(
-        players=players, options=dict(opts.values), provenance=tuple(prov),
+        players=players, options=dict(opts.values), rule_values=tuple(prov),
         site_names=names, site_kind=kinds, site_min=mins, site_ability=abil,
         card_type=ctype, card_val=cval, card_owner=cowner, n_common=n_common,
         starting=start_ids, goddess_value=gval,
@@ -431,20 +439,10 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         activations_per_player=acts,
         tiles_per_colour=game["tiles_per_colour"]["value"],
         supply_start=(opts["supply_per_good"],) * ORDINARY + (opts["statues"],),
-        target_vp=opts["target_vp"], max_rounds=opts["max_rounds"],
         executioner_on_play=opts["executioner"] == "discard_on_play",
         philosopher_wins_ties=opts["philosopher"] == "wins_ties",
-        supply_limited=opts["supply_limited"], goods_visible=opts["goods_visible"],
-        revolt_winner_must_survive=opts["revolt_winner_must_survive"],
         move_own_tile=opts["no_tile_left"] == "move_own_tile",
-        giza_tile_lost_on_revolt=opts["giza_tile_lost_on_revolt"],
-        loading_pass_is_final=opts["loading_pass_is_final"],
         phase8_benefit=opts["phase8_slave_driver_benefit"],
-        discard_unplayed_drawn_cards=opts["discard_unplayed_drawn_cards"],
-        tiebreak=tb, start_player=-1 if sp == "random" else sp, boat_vp_public=opts["boat_vp_public"],
+        start_player=-1 if sp == "random" else sp,
+        **opts.same_named(PyramidionConfig, but=("start_player",)),  # target_vp, tiebreak, ... by name
     )
-
-
-def rule_values(config: PyramidionConfig) -> list[RuleValue]:
-    """Every data-table entry and rule option in use, with provenance (for the report)."""
-    return list(config.provenance)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection, resolve_policies
+from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values, resolve_policies
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
@@ -23,7 +23,6 @@ from analyzer.games.rattus.config import (
     RattusConfig,
     default_config,
     make_config,
-    rule_values,
 )
 from analyzer.games.rattus.engine import Game
 from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS, build_records
@@ -95,7 +94,7 @@ SPEC = GameSpec(
     policies=POLICIES,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    rule_values=rule_values,
+    rule_values=config_rule_values,
     options=OPTIONS,
     content={"cards": CARD_NAMES},
     ablations=ablations,

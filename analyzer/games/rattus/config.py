@@ -489,29 +489,15 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         normal_tokens=tuple(i for i, s in enumerate(starting) if not s), tokens_removed=removed,
         class_cards=class_cards, cards_in_play_count=count, rcard_region=rc_region, rcard_mask=rc_mask,
         rcard_labels=rc_labels, exp_a=exp_a, exp_m=exp_m, exp_c=exp_c,
-        cubes_per_player=opts["cubes_per_player"], rat_cap=opts["rat_cap"], spread_table=spread,
-        knight_steps=steps, knight_adds_two_neutral_cubes=opts["knight_adds_two_neutral_cubes"],
-        opening_pairs_distinct_regions=opts["opening_pairs_distinct_regions"],
-        same_class_cards_stack=opts["same_class_cards_stack"], region_cards_dealt=opts["region_cards_dealt"],
-        region_card_must_match_plague_region=opts["region_card_must_match_plague_region"],
-        region_card_points=opts["region_card_points"],
-        region_card_majority_ties_count=opts["region_card_majority_ties_count"],
-        explorer_cubes=opts["explorer_cubes"], astronomer_leftovers=opts["astronomer_leftovers"],
-        diplomat_discs=opts["diplomat_discs"],
-        diplomat_points=(opts["diplomat_points_first"], opts["diplomat_points_second"],
+        knight_steps=steps, diplomat_points=(opts["diplomat_points_first"], opts["diplomat_points_second"],
                          opts["diplomat_tie_first_pool"], opts["diplomat_tie_second_pool"],
                          opts["diplomat_2p_tie_points"]),
         caravan_start=region_option("caravan_start"), plague_start=region_option("plague_start"),
-        max_rounds=opts["max_rounds"], max_turns=opts["max_turns"],
         rule_values=tuple(opts.rule_values(skip) + values),
+        **opts.same_named(RattusConfig, but=("class_cards", "caravan_start", "plague_start")),
     )
 
 
 def default_config(players: int, expansions: Sequence[str] = (), **rule_options: Any) -> RattusConfig:
     """``make_config`` with rule options as keyword arguments (see ``make_config``)."""
     return make_config(players, expansions, rule_options)
-
-
-def rule_values(config: RattusConfig) -> list[RuleValue]:
-    """Every table and rule option of ``config`` with its provenance (user overrides: ``"user"``)."""
-    return list(config.rule_values)
