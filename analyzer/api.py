@@ -346,16 +346,12 @@ def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 
     """
     try:
         spec = get_game(game)
-        try:
-            spec.players.check(players, tuple(expansions))
-        except RuleError as err:  # the command-line flag is --expansion
-            raise RuleError("expansion" if err.field == "expansions" else err.field, err.message) from None
         if policy is None:
             policy = "greedy" if "greedy" in spec.policies else min(spec.policies)
         config = spec.make_config(players, tuple(expansions), dict(rules or {}))
         policies = [build_policy(spec.policies, policy, {}) for _ in range(players)]
     except RuleError as err:  # name the keyword argument at fault
-        keyword = {"players": "players", "expansion": "expansions", "policy": "policy"}
+        keyword = {"players": "players", "expansions": "expansions", "policy": "policy"}
         if err.field in keyword:
             raise OptionError(keyword[err.field], err.message) from None
         raise OptionError("rules", str(err)) from None

@@ -7,7 +7,6 @@ only indexes the precomputed tuples of :class:`CartusConfig`.
 
 from __future__ import annotations
 
-import importlib.resources
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,12 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
 from analyzer.games.tables import check_keys, entry, integer, load_table, one_of, provenance
 
-# From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
-# module in a compiled group names a wrong folder.
-DATA_DIR = Path(str(importlib.resources.files("analyzer.games.cartus"))) / "data"
 _PACKAGE = "analyzer.games.cartus"
 PLAYERS = PlayerCounts("cartus", 2, 5)  # §1
 
@@ -401,7 +397,7 @@ def _explicit_cards(items: Any, names: tuple[str, ...], copies: int, field: str 
 # ---------------------------------------------------------------- make_config
 
 
-def _idle(opts: ResolvedOptions, players: int, selection: str, kinds: set[str]) -> set[str]:
+def _idle(players: int, selection: str, kinds: set[str]) -> set[str]:
     """The options the rules never consult in this setting, left out of ``rule_values``."""
     idle = {name for name, kind in _NEEDS_KIND.items() if kind not in kinds}
     if players != 2 or selection == "explicit":
@@ -470,7 +466,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     supply[JOKER], supply[SWORD], supply[FLUTE], supply[PASS] = (
         comp["jokers"], comp["swords"], comp["flutes"], comp["passes"])
     in_play = fixed if selection == "explicit" else tuple(c for pool in pools for c in pool)
-    idle = _idle(opt, players, selection, {action[c // copies] for c in in_play})
+    idle = _idle(players, selection, {action[c // copies] for c in in_play})
     used = {names[c // copies] for c in in_play}  # a building's rows act only when it can be in play
     vals = [v for v in vals if v.name.partition(".")[0] not in ("building", "supply_icons")
             or v.name.partition(".")[2] in used]

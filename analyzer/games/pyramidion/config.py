@@ -7,7 +7,6 @@ small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
 
 from __future__ import annotations
 
-import importlib.resources
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +24,6 @@ from analyzer.games.tables import (
     rows,
 )
 
-# From the package, not __file__: this module is compiled (setup.py) and mypyc's __file__ of a
-# module in a compiled group names a wrong folder.
-DATA = Path(str(importlib.resources.files("analyzer.games.pyramidion"))) / "data"
 _PACKAGE = "analyzer.games.pyramidion"
 PLAYERS = PlayerCounts("pyramidion", 2, 4)  # §2: 5 players is bad input
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
 from analyzer.games.tables import builtin_table, check_keys, integer, load_table, one_of, rows
 
 RULES_VERSION = "rattus-1"
@@ -26,7 +26,6 @@ SYMBOLS: tuple[str, ...] = CLASSES + ("M", "A")
 SHORT = {"peasantry": "Pe", "bourgeoisie": "Bo", "church": "Ch", "chivalry": "Kn", "magic": "Ma",
          "royalty": "Ro", "islam": "Is", "M": "M", "A": "A"}
 PLAYERS = PlayerCounts("rattus", 2, 4, expansions=("africanus",), raised={"africanus": 6})  # §3.3
-EXPANSIONS: tuple[str, ...] = PLAYERS.expansions
 ALL_CLASSES_MASK = (1 << len(CLASSES)) - 1
 _PACKAGE = "analyzer.games.rattus"
 
@@ -341,8 +340,7 @@ def _check_class_cards(value: tuple, players: int, africanus: bool, count: int) 
     return tuple(sorted(value, key=CARD_INDEX.__getitem__))
 
 
-def _idle(opts: ResolvedOptions, players: int, africanus: bool, token_set: str,
-          class_cards: tuple[str, ...] | None) -> set[str]:
+def _idle(players: int, africanus: bool, token_set: str, class_cards: tuple[str, ...] | None) -> set[str]:
     """The options the rules never consult in this setting, left out of ``rule_values``."""
     def in_play(card: str) -> bool:  # None: the base six, or with Africanus any card may be drawn
         return card in class_cards if class_cards is not None else (africanus or card in BASE_CARDS)
@@ -359,7 +357,7 @@ def _idle(opts: ResolvedOptions, players: int, africanus: bool, token_set: str,
         idle |= {"region_cards_dealt", "region_card_must_match_plague_region", "region_card_points",
                  "region_card_majority_ties_count"}
     islam = [c for c in CARD_NAMES if CARD_CLASS[CARD_INDEX[c]] == CLASS_INDEX["islam"] and in_play(c)]
-    if len(islam) < 2 or (class_cards is None and not africanus):  # §5.1: stacking needs two cards of one class
+    if len(islam) < 2:  # §5.1: stacking needs two cards of one class (only Islam has several)
         idle.add("same_class_cards_stack")
     if not in_play("explorer"):
         idle.add("explorer_cubes")
@@ -479,7 +477,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         raise RuleError("spread_table", f"needs {opts['rat_cap'] + 1} entries (rats 0..rat_cap) (got {len(spread)})")
     steps = opts["knight_range_5_6"] if players >= 5 else opts["knight_range"]
     exp_a, exp_m, exp_c = _expectations(tokens)
-    idle = _idle(opts, players, africanus, token_set, class_cards)
+    idle = _idle(players, africanus, token_set, class_cards)
     skip = idle | {"class_cards", "map_file", "tokens_file", "region_cards_file"}  # listed as tables above
     return RattusConfig(
         n_players=players, expansions=exps, africanus=africanus, region_names=region_names, adj=adj,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
@@ -126,8 +128,7 @@ def test_user_table_override_and_errors(tmp_path):
 
 def test_user_components_inconsistent(tmp_path):
     """components_file: a nun split that does not add up to the class size is refused."""
-    from analyzer.games.cartus.config import DATA_DIR
-    text = (DATA_DIR / "components.toml").read_text().replace("[[4, 4], [3, 2]", "[[4, 5], [3, 2]")
+    text = (Path(__file__).parents[3] / "analyzer" / "games" / "cartus" / "data" / "components.toml").read_text().replace("[[4, 4], [3, 2]", "[[4, 5], [3, 2]")
     path = tmp_path / "comp.toml"
     path.write_text(text)
     with pytest.raises(RuleError, match="must equal population_per_class") as err:
