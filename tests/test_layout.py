@@ -17,7 +17,12 @@ import analyzer.games
 from analyzer import api, bench
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, SHARED_SEAT_COLUMNS, PlayerCounts
+from analyzer.games.base import (
+    COMMON_GAME_COLUMNS,
+    COMMON_SEAT_COLUMNS,
+    SHARED_SEAT_COLUMNS,
+    PlayerCounts,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "analyzer"

@@ -14,13 +14,13 @@ from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
 from analyzer.games.base import Option, OptionSet, PlayerCounts, build_policy, parameter_fields
 
-CAP = Option("rat_cap", 3, int, "§7", "most rats in a region (tokens)", "rulebook", low=1, high=6)
-RATE = Option("rate", 0.5, float, "§2", "chance (probability)", low=0, high=1)
-FLAG = Option("flag", True, bool, "§3", "a switch")
-MODE = Option("mode", "a", str, "§4", "a mode", choices=("a", "b"))
-TABLE = Option("removed", (12, 6, 0), list, "§5", "tokens removed (tokens)", item=int, low=0, length=3)
-START = Option("start", "random", int, "§6", "start seat", low=0, also=("random",))
-FILE = Option("map_file", None, Path, "§8", "a user table")
+CAP = Option("rat_cap", 3, int, "rule 7", "most rats in a region (tokens)", "rulebook", low=1, high=6)
+RATE = Option("rate", 0.5, float, "rule 2", "chance (probability)", low=0, high=1)
+FLAG = Option("flag", True, bool, "rule 3", "a switch")
+MODE = Option("mode", "a", str, "rule 4", "a mode", choices=("a", "b"))
+TABLE = Option("removed", (12, 6, 0), list, "rule 5", "tokens removed (tokens)", item=int, low=0, length=3)
+START = Option("start", "random", int, "rule 6", "start seat", low=0, also=("random",))
+FILE = Option("map_file", None, Path, "rule 8", "a user table")
 OPTIONS = OptionSet("toy", (CAP, RATE, FLAG, MODE, TABLE, START, FILE))
 
 
@@ -60,7 +60,7 @@ def test_resolve_defaults_user_and_did_you_mean():
     assert opts.provenance("rat_cap") == "user"  # set to its default value: still the scenario's
     assert opts.provenance("rate") == "default" and opts.provenance("flag") == "default"
     assert [v.name for v in opts.rule_values(idle={"flag"})] == ["rat_cap", "rate", "mode", "removed", "start"]
-    assert opts.rule_value("rat_cap").section == "docs/rules/toy.md §7"
+    assert opts.rule_value("rat_cap").section == "docs/rules/toy.md rule 7"
     with pytest.raises(RuleError, match=r"^ratcap: unknown rule option of toy \(did you mean 'rat_cap'\? see "
                                         r"`analyzer list rules --game toy`\)$"):
         OPTIONS.resolve(4, {"ratcap": 2})
@@ -69,15 +69,15 @@ def test_resolve_defaults_user_and_did_you_mean():
 
 
 def test_provenance_may_depend_on_the_player_count():
-    cubes = Option("cubes", 20, int, "§3", "cubes (cubes)", "rulebook", low=1, provenance_at={5: "default", 6: "default"})
+    cubes = Option("cubes", 20, int, "rule 3", "cubes (cubes)", "rulebook", low=1, provenance_at={5: "default", 6: "default"})
     sheet = OptionSet("toy", (cubes,))
     assert [sheet.resolve(n, {}).provenance("cubes") for n in (4, 5, 6)] == ["rulebook", "default", "default"]
     assert sheet.describe("cubes") == ("default 20; allowed: integer >= 1; cubes (cubes) [rulebook; default at "
-                                       "5, 6 players] (docs/rules/toy.md §3)")
+                                       "5, 6 players] (docs/rules/toy.md rule 3)")
 
 
 def test_describe_one_line_per_option():
-    assert OPTIONS.describe("mode") == "default 'a'; allowed: a, b; a mode [default] (docs/rules/toy.md §4)"
+    assert OPTIONS.describe("mode") == "default 'a'; allowed: a, b; a mode [default] (docs/rules/toy.md rule 4)"
     assert OPTIONS.describe("removed").startswith("default [12, 6, 0]; allowed: list of 3 integers >= 0;")
     assert OPTIONS.describe("start").startswith("default 'random'; allowed: 'random' or integer >= 0;")
     assert OPTIONS.describe("map_file").startswith("default unset; allowed: path to a TOML file;")
@@ -145,7 +145,7 @@ def test_policy_parameter_bounds_declared_and_enforced(game, policy, field):
 
 
 def test_cartus_sword_value_minus_50_is_refused():
-    """Issue 14: Cartus greedy used to accept sword_value = -50."""
+    """Cartus greedy used to accept sword_value = -50."""
     with pytest.raises(RuleError, match=r"^params\.sword_value: must be in \[0, 10\] \(got -50\.0\)$"):
         build_policy(get_game("cartus").policies, "greedy", {"sword_value": -50})
 

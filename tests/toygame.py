@@ -56,8 +56,8 @@ POLICIES = {"random": RandomPolicy, "biased": Biased}
 
 PLAYERS = PlayerCounts("toy", 2, 4, expansions=("bonus",), raised={"bonus": 5})
 OPTIONS = OptionSet("toy", (
-    Option("sides", 6, int, "§1", "dice sides", low=2, high=20),
-    Option("cards", ("peasant", "sultan", "trader"), list, "§2", "cards in play", item=str, choices=CARDS),
+    Option("sides", 6, int, "rule 1", "dice sides", low=2, high=20),
+    Option("cards", ("peasant", "sultan", "trader"), list, "rule 2", "cards in play", item=str, choices=CARDS),
 ))
 
 

@@ -28,7 +28,7 @@ def builtin_table(package: str, name: str) -> dict:
     Parameters
     ----------
     package : str
-        A game package, e.g. ``"analyzer.games.rattus"``.
+        A game package, ``"analyzer.games.<game>"``.
     name : str
         File name inside its ``data`` folder, e.g. ``"map.toml"``.
     """
@@ -41,7 +41,7 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     Parameters
     ----------
     option : str
-        The rule option that names the file, e.g. ``"tokens_file"``.
+        The rule option that names the file (a ``*_file`` option).
     path : str or pathlib.Path
         The file as the user gave it.
     like : str
@@ -97,7 +97,7 @@ def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterabl
     source : str
         The data file as the user named it (or the built-in file's name).
     where : str
-        The table inside the file, e.g. ``"regions[3]"``; empty for the top level.
+        The table inside the file, e.g. ``"[[site]] 3"``; empty for the top level.
     table : Any
         The parsed TOML table.
     allowed : iterable of str
@@ -118,7 +118,7 @@ ENTRY_KEYS = ("value", PROVENANCE_KEY, "section")
 
 def entry(field: str, source: str, table: dict, key: str, user: bool, where: str = "") -> tuple[Any, str, str]:
     """``(value, provenance, section)`` of an entry table ``[key]`` with keys ``value``,
-    ``provenance`` and ``section`` (``section`` of docs/rules/<game>.md, e.g. ``"§2"``).
+    ``provenance`` and ``section`` (a section of the game's rules reference).
 
     Raises
     ------

@@ -1,9 +1,9 @@
-"""Every rule value's provenance agrees with its tag in the rules reconstruction, at every player
-count, with and without expansions; and only values that acted are listed (issue 12 §2, §3).
+"""Every rule value's provenance agrees with its tag in the game's rules reference, at every
+player count, with and without expansions; and only values that acted are listed.
 
-The tables below were written from the tags of the rules files (``[SEED]``/``[S]`` -> seed,
-``[SRC n]``/``[C:n]``/``[P:Sx]`` -> rulebook, ``[GAP → DEFAULT]``/``[G]`` -> default), not from
-the code; the comment on each row names the section of docs/rules/<game>.md.
+The tables below were written from the tags of ``docs/rules/<game>.md`` (``[seed]`` -> seed,
+``[rulebook n]`` and ``[review n]`` -> rulebook, i.e. sourced; ``[GAP → DEFAULT]`` -> default),
+not from the code; the comment on each row names the section that carries the tag.
 """
 
 from __future__ import annotations
@@ -20,64 +20,66 @@ def _five_six(players: int, exps: tuple[str, ...]) -> str:
     return "default" if players >= 5 else "rulebook"
 
 
+# docs/rules/rattus.md (§13 parameter sheet and the sections below)
 def _tokens_removed(players: int, exps: tuple[str, ...]) -> str:
-    return "default" if exps else "rulebook"  # §5.3: base rows [SRC 18]; Africanus 3 per region [GAP]
+    return "default" if exps else "rulebook"  # §5.3: base rows [review 18]; Africanus 3 per region [GAP]
 
 
 RATTUS = {
-    "cubes_per_player": _five_six,  # §3.1 20 per colour [SRC 3]; §3.2/§11 colours 5-6 [GAP → DEFAULT 20]
-    "rat_cap": "rulebook",  # §7 C.2, §13 [SRC 14][SRC 28]
-    "spread_table": "rulebook",  # §13 [SRC 28]
-    "knight_range": "rulebook",  # §8.1 [SRC 14][SRC 16]
-    "knight_range_5_6": "rulebook",  # §8.1, §11 [SRC 7]
-    "knight_adds_two_neutral_cubes": "default",  # §8.1 DEFAULT ignore the claim
+    "cubes_per_player": _five_six,  # §3.1 [rulebook 3]; §3.2, §11 colours 5-6 [GAP → DEFAULT]
+    "rat_cap": "rulebook",  # §7 C.2, §13 [review 14], [review 28]
+    "spread_table": "rulebook",  # §13 [review 28]
+    "knight_range": "rulebook",  # §8.1 [review 14]
+    "knight_range_5_6": "rulebook",  # §8.1, §11 [review 7]
+    "knight_adds_two_neutral_cubes": "default",  # §8.1 one review's claim, rejected
     "opening_pairs_distinct_regions": "default",  # §6.1 step 7 [GAP → DEFAULT]
     "africanus_tokens_replace_base": "default",  # §3.2 [GAP → DEFAULT]
-    "base_tokens_removed": "rulebook",  # §5.3 [SRC 18]
+    "base_tokens_removed": "rulebook",  # §5.3 [review 18]
     "africanus_tokens_removed_per_unused_region": "default",  # §5.3 [GAP → DEFAULT]
-    "class_cards_in_play": "rulebook",  # §6.2 step 2 [SRC 7]
-    "class_cards_in_play_5_6": "rulebook",  # §6.2 step 2, §11 [SRC 9]
-    "same_class_cards_stack": "default",  # §5.1 applying it to Islam is [GAP → DEFAULT]
-    "region_cards_dealt": "rulebook",  # §6.2 step 4 [SRC 9][SRC 10]
-    "region_card_must_match_plague_region": "default",  # §9, §13 [GAP]
-    "region_card_points": "default",  # §9, §13 value [GAP]
-    "region_card_majority_ties_count": "default",  # §9, §13 tie handling [GAP]
-    "explorer_cubes": "default",  # §8.2, §13 [GAP]
-    "astronomer_leftovers": "default",  # §8.2, §13 [GAP]
-    "diplomat_discs": "rulebook",  # §6.2 step 7, §3.2 [SRC 9]
-    "diplomat_points_first": "seed",  # §2.3 [SEED]
-    "diplomat_points_second": "seed",  # §2.3 [SEED]
-    "diplomat_tie_first_pool": "seed",  # §2.3 [SEED]
-    "diplomat_tie_second_pool": "seed",  # §2.3 [SEED]
+    "class_cards_in_play": "rulebook",  # §6.2 step 2 [review 7]
+    "class_cards_in_play_5_6": "rulebook",  # §6.2 step 2, §11 [review 9]
+    "same_class_cards_stack": "default",  # §5.1 for Islam cards [GAP → DEFAULT]
+    "region_cards_dealt": "rulebook",  # §6.2 step 4 [review 9], [review 10]
+    "region_card_must_match_plague_region": "default",  # §9 [GAP → DEFAULT]
+    "region_card_points": "default",  # §9 value [GAP → DEFAULT]
+    "region_card_majority_ties_count": "default",  # §9 ties [GAP → DEFAULT]
+    "explorer_cubes": "default",  # §8.2 [GAP → DEFAULT]
+    "astronomer_leftovers": "default",  # §8.2 [GAP → DEFAULT]
+    "diplomat_discs": "rulebook",  # §3.2 [review 9]
+    "diplomat_points_first": "seed",  # §2.3 [seed]
+    "diplomat_points_second": "seed",  # §2.3 [seed]
+    "diplomat_tie_first_pool": "seed",  # §2.3 [seed]
+    "diplomat_tie_second_pool": "seed",  # §2.3 [seed]
     "diplomat_2p_tie_points": "default",  # §12 Q10 [GAP → DEFAULT]
     "caravan_start": "default",  # §6.2 step 6 [GAP → DEFAULT]
-    "plague_start": "default",  # §6.1 step 5 DEFAULT random region in use
+    "plague_start": "default",  # §6.1 step 5 a random region in use [GAP → DEFAULT]
     "max_rounds": "default",  # §13 simulator guard, not a rule
-    "max_turns": "default",  # §10.1 simulator guard
-    "map": "default",  # §4.2, §4.3 [GAP → DEFAULT] graph
-    "tokens": "default",  # §5.2 [GAP → DEFAULT] token lists
+    "max_turns": "default",  # §13 simulator guard, not a rule
+    "map": "default",  # §4.2, §4.3 [GAP → DEFAULT]
+    "tokens": "default",  # §5.2 [GAP → DEFAULT]
     "tokens_removed": _tokens_removed,
-    "region_cards": "default",  # §9 [GAP] fixed default deck
-    "class_cards": lambda p, e: "default" if e else "rulebook",  # §6.1 [SRC 2][SRC 5]; §6.2 drawn [GAP]
+    "region_cards": "default",  # §9 [GAP → DEFAULT]
+    "class_cards": lambda p, e: "default" if e else "rulebook",  # §6.1 [rulebook 2]; §6.2 the draw [GAP → DEFAULT]
 }
 
+# docs/rules/cartus.md (§9 parameter sheet and the sections below)
 CARTUS = {
-    "population_per_class": "rulebook",  # §2 [C:4][C:12]
-    "copies_per_building": "seed",  # §2 [S][C:4]
-    "jokers": "rulebook",  # §2 [C:4][C:5]
-    "swords": "rulebook", "flutes": "rulebook", "passes": "rulebook", "gold": "rulebook",  # §2 [C:4]
-    "vp_tokens": "rulebook",  # §2 [C:5]
-    "start_rats": "seed",  # §3 step 2 [S]
-    "start_hand": "seed",  # §3 step 5 [S]
-    "nun_row": "seed",  # §3 step 4 [S]
-    "nun_split_per_class": "default",  # §2 [I], DEFAULT [G]
-    "player_counts": "seed",  # §1 [S]
-    "first_game": "seed",  # §1 setup note [S]
-    "supply_icons_per_copy": "default",  # §4 phase B [G]
-    "building.magic_b": "default",  # §2, §5 12th building [G]
-    "building.*": "rulebook",  # §5 [C:3]
-    "track_points": "rulebook",  # §7.2 10/5/2 [C:7][C:13]
-    # every other §9 parameter is a DEFAULT [G]
+    "population_per_class": "rulebook",  # §2 [rulebook 4], [review 12]
+    "copies_per_building": "seed",  # §2 [seed], [rulebook 4]
+    "jokers": "rulebook",  # §2 [rulebook 4], [rulebook 5]
+    "swords": "rulebook", "flutes": "rulebook", "passes": "rulebook", "gold": "rulebook",  # §2 [rulebook 4]
+    "vp_tokens": "rulebook",  # §2 [rulebook 5]
+    "start_rats": "seed",  # §3 [seed]
+    "start_hand": "seed",  # §3 [seed]
+    "nun_row": "seed",  # §3 [seed]
+    "nun_split_per_class": "default",  # §2 the even split per class [GAP → DEFAULT]
+    "player_counts": "seed",  # §1 [seed]
+    "first_game": "seed",  # §1 [seed]
+    "supply_icons_per_copy": "default",  # §4 phase B [GAP → DEFAULT]
+    "building.magic_b": "default",  # §2, §5 the 12th building [GAP → DEFAULT]
+    "building.*": "rulebook",  # §5 [rulebook 3]
+    "track_points": "rulebook",  # §7.2 10 / 5 / 2 [review 7], [review 13]
+    # every other parameter of §9 is a [GAP → DEFAULT]
     **{name: "default" for name in (
         "building_selection", "guard_tower_2p", "tie_mode", "premium_min_cards", "sword_target",
         "sword_chooser", "flute_target", "flute_rats", "pass_mode", "vp_token_value", "track_tie",
@@ -85,15 +87,16 @@ CARTUS = {
         "last_round_actions", "building_spaces", "start_player", "guard_tower_givers", "rats_visible")},
 }
 
+# docs/rules/pyramidion.md (§12 scenario options and the sections below)
 PYRAMIDION = {
-    "boats_on_display": "rulebook",  # §5 phase 1 [P:S6,S7]
-    "cards_drawn_per_round": "rulebook",  # §5 phase 4 [P:S4,S6,S7,S8,S13]
-    "activations_per_player": "rulebook",  # §5 phase 5 [P:S6]
-    "tiles_per_colour": "rulebook",  # §3 [P:S5]
+    "boats_on_display": "rulebook",  # §5 phase 1 [review S6], [review S7]
+    "cards_drawn_per_round": "rulebook",  # §5 phase 4
+    "activations_per_player": "rulebook",  # §5 phase 5
+    "tiles_per_colour": "rulebook",  # §3 [review S5]
     "goddess_value": "default",  # §10.2 [GAP → DEFAULT]
-    "target_vp": "rulebook",  # §6 [P:S3,S8,S9,S14]
-    "supply_per_good": "default", "statues": "default",  # §3.1 supply split [GAP → DEFAULT]
-    # every other §12 option and every table row is a [GAP → DEFAULT]
+    "target_vp": "rulebook",  # §6 10 VP [rulebook S3]
+    "supply_per_good": "default", "statues": "default",  # §3.1 [GAP → DEFAULT]
+    # every other option of §12 and every table row is a [GAP → DEFAULT]
     **{name: "default" for name in (
         "deck", "boat_set", "distribution", "executioner", "philosopher", "supply_limited",
         "goods_visible", "revolt_winner_must_survive", "no_tile_left", "giza_tile_lost_on_revolt",
@@ -122,7 +125,7 @@ def _expected(table: dict, name: str, players: int, exps: tuple[str, ...]) -> st
 
 @pytest.mark.parametrize("game", sorted(TABLES))
 def test_rule_value_provenance_matches_the_rules_file(game):
-    """Issue 12 §2: every rule value of every setting carries the tag of the rules file."""
+    """Every rule value of every setting carries the tag of its rules reference."""
     spec = get_game(game)
     for players, exps in _settings(game):
         for rv in spec.rule_values(spec.make_config(players, exps, {})):
@@ -148,7 +151,7 @@ def test_option_declarations_carry_rules_file_tags(game):
 
 
 def test_cubes_per_player_at_5_6_players_is_a_labelled_default():
-    """docs/rules/rattus.md §3.2, §11: 20 cubes for colours 5-6 is a default, listed in use."""
+    """docs/rules/rattus.md §3.2, §11: 20 cubes for colours 5-6 is a labelled default, listed in use."""
     spec = get_game("rattus")
     for players, want in ((4, "rulebook"), (5, "default"), (6, "default")):
         vals = {v.name: v for v in spec.rule_values(spec.make_config(players, ("africanus",), {}))}
@@ -177,7 +180,7 @@ def _names(game, players, exps=(), rules=None):
 
 
 def test_cartus_explicit_buildings_list_only_what_acted():
-    """Issue 12 §3: with explicit ``buildings`` the selection is the scenario's, not
+    """With explicit ``buildings`` the selection is the scenario's, not
     ``random_cards``; ``building_set_name`` and buildings out of play are not listed."""
     spec = get_game("cartus")
     first = ["palace", "monastery", "marketplace", "castle", "farm", "fortune_tellers_tent"]
