@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values, resolve_policies
+from analyzer.games.base import (
+    Benchmark,
+    GameSpec,
+    StudySection,
+    config_rule_values,
+    resolve_policies,
+)
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
