@@ -9,22 +9,25 @@ The comparison knows no game. An *entry* of a table is one row of an array of ta
 (``[[site]]``) or one other top-level key (a table or a value). Rows are matched by their
 ``name`` when every row of that array, in both files, has a distinct one; otherwise the two
 arrays are aligned as sequences (``difflib``), so a row taken out does not shift the rows after
-it. Keys that only say where a value comes from (``provenance``, ``source``, ``section``) are
-not compared: every value of a user's table is the user's.
+it. Keys that only say where a value comes from (``provenance``, ``section``) are not compared:
+every value of a user's table is the user's. Both files are read by the one table loader
+(``analyzer.games.tables``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-META_KEYS = frozenset({"provenance", "source", "section"})
+from analyzer.errors import RuleError
+from analyzer.games.tables import PROVENANCE_KEY, read_table
+
+META_KEYS = frozenset({PROVENANCE_KEY, "section"})
 SHOWN = 8  # changes kept per table in the run facts; the rest are only counted
 VALUE_WIDTH = 40  # characters of one value in a change line
 LINE_WIDTH = 160  # characters of what changed in one entry
@@ -143,9 +146,9 @@ def run_facts(tables: Mapping[str, Path], arms: Iterable[tuple[str, Mapping[str,
             fact: dict[str, Any] = {"option": option, "path": str(value), "file": shown_path(value),
                                     "builtin": f"{builtin.parent.name}/{builtin.name}", "arms": [name]}
             try:
-                diff = compare(_load(builtin), _load(Path(value)))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-                fact["error"] = f"not compared ({type(err).__name__}: {err})"
+                diff = compare(read_table(option, builtin), read_table(option, value))
+            except RuleError as err:
+                fact["error"] = f"not compared ({err.message})"
             else:
                 fact.update(entries=diff.entries, differ=len(diff.changes),
                             changes=[{"entry": e, "change": c} for e, c in diff.changes[:shown]])
@@ -160,10 +163,6 @@ def shown_path(path: str | Path) -> str:
     except ValueError:  # another drive
         return str(path)
     return str(path) if rel.startswith("..") else rel
-
-
-def _load(path: Path) -> dict[str, Any]:
-    return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def _is_rows(value: Any) -> bool:
