@@ -126,7 +126,7 @@ def test_compare_tables_entry_by_entry():
                         {"name": "south", "size": 2, "goods": {"stone": 2}},
                         {"name": "east", "size": 3, "goods": {}}],
                "token": [{"threshold": 1, "symbols": ["a"]}, {"threshold": 2, "symbols": ["b"]}],
-               "cubes": {"value": 20, "source": "rulebook"}, "limit": 3}
+               "cubes": {"value": 20, "provenance": "rulebook"}, "limit": 3}
     user = {"site": [{"name": "south", "size": 2, "goods": {"stone": 3}},  # moved: matched by name
                      {"name": "north", "size": 1, "goods": {"stone": 1}, "provenance": "user"},
                      {"name": "west", "size": 4, "goods": {"wood": 1}}],
@@ -246,7 +246,7 @@ def test_every_table_option_names_a_built_in_table():
 
     for name in available_games():
         spec = get_game(name)
-        assert set(spec.tables) == {o for o in spec.rule_options if o.endswith("_file")}, name
+        assert set(spec.tables) == {o for o in spec.options.names() if o.endswith("_file")}, name
         for option, path in spec.tables.items():
             assert Path(path).is_file(), (name, option)
 
@@ -274,7 +274,7 @@ def _links(md: str) -> list[tuple[str, str]]:
 def test_rule_values_link_to_their_section_and_the_links_resolve(rattus_run):
     md = _md(rattus_run)
     links = _links(md)
-    assert len(links) >= 10
+    assert len(links) >= 6  # a 3-player base game lists the defaults that acted: no Africanus options
     for target, anchor in links:
         doc = (rattus_run / target).resolve()
         assert doc == ROOT / "docs" / "rules" / "rattus.md"
