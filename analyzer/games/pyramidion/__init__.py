@@ -16,13 +16,13 @@ from analyzer.games.pyramidion.config import (
     make_config,
     rule_values,
 )
-from analyzer.games.pyramidion.engine import play_game
+from analyzer.games.pyramidion.engine import new_state, play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.policies import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "chance", "state", "resolution", "loading", "metrics", "site_play",
-                    "policies", "scoring", "engine")
+COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loading", "site_play",
+                    "view", "policies", "scoring", "engine")
 
 
 def default_config(players: int, **rule_options):
@@ -75,6 +75,7 @@ SPEC = GameSpec(
     sections=study_sections,
     benchmark=Benchmark(players=4, targets={"greedy": 300.0}),
     tables=TABLES,
+    new_state=new_state,
 )
 
-__all__ = ["SPEC", "default_config", "play_game"]
+__all__ = ["SPEC", "default_config", "new_state", "play_game"]

@@ -14,11 +14,11 @@ import pytest
 
 from analyzer.games.pyramidion import SPEC
 from analyzer.games.pyramidion.config import GODDESS, SLAVE_DRIVER
-from analyzer.games.pyramidion.policies import GreedyPolicy, TileBuilderPolicy
+from analyzer.games.pyramidion.policies import GreedyPlayer, GreedyPolicy, TileBuilderPolicy
 from analyzer.games.pyramidion.state import PLAY
 
 
-def reference_play(pol: GreedyPolicy, st, seat: int, options: tuple) -> int:
+def reference_play(pol: GreedyPlayer, st, seat: int, options: tuple) -> int:
     """Index of the card (or pass) with the best positive net value, first on ties."""
     cfg = st.cfg
     site = st.site
@@ -73,18 +73,22 @@ def reference_play(pol: GreedyPolicy, st, seat: int, options: tuple) -> int:
 class Compared:
     """Plays like ``inner`` and checks every card-play choice against ``reference_play``."""
 
-    NAME = "compared"
-
     def __init__(self, inner: GreedyPolicy):
         self.inner = inner
         self.checked = 0
 
-    def choose(self, state, seat, kind, options, rng):
-        i = self.inner.choose(state, seat, kind, options, rng)
-        if kind == PLAY:
-            assert i == reference_play(self.inner, state, seat, options), (seat, options)
+    def player(self, seat):
+        self.seat_player = self.inner.player(seat)
+        self.seat = seat
+        return self
+
+    def choose(self, view, rng):
+        choice = self.seat_player.choose(view, rng)
+        if view.decision_kind() == PLAY:
+            options = view.legal_actions()
+            assert options.index(choice) == reference_play(self.seat_player, view, self.seat, options), options
             self.checked += 1
-        return i
+        return choice
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
