@@ -18,7 +18,7 @@ from analyzer.games.pyramidion.config import (
 )
 from analyzer.games.pyramidion.engine import new_state, play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
-from analyzer.games.pyramidion.policies import POLICIES
+from analyzer.games.pyramidion.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
 COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loading", "site_play",

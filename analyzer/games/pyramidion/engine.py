@@ -715,7 +715,7 @@ def _start(config: PyramidionConfig, chance: random.Random, seed_text: str,
 
 def policy_names(policies: Sequence) -> list[str]:
     """Registered names of policy objects (their class's registry key, else the class name)."""
-    from analyzer.games.pyramidion.policies import POLICIES
+    from analyzer.games.pyramidion.search import POLICIES
 
     by_class = {cls: name for name, cls in POLICIES.items()}
     return [p if isinstance(p, str) else by_class.get(type(p), type(p).__name__) for p in policies]
@@ -750,7 +750,7 @@ def play_game(config: PyramidionConfig, policies: Any, seed, log: Callable[[str]
         The game took an absurd number of decisions (an engine bug; names the seed). A game
         that reaches ``max_rounds`` is a normal record with ``end = "turn_cap"`` (§6).
     """
-    from analyzer.games.pyramidion.policies import POLICIES  # policies import this module
+    from analyzer.games.pyramidion.search import POLICIES  # policies import this module
 
     objs = resolve_policies(POLICIES, policies, config.players)
     names = policy_names(objs)
