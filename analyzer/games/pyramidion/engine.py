@@ -360,10 +360,12 @@ class Game(SitePlay):
                     tuple([s for s in range(cfg.n_sites) if not sundial[s]]))
 
     def phase6_order(self) -> None:
-        """Phase 6 (§5): Giza's player-order tiles set the new order (unchanged if none)."""
+        """Phase 6 (§5): Giza's player-order tiles set the new order (unchanged if none): tile
+        holders first, by tile number."""
         st = self.st
-        if st.giza_takers:
-            st.order = new_player_order(st.order, st.giza_takers)
+        takers = [p for p in st.giza_tiles if p != NOBODY]
+        if takers:
+            st.order = new_player_order(st.order, takers)
             if self.log:
                 self.log(f"  player order: {st.order}")
 
@@ -478,7 +480,7 @@ class Game(SitePlay):
         for s in range(cfg.n_sites):
             st.sundial[s] = False
             st.sd_used[s] = False
-        st.giza_takers = []
+        st.giza_tiles = [NOBODY] * st.n
         if self.log:
             self.log("  VP: " + ", ".join(f"seat {p}={st.vp[p]}" for p in range(st.n)))
         if max(st.vp) >= cfg.target_vp or (not st.display and not st.boat_deck):
@@ -584,7 +586,7 @@ def information_key(game: Game, seat: int) -> Hashable:
         st.reshuffles, tuple(st.supply), tuple(st.site_goods), tuple(st.sd_owner),
         tuple(st.ng_owner), tuple(st.sd_used), tuple(st.sundial), tuple(st.sd_left),
         tuple(st.ng_left), tuple(st.display), len(st.boat_deck), tuple(st.dist_discard),
-        len(st.dist_deck), len(st.revolt_stack), st.philosopher, tuple(st.giza_takers), st.site,
+        len(st.dist_deck), len(st.revolt_stack), st.philosopher, tuple(st.giza_tiles), st.site,
         tuple(st.pc_seat), tuple(st.pc_card), tuple(st.pc_cat), tuple(st.pc_alive),
         tuple(st.pc_mark), tuple(tuple(t) for t in st.totals),
     )

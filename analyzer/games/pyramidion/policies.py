@@ -209,7 +209,7 @@ class GreedyPlayer:
                 v2 * progress if h2 >= n2 else 0.0)
         # a slave driver's own effect (``_special``, inlined: it is the most common one)
         giza = (self.player_order if cfg.site_ability[site] == PLAYER_ORDER
-                and seat not in st.giza_takers else 0.0)
+                and seat not in st.giza_tiles else 0.0)
         best_i, best = 0, 0.0
         last = -1
         for i in range(1, len(options)):
@@ -245,7 +245,7 @@ class GreedyPlayer:
                  gain: float, cost: float) -> tuple[float, float]:
         """Adjust a card's (gain, cost) for its type's own effect (§10.2)."""
         if t == SLAVE_DRIVER:
-            if st.cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
+            if st.cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_tiles:
                 gain += self.player_order
         elif t == HIGH_PRIEST:
             cost = 0.0

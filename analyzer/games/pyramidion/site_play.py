@@ -46,6 +46,7 @@ from analyzer.games.pyramidion.state import (
     EXECUTIONER_TARGET,
     GODDESS_CATEGORY,
     NO_GOOD,
+    NOBODY,
     PASS,
     PLAY,
     RECRUIT,
@@ -228,12 +229,14 @@ class SitePlay:
         if self.log:
             self.log(f"  seat {seat} plays {self.card_text(c)}")
         if t == SLAVE_DRIVER:
-            if cfg.site_ability[st.site] == PLAYER_ORDER and seat not in st.giza_takers:
-                st.giza_takers.append(seat)
+            if cfg.site_ability[st.site] == PLAYER_ORDER and seat not in st.giza_tiles:
+                # the lowest-numbered tile still on Giza (§5 phase 6: tiles go out in number order)
+                tile = st.giza_tiles.index(NOBODY)
+                st.giza_tiles[tile] = seat
                 st.giza_card[seat] = len(st.pc_card) - 1
                 st.tally.giza_tiles[seat] += 1
                 if self.log:
-                    self.log(f"  seat {seat} takes player-order tile {len(st.giza_takers)}")
+                    self.log(f"  seat {seat} takes player-order tile {tile + 1}")
         elif t > GODDESS:
             self.special(seat, t)
             return
@@ -325,9 +328,13 @@ class SitePlay:
             st.totals[1][seat] -= v[1]
             st.totals[2][seat] -= v[2]
         self.put_away(seat, c)
-        if cfg.giza_tile_lost_on_revolt and self.st.giza_card[seat] == j:
-            st.giza_takers.remove(seat)
-            self.st.giza_card[seat] = -1
+        if cfg.giza_tile_lost_on_revolt and st.giza_card[seat] == j:
+            # variant (§5 phase 6): the tile goes back to Giza, where it can be taken again
+            tile = st.giza_tiles.index(seat)
+            st.giza_tiles[tile] = NOBODY
+            st.giza_card[seat] = -1
+            if self.log:
+                self.log(f"  player-order tile {tile + 1} goes back to Giza")
 
     def resolve(self, site: int) -> None:
         """Steps 4–8 of §5 phase 5: revolt, Executioner marks, slave driver, negotiator,

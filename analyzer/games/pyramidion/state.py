@@ -46,7 +46,8 @@ class State:
     Per seat (length ``n``): ``hand`` (sorted), ``aside`` (starting cards out of play until
     phase 4), ``kept`` (phase 8 variant B), ``goods`` (6 counts: 5 ordinary kinds + statues),
     ``boats`` (boat ids in load order), ``vp``, ``sd_left`` / ``ng_left`` (tiles still in the
-    player's supply). Per site: ``site_goods``, ``sd_owner`` / ``ng_owner`` (seat or
+    player's supply), ``giza_tiles`` (per player-order tile, tile ``k + 1`` at index ``k``: the
+    seat holding it this round, or ``NOBODY`` while it lies on Giza). Per site: ``site_goods``, ``sd_owner`` / ``ng_owner`` (seat or
     ``NOBODY``), ``sd_used``, ``sundial``. The cards played at the site being resolved are
     parallel lists ``pc_*`` (seat, card, Goddess category or -1, still at the site,
     Executioner target index or -1) with running ``totals[category][seat]``.
@@ -91,7 +92,7 @@ class State:
     dist_discard: list[int] = field(default_factory=list)
     revolt_stack: list[int] = field(default_factory=list)
     philosopher: int = NOBODY
-    giza_takers: list[int] = field(default_factory=list)
+    giza_tiles: list[int] = field(default_factory=list)  # holder of player-order tile k+1, or NOBODY
     first_to_target: int = NOBODY
     pub: list[bool] = field(default_factory=list)
     epoch: list[int] = field(default_factory=list)
@@ -143,6 +144,7 @@ class State:
             revolt_stack=list(range(len(cfg.revolt_strength))),
             pub=[cfg.card_owner[c] >= 0 for c in range(n_cards)], epoch=[0] * n_cards,
             totals=[[0] * n for _ in range(3)],
+            giza_tiles=[NOBODY] * n,
             passed=[False] * n, acted=[False] * n, giza_card=[-1] * n, out=[False] * n,
         )
 
@@ -160,7 +162,7 @@ class State:
             boats_before_round=self.boats_before_round[:], vp=self.vp[:],
             dist_deck=self.dist_deck[:], dist_discard=self.dist_discard[:],
             revolt_stack=self.revolt_stack[:], philosopher=self.philosopher,
-            giza_takers=self.giza_takers[:], first_to_target=self.first_to_target,
+            giza_tiles=self.giza_tiles[:], first_to_target=self.first_to_target,
             pub=self.pub[:], epoch=self.epoch[:], reshuffles=self.reshuffles, site=self.site,
             pc_seat=self.pc_seat[:], pc_card=self.pc_card[:], pc_cat=self.pc_cat[:],
             pc_alive=self.pc_alive[:], pc_mark=self.pc_mark[:], totals=[t[:] for t in self.totals],

@@ -121,8 +121,9 @@ class View:
         return self._st.philosopher
 
     @property
-    def giza_takers(self) -> list[int]:
-        return self._st.giza_takers
+    def giza_tiles(self) -> list[int]:
+        """Per player-order tile (tile 1 first): the seat holding it, or -1 while on Giza."""
+        return self._st.giza_tiles
 
     @property
     def discard_pile(self) -> list[int]:

@@ -166,9 +166,9 @@ def test_s5_phase8_reset_and_discard_unplayed_drawn_cards():
         drawn = [c for c in g.st.hand[0] if g.cfg.card_owner[c] < 0]
         g.st.sundial = [True] * 8
         g.st.sd_used[0] = True
-        g.st.giza_takers = [1]
+        g.st.giza_tiles = [1, -1]
         g.phase8_end()
-        assert g.st.sundial == [False] * 8 and not any(g.st.sd_used) and g.st.giza_takers == []
+        assert g.st.sundial == [False] * 8 and not any(g.st.sd_used) and g.st.giza_tiles == [-1, -1]
         assert sorted(g.st.aside[0]) == sorted(g.cfg.starting[0])
         assert (g.st.hand[0] == []) == discard
         assert all((c in g.st.discard_pile) == discard for c in drawn)
