@@ -188,17 +188,18 @@ class SitePlay:
         """Recruiting (§5 phase 5 step 2), D4: after a first-action pass, discard 1, draw 1.
         False when nothing can be drawn (no recruiting)."""
         st = self.st
-        if not st.draw_pile:
-            if not st.discard_pile:
-                return False  # nothing can be drawn: no recruiting
-            reshuffle_discards(st, self.rng)
+        if not st.draw_pile and not st.discard_pile:
+            return False  # nothing can be drawn: no recruiting
         self.decide(seat, RECRUIT, (PASS, *st.hand[seat]))
         return True
 
     def on_recruit(self, c: int) -> None:
+        """Recruit away card ``c`` and draw one, or decline (``PASS``: nothing moves)."""
         st = self.st
         seat = st.to_move
         if c != PASS:
+            if not st.draw_pile:  # reshuffled before the discard: he cannot draw it back
+                reshuffle_discards(st, self.rng)
             st.hand[seat].remove(c)
             self.put_away(seat, c)
             draw_card(st, self.rng, seat)

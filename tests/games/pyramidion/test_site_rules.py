@@ -156,6 +156,29 @@ def test_t7_recruit_only_after_a_first_pass():
     assert g.st.hand[1] == [n2]
 
 
+def test_s5_step2_declined_recruiting_leaves_the_discard_pile_alone():
+    """§5 phase 5 step 2 (fixed): with an empty draw pile the discards are reshuffled into a
+    new pile only when the player recruits, before his discard (he cannot draw it back); a
+    player who declines leaves the discard pile as it is and draws on no chance."""
+    for recruit in (False, True):
+        s0 = Script()
+        g = make_game(2, scripts=[s0, Script()])
+        weak = take_common(g, "merchant", 2)
+        give(g, 0, weak)
+        g.st.discard_pile, g.st.draw_pile = g.st.draw_pile[:5], []
+        discards = list(g.st.discard_pile)
+        state = g.rng.getstate()
+        s0.moves = [PASS, weak if recruit else PASS]
+        g.activate(0, site(g, "Karnak"))
+        assert [k for k, _ in s0.seen] == [PLAY, RECRUIT]
+        if recruit:
+            assert g.st.discard_pile == [weak] and g.st.reshuffles == 1
+            assert len(g.st.draw_pile) == 4 and g.st.hand[0][0] in discards
+        else:
+            assert g.st.discard_pile == discards and g.st.draw_pile == [] and g.st.reshuffles == 0
+            assert g.rng.getstate() == state and g.st.hand[0] == [weak]
+
+
 def test_t19_empty_hand_passes_automatically():
     """T19: an empty hand passes automatically and cannot recruit (no decision is asked)."""
     s0, s1 = Script(), Script()
