@@ -388,16 +388,18 @@ class SitePlay:
         if log:
             log(f"  totals influence {st.totals[0]} negotiation {st.totals[1]} trade {st.totals[2]} "
                 f"(minimums {mins[0]}/{mins[1]}/{mins[2]}, philosopher {st.philosopher})")
-        # 5. slave driver, 6. negotiator
-        w = step_winner(st.totals[0], mins[0], holder)
+        # 5. slave driver, 6. negotiator, 7. merchant: with no card left at the site (nobody
+        # played, or the revolt took every card) they change nothing (§5 phase 5 steps 1, 4)
+        contested = any(st.pc_alive)
+        w = step_winner(st.totals[0], mins[0], holder) if contested else NOBODY
         if w >= 0:
             self.place_tile(st.sd_owner, st.sd_left, site, w, "slave-driver")
-        w = step_winner(st.totals[1], mins[1], holder)
+        w = step_winner(st.totals[1], mins[1], holder) if contested else NOBODY
         if w >= 0:
             self.place_tile(st.ng_owner, st.ng_left, site, w, "negotiator")
-        # 7. merchant, then Stone draggers still at the site
+        # then Stone draggers still at the site
         kind = cfg.site_kind[site]
-        w = step_winner(st.totals[2], mins[2], holder)
+        w = step_winner(st.totals[2], mins[2], holder) if contested else NOBODY
         if w >= 0 and st.site_goods[site]:
             got = st.site_goods[site]
             st.site_goods[site] = 0

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from analyzer.games.pyramidion.config import DATA
 from analyzer.games.pyramidion.state import PASS, PLAY, RECRUIT
 
 from .helpers import (
@@ -407,3 +408,23 @@ def test_s5_phase6_returned_giza_tile_is_retaken_by_number():
     assert "  player-order tile 1 goes back to Giza" in lines
     g.phase6_order()
     assert g.st.order == [3, 1, 0, 2]
+
+
+def test_s10_2_philosopher_tied_at_zero_wins_a_zero_minimum(tmp_path):
+    """§5 phase 5 steps 5–7 and §10.2 Philosopher, with a user site table where Thebes asks 0
+    influence: the holder, tied at 0 influence with everyone, places the slave-driver tile; with
+    no card left at the site (everybody passed) nothing changes."""
+    table = (DATA / "sites.toml").read_text().replace(
+        'name = "Thebes"\nproduces = "food"\nmin_influence = 6', 'name = "Thebes"\nproduces = "food"\nmin_influence = 0')
+    path = tmp_path / "sites.toml"
+    path.write_text(table)
+    for plays in (True, False):
+        s0 = Script()
+        g = make_game(2, {"sites_file": str(path)}, scripts=[s0, Script()])
+        thebes = site(g, "Thebes")
+        g.st.philosopher = 0
+        m = take_common(g, "merchant", 2)
+        give(g, 0, m)
+        s0.moves = [m] if plays else [PASS, PASS]
+        g.activate(0, thebes)
+        assert g.st.sd_owner[thebes] == (0 if plays else -1)
