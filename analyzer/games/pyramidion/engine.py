@@ -20,7 +20,6 @@ from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import game_streams, resolve_policies, seed_of
-from analyzer.games.forward import play
 from analyzer.games.logtext import seats_line
 from analyzer.games.pyramidion.chance import (
     draw_card,
@@ -89,6 +88,7 @@ class Game(SitePlay):
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
         self.seed_text = "?"
+        self.views: list[View | None] = [None] * cfg.players  # made on first use, then reused
 
     # ------------------------------------------------------------ the forward-model interface
 
@@ -135,8 +135,12 @@ class Game(SitePlay):
         return g
 
     def view(self, seat: int) -> View:
-        """What ``seat``'s player may see (§14.2)."""
-        return View(self, seat)
+        """What ``seat``'s player may see (§14.2): a live view of this game for that seat."""
+        v = self.views[seat]
+        if v is None:
+            v = View(self, seat)
+            self.views[seat] = v
+        return v
 
     def information_key(self, seat: int) -> Hashable:
         """Everything ``seat`` can see: equal for two states exactly when it cannot tell them
@@ -545,10 +549,21 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _index(options: tuple, action: Any) -> int:
-    """Position of ``action`` among ``options`` (same value and type), or -1."""
-    for i, o in enumerate(options):
-        if o == action and _same(o, action):
+    """Position of ``action`` among ``options`` (same value and type), or -1.
+
+    Options are distinct, so the first equal option is the only candidate."""
+    for i in range(len(options)):  # a player mostly hands back the option object itself
+        if options[i] is action:
             return i
+    try:
+        i = options.index(action)
+    except (ValueError, TypeError):
+        return -1
+    o = options[i]
+    if type(o) is not type(action):
+        return -1
+    if type(o) is int or _same(o, action):
+        return i
     return -1
 
 
@@ -760,5 +775,14 @@ def play_game(config: PyramidionConfig, policies: Any, seed, log: Callable[[str]
     if log:
         log(seats_line(names))
     state = _start(config, chance, seed_of(seed), log)
-    play(state, [pol.player(s) for s, pol in enumerate(objs)], seats)
+    run(state, [pol.player(s) for s, pol in enumerate(objs)], seats)
     return state.records(names)
+
+
+def run(state: Game, players: list, seat_rngs: list[random.Random]) -> None:
+    """``forward.play`` compiled with the engine (the same loop: the interpreted one costs a
+    third of a random game's time)."""
+    st = state.st
+    while st.end == "":
+        seat = st.to_move
+        state.apply(players[seat].choose(state.view(seat), seat_rngs[seat]))

@@ -66,9 +66,10 @@ def _lack(row: list[int], seat: int, minimum: int) -> int:
     """Points ``seat`` still lacks to win a category with totals ``row`` right now: beat every
     opponent and meet ``minimum`` (a total of 0 never wins); <= 0 means he wins it already."""
     mine = row[seat]
-    best_opp = max(row)  # totals are >= 0
-    if best_opp and mine >= best_opp:  # he holds the top: the best opponent is below
-        best_opp = max(row[:seat] + row[seat + 1:])
+    best_opp = 0  # totals are >= 0
+    for s in range(len(row)):
+        if s != seat and row[s] > best_opp:
+            best_opp = row[s]
     return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
 
 

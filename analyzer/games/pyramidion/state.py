@@ -10,33 +10,35 @@ engine and the policies (docs/rules/pyramidion.md §14.1).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from analyzer.games.pyramidion.config import GOODS, PyramidionConfig
 from analyzer.games.pyramidion.metrics import Tally
 
 # Decision kinds (rules §14.1). Options are tuples of small ints / tuples, in a fixed order.
-ACTIVATE = "activate"  # D1: option = site index
-CAIRO = "cairo"  # D2: option = PASS (decline) or give_kind * 5 + take_kind
-PLAY = "play"  # D3: option = card instance id, or PASS
-GODDESS_CATEGORY = "goddess_category"  # D3a: option = category 0 influence, 1 negotiation, 2 trade
-EXECUTIONER_TARGET = "executioner_target"  # D3b: option = index into the site's played-card lists
+# Constants are Final: mypyc compiles them in place.
+ACTIVATE: Final = "activate"  # D1: option = site index
+CAIRO: Final = "cairo"  # D2: option = PASS (decline) or give_kind * 5 + take_kind
+PLAY: Final = "play"  # D3: option = card instance id, or PASS
+GODDESS_CATEGORY: Final = "goddess_category"  # D3a: option = category 0 influence, 1 negotiation, 2 trade
+EXECUTIONER_TARGET: Final = "executioner_target"  # D3b: option = index into the site's played-card lists
 # D3c: option = (opponent seat, good kind); with hidden goods (§3.1 variant) the good cannot be
 # chosen: option = (opponent seat, NO_GOOD) and the good is drawn blind
-THIEF_TARGET = "thief_target"
-RECRUIT = "recruit"  # D4: option = PASS (no) or card instance id to discard
-LOAD = "load"  # D5: option = PASS or (boat id, tuple of site indices whose tiles are used)
-KEEP = "keep"  # D6: option = PASS (none) or common card instance id to keep
-PASS = -1
-NO_GOOD = -1
-NOBODY = -1  # no seat: no tile owner, no Philosopher holder, nobody reached the target yet
+THIEF_TARGET: Final = "thief_target"
+RECRUIT: Final = "recruit"  # D4: option = PASS (no) or card instance id to discard
+LOAD: Final = "load"  # D5: option = PASS or (boat id, tuple of site indices whose tiles are used)
+KEEP: Final = "keep"  # D6: option = PASS (none) or common card instance id to keep
+PASS: Final = -1
+NO_GOOD: Final = -1
+NOBODY: Final = -1  # no seat: no tile owner, no Philosopher holder, nobody reached the target yet
 
 # Program counter (``State.step``): what ``engine.Game.advance`` does next.
-ROUND_START = 0  # phases 1-4 of a new round (§5)
-ACTIVATION = 1  # the next activation of phase 5 (D1), or phase 6 after the last one
-CARD_TURN = 2  # the next card-play turn at the site (D3), or its resolution once all passed
-LOADING = 3  # the next loading turn of phase 7 (D5), or phase 8 once loading is over
-ROUND_END = 4  # phase 8 (§5) and the end check (§6)
-KEEPING = 5  # phase 8 variant B: the next keep choice (D6), then the rest of phase 8
+ROUND_START: Final = 0  # phases 1-4 of a new round (§5)
+ACTIVATION: Final = 1  # the next activation of phase 5 (D1), or phase 6 after the last one
+CARD_TURN: Final = 2  # the next card-play turn at the site (D3), or its resolution once all passed
+LOADING: Final = 3  # the next loading turn of phase 7 (D5), or phase 8 once loading is over
+ROUND_END: Final = 4  # phase 8 (§5) and the end check (§6)
+KEEPING: Final = 5  # phase 8 variant B: the next keep choice (D6), then the rest of phase 8
 
 
 @dataclass(slots=True)

@@ -8,7 +8,8 @@ and VP. Other hands, the order of every deck and stack, and — under those opti
 seats' goods and boats are not reachable through it: asking raises ``HiddenInformation``.
 
 The lists it returns are the game's own (no copy, for speed): a player reads them, never
-changes them.
+changes them. A game makes one view per seat and keeps it (``Game.view``): it shows the game
+as it is now.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ class View:
         self._st: State = game.st
         self.seat = seat
         self.n_players = game.st.n
-        self.log: Callable[[str], None] | None = game.log
+
+    @property
+    def log(self) -> Callable[[str], None] | None:
+        """The game's replay log (None when nobody reads it)."""
+        return self._game.log
 
     # -- the decision
 

@@ -166,3 +166,13 @@ def test_s12_option_provenance_default_vs_user():
     assert vals["tiebreak"].provenance == "default"
     assert vals["target_vp"].provenance == "user" and vals["target_vp"].value == 12
     assert cfg.target_vp == 12
+
+
+def test_s10_card_type_constants_match_the_type_names():
+    """§10: the engine's card-type and ability numbers index CARD_TYPES and ABILITIES."""
+    from analyzer.games.pyramidion import config as c
+
+    for name in c.CARD_TYPES:
+        assert c.CARD_TYPES.index(name) == getattr(c, name.upper())
+    for name in c.ABILITIES:
+        assert c.ABILITIES.index(name) == getattr(c, "NO_ABILITY" if name == "none" else name.upper())
