@@ -10,9 +10,9 @@ from pathlib import Path
 from analyzer.games.base import Benchmark, GameSpec, StudySection
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
+    CARD_TYPES,
     DEFAULT_SITES,
     RULE_OPTIONS,
-    SPECIAL_CARDS,
     make_config,
     rule_values,
 )
@@ -67,7 +67,7 @@ SPEC = GameSpec(
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
     rule_values=rule_values,
-    content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
+    content={"sites": DEFAULT_SITES, "cards": CARD_TYPES},
     rule_options=RULE_OPTIONS,
     ablations=ablations,
     title="Pyramidion",

@@ -46,7 +46,11 @@ STONE_DRAGGER: Final = 7
 THIEF: Final = 8
 BANDIT: Final = 9
 PHILOSOPHER: Final = 10
-SPECIAL_CARDS: tuple[str, ...] = CARD_TYPES[3:]
+# The special cards (§3: 13 of them, the 4 Goddesses among them; §10.2): every type but the
+# merchant, negotiator and slave driver and the revolt card, which §3 and §10.1 count as a type
+# of its own.
+SPECIAL_CARDS: tuple[str, ...] = tuple(t for i, t in enumerate(CARD_TYPES)
+                                       if i not in (MERCHANT, NEGOTIATOR, SLAVE_DRIVER, REVOLT))
 
 # Site abilities (rules §7).
 ABILITIES: tuple[str, ...] = ("none", "player_order", "card_draw", "conversion")
