@@ -23,11 +23,10 @@ from analyzer.games.base import game_streams, resolve_policies, seed_of
 from analyzer.games.logtext import seats_line
 from analyzer.games.pyramidion.chance import (
     draw_card,
-    draw_revolt_tiles,
     draw_start_player,
     shuffle,
 )
-from analyzer.games.pyramidion.config import GOODS, ORDINARY, STATUE, PyramidionConfig
+from analyzer.games.pyramidion.config import GOODS, ORDINARY, PyramidionConfig
 from analyzer.games.pyramidion.loading import load_options, pay_boat
 from analyzer.games.pyramidion.metrics import Tally, game_record, seat_records
 from analyzer.games.pyramidion.resolution import new_player_order
@@ -56,8 +55,7 @@ from analyzer.games.pyramidion.state import (
 )
 from analyzer.games.pyramidion.view import View
 
-__all__ = ["CATEGORY", "Game", "draw_card", "draw_revolt_tiles", "draw_start_player", "new_state",
-           "play_game", "shuffle"]
+__all__ = ["Game", "new_state", "play_game"]
 
 # Safety net against an engine bug: no legal game comes near this many decisions per round.
 MAX_DECISIONS_PER_ROUND = 5000

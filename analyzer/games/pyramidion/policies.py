@@ -20,6 +20,8 @@ from analyzer.games.pyramidion.config import (
     EXECUTIONER,
     GODDESS,
     HIGH_PRIEST,
+    MERCHANT,
+    NEGOTIATOR,
     ORDINARY,
     PHILOSOPHER,
     PLAYER_ORDER,
@@ -87,8 +89,10 @@ class GreedyPolicy:
 
     Card play: a card is worth the values of the contests (slave-driver tile, negotiator tile,
     the site's goods) it turns from lost to won, minus ``card_cost`` per point it spends from
-    the round's hand; it passes when nothing is worth its cost. Loading: always loads the
-    highest-VP boat it can, using its slave-driver tiles first and statues last.
+    the round's hand; it passes when nothing is worth its cost. Loading: loads whenever it can
+    pay for a boat, choosing the load worth most as the boat's VP less 0.3 per statue it would
+    spend, plus 0.05 per slave-driver tile used (so a cheaper boat paid with its own goods can
+    beat a bigger one paid with statues, and tiles are used before its own goods).
     """
 
     good_value: float = field(default=0.8, metadata={"help": "value of one good taken, in VP (>= 0)"})
@@ -173,12 +177,6 @@ class GreedyPlayer:
                 return False
         return True
 
-    def _card_points(self, cfg, c: int) -> int:
-        if cfg.card_type[c] == GODDESS:
-            return cfg.goddess_value
-        v = cfg.card_val[c]
-        return v[0] + v[1] + v[2]
-
     # -- decisions
 
     def _play(self, st: View, seat: int, options: tuple) -> int:
@@ -244,11 +242,9 @@ class GreedyPlayer:
 
     def _special(self, st: View, seat: int, site: int, t: int, influence: int,
                  gain: float, cost: float) -> tuple[float, float]:
-        """Adjust a card's (gain, cost) for its type's own effect (§10.2)."""
-        if t == SLAVE_DRIVER:
-            if st.cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_tiles:
-                gain += self.player_order
-        elif t == HIGH_PRIEST:
+        """Adjust a special card's (gain, cost) for its type's own effect (§10.2); the slave
+        driver's own effect (a Giza tile) is valued in ``_play``."""
+        if t == HIGH_PRIEST:
             cost = 0.0
         elif t == STONE_DRAGGER:
             gain += self.good_value * 0.8
@@ -298,7 +294,7 @@ class GreedyPlayer:
         best_i, best = 0, self.recruit_below + 1
         for i in range(1, len(options)):
             c = options[i]
-            if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (0, 1, 2):
+            if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (MERCHANT, NEGOTIATOR, SLAVE_DRIVER):
                 continue  # keep starting cards (they come back anyway) and specials
             pts = max(cfg.card_val[c])
             if pts < best:
@@ -374,7 +370,7 @@ class GreedyPlayer:
         cfg = st.cfg
         best_i, best = 0, 0
         for i in range(1, len(options)):
-            pts = self._card_points(cfg, options[i])
+            pts = cfg.card_points[options[i]]
             if pts > best:
                 best_i, best = i, pts
         return best_i

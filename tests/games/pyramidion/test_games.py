@@ -144,7 +144,7 @@ def test_t22_conservation_under_random_play(seed, players, variant):
     colour) and boats are conserved; the game terminates within max_rounds."""
     cfg = SPEC.make_config(players, (), variant)
     names = ["random", "greedy", "tile-builder", "random"][:players]
-    g, end, calls = run_checked(cfg, names, seed)
+    _, end, calls = run_checked(cfg, names, seed)
     assert end in ("trigger", "turn_cap")
     assert calls > 0
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from analyzer.games.pyramidion import SPEC
-from analyzer.games.pyramidion.config import GODDESS, SLAVE_DRIVER
+from analyzer.games.pyramidion.config import GODDESS, PLAYER_ORDER, SLAVE_DRIVER
 from analyzer.games.pyramidion.policies import GreedyPlayer, GreedyPolicy, TileBuilderPolicy
 from analyzer.games.pyramidion.state import PLAY
 
@@ -63,8 +63,10 @@ def reference_play(pol: GreedyPlayer, st, seat: int, options: tuple) -> int:
                 elif reach[k] >= thr[k]:
                     gain += vals[k] * pol.progress
             cost = unit * sum(cfg.card_val[c])
-            if t > GODDESS or t == SLAVE_DRIVER:
+            if t > GODDESS:
                 gain, cost = pol._special(st, seat, site, t, tot[0][seat], gain, cost)
+            elif t == SLAVE_DRIVER and cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_tiles:
+                gain += pol.player_order
         if gain - cost > best:
             best_i, best = i, gain - cost
     return best_i
