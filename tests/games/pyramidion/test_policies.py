@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from analyzer.games.pyramidion import SPEC
 from analyzer.games.pyramidion.policies import GreedyPolicy
 from analyzer.games.pyramidion.state import LOAD, PASS
 
@@ -25,3 +26,25 @@ def test_s5_phase7_greedy_loads_most_vp_less_statues_not_always_the_biggest_boat
         g.decide(0, LOAD, (PASS, *g.load_options(0)))
         choice = GreedyPolicy().player(0).choose(g.view(0), random.Random(0))
         assert g.cfg.boat_names[choice[0]] == expect
+
+
+def test_s5_phase5_tile_builder_wins_more_tiles_than_greedy_on_the_same_seeds():
+    """The tile-builder persona does what its description says (issue 12 §3): in one seat
+    against three greedy players, on the same seeds and seats, it wins more slave-driver and
+    negotiator tiles (§5 phase 5 steps 5–6), keeps more on the board at the end and takes fewer
+    goods as merchant (step 7) than greedy in that seat."""
+    cfg = SPEC.make_config(4, (), {})
+    totals = {}
+    for name in ("greedy", "tile-builder"):
+        placed = held = merchant = 0
+        for i in range(120):
+            seat = i % 4
+            policies = ["greedy"] * 4
+            policies[seat] = name
+            _, seats = SPEC.play_game(cfg, policies, 9000 + i)
+            placed += seats[seat]["tiles_placed"]
+            held += seats[seat]["tiles_placed"] - seats[seat]["tiles_lost"]  # cannot_place: none moved
+            merchant += seats[seat]["goods_merchant"]
+        totals[name] = (placed, held, merchant)
+    greedy, builder = totals["greedy"], totals["tile-builder"]
+    assert builder[0] > greedy[0] and builder[1] > greedy[1] and builder[2] < greedy[2], totals
