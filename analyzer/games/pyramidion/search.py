@@ -23,8 +23,10 @@ class PyramidionIsmcts(Ismcts):
     Each decision runs ``iterations`` playouts from positions drawn among those its seat cannot
     tell apart (other hands, deck orders and, under the hidden-goods/boats options, the other
     seats' goods and boats redrawn), and plays the action most visited. Playouts use the
-    ``greedy`` or ``random`` players for ``rollout_depth`` decisions (0: to the end), then score
-    the position by VP, goods and slave-driver tiles (``Game.heuristic_returns``).
+    ``greedy`` (default) or ``random`` players for ``rollout_depth`` decisions (default 40, about
+    half a round at 4 players; 0: to the end), then score the position by VP, goods and
+    slave-driver tiles (``Game.heuristic_returns``). At the defaults it wins most games against
+    three greedy players (scenarios/pyramidion-ismcts-vs-greedy.toml) at about 2 s per game.
     """
 
     iterations: int = field(default=200, metadata={
@@ -33,7 +35,7 @@ class PyramidionIsmcts(Ismcts):
         "help": "UCB1 exploration constant c (rewards are win shares in [0, 1])", "low": 0.0, "high": 10.0})
     rollout: str = field(default="greedy", metadata={
         "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
-    rollout_depth: int = field(default=0, metadata={
+    rollout_depth: int = field(default=40, metadata={
         "help": "decisions played out before the heuristic evaluation (0 = to the end)",
         "low": 0, "high": 100_000})
 
