@@ -65,7 +65,7 @@ def test_pyramidion_special_card_removed_from_common_deck(tmp_path):
     config = spec.make_config(4, (), {})
     abl = {a.item: a for a in spec.ablations(config)}
     assert "goddess" not in abl and {"thief", "executioner"} <= set(abl)
-    assert "revolt" not in abl  # rules §3, §10.1: a card type of its own, not a special card
+    assert "revolt" not in abl  # docs/rules/pyramidion.md §3, §10.1: a type of its own, not a special card
     path = tmp_path / "cards.toml"
     path.write_text(abl["high_priest"].files["cards_file"])
     smaller = spec.make_config(4, (), {"cards_file": str(path)})

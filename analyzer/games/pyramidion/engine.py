@@ -639,14 +639,16 @@ def determinize(game: Game, seat: int, seed: int) -> Game:
         pool = sorted(pools[e])
         rng.shuffle(pool)
         pools[e] = pool
-    for q in range(n):
+    for q in range(n):  # a card taken from the draw pile may carry a stale public mark
         for e in hand_eps[q]:
             c = pools[e].pop()
             epoch[c] = e
+            pub[c] = False
             st.hand[q].append(c)
         for e in kept_eps[q]:
             c = pools[e].pop()
             epoch[c] = e
+            pub[c] = False
             st.kept[q].append(c)
         st.hand[q].sort()
     st.draw_pile = pools[st.reshuffles]

@@ -156,7 +156,7 @@ def test_hidden_card_comes_only_from_its_own_reshuffle():
 @pytest.mark.parametrize("policy", ["random", "greedy", "tile-builder", "ismcts"])
 @pytest.mark.parametrize("rules", HIDING)
 def test_players_decide_from_their_seats_view_only(policy, rules):
-    """Leak test (issue 15 §2): the same choice from the real state and from another
+    """Leak test: the same choice from the real state and from another
     arrangement of the hidden facts consistent with the seat's view, same generator state."""
     params = {"iterations": 12, "rollout_depth": 15} if policy == "ismcts" else {}
     pol = build_policy(POLICIES, policy, params)

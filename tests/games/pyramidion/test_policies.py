@@ -1,5 +1,5 @@
-"""The built-in Pyramidion players do what their descriptions say (issue 12 §2–§3;
-docs/rules/pyramidion.md §5 phase 7, §14.1)."""
+"""The built-in Pyramidion players do what their descriptions say (docs/rules/pyramidion.md
+§5 phase 5, §5 phase 7, §14.1)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_s5_phase7_greedy_loads_most_vp_less_statues_not_always_the_biggest_boat
 
 
 def test_s5_phase5_tile_builder_wins_more_tiles_than_greedy_on_the_same_seeds():
-    """The tile-builder persona does what its description says (issue 12 §3): in one seat
+    """The tile-builder persona does what its description says: in one seat
     against three greedy players, on the same seeds and seats, it wins more slave-driver and
     negotiator tiles (§5 phase 5 steps 5–6), keeps more on the board at the end and takes fewer
     goods as merchant (step 7) than greedy in that seat."""
