@@ -14,6 +14,7 @@ as it is now.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
@@ -32,15 +33,23 @@ class View:
     """Seat ``seat``'s view of a game at its decision (the ``SeatView`` of games/forward.py)."""
 
     def __init__(self, game: Game, seat: int):
-        self._game = game
+        # the game keeps its views: a weak reference back, so that a finished game (and each
+        # of a search's thousands of playout copies) is freed at once, without the cycle collector
+        self._game = weakref.ref(game)
         self._st: State = game.st
         self.seat = seat
         self.n_players = game.st.n
 
+    def _owner(self) -> Game:
+        game = self._game()
+        if game is None:
+            raise ReferenceError("the game of this view is gone")
+        return game
+
     @property
     def log(self) -> Callable[[str], None] | None:
         """The game's replay log (None when nobody reads it)."""
-        return self._game.log
+        return self._owner().log
 
     # -- the decision
 
@@ -54,11 +63,11 @@ class View:
 
     def determinize(self, seed: int) -> Game:
         """A full game consistent with this seat's information (``Game.determinize``)."""
-        return self._game.determinize(self.seat, seed)
+        return self._owner().determinize(self.seat, seed)
 
     def describe_action(self, action: Hashable) -> str:
         """A readable name of one legal action."""
-        return self._game.describe_action(action)
+        return self._owner().describe_action(action)
 
     # -- rules and the public board
 
