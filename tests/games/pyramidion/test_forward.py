@@ -269,3 +269,19 @@ def test_ismcts_plays_a_game_and_logs_its_reasons():
     assert seats[0]["policy"] == "ismcts" and rec["end"] in ("trigger", "turn_cap")
     reasons = [line for line in lines if "ismcts seat 0" in line]
     assert reasons and "visits" in reasons[0]
+
+
+def test_ismcts_runs_from_the_shipped_scenario(tmp_path):
+    """scenarios/pyramidion-ismcts-vs-greedy.toml runs (here with few iterations and games):
+    the ismcts seat is recorded under its registry name in every seat position."""
+    from pathlib import Path
+
+    from analyzer import api
+
+    text = (Path(__file__).resolve().parents[3] / "scenarios" / "pyramidion-ismcts-vs-greedy.toml").read_text()
+    text = text.replace('policy = "ismcts"', 'policy = "ismcts"\nparams = { iterations = 4, rollout_depth = 8 }', 1)
+    path = tmp_path / "ism.toml"
+    path.write_text(text)
+    res = api.simulate(path, games=4, jobs=1, backend="sequential", out=tmp_path / "run")
+    ism = res.seats[res.seats["policy"] == "ismcts"]
+    assert len(ism) == 4 and sorted(ism["seat"]) == [0, 1, 2, 3]
