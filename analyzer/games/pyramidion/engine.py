@@ -86,7 +86,6 @@ class Game(SitePlay):
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
         self.seed_text = "?"
-        self.views: list[View | None] = [None] * cfg.players  # made on first use, then reused
 
     # ------------------------------------------------------------ the forward-model interface
 
@@ -133,12 +132,8 @@ class Game(SitePlay):
         return g
 
     def view(self, seat: int) -> View:
-        """What ``seat``'s player may see (§14.2): a live view of this game for that seat."""
-        v = self.views[seat]
-        if v is None:
-            v = View(self, seat)
-            self.views[seat] = v
-        return v
+        """What ``seat``'s player may see (§14.2)."""
+        return View(self, seat)
 
     def information_key(self, seat: int) -> Hashable:
         """Everything ``seat`` can see: equal for two states exactly when it cannot tell them
@@ -785,4 +780,4 @@ def run(state: Game, players: list, seat_rngs: list[random.Random]) -> None:
     st = state.st
     while st.end == "":
         seat = st.to_move
-        state.apply(players[seat].choose(state.view(seat), seat_rngs[seat]))
+        state.apply(players[seat].choose(View(state, seat), seat_rngs[seat]))

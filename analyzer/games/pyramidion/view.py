@@ -8,13 +8,12 @@ and VP. Other hands, the order of every deck and stack, and — under those opti
 seats' goods and boats are not reachable through it: asking raises ``HiddenInformation``.
 
 The lists it returns are the game's own (no copy, for speed): a player reads them, never
-changes them. A game makes one view per seat and keeps it (``Game.view``): it shows the game
-as it is now.
+changes them. A view shows the game as it is now; the game does not keep it (no reference
+cycle: a finished game, and each of a search's playout copies, is freed at once).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
@@ -33,23 +32,15 @@ class View:
     """Seat ``seat``'s view of a game at its decision (the ``SeatView`` of games/forward.py)."""
 
     def __init__(self, game: Game, seat: int):
-        # the game keeps its views: a weak reference back, so that a finished game (and each
-        # of a search's thousands of playout copies) is freed at once, without the cycle collector
-        self._game = weakref.ref(game)
+        self._game = game
         self._st: State = game.st
         self.seat = seat
         self.n_players = game.st.n
 
-    def _owner(self) -> Game:
-        game = self._game()
-        if game is None:
-            raise ReferenceError("the game of this view is gone")
-        return game
-
     @property
     def log(self) -> Callable[[str], None] | None:
         """The game's replay log (None when nobody reads it)."""
-        return self._owner().log
+        return self._game.log
 
     # -- the decision
 
@@ -63,11 +54,11 @@ class View:
 
     def determinize(self, seed: int) -> Game:
         """A full game consistent with this seat's information (``Game.determinize``)."""
-        return self._owner().determinize(self.seat, seed)
+        return self._game.determinize(self.seat, seed)
 
     def describe_action(self, action: Hashable) -> str:
         """A readable name of one legal action."""
-        return self._owner().describe_action(action)
+        return self._game.describe_action(action)
 
     # -- rules and the public board
 

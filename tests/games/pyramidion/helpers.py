@@ -35,32 +35,39 @@ class Script:
         return -1 if -1 in options else options[0]
 
 
-class Driven(Game):
+class Driven:
     """A game whose decisions are answered by scripted players, run one part of a round at a
-    time on a hand-built position (the rule tests' harness)."""
+    time on a hand-built position (the rule tests' harness). It wraps a ``Game`` (a compiled
+    class cannot be subclassed here) and passes every other attribute through to it."""
 
     def __init__(self, cfg, scripts, chance, seat_rngs, log=None):
-        super().__init__(cfg, chance, log)
-        self.scripts = list(scripts)
-        self.seat_rngs = list(seat_rngs)
+        object.__setattr__(self, "game", Game(cfg, chance, log))
+        object.__setattr__(self, "scripts", list(scripts))
+        object.__setattr__(self, "seat_rngs", list(seat_rngs))
+
+    def __getattr__(self, name):
+        return getattr(self.game, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.game, name, value)
 
     def drive(self, done) -> None:
         """Run rules and scripted decisions until ``done()`` holds with no decision pending."""
-        st = self.st
+        game, st = self.game, self.st
         while st.kind or not (done() or st.end):
             if st.kind:
                 seat = st.to_move
-                choice = self.scripts[seat].choose(self.view(seat), self.seat_rngs[seat])
-                self.take(st.kind, st.options[st.options.index(choice)])
+                choice = self.scripts[seat].choose(game.view(seat), self.seat_rngs[seat])
+                game.take(st.kind, st.options[st.options.index(choice)])
             else:
-                self.run_step()
+                game.run_step()
 
     def activate(self, p: int, site: int) -> None:
         """Seat ``p`` activates ``site``; card play and resolution run to the sundial (§5 phase 5)."""
         st = self.st
         st.step = CARD_TURN
         st.to_move = p
-        self.on_activate(site)
+        self.game.on_activate(site)
         self.drive(lambda: st.step == ACTIVATION)
 
     def phase5_sites(self) -> None:
@@ -88,7 +95,7 @@ class Driven(Game):
         """One whole round (§5) from phase 1; the end reason or None."""
         st = self.st
         st.step = ROUND_START
-        self.run_step()
+        self.game.run_step()
         self.drive(lambda: st.step == ROUND_START)
         return st.end or None
 
