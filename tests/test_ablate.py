@@ -64,7 +64,8 @@ def test_pyramidion_special_card_removed_from_common_deck(tmp_path):
     spec = get_game("pyramidion")
     config = spec.make_config(4, (), {})
     abl = {a.item: a for a in spec.ablations(config)}
-    assert "goddess" not in abl and {"thief", "revolt", "executioner"} <= set(abl)
+    assert "goddess" not in abl and {"thief", "executioner"} <= set(abl)
+    assert "revolt" not in abl  # docs/rules/pyramidion.md §3, §10.1: a type of its own, not a special card
     path = tmp_path / "cards.toml"
     path.write_text(abl["high_priest"].files["cards_file"])
     smaller = spec.make_config(4, (), {"cards_file": str(path)})

@@ -23,6 +23,7 @@ from analyzer.games.base import (
     SHARED_SEAT_COLUMNS,
     PlayerCounts,
 )
+from analyzer.games.ismcts import Ismcts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "analyzer"
@@ -201,6 +202,8 @@ def _owned_names() -> dict[str, str]:
     shared = {*COMMON_GAME_COLUMNS, *COMMON_SEAT_COLUMNS, *SHARED_SEAT_COLUMNS}
     specs = [get_game(g) for g in available_games()]
     every_game_policy = set.intersection(*(set(s.policies) for s in specs))
+    # a policy built on the shared search player (games/ismcts.py) is the framework's, not a game's
+    every_game_policy |= {p for s in specs for p, cls in s.policies.items() if issubclass(cls, Ismcts)}
     out = {}
     for spec in specs:
         names = [spec.name, *re.findall(r"[A-Za-z]{4,}", spec.title), *spec.expansions,

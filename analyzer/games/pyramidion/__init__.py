@@ -10,19 +10,19 @@ from pathlib import Path
 from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
+    CARD_TYPES,
     DEFAULT_SITES,
     OPTIONS,
     PLAYERS,
-    SPECIAL_CARDS,
     make_config,
 )
-from analyzer.games.pyramidion.engine import play_game
+from analyzer.games.pyramidion.engine import new_state, play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
-from analyzer.games.pyramidion.policies import POLICIES
+from analyzer.games.pyramidion.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "chance", "state", "resolution", "loading", "metrics", "site_play",
-                    "policies", "scoring", "engine")
+COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loading", "site_play",
+                    "view", "policies", "scoring", "engine")
 
 
 def default_config(players: int, **rule_options):
@@ -66,13 +66,14 @@ SPEC = GameSpec(
     seat_columns=SEAT_COLUMNS,
     rule_values=config_rule_values,
     options=OPTIONS,
-    content={"sites": DEFAULT_SITES, "cards": SPECIAL_CARDS},
+    content={"sites": DEFAULT_SITES, "cards": CARD_TYPES},
     ablations=ablations,
     title="Pyramidion",
     item_kind="special card",
     sections=study_sections,
     benchmark=Benchmark(players=4, targets={"greedy": 300.0}),
     tables=TABLES,
+    new_state=new_state,
 )
 
-__all__ = ["SPEC", "default_config", "play_game"]
+__all__ = ["SPEC", "default_config", "new_state", "play_game"]

@@ -2,7 +2,9 @@
 
 docs/rules/pyramidion.md gives no rule for playing without a card; the variant simply takes every
 copy of that special type out of the common deck (the deck gets smaller, nothing replaces it).
-The Goddess is every player's starting card, the same for all seats, so it is not ablated.
+The Goddess is every player's starting card, the same for all seats, so it is not ablated; the
+revolt card is not a special card (§3 and §10.1 count it as a card type of its own), so it is
+not ablated as one either.
 """
 
 from __future__ import annotations
@@ -10,10 +12,8 @@ from __future__ import annotations
 import json
 
 from analyzer.games.base import Ablation
-from analyzer.games.pyramidion.config import CARD_TYPES, GODDESS
+from analyzer.games.pyramidion.config import CARD_TYPES, SPECIAL_CARDS
 from analyzer.games.tables import load_table
-
-_SPECIAL_FROM = GODDESS  # card types from this index on are special cards (rules §10)
 
 
 def ablations(config) -> list[Ablation]:
@@ -29,7 +29,7 @@ def ablations(config) -> list[Ablation]:
         ``files["cards_file"]``: the card table in use (built-in or the user's) without that
         type's ``[[common]]`` rows; ``usage``: ``cards_played_<type>``.
     """
-    present = sorted({t for t in config.card_type[: config.n_common] if t >= _SPECIAL_FROM})
+    present = sorted({t for t in config.card_type[: config.n_common] if CARD_TYPES[t] in SPECIAL_CARDS})
     data, _, _ = load_table("cards_file", config.options["cards_file"], "analyzer.games.pyramidion", "cards.toml")
     out = []
     for t in present:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from analyzer.errors import RuleError
 from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
@@ -29,21 +29,38 @@ PLAYERS = PlayerCounts("pyramidion", 2, 4)  # §2: 5 players is bad input
 
 # Goods: five ordinary kinds (index 0-4) and the wild statue (5). rules §3.1
 GOODS: tuple[str, ...] = ("stone", "wood", "food", "camel", "worker", "statue")
-ORDINARY = 5
-STATUE = 5
+ORDINARY: Final = 5
+STATUE: Final = 5
 
 # Card types (rules §10). Index = type id used by the engine.
 CARD_TYPES: tuple[str, ...] = (
     "merchant", "negotiator", "slave_driver", "goddess", "revolt", "high_priest",
     "executioner", "stone_dragger", "thief", "bandit", "philosopher",
 )
-(MERCHANT, NEGOTIATOR, SLAVE_DRIVER, GODDESS, REVOLT, HIGH_PRIEST,
- EXECUTIONER, STONE_DRAGGER, THIEF, BANDIT, PHILOSOPHER) = range(len(CARD_TYPES))
-SPECIAL_CARDS: tuple[str, ...] = CARD_TYPES[3:]
+# Final: mypyc compiles these in place (a plain module constant is a dict look-up at each use)
+MERCHANT: Final = 0
+NEGOTIATOR: Final = 1
+SLAVE_DRIVER: Final = 2
+GODDESS: Final = 3
+REVOLT: Final = 4
+HIGH_PRIEST: Final = 5
+EXECUTIONER: Final = 6
+STONE_DRAGGER: Final = 7
+THIEF: Final = 8
+BANDIT: Final = 9
+PHILOSOPHER: Final = 10
+# The special cards (§3: 13 of them, the 4 Goddesses among them; §10.2): every type but the
+# merchant, negotiator and slave driver and the revolt card, which §3 and §10.1 count as a type
+# of its own.
+SPECIAL_CARDS: tuple[str, ...] = tuple(t for i, t in enumerate(CARD_TYPES)
+                                       if i not in (MERCHANT, NEGOTIATOR, SLAVE_DRIVER, REVOLT))
 
 # Site abilities (rules §7).
 ABILITIES: tuple[str, ...] = ("none", "player_order", "card_draw", "conversion")
-NO_ABILITY, PLAYER_ORDER, CARD_DRAW, CONVERSION = range(len(ABILITIES))
+NO_ABILITY: Final = 0
+PLAYER_ORDER: Final = 1
+CARD_DRAW: Final = 2
+CONVERSION: Final = 3
 
 DEFAULT_SITES: tuple[str, ...] = (
     "Giza", "Thebes", "Luxor", "Karnak", "Abu Simbel", "Alexandria", "Cairo", "Philae",

@@ -76,6 +76,8 @@ class Tally:
     revolts: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if self.activations:  # given (``copy``): keep
+            return
         n, s = self.n, self.n_sites
         for name in ("goods_merchant", "goods_revolt", "goods_negotiator", "goods_slave_driver",
                      "goods_special", "tiles_placed", "tiles_lost", "revolts_won",
@@ -85,6 +87,15 @@ class Tally:
         self.activations = [0] * s
         self.contestants = [0] * s
         self.revolts = [0] * s
+
+    def copy(self) -> Tally:
+        """An independent copy (for ``engine.Game.clone``)."""
+        return Tally(self.n, self.n_sites, self.start_order[:], self.goods_merchant[:],
+                  self.goods_revolt[:], self.goods_negotiator[:], self.goods_slave_driver[:],
+                  self.goods_special[:], self.tiles_placed[:], self.tiles_lost[:],
+                  self.revolts_won[:], self.cards_lost_revolt[:], self.giza_tiles[:],
+                  [row[:] for row in self.cards_played], self.activations[:],
+                  self.contestants[:], self.revolts[:])
 
 
 def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:

@@ -1,15 +1,17 @@
 """Heuristic Pyramidion players (docs/rules/pyramidion.md §14.1–14.2).
 
-A policy is a frozen dataclass of typed parameters with one method,
-``choose(state, seat, kind, options, rng) -> int``: the index of the chosen option. It reads only
-public information plus its own hand (§14.2) and draws any randomness from its seat's ``rng``.
-Values are in "VP-equivalents": a good that ends on a boat is worth about 1 VP.
+A policy is a frozen dataclass of typed parameters; ``policy.player(seat)`` makes the player of
+one seat in one game, whose ``choose(view, rng)`` returns one of ``view.legal_actions()``. A
+player decides from its seat's ``View`` (view.py): its own hand and the public board, never the
+game itself (§14.2), and draws any randomness from its seat's ``rng``. Values are in
+"VP-equivalents": a good that ends on a boat is worth about 1 VP.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from mypy_extensions import mypyc_attr
 
@@ -19,6 +21,8 @@ from analyzer.games.pyramidion.config import (
     EXECUTIONER,
     GODDESS,
     HIGH_PRIEST,
+    MERCHANT,
+    NEGOTIATOR,
     ORDINARY,
     PHILOSOPHER,
     PLAYER_ORDER,
@@ -38,8 +42,8 @@ from analyzer.games.pyramidion.state import (
     PLAY,
     RECRUIT,
     THIEF_TARGET,
-    State,
 )
+from analyzer.games.pyramidion.view import View
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -47,20 +51,28 @@ from analyzer.games.pyramidion.state import (
 class RandomPolicy:
     """Uniformly random among the legal options (a baseline, not a player)."""
 
-    NAME = "random"
+    def player(self, seat: int) -> RandomPlayer:
+        """The player of one seat in one game."""
+        return RandomPlayer()
 
-    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
-        """Index of a uniformly random option (``rng`` is the seat's own stream)."""
-        return rng.randrange(len(options))
+
+class RandomPlayer:
+    """Plays ``RandomPolicy``."""
+
+    def choose(self, view: View, rng: random.Random) -> Any:
+        """A uniformly random legal action (``rng`` is the seat's own stream)."""
+        options = view.legal_actions()
+        return options[rng.randrange(len(options))]
 
 
 def _lack(row: list[int], seat: int, minimum: int) -> int:
     """Points ``seat`` still lacks to win a category with totals ``row`` right now: beat every
     opponent and meet ``minimum`` (a total of 0 never wins); <= 0 means he wins it already."""
     mine = row[seat]
-    best_opp = max(row)  # totals are >= 0
-    if best_opp and mine >= best_opp:  # he holds the top: the best opponent is below
-        best_opp = max(row[:seat] + row[seat + 1:])
+    best_opp = 0  # totals are >= 0
+    for s in range(len(row)):
+        if s != seat and row[s] > best_opp:
+            best_opp = row[s]
     return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
 
 
@@ -71,11 +83,12 @@ class GreedyPolicy:
 
     Card play: a card is worth the values of the contests (slave-driver tile, negotiator tile,
     the site's goods) it turns from lost to won, minus ``card_cost`` per point it spends from
-    the round's hand; it passes when nothing is worth its cost. Loading: always loads the
-    highest-VP boat it can, using its slave-driver tiles first and statues last.
+    the round's hand; it passes when nothing is worth its cost. Loading: loads whenever it can
+    pay for a boat, choosing the load worth most as the boat's VP less 0.3 per statue it would
+    spend, plus 0.05 per slave-driver tile used (so a cheaper boat paid with its own goods can
+    beat a bigger one paid with statues, and tiles are used before its own goods).
     """
 
-    NAME = "greedy"
     good_value: float = param(0.8, low=0, high=5, help="value of one good taken (VP)")
     slave_driver_tile: float = param(1.2, low=0, high=10, help="value of winning a slave-driver tile (VP)")
     negotiator_tile: float = param(1.5, low=0, high=10, help="value of winning a negotiator tile (VP)")
@@ -88,33 +101,57 @@ class GreedyPolicy:
                                "this (card points)")
     revolt_margin: int = param(10, low=0, high=50, help="influence needed before playing a revolt card (points)")
 
+    def player(self, seat: int) -> GreedyPlayer:
+        """The player of one seat in one game, with these parameters."""
+        return GreedyPlayer(self, seat)
+
+
+class GreedyPlayer:
+    """Plays ``GreedyPolicy`` (or a persona built on it) for one seat (see there)."""
+
+    def __init__(self, policy: GreedyPolicy, seat: int):
+        self.seat = seat
+        self.good_value = policy.good_value
+        self.slave_driver_tile = policy.slave_driver_tile
+        self.negotiator_tile = policy.negotiator_tile
+        self.player_order = policy.player_order
+        self.card_cost = policy.card_cost
+        self.progress = policy.progress
+        self.recruit_below = policy.recruit_below
+        self.revolt_margin = policy.revolt_margin
+
     # -- dispatch
 
-    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random) -> int:
-        """Index into ``options`` of the best option for decision ``kind`` (state.py D1–D6)."""
+    def choose(self, view: View, rng: random.Random) -> Any:
+        """The best legal action for the pending decision (state.py D1–D6)."""
+        kind = view.decision_kind()
+        options = view.legal_actions()
+        seat = self.seat
         if kind == PLAY:
-            return self._play(state, seat, options)
-        if kind == LOAD:
-            return self._load(state, seat, options)
-        if kind == ACTIVATE:
-            return self._activate(state, seat, options)
-        if kind == GODDESS_CATEGORY:
-            return self._goddess(state, seat)
-        if kind == RECRUIT:
-            return self._recruit(state, options)
-        if kind == EXECUTIONER_TARGET:
-            return self._executioner(state, seat, options)
-        if kind == THIEF_TARGET:
-            return self._thief(state, seat, options)
-        if kind == CAIRO:
-            return self._cairo(state, seat, options)
-        if kind == KEEP:
-            return self._keep(state, options)
-        return 0
+            i = self._play(view, seat, options)
+        elif kind == LOAD:
+            i = self._load(view, seat, options)
+        elif kind == ACTIVATE:
+            i = self._activate(view, seat, options)
+        elif kind == GODDESS_CATEGORY:
+            i = self._goddess(view, seat)
+        elif kind == RECRUIT:
+            i = self._recruit(view, options)
+        elif kind == EXECUTIONER_TARGET:
+            i = self._executioner(view, seat, options)
+        elif kind == THIEF_TARGET:
+            i = self._thief(view, seat, options)
+        elif kind == CAIRO:
+            i = self._cairo(view, seat, options)
+        elif kind == KEEP:
+            i = self._keep(view, options)
+        else:
+            i = 0
+        return options[i]
 
     # -- helpers
 
-    def _contest_values(self, st: State, seat: int, site: int) -> tuple[float, float, float]:
+    def _contest_values(self, st: View, seat: int, site: int) -> tuple[float, float, float]:
         """What winning each category at ``site`` is worth to ``seat`` now."""
         v0 = self.slave_driver_tile * (0.5 if st.sd_owner[site] == seat else 1.0)
         v1 = self.negotiator_tile * (0.5 if st.ng_owner[site] == seat else 1.0)
@@ -131,15 +168,9 @@ class GreedyPolicy:
                 return False
         return True
 
-    def _card_points(self, cfg, c: int) -> int:
-        if cfg.card_type[c] == GODDESS:
-            return cfg.goddess_value
-        v = cfg.card_val[c]
-        return v[0] + v[1] + v[2]
-
     # -- decisions
 
-    def _play(self, st: State, seat: int, options: tuple) -> int:
+    def _play(self, st: View, seat: int, options: tuple) -> int:
         cfg = st.cfg
         site = st.site
         tot = st.totals
@@ -168,7 +199,7 @@ class GreedyPolicy:
                 v2 * progress if h2 >= n2 else 0.0)
         # a slave driver's own effect (``_special``, inlined: it is the most common one)
         giza = (self.player_order if cfg.site_ability[site] == PLAYER_ORDER
-                and seat not in st.giza_takers else 0.0)
+                and seat not in st.giza_tiles else 0.0)
         best_i, best = 0, 0.0
         last = -1
         for i in range(1, len(options)):
@@ -200,20 +231,18 @@ class GreedyPolicy:
                 best_i, best = i, net
         return best_i
 
-    def _special(self, st: State, seat: int, site: int, t: int, influence: int,
+    def _special(self, st: View, seat: int, site: int, t: int, influence: int,
                  gain: float, cost: float) -> tuple[float, float]:
-        """Adjust a card's (gain, cost) for its type's own effect (§10.2)."""
-        if t == SLAVE_DRIVER:
-            if st.cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_takers:
-                gain += self.player_order
-        elif t == HIGH_PRIEST:
+        """Adjust a special card's (gain, cost) for its type's own effect (§10.2); the slave
+        driver's own effect (a Giza tile) is valued in ``_play``."""
+        if t == HIGH_PRIEST:
             cost = 0.0
         elif t == STONE_DRAGGER:
             gain += self.good_value * 0.8
         elif t == BANDIT:
             gain += self.good_value if st.site_goods[site] else 0.0
         elif t == THIEF:
-            gain += self.good_value if any(sum(st.goods[q]) for q in range(st.n) if q != seat) else 0.0
+            gain += self.good_value if any(st.goods_count(q) for q in range(st.n) if q != seat) else 0.0
         elif t == PHILOSOPHER:
             gain += 0.2 if st.philosopher != seat else 0.0
         elif t == REVOLT:
@@ -224,7 +253,7 @@ class GreedyPolicy:
                                for j in range(len(st.pc_card))) else 0.0
         return gain, cost
 
-    def _goddess(self, st: State, seat: int) -> int:
+    def _goddess(self, st: View, seat: int) -> int:
         cfg = st.cfg
         site = st.site
         tot = st.totals
@@ -239,7 +268,7 @@ class GreedyPolicy:
                 best_k, best = k, v
         return best_k
 
-    def _activate(self, st: State, seat: int, options: tuple) -> int:
+    def _activate(self, st: View, seat: int, options: tuple) -> int:
         # the sum of ``_contest_values`` per site, inlined
         sd, ng, gv = self.slave_driver_tile, self.negotiator_tile, self.good_value
         sd_owner, ng_owner, goods = st.sd_owner, st.ng_owner, st.site_goods
@@ -251,19 +280,19 @@ class GreedyPolicy:
                 best_i, best = i, v
         return best_i
 
-    def _recruit(self, st: State, options: tuple) -> int:
+    def _recruit(self, st: View, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, self.recruit_below + 1
         for i in range(1, len(options)):
             c = options[i]
-            if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (0, 1, 2):
+            if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (MERCHANT, NEGOTIATOR, SLAVE_DRIVER):
                 continue  # keep starting cards (they come back anyway) and specials
             pts = max(cfg.card_val[c])
             if pts < best:
                 best_i, best = i, pts
         return best_i
 
-    def _executioner(self, st: State, seat: int, options: tuple) -> int:
+    def _executioner(self, st: View, seat: int, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, -1
         for i, j in enumerate(options):
@@ -273,33 +302,34 @@ class GreedyPolicy:
                 best_i, best = i, pts
         return best_i
 
-    def _needs(self, st: State, seat: int) -> list[int]:
+    def _needs(self, st: View) -> list[int]:
         """Units of each ordinary kind the boats on display ask for beyond what ``seat`` holds."""
         need = [0] * ORDINARY
         for b in st.display:
             for k, n in enumerate(st.cfg.boat_need[b]):
                 need[k] += n
-        return [need[k] - st.goods[seat][k] for k in range(ORDINARY)]
+        own = st.own_goods
+        return [need[k] - own[k] for k in range(ORDINARY)]
 
-    def _thief(self, st: State, seat: int, options: tuple) -> int:
-        """Take the good most needed for the boats on display from the leading opponent.
-        Respects ``goods_visible`` / ``boat_vp_public`` (§3.1, §5 phase 7 variants): with hidden
-        goods the good is not looked at (first offered good of the chosen opponent)."""
+    def _thief(self, st: View, seat: int, options: tuple) -> int:
+        """Take the good most needed for the boats on display from the leading opponent (by VP,
+        or by boats loaded when VP are hidden: §5 phase 7 ``boat_vp_public``). With hidden goods
+        (§3.1 ``goods_visible``) only the opponent is chosen: the leading one."""
         cfg = st.cfg
-        need = self._needs(st, seat)
+        need = self._needs(st)
         best_i, best = 0, -1e9
         for i, (q, k) in enumerate(options):
-            lead = st.vp[q] if cfg.boat_vp_public else len(st.boats[q])
+            lead = st.vp(q) if cfg.boat_vp_public else st.boat_count(q)
             if cfg.goods_visible:
                 v = (10 if k == STATUE else need[k]) + 0.1 * lead
             else:
-                v = lead - (0.001 * k)
+                v = float(lead)
             if v > best:
                 best_i, best = i, v
         return best_i
 
-    def _cairo(self, st: State, seat: int, options: tuple) -> int:
-        need = self._needs(st, seat)
+    def _cairo(self, st: View, seat: int, options: tuple) -> int:
+        need = self._needs(st)
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
             give, take = divmod(options[i], ORDINARY)
@@ -308,9 +338,9 @@ class GreedyPolicy:
                 best_i, best = i, v
         return best_i
 
-    def _load(self, st: State, seat: int, options: tuple) -> int:
+    def _load(self, st: View, seat: int, options: tuple) -> int:
         cfg = st.cfg
-        g = st.goods[seat]
+        g = st.own_goods
         items, kind = cfg.boat_need_items, cfg.site_kind
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
@@ -327,11 +357,11 @@ class GreedyPolicy:
                 best_i, best = i, v
         return best_i
 
-    def _keep(self, st: State, options: tuple) -> int:
+    def _keep(self, st: View, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, 0
         for i in range(1, len(options)):
-            pts = self._card_points(cfg, options[i])
+            pts = cfg.card_points[options[i]]
             if pts > best:
                 best_i, best = i, pts
         return best_i
@@ -340,15 +370,19 @@ class GreedyPolicy:
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
 class TileBuilderPolicy(GreedyPolicy):
-    """Greedy that invests in tiles: negotiator and slave-driver tiles are worth much more than
-    goods lying on a site (a long-game strategy: goods every round, cheaper loading)."""
+    """Greedy that invests in tiles: slave-driver and negotiator tiles are worth about twice
+    greedy's value and goods on a site a quarter, and it commits its hand to a tile contest the
+    hand can win (full ``progress``). Against greedy players, on the same seeds and seats, it
+    wins more tiles, keeps more on the board and takes fewer goods as merchant (a long-game
+    strategy: goods every round, cheaper loading)."""
 
-    NAME = "tile-builder"
-    good_value: float = param_default(GreedyPolicy, "good_value", 0.35)
+    good_value: float = param_default(GreedyPolicy, "good_value", 0.2)
     slave_driver_tile: float = param_default(GreedyPolicy, "slave_driver_tile", 2.5)
     negotiator_tile: float = param_default(GreedyPolicy, "negotiator_tile", 3.0)
     player_order: float = param_default(GreedyPolicy, "player_order", 0.1)
-    card_cost: float = param_default(GreedyPolicy, "card_cost", 0.12)
+    card_cost: float = param_default(GreedyPolicy, "card_cost", 0.2)
+    progress: float = param_default(GreedyPolicy, "progress", 1.0)
+
 
 POLICIES: dict[str, type] = {
     "random": RandomPolicy,

@@ -58,10 +58,11 @@ def step_winner(totals: Sequence[int], minimum: int, philosopher: int = -1) -> i
     int
         The unique highest total if it reaches the minimum; on a shared highest total the
         Philosopher holder if he is among the tied seats (and reaches the minimum); else -1.
-        A highest total of 0 never wins (nobody committed anything).
+        A total of 0 is a total like any other: it meets a minimum of 0 (a site where no card
+        is left changes nothing, but that is the caller's test: ``SitePlay.resolve``).
     """
     best = max(totals)
-    if best < minimum or best <= 0:
+    if best < minimum:
         return -1
     winner = -1
     for s, t in enumerate(totals):
@@ -131,7 +132,7 @@ def award(totals: Sequence[int], minimum: int) -> int | None:
     int or None
         The seat with the single highest total if that total is at least ``minimum``; ``None``
         on a shared highest total or below the minimum. (The engine's ``step_winner`` adds the
-        Philosopher's tie rule of §10.2 and never awards a highest total of 0.)
+        Philosopher's tie rule of §10.2.)
 
     Examples
     --------

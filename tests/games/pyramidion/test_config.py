@@ -179,3 +179,25 @@ def test_s12_option_provenance_user_when_set():
     assert vals["start_player"].provenance == "default"
     assert vals["target_vp"].provenance == "user" and vals["target_vp"].value == 12
     assert cfg.target_vp == 12
+
+
+def test_s10_card_type_constants_match_the_type_names():
+    """§10: the engine's card-type and ability numbers index CARD_TYPES and ABILITIES."""
+    from analyzer.games.pyramidion import config as c
+
+    for name in c.CARD_TYPES:
+        assert c.CARD_TYPES.index(name) == getattr(c, name.upper())
+    for name in c.ABILITIES:
+        assert c.ABILITIES.index(name) == getattr(c, "NO_ABILITY" if name == "none" else name.upper())
+
+
+def test_s3_s10_1_revolt_cards_are_not_special_cards():
+    """§3 and §10.1 list revolt cards as a type of their own beside the special cards: the
+    special cards are the Goddess and the six §10.2 specials, and only those are ablated."""
+    from analyzer.games.pyramidion.config import SPECIAL_CARDS
+
+    assert SPECIAL_CARDS == ("goddess", "high_priest", "executioner", "stone_dragger", "thief",
+                             "bandit", "philosopher")
+    assert SPEC.content["cards"] == CARD_TYPES
+    ablated = {a.item for a in SPEC.ablations(make_config(4, (), {}))}
+    assert ablated == set(SPECIAL_CARDS) - {"goddess"}

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from analyzer.games.pyramidion import SPEC
-from analyzer.games.pyramidion.config import GODDESS, SLAVE_DRIVER
-from analyzer.games.pyramidion.policies import GreedyPolicy, TileBuilderPolicy
+from analyzer.games.pyramidion.config import GODDESS, PLAYER_ORDER, SLAVE_DRIVER
+from analyzer.games.pyramidion.policies import GreedyPlayer, GreedyPolicy, TileBuilderPolicy
 from analyzer.games.pyramidion.state import PLAY
 
 
-def reference_play(pol: GreedyPolicy, st, seat: int, options: tuple) -> int:
+def reference_play(pol: GreedyPlayer, st, seat: int, options: tuple) -> int:
     """Index of the card (or pass) with the best positive net value, first on ties."""
     cfg = st.cfg
     site = st.site
@@ -63,8 +63,10 @@ def reference_play(pol: GreedyPolicy, st, seat: int, options: tuple) -> int:
                 elif reach[k] >= thr[k]:
                     gain += vals[k] * pol.progress
             cost = unit * sum(cfg.card_val[c])
-            if t > GODDESS or t == SLAVE_DRIVER:
+            if t > GODDESS:
                 gain, cost = pol._special(st, seat, site, t, tot[0][seat], gain, cost)
+            elif t == SLAVE_DRIVER and cfg.site_ability[site] == PLAYER_ORDER and seat not in st.giza_tiles:
+                gain += pol.player_order
         if gain - cost > best:
             best_i, best = i, gain - cost
     return best_i
@@ -73,18 +75,22 @@ def reference_play(pol: GreedyPolicy, st, seat: int, options: tuple) -> int:
 class Compared:
     """Plays like ``inner`` and checks every card-play choice against ``reference_play``."""
 
-    NAME = "compared"
-
     def __init__(self, inner: GreedyPolicy):
         self.inner = inner
         self.checked = 0
 
-    def choose(self, state, seat, kind, options, rng):
-        i = self.inner.choose(state, seat, kind, options, rng)
-        if kind == PLAY:
-            assert i == reference_play(self.inner, state, seat, options), (seat, options)
+    def player(self, seat):
+        self.seat_player = self.inner.player(seat)
+        self.seat = seat
+        return self
+
+    def choose(self, view, rng):
+        choice = self.seat_player.choose(view, rng)
+        if view.decision_kind() == PLAY:
+            options = view.legal_actions()
+            assert options.index(choice) == reference_play(self.seat_player, view, self.seat, options), options
             self.checked += 1
-        return i
+        return choice
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

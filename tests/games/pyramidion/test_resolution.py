@@ -66,10 +66,14 @@ def test_s10_2_philosopher_wins_ties_only_when_tied_and_at_minimum():
     assert step_winner([7, 6, 0], 5, philosopher=1) == 0  # no tie: the highest wins
 
 
-def test_s5_step5_zero_total_never_wins():
-    """Edge: with nothing committed (all 0) nobody wins even at minimum 0."""
+def test_s5_step5_zero_total_meets_a_zero_minimum():
+    """§5 phase 5 steps 5–7 with §10.2 Philosopher: a total of 0 is a total like any other — a
+    tie at 0 gives nothing, unless the Philosopher holder is among the tied and meets a user
+    minimum of 0."""
     assert step_winner([0, 0, 0], 0) == -1
     assert step_winner([0, 1, 0], 0) == 1
+    assert step_winner([0, 0, 0], 0, philosopher=1) == 1
+    assert step_winner([0, 0, 0], 1, philosopher=1) == -1
 
 
 def test_t10_giza_order_red_first():

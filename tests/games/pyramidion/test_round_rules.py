@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.games.pyramidion.engine import finish
 from analyzer.games.pyramidion.state import KEEP, LOAD, PASS
 
 from .helpers import CAMEL, FOOD, STATUE, STONE, WOOD, WORKER, Script, make_game, set_goods, site
@@ -167,9 +166,9 @@ def test_s5_phase8_reset_and_discard_unplayed_drawn_cards():
         drawn = [c for c in g.st.hand[0] if g.cfg.card_owner[c] < 0]
         g.st.sundial = [True] * 8
         g.st.sd_used[0] = True
-        g.st.giza_takers = [1]
+        g.st.giza_tiles = [1, -1]
         g.phase8_end()
-        assert g.st.sundial == [False] * 8 and not any(g.st.sd_used) and g.st.giza_takers == []
+        assert g.st.sundial == [False] * 8 and not any(g.st.sd_used) and g.st.giza_tiles == [-1, -1]
         assert sorted(g.st.aside[0]) == sorted(g.cfg.starting[0])
         assert (g.st.hand[0] == []) == discard
         assert all((c in g.st.discard_pile) == discard for c in drawn)
@@ -204,7 +203,7 @@ def test_t15_game_ends_after_round_most_vp_wins():
     g.st.vp = [11, 12]  # seat 0 Blue, seat 1 Red
     g.tally.start_order = [0, 1]
     assert g.phase8_end() == "trigger"
-    rec, seats = finish(g, ["script", "script"], "trigger")
+    rec, seats = g.records(["script", "script"])
     assert rec["winner_seats"] == "1" and seats[1]["won"] == 1.0 and seats[0]["rank"] == 2
 
 
@@ -234,7 +233,8 @@ def test_s6_tiebreak_boats_then_goods_then_shared(tiebreak, winners, won):
     g.st.vp = [10, 10, 4]
     g.st.boats = [[0, 1, 2], [3, 4], [5]]
     set_goods(g, 1, statue=2)
-    rec, seats = finish(g, ["a", "b", "c"], "trigger")
+    g.st.end = "trigger"
+    rec, seats = g.records(["a", "b", "c"])
     assert rec["winner_seats"] == winners and [s["won"] for s in seats] == won
 
 

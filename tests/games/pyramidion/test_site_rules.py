@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from importlib import resources
+
 from analyzer.games.pyramidion.state import PASS, PLAY, RECRUIT
 
 from .helpers import (
@@ -154,6 +156,29 @@ def test_t7_recruit_only_after_a_first_pass():
     assert [k for k, _ in s0.seen] == [PLAY, RECRUIT]
     assert RECRUIT not in [k for k, _ in s1.seen]
     assert g.st.hand[1] == [n2]
+
+
+def test_s5_step2_declined_recruiting_leaves_the_discard_pile_alone():
+    """§5 phase 5 step 2 (fixed): with an empty draw pile the discards are reshuffled into a
+    new pile only when the player recruits, before his discard (he cannot draw it back); a
+    player who declines leaves the discard pile as it is and draws on no chance."""
+    for recruit in (False, True):
+        s0 = Script()
+        g = make_game(2, scripts=[s0, Script()])
+        weak = take_common(g, "merchant", 2)
+        give(g, 0, weak)
+        g.st.discard_pile, g.st.draw_pile = g.st.draw_pile[:5], []
+        discards = list(g.st.discard_pile)
+        state = g.rng.getstate()
+        s0.moves = [PASS, weak if recruit else PASS]
+        g.activate(0, site(g, "Karnak"))
+        assert [k for k, _ in s0.seen] == [PLAY, RECRUIT]
+        if recruit:
+            assert g.st.discard_pile == [weak] and g.st.reshuffles == 1
+            assert len(g.st.draw_pile) == 4 and g.st.hand[0][0] in discards
+        else:
+            assert g.st.discard_pile == discards and g.st.draw_pile == [] and g.st.reshuffles == 0
+            assert g.rng.getstate() == state and g.st.hand[0] == [weak]
 
 
 def test_t19_empty_hand_passes_automatically():
@@ -318,7 +343,7 @@ def test_t20_giza_tiles_in_play_order_one_per_player():
     c.moves = [c1, c2]
     a.moves = [a1]
     g.activate(2, giza)  # clockwise from C: C, D, A, B, C ...
-    assert g.st.giza_takers == [2, 0]
+    assert g.st.giza_tiles == [2, 0, -1, -1]
     g.phase6_order()
     assert g.st.order == [2, 0, 1, 3]
 
@@ -335,7 +360,7 @@ def test_t11_giza_not_activated_order_unchanged():
 def test_s5_phase6_giza_tile_kept_after_revolt_default_and_lost_variant():
     """§5 phase 6 [GAP → DEFAULT]: a Giza tile is kept when a revolt strips the card; the
     variant giza_tile_lost_on_revolt returns it."""
-    for variant, expect in ((False, [1]), (True, [])):
+    for variant, expect in ((False, [1, -1]), (True, [-1, -1])):
         s0, s1 = Script(), Script()
         g = make_game(2, {"giza_tile_lost_on_revolt": variant}, scripts=[s0, s1])
         sd = starting(g, 1, "slave_driver")[0]
@@ -346,7 +371,7 @@ def test_s5_phase6_giza_tile_kept_after_revolt_default_and_lost_variant():
         s0.moves = [rev]
         g.st.revolt_stack = [0, 1, 2, 3, 4, 5]  # strength 9 > seat 1's 3
         g.activate(1, site(g, "Giza"))
-        assert g.st.giza_takers == expect
+        assert g.st.giza_tiles == expect
 
 
 def test_t16_three_players_six_activations():
@@ -358,3 +383,49 @@ def test_t16_three_players_six_activations():
     g.phase4_cards()
     g.phase5_sites()
     assert sum(g.st.sundial) == 6 and sum(g.tally.activations) == 6
+
+
+def test_s5_phase6_returned_giza_tile_is_retaken_by_number():
+    """§5 phase 6 (tiles go out in number order; variant giza_tile_lost_on_revolt with the
+    §10.2 Executioner variant "discard_on_play"): A takes tile 1, B tile 2; C's Executioner
+    removes A's slave driver at once, so tile 1 goes back to Giza; D then takes tile 1, not
+    tile 3, and B keeps tile 2 → new order D–B–A–C."""
+    a, b, c, d = Script(), Script(), Script(), Script()
+    g = make_game(4, {"executioner": "discard_on_play", "giza_tile_lost_on_revolt": True},
+                  scripts=[a, b, c, d])
+    lines = []
+    g.log = lines.append
+    giza = site(g, "Giza")
+    sa, sb, sd = take_common(g, "slave_driver", 3), take_common(g, "slave_driver", 4), take_common(g, "slave_driver", 5)
+    ex = take_common(g, "executioner")
+    give(g, 0, sa)
+    give(g, 1, sb)
+    give(g, 2, ex)
+    give(g, 3, sd)
+    a.moves, b.moves, c.moves, d.moves = [sa], [sb], [ex, 0], [sd]  # C marks index 0: A's card
+    g.activate(0, giza)  # clockwise from A: A, B, C, D
+    assert g.st.giza_tiles == [3, 1, -1, -1]
+    assert "  seat 3 takes player-order tile 1" in lines
+    assert "  player-order tile 1 goes back to Giza" in lines
+    g.phase6_order()
+    assert g.st.order == [3, 1, 0, 2]
+
+
+def test_s10_2_philosopher_tied_at_zero_wins_a_zero_minimum(tmp_path):
+    """§5 phase 5 steps 5–7 and §10.2 Philosopher, with a user site table where Thebes asks 0
+    influence: the holder, tied at 0 influence with everyone, places the slave-driver tile; with
+    no card left at the site (everybody passed) nothing changes."""
+    table = resources.files("analyzer.games.pyramidion").joinpath("data", "sites.toml").read_text("utf-8").replace(
+        'name = "Thebes"\nproduces = "food"\nmin_influence = 6', 'name = "Thebes"\nproduces = "food"\nmin_influence = 0')
+    path = tmp_path / "sites.toml"
+    path.write_text(table)
+    for plays in (True, False):
+        s0 = Script()
+        g = make_game(2, {"sites_file": str(path)}, scripts=[s0, Script()])
+        thebes = site(g, "Thebes")
+        g.st.philosopher = 0
+        m = take_common(g, "merchant", 2)
+        give(g, 0, m)
+        s0.moves = [m] if plays else [PASS, PASS]
+        g.activate(0, thebes)
+        assert g.st.sd_owner[thebes] == (0 if plays else -1)
