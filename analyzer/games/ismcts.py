@@ -17,6 +17,10 @@ one tree over the deciding seat's information set, for N players. Each iteration
 The tree lives for one decision. Every random draw (determinization seeds, tie-breaks, playouts)
 comes from the seat's own generator, so records stay reproducible whatever ``--jobs`` or backend.
 A game registers ISMCTS by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS``.
+
+A game whose legal actions can be too many to search (every subset of a hand) may give its
+states and views a ``search_actions()`` method: a few of the legal actions, the ones the tree
+then branches on (an action abstraction; playouts still use the full game).
 """
 
 from __future__ import annotations
@@ -117,7 +121,7 @@ class IsmctsPlayer:
                 node.n += 1
                 node.w += reward[node.mover]
         self.last_root = root
-        legal = view.legal_actions()
+        legal = _actions(view)
         ranked = sorted(((a, root.children[a]) for a in legal if a in root.children),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
         if not ranked:  # no iteration reached the root's children (iterations >= 1 prevents it)
@@ -129,12 +133,18 @@ class IsmctsPlayer:
         return ranked[0][0]
 
 
+def _actions(state: Any) -> tuple:
+    """The actions the tree branches on: ``search_actions()`` when the game offers it."""
+    search = getattr(state, "search_actions", None)
+    return search() if search is not None else state.legal_actions()
+
+
 def _descend(root: _Node, state: GameState, c: float, rng: random.Random) -> list[_Node]:
     """Select and expand (steps 2–3) in place on ``state``; returns the nodes entered, root excluded."""
     node = root
     path: list[_Node] = []
     while not state.is_terminal():
-        actions = state.legal_actions()
+        actions = _actions(state)
         mover = state.current_seat()
         children = node.children
         untried = []

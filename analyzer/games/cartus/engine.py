@@ -300,6 +300,11 @@ class CartusState(State):
         """The answers the deciding seat is offered, in a fixed order (see the class docstring)."""
         return seatview.legal_actions(self)
 
+    def search_actions(self) -> tuple:
+        """A few legal answers worth searching (``view.search_actions``): all of them except
+        for card choices, where every subset of a hand would be too many."""
+        return seatview.search_actions(self)
+
     def describe_action(self, action: Hashable) -> str:
         """A short readable name of ``action`` at the pending decision."""
         return seatview.describe_action(self, action)

@@ -68,7 +68,11 @@ def count_vectors(hand: Sequence[int], exact: int = -1, cap: int = -1, playable:
     As many as the product of ``hand[t] + 1`` over the card types: only enumerate when asked.
     """
     top = [0 if (playable and t == PASS) else hand[t] for t in range(N_TYPES)]
-    most = exact if exact >= 0 else cap if cap >= 0 else sum(top)
+    most = sum(top)
+    if exact >= 0:
+        most = min(most, exact)
+    if cap >= 0:
+        most = min(most, cap)
     out: list[tuple[int, ...]] = []
     cur = [0] * N_TYPES
     # cards still available from type t on, to prune an exact total that cannot be reached

@@ -102,6 +102,10 @@ class CartusView:
         """``hospital``: the most hand cards that may be discarded for as many rats."""
         return self._st.dec_a
 
+    def search_actions(self) -> tuple:
+        """A few answers worth searching (``search_actions``), for ``ismcts``."""
+        return search_actions(self._st) if self.kind else ()
+
     def determinize(self, seed: int) -> Any:
         """``CartusState.determinize(seat, seed)`` of the game behind this view."""
         game: Any = self._st
@@ -251,6 +255,81 @@ def legal_actions(st: State) -> tuple:
     if kind == HOSPITAL:
         return count_vectors(hand, cap=st.dec_a)
     return ()
+
+
+def _one_by_one(hand: list[int], k: int, specials_first: bool) -> tuple[int, ...]:
+    """``k`` hand cards: population cards one at a time from the class held most (ties: lower
+    class), and Passes, Flutes, Swords, jokers before them or after them."""
+    left = list(hand)
+    out = [0] * N_TYPES
+    order = (PASS, FLUTE, SWORD, JOKER)
+    if specials_first:
+        for t in order:
+            x = min(k, left[t])
+            out[t] += x
+            left[t] -= x
+            k -= x
+    pop = left[:JOKER]
+    while k > 0 and max(pop) > 0:
+        t = pop.index(max(pop))
+        pop[t] -= 1
+        out[t] += 1
+        k -= 1
+    for t in order:
+        x = min(k, left[t])
+        out[t] += x
+        k -= x
+    return tuple(out)
+
+
+def search_actions(st: State) -> tuple:
+    """A few of the legal answers, for a search player: all of them for the decisions answered
+    by a position, seat or yes/no; for card choices, up to 17 representative sets instead of
+    every subset of the hand. ``cards``: every card of the building's class, plus 0–3
+    off-class cards (most plentiful class first), with or without the jokers, with or without
+    the Swords and Flutes; and no cards at all. ``give``: one at a time from the class held
+    most, whole classes from the most plentiful, or specials and jokers first. ``hospital``:
+    0..cap cards, one at a time from the class held most."""
+    kind = st.dec_kind
+    if kind in _INT_KINDS:
+        return st.dec_opts
+    if kind == USE_PASS:
+        return (False, True)
+    hand = st.hands[st.dec_seat]
+    out: list[tuple[int, ...]] = []
+    if kind == CARDS:
+        cfg = st.cfg
+        k = cfg.building_class[cfg.card_building[st.row[st.dec_a]]]
+        order = sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t])
+        n_off = sum(hand[t] for t in order)
+        for x in range(min(3, n_off) + 1):
+            for j in sorted({0, hand[JOKER]}):
+                for sp in (0, 1) if hand[SWORD] or hand[FLUTE] else (0,):
+                    c = [0] * N_TYPES
+                    c[k] = hand[k]
+                    left = x
+                    for t in order:
+                        c[t] = m = min(left, hand[t])
+                        left -= m
+                    c[JOKER] = j
+                    if sp:
+                        c[SWORD], c[FLUTE] = hand[SWORD], hand[FLUTE]
+                    out.append(tuple(c))
+        out.append((0,) * N_TYPES)
+    elif kind == GIVE:
+        k = st.dec_b
+        out.append(_one_by_one(hand, k, False))
+        c = [0] * N_TYPES
+        left = k
+        for t in sorted(range(N_TYPES), key=lambda t: (t >= JOKER, -hand[t])):
+            c[t] = m = min(left, hand[t])
+            left -= m
+        out.append(tuple(c))
+        out.append(_one_by_one(hand, k, True))
+    elif kind == HOSPITAL:
+        for x in range(st.dec_a + 1):
+            out.append(_one_by_one(hand, x, False))
+    return tuple(dict.fromkeys(out))  # without repeats, in first-seen order
 
 
 def is_legal(st: State, action: Any) -> bool:

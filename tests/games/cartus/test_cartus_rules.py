@@ -259,3 +259,56 @@ def test_t1_gain_three_rats_then_discard_one():
     assert st.rats[0] == 13
     phase_b(st, [Scripted(supply=[0]), Scripted(supply=[0])])
     assert st.rats[0] == 12
+
+
+def test_t19_s4_two_copies_are_two_contests_and_a_lone_entrant_takes_the_premium():
+    """rules §4 phase A/D, T19 (the rulebook's example): row Monastery, Fortune-teller's Tent,
+    a second Monastery. Red alone in Monastery #1 with 4 cards, yellow alone in the Tent with 3;
+    in Monastery #2 blue plays 1 card and green 0. Each copy is its own contest: red takes #1's
+    premium, yellow the Tent's, blue #2's premium and green its standard action; red's 4 cards
+    play no part in #2."""
+    red, yellow, blue, green = 0, 1, 2, 3
+    st = make_state(4, row=[("monastery", 1), ("fortune_tellers_tent", 3), ("monastery", 2)],
+                    hands=[vec(church=4), vec(magic=3), vec(church=1), vec()], rats=[10, 10, 10, 10])
+    # phase C: both copies are offered, as separate row positions
+    players = phase_c(st, [Scripted(enter=[0], cards=[vec(church=4)]), Scripted(enter=[1], cards=[vec(magic=3)]),
+                           Scripted(enter=[2], cards=[vec(church=1)]), Scripted(enter=[2], cards=[vec()])])
+    assert players[red].calls[0] == ("enter", red, (0, 1, 2))
+    assert st.sizes == [[(red, 4)], [(yellow, 3)], [(blue, 1), (green, 0)]]
+    players = [Scripted(), Scripted(look=[0, 1]), Scripted(), Scripted()]
+    for r in range(3):
+        resolve(st, players, r)
+    mon, tent = st.cfg.building_names.index("monastery"), st.cfg.building_names.index("fortune_tellers_tent")
+    assert st.premium[red][mon] == 1 and st.standard[red][mon] == 0  # alone with 4 cards: premium
+    assert st.premium[yellow][tent] == 1 and st.seen[yellow] == 0b11  # the premium's 2 looks
+    assert st.premium[blue][mon] == 1 and st.standard[green][mon] == 1  # #2: 1 card beats 0
+    assert st.rats == [8, 10, 8, 9]  # premium discards 2 rats, standard 1
+    assert st.influence[red][1] == 4 and st.influence[blue][1] == 1 and st.influence[yellow][5] == 3
+
+
+def test_s4_phase_a_replay_log_puts_the_round_header_before_a_swap():
+    """rules §4 phase A: the round's line comes first, then each swap (what caused it: all cards
+    one building), named by card, never before the header."""
+    st = make_state(4)
+    cas = [card(st, "castle", k) for k in (1, 2, 3, 4)]
+    st.building_deck = [cas[0], cas[1], cas[2]][::-1]
+    st.replacement = [card(st, "palace"), cas[3]]
+    lines: list[str] = []
+    st.log = lines.append
+    st.round = 0
+    engine.start_round(st)
+    assert lines[0].startswith("round 1: start seat 0; row castle:1, castle:2, castle:3")
+    assert lines[1:] == ["  all castle: castle:3 goes under the replacement pile, castle:4 takes its place",
+                         "  all castle: castle:4 goes under the replacement pile, palace:1 takes its place"]
+
+
+def test_s4_replay_log_names_cards_and_has_a_legend():
+    """The replay log names classes and cards instead of printing count vectors, and says how
+    to read its abbreviations."""
+    import re
+
+    lines: list[str] = []
+    engine.play_game(default_config(4), ["greedy", "random", "cautious", "random"], 7, log=lines.append)
+    assert any(ln.startswith("legend:") and "roy = royalty" in ln for ln in lines)
+    assert not [ln for ln in lines if re.search(r"\[\d+, \d+, \d+", ln)]
+    assert any(" reveals " in ln for ln in lines) and any("tracks" in ln and "(" in ln for ln in lines)
