@@ -180,3 +180,17 @@ def test_chance_shuffle_matches_random_shuffle():
             a.shuffle(xa)
             chance.shuffle(b, xb)
         assert xa == xb and a.random() == b.random()
+
+
+def test_cautious_does_what_its_description_says():
+    """Persona check: ``cautious`` ("no off-class cards, fears the plague") plays no off-class
+    card and dies less often than ``greedy`` in the same seat of the same games."""
+    cfg = default_config(4)
+    died = {"greedy": 0, "cautious": 0}
+    for seed in range(60):
+        for pol in died:
+            _, seats = play_game(cfg, [pol, "greedy", "greedy", "greedy"], seed)
+            died[pol] += seats[0]["died"]
+            if pol == "cautious":
+                assert seats[0]["offclass_cards"] == 0
+    assert died["cautious"] < died["greedy"]
