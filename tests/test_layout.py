@@ -201,6 +201,10 @@ def _owned_names() -> dict[str, str]:
     shared = {*COMMON_GAME_COLUMNS, *COMMON_SEAT_COLUMNS, *SHARED_SEAT_COLUMNS}
     specs = [get_game(g) for g in available_games()]
     every_game_policy = set.intersection(*(set(s.policies) for s in specs))
+    # a player every game can register from a shared module (games/ismcts.py) is not one game's
+    every_game_policy |= {p for s in specs for p, cls in s.policies.items()
+                          if any(c.__module__.count(".") == 2 and c.__module__.startswith("analyzer.games.")
+                                 for c in cls.__mro__)}
     out = {}
     for spec in specs:
         names = [spec.name, *re.findall(r"[A-Za-z]{4,}", spec.title), *spec.expansions,

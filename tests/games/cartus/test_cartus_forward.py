@@ -163,7 +163,7 @@ def _policies():
 @pytest.mark.parametrize("n,rules", [(2, {}), (3, RULES[1]), (4, {}), (4, RULES[1]), (5, RULES[2])])
 @pytest.mark.parametrize("name,policy", _policies())
 def test_players_decide_from_the_seats_view_only(n, rules, name, policy):
-    """Leak test (issue 15 §2): at many decision points, the same choice from the real game and
+    """Leak test: at many decision points, the same choice from the real game and
     from another arrangement of everything hidden from the seat, with the same generator state."""
     st, players, rngs = greedy_game(n, 30 + n, rules)
     step = 3 if name == "ismcts" else 1
@@ -271,7 +271,7 @@ def test_ismcts_plays_a_game_and_logs_its_reasons():
 
 
 def test_every_player_is_made_per_seat_from_frozen_parameters():
-    """issue 14 §2: players are per seat and per game; the policies themselves keep no state."""
+    """Players are made per seat and per game; the policies themselves keep no state."""
     for name, cls in SPEC.policies.items():
         pol = build_policy(SPEC.policies, name)
         with pytest.raises(Exception):
