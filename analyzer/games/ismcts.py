@@ -102,7 +102,11 @@ class IsmctsPlayer:
 
     def choose(self, view: SeatView, rng: random.Random) -> Hashable:
         """The most visited root action after ``iterations`` iterations (ties: higher mean
-        reward, then the earlier legal action)."""
+        reward, then the earlier legal action); a forced answer (one action) without searching."""
+        legal = _actions(view)
+        if len(legal) == 1:
+            self.last_root = None
+            return legal[0]
         pol = self.policy
         c = pol.exploration
         depth_cap = pol.rollout_depth
@@ -121,7 +125,6 @@ class IsmctsPlayer:
                 node.n += 1
                 node.w += reward[node.mover]
         self.last_root = root
-        legal = _actions(view)
         ranked = sorted(((a, root.children[a]) for a in legal if a in root.children),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
         if not ranked:  # no iteration reached the root's children (iterations >= 1 prevents it)

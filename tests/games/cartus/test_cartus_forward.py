@@ -281,3 +281,20 @@ def test_every_player_is_made_per_seat_from_frozen_parameters():
         if name in ("greedy", "cautious", "ismcts"):
             assert a is not b and pol.player(0) is not a
     assert list(itertools.islice(SPEC.policies, 3)) == ["random", "greedy", "cautious"]
+
+
+def test_ismcts_with_a_playout_cut_off_scores_the_position():
+    """``rollout_depth``: playouts stop early and ``heuristic_returns`` (the game scored as it
+    stands, rules §7) rates the position; a forced answer is given without searching."""
+    st, players, rngs = greedy_game(4, 8)
+    advance(st, players, rngs, 30)
+    est = st.heuristic_returns()
+    assert len(est) == 4 and 0.0 <= sum(est) <= 1.0 + 1e-9
+    pol = build_policy(SPEC.policies, "ismcts", {"iterations": 10, "rollout_depth": 6, "rollout": "random"})
+    player = pol.player(st.current_seat())
+    a = player.choose(st.view(st.current_seat()), random.Random(0))
+    assert a in st.search_actions() and sum(ch.n for ch in player.last_root.children.values()) == 10
+    while len(st.search_actions()) != 1:
+        advance(st, players, rngs, 1)
+    seat = st.current_seat()
+    assert pol.player(seat).choose(st.view(seat), random.Random(0)) == st.search_actions()[0]
