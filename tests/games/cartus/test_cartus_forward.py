@@ -3,6 +3,7 @@ information sets, the seat's view, legal answers, and the players that decide fr
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st_
 from analyzer.errors import IllegalChoice
 from analyzer.games import forward
 from analyzer.games.base import build_policy, game_streams
-from analyzer.games.cartus import SPEC, default_config, engine, new_state, play_game
+from analyzer.games.cartus import SPEC, default_config, new_state, play_game
 from analyzer.games.cartus.config import N_TYPES, PASS
 from analyzer.games.cartus.resolution import count_vectors, counts_ok
 from analyzer.games.forward import GameState, SeatView
@@ -272,9 +273,9 @@ def test_ismcts_plays_a_game_and_logs_its_reasons():
 
 def test_every_player_is_made_per_seat_from_frozen_parameters():
     """Players are made per seat and per game; the policies themselves keep no state."""
-    for name, cls in SPEC.policies.items():
+    for name in SPEC.policies:
         pol = build_policy(SPEC.policies, name)
-        with pytest.raises(Exception):
+        with pytest.raises(dataclasses.FrozenInstanceError):
             pol.__setattr__("x", 1)
         a, b = pol.player(0), pol.player(1)
         assert hasattr(a, "choose")
@@ -298,3 +299,24 @@ def test_ismcts_with_a_playout_cut_off_scores_the_position():
         advance(st, players, rngs, 1)
     seat = st.current_seat()
     assert pol.player(seat).choose(st.view(seat), random.Random(0)) == st.search_actions()[0]
+
+
+def test_determinize_deals_every_hidden_card_to_every_hidden_place_alike():
+    """At the first decision (no card played yet) seat 0 sees its own hand only: each other
+    hand, the deck and the five Nun-row cards are one pool, so a class's expected share of
+    seat 1's hand is its share of the pool, and an unseen Nun-row card shows 2 nuns on average
+    (rules §2: 4x4, 2x3, 2x2, 2x1, 4x0 per class)."""
+    st = new_state(default_config(4), 21)
+    pool = [14 - st.hands[0][k] for k in range(6)]
+    total = sum(pool)
+    draws = 600
+    held = [0] * 6
+    nuns = 0
+    for seed in range(draws):
+        d = st.determinize(0, seed)
+        for k in range(6):
+            held[k] += d.hands[1][k]
+        nuns += sum(d.nun_row)
+    for k in range(6):
+        assert held[k] / draws == pytest.approx(5 * pool[k] / total, abs=0.15)
+    assert nuns / draws / 5 == pytest.approx(2.0, abs=0.15)
