@@ -6,9 +6,10 @@ names the playout policies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
+from analyzer.games.base import param_default
 from analyzer.games.cartus.policies import POLICIES as HEURISTICS
 from analyzer.games.cartus.policies import Greedy, Random
 from analyzer.games.ismcts import Ismcts
@@ -28,10 +29,8 @@ class CartusIsmcts(Ismcts):
     scenarios/cartus-ismcts-vs-greedy.toml), at about a second of search per game.
     """
 
-    iterations: int = field(default=100, metadata={
-        "help": "search iterations per decision", "low": 1, "high": 1_000_000})
-    rollout: str = field(default="greedy", metadata={
-        "help": "playout policy: greedy or random", "choices": ("random", "greedy")})
+    iterations: int = param_default(Ismcts, "iterations", 100)
+    rollout: str = param_default(Ismcts, "rollout", "greedy")  # type: ignore[arg-type]
 
     ROLLOUTS: ClassVar = {"random": Random, "greedy": Greedy}
 
