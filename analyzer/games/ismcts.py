@@ -31,6 +31,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from analyzer.games.base import param
 from analyzer.games.forward import GameState, Player, SeatView
 
 ROLLOUT_KINDS = ("random", "greedy")
@@ -58,15 +59,13 @@ class Ismcts:
     ``iterations``; so does time (about ``iterations`` × one playout per decision).
     """
 
-    iterations: int = field(default=200, metadata={
-        "help": "search iterations per decision", "low": 1, "high": 1_000_000})
-    exploration: float = field(default=0.7, metadata={
-        "help": "UCB1 exploration constant c (rewards are win shares in [0, 1])", "low": 0.0, "high": 10.0})
+    iterations: int = param(200, low=1, high=1_000_000, help="search iterations per decision (iterations)")
+    exploration: float = param(0.7, low=0, high=10,
+                               help="UCB1 exploration constant c; rewards are win shares in [0, 1] (dimensionless)")
     rollout: str = field(default="random", metadata={
         "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
-    rollout_depth: int = field(default=0, metadata={
-        "help": "decisions played out before the heuristic evaluation (0 = to the end)",
-        "low": 0, "high": 100_000})
+    rollout_depth: int = param(0, low=0, high=100_000,
+                               help="decisions played out before the heuristic evaluation, 0 = to the end (decisions)")
 
     # the game's playout policies by rollout kind; set by each game's subclass
     ROLLOUTS: ClassVar[Mapping[str, type]] = {}
