@@ -17,6 +17,10 @@ one tree over the deciding seat's information set, for N players. Each iteration
 The tree lives for one decision. Every random draw (determinization seeds, tie-breaks, playouts)
 comes from the seat's own generator, so records stay reproducible whatever ``--jobs`` or backend.
 A game registers ISMCTS by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS``.
+
+A game whose legal actions can be too many to search (every subset of a hand) may give its
+states and views a ``search_actions()`` method: a few of the legal actions, the ones the tree
+then branches on (an action abstraction; playouts still use the full game).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from analyzer.games.base import param
 from analyzer.games.forward import GameState, Player, SeatView
 
 ROLLOUT_KINDS = ("random", "greedy")
@@ -54,15 +59,13 @@ class Ismcts:
     ``iterations``; so does time (about ``iterations`` × one playout per decision).
     """
 
-    iterations: int = field(default=200, metadata={
-        "help": "search iterations per decision", "low": 1, "high": 1_000_000})
-    exploration: float = field(default=0.7, metadata={
-        "help": "UCB1 exploration constant c (rewards are win shares in [0, 1])", "low": 0.0, "high": 10.0})
+    iterations: int = param(200, low=1, high=1_000_000, help="search iterations per decision (iterations)")
+    exploration: float = param(0.7, low=0, high=10,
+                               help="UCB1 exploration constant c; rewards are win shares in [0, 1] (dimensionless)")
     rollout: str = field(default="random", metadata={
         "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
-    rollout_depth: int = field(default=0, metadata={
-        "help": "decisions played out before the heuristic evaluation (0 = to the end)",
-        "low": 0, "high": 100_000})
+    rollout_depth: int = param(0, low=0, high=100_000,
+                               help="decisions played out before the heuristic evaluation, 0 = to the end (decisions)")
 
     # the game's playout policies by rollout kind; set by each game's subclass
     ROLLOUTS: ClassVar[Mapping[str, type]] = {}
@@ -98,7 +101,11 @@ class IsmctsPlayer:
 
     def choose(self, view: SeatView, rng: random.Random) -> Hashable:
         """The most visited root action after ``iterations`` iterations (ties: higher mean
-        reward, then the earlier legal action)."""
+        reward, then the earlier legal action); a forced answer (one action) without searching."""
+        legal = _actions(view)
+        if len(legal) == 1:
+            self.last_root = None
+            return legal[0]
         pol = self.policy
         c = pol.exploration
         depth_cap = pol.rollout_depth
@@ -117,7 +124,6 @@ class IsmctsPlayer:
                 node.n += 1
                 node.w += reward[node.mover]
         self.last_root = root
-        legal = view.legal_actions()
         ranked = sorted(((a, root.children[a]) for a in legal if a in root.children),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
         if not ranked:  # no iteration reached the root's children (iterations >= 1 prevents it)
@@ -129,12 +135,18 @@ class IsmctsPlayer:
         return ranked[0][0]
 
 
+def _actions(state: Any) -> tuple:
+    """The actions the tree branches on: ``search_actions()`` when the game offers it."""
+    search = getattr(state, "search_actions", None)
+    return search() if search is not None else state.legal_actions()
+
+
 def _descend(root: _Node, state: GameState, c: float, rng: random.Random) -> list[_Node]:
     """Select and expand (steps 2–3) in place on ``state``; returns the nodes entered, root excluded."""
     node = root
     path: list[_Node] = []
     while not state.is_terminal():
-        actions = state.legal_actions()
+        actions = _actions(state)
         mover = state.current_seat()
         children = node.children
         untried = []

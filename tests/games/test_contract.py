@@ -7,6 +7,8 @@ and win shares add up to one game.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,33 @@ def test_one_policy_name_or_object_plays_every_seat(name):
     for wrong in (["random"] * (players + 1), ["random"], []):
         with pytest.raises(RuleError, match=f"{players} players need {players} policies"):
             spec.play_game(config, wrong, seed)
+
+
+# How each game's replay log names the first start player (the seat that acts first in round 1),
+# and the rule options that make the start player random (docs/rules/cartus.md §3 step 8
+# starts at seat 0 by default; Rattus and Pyramidion draw it).
+FIRST_START = {"rattus": r"start player seat (\d+)", "cartus": r"start player seat (\d+)",
+               "pyramidion": r"Round 1 \(order \[(\d+)"}
+RANDOM_START = {"cartus": {"start_player": "random"}}
+
+
+@pytest.mark.parametrize("name,players,expansions,config", CASES)
+def test_start_position_counts_from_the_first_start_player(name, players, expansions, config):
+    """``start_position`` 0 is the seat the replay log names as round 1's start player, and the
+    positions are a permutation of 0..n-1 (at 5-player Cartus they were once counted from the
+    start player at the end of the game)."""
+    if name not in FIRST_START:
+        pytest.skip(f"no parser for {name}'s replay log: add its start-player line to FIRST_START")
+    spec = get_game(name)
+    config = spec.make_config(players, expansions, RANDOM_START.get(name, {}))
+    firsts = set()
+    for seed in range(8):
+        lines: list[str] = []
+        _, seats = spec.play_game(config, ["random"] * players, seed, log=lines.append)
+        found = [m for m in (re.search(FIRST_START[name], line) for line in lines) if m]
+        assert found, f"{name}: no start player in the replay log"
+        first = int(found[0].group(1))
+        assert sorted(r["start_position"] for r in seats) == list(range(players))
+        assert [r["seat"] for r in seats if r["start_position"] == 0] == [first]
+        firsts.add(first)
+    assert len(firsts) > 1, "the start player never changed: the test cannot tell the seats apart"

@@ -1,7 +1,8 @@
 """Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``docs/rules/cartus.md``.
 
 Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``play_game``,
-``one_per_class_sets`` and ``building_set_id``.
+``new_state`` (the forward model, ``engine.CartusState``), ``one_per_class_sets`` and
+``building_set_id``.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from analyzer.games.cartus.config import (
     make_config,
     one_per_class_sets,
 )
-from analyzer.games.cartus.engine import play_game
+from analyzer.games.cartus.engine import new_state, play_game
 from analyzer.games.cartus.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
-from analyzer.games.cartus.policies import POLICIES
+from analyzer.games.cartus.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "policies", "engine")
+COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "engine")
 
 
 def study_sections() -> tuple[StudySection, ...]:
@@ -66,6 +67,7 @@ SPEC = GameSpec(
     content_groups={"buildings": ("class", {b: DEFAULT_CLASSES[i // 2]
                                             for i, b in enumerate(DEFAULT_BUILDINGS)})},
     tables=TABLES,
+    new_state=new_state,
 )
 
 __all__ = [
@@ -75,6 +77,7 @@ __all__ = [
     "building_set_id",
     "default_config",
     "make_config",
+    "new_state",
     "one_per_class_sets",
     "play_game",
 ]

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from analyzer.errors import RuleError
 from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
@@ -21,8 +21,11 @@ _PACKAGE = "analyzer.games.cartus"
 PLAYERS = PlayerCounts("cartus", 2, 5)  # §1
 
 # Card types in a hand vector: 0..5 are the population classes (in class order), then these.
-JOKER, SWORD, FLUTE, PASS = 6, 7, 8, 9
-N_TYPES = 10
+JOKER: Final = 6
+SWORD: Final = 7
+FLUTE: Final = 8
+PASS: Final = 9
+N_TYPES: Final = 10
 
 # Building action kinds (rules §5); amounts per kind are documented in data/buildings.toml.
 ACTION_KINDS = (

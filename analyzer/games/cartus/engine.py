@@ -1,31 +1,70 @@
-"""Rattus Cartus setup, round structure and the play loop (docs/rules/cartus.md §3, §4, §7).
+"""Rattus Cartus setup, round structure and the forward model (docs/rules/cartus.md §3, §4, §7).
 
-Phase D (building resolution, actions, special cards) lives in ``resolution.py``; final
-scoring in ``scoring.py``. Policies answer the decision points of rules §11 through the
-methods of ``policies.Policy``; every answer is checked here.
+A game in progress is a ``CartusState``: the position (``state.State``) plus the rules program
+(its ``stack`` of steps and the pending decision). ``apply(action)`` answers the pending
+decision and runs the program, chance included, up to the next decision or the end. Phases A–C
+and E are the steps in this module; phase D (building resolution, actions, special cards) lives
+in ``resolution.py``; final scoring in ``scoring.py``. Players see a seat's ``CartusView``
+(``view.py``), never the state.
+
+The decisions of rules §11 are asked exactly where the rules ask them, one seat at a time, even
+when only one answer is possible (the built-in ``random`` policy draws from its generator there,
+and its games must stay the same).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Hashable, Sequence
 from operator import sub
 from typing import Any
 
-from analyzer.errors import TurnCapExceeded
+import numpy as np
+
+from analyzer.errors import IllegalChoice, TurnCapExceeded
+from analyzer.games import forward
 from analyzer.games.base import game_streams, resolve_policies, seed_of
-from analyzer.games.cartus import chance, metrics, scoring
+from analyzer.games.cartus import chance, metrics, resolution, scoring
+from analyzer.games.cartus import view as seatview
 from analyzer.games.cartus.config import PASS, CartusConfig
-from analyzer.games.cartus.policies import POLICIES
-from analyzer.games.cartus.resolution import (
+from analyzer.games.cartus.policies import Player
+from analyzer.games.cartus.resolution import cards_text, draw_cards
+from analyzer.games.cartus.scoring import Outcome
+from analyzer.games.cartus.state import (
+    CARDS,
+    DECISION_NAMES,
+    ENTER,
+    GIVE,
+    HOSPITAL,
+    LOOK,
+    NO_DECISION,
+    OP_ACTIONS,
+    OP_CLEANUP,
+    OP_END_ROUND,
+    OP_ENTER,
+    OP_GIVE_TO,
+    OP_LOOK,
+    OP_PERFORM,
+    OP_RESOLVE,
+    OP_REVEAL,
+    OP_ROUND,
+    OP_SPECIAL,
+    OP_SUPPLY,
+    SUPPLY,
+    TARGET,
+    USE_PASS,
     Log,
-    check_counts,
-    draw_cards,
-    illegal,
-    look,
-    resolve_building,
+    State,
+    positions,
 )
-from analyzer.games.cartus.state import State, new_state
+from analyzer.games.cartus.view import CartusView
 from analyzer.games.logtext import plural, seats_line
+
+_uids = itertools.count(1)
+
+
+# ---------------------------------------------------------------- setup and phases A–C, E
 
 
 def choose_buildings(cfg: CartusConfig, rng: random.Random) -> tuple[int, ...]:
@@ -48,15 +87,18 @@ def choose_buildings(cfg: CartusConfig, rng: random.Random) -> tuple[int, ...]:
     return tuple(sorted(cards))
 
 
-def setup(cfg: CartusConfig, rng: random.Random, log: Log = None) -> State:
+def card_name(cfg: CartusConfig, c: int) -> str:
+    """``"monastery:2"``: a building card by building and copy number (rules §3)."""
+    return f"{cfg.building_names[cfg.card_building[c]]}:{c % cfg.copies + 1}"
+
+
+def setup(st: State) -> None:
     """A new game: buildings, Nun-row, hands, piles, start player (rules §3 steps 1–8).
 
-    Returns
-    -------
-    State
-        Round 0; every seat holds ``cfg.start_hand`` population cards and ``cfg.start_rats``.
+    Every seat holds ``cfg.start_hand`` population cards and ``cfg.start_rats``; the program
+    starts with round 1.
     """
-    st = new_state(cfg)
+    cfg, rng, log = st.cfg, st.rng, st.log
     st.in_play = choose_buildings(cfg, rng)
     pop = list(cfg.population)
     chance.shuffle(rng, pop)
@@ -72,120 +114,337 @@ def setup(cfg: CartusConfig, rng: random.Random, log: Log = None) -> State:
     chance.shuffle(rng, bdeck)
     st.replacement = [bdeck.pop() for _ in range(cfg.replacement)]
     st.building_deck = bdeck
-    st.start = chance.pick(rng, cfg.n_players) if cfg.start_player == "random" else 0
+    st.start = st.first_start = chance.pick(rng, cfg.n_players) if cfg.start_player == "random" else 0
     if log:
-        names = cfg.building_names
-        log(f"setup: {cfg.n_players} players, buildings in play: "
-            + ", ".join(f"{names[cfg.card_building[c]]}:{c % cfg.copies + 1}" for c in st.in_play))
+        log(f"setup: {cfg.n_players} players, buildings in play: " + ", ".join(card_name(cfg, c) for c in st.in_play))
         log(f"setup: start player seat {st.start}; {len(st.deck)} cards in the population deck")
-    return st
+        log("legend: row positions and Nun-row positions count from 1; end of round: hand = cards in hand,"
+            " [roy3 chu1] = influence per class (" + ", ".join(f"{k[:3]} = {k}" for k in cfg.class_names) + ")")
+    st.stack.append((OP_ROUND, 0, 0, 0))
 
 
-def phase_a(st: State, seed_text: str, log: Log) -> None:
-    """Draw the row; while all its cards are one building, swap the last (rules §4 phase A)."""
-    cfg = st.cfg
+def start_round(st: State) -> None:
+    """Phase A (rules §4): draw the row; while all its cards are one building, swap the last
+    for the top of the replacement pile (the swapped card goes under it, in the open). Then
+    queue phases B–E in turn order from the start player."""
+    cfg, log = st.cfg, st.log
+    st.round += 1
+    st.protected = 0
+    st.round_influence = [0] * st.n
     cb = cfg.card_building
     row = [st.building_deck.pop() for _ in range(cfg.row_size)]
+    if log:
+        log(f"round {st.round}: start seat {st.start}; row " + ", ".join(card_name(cfg, c) for c in row))
     swaps = 0
     while all(cb[c] == cb[row[0]] for c in row):
         swaps += 1
         if swaps > len(st.replacement) + 1:
-            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {seed_text}")
+            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {st.seed_text}")
         old = row[-1]
+        if len(st.replacement) <= st.known_bottom:  # only cards put under in the open are left
+            st.known_bottom -= 1
         row[-1] = st.replacement.pop()
         st.replacement.insert(0, old)
+        st.known_bottom += 1
         if log:
-            log(f"  replace a {cfg.building_names[cb[old]]} with a {cfg.building_names[cb[row[-1]]]}")
+            log(f"  all {cfg.building_names[cb[old]]}: {card_name(cfg, old)} goes under the replacement pile,"
+                f" {card_name(cfg, row[-1])} takes its place")
     st.row = row
     st.entries = [[] for _ in row]
-    if log:
-        log(f"round {st.round}: row " + ", ".join(
-            f"{cfg.building_names[cb[c]]}:{c % cfg.copies + 1}" for c in row) + f"; start seat {st.start}")
+    st.sizes = [[] for _ in row]
+    st.revealed = 0
+    n, stack = st.n, st.stack
+    stack.append((OP_END_ROUND, 0, 0, 0))
+    for r in range(len(row) - 1, -1, -1):
+        stack.append((OP_RESOLVE, r, 0, 0))
+    for i in range(n - 1, -1, -1):
+        stack.append((OP_ENTER, (st.start + i) % n, -1, 0))
+    for i in range(n - 1, -1, -1):
+        stack.append((OP_SUPPLY, (st.start + i) % n, 0, 0))
 
 
-def phase_b(st: State, policies, prngs, rng, log: Log) -> None:
-    """Each player, in turn order, uses one open card's supply icons (rules §4 phase B)."""
-    n, row, icons = st.n, st.row, st.cfg.card_icons
-    for i in range(n):
-        seat = (st.start + i) % n
-        r = policies[seat].supply(st, seat, prngs[seat])
-        if not (isinstance(r, int) and 0 <= r < len(row)):
-            raise illegal(seat, "supply", r, tuple(range(len(row))))
-        draw, rats, looks = icons[row[r]]
-        got = draw_cards(st, seat, draw, rng) if draw else 0
-        x = min(rats, st.rats[seat])
-        st.rats[seat] -= x
-        st.rats_discarded[seat] += x
-        if log:
-            log(f"  seat {seat} supplies at row {r + 1}: draws {got}, discards {plural(x, 'rat')}")
-        for _ in range(looks):
-            look(st, seat, policies[seat], prngs[seat], log)
+def answer_supply(st: State, seat: int, r: int) -> None:
+    """Phase B: ``seat`` uses the supply icons of open card ``r``: draw, discard rats, then one
+    look per look icon (rules §4 phase B)."""
+    draw, rats, looks = st.cfg.card_icons[st.row[r]]
+    got = draw_cards(st, seat, draw) if draw else 0
+    x = min(rats, st.rats[seat])
+    st.rats[seat] -= x
+    st.rats_discarded[seat] += x
+    if st.log:
+        st.log(f"  seat {seat} supplies at row {r + 1}: draws {got}, discards {plural(x, 'rat')}")
+    for _ in range(looks):
+        st.stack.append((OP_LOOK, seat, 0, 0))
 
 
-def _enter(st: State, seat: int, rows: tuple[int, ...], policy, prng, log: Log) -> int:
-    """One disc into one open building with its face-down cards (rules §4 phase C)."""
-    r = policy.enter(st, seat, rows, prng)
-    if r not in rows:
-        raise illegal(seat, "enter", r, rows)
+def open_rows(st: State, exclude: int) -> tuple[int, ...]:
+    """Row positions ``seat`` may enter: those with a free space, other than ``exclude``
+    (the first building of a Pass turn; rules §4 phase C, §6)."""
+    spaces = st.cfg.building_spaces
+    return tuple(r for r in range(len(st.row)) if r != exclude and (not spaces or len(st.entries[r]) < spaces))
+
+
+def ask_enter(st: State, seat: int, exclude: int) -> None:
+    """Phase C: ``seat`` enters one open building (``exclude`` >= 0: the second, with a Pass)."""
+    rows = open_rows(st, exclude)
+    if rows:
+        st.post(ENTER, seat, exclude, opts=rows)
+
+
+def answer_cards(st: State, seat: int, r: int, first: bool, c: tuple[int, ...]) -> None:
+    """Phase C: one disc into row ``r`` with ``c`` face down; after the first building a held
+    Pass may send the second disc into another one (rules §4 phase C, §6)."""
     hand = st.hands[seat]
-    c = check_counts(policy.cards(st, seat, r, prng), hand, seat, "cards", playable=True)
     hand[:] = map(sub, hand, c)  # c[PASS] == 0
     st.entries[r].append((seat, c))
+    n_cards = sum(c)
+    st.sizes[r].append((seat, n_cards))
     cfg = st.cfg
     if cfg.building_action[cfg.card_building[st.row[r]]] == "guard_tower":
         st.protected |= 1 << seat
-    if log:
-        log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {plural(sum(c), 'card')}")
-    return r
+    if st.log:
+        st.log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {plural(n_cards, 'card')}")
+    if first and cfg.pass_mode == "second_building" and hand[PASS] and open_rows(st, r):
+        st.post(USE_PASS, seat, r)
 
 
-def phase_c(st: State, policies, prngs, log: Log) -> None:
-    """Each player, in turn order, enters one building; a Pass allows a second (rules §4 C, §6)."""
-    cfg, n = st.cfg, st.n
-    st.protected = 0
-    st.round_influence = [0] * n
-    spaces = cfg.building_spaces
-    second = cfg.pass_mode == "second_building"
-    every = tuple(range(len(st.row)))
-    for i in range(n):
-        seat = (st.start + i) % n
-        pol, prng = policies[seat], prngs[seat]
-        rows = tuple(r for r in every if len(st.entries[r]) < spaces) if spaces else every
-        if not rows:
-            continue
-        first = _enter(st, seat, rows, pol, prng, log)
-        if not second or not st.hands[seat][PASS]:
-            continue
-        rows = tuple(r for r in rows if r != first and (not spaces or len(st.entries[r]) < spaces))
-        if not rows:
-            continue
-        use = pol.use_pass(st, seat, prng)
-        if not isinstance(use, bool):
-            raise illegal(seat, "use_pass", use, (False, True))
-        if use:
-            st.hands[seat][PASS] -= 1
-            st.supply[PASS] += 1
-            if log:
-                log(f"  seat {seat} plays a Pass")
-            _enter(st, seat, rows, pol, prng, log)
+def answer_use_pass(st: State, seat: int, first: int, use: bool) -> None:
+    """Phase C: a Pass played goes back to its supply; the second disc enters a building other
+    than ``first`` (rules §6)."""
+    if use:
+        st.hands[seat][PASS] -= 1
+        st.supply[PASS] += 1
+        if st.log:
+            st.log(f"  seat {seat} plays a Pass")
+        ask_enter(st, seat, first)
 
 
-def play_round(st: State, policies, prngs, rng, seed_text: str, log: Log) -> None:
-    """One round: phases A–E (rules §4). Phase E: the start player passes clockwise."""
-    st.round += 1
-    phase_a(st, seed_text, log)
-    phase_b(st, policies, prngs, rng, log)
-    phase_c(st, policies, prngs, log)
-    for r in range(len(st.row)):
-        resolve_building(st, r, policies, prngs, rng, log)
+def end_round(st: State) -> None:
+    """Phase E: the row leaves the game and the start player passes clockwise; after the last
+    round the game ends and is scored (rules §4 phase E, §7)."""
     st.row = []
     st.entries = []
+    st.sizes = []
+    st.revealed = 0
     st.start = (st.start + 1) % st.n
-    if log:
-        log(f"  end of round {st.round}: {st.describe()}")
+    if st.log:
+        st.log(f"  end of round {st.round}: {st.describe()}")
+    if st.round < st.cfg.rounds:
+        st.stack.append((OP_ROUND, 0, 0, 0))
 
 
-def play_game(config: CartusConfig, policies: Any, seed, log: Log = None) -> tuple[dict, list[dict]]:
+def run(st: State) -> None:
+    """Run the rules program until a decision is pending or the program is done."""
+    stack = st.stack
+    while st.dec_kind == NO_DECISION and stack:
+        op, a, b, c = stack.pop()
+        if op == OP_REVEAL:
+            resolution.reveal(st, a, b)
+        elif op == OP_PERFORM:
+            resolution.perform(st, a, b, c == 1)
+        elif op == OP_SUPPLY:
+            st.post(SUPPLY, a, opts=positions(len(st.row)))
+        elif op == OP_ENTER:
+            ask_enter(st, a, b)
+        elif op == OP_LOOK:
+            resolution.ask_look(st, a)
+        elif op == OP_RESOLVE:
+            resolution.resolve(st, a)
+        elif op == OP_ACTIONS:
+            resolution.actions(st, a)
+        elif op == OP_CLEANUP:
+            resolution.cleanup(st, a)
+        elif op == OP_SPECIAL:
+            resolution.special(st, a, b, c)
+        elif op == OP_GIVE_TO:
+            resolution.give_to(st, a, b, c)
+        elif op == OP_END_ROUND:
+            end_round(st)
+        elif op == OP_ROUND:
+            start_round(st)
+
+
+# ---------------------------------------------------------------- the forward model
+
+
+class CartusState(State):
+    """A Rattus Cartus game in progress (the forward model of ``games/forward.py``).
+
+    Actions by decision kind (rules §11): ``supply``, ``look``, ``enter``, ``target``: an int
+    (row position, Nun-row position, row position, seat); ``use_pass``: a bool; ``cards``,
+    ``give``, ``hospital``: a tuple of ``N_TYPES`` card counts (``config.py`` card types).
+    ``legal_actions()`` lists the count vectors in lexicographic order; it can be long for a
+    large hand, so the play loop never needs it and ``apply`` checks an answer directly.
+    """
+
+    def __init__(self, cfg: CartusConfig) -> None:
+        super().__init__(cfg)
+        self.uid = next(_uids)
+        self.outcome: Outcome | None = None
+
+    # -- asking
+    def is_terminal(self) -> bool:
+        """True once the last round is over (scores are final)."""
+        return self.dec_kind == NO_DECISION
+
+    def current_seat(self) -> int:
+        """The seat that answers the pending decision."""
+        return self.dec_seat
+
+    def decision_kind(self) -> str:
+        """``supply``, ``look``, ``enter``, ``cards``, ``use_pass``, ``target``, ``give`` or
+        ``hospital`` (rules §11); ``none`` at the end."""
+        return DECISION_NAMES[self.dec_kind]
+
+    def legal_actions(self) -> tuple:
+        """The answers the deciding seat is offered, in a fixed order (see the class docstring)."""
+        return seatview.legal_actions(self)
+
+    def search_actions(self) -> tuple:
+        """A few legal answers worth searching (``view.search_actions``): all of them except
+        for card choices, where every subset of a hand would be too many."""
+        return seatview.search_actions(self)
+
+    def describe_action(self, action: Hashable) -> str:
+        """A short readable name of ``action`` at the pending decision."""
+        return seatview.describe_action(self, action)
+
+    # -- advancing
+    def apply(self, action: Any) -> None:
+        """Answer the pending decision with ``action`` and run on to the next one.
+
+        Raises
+        ------
+        IllegalChoice
+            ``action`` is not one of ``legal_actions()``: an int where a bool is asked (or the
+            reverse), a float, a list, a count vector outside the hand, … (never coerced).
+        """
+        kind, seat = self.dec_kind, self.dec_seat
+        if kind == NO_DECISION:
+            raise IllegalChoice(f"the game is over: no decision to answer with {action!r}")
+        if not seatview.is_legal(self, action):
+            raise IllegalChoice(f"seat {seat}: {DECISION_NAMES[kind]}: choice {action!r} is not legal"
+                                f" (options: {seatview.options_text(self)})")
+        a, b, c = self.dec_a, self.dec_b, self.dec_c
+        self.dec_kind = NO_DECISION
+        if kind == SUPPLY:
+            answer_supply(self, seat, action)
+        elif kind == CARDS:
+            answer_cards(self, seat, a, b < 0, action)
+        elif kind == ENTER:
+            # the cards for the building entered are the same seat's next decision
+            self.post(CARDS, seat, action, a)
+        elif kind == LOOK:
+            resolution.answer_look(self, seat, action)
+        elif kind == USE_PASS:
+            answer_use_pass(self, seat, a, action)
+        elif kind == TARGET:
+            resolution.answer_target(self, seat, b, action)
+        elif kind == GIVE:
+            resolution.answer_give(self, seat, a, c, action)
+        elif kind == HOSPITAL:
+            resolution.answer_hospital(self, seat, b, action)
+        self._run()
+
+    def _run(self) -> None:
+        if self.dec_kind == NO_DECISION:
+            run(self)
+            if self.dec_kind == NO_DECISION and self.outcome is None:
+                self.outcome = scoring.outcome(self)
+                if self.log:
+                    for line in scoring.describe(self, self.outcome):
+                        self.log(line)
+
+    def clone(self) -> CartusState:
+        """An independent copy, chance generator included (its replay log is not copied)."""
+        other = CartusState(self.cfg)
+        self.copy_to(other)
+        other.uid = next(_uids)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.outcome = self.outcome
+        return other
+
+    # -- what a seat sees
+    def view(self, seat: int) -> CartusView:
+        """What ``seat``'s player decides from (``view.CartusView``)."""
+        return CartusView(self, seat)
+
+    def information_key(self, seat: int) -> Hashable:
+        """What ``seat`` can see (``view.information_key``)."""
+        return seatview.information_key(self, seat)
+
+    def determinize(self, seat: int, seed: int) -> CartusState:
+        """A copy with everything hidden from ``seat`` redrawn (``view.redraw_hidden``) and
+        future chance drawn from ``random.Random(seed)``; same ``information_key(seat)``."""
+        other = CartusState(self.cfg)
+        self.copy_to(other)
+        other.uid = next(_uids)
+        other.outcome = self.outcome
+        other.rng = random.Random(seed)
+        seatview.redraw_hidden(other, seat, other.rng)
+        return other
+
+    # -- results
+    def returns(self) -> tuple[float, ...]:
+        """Each seat's win share: 1/k for a k-way tie, 0 for every seat when all die (rules §7.3)."""
+        out = self.outcome
+        if out is None:
+            raise ValueError("returns() of a game in progress: use heuristic_returns()")
+        return out.won
+
+    def heuristic_returns(self) -> tuple[float, ...]:
+        """The win shares if the game were scored now (rules §7): the plague with the Nun-row
+        as it lies, majorities and tokens as they stand."""
+        out = self.outcome
+        return (out if out is not None else scoring.outcome(self)).won
+
+    def records(self, policy_names: Sequence[str]) -> tuple[dict, list[dict]]:
+        """The game record and one seat record per seat (``metrics``), at the end."""
+        out = self.outcome
+        if out is None:
+            raise ValueError("records() of a game in progress")
+        return metrics.game_record(self, out), metrics.seat_records(self, out, list(policy_names))
+
+
+def start_state(cfg: CartusConfig, rng: random.Random, seed_text: str, log: Log = None) -> CartusState:
+    """Set up a game with chance generator ``rng`` and run it to its first decision."""
+    st = CartusState(cfg)
+    st.rng = rng
+    st.seed_text = seed_text
+    st.log = log
+    setup(st)
+    st._run()
+    return st
+
+
+def new_state(config: CartusConfig, seed: int | np.random.SeedSequence, log: Log = None) -> CartusState:
+    """A new game paused at its first decision (GameSpec.new_state; docs/rules/cartus.md §3).
+
+    ``seed`` as for ``play_game``: child 0 of its SeedSequence drives chance.
+    """
+    rng, _ = game_streams(seed, config.n_players)
+    return start_state(config, rng, seed_of(seed), log)
+
+
+# ---------------------------------------------------------------- whole games
+
+
+def policy_registry() -> dict[str, type]:
+    """Every registered Cartus policy by name (the heuristics and ``ismcts``)."""
+    from analyzer.games.cartus.search import POLICIES  # not compiled: imported when first needed
+
+    return POLICIES
+
+
+def policy_names(policies: Sequence[Any]) -> list[str]:
+    """Each seat's policy name for the records: the registry key of its class."""
+    by_class = {cls: name for name, cls in policy_registry().items()}
+    return [by_class.get(type(p), type(p).__name__) for p in policies]
+
+
+def play_game(config: CartusConfig, policies: Any, seed: int | np.random.SeedSequence,
+              log: Log = None) -> tuple[dict, list[dict]]:
     """Play one whole game (GameSpec.play_game; docs/rules/cartus.md §3, §4, §7).
 
     Parameters
@@ -195,7 +454,7 @@ def play_game(config: CartusConfig, policies: Any, seed, log: Log = None) -> tup
         Registered policy names (default parameters) or policy objects, by seat; a single one
         plays every seat.
     seed : int or numpy.random.SeedSequence
-        Child 0 drives chance, child 1+s seat s's policy (``game_streams``).
+        Child 0 drives chance, child 1+s seat s's player (``game_streams``).
     log : callable, optional
         Receives the readable replay lines; no log work when None.
 
@@ -208,22 +467,30 @@ def play_game(config: CartusConfig, policies: Any, seed, log: Log = None) -> tup
     Raises
     ------
     IllegalChoice
-        A policy chose an option the engine did not offer.
+        A player chose an option the engine did not offer.
     TurnCapExceeded
         Phase A could not draw a mixed row (only with a user table); names the seed.
     """
     n = config.n_players
-    pols = resolve_policies(POLICIES, policies, n)
+    pols = resolve_policies(policy_registry(), policies, n)
+    names = policy_names(pols)
     rng, prngs = game_streams(seed, n)
-    seed_text = seed_of(seed)
     if log:
-        log(seats_line(pols))
-    st = setup(config, rng, log)
-    for _ in range(config.rounds):
-        play_round(st, pols, prngs, rng, seed_text, log)
-    out = scoring.outcome(st)
-    if log:
-        for line in scoring.describe(st, out):
-            log(line)
-    names = [getattr(p, "name", type(p).__name__) for p in pols]
-    return metrics.game_record(st, out), metrics.seat_records(st, out, names)
+        log(seats_line(names))
+    st = start_state(config, rng, seed_of(seed), log)
+    play(st, [p.player(s) for s, p in enumerate(pols)], prngs)
+    return st.records(names)
+
+
+def play(st: CartusState, players: list[Any], rngs: list[random.Random]) -> None:
+    """``forward.play`` compiled for this game: the built-in players are called directly."""
+    native: list[Player] = [p for p in players if isinstance(p, Player)]
+    if len(native) < len(players):
+        forward.play(st, players, rngs)
+        return
+    while st.dec_kind != NO_DECISION:
+        seat = st.dec_seat
+        st.apply(native[seat].choose(CartusView(st, seat), rngs[seat]))
+
+
+__all__ = ["CartusState", "cards_text", "new_state", "play_game"]

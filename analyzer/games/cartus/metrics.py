@@ -85,7 +85,7 @@ def seat_records(st: State, out: Outcome, policy_names: list[str]) -> list[dict]
     for s in range(st.n):
         tracks, prem, std = out.tracks[s], st.premium[s], st.standard[s]
         recs.append(dict(zip(_SEAT_KEYS, (
-            s, policy_names[s], float(out.scores[s]), out.ranks[s], out.won[s], (s - st.start) % st.n,
+            s, policy_names[s], float(out.scores[s]), out.ranks[s], out.won[s], (s - st.first_start) % st.n,
             sum(tracks), *tracks,
             out.vp_score[s], out.gold_score[s], out.hand_score[s],
             st.rats[s], 0 if out.alive[s] else 1,

@@ -1,148 +1,183 @@
 """Rattus Cartus heuristic players: ``random``, ``greedy``, ``cautious`` (docs/rules/cartus.md §11).
 
-A policy answers the decision points the engine offers, one method each:
+A policy is a frozen set of parameters; ``policy.player(seat)`` makes the player of one seat of
+one game, and ``player.choose(view, rng)`` answers the decision pending in ``view`` (a
+``view.CartusView``: only what the seat may see) with the seat's own generator. ``choose``
+hands each decision kind to one method:
 
 =================  =========================================================  =========================
 method             decision (rules §11 #)                                      returns
 =================  =========================================================  =========================
 ``supply``         whose supply icons to use (1)                              row position
 ``look``           which Nun-row card to look at (2, 11)                      position 0..4
-``enter``          which open building to enter (3, 5)                        one of ``rows``
-``cards``          which cards to put face down (4)                           count vector (no Pass)
+``enter``          which open building to enter (3, 5)                        one of ``view.options``
+``cards``          which cards to put face down (4)                           count tuple (no Pass)
 ``use_pass``       play a Pass for a second building (5)                      bool
-``target``         Sword / Flute target (6, 8)                                one of ``candidates``
-``give``           which cards to hand over, Sword / Guard Tower (7, 9)       count vector, sum == k
-``hospital``       which hand cards to trade for rats (10)                    count vector, sum <= cap
+``target``         Sword / Flute target (6, 8)                                one of ``view.options``
+``give``           which cards to hand over, Sword / Guard Tower (7, 9)       count tuple, sum == k
+``hospital``       which hand cards to trade for rats (10)                    count tuple, sum <= cap
 =================  =========================================================  =========================
 
-Each method gets the state, the deciding seat and that seat's own generator. A policy may
-read public information, its own hand and the Nun-row positions it has looked at
-(``state.seen``), of an entry only ``sum(counts)``, and other rat totals only when
-``cfg.rats_visible``.
+Count tuples have one entry per card type (``config.py``: the six classes, then joker, Sword,
+Flute, Pass).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from analyzer.games.base import param, param_default
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.scoring import above_equal, rank_table
-from analyzer.games.cartus.state import State
+from analyzer.games.cartus.state import CARDS, ENTER, GIVE, HOSPITAL, LOOK, SUPPLY, TARGET, USE_PASS
+from analyzer.games.cartus.view import CartusView
 
 
-def _random_subset(rng: random.Random, hand: list[int], k: int) -> list[int]:
+def _random_subset(rng: random.Random, hand: list[int], k: int) -> tuple[int, ...]:
     pool = [t for t, c in enumerate(hand) for _ in range(c)]
     out = [0] * N_TYPES
     for t in rng.sample(pool, k):
         out[t] += 1
-    return out
+    return tuple(out)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
+class Player:
+    """The player of one seat of one game: ``choose`` hands each decision to its method."""
+
+    def choose(self, view: CartusView, rng: random.Random) -> object:
+        """An answer to ``view``'s pending decision (one of ``view.legal_actions()``)."""
+        kind = view.kind
+        if kind == CARDS:
+            return self.cards(view, rng)
+        if kind == ENTER:
+            return self.enter(view, rng)
+        if kind == SUPPLY:
+            return self.supply(view, rng)
+        if kind == USE_PASS:
+            return self.use_pass(view, rng)
+        if kind == LOOK:
+            return self.look(view, rng)
+        if kind == TARGET:
+            return self.target(view, rng)
+        if kind == GIVE:
+            return self.give(view, rng)
+        if kind == HOSPITAL:
+            return self.hospital(view, rng)
+        raise ValueError(f"seat {view.seat} has no decision to answer")
+
+    def supply(self, view: CartusView, rng: random.Random) -> int:
+        raise NotImplementedError
+
+    def look(self, view: CartusView, rng: random.Random) -> int:
+        raise NotImplementedError
+
+    def enter(self, view: CartusView, rng: random.Random) -> int:
+        raise NotImplementedError
+
+    def cards(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def use_pass(self, view: CartusView, rng: random.Random) -> bool:
+        raise NotImplementedError
+
+    def target(self, view: CartusView, rng: random.Random) -> int:
+        raise NotImplementedError
+
+    def give(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def hospital(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        raise NotImplementedError
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 @dataclass(frozen=True)
-class Random:
-    """Uniformly random legal choices; each hand card is played with ``play_prob``."""
+class Random(Player):
+    """Uniformly random legal choices; each hand card is played with ``play_prob``.
+
+    Keeps no state, so one object plays every seat.
+    """
 
     play_prob: float = param(0.5, low=0, high=1, help="chance each playable hand card is played (probability)")
     pass_prob: float = param(0.5, low=0, high=1, help="chance a held Pass is used (probability)")
-    name = "random"
 
-    def supply(self, st: State, seat: int, rng: random.Random) -> int:
-        return rng.randrange(len(st.row))
+    def player(self, seat: int) -> Random:
+        return self
 
-    def look(self, st: State, seat: int, rng: random.Random) -> int:
-        return rng.randrange(len(st.nun_row))
+    def _pick(self, view: CartusView, rng: random.Random) -> int:
+        opts = view.options
+        return opts[rng.randrange(len(opts))]
 
-    def enter(self, st: State, seat: int, rows: tuple[int, ...], rng: random.Random) -> int:
-        return rows[rng.randrange(len(rows))]
+    def supply(self, view: CartusView, rng: random.Random) -> int:
+        return self._pick(view, rng)
 
-    def cards(self, st: State, seat: int, r: int, rng: random.Random) -> list[int]:
+    def look(self, view: CartusView, rng: random.Random) -> int:
+        return self._pick(view, rng)
+
+    def enter(self, view: CartusView, rng: random.Random) -> int:
+        return self._pick(view, rng)
+
+    def cards(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
         p = self.play_prob
         out = [0] * N_TYPES
-        for t, c in enumerate(st.hands[seat][:PASS]):
-            for _ in range(c):
+        hand = view.hand
+        for t in range(PASS):
+            for _ in range(hand[t]):
                 if rng.random() < p:
                     out[t] += 1
-        return out
+        return tuple(out)
 
-    def use_pass(self, st: State, seat: int, rng: random.Random) -> bool:
+    def use_pass(self, view: CartusView, rng: random.Random) -> bool:
         return rng.random() < self.pass_prob
 
-    def target(self, st: State, seat: int, kind: str, candidates: tuple[int, ...], rng: random.Random) -> int:
-        return candidates[rng.randrange(len(candidates))]
+    def target(self, view: CartusView, rng: random.Random) -> int:
+        return self._pick(view, rng)
 
-    def give(self, st: State, seat: int, k: int, to: int, kind: str, rng: random.Random) -> list[int]:
-        return _random_subset(rng, st.hands[seat], k)
+    def give(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        return _random_subset(rng, view.hand, view.give_count)
 
-    def hospital(self, st: State, seat: int, cap: int, rng: random.Random) -> list[int]:
-        return _random_subset(rng, st.hands[seat], rng.randint(0, cap))
-
-
-def seen_nuns(st: State, seat: int) -> tuple[int, int]:
-    """``(nun symbols seen, Nun-row cards not seen)`` for ``seat`` (rules §4 phase B looks)."""
-    seen = st.seen[seat]
-    row = st.nun_row
-    if not seen:
-        return 0, len(row)
-    known = 0
-    for p, v in enumerate(row):
-        if (seen >> p) & 1:
-            known += v
-    return known, len(row) - seen.bit_count()
-
-
-def death_prob(st: State, seat: int, rats: int) -> float:
-    """P(nun total < ``rats``), i.e. of dying with ``rats``, given the cards ``seat`` saw (rules §7.1)."""
-    known, unknown = seen_nuns(st, seat)
-    x = rats - known - 1  # death iff unknown sum <= x
-    if x < 0:
-        return 0.0
-    cdf = st.cfg.nun_cdf[unknown]
-    return cdf[x] if x < len(cdf) else 1.0
+    def hospital(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        return _random_subset(rng, view.hand, rng.randint(0, view.hospital_cap))
 
 
 # what ``_make_plan`` returns for a plan below its floor
-_REJECTED = (-math.inf, 0, 0, 0, 0)
+_REJECTED: Final = (-math.inf, 0, 0, 0, 0)
 
-# action kinds whose value does not depend on the position (Greedy._tables)
-_CONSTANT_ACTIONS = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
+# action kinds whose value does not depend on the position (GreedyPlayer._tables)
+_CONSTANT_ACTIONS: Final = frozenset({"vp_tokens", "gold", "pass", "joker", "sword", "flute", "draw"})
 
 
 class _Tables:
-    """Greedy's look-ahead tables for one config (``Greedy._tables``) and its caches.
+    """A greedy player's look-ahead tables for its game's config (``GreedyPlayer._tables``).
 
-    ``risk[u][y]`` = ``life_value`` x P(sum of ``u`` unseen Nun-row cards <= y) (rules §7.1);
     ``track[above][equal]`` = a seat's majority points with ``above`` seats ahead of it and
     ``equal`` tied with it (rules §7.2, ``scoring.rank_table``); ``acts[b]`` = building
     ``b``'s class, whether its value is flat in the cards played, and for actions whose value
     does not depend on the position the mixed values ``(need, half, none, max)`` of
     ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to enter,
-    1: nobody else to come). The caches hold ``_track_row`` results, the mixed values of the
-    other flat actions, ``supply`` values and ``_position``'s off-class costs; each is bounded
-    by what one game can hold, not by the number of games.
+    1: nobody else to come). ``track_rows`` caches ``_track_row`` by the other seats'
+    influence on a track (values of one game, so as small as a game's range of them).
     """
 
-    def __init__(self, risk: tuple[tuple[float, ...], ...], track: tuple[tuple[float, ...], ...],
+    def __init__(self, cfg: CartusConfig, track: tuple[tuple[float, ...], ...],
                  acts: tuple[tuple[int, bool, tuple[tuple[float, float, float, float], ...] | None], ...]) -> None:
-        self.risk = risk
+        self.cfg = cfg
         self.track = track
         self.acts = acts
         self.track_rows: dict[tuple[int, ...], tuple[list[float], float]] = {}
-        self.mixed: dict[tuple[int, int, int, int, int], tuple[float, float, float, float]] = {}
-        self.supply: dict[tuple[int, ...], float] = {}
-        self.off_costs: dict[tuple[int, int, int], tuple[list[float], list[float]]] = {}
 
 
 class _Context:
-    """What every row's plan shares in one position (``Greedy._position``): the tables, the
-    off-class costs ``off_cost[x]`` and their running maxima, ``last`` (1: nobody else is still
-    to enter), the Flutes worth playing, the population cards held, the off-class cap, the
-    per-card values (influence, card, joker, 0.3 x Sword, 0.3 x Flute) and ``seen_nuns``."""
+    """What every row's plan shares in one position (``GreedyPlayer._position``): the tables,
+    the off-class costs ``off_cost[x]`` and their running maxima, ``last`` (1: nobody else is
+    still to enter), the Flutes worth playing, the population cards held, the off-class cap,
+    the per-card values (influence, card, joker, 0.3 x Sword, 0.3 x Flute) and ``seen_nuns``."""
 
     def __init__(self, tables: _Tables, off_cost: list[float], off_max: list[float], last: int, flutes: int,
                  n_pop: int, max_off: int, iv: float, cv: float, jv: float, sv: float, fv: float,
@@ -175,7 +210,13 @@ class Greedy:
     """One-step value maximiser: influence majorities, premium actions, risk of dying.
 
     Values are in expected VP. A rat's cost is the rise in P(death) (exact nun-sum
-    distribution given the looked-at cards) times ``life_value``.
+    distribution given the looked-at cards) times ``life_value``. Supply: the row card whose
+    icons are worth most (cards, rat relief, looks); look: the first Nun-row card not yet
+    seen; enter and cards: the building and cards with the best one-step value (track
+    points, the expected premium or standard action, rats); Pass: when another building is
+    worth more than the Pass; Sword: the largest hand, Flute: the most rats (largest hand
+    when rats are hidden); give: from the class held most; Hospital: the number of cards that
+    relieves most risk beyond their value.
     """
 
     life_value: float = param(40.0, low=0, high=400, help="VP at stake when dying (VP)")
@@ -191,29 +232,67 @@ class Greedy:
     look_value: float = param(0.8, low=0, high=10, help="value of looking at an unseen Nun-row card (VP)")
     protect_value: float = param(1.5, low=0, high=10, help="value of Guard Tower protection (VP)")
     max_offclass: int = param(6, low=0, high=30, help="most off-class cards played into one building (cards)")
-    name = "greedy"
-    # seat -> (position key, plans), "cfg" -> tables; a cache, not a parameter
-    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def player(self, seat: int) -> GreedyPlayer:
+        """A fresh player for ``seat`` of one game, with its own tables and caches."""
+        return GreedyPlayer(self, seat)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
+@dataclass(frozen=True)
+class Cautious(Greedy):
+    """Greedy that fears the plague: no off-class cards, a wide rat buffer, a high life value."""
+
+    life_value: float = param_default(Greedy, "life_value", 80.0)
+    rat_buffer: int = param_default(Greedy, "rat_buffer", 3)
+    max_offclass: int = param_default(Greedy, "max_offclass", 0)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
+class GreedyPlayer(Player):
+    """The player of one seat of one game for a ``Greedy`` policy (see there): the policy's
+    parameters, and what this player has worked out so far (tables, caches, the plans of the
+    position it is deciding in)."""
+
+    def __init__(self, policy: Greedy, seat: int) -> None:
+        self.seat = seat
+        self.life_value = policy.life_value
+        self.rat_buffer = policy.rat_buffer
+        self.track_weight = policy.track_weight
+        self.influence_value = policy.influence_value
+        self.card_value = policy.card_value
+        self.joker_value = policy.joker_value
+        self.sword_value = policy.sword_value
+        self.flute_value = policy.flute_value
+        self.pass_value = policy.pass_value
+        self.gold_value = policy.gold_value
+        self.look_value = policy.look_value
+        self.protect_value = policy.protect_value
+        self.max_offclass = policy.max_offclass
+        self.tables: _Tables | None = None
+        # the plans of the last phase-C position asked about: enter, cards and use_pass ask
+        # about one position back to back
+        self.plans_key: tuple[int, ...] = ()
+        self.plans: dict[int, tuple[float, int, int, int, int]] = {}
+        self.context: _Context | None = None
 
     # -- value helpers
-    def _risk(self, st: State, seat: int, rats: int) -> float:
-        return self.life_value * death_prob(st, seat, max(0, rats) + self.rat_buffer)
-
-    def _relief(self, st: State, seat: int, x: int, seen: tuple[int, int] | None = None) -> float:
-        """Value of discarding up to ``x`` rats: the fall in ``_risk`` plus 0.2 per rat.
-        ``seen``: ``seen_nuns(st, seat)`` when the caller has it already."""
-        r = st.rats[seat]
+    def _relief(self, view: CartusView, x: int, seen: tuple[int, int] | None = None) -> float:
+        """Value of discarding up to ``x`` rats: the fall in the risk of dying (``life_value``
+        x P(death) with ``rat_buffer`` more rats) plus 0.2 per rat. ``seen``:
+        ``view.seen_nuns()`` when the caller has it already."""
+        r = view.rats(self.seat)
         m = min(x, r)
-        known, unknown = seen or seen_nuns(st, seat)
-        cdf = st.cfg.nun_cdf[unknown]
+        known, unknown = seen or view.seen_nuns()
+        cdf = view.cfg.nun_cdf[unknown]
         life, buf = self.life_value, self.rat_buffer
         y = max(0, r) + buf - known - 1
-        before = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)  # == _risk(st, seat, r)
+        before = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)
         y = max(0, r - m) + buf - known - 1
         after = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)
         return before - after + 0.2 * m
 
-    def _constant_action(self, cfg, kind: str, amt) -> float:
+    def _constant_action(self, cfg: CartusConfig, kind: str, amt: int) -> float:
         """Value of an action that does not depend on the position (``_CONSTANT_ACTIONS``)."""
         if kind == "vp_tokens":
             return amt * cfg.vp_token_value
@@ -229,43 +308,50 @@ class Greedy:
             return amt * self.flute_value
         return amt * self.card_value  # draw
 
-    def _action(self, st: State, seat: int, b: int, premium: bool, extra_inf: int,
+    def _action(self, view: CartusView, b: int, premium: bool, extra_inf: int,
                 seen: tuple[int, int] | None = None) -> float:
         """Value of building ``b``'s premium or standard action with ``extra_inf`` cards played
-        (rules §5); ``seen``: ``seen_nuns(st, seat)`` when the caller has it."""
-        cfg = st.cfg
+        (rules §5); ``seen``: ``view.seen_nuns()`` when the caller has it."""
+        cfg = view.cfg
         kind = cfg.building_action[b]
         amt = cfg.premium[b] if premium else cfg.standard[b]
         if kind in _CONSTANT_ACTIONS:
             return self._constant_action(cfg, kind, amt)
         if kind == "discard_rats":
-            return self._relief(st, seat, amt, seen)
+            return self._relief(view, amt, seen)
         if kind == "hospital":
-            return self._relief(st, seat, amt[0] + amt[1], seen) - amt[1] * self.card_value * 0.5
+            return self._relief(view, amt[0] + amt[1], seen) - amt[1] * self.card_value * 0.5
         if kind == "brewery":
-            return (st.round_influence[seat] + extra_inf) // amt * self.card_value
+            return (view.round_influence[self.seat] + extra_inf) // amt * self.card_value
         if kind == "look":
-            unseen = len(st.nun_row) - st.seen[seat].bit_count()
+            unseen = view.nun_row_size - view.seen(self.seat).bit_count()
             return min(amt, unseen) * self.look_value
         if kind == "guard_tower":
             if not premium:
                 return self.protect_value
-            mine = sum(st.hands[seat]) - extra_inf
-            got = sum(min(amt, sum(st.hands[s])) for s in range(st.n)
-                      if s != seat and not (st.protected >> s) & 1 and sum(st.hands[s]) >= mine)
+            seat = self.seat
+            mine = view.hand_size(seat) - extra_inf
+            prot = view.protected
+            got = 0
+            for s in range(view.n_players):
+                if s != seat and not (prot >> s) & 1:
+                    h = view.hand_size(s)
+                    if h >= mine:
+                        got += min(amt, h)
             return 0.5 * got * self.card_value + self.protect_value
         return 0.0
 
-    def _grown(self, st: State, seat: int, b: int, g0: int, n_g: int, p_need: float, need: int,
+    def _grown(self, view: CartusView, b: int, g0: int, n_g: int, p_need: float, need: int,
                half: int) -> list[float]:
         """Expected value of a Brewery or Guard Tower action (``_action``) for ``g0 + i`` cards
         played, ``i < n_g``: premium with ``p_need`` from index ``need`` on, 0.5 at ``half``."""
-        cfg = st.cfg
+        cfg = view.cfg
+        seat = self.seat
         pa, sa = cfg.premium[b], cfg.standard[b]
         cv = self.card_value
         out = []
         if cfg.building_action[b] == "brewery":  # draw (influence this round) // amount cards
-            ri = st.round_influence[seat]
+            ri = view.round_influence[seat]
             for i in range(n_g):
                 p = p_need if i >= need else 0.5 if i == half else 0.0
                 g = ri + g0 + i
@@ -273,9 +359,9 @@ class Greedy:
             return out
         # Guard Tower: premium takes up to ``pa`` cards from each unprotected player holding at
         # least as many cards as the holder after playing; both actions protect
-        hands, prot = st.hands, st.protected
-        others = [sum(hands[s]) for s in range(st.n) if s != seat and not (prot >> s) & 1]
-        own, pv = sum(hands[seat]), self.protect_value
+        prot = view.protected
+        others = [view.hand_size(s) for s in range(view.n_players) if s != seat and not (prot >> s) & 1]
+        own, pv = view.hand_size(seat), self.protect_value
         for i in range(n_g):
             p = p_need if i >= need else 0.5 if i == half else 0.0
             mine = own - g0 - i
@@ -287,13 +373,10 @@ class Greedy:
         return out
 
     def _tables(self, cfg: CartusConfig) -> _Tables:
-        """Per-config look-ahead tables (``_Tables``), built once per config (memoised on
-        ``cfg`` identity)."""
-        got = self._memo.get("cfg")
-        if got is not None and got[0] is cfg:
-            return got[1]
-        life = self.life_value
-        risk = tuple(tuple(life * c for c in cdf) for cdf in cfg.nun_cdf)
+        """The look-ahead tables (``_Tables``) of ``cfg``, built on this player's first decision."""
+        got = self.tables
+        if got is not None and got.cfg is cfg:
+            return got
         track = tuple(tuple(map(float, row)) for row in rank_table(cfg.track_points, cfg.track_tie, cfg.n_players))
         acts = []
         for b, kind in enumerate(cfg.building_action):
@@ -303,16 +386,15 @@ class Greedy:
                 std = self._constant_action(cfg, kind, cfg.standard[b])
                 mixed = (_mixed(0.75, prem, std), _mixed(1.0, prem, std))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
-        tables = _Tables(risk, track, tuple(acts))
-        self._memo["cfg"] = (cfg, tables)
+        tables = _Tables(cfg, track, tuple(acts))
+        self.tables = tables
         return tables
 
     def _track_row(self, tables: _Tables, others: tuple[int, ...]) -> tuple[list[float], float]:
         """``track_weight`` x a seat's points on one track (rules §7.2) for each own influence
         0, 1, …, max(others) + 1, given the other seats' influence ``others`` (sorted); any
         larger influence scores as the last entry. With the row's largest entry, for
-        ``_make_plan``'s bound. Cached per ``others`` (bounded by the game's cards, so it does
-        not grow with the number of games)."""
+        ``_make_plan``'s bound. Cached per ``others``."""
         got = tables.track_rows.get(others)
         if got is not None:
             return got
@@ -324,61 +406,61 @@ class Greedy:
         got = tables.track_rows[others] = (row, max(row))
         return got
 
-    def _position(self, st: State, seat: int) -> tuple[dict[int, tuple[float, int, int, int, int]], _Context]:
-        """``(plans, context)`` of ``seat``'s current position, memoised: ``enter``, ``cards``
-        and ``use_pass`` ask about the same position back to back. ``plans`` fills per row;
-        ``context`` holds what every row shares (``_make_plan``)."""
-        hand = st.hands[seat]
-        key = (st.round, *hand, *[len(e) for e in st.entries])  # what a plan depends on that can change
-        memo = self._memo.get(seat)
-        if memo is not None and memo[0] is st and memo[1] == key:  # `is`: never a stale game
-            return memo[2], memo[3]
-        cfg = st.cfg
+    def _position(self, view: CartusView) -> tuple[dict[int, tuple[float, int, int, int, int]], _Context]:
+        """``(plans, context)`` of the current phase-C position: ``plans`` fills per row;
+        ``context`` holds what every row shares (``_make_plan``). Kept while the game, round,
+        hand and entries stay the same (``enter``, ``cards`` and ``use_pass`` ask back to back)."""
+        seat = self.seat
+        hand = view.hand
+        n_rows = len(view.row)
+        key = (view.game_id, view.round, *hand, *[len(view.sizes(r)) for r in range(n_rows)])
+        ctx = self.context
+        if ctx is not None and key == self.plans_key:
+            return self.plans, ctx
+        cfg = view.cfg
         tables = self._tables(cfg)
         # the risk of x more rats (rules §7.1), as the cost of x off-class cards beyond their
         # card value and influence: off_cost[x] = (iv - cv - 0.1) x - (risk(x) - risk(0))
-        seen = known, unknown = seen_nuns(st, seat)
-        rats0 = st.rats[seat]
+        seen = known, unknown = view.seen_nuns()
+        rats0 = view.rats(seat)
         y0 = rats0 + self.rat_buffer - known - 1
         n_pop = hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5]
         top = min(n_pop, self.max_offclass)
         iv, cv = self.influence_value, self.card_value
-        got = tables.off_costs.get((y0, unknown, top))
-        if got is None:
-            rt, life = tables.risk[unknown], self.life_value
-            nrt = len(rt)
-            r0 = 0.0 if y0 < 0 else rt[y0] if y0 < nrt else life
-            step = iv - cv - 0.1
-            off_cost = [0.0]
-            for x in range(1, top + 1):
-                y = y0 + x
-                off_cost.append(step * x - ((0.0 if y < 0 else rt[y] if y < nrt else life) - r0))
-            off_max = [0.0]  # off_max[x] = max(off_cost[:x + 1]), for _make_plan's bound
-            for v in off_cost[1:]:
-                off_max.append(max(off_max[-1], v))
-            got = tables.off_costs[y0, unknown, top] = (off_cost, off_max)  # bounded by the rats a game holds
+        cdf, life = cfg.nun_cdf[unknown], self.life_value
+        nrt = len(cdf)
+        r0 = 0.0 if y0 < 0 else life * cdf[y0] if y0 < nrt else life
+        step = iv - cv - 0.1
+        off_cost = [0.0]
+        for x in range(1, top + 1):
+            y = y0 + x
+            off_cost.append(step * x - ((0.0 if y < 0 else life * cdf[y] if y < nrt else life) - r0))
+        off_max = [0.0]  # off_max[x] = max(off_cost[:x + 1]), for _make_plan's bound
+        for v in off_cost[1:]:
+            off_max.append(max(off_max[-1], v))
         entered = 0
-        for e in st.entries:
-            entered += len(e)
+        for r in range(n_rows):
+            entered += len(view.sizes(r))
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
-        ctx = _Context(tables, got[0], got[1], 0 if entered < st.n - 1 else 1, flutes, n_pop, self.max_offclass,
-                       iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value, seen)
+        ctx = _Context(tables, off_cost, off_max, 0 if entered < view.n_players - 1 else 1, flutes, n_pop,
+                       self.max_offclass, iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value,
+                       seen)
         plans: dict[int, tuple[float, int, int, int, int]] = {}
-        self._memo[seat] = (st, key, plans, ctx)
+        self.plans_key, self.plans, self.context = key, plans, ctx
         return plans, ctx
 
-    def _plan(self, st: State, seat: int, r: int) -> tuple[float, int, int, int, int]:
+    def _plan(self, view: CartusView, r: int) -> tuple[float, int, int, int, int]:
         """Best plan for entering row ``r`` with the current hand (one step ahead):
         ``(value, off-class cards, jokers, Swords, Flutes)``; ``_counts`` turns it into cards."""
-        plans, ctx = self._position(st, seat)
+        plans, ctx = self._position(view)
         got = plans.get(r)
         if got is None:
-            got = plans[r] = self._make_plan(st, seat, r, ctx)
+            got = plans[r] = self._make_plan(view, r, ctx)
         return got
 
     @staticmethod
-    def _counts(hand: list[int], k: int, plan: tuple[float, int, int, int, int]) -> list[int]:
+    def _counts(hand: list[int], k: int, plan: tuple[float, int, int, int, int]) -> tuple[int, ...]:
         """The cards of ``plan`` for a class-``k`` building: every class-``k`` card, the plan's
         jokers, Swords and Flutes, and its off-class cards, most plentiful class first (ties:
         lower class first)."""
@@ -386,17 +468,16 @@ class Greedy:
         c = [0] * N_TYPES
         c[k] = hand[k]
         c[JOKER], c[SWORD], c[FLUTE] = jokers, swords, flutes
-        if not off:
-            return c
-        for t in sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t]):
-            if not off:
-                break
-            take = min(off, hand[t])
-            c[t] += take
-            off -= take
-        return c
+        if off:
+            for t in sorted((t for t in range(JOKER) if t != k and hand[t]), key=lambda t: -hand[t]):
+                if not off:
+                    break
+                take = min(off, hand[t])
+                c[t] += take
+                off -= take
+        return tuple(c)
 
-    def _make_plan(self, st: State, seat: int, r: int, ctx: _Context,
+    def _make_plan(self, view: CartusView, r: int, ctx: _Context,
                    floor: float = -1e9) -> tuple[float, int, int, int, int]:
         """Try every count ``x`` of off-class cards (most plentiful class first) with all or
         none of the jokers; the first best value wins (fewest off-class cards, then all jokers).
@@ -412,23 +493,23 @@ class Greedy:
         the plan from above, so a row that cannot reach ``floor`` is dropped before its
         candidates are built.
         """
-        cfg = st.cfg
-        hands = st.hands
-        hand = hands[seat]
-        b = cfg.card_building[st.row[r]]
+        cfg = view.cfg
+        seat = self.seat
+        hand = view.hand
+        b = cfg.card_building[view.row[r]]
         tables = ctx.tables
         k, flat, mixed = tables.acts[b]
         best_other = -1  # most cards of another entrant here (-1: nobody else here)
         other_hand = -1  # largest hand among the other entrants here
-        for s, c in st.entries[r]:
+        for s, nc in view.sizes(r):
             if s != seat:
-                best_other = max(best_other, sum(c))
-                other_hand = max(other_hand, sum(hands[s]))
+                best_other = max(best_other, nc)
+                other_hand = max(other_hand, view.hand_size(s))
         hk, hj = hand[k], hand[JOKER]
         n_off = min(ctx.n_pop - hk, ctx.max_off)
         n_g = hj + n_off + 1  # g runs over hk .. hk + n_g - 1
         # majority points (rules §7.2) of own influence mine0 + g, from the other seats' values
-        others = [row[k] for row in st.influence]
+        others = [row[k] for row in view.influence]
         mine0 = others.pop(seat)
         others.sort()
         inf = tuple(others)
@@ -449,14 +530,9 @@ class Greedy:
         lo = mine0 + hk
         by_g: list[float] = []  # track points + expected action of g = hk + i cards, i < n_g
         if flat:
-            if mixed is None:  # Monastery, Hospital, Tent: by rats and looks, cached
-                key = (b, last, st.rats[seat], ctx.seen[0], ctx.seen[1])
-                m = tables.mixed.get(key)
-                if m is None:
-                    if len(tables.mixed) > 100_000:  # bounded; never reached in a normal game
-                        tables.mixed.clear()
-                    m = tables.mixed[key] = _mixed((0.75, 1.0)[last], self._action(st, seat, b, True, 0, ctx.seen),
-                                                   self._action(st, seat, b, False, 0, ctx.seen))
+            if mixed is None:  # Monastery, Hospital, Tent: by rats and looks
+                m = _mixed((0.75, 1.0)[last], self._action(view, b, True, 0, ctx.seen),
+                           self._action(view, b, False, 0, ctx.seen))
             else:
                 m = mixed[last]
             a_need, a_half, a_none, a_max = m
@@ -472,7 +548,7 @@ class Greedy:
                 by_g.append((pts[g] if g < n_pts else pts[n_pts - 1])
                             + (a_half if i == half else a_none if i < need else a_need))
         else:  # Brewery / Guard Tower: the value grows with the cards played
-            act = self._grown(st, seat, b, hk, n_g, (0.75, 1.0)[last], need, half)
+            act = self._grown(view, b, hk, n_g, (0.75, 1.0)[last], need, half)
             for i in range(n_g):
                 g = lo + i
                 by_g.append((pts[g] if g < n_pts else pts[n_pts - 1]) + act[i])
@@ -497,40 +573,34 @@ class Greedy:
         return best_v, best_x, best_j, sword_n, flute_n
 
     # -- decisions
-    def supply(self, st: State, seat: int, rng: random.Random) -> int:
-        cfg = st.cfg
-        seen = seen_nuns(st, seat)
-        rats = st.rats[seat]
-        icons, cache = cfg.card_icons, self._tables(cfg).supply
+    def supply(self, view: CartusView, rng: random.Random) -> int:
+        cfg = view.cfg
+        seen = view.seen_nuns()
+        icons = cfg.card_icons
         best, best_r = -1e9, 0
-        for r, c in enumerate(st.row):
-            key = (*icons[c], rats, *seen)  # the value depends on nothing else
-            v = cache.get(key)
-            if v is None:
-                if len(cache) > 100_000:  # bounded; never reached in a normal game
-                    cache.clear()
-                d, x, looks = icons[c]
-                v = cache[key] = (d * self.card_value + self._relief(st, seat, x, seen)
-                                  + min(looks, seen[1]) * self.look_value)
+        for r, c in enumerate(view.row):
+            d, x, looks = icons[c]
+            v = d * self.card_value + self._relief(view, x, seen) + min(looks, seen[1]) * self.look_value
             if v > best:
                 best, best_r = v, r
         return best_r
 
-    def look(self, st: State, seat: int, rng: random.Random) -> int:
-        seen = st.seen[seat]
-        for p in range(len(st.nun_row)):
+    def look(self, view: CartusView, rng: random.Random) -> int:
+        seen = view.seen(self.seat)
+        for p in range(view.nun_row_size):
             if not (seen >> p) & 1:
                 return p
         return 0
 
-    def enter(self, st: State, seat: int, rows: tuple[int, ...], rng: random.Random) -> int:
-        plans, ctx = self._position(st, seat)
+    def enter(self, view: CartusView, rng: random.Random) -> int:
+        plans, ctx = self._position(view)
+        rows = view.options
         best, best_r = -1e9, rows[0]
         for r in rows:
             got = plans.get(r)
             if got is None:
                 # only rows that can beat ``best`` matter here (a later row needs more)
-                got = self._make_plan(st, seat, r, ctx, best)
+                got = self._make_plan(view, r, ctx, best)
                 if got[0] == -math.inf:
                     continue
                 plans[r] = got
@@ -538,21 +608,21 @@ class Greedy:
                 best, best_r = got[0], r
         return best_r
 
-    def cards(self, st: State, seat: int, r: int, rng: random.Random) -> list[int]:
-        cfg = st.cfg
-        return self._counts(st.hands[seat], cfg.building_class[cfg.card_building[st.row[r]]],
-                            self._plan(st, seat, r))
+    def cards(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        cfg = view.cfg
+        r = view.entry_row
+        return self._counts(view.hand, cfg.building_class[cfg.card_building[view.row[r]]], self._plan(view, r))
 
-    def use_pass(self, st: State, seat: int, rng: random.Random) -> bool:
-        entered = {r for r, row in enumerate(st.entries) for s, _ in row if s == seat}
-        plans, ctx = self._position(st, seat)
+    def use_pass(self, view: CartusView, rng: random.Random) -> bool:
+        seat = self.seat
+        plans, ctx = self._position(view)
         floor = self.pass_value
-        for r in range(len(st.row)):
-            if r in entered:
+        for r in range(len(view.row)):
+            if any(s == seat for s, _ in view.sizes(r)):  # entered already
                 continue
             got = plans.get(r)
             if got is None:
-                got = self._make_plan(st, seat, r, ctx, floor)  # only a plan worth the Pass matters
+                got = self._make_plan(view, r, ctx, floor)  # only a plan worth the Pass matters
                 if got[0] == -math.inf:
                     continue
                 plans[r] = got
@@ -560,47 +630,41 @@ class Greedy:
                 return True
         return False
 
-    def target(self, st: State, seat: int, kind: str, candidates: tuple[int, ...], rng: random.Random) -> int:
-        if kind == "sword" or not st.cfg.rats_visible:
-            return max(candidates, key=lambda s: (sum(st.hands[s]), -s))
-        return max(candidates, key=lambda s: (st.rats[s], -s))
+    def target(self, view: CartusView, rng: random.Random) -> int:
+        cands = view.options
+        if view.target_kind == "sword" or not view.cfg.rats_visible:
+            return max(cands, key=lambda s: (view.hand_size(s), -s))
+        return max(cands, key=lambda s: (view.rats(s), -s))
 
-    def give(self, st: State, seat: int, k: int, to: int, kind: str, rng: random.Random) -> list[int]:
-        hand = st.hands[seat]
+    def give(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        return self._give(view.hand, view.give_count)
+
+    @staticmethod
+    def _give(hand: list[int], k: int) -> tuple[int, ...]:
+        """``k`` cards from the class held most, one at a time (least needed per card; ties:
+        lower class first); without population cards: Passes, Flutes, Swords, then jokers."""
         left = hand[:JOKER]
         out = [0] * N_TYPES
         for i in range(k):
             most = max(left)
-            if not most:  # no population cards left: Passes, Flutes, Swords, then jokers
+            if not most:
                 k -= i
                 for t in (PASS, FLUTE, SWORD, JOKER):
                     out[t] = x = min(k, hand[t])
                     k -= x
                 break
-            t = left.index(most)  # give from the class held most (least needed per card), lowest first
+            t = left.index(most)
             left[t] -= 1
             out[t] += 1
-        return out
+        return tuple(out)
 
-    def hospital(self, st: State, seat: int, cap: int, rng: random.Random) -> list[int]:
+    def hospital(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
         best_x, best_v = 0, 0.0
-        for x in range(1, cap + 1):
-            v = self._relief(st, seat, x) - x * self.card_value
+        for x in range(1, view.hospital_cap + 1):
+            v = self._relief(view, x) - x * self.card_value
             if v > best_v:
                 best_x, best_v = x, v
-        return self.give(st, seat, best_x, seat, "hospital", rng)
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
-@dataclass(frozen=True)
-class Cautious(Greedy):
-    """Greedy that fears the plague: no off-class cards, a wide rat buffer, a high life value."""
-
-    life_value: float = param_default(Greedy, "life_value", 80.0)
-    rat_buffer: int = param_default(Greedy, "rat_buffer", 3)
-    max_offclass: int = param_default(Greedy, "max_offclass", 0)
-    name = "cautious"
+        return self._give(view.hand, best_x)
 
 
 POLICIES: dict[str, type] = {"random": Random, "greedy": Greedy, "cautious": Cautious}
-

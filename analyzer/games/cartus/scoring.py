@@ -205,9 +205,11 @@ def outcome(st: State) -> Outcome:
 def describe(st: State, out: Outcome) -> list[str]:
     """Replay-log lines for the end of the game (rules §7)."""
     lines = [f"end: Nun-row {'+'.join(map(str, st.nun_row))} = {out.nuns} nuns"]
+    names = st.cfg.class_names
     for s in range(st.n):
+        tracks = ", ".join(f"{names[k]} {v}" for k, v in enumerate(out.tracks[s]) if v) or "none"
         lines.append(f"end: seat {s} rats {st.rats[s]} {'survives' if out.alive[s] else 'dies'};"
-                     f" tracks {sum(out.tracks[s])} {list(out.tracks[s])} vp {out.vp_score[s]}"
+                     f" tracks {sum(out.tracks[s])} ({tracks}) vp {out.vp_score[s]}"
                      f" gold {out.gold_score[s]} hand {out.hand_score[s]} = {out.scores[s]} (rank {out.ranks[s]})")
     lines.append("end: winner " + (", ".join(f"seat {s}" for s in out.winners) if out.winners else "none (all dead)"))
     return lines

@@ -8,10 +8,11 @@ heuristic players of policies.py plus ``ismcts``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
-from analyzer.games.ismcts import ROLLOUT_KINDS, Ismcts
+from analyzer.games.base import param_default
+from analyzer.games.ismcts import Ismcts
 from analyzer.games.pyramidion.policies import POLICIES as HEURISTIC_POLICIES
 from analyzer.games.pyramidion.policies import GreedyPolicy, RandomPolicy
 
@@ -29,15 +30,8 @@ class PyramidionIsmcts(Ismcts):
     three greedy players (scenarios/pyramidion-ismcts-vs-greedy.toml) at about 2 s per game.
     """
 
-    iterations: int = field(default=200, metadata={
-        "help": "search iterations per decision", "low": 1, "high": 1_000_000})
-    exploration: float = field(default=0.7, metadata={
-        "help": "UCB1 exploration constant c (rewards are win shares in [0, 1])", "low": 0.0, "high": 10.0})
-    rollout: str = field(default="greedy", metadata={
-        "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
-    rollout_depth: int = field(default=40, metadata={
-        "help": "decisions played out before the heuristic evaluation (0 = to the end)",
-        "low": 0, "high": 100_000})
+    rollout: str = param_default(Ismcts, "rollout", "greedy")  # type: ignore[arg-type]
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 40)
 
     ROLLOUTS: ClassVar[Mapping[str, type]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
 

@@ -3,21 +3,11 @@ action of each building, each special card, on hand-built positions with exact n
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from cartus_helpers import Scripted, card, enter, make_state, vec
+from cartus_helpers import Scripted, card, enter, make_state, phase_c, resolve, vec
 
 from analyzer.errors import IllegalChoice
-from analyzer.games.cartus import engine
 from analyzer.games.cartus.config import FLUTE, JOKER, PASS, SWORD
-from analyzer.games.cartus.resolution import resolve_building
-
-
-def resolve(st, pols=None, r=0):
-    pols = pols or [Scripted() for _ in range(st.n)]
-    resolve_building(st, r, pols, [None] * st.n, random.Random(0), None)
-    return pols
 
 
 def premium_and_standard(building, *, rules=None, hands=None, rats=(10, 10, 10), deck=(), pols=None):
@@ -270,7 +260,7 @@ def test_s6_pass_second_building():
     st = make_state(2, row=["palace", ("palace", 2)], hands=[vec(royalty=2, **{"pass": 2}), vec()])
     pols = [Scripted(enter=[0, lambda seat, rows: rows[0]], cards=[vec(royalty=1), vec(royalty=1)],
                      use_pass=[True]), Scripted(enter=[0], cards=[vec()])]
-    engine.phase_c(st, pols, [None, None], None)
+    phase_c(st, pols)
     assert [s for s, _ in st.entries[0]] == [0, 1] and [s for s, _ in st.entries[1]] == [0]
     assert ("enter", 0, (1,)) in pols[0].calls  # only a different card is offered
     assert st.hands[0][PASS] == 1 and st.supply[PASS] == 11  # one Pass per round, spent to supply
@@ -280,7 +270,7 @@ def test_s6_pass_mode_none():
     """rules §6 pass_mode = none: no second entry is offered."""
     st = make_state(2, {"pass_mode": "none"}, row=["palace", "farm"], hands=[vec(**{"pass": 1}), vec()])
     pols = [Scripted(enter=[0], cards=[vec()]), Scripted(enter=[0], cards=[vec()])]
-    engine.phase_c(st, pols, [None, None], None)
+    phase_c(st, pols)
     assert all(c[0] != "use_pass" for c in pols[0].calls)
 
 

@@ -25,8 +25,9 @@ def test_spec_contract():
     """GameSpec fields: 2–5 players, no expansions, 12 buildings, policies registered."""
     assert (SPEC.name, SPEC.min_players, SPEC.max_players, SPEC.expansions) == ("cartus", 2, 5, ())
     assert len(SPEC.content["buildings"]) == 12
-    assert set(SPEC.policies) == {"random", "greedy", "cautious"}
+    assert set(SPEC.policies) == {"random", "greedy", "cautious", "ismcts"}
     assert SPEC.options is OPTIONS
+    assert SPEC.new_state is not None
 
 
 def test_s9_every_option_in_rule_values():
