@@ -27,7 +27,9 @@ from joblib.externals.loky import get_reusable_executor
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
-from analyzer.games.base import Benchmark, resolve_policies
+from analyzer.games.base import Benchmark, build_policy, game_streams, resolve_policies
+
+SEARCH_POLICY = "ismcts"  # the registry key every game gives its search player (games/ismcts.py)
 
 
 def standard_tables() -> list[tuple[str, Benchmark]]:
@@ -195,9 +197,105 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
     return rows
 
 
-def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None, settings: dict | None = None) -> None:
-    """Write ``bench.json``: the machine, the settings (games per run, repeats), every row, and
-    the run-memory figures (MiB, default study, by games per variant) if measured."""
+@dataclass
+class SearchBenchRow:
+    """One line of the search-player table: the game's ``ismcts`` at its default parameters,
+    on one core, at the game's standard table."""
+
+    game: str
+    players: int
+    decisions: int  # searched decisions timed (forced answers are not searched)
+    iterations_per_s: float
+    games_per_s: float  # one ismcts seat against greedy at every other seat
+    target: float | None  # required iterations/s (GameSpec.benchmark.search_target)
+
+
+def search_target_check(row: SearchBenchRow) -> str:
+    """``"ok"``/``"MISS"`` for the iterations/s target, ``"-"`` when there is none."""
+    if not row.target:
+        return "-"
+    return "ok" if row.iterations_per_s >= row.target else "MISS"
+
+
+def search_iteration_rate(game: str, players: int, expansions: tuple[str, ...],
+                          decisions: int = 30, seed: int = 1) -> tuple[int, float]:
+    """ISMCTS iterations per second on one core over the decisions of a seeded greedy game.
+
+    A game with greedy players at every seat is played through the forward model
+    (``new_state``); at up to ``decisions`` of its decisions, spread evenly over the game, the
+    deciding seat's ``ismcts`` player (default parameters) searches the same view. Decisions
+    with one legal answer are not searched and not counted.
+
+    Returns
+    -------
+    (int, float)
+        Decisions searched, and iterations/s over them.
+    """
+    spec = get_game(game)
+    config = spec.make_config(players, expansions, {})
+    search = build_policy(spec.policies, SEARCH_POLICY)
+    greedy = resolve_policies(spec.policies, "greedy", players)
+    # the game's decision points first (a greedy game through the forward model) ...
+    state = spec.new_state(config, np.random.SeedSequence(seed))
+    _, rngs = game_streams(np.random.SeedSequence(seed), players)
+    movers = [p.player(s) for s, p in enumerate(greedy)]
+    points = []
+    while not state.is_terminal():
+        seat = state.current_seat()
+        points.append(state.clone())
+        state.apply(movers[seat].choose(state.view(seat), rngs[seat]))
+    # ... then a search at evenly spaced ones
+    step = max(1, len(points) // decisions)
+    searched, elapsed = 0, 0.0
+    rng = rngs[0]
+    for point in points[::step][:decisions]:
+        seat = point.current_seat()
+        searcher = search.player(seat)
+        t0 = time.perf_counter()
+        searcher.choose(point.view(seat), rng)
+        dt = time.perf_counter() - t0
+        if searcher.last_root is not None:  # searched, not a forced answer
+            searched += 1
+            elapsed += dt
+    return searched, (searched * search.iterations / elapsed if elapsed else 0.0)
+
+
+def search_game_rate(game: str, players: int, expansions: tuple[str, ...], games: int = 4) -> float:
+    """Games/s on one core of one ``ismcts`` seat (default parameters) against ``greedy`` at
+    every other seat; the search seat moves round the table from game to game."""
+    spec = get_game(game)
+    config = spec.make_config(players, expansions, {})
+    greedy = resolve_policies(spec.policies, "greedy", players)
+    search = build_policy(spec.policies, SEARCH_POLICY)
+    t0 = time.perf_counter()
+    for i in range(games):
+        policies = list(greedy)
+        policies[i % players] = search
+        spec.play_game(config, policies, np.random.SeedSequence(1, spawn_key=(i,)))
+    return games / (time.perf_counter() - t0)
+
+
+def bench_search(decisions: int = 30, games: int = 4, only: tuple[str, ...] = ()) -> list[SearchBenchRow]:
+    """The search-player table for every game that registers ``ismcts`` (see
+    ``search_iteration_rate`` and ``search_game_rate``)."""
+    rows = []
+    for game, table in standard_tables():
+        if (only and game not in only) or SEARCH_POLICY not in get_game(game).policies:
+            continue
+        expansions = tuple(table.expansions)
+        searched, rate = search_iteration_rate(game, table.players, expansions, decisions)
+        rows.append(SearchBenchRow(game, table.players, searched, round(rate, 1),
+                                   round(search_game_rate(game, table.players, expansions, games), 3),
+                                   table.search_target))
+    return rows
+
+
+def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None, settings: dict | None = None,
+               search_rows: list[SearchBenchRow] | None = None) -> None:
+    """Write ``bench.json``: the machine, the settings (games per run, repeats), every row, the
+    search-player rows, and the run-memory figures (MiB, default study, by games per variant)
+    if measured."""
     payload = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"), "settings": settings or {},
-               "rows": [asdict(r) for r in rows], "run_memory_mib": memory or {}}
+               "rows": [asdict(r) for r in rows], "search_rows": [asdict(r) for r in search_rows or ()],
+               "run_memory_mib": memory or {}}
     atomic_write(path, json.dumps(payload, indent=2))

@@ -298,7 +298,8 @@ def _bench_help() -> str:
             "Every game runs at its standard table with random and with greedy players: "
             f"{bench_mod.describe()}. A benchmark, not a test.\n\n"
             'The target column is the required one-core rate in games/s ("-" = none); the check '
-            'column says "ok" when the one-core rate reaches it and "MISS" when it does not.\n\n'
+            'column says "ok" when the one-core rate reaches it and "MISS" when it does not. A second '
+            "table times each game's search player (ismcts) in iterations/s against its target.\n\n"
             "Examples:\n\n  analyzer bench\n\n"
             f"  analyzer bench --game {available_games()[0]} --games 500 --memory")
 
@@ -311,6 +312,10 @@ def bench(
     game: Annotated[list[str] | None, typer.Option(help="Only this game (repeatable).")] = None,
     memory: Annotated[bool, typer.Option(
         "--memory", help="Also measure the peak memory of whole 1,000- and 50,000-game runs (slow).")] = False,
+    skip_search: Annotated[bool, typer.Option(
+        "--skip-search", help="Leave out the search-player table (ismcts at default parameters: "
+        "iterations/s over 30 decisions of a seeded greedy game, and games/s of one ismcts seat "
+        "against greedy over 4 games; about a minute).")] = False,
     out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
 ) -> None:
     """Measure games/s and memory (help text: ``_bench_help``, from each game's benchmark)."""
@@ -336,6 +341,15 @@ def bench(
         typer.echo(f"{r.game:<11}{r.players:>8}{r.policy:>9}{r.games_per_s_1core:>12.1f}"
                    f"{r.games_per_s_all:>10.1f}{r.cores:>6}{r.efficiency:>8.2f}"
                    f"{r.worker_peak_mib:>11.1f}{target:>8}{bench_mod.target_check(r):>7}")
+    search_rows = [] if skip_search else bench_mod.bench_search(only=tuple(game or ()))
+    if search_rows:
+        typer.echo(f"\n{'game':<11}{'players':>8}{'search policy':>15}{'decisions':>10}{'iter/s':>9}"
+                   f"{'games/s vs greedy':>19}{'target':>8}{'check':>7}")
+    for r in search_rows:
+        target = f"{r.target:.0f}" if r.target else "-"
+        typer.echo(f"{r.game:<11}{r.players:>8}{bench_mod.SEARCH_POLICY:>15}{r.decisions:>10}"
+                   f"{r.iterations_per_s:>9.0f}{r.games_per_s:>19.3f}{target:>8}"
+                   f"{bench_mod.search_target_check(r):>7}")
     compiled = bench_mod.compiled_modules()
     typer.echo("compiled (mypyc): " + (", ".join(m.removeprefix("analyzer.games.") for m in compiled)
                                        if compiled else "none, pure Python"))
@@ -346,7 +360,8 @@ def bench(
             typer.echo(f"peak memory of a {n}-game run: {mem[str(n)]} MiB")
         grow = mem["50000"] - mem["1000"]
         typer.echo(f"50,000 vs 1,000 games: {grow:+.1f} MiB ({grow / mem['1000']:+.1%})")
-    bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats})
+    bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats},
+                         search_rows)
     typer.echo(f"wrote {out}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import subprocess
@@ -191,13 +192,29 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
     rows = [bench_mod.BenchRow("rattus", 4, "greedy", 150.0, 500.0, 4, 0.8, 90.0, 300.0),
             bench_mod.BenchRow("cartus", 4, "greedy", 1500.0, 5000.0, 4, 0.8, 90.0, 1000.0),
             bench_mod.BenchRow("cartus", 4, "random", 1500.0, 5000.0, 4, 0.8, 90.0, None)]
+    search_rows = [bench_mod.SearchBenchRow("cartus", 4, 30, 1800.0, 0.4, 2000.0),
+                   bench_mod.SearchBenchRow("pyramidion", 4, 30, 7000.0, 0.5, 1000.0)]
     monkeypatch.setattr(bench_mod, "bench", lambda *a, **k: rows)
+    monkeypatch.setattr(bench_mod, "bench_search", lambda *a, **k: search_rows)
     res = runner.invoke(app, ["bench", "--out", str(tmp_path / "b.json")])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert lines[0].split()[-2:] == ["target", "check"]
     assert [ln.split()[-1] for ln in lines[1:4]] == ["MISS", "ok", "-"]
+    assert lines[5].split()[-2:] == ["target", "check"]
+    assert [ln.split()[-1] for ln in lines[6:8]] == ["MISS", "ok"]
+    assert json.loads((tmp_path / "b.json").read_text())["search_rows"][0]["iterations_per_s"] == 1800.0
     assert "MISS" in runner.invoke(app, ["bench", "--help"]).stdout
+
+
+def test_bench_search_times_searched_decisions_only():
+    """The search table counts decisions the ismcts player searched (not forced answers) and
+    plays one ismcts seat against greedy (few decisions and games: a smoke run, not a timing)."""
+    from analyzer import bench as bench_mod
+
+    searched, rate = bench_mod.search_iteration_rate("pyramidion", 4, (), decisions=3)
+    assert 1 <= searched <= 3 and rate > 0
+    assert bench_mod.search_game_rate("pyramidion", 4, (), games=1) > 0
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -547,11 +547,14 @@ class Benchmark:
         Expansions in play.
     targets : mapping of str to float
         Policy name -> required one-core rate [games/s]; a policy not listed has no target.
+    search_target : float, optional
+        Required one-core rate of the ``ismcts`` policy in search iterations/s (None: none).
     """
 
     players: int
     expansions: tuple[str, ...] = ()
     targets: Mapping[str, float] = field(default_factory=dict)
+    search_target: float | None = None
 
 
 @dataclass(frozen=True)
