@@ -1,8 +1,8 @@
 """Rattus (2010) + Rattus Africanus (2011): rules engine, players and records.
 
 Public interface: ``SPEC`` (the ``GameSpec`` the runner uses), ``default_config``,
-``play_game`` and ``POLICIES``. Rules: ``docs/rules/rattus.md`` (sections cited in each
-function's docstring).
+``new_state`` (the forward model, ``analyzer.games.forward``), ``play_game`` and ``POLICIES``.
+Rules: ``docs/rules/rattus.md`` (sections cited in each function's docstring).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from analyzer.games.base import (
     GameSpec,
     StudySection,
     config_rule_values,
+    game_streams,
     resolve_policies,
 )
 from analyzer.games.rattus.ablations import ablations
@@ -30,14 +31,42 @@ from analyzer.games.rattus.config import (
     default_config,
     make_config,
 )
-from analyzer.games.rattus.engine import Game
-from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS, build_records
-from analyzer.games.rattus.policies import POLICIES
+from analyzer.games.rattus.engine import Game, new_game, play_out
+from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS
+from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
+from analyzer.games.rattus.search import RattusIsmcts
 
-__all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", "play_game"]
+# policy registry: the key is a policy's only name
+POLICIES: dict[str, type] = {**_HEURISTICS, "ismcts": RattusIsmcts}
+
+__all__ = ["POLICIES", "SPEC", "RattusConfig", "default_config", "make_config", "new_state", "play_game"]
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "state", "plague", "cards", "scoring", "policies", "engine")
+COMPILED_MODULES = ("config", "state", "information", "core", "view", "plague", "cards", "scoring", "metrics",
+                    "policies", "engine")
+
+
+def _registry_name(policy: Any) -> str:
+    """A policy object's name: its key in ``POLICIES`` (a policy's only name), else its class name."""
+    for key, cls in POLICIES.items():
+        if type(policy) is cls:
+            return key
+    return type(policy).__name__
+
+
+def new_state(config: RattusConfig, seed: int | np.random.SeedSequence,
+              log: Callable[[str], None] | None = None) -> Game:
+    """A new game paused at its first decision: the forward model (``analyzer.games.forward``).
+
+    Parameters
+    ----------
+    config : RattusConfig
+    seed : int or numpy.random.SeedSequence
+        Same meaning as ``play_game``'s: the same seed deals the same game.
+    log : callable or None
+        Receives the readable replay log line by line.
+    """
+    return new_game(config, seed, log)
 
 
 def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,
@@ -49,7 +78,8 @@ def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSeq
     config : RattusConfig
         From ``make_config`` / ``default_config``.
     policies : str or policy object, or a sequence of them (one per seat)
-        A registered name (``"random"``, ``"greedy"``) or an object with ``choose``.
+        A registered name (``"random"``, ``"greedy"``, ``"ismcts"``) or an object with
+        ``player(seat)`` (``analyzer.games.forward.Policy``).
     seed : int or numpy.random.SeedSequence
         Same seed and policies give identical records and log.
     log : callable or None
@@ -68,11 +98,11 @@ def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSeq
         More than ``max_turns`` regular turns (message names the seed).
     """
     objs = resolve_policies(POLICIES, policies, config.n_players)
-    game = Game(config, objs, seed, log)
-    game.setup()
-    game.run()
-    names = [getattr(o, "name", type(o).__name__) for o in objs]
-    return build_records(game.state, names, log)
+    names = [_registry_name(o) for o in objs]
+    rng, seat_rngs = game_streams(seed, config.n_players)
+    game = new_game(config, seed, log, names, rng)
+    play_out(game, [pol.player(s) for s, pol in enumerate(objs)], list(seat_rngs))  # forward.play, compiled
+    return game.records(names)
 
 
 def study_sections() -> tuple[StudySection, ...]:
@@ -109,4 +139,5 @@ SPEC = GameSpec(
     sections=study_sections,
     benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 300.0}, search_target=1500.0),
     tables=TABLES,
+    new_state=new_state,
 )

@@ -1,190 +1,178 @@
-"""Rattus rules engine: setup, turns, plague move and spread, end, final round, final plague.
+"""Rattus rules engine as a forward model: setup, turns, plague move and spread, end, final round,
+final plague (docs/rules/rattus.md §6–§10, decision points §15).
 
-Rules live here and in ``cards.py`` / ``plague.py`` (docs/rules/rattus.md §6–§10, decision points
-§15). The engine drives the game and asks a seat's policy at every decision point with the
-tuple of legal options; a choice outside them raises ``IllegalChoice``. Every chance event goes
-through the ``draw_*`` / ``shuffle`` methods so a test can force outcomes.
+``Game`` is a game in progress (``analyzer.games.forward.GameState``): the position and the point
+the rules have reached are data (``State``), so a game can be asked for its pending decision,
+copied (``clone``) and advanced (``apply``) from any decision. ``apply`` runs the rules, chance
+included, until the next decision with at least two options; a decision with a single option is
+taken here without asking anyone. The rules are written in continuation style (``core.py``): each
+step below runs until it asks a decision and returns, and the handler of that decision kind
+resumes it. Class-card abilities are in ``cards.py``, plague resolution in ``plague.py``; what
+each seat may see is in ``information.py`` and ``view.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+import random
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
 from mypy_extensions import mypyc_attr
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import game_streams, seed_of
+from analyzer.games.base import game_streams, rank_and_won, seed_of
 from analyzer.games.logtext import plural, seats_line
 from analyzer.games.rattus import cards as _cards
-from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, CARD_NAMES, RattusConfig
-from analyzer.games.rattus.plague import resolve_region
-from analyzer.games.rattus.state import NOT_IN_PLAY, UNTAKEN, State
+from analyzer.games.rattus import plague
+from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
+from analyzer.games.rattus.core import GameCore
+from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
+from analyzer.games.rattus.scoring import tiebreak_keys
+from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State
+from analyzer.games.rattus.view import RattusView
 
 KNIGHT = CARD_INDEX["knight"]
 PEASANT = CARD_INDEX["peasant"]
 _ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
-class Game:
-    """One game in progress: config, state, generators, policies and the optional log.
+def _exactly(a: Any, b: Any) -> bool:
+    """``a == b`` with the same types all the way down: ``1.0`` is not ``1``, ``True`` is not ``1``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        for x, y in zip(a, b):
+            if not _exactly(x, y):
+                return False
+    return True
 
-    Parameters
-    ----------
-    cfg : RattusConfig
-    policies : sequence of policy objects, length n_players
-        Each has ``choose(state, seat, kind, options, rng, ctx) -> option``.
-    seed : int or numpy.random.SeedSequence
-        Game seed; ``game_streams`` derives the chance generator and one per seat.
-    log : callable or None
-        Receives readable replay lines; ``None`` skips all log work.
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
+class Game(GameCore):
+    """One game in progress (the forward model, ``analyzer.games.forward.GameState``).
+
+    Built by ``new_game``; see ``GameCore`` for the parts. Views of the seats are made on demand
+    and kept for the life of this object (``view``).
     """
 
-    __slots__ = ("cfg", "log", "policies", "rng", "seat_rngs", "seed", "state")
+    __slots__ = ("_views",)
 
-    def __init__(self, cfg: RattusConfig, policies: Sequence[Any], seed: int | np.random.SeedSequence,
-                 log: Callable[[str], None] | None = None):
-        self.cfg = cfg
-        self.policies = list(policies)
-        self.seed = seed
-        self.rng, self.seat_rngs = game_streams(seed, cfg.n_players)
-        self.log = log
-        self.state = State.empty(cfg)
+    def __init__(self, cfg: RattusConfig, state: State, rng: random.Random,
+                 log: Callable[[str], None] | None = None, seed: int | np.random.SeedSequence = 0):
+        super().__init__(cfg, state, rng, log, seed)
+        self._views: list[RattusView | None] = [None] * cfg.n_players
 
-    # ------------------------------------------------------------ chance (§15 "Chance")
+    # ------------------------------------------------------------ forward model
 
-    def draw_token(self) -> int:
-        """Take the top token of the shuffled rat supply (§7 C.2)."""
-        return self.state.supply_tokens.pop()
-
-    def draw_reveal(self, r: int) -> int:
-        """Index of the next token revealed in region ``r``: face down, so uniform (§7.1)."""
-        return self.rng.randrange(len(self.state.tokens[r]))
-
-    def draw_region(self) -> int:
-        """A uniformly random region in use (plague piece, caravan start; §6.1, §6.2)."""
-        return self.rng.randrange(self.cfg.n_regions)
-
-    def draw_seat(self) -> int:
-        """The start player (§6.1 default: random)."""
-        return self.rng.randrange(self.cfg.n_players)
-
-    def shuffle(self, items: list) -> None:
-        """Shuffle tokens or region cards in place."""
-        self.rng.shuffle(items)
-
-    def draw_class_cards(self) -> tuple[str, ...]:
-        """Knight plus random others up to the count in play (§6.2 default)."""
-        others = [c for c in CARD_NAMES if c != "knight"]
-        picked = ["knight"] + self.rng.sample(others, self.cfg.cards_in_play_count - 1)
-        return tuple(sorted(picked, key=CARD_INDEX.__getitem__))
-
-    def draw_region_cards(self, k: int) -> list[int]:
-        """Draw up to ``k`` region cards, reshuffling the discard into an empty deck (§9)."""
-        st = self.state
-        out = []
-        for _ in range(k):
-            if not st.deck:
-                if not st.rdiscard:
-                    break
-                st.deck, st.rdiscard = st.rdiscard, []
-                self.shuffle(st.deck)
-            out.append(st.deck.pop())
-        return out
-
-    # ------------------------------------------------------------ decisions
-
-    def ask(self, seat: int, kind: str, options: tuple, ctx: Any = None) -> Any:
-        """The seat's choice among ``options`` (§15); a single option is taken without asking.
+    def apply(self, action: Hashable) -> None:
+        """Take ``action`` for the deciding seat and run the rules to the next decision (§15).
 
         Raises
         ------
         IllegalChoice
-            The policy returned something not in ``options``.
+            ``action`` is not one of ``legal_actions()`` (compared with its type: a float or a
+            bool never stands for an int).
+        TurnCapExceeded
+            More than ``max_turns`` regular turns (the message names the seed).
         """
-        if len(options) == 1:
-            return options[0]
-        choice = self.policies[seat].choose(self.state, seat, kind, options, self.seat_rngs[seat], ctx)
-        if choice not in options:
+        st = self.state
+        options = st.options
+        legal = False
+        for o in options:  # players return the offered objects themselves: found by identity
+            if o is action:
+                legal = True
+                break
+        if not legal:
+            try:
+                legal = _exactly(options[options.index(action)], action)
+            except ValueError:
+                legal = False
+        if not legal:
             shown = options if len(options) <= 20 else options[:20] + ("…",)
-            raise IllegalChoice(f"seat {seat}: decision {kind!r}: choice {choice!r} is not legal "
+            raise IllegalChoice(f"seat {st.seat}: decision {st.kind!r}: choice {action!r} is not legal "
                                 f"(legal: {shown})")
-        return choice
+        self._resume(action)
+        self.settle()
 
-    # ------------------------------------------------------------ cube bookkeeping
-
-    def place_cubes(self, p: int, r: int, k: int) -> int:
-        """Put up to ``k`` cubes of ``p`` from supply into region ``r``; returns the number placed."""
+    def settle(self) -> None:
+        """Take every pending decision that has a single option (nobody is asked those)."""
         st = self.state
-        k = min(k, st.supply_cubes[p])
-        if k > 0:
-            st.supply_cubes[p] -= k
-            st.cubes[r][p] += k
-            st.cubes_placed[p] += k
-        return max(k, 0)
+        while st.kind and len(st.options) == 1:
+            self._resume(st.options[0])
 
-    def _untag(self, p: int, r: int) -> tuple[int, int]:
-        """Drop caravan tags above the cubes left (tagged cubes leave last); returns the tags dropped."""
+    def _resume(self, action: Any) -> None:
+        """Resume the rule that asked the pending decision with ``action``."""
         st = self.state
-        excess = st.tag_own[r][p] + st.tag_recv[r][p] - st.cubes[r][p]
-        if excess <= 0:
-            return 0, 0
-        recv = min(excess, st.tag_recv[r][p])
-        st.tag_recv[r][p] -= recv
-        st.tag_own[r][p] -= excess - recv
-        return excess - recv, recv
+        kind, seat = st.kind, st.seat
+        st.serial += 1
+        st.kind = ""  # a rule that asks nothing more leaves the game over (or halted)
+        if kind == "step":
+            self._step_chosen(seat, action)
+        elif kind == "place":
+            self._place_chosen(seat, action)
+        elif kind == "take":
+            self.take_card(seat, action)
+            self._ask_step()
+        elif kind == "plague_move":
+            self._plague_move_chosen(seat, action)
+        elif kind == "spread":
+            self._spread_chosen(seat, action)
+        elif kind == "region_card":
+            plague.region_card_chosen(self, seat, action)
+        elif kind == "opening":
+            self._opening_chosen(seat, action)
+        elif kind == "final_step":
+            self._final_step_chosen(seat, action)
+        elif kind == "final_order":
+            self._final_order_chosen(action)
+        else:
+            _cards.CHOSEN[kind](self, seat, action)
 
-    def remove_cubes(self, p: int, r: int, k: int) -> None:
-        """Return ``k`` cubes of ``p`` in ``r`` to supply, ordinary first, disc cube last (§2.3, Q8)."""
+    def refresh_options(self, seat: int) -> None:
+        """After a redraw for ``seat`` (``determinize``): another seat's pending region-card offer
+        or Astronomer/Explorer choice is rebuilt from its redrawn hand or cards (it may then have
+        a single option, which ``apply`` accepts)."""
         st = self.state
-        st.cubes[r][p] -= k
-        st.supply_cubes[p] += k
-        if st.cubes[r][p] == 0 and st.discs[r][p]:
-            st.discs[r][p] = 0
-            st.disc_supply += 1
-        self._untag(p, r)
+        if st.seat == seat or not st.kind:
+            return
+        if st.kind == "region_card":
+            st.options = plague.region_card_options(self, st.seat, st.res_region, st.res_token)
+        elif st.kind in ("astronomer", "explorer"):
+            st.options = tuple(st.drawn)
 
-    def move_cubes(self, p: int, src: int, dst: int, k: int, with_disc: bool) -> None:
-        """Merchant move of ``k`` cubes, the disc along if ``with_disc`` (§8.1, §8.2)."""
-        st = self.state
-        st.cubes[src][p] -= k
-        st.cubes[dst][p] += k
-        if with_disc:
-            st.discs[src][p] = 0
-            st.discs[dst][p] = 1
-        own, recv = self._untag(p, src)
-        st.tag_own[dst][p] += own
-        st.tag_recv[dst][p] += recv
+    def view(self, seat: int) -> RattusView:
+        """What ``seat``'s player is given to decide from (one view object per seat and game)."""
+        v = self._views[seat]
+        if v is None:
+            v = self._views[seat] = RattusView(self, seat)
+        return v
 
-    def to_palace(self, p: int, r: int) -> None:
-        """King: one ordinary cube from ``r`` to the palace (§8.1)."""
-        st = self.state
-        st.cubes[r][p] -= 1
-        st.palace[p] += 1
-        own, recv = self._untag(p, r)
-        st.palace_tag_own[p] += own
-        st.palace_tag_recv[p] += recv
+    def returns(self) -> tuple[float, ...]:
+        """Each seat's win share at the end (§10.4, §10.5: the tie-break leaves one winner)."""
+        score = final_scores(self.state)[0]
+        _, won = rank_and_won(score, [tiebreak_keys(self.cfg.n_players, self.state.last_seat)])
+        return tuple(won)
 
-    def take_card(self, p: int, card: int) -> None:
-        """Phase A: take an untaken card or one held by another player (§7 A)."""
-        st = self.state
-        prev = st.holder[card]
-        cls = CARD_CLASS[card]
-        if prev >= 0:
-            st.held_class[prev][cls] -= 1
-        st.holder[card] = p
-        st.held_class[p][cls] += 1
-        st.took[p][card] += 1
-        if self.log is not None:
-            self.log(f"  seat {p} takes {CARD_NAMES[card]}" + (f" from seat {prev}" if prev >= 0 else ""))
+    def heuristic_returns(self) -> tuple[float, ...]:
+        """Win shares estimated from the current scores (§10.4): a softmax over each seat's
+        cubes in regions and palace, region-card and diplomat points now, in units of 2 points."""
+        score = final_scores(self.state)[0]
+        top = max(score)
+        w = [math.exp((s - top) / 2.0) for s in score]
+        total = sum(w)
+        return tuple(x / total for x in w)
+
+    def records(self, policy_names: Sequence[str]) -> tuple[dict, list[dict]]:
+        """The game record and one seat record per seat, at the end (``metrics.build_records``)."""
+        return build_records(self.state, list(policy_names))
 
     # ------------------------------------------------------------ setup (§6)
 
-    def setup(self) -> None:
+    def setup(self, seat_names: Sequence[str] | None = None) -> None:
         """Setup (§6.1, §6.2): cards, starting tokens, supply, plague piece, start player,
-        region cards, caravan, opening cubes."""
+        region cards, caravan; then the opening cubes are asked for."""
         cfg, st = self.cfg, self.state
         in_play = cfg.class_cards if cfg.class_cards is not None else self.draw_class_cards()
         for name in in_play:
@@ -193,10 +181,11 @@ class Game:
         self.shuffle(starters)
         nr = cfg.n_regions
         for r in range(nr):
-            st.tokens[r].append(starters[r])
+            self.put_token(r, starters[r], STARTER_SLOT)
         supply = starters[nr:] + list(cfg.normal_tokens)
         self.shuffle(supply)
-        st.supply_tokens = supply[cfg.tokens_removed:]  # removed unseen (§5.3)
+        st.removed_tokens = supply[:cfg.tokens_removed]  # removed unseen (§5.3)
+        st.supply_tokens = supply[cfg.tokens_removed:]
         st.plague = cfg.plague_start if cfg.plague_start >= 0 else self.draw_region()
         st.start_seat = self.draw_seat()
         n = cfg.n_players
@@ -209,7 +198,8 @@ class Game:
         log = self.log
         if log is not None:
             log(f"rattus {cfg.n_players} players, expansions: {', '.join(cfg.expansions) or 'none'}")
-            log(seats_line(self.policies))
+            if seat_names is not None:
+                log(seats_line(seat_names))
             log("legend: rat token '5+M+Is' = acts with 5+ cubes in the region; A = every player there loses"
                 " a cube, M = whoever has most there loses one, a class = holders of that class card lose one"
                 " (Pe Bo Ch Kn Ma Ro Is = peasantry bourgeoisie church chivalry magic royalty islam);"
@@ -219,21 +209,38 @@ class Game:
             log(f"start player seat {st.start_seat}; plague piece in {cfg.region_names[st.plague]}"
                 + (f"; caravan in {cfg.region_names[st.caravan]}" if cfg.africanus else "")
                 + f"; rat supply {len(st.supply_tokens)}")
-        regions = tuple(range(nr))
-        first = [-1] * n
-        for i in range(n):  # first pair clockwise from the start player (§6.1 step 7)
-            p = (st.start_seat + i) % n
-            first[p] = r = self.ask(p, "opening", regions)
-            self.place_cubes(p, r, 2)
-            if log is not None:
-                log(f"  seat {p} opens with 2 cubes in {cfg.region_names[r]}")
-        for i in range(n):  # second pair in reverse order
-            p = (st.start_seat + n - 1 - i) % n
-            opts = tuple(x for x in regions if x != first[p]) if cfg.opening_pairs_distinct_regions else regions
-            r = self.ask(p, "opening", opts)
-            self.place_cubes(p, r, 2)
-            if log is not None:
-                log(f"  seat {p} adds 2 cubes in {cfg.region_names[r]}")
+        st.opening_i = 0
+        self._ask_opening()
+
+    def _ask_opening(self) -> None:
+        """Ask the next opening pair (§6.1 step 7): first pairs clockwise from the start player,
+        second pairs in reverse order, by default in another region than the first."""
+        st, cfg = self.state, self.cfg
+        n = cfg.n_players
+        i = st.opening_i
+        regions = tuple(range(cfg.n_regions))
+        if i < n:
+            self.ask((st.start_seat + i) % n, "opening", regions)
+        elif i < 2 * n:
+            p = (st.start_seat + 2 * n - 1 - i) % n
+            first = st.opening_first[p]
+            opts = tuple(x for x in regions if x != first) if cfg.opening_pairs_distinct_regions else regions
+            self.ask(p, "opening", opts)
+        else:
+            st.phase = "regular"
+            self.start_turn(st.start_seat)
+
+    def _opening_chosen(self, p: int, r: int) -> None:
+        """Place an opening pair of 2 cubes (§6.1 step 7)."""
+        st = self.state
+        first = st.opening_i < self.cfg.n_players
+        if first:
+            st.opening_first[p] = r
+        self.place_cubes(p, r, 2)
+        if self.log is not None:
+            self.log(f"  seat {p} {'opens with' if first else 'adds'} 2 cubes in {self.cfg.region_names[r]}")
+        st.opening_i += 1
+        self._ask_opening()
 
     # ------------------------------------------------------------ regular turn (§7)
 
@@ -247,174 +254,227 @@ class Game:
                     out[c] = opts
         return out
 
-    def regular_turn(self, p: int) -> None:
-        """One regular turn (§7): A, B and abilities in any order, each at most once, then C."""
+    def start_turn(self, p: int) -> None:
+        """Begin seat ``p``'s regular turn (§7): A, B and abilities in any order, each at most
+        once, then C.
+
+        Raises
+        ------
+        TurnCapExceeded
+            ``max_turns`` regular turns have already been played.
+        """
         st, cfg = self.state, self.cfg
+        if st.turns >= cfg.max_turns:
+            raise TurnCapExceeded(f"rattus game did not end within {cfg.max_turns} turns; "
+                                  f"replay seed {seed_of(self.seed)}")
         st.active = p
-        log = self.log
-        if log is not None:
-            log(f"turn {st.turns + 1} (round {st.turns // cfg.n_players + 1}): seat {p}")
-        taken = placed = False
-        used = 0
-        while True:
-            abil = self._ability_options(p, used, _cards.ABILITIES)
-            steps: list = []
-            if not taken and any(h != NOT_IN_PLAY and h != p for h in st.holder):
-                steps.append("take")
-            if not placed:
-                steps.append("place")
-            steps.extend(_ABILITY_NAMES[c] for c in abil)
-            steps.append("plague")
-            step = self.ask(p, "step", tuple(steps), ctx=abil)
-            if step == "plague":
-                break
-            if step == "take":
-                taken = True
-                opts = tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p)
-                self.take_card(p, self.ask(p, "take", opts))
-            elif step == "place":
-                placed = True
-                r = self.ask(p, "place", tuple(range(cfg.n_regions)))
-                k = len(st.tokens[r]) + (1 if st.holder[PEASANT] == p else 0)
-                k = self.place_cubes(p, r, k)
-                if log is not None:
-                    log(f"  seat {p} places {plural(k, 'cube')} in {cfg.region_names[r]}")
-            else:
-                c = CARD_INDEX[step]
-                used |= 1 << c
-                _cards.ABILITIES[c][1](self, p, abil[c])
-        self.plague_phase(p)
+        if self.log is not None:
+            self.log(f"turn {st.turns + 1} (round {st.turns // cfg.n_players + 1}): seat {p}")
+        st.taken = st.placed = False
+        st.used = 0
+        self._ask_step()
+
+    def _ask_step(self) -> None:
+        """Ask the active seat for its next step: take, place, an unused ability, or phase C (§7)."""
+        st = self.state
+        p = st.active
+        abil = self._ability_options(p, st.used, _cards.ABILITIES)
+        steps: list = []
+        if not st.taken and any(h != NOT_IN_PLAY and h != p for h in st.holder):
+            steps.append("take")
+        if not st.placed:
+            steps.append("place")
+        steps.extend(_ABILITY_NAMES[c] for c in abil)
+        steps.append("plague")
+        self.ask(p, "step", tuple(steps), abil)
+
+    def _step_chosen(self, p: int, step: str) -> None:
+        st = self.state
+        if step == "plague":
+            self.plague_phase(p)
+        elif step == "take":
+            st.taken = True
+            self.ask(p, "take", tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p))
+        elif step == "place":
+            st.placed = True
+            self.ask(p, "place", tuple(range(self.cfg.n_regions)))
+        else:
+            abil = st.ctx  # the step decision's ability options (still the pending context)
+            c = CARD_INDEX[step]
+            st.used |= 1 << c
+            _cards.ABILITIES[c][1](self, p, abil[c])
+
+    def _place_chosen(self, p: int, r: int) -> None:
+        """Phase B (§7 B, §8.1): as many cubes as rats in the region, +1 with the Peasant."""
+        st = self.state
+        k = len(st.tokens[r]) + (1 if st.holder[PEASANT] == p else 0)
+        k = self.place_cubes(p, r, k)
+        if self.log is not None:
+            self.log(f"  seat {p} places {plural(k, 'cube')} in {self.cfg.region_names[r]}")
+        self._ask_step()
+
+    def ability_done(self) -> None:
+        """After an ability: the next step of the regular turn, or of the final turn (§7, §10.2)."""
+        if self.state.phase == "final_round":
+            self._ask_final_step()
+        else:
+            self._ask_step()
 
     def plague_phase(self, p: int) -> None:
-        """Phase C (§7 C): move the plague piece, spread, then resolve the plague region."""
+        """Phase C.1 (§7 C): the plague piece must move to a neighbour (Knight: within reach)."""
         st, cfg = self.state, self.cfg
         src = st.plague
-        dests = cfg.knight_reach[src] if st.holder[KNIGHT] == p else cfg.adj[src]
-        d = self.ask(p, "plague_move", dests)
-        st.plague = d
-        log = self.log
-        rats = len(st.tokens[d])
-        if log is not None:
-            log(f"  seat {p} moves the plague {cfg.region_names[src]} -> {cfg.region_names[d]} ({plural(rats, 'rat')}, "
-                f"{plural(sum(st.cubes[d]), 'cube')})")
-        if rats == 0:  # Q16: nothing happens
-            return
-        cap = cfg.rat_cap
-        for _ in range(cfg.spread_table[min(rats, len(cfg.spread_table) - 1)]):
-            if not st.supply_tokens:
-                break
-            opts = tuple(x for x in cfg.adj[d] if len(st.tokens[x]) < cap)
-            if not opts:
-                break
-            x = self.ask(p, "spread", opts)
-            st.tokens[x].append(self.draw_token())
-            if log is not None:
-                log(f"    new rat in {cfg.region_names[x]}")
-        resolve_region(self, d, p)
+        self.ask(p, "plague_move", cfg.knight_reach[src] if st.holder[KNIGHT] == p else cfg.adj[src])
 
-    # ------------------------------------------------------------ region cards (§7 C.3, §9)
-
-    def offer_region_cards(self, r: int, tid: int, chooser: int, protected: list[int]) -> list[int]:
-        """Ask, clockwise from ``chooser``, each seat threatened by a class symbol of token ``tid``
-        whether to play a matching region card (§7 C.3, §9). Returns the card ids played."""
+    def _plague_move_chosen(self, p: int, d: int) -> None:
+        """Move the plague piece; with rats there, spread (§7 C.2) then resolve (§7 C.3)."""
         st, cfg = self.state, self.cfg
-        classes = set(cfg.tokens[tid][3])
-        row = st.cubes[r]
-        n = cfg.n_players
-        played = []
-        match = cfg.region_card_must_match_plague_region
-        for i in range(n):
-            q = (chooser + i) % n
-            if not row[q] or not st.hands[q]:
-                continue
-            while True:
-                opts: list = [None]
-                for k in classes:
-                    if st.held_class[q][k] and not (protected[q] >> k) & 1:
-                        for cid in st.hands[q]:
-                            if (cfg.rcard_mask[cid] >> k) & 1 and (not match or cfg.rcard_region[cid] == r):
-                                opts.append((cid, k))
-                if len(opts) == 1:
-                    break
-                choice = self.ask(q, "region_card", tuple(opts), ctx=(r, tid))
-                if choice is None:
-                    break
-                cid, k = choice
-                st.hands[q].remove(cid)
-                played.append(cid)
-                protected[q] |= 1 << k
-                if self.log is not None:
-                    self.log(f"    seat {q} plays region card {cfg.rcard_labels[cid]} to protect class {k}")
-        return played
+        src = st.plague
+        st.plague = d
+        rats = len(st.tokens[d])
+        if self.log is not None:
+            self.log(f"  seat {p} moves the plague {cfg.region_names[src]} -> {cfg.region_names[d]} "
+                     f"({plural(rats, 'rat')}, {plural(sum(st.cubes[d]), 'cube')})")
+        if rats == 0:  # Q16: nothing happens
+            self.end_turn()
+            return
+        st.spread_left = cfg.spread_table[min(rats, len(cfg.spread_table) - 1)]
+        self._ask_spread()
+
+    def _ask_spread(self) -> None:
+        """Phase C.2 (§7 C.2): one new rat at a time into a neighbour with room, while the supply
+        lasts; then the plague region is resolved."""
+        st, cfg = self.state, self.cfg
+        d = st.plague
+        if st.spread_left > 0 and st.supply_tokens:
+            cap = cfg.rat_cap
+            opts = tuple(x for x in cfg.adj[d] if len(st.tokens[x]) < cap)
+            if opts:
+                self.ask(st.active, "spread", opts)
+                return
+        st.spread_left = 0
+        plague.start_resolve(self, d, st.active)
+
+    def _spread_chosen(self, p: int, x: int) -> None:
+        st = self.state
+        self.put_token(x, self.draw_token(), 0)
+        if self.log is not None:
+            self.log(f"    new rat in {self.cfg.region_names[x]}")
+        st.spread_left -= 1
+        self._ask_spread()
+
+    def region_done(self) -> None:
+        """After a plague region: end of the regular turn, or the next region of the final plague."""
+        if self.state.phase == "final_plague":
+            self._ask_final_order()
+        else:
+            self.end_turn()
+
+    def end_turn(self) -> None:
+        """End check after a regular turn (§10.1), then the next turn or the final round."""
+        st, cfg = self.state, self.cfg
+        p = st.active
+        st.turns += 1
+        if not st.supply_tokens or st.supply_cubes[p] == 0:  # §10.1
+            st.end, st.trigger_seat, st.last_seat = "trigger", p, p
+            if self.log is not None:
+                why = "rat supply empty" if not st.supply_tokens else "all cubes on the board"
+                self.log(f"end triggered by seat {p}: {why}")
+            self.start_final_round()
+        elif st.turns >= cfg.max_rounds * cfg.n_players:
+            st.end, st.last_seat = "turn_cap", p
+            if self.log is not None:
+                self.log(f"round cap {cfg.max_rounds} reached; seat {p} had the last turn")
+            self.start_final_round()
+        else:
+            self.start_turn((p + 1) % cfg.n_players)
 
     # ------------------------------------------------------------ end (§10)
 
-    def final_round(self) -> None:
+    def start_final_round(self) -> None:
         """Counter-clockwise from the right of L, L excluded: abilities only (§10.2)."""
-        st, cfg = self.state, self.cfg
+        st = self.state
         st.phase = "final_round"
-        n = cfg.n_players
-        L = st.last_seat
         if self.log is not None:
-            self.log(f"final round (counter-clockwise, seat {L} excluded)")
-        for i in range(1, n):
-            p = (L - i) % n
-            st.active = p
-            st.final_round_turns += 1
-            if self.log is not None:
-                self.log(f" final turn: seat {p}")
-            used = 0
-            while True:
-                abil = self._ability_options(p, used, _cards.FINAL_ABILITIES)
-                step = self.ask(p, "final_step", tuple(_ABILITY_NAMES[c] for c in abil) + ("done",), ctx=abil)
-                if step == "done":
-                    break
-                c = CARD_INDEX[step]
-                used |= 1 << c
-                _cards.FINAL_ABILITIES[c][1](self, p, abil[c])
+            self.log(f"final round (counter-clockwise, seat {st.last_seat} excluded)")
+        st.final_i = 1
+        self._start_final_turn()
 
-    def final_plague(self) -> None:
+    def _start_final_turn(self) -> None:
+        st = self.state
+        n = self.cfg.n_players
+        if st.final_i >= n:
+            self.start_final_plague()
+            return
+        p = (st.last_seat - st.final_i) % n
+        st.active = p
+        st.final_round_turns += 1
+        if self.log is not None:
+            self.log(f" final turn: seat {p}")
+        st.used = 0
+        self._ask_final_step()
+
+    def _ask_final_step(self) -> None:
+        st = self.state
+        p = st.active
+        abil = self._ability_options(p, st.used, _cards.FINAL_ABILITIES)
+        self.ask(p, "final_step", tuple(_ABILITY_NAMES[c] for c in abil) + ("done",), abil)
+
+    def _final_step_chosen(self, p: int, step: str) -> None:
+        st = self.state
+        if step == "done":
+            st.final_i += 1
+            self._start_final_turn()
+            return
+        abil = st.ctx
+        c = CARD_INDEX[step]
+        st.used |= 1 << c
+        _cards.FINAL_ABILITIES[c][1](self, p, abil[c])
+
+    def start_final_plague(self) -> None:
         """Every region in use, in the order L names one at a time (§10.3); no spread."""
-        st, cfg = self.state, self.cfg
+        st = self.state
         st.phase = "final_plague"
-        L = st.last_seat
-        st.active = L
+        st.active = st.last_seat
         if self.log is not None:
-            self.log(f"final plague, order chosen by seat {L}")
-        while True:
-            todo = tuple(r for r in range(cfg.n_regions) if st.tokens[r] and sum(st.cubes[r]))
-            if not todo:
-                break
-            r = self.ask(L, "final_order", todo)
-            if self.log is not None:
-                self.log(f"  final plague in {cfg.region_names[r]}")
-            resolve_region(self, r, L)
+            self.log(f"final plague, order chosen by seat {st.last_seat}")
+        self._ask_final_order()
 
-    def run(self) -> None:
-        """Regular turns until the end trigger or ``max_rounds``, then §10.2 and §10.3."""
+    def _ask_final_order(self) -> None:
         st, cfg = self.state, self.cfg
-        n = cfg.n_players
-        st.phase = "regular"
-        cap_turns = cfg.max_rounds * n
-        p = st.start_seat
-        while True:
-            if st.turns >= cfg.max_turns:
-                raise TurnCapExceeded(f"rattus game did not end within {cfg.max_turns} turns; "
-                                      f"replay seed {seed_of(self.seed)}")
-            self.regular_turn(p)
-            st.turns += 1
-            if not st.supply_tokens or st.supply_cubes[p] == 0:  # §10.1
-                st.end, st.trigger_seat, st.last_seat = "trigger", p, p
-                if self.log is not None:
-                    why = "rat supply empty" if not st.supply_tokens else "all cubes on the board"
-                    self.log(f"end triggered by seat {p}: {why}")
-                break
-            if st.turns >= cap_turns:
-                st.end, st.last_seat = "turn_cap", p
-                if self.log is not None:
-                    self.log(f"round cap {cfg.max_rounds} reached; seat {p} had the last turn")
-                break
-            p = (p + 1) % n
-        self.final_round()
-        self.final_plague()
+        todo = tuple(r for r in range(cfg.n_regions) if st.tokens[r] and sum(st.cubes[r]))
+        if todo:
+            self.ask(st.last_seat, "final_order", todo)
+            return
         st.phase = "over"
+        if self.log is not None:
+            log_final_scores(st, self.log)
+
+    def _final_order_chosen(self, r: int) -> None:
+        if self.log is not None:
+            self.log(f"  final plague in {self.cfg.region_names[r]}")
+        plague.start_resolve(self, r, self.state.last_seat)
+
+
+def new_game(cfg: RattusConfig, seed: int | np.random.SeedSequence, log: Callable[[str], None] | None = None,
+             seat_names: Sequence[str] | None = None, rng: random.Random | None = None) -> Game:
+    """A new game after setup, paused at its first decision (docs/rules/rattus.md §6).
+
+    Parameters
+    ----------
+    cfg : RattusConfig
+    seed : int or numpy.random.SeedSequence
+        The game seed; chance comes from its first stream (``game_streams``), as in ``play_game``.
+    log : callable or None
+        Receives the readable replay log line by line.
+    seat_names : sequence of str, optional
+        Policy names for the log's header line.
+    rng : random.Random, optional
+        The chance generator when the caller has already drawn the streams of ``seed``.
+    """
+    if rng is None:
+        rng = game_streams(seed, cfg.n_players)[0]
+    game = Game(cfg, State.empty(cfg), rng, log, seed)
+    game.setup(seat_names)
+    game.settle()
+    return game

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, rank_and_won
 from analyzer.games.rattus.config import CARD_NAMES
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
@@ -57,7 +59,7 @@ def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[in
     return [cubes[p] + rc[p] + dp[p] for p in range(n)], cubes, rc, dp
 
 
-def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict, list[dict]]:
+def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dict]]:
     """The game record and one seat record per seat, keys equal to the declared columns."""
     cfg = state.cfg
     n = cfg.n_players
@@ -108,9 +110,15 @@ def build_records(state: State, policy_names: list[str], log=None) -> tuple[dict
             "tiebreak": tb[p],
             **{f"took_{c}": state.took[p][k] for k, c in enumerate(CARD_NAMES)},
         })
-    if log is not None:
-        for p in range(n):
-            log(f"seat {p}: score {score[p]} = cubes {state.on_board(p)} + palace {state.palace[p]} + region cards "
-                f"{rc[p]} + diplomats {dp[p]}; rank {ranks[p]}")
-        log(f"winner: seat {game['winner_seats']}")
     return game, seats
+
+
+def log_final_scores(state: State, log: Callable[[str], None]) -> None:
+    """The replay log's closing lines: each seat's score by part and rank, and the winner (§10.4)."""
+    n = state.cfg.n_players
+    score, _, rc, dp = final_scores(state)
+    ranks, _ = rank_and_won(score, [tiebreak_keys(n, state.last_seat)])
+    for p in range(n):
+        log(f"seat {p}: score {score[p]} = cubes {state.on_board(p)} + palace {state.palace[p]} + region cards "
+            f"{rc[p]} + diplomats {dp[p]}; rank {ranks[p]}")
+    log(f"winner: seat {','.join(str(s) for s in range(n) if ranks[s] == 1)}")

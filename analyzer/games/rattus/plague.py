@@ -1,17 +1,22 @@
-"""Plague resolution in one region, docs/rules/rattus.md §5.1 and §7.1 (used by §7 C.3 and §10.3)."""
+"""Plague resolution in one region, docs/rules/rattus.md §5.1 and §7.1 (used by §7 C.3 and §10.3).
+
+``start_resolve`` reveals the region's tokens one at a time; when a revealed token lets players
+play region cards (§9) it asks them (``GameCore.ask``), and ``region_card_chosen`` resumes the
+resolution. When the region is finished it hands back to the turn structure
+(``game.region_done()``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
+from analyzer.games.rattus.core import GameCore
+from analyzer.games.rattus.state import NOT_IN_PLAY
 
 _KNIGHT = CARD_INDEX["knight"]
-
-if TYPE_CHECKING:  # pragma: no cover
-    from analyzer.games.rattus.engine import Game
 
 
 def token_losses(cubes: Sequence[int], cards_held: Sequence[Mapping[str, int]], threshold: int,
@@ -94,8 +99,8 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
     return out
 
 
-def resolve_region(game: Game, r: int, chooser: int) -> None:
-    """Reveal the tokens of region ``r`` one at a time and apply them (§7.1).
+def start_resolve(game: GameCore, r: int, chooser: int) -> None:
+    """Resolve the plague in region ``r`` (§7.1): reveal its tokens one at a time and apply them.
 
     Stops when the region holds no cubes or no tokens; unrevealed tokens stay. Region cards
     (§9) are offered clockwise from ``chooser`` after each reveal whose threshold is met, and
@@ -103,31 +108,118 @@ def resolve_region(game: Game, r: int, chooser: int) -> None:
     """
     st = game.state
     cfg = game.cfg
+    st.res_region = r
+    st.res_chooser = chooser
+    st.res_token = -1
+    st.res_offer = 0
+    st.res_protected = [0] * cfg.n_players
+    st.res_played = []
+    st.res_neutral = 2 if (cfg.knight_adds_two_neutral_cubes and st.holder[_KNIGHT] != NOT_IN_PLAY
+                           and st.plague == r) else 0
+    _resolve(game)
+
+
+def _resolve(game: GameCore) -> None:
+    """The reveal loop of §7.1, from where it stands (after a region-card decision, it first
+    finishes the offers for the token just revealed)."""
+    st = game.state
+    cfg = game.cfg
+    r = st.res_region
     tokens = st.tokens[r]
     row = st.cubes[r]
-    n = cfg.n_players
     log = game.log
-    protected = [0] * n
-    played: list[int] = []
-    neutral = 2 if (cfg.knight_adds_two_neutral_cubes and st.holder[_KNIGHT] != -2 and st.plague == r) else 0
-    while tokens and sum(row):
-        tid = tokens.pop(game.draw_reveal(r))
+    while True:
+        if st.res_token >= 0:
+            if _offer_region_cards(game):
+                return  # waiting for a region-card decision
+            _apply_token(game, st.res_token)
+            st.res_token = -1
+        if not (tokens and sum(row)):
+            break
+        tid, _ = game.take_token(r, game.draw_reveal(r))
         st.discarded_tokens += 1
-        token = cfg.tokens[tid]
-        total = sum(row) + neutral
-        if total < token[0]:
+        total = sum(row) + st.res_neutral
+        if total < cfg.tokens[tid][0]:
             if log is not None:
                 log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, no effect")
             continue
-        if cfg.africanus and token[3] and any(st.hands):
-            played += game.offer_region_cards(r, tid, chooser, protected)
-        lost = losses(row, st.held_class, token, protected, cfg.same_class_cards_stack)
-        for p, k in enumerate(lost):
-            if k:
-                game.remove_cubes(p, r, k)
-                st.cubes_lost[p] += k
-        if log is not None:
-            hit = ", ".join(f"seat {p} -{k}" for p, k in enumerate(lost) if k) or "nobody"
-            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, kills {hit}")
-    if played:
-        st.rdiscard.extend(played)
+        if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
+            st.res_token = tid
+            st.res_offer = 0
+            continue
+        _apply_token(game, tid)
+    if st.res_played:
+        game.discard_region_cards(st.res_played, (1 << cfg.n_players) - 1)  # played face up
+        st.res_played = []
+    st.res_region = -1
+    game.region_done()
+
+
+def _apply_token(game: GameCore, tid: int) -> None:
+    """Remove the cubes revealed token ``tid`` kills in the region being resolved (§7.1)."""
+    st = game.state
+    cfg = game.cfg
+    r = st.res_region
+    row = st.cubes[r]
+    total = sum(row) + st.res_neutral
+    lost = losses(row, st.held_class, cfg.tokens[tid], st.res_protected, cfg.same_class_cards_stack)
+    for p, k in enumerate(lost):
+        if k:
+            game.remove_cubes(p, r, k)
+            st.cubes_lost[p] += k
+    if game.log is not None:
+        hit = ", ".join(f"seat {p} -{k}" for p, k in enumerate(lost) if k) or "nobody"
+        game.log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, kills {hit}")
+
+
+def region_card_options(game: GameCore, q: int, r: int, tid: int) -> tuple:
+    """What seat ``q`` may play against token ``tid`` revealed in region ``r`` (§9): ``None``
+    (play nothing) and each ``(card, class)`` of a region card in hand showing a class printed on
+    the token, of a class card ``q`` holds and has not protected here yet."""
+    st = game.state
+    cfg = game.cfg
+    match = cfg.region_card_must_match_plague_region
+    opts: list = [None]
+    held = st.held_class[q]
+    prot = st.res_protected[q]
+    for k in set(cfg.tokens[tid][3]):
+        if held[k] and not (prot >> k) & 1:
+            for cid in st.hands[q]:
+                if (cfg.rcard_mask[cid] >> k) & 1 and (not match or cfg.rcard_region[cid] == r):
+                    opts.append((cid, k))
+    return tuple(opts)
+
+
+def _offer_region_cards(game: GameCore) -> bool:
+    """Ask, clockwise from the chooser, each seat threatened by a class symbol of the token just
+    revealed whether to play a matching region card (§7 C.3, §9). Returns True when a seat has
+    been asked, False when the offers are over."""
+    st = game.state
+    n = game.cfg.n_players
+    r = st.res_region
+    row = st.cubes[r]
+    while st.res_offer < n:
+        q = (st.res_chooser + st.res_offer) % n
+        if row[q] and st.hands[q]:
+            opts = region_card_options(game, q, r, st.res_token)
+            if len(opts) > 1:
+                game.ask(q, "region_card", opts, ctx=(r, st.res_token))
+                return True
+        st.res_offer += 1
+    return False
+
+
+def region_card_chosen(game: GameCore, q: int, choice: Any) -> None:
+    """Play the chosen region card, protecting one class for the rest of this region (§9), or
+    pass (the offer moves to the next seat); then the resolution goes on."""
+    st = game.state
+    if choice is None:
+        st.res_offer += 1
+    else:
+        cid, k = choice
+        st.hands[q].remove(cid)
+        st.res_played.append(cid)
+        st.res_protected[q] |= 1 << k
+        if game.log is not None:
+            game.log(f"    seat {q} plays region card {game.cfg.rcard_labels[cid]} to protect class {k}")
+    _resolve(game)

@@ -1,16 +1,16 @@
 """Rattus players: ``random`` and ``greedy`` (docs/rules/rattus.md §15 decision points).
 
-A policy is a frozen dataclass of typed parameters with one method
-``choose(state, seat, kind, options, rng, ctx) -> option`` returning one element of ``options``.
-Policies read only public information (cube counts, token counts, cards held, own region-card
-hand, what the Witch showed through ``ctx``), never a face-down token's identity.
+A policy is a frozen dataclass of typed parameters (``analyzer.games.forward.Policy``);
+``policy.player(seat)`` makes the player of one seat for one game, and
+``player.choose(view, rng)`` returns one of ``view.legal_actions()``. Players decide from the
+seat's ``RattusView`` only: the public board (cube counts, rat counts, cards held), the seat's own
+region cards and what the Witch showed it, never a face-down token's face or another hand.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from operator import mul
+from dataclasses import dataclass
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -19,7 +19,8 @@ from analyzer.games.base import param
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
-from analyzer.games.rattus.state import NOT_IN_PLAY, State
+from analyzer.games.rattus.state import NOT_IN_PLAY
+from analyzer.games.rattus.view import RattusView
 
 _PEASANT = CARD_INDEX["peasant"]
 
@@ -29,10 +30,13 @@ _PEASANT = CARD_INDEX["peasant"]
 class RandomPolicy:
     """Uniform among the legal options at every decision point (uses only the seat's generator)."""
 
-    name = "random"
+    def player(self, seat: int) -> RandomPolicy:
+        """The policy itself: it keeps nothing between decisions."""
+        return self
 
-    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random, ctx: Any = None) -> Any:
-        """One option drawn uniformly from ``options``."""
+    def choose(self, view: RattusView, rng: random.Random) -> Any:
+        """One option drawn uniformly from ``view.legal_actions()``."""
+        options = view.legal_actions()
         return options[rng.randrange(len(options))]
 
 
@@ -40,28 +44,44 @@ class _RegionValues:
     """Per-seat greedy values of a region, looked up by (cubes per seat, rats there).
 
     Values depend only on those counts, the class cards held, the config's damage tables and the
-    policy's weights, so one table serves every decision of every seat of a policy object until a
-    class card changes hands (or the config changes); it is then emptied. A seat's value is its
-    cubes minus its expected losses (see ``GreedyPolicy``).
+    policy's weights, so one table serves every decision of one player until a class card changes
+    hands (or the config changes); it is then emptied. It lives as long as its player (one seat of
+    one game). A seat's value is its cubes minus its expected losses (see ``GreedyPolicy``).
     """
 
-    __slots__ = ("cfg", "cls", "fr", "holder", "pr", "table")
-    max_size = 1 << 14  # entries kept before the table is emptied (bounded memory)
+    __slots__ = ("cfg", "cls", "fr", "held", "holder", "pr", "table")
 
     def __init__(self, future_rats: float, plague_risk: float):
         self.fr, self.pr = future_rats, plague_risk
         self.cfg: RattusConfig | None = None
-        self.holder: tuple[int, ...] | None = None
+        self.holder: list[int] = []
+        self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
         self.cls: dict[int, list[float]] = {}
         self.table: dict[tuple, tuple[list[float], float]] = {}
 
-    def sync(self, st: State) -> None:
+    def sync(self, view: RattusView) -> None:
         """Empty the table if the config or the class cards held differ from when it was filled."""
-        holder = tuple(st.holder)
-        if self.cfg is not st.cfg or self.holder != holder or len(self.table) > self.max_size:
-            self.cfg, self.holder = st.cfg, holder
-            self.cls = {t: [sum(map(mul, ec, h)) for h in st.held_class] for t, ec in enumerate(st.cfg.exp_c)}
+        holder = view.holder
+        if self.cfg is not view.cfg or self.holder != holder:
+            self.cfg, self.holder = view.cfg, holder[:]
+            self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
+            self.cls = {}
             self.table = {}
+
+    def class_loss(self, t: int) -> list[float]:
+        """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
+        out = self.cls.get(t)
+        if out is None:
+            assert self.cfg is not None  # set by sync()
+            ec = self.cfg.exp_c[t]
+            out = []
+            for pairs in self.held:
+                x = 0.0
+                for k, c in pairs:
+                    x += ec[k] * c
+                out.append(x)
+            self.cls[t] = out
+        return out
 
     def get(self, row: tuple[int, ...], n_tokens: int) -> tuple[list[float], float]:
         """``(value per seat, their sum)`` of a region holding ``row`` cubes and ``n_tokens`` rats."""
@@ -80,7 +100,7 @@ class _RegionValues:
             ea, em = cfg.exp_a[t], cfg.exp_m[t]
             top = max(row)
             out = []
-            for c, x in zip(row, self.cls[t]):
+            for c, x in zip(row, self.class_loss(t)):
                 if not c:
                     out.append(0.0)
                     continue
@@ -90,7 +110,7 @@ class _RegionValues:
         return hit
 
 
-class _View:
+class _Valuation:
     """Seat ``p``'s greedy valuation of one position that does not change while it is in use.
 
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
@@ -99,26 +119,28 @@ class _View:
     by re-valuing only the regions it touches, without copying, applying or undoing anything.
     """
 
-    __slots__ = ("_alt", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "rv", "st")
+    __slots__ = ("_alt", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "rats", "rv", "st")
 
-    def __init__(self, pol: GreedyPolicy, st: State, p: int):
-        self.st, self.p = st, p
-        self.oth = pol.opponent_weight / (st.cfg.n_players - 1)
+    def __init__(self, pl: GreedyPlayer, view: RattusView):
+        pol = pl.policy
+        self.st, self.p = view, view.seat
+        self.rats = view.rats
+        self.oth = pol.opponent_weight / (view.n_players - 1)
         self.own = 1 + self.oth
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        self.rv = pol._region_values
-        self.rv.sync(st)
+        self.rv = pl.region_values
+        self.rv.sync(view)
         self._now: dict[int, float] = {}
         self._alt: dict[tuple, float] = {}
         self._occupied: list | None = None
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
-        return self.rv.cls[t]
+        return self.rv.class_loss(t)
 
     def values(self, r: int) -> list[float]:
         """Per-seat value of region ``r`` as it is."""
-        return self.rv.get(tuple(self.st.cubes[r]), len(self.st.tokens[r]))[0]
+        return self.rv.get(tuple(self.st.cubes[r]), self.rats[r])[0]
 
     def rel(self, row: tuple[int, ...], n_tokens: int) -> float:
         v, total = self.rv.get(row, n_tokens)
@@ -128,7 +150,7 @@ class _View:
         """Value of region ``r`` as it is."""
         x = self._now.get(r)
         if x is None:
-            x = self._now[r] = self.rel(tuple(self.st.cubes[r]), len(self.st.tokens[r]))
+            x = self._now[r] = self.rel(tuple(self.st.cubes[r]), self.rats[r])
         return x
 
     def with_cubes(self, r: int, d: int) -> float:
@@ -138,7 +160,7 @@ class _View:
         if x is None:
             row = self.st.cubes[r][:]
             row[self.p] += d
-            x = self._alt[key] = self.rel(tuple(row), len(self.st.tokens[r]))
+            x = self._alt[key] = self.rel(tuple(row), self.rats[r])
         return x
 
     def with_tokens(self, r: int, d: int) -> float:
@@ -146,16 +168,15 @@ class _View:
         key = (r, d, 1)
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rel(tuple(self.st.cubes[r]), len(self.st.tokens[r]) + d)
+            x = self._alt[key] = self.rel(tuple(self.st.cubes[r]), self.rats[r] + d)
         return x
 
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
         """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
         if self._occupied is None:
-            st = self.st
-            exp_c = st.cfg.exp_c
-            self._occupied = [(row, (len(toks) + self.fr) * self.pr, exp_c[min(6, tot)])
-                              for row, toks in zip(st.cubes, st.tokens) if (tot := sum(row))]
+            exp_c = self.st.cfg.exp_c
+            self._occupied = [(row, (n + self.fr) * self.pr, exp_c[min(6, tot)])
+                              for row, n in zip(self.st.cubes, self.rats) if (tot := sum(row))]
         return self._occupied
 
 
@@ -168,12 +189,10 @@ class GreedyPolicy:
     cubes p loses to the rats (tokens present + ``future_rats``, each costing the set's mean
     A/M/class damage at the current cube count, times ``plague_risk``), minus ``opponent_weight``
     times the mean of the same value over the other seats. Each option is scored by re-valuing
-    only the regions it touches (``_View``, no copies). The scores behind a "step" choice are
-    reused for the sub-decision that follows it. Ties are broken by the seat's generator, so play
-    is deterministic given the seed.
+    only the regions it touches (no copies). The scores behind a "step" choice are reused for the
+    sub-decision that follows it. Ties are broken by the seat's generator, so play is
+    deterministic given the seed.
     """
-
-    name = "greedy"
 
     plague_risk: float = param(1.0, low=0, high=3, help="weight of expected cubes lost to rats already on the "
                                "board (multiplier)")
@@ -189,37 +208,51 @@ class GreedyPolicy:
                                     "now (points)")
     caravan_opponent_weight: float = param(0.7, low=0, high=2, help="cost per bonus cube given to an opponent by a "
                                            "caravan move (cubes)")
-    # caches, not parameters (__post_init__)
-    _memo: list = field(init=False, repr=False, compare=False)
-    _region_values: _RegionValues = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
-        # One-slot memo, not a parameter: the scores a "step" decision computed for the sub-decision
-        # it chose, reused when the engine asks that sub-decision next (same seat, same position).
-        object.__setattr__(self, "_memo", [None])
-        object.__setattr__(self, "_region_values", _RegionValues(self.future_rats, self.plague_risk))
+    def player(self, seat: int) -> GreedyPlayer:
+        """A fresh greedy player for ``seat`` of one game."""
+        return GreedyPlayer(self, seat)
+
+
+class GreedyPlayer:
+    """The greedy player of one seat in one game (``GreedyPolicy`` has the rules it follows).
+
+    Keeps two things between decisions: the region-value table (``_RegionValues``) and the scores
+    a "step" decision computed for the sub-decision it chose, reused if that sub-decision is the
+    very next decision of the game on the same view.
+    """
+
+    __slots__ = ("memo", "policy", "region_values", "seat")
+
+    def __init__(self, policy: GreedyPolicy, seat: int):
+        self.policy = policy
+        self.seat = seat
+        self.region_values = _RegionValues(policy.future_rats, policy.plague_risk)
+        # (view, serial of the step decision, step chosen, its options, their scores)
+        self.memo: tuple | None = None
 
     def _pick(self, options, scores, rng):
         best = max(scores)
         idx = [i for i, s in enumerate(scores) if s >= best - 1e-9]
         return options[idx[0] if len(idx) == 1 else idx[rng.randrange(len(idx))]]
 
-    # ------------------------------------------------------------ option values (on a _View)
+    # ------------------------------------------------------------ option values (on a _Valuation)
 
-    def _place_values(self, v: _View, regions, ks) -> list[float]:
+    def _place_values(self, v: _Valuation, regions, ks) -> list[float]:
         """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i.
 
         The hot loop of the greedy player, so the region-value lookups are inlined."""
-        st, p, own, oth, get = v.st, v.p, v.own, v.oth, v.rv.get
+        st, p, own, oth, get, rats = v.st, v.p, v.own, v.oth, v.rv.get, v.rats
         supply = st.supply_cubes[p]
+        cubes = st.cubes
         out = []
         for r, k in zip(regions, ks):
             k = min(k, supply)
             if k <= 0:
                 out.append(-0.01)
                 continue
-            row = st.cubes[r]
-            n_tokens = len(st.tokens[r])
+            row = cubes[r]
+            n_tokens = rats[r]
             before, before_sum = get(tuple(row), n_tokens)
             row = row[:]
             row[p] += k
@@ -227,18 +260,20 @@ class GreedyPolicy:
             out.append((after[p] * own - oth * after_sum) - (before[p] * own - oth * before_sum))
         return out
 
-    def _place_value(self, v: _View, r: int, k: int) -> float:
+    def _place_value(self, v: _Valuation, r: int, k: int) -> float:
         return self._place_values(v, (r,), (k,))[0]
 
-    def _take_values(self, v: _View, cards: tuple) -> list[float]:
+    def _take_values(self, v: _Valuation, cards: tuple) -> list[float]:
         """Per card: its value minus the extra expected losses of holding it, plus the relief of its
         previous holder weighted as an opponent (uncapped linear estimate, O(regions))."""
         st, p, w = v.st, v.p, v.oth
+        holder = st.holder
+        card_value = self.policy.card_value
         occupied = v.occupied()
         out = []
         for card in cards:
             cls = CARD_CLASS[card]
-            prev = st.holder[card]
+            prev = holder[card]
             risk = 0.0
             if prev < 0:  # an untaken card: only p's own regions count
                 for row, f, ec in occupied:
@@ -250,45 +285,47 @@ class GreedyPolicy:
                     other = row[prev]
                     if mine or other:
                         risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
-            out.append(self.card_value - risk)
+            out.append(card_value - risk)
         return out
 
-    def _merchant_value(self, v: _View, opt) -> float:
+    def _merchant_value(self, v: _Valuation, opt) -> float:
         src, dst, k, _ = opt  # the disc does not change the value
         return (v.with_cubes(src, -k) + v.with_cubes(dst, k)) - (v.now(src) + v.now(dst)) - 0.05
 
-    def _monk_value(self, v: _View, opt) -> float:
+    def _monk_value(self, v: _Valuation, opt) -> float:
         src, _, dst = opt  # which of the face-down tokens moves is unknown to the player
         return (v.with_tokens(src, -1) + v.with_tokens(dst, 1)) - (v.now(src) + v.now(dst)) - 0.05
 
-    def _king_value(self, v: _View, r: int) -> float:
+    def _king_value(self, v: _Valuation, r: int) -> float:
         return v.with_cubes(r, -1) - v.now(r) + 1.0
 
-    def _sultan_value(self, v: _View, r: int) -> float:
-        st, p = v.st, v.p
-        c = st.cubes[r][p]
-        return self.diplomat_value * (v.values(r)[p] / c if c else 0.0)
+    def _sultan_value(self, v: _Valuation, r: int) -> float:
+        c = v.st.cubes[r][v.p]
+        return self.policy.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
 
-    def _trader_value(self, v: _View, opt) -> float:
+    def _trader_value(self, v: _Valuation, opt) -> float:
         st, p = v.st, v.p
         mid, _ = opt
         val = 0.0
+        w = self.policy.caravan_opponent_weight
+        supply = st.supply_cubes
         for r in (st.caravan, mid):
             for q in majority_holders(st.cubes[r], p):
-                if st.supply_cubes[q] > 0:
-                    val += 1.0 if q == p else -self.caravan_opponent_weight
+                if supply[q] > 0:
+                    val += 1.0 if q == p else -w
         return val
 
-    def _card_score_value(self, st: State, p: int, cid: int) -> float:
-        row = st.cubes[st.cfg.rcard_region[cid]]
+    def _card_score_value(self, view: RattusView, cid: int) -> float:
+        p = self.seat
+        row = view.cubes[view.cfg.rcard_region[cid]]
         mine = row[p]
         other = max(c for q, c in enumerate(row) if q != p)
         return 1.0 * (mine - other) if mine else -1.0
 
-    def _plague_value(self, v: _View, d: int) -> float:
+    def _plague_value(self, v: _Valuation, d: int) -> float:
         st = v.st
         cfg = st.cfg
-        k = len(st.tokens[d])
+        k = v.rats[d]
         row = st.cubes[d]
         tot = sum(row)
         if not k or not tot:
@@ -302,9 +339,9 @@ class GreedyPolicy:
                 dmg.append(0.0)
                 continue
             dmg.append(min(c, k * (ea + (em if c == top else 0.0) + cls[q])))
-        return self.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
+        return self.policy.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
 
-    def _scores(self, v: _View, kind: str, options: tuple) -> list[float]:
+    def _scores(self, v: _Valuation, kind: str, options: tuple) -> list[float]:
         """Values of the options of one ability (or of the final-round Peasant)."""
         if kind == "merchant":
             return [self._merchant_value(v, o) for o in options]
@@ -322,31 +359,33 @@ class GreedyPolicy:
 
     # ------------------------------------------------------------ the decision
 
-    def _step(self, st: State, p: int, options: tuple, rng: random.Random, abil: dict) -> str:
+    def _step(self, view: RattusView, options: tuple, rng: random.Random) -> str:
         """Next step of a turn: the best value each step can reach (0 for ending the turn).
 
         The scores of the chosen step's own options are kept for the sub-decision that follows."""
-        v = _View(self, st, p)
+        p = self.seat
+        abil = view.context()
+        v = _Valuation(self, view)
         scores = []
         subs = {}
         for o in options:
             if o in ("plague", "done"):
                 s = 0.0
             elif o == "take":
-                cards = tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p)
+                cards = tuple(c for c, h in enumerate(view.holder) if h != NOT_IN_PLAY and h != p)
                 sub = self._take_values(v, cards)
                 subs[o] = (cards, sub)
-                s = max(sub) - self.take_threshold
+                s = max(sub) - self.policy.take_threshold
             elif o == "place":
-                regions = tuple(range(st.cfg.n_regions))
-                extra = 1 if st.holder[_PEASANT] == p else 0
-                sub = self._place_values(v, regions, [len(t) + extra for t in st.tokens])
+                regions = tuple(range(view.cfg.n_regions))
+                extra = 1 if view.holder[_PEASANT] == p else 0
+                sub = self._place_values(v, regions, [n + extra for n in v.rats])
                 subs[o] = (regions, sub)
                 s = max(sub)
             elif o in ("astronomer", "explorer"):
                 s = 0.5
             elif o == "witch":
-                s = 0.1 if any(st.cubes[r][p] for r, _ in abil[CARD_INDEX[o]]) else -1.0
+                s = 0.1 if any(view.cubes[r][p] for r, _ in abil[CARD_INDEX[o]]) else -1.0
             else:
                 opts = abil[CARD_INDEX[o]]
                 sub = self._scores(v, o, opts)
@@ -355,80 +394,91 @@ class GreedyPolicy:
             scores.append(s)
         choice = self._pick(options, scores, rng)
         if choice in subs:
-            self._memo[0] = (id(st), p, choice, *subs[choice])
+            self.memo = (view, view.serial, choice, *subs[choice])
         return choice
 
-    def choose(self, state: State, seat: int, kind: str, options: tuple, rng: random.Random, ctx: Any = None) -> Any:
+    def choose(self, view: RattusView, rng: random.Random) -> Any:
         """The option with the highest one-ply value (ties broken by ``rng``)."""
-        st, p = state, seat
-        memo = self._memo[0]
+        kind = view.decision_kind()
+        options = view.legal_actions()
+        memo = self.memo
         if memo is not None:
-            self._memo[0] = None
-            if memo[:3] == (id(st), p, kind) and (memo[3] is options or memo[3] == options):
+            self.memo = None
+            if (memo[0] is view and memo[1] + 1 == view.serial and memo[2] == kind
+                    and (memo[3] is options or memo[3] == options)):
                 return self._pick(options, memo[4], rng)
+        p = self.seat
         if kind in ("step", "final_step"):
-            return self._step(st, p, options, rng, ctx)
+            return self._step(view, options, rng)
         if kind == "take":
-            return self._pick(options, self._take_values(_View(self, st, p), options), rng)
+            return self._pick(options, self._take_values(_Valuation(self, view), options), rng)
         if kind == "place":
-            v = _View(self, st, p)
-            extra = 1 if st.holder[_PEASANT] == p else 0
-            return self._pick(options, self._place_values(v, options, [len(st.tokens[r]) + extra for r in options]),
-                              rng)
+            v = _Valuation(self, view)
+            extra = 1 if view.holder[_PEASANT] == p else 0
+            return self._pick(options, self._place_values(v, options, [v.rats[r] + extra for r in options]), rng)
         if kind == "opening":
-            v = _View(self, st, p)
+            v = _Valuation(self, view)
             values = self._place_values(v, options, [2] * len(options))
-            return self._pick(options, [x - 0.3 * sum(st.cubes[r]) for x, r in zip(values, options)], rng)
+            cubes = view.cubes
+            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
         if kind == "plague_move":
-            v = _View(self, st, p)
+            v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
-            return self._pick(options, [sum(st.cubes[x]) - 2 * st.cubes[x][p] for x in options], rng)
+            cubes = view.cubes
+            return self._pick(options, [sum(cubes[x]) - 2 * cubes[x][p] for x in options], rng)
         if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan"):
-            return self._pick(options, self._scores(_View(self, st, p), kind, options), rng)
+            return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
             return True
         if kind == "witch_first":
-            return self._pick(options, [st.cubes[r][p] for r, _ in options], rng)
+            cubes = view.cubes
+            return self._pick(options, [cubes[r][p] for r, _ in options], rng)
         if kind == "witch_second":
-            return self._pick(options, [sum(st.cubes[r]) - 2 * st.cubes[r][p] for r, _ in options], rng)
+            cubes = view.cubes
+            return self._pick(options, [sum(cubes[r]) - 2 * cubes[r][p] for r, _ in options], rng)
         if kind == "witch_swap":
-            return self._witch_swap(st, p, ctx)
+            return self._witch_swap(view)
         if kind == "explorer":
-            v = _View(self, st, p)
-            return self._pick(options, [self._place_value(v, st.cfg.rcard_region[c], 1) for c in options], rng)
+            v = _Valuation(self, view)
+            return self._pick(options, [self._place_value(v, view.cfg.rcard_region[c], 1) for c in options], rng)
         if kind == "astronomer":
-            return self._pick(options, [self._card_score_value(st, p, c) for c in options], rng)
+            return self._pick(options, [self._card_score_value(view, c) for c in options], rng)
         if kind == "region_card":
-            return self._region_card(st, p, options, ctx)
+            return self._region_card(view, options)
         return options[0]  # final_order and anything without a preference
 
-    def _witch_swap(self, st: State, p: int, ctx) -> bool:
-        (r1, _), (r2, _), a, b = ctx
-        cfg = st.cfg
+    def _witch_swap(self, view: RattusView) -> bool:
+        """Swap when the two faces shown hurt this seat less (relative to the others) the other way round."""
+        (r1, _), (r2, _), a, b = view.context()
+        cfg = view.cfg
+        p = self.seat
+        w = self.policy.opponent_weight
 
         def hurt(r: int, tid: int) -> float:
-            row = st.cubes[r]
+            row = view.cubes[r]
             if sum(row) < cfg.tokens[tid][0]:
                 return 0.0
-            lost = losses(row, st.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
-            return lost[p] - self.opponent_weight * (sum(lost) - lost[p]) / (len(row) - 1)
+            lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
+            return lost[p] - w * (sum(lost) - lost[p]) / (len(row) - 1)
 
         keep = hurt(r1, a) + hurt(r2, b)
         swap = hurt(r1, b) + hurt(r2, a)
         return swap < keep
 
-    def _region_card(self, st: State, p: int, options: tuple, ctx) -> Any:
-        r, tid = ctx
-        cfg = st.cfg
+    def _region_card(self, view: RattusView, options: tuple) -> Any:
+        """Play the card saving the most cubes now, net of what keeping it would score."""
+        r, tid = view.context()
+        cfg = view.cfg
+        p = self.seat
         token = cfg.tokens[tid]
         best, best_v = None, 0.0
         for o in options:
             if o is None:
                 continue
             cid, k = o
-            saved = min(token[3].count(k) * st.held_class[p][k], st.cubes[r][p])
-            keep = cfg.region_card_points if self._card_score_value(st, p, cid) >= 0 else self.region_card_keep
+            saved = min(token[3].count(k) * view.held_class[p][k], view.cubes[r][p])
+            keep = cfg.region_card_points if self._card_score_value(view, cid) >= 0 else self.policy.region_card_keep
             v = saved - keep
             if v > best_v:
                 best, best_v = o, v

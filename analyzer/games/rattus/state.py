@@ -1,23 +1,30 @@
-"""The mutable Rattus position: per-region and per-seat lists of small ints, nothing else.
+"""The mutable Rattus position and the engine's program counter: lists of small ints, nothing else.
 
 Regions and seats are indices (see ``RattusConfig``). No generator and no per-move objects live
-here; the engine mutates these lists in place (docs/rules/rattus.md §3, §6).
+here; the engine mutates these lists in place (docs/rules/rattus.md §3, §6). Besides the board,
+the state records where the game stands between two decisions (the pending decision, the turn's
+progress, what is left to resolve), so a game can be copied at any decision and played on, and
+what each seat has been shown (docs/rules/rattus.md §15 "Hidden information").
 """
 
 from __future__ import annotations
 
-import copy as _copy
 from dataclasses import dataclass, field
+from typing import Any
 
 from analyzer.games.rattus.config import CARD_NAMES, RattusConfig
 
 NOT_IN_PLAY = -2  # holder value of a class card not used this game
 UNTAKEN = -1  # holder value of a card lying beside the board
+# token_flags bit: this face-down token was dealt as a starting token at setup (so it is one of the
+# starting tokens, §6.1 step 4) and no Witch has looked at it since (after a Witch, the other seats
+# cannot tell whether it was swapped, §8.1). Bits 0..5 are the seats that know the token's face.
+STARTER_SLOT = 1 << 8
 
 
 @dataclass(slots=True)
 class State:
-    """One game position (docs/rules/rattus.md §3, §6).
+    """One game position and the point the rules have reached (docs/rules/rattus.md §3, §6, §15).
 
     Attributes
     ----------
@@ -26,17 +33,52 @@ class State:
         diplomat disc (§2.3, at most one per seat per region).
     tokens : list of list of int, shape (n_regions, <= rat_cap)
         Face-down token ids (indices into ``cfg.tokens``) lying in each region.
+    token_flags : list of list of int, same shape as ``tokens``
+        Per face-down token: bit ``s`` set when seat ``s`` knows its face (a Witch look, §8.1),
+        ``STARTER_SLOT`` when it is known to be a starting token. Moves with its token.
     supply_tokens : list of int
         Face-down rat supply; draws take the last element (shuffled at setup).
+    removed_tokens : list of int
+        Tokens removed unseen at setup (§5.3); nobody ever sees them.
     holder : list of int, shape (10,)
         Seat holding each class card (``CARD_NAMES`` order), ``UNTAKEN`` or ``NOT_IN_PLAY``.
     held_class : list of list of int, shape (n_players, 7)
         Class cards held per class (kept in step with ``holder``).
     hands, deck, rdiscard : list
         Region-card ids in each hand, the draw deck (draw from the end) and the discard pile.
+    rdiscard_seen : list of int, same length as ``rdiscard``
+        Per discarded region card: bit mask of the seats that saw it (all seats for a card
+        played, the drawer only for cards an Astronomer or Explorer discards, §8.2).
+    drawn : list of int
+        Region cards an Astronomer or Explorer has drawn and not yet placed (seen by the drawer).
     tag_own, tag_recv : list of list of int, shape (n_regions, n_players)
         Caravan bonus cubes still standing that came from the seat's own / others' caravan moves.
         Convention (cubes are identical): tagged cubes leave a region last.
+
+    Program counter (what ``Game.apply`` resumes from)
+    --------------------------------------------------
+    kind, seat, options, ctx
+        The pending decision: its kind (``""`` when the game is over or halted), the seat that
+        decides, the legal options in their deterministic order, and the decision's context
+        (the ability options at a step, ``(region, token)`` at a region-card offer, ...).
+    serial
+        Decisions taken so far, forced ones included.
+    opening_i, opening_first
+        Setup: opening placements made, and each seat's first opening region (§6.1).
+    taken, placed, used
+        Regular turn: phase A done, phase B done, bit mask of the cards whose ability was used.
+    witch_first, witch_second
+        Witch: the two token positions ``(region, index)`` picked (§8.1).
+    bonus, bonus_i
+        Trader: the caravan bonus offers ``[region, seat, region, seat, ...]`` and how many were made.
+    spread_left
+        Phase C: new rats still to place (§7 C.2).
+    res_region, res_chooser, res_token, res_offer, res_neutral, res_protected, res_played
+        Plague resolution in progress (§7.1): the region, who asks first, the revealed token whose
+        region-card offers are running (-1: none), the seat offset reached in those offers, the
+        neutral cubes counted, the classes protected per seat (bit masks) and the cards played.
+    final_i
+        Final round: seats that have had their final turn, plus one (§10.2).
     """
 
     cfg: RattusConfig
@@ -51,9 +93,13 @@ class State:
     plague: int = 0
     caravan: int = -1
     disc_supply: int = 0
+    token_flags: list[list[int]] = field(default_factory=list)
+    removed_tokens: list[int] = field(default_factory=list)
     hands: list[list[int]] = field(default_factory=list)
     deck: list[int] = field(default_factory=list)
     rdiscard: list[int] = field(default_factory=list)
+    rdiscard_seen: list[int] = field(default_factory=list)
+    drawn: list[int] = field(default_factory=list)
     discarded_tokens: int = 0
     start_seat: int = 0
     active: int = 0
@@ -76,31 +122,75 @@ class State:
     palace_tag_own: list[int] = field(default_factory=list)
     palace_tag_recv: list[int] = field(default_factory=list)
     took: list[list[int]] = field(default_factory=list)  # [seat][card]: times taken (§7 A)
+    # program counter (see the class docstring)
+    kind: str = ""
+    seat: int = -1
+    options: tuple = ()
+    ctx: Any = None
+    serial: int = 0
+    opening_i: int = 0
+    opening_first: list[int] = field(default_factory=list)
+    taken: bool = False
+    placed: bool = False
+    used: int = 0
+    witch_first: tuple[int, int] = (-1, -1)
+    witch_second: tuple[int, int] = (-1, -1)
+    bonus: list[int] = field(default_factory=list)
+    bonus_i: int = 0
+    spread_left: int = 0
+    res_region: int = -1
+    res_chooser: int = -1
+    res_token: int = -1
+    res_offer: int = 0
+    res_neutral: int = 0
+    res_protected: list[int] = field(default_factory=list)
+    res_played: list[int] = field(default_factory=list)
+    final_i: int = 0
 
     @classmethod
     def empty(cls, cfg: RattusConfig) -> State:
         """A position with an empty board, full cube supplies and no cards in play."""
         n, nr = cfg.n_players, cfg.n_regions
-        zeros = [[0] * n for _ in range(nr)]
         return cls(
             cfg=cfg, cubes=[[0] * n for _ in range(nr)], discs=[[0] * n for _ in range(nr)],
             tokens=[[] for _ in range(nr)], supply_tokens=[], supply_cubes=[cfg.cubes_per_player] * n,
             palace=[0] * n, holder=[NOT_IN_PLAY] * len(CARD_NAMES), held_class=[[0] * 7 for _ in range(n)],
-            disc_supply=cfg.diplomat_discs, hands=[[] for _ in range(n)],
+            disc_supply=cfg.diplomat_discs, token_flags=[[] for _ in range(nr)], hands=[[] for _ in range(n)],
             cubes_placed=[0] * n, cubes_lost=[0] * n, diplomats_placed=[0] * n, caravan_moves=[0] * n,
             caravan_own=[0] * n, caravan_given=[0] * n, caravan_received=[0] * n,
-            tag_own=zeros, tag_recv=[[0] * n for _ in range(nr)], palace_tag_own=[0] * n,
+            tag_own=[[0] * n for _ in range(nr)], tag_recv=[[0] * n for _ in range(nr)], palace_tag_own=[0] * n,
             palace_tag_recv=[0] * n, took=[[0] * len(CARD_NAMES) for _ in range(n)],
+            opening_first=[-1] * n, res_protected=[0] * n,
         )
 
     def copy(self) -> State:
-        """An independent copy (lists copied, config shared) for look-ahead."""
-        new = _copy.copy(self)
-        for name in self.__slots__:
-            v = getattr(self, name)
-            if isinstance(v, list):
-                setattr(new, name, [x[:] if isinstance(x, list) else x for x in v])
-        return new
+        """An independent copy: every list copied, the config and the immutable values shared.
+
+        Written out field by field: this is the hot path of search (``Game.clone``)."""
+        return State(
+            cfg=self.cfg, cubes=[r[:] for r in self.cubes], discs=[r[:] for r in self.discs],
+            tokens=[r[:] for r in self.tokens], supply_tokens=self.supply_tokens[:],
+            supply_cubes=self.supply_cubes[:], palace=self.palace[:], holder=self.holder[:],
+            held_class=[r[:] for r in self.held_class], plague=self.plague, caravan=self.caravan,
+            disc_supply=self.disc_supply, token_flags=[r[:] for r in self.token_flags],
+            removed_tokens=self.removed_tokens[:], hands=[r[:] for r in self.hands], deck=self.deck[:],
+            rdiscard=self.rdiscard[:], rdiscard_seen=self.rdiscard_seen[:], drawn=self.drawn[:],
+            discarded_tokens=self.discarded_tokens, start_seat=self.start_seat, active=self.active,
+            turns=self.turns, phase=self.phase, last_seat=self.last_seat, trigger_seat=self.trigger_seat,
+            end=self.end, final_round_turns=self.final_round_turns, cubes_placed=self.cubes_placed[:],
+            cubes_lost=self.cubes_lost[:], diplomats_placed=self.diplomats_placed[:],
+            caravan_moves=self.caravan_moves[:], caravan_own=self.caravan_own[:],
+            caravan_given=self.caravan_given[:], caravan_received=self.caravan_received[:],
+            tag_own=[r[:] for r in self.tag_own], tag_recv=[r[:] for r in self.tag_recv],
+            palace_tag_own=self.palace_tag_own[:], palace_tag_recv=self.palace_tag_recv[:],
+            took=[r[:] for r in self.took], kind=self.kind, seat=self.seat, options=self.options,
+            ctx=self.ctx, serial=self.serial, opening_i=self.opening_i, opening_first=self.opening_first[:],
+            taken=self.taken, placed=self.placed, used=self.used, witch_first=self.witch_first,
+            witch_second=self.witch_second, bonus=self.bonus[:], bonus_i=self.bonus_i,
+            spread_left=self.spread_left, res_region=self.res_region, res_chooser=self.res_chooser,
+            res_token=self.res_token, res_offer=self.res_offer, res_neutral=self.res_neutral,
+            res_protected=self.res_protected[:], res_played=self.res_played[:], final_i=self.final_i,
+        )
 
     def cards_of(self, seat: int) -> list[str]:
         """Names of the class cards ``seat`` holds, in card order."""

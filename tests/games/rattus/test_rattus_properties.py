@@ -2,53 +2,58 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from analyzer.games.rattus import POLICIES, SPEC, default_config, play_game
-from analyzer.games.rattus.engine import Game
+from analyzer.games.base import game_streams
+from analyzer.games.forward import play
+from analyzer.games.rattus import POLICIES, SPEC, default_config, new_state, play_game
 from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS
 
 CONFIGS = [(2, ()), (3, ()), (4, ()), (2, ("africanus",)), (4, ("africanus",)), (5, ("africanus",)),
            (6, ("africanus",))]
 
 
-class Checking:
-    """Wraps a policy and checks the invariants of the position at every decision it is asked."""
-
-    def __init__(self, inner, total_tokens: int, removed: int):
-        self.inner = inner
-        self.name = inner.name
-        self.total_tokens = total_tokens
-        self.removed = removed
-        self.calls = 0
-
-    def choose(self, st, seat, kind, options, rng, ctx=None):
-        cfg = st.cfg
-        self.calls += 1
-        for p in range(cfg.n_players):  # cubes are conserved (§6.1: 20 each)
-            assert st.supply_cubes[p] + st.on_board(p) + st.palace[p] == cfg.cubes_per_player
-            assert st.supply_cubes[p] >= 0
-        on_board = sum(len(t) for t in st.tokens)  # tokens: board + supply + revealed + removed
-        assert on_board + len(st.supply_tokens) + st.discarded_tokens + self.removed == self.total_tokens
-        assert all(len(t) <= cfg.rat_cap for t in st.tokens)  # 3-rat cap
-        discs = sum(sum(row) for row in st.discs)  # discs: supply + board
-        assert discs + st.disc_supply == cfg.diplomat_discs
-        for r, row in enumerate(st.discs):
-            for p, d in enumerate(row):
-                assert d in (0, 1) and (not d or st.cubes[r][p] >= 1)
-                assert 0 <= st.tag_own[r][p] + st.tag_recv[r][p] <= st.cubes[r][p]
-        return self.inner.choose(st, seat, kind, options, rng, ctx)
+def check_invariants(game) -> None:
+    """Cubes, tokens and discs are conserved and the caps hold in ``game``'s position."""
+    st = game.state
+    cfg = st.cfg
+    for p in range(cfg.n_players):  # cubes are conserved (§6.1: 20 each)
+        assert st.supply_cubes[p] + st.on_board(p) + st.palace[p] == cfg.cubes_per_player
+        assert st.supply_cubes[p] >= 0
+    on_board = sum(len(t) for t in st.tokens)  # tokens: board + supply + revealed + removed
+    assert len(st.removed_tokens) == cfg.tokens_removed
+    assert on_board + len(st.supply_tokens) + st.discarded_tokens + cfg.tokens_removed == len(cfg.tokens)
+    assert [len(t) for t in st.tokens] == [len(f) for f in st.token_flags]
+    assert all(len(t) <= cfg.rat_cap for t in st.tokens)  # 3-rat cap
+    discs = sum(sum(row) for row in st.discs)  # discs: supply + board
+    assert discs + st.disc_supply == cfg.diplomat_discs
+    for r, row in enumerate(st.discs):
+        for p, d in enumerate(row):
+            assert d in (0, 1) and (not d or st.cubes[r][p] >= 1)
+            assert 0 <= st.tag_own[r][p] + st.tag_recv[r][p] <= st.cubes[r][p]
+    if cfg.africanus:
+        held = sum(len(h) for h in st.hands) + len(st.deck) + len(st.rdiscard) + len(st.drawn) + len(st.res_played)
+        assert held == len(cfg.rcard_region) and len(st.rdiscard) == len(st.rdiscard_seen)
 
 
 def _checked_game(cfg, policy: str, seed: int):
-    pols = [Checking(POLICIES[policy](), len(cfg.tokens), cfg.tokens_removed) for _ in range(cfg.n_players)]
-    game = Game(cfg, pols, seed)
-    game.setup()
-    game.run()
-    return game, pols
+    """A game played with invariants checked at every decision; returns it and the decision count."""
+    game = new_state(cfg, seed)
+    players = [POLICIES[policy]().player(s) for s in range(cfg.n_players)]
+    rngs = [random.Random(seed * 10 + s) for s in range(cfg.n_players)]
+    calls = 0
+    while not game.is_terminal():
+        check_invariants(game)
+        seat = game.current_seat()
+        game.apply(players[seat].choose(game.view(seat), rngs[seat]))
+        calls += 1
+    check_invariants(game)
+    return game, calls
 
 
 @settings(max_examples=30, deadline=None)
@@ -56,12 +61,10 @@ def _checked_game(cfg, policy: str, seed: int):
 def test_conservation_and_caps_hold_at_every_decision(seed, case, policy):
     """Cubes, tokens, discs and region cards are conserved; caps hold; the game ends."""
     cfg = default_config(*case)
-    game, pols = _checked_game(cfg, policy, seed)
+    game, calls = _checked_game(cfg, policy, seed)
     st = game.state
     assert st.phase == "over" and st.end in ("trigger", "turn_cap")
-    assert sum(p.calls for p in pols) > 0
-    if cfg.africanus:
-        assert sum(len(h) for h in st.hands) + len(st.deck) + len(st.rdiscard) == len(cfg.rcard_region)
+    assert calls > 0
     # after the final plague no region holds both rats and cubes
     assert all(not (t and sum(c)) for t, c in zip(st.tokens, st.cubes))
 
@@ -105,14 +108,20 @@ def test_seed_sequence_not_mutated():
 
 
 def test_greedy_caches_do_not_change_decisions():
-    """Fresh greedy objects per seat and one shared object, already used by other games, play alike."""
-    shared = POLICIES["greedy"]()
+    """Greedy players whose value tables were filled in another game decide as fresh ones."""
+    pol = POLICIES["greedy"]()
     for n, exps in ((4, ("africanus",)), (3, ())):
         cfg = default_config(n, exps)
         for seed in (11, 12):
-            play_game(cfg, [shared] * n, seed + 100)
-            fresh = play_game(cfg, [POLICIES["greedy"]() for _ in range(n)], seed)
-            assert play_game(cfg, [shared] * n, seed) == fresh
+            warm = [pol.player(s) for s in range(n)]
+            other = new_state(cfg, seed + 100)
+            play(other, warm, [random.Random(s) for s in range(n)])
+            for player in warm:
+                player.memo = None
+            _, rngs = game_streams(seed, n)
+            game = new_state(cfg, seed)
+            play(game, warm, rngs)
+            assert game.records(["greedy"] * n) == play_game(cfg, [pol] * n, seed)
 
 
 def test_log_does_not_change_the_game():
@@ -122,14 +131,15 @@ def test_log_does_not_change_the_game():
 
 
 def test_changing_one_seat_policy_keeps_the_chance_stream():
-    """game_streams: the starting tokens and start player do not depend on the seats' policies."""
+    """game_streams: the starting deal, plague piece and start player do not depend on the seats'
+    policies (the log's set-up lines are the same)."""
     cfg = default_config(4, ("africanus",))
-    games = []
+    heads = []
     for pols in (["random"] * 4, ["greedy"] + ["random"] * 3):
-        game = Game(cfg, [POLICIES[p]() for p in pols], 17)
-        game.setup()
-        games.append((game.state.tokens, game.state.start_seat, game.state.plague, game.state.hands))
-    assert games[0] == games[1]
+        lines: list[str] = []
+        play_game(cfg, pols, 17, lines.append)
+        heads.append([ln for ln in lines[:8] if not ln.startswith("policies")])
+    assert heads[0] == heads[1] and any("start player" in ln for ln in heads[0])
 
 
 def test_greedy_beats_random_at_four_players():

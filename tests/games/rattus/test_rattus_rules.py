@@ -6,13 +6,28 @@ Positions are built by hand (``rattus_helpers``); reveals take tokens in list or
 from __future__ import annotations
 
 import pytest
-from rattus_helpers import Scripted, give, make_game, put, region, token_id
+from rattus_helpers import (
+    Scripted,
+    ability,
+    answer,
+    drive,
+    give,
+    make_game,
+    plague_phase,
+    put,
+    region,
+    resolve,
+    run,
+    token_id,
+    tokens,
+    turn,
+)
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.rattus import cards, default_config
 from analyzer.games.rattus.config import CLASS_INDEX
 from analyzer.games.rattus.metrics import build_records, final_scores
-from analyzer.games.rattus.plague import resolve_region, token_losses
+from analyzer.games.rattus.plague import token_losses
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
 
 AFR = ("africanus",)
@@ -25,7 +40,8 @@ def test_s2_1_final_round_counter_clockwise_without_last_player():
     lines = []
     game = make_game(4, log=lines.append)
     game.state.last_seat = 0
-    game.final_round()
+    game.start_final_round()
+    drive(game)
     order = [int(line.split()[-1]) for line in lines if "final turn" in line]
     assert order == [3, 2, 1]
     assert game.state.final_round_turns == 3
@@ -67,8 +83,7 @@ def test_q7_caravan_bonus_for_tied_majority_in_start_only():
     st.caravan = region(game, "Gallia")
     give(game, 3, "trader")
     path = (region(game, "Anglia"), region(game, "Scandia"))
-    game.policies[0].answers["trader"] = [path]
-    cards.trader_use(game, 3, cards.trader_options(game, 3))
+    ability(game, 3, "trader", trader=[path])
     assert st.cubes[region(game, "Gallia")] == [4, 4, 0, 0]
     assert st.cubes[region(game, "Anglia")] == [0, 0, 0, 0]
     assert st.cubes[region(game, "Scandia")] == [0, 0, 2, 0]
@@ -84,9 +99,8 @@ def test_s2_2_bonus_may_be_declined_and_holder_gets_own_bonus():
     put(game, "Anglia", 0, 0, 0, 0)
     st.caravan = region(game, "Gallia")
     give(game, 0, "trader")
-    game.policies[0].answers["trader"] = [(region(game, "Anglia"), region(game, "Scandia"))]
-    game.policies[0].answers["caravan_bonus"] = lambda s, seat, o, ctx: seat == 0
-    cards.trader_use(game, 0, cards.trader_options(game, 0))
+    ability(game, 0, "trader", trader=[(region(game, "Anglia"), region(game, "Scandia"))],
+            caravan_bonus=lambda g, seat, o, ctx: seat == 0)
     assert st.cubes[region(game, "Gallia")] == [3, 2, 0, 0]
     assert st.caravan_own[0] == 1 and st.caravan_given[0] == 0
     assert st.tag_own[region(game, "Gallia")][0] == 1
@@ -101,8 +115,7 @@ def test_q8_disc_cube_dies_last_and_disc_returns():
     it = region(game, "Italia")
     put(game, "Italia", 3)
     give(game, 0, "sultan")
-    game.policies[0].answers["sultan"] = [it]
-    cards.sultan_use(game, 0, cards.sultan_options(game, 0))
+    ability(game, 0, "sultan", sultan=[it])
     assert st.discs[it][0] == 1 and st.disc_supply == 14
     game.remove_cubes(0, it, 2)
     assert st.cubes[it][0] == 1 and st.discs[it][0] == 1
@@ -221,6 +234,7 @@ def test_s6_1_setup_opening_pairs_snake_order_distinct():
     pol = Scripted()
     game = make_game(4, policy=pol)
     game.setup()
+    drive(game, until=lambda g: g.state.phase == "regular")
     st = game.state
     s = st.start_seat
     seats = [seat for seat, kind, _ in pol.asked if kind == "opening"]
@@ -236,6 +250,7 @@ def test_s6_1_opening_pairs_same_region_allowed_when_switched_off():
     """§6.1 switch opening_pairs_distinct_regions = false: both pairs may go into one region."""
     game = make_game(4, opening_pairs_distinct_regions=False)
     game.setup()
+    drive(game, until=lambda g: g.state.phase == "regular")
     assert game.state.cubes[0] == [4, 4, 4, 4]
 
 
@@ -254,11 +269,10 @@ def test_s6_2_africanus_setup_cards_region_cards_caravan():
 
 # ---------------------------------------------------------------- §7 turn phases
 
-def _quiet_turn(game, answers):
-    """A regular turn of seat 0 with the plague piece in Anglia and no rats near it."""
-    game.policies[0].answers.update(answers)
+def _quiet_turn(game, seat=0, **answers):
+    """A regular turn of ``seat`` with the plague piece in Anglia and no rats near it."""
     game.state.plague = region(game, "Anglia")
-    game.regular_turn(0)
+    turn(game, seat, **answers)
 
 
 def test_s7_b_place_cubes_equal_to_rats_peasant_plus_one():
@@ -266,16 +280,14 @@ def test_s7_b_place_cubes_equal_to_rats_peasant_plus_one():
     game = make_game(4)
     st = game.state
     tu = region(game, "Turcia")
-    st.tokens[tu] = [0, 1]
-    _quiet_turn(game, {"step": ["place", "plague"], "place": [tu]})
+    tokens(game, "Turcia", 0, 1)
+    _quiet_turn(game, step=["place", "plague"], place=[tu])
     assert st.cubes[tu][0] == 2
     give(game, 1, "peasant")
-    game.policies[0].answers.update({"step": ["place", "plague"], "place": [tu]})
-    game.regular_turn(1)
+    _quiet_turn(game, 1, step=["place", "plague"], place=[tu])
     assert st.cubes[tu][1] == 3
     bu = region(game, "Bulgaria")
-    game.policies[0].answers.update({"step": ["place", "plague"], "place": [bu]})
-    game.regular_turn(1)
+    _quiet_turn(game, 1, step=["place", "plague"], place=[bu])
     assert st.cubes[bu][1] == 1
 
 
@@ -284,9 +296,9 @@ def test_s7_b_placement_capped_by_supply():
     game = make_game(4)
     st = game.state
     tu = region(game, "Turcia")
-    st.tokens[tu] = [0, 1, 2]
+    tokens(game, "Turcia", 0, 1, 2)
     st.supply_cubes[0] = 1
-    _quiet_turn(game, {"step": ["place", "plague"], "place": [tu]})
+    _quiet_turn(game, step=["place", "plague"], place=[tu])
     assert st.cubes[tu][0] == 1 and st.supply_cubes[0] == 0
 
 
@@ -295,13 +307,13 @@ def test_s7_c1_plague_move_neighbour_or_knight_range():
     pol = Scripted()
     game = make_game(4, policy=pol, cards=["knight"])
     game.state.plague = region(game, "Anglia")
-    game.plague_phase(0)
+    plague_phase(game, 0)
     names = game.cfg.region_names
     opts = [o for _, k, o in pol.asked if k == "plague_move"][-1]
     assert {names[x] for x in opts} == {"Gallia", "Scandia"}
     give(game, 0, "knight")
     game.state.plague = region(game, "Anglia")
-    game.plague_phase(0)
+    plague_phase(game, 0)
     opts = [o for _, k, o in pol.asked if k == "plague_move"][-1]
     assert {names[x] for x in opts} == {"Gallia", "Scandia", "Hispania", "Germania", "Italia", "Polonia", "Russia"}
     assert default_config(6, AFR).knight_steps == 3
@@ -313,14 +325,13 @@ def test_q15_spread_two_rats_not_into_a_full_region():
     game = make_game(4, policy=pol)
     st = game.state
     ga, hi, it = region(game, "Gallia"), region(game, "Hispania"), region(game, "Italia")
-    st.tokens[ga] = [token_id(game, "6+Ch"), token_id(game, "6+Kn")]
-    st.tokens[hi] = [10, 11, 12]
-    st.tokens[it] = [13]
+    tokens(game, "Gallia", token_id(game, "6+Ch"), token_id(game, "6+Kn"))
+    tokens(game, "Hispania", 10, 11, 12)
+    tokens(game, "Italia", 13)
     st.supply_tokens = [20, 21, 22]
     put(game, "Gallia", 0, 1)
     st.plague = region(game, "Anglia")
-    pol.answers.update({"plague_move": [ga], "spread": [it, it]})
-    game.plague_phase(0)
+    plague_phase(game, 0, plague_move=[ga], spread=[it, it])
     spread_opts = [o for _, k, o in pol.asked if k == "spread"]
     assert len(spread_opts) == 2 and all(hi not in o for o in spread_opts)
     assert st.tokens[it] == [13, 22, 21] and st.supply_tokens == [20]
@@ -334,11 +345,10 @@ def test_q4_spread_count_table(rats, new):
     game = make_game(4)
     st = game.state
     ga = region(game, "Gallia")
-    st.tokens[ga] = list(range(rats))
+    tokens(game, "Gallia", *range(rats))
     st.supply_tokens = list(range(40, 46))
     st.plague = region(game, "Anglia")
-    game.policies[0].answers["plague_move"] = [ga]
-    game.plague_phase(0)
+    plague_phase(game, 0, plague_move=[ga])
     assert len(st.supply_tokens) == 6 - new
 
 
@@ -349,8 +359,7 @@ def test_q16_no_rats_nothing_happens():
     put(game, "Gallia", 3, 3)
     st.supply_tokens = [40, 41]
     st.plague = region(game, "Anglia")
-    game.policies[0].answers["plague_move"] = [region(game, "Gallia")]
-    game.plague_phase(0)
+    plague_phase(game, 0, plague_move=[region(game, "Gallia")])
     assert st.supply_tokens == [40, 41] and st.cubes[region(game, "Gallia")][:2] == [3, 3]
 
 
@@ -363,8 +372,8 @@ def test_s7_1_q3_resolution_one_token_at_a_time():
     give(game, 1, "monk", "witch", "king")
     give(game, 2, "knight")
     put(game, "Gallia", 2, 0, 1)
-    st.tokens[ga] = [token_id(game, "1+Bo+Ch"), token_id(game, "3+Pe+Bo"), token_id(game, "2+M+Bo+Ch")]
-    resolve_region(game, ga, 3)
+    tokens(game, "Gallia", token_id(game, "1+Bo+Ch"), token_id(game, "3+Pe+Bo"), token_id(game, "2+M+Bo+Ch"))
+    resolve(game, ga, 3)
     assert st.cubes[ga] == [0, 0, 0, 0]
     assert st.cubes_lost == [2, 0, 1, 0]
     assert st.tokens[ga] == [] and st.supply_cubes == [20, 20, 20, 20]
@@ -378,8 +387,8 @@ def test_q13_resolution_stops_when_no_cubes_left():
     give(game, 0, "merchant")
     put(game, "Gallia", 1)
     rest = token_id(game, "1+Pe")
-    st.tokens[ga] = [token_id(game, "1+Bo+Ch"), rest]
-    resolve_region(game, ga, 0)
+    tokens(game, "Gallia", token_id(game, "1+Bo+Ch"), rest)
+    resolve(game, ga, 0)
     assert st.tokens[ga] == [rest] and st.discarded_tokens == 1
 
 
@@ -391,10 +400,10 @@ def test_s8_1_merchant_moves_up_to_three_cubes_to_one_neighbour():
     st = game.state
     an, sc = region(game, "Anglia"), region(game, "Scandia")
     put(game, "Anglia", 4)
+    give(game, 0, "merchant")
     opts = cards.merchant_options(game, 0)
     assert len(opts) == 6 and (an, sc, 3, False) in opts and (an, sc, 4, False) not in opts
-    game.policies[0].answers["merchant"] = [(an, sc, 3, False)]
-    cards.merchant_use(game, 0, opts)
+    ability(game, 0, "merchant", merchant=[(an, sc, 3, False)])
     assert st.cubes[an][0] == 1 and st.cubes[sc][0] == 3
 
 
@@ -403,12 +412,12 @@ def test_s8_1_monk_moves_one_token_respecting_the_cap():
     game = make_game(4, cards=["monk"])
     st = game.state
     an, ga, sc = region(game, "Anglia"), region(game, "Gallia"), region(game, "Scandia")
-    st.tokens[an] = [5]
-    st.tokens[ga] = [1, 2, 3]
+    tokens(game, "Anglia", 5)
+    tokens(game, "Gallia", 1, 2, 3)
+    give(game, 0, "monk")
     opts = cards.monk_options(game, 0)
     assert (an, 0, ga) not in opts and (an, 0, sc) in opts
-    game.policies[0].answers["monk"] = [(an, 0, sc)]
-    cards.monk_use(game, 0, opts)
+    ability(game, 0, "monk", monk=[(an, 0, sc)])
     assert st.tokens[an] == [] and st.tokens[sc] == [5]
 
 
@@ -417,12 +426,12 @@ def test_s8_1_witch_looks_at_two_tokens_and_may_swap():
     game = make_game(4, cards=["witch"])
     st = game.state
     an, ga = region(game, "Anglia"), region(game, "Gallia")
-    st.tokens[an] = [5]
-    st.tokens[ga] = [7, 8]
+    tokens(game, "Anglia", 5)
+    tokens(game, "Gallia", 7, 8)
     seen = []
-    game.policies[0].answers.update({"witch_first": [(an, 0)], "witch_second": [(ga, 1)],
-                                     "witch_swap": lambda s, seat, o, ctx: seen.append(ctx) or True})
-    cards.witch_use(game, 0, cards.witch_options(game, 0))
+    give(game, 0, "witch")
+    ability(game, 0, "witch", witch_first=[(an, 0)], witch_second=[(ga, 1)],
+            witch_swap=lambda g, seat, o, ctx: seen.append(ctx) or True)
     assert seen == [((an, 0), (ga, 1), 5, 8)]
     assert st.tokens[an] == [8] and st.tokens[ga] == [7, 5]
 
@@ -435,10 +444,11 @@ def test_q2_king_only_from_a_rat_free_region_never_the_disc_cube():
     put(game, "Anglia", 1)
     put(game, "Gallia", 2)
     put(game, "Italia", 1)
-    st.tokens[ga] = [3]
+    tokens(game, "Gallia", 3)
     st.discs[it][0] = 1
+    give(game, 0, "king")
     assert cards.king_options(game, 0) == (an,)
-    cards.king_use(game, 0, (an,))
+    ability(game, 0, "king")
     assert st.palace[0] == 1 and st.cubes[an][0] == 0
 
 
@@ -448,8 +458,9 @@ def test_s8_1_peasant_in_final_round_places_one_cube_anywhere():
     give(game, 1, "peasant")
     game.state.last_seat = 0
     sc = region(game, "Scandia")
-    game.policies[0].answers.update({"final_step": ["peasant", "done"], "peasant": [sc]})
-    game.final_round()
+    answer(game, final_step=["peasant", "done"], peasant=[sc])
+    game.start_final_round()
+    drive(game)
     assert game.state.cubes[sc][1] == 1
 
 
@@ -458,9 +469,11 @@ def test_s8_2_astronomer_keeps_one_explorer_places_one_cube():
     game = make_game(4, AFR, cards=["astronomer", "explorer"])
     st = game.state
     st.deck = list(range(10))
-    cards.astronomer_use(game, 0, ("draw",))
+    give(game, 0, "astronomer")
+    give(game, 1, "explorer")
+    ability(game, 0, "astronomer")
     assert st.hands[0] == [9] and sorted(st.rdiscard) == [7, 8] and len(st.deck) == 7
-    cards.explorer_use(game, 1, ("draw",))
+    ability(game, 1, "explorer")
     r = game.cfg.rcard_region[6]
     assert st.cubes[r][1] == 1 and sorted(st.rdiscard) == [4, 5, 6, 7, 8]
 
@@ -481,9 +494,8 @@ def test_q5_region_card_protects_for_the_rest_of_the_region():
     card = _card(game, "Gallia:Pe+Ch")
     st.hands[0] = [card]
     put(game, "Gallia", 3, 1)
-    st.tokens[ga] = [token_id(game, "1+Pe+Is"), token_id(game, "2+M+Pe")]
-    game.policies[0].answers["region_card"] = [(card, CLASS_INDEX["peasantry"])]
-    resolve_region(game, ga, 1)
+    tokens(game, "Gallia", token_id(game, "1+Pe+Is"), token_id(game, "2+M+Pe"))
+    resolve(game, ga, 1, region_card=[(card, CLASS_INDEX["peasantry"])])
     assert st.cubes[ga][:2] == [2, 1]  # only the M of token 2
     assert st.hands[0] == [] and st.rdiscard == [card]
 
@@ -498,12 +510,13 @@ def test_q14_final_plague_protection_only_in_its_region():
     st.hands[0] = [card]
     put(game, "Gallia", 2)
     put(game, "Hispania", 2)
-    st.tokens[ga] = [token_id(game, "1+Pe+Is")]
-    st.tokens[hi] = [token_id(game, "1+Pe+Ch")]
+    tokens(game, "Gallia", token_id(game, "1+Pe+Is"))
+    tokens(game, "Hispania", token_id(game, "1+Pe+Ch"))
     st.last_seat = 2
-    pol = game.policies[0]
-    pol.answers.update({"final_order": [ga, hi], "region_card": [(card, CLASS_INDEX["peasantry"])]})
-    game.final_plague()
+    pol = game.policy
+    answer(game, final_order=[ga, hi], region_card=[(card, CLASS_INDEX["peasantry"])])
+    game.start_final_plague()
+    drive(game)
     assert [(s, k) for s, k, _ in pol.asked if k == "final_order"] == [(2, "final_order")]
     assert st.cubes[ga][0] == 2 and st.cubes[hi][0] == 1
 
@@ -528,12 +541,11 @@ def test_s10_1_end_after_the_turn_that_empties_the_rat_supply():
     """§10.1: the spread takes the last rat; the turn finishes, then the game ends (trigger seat 0)."""
     game = make_game(4)
     st = game.state
-    ga = region(game, "Gallia")
-    st.tokens[ga] = [token_id(game, "6+Ch")]
+    tokens(game, "Gallia", token_id(game, "6+Ch"))
     st.supply_tokens = [token_id(game, "6+Kn")]
     st.plague = region(game, "Anglia")
     st.start_seat = 0
-    game.run()
+    run(game)
     assert (st.end, st.trigger_seat, st.last_seat, st.turns) == ("trigger", 0, 0, 1)
     assert st.final_round_turns == 3 and st.phase == "over"
 
@@ -545,7 +557,7 @@ def test_s10_1_end_when_active_player_has_all_cubes_on_board():
     st.supply_tokens = [1, 2, 3]
     st.supply_cubes[1] = 0
     st.start_seat = 0
-    game.run()
+    run(game)
     assert (st.end, st.trigger_seat, st.turns) == ("trigger", 1, 2)
 
 
@@ -554,12 +566,12 @@ def test_s10_1_round_cap_and_hard_turn_cap():
     game = make_game(4, max_rounds=2)
     st = game.state
     st.supply_tokens = [1, 2, 3]
-    game.run()
+    run(game)
     assert (st.end, st.turns, st.trigger_seat, st.last_seat) == ("turn_cap", 8, -1, 3)
     game = make_game(4, max_rounds=100, max_turns=5)
     game.state.supply_tokens = [1, 2, 3]
     with pytest.raises(TurnCapExceeded, match="seed 0"):
-        game.run()
+        run(game)
 
 
 def test_s10_4_score_cubes_palace_region_cards_diplomats():
@@ -597,5 +609,6 @@ def test_s11_five_six_players_need_africanus_and_use_8_cards():
 def test_illegal_choice_raises_naming_seat_decision_and_options():
     """§15: a choice outside the offered options is a bug and raises IllegalChoice."""
     game = make_game(4, policy=Scripted({"opening": [99]}))
+    game.setup()
     with pytest.raises(IllegalChoice, match=r"seat \d: decision 'opening': choice 99"):
-        game.setup()
+        drive(game)

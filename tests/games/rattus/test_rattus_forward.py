@@ -1,0 +1,239 @@
+"""The Rattus forward model (analyzer.games.forward): play loop, clone, information sets,
+determinization, illegal actions, and the leak test (docs/rules/rattus.md §15 hidden information)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from analyzer.errors import IllegalChoice
+from analyzer.games.base import build_policy, game_streams
+from analyzer.games.forward import GameState, SeatView, play
+from analyzer.games.rattus import POLICIES, SPEC, default_config, new_state, play_game
+from analyzer.games.rattus.config import CARD_INDEX
+from analyzer.games.rattus.state import STARTER_SLOT
+
+AFR = ("africanus",)
+# configs whose hidden information differs: base tokens, region cards, 5-6 players, the Witch in play
+CASES = [(2, (), {}), (4, (), {}), (4, AFR, {}), (5, AFR, {}), (3, AFR, {"astronomer_leftovers": "deck_bottom"}),
+         (4, AFR, {"class_cards": ["knight", "witch", "monk", "astronomer", "explorer", "merchant"]}),
+         (6, AFR, {"region_card_must_match_plague_region": True})]
+
+
+def _cfg(case):
+    players, exps, opts = case
+    return default_config(players, exps, **opts)
+
+
+def _random_walk(state, seed: int, steps: int):
+    """Advance ``state`` by up to ``steps`` uniformly random legal actions."""
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        acts = state.legal_actions()
+        state.apply(acts[rng.randrange(len(acts))])
+    return state
+
+
+def _decision_points(case, seed: int, every: int = 7):
+    """Yield states at every ``every``-th decision of a seeded greedy/random game."""
+    cfg = _cfg(case)
+    state = new_state(cfg, seed)
+    pols = [POLICIES["greedy" if s % 2 else "random"]().player(s) for s in range(cfg.n_players)]
+    rngs = [random.Random(seed + s) for s in range(cfg.n_players)]
+    k = 0
+    while not state.is_terminal():
+        if k % every == 0:
+            yield state
+        seat = state.current_seat()
+        state.apply(pols[seat].choose(state.view(seat), rngs[seat]))
+        k += 1
+
+
+def test_new_state_meets_the_protocols():
+    state = SPEC.new_state(default_config(4, AFR), 1)
+    assert isinstance(state, GameState)
+    assert isinstance(state.view(state.current_seat()), SeatView)
+    assert state.decision_kind() == "opening" and len(state.legal_actions()) == 12
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_play_game_is_the_forward_loop(case):
+    """play_game == new_state + forward.play with the seats' streams + records."""
+    cfg = _cfg(case)
+    pols = ["greedy" if s % 2 else "random" for s in range(cfg.n_players)]
+    for seed in (3, 4):
+        _, seat_rngs = game_streams(seed, cfg.n_players)
+        state = new_state(cfg, seed)
+        play(state, [POLICIES[p]().player(s) for s, p in enumerate(pols)], seat_rngs)
+        assert state.records(pols) == play_game(cfg, pols, seed)
+
+
+def test_clone_is_independent_and_replays_the_same_game():
+    """A clone played on differently leaves the original as it was; played on alike, the same game."""
+    cfg = default_config(4, AFR)
+    state = _random_walk(new_state(cfg, 5), 1, 60)
+    key = [state.information_key(s) for s in range(4)]
+    twin = state.clone()
+    _random_walk(twin, 2, 40)
+    assert [state.information_key(s) for s in range(4)] == key
+    a, b = state.clone(), state.clone()
+    rng = random.Random(9)
+    while not a.is_terminal():
+        acts = a.legal_actions()
+        assert b.legal_actions() == acts
+        act = acts[rng.randrange(len(acts))]
+        a.apply(act)
+        b.apply(act)
+    assert b.is_terminal() and a.records(["x"] * 4) == b.records(["x"] * 4)
+    assert a.state.tokens == b.state.tokens and a.state.rdiscard == b.state.rdiscard
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_determinize_keeps_the_information_set_and_varies_the_hidden_part(case):
+    """§15: the copy looks the same to the seat; the token faces, supply order and other hands vary."""
+    for state in list(_decision_points(case, 21, every=25))[1:4]:
+        seat = state.current_seat()
+        key = state.information_key(seat)
+        hidden = set()
+        for seed in range(12):
+            d = state.determinize(seat, seed)
+            assert d.information_key(seat) == key
+            assert d.state.cubes == state.state.cubes and d.state.hands[seat] == state.state.hands[seat]
+            hidden.add((tuple(map(tuple, d.state.tokens)), tuple(d.state.supply_tokens),
+                        tuple(tuple(h) for q, h in enumerate(d.state.hands) if q != seat)))
+            assert sorted(d.state.supply_tokens + d.state.removed_tokens + sum(d.state.tokens, [])) == \
+                sorted(state.state.supply_tokens + state.state.removed_tokens + sum(state.state.tokens, []))
+        assert len(hidden) > 1
+
+
+def test_determinize_keeps_what_the_witch_showed():
+    """§8.1: the faces a Witch showed its holder stay where they are in that seat's copies; other
+    seats' copies redraw them, and starting tokens stay starting tokens until a Witch looks."""
+    cfg = default_config(4, AFR, class_cards=["knight", "witch", "monk", "merchant", "king", "sultan"])
+    state = new_state(cfg, 8)
+    witch = CARD_INDEX["witch"]
+    rng = random.Random(3)
+    while not (state.decision_kind() == "step" and "take" in state.legal_actions()
+               and state.state.holder[witch] != state.current_seat()):
+        acts = state.legal_actions()
+        state.apply(acts[rng.randrange(len(acts))])
+    seat = state.current_seat()
+    # take the witch and look at two tokens
+    state.apply("take")
+    state.apply(witch)
+    state.apply("witch")
+    first = state.legal_actions()[0]
+    state.apply(first)
+    second = state.legal_actions()[-1]
+    state.apply(second)
+    assert state.decision_kind() == "witch_swap"
+    (r1, i1), (r2, i2), a, b = state.view(seat).context()
+    assert state.view(seat).known_tokens() == tuple(sorted([(r1, i1, a), (r2, i2, b)]))
+    other = (seat + 1) % 4
+    assert state.view(other).context() is None
+    assert not {(r1, i1), (r2, i2)} & {(r, i) for r, i, _ in state.view(other).known_tokens()}
+    faces = set()
+    starting = set(cfg.starting_tokens)
+    for seed in range(20):
+        mine = state.determinize(seat, seed)
+        assert (mine.state.tokens[r1][i1], mine.state.tokens[r2][i2]) == (a, b)
+        theirs = state.determinize(other, seed)
+        faces.add((theirs.state.tokens[r1][i1], theirs.state.tokens[r2][i2]))
+        for r, flags in enumerate(theirs.state.token_flags):
+            for i, f in enumerate(flags):
+                if f & STARTER_SLOT:
+                    assert theirs.state.tokens[r][i] in starting
+    assert len(faces) > 1
+
+
+@pytest.mark.parametrize("bad", [1.0, True, "1", (1,)])
+def test_illegal_actions_raise_never_coerced(bad):
+    """§15: an option not offered raises IllegalChoice; a float or a bool never stands for an int."""
+    state = new_state(default_config(4, AFR), 2)
+    assert 1 in state.legal_actions()
+    with pytest.raises(IllegalChoice, match="is not legal"):
+        state.apply(bad)
+    state.apply(1)  # the same decision still pending, and the int is accepted
+
+
+def test_illegal_bool_and_tuple_actions_raise():
+    """An int never stands for a bool (witch swap, caravan bonus), nor a float inside a tuple."""
+    cfg = default_config(4, AFR, class_cards=["knight", "witch", "monk", "merchant", "king", "sultan"])
+    state = new_state(cfg, 8)
+    rng = random.Random(4)
+    seen = set()
+    while not state.is_terminal() and len(seen) < 3:
+        kind, acts = state.decision_kind(), state.legal_actions()
+        if kind == "witch_swap" and "swap" not in seen:
+            seen.add("swap")
+            for bad in (0, 1, None):
+                with pytest.raises(IllegalChoice):
+                    state.apply(bad)
+        if kind == "merchant" and "merchant" not in seen:
+            seen.add("merchant")
+            src, dst, k, disc = acts[0]
+            with pytest.raises(IllegalChoice):
+                state.apply((src, dst, float(k), disc))
+            with pytest.raises(IllegalChoice):
+                state.apply([src, dst, k, disc])
+        if kind == "step" and "witch" in acts and "steer" not in seen:
+            seen.add("steer")
+            state.apply("witch")
+            continue
+        state.apply(acts[rng.randrange(len(acts))])
+    assert {"swap", "merchant"} <= seen
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy", "ismcts"])
+@pytest.mark.parametrize("case", CASES)
+def test_players_decide_from_the_seats_view_only(policy, case):
+    """Leak test (issue 12 §2, docs/rules/rattus.md §15): the same choice from the real state and
+    from another arrangement of the hidden facts consistent with the seat's view, with the same
+    seat generator state."""
+    pol = build_policy(POLICIES, policy, {"iterations": 6} if policy == "ismcts" else {})
+    every = 11 if policy == "ismcts" else 3
+    checked = 0
+    for seed in (1, 2):
+        for state in _decision_points(case, seed, every):
+            seat = state.current_seat()
+            other = state.determinize(seat, seed + 1000 + checked)
+            r1, r2 = random.Random(checked), random.Random(checked)
+            a = pol.player(seat).choose(state.view(seat), r1)
+            b = pol.player(seat).choose(other.view(seat), r2)
+            assert a == b, (state.decision_kind(), a, b)
+            assert r1.getstate() == r2.getstate()
+            checked += 1
+    assert checked > 5
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=hst.integers(0, 2**31), case=hst.sampled_from(CASES), walk=hst.integers(0, 2**31))
+def test_random_actions_always_terminate(seed, case, walk):
+    """new_state + uniformly random legal actions always reach the end, every state offering at
+    least two options."""
+    state = new_state(_cfg(case), seed)
+    rng = random.Random(walk)
+    for _ in range(20_000):
+        if state.is_terminal():
+            break
+        acts = state.legal_actions()
+        assert len(acts) >= 2 and len(set(acts)) == len(acts)
+        state.apply(acts[rng.randrange(len(acts))])
+    assert state.is_terminal() and state.state.phase == "over"
+    assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_ismcts_plays_a_game_and_logs_its_reasons():
+    """ismcts is a registered policy: it plays a whole game and the replay log says why it chose."""
+    lines: list[str] = []
+    pol = build_policy(POLICIES, "ismcts", {"iterations": 10})
+    g, seats = play_game(default_config(3, AFR), [pol, "greedy", "random"], 4, lines.append)
+    assert seats[0]["policy"] == "ismcts" and g["end"] in ("trigger", "turn_cap")
+    reasons = [ln for ln in lines if "ismcts seat 0" in ln]
+    assert reasons and "visits" in reasons[0]
+    assert play_game(default_config(3, AFR), [pol, "greedy", "random"], 4) == (g, seats)
