@@ -6,7 +6,8 @@ it: it asks the holder for its choice among ``options`` (``GameCore.ask``). Each
 ability asks is resumed by its handler in ``CHOSEN`` (decision kind -> ``handler(game, seat,
 choice)``), which applies the choice and either asks the next question or hands the turn back
 (``game.ability_done()``). The Knight acts in the plague move (engine) and the Peasant in phase B,
-so neither is an ability of the regular turn; the Peasant is one in the final round (§10.2).
+so neither is an ability of the regular turn; the Peasant is one in the final round (§10.2), and
+so is the Knight with the rule option ``knight_moves_plague_in_final_round``.
 """
 
 from __future__ import annotations
@@ -337,6 +338,32 @@ def peasant_final_chosen(game: GameCore, p: int, r: Any) -> None:
     game.ability_done()
 
 
+# ---------------------------------------------------------------- Knight in the final round (§10.2 option)
+
+def knight_final_options(game: GameCore, p: int) -> tuple:
+    """Regions within Knight range of the plague piece, with the rule option
+    ``knight_moves_plague_in_final_round``; none by default (the Knight has no effect, §10.2)."""
+    cfg = game.cfg
+    return cfg.knight_reach[game.state.plague] if cfg.knight_moves_plague_in_final_round else ()
+
+
+def knight_final_use(game: GameCore, p: int, options: tuple) -> None:
+    """Ask where the plague piece goes (§10.2 option)."""
+    game.ask(p, "knight", options)
+
+
+def knight_final_chosen(game: GameCore, p: int, r: Any) -> None:
+    """Move the plague piece: no new rats and no plague follow (§10.2 option); it matters where
+    the piece stands in the final plague when it counts as 2 neutral cubes (§8.1 option)."""
+    st = game.state
+    src = st.plague
+    st.plague = r
+    if game.log is not None:
+        names = game.cfg.region_names
+        game.log(f"  seat {p} knight: plague piece {names[src]} -> {names[r]} (no new rats, no plague)")
+    game.ability_done()
+
+
 Ability = tuple[Callable[[GameCore, int], tuple], Callable[[GameCore, int, tuple], None]]
 
 # card index -> (options, use); regular-turn abilities and final-round abilities
@@ -350,7 +377,8 @@ ABILITIES: dict[int, Ability] = {
     CARD_INDEX["astronomer"]: (draw_options, astronomer_use),
     CARD_INDEX["explorer"]: (draw_options, explorer_use),
 }
-FINAL_ABILITIES: dict[int, Ability] = {**ABILITIES, CARD_INDEX["peasant"]: (peasant_final_options, peasant_final_use)}
+FINAL_ABILITIES: dict[int, Ability] = {**ABILITIES, CARD_INDEX["peasant"]: (peasant_final_options, peasant_final_use),
+                                       CARD_INDEX["knight"]: (knight_final_options, knight_final_use)}
 
 # decision kind asked by an ability -> its handler ``(game, seat, choice)``
 CHOSEN: dict[str, Callable[[GameCore, int, Any], None]] = {
@@ -358,4 +386,5 @@ CHOSEN: dict[str, Callable[[GameCore, int, Any], None]] = {
     "witch_second": witch_second_chosen, "witch_swap": witch_swap_chosen, "king": king_chosen,
     "sultan": sultan_chosen, "trader": trader_chosen, "caravan_bonus": caravan_bonus_chosen,
     "astronomer": astronomer_chosen, "explorer": explorer_chosen, "peasant": peasant_final_chosen,
+    "knight": knight_final_chosen,
 }

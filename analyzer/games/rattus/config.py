@@ -56,6 +56,10 @@ OPTIONS = OptionSet("rattus", (
     Option("knight_adds_two_neutral_cubes", False, bool, "§8.1",
          "the plague piece counts as 2 neutral cubes for thresholds when the Knight is in play"),
     Option("opening_pairs_distinct_regions", True, bool, "§6.1", "the two opening pairs go into two different regions"),
+    Option("placement_mandatory", False, bool, "§7 B", "placing cubes (phase B) is mandatory: before phase C the "
+         "player places cubes in a region where at least one goes, when any region allows it"),
+    Option("knight_moves_plague_in_final_round", False, bool, "§10.2", "in the final round the Knight holder may "
+         "move the plague piece within Knight range: no new rats, no plague"),
     Option("africanus_tokens_replace_base", True, bool, "§3.2",
          "with Africanus the 65 Africanus tokens replace the 49 base tokens at every player count"),
     Option("base_tokens_removed", (12, 6, 0), list, "§5.3", "base tokens removed unseen at 2, 3, 4 players (tokens)",
@@ -151,6 +155,8 @@ class RattusConfig:
     knight_steps: int
     knight_adds_two_neutral_cubes: bool
     opening_pairs_distinct_regions: bool
+    placement_mandatory: bool
+    knight_moves_plague_in_final_round: bool
     same_class_cards_stack: bool
     region_cards_dealt: int
     region_card_must_match_plague_region: bool
@@ -422,11 +428,10 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         raise RuleError("tokens_file", f"{tok_source}: [[{token_set}]] has {n_start} starting tokens but "
                                        f"{len(region_names)} regions are in use at {players} players (needs at "
                                        f"least one per region)")
-    unused_starters = n_start - len(region_names)
     if token_set == "base":
         removed = opts["base_tokens_removed"][players - 2] if players <= 4 else 0
-    else:
-        removed = opts["africanus_tokens_removed_per_unused_region"] * unused_starters
+    else:  # §5.3: per region of the map not in use at this player count (not per unused starter)
+        removed = opts["africanus_tokens_removed_per_unused_region"] * (len(all_region_names) - len(region_names))
     if removed > len(tokens) - len(region_names):
         raise RuleError("tokens_file", f"{tok_source}: {removed} tokens to remove unseen but only "
                                        f"{len(tokens) - len(region_names)} in the supply")

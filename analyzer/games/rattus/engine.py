@@ -275,7 +275,11 @@ class Game(GameCore):
         self._ask_step()
 
     def _ask_step(self) -> None:
-        """Ask the active seat for its next step: take, place, an unused ability, or phase C (§7)."""
+        """Ask the active seat for its next step: take, place, an unused ability, or phase C (§7).
+
+        With the rule option ``placement_mandatory`` (§7 B), phase C is offered only once cubes
+        have been placed, when some region would get at least one; the region must then be one
+        that gets cubes."""
         st = self.state
         p = st.active
         abil = self._ability_options(p, st.used, _cards.ABILITIES)
@@ -285,8 +289,14 @@ class Game(GameCore):
         if not st.placed:
             steps.append("place")
         steps.extend(_ABILITY_NAMES[c] for c in abil)
-        steps.append("plague")
+        if st.placed or not (self.cfg.placement_mandatory and self._can_place(p)):
+            steps.append("plague")
         self.ask(p, "step", tuple(steps), abil)
+
+    def _can_place(self, p: int) -> bool:
+        """Whether phase B would put at least one cube of ``p`` somewhere (§7 B, §8.1 Peasant)."""
+        st = self.state
+        return st.supply_cubes[p] > 0 and (st.holder[PEASANT] == p or any(st.tokens))
 
     def _step_chosen(self, p: int, step: str) -> None:
         st = self.state
@@ -297,7 +307,10 @@ class Game(GameCore):
             self.ask(p, "take", tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p))
         elif step == "place":
             st.placed = True
-            self.ask(p, "place", tuple(range(self.cfg.n_regions)))
+            regions = tuple(range(self.cfg.n_regions))
+            if self.cfg.placement_mandatory and st.holder[PEASANT] != p and self._can_place(p):
+                regions = tuple(r for r in regions if st.tokens[r])  # option: a region that gets cubes
+            self.ask(p, "place", regions)
         else:
             abil = st.ctx  # the step decision's ability options (still the pending context)
             c = CARD_INDEX[step]

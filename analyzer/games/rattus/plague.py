@@ -143,6 +143,8 @@ def _resolve(game: GameCore) -> None:
             if log is not None:
                 log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, no effect")
             continue
+        if log is not None:  # before any region card played against it (§7 C.3)
+            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}")
         if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
             st.res_token = tid
             st.res_offer = 0
@@ -161,7 +163,6 @@ def _apply_token(game: GameCore, tid: int) -> None:
     cfg = game.cfg
     r = st.res_region
     row = st.cubes[r]
-    total = sum(row) + st.res_neutral
     lost = losses(row, st.held_class, cfg.tokens[tid], st.res_protected, cfg.same_class_cards_stack)
     for p, k in enumerate(lost):
         if k:
@@ -169,7 +170,7 @@ def _apply_token(game: GameCore, tid: int) -> None:
             st.cubes_lost[p] += k
     if game.log is not None:
         hit = ", ".join(f"seat {p} -{k}" for p, k in enumerate(lost) if k) or "nobody"
-        game.log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, kills {hit}")
+        game.log(f"      {cfg.token_labels[tid]} kills {hit}")
 
 
 def region_card_options(game: GameCore, q: int, r: int, tid: int) -> tuple:
@@ -221,5 +222,5 @@ def region_card_chosen(game: GameCore, q: int, choice: Any) -> None:
         st.res_played.append(cid)
         st.res_protected[q] |= 1 << k
         if game.log is not None:
-            game.log(f"    seat {q} plays region card {game.cfg.rcard_labels[cid]} to protect class {k}")
+            game.log(f"      seat {q} plays region card {game.cfg.rcard_labels[cid]} to protect {CLASSES[k]}")
     _resolve(game)

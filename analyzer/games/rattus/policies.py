@@ -355,6 +355,8 @@ class GreedyPlayer:
             return [self._place_value(v, o, 1) for o in options]
         if kind == "sultan":
             return [self._sultan_value(v, o) for o in options]
+        if kind == "knight":  # final round (rule option): where a plague would hurt the others most
+            return [self._plague_value(v, o) for o in options]
         return [0.0] * len(options)
 
     # ------------------------------------------------------------ the decision
@@ -427,7 +429,7 @@ class GreedyPlayer:
         if kind == "spread":
             cubes = view.cubes
             return self._pick(options, [sum(cubes[x]) - 2 * cubes[x][p] for x in options], rng)
-        if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan"):
+        if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan", "knight"):
             return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
             return True

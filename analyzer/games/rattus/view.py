@@ -170,7 +170,7 @@ class RattusView:
 # decision kinds whose options are regions -> how an option reads
 _REGION_ACTIONS = {"opening": "2 cubes in", "place": "place in", "plague_move": "plague to", "spread": "new rat in",
                    "final_order": "resolve", "king": "palace cube from", "sultan": "diplomat in",
-                   "peasant": "1 cube in"}
+                   "peasant": "1 cube in", "knight": "plague piece to"}
 _STEPS = {"take": "take a card", "place": "place cubes", "plague": "move the plague", "done": "end the turn"}
 
 

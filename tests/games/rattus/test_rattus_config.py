@@ -21,7 +21,8 @@ GAP_DEFAULTS = {
     "region_card_must_match_plague_region": False, "region_card_points": 1,
     "region_card_majority_ties_count": True, "explorer_cubes": 1, "astronomer_leftovers": "discard",
     "diplomat_2p_tie_points": 3, "max_rounds": 100, "same_class_cards_stack": True,
-    "caravan_start": "random", "plague_start": "random",
+    "caravan_start": "random", "plague_start": "random", "placement_mandatory": False,
+    "knight_moves_plague_in_final_round": False,
 }
 
 

@@ -5,6 +5,9 @@ Positions are built by hand (``rattus_helpers``); reveals take tokens in list or
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 from rattus_helpers import (
     Scripted,
@@ -24,13 +27,14 @@ from rattus_helpers import (
 )
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.rattus import cards, default_config
+from analyzer.games.rattus import cards, default_config, new_state
 from analyzer.games.rattus.config import CLASS_INDEX
 from analyzer.games.rattus.metrics import build_records, final_scores
 from analyzer.games.rattus.plague import token_losses
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
 
 AFR = ("africanus",)
+DATA = Path(__file__).parents[3] / "analyzer" / "games" / "rattus" / "data"
 
 
 # ---------------------------------------------------------------- §2.1 / §10.2 / §10.5 end, Q1
@@ -219,6 +223,23 @@ def test_s5_3_supply_size_after_setup(players, exps, supply):
     assert all(len(t) == 1 for t in game.state.tokens)
 
 
+@pytest.mark.parametrize("players,removed,supply", [(6, 0, 48), (5, 6, 44)])
+def test_s5_3_africanus_removal_counts_unused_regions_not_unused_starters(tmp_path, players, removed, supply):
+    """§5.3: Africanus removes 3 tokens unseen per region not in use, whatever the number of
+    starting tokens: a user token table with 18 starters removes none at 6 players (17 regions in
+    use) and 6 at 5 players (2 regions out), not 3 and 9."""
+    text = (DATA / "tokens.toml").read_text()
+    at = text.index("starting = false", text.index("[[africanus]]"))
+    path = tmp_path / "tokens18.toml"
+    path.write_text(text[:at] + "starting = true" + text[at + len("starting = false"):])
+    cfg = default_config(players, AFR, tokens_file=str(path))
+    assert len(cfg.starting_tokens) == 18 and cfg.tokens_removed == removed
+    game = make_game(players, AFR, tokens_file=str(path))
+    game.setup()
+    assert len(game.state.supply_tokens) == supply and len(game.state.removed_tokens) == removed
+    assert default_config(players, AFR).tokens_removed == removed  # the built-in table agrees
+
+
 def test_s5_3_base_tokens_at_4p_when_not_replaced():
     """§3.2 switch: africanus_tokens_replace_base = false uses the base 49 at 2-4 players."""
     game = make_game(4, AFR, africanus_tokens_replace_base=False)
@@ -302,6 +323,84 @@ def test_s7_b_placement_capped_by_supply():
     assert st.cubes[tu][0] == 1 and st.supply_cubes[0] == 0
 
 
+@pytest.mark.parametrize("peasant", [False, True])
+def test_s7_b_rulebook_placement_example(peasant):
+    """§7 B, §8.1 (rulebook example): 3 rats -> 3 cubes, 1 rat -> 1, 0 rats -> 0; the Peasant's
+    holder places one more each (4, 2, 1)."""
+    game = make_game(4)
+    st = game.state
+    tokens(game, "Turcia", 0, 1, 2)
+    tokens(game, "Gallia", 3)
+    if peasant:
+        give(game, 0, "peasant")
+    extra = 1 if peasant else 0
+    for name, rats in (("Turcia", 3), ("Gallia", 1), ("Bulgaria", 0)):
+        r = region(game, name)
+        _quiet_turn(game, step=["place", "plague"], place=[r])
+        assert st.cubes[r][0] == rats + extra, name
+
+
+def test_s7_b_placement_optional_by_default_mandatory_as_an_option():
+    """§7 B: by default a player may go to phase C without placing; with ``placement_mandatory``
+    phase C waits until cubes are placed, in a region that gets at least one, unless no region
+    would get any (no rats anywhere and no Peasant)."""
+    assert {v.name: v for v in default_config(4).rule_values}["placement_mandatory"].provenance == "default"
+    game = make_game(4)
+    tokens(game, "Turcia", 0)
+    _quiet_turn(game)
+    first = [o for _, k, o in game.policy.asked if k == "step"][0]
+    assert "plague" in first and "place" in first
+    game = make_game(4, placement_mandatory=True)
+    tu = region(game, "Turcia")
+    tokens(game, "Turcia", 0)
+    _quiet_turn(game, step=["place", "plague"])
+    asked = game.policy.asked
+    steps = [o for _, k, o in asked if k == "step"]
+    assert "plague" not in steps[0] and "plague" in steps[1]
+    assert [o for _, k, o in asked if k == "place"] == []  # one region with rats: taken without asking
+    assert game.state.cubes[tu][0] == 1
+    game = make_game(4, placement_mandatory=True)  # nothing to place anywhere: C is open at once
+    _quiet_turn(game)
+    assert "plague" in [o for _, k, o in game.policy.asked if k == "step"][0]
+    game = make_game(4, placement_mandatory=True)  # with the Peasant every region gets a cube
+    give(game, 0, "peasant")
+    _quiet_turn(game, step=["place", "plague"])
+    assert len([o for _, k, o in game.policy.asked if k == "place"][0]) == game.cfg.n_regions
+
+
+@pytest.mark.parametrize("knight", [False, True])
+def test_s7_c1_plague_piece_must_move(knight):
+    """§7 C.1: the plague piece never stays where it is (with or without the Knight)."""
+    for start in range(12):
+        pol = Scripted()
+        game = make_game(4, policy=pol, cards=["knight"])
+        if knight:
+            give(game, 0, "knight")
+        game.state.plague = start
+        plague_phase(game, 0)
+        opts = [o for _, k, o in pol.asked if k == "plague_move"][-1]
+        assert start not in opts and game.state.plague != start
+
+
+def test_s7_a_a_class_card_cannot_be_discarded():
+    """§7 A: a card leaves its holder only when another player takes it; no decision discards
+    one, so once taken a card is always held, and every card in play stays in play."""
+    cfg = default_config(4, AFR)
+    for seed in range(6):
+        game = new_state(cfg, seed)
+        rng = random.Random(seed)
+        in_play = [c for c, h in enumerate(game.state.holder) if h != -2]
+        taken: set[int] = set()
+        while not game.is_terminal():
+            holder = game.state.holder
+            assert [c for c, h in enumerate(holder) if h != -2] == in_play
+            assert all(holder[c] >= 0 for c in taken)
+            taken |= {c for c in in_play if holder[c] >= 0}
+            assert not any("discard" in str(a) for a in game.legal_actions())
+            acts = game.legal_actions()
+            game.apply(acts[rng.randrange(len(acts))])
+
+
 def test_s7_c1_plague_move_neighbour_or_knight_range():
     """§7 C.1, §8.1, §11: one step; Knight up to 2 (3 at 5-6 players); never stay."""
     pol = Scripted()
@@ -377,6 +476,23 @@ def test_s7_1_q3_resolution_one_token_at_a_time():
     assert st.cubes[ga] == [0, 0, 0, 0]
     assert st.cubes_lost == [2, 0, 1, 0]
     assert st.tokens[ga] == [] and st.supply_cubes == [20, 20, 20, 20]
+
+
+def test_s7_1_reveal_counts_the_cubes_present_at_that_moment():
+    """§7.1: each token counts the cubes in the region when it is revealed. Gallia holds 2 cubes
+    of seat 0 (Merchant) and 1 of seat 1 (Monk): 1+Bo+Ch kills one of each, so 2+M+Bo+Ch finds
+    1 cube, below its threshold, and seat 0's last cube survives (counted from the 3 cubes
+    there before, it would die to M and Bo)."""
+    game = make_game(4)
+    st = game.state
+    ga = region(game, "Gallia")
+    give(game, 0, "merchant")
+    give(game, 1, "monk")
+    put(game, "Gallia", 2, 1)
+    tokens(game, "Gallia", token_id(game, "1+Bo+Ch"), token_id(game, "2+M+Bo+Ch"))
+    resolve(game, ga, 0)
+    assert st.cubes[ga][:2] == [1, 0] and st.cubes_lost[:2] == [1, 1]
+    assert st.tokens[ga] == [] and st.discarded_tokens == 2
 
 
 def test_q13_resolution_stops_when_no_cubes_left():
@@ -464,6 +580,33 @@ def test_s8_1_peasant_in_final_round_places_one_cube_anywhere():
     assert game.state.cubes[sc][1] == 1
 
 
+@pytest.mark.parametrize("option", [False, True])
+def test_s10_2_knight_in_the_final_round(option):
+    """§10.2: by default the Knight does nothing in the final round; with the rule option
+    ``knight_moves_plague_in_final_round`` its holder may move the plague piece within Knight
+    range, and no new rats and no plague follow (Italia has rats and no cubes, so the final
+    plague leaves it alone)."""
+    lines: list[str] = []
+    game = make_game(4, cards=["knight"], knight_moves_plague_in_final_round=option, log=lines.append)
+    give(game, 1, "knight")
+    st = game.state
+    st.last_seat = 0
+    st.plague = region(game, "Anglia")
+    it = region(game, "Italia")
+    tokens(game, "Italia", 5, 6)
+    st.supply_tokens = [20, 21]
+    answer(game, final_step=["knight", "done"] if option else ["done"], knight=[it])
+    game.start_final_round()
+    drive(game)
+    steps = [o for seat, k, o in game.policy.asked if k == "final_step" and seat == 1]
+    assert [("knight" in o) for o in steps] == ([True] if option else [])  # default: nothing to ask
+    assert st.plague == (it if option else region(game, "Anglia"))
+    assert st.supply_tokens == [20, 21] and st.tokens[it] == [5, 6] and st.phase == "over"
+    assert any("knight: plague piece Anglia -> Italia" in ln for ln in lines) is option
+    assert {v.name: v for v in default_config(4).rule_values}["knight_moves_plague_in_final_round"].provenance \
+        == "default"
+
+
 def test_s8_2_astronomer_keeps_one_explorer_places_one_cube():
     """§8.2: Astronomer draws 3 keeps 1 (others discarded); Explorer puts 1 cube in a drawn card's region."""
     game = make_game(4, AFR, cards=["astronomer", "explorer"])
@@ -498,6 +641,23 @@ def test_q5_region_card_protects_for_the_rest_of_the_region():
     resolve(game, ga, 1, region_card=[(card, CLASS_INDEX["peasantry"])])
     assert st.cubes[ga][:2] == [2, 1]  # only the M of token 2
     assert st.hands[0] == [] and st.rdiscard == [card]
+
+
+def test_s7_c3_log_names_the_class_after_the_reveal_that_caused_it():
+    """§7 C.3, §9: the replay log shows the reveal before the region card it triggered, names the
+    class protected (not its index), then the losses."""
+    lines: list[str] = []
+    game = make_game(4, AFR, cards=["peasant"], log=lines.append)
+    give(game, 0, "peasant")
+    card = _card(game, "Gallia:Pe+Ch")
+    game.state.hands[0] = [card]
+    put(game, "Gallia", 3, 1)
+    tokens(game, "Gallia", token_id(game, "1+Pe+Is"))
+    resolve(game, region(game, "Gallia"), 1, region_card=[(card, CLASS_INDEX["peasantry"])])
+    body = [ln.strip() for ln in lines if "reveal" in ln or "region card" in ln or "kills" in ln]
+    assert body == ["reveal 1+Pe+Is in Gallia: 4 cubes",
+                    "seat 0 plays region card Gallia:Pe+Ch to protect peasantry",
+                    "1+Pe+Is kills nobody"]
 
 
 def test_q14_final_plague_protection_only_in_its_region():
