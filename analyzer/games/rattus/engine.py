@@ -29,12 +29,13 @@ from analyzer.games.rattus import plague
 from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
-from analyzer.games.rattus.scoring import tiebreak_keys
+from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
 from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State
 from analyzer.games.rattus.view import RattusView
 
 KNIGHT = CARD_INDEX["knight"]
 PEASANT = CARD_INDEX["peasant"]
+HEURISTIC_SCALE = 2.0  # points: a seat 2 points ahead is e (2.7) times as likely to win (heuristic_returns)
 _ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
@@ -156,11 +157,36 @@ class Game(GameCore):
         return tuple(won)
 
     def heuristic_returns(self) -> tuple[float, ...]:
-        """Win shares estimated from the current scores (§10.4): a softmax over each seat's
-        cubes in regions and palace, region-card and diplomat points now, in units of 2 points."""
-        score = final_scores(self.state)[0]
+        """Win shares estimated from the position (for search that stops a playout early).
+
+        Each seat's score is estimated as if the final plague struck now (§10.3, §10.4): every
+        region's face-down tokens revealed in their order against its cubes (no region cards),
+        then cubes + palace + region-card + diplomat points; shares are a softmax of those
+        scores in units of ``HEURISTIC_SCALE`` points. In a determinized copy the faces are a
+        draw consistent with the searching seat's view."""
+        st, cfg = self.state, self.cfg
+        n = cfg.n_players
+        unprotected = [0] * n
+        rows: list[list[int]] = []
+        for r in range(cfg.n_regions):
+            row = st.cubes[r][:]
+            for tid in st.tokens[r]:
+                token = cfg.tokens[tid]
+                if sum(row) >= token[0]:
+                    lost = plague.losses(row, st.held_class, token, unprotected, cfg.same_class_cards_stack)
+                    row = [c - k for c, k in zip(row, lost)]
+            rows.append(row)
+        discs = [0] * n
+        for r in range(cfg.n_regions):
+            for p in range(n):
+                if st.discs[r][p] and rows[r][p]:
+                    discs[p] += 1
+        dp = diplomat_points(discs, n, cfg.diplomat_points)
+        rc = (region_card_points(st.hands, rows, cfg.rcard_region, cfg.region_card_points,
+                                 cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
+        score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
         top = max(score)
-        w = [math.exp((s - top) / 2.0) for s in score]
+        w = [math.exp((x - top) / HEURISTIC_SCALE) for x in score]
         total = sum(w)
         return tuple(x / total for x in w)
 
@@ -491,3 +517,15 @@ def new_game(cfg: RattusConfig, seed: int | np.random.SeedSequence, log: Callabl
     game.setup(seat_names)
     game.settle()
     return game
+
+
+def play_out(game: Game, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
+    """``analyzer.games.forward.play`` for a Rattus game, compiled with the engine.
+
+    The same loop over the same interface (the deciding seat's player chooses from its view with
+    its own generator, ``apply`` runs the rules to the next decision), without the interpreter's
+    cost per decision; ``play_game`` uses it, and a test checks both give the same games.
+    """
+    while not game.is_terminal():
+        seat = game.current_seat()
+        game.apply(players[seat].choose(game.view(seat), seat_rngs[seat]))
