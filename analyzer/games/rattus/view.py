@@ -205,5 +205,5 @@ def describe_action(cfg: RattusConfig, kind: str, action: Any) -> str:
         cid, k = action
         return f"region card {cfg.rcard_labels[cid]} for {CLASSES[k]}"
     if kind in ("step", "final_step"):
-        return _STEPS[action] if action in _STEPS else f"use {action}"
+        return _STEPS.get(action, f"use {action}")
     return str(action)

@@ -54,6 +54,11 @@ def _decision_points(case, seed: int, every: int = 7):
         k += 1
 
 
+def _all_tokens(game) -> list[int]:
+    st = game.state
+    return sorted([*st.supply_tokens, *st.removed_tokens, *(t for toks in st.tokens for t in toks)])
+
+
 def test_new_state_meets_the_protocols():
     state = SPEC.new_state(default_config(4, AFR), 1)
     assert isinstance(state, GameState)
@@ -106,8 +111,7 @@ def test_determinize_keeps_the_information_set_and_varies_the_hidden_part(case):
             assert d.state.cubes == state.state.cubes and d.state.hands[seat] == state.state.hands[seat]
             hidden.add((tuple(map(tuple, d.state.tokens)), tuple(d.state.supply_tokens),
                         tuple(tuple(h) for q, h in enumerate(d.state.hands) if q != seat)))
-            assert sorted(d.state.supply_tokens + d.state.removed_tokens + sum(d.state.tokens, [])) == \
-                sorted(state.state.supply_tokens + state.state.removed_tokens + sum(state.state.tokens, []))
+            assert _all_tokens(d) == _all_tokens(state)
         assert len(hidden) > 1
 
 
@@ -237,3 +241,41 @@ def test_ismcts_plays_a_game_and_logs_its_reasons():
     reasons = [ln for ln in lines if "ismcts seat 0" in ln]
     assert reasons and "visits" in reasons[0]
     assert play_game(default_config(3, AFR), [pol, "greedy", "random"], 4) == (g, seats)
+
+
+def test_heuristic_returns_score_as_if_the_final_plague_struck_now():
+    """Search cut-off estimate (§10.3, §10.4): seat 1's 5 cubes under two tokens that each kill
+    one of them (A or M, threshold met) count for less than seat 0's 4 safe cubes; shares are a
+    softmax of the estimated scores."""
+    from rattus_helpers import make_game, put, region, tokens
+
+    game = make_game(2)
+    put(game, "Anglia", 4, 0)
+    put(game, "Gallia", 0, 5)
+    assert game.heuristic_returns()[1] > game.heuristic_returns()[0]  # 4 vs 5, no rats
+    killers = [t for t, tok in enumerate(game.cfg.tokens) if tok[0] <= 3 and tok[1] + tok[2] >= 1]
+    tokens(game, "Gallia", *killers[:2])
+    shares = game.heuristic_returns()
+    assert sum(shares) == pytest.approx(1.0) and shares[0] > shares[1]
+    assert game.state.cubes[region(game, "Gallia")] == [0, 5]  # an estimate: nothing changed
+
+
+def test_actions_are_described_by_name():
+    """The replay log (ismcts reasons) names regions, cards and classes, never bare indices."""
+    from analyzer.games.rattus.view import describe_action
+
+    cfg = default_config(4, AFR)
+    assert describe_action(cfg, "place", 1) == "place in Gallia"
+    assert describe_action(cfg, "take", CARD_INDEX["witch"]) == "take witch"
+    assert describe_action(cfg, "step", "witch") == "use witch"
+    assert describe_action(cfg, "step", "plague") == "move the plague"
+    assert describe_action(cfg, "merchant", (0, 1, 2, True)) == "2 cubes with disc Anglia -> Gallia"
+    assert describe_action(cfg, "region_card", (0, 6)) == f"region card {cfg.rcard_labels[0]} for islam"
+    state = new_state(cfg, 3)
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        view = state.view(state.current_seat())
+        for a in state.legal_actions():
+            assert not view.describe_action(a).isdigit()
+        state.apply(state.legal_actions()[-1])

@@ -348,7 +348,7 @@ def test_s7_b_placement_optional_by_default_mandatory_as_an_option():
     game = make_game(4)
     tokens(game, "Turcia", 0)
     _quiet_turn(game)
-    first = [o for _, k, o in game.policy.asked if k == "step"][0]
+    first = next(o for _, k, o in game.policy.asked if k == "step")
     assert "plague" in first and "place" in first
     game = make_game(4, placement_mandatory=True)
     tu = region(game, "Turcia")
@@ -361,11 +361,11 @@ def test_s7_b_placement_optional_by_default_mandatory_as_an_option():
     assert game.state.cubes[tu][0] == 1
     game = make_game(4, placement_mandatory=True)  # nothing to place anywhere: C is open at once
     _quiet_turn(game)
-    assert "plague" in [o for _, k, o in game.policy.asked if k == "step"][0]
+    assert "plague" in next(o for _, k, o in game.policy.asked if k == "step")
     game = make_game(4, placement_mandatory=True)  # with the Peasant every region gets a cube
     give(game, 0, "peasant")
     _quiet_turn(game, step=["place", "plague"])
-    assert len([o for _, k, o in game.policy.asked if k == "place"][0]) == game.cfg.n_regions
+    assert len(next(o for _, k, o in game.policy.asked if k == "place")) == game.cfg.n_regions
 
 
 @pytest.mark.parametrize("knight", [False, True])
@@ -556,7 +556,7 @@ def test_q2_king_only_from_a_rat_free_region_never_the_disc_cube():
     """Q2, §8.1, §8.2: King moves an ordinary cube from a region with zero rats to the palace."""
     game = make_game(4, AFR, cards=["king"])
     st = game.state
-    an, ga, it = region(game, "Anglia"), region(game, "Gallia"), region(game, "Italia")
+    an, it = region(game, "Anglia"), region(game, "Italia")
     put(game, "Anglia", 1)
     put(game, "Gallia", 2)
     put(game, "Italia", 1)
