@@ -196,7 +196,7 @@ def test_illegal_bool_and_tuple_actions_raise():
 @pytest.mark.parametrize("policy", ["random", "greedy", "ismcts"])
 @pytest.mark.parametrize("case", CASES)
 def test_players_decide_from_the_seats_view_only(policy, case):
-    """Leak test (issue 12 §2, docs/rules/rattus.md §15): the same choice from the real state and
+    """Leak test (docs/rules/rattus.md §15): the same choice from the real state and
     from another arrangement of the hidden facts consistent with the seat's view, with the same
     seat generator state."""
     pol = build_policy(POLICIES, policy, {"iterations": 6} if policy == "ismcts" else {})
