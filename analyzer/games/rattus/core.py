@@ -33,6 +33,30 @@ def copy_rng(rng: random.Random) -> random.Random:
     return other
 
 
+def decision_context(st: State) -> Any:
+    """What the deciding seat sees of its pending decision beyond the options: the ability options
+    by card at ``step``/``final_step``, ``(region, token)`` at ``region_card``, ``(region, trader
+    seat)`` at ``caravan_bonus``, and at ``witch_swap`` the two positions picked and the two faces
+    the Witch shows, ``(first, second, token, token)`` (§8.1)."""
+    if st.kind == "witch_swap":
+        (r1, i1), (r2, i2) = st.witch_first, st.witch_second
+        return st.witch_first, st.witch_second, st.tokens[r1][i1], st.tokens[r2][i2]
+    return st.ctx
+
+
+def determinized(cls: type[GameCore], cfg: RattusConfig, state: State, seat: int, seed: int,
+                 game_seed: int | np.random.SeedSequence) -> GameCore:
+    """A game of class ``cls`` at a copy of ``state`` with everything hidden from ``seat`` redrawn
+    uniformly among the arrangements consistent with what it has seen (``information.redraw_hidden``),
+    and future chance drawn from ``random.Random(seed)``; its ``information_key(seat)`` equals
+    ``state``'s."""
+    rng = random.Random(seed)
+    other = cls(cfg, state.copy(), rng, None, game_seed)
+    information.redraw_hidden(other.state, seat, rng)
+    other.refresh_options(seat)
+    return other
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests force chance outcomes by subclassing
 class GameCore:
     """Config, position, chance generator and replay log of one game, with the primitive moves.
@@ -79,15 +103,8 @@ class GameCore:
         return self.state.options
 
     def context(self) -> Any:
-        """What the deciding seat sees of its pending decision beyond the options: the ability
-        options by card at ``step``/``final_step``, ``(region, token)`` at ``region_card``,
-        ``(region, trader seat)`` at ``caravan_bonus``, and at ``witch_swap`` the two positions
-        picked and the two faces the Witch shows, ``(first, second, token, token)`` (§8.1)."""
-        st = self.state
-        if st.kind == "witch_swap":
-            (r1, i1), (r2, i2) = st.witch_first, st.witch_second
-            return st.witch_first, st.witch_second, st.tokens[r1][i1], st.tokens[r2][i2]
-        return st.ctx
+        """What the deciding seat sees of its pending decision beyond the options (``decision_context``)."""
+        return decision_context(self.state)
 
     def clone(self) -> GameCore:
         """An independent copy, chance generator included, without the replay log."""
@@ -98,14 +115,8 @@ class GameCore:
         return information.information_key(self.state, seat)
 
     def determinize(self, seat: int, seed: int) -> GameCore:
-        """A copy with everything hidden from ``seat`` redrawn uniformly among the arrangements
-        consistent with what it has seen (``information.redraw_hidden``), and future chance drawn
-        from ``random.Random(seed)``; the copy's ``information_key(seat)`` equals this one's."""
-        rng = random.Random(seed)
-        other = type(self)(self.cfg, self.state.copy(), rng, None, self.seed)
-        information.redraw_hidden(other.state, seat, rng)
-        other.refresh_options(seat)
-        return other
+        """A copy with everything hidden from ``seat`` redrawn (``determinized``)."""
+        return determinized(type(self), self.cfg, self.state, seat, seed, self.seed)
 
     def refresh_options(self, seat: int) -> None:
         """Hook: after hidden facts were redrawn for ``seat``, recompute another seat's pending

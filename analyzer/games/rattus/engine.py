@@ -519,13 +519,14 @@ def new_game(cfg: RattusConfig, seed: int | np.random.SeedSequence, log: Callabl
     return game
 
 
-def play_out(game: Game, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
+def play_out(game: Game, players: list[Any], seat_rngs: list[random.Random]) -> None:
     """``analyzer.games.forward.play`` for a Rattus game, compiled with the engine.
 
     The same loop over the same interface (the deciding seat's player chooses from its view with
     its own generator, ``apply`` runs the rules to the next decision), without the interpreter's
     cost per decision; ``play_game`` uses it, and a test checks both give the same games.
     """
-    while not game.is_terminal():
-        seat = game.current_seat()
+    st = game.state
+    while st.kind:  # not game.is_terminal()
+        seat = st.seat  # game.current_seat()
         game.apply(players[seat].choose(game.view(seat), seat_rngs[seat]))

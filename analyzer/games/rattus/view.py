@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
-from analyzer.games.rattus.core import GameCore
+from analyzer.games.rattus.core import GameCore, decision_context, determinized
 from analyzer.games.rattus.state import State
 
 
@@ -32,11 +32,14 @@ class RattusView:
         The replay log (``None`` when nobody reads it), for players that explain their choices.
     """
 
-    __slots__ = ("_game", "_st", "cfg", "log", "n_players", "seat")
+    __slots__ = ("_cls", "_seed", "_st", "cfg", "log", "n_players", "seat")
 
     def __init__(self, game: GameCore, seat: int):
-        self._game = game
+        # the position, not the game: the game keeps its views, and a view that kept the game
+        # would make a reference cycle (every game left to the cyclic garbage collector)
         self._st: State = game.state
+        self._cls: type[GameCore] = type(game)
+        self._seed = game.seed
         self.cfg: RattusConfig = game.cfg
         self.seat = seat
         self.n_players = game.cfg.n_players
@@ -56,7 +59,7 @@ class RattusView:
 
     def context(self) -> Any:
         """The pending decision's context when this seat decides it (``GameCore.context``), else None."""
-        return self._game.context() if self._st.seat == self.seat else None
+        return decision_context(self._st) if self._st.seat == self.seat else None
 
     @property
     def serial(self) -> int:
@@ -64,8 +67,8 @@ class RattusView:
         return self._st.serial
 
     def determinize(self, seed: int) -> GameCore:
-        """A full game consistent with this view, hidden facts redrawn (``GameCore.determinize``)."""
-        return self._game.determinize(self.seat, seed)
+        """A full game consistent with this view, hidden facts redrawn (``core.determinized``)."""
+        return determinized(self._cls, self.cfg, self._st, self.seat, seed, self._seed)
 
     def describe_action(self, action: Hashable) -> str:
         """A short readable name of one option of the pending decision, for the replay log."""
