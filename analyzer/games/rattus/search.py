@@ -6,9 +6,10 @@ the compiled engine (``engine.Game.apply``, ``clone``, ``determinize``) and roll
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
+from analyzer.games.base import param_default
 from analyzer.games.ismcts import Ismcts
 from analyzer.games.rattus.policies import GreedyPolicy, RandomPolicy
 
@@ -27,10 +28,7 @@ class RattusIsmcts(Ismcts):
     (39% [35%, 44%] in scenarios/rattus-ismcts-vs-greedy.toml, 400 games) at about 1 s per game.
     """
 
-    iterations: int = field(default=300, metadata={
-        "help": "search iterations per decision", "low": 1, "high": 1_000_000})
-    rollout_depth: int = field(default=20, metadata={
-        "help": "decisions played out before the heuristic evaluation (0 = to the end)",
-        "low": 0, "high": 100_000})
+    iterations: int = param_default(Ismcts, "iterations", 300)
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 20)
 
     ROLLOUTS: ClassVar = {"random": RandomPolicy, "greedy": GreedyPolicy}
