@@ -33,6 +33,8 @@ RATTUS = {
     "knight_range_5_6": "rulebook",  # §8.1, §11 [review 7]
     "knight_adds_two_neutral_cubes": "default",  # §8.1 one review's claim, rejected
     "opening_pairs_distinct_regions": "default",  # §6.1 step 7 [GAP → DEFAULT]
+    "placement_mandatory": "default",  # §7 B, §13 disputed (Q18), [GAP → DEFAULT]
+    "knight_moves_plague_in_final_round": "default",  # §10.2, §13 (Q21), [GAP → DEFAULT]
     "africanus_tokens_replace_base": "default",  # §3.2 [GAP → DEFAULT]
     "base_tokens_removed": "rulebook",  # §5.3 [review 18]
     "africanus_tokens_removed_per_unused_region": "default",  # §5.3 [GAP → DEFAULT]
