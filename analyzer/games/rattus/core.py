@@ -198,45 +198,56 @@ class GameCore:
             st.cubes_placed[p] += k
         return max(k, 0)
 
-    def _untag(self, p: int, r: int) -> tuple[int, int]:
-        """Drop caravan tags above the cubes left (tagged cubes leave last); returns the tags dropped."""
+    def _untag(self, p: int, r: int, k: int) -> tuple[float, float]:
+        """``k`` of ``p``'s ordinary cubes leave ``r`` (call before the counts change): the
+        expected caravan tags leaving with them, ``(own, received)``.
+
+        Cubes of one colour are identical, so which cubes leave is drawn uniformly among the
+        seat's ordinary cubes there (the diplomat's cube leaves last, §2.3): each tagged cube
+        leaves with probability ``k / m`` for ``m`` ordinary cubes (docs/rules/rattus.md §2.2).
+        """
         st = self.state
-        excess = st.tag_own[r][p] + st.tag_recv[r][p] - st.cubes[r][p]
-        if excess <= 0:
-            return 0, 0
-        recv = min(excess, st.tag_recv[r][p])
-        st.tag_recv[r][p] -= recv
-        st.tag_own[r][p] -= excess - recv
-        return excess - recv, recv
+        own, recv = st.tag_own[r][p], st.tag_recv[r][p]
+        if k <= 0 or (own == 0.0 and recv == 0.0):
+            return 0.0, 0.0
+        m = st.cubes[r][p] - st.discs[r][p]
+        if k >= m:
+            st.tag_own[r][p] = 0.0
+            st.tag_recv[r][p] = 0.0
+            return own, recv
+        keep = (m - k) / m
+        st.tag_own[r][p] = own * keep
+        st.tag_recv[r][p] = recv * keep
+        return own - own * keep, recv - recv * keep
 
     def remove_cubes(self, p: int, r: int, k: int) -> None:
         """Return ``k`` cubes of ``p`` in ``r`` to supply, ordinary first, disc cube last (§2.3, Q8)."""
         st = self.state
+        self._untag(p, r, k)
         st.cubes[r][p] -= k
         st.supply_cubes[p] += k
         if st.cubes[r][p] == 0 and st.discs[r][p]:
             st.discs[r][p] = 0
             st.disc_supply += 1
-        self._untag(p, r)
 
     def move_cubes(self, p: int, src: int, dst: int, k: int, with_disc: bool) -> None:
-        """Merchant move of ``k`` cubes, the disc along if ``with_disc`` (§8.1, §8.2)."""
+        """Merchant move of ``k`` cubes, the disc cube among them if ``with_disc`` (§8.1, §8.2)."""
         st = self.state
+        own, recv = self._untag(p, src, k - 1 if with_disc else k)
         st.cubes[src][p] -= k
         st.cubes[dst][p] += k
         if with_disc:
             st.discs[src][p] = 0
             st.discs[dst][p] = 1
-        own, recv = self._untag(p, src)
         st.tag_own[dst][p] += own
         st.tag_recv[dst][p] += recv
 
     def to_palace(self, p: int, r: int) -> None:
         """King: one ordinary cube from ``r`` to the palace (§8.1)."""
         st = self.state
+        own, recv = self._untag(p, r, 1)
         st.cubes[r][p] -= 1
         st.palace[p] += 1
-        own, recv = self._untag(p, r)
         st.palace_tag_own[p] += own
         st.palace_tag_recv[p] += recv
 

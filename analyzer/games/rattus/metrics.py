@@ -35,8 +35,10 @@ SEAT_COLUMNS: dict[str, str] = {
     "caravan_cubes_own": "int64",
     "caravan_cubes_given": "int64",
     "caravan_cubes_received": "int64",
-    "caravan_cubes_own_surviving": "int64",
-    "caravan_cubes_received_surviving": "int64",
+    # expected bonus cubes standing at the end if each cube that leaves a region is one of the
+    # seat's ordinary cubes there at random (cubes of one colour are identical; §2.2, §2.3)
+    "caravan_cubes_own_surviving": "float64",
+    "caravan_cubes_received_surviving": "float64",
     "score_cubes": "int64",  # cubes in regions + palace
     "tiebreak": "float64",  # §10.5 key, higher wins ties
     # times the seat took each class card in phase A (§7 A); 0 for cards not in play

@@ -51,9 +51,11 @@ class State:
         played, the drawer only for cards an Astronomer or Explorer discards, §8.2).
     drawn : list of int
         Region cards an Astronomer or Explorer has drawn and not yet placed (seen by the drawer).
-    tag_own, tag_recv : list of list of int, shape (n_regions, n_players)
-        Caravan bonus cubes still standing that came from the seat's own / others' caravan moves.
-        Convention (cubes are identical): tagged cubes leave a region last.
+    tag_own, tag_recv : list of list of float, shape (n_regions, n_players)
+        Expected caravan bonus cubes still standing that came from the seat's own / others'
+        caravan moves. Cubes of one colour are identical, so this is an expectation: each cube
+        that leaves a region (lost, moved, sent to the palace) is one of the seat's ordinary
+        cubes there drawn at random; the diplomat's cube leaves last (§2.3).
 
     Program counter (what ``Game.apply`` resumes from)
     --------------------------------------------------
@@ -117,10 +119,10 @@ class State:
     caravan_own: list[int] = field(default_factory=list)
     caravan_given: list[int] = field(default_factory=list)
     caravan_received: list[int] = field(default_factory=list)
-    tag_own: list[list[int]] = field(default_factory=list)
-    tag_recv: list[list[int]] = field(default_factory=list)
-    palace_tag_own: list[int] = field(default_factory=list)
-    palace_tag_recv: list[int] = field(default_factory=list)
+    tag_own: list[list[float]] = field(default_factory=list)
+    tag_recv: list[list[float]] = field(default_factory=list)
+    palace_tag_own: list[float] = field(default_factory=list)
+    palace_tag_recv: list[float] = field(default_factory=list)
     took: list[list[int]] = field(default_factory=list)  # [seat][card]: times taken (§7 A)
     # program counter (see the class docstring)
     kind: str = ""
@@ -158,8 +160,8 @@ class State:
             disc_supply=cfg.diplomat_discs, token_flags=[[] for _ in range(nr)], hands=[[] for _ in range(n)],
             cubes_placed=[0] * n, cubes_lost=[0] * n, diplomats_placed=[0] * n, caravan_moves=[0] * n,
             caravan_own=[0] * n, caravan_given=[0] * n, caravan_received=[0] * n,
-            tag_own=[[0] * n for _ in range(nr)], tag_recv=[[0] * n for _ in range(nr)], palace_tag_own=[0] * n,
-            palace_tag_recv=[0] * n, took=[[0] * len(CARD_NAMES) for _ in range(n)],
+            tag_own=[[0.0] * n for _ in range(nr)], tag_recv=[[0.0] * n for _ in range(nr)],
+            palace_tag_own=[0.0] * n, palace_tag_recv=[0.0] * n, took=[[0] * len(CARD_NAMES) for _ in range(n)],
             opening_first=[-1] * n, res_protected=[0] * n,
         )
 

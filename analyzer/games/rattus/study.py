@@ -270,7 +270,11 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                            "total_per_move": iv_dict(total)}
     if surv_own is not None and surv_recv is not None:
         doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*iv_tuple(surv_own))}, "
-              f"cubes handed to opponents {pct(*iv_tuple(surv_recv))}.")
+              f"cubes handed to opponents {pct(*iv_tuple(surv_recv))}. Cubes of one colour are "
+              "identical, so \"surviving\" is an expected count: each time a seat loses, moves or "
+              "sends to the palace cubes of a region, they are taken at random among its ordinary "
+              "cubes there (the diplomat's cube leaves last, docs/rules/rattus.md §2.3), and a bonus "
+              "cube that moves keeps counting where it goes.")
         out["survival_own"] = iv_dict(surv_own)
         out["survival_given"] = iv_dict(surv_recv)
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",

@@ -110,6 +110,35 @@ def test_s2_2_bonus_may_be_declined_and_holder_gets_own_bonus():
     assert st.tag_own[region(game, "Gallia")][0] == 1
 
 
+def test_s2_2_surviving_bonus_cubes_are_an_expectation_over_which_ordinary_cube_leaves():
+    """§2.2 with §2.3: a bonus cube is one of three identical ordinary cubes; each loss, move or
+    palace trip takes one of the seat's ordinary cubes at random (the diplomat's cube last), so
+    the surviving count is the bonus cube's expected survival."""
+    game = make_game(4, AFR, cards=["trader"])
+    st = game.state
+    g, a = region(game, "Gallia"), region(game, "Anglia")
+    put(game, "Gallia", 3, 0, 0, 0)
+    st.tag_own[g][0] = 1.0
+    game.remove_cubes(0, g, 1)  # one of 3 ordinary cubes: the bonus cube stays with p = 2/3
+    assert st.tag_own[g][0] == pytest.approx(2 / 3)
+    game.move_cubes(0, g, a, 1, False)  # one of the 2 left moves: half of what stays goes along
+    assert st.tag_own[g][0] == pytest.approx(1 / 3) and st.tag_own[a][0] == pytest.approx(1 / 3)
+    st.discs[a][0] = 1
+    put(game, "Anglia", 1, 0, 0, 0)  # the moved cube and the diplomat's cube
+    game.remove_cubes(0, a, 1)  # the ordinary cube goes first: all of Anglia's tag with it
+    assert st.tag_own[a][0] == 0.0 and st.cubes[a][0] == 1 and st.discs[a][0] == 1
+    put(game, "Anglia", 3, 0, 0, 0)
+    st.tag_recv[a][0] = 1.0
+    game.move_cubes(0, a, g, 1, True)  # only the diplomat's cube moves: the bonus cube stays
+    assert st.tag_recv[a][0] == 1.0 and st.tag_recv[g][0] == 0.0
+    put(game, "Gallia", 1, 0, 0, 0)  # Gallia: 2 ordinary cubes and the diplomat's cube
+    game.to_palace(0, g)  # one of the 2 ordinary cubes: p = 1/2
+    assert st.tag_own[g][0] == pytest.approx(1 / 6) and st.palace_tag_own[0] == pytest.approx(1 / 6)
+    own, received = (build_records(st, ["greedy"] * 4)[1][0][c] for c in
+                     ("caravan_cubes_own_surviving", "caravan_cubes_received_surviving"))
+    assert own == pytest.approx(1 / 3) and received == 1.0
+
+
 # ---------------------------------------------------------------- §2.3 Sultan, Q8–Q11
 
 def test_q8_disc_cube_dies_last_and_disc_returns():
