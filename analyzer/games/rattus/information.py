@@ -20,7 +20,7 @@ arrangements a seat considers possible; the real one always stays among them.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 from analyzer.games.rattus.state import STARTER_SLOT, State
 
@@ -61,7 +61,7 @@ def information_key(st: State, seat: int) -> Hashable:
     return public, private
 
 
-def _rows(rows: list[list[int]]) -> tuple:
+def _rows(rows: Sequence[Sequence[float]]) -> tuple:
     return tuple(tuple(r) for r in rows)
 
 
