@@ -123,8 +123,8 @@ def test_policy_descriptions_survive_compilation():
 
 @pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])
 def test_policy_name_is_not_a_parameter(game):
-    """mypyc makes a policy's ``name``/``NAME`` class attribute a dataclass field; it must stay
-    out of the parameters, compiled or not, so both builds accept the same scenarios."""
+    """A policy's only name is its registry key: no ``name``/``NAME`` attribute (which mypyc
+    would make a dataclass field) becomes a parameter, compiled or not."""
     from analyzer.errors import RuleError
     from analyzer.games.base import build_policy, policy_params
 

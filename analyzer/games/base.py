@@ -734,14 +734,10 @@ def _bounds_text(low: float | None, high: float | None) -> str:
     return f"[{lo}, {hi}]"
 
 
-# Class attributes naming a policy: mypyc turns them into dataclass fields of compiled policies.
-_POLICY_NAME_ATTRS = frozenset({"name", "NAME"})
-
-
 def parameter_fields(cls: type) -> list[dataclasses.Field]:
-    """The fields of a policy dataclass that are parameters: not its internal caches
-    (``init=False``) and not its registered name, which mypyc (setup.py) makes a field."""
-    return [f for f in dataclasses.fields(cls) if f.init and f.name not in _POLICY_NAME_ATTRS]
+    """The fields of a policy dataclass that are parameters (not its internal caches,
+    ``init=False``). A policy's only name is its registry key."""
+    return [f for f in dataclasses.fields(cls) if f.init]
 
 
 def policy_params(cls: type) -> list[tuple[str, str, Any, str, str]]:
