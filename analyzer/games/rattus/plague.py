@@ -73,7 +73,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
     ----------
     row : sequence of int, shape (n_seats,)
         Cubes per seat in the region.
-    held_class : sequence of sequence of int, shape (n_seats, 7)
+    held_class : sequence of sequence of int, shape (n_seats, number of classes)
         Class cards held per class.
     token : tuple
         ``(threshold, n_A, n_M, class indices)``.

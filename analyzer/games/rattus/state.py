@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer.games.rattus.config import CARD_NAMES, RattusConfig
+from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
 
 NOT_IN_PLAY = -2  # holder value of a class card not used this game
 UNTAKEN = -1  # holder value of a card lying beside the board
@@ -42,7 +42,7 @@ class State:
         Tokens removed unseen at setup (§5.3); nobody ever sees them.
     holder : list of int, shape (10,)
         Seat holding each class card (``CARD_NAMES`` order), ``UNTAKEN`` or ``NOT_IN_PLAY``.
-    held_class : list of list of int, shape (n_players, 7)
+    held_class : list of list of int, shape (n_players, number of classes)
         Class cards held per class (kept in step with ``holder``).
     hands, deck, rdiscard : list
         Region-card ids in each hand, the draw deck (draw from the end) and the discard pile.
@@ -156,7 +156,7 @@ class State:
         return cls(
             cfg=cfg, cubes=[[0] * n for _ in range(nr)], discs=[[0] * n for _ in range(nr)],
             tokens=[[] for _ in range(nr)], supply_tokens=[], supply_cubes=[cfg.cubes_per_player] * n,
-            palace=[0] * n, holder=[NOT_IN_PLAY] * len(CARD_NAMES), held_class=[[0] * 7 for _ in range(n)],
+            palace=[0] * n, holder=[NOT_IN_PLAY] * len(CARD_NAMES), held_class=[[0] * len(CLASSES) for _ in range(n)],
             disc_supply=cfg.diplomat_discs, token_flags=[[] for _ in range(nr)], hands=[[] for _ in range(n)],
             cubes_placed=[0] * n, cubes_lost=[0] * n, diplomats_placed=[0] * n, caravan_moves=[0] * n,
             caravan_own=[0] * n, caravan_given=[0] * n, caravan_received=[0] * n,

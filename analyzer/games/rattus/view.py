@@ -103,7 +103,7 @@ class RattusView:
 
     @property
     def held_class(self) -> list[list[int]]:
-        """Class cards each seat holds, counted per class, shape (n_players, 7)."""
+        """Class cards each seat holds, counted per class, shape (n_players, number of classes)."""
         return self._st.held_class
 
     @property
