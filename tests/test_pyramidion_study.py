@@ -62,20 +62,76 @@ def test_head_to_head_is_paired_by_game():
     assert ps.head_to_head(seats.assign(policy="A")).empty
 
 
+def _site_games(sites: list[str], per_game: list[tuple[list[int], list[int], list[int]]]):
+    """Game records with the per-site columns of ``metrics.GAME_COLUMNS``: one
+    ``(activations, contestants, revolts)`` per game, each one integer per site."""
+    return pd.DataFrame({
+        "game_id": range(len(per_game)), "variant": "base", "sites": json.dumps(sites),
+        **{col: [",".join(map(str, g[j])) for g in per_game]
+           for j, col in enumerate(("site_activations", "site_contestants", "site_revolts"))},
+    })
+
+
 def test_site_contest_is_a_ratio_over_activations():
     """Site a: 2 activations with 2 contestants each, then 1 with 3 → 7/3 per activation.
-    Site b: 2 activations with 1.5, then never activated (NaN) → 1.5; a ranks first."""
-    games = pd.DataFrame({
-        "game_id": [0, 1], "variant": ["base", "base"],
-        "contest_a": [2.0, 3.0], "activations_a": [2, 1], "revolts_a": [0, 1],
-        "contest_b": [1.5, math.nan], "activations_b": [2, 0], "revolts_b": [1, 0],
-    })
+    Site b: 2 activations with 1.5 on average, then never activated → 3/2; a ranks first."""
+    games = _site_games(["a", "b"], [([2, 2], [4, 3], [0, 1]), ([1, 0], [3, 0], [1, 0])])
     t = ps.site_contest(games).set_index("site")
     assert t.loc["a", "contest"] == pytest.approx(7 / 3) and t.loc["a", "rank"] == 1
     assert t.loc["b", "contest"] == pytest.approx(1.5) and t.loc["b", "rank"] == 2
     assert t.loc["a", "revolts"] == pytest.approx(1 / 3)
     assert t.loc["b", "revolts"] == pytest.approx(1 / 2)
     assert t.loc["a", "activations"] == 1.5 and t.loc["b", "games_revolt"] == 0.5
+
+
+def test_s7_site_figures_follow_each_games_site_table():
+    """docs/rules/pyramidion.md §7 with user site tables: the records name their sites, so a
+    site is read under its own name, whatever table (or order) a game used; a site missing
+    from a game's table counts as never activated there."""
+    games = pd.concat([_site_games(["Giza", "Waset"], [([2, 1], [3, 2], [1, 0])]),
+                       _site_games(["Waset", "Nubia"], [([1, 2], [1, 4], [0, 2])])],
+                      ignore_index=True)
+    figs = ps.site_figures(games)
+    assert list(figs) == ["Giza", "Waset", "Nubia"]
+    assert figs["Waset"].tolist() == [[1, 2, 0], [1, 1, 0]]
+    assert figs["Giza"].tolist() == [[2, 3, 1], [0, 0, 0]]
+    assert figs["Nubia"].tolist() == [[0, 0, 0], [2, 4, 2]]
+
+
+def _renamed_tables(tmp_path: Path, old: str, new: str) -> dict[str, str]:
+    """The built-in site and distribution tables with site ``old`` renamed ``new``."""
+    data = ROOT / "analyzer" / "games" / "pyramidion" / "data"
+    sites = (data / "sites.toml").read_text().replace(f'name = "{old}"', f'name = "{new}"')
+    dist = (data / "distribution.toml").read_text().replace(f'"{old}" =', f'"{new}" =')
+    assert new in sites and new in dist
+    (tmp_path / "sites.toml").write_text(sites)
+    (tmp_path / "distribution.toml").write_text(dist)
+    return {"sites_file": str(tmp_path / "sites.toml"),
+            "distribution_file": str(tmp_path / "distribution.toml")}
+
+
+def test_s7_user_site_table_renamed_site_is_reported_under_its_name(tmp_path):
+    """docs/rules/pyramidion.md §7: a user ``sites_file`` that renames Thebes to Waset. The
+    per-site records, the "most contested sites" table and summary.json show Waset with its
+    activations (at 4 players every site is activated every round, §5 phase 5); Thebes is
+    gone rather than shown as never activated, and no site silently disappears."""
+    rules = _renamed_tables(tmp_path, "Thebes", "Waset")
+    scenario = tmp_path / "renamed.toml"
+    scenario.write_text('name = "renamed"\ngame = "pyramidion"\nplayers = 4\nseed = 5\n'
+                        "[rules]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in rules.items())
+                        + '[[seats]]\npolicy = "greedy"\n')
+    res = api.simulate(scenario, games=10, jobs=1, out=tmp_path / "run")
+    games = pd.read_parquet(res.out_dir / "games.parquet")
+    names = json.loads(games["sites"].iloc[0])
+    assert "Waset" in names and "Thebes" not in names and len(names) == 8
+    out = json.loads((res.out_dir / "summary.json").read_text())["results"]["pyramidion"]
+    sites = {r["site"]: r for r in out["sites"]}
+    assert set(sites) == set(names)
+    assert sites["Waset"]["activations"] >= 1 and sites["Waset"]["contest"] > 0
+    md = (res.out_dir / "report.md").read_text()
+    table = md.split("## Pyramidion: most contested sites")[1].split("\n## ")[0]
+    assert "| Waset |" in table and "Thebes" not in table
+    assert all(f"| {n} |" in table for n in names)
 
 
 def test_goods_by_outcome_compares_winner_with_the_same_games_others():
@@ -97,7 +153,7 @@ def _planted(n_games: int, beta_sd: float, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for g in range(n_games):
-        goods = rng.poisson([6, 3, 2, 0.5, 2], size=(4, 5))
+        goods = rng.poisson([6, 3, 2, 0.5, 2], size=(4, 5))  # no phase-8 goods (the default)
         w = np.exp(beta_sd * goods[:, 2])
         winner = rng.choice(4, p=w / w.sum())
         for s in range(4):
@@ -120,10 +176,29 @@ def test_goods_model_finds_a_planted_effect():
 
 
 def test_goods_model_is_empty_when_it_cannot_be_fitted():
-    """A source that never varies (or too few games) gives no model rather than a crash."""
+    """A source that never varies (or too few games) gives no model rather than a crash; a
+    source that gave no goods at all is left out and the others are fitted."""
     seats = _planted(200, 0.7, seed=3)
-    assert ps.goods_win_model(seats.assign(goods_revolt=0)).empty
+    assert ps.goods_win_model(seats.assign(goods_revolt=1)).empty
     assert ps.goods_win_model(seats[seats["game_id"] < 10]).empty
+    without = ps.goods_win_model(seats.assign(goods_revolt=0))
+    assert list(without["source"]) == ["goods_merchant", "goods_negotiator", "goods_slave_driver",
+                                       "goods_special"]
+
+
+def test_s5_phase7_and_phase8_goods_sources_are_labelled_apart():
+    """docs/rules/pyramidion.md §5 phases 7 and 8: goods supplied by slave-driver tiles while
+    loading and goods from the phase-8 variant good_of_site are two sources with two labels;
+    a source that gave no goods (phase 8 under the default) is left out of the goods table."""
+    labels = dict(ps.SOURCES)
+    assert "phase 7" in labels["goods_slave_driver"] and "8" not in labels["goods_slave_driver"]
+    assert "phase 8" in labels["goods_phase8"] and "good_of_site" in labels["goods_phase8"]
+    seats = _seats([(g, s, "greedy", s, float(s == 0), 0) for g in range(2) for s in range(2)])
+    seats["goods_slave_driver"] = [2, 1, 0, 1]
+    t = ps.goods_by_outcome(seats)
+    assert list(t["source"]) == ["goods_slave_driver"] and t["share"].tolist() == [1.0]
+    seats["goods_phase8"] = [1, 0, 0, 0]
+    assert list(ps.goods_by_outcome(seats)["source"]) == ["goods_slave_driver", "goods_phase8"]
 
 
 def test_section_is_declared_by_the_game_and_not_run_for_others(tmp_path):

@@ -425,7 +425,7 @@ class Game(SitePlay):
             for p in st.order:
                 for s in range(cfg.n_sites):
                     if st.sd_owner[s] == p:
-                        st.tally.goods_slave_driver[p] += self.gain(p, cfg.site_kind[s], 1)
+                        st.tally.goods_phase8[p] += self.gain(p, cfg.site_kind[s], 1)
         elif cfg.phase8_benefit == "keep_card":
             st.keep_i = 0
             st.keep_left = -1

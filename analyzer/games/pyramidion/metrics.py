@@ -7,30 +7,27 @@ keys equal ``GAME_COLUMNS`` / ``SEAT_COLUMNS``.
 
 from __future__ import annotations
 
-import math
+import json
 from dataclasses import dataclass, field
 
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
-from analyzer.games.pyramidion.config import CARD_TYPES, DEFAULT_SITES, GOODS
+from analyzer.games.pyramidion.config import CARD_TYPES, GOODS
 
 RULES_VERSION = "pyramidion-1"
 
-
-def site_key(name: str) -> str:
-    """Column-safe lowercase snake_case form of a site name ("Abu Simbel" -> "abu_simbel")."""
-    return "_".join(name.lower().split())
-
-
+# Per-site figures follow the site table in use (a user ``sites_file`` may rename, add or drop
+# sites), so they are not one column per built-in site: ``sites`` names the sites of the game in
+# table order (a JSON list) and each ``site_*`` column holds one integer per site in that order,
+# comma-joined ("2,1,0,..."); ``study.site_table`` reads them back.
 GAME_COLUMNS: dict[str, str] = {
     **COMMON_GAME_COLUMNS,
     "first_to_target": "int64",  # seat whose load first reached target_vp, -1 if none
     "boats_left": "int64",  # boats on display + in the deck at the end
+    "sites": "string",  # JSON list of the site names in play, table order
+    "site_activations": "string",  # activations per site
+    "site_contestants": "string",  # seats playing >= 1 card there, summed over its activations
+    "site_revolts": "string",  # revolts per site
 }
-for _s in DEFAULT_SITES:
-    # mean number of seats that played >= 1 card at the site per activation (NaN if never)
-    GAME_COLUMNS[f"contest_{site_key(_s)}"] = "float64"
-    GAME_COLUMNS[f"activations_{site_key(_s)}"] = "int64"
-    GAME_COLUMNS[f"revolts_{site_key(_s)}"] = "int64"
 
 SEAT_COLUMNS: dict[str, str] = {
     **COMMON_SEAT_COLUMNS,
@@ -41,7 +38,8 @@ SEAT_COLUMNS: dict[str, str] = {
     "goods_merchant": "int64",
     "goods_revolt": "int64",
     "goods_negotiator": "int64",
-    "goods_slave_driver": "int64",  # goods taken in phase 7 (and phase 8 variant A)
+    "goods_slave_driver": "int64",  # goods supplied by slave-driver tiles while loading (phase 7)
+    "goods_phase8": "int64",  # goods from slave-driver tiles in phase 8 (variant good_of_site)
     "goods_special": "int64",  # Thief, Bandit, Stone dragger, Cairo conversion
     "tiles_placed": "int64",
     "tiles_lost": "int64",
@@ -64,6 +62,7 @@ class Tally:
     goods_revolt: list[int] = field(default_factory=list)
     goods_negotiator: list[int] = field(default_factory=list)
     goods_slave_driver: list[int] = field(default_factory=list)
+    goods_phase8: list[int] = field(default_factory=list)
     goods_special: list[int] = field(default_factory=list)
     tiles_placed: list[int] = field(default_factory=list)
     tiles_lost: list[int] = field(default_factory=list)
@@ -80,7 +79,7 @@ class Tally:
             return
         n, s = self.n, self.n_sites
         for name in ("goods_merchant", "goods_revolt", "goods_negotiator", "goods_slave_driver",
-                     "goods_special", "tiles_placed", "tiles_lost", "revolts_won",
+                     "goods_phase8", "goods_special", "tiles_placed", "tiles_lost", "revolts_won",
                      "cards_lost_revolt", "giza_tiles"):
             setattr(self, name, [0] * n)
         self.cards_played = [[0] * len(CARD_TYPES) for _ in range(n)]
@@ -92,7 +91,7 @@ class Tally:
         """An independent copy (for ``engine.Game.clone``)."""
         return Tally(self.n, self.n_sites, self.start_order[:], self.goods_merchant[:],
                   self.goods_revolt[:], self.goods_negotiator[:], self.goods_slave_driver[:],
-                  self.goods_special[:], self.tiles_placed[:], self.tiles_lost[:],
+                  self.goods_phase8[:], self.goods_special[:], self.tiles_placed[:], self.tiles_lost[:],
                   self.revolts_won[:], self.cards_lost_revolt[:], self.giza_tiles[:],
                   [row[:] for row in self.cards_played], self.activations[:],
                   self.contestants[:], self.revolts[:])
@@ -109,19 +108,11 @@ def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:
         "rules_version": RULES_VERSION,
         "first_to_target": state.first_to_target,
         "boats_left": len(state.display) + len(state.boat_deck),
+        "sites": json.dumps(list(cfg.site_names)),
+        "site_activations": ",".join([str(x) for x in tally.activations]),
+        "site_contestants": ",".join([str(x) for x in tally.contestants]),
+        "site_revolts": ",".join([str(x) for x in tally.revolts]),
     }
-    for name in DEFAULT_SITES:
-        key = site_key(name)
-        if name in cfg.site_names:
-            i = cfg.site_names.index(name)
-            a = tally.activations[i]
-            rec[f"contest_{key}"] = tally.contestants[i] / a if a else math.nan
-            rec[f"activations_{key}"] = a
-            rec[f"revolts_{key}"] = tally.revolts[i]
-        else:  # a user site table without this site
-            rec[f"contest_{key}"] = math.nan
-            rec[f"activations_{key}"] = 0
-            rec[f"revolts_{key}"] = 0
     return rec
 
 
@@ -145,6 +136,7 @@ def seat_records(state, tally: Tally, policy_names: list[str], ranks: list[int],
             "goods_revolt": tally.goods_revolt[p],
             "goods_negotiator": tally.goods_negotiator[p],
             "goods_slave_driver": tally.goods_slave_driver[p],
+            "goods_phase8": tally.goods_phase8[p],
             "goods_special": tally.goods_special[p],
             "tiles_placed": tally.tiles_placed[p],
             "tiles_lost": tally.tiles_lost[p],

@@ -5,14 +5,15 @@ strategies, which sites are most contested, and how each goods source goes with 
 Declared in ``SPEC.sections`` (``__init__.py``); the generic report calls it after its own
 sections.
 
-Columns read (see ``analyzer/games/pyramidion/metrics.py``): games ``contest_<site>``,
-``activations_<site>``, ``revolts_<site>``, ``first_to_target``, ``end``; seats
+Columns read (see ``analyzer/games/pyramidion/metrics.py``): games ``sites``,
+``site_activations``, ``site_contestants``, ``site_revolts``, ``first_to_target``, ``end``; seats
 ``start_position``, ``vp``, ``boats_loaded``, ``goods_<source>``, ``tiles_placed``,
 ``revolts_won``, ``won``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Mapping
@@ -29,14 +30,21 @@ from analyzer.report import charts
 from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
 from analyzer.report.records import Table, as_table
 
-# goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
+# goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5, 7 and 8, §10.2)
 SOURCES: tuple[tuple[str, str], ...] = (
     ("goods_merchant", "merchant contest (the site's goods, phase 5 step 7)"),
     ("goods_negotiator", "negotiator tiles (phase 3)"),
-    ("goods_slave_driver", "slave-driver tiles (phase 7 loading)"),
+    ("goods_slave_driver", "slave-driver tiles while loading (phase 7)"),
+    ("goods_phase8", "slave-driver tiles in phase 8 (option good_of_site)"),
     ("goods_revolt", "revolts won"),
     ("goods_special", "special cards (Thief, Bandit, Stone dragger, Cairo)"),
 )
+
+
+def acted_sources(seats: pd.DataFrame) -> list[str]:
+    """The goods columns of ``SOURCES`` that gave at least one good in these seat records (a
+    source whose rule is not in play, e.g. phase 8 under the default, is left out)."""
+    return [c for c, _ in SOURCES if c in seats and bool((seats[c] != 0).any())]
 
 
 def _arm(names: list[str]) -> str:
@@ -44,13 +52,33 @@ def _arm(names: list[str]) -> str:
     return BASE if BASE in names else names[0]
 
 
-def _sites(games: pd.DataFrame) -> list[str]:
-    """Site keys present in the game records (``contest_<site>`` columns), in record order."""
-    return [c[len("contest_"):] for c in games.columns if c.startswith("contest_")]
+def site_figures(games: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per site of the site tables in these games: activations, contestants and revolts per game.
 
+    The game records name their sites (``sites``, a JSON list in table order) and hold one
+    integer per site in each ``site_*`` column (``metrics.GAME_COLUMNS``), so a site of a user
+    ``sites_file`` is read under its own name.
 
-def _title(site: str) -> str:
-    return " ".join(w.capitalize() for w in site.split("_"))
+    Returns
+    -------
+    dict of str to ndarray
+        Site name (first-seen order) -> array of shape ``(len(games), 3)``: activations,
+        seats playing at least one card summed over the activations, revolts. A game whose
+        table lacks the site has zeros.
+    """
+    out: dict[str, np.ndarray] = {}
+    names = games["sites"].astype(str).to_numpy()
+    cols = [games[c].astype(str).to_numpy() for c in ("site_activations", "site_contestants",
+                                                       "site_revolts")]
+    for table in pd.unique(names):
+        rows = np.flatnonzero(names == table)
+        sites = json.loads(table)
+        for j, col in enumerate(cols):
+            values = np.array([v.split(",") for v in col[rows]], dtype=np.int64).reshape(
+                len(rows), len(sites))
+            for k, site in enumerate(sites):
+                out.setdefault(site, np.zeros((len(games), 3), dtype=np.int64))[rows, j] = values[:, k]
+    return out
 
 
 def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
@@ -119,10 +147,11 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
 def site_contest(games: pd.DataFrame) -> pd.DataFrame:
     """Per site and variant: how contested it is, ranked within each variant.
 
-    ``contest_<site>`` is a game's mean number of seats playing at least one card per
-    activation of the site, so contestants per activation over all games is the ratio
-    Σ(contest × activations) / Σ activations, with a delta-method 95% interval
-    (``stats.ratio_interval``); revolts per activation likewise (docs/rules/pyramidion.md §5 phase 5).
+    The sites are those of the site table in use (``site_figures``). Contestants per
+    activation over all games is the ratio Σ contestants / Σ activations (contestants: seats
+    playing at least one card, summed over a game's activations of the site), with a
+    delta-method 95% interval (``stats.ratio_interval``); revolts per activation likewise
+    (docs/rules/pyramidion.md §5 phase 5).
 
     Returns
     -------
@@ -136,10 +165,8 @@ def site_contest(games: pd.DataFrame) -> pd.DataFrame:
     for var in pd.unique(games["variant"]):
         g = games[games["variant"] == var]
         part = []
-        for site in _sites(g):
-            act = g[f"activations_{site}"].to_numpy(float)
-            who = np.nan_to_num(g[f"contest_{site}"].to_numpy(float)) * act
-            rev = g[f"revolts_{site}"].to_numpy(float)
+        for site, fig in site_figures(g).items():
+            act, who, rev = (fig[:, j].astype(float) for j in range(3))
             a = stats.mean_interval(act)
             c = stats.ratio_interval(who, act)
             r = stats.ratio_interval(rev, act)
@@ -163,13 +190,15 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``[source, share, winners, others, diff, lo, hi, significant]``: ``share`` is the
-        source's share of all goods taken (0–1); the rest are goods per seat-game.
+        Columns ``[source, share, winners, others, diff, lo, hi, significant]``, one row per
+        source that gave goods (``acted_sources``): ``share`` is the source's share of all
+        goods taken (0–1); the rest are goods per seat-game.
     """
     won = seats["won"] > 0
-    total = float(sum(seats[c].sum() for c, _ in SOURCES)) or math.nan
+    cols = acted_sources(seats)
+    total = float(sum(seats[c].sum() for c in cols)) or math.nan
     rows = []
-    for col, _ in SOURCES:
+    for col in cols:
         w = seats[won].groupby("game_id")[col].mean()
         o = seats[~won].groupby("game_id")[col].mean()
         both = pd.concat([w.rename("w"), o.rename("o")], axis=1, join="inner")
@@ -195,13 +224,14 @@ def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
     Returns
     -------
     DataFrame
-        Columns ``[source, odds_ratio, lo, hi, p_value]``: the odds of being the winner per
-        extra good of that source, the other sources held fixed; empty when the model cannot be
-        fitted (too few games, a constant source, no convergence).
+        Columns ``[source, odds_ratio, lo, hi, p_value]``, one row per source that gave goods
+        (``acted_sources``): the odds of being the winner per extra good of that source, the
+        other sources held fixed; empty when the model cannot be fitted (too few games, a
+        constant source, no convergence).
     """
     from statsmodels.discrete.conditional_models import ConditionalLogit
 
-    cols = [c for c, _ in SOURCES]
+    cols = acted_sources(seats)
     empty = pd.DataFrame(columns=["source", "odds_ratio", "lo", "hi", "p_value"])
     # games with a single winner or a tie of some but not all seats carry information
     y = (seats["won"] > 0).astype(int)
@@ -209,7 +239,7 @@ def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
     useful = per_game.index[(per_game["sum"] > 0) & (per_game["sum"] < per_game["size"])]
     s = seats[seats["game_id"].isin(useful)]
     x = s[cols].to_numpy(float)
-    if len(useful) < 20 or np.any(x.std(axis=0) == 0):
+    if len(useful) < 20 or not cols or np.any(x.std(axis=0) == 0):
         return empty
     try:
         with warnings.catch_warnings():
@@ -243,7 +273,7 @@ def _plot_sites(ax, table: pd.DataFrame, value: str, lo: str, hi: str, xlabel: s
     v = t[value].to_numpy(float)
     err = charts.error_bars(v, t[lo], t[hi])
     ax.barh(y, v, xerr=err, capsize=3, color="#8c6d31")
-    ax.set_yticks(y, [_title(s) for s in t["site"]])
+    ax.set_yticks(y, list(t["site"]))
     ax.set_xlabel(xlabel)
     ax.set_title(title)
 
@@ -281,8 +311,7 @@ def _plot_odds(ax, table: pd.DataFrame) -> None:
 
 PYRAMIDION_SEATS = ("variant", "game_id", "seat", "policy", "won", "start_position", "vp",
                     "boats_loaded", "tiles_placed", "revolts_won", "goods_*")
-PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "contest_*",
-                    "activations_*", "revolts_*")
+PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "sites", "site_*")
 
 
 def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
@@ -316,7 +345,9 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     start = len(doc.blocks)  # the short answers go here once the numbers are known
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
-    prof_cols = ["vp", "boats_loaded", *[c for c, _ in SOURCES], "tiles_placed", "revolts_won"]
+    # the goods sources that gave goods in some variant (phase 8 only under its option)
+    prof_cols = ["vp", "boats_loaded", *acted_sources(seats.read(("goods_*",))), "tiles_placed",
+                 "revolts_won"]
     sp, h2h, prof = [], [], []
     for var in names:  # the per-variant tables, one variant's seats at a time
         sv = seats.read(PYRAMIDION_SEATS, [var])
@@ -388,7 +419,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "least one revolt there show where fights escalate (docs/rules/pyramidion.md §5 phase 5). "
           "Other variants' rankings are in `summary.json`.")
     doc.table(pd.DataFrame({
-        "rank": top["rank"], "site": [_title(s) for s in top["site"]],
+        "rank": top["rank"], "site": top["site"],
         "contestants per activation": [num(v, lo, hi) for v, lo, hi in
                                        zip(top["contest"], top["lo"], top["hi"])],
         "activations per game": [num(v, lo, hi) for v, lo, hi in
@@ -429,7 +460,10 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
              f" of the {len(first)} games with such a seat" if len(first) else "")
           + "). Goods are what boats are loaded with, so goods turn into VP. Per game, the "
           "winner's goods from each source are compared with the other seats' goods from the "
-          "same source (paired by game, 95% t interval, `*` excludes 0).")
+          "same source (paired by game, 95% t interval, `*` excludes 0)."
+          + ("" if len(gt) == len(SOURCES) else " No goods came from "
+             + "; ".join(d for c, d in SOURCES if c not in set(gt["source"]))
+             + " in these games, so they are left out."))
     doc.table(pd.DataFrame({
         "source": [dict(SOURCES)[c] for c in gt["source"]],
         "share of all goods": [f"{100 * v:.1f} %" for v in gt["share"]],
@@ -445,12 +479,13 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     if model.empty:
         doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
               "estimable (too few games). It needs at least 20 games with a clear winner, goods "
-              "from every source, and a fit that converges with finite, bounded intervals; on "
+              "that vary between seats from every source in play, and a fit that converges with "
+              "finite, bounded intervals; on "
               "these records it does not (run more games).")
     else:
         doc.p("**Within-game model** (conditional logit, grouped by game): for two seats of the "
               "same game, how much higher the odds of being the winner are per extra good from "
-              "a source, with the other four sources held fixed. An odds ratio of 1.5 means "
+              "a source, with the other sources held fixed. An odds ratio of 1.5 means "
               "each extra good of that source goes with 1.5× the odds of winning.")
         doc.table(pd.DataFrame({
             "source": [dict(SOURCES)[c] for c in model["source"]],
@@ -489,10 +524,10 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int) ->
                      f"the other seats {100 * r['others']:.1f} %: "
                      f"{signed(r, 100, ' pp', 1)}.")
     if len(top):
-        names = ", ".join(_title(s) for s in top["site"].head(3))
+        names = ", ".join(top["site"].head(3))
         rev = top.loc[top["revolts"].idxmax()]
         lines.append(f"**Most contested sites** (`{arm}`): {names}; most revolts per "
-                     f"activation at {_title(rev.site)}.")
+                     f"activation at {rev.site}.")
     if len(gt):
         big = gt.loc[gt["share"].idxmax()]
         gap = gt.loc[gt["diff"].idxmax()]

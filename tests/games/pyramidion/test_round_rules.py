@@ -181,6 +181,8 @@ def test_s5_phase8_variant_a_good_of_site():
     g.st.sd_owner[site(g, "Alexandria")] = 1
     g.phase8_end()
     assert g.st.goods[1][CAMEL] == 1 and g.st.goods[1][WOOD] == 1 and g.st.goods[0] == [0] * 6
+    # counted as phase-8 goods, not as goods supplied while loading (phase 7)
+    assert g.tally.goods_phase8 == [0, 2] and g.tally.goods_slave_driver == [0, 0]
 
 
 def test_s5_phase8_variant_b_keep_card():
