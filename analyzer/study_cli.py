@@ -83,6 +83,9 @@ def _echo_result(res) -> None:
     typer.echo(f"{games} x {len(run.get('arms', []))} variant(s)")
     if (run.get("study") or {}).get("note"):
         typer.echo(run["study"]["note"])
+    sweep = res.summary.get("results", {}).get("studies", {}).get("sweep") or {}
+    for variant in sweep.get("same_games", []):
+        typer.echo(f"{variant}: games identical to the base's (this value changed no decision)")
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

@@ -70,6 +70,44 @@ def test_sweep_end_to_end_pairs_on_base_seeds(toy_file, tmp_path):
     assert (g.loc["base"] == g.loc["sides=6"]).all()
 
 
+def test_sweep_says_plainly_when_a_value_changed_no_decision(toy_file, tmp_path):
+    """A parameter value that does nothing is named: the bold seat's boost is 1.0 in the base;
+    1.05 adds round(1.05 × 6) = 6 points as 1.0 does, so every game is the base's, while 3
+    changes them. The report, summary.json and the command line say which value acted."""
+    from typer.testing import CliRunner
+
+    from analyzer.cli import app
+
+    res = CliRunner().invoke(app, ["sweep", str(toy_file), "--param",
+                                   "seats[0].params.boost=1.05,3", "--games", "40", "--jobs",
+                                   "1", "--out", str(tmp_path / "sw"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "boost=1.05: games identical to the base's (this value changed no decision)" \
+        in res.stdout and "boost=3:" not in res.stdout
+    summary = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert summary["results"]["studies"]["sweep"]["same_games"] == ["boost=1.05"]
+    md = (tmp_path / "sw" / "report.md").read_text()
+    assert "`boost=1.05`: **this value changed no decision**" in md
+    section = md.split("## Sweep: seats[0].params.boost")[1].split("\n## ")[0]
+    rows = [ln for ln in section.splitlines() if ln.startswith("| boost=")]
+    assert rows and all(("identical to the base's: this value changed no decision" in ln)
+                        == ln.startswith("| boost=1.05 ") for ln in rows)
+
+
+def test_same_games_compares_every_record_column():
+    """A variant equal to the base but in one seat's score (or one game column) is not the
+    same games; names (variant, policy) and NaN == NaN do not count as differences."""
+    from analyzer.report.studies import same_games
+
+    seats = pd.DataFrame({"variant": ["base"] * 2 + ["v"] * 2, "game_id": [0, 0, 0, 0],
+                          "seat": [0, 1, 0, 1], "policy": ["a", "b", "a*", "b"],
+                          "score": [1.0, float("nan"), 1.0, float("nan")]})
+    games = pd.DataFrame({"variant": ["base", "v"], "game_id": [0, 0], "end": ["x", "x"]})
+    assert same_games([games, seats], "v")
+    assert not same_games([games, seats.assign(score=[1.0, 2.0, 1.0, 3.0])], "v")
+    assert not same_games([games.assign(end=["x", "y"]), seats], "v")
+
+
 def test_sweep_metric_must_be_numeric_column(toy_file, tmp_path):
     with pytest.raises(ScenarioError, match="^metric: 'policy'"):
         sweep(toy_file, ["rules.sides=4,6"], metric="policy", games=5, out=tmp_path / "x")

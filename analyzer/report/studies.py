@@ -8,6 +8,7 @@ rule of a target-precision run, and the ``sweep`` and ``ablate`` studies.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
         out["target_ci"] = target_precision(doc, run["target_ci"])
     study = run.get("study") or {}
     if study.get("kind") == "sweep":
-        out["sweep"] = sweep_section(doc, study, seats, players)
+        out["sweep"] = sweep_section(doc, study, seats, players, games)
     elif study.get("kind") == "ablate":
         out["ablate"] = ablate_section(doc, study, seats, item_kind)
     elif study.get("kind") == "compare":
@@ -131,13 +132,15 @@ SWEEP_SEATS = ("variant", "game_id", "seat", "policy", "won")  # and the swept m
 
 
 def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
-                  players: int) -> dict[str, Any]:
+                  players: int, games: Table | pd.DataFrame | None = None) -> dict[str, Any]:
     """Metric against the swept value(s), per seat, with intervals and the paired change
-    against the base (multiple-comparison corrected).
+    against the base (multiple-comparison corrected), and which values changed no decision
+    (``same_games``; with ``games``, the game records are compared too).
 
     Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and the metric).
     """
     seats = as_table(seats)
+    tables = [seats] if games is None else [as_table(games), seats]
     metric = study.get("metric", "won")
     correction = study.get("correction", "holm")
     params = study["params"]
@@ -169,6 +172,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
     else:
         tab = tab.rename(columns={"mean": "value"})
         what, unit = f"mean {metric}", "per seat-game"
+    same = [v for v in arms if v != BASE and BASE in arms and same_games(tables, v)]
     diff = _flags(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
         columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction)
     tab = tab.merge(diff[["variant", by, "diff", "lo", "hi", "p_value", "p_adjusted",
@@ -187,8 +191,11 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                                      f"[{scale * r['d_lo']:+.2f}, {scale * r['d_hi']:+.2f}]")
             row["p adjusted"] = _p(r["p_adjusted"])
             row["significant"] = "yes" if r["significant_adjusted"] else "no"
+            row["games vs base"] = ("identical to the base's: this value changed no decision"
+                            if r["variant"] in same else "differ from the base's")
         else:
-            row.update({"change vs base": "–", "p adjusted": "–", "significant": "–"})
+            row.update({"change vs base": "–", "p adjusted": "–", "significant": "–",
+                        "games vs base": "–"})
         rows.append(row)
     doc.p(f"One variant per value{' combination' if len(params) > 1 else ''}, all on the base's "
           f"game seeds. {what.capitalize()} per {by} with 95% "
@@ -199,11 +206,46 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                       "change is against the same seat of the same base game." if by == "policy"
                       else ""))
     doc.table(pd.DataFrame(rows))
+    if same:
+        doc.p(", ".join(f"`{v}`" for v in same) + ": **"
+              + ("this value" if len(same) == 1 else "each of these values")
+              + " changed no decision**. "
+              + ("Its games are" if len(same) == 1 else "Each one's games are")
+              + " identical to the base's (every game and seat record equal, game for game), "
+              "so the parameter did not act there on these seeds.")
     curve = tab[tab["variant"] != BASE].copy()
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
               lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by),
               size=(7.5, 4.5))
-    return {"metric": metric, "correction": correction, "table": rows_of(tab)}
+    return {"metric": metric, "correction": correction, "table": rows_of(tab),
+            "same_games": same}
+
+
+SAME_SKIP = ("variant", "policy")  # the arm's name and a swept player's name (``greedy*``)
+SAME_COLUMNS = 16  # columns compared at a time
+
+
+def same_games(tables: Sequence[Table | pd.DataFrame], variant: str) -> bool:
+    """Whether ``variant``'s records equal the base's game for game in every column but
+    ``SAME_SKIP``: the same games, so the variant changed no decision (on these seeds).
+
+    Reads ``SAME_COLUMNS`` columns of the two arms at a time; floats equal NaN to NaN.
+    """
+    for table in map(as_table, tables):
+        cols = [glob_escape(c) for c in table.columns if c not in SAME_SKIP]
+        for i in range(0, len(cols), SAME_COLUMNS):
+            a = table.read(cols[i:i + SAME_COLUMNS], [BASE])
+            b = table.read(cols[i:i + SAME_COLUMNS], [variant])
+            if len(a) != len(b) or not all(_same_column(a[c], b[c]) for c in a.columns):
+                return False
+    return True
+
+
+def _same_column(a: pd.Series, b: pd.Series) -> bool:
+    x, y = a.to_numpy(), b.to_numpy()
+    if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+        return bool(np.array_equal(x, y, equal_nan=x.dtype.kind == y.dtype.kind == "f"))
+    return [str(v) for v in x] == [str(v) for v in y]
 
 
 def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str,
