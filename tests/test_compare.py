@@ -193,6 +193,36 @@ def test_s3_building_section_ranks_and_flags_with_holm(tmp_path):
     assert "Holm correction" in text and "How the ranking is computed" in text
 
 
+def test_s3_building_set_heat_map_names_the_buildings_and_the_better_colour():
+    """The 8×8 heat maps (64 one-per-class selections): each row and column tick names the
+    buildings chosen (no R/A codes), the axes name the classes, and the colour bar says that
+    lower values, the lighter cells, are better."""
+    import itertools
+
+    from matplotlib.figure import Figure
+
+    facs = [("royalty", "palace", "treasury"), ("church", "monastery", "hospital"),
+            ("bourgeoisie", "marketplace", "office"), ("chivalry", "castle", "guard_tower"),
+            ("peasantry", "farm", "brewery"), ("magic", "fortune_tellers_tent", "magic_b")]
+    table = pd.DataFrame([{**{f"building_{c}": (a if v else r) for (c, r, a), v in zip(facs, combo)},
+                           "balance": sum(combo) / 100}
+                          for combo in itertools.product((0, 1), repeat=6)])
+    fig = Figure()
+    ax = fig.add_subplot()
+    building_sets._plot_heat(ax, table, facs, "balance", "seat balance [pp]")
+    rows = [t.get_text() for t in ax.get_yticklabels()]
+    cols = [t.get_text() for t in ax.get_xticklabels()]
+    assert rows[0] == "palace / monastery / marketplace" and rows[7] == "treasury / hospital / office"
+    assert cols[1] == "castle / farm / magic b" and cols[6] == "guard tower / brewery / fortune tellers tent"
+    assert ax.get_ylabel() == "buildings of royalty / church / bourgeoisie"
+    assert ax.get_xlabel() == "buildings of chivalry / peasantry / magic"
+    assert ax.images[0].get_array()[7, 1] == pytest.approx(4.0)  # 3 + 1 alternatives, ×100
+    bar = fig.axes[1].get_ylabel()
+    assert bar == "seat balance [pp] (lower is better: lighter cells)"
+    low, high = (ax.images[0].cmap(x) for x in (0.0, 1.0))
+    assert sum(low[:3]) > sum(high[:3])  # the lowest value is drawn the lightest
+
+
 # ------------------------------------------------------------------ the committed scenarios
 
 

@@ -384,16 +384,17 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     doc.table(pd.DataFrame(irows))
     if len(facs) == 6 and n_sets == 64:
         doc.chart("building_sets_balance.png",
-                  "Seat balance (max − min seat win rate, pp) of every selection: rows = the first "
-                  "three classes' choices, columns = the last three's (R = reference building, "
-                  "A = alternative).",
+                  "Seat balance (max − min seat win rate, pp) of every selection: a row names "
+                  "the buildings chosen for the first three classes, a column those for the "
+                  f"last three; {HEAT_NOTE} (a fairer selection).",
                   lambda ax: _plot_heat(ax, table, facs, "balance", "seat balance [pp]"),
-                  size=(8.0, 6.5))
+                  size=(9.5, 8.5))
         if has_death:
             doc.chart("building_sets_death.png",
-                      "Death rate (% of seats) of every selection, same layout.",
+                      f"Death rate (% of seats) of every selection, same layout; {HEAT_NOTE} "
+                      "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
-                      size=(8.0, 6.5))
+                      size=(9.5, 8.5))
     return {"paired": paired, "correction": method, "noise_floor": floor, "sets": rows_of(table),
             "arms": n_arms, "design_complete": True,
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
@@ -416,8 +417,13 @@ def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
     charts.legend(ax)
 
 
+HEAT_NOTE = "lower is better: lighter cells"  # viridis_r: the smallest values are lightest
+
+
 def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
-    """8×8 heat map of ``metric`` (×100) over the 64 selections."""
+    """8×8 heat map of ``metric`` (×100) over the 64 selections: a row is the buildings chosen
+    for the first three classes of ``facs``, a column those of the last three; ticks name the
+    buildings, the colour bar says which end is better (lower, lighter)."""
     rows_f, cols_f = facs[:3], facs[3:]
     combos = list(itertools.product((0, 1), repeat=3))
     alt = {c: (table[f"building_{c}"] == a).to_numpy() for c, _, a in facs}
@@ -430,7 +436,7 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
             if mask.any():
                 grid[i, j] = 100 * float(table.loc[mask, metric].iloc[0])
     im = ax.imshow(grid, cmap="viridis_r")
-    ax.figure.colorbar(im, ax=ax, label=label)
+    ax.figure.colorbar(im, ax=ax, label=f"{label} ({HEAT_NOTE})")
     for i in range(8):
         for j in range(8):
             if not np.isnan(grid[i, j]):
@@ -438,12 +444,12 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
                         color="white" if grid[i, j] > np.nanmean(grid) else "black")
 
     def tick(fs, combo):
-        return "/".join(("A" if v else "R") for v in combo)
+        return " / ".join(_short(a if v else r) for (_, r, a), v in zip(fs, combo))
 
-    ax.set_xticks(range(8), [tick(cols_f, c) for c in combos], rotation=45, fontsize=8)
-    ax.set_yticks(range(8), [tick(rows_f, c) for c in combos], fontsize=8)
-    ax.set_xlabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in cols_f), fontsize=8)
-    ax.set_ylabel(" / ".join(f"{c} ({_short(r)}|{_short(a)})" for c, r, a in rows_f), fontsize=8)
+    ax.set_xticks(range(8), [tick(cols_f, c) for c in combos], rotation=90, fontsize=7)
+    ax.set_yticks(range(8), [tick(rows_f, c) for c in combos], fontsize=7)
+    ax.set_xlabel("buildings of " + " / ".join(c for c, _, _ in cols_f), fontsize=8)
+    ax.set_ylabel("buildings of " + " / ".join(c for c, _, _ in rows_f), fontsize=8)
     ax.set_title(label + " per building selection")
 
 
