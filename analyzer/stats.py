@@ -215,6 +215,35 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
+def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
+                         clusters: Sequence | np.ndarray, confidence: float = 0.95) -> Difference:
+    """Mean of the paired differences ``variant − base`` of rows grouped in clusters (games).
+
+    Like ``paired_difference``, but the rows (e.g. several seats of one game followed into the
+    same game of a variant) are not independent within a cluster: the interval is
+    ``clustered_mean``'s (cluster-robust, t with ``clusters − 1`` degrees of freedom) and the
+    p-value the matching two-sided t-test. With one row per cluster it equals
+    ``paired_difference``.
+    """
+    d = np.asarray(variant, dtype=float) - np.asarray(base, dtype=float)
+    c = np.asarray(clusters)
+    n = int(d.size)
+    _, codes = np.unique(c, return_inverse=True)
+    sums = np.bincount(codes, weights=d) if n else np.zeros(0)
+    counts = np.bincount(codes).astype(float) if n else np.zeros(0)
+    if counts.size < 2:
+        m = float(d.mean()) if n else math.nan
+        return Difference(m, math.nan, math.nan, n, math.nan, False)
+    m = float(d.mean())
+    if np.all(d == d[0]):  # no spread: the difference is exact
+        return Difference(m, m, m, n, 0.0 if d[0] else 1.0, bool(d[0]))
+    se = _ratio_se(sums, counts)[1]
+    df = counts.size - 1
+    half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
+    p = float(2 * sps.t.sf(abs(m / se), df)) if se > 0 else (0.0 if m else 1.0)
+    return Difference(m, m - half, m + half, n, p, bool(m - half > 0 or m + half < 0))
+
+
 def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
               confidence: float = 0.95) -> pd.DataFrame:
     """Win rate per group with Wilson intervals, games as the unit.
@@ -254,7 +283,7 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
     if "game_id" not in rows:
         return
     per = rows.groupby([*by, "game_id"], sort=True, observed=True)[column].agg(["sum", "size"])
-    if per["size"].max(initial=0) <= 1:
+    if per.empty or per["size"].max() <= 1:
         return
     levels = list(range(len(by)))
     index = {(k if isinstance(k, tuple) else (k,)): i
@@ -289,6 +318,40 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
         m = out.at[i, "mean"]
         out.loc[i, ["lo", "hi"]] = [m - half, m + half]
     return out
+
+
+HALF_WIDTH_COVERS = ("by variant and policy (variants with several policies)",
+                     "by variant and seat", "by variant and start position")
+
+
+def max_win_rate_half_width(seats: pd.DataFrame) -> float:
+    """Widest half-width ``(hi − lo) / 2`` of the 95% ``win_rates`` intervals the report lists
+    (``HALF_WIDTH_COVERS``): by ``(variant, policy)`` in variants with several policies (one
+    policy at every seat wins ``(1 − q)/n`` by construction and gets no interval), by
+    ``(variant, seat)`` and by ``(variant, start_position)`` (when the records have it).
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records: ``variant, game_id, policy, seat, won`` and optionally
+        ``start_position``.
+
+    Returns
+    -------
+    float
+        ``nan`` for no rows.
+    """
+    widths = []
+    mixed = seats.groupby("variant", observed=True)["policy"].nunique()
+    mixed_rows = seats[seats["variant"].isin(list(mixed.index[mixed > 1]))]
+    groupings = [(mixed_rows, ("variant", "policy")), (seats, ("variant", "seat"))]
+    if "start_position" in seats:
+        groupings.append((seats, ("variant", "start_position")))
+    for rows, by in groupings:
+        if len(rows):
+            w = win_rates(rows, by)
+            widths.append(float(((w["hi"] - w["lo"]) / 2).max()))
+    return max(widths) if widths else math.nan
 
 
 def seat_order(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -541,7 +604,9 @@ def correct(table: pd.DataFrame, method: str = "holm", by: str | None = None,
         One comparison per row with a ``p_column`` (``nan`` = no test, kept out of the family).
         When it has ``mirror_of`` (``pair_differences``) and ``by`` names the group column, a row
         that repeats another row's test (same ``variant``, that group) is not counted again: it
-        takes the adjusted p-value and flag of the row it repeats.
+        takes the adjusted p-value and flag of the row it repeats. A paired difference with no
+        spread over the games (``lo == hi``, e.g. a variant whose games equal the base's) is
+        exact, no test: it stays out of the family and keeps its p-value (0 or 1).
     method : {"holm", "bh"}
         As for ``adjust_pvalues``.
 
@@ -554,8 +619,11 @@ def correct(table: pd.DataFrame, method: str = "holm", by: str | None = None,
     out = table.copy()
     p = out[p_column].to_numpy(float) if len(out) else np.zeros(0)
     twin = _twin_rows(out, by)
-    p_own = np.where(twin < 0, p, np.nan)
+    exact = _exact_rows(out, p_column)
+    p_own = np.where((twin < 0) & ~exact, p, np.nan)
     adj, sig = adjust_pvalues(p_own, method, alpha)
+    adj[exact] = p[exact]
+    sig[exact] = p[exact] < alpha
     copies = twin >= 0
     adj[copies] = adj[twin[copies]]
     sig[copies] = sig[twin[copies]]
@@ -569,7 +637,16 @@ def family_size(table: pd.DataFrame, by: str | None = None, p_column: str = "p_v
     if not len(table):
         return 0
     p = table[p_column].to_numpy(float)
-    return int((~np.isnan(p) & (_twin_rows(table, by) < 0)).sum())
+    return int((~np.isnan(p) & (_twin_rows(table, by) < 0) & ~_exact_rows(table, p_column)).sum())
+
+
+def _exact_rows(table: pd.DataFrame, p_column: str) -> np.ndarray:
+    """Rows whose difference has no spread (``lo == hi``): exact, not a test. Only for the
+    ``p_value`` of a ``pair_differences``-like table (columns ``lo``, ``hi``)."""
+    if p_column != "p_value" or "lo" not in table or "hi" not in table or not len(table):
+        return np.zeros(len(table), dtype=bool)
+    lo, hi = table["lo"].to_numpy(float), table["hi"].to_numpy(float)
+    return (lo == hi) & ~np.isnan(table[p_column].to_numpy(float))
 
 
 def _twin_rows(table: pd.DataFrame, by: str | None) -> np.ndarray:

@@ -63,11 +63,28 @@ def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
 
 
 def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
-    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``
-    (``*`` = significant at 95%)."""
-    star = " *" if d["significant"] else ""
+    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``.
+
+    ``*`` = significant after the table's multiple-comparison correction when ``d`` has
+    ``significant_adjusted`` (``stats.correct``), else the 95% interval excludes 0. A difference
+    with no spread over the games (``lo == hi``) reads ``"+0.0 pp (same in every game)"``, not as
+    a zero-width interval.
+    """
+    sig = d["significant_adjusted"] if "significant_adjusted" in d else d["significant"]
+    star = " *" if sig else ""
+    if d["lo"] == d["hi"]:
+        return f"{scale * d['diff']:+.{digits}f}{unit} (same in every game){star}"
     return (f"{scale * d['diff']:+.{digits}f}{unit} [{scale * d['lo']:+.{digits}f}, "
             f"{scale * d['hi']:+.{digits}f}]{star}")
+
+
+def correction_name(method: str) -> str:
+    """The name of a multiple-comparison correction for a caption."""
+    return CORRECTION_NAME[method]
+
+
+CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
+                   "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
 
 
 def rows_of(df: pd.DataFrame) -> list[dict[str, Any]]:
