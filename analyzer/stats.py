@@ -73,7 +73,9 @@ def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)  # exact bounds at 0 and n, no rounding
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return Interval(p, lo, hi)
 
 
 def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
@@ -785,3 +787,71 @@ def _bca_constants(estimate: float, b: np.ndarray,
         dens += float(np.sum(u ** 2)) / n ** 2
     a = nums / (6 * dens ** 1.5) if dens > 0 else 0.0
     return z0, a
+
+
+def spread_variance(values: np.ndarray) -> tuple[float, np.ndarray]:
+    """Variance between the column means of ``values``, without the part chance adds.
+
+    With ``p_i`` the mean of column ``i`` (e.g. seat ``i``'s win rate over the games), the
+    plain ``(1/k) Σ (p̂_i − p̄̂)²`` is biased upward by chance — a perfectly fair set has a
+    positive spread — and the more the fairer the set, so differences between sets are pulled
+    toward 0. Here the chance part is subtracted: with ``d_gi = x_gi − mean_j x_gj`` (row
+    ``g`` centred), ``Var(p̂_i − p̄̂)`` is estimated without bias by ``s²(d_·i) / n``, so
+
+        ``V̂ = (1/k) Σ_i [(p̂_i − p̄̂)² − s²(d_·i) / n]``
+
+    has expectation ``(1/k) Σ (p_i − p̄)²`` exactly, for any ``n``; it can be negative when the
+    columns are nearly equal. A smooth function of means: contrasts of it get ordinary
+    (jackknife) intervals.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, k)
+        One row per game (the unit), one column per group (seat); ``n >= 3``.
+
+    Returns
+    -------
+    (float, ndarray of shape (n,))
+        ``V̂`` and its leave-one-row-out values (closed form, no (n, n) array), for a
+        jackknife standard error.
+    """
+    x = np.asarray(values, dtype=float)
+    n = x.shape[0]
+    if n < 3:
+        return math.nan, np.full(n, math.nan)
+    d = x - x.mean(axis=1, keepdims=True)
+    s_x, s_d, s_dd = x.sum(axis=0), d.sum(axis=0), (d * d).sum(axis=0)
+
+    def v_hat(sum_x, sum_d, sum_dd, m):
+        p = sum_x / m
+        var_d = (sum_dd - sum_d * sum_d / m) / (m - 1)
+        return (((p - p.mean(axis=-1, keepdims=True)) ** 2) - var_d / m).mean(axis=-1)
+
+    point = float(v_hat(s_x[None, :], s_d[None, :], s_dd[None, :], n)[0])
+    jack = v_hat(s_x[None, :] - x, s_d[None, :] - d, s_dd[None, :] - d * d, n - 1)
+    return point, jack
+
+
+def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
+                       confidence: float = 0.95) -> tuple[Interval, float]:
+    """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
+
+    ``jackknife``: the statistic with each unit left out, shape (n,), or one such array per
+    independent sample (their variances add). Standard error
+    ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
+    Bootstrap*, 1993, eq. 11.5).
+    """
+    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
+        [np.asarray(j, dtype=float) for j in jackknife]
+    var = 0.0
+    for j in samples:
+        n = j.size
+        if n < 2 or np.isnan(j).any():
+            return Interval(estimate, math.nan, math.nan), math.nan
+        var += (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
+    se = math.sqrt(var)
+    z = _z(confidence)
+    if se == 0:
+        return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)
+    return (Interval(estimate, estimate - z * se, estimate + z * se),
+            float(2 * sps.norm.sf(abs(estimate) / se)))

@@ -52,15 +52,17 @@ def designs(seats: Table | pd.DataFrame, run: Mapping[str, Any] | None = None) -
     """
     seats = as_table(seats)
     rotation = bool((run or {}).get("seat_rotation", True))
-    cols = ("variant", "seat", "policy", "start_position")
-    out = {}
-    for var in seats.variants():
-        s = seats.read(cols, [var])
-        mixed = s["policy"].nunique() > 1
-        moves = ("start_position" in s
-                 and bool((s.groupby("seat", observed=True)["start_position"].nunique() > 1).any()))
-        out[var] = SeatDesign(mixed, moves, rotation)
-    return out
+    layout = seats.derived.get("seat_layout")
+    if layout is None:  # read once per table: (mixed, start moves) per variant
+        layout = {}
+        cols = ("variant", "seat", "policy", "start_position")
+        for var in seats.variants():
+            s = seats.read(cols, [var])
+            moves = ("start_position" in s and bool(
+                (s.groupby("seat", observed=True)["start_position"].nunique() > 1).any()))
+            layout[var] = (s["policy"].nunique() > 1, moves)
+        seats.derived["seat_layout"] = layout
+    return {var: SeatDesign(mixed, moves, rotation) for var, (mixed, moves) in layout.items()}
 
 
 def all_exchangeable(found: Mapping[str, SeatDesign]) -> bool:
