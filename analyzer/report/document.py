@@ -54,11 +54,14 @@ def pct(rate: float, lo: float, hi: float) -> str:
 
 
 def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one)."""
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one;
+    ``"8.00 (same in every game)"`` when there is no spread to make an interval from)."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "–"
     if isinstance(lo, float) and math.isnan(lo):
         return f"{mean:.{digits}f}"
+    if lo == hi == mean:
+        return f"{mean:.{digits}f} (same in every game)"
     return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 

@@ -115,10 +115,10 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     first_fair = next(iter(fair.values()), 1 / players)
     fair_text = (f"A fair position wins {100 / players:.1f} % of games."
                  if all(abs(f - 1 / players) < 1e-12 for f in fair.values()) else
-                 "A fair position wins (1 − q)/n of games, q = the share of games nobody won ("
+                 "A fair position wins (1 − q)/n of games ("
                  + (f"{100 * first_fair:.1f} %" if equal else
                     ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
-                 + ").")
+                 + "), q = the share of games nobody won.")
     doc.p("Seats by their position in the turn order at the start of the game (0 = the start "
           "player, 1 = next …), 95% Wilson intervals over games. " + fair_text + " "
           + _position_text(found))
