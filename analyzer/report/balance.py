@@ -129,14 +129,14 @@ def diff_table(pg: pd.DataFrame, base: str = BASE) -> pd.DataFrame:
     rows = []
     for var in pd.unique(pg["variant"]):
         if var != base:
-            rows += _differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
+            rows += arm_differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
 DIFF_COLUMNS = ["variant", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]
 
 
-def _differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
+def arm_differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
     """``diff_table`` rows of one arm: ``base`` and ``arm`` are ``per_game`` rows indexed by
     ``game_id``."""
     metrics = [*_seat_cols(base), "no_winner", *(["death"] if "death" in base else []),
@@ -184,7 +184,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         pg = base if var == BASE else arm_games(var)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
-            diff_rows += _differences(base_by_game, pg.set_index("game_id"), var)
+            diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)
     arms = pd.concat(rows, ignore_index=True)
     pg = base if base is not None else pg  # any arm: the metric columns are the same
     seat_cols = [] if exchangeable else _seat_cols(pg)

@@ -334,7 +334,7 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
         pg = base if var == BASE else arm_games(var)
         levels.append(balance.arm_table(pg))
         if base is not None and var != BASE:
-            diff_rows += balance._differences(base.set_index("game_id"),
+            diff_rows += balance.arm_differences(base.set_index("game_id"),
                                               pg.set_index("game_id"), var)
         del pg
     levels = pd.concat(levels, ignore_index=True).set_index("variant")

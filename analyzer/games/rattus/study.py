@@ -123,7 +123,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         won.append(stats.pair_differences(base_in, other_in, var, "won", ("seat",)))
         score.append(stats.pair_differences(base_in, other_in, var, "score", ("seat",)))
         if base_pg is not None:
-            levels += balance._differences(
+            levels += balance.arm_differences(
                 base_pg, _game_level(games, seats, var, ids, seat_ids).set_index("game_id"), var)
         del other_in
         pair = users.merge(other[["game_id", "seat", "won", "score"]], on=["game_id", "seat"],
