@@ -7,7 +7,7 @@ each game's own ``study.py`` import this module, and it imports none of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,14 @@ def correction_name(method: str) -> str:
 
 CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
                    "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
+CORRECTION_SHORT = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
+
+
+def correction_of(run: Mapping[str, Any] | None) -> str:
+    """The multiple-comparison correction a run's study asked for (``--correction`` of
+    ``sweep``/``ablate``: ``"holm"`` or ``"bh"``), ``"holm"`` when it names none. Every section
+    with significance marks corrects with it."""
+    return ((run or {}).get("study") or {}).get("correction", "holm")
 
 
 def rows_of(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from analyzer.report.document import (
     CORRECTION_NAME,
     Doc,
     concat,
+    correction_of,
     iv_tuple,
     num,
     pct,
@@ -274,7 +275,7 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
     """
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
-    correction = ((run or {}).get("study") or {}).get("correction", "holm")
+    correction = correction_of(run)
     many = len(arms) > MANY_VARIANTS
     if many:
         # per-variant tables and charts of 64 arms are unreadable: the generic sections show the

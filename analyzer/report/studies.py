@@ -16,9 +16,17 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import balance, charts, design
-from analyzer.report.document import BASE, CORRECTION_NAME, Doc, num, pct, rows_of, signed
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_NAME,
+    Doc,
+    correction_of,
+    num,
+    pct,
+    rows_of,
+    signed,
+)
 from analyzer.report.records import Table, as_table, glob_escape, release_memory
-
 
 
 def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
@@ -31,7 +39,7 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
     in the game's words (``GameSpec.item_kind``).
     """
     seats = as_table(seats)
-    correction = (run.get("study") or {}).get("correction", "holm")
+    correction = correction_of(run)
     out: dict[str, Any] = {"first_player": first_player(doc, seats, players, run, correction)}
     release_memory()
     if run.get("target_ci"):

@@ -110,7 +110,7 @@ def test_variants_table_is_corrected_over_its_rows(tmp_path):
     doc = Doc(tmp_path)
     out = sections.variants(doc, None, seats, {"seat_rotation": True})
     won = pd.DataFrame(out["won_by_seat"])
-    want, sig = stats.adjust_pvalues(won["p_value"].to_numpy(), "holm")
+    want, _sig = stats.adjust_pvalues(won["p_value"].to_numpy(), "holm")
     np.testing.assert_allclose(won["p_adjusted"], want)
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "Holm" in text and "correction over the rows of its column" in text
@@ -142,3 +142,13 @@ def test_null_nine_row_tables_rarely_show_a_mark():
 def test_null_nine_row_tables_calibration():
     marked, _ = _null_table_marks(4000, 9, seed=6)
     assert 0.035 <= marked <= 0.06
+
+
+def test_the_run_names_the_correction_of_every_marked_table():
+    """``--correction bh`` is recorded in the run's study; every section reads it from there
+    (``correction_of``), Holm when the run names none."""
+    from analyzer.report.document import correction_of
+
+    assert correction_of(None) == "holm" and correction_of({}) == "holm"
+    assert correction_of({"study": None}) == "holm"
+    assert correction_of({"study": {"kind": "ablate", "correction": "bh"}}) == "bh"

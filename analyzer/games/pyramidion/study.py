@@ -26,7 +26,16 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.report import charts, design
-from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_SHORT,
+    Doc,
+    correction_of,
+    num,
+    pct,
+    rows_of,
+    signed,
+)
 from analyzer.report.records import Table, as_table
 
 # goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5 and 7, §10.2)
@@ -335,13 +344,15 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         del sv
     sp = pd.concat(sp, ignore_index=True)
     h2h = pd.concat(h2h, ignore_index=True)
-    # Holm over the variants (one chi-square per variant) and over the head-to-head rows
+    # corrected over the variants (one chi-square per variant) and over the head-to-head rows
+    method = correction_of(run)
+    mname = CORRECTION_SHORT[method]
     p_var = sp.drop_duplicates("variant")[["variant", "p_equal"]]
-    p_var = stats.correct(p_var, "holm", p_column="p_equal")
+    p_var = stats.correct(p_var, method, p_column="p_equal")
     sp = sp.merge(p_var[["variant", "p_adjusted", "significant_adjusted"]].rename(
         columns={"p_adjusted": "p_equal_adjusted",
                  "significant_adjusted": "equal_significant"}), on="variant", how="left")
-    h2h = stats.correct(h2h, "holm", "policy") if len(h2h) else h2h.assign(
+    h2h = stats.correct(h2h, method, "policy") if len(h2h) else h2h.assign(
         p_adjusted=pd.Series(dtype=float), significant_adjusted=pd.Series(dtype=bool))
     fair_share = _fair_shares(seats, names)
     found = design.designs(seats, run)
@@ -359,13 +370,13 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           f"intervals over games (a fair position wins (1 − q)/{players} = "
           f"{_fair_text(fair_share)} of games, q = the share of games nobody won), mean VP with "
           "t intervals, and the chi-square p-value of the hypothesis that every start position "
-          f"wins equally often, after Holm correction over the {len(p_var)} variant"
+          f"wins equally often, after {mname} correction over the {len(p_var)} variant"
           f"{'s' if len(p_var) != 1 else ''} (`*` = significant after correction).")
     doc.table(pd.DataFrame({
         "variant": sp["variant"], "start position": sp["start_position"],
         "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
         "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
-        "p (all equal), Holm": [(_p(p) if p < 0.001 else f"{p:.3f}") + (" *" if sig else "")
+        f"p (all equal), {mname}": [(_p(p) if p < 0.001 else f"{p:.3f}") + (" *" if sig else "")
                                 if not math.isnan(p) else "–"
                                 for p, sig in zip(sp["p_equal_adjusted"],
                                                   sp["equal_significant"])],
@@ -394,7 +405,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
                "moves from game to game. ")
               + "Per game, a policy's mean win share per seat is compared with the other seats' "
               "in the same game; the difference (pp) has a 95% t interval over games, `*` = "
-              f"significant after Holm correction over the {n_tests} distinct comparisons (with "
+              f"significant after {mname} correction over the {n_tests} distinct comparisons (with "
               "two policies, one's lead is the other's lag: one test). Equal players would each "
               f"win (1 − q)/{players} = {_fair_text(fair_share)} per seat.")
         doc.table(pd.DataFrame({
@@ -456,14 +467,14 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
 
     # -- goods sources and winning
     doc.h("Pyramidion: goods sources and winning")
-    gt = stats.correct(goods_by_outcome(s), "holm")
+    gt = stats.correct(goods_by_outcome(s), method)
     doc.p(f"From the `{arm}` games ({len(g)} games; ends: "
           + ", ".join(f"{k} {v}" for k, v in ends.items())
           + (f"; the seat that first reached the VP target won {pct(iv.estimate, iv.lo, iv.hi)}"
              f" of the {len(first)} games with such a seat" if len(first) else "")
           + "). Goods are what boats are loaded with, so goods turn into VP. Per game, the "
           "winner's goods from each source are compared with the other seats' goods from the "
-          f"same source (paired by game, 95% t interval, `*` = significant after Holm "
+          f"same source (paired by game, 95% t interval, `*` = significant after {mname} "
           f"correction over the {len(gt)} sources).")
     doc.table(pd.DataFrame({
         "source": [dict(SOURCES)[c] for c in gt["source"]],
@@ -478,7 +489,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
 
     model = goods_win_model(s)
     if len(model):
-        model = stats.correct(model, "holm")
+        model = stats.correct(model, method)
     if model.empty:
         doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
               "estimable (too few games). It needs at least 20 games with a clear winner, goods "
@@ -489,12 +500,12 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
               "same game, how much higher the odds of being the winner are per extra good from "
               "a source, with the other four sources held fixed. An odds ratio of 1.5 means "
               "each extra good of that source goes with 1.5× the odds of winning. p-values "
-              f"after Holm correction over the {len(model)} sources (`*` = significant).")
+              f"after {mname} correction over the {len(model)} sources (`*` = significant).")
         doc.table(pd.DataFrame({
             "source": [dict(SOURCES)[c] for c in model["source"]],
             "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
                                     zip(model["odds_ratio"], model["lo"], model["hi"])],
-            "p (Holm)": [_p(p) + (" *" if sig else "")
+            f"p ({mname})": [_p(p) + (" *" if sig else "")
                          for p, sig in zip(model["p_adjusted"], model["significant_adjusted"])],
         }))
         doc.chart("pyramidion_goods_odds.png",
@@ -510,7 +521,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "that source on purpose (a policy variant answers that).")
     out["goods_model"] = rows_of(model)
     doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players,
-                                             fair_share)
+                                             fair_share, mname)
     return out
 
 
@@ -533,7 +544,7 @@ def _fair_text(fair: dict[str, float]) -> str:
 
 
 def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
-                   fair: dict[str, float]) -> list[tuple]:
+                   fair: dict[str, float], mname: str = "Holm") -> list[tuple]:
     """The four study questions answered in one line each, from the tables below them."""
     lines = []
     b = sp[sp["variant"] == arm]
@@ -543,7 +554,7 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
                      f"wins most ({100 * best.rate:.1f} %), {int(worst.start_position)} least "
                      f"({100 * worst.rate:.1f} %) against a fair "
                      f"{100 * fair.get(arm, 1 / players):.1f} %; "
-                     f"p = {_p(float(b['p_equal_adjusted'].iloc[0]))} (Holm) for all positions "
+                     f"p = {_p(float(b['p_equal_adjusted'].iloc[0]))} ({mname}) for all positions "
                      "equal.")
     for r in h2h[h2h["policy"] == "greedy"].to_dict("records"):
         lines.append(f"**Greedy in `{r['variant']}`** wins {100 * r['rate']:.1f} % per seat, "

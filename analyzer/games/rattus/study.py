@@ -23,9 +23,11 @@ from analyzer.games.base import StudySection
 from analyzer.report import balance, charts, design
 from analyzer.report.document import (
     BASE,
+    CORRECTION_SHORT,
     Doc,
     clip_share,
     concat,
+    correction_of,
     iv_dict,
     iv_tuple,
     num,
@@ -94,7 +96,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     win rate cannot move), the game-level outcomes (``balance.diff_table``'s metrics) — over
     the games whose base had the card; then the seats that used the card in a base game
     (``user`` > 0) followed into the same game without the card (cluster-robust over games:
-    the game is the unit). Marks are corrected over the rows of each column (Holm). Holds the base's
+    the game is the unit). Marks are corrected over the rows of each column (the run's
+    correction, ``document.correction_of``: Holm unless the study asks for BH). Holds the base's
     rows and one variant's at a time.
     """
     with_card = _arms_with_card(games, seats, card, active)
@@ -105,6 +108,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         return {}
     found = design.designs(seats, run)
     exchangeable = design.all_exchangeable({v: found[v] for v in (BASE, *outs)})
+    method = correction_of(run)
+    mname = CORRECTION_SHORT[method]
     base = seats.read((*PAIR_SEATS, user), [BASE])
     ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
     base_in = base if ids is None else base[base["game_id"].isin(ids)]
@@ -141,12 +146,13 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         del pair
     del base_in, users
     columns = ["variant", "seat", *stats.DIFFERENCE_COLUMNS]
-    won = stats.correct(concat(won, columns), "holm", "seat")
-    score = stats.correct(concat(score, columns), "holm", "seat")
+    won = stats.correct(concat(won, columns), method, "seat")
+    score = stats.correct(concat(score, columns), method, "seat")
     out: dict[str, Any] = {"won_by_seat": rows_of(won), "score_by_seat": rows_of(score),
-                           "users": [], "correction": "holm", "per_seat_shown": not exchangeable}
+                           "users": [], "correction": method, "per_seat_shown": not exchangeable}
     if exchangeable:
-        diffs = balance.correct_by_metric(pd.DataFrame(levels, columns=balance.DIFF_COLUMNS))
+        diffs = balance.correct_by_metric(pd.DataFrame(levels, columns=balance.DIFF_COLUMNS),
+                                          method)
         labels = {"score": ("mean score", 1, "", 2), "start_adv": ("start-player advantage",
                                                                     100, " pp", 1),
                   "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
@@ -162,7 +168,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds: "
               + design.exchangeable_reason({v: found[v] for v in (BASE, *outs)})
               + " So the change is shown in game-level outcomes (variant − base per game, 95% t "
-              "intervals, `*` after Holm correction over the rows of each column):")
+              f"intervals, `*` after {mname} correction over the rows of each column):")
         doc.table(pd.DataFrame(rows))
         out["game_level"] = rows_of(diffs)
     else:
@@ -172,16 +178,16 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                  "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
                 for w, sc in zip(won.to_dict("records"), score.to_dict("records"))]
         doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
-              "(variant − base, 95% intervals, `*` after Holm correction over the rows of each "
+              f"(variant − base, 95% intervals, `*` after {mname} correction over the rows of each "
               "column):")
         doc.table(pd.DataFrame(rows))
     users_table = pd.DataFrame([{"variant": f["variant"], "p_value": f["dw"].p_value,
                                  "lo": f["dw"].lo, "hi": f["dw"].hi} for f in followed])
-    flags = stats.correct(users_table, "holm")["significant_adjusted"].tolist() \
+    flags = stats.correct(users_table, method)["significant_adjusted"].tolist() \
         if len(users_table) else []
     score_flags = stats.correct(pd.DataFrame([{"p_value": f["ds"].p_value, "lo": f["ds"].lo,
                                                "hi": f["ds"].hi} for f in followed]),
-                                "holm")["significant_adjusted"].tolist() if followed else []
+                                method)["significant_adjusted"].tolist() if followed else []
     for f, sig, ssig in zip(followed, flags, score_flags):
         var, dw, ds = f["variant"], f["dw"], f["ds"]
         doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0, in {f['games']} "
@@ -191,7 +197,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
               f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant_adjusted': sig}, 100, ' pp', 1)}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
-              f"game are not independent; `*` after Holm over the {len(followed)} variant"
+              f"game are not independent; `*` after {mname} over the {len(followed)} variant"
               f"{'s' if len(followed) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
