@@ -8,6 +8,7 @@ rule of a target-precision run, and the ``sweep`` and ``ablate`` studies.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -241,9 +242,11 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     by = "policy" if any(d.mixed for d in found.values()) else "seat"
     columns = (*SWEEP_SEATS, glob_escape(metric))
     base = seats.read(columns, [BASE]) if BASE in arms else None
-    tabs, diffs = {}, []
+    tabs, diffs, fair = {}, [], {}
     for var in arms:
         v = base if var == BASE else seats.read(columns, [var])
+        per = v.groupby("game_id")["won"]
+        fair[var] = float((per.sum() / per.size()).mean())  # (1 − q)/n of this arm
         tabs[var] = (stats.win_rates(v, ("variant", by)) if metric == "won"
                      else stats.mean_values(v, ("variant", by), metric))
         if var != BASE and base is not None:
@@ -314,7 +317,8 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     doc.table(pd.DataFrame(rows))
     curve = tab[tab["variant"] != BASE].copy()
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
-              lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by),
+              lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by,
+                                    fair),
               size=(7.5, 4.5))
     return result
 
@@ -417,9 +421,14 @@ def _show(value: Any) -> str:
 
 
 def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str, unit: str,
-               players: int, metric: str, by: str = "seat") -> None:
+               players: int, metric: str, by: str = "seat",
+               fair: Mapping[str, float] | None = None) -> None:
     """One line per ``by`` group (and per combination of the other parameters) of
-    ``tab["value"]`` against the first parameter, with interval error bars."""
+    ``tab["value"]`` against the first parameter, with interval error bars.
+
+    For the win rate, a dashed line at the share a fair seat wins, ``(1 − q)/n`` per variant
+    (``fair``; ``q`` = its share of games nobody won, which the swept value may move), averaged
+    over the other parameters at each value; ``1/players`` when ``fair`` is not given."""
     first = params[0]
     xs_raw = [values[v][first] for v in tab["variant"]]
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_raw)
@@ -434,7 +443,14 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
         lab = (f"seat {group}" if by == "seat" else str(group)) + (f" ({rest})" if rest else "")
         ax.errorbar(grp["x"], y, yerr=err, marker="o", capsize=3, label=lab)
     if metric == "won":
-        ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label="1 / players")
+        if fair:
+            line = (tab.drop_duplicates("variant").assign(f=lambda t: t["variant"].map(fair))
+                    .groupby("x")["f"].mean().sort_index())
+            ax.plot(line.index, line.to_numpy(float), color="grey", linestyle="--",
+                    linewidth=1, label="fair share (1 − q)/n")
+        else:
+            ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1,
+                       label="1 / players")
     if not numeric:
         ax.set_xticks(range(len(order)), order)
     ax.set_xlabel(first)

@@ -151,3 +151,25 @@ def test_rotation_sentence_only_when_rotation_is_on(tmp_path):
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "Seat rotation is off, but the start player moves" in text
     assert "Policies rotate" not in text and out["position_test"] == "done"
+
+
+def test_sweep_chart_draws_each_values_fair_share(tmp_path):
+    """The win-rate sweep chart's reference line is (1 − q)/n of each swept value (here q moves
+    from 72 % to 20 %: 7 % and 20 %), not 1/n."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analyzer.report.studies import plot_sweep
+
+    tab = pd.DataFrame({"variant": ["x=0", "x=1"], "seat": [0, 0], "value": [0.07, 0.2],
+                        "lo": [0.05, 0.15], "hi": [0.09, 0.25]})
+    fig, ax = plt.subplots()
+    plot_sweep(ax, tab, {"x=0": {"x": 0}, "x=1": {"x": 1}}, ["x"], "win rate", "share", 4,
+               "won", "seat", {"x=0": 0.07, "x=1": 0.2})
+    line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("fair share"))
+    assert list(line.get_xdata()) == [0.0, 1.0]
+    assert list(line.get_ydata()) == pytest.approx([0.07, 0.2])
+    assert not any(ln.get_label() == "1 / players" for ln in ax.get_lines())
+    plt.close(fig)

@@ -266,11 +266,14 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     top = s.groupby("game_id")[col].transform("max")
     leader = (s[col] == top) & (top > 0)
     per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
-                             "lead_won": s["won"].where(leader, 0.0)}).groupby("game_id").agg(
-        n_lead=("lead", "sum"), lead_won=("lead_won", "sum"))
+                             "lead_won": s["won"].where(leader, 0.0), "won": s["won"]}).groupby(
+        "game_id").agg(n_lead=("lead", "sum"), lead_won=("lead_won", "sum"), won=("won", "sum"),
+                       seats=("lead", "size"))
     per_game = per_game[per_game["n_lead"] > 0]
     iv = stats.wilson(float(per_game["lead_won"].sum()), len(per_game))
-    fair = float((per_game["n_lead"] / players).mean()) if len(per_game) else math.nan
+    # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
+    fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
+            if len(per_game) else math.nan)
     doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
           f"(a tie for first counts 1/k; without any edge they would win {100 * fair:.1f} %).")
