@@ -47,9 +47,15 @@ class Doc:
 
 
 def pct(rate: float, lo: float, hi: float) -> str:
-    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing)."""
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing; the share
+    alone without an interval; ``"(same in every game)"`` when there is no spread to make one
+    from, never a zero-width ``[0.0, 0.0]``)."""
     if rate is None or (isinstance(rate, float) and math.isnan(rate)):
         return "–"
+    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return f"{100 * rate:.1f} %"
+    if lo == hi:
+        return f"{100 * rate:.1f} % (same in every game)"
     return f"{100 * rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 

@@ -144,3 +144,13 @@ def test_a_difference_without_spread_reads_as_such():
     text = signed({"diff": d.mean, "lo": d.lo, "hi": d.hi, "significant": d.significant},
                   100, " pp", 1)
     assert text == "+0.0 pp (same in every game)"
+
+
+def test_a_share_without_spread_or_interval_never_reads_as_a_zero_width_interval():
+    """``pct``: a share whose interval has no width reads '(same in every game)'; a share
+    without an interval (nan bounds) is printed alone, not with '[nan, nan]'."""
+    from analyzer.report.document import pct
+
+    assert pct(0.5, 0.5, 0.5) == "50.0 % (same in every game)"
+    assert pct(0.25, math.nan, math.nan) == "25.0 %"
+    assert pct(0.0, 0.0, 0.06) == "0.0 % [0.0, 6.0]"
