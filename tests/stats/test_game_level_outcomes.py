@@ -38,7 +38,7 @@ def test_designs_from_records():
 def test_per_seat_win_rates_cannot_show_an_all_seat_change():
     """The start player gains 15 pp, but each seat starts a quarter of the games: every seat's
     win-rate change is ~0 (|change| < 4 pp), while the start-player advantage moves by ~+15 pp."""
-    games, seats = _arms(True)
+    _games, seats = _arms(True)
     base = seats[seats["variant"] == "base"]
     var = seats[seats["variant"] == "first+"]
     per_seat = stats.pair_differences(base, var, "first+", "won", ("seat",))
