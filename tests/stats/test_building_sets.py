@@ -154,7 +154,7 @@ def test_spread_variance_is_unbiased():
         won[np.flatnonzero(w < 4), w[w < 4]] = 1
         est.append(stats.spread_variance(won)[0])
     assert abs(np.mean(est) - np.var(p)) < 3 * np.std(est) / np.sqrt(len(est))
-    point, jack = stats.spread_variance(won[:40])
+    _point, jack = stats.spread_variance(won[:40])
     brute = [stats.spread_variance(np.delete(won[:40], i, axis=0))[0] for i in range(40)]
     np.testing.assert_allclose(jack, brute)
 
@@ -197,5 +197,70 @@ def test_section_marks_are_corrected_and_say_what_is_shown(tmp_path):
     assert {"standard_effect", "p_adjusted", "significant_adjusted"} <= set(inter.columns)
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "standard 2^k interaction effect" in text
-    assert "The 1 class pairs per metric are shown" in text
+    assert "The one class pair is shown" in text
     assert out["interaction_effect"] == "standard 2^k"
+
+
+ONE_AT_A_TIME = {  # the reference set and one set per class that changes only that class
+    ("a1", "b1"): [0.25, 0.25, 0.25, 0.25],
+    ("a2", "b1"): [0.40, 0.20, 0.20, 0.20],
+    ("a1", "b2"): [0.20, 0.30, 0.25, 0.25],
+}
+
+
+def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
+    """An ablate-like design (reference, x changed, y changed) on shared seeds. Known answers:
+    y's set kills seat 1 in every game, so y's effect on the death rate is exactly +1/4 and
+    x's exactly 0; x's effect on seat 0's win rate is the mean of the per-game differences
+    (x's set − reference) with their paired t interval. No interaction is estimable, and the
+    text says so; marks are corrected over the 2 classes of each column."""
+    games, seats = factorial_sets(400, ONE_AT_A_TIME, np.random.default_rng(11))
+    mark = seats["variant"] == "v2"  # (a1, b2)
+    seats.loc[mark, "died"] = (seats.loc[mark, "seat"] == 1).astype(int)
+    st = study.set_statistics(games, seats, draws=100)
+    facs = study.factors(games)
+    assert study.one_at_a_time(st.table, facs)
+    simple = study.simple_effects(st.table, st, facs).set_index(["class", "metric"])
+    assert simple.loc[("y", "death"), "effect"] == pytest.approx(0.25)
+    assert simple.loc[("x", "death"), "effect"] == pytest.approx(0.0)
+    ref = seats[seats["variant"] == "base"].query("seat == 0")["won"].to_numpy()
+    alt = seats[seats["variant"] == "v1"].query("seat == 0")["won"].to_numpy()
+    d = stats.paired_difference(ref, alt)
+    row = simple.loc[("x", "first_seat")]
+    assert (row["effect"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
+        (d.mean, d.lo, d.hi, d.p_value))
+    doc = Doc(tmp_path)
+    out = study.section(doc, games, seats, players=4)
+    assert out["design"] == "one class at a time" and out["interactions"] == []
+    rows = pd.DataFrame(out["simple_effects"])
+    for metric in ("first_seat", "spread2"):  # no exact (spread-free) row
+        grp = rows[rows["metric"] == metric]
+        want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "holm")
+        np.testing.assert_allclose(grp["p_adjusted"], want)
+    text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
+    assert "no interaction is estimable" in text and "over the 2 classes" in text
+    table = [b[1] for b in doc.blocks if b[0] == "table"][-1]
+    assert list(table["class"]) == ["x", "y"]
+    assert table.set_index("class").loc["y", "death rate"].startswith("+25.0 pp")
+
+
+def test_two_sets_changing_two_classes_are_not_one_at_a_time():
+    """Reference and one set that changes both classes: each class's change is confounded with
+    the other's, so neither simple nor main effects are shown."""
+    probs = {("a1", "b1"): [0.25] * 4, ("a2", "b2"): [0.25] * 4, ("a2", "b1"): [0.25] * 4}
+    games, seats = factorial_sets(50, probs, np.random.default_rng(12))
+    st = study.set_statistics(games, seats, draws=50)
+    assert not study.one_at_a_time(st.table, study.factors(games))
+
+
+def test_the_run_correction_reaches_the_section(tmp_path):
+    """``--correction bh`` of the study: the building-set marks use Benjamini–Hochberg."""
+    games, seats = factorial_sets(150, PROBS, np.random.default_rng(13))
+    doc = Doc(tmp_path)
+    out = study.building_sets(doc, games, seats, 4, {"study": {"correction": "bh"}})
+    assert out["correction"] == "bh"
+    main = pd.DataFrame(out["main_effects"])
+    grp = main[main["metric"] == "death"]
+    want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "bh")
+    np.testing.assert_allclose(grp["p_adjusted"], want)
+    assert "Benjamini–Hochberg correction" in " ".join(b[1] for b in doc.blocks if b[0] == "p")

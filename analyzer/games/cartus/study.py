@@ -52,7 +52,7 @@ from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
-from analyzer.report.document import Doc, pct, rows_of
+from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
 from analyzer.report.records import Table, as_table
 
 BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand
@@ -296,31 +296,10 @@ def effects(table: pd.DataFrame, st: SetStatistics,
         two classes.
     """
     x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    point = {m: table[m].to_numpy(float) if m in table else table["balance"].to_numpy() * np.nan
-             for m in EFFECT_METRICS}
-    point["first_seat"] = table["seat_0"].to_numpy(float)
-    last = max(int(c[5:]) for c in table if c.startswith("seat_") and c[5:].isdigit())
-    point["last_seat"] = table[f"seat_{last}"].to_numpy(float)
+    point = _points(table)
 
     def contrast(pos: np.ndarray, neg: np.ndarray, m: str) -> tuple[float, ...]:
-        if not pos.any() or not neg.any():
-            return (np.nan,) * 4
-        c = np.where(pos, 1 / pos.sum(), 0.0) - np.where(neg, 1 / neg.sum(), 0.0)
-        est = float(point[m][pos].mean() - point[m][neg].mean())
-        if m in LINEAR:
-            return _linear_contrast(est, c, st.per_game[m], st.paired)
-        if m == "spread2":
-            jk = (np.column_stack(st.spread_jackknife) @ c if st.paired
-                  else [cj * j for cj, j in zip(c, st.spread_jackknife) if cj])
-            iv, p = stats.jackknife_interval(est, jk)
-            return (est, iv.lo, iv.hi, p)
-        b = st.boot[m] @ c
-        if np.isnan(b).all():
-            return (est, np.nan, np.nan, np.nan)
-        jack = (np.column_stack(st.jackknife) @ c if st.paired
-                else [cj * (j - j.mean()) for cj, j in zip(c, st.jackknife) if cj])
-        iv = stats.bca_interval(est, b, jack)
-        return (est, iv.lo, iv.hi, stats.bca_p_value(est, b, jack))
+        return _contrast(st, point, pos, neg, m)
 
     main = []
     for c, ref, alt in facs:
@@ -337,6 +316,82 @@ def effects(table: pd.DataFrame, st: SetStatistics,
             pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
                                          "standard_lo", "standard_hi", "p_value", "effect",
                                          "lo", "hi"]))
+
+
+def _points(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per effect metric, the value of every set (a row of ``table``), in row order."""
+    point = {m: table[m].to_numpy(float) if m in table else table["balance"].to_numpy() * np.nan
+             for m in EFFECT_METRICS}
+    point["first_seat"] = table["seat_0"].to_numpy(float)
+    last = max(int(c[5:]) for c in table if c.startswith("seat_") and c[5:].isdigit())
+    point["last_seat"] = table[f"seat_{last}"].to_numpy(float)
+    return point
+
+
+def _contrast(st: SetStatistics, point: dict[str, np.ndarray], pos: np.ndarray,
+              neg: np.ndarray, m: str) -> tuple[float, float, float, float]:
+    """``(estimate, lo, hi, p)`` of the mean of metric ``m`` over the sets ``pos`` minus its
+    mean over the sets ``neg`` (boolean masks over the rows of ``st.table``), with the interval
+    each metric takes (see ``effects``)."""
+    if not pos.any() or not neg.any():
+        return (np.nan,) * 4
+    c = np.where(pos, 1 / pos.sum(), 0.0) - np.where(neg, 1 / neg.sum(), 0.0)
+    est = float(point[m][pos].mean() - point[m][neg].mean())
+    if m in LINEAR:
+        return _linear_contrast(est, c, st.per_game[m], st.paired)
+    if m == "spread2":
+        jk = (np.column_stack(st.spread_jackknife) @ c if st.paired
+              else [cj * j for cj, j in zip(c, st.spread_jackknife) if cj])
+        iv, p = stats.jackknife_interval(est, jk)
+        return (est, iv.lo, iv.hi, p)
+    b = st.boot[m] @ c
+    if np.isnan(b).all():
+        return (est, np.nan, np.nan, np.nan)
+    jack = (np.column_stack(st.jackknife) @ c if st.paired
+            else [cj * (j - j.mean()) for cj, j in zip(c, st.jackknife) if cj])
+    iv = stats.bca_interval(est, b, jack)
+    return (est, iv.lo, iv.hi, stats.bca_p_value(est, b, jack))
+
+
+def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool:
+    """True when the sets are the reference set and sets that each change **one** class's
+    building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
+    each class's effect is then that set minus the reference (``simple_effects``), and no
+    interaction is estimable. Every set must be told apart by the two-building classes."""
+    if not facs:
+        return False
+    alts = np.column_stack([(table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs])
+    changed = alts.sum(axis=1)
+    distinct = len({tuple(r) for r in alts}) == len(table)
+    return bool(distinct and (changed == 0).sum() == 1 and (changed == 1).sum() >= 2
+                and (changed <= 1).all())
+
+
+def simple_effects(table: pd.DataFrame, st: SetStatistics,
+                   facs: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """Each class's effect in a one-class-at-a-time design (``one_at_a_time``): the set that
+    changes that class minus the reference set, every other class at the reference's building.
+
+    The same contrasts and intervals as ``effects`` with one set on each side (for the linear
+    metrics a paired t interval over games when the sets share their seeds, for the seat
+    spread² a jackknife interval). Classes that no set changes are left out.
+
+    Returns
+    -------
+    DataFrame
+        ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
+        main effects.
+    """
+    point = _points(table)
+    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
+    ref = ~np.logical_or.reduce(list(x.values()))
+    rows = []
+    for c, r, alt in facs:
+        if x[c].any():
+            for m in EFFECT_METRICS:
+                rows.append((c, r, alt, m, *_contrast(st, point, x[c], ref, m)))
+    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
+                                       *EFFECT_COLUMNS])
 
 
 def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
@@ -380,6 +435,8 @@ def _effect(metric: str, e: float, lo: float, hi: float, significant: bool) -> s
     if metric != "spread2" or np.isnan(e):
         return _pp(e, lo, hi, significant)
     star = " *" if significant else ""
+    if lo == hi:
+        return f"{1e4 * e:+.1f} pp² (same in every game){star}"
     return f"{1e4 * e:+.1f} pp² [{1e4 * lo:+.1f}, {1e4 * hi:+.1f}]{star}"
 
 
@@ -418,18 +475,22 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
     complete = bool(facs) and len(combos) == 2 ** len(facs) == len(table)
+    ofat = not complete and one_at_a_time(table, facs)
+    simple = pd.DataFrame()
     if complete:
         main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
         main, inter = _correct_effects(main, method), _correct_effects(inter, method)
     else:
         main = inter = pd.DataFrame()
+        if ofat:
+            simple = _correct_effects(simple_effects(table, st, facs), method)
     del st
     table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
     n_sets = len(table)
     n_games = int(table["games"].median())
     floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
-    mname = {"holm": "Holm", "bh": "Benjamini–Hochberg"}[method]
+    mname = CORRECTION_SHORT[method]
     ref_desc = ", ".join(_short(r) for _, r, _ in facs)
 
     doc.h("Building sets: which selections are balanced")
@@ -455,9 +516,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
           f"`unbalanced` marks a set whose seats do not win equally often (chi-square test over "
           f"the seats' wins) after **{mname} correction** for testing {n_sets} sets at once "
           f"(family-wise 5 %{'' if method == 'holm' else ' false-discovery rate'}); "
-          "`Δ death` is the death rate minus the reference set's on the same seeds, `*` after "
-          f"{mname} correction over the {n_sets - 1} other sets. Without the correction about "
-          f"{0.05 * n_sets:.0f} of {n_sets} fair sets would be flagged by chance.")
+          "`Δ death` is the death rate minus the reference set's"
+          + (" on the same seeds (paired t over games)" if paired else " (Welch t test)")
+          + f", `*` after {mname} correction over the {n_sets - 1} other sets. Without the "
+          f"correction about {0.05 * n_sets:.1f} of {n_sets} fair sets would be flagged by "
+          "chance.")
     seat_cols = [c for c in table if c.startswith("seat_") and c[5:].isdigit()]
     view = pd.DataFrame({"rank": table["rank"],
                          "set (instead of reference)": [_changes(r, facs) for _, r in table.iterrows()]})
@@ -483,6 +546,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
+    metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
+    if ofat:
+        return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
+            "paired": paired, "correction": method, "noise_floor": floor,
+            "sets": rows_of(table), "arms": n_arms, "design_complete": False,
+            "design": "one class at a time", "main_effects": [], "interactions": []})
     if not complete:
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
@@ -495,54 +564,38 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
               "Compare the selections in the table above instead.")
         return {"paired": paired, "correction": method, "noise_floor": floor,
                 "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-                "main_effects": [], "interactions": []}
+                "design": "incomplete", "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
           f"classes averaged over (in this full 2^{k} design every combination of the other "
-          f"{k - 1} classes appears equally on both sides). **Seat spread²** measures how "
-          "unequal the seats are: the variance of the seat win rates with the part chance adds "
-          "taken out (pp²; 25 pp² is the variance of seat rates 5 pp either side of their mean), "
-          "so it has no bias and its differences are not pulled toward 0; positive = the "
-          "alternative makes seats **less** equal. (The max − min balance of the ranking is "
-          "biased upward by chance, the more the fairer the set, so its differences between "
-          "sets shrink toward 0 near fair sets; its effects, with BCa bootstrap intervals, are "
-          "in `summary.json` only.) 95% intervals: seat spread² from the jackknife over games; "
-          "shares and win rates from the per-game contrast, paired t over games. `*` = "
-          f"significant after {mname} correction over the {k} classes of each column.")
-    metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
-    rows = []
-    for (c, ref, alt), grp in main.groupby(["class", "reference", "alternative"], sort=False):
-        r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
-        for m in metrics:
-            e = grp[grp["metric"] == m].iloc[0]
-            r[LABELS[m]] = _effect(m, e["effect"], e["lo"], e["hi"], e["significant_adjusted"])
-        rows.append(r)
-    doc.table(pd.DataFrame(rows))
+          f"{k - 1} classes appears equally on both sides). " + SPREAD2_TEXT + " (The max − min "
+          "balance of the ranking is biased upward by chance, the more the fairer the set, so "
+          "its differences between sets shrink toward 0 near fair sets; its effects, with BCa "
+          "bootstrap intervals, are in `summary.json` only.) " + _interval_text(paired)
+          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+    doc.table(pd.DataFrame(_effect_rows(main, metrics)))
     doc.chart("building_main_effects.png",
               "Main effect of each building choice on the death rate and the start and last "
-              "seats' win rates (pp, 95% paired t intervals).",
+              "seats' win rates (pp, 95% intervals).",
               lambda ax: _plot_effects(ax, main, facs, has_death), size=(7.0, 4.0))
     n_pairs = k * (k - 1) // 2
-    shown = min(TOP_INTERACTIONS, n_pairs)
-    doc.p(f"Two-way interactions, the standard 2^k interaction effect: the mean over the sets "
-          "where the two classes agree (both reference or both alternative building) minus the "
-          "mean over the sets where they differ — half the change of one class's main effect "
-          "when the other class also switches to its alternative, as in any textbook 2^k design "
-          f"table. {'The' if shown == n_pairs else f'Only the {shown} largest (by |effect|) of the'} "
-          f"{n_pairs} class pairs per metric {'are' if shown == n_pairs else 'are shown; all are'}"
-          f"{' shown' if shown == n_pairs else ' in `summary.json`'}. 95% intervals as for the "
-          f"main effects; `*` = significant after {mname} correction over all {n_pairs} pairs "
-          "of the metric (not only the ones shown).")
-    irows = []
-    for m in ("spread2", "death") if has_death else ("spread2",):
-        sub = inter[inter["metric"] == m].copy()
-        sub = sub.reindex(sub["standard_effect"].abs().sort_values(ascending=False).index)
-        for r in sub.head(shown).to_dict("records"):
-            irows.append({"metric": LABELS[m], "classes": f"{r['class_a']} × {r['class_b']}",
-                          "interaction (standard effect)":
-                          _effect(m, r["standard_effect"], r["standard_lo"], r["standard_hi"],
-                                  r["significant_adjusted"])})
-    doc.table(pd.DataFrame(irows))
+    if n_pairs == 0:
+        doc.p("One class varies, so there is no interaction to estimate.")
+    else:
+        shown = min(TOP_INTERACTIONS, n_pairs)
+        which = ("The one class pair is shown" if n_pairs == 1 else
+                 f"All {n_pairs} class pairs per metric are shown" if shown == n_pairs else
+                 f"Only the {shown} largest (by |effect|) of the {n_pairs} class pairs per "
+                 "metric are shown; all are in `summary.json`")
+        doc.p("Two-way interactions, the standard 2^k interaction effect: the mean over the "
+              "sets where the two classes agree (both reference or both alternative building) "
+              "minus the mean over the sets where they differ — half the change of one class's "
+              "main effect when the other class also switches to its alternative, as in any "
+              f"textbook 2^k design table. {which}. 95% intervals as for the main effects; `*` "
+              f"= significant after {mname} correction over all {n_pairs} pair"
+              f"{'s' if n_pairs != 1 else ''} of the metric"
+              + (" (not only the ones shown)." if shown < n_pairs else "."))
+        doc.table(pd.DataFrame(_interaction_rows(inter, shown, has_death)))
     if len(facs) == 6 and n_sets == 64:
         doc.chart("building_sets_balance.png",
                   "Seat balance (max − min seat win rate, pp) of every selection: rows = the "
@@ -559,13 +612,86 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                                             "death rate [%] (lower = fewer deaths)"),
                       size=(9.0, 7.5))
     return {"paired": paired, "correction": method, "noise_floor": floor, "sets": rows_of(table),
-            "arms": n_arms, "design_complete": True, "interaction_effect": "standard 2^k",
+            "arms": n_arms, "design_complete": True, "design": "complete 2^k",
+            "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
-def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
-    """Horizontal error bars of the main effects (pp), one row per class: death rate (when
-    recorded) and the first and last seats' win rates."""
+SPREAD2_TEXT = (
+    "**Seat spread²** measures how unequal the seats are: the variance of the seat win rates "
+    "with the part chance adds taken out (pp²; 25 pp² is the variance of seat rates 5 pp either "
+    "side of their mean), so it has no bias and its differences are not pulled toward 0; "
+    "positive = the alternative makes seats **less** equal.")
+
+
+def _interval_text(paired: bool) -> str:
+    """What the 95% intervals of the effect tables are."""
+    return ("95% intervals: seat spread² from the jackknife over games; shares and win rates "
+            + ("from the per-game contrast, paired t over games (the sets share their seeds)."
+               if paired else "normal, from each set's own variance over its games (the sets "
+               "do not share their seeds, so nothing is paired)."))
+
+
+def _effect_rows(frame: pd.DataFrame, metrics: list[str]) -> list[dict[str, str]]:
+    """One table row per class of a main- or simple-effect frame (``effects``,
+    ``simple_effects`` after ``_correct_effects``): its choice and an effect per metric."""
+    rows = []
+    for (c, ref, alt), grp in frame.groupby(["class", "reference", "alternative"], sort=False):
+        r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
+        for m in metrics:
+            e = grp[grp["metric"] == m].iloc[0]
+            r[LABELS[m]] = _effect(m, e["effect"], e["lo"], e["hi"], e["significant_adjusted"])
+        rows.append(r)
+    return rows
+
+
+def _interaction_rows(inter: pd.DataFrame, shown: int, has_death: bool) -> list[dict[str, str]]:
+    """The ``shown`` largest interactions (by |standard effect|) of the seat spread² and the
+    death rate, as table rows."""
+    rows = []
+    for m in ("spread2", "death") if has_death else ("spread2",):
+        sub = inter[inter["metric"] == m].copy()
+        sub = sub.reindex(sub["standard_effect"].abs().sort_values(ascending=False).index)
+        for r in sub.head(shown).to_dict("records"):
+            rows.append({"metric": LABELS[m], "classes": f"{r['class_a']} × {r['class_b']}",
+                         "interaction (standard effect)":
+                         _effect(m, r["standard_effect"], r["standard_lo"], r["standard_hi"],
+                                 r["significant_adjusted"])})
+    return rows
+
+
+def _one_at_a_time_section(doc: Doc, simple: pd.DataFrame, facs, metrics: list[str],
+                           has_death: bool, mname: str, out: dict) -> dict:
+    """The effects part of the section for a one-class-at-a-time design (``one_at_a_time``):
+    each class's simple effect against the reference set; no interaction. Returns ``out`` with
+    ``simple_effects``."""
+    k = simple["class"].nunique()
+    doc.p(f"One class at a time: besides the reference set, each of these {k} selections "
+          "changes the building of **one** class (as `analyzer ablate` builds them). A class's "
+          "effect is that selection minus the reference set, every other class at the "
+          "reference set's building — a simple effect, not a main effect averaged over the "
+          "other classes: with other buildings in the other classes it may differ. "
+          "**Interactions** need selections that change two classes at once; there are none "
+          "here, so no interaction is estimable (a full 2^k design, like "
+          "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
+          + SPREAD2_TEXT + " The max − min balance of the ranking is left out (biased upward by "
+          "chance, the more the fairer the set; its differences are in `summary.json`). "
+          + _interval_text(out["paired"])
+          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+    doc.table(pd.DataFrame(_effect_rows(simple, metrics)))
+    doc.chart("building_simple_effects.png",
+              "Effect of each building choice against the reference set, the other classes at "
+              "the reference's buildings: death rate and the start and last seats' win rates "
+              "(pp, 95% intervals).",
+              lambda ax: _plot_effects(ax, simple, facs, has_death, "Effect of each building "
+                                       "choice (one class at a time)"), size=(7.0, 4.0))
+    return {**out, "simple_effects": rows_of(simple)}
+
+
+def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool,
+                  title: str = "Main effects of the building choices") -> None:
+    """Horizontal error bars of the main (or simple) effects (pp), one row per class: death
+    rate (when recorded) and the first and last seats' win rates."""
     ms = (["death"] if has_death else []) + ["first_seat", "last_seat"]
     y = np.arange(len(facs))
     for j, m in enumerate(ms):
@@ -577,7 +703,7 @@ def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
     ax.axvline(0, color="grey", linewidth=1)
     ax.set_yticks(y, [f"{_short(alt)} vs {_short(ref)}" for _, ref, alt in facs])
     ax.set_xlabel("effect of the alternative [percentage points]")
-    ax.set_title("Main effects of the building choices")
+    ax.set_title(title)
     charts.legend(ax)
 
 
@@ -616,11 +742,12 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
 
 def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                   players: int, run: Mapping[str, Any] | None = None) -> dict | None:
-    """The building-set section (``section``, Holm-corrected) when the records hold several
-    selections; ``None`` (nothing written) when they hold one."""
+    """The building-set section (``section``; marks corrected as the run's study asks, Holm by
+    default) when the records hold several selections; ``None`` (nothing written) when they
+    hold one."""
     if not active(games):
         return None
-    return section(doc, games, seats, players)
+    return section(doc, games, seats, players, correction_of(run))
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active),)
