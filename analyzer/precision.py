@@ -1,7 +1,9 @@
 """Run until a target precision: add chunks until every reported win-rate interval is narrow.
 
-``--target-ci H`` asks that every win-rate interval the report shows (per variant and policy,
-per variant and seat: 95% Wilson) be no wider than ``±H``. The run grows in whole chunks on the
+``--target-ci H`` asks that every win-rate interval the report shows be no wider than ``±H``:
+per variant and policy (variants with several policies; a policy at several seats of a game
+gets the games-as-unit interval), per variant and seat, and per variant and start position
+(95% Wilson, ``stats.win_rates``) — ``COVERED`` names them for the report. The run grows in whole chunks on the
 runner's resume mechanism: a larger ``n_games`` keeps every chunk already on disk (same seeds,
 same chunk boundaries) and plays only the new ones, so a run stopped at ``n`` games holds
 exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
@@ -45,20 +47,20 @@ class Precision:
     steps: tuple[int, ...]
 
 
+COVERED = stats.HALF_WIDTH_COVERS
+
+
 def max_half_width(seats: pd.DataFrame) -> float:
-    """Widest half-width ``(hi − lo) / 2`` of the 95% Wilson win-rate intervals by
-    ``(variant, policy)`` and ``(variant, seat)`` — the win rates the report lists.
+    """Widest half-width of the 95% win-rate intervals the report lists
+    (``stats.max_win_rate_half_width``: ``COVERED``).
 
     Parameters
     ----------
     seats : DataFrame
-        Seat records (``variant, policy, seat, won``).
+        Seat records (``variant, game_id, policy, seat, won`` and ``start_position`` when the
+        game records it).
     """
-    widths = []
-    for by in (("variant", "policy"), ("variant", "seat")):
-        w = stats.win_rates(seats, by)
-        widths.append(((w["hi"] - w["lo"]) / 2).max())
-    return float(max(widths))
+    return stats.max_win_rate_half_width(seats)
 
 
 def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:
@@ -110,7 +112,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         seconds += result.seconds
         played += result.games_played
         steps.append(n)
-        seats = pd.concat([pd.read_parquet(p, columns=["variant", "policy", "seat", "won"])
+        seats = pd.concat([pd.read_parquet(p, columns=_columns(p))
                            for p in result.parts("seats")], ignore_index=True)
         hw = max_half_width(seats)
         if hw <= target or n >= max_games:
@@ -118,3 +120,12 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         n = next_games(n, hw, target, chunk_size, max_games)
     total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played)
     return total, Precision(target, n, hw, hw <= target, tuple(steps))
+
+
+def _columns(part: Path) -> list[str]:
+    """The seat columns ``max_half_width`` reads that the part has."""
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(part).names
+    return [c for c in ("variant", "game_id", "policy", "seat", "start_position", "won")
+            if c in names]

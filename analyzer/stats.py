@@ -1,14 +1,18 @@
 """Game-agnostic statistics over the ``games`` / ``seats`` record tables.
 
 Small pure functions on arrays (``wilson``, ``mean_interval``, ``ratio_interval``,
-``paired_difference``) under DataFrame functions whose docstrings list their columns. Nothing
-here imports a game. All intervals are two-sided at ``confidence`` (default 0.95).
+``clustered_share``, ``clustered_mean``, ``paired_difference``, ``bca_interval``) under DataFrame
+functions whose docstrings list their columns. Nothing here imports a game. All intervals are
+two-sided at ``confidence`` (default 0.95).
+
+The unit of every interval is the game when several records share a game: seats of one game are
+not independent (their deaths cluster, their win shares add up to at most 1), games are.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,7 +73,9 @@ def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)  # exact bounds at 0 and n, no rounding
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return Interval(p, lo, hi)
 
 
 def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
@@ -98,12 +104,97 @@ def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndar
     n = x.size
     if n == 0 or x.sum() == 0:
         return Interval(math.nan, math.nan, math.nan)
-    r = float(y.sum() / x.sum())
+    r, se = _ratio_se(y, x)
     if n < 2:
         return Interval(r, math.nan, math.nan)
-    se = float(np.std(y - r * x, ddof=1) / (math.sqrt(n) * x.mean()))
     z = _z(confidence)
     return Interval(r, r - z * se, r + z * se)
+
+
+def _ratio_se(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """``Σy / Σx`` and its delta-method standard error over the units (``nan`` for one unit).
+
+    This is the cluster-robust (sandwich) standard error of a mean over rows grouped in units
+    (``y`` = the unit's row sum, ``x`` = its row count), with the ``n / (n − 1)`` factor of the
+    sample variance. Assumes ``Σx > 0``.
+    """
+    r = float(y.sum() / x.sum())
+    if x.size < 2:
+        return r, math.nan
+    return r, float(np.std(y - r * x, ddof=1) / (math.sqrt(x.size) * x.mean()))
+
+
+def clustered_share(events: Sequence[float] | np.ndarray, trials: Sequence[float] | np.ndarray,
+                    confidence: float = 0.95) -> Interval:
+    """Share ``Σevents / Σtrials`` of trials grouped in games, with a Wilson interval at the
+    effective sample size.
+
+    Several seats of one game are trials of one unit (their deaths cluster; at most one of them
+    wins), so they are not independent. The variance of the share is the cluster-robust one of
+    the ratio estimator (``ratio_interval``, games as units); the design effect ``deff`` is that
+    variance over the binomial one, ``p(1 − p)/N``; the interval is Wilson's at
+    ``n_eff = N / deff`` trials (Kish, *Survey Sampling*, 1965, section 8.2), with ``deff``
+    floored at 1 as Korn & Graubard (1998, *Survey Methodology* 24:193–201) do: never narrower
+    than independent trials. A share of 0 or 1 has no spread to measure ``deff`` from: it counts
+    each game as one trial (``0 of G`` games gives Wilson's ``[0, z²/(G + z²)]``, never a
+    zero-width interval).
+
+    Parameters
+    ----------
+    events, trials : array_like, shape (games,)
+        Per game: the events (e.g. deaths, or win shares, 1/k for a k-way tie) and the trials
+        (e.g. the game's seats of one group); games without trials are left out.
+
+    Returns
+    -------
+    Interval
+        ``nan`` everywhere when no game has a trial.
+    """
+    e = np.asarray(events, dtype=float)
+    t = np.asarray(trials, dtype=float)
+    keep = t > 0
+    e, t = e[keep], t[keep]
+    games = int(t.size)
+    if games == 0:
+        return Interval(math.nan, math.nan, math.nan)
+    n = float(t.sum())
+    p, se = _ratio_se(e, t)
+    if p <= 0.0 or p >= 1.0:
+        n_eff = float(games)
+    elif games < 2 or not se > 0:
+        n_eff = n
+    else:
+        n_eff = min(n, p * (1 - p) / (se * se))
+    iv = wilson(p * n_eff, n_eff, confidence)
+    return Interval(p, iv.lo, iv.hi)
+
+
+def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np.ndarray,
+                   confidence: float = 0.95) -> Interval:
+    """Mean of rows grouped in clusters (games), with a cluster-robust t interval.
+
+    The standard error is the ratio estimator's over the clusters (``ratio_interval``: the
+    cluster-robust sandwich standard error of a mean), the quantile Student's t with
+    ``clusters − 1`` degrees of freedom. With one row per cluster it is ``mean_interval``'s
+    interval.
+
+    Parameters
+    ----------
+    values : array_like, shape (rows,)
+    clusters : array_like, shape (rows,)
+        The cluster (game id) of each row.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return Interval(math.nan, math.nan, math.nan)
+    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
+    sums = np.bincount(codes, weights=x)
+    counts = np.bincount(codes).astype(float)
+    if counts.size < 2:
+        return Interval(float(x.mean()), math.nan, math.nan)
+    m, se = _ratio_se(sums, counts)
+    half = float(sps.t.ppf(0.5 + confidence / 2, counts.size - 1) * se)
+    return Interval(m, m - half, m + half)
 
 
 def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
@@ -126,14 +217,49 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
+def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
+                         clusters: Sequence | np.ndarray, confidence: float = 0.95) -> Difference:
+    """Mean of the paired differences ``variant − base`` of rows grouped in clusters (games).
+
+    Like ``paired_difference``, but the rows (e.g. several seats of one game followed into the
+    same game of a variant) are not independent within a cluster: the interval is
+    ``clustered_mean``'s (cluster-robust, t with ``clusters − 1`` degrees of freedom) and the
+    p-value the matching two-sided t-test. With one row per cluster it equals
+    ``paired_difference``.
+    """
+    d = np.asarray(variant, dtype=float) - np.asarray(base, dtype=float)
+    c = np.asarray(clusters)
+    n = int(d.size)
+    _, codes = np.unique(c, return_inverse=True)
+    sums = np.bincount(codes, weights=d) if n else np.zeros(0)
+    counts = np.bincount(codes).astype(float) if n else np.zeros(0)
+    if counts.size < 2:
+        m = float(d.mean()) if n else math.nan
+        return Difference(m, math.nan, math.nan, n, math.nan, False)
+    m = float(d.mean())
+    if np.all(d == d[0]):  # no spread: the difference is exact
+        return Difference(m, m, m, n, 0.0 if d[0] else 1.0, bool(d[0]))
+    se = _ratio_se(sums, counts)[1]
+    df = counts.size - 1
+    half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
+    p = float(2 * sps.t.sf(abs(m / se), df)) if se > 0 else (0.0 if m else 1.0)
+    return Difference(m, m - half, m + half, n, p, bool(m - half > 0 or m + half < 0))
+
+
 def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
               confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate per group with Wilson intervals.
+    """Win rate per group with Wilson intervals, games as the unit.
+
+    A group with one row per game (a seat, a start position) gets the plain Wilson interval
+    over its games. A group with several rows in some game (a policy at two seats) gets
+    ``clustered_share``'s interval over games: its seats' win shares in one game are not
+    independent.
 
     Parameters
     ----------
     seats : DataFrame
-        Seat records with ``won`` (1/k for a k-way tie) and the ``by`` columns.
+        Seat records with ``won`` (1/k for a k-way tie), the ``by`` columns and, for the
+        clustering, ``game_id`` (without it every row counts as independent).
 
     Returns
     -------
@@ -143,15 +269,40 @@ def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
     g = seats.groupby(list(by), sort=True, observed=True)["won"].agg(["size", "sum"]).reset_index()
     g = g.rename(columns={"size": "n", "sum": "wins"})
     ivs = [wilson(k, n, confidence) for k, n in zip(g["wins"], g["n"])]
+    for i, (sums, sizes) in _clustered_groups(seats, by, "won", g):
+        iv = clustered_share(sums, sizes, confidence)
+        ivs[i] = Interval(ivs[i].estimate, iv.lo, iv.hi)
     g["rate"] = [iv.estimate for iv in ivs]
     g["lo"] = [iv.lo for iv in ivs]
     g["hi"] = [iv.hi for iv in ivs]
     return g
 
 
+def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups: pd.DataFrame):
+    """For each row ``i`` of ``groups`` (the sorted groups of ``rows`` by ``by``) whose group
+    has several rows in some game: ``(i, (per-game sums, per-game row counts))`` of ``column``.
+    Nothing without a ``game_id`` column."""
+    if "game_id" not in rows:
+        return
+    per = rows.groupby([*by, "game_id"], sort=True, observed=True)[column].agg(["sum", "size"])
+    if per.empty or per["size"].max() <= 1:
+        return
+    levels = list(range(len(by)))
+    index = {(k if isinstance(k, tuple) else (k,)): i
+             for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
+    for key, grp in per.groupby(level=levels, sort=True, observed=True):
+        if grp["size"].max() > 1:
+            key = key if isinstance(key, tuple) else (key,)
+            yield index[key], (grp["sum"].to_numpy(float), grp["size"].to_numpy(float))
+
+
 def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: str = "score",
                 confidence: float = 0.95) -> pd.DataFrame:
-    """Mean of ``metric`` per group with t intervals.
+    """Mean of ``metric`` per group with t intervals, games as the unit.
+
+    A group with several rows in some game (a policy at two seats) gets ``clustered_mean``'s
+    cluster-robust interval over games (needs ``game_id``); one row per game, the plain t
+    interval.
 
     Returns
     -------
@@ -162,8 +313,47 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
     for key, grp in seats.groupby(list(by), sort=True, observed=True)[metric]:
         iv = mean_interval(grp.to_numpy(), confidence)
         key = key if isinstance(key, tuple) else (key,)
-        rows.append((*key, len(grp), iv.estimate, iv.lo, iv.hi))
-    return pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
+        rows.append([*key, len(grp), iv.estimate, iv.lo, iv.hi])
+    out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
+    for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
+        half = float(sps.t.ppf(0.5 + confidence / 2, sizes.size - 1) * _ratio_se(sums, sizes)[1])
+        m = out.at[i, "mean"]
+        out.loc[i, ["lo", "hi"]] = [m - half, m + half]
+    return out
+
+
+HALF_WIDTH_COVERS = ("by variant and policy (variants with several policies)",
+                     "by variant and seat", "by variant and start position")
+
+
+def max_win_rate_half_width(seats: pd.DataFrame) -> float:
+    """Widest half-width ``(hi − lo) / 2`` of the 95% ``win_rates`` intervals the report lists
+    (``HALF_WIDTH_COVERS``): by ``(variant, policy)`` in variants with several policies (one
+    policy at every seat wins ``(1 − q)/n`` by construction and gets no interval), by
+    ``(variant, seat)`` and by ``(variant, start_position)`` (when the records have it).
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records: ``variant, game_id, policy, seat, won`` and optionally
+        ``start_position``.
+
+    Returns
+    -------
+    float
+        ``nan`` for no rows.
+    """
+    widths = []
+    mixed = seats.groupby("variant", observed=True)["policy"].nunique()
+    mixed_rows = seats[seats["variant"].isin(list(mixed.index[mixed > 1]))]
+    groupings = [(mixed_rows, ("variant", "policy")), (seats, ("variant", "seat"))]
+    if "start_position" in seats:
+        groupings.append((seats, ("variant", "start_position")))
+    for rows, by in groupings:
+        if len(rows):
+            w = win_rates(rows, by)
+            widths.append(float(((w["hi"] - w["lo"]) / 2).max()))
+    return max(widths) if widths else math.nan
 
 
 def seat_order(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -185,7 +375,7 @@ def seat_order(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 
 
 DIFFERENCE_COLUMNS = ("n", "base_mean", "variant_mean", "diff", "lo", "hi", "p_value",
-                      "significant")
+                      "significant", "mirror_of")
 
 
 def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[str] = ("seat",),
@@ -200,7 +390,7 @@ def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[s
     -------
     DataFrame
         Columns ``[variant, *by, n, base_mean, variant_mean, diff, lo, hi, p_value,
-        significant]``; empty when there is no variant.
+        significant, mirror_of]``; empty when there is no variant.
     """
     names = list(pd.unique(seats["variant"]))
     if base not in names:
@@ -215,7 +405,8 @@ def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[s
 
 
 def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str = "won",
-                     by: Sequence[str] = ("seat",), confidence: float = 0.95) -> pd.DataFrame:
+                     by: Sequence[str] = ("seat",), confidence: float = 0.95,
+                     prefer: Collection[tuple] = ()) -> pd.DataFrame:
     """``variant_differences`` of one variant: ``variant`` rows against ``base`` rows.
 
     Parameters
@@ -225,15 +416,23 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
         ``metric``.
     name : str
         The variant's name (the ``variant`` column of the result).
+    prefer : collection of tuple
+        Groups (``by`` keys) to keep as the tested one when two groups' changes are the same
+        test (see ``mirror_of``); e.g. the player a sweep changes.
 
     Returns
     -------
     DataFrame
         One row per ``by`` group present in both with a shared game, groups sorted:
-        ``[variant, *by, n, base_mean, variant_mean, diff, lo, hi, p_value, significant]``.
+        ``[variant, *by, n, base_mean, variant_mean, diff, lo, hi, p_value, significant,
+        mirror_of]``. ``base_mean`` is the base value of the same rows in the same games the
+        change is measured on. ``mirror_of`` is ``None``, or the ``by`` label (a tuple when
+        ``by`` has several columns) of an earlier group whose per-game differences are an exact
+        multiple of this group's in every game (e.g. the other seats' share of a win a seat
+        gains): the same test, counted once by ``correct``.
     """
     b = _per_game_means(base, metric, by)
-    rows = []
+    rows, diffs = [], {}
     for key, v in _per_game_means(variant, metric, by).items():
         if key not in b:
             continue
@@ -241,9 +440,48 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
         if joined.empty:
             continue
         d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence)
-        rows.append((name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, d.lo, d.hi,
-                     d.p_value, d.significant))
+        diffs[key] = joined["v"] - joined["b"]
+        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, d.lo, d.hi,
+                     d.p_value, d.significant, None])
+    mirror = mirrors(diffs, prefer)
+    for row, key in zip(rows, diffs):
+        twin = mirror[key]
+        row[-1] = None if twin is None else (twin[0] if len(twin) == 1 else twin)
     return pd.DataFrame(rows, columns=["variant", *by, *DIFFERENCE_COLUMNS])
+
+
+def mirrors(diffs: Mapping[tuple, pd.Series], prefer: Collection[tuple] = ()) -> dict:
+    """Which per-game difference series repeat an earlier one: the same test twice.
+
+    Two series over the same games repeat each other when one is an exact multiple of the other
+    (absolute correlation 1 within 1e-9, both not constant), e.g. two seats of a two-seat game
+    (one's win is the other's loss) or the unswept seats of a sweep against the swept one when
+    every game has a winner. Keys in ``prefer`` come first, then the rest in the given order.
+
+    Returns
+    -------
+    dict
+        ``key → None`` (a distinct test) or ``key → the earlier key it repeats``.
+    """
+    order = [k for k in diffs if k in prefer] + [k for k in diffs if k not in prefer]
+    kept: list[tuple] = []
+    out: dict = {}
+    for key in order:
+        d = diffs[key]
+        out[key] = next((k for k in kept if _same_test(d, diffs[k])), None)
+        if out[key] is None:
+            kept.append(key)
+    return out
+
+
+def _same_test(a: pd.Series, b: pd.Series) -> bool:
+    """``a`` and ``b`` cover the same games and one is an exact multiple of the other."""
+    if len(a) != len(b) or len(a) < 3 or not a.index.equals(b.index):
+        return False
+    x, y = a.to_numpy(float), b.to_numpy(float)
+    if not (np.std(x) > 0 and np.std(y) > 0):
+        return False
+    return bool(abs(np.corrcoef(x, y)[0, 1]) > 1 - 1e-9)
 
 
 def _per_game_means(rows: pd.DataFrame, metric: str, by: Sequence[str]) -> dict[tuple, pd.Series]:
@@ -353,3 +591,267 @@ def adjust_pvalues(p_values: Sequence[float] | np.ndarray, method: str = "holm",
         adjusted[ok] = adj
         significant[ok] = reject
     return adjusted, significant
+
+
+CORRECTIONS = ("holm", "bh")
+
+
+def correct(table: pd.DataFrame, method: str = "holm", by: str | None = None,
+            p_column: str = "p_value", alpha: float = 0.05) -> pd.DataFrame:
+    """``table`` with ``p_adjusted`` and ``significant_adjusted``: its rows as one family.
+
+    Parameters
+    ----------
+    table : DataFrame
+        One comparison per row with a ``p_column`` (``nan`` = no test, kept out of the family).
+        When it has ``mirror_of`` (``pair_differences``) and ``by`` names the group column, a row
+        that repeats another row's test (same ``variant``, that group) is not counted again: it
+        takes the adjusted p-value and flag of the row it repeats. A paired difference with no
+        spread over the games (``lo == hi``, e.g. a variant whose games equal the base's) is
+        exact, no test: it stays out of the family and keeps its p-value (0 or 1).
+    method : {"holm", "bh"}
+        As for ``adjust_pvalues``.
+
+    Returns
+    -------
+    DataFrame
+        A copy with ``p_adjusted`` (float) and ``significant_adjusted`` (bool); the family size
+        is ``(~table["p_adjusted"].isna() & distinct).sum()`` — see ``family_size``.
+    """
+    out = table.copy()
+    p = out[p_column].to_numpy(float) if len(out) else np.zeros(0)
+    twin = _twin_rows(out, by)
+    exact = _exact_rows(out, p_column)
+    p_own = np.where((twin < 0) & ~exact, p, np.nan)
+    adj, sig = adjust_pvalues(p_own, method, alpha)
+    adj[exact] = p[exact]
+    sig[exact] = p[exact] < alpha
+    copies = twin >= 0
+    adj[copies] = adj[twin[copies]]
+    sig[copies] = sig[twin[copies]]
+    out["p_adjusted"] = adj
+    out["significant_adjusted"] = sig
+    return out
+
+
+def family_size(table: pd.DataFrame, by: str | None = None, p_column: str = "p_value") -> int:
+    """The number of distinct tests ``correct`` corrects over in ``table``."""
+    if not len(table):
+        return 0
+    p = table[p_column].to_numpy(float)
+    return int((~np.isnan(p) & (_twin_rows(table, by) < 0) & ~_exact_rows(table, p_column)).sum())
+
+
+def _exact_rows(table: pd.DataFrame, p_column: str) -> np.ndarray:
+    """Rows whose difference has no spread (``lo == hi``): exact, not a test. Only for the
+    ``p_value`` of a ``pair_differences``-like table (columns ``lo``, ``hi``)."""
+    if p_column != "p_value" or "lo" not in table or "hi" not in table or not len(table):
+        return np.zeros(len(table), dtype=bool)
+    lo, hi = table["lo"].to_numpy(float), table["hi"].to_numpy(float)
+    return (lo == hi) & ~np.isnan(table[p_column].to_numpy(float))
+
+
+def _twin_rows(table: pd.DataFrame, by: str | None) -> np.ndarray:
+    """Per row, the position of the row whose test it repeats (``mirror_of``), else -1."""
+    twin = np.full(len(table), -1)
+    if by is None or "mirror_of" not in table or not len(table):
+        return twin
+    where = {(v, g): i for i, (v, g) in enumerate(zip(table["variant"], table[by]))}
+    for i, (v, m) in enumerate(zip(table["variant"], table["mirror_of"])):
+        if m is not None and not (isinstance(m, float) and math.isnan(m)):
+            twin[i] = where.get((v, m), -1)
+    return twin
+
+
+def start_player_games(seats: pd.DataFrame) -> pd.DataFrame:
+    """Per game: the start player's win share, the game's total win share and its seats.
+
+    Parameters
+    ----------
+    seats : DataFrame
+        One variant's seat records: ``game_id``, ``start_position`` (0 = the start player),
+        ``won`` (1/k for a k-way tie).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``game_id`` (ascending): ``start`` (0–1), ``total`` (0 when nobody won, else
+        1), ``seats``; ``advantage`` = ``start − total / seats``: how much more than a fair
+        position the start player won in the game. A fair position wins ``(1 − q) / n`` of the
+        games, ``q`` the share of games nobody won, so the mean advantage is 0 for a fair game
+        whatever ``q``.
+    """
+    g = seats.groupby("game_id", sort=True)
+    total = g["won"].sum().astype(float)
+    n = g.size().astype(float)
+    first = seats["start_position"].to_numpy() == 0
+    start = (seats.loc[first].groupby("game_id", sort=True)["won"].sum()
+             .reindex(total.index, fill_value=0.0).astype(float))
+    return pd.DataFrame({"start": start, "total": total, "seats": n,
+                         "advantage": start - total / n})
+
+
+def start_player_advantage(seats: pd.DataFrame, confidence: float = 0.95) -> Difference:
+    """The start player's win rate minus a fair position's, ``(1 − q) / n``, per game.
+
+    The mean over games of ``start_player_games``'s ``advantage`` with a t interval and a
+    one-sample t-test against 0 (``paired_difference`` of the fair share and the start player's
+    share, game by game). The fair share is the game's own: a game nobody won has a fair share
+    of 0, so games without a winner do not count against the start player.
+    """
+    per = start_player_games(seats)
+    return paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
+                             confidence)
+
+
+def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,
+                 jackknife: np.ndarray | Sequence[np.ndarray],
+                 confidence: float = 0.95) -> Interval:
+    """Bias-corrected and accelerated (BCa) bootstrap interval from given resamples.
+
+    Efron (1987, JASA 82:171–185); as ``scipy.stats.bootstrap(method="BCa")`` computes it
+    (mid-rank bias correction, jackknife acceleration summed over samples), but on bootstrap and
+    jackknife values the caller computes — e.g. for a statistic of many samples that share
+    their resampled games, whose jackknife is cheap in closed form. BCa corrects the median
+    bias of a statistic such as ``max − min`` of win rates, which is biased upward: a percentile
+    interval of it lies too high.
+
+    Parameters
+    ----------
+    estimate : float
+        The statistic on the data.
+    boot : array_like, shape (B,)
+        The statistic on ``B`` bootstrap resamples.
+    jackknife : array_like, shape (n,), or a sequence of them
+        The statistic with each observation left out in turn (one array per independent
+        sample).
+
+    Returns
+    -------
+    Interval
+        ``nan`` bounds when the resamples cannot give one (fewer than 2, all equal to one side
+        of the estimate, or no spread in the jackknife and the bootstrap).
+    """
+    b = np.asarray(boot, dtype=float)
+    b = b[~np.isnan(b)]
+    z0, a = _bca_constants(estimate, b, jackknife)
+    if b.size < 2 or not math.isfinite(z0) or not math.isfinite(a):
+        return Interval(estimate, math.nan, math.nan)
+    if np.all(b == b[0]):
+        return Interval(estimate, float(b[0]), float(b[0]))
+    z = _z(confidence)
+    levels = [sps.norm.cdf(z0 + (z0 + q) / (1 - a * (z0 + q))) for q in (-z, z)]
+    lo, hi = np.percentile(b, [100 * levels[0], 100 * levels[1]])
+    return Interval(estimate, float(lo), float(hi))
+
+
+def bca_p_value(estimate: float, boot: Sequence[float] | np.ndarray,
+                jackknife: np.ndarray | Sequence[np.ndarray], null: float = 0.0) -> float:
+    """Two-sided p-value of ``statistic = null`` by inverting the BCa interval.
+
+    The smallest ``1 − confidence`` at which ``bca_interval`` excludes ``null``: with
+    ``u`` the bootstrap share below ``null`` (mid-rank), ``w = Φ⁻¹(u) − z0`` and
+    ``z = w / (1 + a·w) − z0``, ``p = 2·min(Φ(z), 1 − Φ(z))``. The resamples resolve ``p`` no
+    finer than about ``1/B``: ``u`` is kept within ``[1/(2B), 1 − 1/(2B)]``, so a ``null`` outside
+    every resample gets the p-value of one at the edge (larger than the true one).
+    """
+    b = np.asarray(boot, dtype=float)
+    b = b[~np.isnan(b)]
+    z0, a = _bca_constants(estimate, b, jackknife)
+    if b.size < 2 or not math.isfinite(z0) or not math.isfinite(a) or np.all(b == b[0]):
+        return math.nan
+    u = (np.sum(b < null) + np.sum(b <= null)) / (2 * b.size)
+    u = min(max(u, 1 / (2 * b.size)), 1 - 1 / (2 * b.size))
+    w = float(sps.norm.ppf(u)) - z0
+    if 1 + a * w <= 0:
+        return math.nan
+    z = w / (1 + a * w) - z0
+    return float(min(1.0, 2 * min(sps.norm.cdf(z), sps.norm.sf(z))))
+
+
+def _bca_constants(estimate: float, b: np.ndarray,
+                   jackknife: np.ndarray | Sequence[np.ndarray]) -> tuple[float, float]:
+    """Bias correction ``z0`` and acceleration ``a`` of BCa (as scipy's ``_bca_interval``).
+    Assumes ``b`` holds no ``nan``."""
+    if b.size == 0:
+        return math.nan, math.nan
+    share = (np.sum(b < estimate) + np.sum(b <= estimate)) / (2 * b.size)
+    z0 = float(sps.norm.ppf(share))
+    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
+        [np.asarray(j, dtype=float) for j in jackknife]
+    nums = dens = 0.0
+    for jack in samples:
+        n = jack.size
+        u = (n - 1) * (jack.mean() - jack)
+        nums += float(np.sum(u ** 3)) / n ** 3
+        dens += float(np.sum(u ** 2)) / n ** 2
+    a = nums / (6 * dens ** 1.5) if dens > 0 else 0.0
+    return z0, a
+
+
+def spread_variance(values: np.ndarray) -> tuple[float, np.ndarray]:
+    """Variance between the column means of ``values``, without the part chance adds.
+
+    With ``p_i`` the mean of column ``i`` (e.g. seat ``i``'s win rate over the games), the
+    plain ``(1/k) Σ (p̂_i − p̄̂)²`` is biased upward by chance — a perfectly fair set has a
+    positive spread — and the more the fairer the set, so differences between sets are pulled
+    toward 0. Here the chance part is subtracted: with ``d_gi = x_gi − mean_j x_gj`` (row
+    ``g`` centred), ``Var(p̂_i − p̄̂)`` is estimated without bias by ``s²(d_·i) / n``, so
+
+        ``V̂ = (1/k) Σ_i [(p̂_i − p̄̂)² − s²(d_·i) / n]``
+
+    has expectation ``(1/k) Σ (p_i − p̄)²`` exactly, for any ``n``; it can be negative when the
+    columns are nearly equal. A smooth function of means: contrasts of it get ordinary
+    (jackknife) intervals.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, k)
+        One row per game (the unit), one column per group (seat); ``n >= 3``.
+
+    Returns
+    -------
+    (float, ndarray of shape (n,))
+        ``V̂`` and its leave-one-row-out values (closed form, no (n, n) array), for a
+        jackknife standard error.
+    """
+    x = np.asarray(values, dtype=float)
+    n = x.shape[0]
+    if n < 3:
+        return math.nan, np.full(n, math.nan)
+    d = x - x.mean(axis=1, keepdims=True)
+    s_x, s_d, s_dd = x.sum(axis=0), d.sum(axis=0), (d * d).sum(axis=0)
+
+    def v_hat(sum_x, sum_d, sum_dd, m):
+        p = sum_x / m
+        var_d = (sum_dd - sum_d * sum_d / m) / (m - 1)
+        return (((p - p.mean(axis=-1, keepdims=True)) ** 2) - var_d / m).mean(axis=-1)
+
+    point = float(v_hat(s_x[None, :], s_d[None, :], s_dd[None, :], n)[0])
+    jack = v_hat(s_x[None, :] - x, s_d[None, :] - d, s_dd[None, :] - d * d, n - 1)
+    return point, jack
+
+
+def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
+                       confidence: float = 0.95) -> tuple[Interval, float]:
+    """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
+
+    ``jackknife``: the statistic with each unit left out, shape (n,), or one such array per
+    independent sample (their variances add). Standard error
+    ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
+    Bootstrap*, 1993, eq. 11.5).
+    """
+    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
+        [np.asarray(j, dtype=float) for j in jackknife]
+    var = 0.0
+    for j in samples:
+        n = j.size
+        if n < 2 or np.isnan(j).any():
+            return Interval(estimate, math.nan, math.nan), math.nan
+        var += (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
+    se = math.sqrt(var)
+    z = _z(confidence)
+    if se == 0:
+        return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)
+    return (Interval(estimate, estimate - z * se, estimate + z * se),
+            float(2 * sps.norm.sf(abs(estimate) / se)))

@@ -88,6 +88,7 @@ def test_item_users_follow_the_heaviest_user_and_share_ties():
     assert pair["game_id"].tolist() == [0, 1]
     assert pair["won_b"].tolist() == [1.0, 0.5] and pair["won_v"].tolist() == [0.0, 0.0]
     assert pair["score_v"].tolist() == [1.0, 0.5]
+    assert pair["users"].tolist() == [1, 2]  # game 1: two seats tie as heaviest user
 
 
 def test_ablate_cartus_end_to_end(tmp_path):
@@ -96,8 +97,8 @@ def test_ablate_cartus_end_to_end(tmp_path):
     assert len(pd.unique(res.games["variant"])) == 7  # base + 6 buildings
     table = res.summary["results"]["studies"]["ablate"]["table"]
     assert len(table) == 6 and all(r["games_used"] > 0 for r in table)
-    values = [r["value"] for r in table]
-    assert values == sorted(values, reverse=True)  # ranked
+    values = [r["value_single"] for r in table if r["value_single"] is not None]
+    assert values == sorted(values, reverse=True)  # ranked by the single-heaviest-user value
     md = (tmp_path / "ab" / "report.md").read_text()
     assert "## Value of each building (leave-one-out)" in md and "selection effect" in md
     assert (tmp_path / "ab" / "charts" / "ablation.png").exists()

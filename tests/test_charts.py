@@ -80,5 +80,5 @@ def test_legend_beside_the_axes_at_any_size(size, kept, tmp_path):
     assert _overlaps(fig) == []
     assert fig.get_suptitle().startswith("Win rate by seat") and fig.axes[0].get_title() == ""
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert labels[0] == "1 / players" and all(len(line) <= charts.LEGEND_WIDTH
+    assert labels[0] == "fair share" and all(len(line) <= charts.LEGEND_WIDTH
                                               for label in labels for line in label.split("\n"))

@@ -158,13 +158,14 @@ def test_s3_building_factors_reference_is_first_record():
 def test_s3_building_set_table_and_main_effects_exact():
     """Planted effects come out exactly: x's alternative adds 1.0 to balance, y's adds 0.5 death."""
     games, seats = _factorial()
-    table, boot, paired = building_sets.set_statistics(games, seats, draws=100)
-    assert paired
+    st = building_sets.set_statistics(games, seats, draws=100)
+    table = st.table
+    assert st.paired
     t = table.set_index("building_set")
     assert t.loc["a1+b1", "balance"] == 0.0 and t.loc["a2+b2", "balance"] == 1.0
     assert t.loc["a1+b2", "death"] == 0.5 and t.loc["a1+b2", "death_diff"] == 0.5
     assert t.loc["a2+b1", "imbalance_p"] < 1e-10 and t.loc["a1+b1", "imbalance_p"] == 1.0
-    main, inter = building_sets.effects(table, boot, building_sets.factors(games))
+    main, inter = building_sets.effects(table, st, building_sets.factors(games))
     m = main.set_index(["class", "metric"])
     assert m.loc[("x", "balance"), "effect"] == pytest.approx(1.0)
     assert m.loc[("y", "balance"), "effect"] == pytest.approx(0.0)
@@ -173,8 +174,8 @@ def test_s3_building_set_table_and_main_effects_exact():
     assert m.loc[("x", "first_seat"), "effect"] == pytest.approx(0.5)
     # no interaction was planted: each class's effect is the same whatever the other class
     i = inter.set_index("metric")
-    assert i.loc["balance", "effect"] == pytest.approx(0.0)
-    assert i.loc["death", "effect"] == pytest.approx(0.0)
+    assert i.loc["balance", "standard_effect"] == pytest.approx(0.0)
+    assert i.loc["death", "standard_effect"] == pytest.approx(0.0)
 
 
 def test_s3_building_section_ranks_and_flags_with_holm(tmp_path):

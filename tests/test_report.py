@@ -98,6 +98,17 @@ def test_sultan_section_numbers(tmp_path):
     assert out["sultan_out"] == {}  # no variant without the Sultan
 
 
+def test_diplomat_leader_no_edge_share_counts_a_game_nobody_won_as_zero(tmp_path):
+    """Seat 0 leads the diplomats in both games; it wins game 0 and nobody wins game 1. Without
+    an edge a lone leader wins the game's win share / seats: (1/2 + 0/2) / 2 = 25 %, not 1/2."""
+    games, seats = _frames()
+    seats.loc[seats["game_id"] == 1, "won"] = 0.0
+    seats.loc[(seats["game_id"] == 1) & (seats["seat"] == 0), "diplomats_surviving"] = 1
+    out = rattus_study.sultan(Doc(tmp_path), games, seats, players=2)
+    assert out["leader_wins"]["games"] == 2 and out["leader_wins"]["estimate"] == 0.5
+    assert out["leader_wins"]["no_edge"] == 0.25
+
+
 def test_caravan_section_numbers(tmp_path):
     games, seats = _frames()
     out = rattus_study.caravan(Doc(tmp_path), games, seats, players=2)

@@ -9,14 +9,15 @@ variants and by ``analyzer compare``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyzer import stats
-from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
+from analyzer.report import design
+from analyzer.report.document import BASE, CORRECTION_NAME, Doc, num, pct, rows_of, signed
 from analyzer.report.records import Table, as_table
 
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
@@ -40,7 +41,10 @@ def per_game(games: pd.DataFrame, seats: pd.DataFrame,
     DataFrame
         ``variant, game_id, spread`` (best − worst final score [points]), ``death`` (share of the
         game's seats that died, when seats have ``died``), ``won_<seat>`` (1/k share of the win)
-        for every seat, ``rounds``, ``no_winner`` (0/1); variant by variant (in order of first
+        for every seat, ``rounds``, ``no_winner`` (0/1), ``score`` (mean final score of the
+        game's seats [points]), ``seats`` (seats in the game) and, when seats have
+        ``start_position``, ``start_adv`` (the start player's win share minus the game's fair
+        share, ``stats.start_player_games``); variant by variant (in order of first
         appearance), games in order of first appearance.
     """
     if seat_ids is None:
@@ -65,6 +69,10 @@ def arm_per_game(games: pd.DataFrame, seats: pd.DataFrame, variant: str,
         out[f"won_{int(seat)}"] = won.reindex(out.index)
     out["rounds"] = games.set_index("game_id")["rounds"].reindex(out.index).to_numpy()
     out["no_winner"] = (out.pop("won_total") <= 0).astype(float)
+    out["score"] = g["score"].mean()
+    out["seats"] = g.size().astype(float)
+    if "start_position" in seats:
+        out["start_adv"] = stats.start_player_games(seats)["advantage"].reindex(out.index)
     out = out.reset_index()
     out.insert(0, "variant", variant)
     return out
@@ -81,7 +89,8 @@ def _seat_cols(pg: pd.DataFrame) -> list[str]:
 
 def arm_table(pg: pd.DataFrame) -> pd.DataFrame:
     """Per arm: games, seat win rates with Wilson intervals, max − min, no-winner share, death
-    rate, spread and rounds with t intervals (numeric columns, for ``summary.json``)."""
+    rate (``stats.clustered_share``: games as the unit), spread, rounds, mean score and the
+    start-player advantage with t intervals (numeric columns, for ``summary.json``)."""
     rows = []
     for var, grp in pg.groupby("variant", sort=False):
         n = len(grp)
@@ -94,11 +103,14 @@ def arm_table(pg: pd.DataFrame) -> pd.DataFrame:
         row["max_minus_min"] = max(rates) - min(rates)
         iv = stats.wilson(float(grp["no_winner"].sum()), n)
         row["no_winner"], row["no_winner_lo"], row["no_winner_hi"] = iv.estimate, iv.lo, iv.hi
-        for m in ("death", "spread", "rounds"):
+        if "death" in grp:
+            seats = grp["seats"].to_numpy(float)
+            iv = stats.clustered_share(grp["death"].to_numpy(float) * seats, seats)
+            row["death"], row["death_lo"], row["death_hi"] = iv.estimate, iv.lo, iv.hi
+        for m in ("spread", "rounds", "score", "start_adv"):
             if m in grp:
                 iv = stats.mean_interval(grp[m].to_numpy(float))
-                lo = max(0.0, iv.lo) if m == "death" else iv.lo  # a share is never below 0
-                row[m], row[f"{m}_lo"], row[f"{m}_hi"] = iv.estimate, lo, iv.hi
+                row[m], row[f"{m}_lo"], row[f"{m}_hi"] = iv.estimate, iv.lo, iv.hi
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -110,24 +122,25 @@ def diff_table(pg: pd.DataFrame, base: str = BASE) -> pd.DataFrame:
     -------
     DataFrame
         ``variant, metric, n, diff, lo, hi, p_value, significant``; metrics ``won_<seat>``,
-        ``no_winner``, ``death`` (if present), ``spread``, ``rounds``.
+        ``no_winner``, ``death`` (if present), ``spread``, ``rounds``, ``score``, ``start_adv``
+        (if present).
     """
     b = pg[pg["variant"] == base].set_index("game_id")
     rows = []
     for var in pd.unique(pg["variant"]):
         if var != base:
-            rows += _differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
+            rows += arm_differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
 DIFF_COLUMNS = ["variant", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]
 
 
-def _differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
+def arm_differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
     """``diff_table`` rows of one arm: ``base`` and ``arm`` are ``per_game`` rows indexed by
     ``game_id``."""
     metrics = [*_seat_cols(base), "no_winner", *(["death"] if "death" in base else []),
-               "spread", "rounds"]
+               "spread", "rounds", "score", *(["start_adv"] if "start_adv" in base else [])]
     ids = base.index.intersection(arm.index)
     rows = []
     for m in metrics:
@@ -137,21 +150,28 @@ def _differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple
     return rows
 
 
-BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died")
+BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died", "start_position")
 
 
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int) -> dict:
+            players: int, run: Mapping[str, Any] | None = None,
+            correction: str = "holm") -> dict:
     """Fill the balance section; returns its numbers (``{}`` with a single arm).
 
-    Holds the base's per-game metrics and one variant's at a time (seats ``BALANCE_SEATS``,
-    games ``variant, game_id, rounds``).
+    When every arm's seats are exchangeable (``design.SeatDesign``: the start player moves and
+    one policy plays every seat, or the policies rotate), the seat win-rate columns are left out
+    (each is ``(1 − q)/n`` by design) and the mean score and the start-player advantage take
+    their place. Marks of the difference table are corrected over its rows (``correction``),
+    each column its own family. Holds the base's per-game metrics and one variant's at a time
+    (seats ``BALANCE_SEATS``, games ``variant, game_id, rounds``).
     """
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
     if len(names) < 2:
         return {}
     seat_ids = seat_numbers(seats)
+    found = design.designs(seats, run)
+    exchangeable = design.all_exchangeable(found)
 
     def arm_games(var: str) -> pd.DataFrame:
         return arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
@@ -164,25 +184,40 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         pg = base if var == BASE else arm_games(var)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
-            diff_rows += _differences(base_by_game, pg.set_index("game_id"), var)
+            diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)
     arms = pd.concat(rows, ignore_index=True)
     pg = base if base is not None else pg  # any arm: the metric columns are the same
-    seat_cols = _seat_cols(pg)
+    seat_cols = [] if exchangeable else _seat_cols(pg)
+    has_adv = exchangeable and "start_adv" in pg
     doc.h("Balance of each variant")
     has_death = "death" in pg
-    doc.p("Per variant: each seat's win rate over **all** games (a game without a winner counts "
-          "as a loss for every seat, so the seat rates add up to 1 − the no-winner share), "
-          "`max − min` of the seat win rates (0 = every seat equally likely to win), the share "
-          "of games nobody won"
+    doc.p((design.exchangeable_reason(found) + " So per variant, in place of the seats' win "
+           "rates: the mean final score [points] and the **start-player advantage** (the start "
+           "player's win share minus a fair position's, (1 − q)/n, in percentage points); then "
+           if exchangeable else
+           "Per variant: each seat's win rate over **all** games (a game without a winner "
+           "counts as a loss for every seat, so the seat rates add up to 1 − the no-winner "
+           "share), `max − min` of the seat win rates (0 = every seat equally likely to win), ")
+          + "the share of games nobody won"
           + (", the death rate (share of seats that died)" if has_death else "")
           + ", the score spread (best − worst final score in a game [points]) and the mean game "
-          "length [rounds]. Brackets: 95% intervals (Wilson for shares, t for means).")
+          "length [rounds]. Brackets: 95% intervals over games (Wilson for shares — for the "
+          "death rate at the effective number of games, as the seats of one game die together "
+          "— and t for means).")
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
     for c in seat_cols:
         s = f"seat_{c[4:]}"
         tab[f"seat {c[4:]} wins"] = [pct(r, lo, hi) for r, lo, hi in
                                      zip(arms[s], arms[f"{s}_lo"], arms[f"{s}_hi"])]
-    tab["max − min"] = [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]]
+    if not exchangeable:
+        tab["max − min"] = [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]]
+    else:
+        tab["mean score"] = [num(m, lo, hi) for m, lo, hi in
+                             zip(arms["score"], arms["score_lo"], arms["score_hi"])]
+        if has_adv:
+            tab["start-player advantage"] = [
+                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" for m, lo, hi in
+                zip(arms["start_adv"], arms["start_adv_lo"], arms["start_adv_hi"])]
     tab["no winner"] = [pct(r, lo, hi) for r, lo, hi in
                         zip(arms["no_winner"], arms["no_winner_lo"], arms["no_winner_hi"])]
     if has_death:
@@ -196,27 +231,46 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out: dict[str, Any] = {"arms": rows_of(arms)}
     if base is None:
         return out
-    diffs = pd.DataFrame(diff_rows, columns=DIFF_COLUMNS)
+    diffs = correct_by_metric(pd.DataFrame(diff_rows, columns=DIFF_COLUMNS), correction)
     out["vs_base"] = rows_of(diffs)
+    out["correction"] = correction
     if arms.shape[0] - 1 > MAX_DIFF_ROWS:
         doc.p(f"{arms.shape[0] - 1} variants: their paired differences against the base are in "
               "`summary.json` (`balance.vs_base`).")
         return out
+    shown = ([*seat_cols, "no_winner", "death", "spread", "rounds"] if not exchangeable else
+             ["score", *(["start_adv"] if has_adv else []), "no_winner", "death", "spread",
+              "rounds"])
+    n_rows = arms.shape[0] - 1
     doc.p("Against the base, game by game on the same seeds (variant − base, 95% t interval of "
-          "the per-game differences; `*` = the interval excludes 0, not corrected for the number "
-          "of comparisons). Win rates and shares in percentage points (pp).")
+          f"the per-game differences; `*` = significant after {CORRECTION_NAME[correction]} "
+          f"correction over the {n_rows} row{'s' if n_rows != 1 else ''} of each column). "
+          "Win rates and shares in percentage points (pp).")
     labels = {**{c: f"seat {c[4:]} wins" for c in seat_cols}, "no_winner": "no winner",
-              "death": "death rate", "spread": "score spread", "rounds": "rounds"}
-    scale = {"spread": (1, "", 1), "rounds": (1, "", 2)}
+              "death": "death rate", "spread": "score spread", "rounds": "rounds",
+              "score": "mean score", "start_adv": "start-player advantage"}
+    scale = {"spread": (1, "", 1), "rounds": (1, "", 2), "score": (1, "", 2)}
     rows = []
     for var, grp in diffs.groupby("variant", sort=False):
         row = {"variant": var}
-        for r in grp.to_dict("records"):
-            sc, unit, dig = scale.get(r["metric"], (100, " pp", 1))
-            row[labels[r["metric"]]] = signed(r, sc, unit, dig)
+        by_metric = {r["metric"]: r for r in grp.to_dict("records")}
+        for m in shown:
+            if m in by_metric:
+                sc, unit, dig = scale.get(m, (100, " pp", 1))
+                row[labels[m]] = signed(by_metric[m], sc, unit, dig)
         rows.append(row)
     doc.table(pd.DataFrame(rows))
     return out
+
+
+def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:
+    """``diff_table`` rows with ``p_adjusted`` and ``significant_adjusted``, each metric (a
+    column of the report's table) corrected over its rows (the variants)."""
+    if diffs.empty:
+        return diffs.assign(p_adjusted=pd.Series(dtype=float),
+                            significant_adjusted=pd.Series(dtype=bool))
+    parts = [stats.correct(grp, correction) for _, grp in diffs.groupby("metric", sort=False)]
+    return pd.concat(parts).sort_index()
 
 
 def spread_noise_floor(n_games: int, n_seats: int, no_winner: float = 0.0, draws: int = 2000,

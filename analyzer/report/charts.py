@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -82,14 +82,28 @@ def grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: st
         legend(ax, title=group)
 
 
-def plot_win_rates(ax, table: pd.DataFrame, by: str, fair: float | None = None) -> None:
+def plot_win_rates(ax, table: pd.DataFrame, by: str,
+                   fair: float | Mapping[str, float] | None = None) -> None:
     """Win rate per ``by`` value and variant with 95% Wilson error bars.
 
-    ``table``: columns ``[variant, by, rate, lo, hi]``; ``fair``: a reference line (1/players).
+    ``table``: columns ``[variant, by, rate, lo, hi]``; ``fair``: the share a fair position
+    wins, ``(1 − q)/n`` (``q`` = share of games nobody won) — one dashed line, or per variant a
+    dash over each of its bars when the variants differ.
     """
     grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
-    if fair is not None:  # the legend then names the dashed line too
-        ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="1 / players")
+    if isinstance(fair, Mapping):
+        xs = list(pd.unique(table[by]))
+        groups = list(pd.unique(table["variant"]))
+        width = 0.8 / max(len(groups), 1)
+        for j, g in enumerate(groups):
+            if g in fair:
+                centre = np.arange(len(xs)) + (j - (len(groups) - 1) / 2) * width
+                ax.hlines([fair[g]] * len(xs), centre - width / 2, centre + width / 2,
+                          colors="grey", linestyles="--", linewidth=1,
+                          label="fair share" if j == 0 else None)
+    elif fair is not None:
+        ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="fair share")
+    if fair is not None:  # the legend then names the fair-share line too
         legend(ax, title="variant")
     ax.set_xlabel(by)
     ax.set_ylabel("win rate [share of games]")

@@ -7,7 +7,7 @@ each game's own ``study.py`` import this module, and it imports none of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,27 +47,61 @@ class Doc:
 
 
 def pct(rate: float, lo: float, hi: float) -> str:
-    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing)."""
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing; the share
+    alone without an interval; ``"(same in every game)"`` when there is no spread to make one
+    from, never a zero-width ``[0.0, 0.0]``)."""
     if rate is None or (isinstance(rate, float) and math.isnan(rate)):
         return "–"
+    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return f"{100 * rate:.1f} %"
+    if lo == hi:
+        return f"{100 * rate:.1f} % (same in every game)"
     return f"{100 * rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
 def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one)."""
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one;
+    ``"8.00 (same in every game)"`` when there is no spread to make an interval from)."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "–"
     if isinstance(lo, float) and math.isnan(lo):
         return f"{mean:.{digits}f}"
+    if lo == hi == mean:
+        return f"{mean:.{digits}f} (same in every game)"
     return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
-    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``
-    (``*`` = significant at 95%)."""
-    star = " *" if d["significant"] else ""
+    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``.
+
+    ``*`` = significant after the table's multiple-comparison correction when ``d`` has
+    ``significant_adjusted`` (``stats.correct``), else the 95% interval excludes 0. A difference
+    with no spread over the games (``lo == hi``) reads ``"+0.0 pp (same in every game)"``, not as
+    a zero-width interval.
+    """
+    sig = d["significant_adjusted"] if "significant_adjusted" in d else d["significant"]
+    star = " *" if sig else ""
+    if d["lo"] == d["hi"]:
+        return f"{scale * d['diff']:+.{digits}f}{unit} (same in every game){star}"
     return (f"{scale * d['diff']:+.{digits}f}{unit} [{scale * d['lo']:+.{digits}f}, "
             f"{scale * d['hi']:+.{digits}f}]{star}")
+
+
+def correction_name(method: str) -> str:
+    """The name of a multiple-comparison correction for a caption."""
+    return CORRECTION_NAME[method]
+
+
+CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
+                   "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
+CORRECTION_SHORT = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
+
+
+def correction_of(run: Mapping[str, Any] | None) -> str:
+    """The multiple-comparison correction a run's study asked for (``--correction`` of
+    ``sweep``/``ablate``: ``"holm"`` or ``"bh"``), ``"holm"`` when it names none. Every section
+    with significance marks corrects with it."""
+    return ((run or {}).get("study") or {}).get("correction", "holm")
 
 
 def rows_of(df: pd.DataFrame) -> list[dict[str, Any]]:

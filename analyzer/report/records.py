@@ -221,6 +221,7 @@ class Table:
             self.columns = pq.read_schema(self.source).names
         self.restricted = None if variants is None else tuple(variants)
         self._names: list[str] | None = None  # variants(), read once
+        self.derived: dict = {}  # facts derived from the records, computed once (design.py)
 
     def __contains__(self, name: object) -> bool:
         """``"died" in seats``: is ``name`` a column, as for a DataFrame."""

@@ -18,44 +18,64 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.games.base import StudySection
-from analyzer.report import balance, charts
-from analyzer.report.document import BASE, Doc, concat, iv_tuple, num, pct, rows_of, signed
+from analyzer.report import balance, charts, design
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_NAME,
+    Doc,
+    concat,
+    correction_of,
+    iv_tuple,
+    num,
+    pct,
+    rows_of,
+    signed,
+)
 from analyzer.report.records import Table, as_table, release_memory
 
 RESULT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won", "start_position", "died")
 
 
 def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int) -> dict:
+            players: int, run: Mapping[str, Any] | None = None) -> dict:
     """Win rate by policy and by seat, mean scores, score distribution, game length.
 
     Reads one variant at a time: games ``variant, rounds, end``; seats ``RESULT_SEATS``.
+    Intervals take the game as the unit (``stats.win_rates``, ``stats.mean_values``,
+    ``stats.clustered_share``).
     """
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
+    found = design.designs(seats, run)
     win, score, order_all, summaries, scores = {}, {}, [], [], {}
-    policies: set[str] = set()
-    mixed = False  # some variant seats several policies
+    fair: dict[str, float] = {}
     for var in arms:
         sv = seats.read(RESULT_SEATS, [var])
         g = games.read(("variant", "rounds", "end"), [var])
-        win[var] = stats.win_rates(sv, ("variant", "policy"))
+        w = stats.win_rates(sv, ("variant", "policy"))
+        if not found[var].mixed:  # one policy at every seat: (1 − q)/n by construction
+            w["lo"], w["hi"] = math.nan, math.nan
+        w["by_construction"] = not found[var].mixed
+        win[var] = w
         score[var] = stats.mean_values(sv, ("variant", "policy"), "score")
-        mixed = mixed or sv["policy"].nunique() > 1
-        policies.update(pd.unique(sv["policy"]))
         so = stats.seat_order(sv)
         so.insert(0, "variant", var)
         order_all.append(so)
         rounds = stats.mean_interval(g["rounds"].to_numpy())
-        won = sv.groupby("game_id")["won"].sum()  # per game: 0 when nobody won
+        per_game = sv.groupby("game_id")
+        won = per_game["won"].sum()  # per game: 0 when nobody won
+        fair[var] = float((won / per_game.size()).mean())
         summaries.append({
             "variant": var, "summary": stats.summary(sv["score"]), "rounds": rounds,
             "cap": int((g["end"] == "turn_cap").sum()),
             "no_winner": stats.wilson(float((won <= 0).sum()), len(won)),
             "any_no_winner": bool((won <= 0).any()),
-            "death": stats.wilson(float(sv["died"].sum()), len(sv)) if "died" in sv else None})
+            "death": (stats.clustered_share(per_game["died"].sum().to_numpy(float),
+                                            per_game.size().to_numpy(float))
+                      if "died" in sv else None)})
         scores[var] = sv["score"].to_numpy()
-        del sv, g, won
+        del sv, g, won, per_game
+    mixed = any(d.mixed for d in found.values())
     out: dict[str, Any] = {}
     doc.h("Win rates")
     by_policy = pd.concat([win[v] for v in sorted(arms)], ignore_index=True)
@@ -63,18 +83,27 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     tab = by_policy.merge(by_score, on=["variant", "policy"], suffixes=("", "_score"))
     if mixed:
         doc.p("Win share per seat-game (a k-way tie for first counts 1/k) with 95% Wilson "
-              "intervals; mean final score with 95% t intervals.")
+              "intervals, and mean final score with 95% t intervals, both with the game as the "
+              "unit: a policy at several seats of one game gets the cluster-robust interval "
+              "over games (its seats' outcomes in one game are not independent). A variant "
+              "with one policy at every seat wins (1 − q)/n by construction (q = share of games "
+              "nobody won): no interval.")
         doc.table(pd.DataFrame({
             "variant": tab["variant"], "policy": tab["policy"], "seat-games": tab["n"],
-            "win rate": [pct(r, lo, hi) for r, lo, hi in zip(tab["rate"], tab["lo"], tab["hi"])],
+            "win rate": [f"{100 * r:.1f} % (by construction)" if bc else pct(r, lo, hi)
+                         for r, lo, hi, bc in zip(tab["rate"], tab["lo"], tab["hi"],
+                                                   tab["by_construction"])],
             "mean score": [num(m, lo, hi) for m, lo, hi in
                            zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
         }))
-        doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson).",
-                  lambda ax: charts.plot_win_rates(ax, by_policy, "policy", 1 / players))
+        shown = by_policy[~by_policy["by_construction"]]
+        doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson, games "
+                  "as the unit; variants with one policy left out).",
+                  lambda ax: charts.plot_win_rates(ax, shown, "policy", _fair_line(fair, players)))
     else:
-        doc.p("Every seat of a variant plays the same policy, so a win rate by policy is 1/"
-              f"{players} by construction and is not shown; see the start positions below.")
+        doc.p("Every seat of a variant plays the same policy, so a win rate by policy is "
+              f"(1 − q)/{players} by construction (q = share of games nobody won) and is not "
+              "shown; see the start positions below.")
     out["win_rate_by_policy"] = rows_of(by_policy)
     out["score_by_policy"] = rows_of(by_score)
 
@@ -83,13 +112,21 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     rows = [{"variant": r.variant, "start position": r.position,
              "win rate": pct(r.rate, r.lo, r.hi),
              "mean score": num(r.score, r.score_lo, r.score_hi)} for r in order.itertuples()]
+    equal = len({round(f, 12) for f in fair.values()}) == 1
+    first_fair = next(iter(fair.values()), 1 / players)
+    fair_text = (f"A fair position wins {100 / players:.1f} % of games."
+                 if all(abs(f - 1 / players) < 1e-12 for f in fair.values()) else
+                 "A fair position wins (1 − q)/n of games ("
+                 + (f"{100 * first_fair:.1f} %" if equal else
+                    ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
+                 + "), q = the share of games nobody won.")
     doc.p("Seats by their position in the turn order at the start of the game (0 = the start "
-          f"player, 1 = next …). A fair position wins {100 / players:.1f} % of games."
-          + (" Policies rotate over the seats, so each seat sees each policy equally often."
-             if len(policies) > 1 else ""))
+          "player, 1 = next …), 95% Wilson intervals over games. " + fair_text + " "
+          + _position_text(found))
     doc.table(pd.DataFrame(rows))
-    doc.chart("win_rate_by_position.png", "Win rate by start position (error bars: 95% Wilson).",
-              lambda ax: charts.plot_win_rates(ax, order, "position", 1 / players))
+    doc.chart("win_rate_by_position.png", "Win rate by start position (error bars: 95% Wilson; "
+              "dashed: a fair position's share).",
+              lambda ax: charts.plot_win_rates(ax, order, "position", _fair_line(fair, players)))
     out["seat_order"] = rows_of(order)
 
     doc.h("Scores and game length")
@@ -106,45 +143,75 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         srows.append(row)
     dist = pd.DataFrame(srows)
     stat_cols = list(stats.summary([]))
-    shown = dist.assign(**{c: [f"{v:.2f}" if not math.isnan(v) else "–" for v in dist[c]]
-                           for c in stat_cols})  # one digit count for every statistic
+    shown_dist = dist.assign(**{c: [f"{v:.2f}" if not math.isnan(v) else "–" for v in dist[c]]
+                                for c in stat_cols})  # one digit count for every statistic
     doc.p("Final score per seat-game [points]: mean, standard deviation and quantiles; mean "
-          "rounds per game; games stopped by the turn cap instead of a normal end"
-          + ("; share of games nobody won" if show_no_winner else "")
-          + ("; death rate (share of seat-games whose player died)" if "died" in seats else "")
-          + " (95% Wilson intervals).")
-    doc.table(shown)
+          "rounds per game (95% t interval); games stopped by the turn cap instead of a normal "
+          "end"
+          + ("; share of games nobody won (95% Wilson interval over games)"
+             if show_no_winner else "")
+          + ("; death rate = share of seat-games whose player died, 95% Wilson interval at the "
+             "effective number of games (the seats of one game die together more often than "
+             "independent seats would; none in n games gives Wilson's bound for 0 of n games)"
+             if "died" in seats else "") + ".")
+    doc.table(shown_dist)
     doc.chart("score_histogram.png", "Final score distribution per variant.",
               lambda ax: charts.plot_score_histogram(ax, scores))
     out["scores"] = rows_of(dist)
     return out
 
 
+def _fair_line(fair: Mapping[str, float], players: int) -> float | dict[str, float]:
+    """The fair-share reference of a win-rate chart: one value when every variant has the same
+    (``1/n`` when every game has a winner), else one per variant."""
+    values = {round(f, 12) for f in fair.values()}
+    if len(values) <= 1:
+        return next(iter(fair.values()), 1 / players)
+    return dict(fair)
+
+
+def _position_text(found: Mapping[str, design.SeatDesign]) -> str:
+    """What the turn-order table can show, from the arms' seat layouts."""
+    if any(d.position_confounded for d in found.values()):
+        return ("Seat rotation is off and the start player never moves: each policy always "
+                "plays from the same position, so a position's win rate mixes the position "
+                "with its policy (see the first-player section).")
+    if not any(d.mixed for d in found.values()):
+        return ""
+    if all(d.rotation for d in found.values()):
+        return "Policies rotate over the seats, so each seat sees each policy equally often."
+    return ("Seat rotation is off, but the start player moves from game to game, so each "
+            "policy reaches every position by chance.")
+
+
 VARIANT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won")
 
 
-def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame) -> dict:
+def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+             run: Mapping[str, Any] | None = None, correction: str = "holm") -> dict:
     """Paired differences of every variant against the base, on the same game seeds.
 
-    Holds the base's rows and one variant's at a time (seats ``VARIANT_SEATS``).
+    Per seat (win rate and score) — left out when every arm's seats are exchangeable
+    (``design.SeatDesign``), where a seat's win rate cannot move — and per policy in mixed
+    variants; the mean score over all seats always. Marks are corrected over the rows of each
+    column (``correction``), a repeated test (``stats.mirrors``) counted once. Holds the base's
+    rows and one variant's at a time (seats ``VARIANT_SEATS``).
     """
     seats = as_table(seats)
     arms = seats.variants()
     if len(arms) < 2:
         return {}
+    found = design.designs(seats, run)
+    exchangeable = design.all_exchangeable(found)
     doc.h("Variants against the base (paired on the same seeds)")
-    doc.p("Each variant replays the base's games with the same seeds; the difference is taken "
-          "game by game (variant − base) with a 95% t interval. `*` marks an interval that "
-          "excludes 0. Win-rate differences are in percentage points (pp).")
     parts: dict[str, list[pd.DataFrame]] = {"won": [], "score_seat": [], "score_all": [],
                                             "policy": []}
     base = seats.read(VARIANT_SEATS, [BASE]) if BASE in arms else None
-    policies = set() if base is None else set(pd.unique(base["policy"]))
+    mixed = any(d.mixed for d in found.values())
     for var in arms:
         if var == BASE:
             continue
         v = seats.read(VARIANT_SEATS, [var])
-        policies.update(pd.unique(v["policy"]))
         if base is not None:
             parts["won"].append(stats.pair_differences(base, v, var, "won", ("seat",)))
             parts["score_seat"].append(stats.pair_differences(base, v, var, "score", ("seat",)))
@@ -152,24 +219,43 @@ def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame)
             parts["policy"].append(stats.pair_differences(base, v, var, "won", ("policy",)))
         del v
     won, score_seat, score_all, pol = (
-        concat(parts[k], ["variant", *by, *stats.DIFFERENCE_COLUMNS])
+        stats.correct(concat(parts[k], ["variant", *by, *stats.DIFFERENCE_COLUMNS]), correction,
+                      by[0] if by else None)
         for k, by in (("won", ["seat"]), ("score_seat", ["seat"]), ("score_all", []),
                       ("policy", ["policy"])))
-    rows = []
-    for (var, grp), (_, sgrp) in zip(won.groupby("variant", sort=False),
-                                     score_seat.groupby("variant", sort=False)):
-        for w, s in zip(grp.to_dict("records"), sgrp.to_dict("records")):
-            rows.append({"variant": var, "seat": w["seat"],
-                         "win rate base": f"{100 * w['base_mean']:.1f} %",
-                         "win rate change": signed(w, 100, " pp", 1),
-                         "score change": signed(s)})
-    doc.table(pd.DataFrame(rows))
+    fam = CORRECTION_NAME[correction]
+    doc.p("Each variant replays the base's games with the same seeds; the difference is taken "
+          "game by game (variant − base) with a 95% t interval over games. `*` = significant "
+          f"after {fam} correction over the rows of its column (a change that is an exact "
+          "multiple of another row's in every game — one seat's gain is the other's loss — is "
+          "the same test and counted once). Win-rate differences are in percentage points (pp).")
+    if exchangeable:
+        doc.p(design.exchangeable_reason(found) + " So no per-seat table here: the game-level "
+              "outcomes of each variant (mean score, start-player advantage, no-winner share, "
+              "death rate, score spread, length) are compared with the base in the balance "
+              "section below.")
+    else:
+        rows = []
+        for (var, grp), (_, sgrp) in zip(won.groupby("variant", sort=False),
+                                         score_seat.groupby("variant", sort=False)):
+            for w, sc in zip(grp.to_dict("records"), sgrp.to_dict("records")):
+                rows.append({"variant": var, "seat": w["seat"],
+                             "win rate base": f"{100 * w['base_mean']:.1f} %",
+                             "win rate change": signed(w, 100, " pp", 1),
+                             "score change": signed(sc)})
+        doc.table(pd.DataFrame(rows))
     doc.p("Mean final score over all seats, change per game: " + "; ".join(
-        f"{r['variant']}: {signed(r)} points" for r in score_all.to_dict("records")) + ".")
+        f"{r['variant']}: {signed(r)} points" for r in score_all.to_dict("records"))
+        + f" (`*` after {fam.split(' (')[0]} over the {len(score_all)} variant"
+        + f"{'s' if len(score_all) != 1 else ''}).")
     out = {"won_by_seat": rows_of(won), "score_by_seat": rows_of(score_seat),
-           "score_all": rows_of(score_all)}
-    if len(policies) > 1:
+           "score_all": rows_of(score_all), "correction": correction,
+           "per_seat_shown": not exchangeable}
+    if mixed:
+        doc.p("Win-rate change per policy (the policy's mean win share per seat in a game, "
+              "variant − base; the base of each row is the same seats in the same games):")
         doc.table(pd.DataFrame({"variant": pol["variant"], "policy": pol["policy"],
+                                "win rate base": [f"{100 * b:.1f} %" for b in pol["base_mean"]],
                                 "win rate change": [signed(r, 100, " pp", 1)
                                                     for r in pol.to_dict("records")]}))
         out["won_by_policy"] = rows_of(pol)
@@ -189,6 +275,7 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
     """
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
+    correction = correction_of(run)
     many = len(arms) > MANY_VARIANTS
     if many:
         # per-variant tables and charts of 64 arms are unreadable: the generic sections show the
@@ -196,17 +283,17 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
         first = arms[0]
         doc.p(f"{len(arms)} variants: the next two sections show the first (`{first}`) only; "
               "every variant is in the per-variant tables below and in `summary.json`.")
-        out = {"results": results(doc, games.only([first]), seats.only([first]), players),
+        out = {"results": results(doc, games.only([first]), seats.only([first]), players, run),
                "variants": {}}
     else:
-        out = {"results": results(doc, games, seats, players)}
+        out = {"results": results(doc, games, seats, players, run)}
         release_memory()
-        out["variants"] = variants(doc, games, seats)
+        out["variants"] = variants(doc, games, seats, run, correction)
     release_memory()
     replaced = many and any(s.replaces_balance is not None and s.replaces_balance(games)
                             for s in game_sections)
     if not replaced:  # else a game section shows each arm's balance
-        out["balance"] = balance.section(doc, games, seats, players)
+        out["balance"] = balance.section(doc, games, seats, players, run, correction)
         release_memory()
     for section in game_sections:
         numbers = section.build(doc, games, seats, players, dict(run or {}))

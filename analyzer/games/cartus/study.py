@@ -15,22 +15,34 @@ Method, in the report's words:
 * **Imbalance test**: chi-square test that every seat wins equally often (wins per seat against
   the equal split of the set's wins, 3 degrees of freedom at 4 players), Holm-corrected over the
   family of sets.
-* **Death rate** = share of seats that died; difference against the reference set (the base arm,
-  the rulebook's first-game set in the study) paired on the same game seeds, Holm-corrected.
+* **Death rate** = share of seats that died (Wilson interval at the effective number of games,
+  ``stats.clustered_share``); difference against the reference set (the base arm, the
+  rulebook's first-game set in the study) paired on the same game seeds, Holm-corrected.
+* Several arms with the same selection on the same seeds are one observation per seed: their
+  games are averaged seed by seed, never pooled as if independent.
 * **Main effect** of a class's choice = mean over the sets using the alternative building minus
   mean over the sets using the reference building (the other classes averaged over);
-  **interaction** of two classes = how much one class's main effect changes when the other class
-  switches too.
-* Intervals of main effects and interactions: 95% percentile bootstrap over games
-  (game seeds resampled jointly for all sets when every set replays the same seeds, so pairing is
-  kept).
+  **interaction** of two classes = the standard 2^k interaction effect: mean over the sets where
+  the two classes agree (both reference or both alternative) minus the mean over the others,
+  i.e. half the change of one class's main effect when the other class switches.
+* **Seat spread²** (``stats.spread_variance``) = the variance of the seat win rates with the
+  part chance adds taken out: unbiased, so the effects are measured on it. The max − min balance
+  is biased upward, the more the fairer the set, so its differences shrink toward 0 near fair
+  sets (on a synthetic near-fair 2×2 design its percentile intervals covered the true main
+  effect in about 60 % of studies, BCa in about 75 %; the spread² jackknife interval in 95 %).
+* Intervals: for the death rate, no-winner share and seat win rates (linear in the games) the
+  per-game contrast with a paired t interval and t-test over games; for the seat spread² a
+  jackknife normal interval over games; for the max − min balance (``summary.json`` only) a
+  BCa bootstrap interval and the p-value that inverts it (game seeds resampled jointly for all
+  sets when every set replays the same seeds, so pairing is kept). Marks are corrected over the
+  rows of each column.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -40,14 +52,18 @@ from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
-from analyzer.report.document import Doc, pct, rows_of
+from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
 from analyzer.report.records import Table, as_table
 
-BOOTSTRAP = 400  # bootstrap draws; percentile intervals of 95% need a few hundred
+BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand
 SEED = 20240607  # fixed, so a re-render gives the same intervals
 METRICS = ("balance", "death", "no_winner", "first_seat", "last_seat")
+LINEAR = ("death", "no_winner", "first_seat", "last_seat")  # means over games: per-game contrasts
+EFFECT_METRICS = ("spread2", *METRICS)  # spread2: seat-rate variance without chance's part
 LABELS = {"balance": "seat balance (max − min)", "death": "death rate", "no_winner": "no winner",
-          "first_seat": "seat 0 wins", "last_seat": "last seat wins"}
+          "first_seat": "seat 0 wins", "last_seat": "last seat wins",
+          "spread2": "seat spread² [pp²]"}
+TOP_INTERACTIONS = 5  # interactions shown per metric (all are in summary.json)
 
 
 def active(games: Table | pd.DataFrame) -> bool:
@@ -84,7 +100,7 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
     arms, ids = {}, {}
     for key, grp in sets.groupby("building_set", sort=False, observed=True):
         arms[key] = list(pd.unique(grp["variant"]))
-        ids[key] = grp.sort_values(["game_id", "variant"])["game_id"].to_numpy()
+        ids[key] = np.unique(grp["game_id"].to_numpy())
     ids0 = ids[order[0]]
     paired = all(len(i) == len(ids0) and np.array_equal(i, ids0) for i in ids.values())
     return order, arms, paired
@@ -92,19 +108,28 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
 
 def _set_arrays(games: Table, seats: Table, arms: list[str],
                 seat_ids: list[int]) -> dict[str, np.ndarray | None]:
-    """Per-game arrays of one building set (the games of its ``arms``, by game id then arm):
-    ``ids`` (games,), ``won`` (games, seats) 1/k win shares, ``death`` (games,) or ``None``,
-    ``no_winner`` (games,) 0/1."""
+    """Per-game arrays of one building set, one row per game id (ascending): ``ids`` (games,),
+    ``won`` (games, seats) 1/k win shares, ``death`` (games,) or ``None``, ``no_winner``
+    (games,) 0/1, ``seats`` (games,).
+
+    Several arms with this set (a compare of a scenario with a copy, say) play the same seeds:
+    a seed's games are one observation, so they are averaged seed by seed, not pooled.
+    """
     pg = pd.concat([arm_per_game(games.read(("variant", "game_id", "rounds"), [arm]),
                                seats.read(SET_SEATS, [arm]), arm, seat_ids) for arm in arms],
                    ignore_index=True)
-    pg = pg.sort_values(["game_id", "variant"])
     won_cols = [f"won_{int(k)}" for k in seat_ids]
+    cols = [*won_cols, "no_winner", "seats", *(["death"] if "death" in pg else [])]
+    if len(arms) > 1:
+        pg = pg.groupby("game_id", sort=True)[cols].mean().reset_index()
+    else:
+        pg = pg.sort_values("game_id")
     # C order: the mean over games (axis 0) then sums in the same order as always
     return {"ids": pg["game_id"].to_numpy(),
             "won": np.ascontiguousarray(pg[won_cols].to_numpy(float)),
             "death": pg["death"].to_numpy(float) if "death" in pg else None,
-            "no_winner": pg["no_winner"].to_numpy(float)}
+            "no_winner": pg["no_winner"].to_numpy(float),
+            "seats": pg["seats"].to_numpy(float)}
 
 
 def _weights(rng: np.random.Generator, n: int, draws: int, block: int = 25) -> np.ndarray:
@@ -126,17 +151,50 @@ def _metrics(won: np.ndarray, death: np.ndarray | None, nw: np.ndarray) -> dict[
             "no_winner": nw, "first_seat": won[:, 0], "last_seat": won[:, -1]}
 
 
+def _jackknife_balance(won: np.ndarray) -> np.ndarray:
+    """``max − min`` of the seat win rates with each game left out in turn, shape (games,).
+
+    ``won``: (games, seats) win shares; the rates without game ``i`` are
+    ``(Σ won − won_i) / (n − 1)``, in closed form (no (games, games) array).
+    """
+    n = won.shape[0]
+    if n < 2:
+        return np.full(n, np.nan)
+    rates = (won.sum(axis=0)[None, :] - won) / (n - 1)
+    return rates.max(axis=1) - rates.min(axis=1)
+
+
+class SetStatistics(NamedTuple):
+    """What ``set_statistics`` returns.
+
+    ``table``: one row per set (see ``set_statistics``). ``boot``: bootstrap draws per metric,
+    ``{metric: array (draws, sets)}``. ``paired``: the sets replay the same game seeds.
+    ``jackknife``: per set, the seat balance with each game left out (arrays (games,)).
+    ``per_game``: per linear metric, per set, the per-game values (arrays (games,)).
+    ``spread_jackknife``: per set, ``stats.spread_variance``'s leave-one-game-out values.
+    """
+
+    table: pd.DataFrame
+    boot: dict[str, np.ndarray]
+    paired: bool
+    jackknife: list[np.ndarray]
+    per_game: dict[str, list[np.ndarray]]
+    spread_jackknife: list[np.ndarray]
+
+
 def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTSTRAP,
-                   seed: int = SEED) -> tuple[pd.DataFrame, dict[str, np.ndarray], bool]:
+                   seed: int = SEED) -> SetStatistics:
     """Point estimates, bootstrap draws and tests of every building set.
 
     Returns
     -------
-    (DataFrame, dict, bool)
-        Table with one row per set (``building_set, games, seat_<k>, balance, balance_lo,
-        balance_hi, imbalance_p, death, death_lo, death_hi, death_diff, death_diff_lo,
-        death_diff_hi, death_p, no_winner`` and the ``building_<class>`` choices); bootstrap
-        draws ``{metric: array (draws, sets)}``; whether the sets are paired on game seeds.
+    SetStatistics
+        ``table`` has one row per set: ``building_set, games, arms, seat_<k>, balance,
+        balance_lo, balance_hi`` (95% BCa bootstrap), ``spread2, spread2_lo, spread2_hi``
+        (``stats.spread_variance``: variance of the seat win rates without chance's part, 95%
+        jackknife interval), ``imbalance_p, death, death_lo,
+        death_hi`` (``stats.clustered_share``), ``death_diff, death_diff_lo, death_diff_hi,
+        death_p, no_winner`` and the ``building_<class>`` choices.
     """
     games, seats = as_table(games), as_table(seats)
     order, arms, paired = _set_layout(games)
@@ -145,6 +203,9 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     rng = np.random.default_rng(seed)
     shared = None
     boot = {m: np.empty((draws, len(order))) for m in METRICS}
+    jack: list[np.ndarray] = []
+    spread_jack: list[np.ndarray] = []
+    per_game: dict[str, list[np.ndarray]] = {m: [] for m in LINEAR}
     rows = []
     ref = None
     for j, key in enumerate(order):  # one set's games at a time (and the reference set's)
@@ -160,21 +221,30 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         death = w @ d["death"] if d["death"] is not None else None
         for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
             boot[m][:, j] = v
+        jack.append(_jackknife_balance(d["won"]))
+        per_game["death"].append(d["death"] if d["death"] is not None else np.full(n, np.nan))
+        per_game["no_winner"].append(d["no_winner"])
+        per_game["first_seat"].append(d["won"][:, 0])
+        per_game["last_seat"].append(d["won"][:, -1])
         rates = d["won"].mean(axis=0)
         point = _metrics(rates[None, :], None if d["death"] is None else d["death"].mean()[None],
                          d["no_winner"].mean()[None])
         wins = d["won"].sum(axis=0)
         total = wins.sum()
         p_imb = float(sps.chisquare(wins).pvalue) if total > 0 else float("nan")
-        row: dict[str, Any] = {"building_set": key, "games": n,
+        row: dict[str, Any] = {"building_set": key, "games": n, "arms": len(arms[key]),
                                **{f"seat_{k}": float(rates[k]) for k in range(n_seats)},
                                "balance": float(point["balance"][0]), "imbalance_p": p_imb,
                                "no_winner": float(point["no_winner"][0])}
-        lo, hi = np.nanpercentile(boot["balance"][:, j], [2.5, 97.5])
-        row["balance_lo"], row["balance_hi"] = float(lo), float(hi)
+        iv = stats.bca_interval(row["balance"], boot["balance"][:, j], jack[-1])
+        row["balance_lo"], row["balance_hi"] = iv.lo, iv.hi
+        spread, sj = stats.spread_variance(d["won"])
+        spread_jack.append(sj)
+        iv = stats.jackknife_interval(spread, sj)[0]
+        row["spread2"], row["spread2_lo"], row["spread2_hi"] = spread, iv.lo, iv.hi
         if d["death"] is not None:
-            iv = stats.mean_interval(d["death"])
-            row["death"], row["death_lo"], row["death_hi"] = iv.estimate, max(0.0, iv.lo), iv.hi
+            iv = stats.clustered_share(d["death"] * d["seats"], d["seats"])
+            row["death"], row["death_lo"], row["death_hi"] = iv.estimate, iv.lo, iv.hi
             if j == 0:
                 dd = (0.0, 0.0, 0.0, np.nan)
             elif paired:
@@ -193,57 +263,181 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         [f"building_{c}" for c, _, _ in factors(choice)]].first()
     choices.index = choices.index.astype(str)
     table = table.merge(choices, left_on="building_set", right_index=True)
-    return table, boot, paired
+    return SetStatistics(table, boot, paired, jack, per_game, spread_jack)
 
 
-def effects(table: pd.DataFrame, boot: dict[str, np.ndarray],
+EFFECT_COLUMNS = ["effect", "lo", "hi", "p_value"]
+
+
+def effects(table: pd.DataFrame, st: SetStatistics,
             facs: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Main effects of each class's choice and two-way interactions, with bootstrap intervals.
+    """Main effects of each class's choice and two-way interactions, with intervals and p-values.
+
+    A contrast gives weight ``+1/|A|`` to each set of a group ``A`` and ``−1/|B|`` to each of
+    ``B``. For the linear metrics (``LINEAR``) with paired sets it is computed game by game, so
+    its interval is a paired t interval over games and its p-value the t-test; unpaired, a
+    normal interval from the sets' own variances. For the seat spread² (``spread2``,
+    ``stats.spread_variance``: unbiased, smooth) a jackknife normal interval and z-test (the
+    jackknife of the contrast is the contrast of the sets' jackknives when the sets share their
+    games). For the seat balance (``max − min``) a BCa bootstrap interval
+    (``stats.bca_interval``) and the p-value that inverts it; max − min is biased upward, the
+    more the fairer the set, so its contrasts are pulled toward 0 near fair sets, which no
+    bootstrap interval undoes — the report shows ``spread2`` instead.
 
     Returns
     -------
     (DataFrame, DataFrame)
-        Main effects ``class, reference, alternative, metric, effect, lo, hi`` and interactions
-        ``class_a, class_b, metric, effect, lo, hi`` (effect = change of ``class_a``'s main effect
-        when ``class_b`` switches to its alternative; symmetric in the two classes).
+        Main effects ``class, reference, alternative, metric, effect, lo, hi, p_value`` and
+        interactions ``class_a, class_b, metric, standard_effect, standard_lo, standard_hi,
+        p_value, effect, lo, hi``: ``standard_effect`` is the standard 2^k interaction effect
+        (mean over the sets where the two classes agree minus the mean over the others);
+        ``effect``/``lo``/``hi`` are twice it (how much ``class_a``'s main effect changes when
+        ``class_b`` switches to its alternative), as earlier reports gave it. Symmetric in the
+        two classes.
     """
     x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    point = {m: table[m].to_numpy(float) if m in table else table["balance"].to_numpy() * np.nan
-             for m in METRICS}
-    point["first_seat"] = table["seat_0"].to_numpy(float)
-    last = max(int(c[5:]) for c in table if c.startswith("seat_") and c[5:].isdigit())
-    point["last_seat"] = table[f"seat_{last}"].to_numpy(float)
+    point = _points(table)
 
-    def contrast(mask_pos: np.ndarray, mask_neg: np.ndarray, m: str) -> tuple[float, float, float]:
-        if not mask_pos.any() or not mask_neg.any():
-            return (np.nan, np.nan, np.nan)
-        est = point[m][mask_pos].mean() - point[m][mask_neg].mean()
-        b = boot[m][:, mask_pos].mean(axis=1) - boot[m][:, mask_neg].mean(axis=1)
-        if np.isnan(b).all():
-            return (float(est), np.nan, np.nan)
-        lo, hi = np.nanpercentile(b, [2.5, 97.5])
-        return (float(est), float(lo), float(hi))
+    def contrast(pos: np.ndarray, neg: np.ndarray, m: str) -> tuple[float, ...]:
+        return _contrast(st, point, pos, neg, m)
 
     main = []
     for c, ref, alt in facs:
-        for m in METRICS:
+        for m in EFFECT_METRICS:
             main.append((c, ref, alt, m, *contrast(x[c], ~x[c], m)))
     inter = []
     for (a, _, _), (b, _, _) in itertools.combinations(facs, 2):
         agree = x[a] == x[b]
-        for m in METRICS:
-            est, lo, hi = contrast(agree, ~agree, m)
-            inter.append((a, b, m, 2 * est, 2 * lo, 2 * hi))
-    return (pd.DataFrame(main, columns=["class", "reference", "alternative", "metric", "effect",
-                                        "lo", "hi"]),
-            pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "effect", "lo", "hi"]))
+        for m in EFFECT_METRICS:
+            est, lo, hi, p = contrast(agree, ~agree, m)
+            inter.append((a, b, m, est, lo, hi, p, 2 * est, 2 * lo, 2 * hi))
+    return (pd.DataFrame(main, columns=["class", "reference", "alternative", "metric",
+                                        *EFFECT_COLUMNS]),
+            pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
+                                         "standard_lo", "standard_hi", "p_value", "effect",
+                                         "lo", "hi"]))
 
 
-def _pp(e: float, lo: float, hi: float) -> str:
+def _points(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per effect metric, the value of every set (a row of ``table``), in row order."""
+    point = {m: table[m].to_numpy(float) if m in table else table["balance"].to_numpy() * np.nan
+             for m in EFFECT_METRICS}
+    point["first_seat"] = table["seat_0"].to_numpy(float)
+    last = max(int(c[5:]) for c in table if c.startswith("seat_") and c[5:].isdigit())
+    point["last_seat"] = table[f"seat_{last}"].to_numpy(float)
+    return point
+
+
+def _contrast(st: SetStatistics, point: dict[str, np.ndarray], pos: np.ndarray,
+              neg: np.ndarray, m: str) -> tuple[float, float, float, float]:
+    """``(estimate, lo, hi, p)`` of the mean of metric ``m`` over the sets ``pos`` minus its
+    mean over the sets ``neg`` (boolean masks over the rows of ``st.table``), with the interval
+    each metric takes (see ``effects``)."""
+    if not pos.any() or not neg.any():
+        return (np.nan,) * 4
+    c = np.where(pos, 1 / pos.sum(), 0.0) - np.where(neg, 1 / neg.sum(), 0.0)
+    est = float(point[m][pos].mean() - point[m][neg].mean())
+    if m in LINEAR:
+        return _linear_contrast(est, c, st.per_game[m], st.paired)
+    if m == "spread2":
+        jk = (np.column_stack(st.spread_jackknife) @ c if st.paired
+              else [cj * j for cj, j in zip(c, st.spread_jackknife) if cj])
+        iv, p = stats.jackknife_interval(est, jk)
+        return (est, iv.lo, iv.hi, p)
+    b = st.boot[m] @ c
+    if np.isnan(b).all():
+        return (est, np.nan, np.nan, np.nan)
+    jack = (np.column_stack(st.jackknife) @ c if st.paired
+            else [cj * (j - j.mean()) for cj, j in zip(c, st.jackknife) if cj])
+    iv = stats.bca_interval(est, b, jack)
+    return (est, iv.lo, iv.hi, stats.bca_p_value(est, b, jack))
+
+
+def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool:
+    """True when the sets are the reference set and sets that each change **one** class's
+    building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
+    each class's effect is then that set minus the reference (``simple_effects``), and no
+    interaction is estimable. Every set must be told apart by the two-building classes."""
+    if not facs:
+        return False
+    alts = np.column_stack([(table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs])
+    changed = alts.sum(axis=1)
+    distinct = len({tuple(r) for r in alts}) == len(table)
+    return bool(distinct and (changed == 0).sum() == 1 and (changed == 1).sum() >= 2
+                and (changed <= 1).all())
+
+
+def simple_effects(table: pd.DataFrame, st: SetStatistics,
+                   facs: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """Each class's effect in a one-class-at-a-time design (``one_at_a_time``): the set that
+    changes that class minus the reference set, every other class at the reference's building.
+
+    The same contrasts and intervals as ``effects`` with one set on each side (for the linear
+    metrics a paired t interval over games when the sets share their seeds, for the seat
+    spread² a jackknife interval). Classes that no set changes are left out.
+
+    Returns
+    -------
+    DataFrame
+        ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
+        main effects.
+    """
+    point = _points(table)
+    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
+    ref = ~np.logical_or.reduce(list(x.values()))
+    rows = []
+    for c, r, alt in facs:
+        if x[c].any():
+            for m in EFFECT_METRICS:
+                rows.append((c, r, alt, m, *_contrast(st, point, x[c], ref, m)))
+    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
+                                       *EFFECT_COLUMNS])
+
+
+def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
+                     paired: bool) -> tuple[float, float, float, float]:
+    """Interval and p-value of the contrast ``Σ c_s · mean_s`` of a metric that is a mean over
+    games: a paired t interval and t-test of the per-game contrasts when the sets share their
+    games, else a normal interval with the sets' own variances (``Σ c_s² s_s² / n_s``)."""
+    if any(np.isnan(v).all() for v, cj in zip(per_game, c) if cj):
+        return (np.nan,) * 4
+    if paired:
+        values = np.column_stack([v for v, cj in zip(per_game, c) if cj]) @ c[c != 0]
+        d = stats.paired_difference(np.zeros(values.size), values)
+        return (est, d.lo, d.hi, d.p_value)
+    var = sum(cj * cj * np.var(v, ddof=1) / v.size for v, cj in zip(per_game, c) if cj)
+    se = float(np.sqrt(var))
+    z = float(sps.norm.ppf(0.975))
+    p = float(2 * sps.norm.sf(abs(est) / se)) if se > 0 else (0.0 if est else 1.0)
+    return (est, est - z * se, est + z * se, p)
+
+
+def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
+    """``frame`` (main effects or interactions) with ``p_adjusted``/``significant_adjusted``,
+    each metric (a column of the report's table) corrected over its rows."""
+    if frame.empty:
+        return frame
+    parts = [stats.correct(grp, method) for _, grp in frame.groupby("metric", sort=False)]
+    return pd.concat(parts).sort_index()
+
+
+def _pp(e: float, lo: float, hi: float, significant: bool = False) -> str:
     if np.isnan(e):
         return "–"
-    star = " *" if (lo > 0 or hi < 0) else ""
+    star = " *" if significant else ""
+    if lo == hi:
+        return f"{100 * e:+.1f} pp (same in every game){star}"
     return f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]{star}"
+
+
+def _effect(metric: str, e: float, lo: float, hi: float, significant: bool) -> str:
+    """An effect for the tables: pp, or pp² for the seat spread²."""
+    if metric != "spread2" or np.isnan(e):
+        return _pp(e, lo, hi, significant)
+    star = " *" if significant else ""
+    if lo == hi:
+        return f"{1e4 * e:+.1f} pp² (same in every game){star}"
+    return f"{1e4 * e:+.1f} pp² [{1e4 * lo:+.1f}, {1e4 * hi:+.1f}]{star}"
 
 
 def _short(name: str) -> str:
@@ -269,7 +463,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     facs = factors(choice)
     n_arms = choice["variant"].nunique()
     del choice
-    table, boot, paired = set_statistics(games, seats)
+    st = set_statistics(games, seats)
+    table, paired = st.table, st.paired
     has_death = "death" in table
     adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
     table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
@@ -280,22 +475,29 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
     complete = bool(facs) and len(combos) == 2 ** len(facs) == len(table)
+    ofat = not complete and one_at_a_time(table, facs)
+    simple = pd.DataFrame()
     if complete:
-        main, inter = effects(table, boot, facs)  # before sorting: boot columns follow rows
+        main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
+        main, inter = _correct_effects(main, method), _correct_effects(inter, method)
     else:
         main = inter = pd.DataFrame()
+        if ofat:
+            simple = _correct_effects(simple_effects(table, st, facs), method)
+    del st
     table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
     n_sets = len(table)
     n_games = int(table["games"].median())
     floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
-    mname = {"holm": "Holm", "bh": "Benjamini–Hochberg"}[method]
+    mname = CORRECTION_SHORT[method]
     ref_desc = ", ".join(_short(r) for _, r, _ in facs)
 
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
-          + (f" from {n_arms} arms (arms with the same selection are pooled)"
-             if n_arms != n_sets else "")
+          + (f" from {n_arms} arms (arms with the same selection play the same seeds, so their "
+             "games are averaged seed by seed — one observation per seed, not pooled as if "
+             "independent)" if n_arms != n_sets else "")
           + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
           + f" Reference set (the base arm; in the study the rulebook's first-game set): {ref_desc}. "
@@ -306,21 +508,25 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
           "sets are ranked from the smallest (most balanced) up, ties broken by the lower death "
           f"rate. Even a perfectly fair set shows about {100 * floor:.1f} pp of max − min with "
           f"{n_games} games by chance alone, so differences of that size mean nothing.")
-    doc.p(f"**What the intervals and flags mean.** `[lo, hi]` is a 95% t interval over games "
-          "of the death rate. The balance column has no interval (max − min is biased upward by "
-          "chance, see above); whether a set is really unbalanced is the `unbalanced` flag. "
+    doc.p(f"**What the intervals and flags mean.** `[lo, hi]` of the death rate is a 95% Wilson "
+          "interval at the effective number of games (the seats of one game die together more "
+          "often than independent seats would). The balance column has no interval (max − min "
+          "is biased upward by chance, see above; its BCa bootstrap interval is in "
+          "`summary.json`); whether a set is really unbalanced is the `unbalanced` flag. "
           f"`unbalanced` marks a set whose seats do not win equally often (chi-square test over "
           f"the seats' wins) after **{mname} correction** for testing {n_sets} sets at once "
           f"(family-wise 5 %{'' if method == 'holm' else ' false-discovery rate'}); "
-          "`Δ death` is the death rate minus the reference set's on the same seeds, `*` after "
-          f"{mname} correction over the {n_sets - 1} other sets. Without the correction about "
-          f"{0.05 * n_sets:.0f} of {n_sets} fair sets would be flagged by chance.")
+          "`Δ death` is the death rate minus the reference set's"
+          + (" on the same seeds (paired t over games)" if paired else " (Welch t test)")
+          + f", `*` after {mname} correction over the {n_sets - 1} other sets. Without the "
+          f"correction about {0.05 * n_sets:.1f} of {n_sets} fair sets would be flagged by "
+          "chance.")
     seat_cols = [c for c in table if c.startswith("seat_") and c[5:].isdigit()]
     view = pd.DataFrame({"rank": table["rank"],
                          "set (instead of reference)": [_changes(r, facs) for _, r in table.iterrows()]})
     for c in seat_cols:
         view[f"seat {c[5:]}"] = [f"{100 * v:.1f} %" for v in table[c]]
-    # no interval here: max − min is biased upward, its bootstrap interval need not cover it
+    # no interval here: max − min is biased upward, its interval need not contain it
     view["balance"] = [f"{100 * b:.1f} pp" for b in table["balance"]]
     view["unbalanced"] = ["yes" if s else "" for s in table["imbalance_sig"]]
     view[f"p ({mname})"] = [f"{p:.3g}" for p in table["imbalance_p_adj"]]
@@ -340,6 +546,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
+    metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
+    if ofat:
+        return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
+            "paired": paired, "correction": method, "noise_floor": floor,
+            "sets": rows_of(table), "arms": n_arms, "design_complete": False,
+            "design": "one class at a time", "main_effects": [], "interactions": []})
     if not complete:
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
@@ -352,36 +564,38 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
               "Compare the selections in the table above instead.")
         return {"paired": paired, "correction": method, "noise_floor": floor,
                 "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-                "main_effects": [], "interactions": []}
+                "design": "incomplete", "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
           f"classes averaged over (in this full 2^{k} design every combination of the other "
-          f"{k - 1} classes appears equally on both sides). Positive seat balance = the "
-          "alternative makes seats **less** equal. 95% bootstrap intervals; `*` = the interval "
-          f"excludes 0 (uncorrected; {k} classes per column).")
-    rows = []
-    for (c, ref, alt), grp in main.groupby(["class", "reference", "alternative"], sort=False):
-        r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
-        for m in METRICS:
-            if m == "death" and not has_death:
-                continue
-            e = grp[grp["metric"] == m].iloc[0]
-            r[LABELS[m]] = _pp(e["effect"], e["lo"], e["hi"])
-        rows.append(r)
-    doc.table(pd.DataFrame(rows))
+          f"{k - 1} classes appears equally on both sides). " + SPREAD2_TEXT + " (The max − min "
+          "balance of the ranking is biased upward by chance, the more the fairer the set, so "
+          "its differences between sets shrink toward 0 near fair sets; its effects, with BCa "
+          "bootstrap intervals, are in `summary.json` only.) " + _interval_text(paired)
+          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+    doc.table(pd.DataFrame(_effect_rows(main, metrics)))
     doc.chart("building_main_effects.png",
-              "Main effect of each building choice on seat balance and death rate (95% bootstrap).",
+              "Main effect of each building choice on the death rate and the start and last "
+              "seats' win rates (pp, 95% intervals).",
               lambda ax: _plot_effects(ax, main, facs, has_death), size=(7.0, 4.0))
-    doc.p("Largest two-way interactions (how much one class's main effect changes when the other "
-          "class also switches to its alternative; 95% bootstrap intervals, `*` excludes 0):")
-    irows = []
-    for m in ("balance", "death") if has_death else ("balance",):
-        sub = inter[inter["metric"] == m].copy()
-        sub = sub.reindex(sub["effect"].abs().sort_values(ascending=False).index).head(5)
-        for r in sub.to_dict("records"):
-            irows.append({"metric": LABELS[m], "classes": f"{r['class_a']} × {r['class_b']}",
-                          "interaction": _pp(r["effect"], r["lo"], r["hi"])})
-    doc.table(pd.DataFrame(irows))
+    n_pairs = k * (k - 1) // 2
+    if n_pairs == 0:
+        doc.p("One class varies, so there is no interaction to estimate.")
+    else:
+        shown = min(TOP_INTERACTIONS, n_pairs)
+        which = ("The one class pair is shown" if n_pairs == 1 else
+                 f"All {n_pairs} class pairs per metric are shown" if shown == n_pairs else
+                 f"Only the {shown} largest (by |effect|) of the {n_pairs} class pairs per "
+                 "metric are shown; all are in `summary.json`")
+        doc.p("Two-way interactions, the standard 2^k interaction effect: the mean over the "
+              "sets where the two classes agree (both reference or both alternative building) "
+              "minus the mean over the sets where they differ — half the change of one class's "
+              "main effect when the other class also switches to its alternative, as in any "
+              f"textbook 2^k design table. {which}. 95% intervals as for the main effects; `*` "
+              f"= significant after {mname} correction over all {n_pairs} pair"
+              f"{'s' if n_pairs != 1 else ''} of the metric"
+              + (" (not only the ones shown)." if shown < n_pairs else "."))
+        doc.table(pd.DataFrame(_interaction_rows(inter, shown, has_death)))
     if len(facs) == 6 and n_sets == 64:
         doc.chart("building_sets_balance.png",
                   "Seat balance (max − min seat win rate, pp) of every selection: a row names "
@@ -396,24 +610,98 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
     return {"paired": paired, "correction": method, "noise_floor": floor, "sets": rows_of(table),
-            "arms": n_arms, "design_complete": True,
+            "arms": n_arms, "design_complete": True, "design": "complete 2^k",
+            "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
-def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool) -> None:
-    """Horizontal error bars of the main effects (pp), one row per class."""
-    ms = ["balance", "death"] if has_death else ["balance"]
+SPREAD2_TEXT = (
+    "**Seat spread²** measures how unequal the seats are: the variance of the seat win rates "
+    "with the part chance adds taken out (pp²; 25 pp² is the variance of seat rates 5 pp either "
+    "side of their mean), so it has no bias and its differences are not pulled toward 0; "
+    "positive = the alternative makes seats **less** equal.")
+
+
+def _interval_text(paired: bool) -> str:
+    """What the 95% intervals of the effect tables are."""
+    return ("95% intervals: seat spread² from the jackknife over games; shares and win rates "
+            + ("from the per-game contrast, paired t over games (the sets share their seeds)."
+               if paired else "normal, from each set's own variance over its games (the sets "
+               "do not share their seeds, so nothing is paired)."))
+
+
+def _effect_rows(frame: pd.DataFrame, metrics: list[str]) -> list[dict[str, str]]:
+    """One table row per class of a main- or simple-effect frame (``effects``,
+    ``simple_effects`` after ``_correct_effects``): its choice and an effect per metric."""
+    rows = []
+    for (c, ref, alt), grp in frame.groupby(["class", "reference", "alternative"], sort=False):
+        r = {"class": c, "choice": f"{_short(alt)} instead of {_short(ref)}"}
+        for m in metrics:
+            e = grp[grp["metric"] == m].iloc[0]
+            r[LABELS[m]] = _effect(m, e["effect"], e["lo"], e["hi"], e["significant_adjusted"])
+        rows.append(r)
+    return rows
+
+
+def _interaction_rows(inter: pd.DataFrame, shown: int, has_death: bool) -> list[dict[str, str]]:
+    """The ``shown`` largest interactions (by |standard effect|) of the seat spread² and the
+    death rate, as table rows."""
+    rows = []
+    for m in ("spread2", "death") if has_death else ("spread2",):
+        sub = inter[inter["metric"] == m].copy()
+        sub = sub.reindex(sub["standard_effect"].abs().sort_values(ascending=False).index)
+        for r in sub.head(shown).to_dict("records"):
+            rows.append({"metric": LABELS[m], "classes": f"{r['class_a']} × {r['class_b']}",
+                         "interaction (standard effect)":
+                         _effect(m, r["standard_effect"], r["standard_lo"], r["standard_hi"],
+                                 r["significant_adjusted"])})
+    return rows
+
+
+def _one_at_a_time_section(doc: Doc, simple: pd.DataFrame, facs, metrics: list[str],
+                           has_death: bool, mname: str, out: dict) -> dict:
+    """The effects part of the section for a one-class-at-a-time design (``one_at_a_time``):
+    each class's simple effect against the reference set; no interaction. Returns ``out`` with
+    ``simple_effects``."""
+    k = simple["class"].nunique()
+    doc.p(f"One class at a time: besides the reference set, each of these {k} selections "
+          "changes the building of **one** class (as `analyzer ablate` builds them). A class's "
+          "effect is that selection minus the reference set, every other class at the "
+          "reference set's building — a simple effect, not a main effect averaged over the "
+          "other classes: with other buildings in the other classes it may differ. "
+          "**Interactions** need selections that change two classes at once; there are none "
+          "here, so no interaction is estimable (a full 2^k design, like "
+          "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
+          + SPREAD2_TEXT + " The max − min balance of the ranking is left out (biased upward by "
+          "chance, the more the fairer the set; its differences are in `summary.json`). "
+          + _interval_text(out["paired"])
+          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+    doc.table(pd.DataFrame(_effect_rows(simple, metrics)))
+    doc.chart("building_simple_effects.png",
+              "Effect of each building choice against the reference set, the other classes at "
+              "the reference's buildings: death rate and the start and last seats' win rates "
+              "(pp, 95% intervals).",
+              lambda ax: _plot_effects(ax, simple, facs, has_death, "Effect of each building "
+                                       "choice (one class at a time)"), size=(7.0, 4.0))
+    return {**out, "simple_effects": rows_of(simple)}
+
+
+def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool,
+                  title: str = "Main effects of the building choices") -> None:
+    """Horizontal error bars of the main (or simple) effects (pp), one row per class: death
+    rate (when recorded) and the first and last seats' win rates."""
+    ms = (["death"] if has_death else []) + ["first_seat", "last_seat"]
     y = np.arange(len(facs))
     for j, m in enumerate(ms):
         sub = main[main["metric"] == m].set_index("class").reindex([c for c, _, _ in facs])
         e = 100 * sub["effect"].to_numpy(float)
         err = charts.error_bars(e, 100 * sub["lo"].to_numpy(float), 100 * sub["hi"].to_numpy(float))
-        ax.errorbar(e, y + (j - 0.5 * (len(ms) - 1)) * 0.25, xerr=err, fmt="o", capsize=3,
+        ax.errorbar(e, y + (j - 0.5 * (len(ms) - 1)) * 0.2, xerr=err, fmt="o", capsize=3,
                     label=LABELS[m])
     ax.axvline(0, color="grey", linewidth=1)
     ax.set_yticks(y, [f"{_short(alt)} vs {_short(ref)}" for _, ref, alt in facs])
     ax.set_xlabel("effect of the alternative [percentage points]")
-    ax.set_title("Main effects of the building choices")
+    ax.set_title(title)
     charts.legend(ax)
 
 
@@ -455,11 +743,12 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
 
 def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                   players: int, run: Mapping[str, Any] | None = None) -> dict | None:
-    """The building-set section (``section``, Holm-corrected) when the records hold several
-    selections; ``None`` (nothing written) when they hold one."""
+    """The building-set section (``section``; marks corrected as the run's study asks, Holm by
+    default) when the records hold several selections; ``None`` (nothing written) when they
+    hold one."""
     if not active(games):
         return None
-    return section(doc, games, seats, players)
+    return section(doc, games, seats, players, correction_of(run))
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active),)

@@ -26,8 +26,17 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.games.base import StudySection
-from analyzer.report import charts
-from analyzer.report.document import BASE, Doc, num, pct, rows_of, signed
+from analyzer.report import charts, design
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_SHORT,
+    Doc,
+    correction_of,
+    num,
+    pct,
+    rows_of,
+    signed,
+)
 from analyzer.report.records import Table, as_table
 
 # goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5, 7 and 8, §10.2)
@@ -89,7 +98,7 @@ def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
     seats : DataFrame
         Seat records with ``variant, game_id, start_position, won, vp``.
     players : int
-        Seats per game (the fair win rate is ``1 / players``).
+        Seats per game.
 
     Returns
     -------
@@ -124,24 +133,32 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``[variant, policy, games, rate, others, diff, lo, hi, significant]`` (shares
-        0–1 per seat-game; ``diff`` = ``rate − others``).
+        Columns ``[variant, policy, games, rate, others, diff, lo, hi, significant, p_value,
+        mirror_of]`` (shares 0–1 per seat-game; ``diff`` = ``rate − others``; ``mirror_of`` =
+        the policy whose comparison this one repeats exactly — with two policies, one's lead is
+        the other's lag — see ``stats.mirrors``).
     """
     rows = []
     for var in pd.unique(seats["variant"]):
         s = seats[seats["variant"] == var]
         if s["policy"].nunique() < 2:
             continue
+        diffs, part = {}, []
         for pol in sorted(pd.unique(s["policy"])):
             mine = s["policy"] == pol
             a = s[mine].groupby("game_id")["won"].mean()
             b = s[~mine].groupby("game_id")["won"].mean()
             both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
             d = stats.paired_difference(both["b"], both["a"])
-            rows.append((var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()),
-                         d.mean, d.lo, d.hi, d.significant))
+            diffs[(pol,)] = both["a"] - both["b"]
+            part.append([var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()),
+                         d.mean, d.lo, d.hi, d.significant, d.p_value, None])
+        twins = stats.mirrors(diffs)
+        for row, key in zip(part, diffs):
+            row[-1] = None if twins[key] is None else twins[key][0]
+        rows += part
     return pd.DataFrame(rows, columns=["variant", "policy", "games", "rate", "others", "diff",
-                                       "lo", "hi", "significant"])
+                                       "lo", "hi", "significant", "p_value", "mirror_of"])
 
 
 def site_contest(games: pd.DataFrame) -> pd.DataFrame:
@@ -190,9 +207,9 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``[source, share, winners, others, diff, lo, hi, significant]``, one row per
-        source that gave goods (``acted_sources``): ``share`` is the source's share of all
-        goods taken (0–1); the rest are goods per seat-game.
+        Columns ``[source, share, winners, others, diff, lo, hi, significant, p_value]``, one
+        row per source that gave goods (``acted_sources``): ``share`` is the source's share of
+        all goods taken (0–1); the rest are goods per seat-game.
     """
     won = seats["won"] > 0
     cols = acted_sources(seats)
@@ -204,9 +221,9 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
         both = pd.concat([w.rename("w"), o.rename("o")], axis=1, join="inner")
         d = stats.paired_difference(both["o"], both["w"])
         rows.append((col, float(seats[col].sum()) / total, float(both["w"].mean()),
-                     float(both["o"].mean()), d.mean, d.lo, d.hi, d.significant))
+                     float(both["o"].mean()), d.mean, d.lo, d.hi, d.significant, d.p_value))
     return pd.DataFrame(rows, columns=["source", "share", "winners", "others", "diff", "lo", "hi",
-                                       "significant"])
+                                       "significant", "p_value"])
 
 
 MAX_LOG_ODDS = math.log(1000.0)  # an interval bound beyond 1000× (or 1/1000×) = not estimable
@@ -332,7 +349,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     players : int
         Seats per game.
     run : mapping, optional
-        The run facts (not used: the records say all this section needs).
+        The run facts: ``seat_rotation`` says whether the policies rotate over the seats.
 
     Returns
     -------
@@ -341,7 +358,6 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         "goods_model"}`` as lists of records, for ``summary.json``.
     """
     out: dict[str, Any] = {}
-    fair = 100 / players
     start = len(doc.blocks)  # the short answers go here once the numbers are known
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
@@ -358,6 +374,18 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         del sv
     sp = pd.concat(sp, ignore_index=True)
     h2h = pd.concat(h2h, ignore_index=True)
+    # corrected over the variants (one chi-square per variant) and over the head-to-head rows
+    method = correction_of(run)
+    mname = CORRECTION_SHORT[method]
+    p_var = sp.drop_duplicates("variant")[["variant", "p_equal"]]
+    p_var = stats.correct(p_var, method, p_column="p_equal")
+    sp = sp.merge(p_var[["variant", "p_adjusted", "significant_adjusted"]].rename(
+        columns={"p_adjusted": "p_equal_adjusted",
+                 "significant_adjusted": "equal_significant"}), on="variant", how="left")
+    h2h = stats.correct(h2h, method, "policy") if len(h2h) else h2h.assign(
+        p_adjusted=pd.Series(dtype=float), significant_adjusted=pd.Series(dtype=bool))
+    fair_share = _fair_shares(seats, names)
+    found = design.designs(seats, run)
     # (variant, policy) groups in order of first appearance in the records
     pairs = seats.read(("variant", "policy")).drop_duplicates().astype(str)
     prof = pd.concat(prof, ignore_index=True).astype({"variant": str, "policy": str})
@@ -369,19 +397,29 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "the Turn order table above, seats are grouped by **start position** (0 = first in "
           "round 1's player order), here with mean VP as well. Later "
           "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
-          f"intervals (a fair position wins {fair:.1f} %), mean VP with t intervals, and the "
-          "chi-square p-value of the hypothesis that every start position wins equally often.")
+          f"intervals over games (a fair position wins (1 − q)/{players} = "
+          f"{_fair_text(fair_share)} of games, q = the share of games nobody won), mean VP with "
+          "t intervals, and the chi-square p-value of the hypothesis that every start position "
+          f"wins equally often, after {mname} correction over the {len(p_var)} variant"
+          f"{'s' if len(p_var) != 1 else ''} (`*` = significant after correction).")
     doc.table(pd.DataFrame({
         "variant": sp["variant"], "start position": sp["start_position"],
         "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
         "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
-        "p (all equal)": [_p(p) if p < 0.001 else f"{p:.3f}" for p in sp["p_equal"]],
+        f"p (all equal), {mname}": [(_p(p) if p < 0.001 else f"{p:.3f}") + (" *" if sig else "")
+                                if not math.isnan(p) else "–"
+                                for p, sig in zip(sp["p_equal_adjusted"],
+                                                  sp["equal_significant"])],
     }))
     doc.chart("pyramidion_start_position.png",
-              "Win rate by start position (error bars: 95% Wilson; dashed: 1 / players).",
+              "Win rate by start position (error bars: 95% Wilson; dashed: a fair position's "
+              "share, (1 − q)/n).",
               lambda ax: charts.plot_win_rates(ax, sp.rename(columns={"start_position":
                                                                       "start position"}),
-                                               "start position", 1 / players))
+                                               "start position",
+                                               fair_share if len({round(f, 12) for f in
+                                                                  fair_share.values()}) > 1
+                                               else next(iter(fair_share.values()))))
     out["start_position"] = rows_of(sp)
 
     # -- greedy against the named strategies
@@ -390,10 +428,16 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         doc.p("Every variant of this run seats one policy only, so there is no head-to-head "
               "comparison (`analyzer ablate` plays only the scenario's base seats).")
     else:
-        doc.p("In each mixed variant the policies rotate over the seats. Per game, a policy's "
-              "mean win share per seat is compared with the other seats' in the same game; the "
-              "difference (pp) has a 95% t interval over games, `*` when it excludes 0. "
-              f"Equal players would each win {fair:.1f} % per seat.")
+        rotate = all(found[v].rotation for v in pd.unique(h2h["variant"]))
+        n_tests = stats.family_size(h2h, "policy")
+        doc.p(("In each mixed variant the policies rotate over the seats. " if rotate else
+               "Seat rotation is off: each policy keeps its seats, and the start player "
+               "moves from game to game. ")
+              + "Per game, a policy's mean win share per seat is compared with the other seats' "
+              "in the same game; the difference (pp) has a 95% t interval over games, `*` = "
+              f"significant after {mname} correction over the {n_tests} distinct comparisons (with "
+              "two policies, one's lead is the other's lag: one test). Equal players would each "
+              f"win (1 − q)/{players} = {_fair_text(fair_share)} per seat.")
         doc.table(pd.DataFrame({
             "variant": h2h["variant"], "policy": h2h["policy"], "games": h2h["games"],
             "win rate per seat": [f"{100 * r:.1f} %" for r in h2h["rate"]],
@@ -453,14 +497,15 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
 
     # -- goods sources and winning
     doc.h("Pyramidion: goods sources and winning")
-    gt = goods_by_outcome(s)
+    gt = stats.correct(goods_by_outcome(s), method)
     doc.p(f"From the `{arm}` games ({len(g)} games; ends: "
           + ", ".join(f"{k} {v}" for k, v in ends.items())
           + (f"; the seat that first reached the VP target won {pct(iv.estimate, iv.lo, iv.hi)}"
              f" of the {len(first)} games with such a seat" if len(first) else "")
           + "). Goods are what boats are loaded with, so goods turn into VP. Per game, the "
           "winner's goods from each source are compared with the other seats' goods from the "
-          "same source (paired by game, 95% t interval, `*` excludes 0)."
+          f"same source (paired by game, 95% t interval, `*` = significant after {mname} "
+          f"correction over the {len(gt)} sources)."
           + ("" if len(gt) == len(SOURCES) else " No goods came from "
              + "; ".join(d for c, d in SOURCES if c not in set(gt["source"]))
              + " in these games, so they are left out."))
@@ -476,6 +521,8 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     out["goods"] = rows_of(gt)
 
     model = goods_win_model(s)
+    if len(model):
+        model = stats.correct(model, method)
     if model.empty:
         doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
               "estimable (too few games). It needs at least 20 games with a clear winner, goods "
@@ -486,12 +533,14 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         doc.p("**Within-game model** (conditional logit, grouped by game): for two seats of the "
               "same game, how much higher the odds of being the winner are per extra good from "
               "a source, with the other sources held fixed. An odds ratio of 1.5 means "
-              "each extra good of that source goes with 1.5× the odds of winning.")
+              "each extra good of that source goes with 1.5× the odds of winning. p-values "
+              f"after {mname} correction over the {len(model)} sources (`*` = significant).")
         doc.table(pd.DataFrame({
             "source": [dict(SOURCES)[c] for c in model["source"]],
             "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
                                     zip(model["odds_ratio"], model["lo"], model["hi"])],
-            "p": [_p(p) for p in model["p_value"]],
+            f"p ({mname})": [_p(p) + (" *" if sig else "")
+                         for p, sig in zip(model["p_adjusted"], model["significant_adjusted"])],
         }))
         doc.chart("pyramidion_goods_odds.png",
                   "Odds ratio of winning per extra good, by source (conditional logit, 95%).",
@@ -505,11 +554,31 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "raise a player's chances by that much, nor how the game would go if a player chased "
           "that source on purpose (a policy variant answers that).")
     out["goods_model"] = rows_of(model)
-    doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players)
+    doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players,
+                                             fair_share, mname)
     return out
 
 
-def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int) -> list[tuple]:
+def _fair_shares(seats: Table, names: list[str]) -> dict[str, float]:
+    """Per variant, the share of games a fair position wins, ``(1 − q)/n``."""
+    out = {}
+    for var in names:
+        s = seats.read(("game_id", "won"), [var])
+        per = s.groupby("game_id")["won"].agg(["sum", "size"])
+        out[var] = float((per["sum"] / per["size"]).mean())
+    return out
+
+
+def _fair_text(fair: dict[str, float]) -> str:
+    """``"25.0 %"``, or one share per variant when they differ."""
+    values = {round(100 * f, 1) for f in fair.values()}
+    if len(values) == 1:
+        return f"{values.pop():.1f} %"
+    return ", ".join(f"{100 * f:.1f} % in `{v}`" for v, f in fair.items())
+
+
+def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
+                   fair: dict[str, float], mname: str = "Holm") -> list[tuple]:
     """The four study questions answered in one line each, from the tables below them."""
     lines = []
     b = sp[sp["variant"] == arm]
@@ -517,8 +586,10 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int) ->
         best, worst = b.loc[b["rate"].idxmax()], b.loc[b["rate"].idxmin()]
         lines.append(f"**Seat balance** (`{arm}`): start position {int(best.start_position)} "
                      f"wins most ({100 * best.rate:.1f} %), {int(worst.start_position)} least "
-                     f"({100 * worst.rate:.1f} %) against a fair {100 / players:.1f} %; "
-                     f"p = {_p(float(b['p_equal'].iloc[0]))} for all positions equal.")
+                     f"({100 * worst.rate:.1f} %) against a fair "
+                     f"{100 * fair.get(arm, 1 / players):.1f} %; "
+                     f"p = {_p(float(b['p_equal_adjusted'].iloc[0]))} ({mname}) for all positions "
+                     "equal.")
     for r in h2h[h2h["policy"] == "greedy"].to_dict("records"):
         lines.append(f"**Greedy in `{r['variant']}`** wins {100 * r['rate']:.1f} % per seat, "
                      f"the other seats {100 * r['others']:.1f} %: "

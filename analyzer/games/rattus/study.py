@@ -20,12 +20,14 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.games.base import StudySection
-from analyzer.report import charts
+from analyzer.report import balance, charts, design
 from analyzer.report.document import (
     BASE,
+    CORRECTION_SHORT,
     Doc,
     clip_share,
     concat,
+    correction_of,
     iv_dict,
     iv_tuple,
     num,
@@ -86,11 +88,16 @@ def _in_play(games: Table, seats: Table, arm: str, card: str,
 PAIR_SEATS = ("variant", "game_id", "seat", "won", "score")
 
 
-def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str) -> dict:
+def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str,
+              run: Mapping[str, Any] | None = None) -> dict:
     """Win-rate and score change of variants that take ``card`` out while the base has it.
 
-    Besides the per-seat table, the seats that used the card in a base game (``user`` > 0) are
-    followed into the same game without the card: how their win share moves. Holds the base's
+    Per seat — or, when every arm's seats are exchangeable (``design.SeatDesign``: a seat's
+    win rate cannot move), the game-level outcomes (``balance.diff_table``'s metrics) — over
+    the games whose base had the card; then the seats that used the card in a base game
+    (``user`` > 0) followed into the same game without the card (cluster-robust over games:
+    the game is the unit). Marks are corrected over the rows of each column (the run's
+    correction, ``document.correction_of``: Holm unless the study asks for BH). Holds the base's
     rows and one variant's at a time.
     """
     with_card = _arms_with_card(games, seats, card, active)
@@ -99,55 +106,117 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
         return {}
+    found = design.designs(seats, run)
+    exchangeable = design.all_exchangeable({v: found[v] for v in (BASE, *outs)})
+    method = correction_of(run)
+    mname = CORRECTION_SHORT[method]
     base = seats.read((*PAIR_SEATS, user), [BASE])
     ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
     base_in = base if ids is None else base[base["game_id"].isin(ids)]
     users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
+    per_game = base_in.groupby("game_id")["won"].agg(["sum", "size"])
+    fair = float((per_game["sum"] / per_game["size"]).mean())  # (1 − q)/n of the base games
     del base
-    won, score, followed = [], [], []
+    seat_ids = balance.seat_numbers(seats)
+    base_pg = None
+    if exchangeable:
+        base_pg = _game_level(games, seats, BASE, ids, seat_ids).set_index("game_id")
+    won, score, followed, levels = [], [], [], []
     for var in outs:
         other = seats.read(PAIR_SEATS, [var])
         other_in = other if ids is None else other[other["game_id"].isin(ids)]
         won.append(stats.pair_differences(base_in, other_in, var, "won", ("seat",)))
         score.append(stats.pair_differences(base_in, other_in, var, "score", ("seat",)))
+        if base_pg is not None:
+            levels += balance.arm_differences(
+                base_pg, _game_level(games, seats, var, ids, seat_ids).set_index("game_id"), var)
         del other_in
         pair = users.merge(other[["game_id", "seat", "won", "score"]], on=["game_id", "seat"],
                            suffixes=("_b", "_v"))
         del other
-        if len(pair) >= 2:  # the users' outcomes in the base and in this variant
+        n_games = pair["game_id"].nunique()
+        if n_games >= 2:  # the users' outcomes in the base and in this variant
+            # several users of one game are not independent: games are the unit
             followed.append({
-                "variant": var, "n": len(pair), "won_b": pair["won_b"].mean(),
-                "won_v": pair["won_v"].mean(),
-                "dw": stats.paired_difference(pair["won_b"], pair["won_v"]),
-                "ds": stats.paired_difference(pair["score_b"], pair["score_v"])})
+                "variant": var, "n": len(pair), "games": n_games,
+                "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
+                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
+                "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
+                                                 pair["game_id"])})
         del pair
     del base_in, users
     columns = ["variant", "seat", *stats.DIFFERENCE_COLUMNS]
-    won, score = concat(won, columns), concat(score, columns)
-    rows = [{"variant": w["variant"], "seat": w["seat"],
-             "win rate with": f"{100 * w['base_mean']:.1f} %",
-             f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
-             "change": signed(w, 100, " pp", 1), "score change": signed(s)}
-            for w, s in zip(won.to_dict("records"), score.to_dict("records"))]
-    doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
-          "(variant − base, 95% intervals, `*` significant):")
-    doc.table(pd.DataFrame(rows))
-    out = {"won_by_seat": rows_of(won), "score_by_seat": rows_of(score), "users": []}
-    for f in followed:
+    won = stats.correct(concat(won, columns), method, "seat")
+    score = stats.correct(concat(score, columns), method, "seat")
+    out: dict[str, Any] = {"won_by_seat": rows_of(won), "score_by_seat": rows_of(score),
+                           "users": [], "correction": method, "per_seat_shown": not exchangeable}
+    if exchangeable:
+        diffs = balance.correct_by_metric(pd.DataFrame(levels, columns=balance.DIFF_COLUMNS),
+                                          method)
+        labels = {"score": ("mean score", 1, "", 2), "start_adv": ("start-player advantage",
+                                                                    100, " pp", 1),
+                  "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
+                  "rounds": ("rounds", 1, "", 2)}
+        rows = []
+        for var, grp in diffs.groupby("variant", sort=False):
+            row = {"variant": var}
+            for r in grp.to_dict("records"):
+                if r["metric"] in labels:
+                    name, sc, unit, dig = labels[r["metric"]]
+                    row[name] = signed(r, sc, unit, dig)
+            rows.append(row)
+        doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds: "
+              + design.exchangeable_reason({v: found[v] for v in (BASE, *outs)})
+              + " So the change is shown in game-level outcomes (variant − base per game, 95% t "
+              f"intervals, `*` after {mname} correction over the rows of each column):")
+        doc.table(pd.DataFrame(rows))
+        out["game_level"] = rows_of(diffs)
+    else:
+        rows = [{"variant": w["variant"], "seat": w["seat"],
+                 "win rate with": f"{100 * w['base_mean']:.1f} %",
+                 f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
+                 "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
+                for w, sc in zip(won.to_dict("records"), score.to_dict("records"))]
+        doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
+              f"(variant − base, 95% intervals, `*` after {mname} correction over the rows of each "
+              "column):")
+        doc.table(pd.DataFrame(rows))
+    users_table = pd.DataFrame([{"variant": f["variant"], "p_value": f["dw"].p_value,
+                                 "lo": f["dw"].lo, "hi": f["dw"].hi} for f in followed])
+    flags = stats.correct(users_table, method)["significant_adjusted"].tolist() \
+        if len(users_table) else []
+    score_flags = stats.correct(pd.DataFrame([{"p_value": f["ds"].p_value, "lo": f["ds"].lo,
+                                               "hi": f["ds"].hi} for f in followed]),
+                                method)["significant_adjusted"].tolist() if followed else []
+    for f, sig, ssig in zip(followed, flags, score_flags):
         var, dw, ds = f["variant"], f["dw"], f["ds"]
-        n_players = int(games.read(("n_players",))["n_players"].iloc[0])
-        doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0) won "
-              f"{100 * f['won_b']:.1f} % of their base games (a fair share is "
-              f"{100 / n_players:.1f} %); the same seats in the same games of `{var}` won "
+        doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0, in {f['games']} "
+              f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
+              f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
               f"{100 * f['won_v']:.1f} %: change "
-              f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant': dw.significant}, 100, ' pp', 1)}, "
-              f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant': ds.significant})} points. "
+              f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant_adjusted': sig}, 100, ' pp', 1)}, "
+              f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
+              "(95% cluster-robust t intervals with the game as the unit, as the users of one "
+              f"game are not independent; `*` after {mname} over the {len(followed)} variant"
+              f"{'s' if len(followed) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
-        out["users"].append({"variant": var, "n": f["n"], "won_with": f["won_b"],
-                             "won_without": f["won_v"], "won_diff": vars(dw),
-                             "score_diff": vars(ds)})
+        out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
+                             "won_with": f["won_b"], "won_without": f["won_v"],
+                             "won_diff": vars(dw), "score_diff": vars(ds),
+                             "won_significant_adjusted": bool(sig),
+                             "score_significant_adjusted": bool(ssig), "fair": fair})
     return out
+
+
+def _game_level(games: Table, seats: Table, arm: str, ids: np.ndarray | None,
+                seat_ids: list[int]) -> pd.DataFrame:
+    """``balance.arm_per_game`` of ``arm``, over the games ``ids`` (all when ``None``)."""
+    g = games.read(("variant", "game_id", "rounds"), [arm])
+    s = seats.read(balance.BALANCE_SEATS, [arm])
+    if ids is not None:
+        g, s = g[g["game_id"].isin(ids)], s[s["game_id"].isin(ids)]
+    return balance.arm_per_game(g, s, arm, seat_ids)
 
 
 SULTAN_SEATS = ("variant", "game_id", "seat", "score", "won", "tiebreak", "sultan_points",
@@ -197,11 +266,14 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     top = s.groupby("game_id")[col].transform("max")
     leader = (s[col] == top) & (top > 0)
     per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
-                             "lead_won": s["won"].where(leader, 0.0)}).groupby("game_id").agg(
-        n_lead=("lead", "sum"), lead_won=("lead_won", "sum"))
+                             "lead_won": s["won"].where(leader, 0.0), "won": s["won"]}).groupby(
+        "game_id").agg(n_lead=("lead", "sum"), lead_won=("lead_won", "sum"), won=("won", "sum"),
+                       seats=("lead", "size"))
     per_game = per_game[per_game["n_lead"] > 0]
     iv = stats.wilson(float(per_game["lead_won"].sum()), len(per_game))
-    fair = float((per_game["n_lead"] / players).mean()) if len(per_game) else math.nan
+    # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
+    fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
+            if len(per_game) else math.nan)
     doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
           f"(a tie for first counts 1/k; without any edge they would win {100 * fair:.1f} %).")
@@ -215,7 +287,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **iv_dict(iv2)}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
     del s, per_game, changed
-    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user)
+    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, run)
     return out
 
 
@@ -280,7 +352,8 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: plot_caravan(ax, table))
     del s, g
-    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves")
+    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves",
+                                  run)
     return out
 
 
