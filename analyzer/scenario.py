@@ -17,6 +17,8 @@ A scenario is a TOML file::
     policy = "greedy"
     params = {}                   # typed policy parameters
     name = "greedy"               # display name in the records (default: the policy name)
+    # params_file = "tuned.toml"  # parameters from a file (``analyzer tune`` writes one);
+                                  # read next to the scenario; ``params`` set here win
 
     [[variants]]                  # compared against the base on the same game seeds
     name = "without-sultan"
@@ -45,7 +47,8 @@ TOP_KEYS = (
     "name", "description", "game", "expansions", "players", "games", "seed", "seat_rotation",
     "rules", "seats", "variants",
 )
-SEAT_KEYS = ("policy", "params", "name")
+SEAT_KEYS = ("policy", "params", "params_file", "name")
+PARAMS_FILE_KEYS = ("game", "policy", "params")
 VARIANT_KEYS = ("name", "description", "rules", "seats")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
@@ -209,7 +212,7 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
         fail("seed", f"must be in 0..2**63-1 (got {seed})")
     rotation = _typed(data, "seat_rotation", bool, fail, default=True)
     rules = _rules(_typed(data, "rules", dict, fail, default={}), "rules", base_dir)
-    seats = _seats(data.get("seats"), "seats", players, spec, fail)
+    seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir)
 
     arms = [Arm(BASE, rules, seats)]
     variants = _typed(data, "variants", list, fail, default=[])
@@ -224,7 +227,7 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
         vrules = _rules(_typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
                         base_dir)
         vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
-                                                         spec, fail)
+                                                         spec, fail, base_dir)
         desc = _typed(var, "description", str, fail, default="", where=where)
         arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
 
@@ -340,7 +343,8 @@ def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     return out
 
 
-def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, ...]:
+def _seats(raw, where: str, players: int, spec: GameSpec, fail,
+           base_dir: Path | None = None) -> tuple[Seat, ...]:
     if raw is None:
         fail(where, f"missing (give one [[seats]] entry for all seats or {players}; "
                     f"policies: {', '.join(sorted(spec.policies))})")
@@ -349,21 +353,8 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     if len(raw) not in (1, players):
         fail(where, f"{len(raw)} entries for {players} players (give 1 entry for all seats or "
                     f"exactly {players})")
-    seats = []
-    for j, entry in enumerate(raw):
-        at = f"{where}[{j}]"
-        _known_keys(entry, at, SEAT_KEYS, fail)
-        policy = _typed(entry, "policy", str, fail, where=at)
-        params = _typed(entry, "params", dict, fail, default={}, where=at)
-        try:
-            build_policy(spec.policies, policy, params)
-        except RuleError as err:
-            fld = at if err.field == "policy" else f"{at}.{err.field}"
-            fail(fld, err.message)
-        name = _typed(entry, "name", str, fail, default=policy, where=at)
-        if not name:
-            fail(f"{at}.name", "must not be empty")
-        seats.append(Seat(name, policy, dict(params)))
+    seats = [parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir)
+             for j, entry in enumerate(raw)]
     by_name: dict[str, Seat] = {}
     for j, seat in enumerate(seats):
         other = by_name.setdefault(seat.name, seat)
@@ -373,6 +364,100 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     if len(seats) == 1:
         seats = seats * players
     return tuple(seats)
+
+
+def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = None) -> Seat:
+    """One ``[[seats]]`` table (or a pool's ``[[entrants]]``) as a checked ``Seat``.
+
+    Keys: ``policy``, ``params``, ``params_file`` (``read_params_file``, relative to
+    ``base_dir``; its parameters first, then ``params`` on top) and ``name``. ``policy`` may be
+    left out when the params file names one. ``fail(field, message)`` raises the caller's
+    error; ``at`` prefixes every field (``seats[2]``).
+    """
+    _known_keys(entry, at, SEAT_KEYS, fail)
+    policy = _typed(entry, "policy", str, fail, default=None, where=at)
+    params = _typed(entry, "params", dict, fail, default={}, where=at)
+    path = _typed(entry, "params_file", str, fail, default=None, where=at)
+    if path is not None:
+        try:
+            policy, from_file = read_params_file(path, base_dir, spec, policy)
+        except ScenarioError as err:
+            fail(f"{at}.params_file", str(err))
+        params = {**from_file, **params}
+    elif policy is None:
+        fail(f"{at}.policy", f"missing (policies: {', '.join(sorted(spec.policies))})")
+    try:
+        build_policy(spec.policies, policy, params)
+    except RuleError as err:
+        fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
+    name = _typed(entry, "name", str, fail, default=policy, where=at)
+    if not name:
+        fail(f"{at}.name", "must not be empty")
+    return Seat(name, policy, dict(params))
+
+
+def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
+                     policy: str | None = None) -> tuple[str, dict[str, Any]]:
+    """Read a policy-parameters file (``params_file``; ``analyzer tune`` writes them).
+
+    The file is TOML with ``params`` (a table of parameter values) and, optionally, ``game``
+    and ``policy``, which must then match the scenario's game and the seat's policy::
+
+        game = "GAME"
+        policy = "greedy"
+        [params]
+        some_weight = 1.25
+
+    Parameters
+    ----------
+    path : str or Path
+        Relative paths are read from ``base_dir`` (the scenario's folder).
+    policy : str, optional
+        The seat's policy; ``None`` takes the file's.
+
+    Returns
+    -------
+    (str, dict)
+        The policy and its parameters, checked with ``build_policy`` (names, types, bounds).
+
+    Raises
+    ------
+    ScenarioError
+        ``PATH: FIELD: what is wrong``: missing or unreadable file, malformed TOML, an unknown
+        key, another game or policy, an unknown parameter or a value outside its bounds.
+    """
+    p = Path(path)
+    if not p.is_absolute() and base_dir is not None:
+        p = base_dir / p
+    label = str(path) if str(p) == str(path) else f"{path} (read as {p})"
+
+    def fail(fld: str, msg: str):
+        raise ScenarioError(f"{label}: {fld}: {msg}")
+
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{label}: file not found") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+    _known_keys(data, "", PARAMS_FILE_KEYS, fail)
+    game = _typed(data, "game", str, fail, default=spec.name)
+    if game != spec.name:
+        fail("game", f"the parameters are for {game!r}, not {spec.name!r}")
+    named = _typed(data, "policy", str, fail, default=None)
+    if named is not None and policy is not None and named != policy:
+        fail("policy", f"the parameters are for policy {named!r}, not {policy!r}")
+    policy = policy or named
+    if policy is None:
+        fail("policy", "missing here and in the seat (name the policy in one of them)")
+    params = _typed(data, "params", dict, fail)
+    try:
+        build_policy(spec.policies, policy, params)
+    except RuleError as err:
+        fail(err.field or "params", err.message)
+    return policy, dict(params)
 
 
 def add_variants(scenario: Scenario, variants: list[tuple], where: str = "variants",
