@@ -139,12 +139,25 @@ def _seat_dict(seat: Seat) -> dict[str, Any]:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file.
 
-    Relative paths in rule options ending in ``_file`` are resolved against the file's folder.
+    Relative paths in rule options ending in ``_file`` (and a seat's ``params_file``) are
+    resolved against the file's folder.
 
     Raises
     ------
     ScenarioError
         Missing or unreadable file, malformed TOML, or any invalid field (see ``parse_scenario``).
+    """
+    data, label = read_toml(path)
+    return parse_scenario(data, file=label, base_dir=Path(path).parent)
+
+
+def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+    """The parsed TOML of a study file and its label for messages (the path as given).
+
+    Raises
+    ------
+    ScenarioError
+        Missing or unreadable file, malformed TOML.
     """
     path = Path(path)
     label = str(path)
@@ -155,10 +168,9 @@ def load_scenario(path: str | Path) -> Scenario:
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), label
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"{label}: malformed TOML: {err}") from None
-    return parse_scenario(data, file=label, base_dir=path.parent)
 
 
 def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
@@ -177,69 +189,106 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     def fail(fld: str, msg: str):
         raise ScenarioError(f"{file}: {fld}: {msg}")
 
+    head = parse_head(data, file, base_dir, TOP_KEYS, fail)
+    name, description, spec = head.name, head.description, head.spec
+    expansions, players, games, seed, rules = (head.expansions, head.players, head.games,
+                                               head.seed, head.rules)
+    rotation = typed(data, "seat_rotation", bool, fail, default=True)
+    seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir)
+
+    arms = [Arm(BASE, rules, seats)]
+    variants = typed(data, "variants", list, fail, default=[])
+    for j, var in enumerate(variants):
+        where = f"variants[{j}]"
+        known_keys(var, where, VARIANT_KEYS, fail)
+        vname = typed(var, "name", str, fail, where=where)
+        if vname == BASE or not vname:
+            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
+        if any(a.name == vname for a in arms):
+            fail(f"{where}.name", f"duplicate variant name {vname!r}")
+        vrules = _rules(typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
+                        base_dir)
+        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
+                                                         spec, fail, base_dir)
+        desc = typed(var, "description", str, fail, default="", where=where)
+        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
+
+    for arm in arms:
+        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
+        check_rules(spec, players, expansions, arm.rules, where, fail)
+    return Scenario(file, name, spec.name, tuple(expansions), players, games, seed, rotation,
+                    tuple(arms), description)
+
+
+@dataclass(frozen=True)
+class Head:
+    """The top-level fields a scenario and a tournament pool share (``parse_head``)."""
+
+    name: str
+    description: str
+    spec: GameSpec
+    expansions: tuple[str, ...]
+    players: int
+    games: int
+    seed: int
+    rules: Mapping[str, Any]
+
+
+def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
+               allowed: tuple[str, ...], fail) -> Head:
+    """Check the top-level fields a study file shares with a scenario: only ``allowed`` keys;
+    ``name`` (default: the file name), ``description``, ``game``, ``expansions``,
+    ``players``, ``games``, ``seed`` and ``[rules]`` (relative ``*_file`` paths resolved
+    against ``base_dir``; the caller checks the rules with ``check_rules``).
+
+    ``fail(field, message)`` raises the caller's error.
+    """
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    _known_keys(data, "", TOP_KEYS, fail)
-    name = _typed(data, "name", str, fail, default=None)
+    known_keys(data, "", allowed, fail)
+    name = typed(data, "name", str, fail, default=None)
     if name is None and base_dir is not None:
         name = Path(file).stem
     if not name:
         fail("name", "missing (give the study a name)")
     if not valid_name(name):
         fail("name", f"only letters, digits and -_. are allowed, not dots alone (got {name!r})")
-    description = _typed(data, "description", str, fail, default="")
-    game = _typed(data, "game", str, fail)
+    description = typed(data, "description", str, fail, default="")
+    game = typed(data, "game", str, fail)
     try:
         spec = get_game(game)
     except RuleError as err:
         fail("game", err.message)
-    expansions = _typed(data, "expansions", list, fail, default=[])
+    expansions = typed(data, "expansions", list, fail, default=[])
     for j, exp in enumerate(expansions):
         if not isinstance(exp, str):
             fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
-    players = _typed(data, "players", int, fail)
+    players = typed(data, "players", int, fail)
     try:
         spec.players.check(players, expansions)
     except RuleError as err:
         fail(err.field, err.message)
-    games = _typed(data, "games", int, fail, default=1000)
+    games = typed(data, "games", int, fail, default=1000)
     if games < 1:
         fail("games", f"must be at least 1 (got {games})")
     if games > MAX_GAMES:
         fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
-    seed = _typed(data, "seed", int, fail, default=0)
+    seed = typed(data, "seed", int, fail, default=0)
     if not 0 <= seed <= MAX_SEED:
         fail("seed", f"must be in 0..2**63-1 (got {seed})")
-    rotation = _typed(data, "seat_rotation", bool, fail, default=True)
-    rules = _rules(_typed(data, "rules", dict, fail, default={}), "rules", base_dir)
-    seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir)
+    rules = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
+    return Head(name, description, spec, tuple(expansions), players, games, seed, rules)
 
-    arms = [Arm(BASE, rules, seats)]
-    variants = _typed(data, "variants", list, fail, default=[])
-    for j, var in enumerate(variants):
-        where = f"variants[{j}]"
-        _known_keys(var, where, VARIANT_KEYS, fail)
-        vname = _typed(var, "name", str, fail, where=where)
-        if vname == BASE or not vname:
-            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
-        if any(a.name == vname for a in arms):
-            fail(f"{where}.name", f"duplicate variant name {vname!r}")
-        vrules = _rules(_typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
-                        base_dir)
-        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
-                                                         spec, fail, base_dir)
-        desc = _typed(var, "description", str, fail, default="", where=where)
-        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
 
-    for arm in arms:
-        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
-        try:
-            spec.make_config(players, tuple(expansions), arm.rules)
-        except RuleError as err:
-            fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
-            fail(fld, err.message)
-    return Scenario(file, name, game, tuple(expansions), players, games, seed, rotation,
-                    tuple(arms), description)
+def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
+                rules: Mapping[str, Any], where: str, fail) -> None:
+    """``fail`` with the field inside ``where`` (e.g. ``rules``) unless the game's
+    ``make_config`` accepts ``rules``."""
+    try:
+        spec.make_config(players, tuple(expansions), rules)
+    except RuleError as err:
+        fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
+        fail(fld, err.message)
 
 
 def valid_name(name: str) -> bool:
@@ -306,7 +355,7 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
-def _known_keys(table, where: str, allowed, fail) -> None:
+def known_keys(table, where: str, allowed, fail) -> None:
     """Fail unless ``table`` is a table whose keys are all in ``allowed`` (``where`` prefixes the key)."""
     if not isinstance(table, Mapping):
         fail(where, f"must be a table (got {table!r})")
@@ -315,7 +364,7 @@ def _known_keys(table, where: str, allowed, fail) -> None:
             fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
 
 
-def _typed(data, key, want, fail, default=..., where=""):
+def typed(data, key, want, fail, default=..., where=""):
     """``data[key]`` checked against type ``want``; ``default`` when absent (required if none)."""
     fld = f"{where}.{key}" if where else key
     if key not in data:
@@ -374,10 +423,10 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
     left out when the params file names one. ``fail(field, message)`` raises the caller's
     error; ``at`` prefixes every field (``seats[2]``).
     """
-    _known_keys(entry, at, SEAT_KEYS, fail)
-    policy = _typed(entry, "policy", str, fail, default=None, where=at)
-    params = _typed(entry, "params", dict, fail, default={}, where=at)
-    path = _typed(entry, "params_file", str, fail, default=None, where=at)
+    known_keys(entry, at, SEAT_KEYS, fail)
+    policy = typed(entry, "policy", str, fail, default=None, where=at)
+    params = typed(entry, "params", dict, fail, default={}, where=at)
+    path = typed(entry, "params_file", str, fail, default=None, where=at)
     if path is not None:
         try:
             policy, from_file = read_params_file(path, base_dir, spec, policy)
@@ -390,7 +439,7 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
         build_policy(spec.policies, policy, params)
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
-    name = _typed(entry, "name", str, fail, default=policy, where=at)
+    name = typed(entry, "name", str, fail, default=policy, where=at)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))
@@ -442,17 +491,17 @@ def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
         raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"{label}: malformed TOML: {err}") from None
-    _known_keys(data, "", PARAMS_FILE_KEYS, fail)
-    game = _typed(data, "game", str, fail, default=spec.name)
+    known_keys(data, "", PARAMS_FILE_KEYS, fail)
+    game = typed(data, "game", str, fail, default=spec.name)
     if game != spec.name:
         fail("game", f"the parameters are for {game!r}, not {spec.name!r}")
-    named = _typed(data, "policy", str, fail, default=None)
+    named = typed(data, "policy", str, fail, default=None)
     if named is not None and policy is not None and named != policy:
         fail("policy", f"the parameters are for policy {named!r}, not {policy!r}")
     policy = policy or named
     if policy is None:
         fail("policy", "missing here and in the seat (name the policy in one of them)")
-    params = _typed(data, "params", dict, fail)
+    params = typed(data, "params", dict, fail)
     try:
         build_policy(spec.policies, policy, params)
     except RuleError as err:
