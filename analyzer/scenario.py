@@ -324,20 +324,28 @@ def to_toml(scenario: Scenario) -> str:
     lines = []
     for key, value in data.items():
         if key not in ("rules", "seats", "variants"):
-            lines.append(f"{key} = {_toml_value(value)}")
-    lines += ["", "[rules]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data["rules"].items()]
+            lines.append(f"{key} = {toml_value(value)}")
+    lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
     for seat in data["seats"]:
-        lines += ["", "[[seats]]"] + [f"{k} = {_toml_value(v)}" for k, v in seat.items()]
+        lines += ["", "[[seats]]"] + [f"{k} = {toml_value(v)}" for k, v in seat.items()]
     for var in data.get("variants", []):
-        lines += ["", "[[variants]]"] + [f"{k} = {_toml_value(v)}" for k, v in var.items()]
+        lines += ["", "[[variants]]"] + [f"{k} = {toml_value(v)}" for k, v in var.items()]
     return "\n".join(lines) + "\n"
 
 
-def _toml_key(key: str) -> str:
+def toml_key(key: str) -> str:
+    """``key`` as a TOML key: bare when it can be, else quoted."""
     return key if key and all(c.isalnum() or c in "-_" for c in key) else json.dumps(key)
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """``value`` (bool, int, float, str, list, table) as a TOML value on one line.
+
+    Raises
+    ------
+    TypeError
+        A value TOML cannot hold.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -349,9 +357,9 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
