@@ -158,9 +158,15 @@ def _tournament():
     return tournament
 
 
+def _tuning():
+    from analyzer.report import tuning
+
+    return tuning
+
+
 # study kinds whose report replaces the generic one (their arms are tables of a schedule or
-# candidates of a search, not variants to compare); imported when used
-OWN_REPORTS = {"tournament": _tournament}
+# the start and the tuned parameters, not variants to compare); imported when used
+OWN_REPORTS = {"tournament": _tournament, "tune": _tuning}
 
 
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
