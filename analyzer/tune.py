@@ -415,8 +415,13 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
     """``tuned.toml``: the fitted parameters as a ``params_file`` (``game``, ``policy``,
     ``[params]``), with how they were found and checked in comments."""
     d = figures["difference"]
+    command = (f"analyzer tune {scenario.file} --seat {p.seat} --budget {p.budget} --games "
+               f"{p.games} --popsize {p.popsize} --validation-games "
+               f"{figures['games']} --seed {scenario.seed}"
+               + (f" --opponents {p.opponents}" if p.opponents else ""))
     lines = [
         f"# Parameters of policy {p.policy} fitted by `analyzer tune` (analyzer {__version__}):",
+        f"#   {command}",
         f"# seat {p.seat} of {scenario.file} ({scenario.name}), seed {scenario.seed}, CMA-ES "
         f"{p.generations} generations x {p.popsize} candidates x {p.games} games"
         + (f", opponents from {p.opponents}" if p.opponents else "") + ".",
