@@ -20,6 +20,7 @@ from analyzer import api, runner
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import available_games, get_game
+from analyzer.games.base import parameter_fields
 from analyzer.tournament import (
     ALL_SEATINGS_MAX,
     default_sample,
@@ -268,11 +269,18 @@ def test_target_ci_stops_on_the_entrants_win_rates(pool_file, tmp_path):
 
 
 def _game_pool(game: str, tmp_path: Path) -> Path:
+    """Every policy of the game as an entrant; a search player with a few iterations (its
+    default of hundreds per decision would take minutes)."""
     spec = get_game(game)
     players = spec.bench_table().players
-    heuristics = [p for p in sorted(spec.policies) if p != "random"][:2]
+
+    def entrant(name: str) -> str:
+        fields = {f.name for f in parameter_fields(spec.policies[name])}
+        params = "params = { iterations = 4 }\n" if "iterations" in fields else ""
+        return f'\n[[entrants]]\npolicy = "{name}"\n{params}'
+
     path = tmp_path / f"{game}-pool.toml"
-    entrants = "".join(f'\n[[entrants]]\npolicy = "{p}"\n' for p in ["random", *heuristics])
+    entrants = "".join(entrant(p) for p in sorted(spec.policies))
     path.write_text(f'name = "{game}-tiny"\ngame = "{game}"\nplayers = {players}\n'
                     f"games = {players}\nseed = 3\n{entrants}")
     return path
