@@ -16,7 +16,7 @@ from analyzer import api, runner
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.scenario import load_scenario
+from analyzer.scenario import load_scenario, read_params_file
 from analyzer.tournament import load_pool
 from analyzer.tune import Dimension, derived_seed, dimensions, tune
 
@@ -37,6 +37,8 @@ policy = "biased"
 [[seats]]
 policy = "random"
 """
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SMALL = {"budget": 240, "games": 20, "popsize": 4, "validation_games": 60}
 
@@ -204,3 +206,23 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     assert res.tuned_file.read_text() == (tmp_path / "cli" / "tuned.toml").read_text()
     dims, _ = dimensions(spec, "greedy")
     assert set(res.tuned) >= {d.name for d in dims}
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_shipped_tuned_greedy_is_a_params_file_made_by_its_tune_scenario(game):
+    """scenarios/tuned/<game>-greedy.toml: every tunable greedy parameter, inside its declared
+    bounds; the command in its header tunes seat 0 of scenarios/<game>-greedy-tune.toml, a
+    greedy seat of the same game, and names the options that fix the result."""
+    spec = get_game(game)
+    path = ROOT / "scenarios" / "tuned" / f"{game}-greedy.toml"
+    policy, params = read_params_file(path, None, spec)
+    dims, _ = dimensions(spec, "greedy")
+    assert policy == "greedy" and {d.name for d in dims} <= set(params)
+    assert all(d.low <= params[d.name] <= d.high for d in dims)
+    command = next(line for line in path.read_text().splitlines() if "analyzer tune " in line)
+    words = command.split("analyzer tune ", 1)[1].split()
+    assert words[0] == f"scenarios/{game}-greedy-tune.toml"
+    assert {"--seat", "--budget", "--games", "--popsize", "--validation-games", "--seed"} <= set(words)
+    scenario = load_scenario(ROOT / words[0])
+    assert scenario.game == game and scenario.arms[0].seats[0].policy == "greedy"
+    assert str(scenario.seed) == words[words.index("--seed") + 1]
