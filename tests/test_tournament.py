@@ -299,3 +299,14 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     rows = res.summary["results"]["tournament"]["ratings"]
     assert {r["entrant"] for r in rows} == {e["name"] for e in
                                            load_pool(pool).to_dict()["entrants"]}
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_shipped_ladder_rates_every_policy_of_the_game(game):
+    """scenarios/<game>-ladder.toml loads (its tuned greedy from scenarios/tuned/) and has an
+    entrant of every policy the game registers, the tuned greedy among them."""
+    pool = load_pool(Path(__file__).resolve().parents[1] / "scenarios" / f"{game}-ladder.toml")
+    assert pool.game == game and pool.players == get_game(game).bench_table().players
+    assert {e.policy for e in pool.entrants} == set(get_game(game).policies)
+    tuned = [e for e in pool.entrants if e.name == "greedy-tuned"]
+    assert len(tuned) == 1 and tuned[0].policy == "greedy" and tuned[0].params
