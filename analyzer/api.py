@@ -105,7 +105,8 @@ def out_dir_for(out: str | Path | None, default: Path) -> Path:
     return Path(out)
 
 
-_KIND_WORDS = {"simulate": "run", "sweep": "sweep", "ablate": "ablation", "compare": "comparison"}
+_KIND_WORDS = {"simulate": "run", "sweep": "sweep", "ablate": "ablation", "compare": "comparison",
+               "tournament": "tournament", "tune": "tuning"}
 
 
 def run_identity(scenario: Scenario, kind: str = "simulate", seed: int | None = None) -> dict:
@@ -209,7 +210,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Show a progress bar on stderr when it is a terminal.
     target_ci : float, optional
         Stop adding chunks once every reported win-rate interval is within ``±target_ci``
-        (a share, e.g. 0.01), or at ``games`` (``analyzer.precision``).
+        (a share, e.g. 0.01), or at ``games`` (``analyzer.precision``; a study kind in
+        ``precision.HALF_WIDTHS`` sets which intervals).
     study : dict, optional
         Facts of a study command (``sweep``, ``ablate``) kept in ``summary.json["run"]["study"]``
         for its report section.
@@ -292,11 +294,13 @@ def _play(scenario: Scenario, spec, out_dir: Path, target_ci: float | None, iden
     fingerprint = {"scenario": scenario.fingerprint(), "seed": scenario.seed,
                    "version": __version__, "name": identity["name"], "kind": identity["kind"]}
     if target_ci is not None:
-        from analyzer.precision import run_to_target
+        from analyzer.precision import HALF_WIDTHS, max_half_width, run_to_target
 
         return run_to_target(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
                              out_dir / "chunks", target_ci, rotate=scenario.seat_rotation,
-                             fingerprint=fingerprint, **options)
+                             fingerprint=fingerprint,
+                             half_width=HALF_WIDTHS.get(identity["kind"], max_half_width),
+                             **options)
     return runner.run(spec, runner.plan_arms(scenario), scenario.seed, scenario.games,
                       out_dir / "chunks", rotate=scenario.seat_rotation, fingerprint=fingerprint,
                       **options), None

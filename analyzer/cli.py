@@ -13,7 +13,6 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -117,10 +116,7 @@ def _main(
         raise typer.Exit(2)
 
 
-class Backend(str, Enum):
-    loky = "loky"
-    sequential = "sequential"
-    dask = "dask"
+Backend = study_cli.Backend  # one choice list for every command with --backend
 
 
 @app.command()
@@ -365,7 +361,7 @@ def bench(
     typer.echo(f"wrote {out}")
 
 
-study_cli.register(app)  # analyzer sweep, analyzer ablate
+study_cli.register(app)  # analyzer sweep, ablate, tournament, tune
 
 
 @app.command()

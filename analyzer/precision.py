@@ -12,7 +12,7 @@ exactly the records of a plain ``n``-game run. It stops at the target or at ``--
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +63,29 @@ def max_half_width(seats: pd.DataFrame) -> float:
     return stats.max_win_rate_half_width(seats)
 
 
+def entrant_half_width(seats: pd.DataFrame) -> float:
+    """Widest half-width of the 95% intervals of each player's win rate over all arms, with
+    the game seed as the unit (a tournament: every arm plays every seed, so the games of one
+    seed are not independent): ``Σ won / Σ seats`` per player, delta-method interval over
+    seeds (``stats.ratio_interval``).
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records (``game_id, policy, won``).
+    """
+    per = seats.groupby(["policy", "game_id"], observed=True)["won"].agg(["sum", "size"])
+    widths = []
+    for _, grp in per.groupby(level="policy", observed=True):
+        iv = stats.ratio_interval(grp["sum"].to_numpy(float), grp["size"].to_numpy(float))
+        widths.append((iv.hi - iv.lo) / 2 if iv.hi == iv.hi else 1.0)  # nan: one seed, unknown
+    return float(max(widths))
+
+
+# the precision target of a study kind (``summary.json`` run.study.kind): what its report rates
+HALF_WIDTHS: dict[str, Callable[[pd.DataFrame], float]] = {"tournament": entrant_half_width}
+
+
 def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:
     """The next game count: the ``1/sqrt(n)`` law's estimate of what reaches ``target`` plus
     10 %, at least one more chunk, rounded up to whole chunks and at most ``cap``."""
@@ -73,7 +96,9 @@ def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: i
 
 def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_games: int,
                   chunk_dir: Path, target: float, *, chunk_size: int, jobs: int,
-                  resume: bool = False, **run_kwargs) -> tuple[runner.RunResult, Precision]:
+                  resume: bool = False,
+                  half_width: Callable[[pd.DataFrame], float] = max_half_width,
+                  **run_kwargs) -> tuple[runner.RunResult, Precision]:
     """Play chunks until the widest reported win-rate half-width is ``<= target``.
 
     Parameters
@@ -86,6 +111,9 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         Half-width as a share, ``0 < target < 0.5``.
     chunk_size, jobs : int
         The first round plays ``max(chunk_size * jobs, 4 * chunk_size)`` games (at most the cap).
+    half_width : callable
+        The widest reported half-width of the seat records so far (``variant, game_id, policy,
+        seat, won``): ``max_half_width``, or a study's (``HALF_WIDTHS``).
     **run_kwargs
         Passed on to ``runner.run`` (rotate, backend, scheduler, fingerprint, progress...).
 
@@ -114,7 +142,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         steps.append(n)
         seats = pd.concat([pd.read_parquet(p, columns=_columns(p))
                            for p in result.parts("seats")], ignore_index=True)
-        hw = max_half_width(seats)
+        hw = half_width(seats)
         if hw <= target or n >= max_games:
             break
         n = next_games(n, hw, target, chunk_size, max_games)

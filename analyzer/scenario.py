@@ -17,6 +17,8 @@ A scenario is a TOML file::
     policy = "greedy"
     params = {}                   # typed policy parameters
     name = "greedy"               # display name in the records (default: the policy name)
+    # params_file = "tuned.toml"  # parameters from a file (``analyzer tune`` writes one);
+                                  # read next to the scenario; ``params`` set here win
 
     [[variants]]                  # compared against the base on the same game seeds
     name = "without-sultan"
@@ -45,7 +47,8 @@ TOP_KEYS = (
     "name", "description", "game", "expansions", "players", "games", "seed", "seat_rotation",
     "rules", "seats", "variants",
 )
-SEAT_KEYS = ("policy", "params", "name")
+SEAT_KEYS = ("policy", "params", "params_file", "name")
+PARAMS_FILE_KEYS = ("game", "policy", "params")
 VARIANT_KEYS = ("name", "description", "rules", "seats")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
@@ -136,12 +139,25 @@ def _seat_dict(seat: Seat) -> dict[str, Any]:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file.
 
-    Relative paths in rule options ending in ``_file`` are resolved against the file's folder.
+    Relative paths in rule options ending in ``_file`` (and a seat's ``params_file``) are
+    resolved against the file's folder.
 
     Raises
     ------
     ScenarioError
         Missing or unreadable file, malformed TOML, or any invalid field (see ``parse_scenario``).
+    """
+    data, label = read_toml(path)
+    return parse_scenario(data, file=label, base_dir=Path(path).parent)
+
+
+def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+    """The parsed TOML of a study file and its label for messages (the path as given).
+
+    Raises
+    ------
+    ScenarioError
+        Missing or unreadable file, malformed TOML.
     """
     path = Path(path)
     label = str(path)
@@ -152,10 +168,9 @@ def load_scenario(path: str | Path) -> Scenario:
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), label
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"{label}: malformed TOML: {err}") from None
-    return parse_scenario(data, file=label, base_dir=path.parent)
 
 
 def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
@@ -174,69 +189,106 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     def fail(fld: str, msg: str):
         raise ScenarioError(f"{file}: {fld}: {msg}")
 
+    head = parse_head(data, file, base_dir, TOP_KEYS, fail)
+    name, description, spec = head.name, head.description, head.spec
+    expansions, players, games, seed, rules = (head.expansions, head.players, head.games,
+                                               head.seed, head.rules)
+    rotation = typed(data, "seat_rotation", bool, fail, default=True)
+    seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir)
+
+    arms = [Arm(BASE, rules, seats)]
+    variants = typed(data, "variants", list, fail, default=[])
+    for j, var in enumerate(variants):
+        where = f"variants[{j}]"
+        known_keys(var, where, VARIANT_KEYS, fail)
+        vname = typed(var, "name", str, fail, where=where)
+        if vname == BASE or not vname:
+            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
+        if any(a.name == vname for a in arms):
+            fail(f"{where}.name", f"duplicate variant name {vname!r}")
+        vrules = _rules(typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
+                        base_dir)
+        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
+                                                         spec, fail, base_dir)
+        desc = typed(var, "description", str, fail, default="", where=where)
+        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
+
+    for arm in arms:
+        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
+        check_rules(spec, players, expansions, arm.rules, where, fail)
+    return Scenario(file, name, spec.name, tuple(expansions), players, games, seed, rotation,
+                    tuple(arms), description)
+
+
+@dataclass(frozen=True)
+class Head:
+    """The top-level fields a scenario and a tournament pool share (``parse_head``)."""
+
+    name: str
+    description: str
+    spec: GameSpec
+    expansions: tuple[str, ...]
+    players: int
+    games: int
+    seed: int
+    rules: Mapping[str, Any]
+
+
+def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
+               allowed: tuple[str, ...], fail) -> Head:
+    """Check the top-level fields a study file shares with a scenario: only ``allowed`` keys;
+    ``name`` (default: the file name), ``description``, ``game``, ``expansions``,
+    ``players``, ``games``, ``seed`` and ``[rules]`` (relative ``*_file`` paths resolved
+    against ``base_dir``; the caller checks the rules with ``check_rules``).
+
+    ``fail(field, message)`` raises the caller's error.
+    """
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    _known_keys(data, "", TOP_KEYS, fail)
-    name = _typed(data, "name", str, fail, default=None)
+    known_keys(data, "", allowed, fail)
+    name = typed(data, "name", str, fail, default=None)
     if name is None and base_dir is not None:
         name = Path(file).stem
     if not name:
         fail("name", "missing (give the study a name)")
     if not valid_name(name):
         fail("name", f"only letters, digits and -_. are allowed, not dots alone (got {name!r})")
-    description = _typed(data, "description", str, fail, default="")
-    game = _typed(data, "game", str, fail)
+    description = typed(data, "description", str, fail, default="")
+    game = typed(data, "game", str, fail)
     try:
         spec = get_game(game)
     except RuleError as err:
         fail("game", err.message)
-    expansions = _typed(data, "expansions", list, fail, default=[])
+    expansions = typed(data, "expansions", list, fail, default=[])
     for j, exp in enumerate(expansions):
         if not isinstance(exp, str):
             fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
-    players = _typed(data, "players", int, fail)
+    players = typed(data, "players", int, fail)
     try:
         spec.players.check(players, expansions)
     except RuleError as err:
         fail(err.field, err.message)
-    games = _typed(data, "games", int, fail, default=1000)
+    games = typed(data, "games", int, fail, default=1000)
     if games < 1:
         fail("games", f"must be at least 1 (got {games})")
     if games > MAX_GAMES:
         fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
-    seed = _typed(data, "seed", int, fail, default=0)
+    seed = typed(data, "seed", int, fail, default=0)
     if not 0 <= seed <= MAX_SEED:
         fail("seed", f"must be in 0..2**63-1 (got {seed})")
-    rotation = _typed(data, "seat_rotation", bool, fail, default=True)
-    rules = _rules(_typed(data, "rules", dict, fail, default={}), "rules", base_dir)
-    seats = _seats(data.get("seats"), "seats", players, spec, fail)
+    rules = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
+    return Head(name, description, spec, tuple(expansions), players, games, seed, rules)
 
-    arms = [Arm(BASE, rules, seats)]
-    variants = _typed(data, "variants", list, fail, default=[])
-    for j, var in enumerate(variants):
-        where = f"variants[{j}]"
-        _known_keys(var, where, VARIANT_KEYS, fail)
-        vname = _typed(var, "name", str, fail, where=where)
-        if vname == BASE or not vname:
-            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
-        if any(a.name == vname for a in arms):
-            fail(f"{where}.name", f"duplicate variant name {vname!r}")
-        vrules = _rules(_typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
-                        base_dir)
-        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
-                                                         spec, fail)
-        desc = _typed(var, "description", str, fail, default="", where=where)
-        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
 
-    for arm in arms:
-        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
-        try:
-            spec.make_config(players, tuple(expansions), arm.rules)
-        except RuleError as err:
-            fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
-            fail(fld, err.message)
-    return Scenario(file, name, game, tuple(expansions), players, games, seed, rotation,
-                    tuple(arms), description)
+def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
+                rules: Mapping[str, Any], where: str, fail) -> None:
+    """``fail`` with the field inside ``where`` (e.g. ``rules``) unless the game's
+    ``make_config`` accepts ``rules``."""
+    try:
+        spec.make_config(players, tuple(expansions), rules)
+    except RuleError as err:
+        fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
+        fail(fld, err.message)
 
 
 def valid_name(name: str) -> bool:
@@ -272,20 +324,28 @@ def to_toml(scenario: Scenario) -> str:
     lines = []
     for key, value in data.items():
         if key not in ("rules", "seats", "variants"):
-            lines.append(f"{key} = {_toml_value(value)}")
-    lines += ["", "[rules]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data["rules"].items()]
+            lines.append(f"{key} = {toml_value(value)}")
+    lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
     for seat in data["seats"]:
-        lines += ["", "[[seats]]"] + [f"{k} = {_toml_value(v)}" for k, v in seat.items()]
+        lines += ["", "[[seats]]"] + [f"{k} = {toml_value(v)}" for k, v in seat.items()]
     for var in data.get("variants", []):
-        lines += ["", "[[variants]]"] + [f"{k} = {_toml_value(v)}" for k, v in var.items()]
+        lines += ["", "[[variants]]"] + [f"{k} = {toml_value(v)}" for k, v in var.items()]
     return "\n".join(lines) + "\n"
 
 
-def _toml_key(key: str) -> str:
+def toml_key(key: str) -> str:
+    """``key`` as a TOML key: bare when it can be, else quoted."""
     return key if key and all(c.isalnum() or c in "-_" for c in key) else json.dumps(key)
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """``value`` (bool, int, float, str, list, table) as a TOML value on one line.
+
+    Raises
+    ------
+    TypeError
+        A value TOML cannot hold.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -297,13 +357,13 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
-def _known_keys(table, where: str, allowed, fail) -> None:
+def known_keys(table, where: str, allowed, fail) -> None:
     """Fail unless ``table`` is a table whose keys are all in ``allowed`` (``where`` prefixes the key)."""
     if not isinstance(table, Mapping):
         fail(where, f"must be a table (got {table!r})")
@@ -312,7 +372,7 @@ def _known_keys(table, where: str, allowed, fail) -> None:
             fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
 
 
-def _typed(data, key, want, fail, default=..., where=""):
+def typed(data, key, want, fail, default=..., where=""):
     """``data[key]`` checked against type ``want``; ``default`` when absent (required if none)."""
     fld = f"{where}.{key}" if where else key
     if key not in data:
@@ -340,7 +400,8 @@ def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     return out
 
 
-def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, ...]:
+def _seats(raw, where: str, players: int, spec: GameSpec, fail,
+           base_dir: Path | None = None) -> tuple[Seat, ...]:
     if raw is None:
         fail(where, f"missing (give one [[seats]] entry for all seats or {players}; "
                     f"policies: {', '.join(sorted(spec.policies))})")
@@ -349,21 +410,8 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     if len(raw) not in (1, players):
         fail(where, f"{len(raw)} entries for {players} players (give 1 entry for all seats or "
                     f"exactly {players})")
-    seats = []
-    for j, entry in enumerate(raw):
-        at = f"{where}[{j}]"
-        _known_keys(entry, at, SEAT_KEYS, fail)
-        policy = _typed(entry, "policy", str, fail, where=at)
-        params = _typed(entry, "params", dict, fail, default={}, where=at)
-        try:
-            build_policy(spec.policies, policy, params)
-        except RuleError as err:
-            fld = at if err.field == "policy" else f"{at}.{err.field}"
-            fail(fld, err.message)
-        name = _typed(entry, "name", str, fail, default=policy, where=at)
-        if not name:
-            fail(f"{at}.name", "must not be empty")
-        seats.append(Seat(name, policy, dict(params)))
+    seats = [parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir)
+             for j, entry in enumerate(raw)]
     by_name: dict[str, Seat] = {}
     for j, seat in enumerate(seats):
         other = by_name.setdefault(seat.name, seat)
@@ -373,6 +421,100 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail) -> tuple[Seat, .
     if len(seats) == 1:
         seats = seats * players
     return tuple(seats)
+
+
+def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = None) -> Seat:
+    """One ``[[seats]]`` table (or a pool's ``[[entrants]]``) as a checked ``Seat``.
+
+    Keys: ``policy``, ``params``, ``params_file`` (``read_params_file``, relative to
+    ``base_dir``; its parameters first, then ``params`` on top) and ``name``. ``policy`` may be
+    left out when the params file names one. ``fail(field, message)`` raises the caller's
+    error; ``at`` prefixes every field (``seats[2]``).
+    """
+    known_keys(entry, at, SEAT_KEYS, fail)
+    policy = typed(entry, "policy", str, fail, default=None, where=at)
+    params = typed(entry, "params", dict, fail, default={}, where=at)
+    path = typed(entry, "params_file", str, fail, default=None, where=at)
+    if path is not None:
+        try:
+            policy, from_file = read_params_file(path, base_dir, spec, policy)
+        except ScenarioError as err:
+            fail(f"{at}.params_file", str(err))
+        params = {**from_file, **params}
+    elif policy is None:
+        fail(f"{at}.policy", f"missing (policies: {', '.join(sorted(spec.policies))})")
+    try:
+        build_policy(spec.policies, policy, params)
+    except RuleError as err:
+        fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
+    name = typed(entry, "name", str, fail, default=policy, where=at)
+    if not name:
+        fail(f"{at}.name", "must not be empty")
+    return Seat(name, policy, dict(params))
+
+
+def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
+                     policy: str | None = None) -> tuple[str, dict[str, Any]]:
+    """Read a policy-parameters file (``params_file``; ``analyzer tune`` writes them).
+
+    The file is TOML with ``params`` (a table of parameter values) and, optionally, ``game``
+    and ``policy``, which must then match the scenario's game and the seat's policy::
+
+        game = "GAME"
+        policy = "greedy"
+        [params]
+        some_weight = 1.25
+
+    Parameters
+    ----------
+    path : str or Path
+        Relative paths are read from ``base_dir`` (the scenario's folder).
+    policy : str, optional
+        The seat's policy; ``None`` takes the file's.
+
+    Returns
+    -------
+    (str, dict)
+        The policy and its parameters, checked with ``build_policy`` (names, types, bounds).
+
+    Raises
+    ------
+    ScenarioError
+        ``PATH: FIELD: what is wrong``: missing or unreadable file, malformed TOML, an unknown
+        key, another game or policy, an unknown parameter or a value outside its bounds.
+    """
+    p = Path(path)
+    if not p.is_absolute() and base_dir is not None:
+        p = base_dir / p
+    label = str(path) if str(p) == str(path) else f"{path} (read as {p})"
+
+    def fail(fld: str, msg: str):
+        raise ScenarioError(f"{label}: {fld}: {msg}")
+
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{label}: file not found") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+    known_keys(data, "", PARAMS_FILE_KEYS, fail)
+    game = typed(data, "game", str, fail, default=spec.name)
+    if game != spec.name:
+        fail("game", f"the parameters are for {game!r}, not {spec.name!r}")
+    named = typed(data, "policy", str, fail, default=None)
+    if named is not None and policy is not None and named != policy:
+        fail("policy", f"the parameters are for policy {named!r}, not {policy!r}")
+    policy = policy or named
+    if policy is None:
+        fail("policy", "missing here and in the seat (name the policy in one of them)")
+    params = typed(data, "params", dict, fail)
+    try:
+        build_policy(spec.policies, policy, params)
+    except RuleError as err:
+        fail(err.field or "params", err.message)
+    return policy, dict(params)
 
 
 def add_variants(scenario: Scenario, variants: list[tuple], where: str = "variants",

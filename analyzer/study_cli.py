@@ -1,4 +1,4 @@
-"""The study commands of the CLI: ``analyzer sweep`` and ``analyzer ablate``.
+"""The study commands of the CLI: ``analyzer sweep``, ``ablate``, ``tournament`` and ``tune``.
 
 Registered on the main typer app by ``analyzer.cli`` (``register(app)``); user errors are
 handled there like every other command's (one line on stderr, exit 2).
@@ -25,6 +25,12 @@ _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "
 
 FORCE_HELP = ("Replace the run in --out even when another scenario, seed or study made it "
               "(else refused, so a mistyped --out loses no study).")
+
+
+class Backend(str, Enum):
+    loky = "loky"
+    sequential = "sequential"
+    dask = "dask"
 
 
 class Correction(str, Enum):
@@ -90,7 +96,7 @@ def _echo_result(res) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``sweep`` and ``ablate`` to ``app``."""
+    """Add ``sweep``, ``ablate``, ``tournament`` and ``tune`` to ``app``."""
 
     @app.command()
     def sweep(
@@ -169,3 +175,130 @@ def register(app: typer.Typer) -> None:
                              jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
                              resume=resume, force=force)
         _echo_result(res)
+
+    @app.command()
+    def tournament(
+        pool: Annotated[Path, typer.Argument(help="Pool TOML file: game, players, games, seed, "
+                                                  "[rules] and [[entrants]].")],
+        games: Annotated[int | None, typer.Option(
+            help="Games per seating (overrides the file; rounded up to whole deals).")] = None,
+        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
+        scheduler: Annotated[str | None, typer.Option(
+            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
+        chunk_size: Annotated[int | None, typer.Option(
+            help="Deals per chunk (default: about 250 games per chunk; never changes results).")] = None,
+        target_ci: Annotated[float | None, typer.Option(
+            help="Stop once every entrant's win-rate interval (deals as the unit) is within "
+                 "± this share, or at --games.")] = None,
+        bootstrap: Annotated[int, typer.Option(
+            help="Bootstrap replicates of the report's intervals (resampled deals).")] = 1000,
+        out: Annotated[str | None, typer.Option(
+            help="Run directory (default: reports/NAME).")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    ) -> None:
+        """Rate players on common seeds: Plackett–Luce ratings, win rates, mean ranks and a
+        head-to-head matrix, each with a 95% bootstrap interval over deals.
+
+        Every seating of the entrants (or a balanced sample) plays every seat order on the same
+        deals (game seeds), so every entrant plays every seat equally often on the same deals.
+
+        Examples:
+
+          analyzer tournament scenarios/rattus-ladder.toml
+
+          analyzer tournament my-pool.toml --games 400 --jobs 2 --out /tmp/ladder
+
+          analyzer tournament my-pool.toml --resume   # after Ctrl-C
+        """
+        from analyzer.tournament import tournament as run_tournament
+
+        with resumable(["analyzer", "tournament", str(pool)], games=games, seed=seed,
+                       chunk_size=chunk_size, target_ci=target_ci,
+                       backend=None if backend is Backend.loky else backend,
+                       scheduler=scheduler, bootstrap=None if bootstrap == 1000 else bootstrap,
+                       out=out):
+            res = run_tournament(pool, games=games, seed=seed, bootstrap=bootstrap, jobs=jobs,
+                                 backend=backend.value, scheduler=scheduler,
+                                 chunk_size=chunk_size, target_ci=target_ci, out=out,
+                                 resume=resume, force=force, progress=not quiet)
+        rows = res.summary["results"]["tournament"]["ratings"]
+        run = res.summary.get("run", {})
+        typer.echo(f"{run.get('games')} deals x {len(run.get('arms', []))} tables "
+                   f"= {res.summary['results']['tournament']['games']} games")
+        width = max(len(r["entrant"]) for r in rows)
+        for i, r in enumerate(rows, 1):
+            typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
+                       f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
+                       f"{100 * r['win_rate']:.1f} %")
+        typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+    @app.command()
+    def tune(
+        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its base arm).")],
+        seat: Annotated[int, typer.Option(
+            help="The seat entry (0-based, before rotation) whose policy is tuned.")],
+        budget: Annotated[int, typer.Option(
+            help="Games the search may play: budget // (popsize x games) generations.")] = 20000,
+        games: Annotated[int, typer.Option(
+            help="Games per candidate per generation (all candidates on the same seeds).")] = 200,
+        popsize: Annotated[int | None, typer.Option(
+            help="Candidates per generation (default 4 + 3 ln(parameters)).")] = None,
+        validation_games: Annotated[int, typer.Option(
+            help="Games of the final check on fresh seeds, tuned and start on the same seeds.")] = 2000,
+        opponents: Annotated[Path | None, typer.Option(
+            help="A tournament pool file: play every table of players-1 of its entrants "
+                 "instead of the scenario's other seats.")] = None,
+        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
+        scheduler: Annotated[str | None, typer.Option(
+            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
+        chunk_size: Annotated[int | None, typer.Option(
+            help="Game seeds per chunk (default: about 250 games per chunk; never changes results).")] = None,
+        out: Annotated[str | None, typer.Option(
+            help="Run directory (default: reports/NAME-tune-seatI).")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No line per generation.")] = False,
+    ) -> None:
+        """Fit the parameters of one seat's policy (CMA-ES) to maximise its win rate; check
+        the result against the starting parameters on fresh seeds.
+
+        Every numeric parameter with declared bounds (analyzer list policies) is fitted inside
+        them. Candidates of one generation play the same seeds; the tuned parameters (the
+        search's final mean) are written to DIR/tuned.toml, usable from any scenario seat as
+        params_file = "tuned.toml". Same scenario, seed and budget => same tuned.toml.
+
+        Examples:
+
+          analyzer tune scenarios/africanus-sultan.toml --seat 0 --budget 20000
+
+          analyzer tune study.toml --seat 2 --budget 4000 --games 100 --out /tmp/tuned
+
+          analyzer tune study.toml --seat 0 --opponents scenarios/rattus-ladder.toml
+        """
+        from analyzer.tune import tune as run_tune
+
+        with resumable(["analyzer", "tune", str(scenario)], seat=seat, budget=budget,
+                       games=games, popsize=popsize, validation_games=validation_games,
+                       opponents=opponents, seed=seed, chunk_size=chunk_size,
+                       backend=None if backend is Backend.loky else backend,
+                       scheduler=scheduler, out=out):
+            res = run_tune(scenario, seat=seat, budget=budget, games=games, popsize=popsize,
+                           validation_games=validation_games, opponents=opponents, seed=seed,
+                           jobs=jobs, backend=backend.value, scheduler=scheduler,
+                           chunk_size=chunk_size, out=out, resume=resume, force=force,
+                           log=None if quiet else lambda line: typer.echo(line, err=True))
+        figures = res.summary["results"]["tune"]
+        d = figures["difference"]
+        typer.echo(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
+        typer.echo(f"fresh seeds ({figures['games']} games): win rate "
+                   f"{100 * figures['tuned']['rate']:.1f} % tuned vs "
+                   f"{100 * figures['start']['rate']:.1f} % start; tuned - start "
+                   f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
+        typer.echo(f"params file: {res.tuned_file}")
+        typer.echo(f"report: {res.out_dir / 'report.html'}")

@@ -152,6 +152,23 @@ def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
               + (f"; and {more} more." if more else "."))
 
 
+def _tournament():
+    from analyzer.report import tournament
+
+    return tournament
+
+
+def _tuning():
+    from analyzer.report import tuning
+
+    return tuning
+
+
+# study kinds whose report replaces the generic one (their arms are tables of a schedule or
+# the start and the tuned parameters, not variants to compare); imported when used
+OWN_REPORTS = {"tournament": _tournament, "tune": _tuning}
+
+
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
           seats: records.Table | pd.DataFrame, run_dir: Path | None = None) -> dict[str, Any]:
     """Fill ``doc`` with the header and every section; returns the results for ``summary.json``.
@@ -169,6 +186,9 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         (``citations.linked``); ``None``: citations stay plain text.
     """
     games, seats = records.as_table(games), records.as_table(seats)
+    kind = (run.get("study") or {}).get("kind")
+    if kind in OWN_REPORTS:  # a study with a report of its own instead of the per-arm one
+        return {kind: OWN_REPORTS[kind]().build(doc, run, seats, run_dir)}
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(run.get("players") or head["n_players"].iloc[0])
     _header(doc, run, head, run_dir)

@@ -1,0 +1,201 @@
+"""The report of ``analyzer tournament``: who is stronger, by how much, and against whom.
+
+Built from the seat records and the run facts alone (``summary.json["run"]["study"]``: the
+entrants and the schedule), so ``analyzer report DIR`` re-renders it. The numbers come from
+``analyzer.ratings``: Plackett–Luce ratings, win rates and mean ranks per entrant and the
+head-to-head matrix, each with a 95 % bootstrap interval over deals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import ratings
+from analyzer.report import charts, citations
+from analyzer.report.document import Doc, num, pct, rows_of
+from analyzer.report.records import Table, as_table
+
+SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
+
+
+def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """Fill ``doc`` with the tournament report; returns its numbers for ``summary.json``.
+
+    Parameters
+    ----------
+    run : dict
+        The run facts; ``run["study"]`` as ``analyzer.tournament.tournament`` wrote it
+        (``entrants``, ``tables``, ``bootstrap``, ``boot_seed``...).
+    seats : Table or DataFrame
+        Seat records (``SEAT_COLUMNS`` are read).
+    run_dir : Path, optional
+        Where the report goes: rules citations link relative to it (``citations.linked``).
+    """
+    study = run.get("study") or {}
+    records = as_table(seats).read(SEAT_COLUMNS)
+    names = [e["name"] for e in study.get("entrants", [])] or None
+    found = ratings.finishes(records, names)
+    players = found.who.shape[1]
+    result = ratings.rate(found, n_boot=int(study.get("bootstrap", ratings.DEFAULT_BOOT)),
+                          seed=int(study.get("boot_seed", 0)))
+    _header(doc, run, study, found, run_dir)
+    table = result.table
+    doc.h("Ratings")
+    doc.p(f"Plackett–Luce ratings from the finishing order of every game (maximum likelihood; "
+          f"seats tied on score and every tie-break are drawn from the same remaining set, "
+          f"Breslow's rule). A rating is a log-strength centred on the pool's mean: entrants "
+          f"rated `a` and `b` finish in that order with odds `exp(a − b)` when compared alone. "
+          f"Win rate counts a k-way tie for first as 1/k (fair share 1/{players} = "
+          f"{100 / players:.1f} %); mean rank is 1 for first. Intervals: 95 % percentile "
+          f"bootstrap over the {result.deals} deals ({result.n_boot} replicates): every game "
+          f"of a deal is resampled together, as they share its chance draws.")
+    doc.table(pd.DataFrame({
+        "rank": range(1, len(table) + 1), "entrant": table["entrant"],
+        "rating": [num(r, lo, hi) for r, lo, hi in
+                   zip(table["rating"], table["rating_lo"], table["rating_hi"])],
+        "win rate": [pct(r, lo, hi) for r, lo, hi in
+                     zip(table["win_rate"], table["win_lo"], table["win_hi"])],
+        "mean rank": [num(r, lo, hi) for r, lo, hi in
+                      zip(table["mean_rank"], table["rank_lo"], table["rank_hi"])],
+        "games": table["games"],
+    }))
+    doc.chart("ratings.png", "Plackett–Luce rating of each entrant (95% bootstrap intervals "
+                             "over deals).", lambda ax: plot_ratings(ax, table),
+              size=(7.0, 1.2 + 0.45 * len(table)))
+    h2h = result.head_to_head
+    doc.h("Head to head")
+    doc.p("Share of meetings (a seat of each in the same game) in which the row's entrant "
+          "finished above the column's; a tie counts 1/2. 95 % bootstrap interval over deals; "
+          "in brackets after it, the share the ratings predict (`1 / (1 + exp(b − a))`), a check "
+          "of the model: a large gap means strength is not one number here (e.g. one entrant "
+          "exploits another).")
+    order = list(table["entrant"])
+    doc.table(_matrix(h2h, order))
+    if len(h2h):
+        doc.chart("head_to_head.png", "Share of meetings the row's entrant finished above the "
+                                      "column's.", lambda ax: plot_head_to_head(ax, h2h, order),
+                  size=(2.5 + 0.9 * len(order), 1.5 + 0.8 * len(order)))
+    _schedule(doc, study)
+    return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
+            "bootstrap": result.n_boot, "games": found.n_games}
+
+
+def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
+            run_dir: Path | None) -> None:
+    if run.get("description"):
+        doc.p(run["description"])
+    n_tables = len(study.get("tables", [])) or len(set(map(str, found.deal)))
+    exp = ", ".join(run.get("expansions", [])) or "none"
+    seatings = study.get("seatings", "?")
+    how = ("every seating" if study.get("all_seatings", True)
+           else f"a balanced sample of {seatings} seatings")
+    orders = ("every order of its entrants" if study.get("seat_orders") == "all"
+              else "every rotation")
+    deals = len(np.unique(found.deal))
+    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
+          f"players. **{len(found.entrants)} entrants**, {how} of them "
+          f"({seatings}), each in {orders}: {n_tables} tables, each playing the same "
+          f"**{deals} deals** (game seeds from root seed **{run.get('seed', '?')}**), so every "
+          f"entrant plays every seat equally often on the same deals. **{found.n_games:,} "
+          f"games** in all. Pool file: `{study.get('pool_file', run.get('scenario_file', '?'))}` "
+          "(as run: `pool.toml`).")
+    if run.get("games_per_second"):
+        doc.p(f"Played in {run.get('seconds', 0):.1f} s ({run['games_per_second']:.1f} games/s "
+              f"over {run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
+              f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer "
+              f"{run.get('version', '?')}.")
+    tc = run.get("target_ci")
+    if tc:
+        doc.p(f"Stopping rule: every entrant's win-rate interval (deals as the unit) within "
+              f"±{100 * tc['target']:.2f} pp — "
+              + (f"reached after {tc['games']} deals." if tc["reached"] else
+                 f"not reached at the cap of {tc['games']} deals (widest "
+                 f"±{100 * tc['half_width']:.2f} pp)."))
+    rules = (run.get("arms") or [{}])[0].get("rules", {})
+    doc.p("Rules: " + ("; ".join(f"{k} = {_short(v)}" for k, v in rules.items())
+                       or "the game's defaults") + ".")
+    defaults = next(iter((run.get("defaults") or {}).values()), [])
+    if defaults:
+        doc.p("Labelled defaults in use (`[GAP → DEFAULT]` choices of the rules file, not sourced "
+              "from a rulebook or seed; the ratings rest on them): " + "; ".join(
+                  f"{d['name']} = {_short(d['value'])} ({citations.linked(d.get('section', ''), run_dir)})"
+                  for d in defaults) + ".")
+    doc.h("Entrants")
+    doc.table(pd.DataFrame([
+        {"entrant": e["name"], "policy": e["policy"],
+         "parameters": ", ".join(f"{k} = {_short(v)}" for k, v in e["params"].items())
+         or "the policy's defaults"}
+        for e in study.get("entrants", [])]))
+
+
+def _short(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _matrix(h2h: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Rows and columns in rating order; a cell reads ``"63.0 % [58.1, 67.4] (61 %)"``."""
+    cells = {(r.entrant, r.opponent): f"{pct(r.above, r.lo, r.hi)} ({100 * r.model:.0f} %)"
+             for r in h2h.itertuples()}
+    rows = []
+    for a in order:
+        row = {"entrant": a}
+        for b in order:
+            row[b] = "–" if a == b else cells.get((a, b), "never met")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_ratings(ax, table: pd.DataFrame) -> None:
+    """Horizontal points with 95 % interval bars, best entrant at the top (``table``:
+    ``entrant, rating, rating_lo, rating_hi``, best first)."""
+    t = table.iloc[::-1]
+    y = np.arange(len(t))
+    x = t["rating"].to_numpy(float)
+    ax.errorbar(x, y, xerr=charts.error_bars(x, t["rating_lo"], t["rating_hi"]), fmt="o",
+                capsize=3, color="#1f4e79")
+    ax.set_yticks(y, list(t["entrant"]))
+    ax.axvline(0, color="grey", linewidth=1, linestyle="--")
+    ax.set_xlabel("Plackett–Luce rating [log-strength, pool mean 0]")
+    ax.set_title("Ratings (95% bootstrap intervals over deals)")
+
+
+def plot_head_to_head(ax, h2h: pd.DataFrame, order: list[str]) -> None:
+    """Heat map of the share of meetings the row's entrant finished above the column's
+    (``h2h``: ``entrant, opponent, above``), cells annotated in percent."""
+    idx = {n: k for k, n in enumerate(order)}
+    m = np.full((len(order), len(order)), np.nan)
+    for r in h2h.itertuples():
+        m[idx[r.entrant], idx[r.opponent]] = r.above
+    image = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if not np.isnan(m[i, j]):
+                ax.text(j, i, f"{100 * m[i, j]:.0f}", ha="center", va="center", fontsize="small",
+                        color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+    ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
+    ax.set_yticks(range(len(order)), order)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("entrant")
+    ax.figure.colorbar(image, ax=ax, label="share finished above [0–1]")
+    ax.set_title("Head to head")
+
+
+def _schedule(doc: Doc, study: dict) -> None:
+    tables = study.get("tables") or []
+    if not tables:
+        return
+    doc.h("Schedule")
+    by_seating: dict[int, list[dict]] = {}
+    for t in tables:
+        by_seating.setdefault(t["seating"], []).append(t)
+    doc.p("Each seating's tables (arms of the records: `variant` = table) in seat order 0, 1, …; "
+          "every table plays every deal.")
+    doc.table(pd.DataFrame([
+        {"seating": k, "entrants": ", ".join(sorted(ts[0]["seats"])),
+         "tables": "; ".join(f"`{t['arm']}`: {' / '.join(t['seats'])}" for t in ts)}
+        for k, ts in sorted(by_seating.items())]))

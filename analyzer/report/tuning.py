@@ -1,0 +1,182 @@
+"""The report of ``analyzer tune``: how much better the fitted parameters are, on fresh seeds,
+and how the search got there.
+
+Built from the check's seat records (arms ``start`` and ``tuned``, each ``:tNN`` per opponents'
+table) and the run facts (``summary.json["run"]["study"]``: the parameters, the bounds and each
+generation's numbers), so ``analyzer report DIR`` re-renders it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import stats
+from analyzer.report import charts
+from analyzer.report.document import Doc, pct
+from analyzer.report.records import Table, as_table
+
+ARMS = ("start", "tuned")
+
+
+def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
+    """Win rates of the tuned seat under the start and the tuned parameters, and their paired
+    difference, game seed by game seed.
+
+    Parameters
+    ----------
+    seats : DataFrame
+        Seat records of the check (``variant`` = ``start`` or ``tuned``, optionally ``:tNN``
+        per table; ``game_id``, ``policy``, ``won``).
+    label : str
+        The tuned seat's name in the records.
+
+    Returns
+    -------
+    dict
+        ``games`` (per arm), ``tables``, ``start`` and ``tuned`` (``rate, lo, hi``: a 95%
+        Wilson interval with one table, else a t interval over seeds of the per-seed mean),
+        ``difference`` (``diff, lo, hi, p_value, significant, n``: tuned − start, the per-seed
+        differences' t interval).
+    """
+    mine = seats[seats["policy"].astype(str) == label]
+    arm = mine["variant"].astype(str).str.split(":").str[0].to_numpy()
+    per_seed = mine.groupby([arm, "game_id"])["won"].mean().unstack(0)
+    tables = int(mine["variant"].nunique() // 2)
+    out: dict[str, Any] = {"games": int((arm == "tuned").sum()), "tables": tables}
+    for name in ARMS:
+        col = per_seed[name].dropna()
+        if tables == 1:
+            iv = stats.wilson(float(col.sum()), len(col))
+        else:
+            iv = stats.mean_interval(col.to_numpy())
+        out[name] = {"rate": iv.estimate, "lo": iv.lo, "hi": iv.hi}
+    both = per_seed.dropna()
+    d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy())
+    out["difference"] = {"diff": d.mean, "lo": d.lo, "hi": d.hi, "p_value": d.p_value,
+                         "significant": d.significant, "n": d.n}
+    return out
+
+
+def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """Fill ``doc`` with the tune report; returns the check's numbers (``fresh_seed_check``)
+    and the parameters for ``summary.json``."""
+    study = run["study"]
+    players = int(run.get("players") or 0)
+    check = fresh_seed_check(as_table(seats).read(("variant", "game_id", "policy", "won")),
+                             study["label"])
+    if run.get("description"):
+        doc.p(run["description"])
+    exp = ", ".join(run.get("expansions", [])) or "none"
+    opponents = (f"every table of {players - 1} entrants of the pool `{study['opponents']}` "
+                 f"({len(study['tables'])} tables, the games split between them)"
+                 if study.get("opponents") else
+                 "the scenario's other seats (" + ", ".join(study["tables"][0]) + ")")
+    gens, lam, per = study["generations"], study["popsize"], study["games_per_candidate"]
+    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {players} players, scenario "
+          f"`{run.get('scenario_file', '?')}` (as run: `scenario.toml`), root seed "
+          f"**{run.get('seed', '?')}**. Tuned: seat {study['seat']} (`{study['seat_name']}`, "
+          f"policy `{study['policy']}`, in the records `{study['label']}`), against "
+          f"{opponents}; seat rotation {'on' if run.get('seat_rotation', True) else 'off'}.")
+    doc.p(f"Search: CMA-ES (`cma` {study.get('cma_version', '?')}) over the "
+          f"{len(study['dimensions'])} numeric parameters scaled to their declared bounds, "
+          f"from the starting parameters with step {study.get('sigma0', '?')} of each range; "
+          f"**{gens} generations × {lam} candidates × {per} games** = {gens * lam * per:,} "
+          f"games ({study['search_seconds']:.0f} s). All candidates of a generation play the "
+          f"same game seeds (common random numbers), each generation new ones. The tuned "
+          f"parameters are the search distribution's final mean.")
+    if run.get("games_per_second"):
+        doc.p(f"{run.get('games_played', 0):,} games in {run.get('seconds', 0):.0f} s "
+              f"({run['games_per_second']:.0f} games/s over {run.get('jobs', '?')} job(s), "
+              f"backend {run.get('backend', '?')}); {run.get('chunks_resumed', 0)} chunk(s) "
+              f"resumed. analyzer {run.get('version', '?')}.")
+    doc.h("Tuned against start, on fresh seeds")
+    d = check["difference"]
+    unit = ("Wilson intervals" if check["tables"] == 1
+            else "t intervals over seeds of the mean over the tables")
+    doc.p(f"{check['games']:,} games per arm on seeds no candidate was tuned on (root seed "
+          f"{study['validation_seed']}), the start and the tuned parameters on the same seeds. "
+          f"Win rate of the tuned seat (a k-way tie for first counts 1/k; fair share "
+          f"1/{players}) with 95% {unit}; the difference is tuned − start, paired seed by seed "
+          f"(t interval of the {d['n']} per-seed differences).")
+    doc.table(pd.DataFrame([
+        {"parameters": "start", "win rate": pct(**_iv(check["start"])), "games": check["games"]},
+        {"parameters": "tuned", "win rate": pct(**_iv(check["tuned"])), "games": check["games"]},
+    ]))
+    verdict = ("better" if d["significant"] and d["diff"] > 0 else
+               "worse" if d["significant"] else "not distinguishable from the start")
+    doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points [{100 * d['lo']:+.1f}, "
+          f"{100 * d['hi']:+.1f}]** (p {_p(d['p_value'])}): the tuned parameters are {verdict} "
+          "on fresh seeds.")
+    doc.h("Parameters")
+    doc.table(pd.DataFrame([
+        {"parameter": p["name"], "type": p["type"],
+         "bounds": f"[{_num(p['low'])}, {_num(p['high'])}]", "start": _num(p["start"]),
+         "tuned": _num(p["tuned"])} for p in study["dimensions"]]))
+    if study.get("fixed"):
+        doc.p("Kept as the seat has them (not numeric or without bounds): " + ", ".join(
+            f"{k} = {v}" for k, v in study["fixed"].items()) + ".")
+    history = pd.DataFrame(study["history"])
+    doc.h("Search")
+    doc.p("Best and mean win rate of each generation's candidates on that generation's seeds. "
+          "The best of many noisy estimates is biased upwards (it was picked for being high); "
+          "the fresh-seed check above is not. The dotted line is the start's rate on the "
+          "fresh seeds.")
+    doc.chart("convergence.png", "Best and mean win rate per generation.",
+              lambda ax: plot_convergence(ax, history, check["start"]["rate"], players))
+    dims = study["dimensions"]
+    doc.chart("trajectories.png", "Mean of the search distribution per generation, each "
+                                  "parameter as a position in its declared bounds.",
+              lambda ax: plot_trajectories(ax, history, dims), size=(7.5, 4.5))
+    doc.table(pd.DataFrame({
+        "generation": history["generation"] + 1,
+        "best": [f"{100 * x:.1f} %" for x in history["best"]],
+        "mean": [f"{100 * x:.1f} %" for x in history["mean"]],
+        "step (sigma)": [f"{x:.3f}" for x in history["sigma"]],
+    }))
+    return {**check, "params": {p["name"]: p["tuned"] for p in dims}}
+
+
+def _iv(x: dict) -> dict:
+    return {"rate": x["rate"], "lo": x["lo"], "hi": x["hi"]}
+
+
+def _num(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _p(p: float) -> str:
+    return "–" if p is None or np.isnan(p) else (f"= {p:.3f}" if p >= 0.001 else "< 0.001")
+
+
+def plot_convergence(ax, history: pd.DataFrame, start: float, players: int) -> None:
+    """Best and mean win rate per generation (``history``: ``generation, best, mean``)."""
+    g = history["generation"].to_numpy() + 1
+    ax.plot(g, history["best"], marker="o", label="best candidate")
+    ax.plot(g, history["mean"], marker="s", label="mean of candidates")
+    ax.axhline(start, color="black", linestyle=":", linewidth=1, label="start, fresh seeds")
+    if players:
+        ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label="1 / players")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("win rate [share of games]")
+    ax.set_title("Convergence")
+    charts.legend(ax)
+
+
+def plot_trajectories(ax, history: pd.DataFrame, dims: list[dict]) -> None:
+    """Each parameter's search mean per generation as ``(value − low) / (high − low)``;
+    generation 0 is the start."""
+    g = np.concatenate([[0], history["generation"].to_numpy() + 1])  # 0: the start
+    for p in dims:
+        values = np.array([p["start"], *(m[p["name"]] for m in history["mean_params"])],
+                          dtype=float)
+        ax.plot(g, (values - p["low"]) / (p["high"] - p["low"]), marker=".", label=p["name"])
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("generation (0 = start)")
+    ax.set_ylabel("position in the declared bounds [0 = low, 1 = high]")
+    ax.set_title("Parameter trajectories (search mean)")
+    charts.legend(ax)

@@ -1,0 +1,382 @@
+"""``analyzer tournament POOL.toml``: players rated on common seeds.
+
+A pool file names a game, a table and the **entrants** (each a policy with its parameters)::
+
+    name = "ladder"
+    game = "GAME"
+    players = 4
+    games = 400               # games per seating (rounded up to whole deals, see below)
+    seed = 7
+    # seatings = 30           # seatings drawn when there are too many to play them all
+    # seat_orders = "rotations"   # or "all": every order of the seating's entrants
+
+    [rules]                   # as in a scenario
+
+    [[entrants]]              # as a scenario's [[seats]]: policy, params, params_file, name
+    policy = "random"
+
+    [[entrants]]
+    name = "greedy-tuned"
+    params_file = "tuned/greedy.toml"
+
+**Schedule.** A *seating* is the set of entrants at one table. With at least as many entrants as
+seats it is every combination of ``players`` entrants when there are at most
+``ALL_SEATINGS_MAX`` of them, else a balanced sample of ``seatings`` (each entrant in equally
+many seatings, pairs spread as evenly as the draw allows); with fewer entrants than seats,
+every multiset of entrants with at least two different ones. Each seating is played in every
+*seat order*: its rotations (entrant ``k`` of the seating in seat ``(k + r) mod players``), or
+with ``seat_orders = "all"`` every distinct order, so the turn order among them varies too. A
+*deal* is one game seed: deal ``i`` is ``SeedSequence(seed, spawn_key=(i,))`` and every seat
+order of every seating plays it (common random numbers, as a duplicate bridge tournament deals
+the same hands to every table). So every entrant plays every seat equally often, on the same
+deals as every other entrant. ``games`` per seating is rounded up to whole deals
+(``deals × orders``).
+
+The seat orders are the arms of one ``analyzer.api.simulate`` run (seat rotation off: the
+orders are the rotation), so the tournament has the runner's chunks, backends, ``resume`` and
+``target_ci`` (there: every entrant's win-rate interval, deals as the unit). Ratings, win rates,
+mean ranks and the head-to-head matrix come from ``analyzer.ratings`` in the report
+(``analyzer.report.tournament``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from analyzer import api, runner
+from analyzer.errors import OptionError, ScenarioError
+from analyzer.files import atomic_write
+from analyzer.games import get_game
+from analyzer.games.base import GameSpec
+from analyzer.scenario import (
+    MAX_GAMES,
+    Arm,
+    Scenario,
+    Seat,
+    check_rules,
+    parse_head,
+    parse_seat,
+    read_toml,
+    toml_key,
+    toml_value,
+    typed,
+)
+
+POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "seed", "rules",
+             "entrants", "seatings", "seat_orders")
+SEAT_ORDERS = ("rotations", "all")
+ALL_SEATINGS_MAX = 60  # every seating is played up to this many; above, a balanced sample
+MAX_ARMS = 2000  # seat orders in all (each is an arm of the run)
+DEFAULT_BOOT = 1000  # bootstrap replicates of the report's intervals
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A validated tournament pool (``load_pool``).
+
+    Attributes
+    ----------
+    entrants : tuple of Seat
+        Name (unique), policy and parameters of each entrant, in file order.
+    games : int
+        Games per seating asked for; ``deals`` is what is played.
+    seatings : int or None
+        Seatings to sample when there are more than ``ALL_SEATINGS_MAX``; ``None``: the
+        default (``default_sample``).
+    seat_orders : {"rotations", "all"}
+    """
+
+    file: str
+    name: str
+    description: str
+    game: str
+    expansions: tuple[str, ...]
+    players: int
+    games: int
+    seed: int
+    rules: dict[str, Any]
+    entrants: tuple[Seat, ...]
+    seatings: int | None = None
+    seat_orders: str = "rotations"
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's ``GameSpec``."""
+        return get_game(self.game)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pool as plain TOML-able data (entrants' parameters spelled out)."""
+        out: dict[str, Any] = {"name": self.name, "game": self.game,
+                               "expansions": list(self.expansions), "players": self.players,
+                               "games": self.games, "seed": self.seed,
+                               "seat_orders": self.seat_orders}
+        if self.description:
+            out["description"] = self.description
+        if self.seatings is not None:
+            out["seatings"] = self.seatings
+        out["rules"] = dict(self.rules)
+        out["entrants"] = [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
+                           for e in self.entrants]
+        return out
+
+
+def load_pool(path: str | Path) -> Pool:
+    """Read and validate a pool file (``params_file`` and ``*_file`` paths are read from its
+    folder).
+
+    Raises
+    ------
+    ScenarioError
+        ``FILE: FIELD: what is wrong``: missing or malformed file, an unknown key, game, policy
+        or parameter, fewer than two entrants, two entrants of one name, a bad ``seatings`` or
+        ``seat_orders``, too many seat orders.
+    """
+    data, label = read_toml(path)
+    return parse_pool(data, label, Path(path).parent)
+
+
+def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None = None) -> Pool:
+    """Validate pool data (as parsed from TOML); see ``load_pool``."""
+    def fail(fld: str, msg: str):
+        raise ScenarioError(f"{file}: {fld}: {msg}")
+
+    head = parse_head(data, file, base_dir, POOL_KEYS, fail)
+    check_rules(head.spec, head.players, head.expansions, head.rules, "rules", fail)
+    raw = typed(data, "entrants", list, fail)
+    if len(raw) < 2:
+        fail("entrants", f"give at least two [[entrants]] to rate (got {len(raw)})")
+    entrants = [parse_seat(e, f"entrants[{j}]", head.spec, fail, base_dir)
+                for j, e in enumerate(raw)]
+    seen: dict[str, int] = {}
+    for j, e in enumerate(entrants):
+        if e.name in seen:
+            fail(f"entrants[{j}].name", f"{e.name!r} is also entrants[{seen[e.name]}]'s name; "
+                                        "give each entrant its own name")
+        seen[e.name] = j
+    orders = typed(data, "seat_orders", str, fail, default="rotations")
+    if orders not in SEAT_ORDERS:
+        fail("seat_orders", f"must be one of {', '.join(SEAT_ORDERS)} (got {orders!r})")
+    sample = typed(data, "seatings", int, fail, default=None)
+    if sample is not None and sample < 1:
+        fail("seatings", f"must be at least 1 (got {sample})")
+    pool = Pool(file, head.name, head.description, head.spec.name, head.expansions, head.players,
+                head.games, head.seed, dict(head.rules), tuple(entrants), sample, orders)
+    arms = len(schedule(pool))
+    if arms > MAX_ARMS:
+        fail("seat_orders" if orders == "all" else "seatings",
+             f"{arms} seat orders to play; at most {MAX_ARMS} (fewer entrants, fewer seatings "
+             "or seat_orders = \"rotations\")")
+    return pool
+
+
+def default_sample(n_entrants: int, players: int) -> int:
+    """Seatings drawn by default when not all are played: the smallest number ``>= 30`` that
+    puts every entrant in equally many seatings (``m · players`` a multiple of the entrants)."""
+    step = n_entrants // math.gcd(n_entrants, players)
+    return step * math.ceil(30 / step)
+
+
+def seatings(n_entrants: int, players: int, sample: int | None = None,
+             seed: int = 0) -> list[tuple[int, ...]]:
+    """The seatings of a tournament: sorted tuples of ``players`` entrant indices.
+
+    Parameters
+    ----------
+    n_entrants, players : int
+        ``n_entrants >= 2``.
+    sample : int, optional
+        How many to draw when there are more than ``ALL_SEATINGS_MAX`` combinations (default
+        ``default_sample``).
+    seed : int
+        Seed of the draw (the pool's seed): the same pool gives the same seatings.
+
+    Returns
+    -------
+    list of tuple of int
+        All combinations (``n_entrants >= players``) or all multisets with two or more
+        different entrants (``n_entrants < players``), in lexicographic order; or a balanced
+        draw: each seating takes the entrants seated least often so far (then those that met
+        the others least, then at random), so entrant counts differ by at most one and are
+        equal when ``sample · players`` is a multiple of ``n_entrants``.
+    """
+    if n_entrants < players:
+        return [c for c in itertools.combinations_with_replacement(range(n_entrants), players)
+                if len(set(c)) > 1]
+    if math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
+        return list(itertools.combinations(range(n_entrants), players))
+    m = default_sample(n_entrants, players) if sample is None else sample
+    rng = random.Random(seed)
+    count = [0] * n_entrants
+    met = [[0] * n_entrants for _ in range(n_entrants)]
+    out: list[tuple[int, ...]] = []
+    for _ in range(m):
+        for _attempt in range(100):  # a seating already drawn is drawn again, other ties
+            noise = [rng.random() for _ in range(n_entrants)]
+            chosen: list[int] = []
+            for _seat in range(players):
+                best = min((e for e in range(n_entrants) if e not in chosen),
+                           key=lambda e: (count[e], sum(met[e][c] for c in chosen), noise[e]))
+                chosen.append(best)
+            seating = tuple(sorted(chosen))
+            if seating not in out:
+                break
+        out.append(seating)
+        for e in seating:
+            count[e] += 1
+            for f in seating:
+                if f != e:
+                    met[e][f] += 1
+    return out
+
+
+def seat_orders(seating: tuple[int, ...], mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The seat orders a seating is played in: entrant at each seat.
+
+    ``"rotations"``: order ``r`` seats entrant ``seating[(s - r) mod n]`` at seat ``s`` (each
+    entrant once in every seat); ``"all"``: every distinct permutation, in lexicographic order.
+    """
+    n = len(seating)
+    if mode == "all":
+        return sorted(set(itertools.permutations(seating)))
+    return [tuple(seating[(s - r) % n] for s in range(n)) for r in range(n)]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One arm of the tournament: a seating played in one seat order.
+
+    ``arm`` is its ``variant`` name in the records (``s03-1``: seating 3, order 1), ``who`` the
+    entrant index at each seat."""
+
+    arm: str
+    seating: int
+    order: int
+    who: tuple[int, ...]
+
+
+def schedule(pool: Pool) -> list[Table]:
+    """Every arm of the pool's tournament, seatings in order, then their seat orders."""
+    out = []
+    for k, seating in enumerate(seatings(len(pool.entrants), pool.players, pool.seatings,
+                                         pool.seed)):
+        for r, who in enumerate(seat_orders(seating, pool.seat_orders)):
+            out.append(Table(f"s{k:02d}-{r}", k, r, who))
+    return out
+
+
+def orders_per_seating(pool: Pool) -> int:
+    """Seat orders of the first seating (every seating has as many with ``rotations``)."""
+    first = schedule(pool)
+    return sum(1 for t in first if t.seating == 0)
+
+
+def deals_for(games: int, orders: int) -> int:
+    """Deals (game seeds) that give at least ``games`` games per seating of ``orders`` seat
+    orders."""
+    return -(-games // orders)
+
+
+def as_scenario(pool: Pool, deals: int) -> Scenario:
+    """The pool as a scenario whose arms are the seat orders of its schedule, without seat
+    rotation, ``deals`` games each."""
+    tables = schedule(pool)
+    arms = tuple(Arm(t.arm, dict(pool.rules), tuple(pool.entrants[e] for e in t.who),
+                     " vs ".join(pool.entrants[e].name for e in t.who))
+                 for t in tables)
+    return Scenario(pool.file, pool.name, pool.game, pool.expansions, pool.players, deals,
+                    pool.seed, False, arms, pool.description)
+
+
+def pool_toml(pool: Pool) -> str:
+    """The pool as TOML (entrants' parameters spelled out), for the run's ``pool.toml``;
+    ``load_pool`` reads it back to an equal pool."""
+    data = pool.to_dict()
+    lines = [f"{k} = {toml_value(v)}" for k, v in data.items() if k not in ("rules", "entrants")]
+    lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
+    for entrant in data["entrants"]:
+        lines += ["", "[[entrants]]"] + [f"{k} = {toml_value(v)}" for k, v in entrant.items()]
+    return "\n".join(lines) + "\n"
+
+
+def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
+               seed: int | None = None, bootstrap: int = DEFAULT_BOOT,
+               **run_options) -> api.Results:
+    """Run a tournament and write its report (``analyzer tournament``).
+
+    Parameters
+    ----------
+    path_or_pool : str, Path or Pool
+    games : int, optional
+        Games per seating (overrides the pool's ``games``), rounded up to whole deals.
+    seed : int, optional
+        Root seed (overrides the pool's ``seed``); also seeds a sampled schedule and the
+        bootstrap.
+    bootstrap : int
+        Bootstrap replicates of the report's intervals, 0..100,000 (0: no intervals).
+    **run_options
+        ``jobs``, ``backend``, ``scheduler``, ``out`` (default ``reports/<pool name>``),
+        ``chunk_size`` (deals per chunk; default about 250 games per chunk), ``resume``,
+        ``force``, ``progress``, ``target_ci`` (stop once every entrant's win-rate interval,
+        deals as the unit, is within ``±target_ci``, or at ``games``): as for
+        ``analyzer.api.simulate``.
+
+    Returns
+    -------
+    analyzer.api.Results
+        ``summary["results"]["studies"]["tournament"]`` holds the rating table and the
+        head-to-head matrix.
+
+    Raises
+    ------
+    ScenarioError
+        A bad pool file (names the file and field); nothing is written.
+    OptionError
+        A bad keyword argument (``games``, ``seed``, ``bootstrap`` or any ``api.simulate``
+        refuses); nothing is written.
+    """
+    pool = path_or_pool if isinstance(path_or_pool, Pool) else load_pool(path_or_pool)
+    if games is not None:
+        if not 1 <= games <= MAX_GAMES:
+            raise OptionError("games", f"must be in 1..{MAX_GAMES:,} (got {games})")
+        pool = replace(pool, games=games)
+    if seed is not None:
+        if not 0 <= seed <= 2 ** 63 - 1:
+            raise OptionError("seed", f"must be in 0..2**63-1 (got {seed})")
+        pool = replace(pool, seed=seed)
+    if not 0 <= bootstrap <= 100_000:
+        raise OptionError("bootstrap", f"must be in 0..100,000 (got {bootstrap})")
+    tables = schedule(pool)
+    orders = orders_per_seating(pool)
+    deals = deals_for(pool.games, orders)
+    scenario = as_scenario(pool, deals)
+    if run_options.get("chunk_size") is None:
+        run_options["chunk_size"] = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(tables)))
+    if run_options.get("out") is None:
+        run_options["out"] = Path("reports") / pool.name
+    n_seatings = 1 + max(t.seating for t in tables)
+    study = {
+        "kind": "tournament", "bootstrap": bootstrap, "boot_seed": pool.seed,
+        "entrants": [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
+                     for e in pool.entrants],
+        "seatings": n_seatings, "seat_orders": pool.seat_orders, "orders": orders,
+        "all_seatings": n_seatings == _all_count(len(pool.entrants), pool.players),
+        "games_asked": pool.games, "pool_file": pool.file,
+        "tables": [{"arm": t.arm, "seating": t.seating, "order": t.order,
+                    "seats": [pool.entrants[e].name for e in t.who]} for t in tables],
+    }
+    res = api.simulate(scenario, study=study, **run_options)
+    atomic_write(res.out_dir / "pool.toml", pool_toml(pool))
+    return res
+
+
+def _all_count(n: int, players: int) -> int:
+    """How many seatings a full schedule has."""
+    if n < players:
+        return sum(1 for c in itertools.combinations_with_replacement(range(n), players)
+                   if len(set(c)) > 1)
+    return math.comb(n, players)

@@ -1,0 +1,442 @@
+"""``analyzer tune SCENARIO --seat I``: fit a policy's parameters to win, checked on fresh seeds.
+
+The policy at the scenario's seat entry ``I`` (its base arm) is tuned: every parameter of a
+numeric type (``int``, ``float``) with declared bounds (``param(low=, high=)``), inside those
+bounds. The optimiser is CMA-ES (the ``cma`` package) on the parameters scaled to ``[0, 1]``
+(``0`` = the declared low, ``1`` = the high; ``cma``'s bound handling keeps every candidate
+inside), started at the seat's own parameters with step ``SIGMA0``; an ``int`` parameter is
+rounded, a ``float`` kept to 4 significant digits, and that value is what is played and
+written.
+
+**Noise.** The fitness of a candidate is the win rate of the tuned seat (``won``: 1/k for a
+k-way tie for first) over ``games`` games against the scenario's other seats (or, with
+``opponents``, every table of ``players − 1`` entrants of a pool, the games split between
+them). All candidates of one generation play the same game seeds (common random numbers), so
+CMA-ES ranks them on the same deals; each generation has fresh seeds. Generation ``g`` plays
+game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with ``S_g`` drawn from
+``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,)``:
+seeds no candidate was tuned on. CMA-ES's own draws come from a generator seeded from the
+scenario seed, so the same scenario, seed and budget give the same ``tuned.toml`` whatever the
+jobs, backend or chunks.
+
+**Result.** The tuned parameters are the search distribution's final mean (CMA-ES's estimate
+of the optimum; the single best evaluation of the search is biased upwards by having been
+picked as the best of many noisy ones). They are played against the starting parameters on
+``validation_games`` fresh games, the two arms on the same seeds, and the report gives both
+win rates and the paired per-deal difference with 95 % intervals.
+
+Files in the run directory: ``tuned.toml`` (``params_file`` of a scenario seat or pool entrant),
+``search.parquet`` (every candidate of every generation: parameters and win rate),
+``games.parquet`` / ``seats.parquet`` (the fresh-seed check), ``scenario.toml``,
+``summary.json``, the report with the convergence chart and the parameter trajectories, and
+``search/gen-NNNN/`` and ``chunks/`` (the runner's parts, for ``resume``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+import time
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import __version__, api, report, runner
+from analyzer.errors import OptionError
+from analyzer.files import atomic_path, atomic_write
+from analyzer.games.base import GameSpec, parameter_fields
+from analyzer.scenario import Scenario, Seat, to_toml, toml_key, toml_value, with_overrides
+
+SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
+DEFAULT_GAMES = 200  # games per candidate per generation
+DEFAULT_BUDGET = 20_000  # games of the whole search
+DEFAULT_VALIDATION = 2000  # games of the fresh-seed check, per arm
+SEARCH_STREAM, CHECK_STREAM = 1, 2  # spawn keys of the search's and the check's root seeds
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One tuned parameter: its name, type, declared bounds and how ``[0, 1]`` maps to it."""
+
+    name: str
+    kind: type
+    low: float
+    high: float
+
+    def decode(self, x: float) -> int | float:
+        """The parameter value at position ``x`` in ``[0, 1]`` of the range (clipped):
+        rounded for an ``int``, 4 significant digits for a ``float``, inside the bounds."""
+        v = self.low + min(max(float(x), 0.0), 1.0) * (self.high - self.low)
+        if self.kind is int:
+            return int(min(max(round(v), math.ceil(self.low)), math.floor(self.high)))
+        return min(max(float(f"{v:.4g}"), self.low), self.high)
+
+    def encode(self, value: float) -> float:
+        """The position of ``value`` in ``[0, 1]`` of the range."""
+        return (float(value) - self.low) / (self.high - self.low) if self.high > self.low else 0.5
+
+
+def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]:
+    """The tunable parameters of ``policy`` (numeric, with finite declared bounds, ``low <
+    high``) and the names of the others (kept as the seat has them).
+
+    Raises
+    ------
+    OptionError
+        ``seat``: the policy has no tunable parameter.
+    """
+    cls = spec.policies[policy]
+    hints = typing.get_type_hints(cls)
+    dims, fixed = [], []
+    for f in parameter_fields(cls):
+        low, high = f.metadata.get("low"), f.metadata.get("high")
+        kind = hints.get(f.name)
+        if kind in (int, float) and low is not None and high is not None and low < high:
+            dims.append(Dimension(f.name, kind, float(low), float(high)))
+        else:
+            fixed.append(f.name)
+    if not dims:
+        raise OptionError("seat", f"policy {policy!r} has no numeric parameter with declared "
+                                  "bounds to tune")
+    return dims, fixed
+
+
+def derived_seed(seed: int, *key: int) -> int:
+    """A root seed in ``0..2**63-1`` drawn from ``SeedSequence(seed, spawn_key=key)``."""
+    state = np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint64)[0]
+    return int(state >> np.uint64(1))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a tune plays (``plan``): the base scenario, the tuned seat, the opponents' tables
+    and the budget split into generations."""
+
+    scenario: Scenario
+    seat: int
+    dims: tuple[Dimension, ...]
+    fixed: tuple[str, ...]
+    start: dict[str, Any]
+    tables: tuple[tuple[Seat, ...], ...]  # the other seats of each table (one without a pool)
+    popsize: int
+    games: int  # games per candidate per generation
+    deals: int  # game seeds per generation (games split over the tables)
+    generations: int
+    validation_deals: int
+    budget: int
+    opponents: str | None
+
+    @property
+    def policy(self) -> str:
+        """The tuned seat's policy."""
+        return self.scenario.arms[0].seats[self.seat].policy
+
+    @property
+    def label(self) -> str:
+        """The tuned seat's name in the records (its name with a ``*``, made unique)."""
+        names = {s.name for s in self.scenario.arms[0].seats} | {s.name for t in self.tables
+                                                                 for s in t}
+        label = self.scenario.arms[0].seats[self.seat].name + "*"
+        while label in names:
+            label += "*"
+        return label
+
+    def params(self, x: np.ndarray) -> dict[str, Any]:
+        """The seat's parameters at the scaled point ``x``: the start's, tuned ones replaced."""
+        return {**self.start, **{d.name: d.decode(v) for d, v in zip(self.dims, x)}}
+
+    def arms(self, candidates: list[dict[str, Any]], names: list[str]) -> list[runner.ArmPlan]:
+        """One arm per candidate and table: the tuned seat plays ``candidates[k]``."""
+        sc = self.scenario
+        rules = json.dumps(dict(sc.arms[0].rules), sort_keys=True)
+        out = []
+        for name, params in zip(names, candidates):
+            me = (self.label, self.policy, json.dumps(params, sort_keys=True))
+            for t, others in enumerate(self.tables):
+                seats = [(s.name, s.policy, json.dumps(dict(s.params), sort_keys=True))
+                         for s in others]
+                seats.insert(self.seat if len(self.tables) == 1 else 0, me)
+                arm = name if len(self.tables) == 1 else f"{name}:t{t:02d}"
+                out.append(runner.ArmPlan(arm, sc.players, sc.expansions, rules, tuple(seats)))
+        return out
+
+
+def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int | None,
+         validation_games: int, opponents: str | Path | None = None) -> Plan:
+    """Check the tune's options and split the budget.
+
+    Raises
+    ------
+    OptionError
+        ``seat`` outside the scenario's seats or a policy with nothing to tune; ``games``,
+        ``popsize``, ``validation_games`` below their minimum; a ``budget`` smaller than one
+        generation (``popsize × games``); an ``opponents`` pool of another game.
+    """
+    base = scenario.arms[0]
+    if not 0 <= seat < len(base.seats):
+        raise OptionError("seat", f"{seat} is outside 0..{len(base.seats) - 1} (the scenario's "
+                                  "seats, before rotation)")
+    spec = scenario.spec
+    policy = base.seats[seat].policy
+    dims, fixed = dimensions(spec, policy)
+    if games < 1:
+        raise OptionError("games", f"must be at least 1 (got {games})")
+    if validation_games < 2:
+        raise OptionError("validation_games", f"must be at least 2 (got {validation_games})")
+    lam = popsize if popsize is not None else 4 + int(3 * math.log(len(dims)))
+    if lam < 2:
+        raise OptionError("popsize", f"must be at least 2 (got {lam})")
+    generations = budget // (lam * games)
+    if generations < 1:
+        raise OptionError("budget", f"{budget} games are less than one generation of {lam} "
+                                    f"candidates x {games} games ({lam * games}); raise "
+                                    "{budget} or lower {games}", budget=None, games=None)
+    tables: tuple[tuple[Seat, ...], ...]
+    if opponents is None:
+        tables = (tuple(s for j, s in enumerate(base.seats) if j != seat),)
+    else:
+        from analyzer.tournament import load_pool, seatings
+
+        pool = load_pool(opponents)
+        if pool.game != scenario.game:
+            raise OptionError("opponents", f"{opponents} is a pool of {pool.game}, not of "
+                                           f"{scenario.game}")
+        tables = tuple(tuple(pool.entrants[e] for e in s)
+                       for s in seatings(len(pool.entrants), scenario.players - 1,
+                                         seed=scenario.seed))
+    deals = -(-games // len(tables))
+    start = dict(base.seats[seat].params)
+    defaults = {f.name: f.default for f in parameter_fields(spec.policies[policy])}
+    start = {**{d.name: defaults[d.name] for d in dims}, **start}
+    return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
+                deals, generations, -(-validation_games // len(tables)), budget,
+                None if opponents is None else str(opponents))
+
+
+def _win_rates(result: runner.RunResult, label: str) -> dict[str, float]:
+    """Win rate of the tuned seat per candidate (arm name before ``:``) over its games."""
+    parts = [pd.read_parquet(p, columns=["variant", "policy", "won"])
+             for p in result.parts("seats")]
+    seats = pd.concat(parts, ignore_index=True)
+    mine = seats[seats["policy"].astype(str) == label]
+    cand = mine["variant"].astype(str).str.split(":").str[0]
+    return mine.groupby(cand.to_numpy())["won"].mean().to_dict()
+
+
+@dataclass
+class TuneResults(api.Results):
+    """A finished tune: ``api.Results`` (``out_dir``, ``summary``, the check's ``games`` and
+    ``seats``) plus the fitted parameters (``tuned``) and the file written (``tuned_file``)."""
+
+    tuned: dict[str, Any] | None = None
+    tuned_file: Path | None = None
+
+
+def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DEFAULT_BUDGET,
+         games: int = DEFAULT_GAMES, popsize: int | None = None,
+         validation_games: int = DEFAULT_VALIDATION, opponents: str | Path | None = None,
+         seed: int | None = None, jobs: int | None = None, backend: str = "loky",
+         scheduler: str | None = None, out: str | Path | None = None,
+         chunk_size: int | None = None, resume: bool = False, force: bool = False,
+         log: Callable[[str], None] | None = None) -> TuneResults:
+    """Fit the parameters of the policy at seat entry ``seat`` (``analyzer tune``).
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+        Its base arm is used (its variants are not).
+    seat : int
+        The seat entry (``0..players-1``, before rotation) whose policy is tuned.
+    budget : int
+        Games the search may play; ``budget // (popsize × games)`` generations.
+    games : int
+        Games per candidate per generation (split between the tables with ``opponents``).
+    popsize : int, optional
+        Candidates per generation (default CMA-ES's ``4 + floor(3 ln d)`` for ``d``
+        parameters).
+    validation_games : int
+        Games of the fresh-seed check, per arm (start and tuned).
+    opponents : str or Path, optional
+        A tournament pool file: the tuned seat plays every table of ``players − 1`` of its
+        entrants instead of the scenario's other seats (only its entrants are used).
+    seed : int, optional
+        Root seed (default the scenario's): the search, the check and CMA-ES derive from it.
+    jobs, backend, scheduler, chunk_size
+        As for ``analyzer.api.simulate`` (``chunk_size``: game seeds per chunk).
+    out : str or Path, optional
+        Run directory (default ``reports/<name>-tune-seat<I>``).
+    resume : bool
+        Keep the finished chunks of an interrupted tune (same scenario, seed and budget): the
+        search replays from them to the same point and goes on.
+    force : bool
+        Replace another study's run directory.
+    log : callable, optional
+        Called with one line per generation and for the check (the CLI prints them).
+
+    Returns
+    -------
+    TuneResults
+
+    Raises
+    ------
+    ScenarioError
+        A bad scenario; nothing is written.
+    OptionError
+        A bad keyword argument (see ``plan``); nothing is written.
+    """
+    import cma
+
+    say = log or (lambda line: None)
+    scenario = with_overrides(api.validate(path_or_scenario), seed=seed)
+    scenario = replace(scenario, arms=scenario.arms[:1])
+    p = plan(scenario, seat, budget=budget, games=games, popsize=popsize,
+             validation_games=validation_games, opponents=opponents)
+    spec = scenario.spec
+    n_arms = p.popsize * len(p.tables)
+    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // n_arms)) if chunk_size is None else chunk_size
+    check_size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (2 * len(p.tables)))) \
+        if chunk_size is None else chunk_size
+    jobs = runner.check_options(jobs, size, backend, scheduler, p.deals)
+    out_dir = api.out_dir_for(out, Path("reports") / f"{scenario.name}-tune-seat{seat}")
+    identity = api.run_identity(scenario, "tune")
+    api.check_out_dir(out_dir, identity, force=force, resume=resume)
+    fingerprint = {"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
+                   "games": games, "popsize": p.popsize, "validation_games": validation_games,
+                   "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
+                   "name": identity["name"], "kind": "tune", "chunk_size": check_size}
+    api._prepare_out(out_dir)
+    runner.prepare_chunk_dir(out_dir / "chunks", fingerprint, resume)  # marks a run directory
+    if not resume:
+        shutil.rmtree(out_dir / "search", ignore_errors=True)
+    options = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
+    started = time.monotonic()
+    rng = np.random.default_rng(derived_seed(scenario.seed, SEARCH_STREAM, 0))
+    x0 = [d.encode(p.start[d.name]) for d in p.dims]
+    es = cma.CMAEvolutionStrategy(x0, SIGMA0, {
+        "bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
+        "randn": lambda *shape: rng.standard_normal(shape)})
+    history, rows, resumed, played = [], [], 0, 0
+    for g in range(p.generations):
+        xs = es.ask()
+        cands = [p.params(x) for x in xs]
+        names = [f"c{k:02d}" for k in range(len(cands))]
+        root = derived_seed(scenario.seed, SEARCH_STREAM, g + 1)
+        arms = p.arms(cands, names)
+        fp = {"candidates": hashlib.sha256(json.dumps(cands, sort_keys=True).encode())
+              .hexdigest()[:16], "scenario": fingerprint["scenario"], "seed": root,
+              "version": __version__}
+        res = runner.run(spec, arms, root, p.deals, out_dir / "search" / f"gen-{g:04d}",
+                         rotate=scenario.seat_rotation, chunk_size=size, resume=resume,
+                         fingerprint=fp, **options)
+        resumed += res.resumed
+        played += res.games_played * len(arms)
+        rates = _win_rates(res, p.label)
+        wins = [rates[n] for n in names]
+        es.tell(xs, [-w for w in wins])  # CMA-ES minimises
+        mean = p.params(np.clip(es.result.xfavorite, 0, 1))
+        best = int(np.argmax(wins))
+        history.append({"generation": g, "seed": root, "best": wins[best],
+                        "mean": float(np.mean(wins)), "best_params": cands[best],
+                        "mean_params": mean, "sigma": float(es.sigma)})
+        rows += [{"generation": g, "candidate": k, "win_rate": w, "games": p.games,
+                  **{d.name: c[d.name] for d in p.dims}}
+                 for k, (c, w) in enumerate(zip(cands, wins))]
+        say(f"generation {g + 1}/{p.generations}: best {100 * wins[best]:.1f} %, mean "
+            f"{100 * float(np.mean(wins)):.1f} % over {len(cands)} candidates x {p.games} games")
+    tuned = history[-1]["mean_params"]
+    search_seconds = time.monotonic() - started
+    # the check: start and tuned on fresh seeds, paired game by game
+    check_root = derived_seed(scenario.seed, CHECK_STREAM)
+    check = runner.run(spec, p.arms([p.start, tuned], ["start", "tuned"]), check_root,
+                       p.validation_deals, out_dir / "chunks", rotate=scenario.seat_rotation,
+                       chunk_size=check_size, resume=True, fingerprint=dict(fingerprint),
+                       **options)
+    played += check.games_played * 2 * len(p.tables)
+    runner.aggregate(check.parts("games"), out_dir / "games.parquet")
+    runner.aggregate(check.parts("seats"), out_dir / "seats.parquet")
+    with atomic_path(out_dir / "search.parquet") as tmp:
+        pd.DataFrame(rows).to_parquet(tmp)
+    atomic_write(out_dir / "scenario.toml", to_toml(scenario))
+    seconds = time.monotonic() - started
+    study = {
+        "kind": "tune", "seat": seat, "seat_name": scenario.arms[0].seats[seat].name,
+        "label": p.label, "policy": p.policy,
+        "dimensions": [{"name": d.name, "type": d.kind.__name__, "low": d.low, "high": d.high,
+                        "start": p.start[d.name], "tuned": tuned[d.name]} for d in p.dims],
+        "fixed": {k: p.start.get(k) for k in p.fixed if k in p.start}, "start": p.start,
+        "tuned": tuned, "popsize": p.popsize, "generations": p.generations,
+        "games_per_candidate": p.games, "budget": budget, "sigma0": SIGMA0,
+        "cma_version": cma.__version__, "history": history,
+        "validation_games": p.validation_deals * len(p.tables), "validation_seed": check_root,
+        "opponents": p.opponents,
+        "tables": [[s.name for s in t] for t in p.tables], "search_seconds": search_seconds,
+    }
+    run_facts = {
+        "name": scenario.name, "description": scenario.description,
+        "scenario_file": scenario.file, "game": scenario.game,
+        "expansions": list(scenario.expansions), "players": scenario.players,
+        "games": p.validation_deals, "seed": scenario.seed,
+        "seat_rotation": scenario.seat_rotation,
+        "arms": [{"name": a.name, "rules": json.loads(a.rules),
+                  "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
+                                                                   ["start", "tuned"])],
+        "version": __version__, "jobs": jobs, "backend": backend, "chunk_size": size,
+        "chunks_resumed": resumed + check.resumed, "games_played": played, "seconds": seconds,
+        "games_per_second": played / seconds if seconds > 0 and played else None,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "study": study,
+    }
+    atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
+    summary = report.render(out_dir)
+    figures = summary["results"]["tune"]
+    path = atomic_write(out_dir / "tuned.toml", tuned_toml(scenario, p, tuned, figures))
+    d = figures["difference"]
+    say(f"fresh seeds ({figures['games']} games): tuned {100 * figures['tuned']['rate']:.1f} % vs "
+        f"start {100 * figures['start']['rate']:.1f} %, difference {100 * d['diff']:+.1f} pp "
+        f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
+    return TuneResults(out_dir, summary, tuned=tuned, tuned_file=path)
+
+
+def _pool_hash(p: Plan) -> str | None:
+    if p.opponents is None:
+        return None
+    text = json.dumps([[(s.name, s.policy, dict(s.params)) for s in t] for t in p.tables],
+                      sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict) -> str:
+    """``tuned.toml``: the fitted parameters as a ``params_file`` (``game``, ``policy``,
+    ``[params]``), with how they were found and checked in comments."""
+    d = figures["difference"]
+    command = (f"analyzer tune {scenario.file} --seat {p.seat} --budget {p.budget} --games "
+               f"{p.games} --popsize {p.popsize} --validation-games "
+               f"{figures['games']} --seed {scenario.seed}"
+               + (f" --opponents {p.opponents}" if p.opponents else ""))
+    lines = [
+        f"# Parameters of policy {p.policy} fitted by `analyzer tune` (analyzer {__version__}):",
+        f"#   {command}",
+        f"# seat {p.seat} of {scenario.file} ({scenario.name}), seed {scenario.seed}, CMA-ES "
+        f"{p.generations} generations x {p.popsize} candidates x {p.games} games"
+        + (f", opponents from {p.opponents}" if p.opponents else "") + ".",
+        (f"# Check on {figures['games']} fresh games: win rate {_pct(figures['tuned'])} "
+         f"against {_pct(figures['start'])} with the starting parameters;"),
+        (f"# paired difference {100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, "
+         f"{100 * d['hi']:+.1f}] (95%)."),
+        f"game = {toml_value(scenario.game)}",
+        f"policy = {toml_value(p.policy)}",
+        "",
+        "[params]",
+    ]
+    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in tuned.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _pct(iv: dict) -> str:
+    return f"{100 * iv['rate']:.1f} % [{100 * iv['lo']:.1f}, {100 * iv['hi']:.1f}]"

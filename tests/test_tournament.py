@@ -1,0 +1,312 @@
+"""analyzer tournament: pool files, the schedule (every entrant in every seat equally often,
+every table on the same deals), the run through the runner (jobs, resume, target precision),
+its report, the CLI and the API on every game, and bad pools (one line, exit 2, nothing
+written)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import toygame
+from typer.testing import CliRunner
+
+from analyzer import api, runner
+from analyzer.cli import app
+from analyzer.errors import ScenarioError
+from analyzer.games import available_games, get_game
+from analyzer.games.base import parameter_fields
+from analyzer.tournament import (
+    ALL_SEATINGS_MAX,
+    default_sample,
+    load_pool,
+    parse_pool,
+    pool_toml,
+    seat_orders,
+    seatings,
+    tournament,
+)
+
+POOL = """\
+name = "toy-ladder"
+game = "toy"
+players = 3
+games = 30
+seed = 5
+
+[[entrants]]
+policy = "random"
+
+[[entrants]]
+name = "weak"
+policy = "biased"
+params = { boost = 0.2, chance = 0.3 }
+
+[[entrants]]
+name = "strong"
+policy = "biased"
+params = { boost = 1.0, chance = 0.9 }
+
+[[entrants]]
+name = "mid"
+params_file = "mid.toml"
+"""
+
+
+@pytest.fixture
+def pool_file(tmp_path: Path) -> Path:
+    (tmp_path / "mid.toml").write_text('policy = "biased"\n[params]\nboost = 0.5\n')
+    path = tmp_path / "pool.toml"
+    path.write_text(POOL)
+    return path
+
+
+# ------------------------------------------------------------------ schedule
+
+
+def _seat_counts(tables, n_players):
+    """Entrant -> Counter of seats over every table."""
+    out: dict[int, Counter] = {}
+    for who in tables:
+        for seat, e in enumerate(who):
+            out.setdefault(e, Counter())[seat] += 1
+    return out
+
+
+@pytest.mark.parametrize("n, players, mode", [
+    (4, 3, "rotations"), (5, 4, "rotations"), (4, 4, "all"), (3, 3, "all"), (2, 4, "rotations"),
+    (2, 3, "all"), (3, 4, "rotations"), (10, 4, "rotations"), (9, 5, "rotations"),
+])
+def test_every_entrant_plays_every_seat_equally_often(n, players, mode):
+    """Over the whole schedule (full, sampled, or with repeated entrants), each entrant sits in
+    each seat the same number of times, and every entrant is in the schedule."""
+    tables = [who for s in seatings(n, players, seed=3) for who in seat_orders(s, mode)]
+    counts = _seat_counts(tables, players)
+    assert set(counts) == set(range(n))
+    for e, by_seat in counts.items():
+        assert set(by_seat) == set(range(players)), (e, by_seat)
+        assert len(set(by_seat.values())) == 1, (e, by_seat)
+    totals = {sum(c.values()) for c in counts.values()}
+    assert len(totals) == 1, totals
+
+
+def test_full_and_sampled_seatings():
+    assert seatings(4, 3) == list(itertools.combinations(range(4), 3))
+    assert seatings(2, 3) == [(0, 0, 1), (0, 1, 1)]  # at least two different entrants
+    n, players = 10, 4  # C(10, 4) = 210 > ALL_SEATINGS_MAX: a balanced sample
+    assert len(list(itertools.combinations(range(n), players))) > ALL_SEATINGS_MAX
+    drawn = seatings(n, players, seed=1)
+    assert len(drawn) == default_sample(n, players) == 30
+    assert len(set(drawn)) == len(drawn)  # no seating twice
+    appearances = Counter(e for s in drawn for e in s)
+    assert set(appearances.values()) == {30 * 4 // 10}
+    assert drawn == seatings(n, players, seed=1) != seatings(n, players, seed=2)
+    assert len(seatings(n, players, sample=7, seed=1)) == 7
+
+
+def test_seat_orders():
+    assert seat_orders((0, 1, 2)) == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
+    assert len(seat_orders((0, 1, 2, 3), "all")) == 24
+    assert seat_orders((0, 0, 1), "all") == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]
+
+
+def test_tables_play_the_same_deals(pool_file, tmp_path):
+    """Every table plays deals 0..n-1 from the pool's seed: the chance-only record (each
+    seat's diplomats in the toy game) of deal i is the same at every table."""
+    res = tournament(pool_file, out=tmp_path / "run", jobs=1, bootstrap=20)
+    games, seats = res.games, res.seats
+    assert set(games["seed"]) == {5}
+    per_table = games.groupby("variant")["game_id"].apply(lambda s: tuple(sorted(s)))
+    assert len(set(per_table)) == 1 and per_table.iloc[0] == tuple(range(10))  # 30 / 3 orders
+    chance = seats.pivot_table(index=["game_id", "variant"], columns="seat",
+                               values="diplomats_surviving")
+    assert (chance.groupby("game_id").nunique() == 1).all().all()
+    # rotation is the schedule's, not the runner's: table s00-1 seats the seating rotated by one
+    arms = {t["arm"]: t["seats"] for t in res.summary["run"]["study"]["tables"]}
+    first = seats[(seats["variant"] == "s00-1") & (seats["game_id"] == 3)].sort_values("seat")
+    assert list(first["policy"]) == arms["s00-1"]
+    assert len(arms) == 4 * 3  # C(4, 3) seatings x 3 rotations
+
+
+# ------------------------------------------------------------------ pool files
+
+
+def test_pool_loads_params_file_and_round_trips(pool_file, tmp_path):
+    pool = load_pool(pool_file)
+    mid = pool.entrants[3]
+    assert (mid.name, mid.policy, dict(mid.params)) == ("mid", "biased", {"boost": 0.5})
+    again = tmp_path / "again.toml"
+    again.write_text(pool_toml(pool))
+    assert load_pool(again).to_dict() == pool.to_dict()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace('name = "weak"', 'name = "random"'),
+     r"entrants\[1\].name: 'random' is also entrants\[0\]'s name"),
+    (lambda t: t + "\nfoo = 1\n", r"entrants\[3\].foo: unknown key"),  # in the last entrant
+    (lambda t: "colour = 1\n" + t, "colour: unknown key"),
+    (lambda t: t.replace("boost = 1.0", "boost = 9.0"),
+     r"entrants\[2\].params.boost: must be in \[0, 5\] \(got 9.0\)"),
+    (lambda t: t.replace('params_file = "mid.toml"', 'params_file = "gone.toml"'),
+     r"entrants\[3\].params_file: gone.toml \(read as .*gone.toml\): file not found"),
+    (lambda t: t.split("[[entrants]]")[0] + "[[entrants]]\npolicy = \"random\"\n",
+     "entrants: give at least two"),
+    (lambda t: t.replace("seed = 5", "seed = 5\nseat_orders = \"some\""),
+     "seat_orders: must be one of rotations, all"),
+    (lambda t: t.replace("seed = 5", "seed = 5\nseatings = 0"), "seatings: must be at least 1"),
+    (lambda t: t.replace('policy = "random"', 'policy = "randomly"'),
+     r"entrants\[0\]: unknown policy 'randomly'"),
+    (lambda t: t.replace("players = 3", "players = 9"), "players"),
+    (lambda t: t.replace("[[entrants]]", "[[entrants]", 1), "malformed TOML"),
+])
+def test_bad_pool_is_one_line_naming_file_and_field(pool_file, tmp_path, edit, message):
+    pool_file.write_text(edit(POOL))
+    with pytest.raises(ScenarioError) as info:
+        load_pool(pool_file)
+    text = str(info.value)
+    assert "\n" not in text and text.startswith(str(pool_file))
+    assert re.search(message, text), text
+
+
+def test_bad_params_file_of_an_entrant(pool_file, tmp_path):
+    for body, message in [('policy = "biased"\n[params]\nbost = 1.0\n',
+                           "params.bost: unknown parameter of policy 'biased'"),
+                          ('policy = "biased"\n[params]\nchance = 2.0\n',
+                           r"params.chance: must be in \[0, 1\] \(got 2.0\)"),
+                          ('policy = "biased"\n[params\n', "malformed TOML"),
+                          ('policy = "random"\n[params]\n', "for policy 'random', not"),
+                          ('game = "other"\npolicy = "biased"\n[params]\n', "for 'other'")]:
+        (tmp_path / "mid.toml").write_text(body)
+        if "random" in body:  # the seat names its policy: the file must agree
+            pool_file.write_text(POOL.replace('params_file = "mid.toml"',
+                                              'params_file = "mid.toml"\npolicy = "biased"'))
+        with pytest.raises(ScenarioError, match=f"entrants\\[3\\].params_file: mid.toml.*{message}"):
+            load_pool(pool_file)
+
+
+def test_too_many_tables_refused():
+    data = {"game": "toy", "players": 4, "name": "x", "seat_orders": "all",
+            "entrants": [{"policy": "random", "name": f"r{k}"} for k in range(40)],
+            "seatings": 100}
+    with pytest.raises(ScenarioError, match="seat_orders: 2400 seat orders to play; at most 2000"):
+        parse_pool(data)
+
+
+def test_bad_pool_writes_nothing_and_exits_2(pool_file, tmp_path):
+    pool_file.write_text(POOL.replace("boost = 1.0", "boost = 9.0"))
+    out = tmp_path / "never"
+    result = CliRunner().invoke(app, ["tournament", str(pool_file), "--out", str(out)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "entrants[2].params.boost: must be in [0, 5]" in lines[0]
+    assert not out.exists()
+    for args, flag in [(["--games", "0"], "--games"), (["--bootstrap", "-1"], "--bootstrap"),
+                       (["--jobs", "0"], "--jobs"), (["--target-ci", "0.7"], "--target-ci")]:
+        pool_file.write_text(POOL)
+        result = CliRunner().invoke(app, ["tournament", str(pool_file), "--out", str(out), *args])
+        assert result.exit_code == 2 and result.stderr.startswith(f"analyzer: error: {flag}:")
+        assert not out.exists()
+
+
+# ------------------------------------------------------------------ runs
+
+
+def _records(out: Path):
+    return (pd.read_parquet(out / "games.parquet"), pd.read_parquet(out / "seats.parquet"))
+
+
+def test_ratings_find_the_strong_entrant_and_jobs_do_not_matter(pool_file, tmp_path):
+    one = tournament(pool_file, out=tmp_path / "one", jobs=1, games=90, bootstrap=50)
+    two = tournament(pool_file, out=tmp_path / "two", jobs=2, games=90, bootstrap=50,
+                     chunk_size=3)
+    for a, b in zip(_records(one.out_dir), _records(two.out_dir)):
+        pd.testing.assert_frame_equal(a, b)
+    r1 = one.summary["results"]["tournament"]
+    assert r1["ratings"] == two.summary["results"]["tournament"]["ratings"]
+    assert r1["ratings"][0]["entrant"] == "strong"
+    assert r1["deals"] == 30 and r1["games"] == 30 * 12
+    text = (one.out_dir / "report.md").read_text()
+    for heading in ("## Ratings", "## Head to head", "## Entrants", "## Schedule"):
+        assert heading in text
+    assert (one.out_dir / "charts" / "ratings.png").is_file()
+    assert (one.out_dir / "charts" / "head_to_head.png").is_file()
+    assert load_pool(one.out_dir / "pool.toml").to_dict()["entrants"][3]["params"] == {"boost": 0.5}
+    # the report re-renders from the records alone, to the same numbers
+    before = json.loads((one.out_dir / "summary.json").read_text())["results"]
+    api.render_report(one.out_dir)
+    assert json.loads((one.out_dir / "summary.json").read_text())["results"] == before
+
+
+def test_interrupted_and_resumed_equals_uninterrupted(pool_file, tmp_path, monkeypatch):
+    full = tmp_path / "full"
+    tournament(pool_file, out=full, backend="sequential", chunk_size=2, bootstrap=10)
+    cut = tmp_path / "cut"
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [12 * 4 + 5])  # 2 chunks of 2 deals done
+    with pytest.raises(runner.RunInterrupted, match="2 of 5 chunks saved"):
+        tournament(pool_file, out=cut, backend="sequential", chunk_size=2, bootstrap=10)
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [])
+    res = tournament(pool_file, out=cut, backend="sequential", chunk_size=2, bootstrap=10,
+                     resume=True)
+    assert res.summary["run"]["chunks_resumed"] == 2
+    for a, b in zip(_records(cut), _records(full)):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_target_ci_stops_on_the_entrants_win_rates(pool_file, tmp_path):
+    res = tournament(pool_file, out=tmp_path / "t", jobs=1, games=3000, target_ci=0.08,
+                     chunk_size=5, bootstrap=20)
+    tc = res.summary["run"]["target_ci"]
+    assert tc["reached"] and tc["half_width"] <= 0.08 and tc["games"] < 1000
+    assert "Stopping rule: every entrant's win-rate interval" in (res.out_dir / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ every game: CLI and API
+
+
+def _game_pool(game: str, tmp_path: Path) -> Path:
+    """Every policy of the game as an entrant; a search player with a few iterations (its
+    default of hundreds per decision would take minutes)."""
+    spec = get_game(game)
+    players = spec.bench_table().players
+
+    def entrant(name: str) -> str:
+        fields = {f.name for f in parameter_fields(spec.policies[name])}
+        params = "params = { iterations = 4 }\n" if "iterations" in fields else ""
+        return f'\n[[entrants]]\npolicy = "{name}"\n{params}'
+
+    path = tmp_path / f"{game}-pool.toml"
+    entrants = "".join(entrant(p) for p in sorted(spec.policies))
+    path.write_text(f'name = "{game}-tiny"\ngame = "{game}"\nplayers = {players}\n'
+                    f"games = {players}\nseed = 3\n{entrants}")
+    return path
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_cli_and_api_on_every_game(game, tmp_path):
+    pool = _game_pool(game, tmp_path)
+    result = CliRunner().invoke(app, ["tournament", str(pool), "--out", str(tmp_path / "cli"),
+                                      "--bootstrap", "20", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "1. " in result.stdout and "report: " in result.stdout
+    res = tournament(pool, out=tmp_path / "api", bootstrap=20, jobs=1)
+    for a, b in zip(_records(tmp_path / "cli"), _records(tmp_path / "api")):
+        pd.testing.assert_frame_equal(a, b)
+    rows = res.summary["results"]["tournament"]["ratings"]
+    assert {r["entrant"] for r in rows} == {e["name"] for e in
+                                           load_pool(pool).to_dict()["entrants"]}
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_shipped_ladder_rates_every_policy_of_the_game(game):
+    """scenarios/<game>-ladder.toml loads (its tuned greedy from scenarios/tuned/) and has an
+    entrant of every policy the game registers, the tuned greedy among them."""
+    pool = load_pool(Path(__file__).resolve().parents[1] / "scenarios" / f"{game}-ladder.toml")
+    assert pool.game == game and pool.players == get_game(game).bench_table().players
+    assert {e.policy for e in pool.entrants} == set(get_game(game).policies)
+    tuned = [e for e in pool.entrants if e.name == "greedy-tuned"]
+    assert len(tuned) == 1 and tuned[0].policy == "greedy" and tuned[0].params

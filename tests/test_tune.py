@@ -1,0 +1,228 @@
+"""analyzer tune: the parameter space, determinism (same seeds => same tuned.toml whatever the
+jobs and chunks), resume, the fresh-seed check, tuned.toml as a params_file of a scenario seat
+and a pool entrant, bad options, and the CLI and API on every game."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import toygame
+from typer.testing import CliRunner
+
+from analyzer import api, runner
+from analyzer.cli import app
+from analyzer.errors import ScenarioError
+from analyzer.games import available_games, get_game
+from analyzer.scenario import load_scenario, read_params_file
+from analyzer.tournament import load_pool
+from analyzer.tune import Dimension, derived_seed, dimensions, tune
+
+SCENARIO = """\
+name = "toy-tune"
+game = "toy"
+players = 3
+seed = 9
+
+[[seats]]
+policy = "biased"
+name = "me"
+params = { boost = 0.3, chance = 0.3, label = "y" }
+
+[[seats]]
+policy = "biased"
+
+[[seats]]
+policy = "random"
+"""
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = {"budget": 240, "games": 20, "popsize": 4, "validation_games": 60}
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "toy-tune.toml"
+    path.write_text(SCENARIO)
+    return path
+
+
+def test_dimensions_decode_inside_the_bounds():
+    d = Dimension("n", int, 0, 30)
+    assert [d.decode(x) for x in (-1, 0, 0.5, 0.51, 1, 2)] == [0, 0, 15, 15, 30, 30]
+    f = Dimension("w", float, -5, 5)
+    assert f.decode(0.123456) == pytest.approx(-3.765)  # 4 significant digits
+    assert f.decode(f.encode(1.25)) == 1.25
+    dims, fixed = dimensions(get_game("toy"), "biased")
+    assert [(x.name, x.kind, x.low, x.high) for x in dims] == [("boost", float, 0, 5),
+                                                                ("chance", float, 0, 1)]
+    assert fixed == ["label"]  # a str parameter is kept as the seat has it
+    assert derived_seed(9, 1, 1) != derived_seed(9, 1, 2) != derived_seed(9, 2)
+
+
+def test_tune_finds_a_better_toy_player_and_checks_it_on_fresh_seeds(scenario_file, tmp_path):
+    """The toy's biased player wins more with a larger bonus: the tuned seat beats its start
+    on fresh seeds, paired, and the report says so."""
+    res = tune(scenario_file, seat=0, out=tmp_path / "t", jobs=1, budget=600, games=50,
+               validation_games=400)
+    fig = res.summary["results"]["tune"]
+    assert fig["tuned"]["rate"] > fig["start"]["rate"] + 0.2
+    assert fig["difference"]["lo"] > 0 and fig["difference"]["significant"]
+    assert fig["games"] == 400 and fig["difference"]["n"] == 400
+    assert res.tuned["boost"] > 0.3 and res.tuned["label"] == "y"
+    study = res.summary["run"]["study"]
+    assert study["generations"] == 600 // (6 * 50) and len(study["history"]) == 2
+    search = pd.read_parquet(res.out_dir / "search.parquet")
+    assert len(search) == 2 * 6 and set(search["games"]) == {50}
+    # every candidate of a generation played the same seeds: the check's seeds are new
+    seeds = [h["seed"] for h in study["history"]] + [study["validation_seed"]]
+    assert len(set(seeds)) == 3
+    text = (res.out_dir / "report.md").read_text()
+    assert "## Tuned against start, on fresh seeds" in text and "Tuned − start: +" in text
+    for chart in ("convergence.png", "trajectories.png"):
+        assert (res.out_dir / "charts" / chart).is_file()
+    before = json.loads((res.out_dir / "summary.json").read_text())["results"]
+    api.render_report(res.out_dir)  # re-renders from the records and run facts alone
+    assert json.loads((res.out_dir / "summary.json").read_text())["results"] == before
+
+
+def test_same_seeds_same_tuned_toml_whatever_the_jobs(scenario_file, tmp_path):
+    one = tune(scenario_file, seat=0, out=tmp_path / "one", jobs=1, **SMALL)
+    two = tune(scenario_file, seat=0, out=tmp_path / "two", jobs=2, chunk_size=3, **SMALL)
+    assert one.tuned_file.read_text() == two.tuned_file.read_text()
+    pd.testing.assert_frame_equal(pd.read_parquet(one.out_dir / "search.parquet"),
+                                  pd.read_parquet(two.out_dir / "search.parquet"))
+    other = tune(scenario_file, seat=0, out=tmp_path / "three", jobs=1, seed=10, **SMALL)
+    assert other.tuned_file.read_text() != one.tuned_file.read_text()
+
+
+def test_interrupted_and_resumed_equals_uninterrupted(scenario_file, tmp_path, monkeypatch):
+    full = tune(scenario_file, seat=0, out=tmp_path / "full", backend="sequential",
+                chunk_size=5, **SMALL)
+    cut = tmp_path / "cut"
+    # generation 1: 4 candidates x 20 games; stop in generation 2 after one chunk of it
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [4 * 20 + 4 * 5 + 3])
+    with pytest.raises(runner.RunInterrupted, match="1 of 4 chunks saved"):
+        tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, **SMALL)
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [])
+    res = tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, resume=True,
+               **SMALL)
+    assert res.summary["run"]["chunks_resumed"] == 4 + 1
+    assert res.tuned_file.read_text() == full.tuned_file.read_text()
+    pd.testing.assert_frame_equal(pd.read_parquet(cut / "seats.parquet"),
+                                  pd.read_parquet(full.out_dir / "seats.parquet"))
+    # a resume with another budget is another run: refused, nothing replaced
+    with pytest.raises(ScenarioError, match="different budget"):
+        tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, resume=True,
+             **{**SMALL, "budget": 480})
+
+
+def test_tuned_toml_is_a_params_file_for_a_seat_and_an_entrant(scenario_file, tmp_path):
+    res = tune(scenario_file, seat=0, out=tmp_path / "t", jobs=1, **SMALL)
+    tuned = dict(res.tuned)
+    (tmp_path / "use.toml").write_text(
+        'name = "use"\ngame = "toy"\nplayers = 3\n[[seats]]\nparams_file = "t/tuned.toml"\n'
+        'name = "tuned"\n[[seats]]\npolicy = "random"\n[[seats]]\npolicy = "random"\n')
+    seat = load_scenario(tmp_path / "use.toml").arms[0].seats[0]
+    assert (seat.policy, dict(seat.params)) == ("biased", tuned)
+    (tmp_path / "pool.toml").write_text(
+        'name = "p"\ngame = "toy"\nplayers = 3\n[[entrants]]\npolicy = "random"\n'
+        '[[entrants]]\nname = "tuned"\nparams_file = "t/tuned.toml"\n')
+    entrant = load_pool(tmp_path / "pool.toml").entrants[1]
+    assert (entrant.policy, dict(entrant.params)) == ("biased", tuned)
+
+
+def test_opponents_from_a_pool(scenario_file, tmp_path):
+    (tmp_path / "pool.toml").write_text(
+        'name = "p"\ngame = "toy"\nplayers = 3\n[[entrants]]\npolicy = "random"\n'
+        '[[entrants]]\nname = "b"\npolicy = "biased"\n[[entrants]]\nname = "c"\n'
+        'policy = "biased"\nparams = { boost = 2.0 }\n')
+    res = tune(scenario_file, seat=0, out=tmp_path / "t", jobs=1,
+               opponents=tmp_path / "pool.toml", **SMALL)
+    study = res.summary["run"]["study"]
+    assert study["tables"] == [["random", "b"], ["random", "c"], ["b", "c"]]
+    fig = res.summary["results"]["tune"]
+    assert fig["tables"] == 3 and fig["games"] == 3 * 20  # 60 games split over 3 tables
+    seats = pd.read_parquet(res.out_dir / "seats.parquet")
+    assert sorted(seats["variant"].unique()) == [f"{a}:t{t:02d}" for a in ("start", "tuned")
+                                                 for t in range(3)]
+
+
+@pytest.mark.parametrize("kwargs, flag, message", [
+    ({"seat": 3}, "--seat", "3 is outside 0..2"),
+    ({"seat": 2}, "--seat", "policy 'random' has no numeric parameter"),
+    ({"seat": 0, "budget": 10}, "--budget", "less than one generation"),
+    ({"seat": 0, "games": 0}, "--games", "must be at least 1"),
+    ({"seat": 0, "popsize": 1}, "--popsize", "must be at least 2"),
+    ({"seat": 0, "validation_games": 1}, "--validation-games", "must be at least 2"),
+    ({"seat": 0, "jobs": 0}, "--jobs", "must be at least 1"),
+])
+def test_bad_options_are_one_line_and_write_nothing(scenario_file, tmp_path, kwargs, flag,
+                                                    message):
+    out = tmp_path / "never"
+    with pytest.raises(ScenarioError, match=message):
+        tune(scenario_file, out=out, **kwargs)
+    args = ["tune", str(scenario_file), "--out", str(out)]
+    for key, value in kwargs.items():
+        args += [f"--{key.replace('_', '-')}", str(value)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"analyzer: error: {flag}: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_opponents_of_another_game_refused(scenario_file, tmp_path):
+    game = next(g for g in available_games())
+    (tmp_path / "pool.toml").write_text(
+        f'name = "p"\ngame = "{game}"\nplayers = {get_game(game).bench_table().players}\n'
+        '[[entrants]]\npolicy = "random"\n[[entrants]]\npolicy = "greedy"\n')
+    result = CliRunner().invoke(app, ["tune", str(scenario_file), "--seat", "0", "--opponents",
+                                      str(tmp_path / "pool.toml"), "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and f"--opponents: {tmp_path / 'pool.toml'} is a pool of" \
+        in result.stderr
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_cli_and_api_on_every_game(game, tmp_path):
+    spec = get_game(game)
+    players = spec.bench_table().players
+    path = tmp_path / f"{game}.toml"
+    path.write_text(f'name = "{game}-tune"\ngame = "{game}"\nplayers = {players}\nseed = 4\n'
+                    '[[seats]]\npolicy = "greedy"\n' + '[[seats]]\npolicy = "random"\n'
+                    * (players - 1))
+    small = ["--budget", "8", "--games", "4", "--popsize", "2", "--validation-games", "4",
+             "--jobs", "1"]
+    result = CliRunner().invoke(app, ["tune", str(path), "--seat", "0", "--out",
+                                      str(tmp_path / "cli"), "--quiet", *small])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "params file: " in result.stdout and "tuned - start" in result.stdout
+    res = tune(path, seat=0, out=tmp_path / "api", budget=8, games=4, popsize=2,
+               validation_games=4, jobs=1)
+    assert res.tuned_file.read_text() == (tmp_path / "cli" / "tuned.toml").read_text()
+    dims, _ = dimensions(spec, "greedy")
+    assert set(res.tuned) >= {d.name for d in dims}
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_shipped_tuned_greedy_is_a_params_file_made_by_its_tune_scenario(game):
+    """scenarios/tuned/<game>-greedy.toml: every tunable greedy parameter, inside its declared
+    bounds; the command in its header tunes seat 0 of scenarios/<game>-greedy-tune.toml, a
+    greedy seat of the same game, and names the options that fix the result."""
+    spec = get_game(game)
+    path = ROOT / "scenarios" / "tuned" / f"{game}-greedy.toml"
+    policy, params = read_params_file(path, None, spec)
+    dims, _ = dimensions(spec, "greedy")
+    assert policy == "greedy" and {d.name for d in dims} <= set(params)
+    assert all(d.low <= params[d.name] <= d.high for d in dims)
+    command = next(line for line in path.read_text().splitlines() if "analyzer tune " in line)
+    words = command.split("analyzer tune ", 1)[1].split()
+    assert words[0] == f"scenarios/{game}-greedy-tune.toml"
+    assert {"--seat", "--budget", "--games", "--popsize", "--validation-games", "--seed"} <= set(words)
+    scenario = load_scenario(ROOT / words[0])
+    assert scenario.game == game and scenario.arms[0].seats[0].policy == "greedy"
+    assert str(scenario.seed) == words[words.index("--seed") + 1]
