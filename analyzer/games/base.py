@@ -528,11 +528,17 @@ class StudySection:
     replaces_balance : callable, optional
         ``replaces_balance(games) -> bool``: True when, for these records, the section shows
         each arm's balance itself; with many arms the generic balance section is then left out.
+    findings : callable, optional
+        ``findings(numbers, run) -> list of analyzer.report.findings.Finding``: the section's
+        headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
+        value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
+        the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
     """
 
     key: str
     build: Callable[..., dict | None]
     replaces_balance: Callable[[Any], bool] | None = None
+    findings: Callable[[dict, dict], Sequence[Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import pandas as pd
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import citations, records
+from analyzer.report import citations, findings, records
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
@@ -62,8 +62,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 
 def _header(doc: Doc, run: dict, games: pd.DataFrame, run_dir: Path | None = None) -> None:
-    if run.get("description"):
-        doc.p(run["description"])
+    doc.h("This run")
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
     editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
@@ -191,13 +190,18 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         return {kind: OWN_REPORTS[kind]().build(doc, run, seats, run_dir)}
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(run.get("players") or head["n_players"].iloc[0])
+    if run.get("description"):  # what the study asks, under the title
+        doc.p(run["description"])
+    top = len(doc.blocks)  # the key findings go here once every section has its numbers
     _header(doc, run, head, run_dir)
     del head
     spec = _game(doc, run)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
+    item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
-    results["studies"] = study_sections(doc, run, games, seats, players,
-                                        spec.item_kind if spec is not None else "item")
+    results["studies"] = study_sections(doc, run, games, seats, players, item_kind)
+    results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
+                                           run_dir, at=top)
     return results
 
 

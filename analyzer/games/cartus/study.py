@@ -50,6 +50,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.games.base import StudySection
+from analyzer.games.cartus import findings
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
 from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
@@ -751,4 +752,5 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     return section(doc, games, seats, players, correction_of(run))
 
 
-SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active),)
+SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
+                         findings=findings.building_sets),)

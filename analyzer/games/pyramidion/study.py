@@ -26,6 +26,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.games.base import StudySection
+from analyzer.games.pyramidion import findings
 from analyzer.report import charts, design
 from analyzer.report.document import (
     BASE,
@@ -613,4 +614,4 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
     return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
 
 
-SECTIONS = (StudySection("pyramidion", pyramidion),)
+SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion),)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.games.base import StudySection
+from analyzer.games.rattus import findings
 from analyzer.report import balance, charts, design
 from analyzer.report.document import (
     BASE,
@@ -277,14 +278,17 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
           f"(a tie for first counts 1/k; without any edge they would win {100 * fair:.1f} %).")
-    out["leader_wins"] = {"games": len(per_game), **iv_dict(iv), "no_edge": fair}
+    out["leader_wins"] = {"games": len(per_game), **iv_dict(iv), "no_edge": fair,
+                          "examples": _examples(per_game.index[per_game["lead_won"] > 0])}
 
     changed = stats.winners_without(s, "sultan_points")
     iv2 = stats.wilson(int(changed.sum()), len(changed))
     doc.p(f"**Diplomat points changed the winner** in {pct(*iv_tuple(iv2))} of games "
           f"({int(changed.sum())} of {len(changed)} games with the Sultan in play): recomputing the winner from score − "
           "diplomat points (same tie-break) gives a different set of winners.")
-    out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **iv_dict(iv2)}
+    out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **iv_dict(iv2),
+                             "examples": _examples(changed.index.get_level_values("game_id")[
+                                 changed.to_numpy(bool)])}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
     del s, per_game, changed
     out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, run)
@@ -369,4 +373,10 @@ def plot_caravan(ax, table: pd.DataFrame) -> None:
     ax.set_title("Caravan bonus cubes per move (95% intervals)")
 
 
-SECTIONS = (StudySection("sultan", sultan), StudySection("caravan", caravan))
+def _examples(game_ids, k: int = 3) -> list[int]:
+    """The first ``k`` of ``game_ids`` (ascending), for a key finding's example games."""
+    return sorted(int(i) for i in game_ids)[:k]
+
+
+SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan),
+            StudySection("caravan", caravan, findings=findings.caravan))

@@ -1,0 +1,89 @@
+"""Rattus Cartus's key findings: the headline numbers of its building-set section
+(``study.py``) as sentences for the top of the report (``analyzer/report/findings.py``).
+
+From the numbers the section returned: the most balanced building selection (a figure), the
+least balanced one (its chi-square test that every seat wins equally often) and, where the
+design estimates them, the building choice with the clearest effect on the seat spread² and on
+the death rate (docs/rules/cartus.md §3). A sentence about a building whose rule values are
+labelled defaults (a guessed building such as ``magic_b``) says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from analyzer.report.findings import Finding
+
+EFFECTS = {"spread2": ("the seat spread² (variance of the seat win rates without chance's part)",
+                       1e4, "pp²"),
+           "death": ("the death rate", 100, "pp")}
+
+
+def _guessed(run: Mapping[str, Any]) -> set[str]:
+    """Buildings with a labelled-default rule value in this run (``building.<name>``)."""
+    names = {d["name"] for values in (run.get("defaults") or {}).values() for d in values}
+    return {n.partition(".")[2] for n in names if n.startswith("building.")}
+
+
+def _note(buildings: list[str], guessed: set[str]) -> str:
+    hit = [b for b in buildings if b in guessed]
+    if not hit:
+        return ""
+    return (" — " + ", ".join(f"`{b}`" for b in hit) + (" is a" if len(hit) == 1 else " are")
+            + " guessed building" + ("" if len(hit) == 1 else "s")
+            + " (labelled default, not sourced)")
+
+
+def _set(name: str) -> str:
+    return ", ".join(f"`{b}`" for b in name.split("+"))
+
+
+def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
+    """Findings of the building-set section (see the module docstring)."""
+    sets = numbers.get("sets") or []
+    if not sets:
+        return []
+    guessed = _guessed(run)
+    floor = numbers.get("noise_floor")
+    chance = (f"; a fair set shows about {100 * floor:.1f} pp by chance"
+              if floor is not None and not math.isnan(floor) else "")
+    by_balance = sorted(sets, key=lambda r: r["balance"])
+    best, worst = by_balance[0], by_balance[-1]
+    out = [Finding(
+        f"The most balanced of the {len(sets)} building sets is {_set(best['building_set'])}: "
+        f"seat win rates {{value}} apart (max − min over {best['games']} games{chance})"
+        + _note(best["building_set"].split("+"), guessed), best["balance"], best["balance_lo"],
+        best["balance_hi"], "pp", 100, 1, games=int(best["games"]), key="sets:most_balanced")]
+    if len(sets) > 1:
+        out.append(Finding(
+            f"The least balanced building set is {_set(worst['building_set'])}: seat win rates "
+            f"{{value}} apart (max − min over {worst['games']} games{chance}; tested: "
+            f"chi-square that every seat wins equally often, p corrected over the {len(sets)} "
+            "sets as in its section, since it is picked as the worst)"
+            + _note(worst["building_set"].split("+"), guessed), worst["balance"],
+            worst["balance_lo"], worst["balance_hi"], "pp", 100, 1,
+            p_value=worst.get("imbalance_p_adj", worst.get("imbalance_p")),
+            games=int(worst["games"]),
+            key="sets:least_balanced"))
+    effects = numbers.get("main_effects") or numbers.get("simple_effects") or []
+    n_games = int(min(r["games"] for r in sets))
+    kind = "main effect" if numbers.get("main_effects") else "effect against the reference set"
+    for metric, (what, scale, unit) in EFFECTS.items():
+        rows = [r for r in effects if r["metric"] == metric and r.get("p_value") is not None
+                and not math.isnan(r["p_value"])]
+        if not rows:
+            continue
+        top = min(rows, key=lambda r: r["p_value"])
+        # picked as the smallest of the classes' p-values: its p is the section's, corrected
+        # over the classes
+        p = top.get("p_adjusted", top["p_value"])
+        out.append(Finding(
+            f"The clearest building choice for {what} is `{top['alternative']}` instead of "
+            f"`{top['reference']}` ({top['class']}): {{value}} "
+            f"({kind}; p corrected over the {len({r['class'] for r in rows})} classes as in its "
+            "section)" + _note([top["alternative"], top["reference"]], guessed), top["effect"],
+            top["lo"], top["hi"], unit, scale, 1, True, 0.0, p_value=p,
+            games=n_games, key=f"effects:{metric}"))
+    return out

@@ -1,0 +1,79 @@
+"""Rattus's key findings: the headline numbers of its own report sections (``study.py``) as
+sentences for the top of the report (``analyzer/report/findings.py``).
+
+Each function takes the numbers its section returned (``summary.json["results"][key]``) and the
+run facts, and returns ``Finding`` objects: the diplomat leader's win rate against no edge and
+how often diplomat points change the winner (docs/rules/rattus.md §2.3), the bonus cubes of a
+caravan move (§2.2), and what the seats that used the Sultan or the Trader lose in the same
+games without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from analyzer.report.findings import Finding
+
+
+def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
+    """The users of ``card`` followed into the same games without it (``_card_out``'s
+    ``users``): their paired win-rate change, games as the unit."""
+    found = []
+    for u in (out or {}).get("users", []):
+        d = u["won_diff"]
+        found.append(Finding(
+            f"The seats that used the {card} in `base` won {100 * u['won_with']:.1f} % of those "
+            f"games; the same seats in the same games of `{u['variant']}` change by {{value}} "
+            f"in win rate ({u['games']} games; the seats are picked by what they did in the "
+            "base game, so part of this is selection)", d["mean"], d["lo"], d["hi"], "pp", 100,
+            1, True, 0.0, p_value=d["p_value"], games=int(u["games"]),
+            key=f"{card.lower()}:users:{u['variant']}"))
+    return found
+
+
+def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
+    """Findings of the Sultan section: the diplomat leader's wins (tested against the share the
+    leader(s) would win without an edge), how often diplomat points change the winner (a
+    figure), and the Sultan's users without it."""
+    var = numbers.get("variant", "base")
+    out = []
+    lead = numbers.get("leader_wins") or {}
+    if lead.get("games"):
+        out.append(Finding(
+            f"The holder(s) of the most diplomats at the end win {{value}} of the {lead['games']} "
+            f"games of `{var}` where a diplomat is on the board, against "
+            f"{100 * lead['no_edge']:.1f} % without an edge", lead["estimate"], lead["lo"],
+            lead["hi"], "%", 100, 1, null=lead["no_edge"], games=int(lead["games"]),
+            examples=tuple(lead.get("examples", ())), example_variant=var,
+            example_what="the diplomat leader won", key="sultan:leader_wins"))
+    changed = numbers.get("winner_changed") or {}
+    if changed.get("games"):
+        out.append(Finding(
+            f"Diplomat points change the winner in {{value}} of the {changed['games']} games of "
+            f"`{var}` with the Sultan in play", changed["estimate"], changed["lo"],
+            changed["hi"], "%", 100, 1, games=int(changed["games"]),
+            examples=tuple(changed.get("examples", ())), example_variant=var,
+            example_what="the diplomat points changed the winner", key="sultan:winner_changed"))
+    return out + _users(numbers.get("sultan_out"), "Sultan")
+
+
+def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
+    """Findings of the caravan section: bonus cubes per caravan move (a figure) and the
+    Trader's users without it."""
+    out = []
+    total = numbers.get("total_per_move") or {}
+    if total and total.get("estimate") is not None:
+        per = {(r["who"], r["stage"]): r["value"] for r in numbers.get("per_move", [])}
+        split = ""
+        if ("mover", "placed") in per and ("opponents", "placed") in per:
+            split = (f" ({per[('mover', 'placed')]:.2f} to the mover, "
+                     f"{per[('opponents', 'placed')]:.2f} to opponents)")
+        moves = numbers.get("moves_per_game") or {}
+        out.append(Finding(
+            f"A caravan move hands out {{value}}{split}, over the {numbers['games']} games of "
+            f"`{numbers.get('variant', 'base')}` with the Trader in play"
+            + (f" ({moves['estimate']:.2f} moves per game)" if moves.get("estimate") is not None
+               else ""), total["estimate"], total["lo"], total["hi"], "bonus cubes", 1, 2,
+            games=int(numbers["games"]), key="caravan:cubes_per_move"))
+    return out + _users(numbers.get("trader_out"), "Trader")

@@ -1,0 +1,437 @@
+"""Key findings: the run's few answers, first in its report, ranked by size and Holm-corrected.
+
+A finding is one number a report section already computed — the start player's advantage, a
+variant's paired effect on the score or on the start player's advantage, a policy's paired
+win-rate change, an item's value in an ablation, or a headline figure of the game's own
+sections — with its 95 % interval and unit, put into a sentence. The generic findings are read
+from the generic sections' numbers (the ``results`` of ``summary.json``); a game adds its own
+through ``StudySection.findings`` (in its package), so this module names no game.
+
+Ranking
+    By standardized size: ``|estimate − no-effect value| / (standard error · √games)``, the
+    effect in per-game standard deviations (for a paired per-game difference this is Cohen's
+    ``d_z``); the standard error is read off the 95 % interval (on the log scale for a ratio).
+    A finding without an interval to read it from (a test statistic only) takes ``|z|`` from its
+    p-value.
+Significance
+    The tested findings (those with a no-effect value or a p-value) are one family, corrected by
+    Holm's step-down method (family-wise error 5 %). A finding's p-value is its section's test,
+    else the two-sided normal p-value of ``z`` from its interval (Altman & Bland, BMJ 2011;343:
+    d2304). A difference that is the same in every game (``lo == hi``) is exact, not a test.
+Figures
+    A finding without a no-effect value or p-value (a share of games, a rate per event) is a
+    measured figure: listed after the tested findings, in the order the sections give them.
+
+Each finding about particular games names up to three example game ids and the ``analyzer
+replay`` command that shows one (``replay_command``).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from analyzer import stats
+from analyzer.games.base import StudySection
+from analyzer.report.document import BASE, Doc
+from analyzer.report.records import Table, as_table
+
+Z95 = float(sps.norm.ppf(0.975))
+MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
+MAX_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One key finding: a number with its 95 % interval, unit and sentence.
+
+    Attributes
+    ----------
+    statement : str
+        The sentence, Markdown allowed, with ``{value}`` where the estimate and its interval go
+        (``"+10.0 pp [+4.6, +15.4]"``); without ``{value}`` they follow after a colon.
+    estimate, lo, hi : float
+        The number and its 95 % interval, in the section's own scale (a share as 0–1).
+    unit : str
+        Shown after the number, e.g. ``"pp"``, ``"%"``, ``"points"``, ``"per move"``.
+    scale : float
+        Display factor (100 shows a 0–1 share in % or pp).
+    digits : int
+        Decimals shown.
+    signed : bool
+        Show a sign (a difference).
+    null : float, optional
+        The no-effect value (0 for a difference, a fair share, 1 for an odds ratio); ``None`` and
+        no ``p_value``: a measured figure, not a test.
+    log : bool
+        The interval is symmetric on the log scale (a ratio): its standard error is read there.
+    p_value : float, optional
+        The section's two-sided p-value; ``None``: from the interval (see the module docstring).
+    games : int
+        The games the number is over (the unit of the standardized size).
+    examples : tuple of int
+        Up to three game ids the finding is about (``game_id``, the index ``analyzer replay
+        --game`` takes).
+    example_variant : str
+        The arm the example games are replayed in.
+    example_what : str
+        What the example games show, e.g. ``"the start player won"``.
+    key : str
+        A stable name for ``summary.json``, e.g. ``"first_player:base"``.
+    """
+
+    statement: str
+    estimate: float
+    lo: float
+    hi: float
+    unit: str = ""
+    scale: float = 1.0
+    digits: int = 1
+    signed: bool = False
+    null: float | None = None
+    log: bool = False
+    p_value: float | None = None
+    games: int = 0
+    examples: tuple[int, ...] = ()
+    example_variant: str = BASE
+    example_what: str = ""
+    key: str = ""
+
+    def value_text(self) -> str:
+        """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``."""
+        sign = "+" if self.signed else ""
+
+        def show(x: float) -> str:
+            return f"{self.scale * x:{sign}.{self.digits}f}"
+
+        unit = f" {self.unit}" if self.unit else ""
+        if _missing(self.lo) or _missing(self.hi):
+            return show(self.estimate) + unit
+        if self.lo == self.hi and self.null is not None:  # a difference without spread
+            return f"{show(self.estimate)}{unit} (the same in every game)"
+        return f"{show(self.estimate)}{unit} [{show(self.lo)}, {show(self.hi)}]"
+
+    def sentence(self) -> str:
+        """The statement with the value filled in."""
+        if "{value}" in self.statement:
+            return self.statement.replace("{value}", self.value_text())
+        return f"{self.statement}: {self.value_text()}"
+
+
+@dataclass(frozen=True)
+class Assessed:
+    """A finding with its standardized size and its test after Holm correction.
+
+    ``size`` and ``p_value`` are ``nan`` for a figure; ``exact`` marks a difference that is the
+    same in every game (no test, ranked first); ``p_holm`` is ``nan`` outside the family.
+    """
+
+    finding: Finding
+    size: float
+    p_value: float
+    p_holm: float
+    holds: bool
+    exact: bool = False
+
+    @property
+    def tested(self) -> bool:
+        """True for a test of the Holm family (not a figure, not exact)."""
+        return not math.isnan(self.p_holm)
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _z(f: Finding) -> float:
+    """``(estimate − null) / standard error`` with the error read off the 95 % interval; ``nan``
+    without a null or a usable interval."""
+    if f.null is None or _missing(f.lo) or _missing(f.hi) or _missing(f.estimate):
+        return math.nan
+    if f.log:
+        if min(f.estimate, f.lo, f.hi, f.null) <= 0:
+            return math.nan
+        est, lo, hi, null = (math.log(x) for x in (f.estimate, f.lo, f.hi, f.null))
+    else:
+        est, lo, hi, null = f.estimate, f.lo, f.hi, f.null
+    se = (hi - lo) / (2 * Z95)
+    return (est - null) / se if se > 0 else math.nan
+
+
+def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
+    """Rank ``findings`` and correct their tests (Holm over every tested finding given).
+
+    Returns
+    -------
+    list of Assessed
+        Exact differences first, then the tested findings by standardized size (largest first),
+        then the figures in the order given. A difference that is 0 in every game (an arm equal
+        to the base) says nothing and is left out.
+    """
+    rows = []
+    for f in findings:
+        exact = (f.null is not None and not _missing(f.lo) and f.lo == f.hi)
+        if exact and f.estimate == f.null:
+            continue
+        z = _z(f)
+        p = f.p_value if f.p_value is not None and not _missing(f.p_value) else (
+            float(2 * sps.norm.sf(abs(z))) if not math.isnan(z) else math.nan)
+        if math.isnan(z) and not math.isnan(p):
+            z = float(sps.norm.isf(max(p, 1e-300) / 2))
+        size = abs(z) / math.sqrt(f.games) if f.games > 0 and not math.isnan(z) else math.nan
+        rows.append((f, math.inf if exact else size, 0.0 if exact else p, exact))
+    p = np.array([r[2] if not r[3] else math.nan for r in rows], dtype=float)
+    adj, sig = stats.adjust_pvalues(p, "holm", alpha) if len(p) else (p, p.astype(bool))
+    out = [Assessed(f, size, pv, float(a), bool(s) or exact, exact)
+           for (f, size, pv, exact), a, s in zip(rows, adj, sig)]
+    tested = [a for a in out if a.tested or a.exact]
+    tested.sort(key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
+    return tested + [a for a in out if not (a.tested or a.exact)]
+
+
+# ------------------------------------------------------------------ the generic findings
+
+
+def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | pd.DataFrame,
+            item_kind: str = "item") -> list[Finding]:
+    """The findings of the generic sections' numbers (``results`` of ``summary.json``).
+
+    The start player's advantage in the base arm; then, for an ablation, each item's value to
+    its heaviest user; else each variant's paired change of the mean score and of the start
+    player's advantage (the balance section), and each policy's paired win-rate change where
+    several policies play (the sweep or the variants section). Example games are read from
+    ``seats`` (``game_id, start_position, won``).
+    """
+    seats = as_table(seats)
+    study = run.get("study") or {}
+    out = _start_player(results, seats)
+    if study.get("kind") == "ablate":
+        return out + _ablation(results, item_kind)
+    return out + _variant_effects(results, seats) + _policy_effects(results)
+
+
+def _position_key(seats: Table) -> str:
+    return "start_position" if "start_position" in seats else "seat"
+
+
+def _start_won(seats: Table, variant: str) -> pd.Series:
+    """Per game of ``variant`` (ascending ``game_id``): the start player's share of the win."""
+    key = _position_key(seats)
+    s = seats.read(("game_id", key, "won"), [variant])
+    first = s[s[key] == 0].groupby("game_id")["won"].sum()
+    return first.reindex(np.unique(s["game_id"]), fill_value=0.0)
+
+
+def _first(ids: Any) -> tuple[int, ...]:
+    return tuple(int(i) for i in list(ids)[:MAX_EXAMPLES])
+
+
+def _start_player(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+    rows = ((results.get("studies") or {}).get("first_player") or {}).get("by_variant") or []
+    if not rows:
+        return []
+    rec = next((r for r in rows if r["variant"] == BASE), rows[0])
+    if rec.get("position_test", "done") != "done" or _missing(rec.get("advantage")):
+        return []
+    var = rec["variant"]
+    won = _start_won(seats, var)
+    ahead = rec["advantage"] >= 0
+    ids = won.index[won > 0] if ahead else won.index[won == 0]
+    return [Finding(
+        f"The start player of `{var}` wins {100 * rec['rate']:.1f} % of its {rec['games']} games "
+        f"against a fair position's {100 * rec['fair']:.1f} %: an advantage of {{value}}",
+        rec["advantage"], rec["advantage_lo"], rec["advantage_hi"], "pp", 100, 1, True, 0.0,
+        p_value=rec.get("p_first"), games=int(rec["games"]), examples=_first(ids),
+        example_variant=var,
+        example_what="the start player won" if ahead else "the start player did not win",
+        key=f"first_player:{var}")]
+
+
+def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+    """Each variant's paired change of the mean final score and of the start player's advantage
+    (``balance.vs_base``, metrics ``score`` and ``start_adv``)."""
+    out = []
+    for r in (results.get("balance") or {}).get("vs_base") or []:
+        var, n = r["variant"], int(r["n"])
+        if r["metric"] == "score":
+            out.append(Finding(
+                f"`{var}` changes the mean final score by {{value}} per seat-game against "
+                f"`{BASE}` (paired on {n} games)", r["diff"], r["lo"], r["hi"], "points", 1, 2,
+                True, 0.0, p_value=r["p_value"], games=n, key=f"score:{var}"))
+        elif r["metric"] == "start_adv":
+            ids = _moved_games(seats, var, r["diff"])
+            out.append(Finding(
+                f"`{var}` changes the start player's advantage by {{value}} against `{BASE}` "
+                f"(paired on {n} games)", r["diff"], r["lo"], r["hi"], "pp", 100, 1, True, 0.0,
+                p_value=r["p_value"], games=n, examples=ids, example_variant=var,
+                example_what=("the start player won here but not in the same game of "
+                              f"`{BASE}`" if r["diff"] >= 0 else "the start player won in "
+                              f"`{BASE}` but not here"),
+                key=f"start_adv:{var}"))
+    return out
+
+
+def _moved_games(seats: Table, variant: str, direction: float) -> tuple[int, ...]:
+    """Games whose start player did better (``direction`` ≥ 0) or worse in ``variant`` than in
+    the same game of the base."""
+    arms = seats.variants()
+    if BASE not in arms or variant not in arms:
+        return ()
+    both = pd.concat([_start_won(seats, BASE).rename("b"), _start_won(seats, variant).rename("v")],
+                     axis=1, join="inner")
+    moved = both["v"] > both["b"] if direction >= 0 else both["v"] < both["b"]
+    return _first(both.index[moved])
+
+
+def _policy_effects(results: Mapping[str, Any]) -> list[Finding]:
+    """Each policy's paired win-rate change where several policies play: the sweep's table
+    when it is by policy, else the variants section's. A row that repeats another row's test
+    (``mirror_of``: one policy's gain is the other's loss) is left out."""
+    sweep = (results.get("studies") or {}).get("sweep") or {}
+    table = sweep.get("table") or []
+    if table and "policy" in table[0]:
+        metric = sweep.get("metric", "won")
+    else:
+        table = (results.get("variants") or {}).get("won_by_policy") or []
+        metric = "won"
+    out = []
+    for r in table:
+        if r["variant"] == BASE or _missing(r.get("diff")) or not _missing(r.get("mirror_of")):
+            continue
+        var, pol, n = r["variant"], r["policy"], int(r.get("n") or 0)
+        what = "win rate" if metric == "won" else f"mean `{metric}`"
+        scale, unit, digits = (100, "pp", 1) if metric == "won" else (1, "", 2)
+        out.append(Finding(
+            f"In `{var}`, `{pol}` changes its {what} by {{value}} against the same seats of "
+            f"`{BASE}`" + (f" (paired on {n} games)" if n else ""), r["diff"], r["lo"], r["hi"],
+            unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
+            key=f"policy:{var}:{pol}"))
+    return out
+
+
+def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
+    """Each item's value to its heaviest user (``ablate`` table: with − without, paired)."""
+    table = ((results.get("studies") or {}).get("ablate") or {}).get("table") or []
+    out = []
+    for r in table:
+        if _missing(r.get("value")):
+            continue
+        n = int(r.get("games_used") or 0)
+        out.append(Finding(
+            f"The {kind} `{r['item']}` is worth {{value}} in win rate to the seat that used it "
+            f"most (with − without, paired on the {n} games it was used in; that seat is picked "
+            "in the base game, so part of this is selection)", r["value"], r["lo"], r["hi"],
+            "pp", 100, 1, True, 0.0, p_value=r.get("p_value"), games=n,
+            key=f"item:{r['item']}"))
+    return out
+
+
+# ------------------------------------------------------------------ the section
+
+
+def collect(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | pd.DataFrame,
+            game_sections: Sequence[StudySection] = (), item_kind: str = "item") -> list[Finding]:
+    """The generic findings, then each game section's (``StudySection.findings`` of the numbers
+    it returned, in ``results[section.key]``)."""
+    out = generic(results, run, seats, item_kind)
+    for section in game_sections:
+        if section.findings is not None and results.get(section.key):
+            out += list(section.findings(results[section.key], dict(run)))
+    return out
+
+
+def replay_command(run_dir: Path | None, game_id: int, variant: str = BASE) -> str:
+    """The command that replays game ``game_id`` of ``variant`` from the run's ``scenario.toml``
+    (the scenario as run: the games, seed and every arm of the run, sweep and compare arms
+    included)."""
+    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / "scenario.toml"
+    words = ["analyzer", "replay", scenario.as_posix(), "--game", str(game_id)]
+    if variant != BASE:
+        words += ["--variant", variant]
+    return shlex.join(words)
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _examples(f: Finding, run_dir: Path | None) -> str:
+    if not f.examples:
+        return ""
+    ids = ", ".join(str(i) for i in f.examples)
+    arm = f" of `{f.example_variant}`" if f.example_variant != BASE else ""
+    return (f" Example games{arm} where {f.example_what}: {ids}; replay one with "
+            f"`{replay_command(run_dir, f.examples[0], f.example_variant)}`.")
+
+
+def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
+            seats: Table | pd.DataFrame, game_sections: Sequence[StudySection] = (),
+            item_kind: str = "item", run_dir: Path | None = None, at: int = 0) -> dict[str, Any]:
+    """Put the "Key findings" section into ``doc`` at block ``at`` (the report's top).
+
+    Returns
+    -------
+    dict
+        ``{"correction": "holm", "tested": n, "findings": [...]}`` for ``summary.json``: every
+        finding (shown or not) with its sentence, numbers, size, p-values and examples.
+    """
+    ranked = assess(collect(results, run, seats, game_sections, item_kind))
+    tested = [a for a in ranked if a.tested]
+    exact = [a for a in ranked if a.exact]
+    figures = [a for a in ranked if not a.tested and not a.exact]
+    shown = exact + tested[:MAX_TESTED]
+    part = Doc(doc.chart_dir)
+    part.h("Key findings")
+    if not ranked:
+        part.p("No finding to report: this run has no start-player, variant or study number "
+               "with an interval.")
+    else:
+        cut = (f" (the {MAX_TESTED} largest are shown; all are in `summary.json`, "
+               "`findings`)") if len(tested) > MAX_TESTED else ""
+        part.p("The run's answers, largest first; each number comes from the section of this "
+               "report that computes it, with its 95 % interval in brackets and its unit. "
+               "**Size** is the standardized effect: the distance from no effect in per-game "
+               "standard deviations (|estimate − no effect| / (standard error · √games); for a "
+               "paired per-game difference Cohen's d). **Holds after Holm**: significant after "
+               "Holm correction (family-wise error 5 %) over the "
+               f"{len(tested)} tested finding{'s' if len(tested) != 1 else ''} of this run"
+               f"{cut}. p-values are the sections' own tests, or read off the interval where "
+               "a section gives only an interval.")
+    for i, a in enumerate(shown, 1):
+        f = a.finding
+        if a.exact:
+            verdict = "Exact: the same difference in every game, not a test."
+        else:
+            verdict = ("**Holds after Holm**" if a.holds else "Not significant after Holm")
+            verdict += (f" ({_p(a.p_value)}; Holm-adjusted {_p(a.p_holm)}; size "
+                        f"{a.size:.2f}).")
+        part.p(f"{i}. {f.sentence()}. {verdict}{_examples(f, run_dir)}")
+    if figures:
+        part.p("Measured figures (no no-effect value to test them against):")
+        for f in (a.finding for a in figures):
+            part.p(f"- {f.sentence()}.{_examples(f, run_dir)}")
+    doc.blocks[at:at] = part.blocks
+    return {"correction": "holm", "tested": len(tested),
+            "findings": [_record(a, run_dir) for a in ranked]}
+
+
+def _record(a: Assessed, run_dir: Path | None) -> dict[str, Any]:
+    f = a.finding
+    return {"key": f.key, "sentence": f.sentence(), "estimate": f.estimate, "lo": f.lo,
+            "hi": f.hi, "unit": f.unit, "scale": f.scale, "null": f.null, "games": f.games,
+            "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
+            "exact": a.exact, "figure": not (a.tested or a.exact),
+            "examples": list(f.examples), "example_variant": f.example_variant,
+            "replay": (replay_command(run_dir, f.examples[0], f.example_variant)
+                       if f.examples else None)}
+
+
+__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "replay_command", "section"]

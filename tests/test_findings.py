@@ -1,0 +1,263 @@
+"""Key findings (analyzer/report/findings.py and each game's findings.py): ranking by
+standardized size, Holm over the tested findings, figures apart, example games with the replay
+command that shows them, and the section first in every report."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from analyzer import api
+from analyzer.games.cartus import findings as cartus_findings
+from analyzer.games.pyramidion import findings as pyramidion_findings
+from analyzer.games.rattus import findings as rattus_findings
+from analyzer.report import findings
+from analyzer.report.document import Doc
+from analyzer.report.findings import Finding
+
+
+def _diff(est, lo, hi, games=100, p=None, key=""):
+    return Finding("x {value}", est, lo, hi, "pp", 100, 1, True, 0.0, p_value=p, games=games,
+                   key=key)
+
+
+# ------------------------------------------------------------------ ranking and Holm
+
+
+def test_p_value_and_size_are_read_off_the_interval():
+    """An estimate 1.96 standard errors from 0 has p = 0.05; its size is z / √games."""
+    se = 0.01
+    f = _diff(1.959963984540054 * se, 0.0, 2 * 1.959963984540054 * se, games=400)
+    (a,) = findings.assess([f])
+    assert a.p_value == pytest.approx(0.05, rel=1e-9)
+    assert a.size == pytest.approx(1.959963984540054 / 20, rel=1e-9)
+
+
+def test_a_ratio_is_tested_on_the_log_scale():
+    """Odds ratio 2 with the interval [1, 4]: symmetric on the log scale, z = log 2 / (log 4 /
+    3.92) = 1.96, so p = 0.05 against no effect (1)."""
+    f = Finding("{value}", 2.0, 1.0, 4.0, null=1.0, log=True, games=100)
+    (a,) = findings.assess([f])
+    assert a.p_value == pytest.approx(0.05, rel=1e-9)
+
+
+def test_holm_over_the_tested_findings_and_ranking_by_size():
+    """Three tests with known p-values: Holm multiplies the smallest by 3, the next by 2 (kept
+    monotone), the largest by 1; they are listed by size, the figure last."""
+    tested = [_diff(0.02, 0.01, 0.03, games=100, p=0.04, key="a"),
+              _diff(0.30, 0.20, 0.40, games=100, p=0.001, key="b"),
+              _diff(0.05, 0.00, 0.10, games=100, p=0.03, key="c")]
+    figure = Finding("a share {value}", 0.4, 0.3, 0.5, "%", 100, games=100, key="fig")
+    out = findings.assess([figure, *tested])
+    assert [a.finding.key for a in out] == ["b", "a", "c", "fig"]  # z: 7.8, 3.9, 1.96
+    holm = {a.finding.key: a.p_holm for a in out}
+    assert holm["b"] == pytest.approx(0.003)
+    assert holm["c"] == pytest.approx(0.06) and holm["a"] == pytest.approx(0.06)
+    held = {a.finding.key: a.holds for a in out}
+    assert held == {"b": True, "a": False, "c": False, "fig": False}
+    assert math.isnan(out[-1].p_holm) and not out[-1].tested
+
+
+def test_an_arm_equal_to_the_base_says_nothing_and_an_exact_change_is_not_a_test():
+    same = _diff(0.0, 0.0, 0.0, key="same")
+    exact = _diff(0.1, 0.1, 0.1, key="exact")
+    other = _diff(0.05, 0.0, 0.10, p=0.05, key="other")
+    out = findings.assess([same, exact, other])
+    assert [a.finding.key for a in out] == ["exact", "other"]
+    assert out[0].exact and not out[0].tested and math.isnan(out[0].p_holm)
+    assert out[1].p_holm == pytest.approx(0.05)  # a family of one: the exact change is not in it
+    assert "(the same in every game)" in exact.sentence()
+
+
+def test_value_text_has_interval_and_unit():
+    assert _diff(0.1, 0.046, 0.154).sentence() == "x +10.0 pp [+4.6, +15.4]"
+    assert Finding("Cubes", 1.7268, 1.657, 1.796, "cubes", 1, 2).sentence() == \
+        "Cubes: 1.73 cubes [1.66, 1.80]"
+
+
+# ------------------------------------------------------------------ generic findings
+
+
+def _seats():
+    """Four 2-seat games of the base and of `v`: the start player (start_position 0) wins games
+    0 and 2 of the base; in `v` it also wins game 1 and loses game 2."""
+    rows = []
+    wins = {"base": {0: 0, 1: 1, 2: 0, 3: 1}, "v": {0: 0, 1: 0, 2: 1, 3: 1}}
+    for var, by_game in wins.items():
+        for g, winner in by_game.items():
+            for seat in (0, 1):
+                start = (seat + g) % 2  # the start player moves from game to game
+                rows.append({"variant": var, "game_id": g, "seat": seat, "policy": "p",
+                             "start_position": start, "won": float(start == winner)})
+    return pd.DataFrame(rows)
+
+
+def _results(adv=0.25, diff=0.1):
+    return {
+        "studies": {"first_player": {"by_variant": [
+            {"variant": "base", "games": 4, "rate": 0.5, "fair": 0.5, "advantage": adv,
+             "advantage_lo": adv - 0.2, "advantage_hi": adv + 0.2, "p_first": 0.2,
+             "position_test": "done"}]}},
+        "balance": {"vs_base": [
+            {"variant": "v", "metric": "score", "n": 4, "diff": 1.5, "lo": 0.5, "hi": 2.5,
+             "p_value": 0.01},
+            {"variant": "v", "metric": "start_adv", "n": 4, "diff": diff, "lo": -0.1,
+             "hi": 0.3, "p_value": 0.3},
+            {"variant": "v", "metric": "rounds", "n": 4, "diff": 1.0, "lo": 0.5, "hi": 1.5,
+             "p_value": 0.01}]}}
+
+
+def test_generic_findings_and_their_example_games():
+    out = {f.key: f for f in findings.generic(_results(), {}, _seats())}
+    assert set(out) == {"first_player:base", "score:v", "start_adv:v"}  # rounds is no finding
+    start = out["first_player:base"]
+    assert start.examples == (0, 2) and start.example_variant == "base"
+    assert "wins 50.0 % of its 4 games" in start.sentence()
+    # the start player does better in `v` than in the base in game 1 only
+    assert out["start_adv:v"].examples == (1,) and out["start_adv:v"].example_variant == "v"
+    worse = {f.key: f for f in findings.generic(_results(diff=-0.1), {}, _seats())}
+    assert worse["start_adv:v"].examples == (2,)
+    behind = {f.key: f for f in findings.generic(_results(adv=-0.25), {}, _seats())}
+    assert behind["first_player:base"].examples == (1, 3)  # games it did not win
+
+
+def test_a_confounded_start_position_gives_no_start_player_finding():
+    res = _results()
+    res["studies"]["first_player"]["by_variant"][0]["position_test"] = "skipped: confounded"
+    assert "first_player:base" not in {f.key for f in findings.generic(res, {}, _seats())}
+
+
+def test_policy_changes_skip_a_repeated_test_and_an_ablation_lists_its_items():
+    res = {"variants": {"won_by_policy": [
+        {"variant": "v", "policy": "a", "n": 50, "diff": 0.1, "lo": 0.0, "hi": 0.2,
+         "p_value": 0.05, "mirror_of": None},
+        {"variant": "v", "policy": "b", "n": 50, "diff": -0.1, "lo": -0.2, "hi": 0.0,
+         "p_value": 0.05, "mirror_of": "a"}]}}
+    keys = [f.key for f in findings.generic(res, {}, _seats())]
+    assert keys == ["policy:v:a"]
+    abl = {"studies": {"ablate": {"table": [
+        {"item": "x", "value": 0.2, "lo": 0.1, "hi": 0.3, "p_value": 0.001, "games_used": 30},
+        {"item": "y", "value": math.nan, "lo": math.nan, "hi": math.nan, "p_value": math.nan,
+         "games_used": 0}]}}}
+    found = findings.generic(abl, {"study": {"kind": "ablate"}}, _seats(), "widget")
+    assert [f.key for f in found] == ["item:x"] and "The widget `x` is worth +20.0 pp" in \
+        found[0].sentence()
+
+
+def test_replay_command_names_the_run_scenario_and_the_arm(tmp_path):
+    cmd = findings.replay_command(tmp_path / "my run", 7, "a/b")
+    assert shlex.split(cmd) == ["analyzer", "replay", f"{tmp_path}/my run/scenario.toml",
+                                "--game", "7", "--variant", "a/b"]
+    assert shlex.split(findings.replay_command(tmp_path, 3)) == [
+        "analyzer", "replay", f"{tmp_path}/scenario.toml", "--game", "3"]
+
+
+def test_section_goes_first_and_says_how_it_ranks_and_corrects(tmp_path):
+    doc = Doc(tmp_path)
+    doc.h("Something")
+    out = findings.section(doc, _results(), {}, _seats(), run_dir=tmp_path)
+    assert doc.blocks[0] == ("h", "Key findings") and doc.blocks[-1] == ("h", "Something")
+    text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
+    assert "Holm correction (family-wise error 5 %) over the 3 tested findings" in text
+    assert out["tested"] == 3 and len(out["findings"]) == 3
+    first = doc.blocks[2][1]
+    assert first.startswith("1. `v` changes the mean final score by +1.50 points [+0.50, +2.50]")
+
+
+# ------------------------------------------------------------------ the games' findings
+
+
+def test_rattus_findings_test_the_leader_and_show_the_winner_change_as_a_figure():
+    numbers = {"variant": "base",
+               "leader_wins": {"games": 80, "estimate": 0.4, "lo": 0.3, "hi": 0.51,
+                               "no_edge": 0.25, "examples": [3, 5, 9]},
+               "winner_changed": {"games": 300, "changed": 28, "estimate": 28 / 300,
+                                  "lo": 0.065, "hi": 0.13, "examples": [1, 2, 4]},
+               "sultan_out": {"users": [{"variant": "without-sultan", "games": 82, "n": 135,
+                                         "won_with": 0.41, "won_without": 0.21,
+                                         "won_diff": {"mean": -0.19, "lo": -0.28, "hi": -0.11,
+                                                      "n": 82, "p_value": 1e-5}}]}}
+    out = {f.key: f for f in rattus_findings.sultan(numbers, {})}
+    assert out["sultan:leader_wins"].null == 0.25 and out["sultan:leader_wins"].examples == (3, 5, 9)
+    assert out["sultan:winner_changed"].null is None and out["sultan:winner_changed"].p_value is None
+    assert "9.3 % [6.5, 13.0] of the 300 games" in out["sultan:winner_changed"].sentence()
+    assert out["sultan:users:without-sultan"].p_value == 1e-5
+    ranked = findings.assess(list(out.values()))
+    assert ranked[-1].finding.key == "sultan:winner_changed" and not ranked[-1].tested
+
+
+def test_cartus_findings_name_a_guessed_building_and_use_the_corrected_p():
+    sets = [{"building_set": "a+b", "games": 100, "balance": 0.05, "balance_lo": 0.02,
+             "balance_hi": 0.10, "imbalance_p": 0.9, "imbalance_p_adj": 1.0},
+            {"building_set": "a+magic_x", "games": 100, "balance": 0.30, "balance_lo": 0.20,
+             "balance_hi": 0.40, "imbalance_p": 0.001, "imbalance_p_adj": 0.002}]
+    run = {"defaults": {"base": [{"name": "building.magic_x", "value": 1, "section": ""}]}}
+    out = {f.key: f for f in cartus_findings.building_sets({"sets": sets, "noise_floor": 0.1},
+                                                           run)}
+    least = out["sets:least_balanced"]
+    assert least.p_value == 0.002  # corrected over the sets it was picked from
+    assert "`magic_x` is a guessed building" in least.sentence()
+    assert "guessed" not in out["sets:most_balanced"].sentence()
+    assert out["sets:most_balanced"].p_value is None  # a figure
+
+
+def test_pyramidion_findings_pick_the_strongest_source_and_skip_a_mirrored_policy():
+    numbers = {"head_to_head": [
+        {"variant": "v", "policy": "greedy", "games": 50, "rate": 0.4, "others": 0.1,
+         "diff": 0.3, "lo": 0.2, "hi": 0.4, "p_value": 1e-4, "mirror_of": None},
+        {"variant": "v", "policy": "random", "games": 50, "rate": 0.1, "others": 0.4,
+         "diff": -0.3, "lo": -0.4, "hi": -0.2, "p_value": 1e-4, "mirror_of": "greedy"}],
+        "goods_model": [{"source": "goods_merchant", "odds_ratio": 1.2, "lo": 1.0, "hi": 1.44,
+                         "p_value": 0.05},
+                        {"source": "goods_slave_driver", "odds_ratio": 2.0, "lo": 1.5,
+                         "hi": 2.67, "p_value": 1e-6}],
+        "ends": {"variant": "base", "ends": {"target": 90, "rounds": 10}}}
+    out = {f.key: f for f in pyramidion_findings.pyramidion(numbers, {})}
+    assert set(out) == {"head_to_head:v:greedy", "goods:strongest_source"}
+    strongest = out["goods:strongest_source"]
+    assert "slave driver" in strongest.sentence() and strongest.log and strongest.games == 100
+
+
+# ------------------------------------------------------------------ in a real report
+
+
+def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_file, tmp_path):
+    """The toy study's report opens with Key findings; summary.json holds them; the example
+    game of the start-player finding, replayed with the command the report gives, is a game
+    the start player won (toy: the start player is seat 0)."""
+    res = api.simulate(toy_file, out=tmp_path / "run", jobs=1)
+    md = (res.out_dir / "report.md").read_text()
+    assert md.split("\n## ")[1].startswith("Key findings")
+    top = md.split("\n## ")[1]
+    assert "Holds after Holm" in top or "Not significant after Holm" in top
+    found = json.loads((res.out_dir / "summary.json").read_text())["results"]["findings"]
+    start = next(f for f in found["findings"] if f["key"] == "first_player:base")
+    assert start["replay"] in top
+    words = shlex.split(start["replay"])
+    assert words[:2] == ["analyzer", "replay"] and words[3] == "--game"
+    record, seats = api.replay_scenario(words[2], int(words[4]), log=lambda line: None)
+    won = {s["start_position"]: s["won"] for s in seats}
+    assert start["estimate"] >= 0 and won[0] > 0
+    sizes = [f["size"] for f in found["findings"] if not f["figure"] and not f["exact"]]
+    assert sizes == sorted(sizes, reverse=True)
+    tested = [f for f in found["findings"] if not f["figure"] and not f["exact"]]
+    assert found["tested"] == len(tested)
+    holm = np.asarray([f["p_holm"] for f in tested])
+    assert np.all((holm >= np.asarray([f["p_value"] for f in tested]) - 1e-12))
+
+
+def test_size_is_cohens_d_for_a_paired_difference():
+    """For a paired per-game difference the size is the mean over the per-game standard
+    deviation (Cohen's d_z), read back from the t interval the sections report."""
+    rng = np.random.default_rng(1)
+    d = rng.normal(0.3, 1.0, 400)
+    m, s = d.mean(), d.std(ddof=1)
+    half = sps.t.ppf(0.975, 399) * s / 20
+    (a,) = findings.assess([_diff(m, m - half, m + half, games=400)])
+    assert a.size == pytest.approx(m / s, rel=0.01)  # normal vs t quantile: within 1 %
