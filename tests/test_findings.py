@@ -238,8 +238,10 @@ def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_f
     assert "Holds after Holm" in top or "Not significant after Holm" in top
     found = json.loads((res.out_dir / "summary.json").read_text())["results"]["findings"]
     start = next(f for f in found["findings"] if f["key"] == "first_player:base")
-    assert start["replay"] in top
-    words = shlex.split(start["replay"])
+    command = findings.replay_command(res.out_dir, start["examples"][0],
+                                      start["example_variant"])
+    assert f"`{command}`" in top
+    words = shlex.split(command)
     assert words[:2] == ["analyzer", "replay"] and words[3] == "--game"
     record, seats = api.replay_scenario(words[2], int(words[4]), log=lambda line: None)
     won = {s["start_position"]: s["won"] for s in seats}

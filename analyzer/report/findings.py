@@ -381,7 +381,7 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
     -------
     dict
         ``{"correction": "holm", "tested": n, "findings": [...]}`` for ``summary.json``: every
-        finding (shown or not) with its sentence, numbers, size, p-values and examples.
+        finding (shown or not) with its sentence, numbers, size, p-values and example games.
     """
     ranked = assess(collect(results, run, seats, game_sections, item_kind))
     tested = [a for a in ranked if a.tested]
@@ -420,18 +420,18 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             part.p(f"- {f.sentence()}.{_examples(f, run_dir)}")
     doc.blocks[at:at] = part.blocks
     return {"correction": "holm", "tested": len(tested),
-            "findings": [_record(a, run_dir) for a in ranked]}
+            "findings": [_record(a) for a in ranked]}
 
 
-def _record(a: Assessed, run_dir: Path | None) -> dict[str, Any]:
+def _record(a: Assessed) -> dict[str, Any]:
+    """A finding for ``summary.json`` (the replay command is the report's: it depends on where
+    the run directory is; ``examples`` and ``example_variant`` make it)."""
     f = a.finding
     return {"key": f.key, "sentence": f.sentence(), "estimate": f.estimate, "lo": f.lo,
             "hi": f.hi, "unit": f.unit, "scale": f.scale, "null": f.null, "games": f.games,
             "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
             "exact": a.exact, "figure": not (a.tested or a.exact),
-            "examples": list(f.examples), "example_variant": f.example_variant,
-            "replay": (replay_command(run_dir, f.examples[0], f.example_variant)
-                       if f.examples else None)}
+            "examples": list(f.examples), "example_variant": f.example_variant}
 
 
 __all__ = ["Assessed", "Finding", "assess", "collect", "generic", "replay_command", "section"]
