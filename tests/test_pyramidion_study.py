@@ -241,7 +241,7 @@ def test_simulate_writes_the_study_report(players, tmp_path):
     short = md.split("## Pyramidion baseline: the answers in short")[1].split("\n## ")[0]
     assert "**Seat balance**" in short and "**Most contested sites**" in short
     assert "**Greedy in `greedy-vs-tile-builder`**" in short and "**Goods sources**" in short
-    defaults = md.split("## Labelled defaults in use")[1].split("\n## ")[0]
+    defaults = md.split("## Appendix: labelled defaults in use")[1].split("\n## ")[0]
     # target_vp = 10 is sourced (docs/rules/pyramidion.md §6), so it is not a labelled default
     assert "| max_rounds | 50 |" in defaults and "site.Giza" in defaults and "target_vp" not in defaults
     charts = {p.name for p in (res.out_dir / "charts").iterdir()}

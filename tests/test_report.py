@@ -34,7 +34,7 @@ def test_report_header_states_run_and_defaults(run_dir):
     assert "**60 games** per variant" in md and "root seed **42**" in md
     assert "Rules edition: `toy-1`" in md
     # the toy game labels `sides` a default and `cards` rulebook
-    defaults = md.split("## Labelled defaults in use")[1].split("##")[0]
+    defaults = md.split("## Appendix: labelled defaults in use")[1].split("##")[0]
     assert "| sides | 6 | toy rule 1 |" in defaults and "cards" not in defaults
 
 

@@ -267,7 +267,7 @@ def _slugs(doc: Path) -> set[str]:
 
 
 def _links(md: str) -> list[tuple[str, str]]:
-    defaults = md.split("## Labelled defaults in use")[1].split("\n## ")[0]
+    defaults = md.split("## Appendix: labelled defaults in use")[1].split("\n## ")[0]
     return re.findall(r"\]\(([^)#]+)#?([^)]*)\)", defaults)
 
 
@@ -303,3 +303,50 @@ def test_without_the_rules_file_the_citation_stays_text(rattus_run, monkeypatch)
     assert not _links(md) and "| docs/rules/rattus.md §4.2, §4.3 |" in md
     assert citations.linked("docs/rules/nothing.md \u00a71", rattus_run) == "docs/rules/nothing.md \u00a71"
     assert citations.linked("toy rule 1", rattus_run) == "toy rule 1"
+
+
+# ---------------------------------------------------------------- labelled defaults: top line, appendix
+
+
+def test_labelled_defaults_are_counted_at_the_top_and_listed_last(rattus_run):
+    """One line under "This run" counts the labelled defaults (rule options and guessed content
+    tables) and links to the appendix, the report's last section; the link's anchor is the
+    appendix heading's id in the HTML as in GitHub's Markdown."""
+    md = _md(rattus_run)
+    heads = re.findall(r"^## (.*)$", md, re.M)
+    assert heads[0] == "Key findings" and heads[1] == "This run"
+    assert heads[-1] == "Appendix: labelled defaults in use"
+    run = _run(rattus_run)
+    names = [d["name"] for d in run["defaults"]["base"]]
+    options = set(get_game("rattus").options.names())
+    content = [n for n in names if n not in options]
+    line = next(p for p in md.split("\n\n") if p.startswith("**Labelled defaults**"))
+    assert f"{len(names)} rule values of this run" in line
+    assert f"{len(names) - len(content)} rule options and {len(content)} content entr" in line
+    tables = list(dict.fromkeys(n.partition(".")[0] for n in content))
+    assert "(" + ", ".join(f"`{t}`" for t in tables) + ")" in line
+    assert "`tokens`" not in line  # the scenario's own token table is not a default
+    assert "[appendix](#appendix-labelled-defaults-in-use)" in line
+    top = md.split("## This run")[1].split("\n## ")[0]
+    assert "| rule value | value | section |" not in top  # the table is in the appendix only
+    html = (rattus_run / "report.html").read_text(encoding="utf-8")
+    assert '<h2 id="appendix-labelled-defaults-in-use">' in html
+    assert '<a href="#appendix-labelled-defaults-in-use">appendix</a>' in html
+
+
+def test_defaults_line_splits_options_from_guessed_content_tables():
+    from analyzer.report import defaults_line
+
+    d = [{"name": n, "value": 1, "section": ""} for n in ("rule_a", "site.X", "site.Y", "map")]
+    line = defaults_line({"base": d[:3], "v": d}, {"rule_a", "rule_b"})
+    assert line.startswith("**Labelled defaults**: 4 rule values of this run are")
+    assert "(1 of them only in variants)" in line
+    assert ("1 rule option and 3 content entries from 2 guessed content tables (`site`, `map`)"
+            in line)
+    assert "5" not in line  # nothing counted twice
+    one = defaults_line({"base": d[:1]}, {"rule_a"})
+    assert "1 rule value of this run is a `[GAP → DEFAULT]` choice" in one
+    assert "1 rule option and 0 content entries" in one
+    assert defaults_line({"base": []}).endswith("no rule value of this run is a labelled default.")
+    assert "not recorded" in defaults_line({})
+    assert "content" not in defaults_line({"base": d}, None)  # the game is unknown: no split

@@ -61,7 +61,7 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _header(doc: Doc, run: dict, games: pd.DataFrame, run_dir: Path | None = None) -> None:
+def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None = None) -> None:
     doc.h("This run")
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
@@ -71,6 +71,7 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, run_dir: Path | None = Non
           f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
           f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
           f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
+    doc.p(defaults_line(run.get("defaults", {}), options))
     if run.get("games_per_second"):
         k = len(variants)
         total = int(run.get("games_played", 0) or n * k)
@@ -83,9 +84,44 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, run_dir: Path | None = Non
         doc.p("Variants (all on the same game seeds):")
         doc.table(_variants_table(arms, run.get("tables", [])))
     _user_tables(doc, run.get("tables", []), len(arms))
+
+
+APPENDIX = "Appendix: labelled defaults in use"
+
+
+def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = None) -> str:
+    """One line for the report's top: how many rule values of the run are labelled defaults —
+    rule options and guessed content (a value whose name is not a rule option of the game:
+    a data-table entry, grouped by the table its name starts with, ``site.X`` -> ``site``) —
+    with a link to the appendix that lists them. ``options``: the game's rule option names
+    (``None``: the game is unknown here, no split)."""
+    link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
+    if "base" not in defaults:
+        return f"Labelled defaults: not recorded for this run (see the {link})."
+    names = list(dict.fromkeys(d["name"] for values in defaults.values() for d in values))
+    if not names:
+        return "**Labelled defaults**: no rule value of this run is a labelled default."
+    extra = len(set(names) - {d["name"] for d in defaults["base"]})
+    many = len(names) != 1
+    head = (f"**Labelled defaults**: {len(names)} rule value{'s' if many else ''} of this run "
+            f"{'are' if many else 'is a'} `[GAP → DEFAULT]` choice{'s' if many else ''} of the "
+            "rules file, not sourced" + (f" ({extra} of them only in variants)" if extra else ""))
+    if options is not None:
+        content = [n for n in names if n not in options]
+        tables = list(dict.fromkeys(n.partition(".")[0] for n in content))
+        k = len(names) - len(content)
+        head += (f": {k} rule option{'s' if k != 1 else ''} and {len(content)} content "
+                 f"entr{'ies' if len(content) != 1 else 'y'}"
+                 + (f" from {len(tables)} guessed content table{'s' if len(tables) != 1 else ''} "
+                    f"({', '.join(f'`{t}`' for t in tables)})" if tables else ""))
+    return head + f"; listed in the {link}. Results rest on them."
+
+
+def _appendix(doc: Doc, run: dict, run_dir: Path | None) -> None:
+    """The labelled defaults of the run, last in the report (``defaults_line`` links here)."""
     defaults = run.get("defaults", {})
     base_defaults = defaults.get("base", [])
-    doc.h("Labelled defaults in use")
+    doc.h(APPENDIX)
     if base_defaults:
         doc.p("These rule values are `[GAP → DEFAULT]` choices of the rules file, not sourced from "
               "a rulebook or seed; results rest on them:")
@@ -193,7 +229,8 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     if run.get("description"):  # what the study asks, under the title
         doc.p(run["description"])
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    _header(doc, run, head, run_dir)
+    spec = _known_game(run)
+    _header(doc, run, head, set(spec.options.names()) if spec is not None else None)
     del head
     spec = _game(doc, run)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
@@ -202,7 +239,16 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     results["studies"] = study_sections(doc, run, games, seats, players, item_kind)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top)
+    _appendix(doc, run, run_dir)
     return results
+
+
+def _known_game(run: dict[str, Any]) -> GameSpec | None:
+    """The ``GameSpec`` of the run's game, ``None`` when this installation has none."""
+    try:
+        return get_game(run["game"]) if run.get("game") else None
+    except RuleError:
+        return None
 
 
 def _game(doc: Doc, run: dict[str, Any]) -> GameSpec | None:

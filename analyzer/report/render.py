@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from analyzer.report.citations import slug
+
 
 def _md_cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
@@ -131,7 +133,8 @@ def to_html(title: str, blocks: list[tuple], chart_dir: Path) -> str:
     for block in blocks:
         kind = block[0]
         if kind == "h":
-            out.append(f"<h2>{html.escape(block[1])}</h2>")
+            # the id GitHub gives the Markdown heading, so one in-report link works in both
+            out.append(f'<h2 id="{slug(block[1])}">{html.escape(block[1])}</h2>')
         elif kind == "p":
             out.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "table":
