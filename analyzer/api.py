@@ -105,6 +105,8 @@ def out_dir_for(out: str | Path | None, default: Path) -> Path:
     return Path(out)
 
 
+CSV_FILES = ("games", "seats")  # record tables written as <name>.csv with csv=True
+
 _KIND_WORDS = {"simulate": "run", "sweep": "sweep", "ablate": "ablation", "compare": "comparison",
                "tournament": "tournament", "tune": "tuning"}
 
@@ -184,7 +186,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              scheduler: str | None = None, out: str | Path | None = None,
              chunk_size: int | None = None, resume: bool = False, force: bool = False,
              progress: bool = False, target_ci: float | None = None,
-             study: dict[str, Any] | None = None, out_checked: bool = False) -> Results:
+             study: dict[str, Any] | None = None, out_checked: bool = False,
+             csv: bool = False) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
     Parameters
@@ -217,6 +220,10 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         for its report section.
     out_checked : bool
         The caller already ran ``check_out_dir`` (``ablate`` writes its tables there first).
+    csv : bool
+        Also write the records as ``games.csv`` and ``seats.csv`` beside the Parquet files
+        (``runner.write_csv``: same columns and rows, atomically). Without it, CSV files an
+        earlier run left in ``out`` are removed, so they never disagree with the records.
 
     Returns
     -------
@@ -261,6 +268,11 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         scenario = with_overrides(scenario, games=precision.games)
     runner.aggregate(result.parts("games"), out_dir / "games.parquet")
     runner.aggregate(result.parts("seats"), out_dir / "seats.parquet")
+    for name in CSV_FILES:
+        if csv:
+            runner.write_csv(out_dir / f"{name}.parquet", out_dir / f"{name}.csv")
+        else:
+            (out_dir / f"{name}.csv").unlink(missing_ok=True)
     atomic_write(out_dir / "scenario.toml", to_toml(scenario))
     played = result.games_played * len(scenario.arms)
     run_facts = {

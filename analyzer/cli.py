@@ -138,6 +138,7 @@ def simulate(
     target_ci: Annotated[float | None, typer.Option(
         help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
              "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
+    csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
 ) -> None:
     """Run a scenario, store the records and write the report.
 
@@ -154,16 +155,19 @@ def simulate(
 
       analyzer simulate scenarios/africanus-sultan.toml --target-ci 0.02 --games 20000
 
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --csv
+
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
     try:
         with study_cli.resumable(
                 ["analyzer", "simulate", str(scenario)], games=games, seed=seed,
                 chunk_size=chunk_size, target_ci=target_ci,
-                backend=None if backend is Backend.loky else backend, scheduler=scheduler, out=out):
+                backend=None if backend is Backend.loky else backend, scheduler=scheduler, out=out,
+                csv=csv):
             res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
                                scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                               force=force, progress=not quiet, target_ci=target_ci)
+                               force=force, progress=not quiet, target_ci=target_ci, csv=csv)
     except GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.
@@ -375,6 +379,7 @@ def compare(
     resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
     force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
 ) -> None:
     """Play several scenarios on the same game seeds and report paired differences.
 
@@ -392,9 +397,10 @@ def compare(
     from analyzer import compare as compare_mod
 
     with study_cli.resumable(["analyzer", "compare", *map(str, scenarios)], games=games,
-                             seed=seed, out=out, name=name):
+                             seed=seed, out=out, name=name, csv=csv):
         res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs,
-                                  out=out, resume=resume, force=force, progress=not quiet)
+                                  out=out, resume=resume, force=force, progress=not quiet,
+                                  csv=csv)
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "

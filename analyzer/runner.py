@@ -514,6 +514,32 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
         yield advance
 
 
+CSV_BATCH_ROWS = 65536  # rows converted at a time by write_csv
+
+
+def write_csv(source: Path, target: Path) -> int:
+    """The Parquet record file ``source`` (``games.parquet``, ``seats.parquet``) as CSV.
+
+    A header row of the column names, then one line per record, in file order (pyarrow's CSV
+    writer: comma-separated, strings quoted, no index column). Converted batch by batch, so the
+    memory stays flat in the number of games; written atomically (``atomic_path``).
+
+    Returns
+    -------
+    int
+        Rows written (without the header).
+    """
+    import pyarrow.csv as pa_csv
+
+    file = pq.ParquetFile(source)
+    rows = 0
+    with atomic_path(target) as tmp, pa_csv.CSVWriter(tmp, file.schema_arrow) as writer:
+        for batch in file.iter_batches(CSV_BATCH_ROWS, use_threads=False):
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    return rows
+
+
 def aggregate(parts: Sequence[Path], target: Path) -> int:
     """Concatenate Parquet ``parts`` into ``target`` one part at a time (flat memory).
 

@@ -27,6 +27,10 @@ FORCE_HELP = ("Replace the run in --out even when another scenario, seed or stud
               "(else refused, so a mistyped --out loses no study).")
 
 
+CSV_HELP = ("Also write the records as games.csv and seats.csv beside the Parquet files (one "
+            "row per game / per seat and game, with a header row), for spreadsheets.")
+
+
 class Backend(str, Enum):
     loky = "loky"
     sequential = "sequential"
@@ -119,6 +123,7 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
         force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+        csv: Annotated[bool, typer.Option("--csv", help=CSV_HELP)] = False,
     ) -> None:
         """One variant per parameter value on shared seeds; chart the metric against the value.
 
@@ -134,10 +139,10 @@ def register(app: typer.Typer) -> None:
 
         with resumable(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
                        games=games, seed=seed, target_ci=target_ci, correction=correction,
-                       out=out):
+                       out=out, csv=csv):
             res = run_sweep(scenario, param, metric=metric, correction=correction.value,
                             games=games, seed=seed, jobs=jobs, out=out, target_ci=target_ci,
-                            progress=not quiet, resume=resume, force=force)
+                            progress=not quiet, resume=resume, force=force, csv=csv)
         _echo_result(res)
 
     kinds = "; ".join(f"{get_game(g).display_name()}: {get_game(g).item_kind}s"
@@ -165,15 +170,16 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
         force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+        csv: Annotated[bool, typer.Option("--csv", help=CSV_HELP)] = False,
     ) -> None:
         """Leave-one-out value of each item in play (help text above, from the registry)."""
         from analyzer.ablate import ablate as run_ablate
 
         with resumable(["analyzer", "ablate", str(scenario)], games=games, seed=seed,
-                       target_ci=target_ci, correction=correction, out=out):
+                       target_ci=target_ci, correction=correction, out=out, csv=csv):
             res = run_ablate(scenario, correction=correction.value, games=games, seed=seed,
                              jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
-                             resume=resume, force=force)
+                             resume=resume, force=force, csv=csv)
         _echo_result(res)
 
     @app.command()
