@@ -142,12 +142,32 @@ def test_policy_changes_skip_a_repeated_test_and_an_ablation_lists_its_items():
     keys = [f.key for f in findings.generic(res, {}, _seats())]
     assert keys == ["policy:v:a"]
     abl = {"studies": {"ablate": {"table": [
-        {"item": "x", "value": 0.2, "lo": 0.1, "hi": 0.3, "p_value": 0.001, "games_used": 30},
+        {"item": "x", "variant": "without-x", "value": 0.2, "lo": 0.1, "hi": 0.3,
+         "p_value": 0.001, "games_used": 30, "examples": [4, 9]},
         {"item": "y", "value": math.nan, "lo": math.nan, "hi": math.nan, "p_value": math.nan,
          "games_used": 0}]}}}
     found = findings.generic(abl, {"study": {"kind": "ablate"}}, _seats(), "widget")
     assert [f.key for f in found] == ["item:x"] and "The widget `x` is worth +20.0 pp" in \
         found[0].sentence()
+    assert found[0].examples == (4, 9) and found[0].example_variant == "without-x"
+
+
+def test_a_policy_change_names_games_where_that_policy_did_better_at_the_same_seats():
+    """Base: one policy `p` at both seats. In `v` seat 0 plays `a`, seat 1 `b`; seat 0 wins
+    games 1 and 3 in `v`, but only game 3 in the base: game 1 is where `a` did better."""
+    rows = []
+    for var, winners in (("base", [1, 1, 1, 0]), ("v", [1, 0, 1, 0])):
+        for g, w in enumerate(winners):
+            for seat in (0, 1):
+                pol = "p" if var == "base" else ("a" if seat == 0 else "b")
+                rows.append({"variant": var, "game_id": g, "seat": seat, "policy": pol,
+                             "start_position": seat, "won": float(seat == w)})
+    res = {"variants": {"won_by_policy": [
+        {"variant": "v", "policy": "a", "n": 4, "diff": 0.25, "lo": -0.5, "hi": 1.0,
+         "p_value": 0.4, "mirror_of": None}]}}
+    (f,) = [f for f in findings.generic(res, {}, pd.DataFrame(rows)) if f.key.startswith("policy")]
+    assert f.examples == (1,) and f.example_variant == "v"
+    assert "`a` won more than the same seats did in `base`" in f.example_what
 
 
 def test_replay_command_names_the_run_scenario_and_the_arm(tmp_path):

@@ -215,7 +215,7 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     out = _start_player(results, seats)
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
-    return out + _variant_effects(results, seats) + _policy_effects(results)
+    return out + _variant_effects(results, seats) + _policy_effects(results, seats)
 
 
 def _position_key(seats: Table) -> str:
@@ -291,7 +291,23 @@ def _moved_games(seats: Table, variant: str, direction: float) -> tuple[int, ...
     return _first(both.index[moved])
 
 
-def _policy_effects(results: Mapping[str, Any]) -> list[Finding]:
+def _policy_games(seats: Table, variant: str, policy: str, direction: float,
+                  cache: dict) -> tuple[int, ...]:
+    """Games where the seats of ``policy`` in ``variant`` won more (``direction`` ≥ 0) or less
+    than the same seats in the same game of the base."""
+    if BASE not in seats.variants() or variant not in seats.variants():
+        return ()
+    if "base" not in cache:
+        cache["base"] = seats.read(("game_id", "seat", "won"), [BASE])
+    v = seats.read(("game_id", "seat", "policy", "won"), [variant])
+    v = v[v["policy"].astype(str) == policy]
+    both = v.merge(cache["base"], on=["game_id", "seat"], suffixes=("_v", "_b"))
+    per = both.groupby("game_id")[["won_v", "won_b"]].sum()
+    moved = per["won_v"] > per["won_b"] if direction >= 0 else per["won_v"] < per["won_b"]
+    return _first(per.index[moved])
+
+
+def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
     (``mirror_of``: one policy's gain is the other's loss) is left out."""
@@ -302,7 +318,7 @@ def _policy_effects(results: Mapping[str, Any]) -> list[Finding]:
     else:
         table = (results.get("variants") or {}).get("won_by_policy") or []
         metric = "won"
-    out = []
+    out, cache = [], {}
     for r in table:
         if r["variant"] == BASE or _missing(r.get("diff")) or not _missing(r.get("mirror_of")):
             continue
@@ -313,6 +329,11 @@ def _policy_effects(results: Mapping[str, Any]) -> list[Finding]:
             f"In `{var}`, `{pol}` changes its {what} by {{value}} against the same seats of "
             f"`{BASE}`" + (f" (paired on {n} games)" if n else ""), r["diff"], r["lo"], r["hi"],
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
+            examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
+            example_variant=var,
+            example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
+                          if r["diff"] >= 0 else
+                          f"`{pol}` won less than the same seats did in `{BASE}`"),
             key=f"policy:{var}:{pol}"))
     return out
 
@@ -330,6 +351,10 @@ def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
             f"most (with − without, paired on the {n} games it was used in; that seat is picked "
             "in the base game, so part of this is selection)", r["value"], r["lo"], r["hi"],
             "pp", 100, 1, True, 0.0, p_value=r.get("p_value"), games=n,
+            examples=tuple(r.get("examples") or ()), example_variant=r["variant"],
+            example_what=(f"its heaviest user won with `{r['item']}` but less without it"
+                          if r["value"] >= 0 else
+                          f"its heaviest user won more without `{r['item']}`"),
             key=f"item:{r['item']}"))
     return out
 
@@ -368,8 +393,10 @@ def _examples(f: Finding, run_dir: Path | None) -> str:
         return ""
     ids = ", ".join(str(i) for i in f.examples)
     arm = f" of `{f.example_variant}`" if f.example_variant != BASE else ""
+    both = (f" (without `--variant`: the same game of `{BASE}`)" if f.example_variant != BASE
+            else "")
     return (f" Example games{arm} where {f.example_what}: {ids}; replay one with "
-            f"`{replay_command(run_dir, f.examples[0], f.example_variant)}`.")
+            f"`{replay_command(run_dir, f.examples[0], f.example_variant)}`{both}.")
 
 
 def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],

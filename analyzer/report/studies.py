@@ -583,6 +583,9 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                 rec.update(won_with=pair["won_b"].mean(), won_without=pair["won_v"].mean(),
                            value=dw.mean, lo=dw.lo, hi=dw.hi, p_value=dw.p_value,
                            score_value=ds.mean, score_lo=ds.lo, score_hi=ds.hi)
+                # games that show the value's sign: the user did better with (or without) it
+                moved = pair["won_b"] > pair["won_v"] if dw.mean >= 0 else pair["won_b"] < pair["won_v"]
+                rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
             single = pair[pair["users"] == 1]
             rec["games_single"] = len(single)
             if len(single) >= 2:

@@ -28,6 +28,10 @@ def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
             f"in win rate ({u['games']} games; the seats are picked by what they did in the "
             "base game, so part of this is selection)", d["mean"], d["lo"], d["hi"], "pp", 100,
             1, True, 0.0, p_value=d["p_value"], games=int(u["games"]),
+            examples=tuple(u.get("examples", ())), example_variant=u["variant"],
+            example_what=(f"a seat that used the {card} in `base` won less without it"
+                          if d["mean"] <= 0 else
+                          f"a seat that used the {card} in `base` won more without it"),
             key=f"{card.lower()}:users:{u['variant']}"))
     return found
 

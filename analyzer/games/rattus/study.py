@@ -138,8 +138,13 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         n_games = pair["game_id"].nunique()
         if n_games >= 2:  # the users' outcomes in the base and in this variant
             # several users of one game are not independent: games are the unit
+            won_by_game = pair.groupby("game_id")[["won_b", "won_v"]].sum()
+            fell = won_by_game["won_b"] > won_by_game["won_v"]  # did worse without the card
             followed.append({
                 "variant": var, "n": len(pair), "games": n_games,
+                "fell": _examples(won_by_game.index[fell]),
+                "rose": _examples(won_by_game.index[~fell & (won_by_game["won_b"]
+                                                             < won_by_game["won_v"])]),
                 "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
                 "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
                 "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
@@ -206,7 +211,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                              "won_with": f["won_b"], "won_without": f["won_v"],
                              "won_diff": vars(dw), "score_diff": vars(ds),
                              "won_significant_adjusted": bool(sig),
-                             "score_significant_adjusted": bool(ssig), "fair": fair})
+                             "score_significant_adjusted": bool(ssig), "fair": fair,
+                             "examples": f["fell"] if dw.mean <= 0 else f["rose"]})
     return out
 
 
