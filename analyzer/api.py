@@ -87,7 +87,7 @@ def _defaults_in_use(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
     spec = scenario.spec
     out = {}
     for arm in scenario.arms:
-        config = spec.make_config(scenario.players, scenario.expansions, arm.rules)
+        config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
         out[arm.name] = [
             {"name": rv.name, "section": rv.section,
              "value": rv.value if isinstance(rv.value, (int, float, str, bool)) else str(rv.value)}
@@ -281,7 +281,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         "expansions": list(scenario.expansions), "players": scenario.players,
         "games": scenario.games, "seed": scenario.seed, "seat_rotation": scenario.seat_rotation,
         "arms": [{"name": a.name, "description": a.description, "rules": dict(a.rules),
-                  "seats": [s.name for s in a.seats]} for a in scenario.arms],
+                  "seats": [s.name for s in a.seats], "players": scenario.arm_players(a)}
+                 for a in scenario.arms],
         "defaults": defaults, "tables": tables, "version": __version__, "jobs": jobs,
         "backend": backend, "chunk_size": chunk_size, "chunks_resumed": result.resumed,
         "games_played": played, "seconds": result.seconds,

@@ -6,6 +6,10 @@ and that scenario is run by ``analyzer.api.simulate`` (the one runner, the one r
 game count of the first file (or ``--seed`` / ``--games``), and every difference is paired game
 by game against the first scenario, whose base arm keeps the name ``base``; every other arm
 is named by its scenario (``NAME``, ``NAME/VARIANT``).
+
+Scenarios may differ in their player count: each arm keeps its own (``Arm.players``). Such arms
+play the same game seeds, but a 3-player and a 5-player game are different games, so the report
+compares them with unpaired statistics on game-level outcomes (``analyzer.report.players``).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from pathlib import Path
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
 
-# what must agree for the arms to be paired seat by seat
-SAME = ("game", "players", "expansions", "seat_rotation")
+# what must agree for the arms to be played as one study (the player count may differ: such arms
+# are compared unpaired, game-level outcomes only)
+SAME = ("game", "expansions", "seat_rotation")
 
 
 def arm_label(scenario: Scenario, arm_name: str, first: bool) -> str:
@@ -56,7 +61,8 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
     Parameters
     ----------
     scenarios : sequence of Scenario
-        At least two, all of the same game, player count, expansions and seat rotation.
+        At least two, all of the same game, expansions and seat rotation; an arm of another
+        player count than the first scenario's keeps its own (``Arm.players``).
     name : str, optional
         Run name (default ``compare-A-vs-B`` from the first two names, ``-and-N-more`` after).
 
@@ -82,9 +88,9 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
             a, b = getattr(first, fld), getattr(sc, fld)
             if a != b:
                 raise ScenarioError(
-                    f"{sc.file}: {fld}: {_show(b)} differs from {_show(a)} in {first.file} (compare pairs "
-                    f"games seat by seat, so {', '.join(SAME)} must agree; put other differences "
-                    "in [rules] or [[seats]])")
+                    f"{sc.file}: {fld}: {_show(b)} differs from {_show(a)} in {first.file} (compare plays "
+                    f"the scenarios as one study, so {', '.join(SAME)} must agree; put other "
+                    "differences in players, [rules] or [[seats]])")
     arms = []
     seen: dict[str, str] = {}
     for j, sc in enumerate(unique_names(scenarios)):
@@ -95,7 +101,9 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
                                     "give the scenarios distinct names")
             seen[label] = sc.file
             desc = arm.description or (sc.description if arm.name == BASE else "")
-            arms.append(replace(arm, name=label, description=desc or f"from {sc.file}"))
+            players = sc.arm_players(arm)
+            arms.append(replace(arm, name=label, description=desc or f"from {sc.file}",
+                                players=None if players == first.players else players))
     if name is None:
         name = f"compare-{first.name}-vs-{scenarios[1].name}"
         if len(scenarios) > 2:

@@ -124,7 +124,8 @@ class ArmPlan:
 def plan_arms(scenario) -> list[ArmPlan]:
     """One ``ArmPlan`` per arm of a validated ``analyzer.scenario.Scenario``."""
     return [
-        ArmPlan(a.name, scenario.players, scenario.expansions, json.dumps(dict(a.rules), sort_keys=True),
+        ArmPlan(a.name, scenario.arm_players(a), scenario.expansions,
+                json.dumps(dict(a.rules), sort_keys=True),
                 tuple((s.name, s.policy, json.dumps(dict(s.params), sort_keys=True)) for s in a.seats))
         for a in scenario.arms
     ]

@@ -24,6 +24,8 @@ A scenario is a TOML file::
     name = "without-sultan"
     rules = { class_cards = ["knight", "monk", "witch", "king", "merchant", "trader"] }
     # seats = [...]               # optional: replaces the base seats
+    # players = 5                 # optional: another player count (its games are not paired
+                                  # with the base's; one base [[seats]] entry, or its own seats)
 
 Every problem becomes one ``ScenarioError`` reading ``FILE: FIELD: what is wrong``.
 """
@@ -49,7 +51,7 @@ TOP_KEYS = (
 )
 SEAT_KEYS = ("policy", "params", "params_file", "name")
 PARAMS_FILE_KEYS = ("game", "policy", "params")
-VARIANT_KEYS = ("name", "description", "rules", "seats")
+VARIANT_KEYS = ("name", "description", "rules", "seats", "players")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
 MAX_GAMES = 100_000_000  # games per variant; more would take days and terabytes of records
@@ -66,12 +68,18 @@ class Seat:
 
 @dataclass(frozen=True)
 class Arm:
-    """The base or one variant: the rule options and one ``Seat`` per seat (before rotation)."""
+    """The base or one variant: the rule options and one ``Seat`` per seat (before rotation).
+
+    ``players``: the arm's player count when it differs from the scenario's (``None``: the
+    scenario's); such an arm plays the same game seeds, but its games are other games, not
+    paired with the base's seat by seat (``Scenario.arm_players``).
+    """
 
     name: str
     rules: Mapping[str, Any]
     seats: tuple[Seat, ...]
     description: str = ""
+    players: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,10 @@ class Scenario:
         """The game's ``GameSpec``."""
         return get_game(self.game)
 
+    def arm_players(self, arm: Arm) -> int:
+        """The player count of ``arm``: its own, else the scenario's."""
+        return self.players if arm.players is None else arm.players
+
     def to_dict(self) -> dict[str, Any]:
         """The scenario as plain TOML-able data (variants fully spelled out)."""
         out: dict[str, Any] = {
@@ -116,6 +128,7 @@ class Scenario:
         if len(self.arms) > 1:
             out["variants"] = [
                 {"name": a.name, **({"description": a.description} if a.description else {}),
+                 **({"players": a.players} if a.players is not None else {}),
                  "rules": dict(a.rules), "seats": [_seat_dict(s) for s in a.seats]}
                 for a in self.arms[1:]
             ]
@@ -208,14 +221,28 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
             fail(f"{where}.name", f"duplicate variant name {vname!r}")
         vrules = _rules(typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
                         base_dir)
-        vseats = seats if "seats" not in var else _seats(var["seats"], f"{where}.seats", players,
-                                                         spec, fail, base_dir)
+        vplayers = typed(var, "players", int, fail, default=players, where=where)
+        try:
+            spec.players.check(vplayers, expansions)
+        except RuleError as err:
+            fail(f"{where}.players", err.message)
+        if "seats" in var:
+            vseats = _seats(var["seats"], f"{where}.seats", vplayers, spec, fail, base_dir)
+        elif vplayers == players:
+            vseats = seats
+        elif len(data["seats"]) == 1:  # one player at every seat: as many seats as players
+            vseats = seats[:1] * vplayers
+        else:
+            fail(f"{where}.seats", f"missing: the base lists {players} seats, so a variant with "
+                                   f"{vplayers} players needs its own (1 entry for all seats or "
+                                   f"exactly {vplayers})")
         desc = typed(var, "description", str, fail, default="", where=where)
-        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc))
+        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc,
+                        None if vplayers == players else vplayers))
 
     for arm in arms:
         where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
-        check_rules(spec, players, expansions, arm.rules, where, fail)
+        check_rules(spec, arm.players or players, expansions, arm.rules, where, fail)
     return Scenario(file, name, spec.name, tuple(expansions), players, games, seed, rotation,
                     tuple(arms), description)
 
@@ -526,10 +553,12 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
 
     Parameters
     ----------
-    variants : list of (name, rule overrides, description[, seats])
+    variants : list of (name, rule overrides, description[, seats[, players]])
         Overrides apply on top of the base's rules; a value ``None`` removes the option.
         ``seats`` (a tuple of ``Seat``, one per seat) replaces the base seats; each seat's
-        policy parameters are checked with ``build_policy``.
+        policy parameters are checked with ``build_policy``. ``players``: the arm's player
+        count when it differs from the scenario's (``seats`` must then be given, one per
+        seat).
     where : str
         What made the variants, named in messages (``"ablate"``); or, with ``option``, the
         keyword argument they came from (``"params"`` of ``sweep``): an ``OptionError``.
@@ -546,11 +575,12 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
     arms = list(scenario.arms)
     for name, overrides, desc, *rest in variants:
         seats = rest[0] if rest and rest[0] is not None else base.seats
+        players = rest[1] if len(rest) > 1 and rest[1] != scenario.players else None
         if any(a.name == name for a in arms):
             raise refuse(f"duplicate variant name {name!r}")
         rules = {k: v for k, v in {**base.rules, **overrides}.items() if v is not None}
         try:
-            scenario.spec.make_config(scenario.players, scenario.expansions, rules)
+            scenario.spec.make_config(players or scenario.players, scenario.expansions, rules)
         except RuleError as err:
             raise refuse(f"variant {name!r}: {err}") from None
         for seat in seats:
@@ -558,5 +588,5 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
                 build_policy(scenario.spec.policies, seat.policy, seat.params)
             except RuleError as err:
                 raise refuse(f"variant {name!r}: policy {seat.policy!r}: {err}") from None
-        arms.append(Arm(name, rules, tuple(seats), desc))
+        arms.append(Arm(name, rules, tuple(seats), desc, players))
     return replace(scenario, arms=tuple(arms))

@@ -217,6 +217,36 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
+def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
+                        confidence: float = 0.95) -> Difference:
+    """Difference of means ``variant − base`` of two independent samples, Welch's t interval.
+
+    For arms whose games cannot be paired (another player count: game ``i`` of each is a
+    different game, even on the same seed). ``n`` is the effective number of games
+    ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the standardized
+    difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika 34:28–35;
+    computed by ``scipy.stats.ttest_ind(equal_var=False)``.
+
+    Parameters
+    ----------
+    base, variant : array_like
+        Per-game values of each arm (``nan`` dropped); at least 2 each, else ``nan`` bounds.
+    """
+    b = np.asarray(base, dtype=float)
+    v = np.asarray(variant, dtype=float)
+    b, v = b[~np.isnan(b)], v[~np.isnan(v)]
+    n = int(len(b) * len(v) / (len(b) + len(v))) if len(b) and len(v) else 0
+    mean = float(v.mean() - b.mean()) if len(b) and len(v) else math.nan
+    if len(b) < 2 or len(v) < 2:
+        return Difference(mean, math.nan, math.nan, n, math.nan, False)
+    if np.all(b == b[0]) and np.all(v == v[0]):  # no spread: the difference is exact
+        return Difference(mean, mean, mean, n, 0.0 if mean else 1.0, bool(mean))
+    t = sps.ttest_ind(v, b, equal_var=False)
+    ci = t.confidence_interval(confidence)
+    lo, hi = float(ci.low), float(ci.high)
+    return Difference(mean, lo, hi, n, float(t.pvalue), bool(lo > 0 or hi < 0))
+
+
 def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
                          clusters: Sequence | np.ndarray, confidence: float = 0.95) -> Difference:
     """Mean of the paired differences ``variant − base`` of rows grouped in clusters (games).

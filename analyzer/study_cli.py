@@ -107,7 +107,8 @@ def register(app: typer.Typer) -> None:
         scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
         param: Annotated[list[str], typer.Option(
             "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
-                            "policy has it) or seats[I].params.NAME; repeat for a grid.")],
+                            "policy has it), seats[I].params.NAME or players (the player count: "
+                            "compared unpaired, on game-level outcomes); repeat for a grid.")],
         metric: Annotated[str, typer.Option(
             help="won (win rate) or a numeric seat column such as score.")] = "won",
         games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
@@ -134,6 +135,8 @@ def register(app: typer.Typer) -> None:
           analyzer sweep scenarios/africanus-sultan.toml --param rules.diplomat_points_first=2,4,6 --metric score
 
           analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
+
+          analyzer sweep scenarios/africanus-sultan.toml --param players=3,4,5 --games 400
         """
         from analyzer.sweep import sweep as run_sweep
 

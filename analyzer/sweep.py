@@ -2,7 +2,10 @@
 
 A ``--param PATH=v1,v2,…`` names a rule option (``rules.NAME``), a policy parameter of every
 seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAME``, I = the
-scenario's seat entry before rotation). Several ``--param`` make a grid (every combination).
+scenario's seat entry before rotation), or the player count (``players``: the base's seats must
+all be the same player, who then takes every seat). Several ``--param`` make a grid (every
+combination). An arm of another player count plays the same game seeds, but its games are other
+games: the report compares it with unpaired statistics on game-level outcomes.
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
 records and report are ``analyzer.api.simulate``'s, with a sweep section added.
@@ -23,13 +26,15 @@ from analyzer.errors import OptionError
 from analyzer.scenario import Scenario, Seat, add_variants
 
 _PATH = re.compile(r"^(rules\.(?P<rule>[A-Za-z0-9_]+)|params\.(?P<param>[A-Za-z0-9_]+)|"
-                   r"seats\[(?P<seat>\d+)\]\.params\.(?P<sparam>[A-Za-z0-9_]+))$")
+                   r"seats\[(?P<seat>\d+)\]\.params\.(?P<sparam>[A-Za-z0-9_]+)|"
+                   r"(?P<players>players))$")
 
 
 @dataclass(frozen=True)
 class Param:
-    """One swept parameter: ``path`` as given, its ``kind`` (``rule`` | ``param``), the
-    option or parameter ``name``, the seat entry (``None`` = every seat) and its ``values``."""
+    """One swept parameter: ``path`` as given, its ``kind`` (``rule`` | ``param`` |
+    ``players``), the option or parameter ``name``, the seat entry (``None`` = every seat) and
+    its ``values``."""
 
     path: str
     kind: str
@@ -82,13 +87,17 @@ def parse_param(text: str) -> Param:
     m = _PATH.match(path)
     if not eq or not m:
         raise OptionError("params", f"{text!r} must read PATH=v1,v2,… with PATH one of "
-                                    "rules.NAME, params.NAME, seats[I].params.NAME")
+                                    "rules.NAME, params.NAME, seats[I].params.NAME, players")
     tokens = split_values(rest)
     if not rest.strip() or any(not t for t in tokens):
         raise OptionError("params", f"{path}: give one or more comma-separated values (got {rest!r})")
     values = tuple(parse_value(t) for t in tokens)
     if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
         raise OptionError("params", f"{path}: a value is listed twice (got {rest!r})")
+    if m["players"]:
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise OptionError("params", f"players: give whole player counts (got {rest!r})")
+        return Param(path, "players", "players", None, values)
     if m["rule"]:
         return Param(path, "rule", m["rule"], None, values)
     if m["param"]:
@@ -113,6 +122,7 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
     ------
     OptionError
         A repeated path, a seat index outside the scenario, a policy parameter no seat has,
+        a player count the game refuses or with base seats that are not all the same player,
         or a value the game or the policy refuses (names the variant).
     """
     if not params:
@@ -130,9 +140,13 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
     for combo in itertools.product(*(p.values for p in params)):
         rules: dict[str, Any] = {}
         seats = list(base.seats)
+        players = scenario.players
         for p, v in zip(params, combo):
             if p.kind == "rule":
                 rules[p.name] = v
+                continue
+            if p.kind == "players":
+                players = v
                 continue
             targets = [p.seat] if p.seat is not None else range(len(seats))
             hit = False
@@ -148,19 +162,38 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
                                             f"{p.name!r} (see `analyzer list policies --game "
                                             f"{scenario.game}`)")
         name = " ".join(f"{p.path.split('.')[-1]}={label(v)}" for p, v in zip(params, combo))
-        variants.append((name, rules, f"sweep {name}", seats))
+        variants.append((name, rules, f"sweep {name}", seats, players))
         rows.append({"variant": name, "values": {p.path: v for p, v in zip(params, combo)}})
     # a swept player gets a distinct display name (``greedy*``) in every variant, so the records
     # never show two different players under one name and its curve is one line
     out = []
-    for n, r, d, seats in variants:
+    for n, r, d, seats, players in variants:
         if not targeted:
             seats = None
         elif len(targeted) < len(seats):
             seats = [replace(x, name=f"{x.name}*") if j in targeted else x
                      for j, x in enumerate(seats)]
-        out.append((n, r, d, tuple(seats) if seats else None))
+        if players != scenario.players:
+            seats = _resized(seats or list(base.seats), players, n)
+        out.append((n, r, d, tuple(seats) if seats else None, players))
     return add_variants(scenario, out, where="params", option=True), rows
+
+
+def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
+    """The seats of another player count: the one player at every seat takes every seat.
+
+    Raises
+    ------
+    OptionError
+        The seats are not all the same player (which one would take a seat added, or lose
+        one taken away, is not defined).
+    """
+    if any(x != seats[0] for x in seats):
+        raise OptionError("params", f"players: variant {variant!r}: the base seats are not all "
+                                    "the same player, so which seat to add or drop is not defined "
+                                    "(sweep players on a scenario with one [[seats]] entry, or "
+                                    "compare scenarios of each player count)")
+    return [seats[0]] * players
 
 
 def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric: str = "won",

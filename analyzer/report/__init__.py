@@ -148,6 +148,7 @@ def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
 
     base = arms[0].get("rules", {})
     described = any(arm.get("description") for arm in arms)
+    varied = len({arm.get("players") for arm in arms}) > 1  # arms of several player counts
     column = "rules" if len(arms) == 1 else "rules (changes from base)"
     rows = []
     for i, arm in enumerate(arms):
@@ -162,6 +163,8 @@ def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
         if described:
             row["description"] = arm.get("description", "")
         row[column] = text
+        if varied:
+            row["players"] = arm.get("players", "")
         row["seats"] = ", ".join(arm.get("seats", []))
         rows.append(row)
     return pd.DataFrame(rows)

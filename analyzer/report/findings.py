@@ -206,8 +206,9 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
 
     The start player's advantage in the base arm; then, for an ablation, each item's value to
     its heaviest user; else each variant's paired change of the mean score and of the start
-    player's advantage (the balance section), and each policy's paired win-rate change where
-    several policies play (the sweep or the variants section). Example games are read from
+    player's advantage (the balance section), each arm of another player count's unpaired
+    change of the same two (the player-count section), and each policy's paired win-rate change
+    where several policies play (the sweep or the variants section). Example games are read from
     ``seats`` (``game_id, start_position, won``).
     """
     seats = as_table(seats)
@@ -215,7 +216,8 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     out = _start_player(results, seats)
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
-    return out + _variant_effects(results, seats) + _policy_effects(results, seats)
+    return (out + _variant_effects(results, seats) + _player_counts(results)
+            + _policy_effects(results, seats))
 
 
 def _position_key(seats: Table) -> str:
@@ -276,6 +278,28 @@ def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
                               f"`{BASE}`" if r["diff"] >= 0 else "the start player won in "
                               f"`{BASE}` but not here"),
                 key=f"start_adv:{var}"))
+    return out
+
+
+def _player_counts(results: Mapping[str, Any]) -> list[Finding]:
+    """Each arm of another player count: its unpaired change of the start player's advantage
+    and of the mean score against the reference (``players.vs_base``)."""
+    section = results.get("players") or {}
+    ref = section.get("reference", BASE)
+    base_n = next((a["players"] for a in section.get("arms", []) if a["variant"] == ref), None)
+    out = []
+    for r in section.get("vs_base") or []:
+        var, n = r["variant"], int(r["n"])
+        what = {"start_adv": ("the start player's advantage", "pp", 100, 1),
+                "score": ("the mean final score per seat-game", "points", 1, 2)}.get(r["metric"])
+        if what is None:
+            continue
+        label, unit, scale, digits = what
+        out.append(Finding(
+            f"`{var}` ({r['players']} players) changes {label} by {{value}} against `{ref}` "
+            f"({base_n} players; unpaired — other games — Welch interval)", r["diff"], r["lo"],
+            r["hi"], unit, scale, digits, True, 0.0, p_value=r["p_value"], games=n,
+            key=f"players:{r['metric']}:{var}"))
     return out
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.report import balance, charts, design
+from analyzer.report import players as players_mod
 from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
@@ -271,11 +272,19 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
     Parquet files (``render``); each section reads the columns it needs from them, and the
     memory a section freed is handed back before the next one starts. ``run``: the run facts,
     handed to the game's sections. A game section's numbers go under its ``key``; one that
-    returns ``None`` (it does not apply to these records) has no key.
+    returns ``None`` (it does not apply to these records) has no key. Arms of another player
+    count than the base are left out of the paired sections (variants, balance) and compared
+    in ``players.section`` (key ``players``).
     """
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
     correction = correction_of(run)
+    arm_counts = players_mod.counts(games)
+    paired = players_mod.paired_arms(arm_counts)
+    if len(paired) < len(arm_counts):  # the paired sections see one player count
+        games_p, seats_p = games.only(paired), seats.only(paired)
+    else:
+        games_p, seats_p = games, seats
     many = len(arms) > MANY_VARIANTS
     if many:
         # per-variant tables and charts of 64 arms are unreadable: the generic sections show the
@@ -288,12 +297,15 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
     else:
         out = {"results": results(doc, games, seats, players, run)}
         release_memory()
-        out["variants"] = variants(doc, games, seats, run, correction)
+        out["variants"] = variants(doc, games_p, seats_p, run, correction)
     release_memory()
     replaced = many and any(s.replaces_balance is not None and s.replaces_balance(games)
                             for s in game_sections)
     if not replaced:  # else a game section shows each arm's balance
-        out["balance"] = balance.section(doc, games, seats, players, run, correction)
+        out["balance"] = balance.section(doc, games_p, seats_p, players, run, correction)
+        release_memory()
+    if len(paired) < len(arm_counts):
+        out["players"] = players_mod.section(doc, games, seats, correction)
         release_memory()
     for section in game_sections:
         numbers = section.build(doc, games, seats, players, dict(run or {}))

@@ -17,6 +17,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.report import balance, charts, design
+from analyzer.report import players as players_mod
 from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
@@ -47,7 +48,16 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
         out["target_ci"] = target_precision(doc, run["target_ci"], seats)
     study = run.get("study") or {}
     if study.get("kind") == "sweep":
+        arm_counts = players_mod.counts(games)
+        paired = players_mod.paired_arms(arm_counts)
+        if len(paired) < len(arm_counts):  # other player counts: the players section has them
+            games, seats = as_table(games).only(paired), seats.only(paired)
         out["sweep"] = sweep_section(doc, study, seats, players, games, run)
+        if len(paired) < len(arm_counts):
+            doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
+                  f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
+                  "base; the arms of other player counts are compared in the section on player "
+                  "counts, unpaired.")
     elif study.get("kind") == "ablate":
         out["ablate"] = ablate_section(doc, study, seats, item_kind)
     elif study.get("kind") == "compare":

@@ -22,6 +22,7 @@ from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.games.rattus import findings
 from analyzer.report import balance, charts, design
+from analyzer.report import players as player_counts
 from analyzer.report.document import (
     BASE,
     CORRECTION_SHORT,
@@ -102,7 +103,9 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     rows and one variant's at a time.
     """
     with_card = _arms_with_card(games, seats, card, active)
-    outs = [v for v in seats.variants() if v not in with_card]
+    # an arm of another player count plays other games: not paired seat by seat with the base
+    paired = player_counts.paired_arms(player_counts.counts(games))
+    outs = [v for v in seats.variants() if v not in with_card and v in paired]
     if BASE not in with_card or not outs:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")

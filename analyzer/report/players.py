@@ -1,0 +1,162 @@
+"""Report section: arms of other player counts, their game-level outcomes side by side.
+
+An arm may play another player count than the base (a variant's ``players``, ``analyzer
+compare`` of scenarios with other counts, ``analyzer sweep --param players=…``). It plays the
+same game seeds, but game ``i`` at 3 players and at 5 players are different games: their
+outcomes are not paired, and a seat of one has no counterpart in the other. So the paired
+sections (variants against the base, the balance of each variant, a sweep's table) see only the
+arms of the base's player count (``paired_arms``), and this section compares every arm on
+game-level outcomes — the start player's advantage over a fair position of its own table, the
+mean final score, the share of games nobody won, the death rate, the score spread and the game
+length — with unpaired statistics (Welch's t interval over games, ``stats.unpaired_difference``),
+corrected over the arms of each column.
+
+Game-agnostic: it reads ``n_players`` and ``rounds`` of the game records and ``BALANCE_SEATS``
+of the seat records, one arm at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from analyzer import stats
+from analyzer.report import balance
+from analyzer.report.document import BASE, CORRECTION_NAME, Doc, num, pct, rows_of, signed
+from analyzer.report.records import Table, as_table
+
+# game-level outcomes compared: metric -> (label, scale, unit, digits); start_adv first
+OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
+            "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
+            "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
+            "rounds": ("rounds", 1, "", 2)}
+
+
+def counts(games: Table | pd.DataFrame) -> dict[str, int]:
+    """Each arm's player count (``n_players`` of its game records), arms in record order."""
+    g = as_table(games).read(("variant", "n_players"))
+    first = g.drop_duplicates("variant")
+    return {str(v): int(n) for v, n in zip(first["variant"], first["n_players"])}
+
+
+def reference(arm_counts: Mapping[str, int]) -> str:
+    """The arm every other is compared with: the base, else the first."""
+    return BASE if BASE in arm_counts else next(iter(arm_counts))
+
+
+def paired_arms(arm_counts: Mapping[str, int]) -> list[str]:
+    """The arms of the reference arm's player count (every arm when there is one count)."""
+    ref = arm_counts[reference(arm_counts)] if arm_counts else None
+    return [v for v, n in arm_counts.items() if n == ref]
+
+
+def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+            correction: str = "holm") -> dict[str, Any]:
+    """Fill the player-count section; returns its numbers (``{}`` when every arm has one
+    player count).
+
+    Returns
+    -------
+    dict
+        ``arms``: per arm its player count, games and each outcome with its 95 % interval
+        (``balance.arm_table`` columns); ``vs_base``: per arm of another count than the
+        reference and outcome, the unpaired difference (``variant, players, metric, n, diff,
+        lo, hi, p_value, significant, p_adjusted, significant_adjusted``; ``n`` = effective
+        games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
+    """
+    games, seats = as_table(games), as_table(seats)
+    arm_counts = counts(games)
+    if len(set(arm_counts.values())) < 2:
+        return {}
+    ref = reference(arm_counts)
+    per_game: dict[str, pd.DataFrame] = {}
+    tables = []
+    for var in arm_counts:
+        s = seats.read(balance.BALANCE_SEATS, [var])
+        seat_ids = sorted(int(k) for k in pd.unique(s["seat"]))
+        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
+                                  seat_ids)
+        del s
+        if "start_adv" in pg:  # a fair position of this table wins (1 − q)/n of the games
+            pg["fair"] = (1.0 - pg["no_winner"]) / pg["seats"]
+        per_game[var] = pg[[c for c in ("game_id", *OUTCOMES, "fair") if c in pg]]
+        tab = balance.arm_table(pg)
+        tab.insert(1, "players", arm_counts[var])
+        tables.append(tab)
+    arms = pd.concat(tables, ignore_index=True)
+    metrics = [m for m in OUTCOMES if m in per_game[ref]]
+    rows = []
+    base = per_game[ref]
+    for var, pg in per_game.items():
+        if arm_counts[var] == arm_counts[ref]:
+            continue  # same table size: paired, in the variants and balance sections
+        for m in metrics:
+            d = stats.unpaired_difference(base[m].to_numpy(float), pg[m].to_numpy(float))
+            rows.append((var, arm_counts[var], m, d.n, d.mean, d.lo, d.hi, d.p_value,
+                         d.significant))
+    diffs = balance.correct_by_metric(pd.DataFrame(rows, columns=[
+        "variant", "players", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]),
+        correction)
+    _write(doc, arms, diffs, metrics, ref, arm_counts, per_game, correction)
+    return {"reference": ref, "correction": correction, "arms": rows_of(arms),
+            "vs_base": rows_of(diffs)}
+
+
+def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str], ref: str,
+           arm_counts: Mapping[str, int], per_game: Mapping[str, pd.DataFrame],
+           correction: str) -> None:
+    others = [v for v, n in arm_counts.items() if n != arm_counts[ref]]
+    doc.h("Player counts: game-level outcomes side by side")
+    doc.p(f"{len(others)} arm{'s' if len(others) != 1 else ''} ("
+          + ", ".join(f"`{v}`: {arm_counts[v]} players" for v in others[:8])
+          + (" …" if len(others) > 8 else "")
+          + f") play{'s' if len(others) == 1 else ''} another player count than `{ref}` "
+          f"({arm_counts[ref]} players). They play the same game seeds, but a game at another "
+          "player count is another game: its outcomes are **not paired** with the reference's, "
+          "and its seats have no counterpart there. So the paired sections (variants against "
+          "the base, balance of each variant, a sweep's table) show only the arms of "
+          f"{arm_counts[ref]} players, and the arms are compared here "
+          "on game-level outcomes, with unpaired statistics. A seat's win rate is not compared: "
+          "a fair position wins (1 − q)/n, which moves with n by construction; the start "
+          "player's **advantage** is measured against a fair position of its own table.")
+    tab = pd.DataFrame({"variant": arms["variant"], "players": arms["players"],
+                        "games": arms["games"]})
+    fair = {v: float(pg["fair"].mean()) for v, pg in per_game.items() if "fair" in pg}
+    if fair:
+        tab["fair position wins"] = [f"{100 * fair[v]:.1f} %" for v in arms["variant"]]
+    for m in metrics:
+        label, scale, unit, digits = OUTCOMES[m]
+        if m in ("no_winner", "death"):
+            tab[label] = [pct(e, lo, hi) for e, lo, hi in
+                          zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+        elif m == "start_adv":
+            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+                          for e, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+        else:
+            tab[label] = [num(e, lo, hi, digits) for e, lo, hi in
+                          zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+    doc.p("Per arm: the share a fair position wins, (1 − q)/n with q the share of games nobody "
+          "won; the start player's advantage over it (its win share minus the game's fair "
+          "share, mean over games) [percentage points]; mean final score per seat [points]; the "
+          "share of games nobody won"
+          + ("; the death rate (share of seats that died)" if "death" in metrics else "")
+          + "; the score spread (best − worst final score [points]); rounds per game. 95% "
+          "intervals over games (Wilson for shares, t for means).")
+    doc.table(tab)
+    if diffs.empty:
+        return
+    n_rows = len(others)
+    doc.p(f"Against `{ref}` ({arm_counts[ref]} players), arm − reference: difference of the "
+          "means over games with Welch's 95% t interval (unpaired: different games); `*` = "
+          f"significant after {CORRECTION_NAME[correction]} correction over the {n_rows} "
+          f"arm{'s' if n_rows != 1 else ''} of each column.")
+    rows = []
+    for var, grp in diffs.groupby("variant", sort=False):
+        row = {"variant": var, "players": int(grp["players"].iloc[0])}
+        for r in grp.to_dict("records"):
+            label, scale, unit, digits = OUTCOMES[r["metric"]]
+            row[label] = signed(r, scale, unit, digits)
+        rows.append(row)
+    doc.table(pd.DataFrame(rows))

@@ -1,0 +1,138 @@
+"""Player count as a study dimension: a variant's ``players``, ``compare`` of scenarios with
+other counts and ``sweep --param players=…``; such arms play the same seeds but other games, so
+the report compares them unpaired on game-level outcomes (analyzer/report/players.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from analyzer import api, stats
+from analyzer.compare import compare
+from analyzer.errors import OptionError, ScenarioError
+from analyzer.report import players
+from analyzer.scenario import load_scenario, to_toml
+from analyzer.sweep import parse_param, sweep
+
+ONE_SEAT = """\
+name = "toy-counts"
+game = "toy"
+players = 3
+games = 40
+seed = 5
+
+[rules]
+sides = 6
+cards = ["peasant", "sultan", "trader"]
+
+[[seats]]
+policy = "random"
+"""
+
+
+def test_a_variant_may_play_another_player_count(write_scenario, tmp_path):
+    path = write_scenario(ONE_SEAT + '\n[[variants]]\nname = "two"\nplayers = 2\n', "c.toml")
+    sc = load_scenario(path)
+    two = sc.arms[1]
+    assert two.players == 2 and sc.arm_players(two) == 2 and sc.arm_players(sc.arms[0]) == 3
+    assert len(two.seats) == 2  # the one [[seats]] entry fills every seat
+    again = tmp_path / "again.toml"
+    again.write_text(to_toml(sc))
+    assert load_scenario(again).arms == sc.arms
+    assert "players = 2" in to_toml(sc)
+
+
+def test_a_variant_of_another_count_needs_seats_when_the_base_lists_them(toy_file, write_scenario):
+    text = toy_file.read_text() + '\n[[variants]]\nname = "two"\nplayers = 2\n'
+    with pytest.raises(ScenarioError, match=r"variants\[2\]\.seats: missing: the base lists 3 "
+                                            r"seats, so a variant with 2 players needs its own"):
+        load_scenario(write_scenario(text, "x.toml"))
+    with pytest.raises(ScenarioError, match=r"variants\[0\]\.players: 9 is outside toy's range"):
+        load_scenario(write_scenario(ONE_SEAT + '\n[[variants]]\nname = "n"\nplayers = 9\n',
+                                     "y.toml"))
+
+
+def test_unpaired_difference_is_welchs():
+    rng = np.random.default_rng(3)
+    b, v = rng.normal(0, 1, 50), rng.normal(0.5, 2, 80)
+    d = stats.unpaired_difference(b, v)
+    se = np.sqrt(b.var(ddof=1) / 50 + v.var(ddof=1) / 80)
+    df = se ** 4 / ((b.var(ddof=1) / 50) ** 2 / 49 + (v.var(ddof=1) / 80) ** 2 / 79)
+    half = sps.t.ppf(0.975, df) * se
+    assert d.mean == pytest.approx(v.mean() - b.mean())
+    assert (d.lo, d.hi) == pytest.approx((d.mean - half, d.mean + half))
+    assert d.p_value == pytest.approx(2 * sps.t.sf(abs(d.mean) / se, df))
+    assert d.n == 50 * 80 // 130
+
+
+def test_a_run_with_another_count_compares_it_unpaired(write_scenario, tmp_path):
+    """The 2-player arm is left out of the paired sections and compared in the player-count
+    section: its start-player advantage change is Welch's on the per-game values; it replays
+    from the run's scenario.toml as a 2-player game; a key finding names it."""
+    path = write_scenario(ONE_SEAT + '\n[[variants]]\nname = "two"\nplayers = 2\n'
+                          '\n[[variants]]\nname = "six"\nrules = { sides = 4 }\n', "c.toml")
+    res = api.simulate(path, jobs=1, out=tmp_path / "run")
+    out = res.summary["results"]
+    assert {r["variant"] for r in out["balance"]["vs_base"]} == {"six"}  # paired arms only
+    assert {r["variant"] for r in out["variants"]["score_all"]} == {"six"}
+    section = out["players"]
+    assert {a["variant"]: a["players"] for a in section["arms"]} == {"base": 3, "two": 2, "six": 3}
+    adv = next(r for r in section["vs_base"] if r["metric"] == "start_adv")
+    seats = res.seats
+
+    def per_game(var):
+        s = seats[seats["variant"] == var]
+        return stats.start_player_games(s)["advantage"].to_numpy()
+
+    d = stats.unpaired_difference(per_game("base"), per_game("two"))
+    assert (adv["diff"], adv["lo"], adv["hi"]) == pytest.approx((d.mean, d.lo, d.hi))
+    md = (res.out_dir / "report.md").read_text()
+    assert "## Player counts: game-level outcomes side by side" in md
+    assert "**not paired**" in md
+    found = {f["key"] for f in out["findings"]["findings"]}
+    assert {"players:start_adv:two", "players:score:two", "score:six"} <= found
+    record, seat_records = api.replay_scenario(res.out_dir / "scenario.toml", 3, "two",
+                                               log=lambda line: None)
+    assert len(seat_records) == 2
+    recorded = seats[(seats["variant"] == "two") & (seats["game_id"] == 3)]
+    assert sorted(r["score"] for r in seat_records) == sorted(recorded["score"])
+
+
+def test_compare_takes_scenarios_of_other_player_counts(write_scenario, tmp_path):
+    a = write_scenario(ONE_SEAT, "a.toml")
+    b = write_scenario(ONE_SEAT.replace('name = "toy-counts"', 'name = "b"')
+                       .replace("players = 3", "players = 4"), "b.toml")
+    res = compare([a, b], games=20, jobs=1, out=tmp_path / "cmp")
+    assert dict(zip(*np.unique(res.games[["variant", "n_players"]].astype(str).agg(
+        "-".join, axis=1), return_counts=True))) == {"b-4": 20, "base-3": 20}
+    assert res.summary["results"]["players"]["vs_base"]
+    assert "| players |" in (res.out_dir / "report.md").read_text()  # the variants table
+
+
+def test_sweep_over_the_player_count(write_scenario, toy_file, tmp_path):
+    assert parse_param("players=2,4").values == (2, 4)
+    with pytest.raises(OptionError, match="players: give whole player counts"):
+        parse_param("players=2,x")
+    with pytest.raises(OptionError, match="the base seats are not all the same player"):
+        sweep(toy_file, ["players=2,3"], games=4, jobs=1, out=tmp_path / "no")
+    res = sweep(write_scenario(ONE_SEAT, "s.toml"), ["players=2,3,4"], games=20, jobs=1,
+                out=tmp_path / "sw")
+    counts = res.games.groupby("variant")["n_players"].first().to_dict()
+    assert counts == {"base": 3, "players=2": 2, "players=3": 3, "players=4": 4}
+    assert players.paired_arms(counts) == ["base", "players=3"]
+    out = res.summary["results"]
+    assert {r["variant"] for r in out["players"]["vs_base"]} == {"players=2", "players=4"}
+    assert {r["variant"] for r in out["studies"]["sweep"]["table"]} <= {"base", "players=3"}
+
+
+def test_one_player_count_adds_no_section(toy_file, tmp_path):
+    res = api.simulate(toy_file, games=10, jobs=1, out=tmp_path / "run")
+    assert "players" not in res.summary["results"]
+    assert "Player counts" not in (res.out_dir / "report.md").read_text()
+    assert players.counts(pd.read_parquet(res.out_dir / "games.parquet")) == {
+        "base": 3, "no-sultan": 3, "no-trader": 3}
+    assert json.loads((res.out_dir / "summary.json").read_text())["run"]["arms"][0]["players"] == 3
