@@ -263,7 +263,7 @@ def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_f
     assert f"`{command}`" in top
     words = shlex.split(command)
     assert words[:2] == ["analyzer", "replay"] and words[3] == "--game"
-    record, seats = api.replay_scenario(words[2], int(words[4]), log=lambda line: None)
+    _, seats = api.replay_scenario(words[2], int(words[4]), log=lambda line: None)
     won = {s["start_position"]: s["won"] for s in seats}
     assert start["estimate"] >= 0 and won[0] > 0
     sizes = [f["size"] for f in found["findings"] if not f["figure"] and not f["exact"]]
@@ -271,7 +271,7 @@ def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_f
     tested = [f for f in found["findings"] if not f["figure"] and not f["exact"]]
     assert found["tested"] == len(tested)
     holm = np.asarray([f["p_holm"] for f in tested])
-    assert np.all((holm >= np.asarray([f["p_value"] for f in tested]) - 1e-12))
+    assert np.all(holm >= np.asarray([f["p_value"] for f in tested]) - 1e-12)
 
 
 def test_size_is_cohens_d_for_a_paired_difference():

@@ -95,7 +95,7 @@ def test_a_run_with_another_count_compares_it_unpaired(write_scenario, tmp_path)
     assert "**not paired**" in md
     found = {f["key"] for f in out["findings"]["findings"]}
     assert {"players:start_adv:two", "players:score:two", "score:six"} <= found
-    record, seat_records = api.replay_scenario(res.out_dir / "scenario.toml", 3, "two",
+    _, seat_records = api.replay_scenario(res.out_dir / "scenario.toml", 3, "two",
                                                log=lambda line: None)
     assert len(seat_records) == 2
     recorded = seats[(seats["variant"] == "two") & (seats["game_id"] == 3)]
