@@ -167,6 +167,11 @@ class Option:
     provenance_at : mapping of int to str
         Player counts at which the default carries another tag (Rattus ``cubes_per_player`` is
         a labelled default for colours 5-6).
+    alternatives : tuple
+        Other values a source or the rules file documents for a labelled default (e.g. the
+        alternative spread table); ``analyzer robustness`` re-runs a study with each. A ``bool``
+        default's alternative is the other value and a ``str`` option's are its other
+        ``choices`` without being listed; a simulator guard (a turn cap) lists none.
     """
 
     name: str
@@ -183,6 +188,7 @@ class Option:
     also: tuple = ()
     allowed: str = ""
     provenance_at: Mapping[int, str] = field(default_factory=dict)
+    alternatives: tuple = ()
 
     def allowed_text(self) -> str:
         """What the option accepts, e.g. ``"integer 1..6"`` or ``"one of discard, deck_bottom"``."""
@@ -461,6 +467,8 @@ class GameSpec:
         Each ``*_file`` rule option -> the built-in TOML table it replaces. The run facts say
         how a user's table differs from it (``analyzer.tablediff``); an option not listed is
         shown by its path only.
+    guesses : tuple of GuessCounter
+        The labelled defaults the game counts where they act (each a game record column).
     """
 
     name: str
@@ -482,6 +490,7 @@ class GameSpec:
     benchmark: Benchmark | None = None
     content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
     tables: Mapping[str, Path] = field(default_factory=dict)
+    guesses: tuple[GuessCounter, ...] = ()
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""
@@ -507,6 +516,36 @@ class GameSpec:
     def expansions(self) -> tuple[str, ...]:
         """Expansion names a scenario may list."""
         return self.players.expansions
+
+
+@dataclass(frozen=True)
+class GuessCounter:
+    """A labelled default counted where it decides something in a game.
+
+    A game record carries ``column`` (int64): how many times, in that game, play went down a
+    rule path that exists only because no source says (a ``[GAP → DEFAULT]`` of
+    ``docs/rules/<game>.md``) or used guessed content (a stand-in region entered, a guessed
+    token face revealed). The report shows, per counter, the share of games where it acted
+    (count > 0), and each key finding whether its games lean on them.
+
+    Attributes
+    ----------
+    column : str
+        The game record column, ``"acted_<name>"``; declared in ``GameSpec.game_columns``.
+    default : str
+        The labelled default's name as ``rule_values`` gives it: a rule option (e.g.
+        ``"diplomat_2p_tie_points"``) or a content table (e.g. ``"map"``).
+    what : str
+        One line saying what happened, e.g. ``"a stand-in Africa region (AF1–AF5) was
+        entered"``.
+    section : str
+        Where the default is stated, e.g. ``"docs/rules/rattus.md §4.3"``.
+    """
+
+    column: str
+    default: str
+    what: str
+    section: str
 
 
 @dataclass(frozen=True)
