@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from analyzer import __version__, api, study_cli
-from analyzer.errors import AnalyzerError, TurnCapExceeded
+from analyzer.errors import AnalyzerError, OptionError, TurnCapExceeded
 from analyzer.games import available_games, get_game
 from analyzer.runner import GameTurnCap, RunInterrupted
 
@@ -139,6 +139,10 @@ def simulate(
         help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
              "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
     csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
+    robustness: Annotated[bool, typer.Option(
+        "--robustness", help="Then check every key finding against the default ladder of "
+                             "players and the labelled defaults' alternatives (as `analyzer "
+                             "robustness`; the conditions go to OUT/robustness/).")] = False,
 ) -> None:
     """Run a scenario, store the records and write the report.
 
@@ -157,8 +161,14 @@ def simulate(
 
       analyzer simulate scenarios/africanus-sultan.toml --games 2000 --csv
 
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --robustness
+
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
+    if robustness and target_ci is not None:
+        raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
+                                        "need a fixed number of games; give {games})",
+                          target_ci=None, games=None)
     try:
         with study_cli.resumable(
                 ["analyzer", "simulate", str(scenario)], games=games, seed=seed,
@@ -187,6 +197,19 @@ def simulate(
         typer.echo(f"target ±{100 * tc['target']:.2f} pp "
                    + (f"reached after {tc['games']} games" if tc["reached"] else
                       f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))
+    if robustness:
+        from analyzer.robustness import robustness as run_robustness
+
+        with study_cli.resumable(["analyzer", "robustness", str(scenario)], games=games,
+                                 seed=seed, chunk_size=chunk_size, out=str(res.out_dir),
+                                 backend=None if backend is Backend.loky else backend,
+                                 scheduler=scheduler):
+            res = run_robustness(scenario, games=games, seed=seed, jobs=jobs,
+                                 backend=backend.value, scheduler=scheduler,
+                                 chunk_size=chunk_size, out=res.out_dir, resume=resume,
+                                 progress=not quiet, say=typer.echo)
+        study_cli.echo_verdicts(res)
+        return
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

@@ -17,6 +17,7 @@ import typer
 
 from analyzer.errors import OptionError
 from analyzer.games import available_games, get_game
+from analyzer.robustness import SEARCH_GAMES
 from analyzer.runner import RunStopped
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
@@ -80,6 +81,15 @@ def resume_hint(words: list[str], **options) -> str:
         else:
             hint += [flag, str(getattr(value, "value", value))]
     return shlex.join(hint)
+
+
+def echo_verdicts(res) -> None:
+    """Print the robustness verdict counts and where the report is."""
+    rob = res.summary.get("results", {}).get("robustness") or {}
+    verdicts = list((rob.get("verdicts") or {}).values())
+    typer.echo(f"{rob.get('conditions', 0)} condition(s): " + ", ".join(
+        f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "figure")))
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
 def _echo_result(res) -> None:
@@ -184,6 +194,71 @@ def register(app: typer.Typer) -> None:
                              jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
                              resume=resume, force=force, csv=csv)
         _echo_result(res)
+
+    @app.command()
+    def robustness(
+        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+        players: Annotated[str | None, typer.Option(
+            help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
+                 "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
+                 "'none' for no player conditions (default: random,greedy,tuned,"
+                 "ismcts:iterations=50 where the game has each).")] = None,
+        defaults: Annotated[str | None, typer.Option(
+            help="The labelled defaults to vary, comma-separated, or 'none' (default: every "
+                 "one in use with a documented alternative).")] = None,
+        games: Annotated[int | None, typer.Option(
+            help="Games per variant of the base and of every condition (overrides the "
+                 "file).")] = None,
+        search_games: Annotated[int, typer.Option(
+            help="Games per variant for a ladder player that searches (ismcts).")] = SEARCH_GAMES,
+        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
+        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
+        scheduler: Annotated[str | None, typer.Option(
+            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
+        chunk_size: Annotated[int | None, typer.Option(
+            help="Games per chunk (never changes results).")] = None,
+        out: Annotated[str | None, typer.Option(
+            help="Run directory of the base run (default: reports/NAME); the conditions go "
+                 "to OUT/robustness/.")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
+        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    ) -> None:
+        """Does each key finding hold for other players and other rule defaults?
+
+        Plays the scenario (kept if --out already holds its finished run) and again under
+        each condition on the same seeds: every seat replaced by each player of a ladder, and
+        each labelled default with a documented alternative changed one at a time. The
+        report gets a verdict per key finding (holds, sensitive, unresolved) and a
+        Robustness section.
+
+        Examples:
+
+          analyzer robustness scenarios/africanus-sultan.toml
+
+          analyzer robustness scenarios/africanus-sultan.toml --games 2000 --search-games 100
+
+          analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
+        """
+        from analyzer.robustness import robustness as run_robustness
+
+        def words(text: str | None) -> list[str] | None:
+            if text is None:
+                return None
+            items = [w.strip() for w in text.split(",") if w.strip()]
+            return [] if items == ["none"] else items
+
+        with resumable(["analyzer", "robustness", str(scenario)], players=players,
+                       defaults=defaults, games=games, search_games=search_games, seed=seed,
+                       chunk_size=chunk_size, out=out,
+                       backend=None if backend is Backend.loky else backend, scheduler=scheduler):
+            res = run_robustness(scenario, players=words(players), defaults=words(defaults),
+                                 games=games, search_games=search_games, seed=seed, jobs=jobs,
+                                 backend=backend.value, scheduler=scheduler,
+                                 chunk_size=chunk_size, out=out, resume=resume, force=force,
+                                 progress=not quiet, say=typer.echo)
+        echo_verdicts(res)
 
     @app.command()
     def tournament(

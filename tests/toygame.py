@@ -35,6 +35,7 @@ class ToyConfig:
     players: int
     sides: int
     cards: tuple[str, ...]
+    tie_to_start: bool = True
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,14 @@ PLAYERS = PlayerCounts("toy", 2, 4, expansions=("bonus",), raised={"bonus": 5})
 OPTIONS = OptionSet("toy", (
     Option("sides", 6, int, "rule 1", "dice sides", low=2, high=20),
     Option("cards", ("peasant", "sultan", "trader"), list, "rule 2", "cards in play", item=str, choices=CARDS),
+    Option("tie_to_start", True, bool, "rule 3", "a tie on score goes to the seat nearest the start"),
 ))
 
 
 def make_config(players, expansions, rules):
     PLAYERS.check(players, expansions)
     opts = OPTIONS.resolve(players, rules)
-    return ToyConfig(players, opts["sides"], opts["cards"])
+    return ToyConfig(players, opts["sides"], opts["cards"], opts["tie_to_start"])
 
 
 def play_game(config, policies, seed, log=None):
@@ -95,7 +97,7 @@ def play_game(config, policies, seed, log=None):
     sultan_pts = [4 if ranked and d == ranked[0] else (2 if len(ranked) > 1 and d == ranked[1] else 0)
                   for d in diplomats]
     scores = [float(cubes[s] + sultan_pts[s]) for s in range(n)]
-    tiebreak = [float(-s) for s in range(n)]
+    tiebreak = [float(-s) if config.tie_to_start else 0.0 for s in range(n)]
     ranks, won = rank_and_won(scores, [tiebreak])
     if log is not None:
         for s in range(n):
@@ -122,6 +124,7 @@ def rule_values(config):
     return [
         RuleValue("sides", config.sides, "default", "toy rule 1"),
         RuleValue("cards", config.cards, "rulebook", "toy rule 2"),
+        RuleValue("tie_to_start", config.tie_to_start, "default", "toy rule 3"),
     ]
 
 

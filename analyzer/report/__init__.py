@@ -30,7 +30,7 @@ import pandas as pd
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import citations, findings, records
+from analyzer.report import citations, findings, records, robustness
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
@@ -240,8 +240,12 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
     results["studies"] = study_sections(doc, run, games, seats, players, item_kind)
+    robust = robustness.load(run_dir, run)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
-                                           run_dir, at=top)
+                                           run_dir, at=top, robust=robust)
+    if robust is not None:
+        numbers = {k: i for i, k in enumerate(results["findings"]["shown"], 1)}
+        results["robustness"] = robustness.section(doc, robust, numbers)
     _appendix(doc, run, run_dir)
     return results
 

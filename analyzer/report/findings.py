@@ -43,6 +43,7 @@ from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.report.document import BASE, Doc
 from analyzer.report.records import Table, as_table
+from analyzer.report.robustness import verdict_text
 
 Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
@@ -425,15 +426,26 @@ def _examples(f: Finding, run_dir: Path | None) -> str:
 
 def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             seats: Table | pd.DataFrame, game_sections: Sequence[StudySection] = (),
-            item_kind: str = "item", run_dir: Path | None = None, at: int = 0) -> dict[str, Any]:
+            item_kind: str = "item", run_dir: Path | None = None, at: int = 0,
+            robust: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Put the "Key findings" section into ``doc`` at block ``at`` (the report's top).
+
+    ``robust``: the run's ``analyzer robustness`` result (``report.robustness.load``), whose
+    verdict then follows each finding it covers.
 
     Returns
     -------
     dict
-        ``{"correction": "holm", "tested": n, "findings": [...]}`` for ``summary.json``: every
-        finding (shown or not) with its sentence, numbers, size, p-values and example games.
+        ``{"correction": "holm", "tested": n, "shown": [key, ...], "findings": [...]}`` for
+        ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
+        p-values and example games; ``shown`` are the numbered ones, in their order.
     """
+    verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
+
+    def checked(f: Finding) -> str:
+        row = verdicts.get(f.key)
+        return f" {verdict_text(row, robust)}" if row is not None and robust else ""
+
     ranked = assess(collect(results, run, seats, game_sections, item_kind))
     tested = [a for a in ranked if a.tested]
     exact = [a for a in ranked if a.exact]
@@ -464,13 +476,14 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             verdict = ("**Holds after Holm**" if a.holds else "Not significant after Holm")
             verdict += (f" ({_p(a.p_value)}; Holm-adjusted {_p(a.p_holm)}; size "
                         f"{a.size:.2f}).")
-        part.p(f"{i}. {f.sentence()}. {verdict}{_examples(f, run_dir)}")
+        part.p(f"{i}. {f.sentence()}. {verdict}{checked(f)}{_examples(f, run_dir)}")
     if figures:
         part.p("Measured figures (no no-effect value to test them against):")
         for f in (a.finding for a in figures):
-            part.p(f"- {f.sentence()}.{_examples(f, run_dir)}")
+            part.p(f"- {f.sentence()}.{checked(f)}{_examples(f, run_dir)}")
     doc.blocks[at:at] = part.blocks
     return {"correction": "holm", "tested": len(tested),
+            "shown": [a.finding.key for a in shown],
             "findings": [_record(a) for a in ranked]}
 
 
@@ -479,7 +492,8 @@ def _record(a: Assessed) -> dict[str, Any]:
     the run directory is; ``examples`` and ``example_variant`` make it)."""
     f = a.finding
     return {"key": f.key, "sentence": f.sentence(), "estimate": f.estimate, "lo": f.lo,
-            "hi": f.hi, "unit": f.unit, "scale": f.scale, "null": f.null, "games": f.games,
+            "hi": f.hi, "unit": f.unit, "scale": f.scale, "digits": f.digits,
+            "signed": f.signed, "null": f.null, "games": f.games,
             "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
             "exact": a.exact, "figure": not (a.tested or a.exact),
             "examples": list(f.examples), "example_variant": f.example_variant}

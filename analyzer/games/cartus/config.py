@@ -48,11 +48,12 @@ OPTIONS = OptionSet("cartus", (
     Option("tie_mode", "all_tied_premium", str, "§4 phase D b", "who gets the premium action on a tie for most "
            "cards", choices=("all_tied_premium", "first_entered_premium", "nobody_premium")),
     Option("premium_min_cards", 1, int, "§4 phase D b", "cards (population + jokers) needed for the premium "
-           "(cards)", low=0, high=60),
+           "(cards)", low=0, high=60, alternatives=(0,)),
     Option("sword_target", "same_building", str, "§6", "who a Sword may hit", choices=("same_building", "any_player")),
     Option("sword_chooser", "victim", str, "§6", "who picks the cards a Sword takes", choices=("victim", "random")),
     Option("flute_target", "same_building", str, "§6", "who a Flute may hit", choices=("same_building", "any_player")),
-    Option("flute_rats", 2, int, "§6", "rats moved by one Flute, at most what the owner has (rats)", low=1, high=20),
+    Option("flute_rats", 2, int, "§6", "rats moved by one Flute, at most what the owner has (rats)", low=1, high=20,
+           alternatives=(1,)),
     Option("pass_mode", "second_building", str, "§6", "what a Pass does", choices=("second_building", "none")),
     Option("vp_token_value", 1, int, "§7.2", "VP per Palace VP token (VP)", low=0, high=20),
     Option("track_points", (10, 5, 2), list, "§7.2", "VP for 1st, 2nd, 3rd... most on a track (VP)", "rulebook",
@@ -67,7 +68,7 @@ OPTIONS = OptionSet("cartus", (
            choices=("no_winner", "fewest_rats")),
     Option("last_round_actions", True, bool, "§4 phase E", "building actions happen in the last round"),
     Option("building_spaces", 0, int, "§4 phase C", "disc spaces per building, 0 = unlimited (spaces)",
-           low=0, high=10),
+           low=0, high=10, alternatives=(5,)),
     Option("start_player", "seat0", str, "§3", "who starts", choices=("seat0", "random")),
     Option("guard_tower_givers", "fixed_at_start", str, "§5", "when Guard Tower givers are decided",
            choices=("fixed_at_start", "rechecked")),

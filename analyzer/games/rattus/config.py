@@ -95,7 +95,7 @@ OPTIONS = OptionSet("rattus", (
     Option("diplomat_tie_second_pool", 2, int, "§2.3", "points split (floor) among players tied for second most "
          "discs (points)", "seed", low=0, high=40),
     Option("diplomat_2p_tie_points", 3, int, "§2.3", "points each at 2 players when both tie for most discs "
-         "(points); alternative 2", low=0, high=20),
+         "(points); alternative 2", low=0, high=20, alternatives=(2,)),
     Option("caravan_start", "random", str, "§6.2", "caravan start region", allowed="random or a region name in use"),
     Option("plague_start", "random", str, "§6.1", "plague piece start region",
          allowed="random or a region name in use"),

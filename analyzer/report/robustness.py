@@ -1,0 +1,200 @@
+"""The "Robustness" section: each key finding under other players and other rule defaults.
+
+Reads what ``analyzer robustness`` wrote (``OUT/robustness/robustness.json``, made by
+``analyzer.robustness.assess``) and shows, per key finding, its verdict — holds, sensitive
+(naming the conditions) or unresolved — the table of findings × conditions and a chart. The
+verdict phrase of one finding (``verdict_text``) also goes into the key findings section.
+Names no game: the findings and conditions are read from the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer.report.document import Doc
+
+FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
+RESULT = "robustness.json"
+MARKS = {"same": "✓", "flip": "✗ flipped", "lost": "✗ lost", "wide": "? too wide",
+         "absent": "—"}
+MAX_CHART = 8  # findings drawn (the tested ones first)
+
+
+def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The robustness result in ``run_dir`` when it belongs to the run whose facts are ``run``
+    (same name, seed, games and finish time); ``None`` when there is none or it is stale (the
+    run was played again since)."""
+    if run_dir is None:
+        return None
+    try:
+        data = json.loads((Path(run_dir) / FOLDER / RESULT).read_text())
+    except (OSError, ValueError):
+        return None
+    base = data.get("base") or {}
+    if not base or any(base.get(k) != run.get(k) for k in ("name", "seed", "games", "finished")):
+        return None
+    return data
+
+
+def _labels(data: Mapping[str, Any]) -> dict[str, str]:
+    return {c["name"]: c["label"] for c in data.get("conditions", [])}
+
+
+def _names(conds: list[str], labels: Mapping[str, str]) -> str:
+    return "; ".join(f"{labels.get(c, c)}" for c in conds)
+
+
+def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """One sentence: the finding's verdict over the robustness conditions."""
+    labels = _labels(data)
+    n = sum(1 for s in (row.get("states") or {}).values() if s != "absent")
+    absent = row.get("absent_in") or []
+    gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "
+            f"{_names(absent, labels)})") if absent else ""
+    v = row.get("verdict")
+    if v == "holds":
+        return (f"**Robustness: holds** — same sign and significant under all {n} other "
+                f"conditions{gone}.")
+    if v == "sensitive":
+        return (f"**Robustness: sensitive** — flipped or lost under: "
+                f"{_names(row['sensitive_to'], labels)}{gone}.")
+    if v == "unresolved":
+        if not row.get("base_significant", True):
+            return "**Robustness: unresolved** — not significant in this run itself."
+        return (f"**Robustness: unresolved** — intervals too wide to tell under: "
+                f"{_names(row['unresolved_in'], labels)}{gone}.")
+    rng = row.get("range")
+    if rng:
+        scale = row.get("scale") or 1.0
+        at = row.get("range_at") or ["", ""]
+        unit = f" {row['unit']}" if row.get("unit") else ""
+        return (f"**Robustness:** a measured figure (no verdict); it ranges from "
+                f"{scale * rng[0]:.2f}{unit} ({labels.get(at[0], at[0])}) to "
+                f"{scale * rng[1]:.2f}{unit} ({labels.get(at[1], at[1])}) over the conditions.")
+    return ""
+
+
+def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "") -> str:
+    if r is None:
+        return "—"
+    est, lo, hi = (r.get(k) for k in ("estimate", "lo", "hi"))
+    if est is None or (isinstance(est, float) and math.isnan(est)):
+        return "—"
+    text = f"{scale * est:+.2f}" if mark else f"{scale * est:.2f}"
+    if lo is not None and hi is not None and not (isinstance(lo, float) and math.isnan(lo)):
+        text += f" [{scale * lo:.2f}, {scale * hi:.2f}]"
+    return f"{text} {mark}".strip()
+
+
+def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> dict[str, Any]:
+    """Add the "Robustness" section.
+
+    Parameters
+    ----------
+    data : mapping
+        ``robustness.json``.
+    numbers : mapping of str to int
+        Finding key -> its number in the key findings list (figures have none).
+
+    Returns
+    -------
+    dict
+        ``{"verdicts": {key: verdict}, "conditions": n}`` for ``summary.json``.
+    """
+    rows = data.get("findings") or []
+    conds = data.get("conditions") or []
+    doc.h("Robustness")
+    minutes = (data.get("seconds") or 0) / 60
+    doc.p(f"Does each key finding hold for other players and other rule defaults? `analyzer "
+          f"robustness` re-ran this scenario under {len(conds)} condition"
+          f"{'s' if len(conds) != 1 else ''}, on the same game seeds (each a run directory in "
+          f"`robustness/`, with its own report; {minutes:.0f} minutes of play): every seat of "
+          "every arm replaced by one player of the ladder, and each labelled default that has a "
+          "documented alternative changed, one at a time, at this run's players. A finding "
+          "**holds** when under every condition that computes it its own 95 % interval excludes "
+          "no effect on the same side as here (an intersection–union test: it needs no "
+          "correction over the conditions); it is **sensitive** when a condition flips it (✗ "
+          "flipped) or loses it (✗ lost: the interval includes no effect and excludes this "
+          "run's estimate); **unresolved** when some interval is too wide to tell (? too "
+          "wide). Measured figures get their range, no verdict.")
+    doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
+                             "games per arm": c["games"],
+                             "players": ", ".join(c.get("policies", []))} for c in conds]))
+    same = data.get("same_as_base") or []
+    if same:
+        doc.p("Ladder players the base run already uses (not re-run): "
+              + ", ".join(f"`{s}`" for s in same) + ".")
+    without = data.get("without") or []
+    if without:
+        shown = ", ".join(f"`{w}`" for w in without[:12])
+        more = f" and {len(without) - 12} more" if len(without) > 12 else ""
+        doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
+              f"{shown}{more}.")
+    counts = {v: sum(1 for r in rows if r.get("verdict") == v)
+              for v in ("holds", "sensitive", "unresolved", "figure")}
+    doc.p(f"Verdicts: {counts['holds']} hold, {counts['sensitive']} sensitive, "
+          f"{counts['unresolved']} unresolved; {counts['figure']} measured figure(s).")
+    table = []
+    for r in rows:
+        scale = r.get("scale") or 1.0
+        tested = r.get("verdict") != "figure"
+        label = f"#{numbers[r['key']]} " if r.get("key") in numbers else ""
+        line = {"finding": f"{label}`{r.get('key')}`", "verdict": r.get("verdict"),
+                "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
+                                  else ("" if not tested else "?"))}
+        for c in conds:
+            found = (r.get("by_condition") or {}).get(c["name"])
+            mark = MARKS.get((r.get("states") or {}).get(c["name"], ""), "") if tested else ""
+            line[c["label"]] = _cell(found, scale, mark)
+        table.append(line)
+    if table:
+        doc.p("Each finding (number of the key findings list, and its key) under each "
+              "condition: estimate [95 % interval] in the finding's unit, and its state.")
+        doc.table(pd.DataFrame(table))
+        drawn = [r for r in rows if r.get("verdict") != "figure"][:MAX_CHART]
+        if drawn:
+            doc.chart("robustness.png", "Key findings under each condition: estimate and 95 % "
+                      "interval (grey line: no effect; dashed: this run's estimate).",
+                      lambda ax: _plot(ax, drawn, conds),
+                      size=(8.0, 1.2 + 0.9 * len(drawn)))
+    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+
+
+def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> None:
+    """One horizontal band per finding; within it a point and interval per condition, each
+    finding scaled by its own interval in this run so that they share one axis: the distance
+    from no effect in this run's standard errors."""
+    colours = {"same": "tab:green", "flip": "tab:red", "lost": "tab:red", "wide": "tab:orange",
+               "absent": "lightgrey"}
+    names = ["this run"] + [c["name"] for c in conds]
+    for i, r in enumerate(rows):
+        null = r.get("null") or 0.0
+        se = (r["hi"] - r["lo"]) / 3.92 if r.get("hi") is not None and r["hi"] > r["lo"] else 1.0
+        points = [("this run", r)] + [(c["name"], (r.get("by_condition") or {}).get(c["name"]))
+                                      for c in conds]
+        for j, (name, f) in enumerate(points):
+            if f is None or f.get("estimate") is None:
+                continue
+            y = i + (j + 1) / (len(names) + 1) - 0.5
+            est = (f["estimate"] - null) / se
+            lo = (f["lo"] - null) / se if f.get("lo") is not None else est
+            hi = (f["hi"] - null) / se if f.get("hi") is not None else est
+            state = "same" if name == "this run" else (r.get("states") or {}).get(name, "absent")
+            ax.errorbar(est, y, xerr=[[est - lo], [hi - est]], fmt="o", ms=3,
+                        color=colours.get(state, "grey"), lw=1)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.plot([(r["estimate"] - null) / se] * 2, [i - 0.5, i + 0.5], "k--", lw=0.6)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([str(r.get("key")) for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("distance from no effect, in this run's standard errors "
+                  "(green: holds there; red: flipped or lost; orange: too wide)")
+
+
+__all__ = ["FOLDER", "RESULT", "load", "section", "verdict_text"]

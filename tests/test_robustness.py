@@ -1,0 +1,239 @@
+"""``analyzer robustness`` (analyzer/robustness.py, analyzer/report/robustness.py): the
+conditions it builds, the state of a finding under each, the verdict, and a whole run on the toy
+game where a condition takes a finding away."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer import api, robustness
+from analyzer.cli import app
+from analyzer.errors import OptionError
+from analyzer.games.base import Option
+from analyzer.report import robustness as report_robustness
+from analyzer.scenario import Scenario
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _f(est, lo, hi, null=0.0, key="k", figure=False):
+    return {"key": key, "estimate": est, "lo": lo, "hi": hi, "null": null, "figure": figure,
+            "scale": 100, "unit": "pp"}
+
+
+# ------------------------------------------------------------------ states and verdicts
+
+
+def test_state_of_a_finding_under_a_condition():
+    base = _f(0.10, 0.06, 0.14)
+    assert robustness.state(base, _f(0.08, 0.02, 0.14)) == "same"
+    assert robustness.state(base, _f(-0.08, -0.12, -0.04)) == "flip"
+    # includes 0 and excludes the base's 0.10: measurably smaller
+    assert robustness.state(base, _f(0.01, -0.03, 0.05)) == "lost"
+    # includes 0 and 0.10: too few games to tell
+    assert robustness.state(base, _f(0.04, -0.05, 0.13)) == "wide"
+    assert robustness.state(base, None) == "absent"
+    # a negative base effect: the side is the base's
+    neg = _f(-0.10, -0.14, -0.06)
+    assert robustness.state(neg, _f(-0.05, -0.09, -0.01)) == "same"
+    assert robustness.state(neg, _f(0.05, 0.01, 0.09)) == "flip"
+
+
+def test_a_ratio_is_judged_against_its_own_no_effect_value():
+    base = _f(1.5, 1.2, 1.9, null=1.0)
+    assert robustness.state(base, _f(1.3, 1.05, 1.6, null=1.0)) == "same"
+    assert robustness.state(base, _f(0.7, 0.5, 0.9, null=1.0)) == "flip"
+
+
+def test_verdict_holds_only_when_every_condition_rejects_no_effect_on_the_same_side():
+    base = _f(0.10, 0.06, 0.14)
+    v = robustness.verdict(base, {"a": _f(0.09, 0.05, 0.13), "b": _f(0.2, 0.1, 0.3), "c": None})
+    assert v["verdict"] == "holds"
+    assert v["absent_in"] == ["c"]
+    v = robustness.verdict(base, {"a": _f(0.09, 0.05, 0.13), "b": _f(-0.1, -0.2, -0.05)})
+    assert v["verdict"] == "sensitive" and v["sensitive_to"] == ["b"]
+    v = robustness.verdict(base, {"a": _f(0.09, 0.05, 0.13), "b": _f(0.04, -0.05, 0.13)})
+    assert v["verdict"] == "unresolved" and v["unresolved_in"] == ["b"]
+    # a flip outweighs a too-wide condition
+    v = robustness.verdict(base, {"a": _f(0.04, -0.05, 0.13), "b": _f(-0.1, -0.2, -0.05)})
+    assert v["verdict"] == "sensitive" and v["sensitive_to"] == ["b"]
+
+
+def test_a_finding_not_significant_in_the_run_itself_is_unresolved():
+    v = robustness.verdict(_f(0.02, -0.02, 0.06), {"a": _f(0.1, 0.05, 0.15)})
+    assert v["verdict"] == "unresolved" and v["base_significant"] is False
+
+
+def test_a_figure_gets_its_range_not_a_verdict():
+    base = _f(0.10, 0.08, 0.12, null=None, figure=True)
+    v = robustness.verdict(base, {"a": _f(0.30, 0.2, 0.4, None, figure=True), "b": None,
+                                  "c": _f(0.05, 0.03, 0.07, None, figure=True)})
+    assert v["verdict"] == "figure"
+    assert v["range"] == [0.05, 0.30] and v["range_at"] == ["c", "a"]
+    assert v["absent_in"] == ["b"]
+
+
+# ------------------------------------------------------------------ the conditions
+
+
+def test_alternatives_of_a_labelled_default():
+    flag = Option("x", False, bool, "§1", "a flag")
+    word = Option("y", "a", str, "§1", "a word", choices=("a", "b", "c"))
+    count = Option("z", 3, int, "§1", "a count", low=0, high=9, alternatives=(2, 3))
+    guard = Option("cap", 100, int, "§1", "a turn cap", low=1, high=1000)
+    assert robustness.alternatives(flag, False) == [True]
+    assert robustness.alternatives(word, "a") == ["b", "c"]
+    assert robustness.alternatives(count, 3) == [2]
+    assert robustness.alternatives(guard, 100) == []
+
+
+def test_the_default_study_varies_each_labelled_default_with_an_alternative():
+    scenario = api.validate(REPO / "scenarios" / "africanus-sultan.toml")
+    conditions, without = robustness.rule_conditions(scenario, None, 50)
+    names = {c.name for c in conditions}
+    assert "rule-placement_mandatory-true" in names
+    assert "rule-same_class_cards_stack-false" in names
+    assert "max_turns" in without and "tokens" in without  # a guard, a content table
+    for c in conditions:
+        assert c.scenario.games == 50 and c.scenario.seed == scenario.seed
+        assert [a.name for a in c.scenario.arms] == [a.name for a in scenario.arms]
+        # the class cards a variant names stay the variant's own
+        assert [a.rules["class_cards"] for a in c.scenario.arms] == [
+            a.rules["class_cards"] for a in scenario.arms]
+    stack = next(c for c in conditions if c.name == "rule-same_class_cards_stack-false")
+    assert all(a.rules["same_class_cards_stack"] is False for a in stack.scenario.arms)
+    with pytest.raises(OptionError, match="not a labelled default"):
+        robustness.rule_conditions(scenario, ["diplomat_points_first"], 50)
+
+
+def test_the_ladder_leaves_out_the_base_players_and_plays_search_rungs_shorter():
+    scenario = api.validate(REPO / "scenarios" / "africanus-sultan.toml")
+    conditions, same = robustness.player_conditions(scenario, None, 1000, 40)
+    assert same == ["greedy"]
+    games = {c.name: c.scenario.games for c in conditions}
+    assert games == {"players-random": 1000, "players-tuned": 1000,
+                     "players-ismcts-iterations50": 40}
+    tuned = next(c for c in conditions if c.name == "players-tuned")
+    assert all(s.policy == "greedy" and s.params for a in tuned.scenario.arms for s in a.seats)
+    with pytest.raises(OptionError, match="not a rattus policy"):
+        robustness.player_conditions(scenario, ["nobody"], 10, 10)
+
+
+# ------------------------------------------------------------------ a constructed flip
+
+
+def _fake_run(folder: Path, findings: list[dict], run: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "summary.json").write_text(json.dumps(
+        {"run": run, "results": {"findings": {"findings": findings}}}))
+
+
+def test_a_finding_that_flips_in_a_constructed_condition_is_sensitive(tmp_path):
+    run = {"name": "s", "seed": 1, "games": 100, "finished": "now"}
+    _fake_run(tmp_path, [_f(0.10, 0.06, 0.14, key="adv"), _f(0.2, 0.1, 0.3, key="other")], run)
+    _fake_run(tmp_path / "robustness" / "rule-x-true", [_f(-0.08, -0.12, -0.04, key="adv"),
+                                                        _f(0.2, 0.1, 0.3, key="other")], run)
+    cond = robustness.Condition("rule-x-true", "rule", "x = true (default false)",
+                                Scenario("<s>", "s", "toy", (), 3, 100, 1, False, ()))
+    data = robustness.assess(tmp_path, [cond])
+    rows = {r["key"]: r for r in data["findings"]}
+    assert rows["adv"]["verdict"] == "sensitive"
+    assert rows["adv"]["sensitive_to"] == ["rule-x-true"]
+    assert rows["other"]["verdict"] == "holds"
+    text = report_robustness.verdict_text(rows["adv"], data)
+    assert "sensitive" in text and "x = true (default false)" in text
+    # a stale result (the run was played again since) is not shown
+    data["base"]["finished"] = "earlier"
+    (tmp_path / "robustness" / "robustness.json").write_text(json.dumps(data))
+    assert report_robustness.load(tmp_path, run) is None
+    data["base"]["finished"] = "now"
+    (tmp_path / "robustness" / "robustness.json").write_text(json.dumps(data))
+    assert report_robustness.load(tmp_path, run) is not None
+
+
+# ------------------------------------------------------------------ a whole run
+
+
+TOY = """\
+name = "toy-robust"
+game = "toy"
+players = 3
+games = 400
+seed = 7
+
+[rules]
+sides = 2                       # 2 dice of 2 sides: many ties on score
+cards = ["peasant", "merchant"]
+
+[[seats]]
+policy = "random"
+"""
+
+
+def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
+    """The toy's labelled default gives a tie on score to the seat nearest the start: the
+    start player wins more than a fair share. With ties shared the advantage is gone: the
+    finding is sensitive to that default. The ladder's `biased` rung (every seat the same)
+    keeps it."""
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    out = tmp_path / "run"
+    runner = CliRunner()
+    args = ["robustness", str(scenario), "--players", "random,biased", "--jobs", "1", "--out",
+            str(out), "--quiet"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert [c["name"] for c in data["conditions"]] == ["players-biased",
+                                                       "rule-tie_to_start-false"]
+    assert data["same_as_base"] == ["random"]
+    assert (out / "robustness" / "players-biased" / "report.html").is_file()
+    rows = {r["key"]: r for r in data["findings"]}
+    adv = rows["first_player:base"]
+    assert adv["base_significant"]
+    assert adv["states"] == {"players-biased": "same", "rule-tie_to_start-false": "lost"}
+    assert adv["verdict"] == "sensitive"
+    assert adv["sensitive_to"] == ["rule-tie_to_start-false"]
+    report = (out / "report.md").read_text()
+    assert "## Robustness" in report
+    assert "**Robustness: sensitive**" in report.split("## Robustness")[0]
+    assert (out / "charts" / "robustness.png").is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["results"]["robustness"]["verdicts"]["first_player:base"] == "sensitive"
+    assert "tie_to_start = false (default true)" in report
+    # run again: the base and the condition are kept, the verdicts are the same
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "kept" in res.output and "finished earlier, kept" in res.output
+    again = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert again["findings"] == data["findings"]
+    # re-rendering the report keeps the section
+    api.render_report(out)
+    assert "## Robustness" in (out / "report.md").read_text()
+
+
+def test_simulate_with_robustness_and_bad_input(tmp_path):
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    runner = CliRunner()
+    res = runner.invoke(app, ["robustness", str(scenario), "--players", "nobody"])
+    assert res.exit_code == 2 and "--players: 'nobody' is not a toy policy" in res.output
+    res = runner.invoke(app, ["robustness", str(scenario), "--players", "none", "--defaults",
+                              "none"])
+    assert res.exit_code == 2 and "no condition to run" in res.output
+    res = runner.invoke(app, ["simulate", str(scenario), "--robustness", "--target-ci", "0.1"])
+    assert res.exit_code == 2 and "--target-ci" in res.output
+    out = tmp_path / "sim"
+    res = runner.invoke(app, ["simulate", str(scenario), "--robustness", "--games", "60",
+                              "--jobs", "1", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    # of the default ladder the toy has only `random`, the base's own players; its labelled
+    # default `sides` has no alternative, `tie_to_start` has one
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert [c["name"] for c in data["conditions"]] == ["rule-tie_to_start-false"]
+    assert data["same_as_base"] == ["random"]
+    assert "sides" in data["without"]
