@@ -47,6 +47,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from analyzer import api
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
@@ -352,6 +354,22 @@ def _findings(run_dir: Path) -> list[dict[str, Any]]:
     return list(((summary.get("results") or {}).get("findings") or {}).get("findings") or [])
 
 
+def same_games(base_dir: Path, run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` played exactly the base's games: the same rows of
+    ``variant, game_id, seat, score, won`` (a changed rule value that never decided anything)."""
+    cols = ["variant", "game_id", "seat", "score", "won"]
+    try:
+        a = pd.read_parquet(base_dir / "seats.parquet", columns=cols)
+        b = pd.read_parquet(run_dir / "seats.parquet", columns=cols)
+    except (OSError, ValueError, KeyError):
+        return False
+    if len(a) != len(b):
+        return False
+    a = a.sort_values(cols[:3], ignore_index=True)
+    b = b.sort_values(cols[:3], ignore_index=True)
+    return bool(a.astype(str).equals(b.astype(str)))
+
+
 def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[str] = ()
            ) -> dict[str, Any]:
     """Match every condition's findings to the base run's by key and give each a verdict.
@@ -383,6 +401,8 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
         "conditions": [{"name": c.name, "kind": c.kind, "label": c.label,
                         "games": c.scenario.games,
+                        "same_games": c.kind == "rule" and c.scenario.games == run.get("games")
+                        and same_games(base_dir, base_dir / FOLDER / c.name),
                         "policies": sorted({s.name for a in c.scenario.arms for s in a.seats})}
                        for c in conditions],
         "findings": rows, "without": list(without),

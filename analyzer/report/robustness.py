@@ -125,7 +125,13 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           "wide). Measured figures get their range, no verdict.")
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
-                             "players": ", ".join(c.get("policies", []))} for c in conds]))
+                             "players": ", ".join(c.get("policies", [])),
+                             "games changed": "none" if c.get("same_games") else "yes"}
+                            for c in conds]))
+    idle = [c["label"] for c in conds if c.get("same_games")]
+    if idle:
+        doc.p("Changed no decision (every game the same as this run's, so every finding is "
+              "unchanged there): " + "; ".join(idle) + ".")
     same = data.get("same_as_base") or []
     if same:
         doc.p("Ladder players the base run already uses (not re-run): "
