@@ -66,9 +66,9 @@ def test_summary_answers_the_study_questions(run_dir):
     sul, car = res["sultan"], res["caravan"]
     assert set(sul) >= {"points_distribution", "leader_wins", "winner_changed", "sultan_out"}
     assert 0 <= sul["winner_changed"]["estimate"] <= 1
-    assert sul["sultan_out"]["won_by_seat"]  # the no-sultan variant is compared
+    assert sul["sultan_out"]["won_by_position"]  # the no-sultan variant is compared
     assert {r["who"] for r in car["per_move"]} == {"mover", "opponents"}
-    assert car["trader_out"]["won_by_seat"]
+    assert car["trader_out"]["won_by_position"]
 
 
 def _frames():

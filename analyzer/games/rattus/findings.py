@@ -4,8 +4,9 @@ sentences for the top of the report (``analyzer/report/findings.py``).
 Each function takes the numbers its section returned (``summary.json["results"][key]``) and the
 run facts, and returns ``Finding`` objects: the diplomat leader's win rate against no edge and
 how often diplomat points change the winner (docs/rules/rattus.md §2.3), the bonus cubes of a
-caravan move (§2.2), and what the seats that used the Sultan or the Trader lose in the same
-games without it.
+caravan move (§2.2), how much more often the start player than the last position takes the
+Sultan or the Trader (§7 A), and what the seats that used the Sultan or the Trader lose in the
+same games without it.
 """
 
 from __future__ import annotations
@@ -36,10 +37,29 @@ def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
     return found
 
 
+def _first_last(numbers: Mapping[str, Any], card: str) -> list[Finding]:
+    """The start player against the last position in takes of ``card`` (``take_use``'s
+    ``first_last["take"]``): a paired difference within games, tested against 0."""
+    tu = numbers.get("take_use") or {}
+    d = (tu.get("first_last") or {}).get("take")
+    if not d or d.get("n", 0) < 2:
+        return []
+    var, last = tu.get("variant", "base"), d["last_position"]
+    return [Finding(
+        f"In `{var}` the start player takes the {card} {d['first']:.2f} times per game and the "
+        f"last position ({last}) {d['last']:.2f} times: start player − last {{value}} "
+        f"per game (paired within the {d['n']} games with the {card} in play)", d["mean"],
+        d["lo"], d["hi"], "takes", 1, 2, True, 0.0, p_value=d["p_value"], games=int(d["n"]),
+        examples=tuple(d.get("examples", ())), example_variant=var,
+        example_what=f"the start player took the {card} more often than the last position",
+        key=f"{card.lower()}:takes_first_last")]
+
+
 def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
     """Findings of the Sultan section: the diplomat leader's wins (tested against the share the
     leader(s) would win without an edge), how often diplomat points change the winner (a
-    figure), and the Sultan's users without it."""
+    figure), the start player against the last position in takes of the Sultan, and the
+    Sultan's users without it."""
     var = numbers.get("variant", "base")
     out = []
     lead = numbers.get("leader_wins") or {}
@@ -59,12 +79,13 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
             changed["hi"], "%", 100, 1, games=int(changed["games"]),
             examples=tuple(changed.get("examples", ())), example_variant=var,
             example_what="the diplomat points changed the winner", key="sultan:winner_changed"))
-    return out + _users(numbers.get("sultan_out"), "Sultan")
+    return out + _first_last(numbers, "Sultan") + _users(numbers.get("sultan_out"), "Sultan")
 
 
 def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
-    """Findings of the caravan section: bonus cubes per caravan move (a figure) and the
-    Trader's users without it."""
+    """Findings of the caravan section: bonus cubes per caravan move (a figure), the start
+    player against the last position in takes of the Trader, and the Trader's users without
+    it."""
     out = []
     total = numbers.get("total_per_move") or {}
     if total and total.get("estimate") is not None:
@@ -80,4 +101,4 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
             + (f" ({moves['estimate']:.2f} moves per game)" if moves.get("estimate") is not None
                else ""), total["estimate"], total["lo"], total["hi"], "bonus cubes", 1, 2,
             games=int(numbers["games"]), key="caravan:cubes_per_move"))
-    return out + _users(numbers.get("trader_out"), "Trader")
+    return out + _first_last(numbers, "Trader") + _users(numbers.get("trader_out"), "Trader")

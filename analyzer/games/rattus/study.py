@@ -1,11 +1,14 @@
 """Rattus's own report sections: the Sultan's diplomat scoring and the value of the Trader's
-caravan (``scenarios/africanus-sultan.toml``), each with the paired comparison against the
-variants that take the card out.
+caravan (``scenarios/africanus-sultan.toml``), each with how often every start position, arm
+and policy takes and uses the card, and the paired comparison against the variants that take
+the card out.
 
 Declared in ``SPEC.sections`` (``__init__.py``) and called by the generic report after its own
 sections (``analyzer/report/sections.py``). Works from the record tables alone: games
-``class_cards``, ``n_players``; seats ``sultan_points``, ``diplomats_*``, ``tiebreak``,
-``caravan_*``, ``won``, ``score`` (see ``metrics.py``). Each section writes nothing beyond an
+``class_cards``, ``n_players``; seats ``start_position``, ``policy``, ``sultan_points``,
+``diplomats_*``, ``tiebreak``, ``caravan_*``, ``took_sultan``, ``took_trader``, ``won``, ``score``
+(see ``metrics.py``). The start player is drawn per game, so a seat number means nothing:
+per-seat numbers are given per start position (0 = the start player). Each section writes nothing beyond an
 empty result when no arm has its card in play.
 """
 
@@ -90,17 +93,36 @@ def _in_play(games: Table, seats: Table, arm: str, card: str,
 PAIR_SEATS = ("variant", "game_id", "seat", "won", "score")
 
 
+def position_column(seats: Table | pd.DataFrame) -> str:
+    """``"start_position"`` (0 = the start player, drawn per game) when the records have it,
+    else ``"seat"`` (records without it: the start player counts as seat 0)."""
+    return "start_position" if "start_position" in seats else "seat"
+
+
+def _position_label(position: int, players: int) -> str:
+    """``"0 (start player)"``, ``"3 (last)"`` of ``players`` positions, else the number."""
+    if position == 0:
+        return "0 (start player)"
+    return f"{position} (last)" if position == players - 1 else str(position)
+
+
 def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str,
-              run: Mapping[str, Any] | None = None) -> dict:
+              players: int, run: Mapping[str, Any] | None = None) -> dict:
     """Win-rate and score change of variants that take ``card`` out while the base has it.
 
-    Per seat — or, when every arm's seats are exchangeable (``design.SeatDesign``: a seat's
-    win rate cannot move), the game-level outcomes (``balance.diff_table``'s metrics) — over
-    the games whose base had the card; then the seats that used the card in a base game
+    Per start position (0 = the start player; per seat when the records have no
+    ``start_position``), the same position of the same game paired across the arms — and, when
+    every arm's seats are exchangeable (``design.SeatDesign``: a seat's win rate cannot move),
+    also the game-level outcomes (``balance.diff_table``'s metrics) — over the games whose base
+    had the card; then the seats that used the card in a base game
     (``user`` > 0) followed into the same game without the card (cluster-robust over games:
     the game is the unit). Marks are corrected over the rows of each column (the run's
     correction, ``document.correction_of``: Holm unless the study asks for BH). Holds the base's
     rows and one variant's at a time.
+
+    Returns ``{}`` when no paired variant lacks the card, else ``won_by_position``,
+    ``score_by_position`` (rows of ``stats.pair_differences`` by ``position_column``),
+    ``users``, ``correction``, ``game_level`` when the seats are exchangeable.
     """
     with_card = _arms_with_card(games, seats, card, active)
     # an arm of another player count plays other games: not paired seat by seat with the base
@@ -114,7 +136,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     exchangeable = design.all_exchangeable({v: found[v] for v in (BASE, *outs)})
     method = correction_of(run)
     mname = CORRECTION_SHORT[method]
-    base = seats.read((*PAIR_SEATS, user), [BASE])
+    key = position_column(seats)
+    base = seats.read((*PAIR_SEATS, key, user), [BASE])
     ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
     base_in = base if ids is None else base[base["game_id"].isin(ids)]
     users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
@@ -127,10 +150,10 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         base_pg = _game_level(games, seats, BASE, ids, seat_ids).set_index("game_id")
     won, score, followed, levels = [], [], [], []
     for var in outs:
-        other = seats.read(PAIR_SEATS, [var])
+        other = seats.read((*PAIR_SEATS, key), [var])
         other_in = other if ids is None else other[other["game_id"].isin(ids)]
-        won.append(stats.pair_differences(base_in, other_in, var, "won", ("seat",)))
-        score.append(stats.pair_differences(base_in, other_in, var, "score", ("seat",)))
+        won.append(stats.pair_differences(base_in, other_in, var, "won", (key,)))
+        score.append(stats.pair_differences(base_in, other_in, var, "score", (key,)))
         if base_pg is not None:
             levels += balance.arm_differences(
                 base_pg, _game_level(games, seats, var, ids, seat_ids).set_index("game_id"), var)
@@ -154,11 +177,11 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                                                  pair["game_id"])})
         del pair
     del base_in, users
-    columns = ["variant", "seat", *stats.DIFFERENCE_COLUMNS]
-    won = stats.correct(concat(won, columns), method, "seat")
-    score = stats.correct(concat(score, columns), method, "seat")
-    out: dict[str, Any] = {"won_by_seat": rows_of(won), "score_by_seat": rows_of(score),
-                           "users": [], "correction": method, "per_seat_shown": not exchangeable}
+    columns = ["variant", key, *stats.DIFFERENCE_COLUMNS]
+    won = stats.correct(concat(won, columns), method, key)
+    score = stats.correct(concat(score, columns), method, key)
+    out: dict[str, Any] = {"won_by_position": rows_of(won), "score_by_position": rows_of(score),
+                           "position_column": key, "users": [], "correction": method}
     if exchangeable:
         diffs = balance.correct_by_metric(pd.DataFrame(levels, columns=balance.DIFF_COLUMNS),
                                           method)
@@ -177,19 +200,22 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds: "
               + design.exchangeable_reason({v: found[v] for v in (BASE, *outs)})
               + " So the change is shown in game-level outcomes (variant − base per game, 95% t "
-              f"intervals, `*` after {mname} correction over the rows of each column):")
+              f"intervals, `*` after {mname} correction over the rows of each column), then per "
+              "start position, which can move:")
         doc.table(pd.DataFrame(rows))
         out["game_level"] = rows_of(diffs)
-    else:
-        rows = [{"variant": w["variant"], "seat": w["seat"],
-                 "win rate with": f"{100 * w['base_mean']:.1f} %",
-                 f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
-                 "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
-                for w, sc in zip(won.to_dict("records"), score.to_dict("records"))]
-        doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per seat "
-              f"(variant − base, 95% intervals, `*` after {mname} correction over the rows of each "
-              "column):")
-        doc.table(pd.DataFrame(rows))
+    # a turn-order position is never exchangeable: its win rate can move with the rules
+    where = "start position" if key == "start_position" else "seat"
+    rows = [{"variant": w["variant"], where: _position_label(w[key], players)
+             if key == "start_position" else w[key],
+             "win rate with": f"{100 * w['base_mean']:.1f} %",
+             f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
+             "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
+            for w, sc in zip(won.to_dict("records"), score.to_dict("records"))]
+    doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per {where} "
+          f"(the same {where} of the same game in both arms; variant − base, 95% intervals, `*` "
+          f"after {mname} correction over the rows of each column):")
+    doc.table(pd.DataFrame(rows))
     users_table = pd.DataFrame([{"variant": f["variant"], "p_value": f["dw"].p_value,
                                  "lo": f["dw"].lo, "hi": f["dw"].hi} for f in followed])
     flags = stats.correct(users_table, method)["significant_adjusted"].tolist() \
@@ -229,16 +255,146 @@ def _game_level(games: Table, seats: Table, arm: str, ids: np.ndarray | None,
     return balance.arm_per_game(g, s, arm, seat_ids)
 
 
-SULTAN_SEATS = ("variant", "game_id", "seat", "score", "won", "tiebreak", "sultan_points",
-                "diplomats_surviving", "diplomats_placed")
+TAKE_USE_SEATS = ("variant", "game_id", "seat", "policy", "start_position")
+
+
+def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, card: str,
+             take: str, use: str, use_name: str, arm: str, players: int) -> dict:
+    """How often ``card`` is taken and used, per game: by start position, by arm, by policy.
+
+    ``take`` counts the times a seat took the card in phase A (docs/rules/rattus.md §7 A: from
+    the supply or from its holder, so a card can change hands many times in one game); ``use``
+    counts its ability used (diplomats placed §2.3, caravan moves §2.2). Only the games with the
+    card in play count (``_in_play``).
+
+    * Per start position of ``arm`` (0 = the start player): takes and uses per game, mean with a
+      t interval over games (each position appears once per game), and the share of games the
+      position took the card at least once (Wilson). Then the start player against the last
+      position, paired within games (``stats.paired_difference``: start player − last).
+    * Per arm with the card in play: the table's takes and uses per game (t intervals), the
+      share of games with a take and with a use (Wilson).
+    * Per arm and policy, for an arm that mixes policies: per seat per game, cluster-robust t
+      intervals with the game as the unit (``stats.mean_values``).
+
+    Returns
+    -------
+    dict
+        ``{}`` when the records have neither column; else ``card, take, use, variant, games,
+        by_position, first_last`` (``{take, use}``: ``stats.Difference`` fields plus ``first``
+        and ``last`` means and ``examples``, game ids where the start player took the card more
+        often than the last position), ``by_arm``, ``by_policy``.
+    """
+    games, seats = as_table(games), as_table(seats)
+    cols = [c for c in (take, use) if c in seats]
+    if not cols:
+        return {}
+    name = card.title()
+    names = {take: "takes", use: use_name}
+    out: dict[str, Any] = {"card": card, "take": take if take in seats else None,
+                           "use": use if use in seats else None, "variant": arm}
+    doc.p(f"**Who takes and uses the {name}.** "
+          + ("A take is a phase-A take of the card (docs/rules/rattus.md §7 A), from the supply "
+             "or from the seat holding it, so it can change hands many times in one game; "
+             if take in seats else "")
+          + f"the uses are the {use_name} (`{use}`). Counts per game, over the games with the "
+            f"{name} in play.")
+
+    # per start position, the studied arm
+    s, n_games, _ = _in_play(games, seats, arm, card, (*TAKE_USE_SEATS, *cols))
+    out["games"] = n_games
+    key = position_column(s)
+    where = "start position" if key == "start_position" else "seat"
+    wide = s.pivot_table(index="game_id", columns=key, values=cols, aggfunc="sum",
+                         observed=True)
+    rows, table = [], []
+    for pos in sorted(s[key].unique()):
+        row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
+        cells = {where: _position_label(int(pos), players) if key == "start_position" else pos}
+        for c in cols:
+            x = wide[c][pos].dropna().to_numpy(float)
+            iv = stats.mean_interval(x)
+            row[c] = iv_dict(iv)
+            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+        if take in cols:
+            x = wide[take][pos].dropna().to_numpy(float)
+            took = stats.wilson(float((x > 0).sum()), len(x))
+            row["took_share"] = iv_dict(took)
+            cells["games it took the card"] = pct(*iv_tuple(took))
+        rows.append(row)
+        table.append(cells)
+    doc.p(f"Per {where} in `{arm}` (95% t intervals over the {n_games} games; each position "
+          "once per game; the share of games with a take, 95% Wilson):")
+    doc.table(pd.DataFrame(table))
+    out["by_position"] = rows
+    positions = sorted(s[key].unique())
+    first_last: dict[str, Any] = {}
+    if key == "start_position" and len(positions) >= 2 and n_games >= 2:
+        last = positions[-1]
+        both = wide.dropna(subset=[(c, p) for c in cols for p in (positions[0], last)])
+        parts = []
+        for c in cols:
+            a, b = both[c][positions[0]].to_numpy(float), both[c][last].to_numpy(float)
+            d = stats.paired_difference(b, a)  # start player − last position
+            first_last[c] = {**vars(d), "first": float(a.mean()), "last": float(b.mean()),
+                             "last_position": int(last),
+                             "examples": _examples(both.index[a > b])}
+            parts.append(f"{names[c]} {signed({'diff': d.mean, 'lo': d.lo, 'hi': d.hi, 'significant': d.significant})}"
+                         " per game")
+        doc.p(f"Start player − last position ({int(last)}), paired within the {len(both)} "
+              f"games (95% t intervals; `*`: the interval excludes 0): " + "; ".join(parts) + ".")
+    out["first_last"] = {("take" if c == take else "use"): v for c, v in first_last.items()}
+    del s, wide
+
+    # per arm (and per policy where an arm mixes them)
+    arm_rows, arm_cells, pol_rows, pol_cells = [], [], [], []
+    for a in _arms_with_card(games, seats, card, use if use in seats else take):
+        s, n, _ = _in_play(games, seats, a, card, (*TAKE_USE_SEATS, *cols))
+        per_game = s.groupby("game_id")[cols].sum()
+        row, cells = {"variant": a, "games": n}, {"variant": a, "games": n}
+        for c in cols:
+            iv = stats.mean_interval(per_game[c].to_numpy(float))
+            some = stats.wilson(float((per_game[c] > 0).sum()), len(per_game))
+            row[c], row[f"{c}_share"] = iv_dict(iv), iv_dict(some)
+            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+            cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*iv_tuple(some))
+        arm_rows.append(row)
+        arm_cells.append(cells)
+        if "policy" in s and s["policy"].nunique() > 1:
+            for c in cols:
+                for r in stats.mean_values(s, ("policy",), c).to_dict("records"):
+                    pol_rows.append({"variant": a, "column": c, **r})
+            for pol, grp in s.groupby("policy", sort=True, observed=True):
+                cell = {"variant": a, "policy": pol, "seat-games": len(grp)}
+                for r in pol_rows:
+                    if r["variant"] == a and r["policy"] == pol:
+                        cell[f"{names[r['column']]} per seat per game"] = num(r["mean"], r["lo"],
+                                                                           r["hi"])
+                pol_cells.append(cell)
+        del s, per_game
+    doc.p(f"Per arm with the {name} in play: the whole table's counts per game (95% t "
+          "intervals over games) and the share of games with at least one (95% Wilson):")
+    doc.table(pd.DataFrame(arm_cells))
+    if pol_cells:
+        doc.p("Per policy (arms with several policies): per seat per game, 95% cluster-robust t "
+              "intervals with the game as the unit (a policy plays several seats of one game):")
+        doc.table(pd.DataFrame(pol_cells))
+    out["by_arm"] = arm_rows
+    out["by_policy"] = pol_rows
+    return out
+
+
+SULTAN_SEATS = ("variant", "game_id", "seat", "start_position", "score", "won", "tiebreak",
+                "sultan_points", "diplomats_surviving", "diplomats_placed")
 
 
 def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
            players: int, run: Mapping[str, Any] | None = None) -> dict:
-    """Sultan diplomat scoring (docs/rules/rattus.md §2.3): points per seat, the diplomat leader's
-    win rate, games whose winner the diplomat points decided, and the Sultan-out comparison.
+    """Sultan diplomat scoring (docs/rules/rattus.md §2.3): points and diplomats placed per start
+    position, how often each position, arm and policy takes the Sultan and places diplomats
+    (``take_use``), the diplomat leader's win rate, games whose winner the diplomat points
+    decided, and the Sultan-out comparison.
 
-    Reads the studied arm's seats (``SULTAN_SEATS``), then ``_card_out``'s pairs of arms.
+    Reads the studied arm's seats (``SULTAN_SEATS``), then ``take_use``'s and ``_card_out``'s.
     """
     games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "sultan", "sultan_points")
@@ -251,25 +407,39 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     doc.p(f"From the `{arm}` games: the {phrase}; every share below is over these games. "
           "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
           "discs on the board.")
+    key = position_column(s)
+    where = "start position" if key == "start_position" else "seat"
     dist = []
-    for seat, grp in s.groupby("seat")["sultan_points"]:
+    for pos, grp in s.groupby(key)["sultan_points"]:
         d = stats.distribution(grp)
-        d.insert(0, "seat", seat)
+        d.insert(0, key, pos)
         dist.append(d)
     dist = pd.concat(dist, ignore_index=True)
-    means = stats.mean_values(s, ("seat",), "sultan_points")
-    piv = dist.pivot(index="seat", columns="value", values="share").fillna(0.0)
-    tab = pd.DataFrame({"seat": piv.index})
+    means = stats.mean_values(s, (key,), "sultan_points")
+    piv = dist.pivot(index=key, columns="value", values="share").fillna(0.0)
+    tab = pd.DataFrame({where: [_position_label(p, players) if key == "start_position" else p
+                                for p in piv.index]})
     for v in piv.columns:
         tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
     tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
+    if "diplomats_placed" in s:
+        placed = stats.mean_values(s, (key,), "diplomats_placed").set_index(key)
+        tab["diplomats placed"] = [num(*placed.loc[p, ["mean", "lo", "hi"]]) for p in piv.index]
+        out["placed_mean"] = rows_of(placed.reset_index())
+    doc.p(f"Per {where}{' (0 = the start player, drawn per game)' if key == 'start_position' else ''}"
+          ": share of games with each number of diplomat points, and the mean points and "
+          "diplomats placed per game (95% t intervals over games; each position once per game):")
     doc.table(tab)
-    doc.chart("diplomat_points.png", "Diplomat points per seat: share of games (95% Wilson).",
-              lambda ax: charts.plot_value_shares(ax, dist.assign(seat=dist["seat"].astype(str)),
-                                                  "seat", "diplomat points [points]",
-                                                  "Diplomat points per seat"))
+    doc.chart("diplomat_points.png",
+              f"Diplomat points per {where}: share of games (95% Wilson).",
+              lambda ax: charts.plot_value_shares(
+                  ax, dist.assign(**{where: dist[key].astype(str)}), where,
+                  "diplomat points [points]", f"Diplomat points per {where}"))
+    out["position_column"] = key
     out["points_distribution"] = rows_of(dist)
     out["points_mean"] = rows_of(means)
+    out["take_use"] = take_use(doc, games, seats, "sultan", "took_sultan", "diplomats_placed",
+                               "diplomats placed", arm, players)
 
     # the holder(s) of most diplomat discs on the board at the end
     col = "diplomats_surviving" if "diplomats_surviving" in s else "sultan_points"
@@ -300,7 +470,8 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                                  changed.to_numpy(bool)])}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
     del s, per_game, changed
-    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, run)
+    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, players,
+                                  run)
     return out
 
 
@@ -310,9 +481,10 @@ CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
 def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             players: int, run: Mapping[str, Any] | None = None) -> dict:
     """Caravan value (docs/rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
-    opponents, how many survive to the end, and the Trader-out comparison.
+    opponents, how many survive to the end, how often each start position, arm and policy takes
+    the Trader and moves the caravan (``take_use``), and the Trader-out comparison.
 
-    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``_card_out``'s pairs of arms.
+    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``take_use``'s and ``_card_out``'s.
     """
     games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "trader", "caravan_moves")
@@ -365,8 +537,10 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: plot_caravan(ax, table))
     del s, g
+    out["take_use"] = take_use(doc, games, seats, "trader", "took_trader", "caravan_moves",
+                               "caravan moves", arm, players)
     out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves",
-                                  run)
+                                  players, run)
     return out
 
 
