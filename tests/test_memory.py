@@ -5,6 +5,7 @@ whole tables as ``pd.read_parquet`` gives them."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +25,13 @@ STUDIES = [("africanus-sultan.toml", 24), ("cartus-building-sets.toml", 8),
 
 
 def _random_copy(scenario: str, tmp_path: Path) -> Path:
+    """``scenario`` with every seat random; a seat with a ``params_file`` (read next to the
+    scenario, so not found from the copy) plays random too under its own name, so a mixed
+    table stays mixed."""
+    text = (ROOT / "scenarios" / scenario).read_text().replace('policy = "greedy"',
+                                                               'policy = "random"')
     path = tmp_path / scenario
-    path.write_text((ROOT / "scenarios" / scenario).read_text()
-                    .replace('policy = "greedy"', 'policy = "random"'))
+    path.write_text(re.sub(r'params_file = "[^"]*"', 'policy = "random"', text))
     return path
 
 
