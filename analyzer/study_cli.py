@@ -146,7 +146,7 @@ def register(app: typer.Typer) -> None:
 
           analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
 
-          analyzer sweep scenarios/africanus-sultan.toml --param players=3,4,5 --games 400
+          analyzer sweep scenarios/cartus-first-game.toml --param players=3,4,5 --games 400
         """
         from analyzer.sweep import sweep as run_sweep
 
