@@ -49,7 +49,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import api
+from analyzer import api, runner
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.games.base import build_policy
@@ -490,7 +490,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
         if not _same_run(target, c.scenario):  # another condition's chunks: start it over
             shutil.rmtree(target, ignore_errors=True)
         api.simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler, out=target,
-                     chunk_size=chunk_size, resume=True, force=True, progress=progress)
+                     chunk_size=chunk_size or _chunk(c.scenario.games), resume=True,
+                     force=True, progress=progress)
     if folder.is_dir():  # condition folders of an earlier, different robustness run
         for old in folder.iterdir():
             if old.is_dir() and old.name not in names:
@@ -502,6 +503,12 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
     summary = api.report.render(out_dir)
     del base_run
     return api.Results(out_dir, summary)
+
+
+def _chunk(games: int) -> int:
+    """The chunk size of a condition: the runner's default, but at least 8 chunks per arm for
+    a short run (a searching rung), so that its few slow games spread over the workers."""
+    return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
 def _same_run(run_dir: Path, scenario: Scenario) -> bool:

@@ -326,7 +326,11 @@ class OptionSet:
             prov += f"; {tag} at {counts} players"
         default = "unset" if o.default is None else repr(list(o.default) if isinstance(o.default, tuple)
                                                            else o.default)
-        return f"default {default}; allowed: {o.allowed_text()}; {o.help} [{prov}] ({self.rules_file} {o.section})"
+        alts = ""
+        if o.alternatives and "alternative" not in o.help:
+            alts = "; documented alternative " + ", ".join(repr(v) for v in o.alternatives)
+        return (f"default {default}; allowed: {o.allowed_text()}; {o.help}{alts} [{prov}] "
+                f"({self.rules_file} {o.section})")
 
     def resolve(self, players: int, rules: Mapping[str, Any]) -> ResolvedOptions:
         """Every option's value for one scenario: the scenario's, checked, or the default.
