@@ -5,6 +5,7 @@ game where a condition takes a finding away."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games.base import Option
 from analyzer.report import robustness as report_robustness
-from analyzer.scenario import Scenario
+from analyzer.scenario import Scenario, Seat
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -113,6 +114,13 @@ def test_the_default_study_varies_each_labelled_default_with_an_alternative():
 def test_the_ladder_leaves_out_the_base_players_and_plays_search_rungs_shorter():
     scenario = api.validate(REPO / "scenarios" / "africanus-sultan.toml")
     conditions, same = robustness.player_conditions(scenario, None, 1000, 40)
+    assert same == []  # one tuned greedy and three greedy: no rung is the base
+    assert [c.name for c in conditions] == ["players-random", "players-greedy", "players-tuned",
+                                            "players-ismcts-iterations50"]
+    greedy = Seat("greedy", "greedy", {})
+    every_greedy = replace(scenario, arms=tuple(replace(a, seats=(greedy,) * 4)
+                                                for a in scenario.arms))
+    conditions, same = robustness.player_conditions(every_greedy, None, 1000, 40)
     assert same == ["greedy"]
     games = {c.name: c.scenario.games for c in conditions}
     assert games == {"players-random": 1000, "players-tuned": 1000,
