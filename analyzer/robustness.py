@@ -55,7 +55,7 @@ from analyzer.files import atomic_write
 from analyzer.games.base import build_policy
 from analyzer.games.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT
-from analyzer.scenario import Arm, Scenario, Seat, read_params_file, with_overrides
+from analyzer.scenario import Scenario, Seat, read_params_file, with_overrides
 
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts:iterations=50")
 SEARCH_GAMES = 200  # games per arm of a rung whose policy searches (ismcts)
@@ -249,7 +249,7 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     for name, value, _section in used:
         if names is not None and name not in names:
             continue
-        option = spec.options[name] if name in spec.options else None
+        option = spec.options[name] if name in spec.options else None  # noqa: SIM401 (no .get)
         alts = alternatives(option, value) if option is not None else []
         if not alts:
             without.append(name)

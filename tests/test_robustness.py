@@ -82,10 +82,10 @@ def test_a_figure_gets_its_range_not_a_verdict():
 
 
 def test_alternatives_of_a_labelled_default():
-    flag = Option("x", False, bool, "§1", "a flag")
-    word = Option("y", "a", str, "§1", "a word", choices=("a", "b", "c"))
-    count = Option("z", 3, int, "§1", "a count", low=0, high=9, alternatives=(2, 3))
-    guard = Option("cap", 100, int, "§1", "a turn cap", low=1, high=1000)
+    flag = Option("x", False, bool, "rule 1", "a flag")
+    word = Option("y", "a", str, "rule 1", "a word", choices=("a", "b", "c"))
+    count = Option("z", 3, int, "rule 1", "a count", low=0, high=9, alternatives=(2, 3))
+    guard = Option("cap", 100, int, "rule 1", "a turn cap", low=1, high=1000)
     assert robustness.alternatives(flag, False) == [True]
     assert robustness.alternatives(word, "a") == ["b", "c"]
     assert robustness.alternatives(count, 3) == [2]
