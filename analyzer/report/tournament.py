@@ -10,10 +10,9 @@ entrant's win rate against a fair seat's, ranked and Holm-corrected by ``finding
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
-
-import math
 
 import numpy as np
 import pandas as pd
