@@ -27,7 +27,9 @@ seeds) with replacement, each with all of its games, ``n_boot`` times (default 1
 the ratings and recomputes every share; intervals are the 2.5 % and 97.5 % percentiles. Win rate
 (``won`` = 1/k for a k-way tie for first) and mean rank are ratios over the resampled deals:
 ``Σ won / Σ seats`` and ``Σ rank / Σ seats`` of the entrant, so seat-games of one game are never
-counted as independent observations.
+counted as independent observations. Differences — one entrant's rating minus the next-rated
+one's, an entrant's win rate minus a fair seat's ``(1 − q)/n`` (``q`` the share of games nobody
+won) — take their intervals from the same replicates, never from two separate intervals.
 """
 
 from __future__ import annotations
@@ -217,9 +219,14 @@ class Ratings:
     ----------
     table : DataFrame
         One row per entrant, best rating first: ``entrant, games, seat_games, rating,
-        rating_lo, rating_hi, win_rate, win_lo, win_hi, mean_rank, rank_lo, rank_hi``.
+        rating_lo, rating_hi, win_rate, win_lo, win_hi, above_fair, above_fair_lo,
+        above_fair_hi, mean_rank, rank_lo, rank_hi, fair_share, gap_next, gap_lo, gap_hi``.
         ``rating`` is the centred Plackett–Luce log-strength; ``games`` the games it played,
-        ``seat_games`` its seats summed over games.
+        ``seat_games`` its seats summed over games. ``fair_share`` is the pool's win share per
+        seat-game, ``(1 − q)/n`` with ``q`` the share of games nobody won (the same in every
+        row); ``above_fair`` the entrant's win rate minus it (both from the same replicates).
+        ``gap_next`` is the rating minus the next row's (``nan`` in the last row), its interval
+        from the same bootstrap replicates.
     head_to_head : DataFrame
         One row per ordered pair that met: ``entrant, opponent, meetings, above, lo, hi,
         model``: the share of meetings (a seat of each in one game) where ``entrant`` finished
@@ -291,13 +298,19 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
 
     def shares(c: np.ndarray) -> dict[str, np.ndarray]:
         seats = c @ sums["seats"]
+        won = c @ sums["won"]
         with np.errstate(invalid="ignore", divide="ignore"):
-            return {"win": (c @ sums["won"]) / seats, "rank": (c @ sums["rank"]) / seats,
+            win = won / seats
+            # a fair seat's share, (1 − q)/n: every game's win shares sum to 1, or to 0 when
+            # nobody won
+            return {"win": win, "above_fair": win - won.sum() / seats.sum(),
+                    "rank": (c @ sums["rank"]) / seats,
                     "h2h": np.tensordot(c, sums["above"], 1) / np.tensordot(c, sums["meet"], 1)}
 
     d = sums["seats"].shape[0]
     point = shares(np.ones(d))
-    boots = {"theta": [], "win": [], "rank": [], "h2h": []}
+    won_all, seats_all = float(sums["won"].sum()), float(sums["seats"].sum())
+    boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": []}
     rng = np.random.default_rng(seed)
     for _ in range(n_boot):
         c = rng.multinomial(d, np.full(d, 1.0 / d)).astype(float)
@@ -317,6 +330,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
 
     t_lo, t_hi = interval("theta", (n,))
     w_lo, w_hi = interval("win", (n,))
+    f_lo, f_hi = interval("above_fair", (n,))
     r_lo, r_hi = interval("rank", (n,))
     h_lo, h_hi = interval("h2h", (n, n))
     games = sums["games"].sum(axis=0)
@@ -324,8 +338,19 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         "entrant": list(f.entrants), "games": games.astype(int),
         "seat_games": sums["seats"].sum(axis=0).astype(int), "rating": theta,
         "rating_lo": t_lo, "rating_hi": t_hi, "win_rate": point["win"], "win_lo": w_lo,
-        "win_hi": w_hi, "mean_rank": point["rank"], "rank_lo": r_lo, "rank_hi": r_hi,
+        "win_hi": w_hi, "above_fair": point["above_fair"], "above_fair_lo": f_lo,
+        "above_fair_hi": f_hi, "mean_rank": point["rank"], "rank_lo": r_lo, "rank_hi": r_hi,
     }).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    # each entrant's rating minus the next-rated one's, its interval from the same replicates
+    order = np.array([f.entrants.index(e) for e in table["entrant"]], dtype=np.int64)
+    gap = np.full(n, np.nan)
+    gap_lo, gap_hi = np.full(n, np.nan), np.full(n, np.nan)
+    gap[:-1] = theta[order[:-1]] - theta[order[1:]]
+    if boots["theta"] and n > 1:
+        b = np.array(boots["theta"])
+        gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
+    table["fair_share"] = won_all / seats_all if seats_all else np.nan
+    table["gap_next"], table["gap_lo"], table["gap_hi"] = gap, gap_lo, gap_hi
     meet = sums["meet"].sum(axis=0)
     rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(meet[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],

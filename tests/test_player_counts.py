@@ -136,3 +136,32 @@ def test_one_player_count_adds_no_section(toy_file, tmp_path):
     assert players.counts(pd.read_parquet(res.out_dir / "games.parquet")) == {
         "base": 3, "no-sultan": 3, "no-trader": 3}
     assert json.loads((res.out_dir / "summary.json").read_text())["run"]["arms"][0]["players"] == 3
+
+
+def test_fair_share_sentences_use_each_arms_own_player_count(write_scenario, tmp_path):
+    """A compare of a 3- and a 5-player scenario: no sentence gives the base's count as every
+    arm's, "(1 − q)/3"; each names n per arm, the first-player table has a players column and
+    each arm's own fair share, and the header names both counts."""
+    three = ONE_SEAT.replace("players = 3", 'players = 3\nexpansions = ["bonus"]')
+    a = write_scenario(three, "a.toml")
+    b = write_scenario(three.replace('name = "toy-counts"', 'name = "five"')
+                       .replace("players = 3", "players = 5"), "b.toml")
+    res = compare([a, b], games=20, jobs=1, out=tmp_path / "cmp")
+    md = (res.out_dir / "report.md").read_text()
+    assert "(1 − q)/3" not in md and "1/3" not in md
+    note = "n = the arm's player count: 3 (`base`), 5 (`five`)"
+    assert md.count(note) >= 3  # win rates, turn order, first-player advantage
+    assert "3 players in the base, arms of 3 and 5 players" in md
+    first = md.split("## First-player advantage")[1].split("\n## ")[0]
+    assert "| variant | players | games |" in first
+    assert "| base | 3 | 20 |" in first and "| 33.3 % |" in first
+    assert "| five | 5 | 20 |" in first and "| 20.0 % |" in first
+    rows = res.summary["results"]["studies"]["first_player"]["by_variant"]
+    assert {r["variant"]: round(r["fair"], 4) for r in rows} == {"base": 0.3333, "five": 0.2}
+
+
+def test_fair_share_n():
+    assert players.fair_share_n({"base": 4, "x": 4}) == ("4", "")
+    n, note = players.fair_share_n({"base": 3, "p2": 2, "p3": 3, "a": 3, "b": 3, "c": 3})
+    assert n == "n" and note == ("n = the arm's player count: 2 (`p2`), "
+                                 "3 (`base`, `p3`, `a`, `b` …)")

@@ -163,3 +163,30 @@ def test_finishes_refuses_uneven_games_and_unknown_names():
         finishes(seats)
     with pytest.raises(ValueError, match="not in the pool: B"):
         finishes(seats.iloc[:2], entrants=["A"])
+
+
+def test_rating_gap_and_win_rate_above_a_fair_seat():
+    """Three entrants of known strength; every 5th game nobody wins. A fair seat wins
+    (1 − q)/n; each entrant's win rate above it sums to 0 over its seat-games; the gap to the
+    next-rated entrant is the difference of the ratings and its interval (from the same
+    replicates) covers the true gap."""
+    truth = np.array([-0.8, 0.0, 0.8])
+    f = synthetic(truth, 1500, 3, seed=4, per_deal=3)
+    won = f.won.copy()
+    won[::5] = 0.0  # 300 of 1500 games without a winner
+    f = Finishes(f.entrants, f.who, f.rank, won, f.deal)
+    t = rate(f, n_boot=200, seed=2).table
+    assert list(t["entrant"]) == ["e2", "e1", "e0"]
+    assert t["fair_share"].to_numpy() == pytest.approx(np.full(3, (1 - 300 / 1500) / 3))
+    assert t["above_fair"].to_numpy() == pytest.approx((t["win_rate"] - t["fair_share"]).to_numpy())
+    assert float((t["above_fair"] * t["seat_games"]).sum()) == pytest.approx(0, abs=1e-9)
+    assert (t["above_fair_lo"] < t["above_fair"]).all() and (t["above_fair"] < t["above_fair_hi"]).all()
+    assert t["above_fair_hi"].iloc[2] < 0 < t["above_fair_lo"].iloc[0]
+    gaps = t["gap_next"].to_numpy()
+    assert gaps[:2] == pytest.approx(-np.diff(t["rating"].to_numpy()))
+    assert math.isnan(gaps[2]) and math.isnan(t["gap_lo"].iloc[2])
+    for i in range(2):
+        assert t["gap_lo"].iloc[i] <= 0.8 <= t["gap_hi"].iloc[i]
+        # one interval of the difference, narrower than the two ratings' widths added
+        width = t["gap_hi"].iloc[i] - t["gap_lo"].iloc[i]
+        assert width < (t["rating_hi"] - t["rating_lo"]).iloc[i:i + 2].sum()

@@ -225,3 +225,40 @@ def test_single_arm_report_shows_death_rate_no_winner_and_even_digits(tmp_path):
     wins = md.split("## Win rates")[1].split("\n## ")[0]
     assert "same policy" in wins and "| policy |" not in wins
     assert not (res.out_dir / "charts" / "win_rate_by_policy.png").exists()
+
+
+def test_every_table_scrolls_in_its_own_box(run_dir):
+    """Readable at 1280 px without a browser: every <table> of the HTML report sits directly in
+    a keyboard-scrollable ``div.scroll`` (nothing else in the box), there is one per Markdown
+    table, and the page CSS lets the box scroll sideways while the body keeps a max width.
+    (tests/test_browser.py checks the same in headless Chromium when one is installed.)"""
+    from html.parser import HTMLParser
+
+    class Tables(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack: list[tuple[str, dict]] = []
+            self.parents: list[tuple[str, dict]] = []  # the element around each table
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.parents.append(self.stack[-1] if self.stack else ("", {}))
+            self.stack.append((tag, dict(attrs)))
+
+        def handle_endtag(self, tag):
+            while self.stack and self.stack.pop()[0] != tag:
+                pass
+
+    html = (run_dir / "report.html").read_text()
+    md = (run_dir / "report.md").read_text()
+    parser = Tables()
+    parser.feed(html)
+    md_tables = sum(1 for line in md.splitlines() if line.startswith("|---"))
+    assert len(parser.parents) == md_tables >= 5
+    for tag, attrs in parser.parents:
+        assert tag == "div" and attrs.get("class") == "scroll" and attrs.get("tabindex") == "0"
+    assert html.count('<div class="scroll" tabindex="0"><table>') == md_tables
+    css = html.split("<style>")[1].split("</style>")[0].replace("\n", "")
+    box = css.split(".scroll{")[1].split("}")[0]
+    assert "overflow:auto" in box and "max-width:100%" in box
+    assert "max-width:80rem" in css.split("body{")[1].split("}")[0]

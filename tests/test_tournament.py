@@ -310,3 +310,35 @@ def test_shipped_ladder_rates_every_policy_of_the_game(game):
     assert {e.policy for e in pool.entrants} == set(get_game(game).policies)
     tuned = [e for e in pool.entrants if e.name == "greedy-tuned"]
     assert len(tuned) == 1 and tuned[0].policy == "greedy" and tuned[0].params
+
+
+def test_report_opens_with_key_findings_holm_over_the_listed(pool_file, tmp_path):
+    """The tournament report starts with its key findings: the best-rated entrant's rating gap
+    to the next with its bootstrap interval, and each entrant's win rate above a fair seat's,
+    Holm-corrected over the findings listed; the numbers are the ratings table's."""
+    from analyzer.report.tournament import fair_text
+
+    res = tournament(pool_file, out=tmp_path / "t", jobs=1, games=60, bootstrap=100)
+    out = res.summary["results"]["tournament"]
+    table = {r["entrant"]: r for r in out["ratings"]}
+    found = {f["key"]: f for f in out["findings"]["findings"]}
+    best, second = out["ratings"][0]["entrant"], out["ratings"][1]["entrant"]
+    assert best == "strong"
+    gap = found[f"rating_gap:{best}:{second}"]
+    assert (gap["estimate"], gap["lo"], gap["hi"]) == (
+        table[best]["gap_next"], table[best]["gap_lo"], table[best]["gap_hi"])
+    assert gap["estimate"] == pytest.approx(table[best]["rating"] - table[second]["rating"])
+    assert gap["lo"] > 0 and gap["holds"] and gap["games"] == out["deals"]
+    assert {f"win_rate:{e}" for e in table} <= set(found)
+    strong = found["win_rate:strong"]
+    assert strong["estimate"] == pytest.approx(table["strong"]["win_rate"] - 1 / 3)
+    assert out["findings"]["tested"] == 5 == len(found)
+    p = sorted(f["p_value"] for f in found.values())  # Holm: k-th smallest times (5 − k)
+    assert min(found.values(), key=lambda f: f["p_value"])["p_holm"] == pytest.approx(
+        min(1.0, 5 * p[0]))
+    text = (res.out_dir / "report.md").read_text()
+    assert re.findall(r"^## .*", text, re.MULTILINE)[0] == "## Key findings"
+    assert f"`{best}` is the best-rated entrant" in text and "the **deal**" in text
+    assert "over the 5 tested findings" in text and "**Holds after Holm**" in text
+    assert "a fair seat wins 1/3 = 33.3 % (every game has a winner)" in text
+    assert "(1 − q)/3 = 25.0 %, q = 25.0 %" in fair_text(0.25, 3)

@@ -82,6 +82,14 @@ def test_tune_finds_a_better_toy_player_and_checks_it_on_fresh_seeds(scenario_fi
     assert len(set(seeds)) == 3
     text = (res.out_dir / "report.md").read_text()
     assert "## Tuned against start, on fresh seeds" in text and "Tuned − start: +" in text
+    # key findings first: the paired difference, the same numbers, Holm over the two listed
+    assert text.split("\n## ")[1].startswith("Key findings")
+    key = {f["key"]: f for f in fig["findings"]["findings"]}
+    d = key["tuned_minus_start"]
+    assert (d["estimate"], d["lo"], d["hi"]) == (fig["difference"]["diff"],
+                                                fig["difference"]["lo"], fig["difference"]["hi"])
+    assert d["holds"] and fig["findings"]["tested"] == 2
+    assert "The tuned parameters change the win rate of the tuned seat (`me*`) by +" in text
     for chart in ("convergence.png", "trajectories.png"):
         assert (res.out_dir / "charts" / chart).is_file()
     before = json.loads((res.out_dir / "summary.json").read_text())["results"]
@@ -226,3 +234,28 @@ def test_shipped_tuned_greedy_is_a_params_file_made_by_its_tune_scenario(game):
     scenario = load_scenario(ROOT / words[0])
     assert scenario.game == game and scenario.arms[0].seats[0].policy == "greedy"
     assert str(scenario.seed) == words[words.index("--seed") + 1]
+
+
+def test_fresh_seed_check_counts_games_nobody_won_in_the_fair_share():
+    """By hand: four seeds at three seats. A fair seat wins 1/3 of a game someone won and 0
+    of one nobody won; the seat's win share above it is a per-seed difference; the key
+    findings are the tuned − start difference and the tuned seat above its fair share."""
+    from analyzer.report import findings
+    from analyzer.report.tuning import fresh_seed_check, key_findings
+
+    won = {"start": [(1, 0, 0), (0, 0, 0), (0, 1, 0), (0.5, 0.5, 0)],
+           "tuned": [(1, 0, 0), (1, 0, 0), (0, 0, 0), (1, 0, 0)]}
+    seats = pd.DataFrame([
+        {"variant": arm, "game_id": g, "policy": pol, "won": float(w)}
+        for arm, games in won.items() for g, row in enumerate(games)
+        for pol, w in zip(("me*", "biased", "random"), row)])
+    check = fresh_seed_check(seats, "me*")
+    assert check["players"] == 3 and check["tables"] == 1 and check["games"] == 4
+    assert check["start"]["fair"] == pytest.approx(0.25) == check["tuned"]["fair"]
+    assert check["start"]["above_fair"]["diff"] == pytest.approx((2 / 3 + 0 - 1 / 3 + 1 / 6) / 4)
+    assert check["tuned"]["above_fair"]["diff"] == pytest.approx(0.5)
+    assert check["difference"]["diff"] == pytest.approx(0.375)
+    found = key_findings(check, "me*")
+    assert [f.key for f in found] == ["tuned_minus_start", "tuned_above_fair"]
+    assert found[0].estimate == pytest.approx(0.375) and found[0].null == 0.0
+    assert all(a.tested for a in findings.assess(found))  # one Holm family of two

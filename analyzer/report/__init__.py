@@ -67,7 +67,13 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None =
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
     editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
     exp = ", ".join(run.get("expansions", [])) or "none"
-    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} players, "
+    counts = sorted({int(n) for n in pd.unique(games["n_players"])}) if "n_players" in games \
+        else []
+    players = (f"{run.get('players', '?')} players" if len(counts) < 2 else
+               f"{run.get('players', '?')} players in the base, "
+               f"arms of {', '.join(map(str, counts[:-1]))} and {counts[-1]} players (column "
+               "`players` below)")
+    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {players}, "
           f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
           f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
           f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")

@@ -440,13 +440,34 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
         ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
         p-values and example games; ``shown`` are the numbered ones, in their order.
     """
+    return key_findings(doc, collect(results, run, seats, game_sections, item_kind), run_dir,
+                        at, "No finding to report: this run has no start-player, variant or "
+                        "study number with an interval.", robust=robust)
+
+
+def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None, at: int = 0,
+                 none_text: str = "No finding to report.", note: str = "",
+                 robust: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Put a "Key findings" section of ``found`` into ``doc`` at block ``at``: ranked and
+    Holm-corrected (``assess``), each a sentence with its interval and verdict, example games
+    with their replay command. ``none_text``: the paragraph when there is no finding; ``note``:
+    a sentence added to the explanation (e.g. what the unit is when it is not the game);
+    ``robust``: as for ``section``. Used by ``section`` and by the reports of their own
+    (``tournament``, ``tune``).
+
+    Returns
+    -------
+    dict
+        As ``section``: ``{"correction": "holm", "tested": n, "shown": [key, ...],
+        "findings": [...]}`` for ``summary.json``.
+    """
     verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
 
     def checked(f: Finding) -> str:
         row = verdicts.get(f.key)
         return f" {verdict_text(row, robust)}" if row is not None and robust else ""
 
-    ranked = assess(collect(results, run, seats, game_sections, item_kind))
+    ranked = assess(found)
     tested = [a for a in ranked if a.tested]
     exact = [a for a in ranked if a.exact]
     figures = [a for a in ranked if not a.tested and not a.exact]
@@ -454,8 +475,7 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
     part = Doc(doc.chart_dir)
     part.h("Key findings")
     if not ranked:
-        part.p("No finding to report: this run has no start-player, variant or study number "
-               "with an interval.")
+        part.p(none_text)
     else:
         cut = (f" (the {MAX_TESTED} largest are shown; all are in `summary.json`, "
                "`findings`)") if len(tested) > MAX_TESTED else ""
@@ -467,7 +487,7 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
                "Holm correction (family-wise error 5 %) over the "
                f"{len(tested)} tested finding{'s' if len(tested) != 1 else ''} of this run"
                f"{cut}. p-values are the sections' own tests, or read off the interval where "
-               "a section gives only an interval.")
+               "a section gives only an interval." + (f" {note}" if note else ""))
     for i, a in enumerate(shown, 1):
         f = a.finding
         if a.exact:
@@ -499,4 +519,5 @@ def _record(a: Assessed) -> dict[str, Any]:
             "examples": list(f.examples), "example_variant": f.example_variant}
 
 
-__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "replay_command", "section"]
+__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "replay_command",
+           "section"]

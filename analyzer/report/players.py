@@ -41,6 +41,21 @@ def counts(games: Table | pd.DataFrame) -> dict[str, int]:
     return {str(v): int(n) for v, n in zip(first["variant"], first["n_players"])}
 
 
+def fair_share_n(arm_counts: Mapping[str, int]) -> tuple[str, str]:
+    """How a sentence writes the player count of a fair share ``(1 − q)/n``: ``("3", "")`` when
+    every arm has 3 players, else ``("n", "n = the arm's player count: 3 (`base`), 5
+    (`five`)")``, arms grouped by count (four names each at most), so no sentence gives the
+    base's count for an arm of another. ``arm_counts``: arm -> player count (``counts``)."""
+    values = sorted(set(arm_counts.values()))
+    if len(values) <= 1:
+        return (str(values[0]) if values else "n"), ""
+    groups = []
+    for n in values:
+        names = [f"`{v}`" for v, k in arm_counts.items() if k == n]
+        groups.append(f"{n} ({', '.join(names[:4])}{' …' if len(names) > 4 else ''})")
+    return "n", "n = the arm's player count: " + ", ".join(groups)
+
+
 def reference(arm_counts: Mapping[str, int]) -> str:
     """The arm every other is compared with: the base, else the first."""
     return BASE if BASE in arm_counts else next(iter(arm_counts))

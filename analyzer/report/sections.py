@@ -50,6 +50,7 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     found = design.designs(seats, run)
     win, score, order_all, summaries, scores = {}, {}, [], [], {}
     fair: dict[str, float] = {}
+    n_seats: dict[str, int] = {}  # each arm's player count
     for var in arms:
         sv = seats.read(RESULT_SEATS, [var])
         g = games.read(("variant", "rounds", "end"), [var])
@@ -66,6 +67,7 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         per_game = sv.groupby("game_id")
         won = per_game["won"].sum()  # per game: 0 when nobody won
         fair[var] = float((won / per_game.size()).mean())
+        n_seats[var] = int(per_game.size().max()) if len(won) else players
         summaries.append({
             "variant": var, "summary": stats.summary(sv["score"]), "rounds": rounds,
             "cap": int((g["end"] == "turn_cap").sum()),
@@ -102,9 +104,11 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                   "as the unit; variants with one policy left out).",
                   lambda ax: charts.plot_win_rates(ax, shown, "policy", _fair_line(fair, players)))
     else:
+        n, n_note = players_mod.fair_share_n(n_seats)
         doc.p("Every seat of a variant plays the same policy, so a win rate by policy is "
-              f"(1 − q)/{players} by construction (q = share of games nobody won) and is not "
-              "shown; see the start positions below.")
+              f"(1 − q)/{n} by construction (q = share of games nobody won"
+              + (f"; {n_note}" if n_note else "") + ") and is not shown; see the start "
+              "positions below.")
     out["win_rate_by_policy"] = rows_of(by_policy)
     out["score_by_policy"] = rows_of(by_score)
 
@@ -115,12 +119,17 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
              "mean score": num(r.score, r.score_lo, r.score_hi)} for r in order.itertuples()]
     equal = len({round(f, 12) for f in fair.values()}) == 1
     first_fair = next(iter(fair.values()), 1 / players)
-    fair_text = (f"A fair position wins {100 / players:.1f} % of games."
-                 if all(abs(f - 1 / players) < 1e-12 for f in fair.values()) else
-                 "A fair position wins (1 − q)/n of games ("
-                 + (f"{100 * first_fair:.1f} %" if equal else
-                    ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
-                 + "), q = the share of games nobody won.")
+    n, n_note = players_mod.fair_share_n(n_seats)
+    every_won = all(abs(f * n_seats[v] - 1) < 1e-12 for v, f in fair.items())
+    shares = (f"{100 * first_fair:.1f} %" if equal else
+              ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
+    if every_won and not n_note:
+        fair_text = f"A fair position wins {100 / n_seats[arms[0]]:.1f} % of games."
+    elif every_won:
+        fair_text = f"A fair position wins 1/n of games ({shares}), {n_note}."
+    else:
+        fair_text = (f"A fair position wins (1 − q)/{n} of games ({shares}), q = the share of "
+                     "games nobody won" + (f", {n_note}" if n_note else "") + ".")
     doc.p("Seats by their position in the turn order at the start of the game (0 = the start "
           "player, 1 = next …), 95% Wilson intervals over games. " + fair_text + " "
           + _position_text(found))

@@ -85,6 +85,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
     key = "start_position" if "start_position" in seats else "seat"
     found = design.designs(seats, run)
     recs = []
+    n_seats: dict[str, int] = {}  # each arm's player count
     for var in seats.variants():
         s = seats.read(("game_id", key, "won"), [var])
         if key == "seat":
@@ -100,6 +101,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         p_first = math.nan if confounded or adv is None else adv.p_value
         p_all = (float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 and not confounded
                  else math.nan)
+        n_seats[var] = int(per["seats"].max()) if n else players
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
                      "fair": fair, "p_first": p_first, "p_all_seats": p_all,
                      "no_winner": no_winner,
@@ -114,9 +116,12 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
     table = stats.correct(table, correction, p_column="p_all_seats").rename(
         columns={"p_adjusted": "p_all_adjusted", "significant_adjusted": "all_significant"})
     rows = []
+    n, n_note = players_mod.fair_share_n(n_seats)
     for r in table.to_dict("records"):
         skipped = r["position_test"] != "done"
-        rows.append({"variant": r["variant"], "games": r["games"],
+        rows.append({"variant": r["variant"],
+                     **({"players": n_seats[r["variant"]]} if n_note else {}),
+                     "games": r["games"],
                      "start player win rate": pct(r["rate"], r["lo"], r["hi"]),
                      "fair share": f"{100 * r['fair']:.1f} %",
                      "advantage": "– (confounded)" if skipped else
@@ -131,10 +136,11 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
     n_first = stats.family_size(table, p_column="p_first")
     n_all = stats.family_size(table, p_column="p_all_seats")
     doc.p(f"The start player's win rate (95% Wilson interval over games) against the share a "
-          f"fair position wins, (1 − q)/{players}"
+          f"fair position wins, (1 − q)/{n}"
           + (", q = the share of games nobody won (a game without a winner is a loss for every "
              "position, so it counts against no one)" if any_no_winner else
              " with q = 0 here: every game has a winner")
+          + (f"; {n_note} (column `players`)" if n_note else "")
           + ". **Advantage** = the mean over games of the start player's win share minus the "
           "game's fair share, in percentage points with a 95% t interval over games; "
           "`p (start player = fair)` is a t-test of advantage = 0, `p (all positions equal)` a "

@@ -3,11 +3,14 @@
 Built from the seat records and the run facts alone (``summary.json["run"]["study"]``: the
 entrants and the schedule), so ``analyzer report DIR`` re-renders it. The numbers come from
 ``analyzer.ratings``: Plackett–Luce ratings, win rates and mean ranks per entrant and the
-head-to-head matrix, each with a 95 % bootstrap interval over deals.
+head-to-head matrix, each with a 95 % bootstrap interval over deals. The report opens with its
+key findings (``key_findings``): the best-rated entrant's rating gap to the next and each
+entrant's win rate against a fair seat's, ranked and Holm-corrected by ``findings``.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from analyzer import ratings
-from analyzer.report import charts, citations
+from analyzer.report import charts, citations, findings
 from analyzer.report.document import Doc, num, pct, rows_of
+from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
 SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
@@ -43,23 +47,35 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     players = found.who.shape[1]
     result = ratings.rate(found, n_boot=int(study.get("bootstrap", ratings.DEFAULT_BOOT)),
                           seed=int(study.get("boot_seed", 0)))
+    if run.get("description"):  # what the tournament asks, under the title
+        doc.p(run["description"])
+    top = len(doc.blocks)  # the key findings go here once the numbers are in
     _header(doc, run, study, found, run_dir)
     table = result.table
+    fair = float(table["fair_share"].iloc[0]) if len(table) else math.nan
     doc.h("Ratings")
     doc.p(f"Plackett–Luce ratings from the finishing order of every game (maximum likelihood; "
           f"seats tied on score and every tie-break are drawn from the same remaining set, "
           f"Breslow's rule). A rating is a log-strength centred on the pool's mean: entrants "
-          f"rated `a` and `b` finish in that order with odds `exp(a − b)` when compared alone. "
-          f"Win rate counts a k-way tie for first as 1/k (fair share 1/{players} = "
-          f"{100 / players:.1f} %); mean rank is 1 for first. Intervals: 95 % percentile "
-          f"bootstrap over the {result.deals} deals ({result.n_boot} replicates): every game "
-          f"of a deal is resampled together, as they share its chance draws.")
+          f"rated `a` and `b` finish in that order with odds `exp(a − b)` when compared alone; "
+          f"`gap to next` is the rating minus the next row's. Win rate counts a k-way tie for "
+          f"first as 1/k; {fair_text(fair, players)}; `above fair` is the win rate minus it. "
+          f"Mean rank is 1 for first. Intervals: 95 % percentile bootstrap over the "
+          f"{result.deals} deals ({result.n_boot} replicates): every game of a deal is "
+          f"resampled together, as they share its chance draws; a difference takes its "
+          f"interval from the same replicates.")
     doc.table(pd.DataFrame({
         "rank": range(1, len(table) + 1), "entrant": table["entrant"],
         "rating": [num(r, lo, hi) for r, lo, hi in
                    zip(table["rating"], table["rating_lo"], table["rating_hi"])],
+        "gap to next": ["–" if math.isnan(g) else _signed(g, lo, hi, 1, "", 2)
+                        for g, lo, hi in zip(table["gap_next"], table["gap_lo"],
+                                             table["gap_hi"])],
         "win rate": [pct(r, lo, hi) for r, lo, hi in
                      zip(table["win_rate"], table["win_lo"], table["win_hi"])],
+        "above fair": [_signed(d, lo, hi, 100, " pp", 1) for d, lo, hi in
+                       zip(table["above_fair"], table["above_fair_lo"],
+                           table["above_fair_hi"])],
         "mean rank": [num(r, lo, hi) for r, lo, hi in
                       zip(table["mean_rank"], table["rank_lo"], table["rank_hi"])],
         "games": table["games"],
@@ -81,14 +97,63 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                                       "column's.", lambda ax: plot_head_to_head(ax, h2h, order),
                   size=(2.5 + 0.9 * len(order), 1.5 + 0.8 * len(order)))
     _schedule(doc, study)
+    key = findings.key_findings(
+        doc, key_findings(table, result.deals, players), run_dir, at=top,
+        none_text="No finding to report: no entrant was rated.",
+        note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
+             "together) instead of the game, and every p-value is read off a percentile "
+             "bootstrap interval (normal approximation).")
     return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
-            "bootstrap": result.n_boot, "games": found.n_games}
+            "bootstrap": result.n_boot, "games": found.n_games, "findings": key}
+
+
+def fair_text(fair: float, players: int) -> str:
+    """The share a fair seat wins, as said in the report: ``1/n`` when every game has a winner,
+    else ``(1 − q)/n`` with ``q`` the share of games nobody won (``fair``: the pool's win share
+    per seat-game)."""
+    if math.isnan(fair):
+        return "a fair seat wins (1 − q)/n of its games"
+    q = 1.0 - fair * players
+    if abs(q) < 1e-9:
+        return f"a fair seat wins 1/{players} = {100 * fair:.1f} % (every game has a winner)"
+    return (f"a fair seat wins (1 − q)/{players} = {100 * fair:.1f} %, q = {100 * q:.1f} % the "
+            "share of games nobody won (a loss for every seat)")
+
+
+def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]:
+    """The tournament's findings: the best-rated entrant's rating gap to the next-rated one, and
+    each entrant's win rate minus a fair seat's (``ratings.Ratings.table``, best first), each
+    with its bootstrap interval over ``deals``."""
+    out = []
+    if len(table) >= 2:
+        best, second = table.iloc[0], table.iloc[1]
+        out.append(Finding(
+            f"`{best['entrant']}` is the best-rated entrant, {{value}} in Plackett–Luce rating "
+            f"above the next-rated `{second['entrant']}` (log-strength; it finishes above it "
+            f"with odds {math.exp(best['gap_next']):.2f} to 1 when the two are compared alone; "
+            f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
+            float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
+            key=f"rating_gap:{best['entrant']}:{second['entrant']}"))
+    for r in table.itertuples():
+        out.append(Finding(
+            f"`{r.entrant}` wins {pct(r.win_rate, r.win_lo, r.win_hi)} of its "
+            f"{r.seat_games:,} seat-games against a fair seat's {100 * r.fair_share:.1f} % "
+            f"({players} players): {{value}} (bootstrap over {deals} deals)",
+            float(r.above_fair), float(r.above_fair_lo), float(r.above_fair_hi), "pp", 100, 1,
+            True, 0.0, games=deals, key=f"win_rate:{r.entrant}"))
+    return out
+
+
+def _signed(d: float, lo: float, hi: float, scale: float, unit: str, digits: int) -> str:
+    """A difference with its interval, ``"+0.42 [+0.10, +0.75]"`` (no interval without one)."""
+    text = f"{scale * d:+.{digits}f}{unit}"
+    if math.isnan(lo) or math.isnan(hi):
+        return text
+    return f"{text} [{scale * lo:+.{digits}f}, {scale * hi:+.{digits}f}]"
 
 
 def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
             run_dir: Path | None) -> None:
-    if run.get("description"):
-        doc.p(run["description"])
     n_tables = len(study.get("tables", [])) or len(set(map(str, found.deal)))
     exp = ", ".join(run.get("expansions", [])) or "none"
     seatings = study.get("seatings", "?")

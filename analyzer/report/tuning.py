@@ -3,7 +3,9 @@ and how the search got there.
 
 Built from the check's seat records (arms ``start`` and ``tuned``, each ``:tNN`` per opponents'
 table) and the run facts (``summary.json["run"]["study"]``: the parameters, the bounds and each
-generation's numbers), so ``analyzer report DIR`` re-renders it.
+generation's numbers), so ``analyzer report DIR`` re-renders it. The report opens with its key
+findings (``key_findings``): the tuned − start paired win-rate difference and the tuned seat's
+win rate against a fair seat's, ranked and Holm-corrected by ``findings``.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
-from analyzer.report import charts
+from analyzer.report import charts, findings
 from analyzer.report.document import Doc, pct
+from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
 ARMS = ("start", "tuned")
@@ -37,24 +40,39 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``games`` (per arm), ``tables``, ``start`` and ``tuned`` (``rate, lo, hi``: a 95%
-        Wilson interval with one table, else a t interval over seeds of the per-seed mean),
+        ``games`` (per arm), ``tables``, ``players``, ``start`` and ``tuned`` (``rate, lo,
+        hi``: a 95% Wilson interval with one table, else a t interval over seeds of the
+        per-seed mean; ``fair``: a fair seat's share ``(1 − q)/n``, ``q`` the share of the
+        arm's games nobody won; ``above_fair``: ``diff, lo, hi, p_value, significant, n`` of
+        the seat's win share minus its game's fair share, a t interval over seeds),
         ``difference`` (``diff, lo, hi, p_value, significant, n``: tuned − start, the per-seed
         differences' t interval).
     """
+    seats = seats.assign(variant=seats["variant"].astype(str))
+    game = seats.groupby(["variant", "game_id"])["won"]
+    # a fair seat of each game wins (1 − q)/n: the game's win shares sum to 1, or 0 if nobody won
+    seats = seats.assign(fair=game.transform("sum") / game.transform("size"))
     mine = seats[seats["policy"].astype(str) == label]
-    arm = mine["variant"].astype(str).str.split(":").str[0].to_numpy()
-    per_seed = mine.groupby([arm, "game_id"])["won"].mean().unstack(0)
+    arm = mine["variant"].str.split(":").str[0].to_numpy()
+    per_seed = mine.groupby([arm, "game_id"])[["won", "fair"]].mean().unstack(0)
+    won, fair = per_seed["won"], per_seed["fair"]
     tables = int(mine["variant"].nunique() // 2)
-    out: dict[str, Any] = {"games": int((arm == "tuned").sum()), "tables": tables}
+    out: dict[str, Any] = {"games": int((arm == "tuned").sum()), "tables": tables,
+                           "players": int(game.size().max()) if len(seats) else 0}
     for name in ARMS:
-        col = per_seed[name].dropna()
+        col = won[name].dropna()
         if tables == 1:
             iv = stats.wilson(float(col.sum()), len(col))
         else:
             iv = stats.mean_interval(col.to_numpy())
-        out[name] = {"rate": iv.estimate, "lo": iv.lo, "hi": iv.hi}
-    both = per_seed.dropna()
+        ok = won[name].notna()
+        above = stats.paired_difference(fair[name][ok].to_numpy(), col.to_numpy())
+        out[name] = {"rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
+                     "fair": float(fair[name][ok].mean()),
+                     "above_fair": {"diff": above.mean, "lo": above.lo, "hi": above.hi,
+                                    "p_value": above.p_value, "significant": above.significant,
+                                    "n": above.n}}
+    both = won.dropna()
     d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy())
     out["difference"] = {"diff": d.mean, "lo": d.lo, "hi": d.hi, "p_value": d.p_value,
                          "significant": d.significant, "n": d.n}
@@ -71,6 +89,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                              study["label"])
     if run.get("description"):
         doc.p(run["description"])
+    top = len(doc.blocks)  # the key findings go here once the numbers are in
     exp = ", ".join(run.get("expansions", [])) or "none"
     opponents = (f"every table of {players - 1} entrants of the pool `{study['opponents']}` "
                  f"({len(study['tables'])} tables, the games split between them)"
@@ -100,13 +119,15 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
             else "t intervals over seeds of the mean over the tables")
     doc.p(f"{check['games']:,} games per arm on seeds no candidate was tuned on (root seed "
           f"{study['validation_seed']}), the start and the tuned parameters on the same seeds. "
-          f"Win rate of the tuned seat (a k-way tie for first counts 1/k; fair share "
-          f"1/{players}) with 95% {unit}; the difference is tuned − start, paired seed by seed "
-          f"(t interval of the {d['n']} per-seed differences).")
+          f"Win rate of the tuned seat (a k-way tie for first counts 1/k) with 95% {unit}; "
+          f"{_fair_sentence(check, players)}; `above fair` is the seat's win share minus its "
+          f"game's fair share, a t interval over seeds. The difference is tuned − start, "
+          f"paired seed by seed (t interval of the {d['n']} per-seed differences).")
     doc.table(pd.DataFrame([
-        {"parameters": "start", "win rate": pct(**_iv(check["start"])), "games": check["games"]},
-        {"parameters": "tuned", "win rate": pct(**_iv(check["tuned"])), "games": check["games"]},
-    ]))
+        {"parameters": name, "win rate": pct(**_iv(check[name])),
+         "fair share": f"{100 * check[name]['fair']:.1f} %",
+         "above fair": _signed(check[name]["above_fair"]), "games": check["games"]}
+        for name in ARMS]))
     verdict = ("better" if d["significant"] and d["diff"] > 0 else
                "worse" if d["significant"] else "not distinguishable from the start")
     doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points [{100 * d['lo']:+.1f}, "
@@ -127,7 +148,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "the fresh-seed check above is not. The dotted line is the start's rate on the "
           "fresh seeds.")
     doc.chart("convergence.png", "Best and mean win rate per generation.",
-              lambda ax: plot_convergence(ax, history, check["start"]["rate"], players))
+              lambda ax: plot_convergence(ax, history, check["start"]["rate"], players,
+                                          check["start"]["fair"]))
     dims = study["dimensions"]
     doc.chart("trajectories.png", "Mean of the search distribution per generation, each "
                                   "parameter as a position in its declared bounds.",
@@ -138,7 +160,49 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         "mean": [f"{100 * x:.1f} %" for x in history["mean"]],
         "step (sigma)": [f"{x:.3f}" for x in history["sigma"]],
     }))
-    return {**check, "params": {p["name"]: p["tuned"] for p in dims}}
+    key = findings.key_findings(
+        doc, key_findings(check, study["label"]), run_dir, at=top,
+        note="Here the unit is the **game seed** of the fresh-seed check (with several "
+             "opponents' tables, the mean over its tables).")
+    return {**check, "params": {p["name"]: p["tuned"] for p in dims}, "findings": key}
+
+
+def key_findings(check: dict[str, Any], label: str) -> list[Finding]:
+    """The tune run's findings (``fresh_seed_check``'s numbers): the tuned − start paired
+    win-rate difference and the tuned seat's win rate against a fair seat's, on fresh seeds."""
+    d, tuned = check["difference"], check["tuned"]
+    above = tuned["above_fair"]
+    return [
+        Finding(f"The tuned parameters change the win rate of the tuned seat (`{label}`) by "
+                f"{{value}} against the start parameters, on fresh seeds (paired seed by seed "
+                f"over {d['n']} seeds)", d["diff"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0,
+                p_value=d["p_value"], games=int(d["n"]), key="tuned_minus_start"),
+        Finding(f"With the tuned parameters the seat (`{label}`) wins "
+                f"{pct(**_iv(tuned))} of its games against a fair seat's "
+                f"{100 * tuned['fair']:.1f} %, on fresh seeds: {{value}} (t interval over "
+                f"{above['n']} seeds)", above["diff"], above["lo"], above["hi"], "pp", 100, 1,
+                True, 0.0, p_value=above["p_value"], games=int(above["n"]),
+                key="tuned_above_fair"),
+    ]
+
+
+def _fair_sentence(check: dict[str, Any], players: int) -> str:
+    """What a fair seat wins on the fresh seeds: ``1/n`` when every game has a winner, else
+    ``(1 − q)/n`` with the arms' shares."""
+    n = check.get("players") or players
+    fair = {name: check[name]["fair"] for name in ARMS}
+    if all(abs(f * n - 1) < 1e-9 for f in fair.values()):
+        return f"a fair seat wins 1/{n} = {100 / n:.1f} % (every game has a winner)"
+    return (f"a fair seat wins (1 − q)/{n}, q the share of games nobody won (a loss for every "
+            "seat): " + ", ".join(f"{100 * f:.1f} % with the {name} parameters"
+                                  for name, f in fair.items()))
+
+
+def _signed(d: dict[str, Any]) -> str:
+    """A difference with its interval in pp, ``"+12.3 pp [+8.0, +16.6]"``."""
+    if np.isnan(d["lo"]) or np.isnan(d["hi"]):
+        return f"{100 * d['diff']:+.1f} pp"
+    return f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
 
 
 def _iv(x: dict) -> dict:
@@ -153,13 +217,19 @@ def _p(p: float) -> str:
     return "–" if p is None or np.isnan(p) else (f"= {p:.3f}" if p >= 0.001 else "< 0.001")
 
 
-def plot_convergence(ax, history: pd.DataFrame, start: float, players: int) -> None:
-    """Best and mean win rate per generation (``history``: ``generation, best, mean``)."""
+def plot_convergence(ax, history: pd.DataFrame, start: float, players: int,
+                     fair: float | None = None) -> None:
+    """Best and mean win rate per generation (``history``: ``generation, best, mean``); a
+    dashed line at a fair seat's share (``fair``, ``(1 − q)/n`` on the fresh seeds; else
+    ``1/players``)."""
     g = history["generation"].to_numpy() + 1
     ax.plot(g, history["best"], marker="o", label="best candidate")
     ax.plot(g, history["mean"], marker="s", label="mean of candidates")
     ax.axhline(start, color="black", linestyle=":", linewidth=1, label="start, fresh seeds")
-    if players:
+    if fair is not None and not np.isnan(fair):
+        ax.axhline(fair, color="grey", linestyle="--", linewidth=1,
+                   label="fair seat, fresh seeds")
+    elif players:
         ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label="1 / players")
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate [share of games]")

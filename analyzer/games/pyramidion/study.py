@@ -38,6 +38,8 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
+from analyzer.report.players import counts as arm_player_counts
+from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table
 
 # goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5, 7 and 8, §10.2)
@@ -386,6 +388,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     h2h = stats.correct(h2h, method, "policy") if len(h2h) else h2h.assign(
         p_adjusted=pd.Series(dtype=float), significant_adjusted=pd.Series(dtype=bool))
     fair_share = _fair_shares(seats, names)
+    n, n_note = fair_share_n(arm_player_counts(games))  # "n" and a note when counts differ
     found = design.designs(seats, run)
     # (variant, policy) groups in order of first appearance in the records
     pairs = seats.read(("variant", "policy")).drop_duplicates().astype(str)
@@ -398,8 +401,9 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "the Turn order table above, seats are grouped by **start position** (0 = first in "
           "round 1's player order), here with mean VP as well. Later "
           "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
-          f"intervals over games (a fair position wins (1 − q)/{players} = "
-          f"{_fair_text(fair_share)} of games, q = the share of games nobody won), mean VP with "
+          f"intervals over games (a fair position wins (1 − q)/{n} = "
+          f"{_fair_text(fair_share)} of games, q = the share of games nobody won"
+          + (f"; {n_note}" if n_note else "") + "), mean VP with "
           "t intervals, and the chi-square p-value of the hypothesis that every start position "
           f"wins equally often, after {mname} correction over the {len(p_var)} variant"
           f"{'s' if len(p_var) != 1 else ''} (`*` = significant after correction).")
@@ -438,7 +442,8 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
               "in the same game; the difference (pp) has a 95% t interval over games, `*` = "
               f"significant after {mname} correction over the {n_tests} distinct comparisons (with "
               "two policies, one's lead is the other's lag: one test). Equal players would each "
-              f"win (1 − q)/{players} = {_fair_text(fair_share)} per seat.")
+              f"win (1 − q)/{n} = {_fair_text(fair_share)} per seat"
+              + (f" ({n_note})" if n_note else "") + ".")
         doc.table(pd.DataFrame({
             "variant": h2h["variant"], "policy": h2h["policy"], "games": h2h["games"],
             "win rate per seat": [f"{100 * r:.1f} %" for r in h2h["rate"]],
