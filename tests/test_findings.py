@@ -283,3 +283,40 @@ def test_size_is_cohens_d_for_a_paired_difference():
     half = sps.t.ppf(0.975, 399) * s / 20
     (a,) = findings.assess([_diff(m, m - half, m + half, games=400)])
     assert a.size == pytest.approx(m / s, rel=0.01)  # normal vs t quantile: within 1 %
+
+
+def test_a_two_policy_table_reports_the_policy_with_fewest_seats(tmp_path):
+    """In a two-policy table every game has a winner, so one policy's win-rate change is
+    the other's loss: the same test. The key finding names the policy with the fewest seats
+    (the one the study is about), not whichever comes first."""
+    path = tmp_path / "two.toml"
+    path.write_text("""\
+name = "two-policies"
+game = "toy"
+players = 3
+games = 200
+seed = 5
+
+[[seats]]
+policy = "random"
+name = "alpha"
+
+[[seats]]
+policy = "random"
+name = "alpha"
+
+[[seats]]
+policy = "biased"
+name = "zed"
+params = { boost = 1.0, chance = 0.8 }
+
+[[variants]]
+name = "more-sides"
+rules = { sides = 12 }
+""")
+    res = api.simulate(path, out=tmp_path / "run", jobs=1)
+    rows = res.summary["results"]["variants"]["won_by_policy"]
+    kept = [r["policy"] for r in rows if r["mirror_of"] is None]
+    assert kept == ["zed"]
+    keys = [f["key"] for f in res.summary["results"]["findings"]["findings"]]
+    assert "policy:more-sides:zed" in keys and "policy:more-sides:alpha" not in keys

@@ -226,7 +226,12 @@ def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             parts["won"].append(stats.pair_differences(base, v, var, "won", ("seat",)))
             parts["score_seat"].append(stats.pair_differences(base, v, var, "score", ("seat",)))
             parts["score_all"].append(stats.pair_differences(base, v, var, "score", ()))
-            parts["policy"].append(stats.pair_differences(base, v, var, "won", ("policy",)))
+            # one policy's gain mirrors the other's loss in a two-policy table: report the
+            # policy with the fewest seats (the player the study is about)
+            fewest = base["policy"].value_counts(sort=False)
+            prefer = [(p,) for p in fewest.index[fewest == fewest.min()]]
+            parts["policy"].append(stats.pair_differences(base, v, var, "won", ("policy",),
+                                                          prefer=prefer))
         del v
     won, score_seat, score_all, pol = (
         stats.correct(concat(parts[k], ["variant", *by, *stats.DIFFERENCE_COLUMNS]), correction,
