@@ -30,7 +30,7 @@ import pandas as pd
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import citations, findings, records, robustness
+from analyzer.report import citations, findings, guesses, records, robustness
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc
 from analyzer.report.files import atomic_write
@@ -61,7 +61,8 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None = None) -> None:
+def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None = None,
+            acted: dict | None = None) -> None:
     doc.h("This run")
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
@@ -77,7 +78,7 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None =
           f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
           f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
           f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
-    doc.p(defaults_line(run.get("defaults", {}), options))
+    doc.p(defaults_line(run.get("defaults", {}), options, acted))
     if run.get("games_per_second"):
         k = len(variants)
         total = int(run.get("games_played", 0) or n * k)
@@ -95,12 +96,15 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None =
 APPENDIX = "Appendix: labelled defaults in use"
 
 
-def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = None) -> str:
+def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = None,
+                  acted: dict | None = None) -> str:
     """One line for the report's top: how many rule values of the run are labelled defaults —
     rule options and guessed content (a value whose name is not a rule option of the game:
     a data-table entry, grouped by the table its name starts with, ``site.X`` -> ``site``) —
     with a link to the appendix that lists them. ``options``: the game's rule option names
-    (``None``: the game is unknown here, no split)."""
+    (``None``: the game is unknown here, no split). ``acted``: how often the game's counted
+    labelled defaults acted (``guesses.measure``); when given, the line ends with the share of
+    the first arm's games where one did."""
     link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
     if "base" not in defaults:
         return f"Labelled defaults: not recorded for this run (see the {link})."
@@ -120,11 +124,13 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
                  f"entr{'ies' if len(content) != 1 else 'y'}"
                  + (f" from {len(tables)} guessed content table{'s' if len(tables) != 1 else ''} "
                     f"({', '.join(f'`{t}`' for t in tables)})" if tables else ""))
-    return head + f"; listed in the {link}. Results rest on them."
+    return (head + f"; listed in the {link}. Results rest on them."
+            + guesses.header_sentence(acted, link))
 
 
-def _appendix(doc: Doc, run: dict, run_dir: Path | None) -> None:
-    """The labelled defaults of the run, last in the report (``defaults_line`` links here)."""
+def _appendix(doc: Doc, run: dict, run_dir: Path | None, acted: dict | None = None) -> None:
+    """The labelled defaults of the run, last in the report (``defaults_line`` links here),
+    and how often each counted one acted (``guesses.section``)."""
     defaults = run.get("defaults", {})
     base_defaults = defaults.get("base", [])
     doc.h(APPENDIX)
@@ -142,6 +148,7 @@ def _appendix(doc: Doc, run: dict, run_dir: Path | None) -> None:
         if name != "base" and extra:
             doc.p(f"Variant `{name}` also uses: " + "; ".join(
                 f"{d['name']} = {_short(d['value'])}" for d in extra) + ".")
+    guesses.section(doc, acted, lambda text: citations.linked(text, run_dir))
 
 
 def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
@@ -239,20 +246,23 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         doc.p(run["description"])
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
     spec = _known_game(run)
-    _header(doc, run, head, set(spec.options.names()) if spec is not None else None)
+    acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
+    _header(doc, run, head, set(spec.options.names()) if spec is not None else None, acted)
     del head
     spec = _game(doc, run)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
     results["studies"] = study_sections(doc, run, games, seats, players, item_kind)
+    if acted is not None:
+        results["guesses"] = acted
     robust = robustness.load(run_dir, run)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top, robust=robust)
     if robust is not None:
         numbers = {k: i for i, k in enumerate(results["findings"]["shown"], 1)}
         results["robustness"] = robustness.section(doc, robust, numbers)
-    _appendix(doc, run, run_dir)
+    _appendix(doc, run, run_dir, acted)
     return results
 
 

@@ -23,7 +23,10 @@ Figures
     measured figure: listed after the tested findings, in the order the sections give them.
 
 Each finding about particular games names up to three example game ids and the ``analyzer
-replay`` command that shows one (``replay_command``).
+replay`` command that shows one (``replay_command``). Where the game counts its labelled defaults
+(``GameSpec.guesses``, ``results["guesses"]``), each finding also says whether its games lean on
+them: the share of its arm's games (``example_variant``) in which any counted default acted, and
+the counter that acted in the most (``guesses.lean``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.games.base import StudySection
+from analyzer.report import guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import verdict_text
@@ -268,7 +272,8 @@ def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
             out.append(Finding(
                 f"`{var}` changes the mean final score by {{value}} per seat-game against "
                 f"`{BASE}` (paired on {n} games)", r["diff"], r["lo"], r["hi"], "points", 1, 2,
-                True, 0.0, p_value=r["p_value"], games=n, key=f"score:{var}"))
+                True, 0.0, p_value=r["p_value"], games=n, example_variant=var,
+                key=f"score:{var}"))
         elif r["metric"] == "start_adv":
             ids = _moved_games(seats, var, r["diff"])
             out.append(Finding(
@@ -300,7 +305,7 @@ def _player_counts(results: Mapping[str, Any]) -> list[Finding]:
             f"`{var}` ({r['players']} players) changes {label} by {{value}} against `{ref}` "
             f"({base_n} players; unpaired — other games — Welch interval)", r["diff"], r["lo"],
             r["hi"], unit, scale, digits, True, 0.0, p_value=r["p_value"], games=n,
-            key=f"players:{r['metric']}:{var}"))
+            example_variant=var, key=f"players:{r['metric']}:{var}"))
     return out
 
 
@@ -442,18 +447,21 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
     """
     return key_findings(doc, collect(results, run, seats, game_sections, item_kind), run_dir,
                         at, "No finding to report: this run has no start-player, variant or "
-                        "study number with an interval.", robust=robust)
+                        "study number with an interval.", robust=robust,
+                        acted=results.get("guesses"))
 
 
 def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None, at: int = 0,
                  none_text: str = "No finding to report.", note: str = "",
-                 robust: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 robust: Mapping[str, Any] | None = None,
+                 acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Put a "Key findings" section of ``found`` into ``doc`` at block ``at``: ranked and
     Holm-corrected (``assess``), each a sentence with its interval and verdict, example games
     with their replay command. ``none_text``: the paragraph when there is no finding; ``note``:
     a sentence added to the explanation (e.g. what the unit is when it is not the game);
-    ``robust``: as for ``section``. Used by ``section`` and by the reports of their own
-    (``tournament``, ``tune``).
+    ``robust``: as for ``section``; ``acted``: how often the labelled defaults acted
+    (``guesses.measure``), each finding then says whether its arm's games lean on them. Used
+    by ``section`` and by the reports of their own (``tournament``, ``tune``).
 
     Returns
     -------
@@ -496,27 +504,36 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
             verdict = ("**Holds after Holm**" if a.holds else "Not significant after Holm")
             verdict += (f" ({_p(a.p_value)}; Holm-adjusted {_p(a.p_holm)}; size "
                         f"{a.size:.2f}).")
-        part.p(f"{i}. {f.sentence()}. {verdict}{checked(f)}{_examples(f, run_dir)}")
+        part.p(f"{i}. {f.sentence()}. {verdict}{checked(f)}{_lean(f, acted)}"
+               f"{_examples(f, run_dir)}")
     if figures:
         part.p("Measured figures (no no-effect value to test them against):")
         for f in (a.finding for a in figures):
-            part.p(f"- {f.sentence()}.{checked(f)}{_examples(f, run_dir)}")
+            part.p(f"- {f.sentence()}.{checked(f)}{_lean(f, acted)}{_examples(f, run_dir)}")
     doc.blocks[at:at] = part.blocks
     return {"correction": "holm", "tested": len(tested),
             "shown": [a.finding.key for a in shown],
-            "findings": [_record(a) for a in ranked]}
+            "findings": [_record(a, acted) for a in ranked]}
 
 
-def _record(a: Assessed) -> dict[str, Any]:
+def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
+    clause = guesses.lean_clause(acted, f.example_variant)
+    return f" {clause}" if clause else ""
+
+
+def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A finding for ``summary.json`` (the replay command is the report's: it depends on where
-    the run directory is; ``examples`` and ``example_variant`` make it)."""
+    the run directory is; ``examples`` and ``example_variant`` make it). ``defaults_acted``:
+    whether its arm's games lean on labelled defaults (``guesses.lean``; ``None`` when the run
+    counts none)."""
     f = a.finding
     return {"key": f.key, "sentence": f.sentence(), "estimate": f.estimate, "lo": f.lo,
             "hi": f.hi, "unit": f.unit, "scale": f.scale, "digits": f.digits,
             "signed": f.signed, "null": f.null, "games": f.games,
             "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
             "exact": a.exact, "figure": not (a.tested or a.exact),
-            "examples": list(f.examples), "example_variant": f.example_variant}
+            "examples": list(f.examples), "example_variant": f.example_variant,
+            "defaults_acted": guesses.lean(acted, f.example_variant)}
 
 
 __all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "replay_command",

@@ -32,7 +32,7 @@ from analyzer.games.rattus.config import (
     make_config,
 )
 from analyzer.games.rattus.engine import Game, new_game, play_out
-from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS
+from analyzer.games.rattus.metrics import GAME_COLUMNS, GUESSES, SEAT_COLUMNS
 from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
 from analyzer.games.rattus.search import RattusIsmcts
 
@@ -140,4 +140,5 @@ SPEC = GameSpec(
     benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 300.0}, search_target=1500.0),
     tables=TABLES,
     new_state=new_state,
+    guesses=GUESSES,
 )

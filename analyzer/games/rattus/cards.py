@@ -229,6 +229,8 @@ def trader_chosen(game: GameCore, p: int, choice: Any) -> None:
     start = st.caravan
     st.caravan = end
     st.caravan_moves[p] += 1
+    guessed = game.cfg.guessed_regions  # stand-in regions entered (§4.3)
+    st.acted_africa += ((guessed >> mid) & 1) + ((guessed >> end) & 1)
     if game.log is not None:
         names = game.cfg.region_names
         game.log(f"  seat {p} trader: caravan {names[start]} -> {names[mid]} -> {names[end]}")
@@ -290,6 +292,8 @@ def astronomer_chosen(game: GameCore, p: int, keep: Any) -> None:
     drawn, st.drawn = st.drawn, []
     st.hands[p].append(keep)
     rest = [c for c in drawn if c != keep]
+    if rest:  # what happens to them is a labelled default (§8.2)
+        st.acted_astronomer += 1
     if game.cfg.astronomer_leftovers == "discard":
         game.discard_region_cards(rest, 1 << p)
     else:
@@ -312,6 +316,8 @@ def explorer_chosen(game: GameCore, p: int, cid: Any) -> None:
     drawn, st.drawn = st.drawn, []
     r = game.cfg.rcard_region[cid]
     k = game.place_cubes(p, r, game.cfg.explorer_cubes)
+    if k:  # how many is a labelled default (§8.2)
+        st.acted_explorer += 1
     game.discard_region_cards(drawn, 1 << p)
     if game.log is not None:
         game.log(f"  seat {p} explorer: {k} cube(s) in {game.cfg.region_names[r]}")
@@ -358,6 +364,8 @@ def knight_final_chosen(game: GameCore, p: int, r: Any) -> None:
     st = game.state
     src = st.plague
     st.plague = r
+    if (game.cfg.guessed_regions >> r) & 1:  # a stand-in region (§4.3)
+        st.acted_africa += 1
     if game.log is not None:
         names = game.cfg.region_names
         game.log(f"  seat {p} knight: plague piece {names[src]} -> {names[r]} (no new rats, no plague)")

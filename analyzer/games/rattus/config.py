@@ -171,6 +171,11 @@ class RattusConfig:
     max_rounds: int
     max_turns: int
     rule_values: tuple[RuleValue, ...]
+    # labelled defaults, for the acted_* counters (metrics.GUESSES): bit r set when region r in
+    # use is a stand-in of the built-in map (AF1-AF5, §4.3), and the names of the rule values
+    # whose provenance is "default"
+    guessed_regions: int = 0
+    labelled_defaults: frozenset[str] = frozenset()
     rules_version: str = RULES_VERSION
 
     @property
@@ -185,14 +190,16 @@ _REGION_KEYS = ("name", "board", "players", "neighbours", "provenance")
 
 
 def _parse_map(table: dict, option: str, players: int, source: str
-               ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], frozenset[str]]:
-    """Regions in use at ``players``, their adjacency (§3.3, §4) and every region name of the
-    map; checks names, player counts, symmetry and neighbours."""
+               ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], frozenset[str], int]:
+    """Regions in use at ``players``, their adjacency (§3.3, §4), every region name of the
+    map, and a bit mask of the regions in use whose own ``provenance`` is ``"default"`` (the
+    stand-in regions AF1-AF5 of §4.3); checks names, player counts, symmetry and neighbours."""
     check_keys(option, source, "", table, ("provenance", "section", "regions"))
     regions = rows(option, source, table, "regions", _REGION_KEYS)
     names: list[str] = []
     nbrs: dict[str, list[str]] = {}
     used: list[str] = []
+    guessed = 0
     for i, reg in enumerate(regions):
         where = f"{source}: [[regions]] {i + 1}"
         name = reg.get("name")
@@ -211,6 +218,8 @@ def _parse_map(table: dict, option: str, players: int, source: str
         names.append(name)
         nbrs[name] = nb
         if players in pl:
+            if reg.get("provenance") == "default":
+                guessed |= 1 << len(used)
             used.append(name)
     for name, nb in nbrs.items():
         for other in nb:
@@ -231,7 +240,7 @@ def _parse_map(table: dict, option: str, players: int, source: str
         if not row:
             raise RuleError(option, f"{source}: region {name!r} has no neighbour in use at {players} players")
         adj.append(row)
-    return tuple(used), tuple(adj), frozenset(names)
+    return tuple(used), tuple(adj), frozenset(names), guessed
 
 
 def _parse_symbols(option: str, where: str, symbols: Any) -> tuple[int, int, tuple[int, ...]]:
@@ -411,7 +420,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     values: list[RuleValue] = []
 
     map_table, map_source, map_user = load_table("map_file", opts["map_file"], _PACKAGE, "map.toml")
-    region_names, adj, all_region_names = _parse_map(map_table, "map_file", players, map_source)
+    region_names, adj, all_region_names, guessed_regions = _parse_map(map_table, "map_file", players,
+                                                                       map_source)
     map_prov = _BUILTIN_PROVENANCE["map.toml"] if not map_user else "user"
     values.append(RuleValue("map", {n: tuple(region_names[j] for j in adj[i]) for i, n in enumerate(region_names)},
                             map_prov, f"{OPTIONS.rules_file} §4.2, §4.3"))
@@ -484,6 +494,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
     exp_a, exp_m, exp_c = _expectations(tokens)
     idle = _idle(players, africanus, token_set, class_cards)
     skip = idle | {"class_cards", "map_file", "tokens_file", "region_cards_file"}  # listed as tables above
+    rule_values = tuple(opts.rule_values(skip) + values)
     return RattusConfig(
         n_players=players, expansions=exps, africanus=africanus, region_names=region_names, adj=adj,
         knight_reach=_reach(adj, steps), caravan_paths=_caravan_paths(adj), token_set=token_set,
@@ -496,7 +507,8 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
                          opts["diplomat_tie_first_pool"], opts["diplomat_tie_second_pool"],
                          opts["diplomat_2p_tie_points"]),
         caravan_start=region_option("caravan_start"), plague_start=region_option("plague_start"),
-        rule_values=tuple(opts.rule_values(skip) + values),
+        rule_values=rule_values, guessed_regions=0 if map_user else guessed_regions,
+        labelled_defaults=frozenset(v.name for v in rule_values if v.provenance == "default"),
         **opts.same_named(RattusConfig, but=("class_cards", "caravan_start", "plague_start")),
     )
 

@@ -327,6 +327,8 @@ class Game(GameCore):
     def _step_chosen(self, p: int, step: str) -> None:
         st = self.state
         if step == "plague":
+            if not st.placed and self._can_place(p):  # placing is optional (§7 B default)
+                st.acted_no_placing += 1
             self.plague_phase(p)
         elif step == "take":
             st.taken = True
@@ -370,6 +372,8 @@ class Game(GameCore):
         st, cfg = self.state, self.cfg
         src = st.plague
         st.plague = d
+        if (cfg.guessed_regions >> d) & 1:  # a stand-in region (§4.3)
+            st.acted_africa += 1
         rats = len(st.tokens[d])
         if self.log is not None:
             self.log(f"  seat {p} moves the plague {cfg.region_names[src]} -> {cfg.region_names[d]} "

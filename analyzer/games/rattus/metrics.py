@@ -4,10 +4,45 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, rank_and_won
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter, rank_and_won
 from analyzer.games.rattus.config import CARD_NAMES
-from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
+from analyzer.games.rattus.scoring import (
+    diplomat_points,
+    region_card_majorities,
+    region_card_points,
+    tiebreak_keys,
+)
 from analyzer.games.rattus.state import NOT_IN_PLAY, State
+
+_RULES = "docs/rules/rattus.md"
+# The labelled defaults counted where they act (GameSpec.guesses): each a game record column
+# holding how many times it decided something in that game, 0 where the value is not a labelled
+# default of the game's config (a user table or option, or idle in this setting).
+GUESSES: tuple[GuessCounter, ...] = (
+    GuessCounter("acted_token_face", "tokens", "a guessed rat-token face was revealed (every "
+                 "reveal of the built-in token list)", f"{_RULES} §5.2"),
+    GuessCounter("acted_africa_region", "map", "the plague piece or the caravan entered a "
+                 "stand-in Africa region (AF1–AF5)", f"{_RULES} §4.3"),
+    GuessCounter("acted_no_placing", "placement_mandatory", "a player moved the plague piece "
+                 "without placing cubes though he could (placing is optional)", f"{_RULES} §7 B"),
+    GuessCounter("acted_class_stack", "same_class_cards_stack", "a holder of two cards of one "
+                 "class lost another number of cubes than with one cube per symbol",
+                 f"{_RULES} §5.1"),
+    GuessCounter("acted_region_card_elsewhere", "region_card_must_match_plague_region",
+                 "a region card naming another region protected in the plague region",
+                 f"{_RULES} §9"),
+    GuessCounter("acted_region_card_point", "region_card_points", "a region card in hand "
+                 "scored at the end", f"{_RULES} §9"),
+    GuessCounter("acted_region_card_tie", "region_card_majority_ties_count", "a region card's "
+                 "holder tied for most cubes in its region at the end (the tie counts as the "
+                 "majority)", f"{_RULES} §9"),
+    GuessCounter("acted_diplomat_2p_tie", "diplomat_2p_tie_points", "the two players tied for "
+                 "most diplomats (3 points each)", f"{_RULES} §2.3"),
+    GuessCounter("acted_astronomer_leftovers", "astronomer_leftovers", "the Astronomer left "
+                 "cards it did not keep (discarded)", f"{_RULES} §8.2"),
+    GuessCounter("acted_explorer_cubes", "explorer_cubes", "the Explorer placed cubes (1)",
+                 f"{_RULES} §8.2"),
+)
 
 GAME_COLUMNS: dict[str, str] = {
     **COMMON_GAME_COLUMNS,
@@ -16,6 +51,7 @@ GAME_COLUMNS: dict[str, str] = {
     "class_cards": "string",  # comma-separated card names in play
     "trigger_seat": "int64",  # seat whose turn triggered the end, -1 at the round cap
     "final_round_turns": "int64",  # turns in the final round (n_players - 1)
+    **{g.column: "int64" for g in GUESSES},
 }
 
 SEAT_COLUMNS: dict[str, str] = {
@@ -80,6 +116,7 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
         "class_cards": ",".join(in_play),
         "trigger_seat": state.trigger_seat,
         "final_round_turns": state.final_round_turns,
+        **guess_counts(state),
     }
     seats = []
     for p in range(n):
@@ -113,6 +150,31 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
             **{f"took_{c}": state.took[p][k] for k, c in enumerate(CARD_NAMES)},
         })
     return game, seats
+
+
+def guess_counts(state: State) -> dict[str, int]:
+    """The ``acted_*`` columns of a finished game (``GUESSES``): how many times each labelled
+    default decided something; 0 for a rule value that is not a labelled default here."""
+    cfg = state.cfg
+    n = cfg.n_players
+    alone, tied = (region_card_majorities(state.hands, state.cubes, cfg.rcard_region)
+                   if cfg.africanus else (0, 0))
+    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    counts = {
+        "acted_token_face": state.discarded_tokens,
+        "acted_africa_region": state.acted_africa,
+        "acted_no_placing": state.acted_no_placing,
+        "acted_class_stack": state.acted_stack,
+        "acted_region_card_elsewhere": state.acted_card_elsewhere,
+        "acted_region_card_point": (alone + (tied if cfg.region_card_majority_ties_count else 0)
+                                    if cfg.region_card_points > 0 else 0),
+        "acted_region_card_tie": tied,
+        "acted_diplomat_2p_tie": int(n == 2 and discs[0] == discs[1] > 0),
+        "acted_astronomer_leftovers": state.acted_astronomer,
+        "acted_explorer_cubes": state.acted_explorer,
+    }
+    guessed = cfg.labelled_defaults
+    return {g.column: counts[g.column] if g.default in guessed else 0 for g in GUESSES}
 
 
 def log_final_scores(state: State, log: Callable[[str], None]) -> None:

@@ -99,6 +99,17 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
     return out
 
 
+def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Sequence[int],
+            protected: Sequence[int]) -> bool:
+    """Whether a seat with cubes in the region holds two or more cards of an unprotected class
+    printed on the token: only then does ``same_class_cards_stack`` decide a loss (§5.1)."""
+    for k in classes:
+        for p, c in enumerate(row):
+            if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
+                return True
+    return False
+
+
 def start_resolve(game: GameCore, r: int, chooser: int) -> None:
     """Resolve the plague in region ``r`` (§7.1): reveal its tokens one at a time and apply them.
 
@@ -163,7 +174,13 @@ def _apply_token(game: GameCore, tid: int) -> None:
     cfg = game.cfg
     r = st.res_region
     row = st.cubes[r]
-    lost = losses(row, st.held_class, cfg.tokens[tid], st.res_protected, cfg.same_class_cards_stack)
+    token = cfg.tokens[tid]
+    lost = losses(row, st.held_class, token, st.res_protected, cfg.same_class_cards_stack)
+    if _stacks(row, st.held_class, token[3], st.res_protected):  # §5.1: rare, two cards of a class
+        other = losses(row, st.held_class, token, st.res_protected, not cfg.same_class_cards_stack)
+        for p, k in enumerate(lost):
+            if other[p] != k:
+                st.acted_stack += 1
     for p, k in enumerate(lost):
         if k:
             game.remove_cubes(p, r, k)
@@ -218,6 +235,8 @@ def region_card_chosen(game: GameCore, q: int, choice: Any) -> None:
         st.res_offer += 1
     else:
         cid, k = choice
+        if game.cfg.rcard_region[cid] != st.res_region:  # allowed by a labelled default (§9)
+            st.acted_card_elsewhere += 1
         st.hands[q].remove(cid)
         st.res_played.append(cid)
         st.res_protected[q] |= 1 << k

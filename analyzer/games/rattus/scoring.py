@@ -90,6 +90,28 @@ def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[
     return out
 
 
+def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[int]],
+                           card_region: Sequence[int]) -> tuple[int, int]:
+    """Region cards in hand whose holder leads their region alone, and those whose holder ties
+    for most cubes there (at least 1 cube): the cards §9's labelled defaults decide.
+
+    Parameters as ``region_card_points``. Returns ``(alone, tied)``, counts of cards.
+    """
+    alone = tied = 0
+    for p, hand in enumerate(hands):
+        for cid in hand:
+            row = cubes[card_region[cid]]
+            mine = row[p]
+            if mine == 0:
+                continue
+            others = max((c for q, c in enumerate(row) if q != p), default=0)
+            if mine > others:
+                alone += 1
+            elif mine == others:
+                tied += 1
+    return alone, tied
+
+
 def tiebreak_keys(n_players: int, last_seat: int) -> list[float]:
     """Tie-break key per seat, higher wins (§10.5): the player who would play next wins ties.
 

@@ -124,6 +124,14 @@ class State:
     palace_tag_own: list[float] = field(default_factory=list)
     palace_tag_recv: list[float] = field(default_factory=list)
     took: list[list[int]] = field(default_factory=list)  # [seat][card]: times taken (§7 A)
+    # labelled defaults that acted (game record columns acted_*, metrics.GUESSES); the reveals
+    # of guessed token faces are ``discarded_tokens``, the scoring ones are read at the end
+    acted_africa: int = 0  # the plague piece or the caravan entered a stand-in region (§4.3)
+    acted_stack: int = 0  # a seat's loss to a token differed with one cube per symbol (§5.1)
+    acted_astronomer: int = 0  # an Astronomer use left cards it did not keep (§8.2)
+    acted_explorer: int = 0  # an Explorer use placed cubes (§8.2)
+    acted_card_elsewhere: int = 0  # a region card naming another region protected (§9)
+    acted_no_placing: int = 0  # a turn went to phase C without placing though it could (§7 B)
     # program counter (see the class docstring)
     kind: str = ""
     seat: int = -1
@@ -185,7 +193,10 @@ class State:
             caravan_given=self.caravan_given[:], caravan_received=self.caravan_received[:],
             tag_own=[r[:] for r in self.tag_own], tag_recv=[r[:] for r in self.tag_recv],
             palace_tag_own=self.palace_tag_own[:], palace_tag_recv=self.palace_tag_recv[:],
-            took=[r[:] for r in self.took], kind=self.kind, seat=self.seat, options=self.options,
+            took=[r[:] for r in self.took], acted_africa=self.acted_africa, acted_stack=self.acted_stack,
+            acted_astronomer=self.acted_astronomer, acted_explorer=self.acted_explorer,
+            acted_card_elsewhere=self.acted_card_elsewhere, acted_no_placing=self.acted_no_placing,
+            kind=self.kind, seat=self.seat, options=self.options,
             ctx=self.ctx, serial=self.serial, opening_i=self.opening_i, opening_first=self.opening_first[:],
             taken=self.taken, placed=self.placed, used=self.used, witch_first=self.witch_first,
             witch_second=self.witch_second, bonus=self.bonus[:], bonus_i=self.bonus_i,

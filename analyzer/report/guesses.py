@@ -1,0 +1,205 @@
+"""How often the labelled defaults acted: per counter and arm, the share of games where it did.
+
+A game declares counters (``GameSpec.guesses``): each a game-record column ``acted_<name>``
+holding how many times, in that game, a ``[GAP → DEFAULT]`` rule path decided something or
+guessed content was used. This module reads those columns, arm by arm, and gives per counter
+the share of games where it acted (count > 0) with a Wilson 95 % interval — the game is the
+unit, every game being one trial — and the mean count per game with a Student-t interval; and
+per arm the share of games where any counter acted. It names no game: the counters' labels come
+from the spec, their values from the records.
+
+A counter whose labelled default is not one of an arm's labelled defaults (``run["defaults"]``:
+the scenario sets that value, or the rules never consult it in that setting) is "not a default"
+in that arm and is left out of its shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import stats
+from analyzer.games.base import GuessCounter
+from analyzer.report.document import Doc, num, pct
+from analyzer.report.records import Table
+
+
+def _in_use(run: Mapping[str, Any], variant: str) -> set[str] | None:
+    """Names of the labelled defaults of ``variant`` (``None``: not recorded, all count)."""
+    defaults = run.get("defaults") or {}
+    if variant not in defaults:
+        return None
+    return {d["name"] for d in defaults[variant]}
+
+
+def measure(games: Table, counters: Sequence[GuessCounter],
+            run: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """Per arm, how often each counter acted (see the module docstring).
+
+    Parameters
+    ----------
+    games : Table
+        The game records (``variant`` and the counters' columns are read).
+    counters : sequence of GuessCounter
+        The game's counters; those whose column the records lack (an older run) are skipped.
+    run : mapping, optional
+        The run facts; ``run["defaults"]`` says which labelled defaults each arm uses.
+
+    Returns
+    -------
+    dict or None
+        ``{"counters": [{column, default, what, section}], "arms": [{variant, games, any:
+        {acted, share, lo, hi}, counters: [{column, in_use, acted, share, lo, hi, mean,
+        mean_lo, mean_hi}]}]}``; shares 0–1, ``acted`` in games; ``None`` when no counter is
+        in the records.
+    """
+    run = run or {}
+    present = [c for c in counters if c.column in games]
+    if not present:
+        return None
+    columns = [c.column for c in present]
+    arms = []
+    for variant in games.variants():
+        values = games.read(columns, [variant])
+        n = len(values)
+        use = _in_use(run, variant)
+        rows = []
+        hit = np.zeros(n, dtype=bool)
+        for c in present:
+            x = values[c.column].to_numpy(dtype=float)
+            in_use = use is None or c.default in use
+            row: dict[str, Any] = {"column": c.column, "in_use": in_use}
+            if in_use:
+                acted = x > 0
+                hit |= acted
+                share = stats.wilson(int(acted.sum()), n)
+                mean = stats.mean_interval(x)
+                row.update(acted=int(acted.sum()), share=share.estimate, lo=share.lo,
+                           hi=share.hi, mean=mean.estimate, mean_lo=max(0.0, mean.lo),
+                           mean_hi=mean.hi)  # a count is never negative
+            rows.append(row)
+        anyone = stats.wilson(int(hit.sum()), n)
+        arms.append({"variant": variant, "games": n,
+                     "any": {"acted": int(hit.sum()), "share": anyone.estimate, "lo": anyone.lo,
+                             "hi": anyone.hi},
+                     "counters": rows})
+    return {"counters": [{"column": c.column, "default": c.default, "what": c.what,
+                          "section": c.section} for c in present],
+            "arms": arms}
+
+
+def short_what(what: str) -> str:
+    """A counter's ``what`` without its closing parenthesis, for a clause."""
+    return what.split(" (", 1)[0]
+
+
+def lean(numbers: Mapping[str, Any] | None, variant: str) -> dict[str, Any] | None:
+    """Whether ``variant``'s games lean on labelled defaults: the share of its games where any
+    counter acted (with its interval) and the counter that acted in the most of them.
+
+    Returns ``{share, lo, hi, games, largest: {column, what, share} or None}``, or ``None``
+    when the numbers have no such arm.
+    """
+    if not numbers:
+        return None
+    arm = next((a for a in numbers["arms"] if a["variant"] == variant), None)
+    if arm is None or not arm["games"]:
+        return None
+    whats = {c["column"]: c["what"] for c in numbers["counters"]}
+    used = [r for r in arm["counters"] if r["in_use"]]
+    top = max(used, key=lambda r: r["share"], default=None)
+    largest = ({"column": top["column"], "what": whats[top["column"]], "share": top["share"]}
+               if top is not None and top["acted"] else None)
+    return {"share": arm["any"]["share"], "lo": arm["any"]["lo"], "hi": arm["any"]["hi"],
+            "games": arm["games"], "largest": largest}
+
+
+def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
+    """One short clause for a key finding, e.g. ``"Leans on defaults: a labelled default acted
+    in 100 % of the games of `base` (a guessed rat-token face was revealed: 100 %)."``; ``""``
+    when the run has no counters for ``variant``."""
+    lean_ = lean(numbers, variant)
+    if lean_ is None:
+        return ""
+    if not lean_["largest"]:
+        return f"Leans on defaults: no counted labelled default acted in the games of `{variant}`."
+    top = lean_["largest"]
+    return (f"Leans on defaults: a labelled default acted in {_pc(lean_['share'])} of the games "
+            f"of `{variant}` ({short_what(top['what'])}: {_pc(top['share'])}).")
+
+
+def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
+    """The sentence the report's labelled-defaults line ends with: the share of the first
+    arm's games where any counted labelled default acted, and the most frequent one."""
+    if not numbers or not numbers["arms"]:
+        return ""
+    arm = numbers["arms"][0]
+    lean_ = lean(numbers, arm["variant"])
+    if lean_ is None:
+        return ""
+    top = lean_["largest"]
+    most = f" (most often: {short_what(top['what'])}, {_pc(top['share'])})" if top else ""
+    k = sum(r["in_use"] for r in arm["counters"])
+    return (f" Counted where they act ({k} of them), a labelled default decided something in "
+            f"{pct(lean_['share'], lean_['lo'], lean_['hi'])} of the games of "
+            f"`{arm['variant']}`{most}; per default in the {link}.")
+
+
+def _pc(share: float) -> str:
+    return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
+
+
+def _columns(variant: str, many: bool) -> tuple[str, str]:
+    head = f"{variant}: " if many else ""
+    return f"{head}games where it acted", f"{head}count per game"
+
+
+def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
+    """The table of how often each labelled default acted, per arm (in the appendix).
+
+    ``cite``: the report's citation formatter (``citations.linked`` bound to the run dir).
+    """
+    if not numbers:
+        return
+    arms = numbers["arms"]
+    counters = numbers["counters"]
+    active = [i for i, _ in enumerate(counters) if any(a["counters"][i]["in_use"] for a in arms)]
+    idle = [counters[i]["default"] for i in range(len(counters)) if i not in active]
+    doc.p("**How often a labelled default acted.** The engine counts, in every game, each time "
+          "one of these labelled defaults decided something (a rule path that exists only "
+          "because no source settles the point) or guessed content was used. Per arm: the share "
+          "of games in which it acted at least once, with a Wilson 95 % interval (the game is "
+          "the unit), and the mean count per game with a Student-t 95 % interval.")
+    many = len(arms) > 1
+    rows = []
+    for i in active:
+        c = counters[i]
+        row = {"labelled default": f"`{c['default']}`", "what is counted": c["what"],
+               "section": cite(c["section"])}
+        for a in arms:
+            r = a["counters"][i]
+            games_col, mean_col = _columns(a["variant"], many)
+            if r["in_use"]:
+                row[games_col] = pct(r["share"], r["lo"], r["hi"])
+                row[mean_col] = num(r["mean"], r["mean_lo"], r["mean_hi"])
+            else:
+                row[games_col] = row[mean_col] = "not a default here"
+        rows.append(row)
+    total = {"labelled default": "any of them", "what is counted": "at least one counted "
+             "labelled default acted", "section": ""}
+    for a in arms:
+        games_col, mean_col = _columns(a["variant"], many)
+        total[games_col] = pct(a["any"]["share"], a["any"]["lo"], a["any"]["hi"])
+        total[mean_col] = ""
+    rows.append(total)
+    doc.table(pd.DataFrame(rows))
+    if idle:
+        doc.p("Counted but not a labelled default in any arm of this run (the scenario sets "
+              "the value, or the rules never consult it here): "
+              + ", ".join(f"`{d}`" for d in idle) + ".")
+
+
+__all__ = ["header_sentence", "lean", "lean_clause", "measure", "section", "short_what"]

@@ -1,0 +1,116 @@
+"""How often the labelled defaults acted (analyzer/report/guesses.py): shares of games with a
+Wilson interval per counter and arm, the mean count per game, the share where any acted; the
+clause each key finding carries and the sentence of the report's labelled-defaults line. On
+synthetic records with known shares."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analyzer import stats
+from analyzer.games.base import GuessCounter
+from analyzer.report import defaults_line, findings, guesses
+from analyzer.report.document import Doc
+from analyzer.report.findings import Finding
+from analyzer.report.records import as_table
+
+COUNTERS = (GuessCounter("acted_face", "tokens", "a guessed face was revealed (each reveal)",
+                         "docs/rules/toy.md §1"),
+            GuessCounter("acted_tie", "tie_rule", "a tie was split", "docs/rules/toy.md §2"),
+            GuessCounter("acted_gone", "gone", "not in these records", "docs/rules/toy.md §3"))
+
+
+def _games() -> pd.DataFrame:
+    """10 games of `base`: faces in games 0-2 (counts 1, 2, 3), ties in games 2-6 (count 1):
+    any in games 0-6 (7 of 10). 4 games of `v`: faces in game 0 only (count 4), a tie in
+    every game, but `tie_rule` is not a labelled default of `v`."""
+    rows = []
+    for g in range(10):
+        rows.append({"variant": "base", "game_id": g, "acted_face": [1, 2, 3][g] if g < 3 else 0,
+                     "acted_tie": int(2 <= g <= 6)})
+    for g in range(4):
+        rows.append({"variant": "v", "game_id": g, "acted_face": 4 if g == 0 else 0,
+                     "acted_tie": 1})
+    return pd.DataFrame(rows)
+
+
+RUN = {"defaults": {"base": [{"name": "tokens"}, {"name": "tie_rule"}],
+                    "v": [{"name": "tokens"}]}}
+
+
+def _measured():
+    return guesses.measure(as_table(_games()), COUNTERS, RUN)
+
+
+def test_shares_of_games_with_wilson_intervals_and_mean_counts():
+    out = _measured()
+    assert [c["column"] for c in out["counters"]] == ["acted_face", "acted_tie"]  # gone: absent
+    base, v = out["arms"]
+    assert base["variant"] == "base" and base["games"] == 10
+    face, tie = base["counters"]
+    want = stats.wilson(3, 10)
+    assert (face["acted"], face["share"], face["lo"], face["hi"]) == (3, 0.3, want.lo, want.hi)
+    assert face["mean"] == pytest.approx(0.6)  # (1 + 2 + 3) / 10
+    assert tie["share"] == pytest.approx(0.5) and tie["mean"] == pytest.approx(0.5)
+    anyone = stats.wilson(7, 10)
+    assert base["any"] == {"acted": 7, "share": 0.7, "lo": anyone.lo, "hi": anyone.hi}
+    assert v["counters"][1] == {"column": "acted_tie", "in_use": False}  # not a default in v
+    assert v["any"]["acted"] == 1 and v["any"]["share"] == 0.25  # the ties of v do not count
+    assert face["mean_lo"] >= 0.0  # a count's interval is clipped at 0
+
+
+def test_nothing_to_measure_without_counter_columns():
+    assert guesses.measure(as_table(_games()), COUNTERS[2:], RUN) is None
+    assert guesses.measure(as_table(_games()), (), RUN) is None
+
+
+def test_a_finding_says_whether_its_arm_leans_on_defaults():
+    out = _measured()
+    assert guesses.lean_clause(out, "base") == (
+        "Leans on defaults: a labelled default acted in 70.0 % of the games of `base` "
+        "(a tie was split: 50.0 %).")
+    assert guesses.lean_clause(out, "v") == (
+        "Leans on defaults: a labelled default acted in 25.0 % of the games of `v` "
+        "(a guessed face was revealed: 25.0 %).")  # the parenthesis of `what` is cut
+    assert guesses.lean_clause(out, "other") == "" and guesses.lean_clause(None, "base") == ""
+    lean = guesses.lean(out, "base")
+    assert lean["largest"] == {"column": "acted_tie", "what": "a tie was split", "share": 0.5}
+
+
+def test_key_findings_carry_the_clause_and_summary_records_the_numbers(tmp_path, monkeypatch):
+    doc = Doc(tmp_path)
+    f = Finding("x {value}", 0.1, 0.05, 0.15, "pp", 100, 1, True, 0.0, games=10,
+                example_variant="v", key="k")
+    figure = Finding("a share {value}", 0.4, 0.3, 0.5, "%", 100, games=10, key="fig")
+    results = {"guesses": _measured()}
+    monkeypatch.setattr(findings, "collect", lambda *args, **kwargs: [f, figure])
+    out = findings.section(doc, results, {}, pd.DataFrame(), run_dir=tmp_path)
+    text = "\n".join(b[1] for b in doc.blocks if b[0] == "p")
+    assert "of the games of `v` (a guessed face was revealed: 25.0 %)." in text
+    assert "of the games of `base` (a tie was split: 50.0 %)." in text  # the figure's arm
+    rec = {r["key"]: r for r in out["findings"]}
+    assert rec["k"]["defaults_acted"]["share"] == 0.25
+    assert rec["fig"]["defaults_acted"]["largest"]["column"] == "acted_tie"
+
+
+def test_the_defaults_line_ends_with_the_share_of_games_where_a_default_acted():
+    d = [{"name": "tokens", "value": 1, "section": ""}]
+    line = defaults_line({"base": d}, {"tie_rule"}, _measured())
+    anyone = stats.wilson(7, 10)
+    assert (f"a labelled default decided something in 70.0 % [{100 * anyone.lo:.1f}, "
+            f"{100 * anyone.hi:.1f}] of the games of `base` (most often: a tie was split, "
+            "50.0 %)") in line
+    assert "Counted where they act (2 of them)" in line
+    assert "decided something" not in defaults_line({"base": d}, {"tie_rule"})
+
+
+def test_the_appendix_table_has_a_row_per_counter_and_the_any_row(tmp_path):
+    doc = Doc(tmp_path)
+    guesses.section(doc, _measured(), lambda text: text)
+    (table,) = [b[1] for b in doc.blocks if b[0] == "table"]
+    assert list(table["labelled default"]) == ["`tokens`", "`tie_rule`", "any of them"]
+    assert table["base: games where it acted"].iloc[0].startswith("30.0 % [")
+    assert table["v: games where it acted"].iloc[1] == "not a default here"
+    assert table["base: games where it acted"].iloc[2].startswith("70.0 % [")
+    assert table["base: count per game"].iloc[0].startswith("0.60 [")
