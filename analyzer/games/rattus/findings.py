@@ -6,7 +6,9 @@ run facts, and returns ``Finding`` objects: the diplomat leader's win rate again
 how often diplomat points change the winner (docs/rules/rattus.md §2.3), the bonus cubes of a
 caravan move (§2.2), how much more often the start player than the last position takes the
 Sultan or the Trader (§7 A), and what the seats that used the Sultan or the Trader lose in the
-same games without it.
+same games without it. Each sentence names the guessed content its games are played on: the
+rat-token faces (§5.2, revealed in every game) and, at 5-6 players, the stand-in Africa regions
+AF1–AF5 (§4.3), when they are labelled defaults of the finding's arm (``run["defaults"]``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,27 @@ from typing import Any
 from analyzer.report.findings import Finding
 
 
-def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
+def guessed_note(run: Mapping[str, Any], variant: str) -> str:
+    """A short clause naming the guessed content the games of ``variant`` are played on, e.g.
+    ``" — played on guessed token faces and the stand-in regions AF1–AF5 (labelled defaults,
+    not sourced)"``; ``""`` when none of it is a labelled default there (a user token table and
+    map) or the run does not say."""
+    defaults = run.get("defaults") or {}
+    names = {d["name"] for d in defaults.get(variant, defaults.get("base", []))}
+    arm = next((a for a in run.get("arms") or [] if a.get("name") == variant), {})
+    players = arm.get("players") or run.get("players") or 0
+    parts = []
+    if "tokens" in names:
+        parts.append("guessed token faces")
+    if "map" in names and int(players) >= 5:
+        parts.append("the stand-in regions AF1–AF5")
+    if not parts:
+        return ""
+    tag = "labelled defaults" if len(parts) > 1 else "a labelled default"
+    return f" — played on {' and '.join(parts)} ({tag}, not sourced)"
+
+
+def _users(out: Mapping[str, Any] | None, card: str, run: Mapping[str, Any]) -> list[Finding]:
     """The users of ``card`` followed into the same games without it (``_card_out``'s
     ``users``): their paired win-rate change, games as the unit."""
     found = []
@@ -27,8 +49,9 @@ def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
             f"The seats that used the {card} in `base` won {100 * u['won_with']:.1f} % of those "
             f"games; the same seats in the same games of `{u['variant']}` change by {{value}} "
             f"in win rate ({u['games']} games; the seats are picked by what they did in the "
-            "base game, so part of this is selection)", d["mean"], d["lo"], d["hi"], "pp", 100,
-            1, True, 0.0, p_value=d["p_value"], games=int(u["games"]),
+            "base game, so part of this is selection)" + guessed_note(run, u["variant"]),
+            d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
+            games=int(u["games"]),
             examples=tuple(u.get("examples", ())), example_variant=u["variant"],
             example_what=(f"a seat that used the {card} in `base` won less without it"
                           if d["mean"] <= 0 else
@@ -37,7 +60,7 @@ def _users(out: Mapping[str, Any] | None, card: str) -> list[Finding]:
     return found
 
 
-def _first_last(numbers: Mapping[str, Any], card: str) -> list[Finding]:
+def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -> list[Finding]:
     """The start player against the last position in takes of ``card`` (``take_use``'s
     ``first_last["take"]``): a paired difference within games, tested against 0."""
     tu = numbers.get("take_use") or {}
@@ -48,8 +71,9 @@ def _first_last(numbers: Mapping[str, Any], card: str) -> list[Finding]:
     return [Finding(
         f"In `{var}` the start player takes the {card} {d['first']:.2f} times per game and the "
         f"last position ({last}) {d['last']:.2f} times: start player − last {{value}} "
-        f"per game (paired within the {d['n']} games with the {card} in play)", d["mean"],
-        d["lo"], d["hi"], "takes", 1, 2, True, 0.0, p_value=d["p_value"], games=int(d["n"]),
+        f"per game (paired within the {d['n']} games with the {card} in play)"
+        + guessed_note(run, var), d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
+        p_value=d["p_value"], games=int(d["n"]),
         examples=tuple(d.get("examples", ())), example_variant=var,
         example_what=f"the start player took the {card} more often than the last position",
         key=f"{card.lower()}:takes_first_last")]
@@ -67,19 +91,21 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
         out.append(Finding(
             f"The holder(s) of the most diplomats at the end win {{value}} of the {lead['games']} "
             f"games of `{var}` where a diplomat is on the board, against "
-            f"{100 * lead['no_edge']:.1f} % without an edge", lead["estimate"], lead["lo"],
-            lead["hi"], "%", 100, 1, null=lead["no_edge"], games=int(lead["games"]),
+            f"{100 * lead['no_edge']:.1f} % without an edge" + guessed_note(run, var),
+            lead["estimate"], lead["lo"], lead["hi"], "%", 100, 1, null=lead["no_edge"],
+            games=int(lead["games"]),
             examples=tuple(lead.get("examples", ())), example_variant=var,
             example_what="the diplomat leader won", key="sultan:leader_wins"))
     changed = numbers.get("winner_changed") or {}
     if changed.get("games"):
         out.append(Finding(
             f"Diplomat points change the winner in {{value}} of the {changed['games']} games of "
-            f"`{var}` with the Sultan in play", changed["estimate"], changed["lo"],
-            changed["hi"], "%", 100, 1, games=int(changed["games"]),
+            f"`{var}` with the Sultan in play" + guessed_note(run, var), changed["estimate"],
+            changed["lo"], changed["hi"], "%", 100, 1, games=int(changed["games"]),
             examples=tuple(changed.get("examples", ())), example_variant=var,
             example_what="the diplomat points changed the winner", key="sultan:winner_changed"))
-    return out + _first_last(numbers, "Sultan") + _users(numbers.get("sultan_out"), "Sultan")
+    return (out + _first_last(numbers, "Sultan", run)
+            + _users(numbers.get("sultan_out"), "Sultan", run))
 
 
 def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
@@ -99,6 +125,8 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
             f"A caravan move hands out {{value}}{split}, over the {numbers['games']} games of "
             f"`{numbers.get('variant', 'base')}` with the Trader in play"
             + (f" ({moves['estimate']:.2f} moves per game)" if moves.get("estimate") is not None
-               else ""), total["estimate"], total["lo"], total["hi"], "bonus cubes", 1, 2,
+               else "") + guessed_note(run, numbers.get("variant", "base")), total["estimate"],
+            total["lo"], total["hi"], "bonus cubes", 1, 2,
             games=int(numbers["games"]), key="caravan:cubes_per_move"))
-    return out + _first_last(numbers, "Trader") + _users(numbers.get("trader_out"), "Trader")
+    return (out + _first_last(numbers, "Trader", run)
+            + _users(numbers.get("trader_out"), "Trader", run))

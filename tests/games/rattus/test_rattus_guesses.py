@@ -24,6 +24,7 @@ from rattus_helpers import (
 )
 
 from analyzer.games.rattus import SPEC
+from analyzer.games.rattus import findings as rattus_findings
 from analyzer.games.rattus.config import CLASS_INDEX
 from analyzer.games.rattus.metrics import GUESSES, build_records
 
@@ -246,3 +247,34 @@ def test_s8_2_astronomer_leftovers_and_explorer_cubes():
     st.supply_cubes[1] = 0
     ability(game, 1, "explorer")
     assert acted(game)["acted_explorer_cubes"] == 1
+
+
+# ---------------------------------------------------------------- guessed content in the findings
+
+
+def _sultan_numbers():
+    return {"variant": "base",
+            "winner_changed": {"games": 300, "changed": 28, "estimate": 28 / 300, "lo": 0.065,
+                               "hi": 0.13, "examples": [1]}}
+
+
+def test_s5_2_s4_3_findings_name_the_guessed_content_they_are_played_on():
+    """§5.2, §4.3: a Rattus finding says it is played on the guessed token faces, and at 5-6
+    players on the stand-in regions AF1–AF5, when those are labelled defaults of its arm."""
+    guessed = [{"name": "tokens"}, {"name": "map"}]
+    five = {"players": 5, "defaults": {"base": guessed}}
+    (f,) = rattus_findings.sultan(_sultan_numbers(), five)
+    assert f.sentence() == ("Diplomat points change the winner in 9.3 % [6.5, 13.0] of the 300 "
+                            "games of `base` with the Sultan in play — played on guessed token "
+                            "faces and the stand-in regions AF1–AF5 (labelled defaults, not "
+                            "sourced)")
+    (four,) = rattus_findings.sultan(_sultan_numbers(), {**five, "players": 4})
+    assert "— played on guessed token faces (a labelled default, not sourced)" in four.sentence()
+    assert "AF1" not in four.sentence()
+    own = {"players": 5, "defaults": {"base": [{"name": "map"}]},
+           "arms": [{"name": "base", "players": 4}]}  # the arm's own count wins
+    (user,) = rattus_findings.sultan(_sultan_numbers(), own)
+    assert "played on" not in user.sentence()
+    caravan = rattus_findings.caravan({"variant": "base", "games": 10, "total_per_move":
+                                       {"estimate": 1.5, "lo": 1.2, "hi": 1.8}}, five)
+    assert "— played on guessed token faces and the stand-in" in caravan[0].sentence()
