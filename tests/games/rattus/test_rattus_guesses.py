@@ -8,8 +8,11 @@ Positions are built by hand (``rattus_helpers``); reveals take tokens in list or
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from rattus_helpers import (
     ability,
     give,
@@ -23,6 +26,7 @@ from rattus_helpers import (
     turn,
 )
 
+from analyzer import api
 from analyzer.games.rattus import SPEC
 from analyzer.games.rattus import findings as rattus_findings
 from analyzer.games.rattus.config import CLASS_INDEX
@@ -278,3 +282,48 @@ def test_s5_2_s4_3_findings_name_the_guessed_content_they_are_played_on():
     caravan = rattus_findings.caravan({"variant": "base", "games": 10, "total_per_move":
                                        {"estimate": 1.5, "lo": 1.2, "hi": 1.8}}, five)
     assert "— played on guessed token faces and the stand-in" in caravan[0].sentence()
+
+
+# ---------------------------------------------------------------- in a report
+
+
+STUDY = """\
+name = "guesses"
+game = "rattus"
+expansions = ["africanus"]
+players = 5
+games = 12
+seed = 5
+
+[[seats]]
+policy = "greedy"
+
+[[variants]]
+name = "own-tokens"
+rules = {{ tokens_file = "{tokens}" }}
+"""
+
+
+def test_s5_2_s4_3_a_report_shows_how_often_each_default_acted(tmp_path):
+    """A 5-player Africanus study: the games record the counts; the report's appendix shows per
+    arm the share of games each counter acted in; with the scenario's own token table the token
+    faces are not a default of that arm (0 in its records, "not a default here")."""
+    study = tmp_path / "guesses.toml"
+    study.write_text(STUDY.format(tokens=(DATA / "tokens.toml").as_posix()), encoding="utf-8")
+    res = api.simulate(study, jobs=1, out=tmp_path / "run")
+    games = pd.read_parquet(res.out_dir / "games.parquet")
+    base, own = games[games["variant"] == "base"], games[games["variant"] == "own-tokens"]
+    assert (base["acted_token_face"] > 0).all() and (own["acted_token_face"] == 0).all()
+    numbers = json.loads((res.out_dir / "summary.json").read_text())["results"]["guesses"]
+    arm = {a["variant"]: a for a in numbers["arms"]}
+    face = {r["column"]: r for r in arm["base"]["counters"]}["acted_token_face"]
+    assert face["share"] == 1.0 and face["mean"] == pytest.approx(base["acted_token_face"].mean())
+    africa = {r["column"]: r for r in arm["base"]["counters"]}["acted_africa_region"]
+    assert africa["acted"] == int((base["acted_africa_region"] > 0).sum())
+    assert {r["column"]: r for r in arm["own-tokens"]["counters"]}["acted_token_face"] == {
+        "column": "acted_token_face", "in_use": False}
+    md = (res.out_dir / "report.md").read_text(encoding="utf-8")
+    appendix = md.split("## Appendix: labelled defaults in use")[1]
+    row = next(line for line in appendix.splitlines() if line.startswith("| `tokens` |"))
+    assert "| 100.0 % [" in row and "| not a default here |" in row
+    assert "a labelled default decided something in" in md.split("## This run")[1]
