@@ -397,19 +397,19 @@ class SitePlay:
         # played, or the revolt took every card) they change nothing (§5 phase 5 steps 1, 4)
         contested = any(st.pc_alive)
         w = step_winner(st.totals[0], mins[0], holder) if contested else NOBODY
-        if contested:
+        if contested and (w < 0 or w == holder):  # else no default decided: no call
             self.count_step_guesses(st.totals[0], mins[0], holder, w, st.sd_owner[site])
         if w >= 0:
             self.place_tile(st.sd_owner, st.sd_left, site, w, "slave-driver")
         w = step_winner(st.totals[1], mins[1], holder) if contested else NOBODY
-        if contested:
+        if contested and (w < 0 or w == holder):
             self.count_step_guesses(st.totals[1], mins[1], holder, w, st.ng_owner[site])
         if w >= 0:
             self.place_tile(st.ng_owner, st.ng_left, site, w, "negotiator")
         # then Stone draggers still at the site
         kind = cfg.site_kind[site]
         w = step_winner(st.totals[2], mins[2], holder) if contested else NOBODY
-        if contested and st.site_goods[site]:  # from a bare site nobody takes anything anyway
+        if contested and (w < 0 or w == holder) and st.site_goods[site]:  # a bare site: no change
             self.count_step_guesses(st.totals[2], mins[2], holder, w, NOBODY)
         if w >= 0 and st.site_goods[site]:
             got = st.site_goods[site]
