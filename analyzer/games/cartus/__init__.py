@@ -23,7 +23,7 @@ from analyzer.games.cartus.config import (
     one_per_class_sets,
 )
 from analyzer.games.cartus.engine import new_state, play_game
-from analyzer.games.cartus.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
+from analyzer.games.cartus.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
@@ -68,6 +68,7 @@ SPEC = GameSpec(
                                             for i, b in enumerate(DEFAULT_BUILDINGS)})},
     tables=TABLES,
     new_state=new_state,
+    guesses=GUESSES,
 )
 
 __all__ = [

@@ -147,6 +147,8 @@ DEFAULT_BUILDINGS = (
     "palace", "treasury", "monastery", "hospital", "office", "marketplace",
     "guard_tower", "castle", "farm", "brewery", "fortune_tellers_tent", "magic_b",
 )
+# Index of the guessed 12th building (rules §2 [G]); a buildings table keeps this order.
+MAGIC_B: Final = 11
 
 
 def _buildings(path: Any, vals: list[RuleValue]) -> tuple:

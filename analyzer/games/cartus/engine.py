@@ -214,6 +214,7 @@ def answer_use_pass(st: State, seat: int, first: int, use: bool) -> None:
     if use:
         st.hands[seat][PASS] -= 1
         st.supply[PASS] += 1
+        st.acted_pass += 1
         if st.log:
             st.log(f"  seat {seat} plays a Pass")
         ask_enter(st, seat, first)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter
 from analyzer.games.cartus.config import DEFAULT_BUILDINGS, DEFAULT_CLASSES
 from analyzer.games.cartus.scoring import Outcome
 from analyzer.games.cartus.state import State
@@ -21,6 +21,27 @@ GAME_COLUMNS: dict[str, str] = {
     "nun_total": "int64",
     "deaths": "int64",
 }
+
+RULES = "docs/rules/cartus.md"
+# Labelled defaults counted where they decide something (GameSpec.guesses): each an int64 game
+# column, the times in that game play went down a rule path that exists only because no source
+# says. ``default`` names the rule value (``rule_values``) the path rests on.
+GUESSES: tuple[GuessCounter, ...] = (
+    GuessCounter("acted_magic_b", "building.magic_b", "an action of the invented 12th building "
+                 "`magic_b` was performed (an entrant took Flutes)", f"{RULES} §2"),
+    GuessCounter("acted_premium_tie", "tie_mode", "entrants tied for the most cards in a building "
+                 "and the tie rule gave out the premium", f"{RULES} §4 phase D b"),
+    GuessCounter("acted_pass", "pass_mode", "a Pass was played for a second disc (the Pass's "
+                 "effect is guessed)", f"{RULES} §6"),
+    GuessCounter("acted_majority_tie", "track_tie", "a tie in a scoring majority (a track, hand "
+                 "cards or Gold) was split by the tie rule", f"{RULES} §7.2"),
+    GuessCounter("acted_dead_in_majority", "dead_excluded_from_majorities", "a player who died "
+                 "of the plague held a paying place in a majority, which the rule on the dead "
+                 "decided", f"{RULES} §7.2"),
+    GuessCounter("acted_all_dead", "all_dead_result", "every player died of the plague and the "
+                 "all-dead rule settled the result", f"{RULES} §7.1"),
+)
+GAME_COLUMNS.update({g.column: "int64" for g in GUESSES})
 
 SEAT_COLUMNS: dict[str, str] = {
     **COMMON_SEAT_COLUMNS,
@@ -76,6 +97,12 @@ def game_record(st: State, out: Outcome) -> dict:
     rec.update(zip(_CLASS_KEYS, per_class))
     rec["nun_total"] = out.nuns
     rec["deaths"] = out.alive.count(False)
+    rec["acted_magic_b"] = st.acted_magic_b
+    rec["acted_premium_tie"] = st.acted_premium_tie
+    rec["acted_pass"] = st.acted_pass
+    rec["acted_majority_tie"] = out.majority_ties
+    rec["acted_dead_in_majority"] = out.dead_in_majorities
+    rec["acted_all_dead"] = 0 if any(out.alive) else 1
     return rec
 
 

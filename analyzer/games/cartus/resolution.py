@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from analyzer.games.cartus import chance
-from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
+from analyzer.games.cartus.config import FLUTE, JOKER, MAGIC_B, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.state import (
     GIVE,
     HOSPITAL,
@@ -289,6 +289,8 @@ def actions(st: State, r: int) -> None:
         best = max(counts)
         if best >= cfg.premium_min_cards:
             tied = [i for i, x in enumerate(counts) if x == best]
+            if len(tied) > 1:  # the rules text breaks off here: tie_mode decides
+                st.acted_premium_tie += 1
             if cfg.tie_mode == "all_tied_premium" or len(tied) == 1:
                 for i in tied:
                     prem[i] = True
@@ -310,6 +312,8 @@ def perform(st: State, r: int, e: int, premium: bool) -> None:
     kind = cfg.building_action[b]
     amt = cfg.premium[b] if premium else cfg.standard[b]
     (st.premium if premium else st.standard)[seat][b] += 1
+    if b == MAGIC_B:
+        st.acted_magic_b += 1
     if st.log:
         st.log(f"    seat {seat}: {'premium' if premium else 'standard'} {cfg.building_names[b]} ({kind} {amt})")
     if kind == "vp_tokens":

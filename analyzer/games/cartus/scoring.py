@@ -131,6 +131,26 @@ def track_points(influence: Sequence[int], points: Sequence[int] = (10, 5, 2)) -
     return majority_points(influence, points, "split_down")
 
 
+def tie_scores(values: Sequence[int], places: int) -> bool:
+    """Whether the tie rule of a majority decides points: two or more seats above 0 share a
+    value whose best place still pays (one of the first ``places``) (rules §7.2 ties [G]).
+
+    Examples
+    --------
+    >>> tie_scores([6, 6, 3, 0], 3), tie_scores([6, 5, 4, 3, 3], 3), tie_scores([0, 0, 4, 1], 3)
+    (True, False, False)
+    """
+    pos = 0
+    for v in sorted({x for x in values if x > 0}, reverse=True):
+        k = values.count(v)
+        if k > 1:
+            return True
+        pos += k
+        if pos >= places:
+            break
+    return False
+
+
 def survivors(rats: Sequence[int], nuns: int) -> list[bool]:
     """Who survives the plague: rats not more than the Nun-row's nun total (rules §7.1 step 3).
 
@@ -163,6 +183,8 @@ class Outcome:
     ranks: tuple[int, ...]
     won: tuple[float, ...]
     winners: tuple[int, ...]
+    majority_ties: int = 0  # majorities (tracks, hand, Gold) whose points a tie rule split (§7.2 [G])
+    dead_in_majorities: int = 0  # majorities where a dead seat held a paying place (§7.2 [G])
 
 
 def outcome(st: State) -> Outcome:
@@ -178,9 +200,20 @@ def outcome(st: State) -> Outcome:
     table = rank_table(cfg.track_points, cfg.track_tie, n)  # majority_points as a lookup
     dead_out = cfg.dead_excluded_from_majorities and not all(alive)
 
+    places = len(cfg.track_points)
+    # [ties, dead in majorities]: a list, as mypyc's nested functions rebind no outer name
+    acted = [0, 0]
+    some_dead = any(alive) and not all(alive)  # the rule on the dead can shift survivors' points
+
     def maj(vals: Sequence[int]) -> list[int]:
+        if some_dead and any(v > 0 and not alive[s] for s, v in enumerate(vals)):
+            raw = _majority(vals, table)  # the dead counted, as by default
+            if any(raw[s] > 0 for s in range(n) if not alive[s]):
+                acted[1] += 1
         if dead_out:
             vals = [v if alive[s] else 0 for s, v in enumerate(vals)]
+        if tie_scores(vals, places):
+            acted[0] += 1
         return _majority(vals, table)
 
     tracks = tuple(zip(*map(maj, zip(*st.influence))))  # [seat][class]
@@ -199,7 +232,7 @@ def outcome(st: State) -> Outcome:
         won = [0.0] * n
     winners = tuple(s for s in range(n) if won[s] > 0)
     return Outcome(nuns, tuple(alive), tracks, tuple(vp), tuple(gold), tuple(hand), tuple(scores),
-                   tuple(ranks), tuple(won), winners)
+                   tuple(ranks), tuple(won), winners, acted[0], acted[1])
 
 
 def describe(st: State, out: Outcome) -> list[str]:

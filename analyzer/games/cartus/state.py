@@ -111,6 +111,10 @@ class State:
         self.rats_gained: list[int] = [0] * n
         self.rats_discarded: list[int] = [0] * n
         self.rats_given: list[int] = [0] * n  # moved away by own Flutes
+        # labelled defaults that decided something (metrics.GUESSES; the rest are counted at the end)
+        self.acted_magic_b = 0  # actions of the guessed 12th building performed (§2, §5)
+        self.acted_premium_tie = 0  # premium ties settled by tie_mode (§4 phase D b)
+        self.acted_pass = 0  # Passes played for a second disc (pass_mode, §6)
         # the rules program (engine.py)
         self.stack: list[Step] = []
         self.dec_kind = NO_DECISION
@@ -174,6 +178,9 @@ class State:
         other.rats_gained = list(self.rats_gained)
         other.rats_discarded = list(self.rats_discarded)
         other.rats_given = list(self.rats_given)
+        other.acted_magic_b = self.acted_magic_b
+        other.acted_premium_tie = self.acted_premium_tie
+        other.acted_pass = self.acted_pass
         other.stack = list(self.stack)
         other.dec_kind = self.dec_kind
         other.dec_seat = self.dec_seat

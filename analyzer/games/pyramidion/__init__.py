@@ -17,7 +17,7 @@ from analyzer.games.pyramidion.config import (
     make_config,
 )
 from analyzer.games.pyramidion.engine import new_state, play_game
-from analyzer.games.pyramidion.metrics import GAME_COLUMNS, RULES_VERSION, SEAT_COLUMNS
+from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
@@ -74,6 +74,7 @@ SPEC = GameSpec(
     benchmark=Benchmark(players=4, targets={"greedy": 300.0}, search_target=1000.0),
     tables=TABLES,
     new_state=new_state,
+    guesses=GUESSES,
 )
 
 __all__ = ["SPEC", "default_config", "new_state", "play_game"]

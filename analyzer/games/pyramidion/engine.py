@@ -492,6 +492,8 @@ class Game(SitePlay):
         st = self.st
         st.end = end
         st.to_move = NOBODY
+        if st.vp.count(max(st.vp)) > 1:  # the tie-break of §6 [G] decides the winner
+            st.tally.acted_tiebreak += 1
         if self.log:
             _, _, winners = final_ranking(st.vp, [len(b) for b in st.boats], [sum(g) for g in st.goods],
                                           self.cfg.tiebreak)

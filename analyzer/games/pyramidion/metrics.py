@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS
+from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter
 from analyzer.games.pyramidion.config import CARD_TYPES, GOODS
 
 RULES_VERSION = "pyramidion-1"
@@ -28,6 +28,29 @@ GAME_COLUMNS: dict[str, str] = {
     "site_contestants": "string",  # seats playing >= 1 card there, summed over its activations
     "site_revolts": "string",  # revolts per site
 }
+
+RULES = "docs/rules/pyramidion.md"
+# Labelled defaults counted where they decide something (GameSpec.guesses): each an int64 game
+# column, the times in that game a guessed content value or rule decided something. ``default``
+# names the rule option, or the content table (``site``, ``revolt_tile``, ``card``: the part of
+# the ``rule_values`` names before the dot, as the report groups them), the path rests on.
+GUESSES: tuple[GuessCounter, ...] = (
+    GuessCounter("acted_site_minimum", "site", "a site's guessed minimum kept the top total of a "
+                 "slave-driver, negotiator or merchant step from placing a tile or taking the goods",
+                 f"{RULES} §7"),
+    GuessCounter("acted_conversion", "site", "the guessed conversion ability (Cairo's) turned 2 goods "
+                 "into 1 of another kind", f"{RULES} §7"),
+    GuessCounter("acted_revolt_tile", "revolt_tile", "a revolt tile (guessed strength and good) was "
+                 "drawn", f"{RULES} §8"),
+    GuessCounter("acted_special_effect", "card", "an invented special-card effect was carried out "
+                 "(an Executioner's mark, a Thief's or Bandit's good, a Stone dragger's good, a High "
+                 "Priest back to the hand)", f"{RULES} §10.2"),
+    GuessCounter("acted_philosopher_tie", "philosopher", "the Philosopher token's holder won a tied "
+                 "slave-driver, negotiator or merchant step", f"{RULES} §10.2"),
+    GuessCounter("acted_tiebreak", "tiebreak", "the most VP at the end was shared and the tie-break "
+                 "(boats, goods, a shared win) decided", f"{RULES} §6"),
+)
+GAME_COLUMNS.update({g.column: "int64" for g in GUESSES})
 
 SEAT_COLUMNS: dict[str, str] = {
     **COMMON_SEAT_COLUMNS,
@@ -73,6 +96,13 @@ class Tally:
     activations: list[int] = field(default_factory=list)
     contestants: list[int] = field(default_factory=list)  # summed over activations
     revolts: list[int] = field(default_factory=list)
+    # labelled defaults that decided something (GUESSES, the acted_* game columns)
+    acted_site_minimum: int = 0
+    acted_conversion: int = 0
+    acted_revolt_tile: int = 0
+    acted_special_effect: int = 0
+    acted_philosopher_tie: int = 0
+    acted_tiebreak: int = 0
 
     def __post_init__(self) -> None:
         if self.activations:  # given (``copy``): keep
@@ -94,7 +124,9 @@ class Tally:
                   self.goods_phase8[:], self.goods_special[:], self.tiles_placed[:], self.tiles_lost[:],
                   self.revolts_won[:], self.cards_lost_revolt[:], self.giza_tiles[:],
                   [row[:] for row in self.cards_played], self.activations[:],
-                  self.contestants[:], self.revolts[:])
+                  self.contestants[:], self.revolts[:], self.acted_site_minimum, self.acted_conversion,
+                  self.acted_revolt_tile, self.acted_special_effect, self.acted_philosopher_tie,
+                  self.acted_tiebreak)
 
 
 def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:
@@ -112,6 +144,12 @@ def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:
         "site_activations": ",".join([str(x) for x in tally.activations]),
         "site_contestants": ",".join([str(x) for x in tally.contestants]),
         "site_revolts": ",".join([str(x) for x in tally.revolts]),
+        "acted_site_minimum": tally.acted_site_minimum,
+        "acted_conversion": tally.acted_conversion,
+        "acted_revolt_tile": tally.acted_revolt_tile,
+        "acted_special_effect": tally.acted_special_effect,
+        "acted_philosopher_tie": tally.acted_philosopher_tie,
+        "acted_tiebreak": tally.acted_tiebreak,
     }
     return rec
 

@@ -123,6 +123,7 @@ class SitePlay:
             g[give] -= 2
             st.supply[give] += 2
             st.tally.goods_special[p] += self.gain(p, take, 1)
+            st.tally.acted_conversion += 1
             if self.log:
                 self.log(f"  Cairo: seat {p} gives 2 {GOODS[give]} for 1 {GOODS[take]}")
         self.open_site(p)
@@ -276,6 +277,7 @@ class SitePlay:
                 st.site_goods[site] -= 1
                 st.goods[seat][cfg.site_kind[site]] += 1
                 st.tally.goods_special[seat] += 1
+                st.tally.acted_special_effect += 1
         elif t == PHILOSOPHER:
             st.philosopher = seat
         self.end_turn(seat)
@@ -288,6 +290,7 @@ class SitePlay:
             self.log(f"  executioner marks seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])}")
         if self.cfg.executioner_on_play:
             self.remove(j)
+            st.tally.acted_special_effect += 1
         else:
             st.pc_mark[len(st.pc_card) - 1] = j
         self.end_turn(seat)
@@ -302,6 +305,7 @@ class SitePlay:
         st.goods[q][k] -= 1
         st.goods[seat][k] += 1
         st.tally.goods_special[seat] += 1
+        st.tally.acted_special_effect += 1
         if self.log:
             self.log(f"  thief: seat {seat} takes 1 {GOODS[k]} from seat {q}")
         self.end_turn(seat)
@@ -347,6 +351,7 @@ class SitePlay:
         k = types.count(REVOLT)
         if k:
             tiles = draw_revolt_tiles(st, k)
+            st.tally.acted_revolt_tile += k
             strength = sum(cfg.revolt_strength[t] for t in tiles)
             has = [False] * n
             for j, in_play in enumerate(st.pc_alive):
@@ -380,6 +385,7 @@ class SitePlay:
             for j in marked:
                 if st.pc_alive[j]:
                     self.remove(j)
+                    st.tally.acted_special_effect += 1
                     if log:
                         log(f"  executioner: seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])} is discarded")
         holder = st.philosopher if cfg.philosopher_wins_ties else -1
@@ -391,14 +397,20 @@ class SitePlay:
         # played, or the revolt took every card) they change nothing (§5 phase 5 steps 1, 4)
         contested = any(st.pc_alive)
         w = step_winner(st.totals[0], mins[0], holder) if contested else NOBODY
+        if contested and (w < 0 or w == holder):  # else no default decided: no call
+            self.count_step_guesses(st.totals[0], mins[0], holder, w, st.sd_owner[site])
         if w >= 0:
             self.place_tile(st.sd_owner, st.sd_left, site, w, "slave-driver")
         w = step_winner(st.totals[1], mins[1], holder) if contested else NOBODY
+        if contested and (w < 0 or w == holder):
+            self.count_step_guesses(st.totals[1], mins[1], holder, w, st.ng_owner[site])
         if w >= 0:
             self.place_tile(st.ng_owner, st.ng_left, site, w, "negotiator")
         # then Stone draggers still at the site
         kind = cfg.site_kind[site]
         w = step_winner(st.totals[2], mins[2], holder) if contested else NOBODY
+        if contested and (w < 0 or w == holder) and st.site_goods[site]:  # a bare site: no change
+            self.count_step_guesses(st.totals[2], mins[2], holder, w, NOBODY)
         if w >= 0 and st.site_goods[site]:
             got = st.site_goods[site]
             st.site_goods[site] = 0
@@ -410,6 +422,7 @@ class SitePlay:
             for j, t in enumerate(types):
                 if st.pc_alive[j] and t == STONE_DRAGGER:
                     self.st.tally.goods_special[st.pc_seat[j]] += self.gain(st.pc_seat[j], kind, 1)
+                    self.st.tally.acted_special_effect += 1
         # 8. discard + sundial; a High Priest still here goes back to its player's hand;
         # the rest leave play as in ``put_away`` (inlined: this runs for every card played)
         owner, aside, discard, alive = cfg.card_owner, st.aside, st.discard_pile, st.pc_alive
@@ -417,6 +430,7 @@ class SitePlay:
             if alive[j]:
                 alive[j] = False
                 if types[j] == HIGH_PRIEST:  # back in the hand, in everyone's sight
+                    st.tally.acted_special_effect += 1
                     st.hand[st.pc_seat[j]].append(c)
                     st.hand[st.pc_seat[j]].sort()
                     st.pub[c] = True
@@ -426,6 +440,22 @@ class SitePlay:
                     discard.append(c)
         st.sundial[site] = True
         st.site = -1
+
+    def count_step_guesses(self, totals: list[int], minimum: int, holder: int, w: int, same: int) -> None:
+        """Count the labelled defaults that decided a slave-driver, negotiator or merchant step
+        (``metrics.GUESSES``): the site's guessed minimum refusing a top total above 0, or the
+        Philosopher holder winning a tie (§7, §10.2). ``w`` is the step's winner (-1: none); ``same`` the
+        seat whose win would change nothing (the tile's owner; -1 for the merchant step)."""
+        tally = self.st.tally
+        if w >= 0:
+            if w == holder and w != same and totals.count(totals[w]) > 1:
+                tally.acted_philosopher_tie += 1
+            return
+        best = max(totals)
+        if 0 < best < minimum:  # a total of 0 falls short of any minimum a source could give
+            w = step_winner(totals, best, holder)  # the winner had the site no minimum
+            if w >= 0 and w != same:
+                tally.acted_site_minimum += 1
 
     def place_tile(self, owner: list[int], left: list[int], site: int, w: int, what: str) -> None:
         """Steps 5/6: put ``w``'s tile on ``site`` (the old one goes back to its owner)."""
