@@ -27,6 +27,12 @@ from analyzer.report.document import Doc, num, pct
 from analyzer.report.records import Table
 
 
+def names_default(names, default: str) -> bool:
+    """Whether the rule-value ``names`` include ``default``: the name itself, or an entry of
+    the content table it names (``"site"`` covers ``"site.Giza"``)."""
+    return any(n == default or n.startswith(default + ".") for n in names)
+
+
 def _in_use(run: Mapping[str, Any], variant: str) -> set[str] | None:
     """Names of the labelled defaults of ``variant`` (``None``: not recorded, all count)."""
     defaults = run.get("defaults") or {}
@@ -70,7 +76,7 @@ def measure(games: Table, counters: Sequence[GuessCounter],
         hit = np.zeros(n, dtype=bool)
         for c in present:
             x = values[c.column].to_numpy(dtype=float)
-            in_use = use is None or c.default in use
+            in_use = use is None or names_default(use, c.default)
             row: dict[str, Any] = {"column": c.column, "in_use": in_use}
             if in_use:
                 acted = x > 0
