@@ -29,7 +29,7 @@ from analyzer.report.records import Table
 
 def names_default(names, default: str) -> bool:
     """Whether the rule-value ``names`` include ``default``: the name itself, or an entry of
-    the content table it names (``"site"`` covers ``"site.Giza"``)."""
+    the content table it names (``"site"`` covers ``"site.NAME"``)."""
     return any(n == default or n.startswith(default + ".") for n in names)
 
 
