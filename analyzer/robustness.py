@@ -25,7 +25,7 @@ to the base's by their stable ``key``. Per finding and condition the state is on
 
 and the verdict is **holds** (``same`` in every condition that computes it), **sensitive**
 (a ``flip`` or ``lost`` somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some
-``wide``, or the base itself not significant). "Holds" asks every condition's own test to reject
+``wide``, or the base itself not significant); **unchecked** when no condition computes it. "Holds" asks every condition's own test to reject
 no effect, an intersection–union test, so it needs no correction over the conditions (Berger &
 Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate without a no-effect
 value) gets no verdict: its range over the conditions is given.
@@ -316,7 +316,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     Returns
     -------
     dict
-        ``{"verdict": "holds" | "sensitive" | "unresolved" | "figure", "states": {condition:
+        ``{"verdict": "holds" | "sensitive" | "unresolved" | "unchecked" | "figure",
+        "states": {condition:
         state}, "sensitive_to": [...], "unresolved_in": [...], "absent_in": [...]}``; a figure
         has ``"range": [low, high]`` of the estimates where computed instead of states.
     """
@@ -335,7 +336,9 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     states = {c: state(base, r) for c, r in by_condition.items()}
     moved = [c for c, s in states.items() if s in ("flip", "lost")]
     wide = [c for c, s in states.items() if s == "wide"]
-    if base_state != "same":
+    if all(s == "absent" for s in states.values()):
+        result = "unchecked"
+    elif base_state != "same":
         result = "unresolved"
     elif moved:
         result = "sensitive"

@@ -88,7 +88,8 @@ def echo_verdicts(res) -> None:
     rob = res.summary.get("results", {}).get("robustness") or {}
     verdicts = list((rob.get("verdicts") or {}).values())
     typer.echo(f"{rob.get('conditions', 0)} condition(s): " + ", ".join(
-        f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "figure")))
+        f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "unchecked",
+                                             "figure")))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

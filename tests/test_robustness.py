@@ -64,6 +64,11 @@ def test_verdict_holds_only_when_every_condition_rejects_no_effect_on_the_same_s
     assert v["verdict"] == "sensitive" and v["sensitive_to"] == ["b"]
 
 
+def test_a_finding_no_condition_computes_is_unchecked_not_holding():
+    v = robustness.verdict(_f(0.10, 0.06, 0.14), {"a": None, "b": None})
+    assert v["verdict"] == "unchecked" and v["absent_in"] == ["a", "b"]
+
+
 def test_a_finding_not_significant_in_the_run_itself_is_unresolved():
     v = robustness.verdict(_f(0.02, -0.02, 0.06), {"a": _f(0.1, 0.05, 0.15)})
     assert v["verdict"] == "unresolved" and v["base_significant"] is False

@@ -64,6 +64,9 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     if v == "sensitive":
         return (f"**Robustness: sensitive** — flipped or lost under: "
                 f"{_names(row['sensitive_to'], labels)}{gone}.")
+    if v == "unchecked":
+        return ("**Robustness: unchecked** — no condition computes this finding (e.g. a "
+                "policy's effect when every seat plays one ladder player).")
     if v == "unresolved":
         if not row.get("base_significant", True):
             return "**Robustness: unresolved** — not significant in this run itself."
@@ -143,9 +146,10 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
               f"{shown}{more}.")
     counts = {v: sum(1 for r in rows if r.get("verdict") == v)
-              for v in ("holds", "sensitive", "unresolved", "figure")}
+              for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
     doc.p(f"Verdicts: {counts['holds']} hold, {counts['sensitive']} sensitive, "
-          f"{counts['unresolved']} unresolved; {counts['figure']} measured figure(s).")
+          f"{counts['unresolved']} unresolved, {counts['unchecked']} unchecked (no condition "
+          f"computes them); {counts['figure']} measured figure(s).")
     table = []
     for r in rows:
         scale = r.get("scale") or 1.0
