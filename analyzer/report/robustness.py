@@ -62,8 +62,13 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         return (f"**Robustness: holds** — same sign and significant under all {n} other "
                 f"conditions{gone}.")
     if v == "sensitive":
-        return (f"**Robustness: sensitive** — flipped or lost under: "
-                f"{_names(row['sensitive_to'], labels)}{gone}.")
+        states = row.get("states") or {}
+        parts = [f"{what} under: {_names(names, labels)}" for what, names in (
+            ("flipped (significant the other way)",
+             [c for c in row["sensitive_to"] if states.get(c) == "flip"]),
+            ("lost (not significant, and nearer no effect than this run's estimate)",
+             [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
+        return f"**Robustness: sensitive** — {'; '.join(parts)}{gone}."
     if v == "unchecked":
         return ("**Robustness: unchecked** — no condition computes this finding (e.g. a "
                 "policy's effect when every seat plays one ladder player).")
