@@ -394,7 +394,7 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         found = {c.name: per[c.name].get(f["key"]) for c in conditions}
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                     "null", "figure", "exact", "holds")},
+                                     "signed", "null", "figure", "exact", "holds")},
             **verdict(f, found),
             "by_condition": {c: (None if r is None else {k: r.get(k) for k in
                                                          ("estimate", "lo", "hi", "games")})

@@ -88,13 +88,13 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return ""
 
 
-def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "") -> str:
+def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
     if r is None:
         return "—"
     est, lo, hi = (r.get(k) for k in ("estimate", "lo", "hi"))
     if est is None or (isinstance(est, float) and math.isnan(est)):
         return "—"
-    text = f"{scale * est:+.2f}" if mark else f"{scale * est:.2f}"
+    text = f"{scale * est:+.2f}" if signed else f"{scale * est:.2f}"
     if lo is not None and hi is not None and not (isinstance(lo, float) and math.isnan(lo)):
         text += f" [{scale * lo:.2f}, {scale * hi:.2f}]"
     return f"{text} {mark}".strip()
@@ -160,13 +160,14 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         scale = r.get("scale") or 1.0
         tested = r.get("verdict") != "figure"
         label = f"#{numbers[r['key']]} " if r.get("key") in numbers else ""
+        sign = bool(r.get("signed", tested))
         line = {"finding": f"{label}`{r.get('key')}`", "verdict": r.get("verdict"),
                 "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
-                                  else ("" if not tested else "?"))}
+                                  else ("" if not tested else "?"), sign)}
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
             mark = MARKS.get((r.get("states") or {}).get(c["name"], ""), "") if tested else ""
-            line[c["label"]] = _cell(found, scale, mark)
+            line[c["label"]] = _cell(found, scale, mark, sign)
         table.append(line)
     if table:
         doc.p("Each finding (number of the key findings list, and its key) under each "
