@@ -141,8 +141,9 @@ def simulate(
     csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
     robustness: Annotated[bool, typer.Option(
         "--robustness", help="Then check every key finding against the default ladder of "
-                             "players and the labelled defaults' alternatives (as `analyzer "
-                             "robustness`; the conditions go to OUT/robustness/).")] = False,
+                             "players and every labelled default's alternative (`analyzer "
+                             "robustness` with its defaults; use that command to choose "
+                             "--players, --defaults or --search-games).")] = False,
 ) -> None:
     """Run a scenario, store the records and write the report.
 

@@ -240,11 +240,17 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     spec = scenario.spec
     used = defaults_in_use(scenario)
     known = {n for n, _, _ in used}
+    varied = [n for n, v, _ in used if n in spec.options and alternatives(spec.options[n], v)]
     if names is not None:
+        allowed = f"(allowed: {', '.join(varied) or 'none'})"
         bad = [n for n in names if n not in known]
         if bad:
             raise OptionError("defaults", f"{', '.join(bad)}: not a labelled default of this run "
-                                          f"(its defaults: {', '.join(sorted(known)) or 'none'})")
+                                          f"{allowed}")
+        fixed = [n for n in names if n not in varied]
+        if fixed:
+            raise OptionError("defaults", f"{', '.join(fixed)}: a labelled default without a "
+                                          f"documented alternative, so not varied {allowed}")
     out, without = [], []
     for name, value, _section in used:
         if names is not None and name not in names:
@@ -357,20 +363,25 @@ def _findings(run_dir: Path) -> list[dict[str, Any]]:
     return list(((summary.get("results") or {}).get("findings") or {}).get("findings") or [])
 
 
-def same_games(base_dir: Path, run_dir: Path) -> bool:
-    """Whether the run in ``run_dir`` played exactly the base's games: the same rows of
-    ``variant, game_id, seat, score, won`` (a changed rule value that never decided anything)."""
+def changed_games(base_dir: Path, run_dir: Path) -> int | None:
+    """How many games (variant, game id) of the run in ``run_dir`` differ from the base's in
+    any seat's ``score`` or ``won``; ``None`` when the two runs are not the same games (another
+    size, or records missing). 0: the changed rule value never decided anything."""
     cols = ["variant", "game_id", "seat", "score", "won"]
     try:
         a = pd.read_parquet(base_dir / "seats.parquet", columns=cols)
         b = pd.read_parquet(run_dir / "seats.parquet", columns=cols)
     except (OSError, ValueError, KeyError):
-        return False
+        return None
     if len(a) != len(b):
-        return False
+        return None
     a = a.sort_values(cols[:3], ignore_index=True)
     b = b.sort_values(cols[:3], ignore_index=True)
-    return bool(a.astype(str).equals(b.astype(str)))
+    if not (a[cols[:3]].astype(str).equals(b[cols[:3]].astype(str))):
+        return None
+    differs = (a["score"].to_numpy() != b["score"].to_numpy()) | (
+        a["won"].to_numpy() != b["won"].to_numpy())
+    return int(a.loc[differs, ["variant", "game_id"]].drop_duplicates().shape[0])
 
 
 def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[str] = ()
@@ -394,7 +405,7 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         found = {c.name: per[c.name].get(f["key"]) for c in conditions}
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                     "signed", "null", "figure", "exact", "holds")},
+                                     "digits", "signed", "null", "figure", "exact", "holds")},
             **verdict(f, found),
             "by_condition": {c: (None if r is None else {k: r.get(k) for k in
                                                          ("estimate", "lo", "hi", "games")})
@@ -404,8 +415,9 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
         "conditions": [{"name": c.name, "kind": c.kind, "label": c.label,
                         "games": c.scenario.games,
-                        "same_games": c.kind == "rule" and c.scenario.games == run.get("games")
-                        and same_games(base_dir, base_dir / FOLDER / c.name),
+                        "changed_games": (changed_games(base_dir, base_dir / FOLDER / c.name)
+                                          if c.kind == "rule" else None),
+                        "arms": len(c.scenario.arms),
                         "policies": sorted({s.name for a in c.scenario.arms for s in a.seats})}
                        for c in conditions],
         "findings": rows, "without": list(without),
@@ -481,7 +493,6 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
                                 out=out_dir, chunk_size=chunk_size, resume=resume, force=force,
                                 progress=progress)
     folder = out_dir / FOLDER
-    names = {c.name for c in conditions}
     started = time.monotonic()
     for i, c in enumerate(conditions, 1):
         target = folder / c.name
@@ -490,15 +501,12 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
             continue
         say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
             f"{c.scenario.games} games")
-        if not _same_run(target, c.scenario):  # another condition's chunks: start it over
+        size = chunk_size or _chunk(c.scenario.games)
+        if not _same_run(target, c.scenario, size):  # another size's chunks: start it over
             shutil.rmtree(target, ignore_errors=True)
         api.simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler, out=target,
-                     chunk_size=chunk_size or _chunk(c.scenario.games), resume=True,
+                     chunk_size=size, resume=True,
                      force=True, progress=progress)
-    if folder.is_dir():  # condition folders of an earlier, different robustness run
-        for old in folder.iterdir():
-            if old.is_dir() and old.name not in names:
-                shutil.rmtree(old, ignore_errors=True)
     data = assess(out_dir, conditions, without)
     data["same_as_base"] = same
     data["seconds"] = time.monotonic() - started
@@ -514,15 +522,16 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-def _same_run(run_dir: Path, scenario: Scenario) -> bool:
-    """Whether the chunks in ``run_dir`` (if any) are of ``scenario`` and its seed (then a
-    resume keeps them)."""
+def _same_run(run_dir: Path, scenario: Scenario, chunk_size: int) -> bool:
+    """Whether the chunks in ``run_dir`` (if any) are of ``scenario``, its seed and this chunk
+    size (then a resume keeps them)."""
     try:
         fingerprint = json.loads((run_dir / "chunks" / "fingerprint.json").read_text())
     except (OSError, ValueError):
         return not run_dir.exists()
     return (fingerprint.get("scenario") == scenario.fingerprint()
-            and fingerprint.get("seed") == scenario.seed)
+            and fingerprint.get("seed") == scenario.seed
+            and fingerprint.get("chunk_size", chunk_size) == chunk_size)
 
 
 def _finished(run_dir: Path, scenario: Scenario) -> bool:

@@ -87,7 +87,7 @@ def echo_verdicts(res) -> None:
     """Print the robustness verdict counts and where the report is."""
     rob = res.summary.get("results", {}).get("robustness") or {}
     verdicts = list((rob.get("verdicts") or {}).values())
-    typer.echo(f"{rob.get('conditions', 0)} condition(s): " + ", ".join(
+    typer.echo(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
         f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "unchecked",
                                              "figure")))
     typer.echo(f"report: {res.out_dir / 'report.html'}")

@@ -213,7 +213,7 @@ def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
     assert adv["sensitive_to"] == ["rule-tie_to_start-false"]
     report = (out / "report.md").read_text()
     assert "## Robustness" in report
-    assert "**Robustness: sensitive**" in report.split("## Robustness")[0]
+    assert "**Robustness check: sensitive**" in report.split("## Robustness")[0]
     assert (out / "charts" / "robustness.png").is_file()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["results"]["robustness"]["verdicts"]["first_player:base"] == "sensitive"
@@ -250,3 +250,43 @@ def test_simulate_with_robustness_and_bad_input(tmp_path):
     assert [c["name"] for c in data["conditions"]] == ["rule-tie_to_start-false"]
     assert data["same_as_base"] == ["random"]
     assert "sides" in data["without"]
+
+
+def test_a_rerun_at_another_size_replays_the_conditions_and_a_narrower_one_deletes_nothing(
+        tmp_path):
+    """Try small, then bigger: a condition finished at another size is played again (its
+    chunks are another size's), and a rerun that selects fewer conditions leaves the others'
+    folders alone."""
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    out = tmp_path / "run"
+    runner = CliRunner()
+    base = ["robustness", str(scenario), "--players", "biased", "--jobs", "1", "--out",
+            str(out), "--quiet"]
+    res = runner.invoke(app, base + ["--games", "40"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, base + ["--games", "96"])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert {c["games"] for c in data["conditions"]} == {96}
+    res = runner.invoke(app, base[:2] + ["--players", "none", "--defaults", "tie_to_start"]
+                        + base[4:] + ["--games", "96"])
+    assert res.exit_code == 0, res.output
+    assert (out / "robustness" / "players-biased").is_dir()
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert [c["name"] for c in data["conditions"]] == ["rule-tie_to_start-false"]
+    assert data["conditions"][0]["changed_games"] > 0
+
+
+def test_defaults_that_cannot_be_varied_are_refused_by_name(tmp_path):
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    res = CliRunner().invoke(app, ["robustness", str(scenario), "--players", "none",
+                                   "--defaults", "sides"])
+    assert res.exit_code == 2
+    assert ("--defaults: sides: a labelled default without a documented alternative, so not "
+            "varied (allowed: tie_to_start)") in res.output
+    res = CliRunner().invoke(app, ["robustness", str(scenario), "--defaults", "nope"])
+    assert res.exit_code == 2
+    assert "--defaults: nope: not a labelled default of this run (allowed: tie_to_start)" in (
+        res.output)

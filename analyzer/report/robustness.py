@@ -23,7 +23,7 @@ FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustne
 RESULT = "robustness.json"
 MARKS = {"same": "✓", "flip": "✗ flipped", "lost": "✗ lost", "wide": "? too wide",
          "absent": "—"}
-MAX_CHART = 8  # findings drawn (the tested ones first)
+MAX_CHART = 12  # findings drawn (the tested ones)
 
 
 def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -59,7 +59,7 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
             f"{_names(absent, labels)})") if absent else ""
     v = row.get("verdict")
     if v == "holds":
-        return (f"**Robustness: holds** — same sign and significant under all {n} other "
+        return (f"**Robustness check: holds** — same sign and significant under all {n} other "
                 f"conditions{gone}.")
     if v == "sensitive":
         states = row.get("states") or {}
@@ -68,23 +68,25 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
              [c for c in row["sensitive_to"] if states.get(c) == "flip"]),
             ("lost (not significant, and nearer no effect than this run's estimate)",
              [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
-        return f"**Robustness: sensitive** — {'; '.join(parts)}{gone}."
+        return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}."
     if v == "unchecked":
-        return ("**Robustness: unchecked** — no condition computes this finding (e.g. a "
+        return ("**Robustness check: unchecked** — no condition computes this finding (e.g. a "
                 "policy's effect when every seat plays one ladder player).")
     if v == "unresolved":
         if not row.get("base_significant", True):
-            return "**Robustness: unresolved** — not significant in this run itself."
-        return (f"**Robustness: unresolved** — intervals too wide to tell under: "
+            return "**Robustness check: unresolved** — not significant in this run itself."
+        return (f"**Robustness check: unresolved** — intervals too wide to tell under: "
                 f"{_names(row['unresolved_in'], labels)}{gone}.")
     rng = row.get("range")
     if rng:
         scale = row.get("scale") or 1.0
         at = row.get("range_at") or ["", ""]
         unit = f" {row['unit']}" if row.get("unit") else ""
-        return (f"**Robustness:** a measured figure (no verdict); it ranges from "
-                f"{scale * rng[0]:.2f}{unit} ({labels.get(at[0], at[0])}) to "
-                f"{scale * rng[1]:.2f}{unit} ({labels.get(at[1], at[1])}) over the conditions.")
+        d = int(row.get("digits") or 2)
+        return (f"**Robustness check:** a measured figure (no verdict); {scale * row['estimate']:.{d}f}"
+                f"{unit} in this run, from {scale * rng[0]:.{d}f}{unit} "
+                f"({labels.get(at[0], at[0])}) to {scale * rng[1]:.{d}f}{unit} "
+                f"({labels.get(at[1], at[1])}) over the conditions.")
     return ""
 
 
@@ -134,9 +136,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),
-                             "games changed": "none" if c.get("same_games") else "yes"}
+                             "games changed": _changed(c)}
                             for c in conds]))
-    idle = [c["label"] for c in conds if c.get("same_games")]
+    idle = [c["label"] for c in conds if c.get("changed_games") == 0]
     if idle:
         doc.p("Changed no decision (every game the same as this run's, so every finding is "
               "unchanged there): " + "; ".join(idle) + ".")
@@ -166,7 +168,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                                   else ("" if not tested else "?"), sign)}
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
-            mark = MARKS.get((r.get("states") or {}).get(c["name"], ""), "") if tested else ""
+            state = (r.get("states") or {}).get(c["name"], "")
+            mark = (MARKS.get(state, "") if r.get("base_significant") or state == "absent"
+                    else "") if tested else ""
             line[c["label"]] = _cell(found, scale, mark, sign)
         table.append(line)
     if table:
@@ -176,17 +180,29 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         drawn = [r for r in rows if r.get("verdict") != "figure"][:MAX_CHART]
         if drawn:
             doc.chart("robustness.png", "Key findings under each condition: estimate and 95 % "
-                      "interval (grey line: no effect; dashed: this run's estimate).",
+                      "interval, as the distance from no effect in this run's standard errors "
+                      "(grey line: no effect; dashed: this run's estimate). Within each "
+                      "finding the points run from this run (black, top) through the "
+                      "conditions in the order of the table above; green: same side and "
+                      "significant, red: flipped or lost, orange: too wide.",
                       lambda ax: _plot(ax, drawn, conds),
                       size=(8.0, 1.2 + 0.9 * len(drawn)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+
+
+def _changed(c: Mapping[str, Any]) -> str:
+    """How many of a rule condition's games differ from this run's (``—``: not comparable)."""
+    n = c.get("changed_games")
+    if n is None:
+        return "—"
+    return f"{n:,} of {c['games'] * max(1, c.get('arms', 1)):,}" if c.get("arms") else f"{n:,}"
 
 
 def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> None:
     """One horizontal band per finding; within it a point and interval per condition, each
     finding scaled by its own interval in this run so that they share one axis: the distance
     from no effect in this run's standard errors."""
-    colours = {"same": "tab:green", "flip": "tab:red", "lost": "tab:red", "wide": "tab:orange",
+    colours = {"base": "black", "same": "tab:green", "flip": "tab:red", "lost": "tab:red", "wide": "tab:orange",
                "absent": "lightgrey"}
     names = ["this run"] + [c["name"] for c in conds]
     for i, r in enumerate(rows):
@@ -201,16 +217,15 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
             est = (f["estimate"] - null) / se
             lo = (f["lo"] - null) / se if f.get("lo") is not None else est
             hi = (f["hi"] - null) / se if f.get("hi") is not None else est
-            state = "same" if name == "this run" else (r.get("states") or {}).get(name, "absent")
-            ax.errorbar(est, y, xerr=[[est - lo], [hi - est]], fmt="o", ms=3,
+            state = "base" if name == "this run" else (r.get("states") or {}).get(name, "absent")
+            ax.errorbar(est, y, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]], fmt="o", ms=3,
                         color=colours.get(state, "grey"), lw=1)
         ax.axvline(0, color="grey", lw=0.8)
         ax.plot([(r["estimate"] - null) / se] * 2, [i - 0.5, i + 0.5], "k--", lw=0.6)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([str(r.get("key")) for r in rows], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("distance from no effect, in this run's standard errors "
-                  "(green: holds there; red: flipped or lost; orange: too wide)")
+    ax.set_xlabel("distance from no effect (this run's standard errors)")
 
 
 __all__ = ["FOLDER", "RESULT", "load", "section", "verdict_text"]
