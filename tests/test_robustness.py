@@ -290,3 +290,15 @@ def test_defaults_that_cannot_be_varied_are_refused_by_name(tmp_path):
     assert res.exit_code == 2
     assert "--defaults: nope: not a labelled default of this run (allowed: tie_to_start)" in (
         res.output)
+
+
+def test_a_verdict_names_the_games_of_a_shorter_condition():
+    data = {"base": {"games": 10000},
+            "conditions": [{"name": "players-ismcts", "label": "every seat: ismcts",
+                            "games": 200},
+                           {"name": "rule-x-true", "label": "x = true", "games": 10000}]}
+    row = {"verdict": "sensitive", "sensitive_to": ["players-ismcts", "rule-x-true"],
+           "states": {"players-ismcts": "lost", "rule-x-true": "flip"}}
+    text = report_robustness.verdict_text(row, data)
+    assert "under: every seat: ismcts (200 games)" in text
+    assert "flipped (significant the other way) under: x = true;" in text

@@ -43,7 +43,12 @@ def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] |
 
 
 def _labels(data: Mapping[str, Any]) -> dict[str, str]:
-    return {c["name"]: c["label"] for c in data.get("conditions", [])}
+    """Condition name -> its label, with its games per variant when fewer than the run's (a
+    searching ladder player), so a verdict says what it rests on."""
+    games = (data.get("base") or {}).get("games")
+    return {c["name"]: c["label"] + (f" ({c['games']} games)" if games and c.get("games")
+                                     and c["games"] < games else "")
+            for c in data.get("conditions", [])}
 
 
 def _names(conds: list[str], labels: Mapping[str, str]) -> str:
