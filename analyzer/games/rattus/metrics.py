@@ -157,8 +157,10 @@ def guess_counts(state: State) -> dict[str, int]:
     default decided something; 0 for a rule value that is not a labelled default here."""
     cfg = state.cfg
     n = cfg.n_players
-    alone, tied = (region_card_majorities(state.hands, state.cubes, cfg.rcard_region)
-                   if cfg.africanus else (0, 0))
+    alone = tied = 0
+    if cfg.africanus:
+        per_alone, per_tied = region_card_majorities(state.hands, state.cubes, cfg.rcard_region)
+        alone, tied = sum(per_alone), sum(per_tied)
     discs = [sum(row[p] for row in state.discs) for p in range(n)]
     counts = {
         "acted_token_face": state.discarded_tokens,

@@ -75,29 +75,19 @@ def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[
     list of int, shape (n_seats,)
         A card scores if its holder has at least 1 cube in its region and the (tied) majority.
     """
-    out = []
-    for p, hand in enumerate(hands):
-        total = 0
-        for cid in hand:
-            row = cubes[card_region[cid]]
-            mine = row[p]
-            if mine == 0:
-                continue
-            others = max((c for q, c in enumerate(row) if q != p), default=0)
-            if mine > others or (ties_count and mine == others):
-                total += points
-        out.append(total)
-    return out
+    alone, tied = region_card_majorities(hands, cubes, card_region)
+    return [points * (alone[p] + (tied[p] if ties_count else 0)) for p in range(len(hands))]
 
 
 def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[int]],
-                           card_region: Sequence[int]) -> tuple[int, int]:
-    """Region cards in hand whose holder leads their region alone, and those whose holder ties
-    for most cubes there (at least 1 cube): the cards §9's labelled defaults decide.
+                           card_region: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Per seat, its region cards in hand whose region it leads alone, and those whose region it
+    ties for most cubes (at least 1 cube): the cards §9's labelled defaults decide.
 
-    Parameters as ``region_card_points``. Returns ``(alone, tied)``, counts of cards.
+    Parameters as ``region_card_points``. Returns ``(alone, tied)``, each shape (n_seats,).
     """
-    alone = tied = 0
+    alone = [0] * len(hands)
+    tied = [0] * len(hands)
     for p, hand in enumerate(hands):
         for cid in hand:
             row = cubes[card_region[cid]]
@@ -106,9 +96,9 @@ def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Seque
                 continue
             others = max((c for q, c in enumerate(row) if q != p), default=0)
             if mine > others:
-                alone += 1
+                alone[p] += 1
             elif mine == others:
-                tied += 1
+                tied[p] += 1
     return alone, tied
 
 
