@@ -421,7 +421,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         elif kind == "rules":
             rows += [{"game": spec.name, "option": name, "help": spec.options.describe(name)}
                      for name in spec.options.names()]
-        elif kind == "content":  # the guessed content tables and their priors (issue 24)
+        elif kind == "content":  # the guessed content tables and their priors
             rows += content_catalogue(spec)
         else:
             label, groups = spec.content_groups.get(kind, ("", {}))

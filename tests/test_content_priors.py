@@ -1,4 +1,4 @@
-"""Content priors (issue 24 part 1): every guessed content table of the three games has a
+"""Content priors: every guessed content table of the three games has a
 generator of plausible alternatives whose draws are valid (they load through the game's own
 loader and a game plays to the end with them), deterministic, and keep every documented fact
 (docs/rules/rattus.md §4.4, §5.4, §9.1; docs/rules/cartus.md §4.1, §5.1;
@@ -117,7 +117,9 @@ def test_a_seed_must_be_a_non_negative_integer():
 
 def test_priors_in_use_follow_the_scenario():
     r, c, p = get_game("rattus"), get_game("cartus"), get_game("pyramidion")
-    names = lambda spec, *a: [x.table for x in priors_in_use(spec, spec.make_config(*a))]  # noqa: E731
+    def names(spec, *a):
+        return [x.table for x in priors_in_use(spec, spec.make_config(*a))]
+
     assert names(r, 4, (), {}) == ["tokens", "map"]
     assert names(r, 4, ("africanus",), {}) == ["tokens", "map", "region_cards"]
     assert names(c, 4, (), {}) == ["magic_b", "supply_icons"]
@@ -132,7 +134,7 @@ def test_a_users_table_is_not_a_guess(tmp_path):
     assert [x.table for x in priors_in_use(spec, config)] == ["map"]
 
 
-# ---------------------------------------------------------------- Rattus tokens (§5.4)
+# ---------------------------------------------------------------- Rattus tokens (docs/rules/rattus.md §5.4)
 
 
 def _check_token_set(tokens: list[dict], name: str) -> None:
@@ -177,7 +179,7 @@ def test_token_draws_include_a_family_where_royalty_is_most_frequent():
     assert "Royalty on" in rat.TOKENS.describe(rat.TOKENS.draw(royal)).split(";")[0]
 
 
-# ---------------------------------------------------------------- Rattus map (§4.4)
+# ---------------------------------------------------------------- Rattus map (docs/rules/rattus.md §4.4)
 
 
 @given(seed=SEEDS)
@@ -207,7 +209,7 @@ def test_the_built_in_map_is_one_possible_draw():
     assert builtin <= candidates | {frozenset(pair) for pair in rat.FIXED_LINKS}
 
 
-# ---------------------------------------------------------------- Rattus region cards (§9.1)
+# ---------------------------------------------------------------- Rattus region cards (docs/rules/rattus.md §9.1)
 
 
 @given(seed=SEEDS)
@@ -218,12 +220,15 @@ def test_region_card_draws_keep_three_cards_per_region(seed):
     assert Counter(c["region"] for c in cards) == Counter({n: 3 for n in rat.used_at(6)})
     wild = [c["region"] for c in cards if c["symbols"] == ["?"]]
     assert len(wild) in rat.WILD_RANGE and len(set(wild)) == len(wild)
+    tally = Counter(s for c in cards for s in c["symbols"] if s != "?")
+    mean = 2 * (51 - len(wild)) / 7
+    assert all(abs(tally[c] - mean) <= rat.CLASS_SPREAD for c in CLASSES)
     for c in cards:
         assert c["symbols"] == ["?"] or (len(c["symbols"]) == 2 and c["symbols"][0] != c["symbols"][1]
                                          and set(c["symbols"]) <= set(CLASSES))
 
 
-# ---------------------------------------------------------------- Cartus (§4.1, §5.1)
+# ---------------------------------------------------------------- Cartus (docs/rules/cartus.md §4.1, §5.1)
 
 
 @given(seed=SEEDS)
@@ -259,7 +264,7 @@ def test_icon_sets_span_the_known_cards():
     assert "D1" not in cartus.ICON_SETS and "D4+R1" not in cartus.ICON_SETS  # 2-4 symbols
 
 
-# ---------------------------------------------------------------- Pyramidion (§5 phase 2, §7.1-§10.3)
+# ---------------------------------------------------------------- Pyramidion (docs/rules/pyramidion.md §5 phase 2, §7.1-§10.3)
 
 
 @given(seed=SEEDS)

@@ -1,8 +1,7 @@
 """Content priors: plausible alternatives to a game's guessed content tables.
 
 Some content could not be found in any source and is a labelled guess (``[GAP → DEFAULT]`` of
-``docs/rules/<game>.md``): the Rattus tokens and map, the Cartus ``magic_b`` building, the
-Pyramidion sites, cards, boats... A game declares, for each such table, a ``ContentPrior`` in
+``docs/rules/<game>.md``): a token list, a map, a building nobody could read... A game declares, for each such table, a ``ContentPrior`` in
 ``GameSpec.content_priors``: what is known about the table (kept in every draw), what a draw
 varies (within the ranges the rules file writes down with their reasoning), and a generator
 ``draw(seed) -> table`` whose table passes the game's own loader and is written as TOML in the
@@ -34,13 +33,11 @@ class ContentPrior:
     Attributes
     ----------
     table : str
-        The table's name as the report's labelled defaults give it, e.g. ``"tokens"``.
+        The table's name, e.g. ``"boats"`` (``<table>_file`` is often its option).
     option : str
-        The ``*_file`` rule option that replaces the built-in table with a user's file, e.g.
-        ``"tokens_file"``.
+        The ``*_file`` rule option that replaces the built-in table with a user's file.
     section : str
-        Where the rules file states the ranges and their reasoning, e.g.
-        ``"docs/rules/rattus.md §5.4"``.
+        Where the rules file of the game states the ranges and their reasoning.
     known : tuple of str
         The documented facts every draw keeps, one short line each.
     varies : tuple of str
@@ -50,7 +47,7 @@ class ContentPrior:
         table; every random choice comes from ``rng``.
     summary : callable
         ``summary(table: dict) -> str``: the draw's notable differences from the built-in table
-        in a few words, for a report sentence (e.g. ``"Royalty on 18 of 49 base tokens"``).
+        in a few words, for a report sentence (e.g. ``"one symbol on 18 of 49 tokens"``).
     rule_values : tuple of str
         The names of the ``RuleValue`` s the game reports for this table (``"site"`` also
         covers ``"site.NAME"``): the table is in use in a scenario where one of them is a

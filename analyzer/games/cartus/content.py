@@ -51,8 +51,8 @@ MAGIC_B_PRIOR = ContentPrior(
     table="magic_b", option="buildings_file", section=f"{_RULES} §5.1",
     known=("12 buildings, 2 per class; the eleven named ones and their actions (§2, §5)",
            "the 12th is a Magic building whose name and text are unreadable (§2)"),
-    varies=("magic_b's action and its premium/standard amounts: today's 'take 2 / 1 Flutes', or the "
-            "action of one of the other eleven buildings, each of the 12 equally likely",),
+    varies=(("magic_b's action and its premium/standard amounts: today's 'take 2 / 1 Flutes', or the "
+            "action of one of the other eleven buildings, each of the 12 equally likely"),),
     generate=draw_magic_b, summary=magic_b_summary, rule_values=("building.magic_b",),
     header="Only the magic_b row differs from data/buildings.toml.",
 )
@@ -102,11 +102,11 @@ def supply_icons_summary(table: dict) -> str:
 SUPPLY_ICONS = ContentPrior(
     table="supply_icons", option="supply_icons_file", section=f"{_RULES} §4.1",
     known=("copies of one building carry different supply symbols (§1)",
-           "a Monastery that draws 4, a Monastery that discards 2 rats and a Fortune-teller's Tent "
-           "that draws 2 and looks at 1 (§1), kept as copies 1, 5 and 3"),
-    varies=("every other card's icons: five different sets per building, each drawing 0-4 cards, "
+           ("a Monastery that draws 4, a Monastery that discards 2 rats and a Fortune-teller's Tent "
+           "that draws 2 and looks at 1 (§1), kept as copies 1, 5 and 3")),
+    varies=(("every other card's icons: five different sets per building, each drawing 0-4 cards, "
             f"discarding 0-2 rats and looking at 0-1 Nun-row cards, 2-4 symbols in all ({len(ICON_SETS)} "
-            "sets, equally likely)",),
+            "sets, equally likely)"),),
     generate=draw_supply_icons, summary=supply_icons_summary, rule_values=("supply_icons_per_copy",),
     header="Every building has its own row; [default] is not used by any of them.",
 )

@@ -73,8 +73,8 @@ SITES = ContentPrior(
            "abilities that draw cards and convert goods exist (§7)"),
     varies=(f"each of the 24 minimums, {MINIMUM_RANGE.start}-{MINIMUM_RANGE.stop - 1} (today 4-6)",
             "which two other sites draw a card and convert goods",
-            "which site produces what: camel and wood on Abu Simbel and Alexandria (either way round), "
-            "worker, food and stone on two of the other six each"),
+            ("which site produces what: camel and wood on Abu Simbel and Alexandria (either way round), "
+            "worker, food and stone on two of the other six each")),
     generate=draw_sites, summary=sites_summary, rule_values=("site",),
 )
 
@@ -87,7 +87,7 @@ COMMON_COUNTS = {"merchant": 12, "negotiator": 16, "slave_driver": 8}  # §3
 CATEGORY = {"merchant": "trade", "negotiator": "negotiation", "slave_driver": "influence",
             "revolt": "influence", "high_priest": "influence", "executioner": "influence",
             "stone_dragger": "influence", "thief": "trade", "bandit": "trade", "philosopher": "negotiation"}
-SPECIAL_RANGE = range(0, 3)  # a revolt or special card's value (§10.3)
+SPECIAL_RANGE = range(3)  # a revolt or special card's value (§10.3)
 DRAWN_SPECIALS = ("high_priest", "executioner", "stone_dragger", "thief", "bandit")  # 8 cards, each at least 1
 
 
@@ -138,20 +138,20 @@ def cards_summary(table: dict) -> str:
 CARDS = ContentPrior(
     table="cards", option="cards_file", section=f"{_RULES} §10.3",
     known=("a starting deck of 2 merchants, 1 negotiator, 1 slave driver, 1 Goddess per player (§10.1)",
-           "a common deck of 12 merchants, 16 negotiators, 8 slave drivers, 3 revolt cards and 9 "
-           "special cards, the Philosopher among them (§3)",
-           "each card one number in its category; the Goddess one value in a declared category "
-           "(§10.1, §10.2)"),
-    varies=(f"starting values and the Goddess's, {STARTING_RANGE.start}-{STARTING_RANGE.stop - 1} "
-            "each (today 3)",
-            "each common merchant and negotiator 2-8, slave driver 3-7 (today 2-8 and 3-7, "
-            "4.6 and 5.0 on average)",
-            f"the value of the revolt cards and of each special type, {SPECIAL_RANGE.start}-"
-            f"{SPECIAL_RANGE.stop - 1} (today 1-2)",
-            "how the 8 specials besides the Philosopher split among High Priest, Executioner, "
-            "Stone dragger, Thief and Bandit (each at least 1; today 2, 2, 2, 1, 1)",
-            "not here: the special cards' effects, whose alternative readings are the rule options "
-            "`executioner` and `philosopher` (varied as rule defaults)"),
+           ("a common deck of 12 merchants, 16 negotiators, 8 slave drivers, 3 revolt cards and 9 "
+           "special cards, the Philosopher among them (§3)"),
+           ("each card one number in its category; the Goddess one value in a declared category "
+           "(§10.1, §10.2)")),
+    varies=((f"starting values and the Goddess's, {STARTING_RANGE.start}-{STARTING_RANGE.stop - 1} "
+            "each (today 3)"),
+            ("each common merchant and negotiator 2-8, slave driver 3-7 (today 2-8 and 3-7, "
+            "4.6 and 5.0 on average)"),
+            (f"the value of the revolt cards and of each special type, {SPECIAL_RANGE.start}-"
+            f"{SPECIAL_RANGE.stop - 1} (today 1-2)"),
+            ("how the 8 specials besides the Philosopher split among High Priest, Executioner, "
+            "Stone dragger, Thief and Bandit (each at least 1; today 2, 2, 2, 1, 1)"),
+            ("not here: the special cards' effects, whose alternative readings are the rule options "
+            "`executioner` and `philosopher` (varied as rule defaults)")),
     generate=draw_cards, summary=cards_summary, rule_values=("card",),
 )
 
@@ -240,8 +240,8 @@ REVOLT_TILES = ContentPrior(
     table="revolt_tiles", option="revolt_tiles_file", section=f"{_RULES} §8.1",
     known=("6 tiles, each a strength and goods (§8)",
            "two tiles adding up to 13 with one worker and one food (the Luxor example, §11 T1)"),
-    varies=(f"the other four strengths, {STRENGTH_RANGE.start}-{STRENGTH_RANGE.stop - 1}, and their "
-            "goods (any good or a statue; at least one statue, the statues' only source)",
+    varies=((f"the other four strengths, {STRENGTH_RANGE.start}-{STRENGTH_RANGE.stop - 1}, and their "
+            "goods (any good or a statue; at least one statue, the statues' only source)"),
             "the example pair's split of 13 (3+10 to 10+3)"),
     generate=draw_revolt_tiles, summary=revolt_tiles_summary, rule_values=("revolt_tile",),
 )
@@ -295,9 +295,9 @@ DISTRIBUTION = ContentPrior(
     table="distribution", option="distribution_file", section=f"{_RULES} §5 phase 2",
     known=("10 distribution cards, each telling how many goods each of the 8 sites receives (§5 phase 2)",
            "goods differ from site to site in number (§5 phase 2, S13)"),
-    varies=(f"per card, each kind {KIND_PER_CARD.start}-{KIND_PER_CARD.stop - 1} goods split among the "
+    varies=((f"per card, each kind {KIND_PER_CARD.start}-{KIND_PER_CARD.stop - 1} goods split among the "
             f"sites producing it (0-{SITE_MAX} a site; today 2-3 per kind), {CARD_TOTAL.start}-"
-            f"{CARD_TOTAL.stop - 1} goods a card (today 12)",),
+            f"{CARD_TOTAL.stop - 1} goods a card (today 12)"),),
     generate=draw_distribution, summary=distribution_summary, rule_values=("distribution",),
     header="Laid out for the built-in sites (data/sites.toml).",
 )

@@ -141,17 +141,17 @@ def tokens_summary(table: dict) -> str:
 TOKENS = ContentPrior(
     table="tokens", option="tokens_file", section=f"{_RULES} §5.4",
     known=("49 base tokens (12 starting) and 65 Africanus tokens (17 starting) (§3)",
-           "thresholds 1+ to 6+; a little over 10 % act at 1+ (here 10-13 %), about 60 % need more "
-           "than 3 cubes (here 55-65 %) (§5.2)",
-           "the worked example's '1+ Bourgeoisie, Church' and '2+ M, Bourgeoisie, Church', and the "
-           "pictured '4+ M, Royalty, A', in both sets (§5.2, §12 Q3)",
+           ("thresholds 1+ to 6+; a little over 10 % act at 1+ (here 10-13 %), about 60 % need more "
+           "than 3 cubes (here 55-65 %) (§5.2)"),
+           ("the worked example's '1+ Bourgeoisie, Church' and '2+ M, Bourgeoisie, Church', and the "
+           "pictured '4+ M, Royalty, A', in both sets (§5.2, §12 Q3)"),
            "1 to 3 symbols per token, none printed twice; Islam only on Africanus tokens"),
     varies=("how many tokens at each threshold, within the kept shares (at least 3 at each of 2+ to 6+)",
-            "class-symbol frequencies: each class today's count (12 base, 16 Africanus) +-3 (+-4); in "
+            ("class-symbol frequencies: each class today's count (12 base, 16 Africanus) +-3 (+-4); in "
             "half the draws Royalty is the most frequent class (+2 to +6 (+8) over today's), after a "
-            "French review",
-            "M on today's count +-3 (+-4), A on today's +-3; which tokens carry which symbols; which "
-            "tokens are starting tokens"),
+            "French review"),
+            ("M on today's count +-3 (+-4), A on today's +-3; which tokens carry which symbols; which "
+            "tokens are starting tokens")),
     generate=draw_tokens, summary=tokens_summary, rule_values=("tokens",),
     header="Both lists are drawn; `africanus_tokens_replace_base` still decides which one plays.",
 )
@@ -163,16 +163,17 @@ FIXED_LINKS = (("Gallia", "Hispania"), ("Hispania", "Italia"), ("Russia", "Tarta
 ANGLIA_LINKS = (("Anglia", "Gallia"), ("Anglia", "Hispania"))
 NON_LINKS = (("Germania", "Turcia"), ("Hispania", "Polonia"), ("Italia", "Polonia"))
 # Geographically plausible links between European regions, each with the chance a draw keeps
-# it: a land border 0.8-0.95, a short sea crossing 0.4-0.6, a long one 0.2-0.3 (§4.4).
+# it: a land border 0.8-0.95, a plausible border or short sea arrow 0.6-0.8, a longer sea arrow
+# 0.2-0.4 (§4.4).
 EUROPE_CANDIDATES: tuple[tuple[str, str, float], ...] = (
-    ("Anglia", "Gallia", 0.9), ("Anglia", "Hispania", 0.2), ("Anglia", "Scandia", 0.5),
+    ("Anglia", "Gallia", 0.9), ("Anglia", "Hispania", 0.2), ("Anglia", "Scandia", 0.6),
     ("Anglia", "Germania", 0.4), ("Gallia", "Germania", 0.95), ("Gallia", "Italia", 0.9),
-    ("Italia", "Germania", 0.8), ("Italia", "Hungaria", 0.7), ("Italia", "Bulgaria", 0.2),
+    ("Italia", "Germania", 0.8), ("Italia", "Hungaria", 0.8), ("Italia", "Bulgaria", 0.2),
     ("Italia", "Turcia", 0.3), ("Germania", "Scandia", 0.8), ("Germania", "Polonia", 0.95),
-    ("Germania", "Hungaria", 0.8), ("Scandia", "Polonia", 0.5), ("Scandia", "Russia", 0.6),
-    ("Polonia", "Hungaria", 0.8), ("Polonia", "Russia", 0.9), ("Polonia", "Tartaria", 0.6),
-    ("Hungaria", "Bulgaria", 0.9), ("Hungaria", "Tartaria", 0.5), ("Hungaria", "Turcia", 0.2),
-    ("Bulgaria", "Turcia", 0.95), ("Bulgaria", "Tartaria", 0.6), ("Turcia", "Tartaria", 0.5),
+    ("Germania", "Hungaria", 0.8), ("Scandia", "Polonia", 0.6), ("Scandia", "Russia", 0.7),
+    ("Polonia", "Hungaria", 0.8), ("Polonia", "Russia", 0.9), ("Polonia", "Tartaria", 0.7),
+    ("Hungaria", "Bulgaria", 0.9), ("Hungaria", "Tartaria", 0.6), ("Hungaria", "Turcia", 0.2),
+    ("Bulgaria", "Turcia", 0.95), ("Bulgaria", "Tartaria", 0.7), ("Turcia", "Tartaria", 0.6),
 )
 AFRICA = ("AF1", "AF2", "AF3", "AF4", "AF5")  # west to east
 # links inside North Africa: neighbours in the west-east strip, and a region reaching past one
@@ -263,14 +264,15 @@ def map_summary(table: dict) -> str:
 MAP = ContentPrior(
     table="map", option="map_file", section=f"{_RULES} §4.4",
     known=("the regions, their boards and the player counts each is in use at (§3.3)",
-           "links Gallia-Hispania, Hispania-Italia, Russia-Tartaria, and Anglia-Gallia or "
-           "Anglia-Hispania (§4.1)",
+           ("links Gallia-Hispania, Hispania-Italia, Russia-Tartaria, and Anglia-Gallia or "
+           "Anglia-Hispania (§4.1)"),
            "non-links Germania-Turcia, Hispania-Polonia, Italia-Polonia (§4.1)",
            "connected, with a two-step caravan move from every region, at every player count (§4.2)"),
-    varies=("every other European link, kept with a chance from a written list of geographic "
-            "candidates (land border 0.8-0.95, short sea crossing 0.4-0.6, long one 0.2-0.3)",
-            "North Africa's inner links (neighbours in the west-east strip 0.85, a region reaching "
-            "past one 0.2) and which European regions it touches (Hispania, Gallia, Italia, Turcia)"),
+    varies=(("every other European link, kept with a chance from a written list of geographic "
+            "candidates (land border 0.8-0.95, plausible border or short sea arrow 0.6-0.8, longer "
+            "sea arrow 0.2-0.4); 19.5 European links a draw on average (today 22)"),
+            ("North Africa's inner links (neighbours in the west-east strip 0.85, a region reaching "
+            "past one 0.2) and which European regions it touches (Hispania, Gallia, Italia, Turcia)")),
     generate=draw_map, summary=map_summary, rule_values=("map",),
 )
 
@@ -278,19 +280,25 @@ MAP = ContentPrior(
 
 PAIRS = tuple((a, b) for i, a in enumerate(CLASSES) for b in CLASSES[i + 1:])
 WILD_RANGE = range(3, 16)  # "?" cards in the deck, at most one per region (§9.1)
+CLASS_SPREAD = 3  # a class's cards may differ from the mean (2 x two-symbol cards / 7) by this much
 
 
 def draw_region_cards(rng: random.Random) -> dict:
     """A region-card deck (§9.1): 3 cards per region; a random number of "?" cards, each on its
-    own region; the other cards two different classes, every pair equally likely."""
+    own region; the other cards two different classes, every pair equally likely, redrawn until
+    every class is within ``CLASS_SPREAD`` cards of the mean."""
     names = [r["name"] for r in _BUILTIN_MAP["regions"]]
     wild = set(rng.sample(names, rng.choice(WILD_RANGE)))
-    cards = []
-    for name in names:
-        for k in range(3):
-            symbols = ["?"] if k == 0 and name in wild else list(rng.choice(PAIRS))
-            cards.append({"region": name, "symbols": symbols})
-    return {"provenance": "default", "section": f"{_RULES} §9.1", "cards": cards}
+    mean = 2 * (3 * len(names) - len(wild)) / len(CLASSES)
+    while True:  # classes around equal: each within 3 of the mean
+        cards = []
+        for name in names:
+            for k in range(3):
+                symbols = ["?"] if k == 0 and name in wild else list(rng.choice(PAIRS))
+                cards.append({"region": name, "symbols": symbols})
+        tally = Counter(s for c in cards for s in c["symbols"] if s != "?")
+        if all(abs(tally[c] - mean) <= CLASS_SPREAD for c in CLASSES):
+            return {"provenance": "default", "section": f"{_RULES} §9.1", "cards": cards}
 
 
 def region_cards_summary(table: dict) -> str:
@@ -308,9 +316,10 @@ REGION_CARDS = ContentPrior(
     table="region_cards", option="region_cards_file", section=f"{_RULES} §9.1",
     known=("51 cards, 3 naming each region (§9)",
            "each card shows two class symbols or '?' (§9)"),
-    varies=(f"how many '?' cards ({WILD_RANGE.start}-{WILD_RANGE.stop - 1}, at most one per region; "
-            "today 9) and where",
-            "the two classes of every other card: any of the 21 pairs of the 7 classes, equally likely"),
+    varies=((f"how many '?' cards ({WILD_RANGE.start}-{WILD_RANGE.stop - 1}, at most one per region; "
+            "today 9) and where"),
+            ("the two classes of every other card: any of the 21 pairs of the 7 classes, equally likely, "
+            f"each class within {CLASS_SPREAD} cards of the mean (today exactly 12 each)")),
     generate=draw_region_cards, summary=region_cards_summary, rule_values=("region_cards",),
 )
 
