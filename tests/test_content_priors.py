@@ -404,6 +404,15 @@ def test_a_drawn_table_named_in_a_scenario_validates_and_simulates(tmp_path):
     assert "tokens_file" in (tmp_path / "run" / "scenario.toml").read_text("utf-8")
 
 
+def test_a_condition_names_its_table_relative_to_its_folder(tmp_path):
+    spec = get_game("pyramidion")
+    p = prior(spec, "boats")
+    rules, sentence = p.condition(4, tmp_path / "content-boats-4")
+    assert rules == {"boats_file": "boats-4.toml"}
+    assert (tmp_path / "content-boats-4" / "boats-4.toml").is_file()
+    assert sentence == p.describe(p.draw(4)) and sentence.startswith("sizes 2/3/4/5:")
+
+
 def test_list_content_shows_each_guessed_table():
     result = CliRunner().invoke(app, ["list", "content", "--game", "rattus"])
     assert result.exit_code == 0, result.output

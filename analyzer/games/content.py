@@ -110,6 +110,20 @@ class ContentPrior:
         tmp.replace(path)
         return path
 
+    def condition(self, seed: int, folder: str | Path) -> tuple[dict[str, str], str]:
+        """Write draw ``seed`` into ``folder`` (a condition's run directory) and say how a
+        scenario written there uses it.
+
+        Returns
+        -------
+        (dict, str)
+            The rule override ``{option: "<table>-<seed>.toml"}`` — a path relative to
+            ``folder``, which a scenario file in ``folder`` resolves against its own folder —
+            and the draw's notable differences (``describe``).
+        """
+        path = self.write(seed, folder)
+        return {self.option: path.name}, self.describe(self.draw(seed))
+
     def in_use(self, rule_values: Sequence[RuleValue]) -> bool:
         """Whether this table acts as a labelled default among a config's ``rule_values``."""
         return any(v.provenance == "default" and _covers(self.rule_values, v.name) for v in rule_values)
