@@ -71,7 +71,7 @@ def _token_set(rng: random.Random, name: str, royalty_first: bool) -> list[dict]
     while True:  # redraw the rare mix whose symbols do not fit 1-3 per token
         thresholds = _thresholds(rng, n)
         counts = _symbol_counts(rng, classes, mean, m, a, _SPREAD[name], royalty_first)
-        free = [i for i in range(n)]
+        free = list(range(n))
         fixed: dict[int, tuple[str, ...]] = {}
         for thr, syms in EXAMPLE_TOKENS:
             i = next(i for i in free if thresholds[i] == thr)
