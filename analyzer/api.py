@@ -23,6 +23,7 @@ from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
 from analyzer.games.base import build_policy, policy_doc, policy_params
+from analyzer.games.content import catalogue_rows as content_catalogue
 from analyzer.scenario import BASE, Scenario, load_scenario, to_toml, with_overrides
 
 __all__ = [
@@ -386,7 +387,8 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
     list of dict
         One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
         policy, params`` (list of ``(name, type, default, bounds, help)``); ``rules`` → ``game, option,
-        help``; content kinds → ``game, name`` and, where the game groups that kind
+        help``; ``content`` → ``game, table, option, section, known, varies`` (each guessed
+        content table, ``analyzer.games.content.catalogue_rows``); content kinds → ``game, name`` and, where the game groups that kind
         (``GameSpec.content_groups``, e.g. buildings by class), the group.
 
     Raises
@@ -400,7 +402,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         specs = [get_game(n) for n in names]
     except RuleError as err:
         raise OptionError("game", err.message) from None
-    kinds = {"games", "policies", "rules"} | {k for s in specs for k in s.content}
+    kinds = {"games", "policies", "rules", "content"} | {k for s in specs for k in s.content}
     if kind not in kinds:
         owners = [n for n in available_games() if kind in get_game(n).content]
         if game and owners:
@@ -419,6 +421,8 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         elif kind == "rules":
             rows += [{"game": spec.name, "option": name, "help": spec.options.describe(name)}
                      for name in spec.options.names()]
+        elif kind == "content":  # the guessed content tables and their priors
+            rows += content_catalogue(spec)
         else:
             label, groups = spec.content_groups.get(kind, ("", {}))
             for n in spec.content.get(kind, ()):

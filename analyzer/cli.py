@@ -241,8 +241,8 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory made by
 
 @app.command("list")
 def list_(
-    kind: Annotated[str, typer.Argument(help="games | policies | rules | cards (or another content "
-                                             "kind of a game).")],
+    kind: Annotated[str, typer.Argument(help="games | policies | rules | content (the guessed content "
+                                             "tables) | cards (or another content kind of a game).")],
     game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
 ) -> None:
     """List what a scenario can name: games, policies (with parameters), rule options, cards.
@@ -254,6 +254,8 @@ def list_(
       analyzer list policies --game rattus
 
       analyzer list cards
+
+      analyzer list content --game rattus
     """
     for row in api.catalogue(kind, game):
         if kind == "policies":
@@ -261,6 +263,10 @@ def list_(
             for name, typ, default, bounds, help_ in row["params"]:
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f" in {bounds}" if bounds else "")
                            + (f"  {help_}" if help_ else ""))
+        elif kind == "content":  # a guessed table: what is known, what its plausible alternatives vary
+            typer.echo(f"{row['game']}  {row['table']}  (option {row['option']}; {row['section']})")
+            typer.echo("".join(f"    known: {line}\n" for line in row["known"])
+                       + "".join(f"    varies: {line}\n" for line in row["varies"]), nl=False)
         elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
         else:  # a content name, then what the game groups it by (e.g. a building's class)

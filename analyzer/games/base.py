@@ -23,6 +23,9 @@ import numpy as np
 
 from analyzer.errors import RuleError
 
+if typing.TYPE_CHECKING:
+    from analyzer.games.content import ContentPrior
+
 # Columns every record carries, whatever the game. The runner adds game_id/seed/variant.
 COMMON_GAME_COLUMNS: dict[str, str] = {
     "n_players": "int64",
@@ -473,6 +476,10 @@ class GameSpec:
         shown by its path only.
     guesses : tuple of GuessCounter
         The labelled defaults the game counts where they act (each a game record column).
+    content_priors : tuple of ContentPrior
+        One per guessed content table: what is known about it, what a plausible alternative
+        varies, and ``draw(seed) -> table`` (``analyzer/games/content.py``); ``analyzer list
+        content`` shows them.
     """
 
     name: str
@@ -495,6 +502,7 @@ class GameSpec:
     content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
     tables: Mapping[str, Path] = field(default_factory=dict)
     guesses: tuple[GuessCounter, ...] = ()
+    content_priors: tuple[ContentPrior, ...] = ()
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""

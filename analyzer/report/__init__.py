@@ -123,7 +123,8 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
         head += (f": {k} rule option{'s' if k != 1 else ''} and {len(content)} content "
                  f"entr{'ies' if len(content) != 1 else 'y'}"
                  + (f" from {len(tables)} guessed content table{'s' if len(tables) != 1 else ''} "
-                    f"({', '.join(f'`{t}`' for t in tables)})" if tables else ""))
+                    f"({', '.join(f'`{t}`' for t in tables)}), what is known of each and what its "
+                    "plausible alternatives vary in `analyzer list content`" if tables else ""))
     return (head + f"; listed in the {link}. Results rest on them."
             + guesses.header_sentence(acted, link))
 

@@ -22,6 +22,7 @@ from analyzer.games.cartus.config import (
     make_config,
     one_per_class_sets,
 )
+from analyzer.games.cartus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.cartus.engine import new_state, play_game
 from analyzer.games.cartus.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.search import POLICIES
@@ -69,6 +70,7 @@ SPEC = GameSpec(
     tables=TABLES,
     new_state=new_state,
     guesses=GUESSES,
+    content_priors=CONTENT_PRIORS,
 )
 
 __all__ = [

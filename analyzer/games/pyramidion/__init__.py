@@ -16,6 +16,7 @@ from analyzer.games.pyramidion.config import (
     PLAYERS,
     make_config,
 )
+from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.pyramidion.engine import new_state, play_game
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.search import POLICIES
@@ -75,6 +76,7 @@ SPEC = GameSpec(
     tables=TABLES,
     new_state=new_state,
     guesses=GUESSES,
+    content_priors=CONTENT_PRIORS,
 )
 
 __all__ = ["SPEC", "default_config", "new_state", "play_game"]

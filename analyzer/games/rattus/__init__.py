@@ -31,6 +31,7 @@ from analyzer.games.rattus.config import (
     default_config,
     make_config,
 )
+from analyzer.games.rattus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.rattus.engine import Game, new_game, play_out
 from analyzer.games.rattus.metrics import GAME_COLUMNS, GUESSES, SEAT_COLUMNS
 from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
@@ -141,4 +142,5 @@ SPEC = GameSpec(
     tables=TABLES,
     new_state=new_state,
     guesses=GUESSES,
+    content_priors=CONTENT_PRIORS,
 )
