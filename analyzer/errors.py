@@ -85,6 +85,42 @@ class OptionError(ScenarioError):
         return f"{self.option if flag is None else flag(self.option)}: {text}"
 
 
+class RunStopped(AnalyzerError):
+    """A study stopped before its end with what it finished saved; a resume continues it.
+
+    ``str(err)`` is one line: what stopped it, what is saved where (``saved``, in the study's
+    own units: chunks of a run, generations of a tune, conditions of a robustness check) and
+    how to resume: ``resume_with`` (default: the same call with ``resume=True``; the CLI sets
+    its command).
+
+    Parameters
+    ----------
+    what : str
+        ``"interrupted"`` or what went wrong.
+    saved : str
+        E.g. ``"2 of 5 chunks saved in reports/x/chunks"``.
+    """
+
+    def __init__(self, what: str, saved: str):
+        super().__init__(what)
+        self.what, self.saved = what, saved
+        self.resume_with = "the same call with resume=True"
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.saved}; resume with: {self.resume_with}"
+
+
+class RunInterrupted(RunStopped):
+    """Ctrl-C (or SIGTERM through the CLI) during a study; what is finished is saved."""
+
+
+class WorkerDied(RunStopped):
+    """Worker processes kept dying (killed, out of memory) after the runner's retries.
+
+    The finished chunks are saved; the message says how many and how to resume.
+    """
+
+
 class IllegalChoice(ValueError):
     """A policy chose an option the engine did not offer. This is a bug, never a user error.
 

@@ -11,7 +11,8 @@ from stats_synth import positions_table
 
 from analyzer import precision, stats
 from analyzer.report.document import Doc
-from analyzer.report.studies import ablate_section, target_precision
+from analyzer.report.ablate import ablate_section
+from analyzer.report.target_precision import target_precision
 
 
 def test_half_width_covers_start_positions():
