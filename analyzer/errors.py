@@ -39,8 +39,19 @@ class RuleError(AnalyzerError, ValueError):
 class ScenarioError(AnalyzerError, ValueError):
     """A scenario file (or a command-line override of it) that cannot be run.
 
-    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``.
+    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``; an error made
+    by ``of`` holds every problem of a file, one per line (``problems``).
     """
+
+    problems: list[str] | None = None
+
+    @classmethod
+    def of(cls, lines: list[str]) -> ScenarioError:
+        """One error for several problems: ``str(err)`` has one line each; ``problems`` lists
+        them (the CLI prints each as its own ``analyzer: error:`` line)."""
+        err = cls("\n".join(lines))
+        err.problems = list(lines) if len(lines) > 1 else None
+        return err
 
 
 class OptionError(ScenarioError):
