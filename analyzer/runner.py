@@ -503,7 +503,8 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
     console = Console(stderr=True)
     if not console.is_terminal:
         lines = ProgressLines(total, done, clock,
-                              lambda text: print(text, file=sys.stderr, flush=True))
+                              lambda text: print(text, file=sys.stderr, flush=True),
+                              every=PROGRESS_EVERY)
         stop = threading.Event()
 
         def timer() -> None:

@@ -253,7 +253,8 @@ class StudyRun:
         if study is not None:
             run["study"] = study
         d.write("summary.json", json.dumps({"run": run}, default=str))
-        d.saved = f"the records in {d.path}, the report not yet written"
+        d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
+                   "report not yet written")
         summary = report.render(d.path)
         return Results(d.path, summary)
 
