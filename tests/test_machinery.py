@@ -249,12 +249,12 @@ def test_a_stop_before_anything_is_saved_says_so(toy_file, monkeypatch):
 
 @pytest.mark.parametrize("args, fragment", [
     (["--validation-games", str(10 ** 12)], "--validation-games: at most 100,000,000"),
-    (["--budget", str(10 ** 12)], "--budget: 1,000,000,000,000 games make 1,250,000,000 "
-                                  "generations of 4 candidates x 200 games; at most 10,000"),
+    (["--budget", str(10 ** 12)], ("--budget: 1,000,000,000,000 games make 1,250,000,000 "
+                                   "generations of 4 candidates x 200 games; at most 10,000")),
     (["--popsize", "1000000"], "--popsize: at most 1,000 candidates per generation"),
     (["--games", str(10 ** 12)], "--games: at most 100,000,000"),
-    (["--games", "100000000", "--budget", "400000000"], "--games: 100,000,000 games make more "
-                                                        "than 1,000,000 chunks of 63"),
+    (["--games", "100000000", "--budget", "400000000"],
+     "--games: 100,000,000 games make more than 1,000,000 chunks of 63"),
 ])
 def test_tune_sizes_are_checked_before_anything_runs(write_scenario, tmp_path, args, fragment,
                                                      monkeypatch):

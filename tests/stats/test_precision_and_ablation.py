@@ -10,8 +10,8 @@ import pytest
 from stats_synth import positions_table
 
 from analyzer import precision, stats
-from analyzer.report.document import Doc
 from analyzer.report.ablate import ablate_section
+from analyzer.report.document import Doc
 from analyzer.report.target_precision import target_precision
 
 
