@@ -3,17 +3,21 @@
 
 Every study command takes the same run flags, declared once below as ``typing.Annotated``
 aliases (``Games``, ``Seed``, ``Jobs``, ``BackendFlag``, ``Scheduler``, ``ChunkSize``, ``Out``,
-``Resume``, ``Force``, ``Quiet``, ``Csv``) and bundled into ``RunFlags``, which turns them into
-the API's keyword arguments and the resume hint. ``analyzer.cli`` registers the commands from
-the registry; user errors are handled there like every other command's (one line on stderr,
-exit 2).
+``Resume``, ``Force``, ``Quiet``, ``Csv``): ``run_flags`` adds them to a command, which declares
+only its own options and gets the flags bundled as ``RunFlags`` (the API's keyword arguments
+and the resume hint). ``analyzer.cli`` registers the commands from the registry; user errors
+are handled there like every other command's (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import shlex
-from collections.abc import Iterator
+import typing
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -108,6 +112,49 @@ class RunFlags:
                 "scheduler": self.scheduler, "out": self.out, "csv": self.csv}
 
 
+# each run flag: its alias and default, in ``studies.RUN_FLAGS`` order
+_RUN_FLAGS: dict[str, tuple[Any, Any]] = {
+    "games": (Games, None), "seed": (Seed, None), "jobs": (Jobs, None),
+    "backend": (BackendFlag, Backend.loky), "scheduler": (Scheduler, None),
+    "chunk_size": (ChunkSize, None), "out": (Out, None), "resume": (Resume, False),
+    "force": (Force, False), "quiet": (Quiet, False), "csv": (Csv, False),
+}
+assert tuple(_RUN_FLAGS) == studies.RUN_FLAGS
+
+
+def _helped(alias: Any, text: str) -> Any:
+    """``alias`` (``Annotated[type, typer.Option(...)]``) with another help text."""
+    base, info = typing.get_args(alias)
+    info = copy(info)
+    info.help = text
+    return Annotated[base, info]
+
+
+def run_flags(**help_texts: str) -> Callable[[Callable], Callable]:
+    """Give a command the run flags: its signature (what typer reads) gains every flag of
+    ``_RUN_FLAGS`` after its own options, and it is called with them bundled as
+    ``flags=RunFlags(...)``. ``help_texts``: a flag whose meaning the command narrows (``tune
+    --games``: games per candidate), by keyword."""
+    def decorate(command: Callable) -> Callable:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+               if p.name != "flags"]
+        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                   annotation=_helped(alias, help_texts[name])
+                                   if name in help_texts else alias)
+                 for name, (alias, default) in _RUN_FLAGS.items()]
+
+        @functools.wraps(command)
+        def with_flags(*args: Any, **kwargs: Any) -> Any:
+            flags = RunFlags(**{name: kwargs.pop(name, default)
+                                for name, (_, default) in _RUN_FLAGS.items()})
+            return command(*args, flags=flags, **kwargs)
+
+        with_flags.__signature__ = inspect.Signature([*own, *extra])  # type: ignore[attr-defined]
+        with_flags.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+        return with_flags
+    return decorate
+
+
 def flag(keyword: str) -> str:
     """The command-line flag of an API keyword argument: ``chunk_size`` -> ``--chunk-size``."""
     return _FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
@@ -189,6 +236,7 @@ def _echo_result(res) -> None:
 # ------------------------------------------------------------------ the commands
 
 
+@run_flags()
 def simulate(
     scenario: ScenarioFile,
     target_ci: TargetCi = None,
@@ -197,10 +245,7 @@ def simulate(
                              "players and every labelled default's alternative (`analyzer "
                              "robustness` with its defaults; use that command to choose "
                              "--players, --defaults or --search-games).")] = False,
-    games: Games = None, seed: Seed = None, jobs: Jobs = None,
-    backend: BackendFlag = Backend.loky, scheduler: Scheduler = None,
-    chunk_size: ChunkSize = None, out: Out = None, resume: Resume = False,
-    force: Force = False, quiet: Quiet = False, csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Run a scenario, store the records and write the report (in reports/NAME).
 
@@ -223,8 +268,6 @@ def simulate(
 
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     if robustness and target_ci is not None:
         raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
                                         "need a fixed number of games; give {games})",
@@ -240,8 +283,8 @@ def simulate(
         if err.variant != "base":
             replay += ["--variant", err.variant]
         raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
-                            + (f" (after setting seed = {seed} in the scenario)" if seed is not None
-                               else "")) from None
+                            + (f" (after setting seed = {flags.seed} in the scenario)"
+                               if flags.seed is not None else "")) from None
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
@@ -262,18 +305,14 @@ def simulate(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
+@run_flags(games="Games per scenario (default: the first file's).",
+           seed="Root seed (default: the first file's).")
 def compare(
     scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
     name: Annotated[str | None, typer.Option(
         help="Run name (default from the scenario names).")] = None,
     target_ci: TargetCi = None,
-    games: Annotated[int | None, typer.Option(
-        help="Games per scenario (default: the first file's).")] = None,
-    seed: Annotated[int | None, typer.Option(
-        help="Root seed (default: the first file's).")] = None,
-    jobs: Jobs = None, backend: BackendFlag = Backend.loky, scheduler: Scheduler = None,
-    chunk_size: ChunkSize = None, out: Out = None, resume: Resume = False,
-    force: Force = False, quiet: Quiet = False, csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Play several scenarios on the same game seeds and report paired differences (in
     reports/compare-A-vs-B, or reports/NAME with --name).
@@ -289,8 +328,6 @@ def compare(
 
       analyzer compare a.toml b.toml c.toml --games 2000 --out /tmp/abc
     """
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     with resumable(["analyzer", "compare", *map(str, scenarios)], name=name,
                    target_ci=target_ci, **flags.hint()):
         res = api.compare(scenarios, name=name, target_ci=target_ci, **flags.api())
@@ -301,6 +338,7 @@ def compare(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
+@run_flags()
 def sweep(
     scenario: ScenarioFile,
     param: Annotated[list[str], typer.Option(
@@ -312,10 +350,7 @@ def sweep(
     correction: Annotated[Correction, typer.Option(
         help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
     target_ci: TargetCi = None,
-    games: Games = None, seed: Seed = None, jobs: Jobs = None,
-    backend: BackendFlag = Backend.loky, scheduler: Scheduler = None,
-    chunk_size: ChunkSize = None, out: Out = None, resume: Resume = False,
-    force: Force = False, quiet: Quiet = False, csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """One variant per parameter value on shared seeds; chart the metric against the value (in
     reports/NAME-sweep).
@@ -330,8 +365,6 @@ def sweep(
 
       analyzer sweep scenarios/cartus-first-game.toml --param players=3,4,5 --games 400
     """
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     with resumable(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
                    target_ci=target_ci, correction=correction, **flags.hint()):
         res = api.sweep(scenario, param, metric=metric, correction=correction.value,
@@ -339,20 +372,16 @@ def sweep(
     _echo_result(res)
 
 
+@run_flags()
 def ablate(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its rules must fix "
                                                   "the items in play).")],
     correction: Annotated[Correction, typer.Option(
         help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
     target_ci: TargetCi = None,
-    games: Games = None, seed: Seed = None, jobs: Jobs = None,
-    backend: BackendFlag = Backend.loky, scheduler: Scheduler = None,
-    chunk_size: ChunkSize = None, out: Out = None, resume: Resume = False,
-    force: Force = False, quiet: Quiet = False, csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Leave-one-out value of each item in play (help text: ``_ablate_help``)."""
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     with resumable(["analyzer", "ablate", str(scenario)], target_ci=target_ci,
                    correction=correction, **flags.hint()):
         res = api.ablate(scenario, correction=correction.value, target_ci=target_ci,
@@ -373,6 +402,10 @@ def _ablate_help() -> str:
             "  analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh")
 
 
+@run_flags(games="Games per variant of the base and of every condition (overrides the file).",
+           out="Run directory of the base run (default: reports/NAME); the conditions go to "
+               "OUT/robustness/.",
+           csv=CSV_HELP + " (the base run's records)")
 def robustness(
     scenario: ScenarioFile,
     players: Annotated[str | None, typer.Option(
@@ -385,12 +418,7 @@ def robustness(
              "one in use with a documented alternative).")] = None,
     search_games: Annotated[int, typer.Option(
         help="Games per variant for a ladder player that searches (ismcts).")] = SEARCH_GAMES,
-    games: Annotated[int | None, typer.Option(
-        help="Games per variant of the base and of every condition (overrides the "
-             "file).")] = None,
-    seed: Seed = None, jobs: Jobs = None, backend: BackendFlag = Backend.loky,
-    scheduler: Scheduler = None, chunk_size: ChunkSize = None, out: Out = None,
-    resume: Resume = False, force: Force = False, quiet: Quiet = False, csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Does each key finding hold for other players and other rule defaults?
 
@@ -408,8 +436,6 @@ def robustness(
 
       analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
     """
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     with resumable(["analyzer", "robustness", str(scenario)], players=players,
                    defaults=defaults, search_games=search_games, **flags.hint()):
         res = api.robustness(scenario, players=players, defaults=defaults,
@@ -417,6 +443,9 @@ def robustness(
     echo_verdicts(res)
 
 
+@run_flags(games="Games per seating (overrides the file; rounded up to whole deals).",
+           chunk_size="Deals per chunk (default: about 250 games per chunk; never changes "
+                      "results).")
 def tournament(
     pool: Annotated[Path, typer.Argument(help="Pool TOML file: game, players, games, seed, "
                                               "[rules] and [[entrants]].")],
@@ -425,15 +454,7 @@ def tournament(
     target_ci: Annotated[float | None, typer.Option(
         help="Stop once every entrant's win-rate interval (deals as the unit) is within "
              "± this share, or at --games.")] = None,
-    games: Annotated[int | None, typer.Option(
-        help="Games per seating (overrides the file; rounded up to whole deals).")] = None,
-    seed: Seed = None, jobs: Jobs = None, backend: BackendFlag = Backend.loky,
-    scheduler: Scheduler = None,
-    chunk_size: Annotated[int | None, typer.Option(
-        help="Deals per chunk (default: about 250 games per chunk; never changes "
-             "results).")] = None,
-    out: Out = None, resume: Resume = False, force: Force = False, quiet: Quiet = False,
-    csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Rate players on common seeds: Plackett–Luce ratings, win rates, mean ranks and a
     head-to-head matrix, each with a 95% bootstrap interval over deals (in reports/NAME).
@@ -449,8 +470,6 @@ def tournament(
 
       analyzer tournament my-pool.toml --resume   # after Ctrl-C
     """
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     with resumable(["analyzer", "tournament", str(pool)], target_ci=target_ci,
                    bootstrap=None if bootstrap == 1000 else bootstrap, **flags.hint()):
         res = api.tournament(pool, bootstrap=bootstrap, target_ci=target_ci, **flags.api())
@@ -467,6 +486,11 @@ def tournament(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
+@run_flags(games="Games per candidate per generation (all candidates on the same seeds; "
+                 "default 200).",
+           chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
+                      "changes results).",
+           quiet="No line per generation.")
 def tune(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its base arm).")],
     seat: Annotated[int, typer.Option(
@@ -480,17 +504,7 @@ def tune(
     opponents: Annotated[Path | None, typer.Option(
         help="A tournament pool file: play every table of players-1 of its entrants "
              "instead of the scenario's other seats.")] = None,
-    games: Annotated[int | None, typer.Option(
-        help="Games per candidate per generation (all candidates on the same seeds; "
-             "default 200).")] = None,
-    seed: Seed = None, jobs: Jobs = None, backend: BackendFlag = Backend.loky,
-    scheduler: Scheduler = None,
-    chunk_size: Annotated[int | None, typer.Option(
-        help="Game seeds per chunk (default: about 250 games per chunk; never changes "
-             "results).")] = None,
-    out: Out = None, resume: Resume = False, force: Force = False,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No line per generation.")] = False,
-    csv: Csv = False,
+    *, flags: RunFlags,
 ) -> None:
     """Fit the parameters of one seat's policy (CMA-ES) to maximise its win rate; check
     the result against the starting parameters on fresh seeds (in reports/NAME-tune-seatI).
@@ -510,16 +524,14 @@ def tune(
     """
     from analyzer.tune import DEFAULT_GAMES
 
-    flags = RunFlags(games, seed, jobs, backend, scheduler, chunk_size, out, resume, force,
-                     quiet, csv)
     options = {k: v for k, v in flags.api().items() if k != "progress"}
-    options["games"] = DEFAULT_GAMES if games is None else games
+    options["games"] = DEFAULT_GAMES if flags.games is None else flags.games
     with resumable(["analyzer", "tune", str(scenario)], seat=seat, budget=budget,
                    popsize=popsize, validation_games=validation_games, opponents=opponents,
                    **flags.hint()):
         res = api.tune(scenario, seat=seat, budget=budget, popsize=popsize,
                        validation_games=validation_games, opponents=opponents,
-                       log=None if quiet else lambda line: typer.echo(line, err=True),
+                       log=None if flags.quiet else lambda line: typer.echo(line, err=True),
                        **options)
     figures = studies.results_of(res.summary["results"], "tune")
     d = figures["difference"]
