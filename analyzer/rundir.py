@@ -278,7 +278,9 @@ class RunDir:
         except (OSError, ValueError):
             return False
         found = read_fingerprint(self.chunks)
-        run = summary.get("run") or {} if isinstance(summary, dict) else {}
+        if not isinstance(summary, dict):
+            return False
+        run = summary.get("run") or {}
         return (found is not None and bool(summary.get("results"))
                 and run.get("seed") == scenario.seed and run.get("games") == scenario.games
                 and run.get("target_ci") is None

@@ -340,7 +340,7 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
                           chunk_size=chunk_size, default_chunk=size, csv=csv)
     run_options(p.validation_deals, jobs=jobs, backend=backend, scheduler=scheduler,
                 chunk_size=chunk_size, default_chunk=check_size,
-                games_flag="validation_games")
+                games_flag="validation_games")  # the check's chunks: checked now, not kept
     run = StudyRun(scenario, "tune", options,
                    run_dir("tune", scenario, out, force=force, resume=resume, seat=seat))
     fingerprint = {"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,

@@ -1,5 +1,5 @@
 """The one run machinery (analyzer/studies.py, rundir.py, study_run.py, keywords.py,
-study_cli.py) and the faults of issue #22 §2, one test (or more) per fault."""
+study_cli.py) and the faults of issue #22 (its section 2), one test or more per fault."""
 
 from __future__ import annotations
 

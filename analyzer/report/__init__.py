@@ -13,7 +13,11 @@ Layout of a run directory::
 scenario facts and descriptions, labelled defaults, what each user data table changes,
 throughput), so ``analyzer report DIR`` re-renders without playing a game. Rules citations
 link to ``docs/rules/`` relative to wherever the run directory is (``citations.py``). The report names no game: after its generic sections it calls the sections the
-run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``). Every file is written to a temporary name and renamed. Each section reads only
+run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``).
+Which study made the run (``run["study"]["kind"]``) decides, through the study registry
+(``analyzer.studies``), its own section (``compare.py``, ``sweep.py``, ``ablate.py``) or a
+report of its own (``tournament.py``, ``tuning.py``) and where its numbers go in
+``summary.json``. Every file is written to a temporary name and renamed. Each section reads only
 the record columns it uses, one section at a time (``records.py``), so the report's memory stays
 near flat in the number of games.
 """
