@@ -124,6 +124,9 @@ def _main(
         raise typer.Exit(2)
 
 
+study_cli.register(app)  # the study commands first (analyzer.studies), then the others
+
+
 @app.command()
 def validate(scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
     """Check a scenario file: exit 0 if it runs, else print every problem (one line each) and
@@ -315,9 +318,6 @@ def bench(
     bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats},
                          search_rows)
     typer.echo(f"wrote {out}")
-
-
-study_cli.register(app)  # the study commands, from analyzer.studies
 
 
 def main() -> None:
