@@ -39,8 +39,19 @@ class RuleError(AnalyzerError, ValueError):
 class ScenarioError(AnalyzerError, ValueError):
     """A scenario file (or a command-line override of it) that cannot be run.
 
-    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``.
+    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``; an error made
+    by ``of`` holds every problem of a file, one per line (``problems``).
     """
+
+    problems: list[str] | None = None
+
+    @classmethod
+    def of(cls, lines: list[str]) -> ScenarioError:
+        """One error for several problems: ``str(err)`` has one line each; ``problems`` lists
+        them (the CLI prints each as its own ``analyzer: error:`` line)."""
+        err = cls("\n".join(lines))
+        err.problems = list(lines) if len(lines) > 1 else None
+        return err
 
 
 class OptionError(ScenarioError):
@@ -83,6 +94,42 @@ class OptionError(ScenarioError):
         for name, value in self.refs.items():  # not str.format: a message may quote braces
             text = text.replace("{" + name + "}", mention(name, value))
         return f"{self.option if flag is None else flag(self.option)}: {text}"
+
+
+class RunStopped(AnalyzerError):
+    """A study stopped before its end with what it finished saved; a resume continues it.
+
+    ``str(err)`` is one line: what stopped it, what is saved where (``saved``, in the study's
+    own units: chunks of a run, generations of a tune, conditions of a robustness check) and
+    how to resume: ``resume_with`` (default: the same call with ``resume=True``; the CLI sets
+    its command).
+
+    Parameters
+    ----------
+    what : str
+        ``"interrupted"`` or what went wrong.
+    saved : str
+        E.g. ``"2 of 5 chunks saved in reports/x/chunks"``.
+    """
+
+    def __init__(self, what: str, saved: str):
+        super().__init__(what)
+        self.what, self.saved = what, saved
+        self.resume_with = "the same call with resume=True"
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.saved}; resume with: {self.resume_with}"
+
+
+class RunInterrupted(RunStopped):
+    """Ctrl-C (or SIGTERM through the CLI) during a study; what is finished is saved."""
+
+
+class WorkerDied(RunStopped):
+    """Worker processes kept dying (killed, out of memory) after the runner's retries.
+
+    The finished chunks are saved; the message says how many and how to resume.
+    """
 
 
 class IllegalChoice(ValueError):

@@ -49,13 +49,17 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import api, runner
+from analyzer import report, runner, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
-from analyzer.files import atomic_write
 from analyzer.games.base import build_policy
 from analyzer.games.ismcts import Ismcts
+from analyzer.keywords import checked
 from analyzer.report.robustness import FOLDER, RESULT
-from analyzer.scenario import Scenario, Seat, read_params_file, with_overrides
+from analyzer.rundir import RunDir
+from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file
+from analyzer.study_run import Results, prepare, simulate, validate
+
+PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts:iterations=50")
 SEARCH_GAMES = 200  # games per arm of a rung whose policy searches (ismcts)
@@ -209,15 +213,12 @@ def alternatives(option: Any, value: Any) -> list[Any]:
 
 def defaults_in_use(scenario: Scenario) -> list[tuple[str, Any, str]]:
     """``(name, value, section)`` of every labelled default any arm of the scenario uses, in
-    the game's order (``rule_values`` with ``provenance == "default"``)."""
-    spec, seen, out = scenario.spec, set(), []
-    for arm in scenario.arms:
-        config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
-        for rv in spec.rule_values(config):
-            if rv.provenance == "default" and rv.name not in seen:
-                seen.add(rv.name)
-                out.append((rv.name, rv.value, rv.section))
-    return out
+    the game's order (``analyzer.study_run.defaults_in_use``, the arms merged)."""
+    seen: dict[str, tuple[str, Any, str]] = {}
+    for values in study_run.defaults_in_use(scenario).values():
+        for rv in values:
+            seen.setdefault(rv.name, (rv.name, rv.value, rv.section))
+    return list(seen.values())
 
 
 def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
@@ -429,30 +430,51 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
 # ------------------------------------------------------------------ running
 
 
-def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str] | None = None,
-               defaults: Sequence[str] | None = None, games: int | None = None,
+def ladder_tokens(keyword: str, value: str | Sequence[str] | None) -> list[str] | None:
+    """The entries of ``players`` / ``defaults``: ``None`` stays ``None`` (the default); a
+    string is a comma-separated list, ``"none"`` (or ``["none"]``) none at all.
+
+    Raises
+    ------
+    OptionError
+        An empty string or empty entries: give entries or ``none``.
+    """
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    words = [w.strip() for w in items]
+    if isinstance(value, str) and not value.strip() or any(not w for w in words):
+        raise OptionError(keyword, f"an empty entry in {value!r}; give comma-separated "
+                                   "entries, or none to leave them out")
+    return [] if words == ["none"] else words
+
+
+@checked
+def robustness(path_or_scenario: str | Path | Scenario, *,
+               players: str | Sequence[str] | None = None,
+               defaults: str | Sequence[str] | None = None, games: int | None = None,
                search_games: int = SEARCH_GAMES, seed: int | None = None,
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
-               say: Callable[[str], None] = lambda line: None) -> api.Results:
+               csv: bool = False, say: Callable[[str], None] = lambda line: None) -> Results:
     """Run the scenario (unless ``out`` holds its finished run) and every condition; write
     ``robustness.json`` and re-render the base report with the verdicts.
 
     Parameters
     ----------
-    players : sequence of str, optional
-        The ladder (``rung`` tokens); ``None``: ``DEFAULT_LADDER`` where the game has each;
-        empty: no player conditions.
-    defaults : sequence of str, optional
-        The labelled defaults to vary; ``None``: every one in use with an alternative; empty:
-        none.
+    players : str or sequence of str, optional
+        The ladder (``rung`` tokens; a string is a comma-separated list); ``None``:
+        ``DEFAULT_LADDER`` where the game has each; ``"none"`` or empty: no player conditions.
+    defaults : str or sequence of str, optional
+        The labelled defaults to vary (a string: comma-separated); ``None``: every one in use
+        with an alternative; ``"none"`` or empty: none.
     games : int, optional
         Games per arm of the base and of every condition (default: the scenario's).
     search_games : int
         Games per arm of a rung whose policy searches (at most ``games``).
-    jobs, backend, scheduler, chunk_size, progress :
-        As for ``api.simulate`` (every run goes through the runner).
+    jobs, backend, scheduler, chunk_size, progress, csv :
+        As for ``api.simulate`` (every run goes through the runner; ``csv`` for the base run).
     out : str or Path, optional
         The base run directory (default ``reports/<scenario name>``); conditions go to
         ``OUT/robustness/<condition>/``.
@@ -472,48 +494,59 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
     Raises
     ------
     ScenarioError, OptionError
-        A bad scenario or option; nothing is played.
+        A bad scenario or option (``players=""`` included); nothing is played.
+    analyzer.errors.RunInterrupted
+        Ctrl-C; says which runs are finished.
     """
-    scenario = with_overrides(api.validate(path_or_scenario), games=games, seed=seed)
-    if search_games < 1:
-        raise OptionError("search_games", f"must be at least 1 (got {search_games})")
-    conditions, same = player_conditions(scenario, players, scenario.games, search_games)
-    rules, without = rule_conditions(scenario, defaults, scenario.games)
+    ladder = ladder_tokens("players", players)
+    varied = ladder_tokens("defaults", defaults)
+    base = prepare(validate(path_or_scenario), games=games, seed=seed, jobs=jobs,
+                   backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
+                   resume=resume, force=force, progress=progress, csv=csv)
+    scenario = base.scenario
+    if not 1 <= search_games <= MAX_GAMES:
+        raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
+    conditions, same = player_conditions(scenario, ladder, scenario.games, search_games)
+    rules, without = rule_conditions(scenario, varied, scenario.games)
     conditions += rules
     if not conditions:
         raise OptionError("players", "no condition to run: give a ladder of players or leave "
                                      "the labelled defaults to vary")
-    out_dir = api.out_dir_for(out, Path("reports") / scenario.name)
-    base_run = None
-    if not force and _finished(out_dir, scenario):
-        say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
-    else:
-        say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
-        base_run = api.simulate(scenario, jobs=jobs, backend=backend, scheduler=scheduler,
-                                out=out_dir, chunk_size=chunk_size, resume=resume, force=force,
-                                progress=progress)
+    out_dir = base.dir.path
     folder = out_dir / FOLDER
-    started = time.monotonic()
-    for i, c in enumerate(conditions, 1):
-        target = folder / c.name
-        if _finished(target, c.scenario):
-            say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
-            continue
-        say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
-            f"{c.scenario.games} games")
-        size = chunk_size or _chunk(c.scenario.games)
-        if not _same_run(target, c.scenario, size):  # another size's chunks: start it over
-            shutil.rmtree(target, ignore_errors=True)
-        api.simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler, out=target,
-                     chunk_size=size, resume=True,
-                     force=True, progress=progress)
-    data = assess(out_dir, conditions, without)
-    data["same_as_base"] = same
-    data["seconds"] = time.monotonic() - started
-    atomic_write(folder / RESULT, json.dumps(data, default=str, indent=1))
-    summary = api.report.render(out_dir)
-    del base_run
-    return api.Results(out_dir, summary)
+    with base.session(nest=True):
+        if not force and base.dir.finished(scenario):
+            say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
+        else:
+            say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
+            base.play()
+        summary = json.loads((out_dir / "summary.json").read_text())
+        base.dir.write(f"{FOLDER}/{PLAN}", json.dumps(
+            {"base": {k: summary["run"].get(k) for k in ("name", "seed", "games", "finished")},
+             "conditions": [{"name": c.name, "label": c.label} for c in conditions]}, indent=1))
+        started = time.monotonic()
+        for i, c in enumerate(conditions, 1):
+            base.dir.saved = (f"the base run and {i - 1} of {len(conditions)} conditions "
+                              f"finished in {out_dir}")
+            target = RunDir(folder / c.name, {})
+            if target.finished(c.scenario):
+                say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
+                continue
+            say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
+                f"{c.scenario.games} games")
+            size = chunk_size or _chunk(c.scenario.games)
+            if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
+                shutil.rmtree(target.path, ignore_errors=True)
+            simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler,
+                     out=target.path, chunk_size=size, resume=True, force=True,
+                     progress=progress)
+        base.dir.saved = (f"the base run and all {len(conditions)} conditions finished in "
+                          f"{out_dir}, the verdicts not yet written")
+        data = assess(out_dir, conditions, without)
+        data["same_as_base"] = same
+        data["seconds"] = time.monotonic() - started
+        base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
+        return Results(out_dir, report.render(out_dir))
 
 
 def _chunk(games: int) -> int:
@@ -522,32 +555,5 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-def _same_run(run_dir: Path, scenario: Scenario, chunk_size: int) -> bool:
-    """Whether the chunks in ``run_dir`` (if any) are of ``scenario``, its seed and this chunk
-    size (then a resume keeps them)."""
-    try:
-        fingerprint = json.loads((run_dir / "chunks" / "fingerprint.json").read_text())
-    except (OSError, ValueError):
-        return not run_dir.exists()
-    return (fingerprint.get("scenario") == scenario.fingerprint()
-            and fingerprint.get("seed") == scenario.seed
-            and fingerprint.get("chunk_size", chunk_size) == chunk_size)
-
-
-def _finished(run_dir: Path, scenario: Scenario) -> bool:
-    """Whether ``run_dir`` holds a finished run of exactly ``scenario`` (same arms, seed and
-    games): its ``summary.json`` has results and its stored scenario matches."""
-    try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-        fingerprint = json.loads((run_dir / "chunks" / "fingerprint.json").read_text())
-    except (OSError, ValueError):
-        return False
-    run = summary.get("run") or {}
-    return (bool(summary.get("results")) and run.get("seed") == scenario.seed
-            and run.get("games") == scenario.games and run.get("target_ci") is None
-            and fingerprint.get("scenario") == scenario.fingerprint()
-            and fingerprint.get("seed") == scenario.seed)
-
-
-__all__ = ["Condition", "alternatives", "assess", "defaults_in_use",
+__all__ = ["Condition", "alternatives", "assess", "defaults_in_use", "ladder_tokens",
            "player_conditions", "robustness", "rule_conditions", "rung", "state", "verdict"]
