@@ -301,4 +301,4 @@ def test_a_verdict_names_the_games_of_a_shorter_condition():
            "states": {"players-ismcts": "lost", "rule-x-true": "flip"}}
     text = report_robustness.verdict_text(row, data)
     assert "under: every seat: ismcts (200 games)" in text
-    assert "flipped (significant the other way) under: x = true;" in text
+    assert "flipped (significant the other way, and different from this run after Holm) under: x = true;" in text
