@@ -20,6 +20,12 @@ import pandas as pd
 from scipy import stats as sps
 
 
+# below this many games no interval is given ("too few games to estimate"): a t or Wilson
+# interval of a per-game share over fewer games covers badly and can reach past the possible
+# range (5 games: a win-rate difference of +0.0 pp [−124.2, +124.2])
+MIN_GAMES = 20
+
+
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with a two-sided confidence interval ``[lo, hi]``."""
@@ -472,7 +478,8 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
             continue
         d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence)
         diffs[key] = joined["v"] - joined["b"]
-        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, d.lo, d.hi,
+        lo, hi = (d.lo, d.hi) if metric != "won" else clip_interval(d.lo, d.hi, -1.0, 1.0)
+        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, lo, hi,
                      d.p_value, d.significant, None])
     mirror = mirrors(diffs, prefer)
     for row, key in zip(rows, diffs):
@@ -943,6 +950,16 @@ class Comparison:
     def significant(self) -> bool:
         """The interval excludes 0."""
         return bool(self.lo > 0 or self.hi < 0)
+
+
+def clip_interval(lo: float, hi: float, low: float, high: float) -> tuple[float, float]:
+    """``[lo, hi]`` clipped to the possible range ``[low, high]`` of the quantity (e.g. ±1 for
+    a difference of win shares): a t interval of a bounded per-game value over few games can
+    reach past it. ``nan`` bounds stay ``nan``."""
+    def clip(x: float) -> float:
+        return x if x is None or math.isnan(x) else min(max(x, low), high)
+
+    return clip(lo), clip(hi)
 
 
 def interval_se(lo: float, hi: float, confidence: float = 0.95) -> float:

@@ -351,3 +351,72 @@ rules = { sides = 12 }
     assert kept == ["zed"]
     keys = [f["key"] for f in res.summary["results"]["findings"]["findings"]]
     assert "policy:more-sides:zed" in keys and "policy:more-sides:alpha" not in keys
+
+
+# ------------------------------------------------------------------ issue #21
+
+
+def test_one_finding_per_test_when_a_policy_change_is_half_its_head_to_head():
+    """Pyramidion: the base seats greedy everywhere (25 % per seat in every game with a
+    winner), the variant two greedy and two tile-builders. `policy:v:greedy` (greedy's per-seat
+    share − 25 %) is exactly half of `head_to_head:v:greedy` (greedy − the others): one test,
+    listed and counted once, and the policy sentence names its real reference."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for g in range(200):
+        winner = int(rng.choice(4, p=[0.35, 0.35, 0.15, 0.15]))
+        for seat in range(4):
+            rows.append({"variant": "base", "game_id": g, "seat": seat, "policy": "greedy",
+                         "start_position": seat, "won": float(seat == int(rng.integers(4))),
+                         "score": 1.0})
+            rows.append({"variant": "v", "game_id": g, "seat": seat,
+                         "policy": "greedy" if seat < 2 else "tile", "start_position": seat,
+                         "won": float(seat == winner), "score": 1.0})
+    seats = pd.DataFrame(rows)
+    # every base game has exactly one winner: greedy's per-seat share there is 1/4
+    base_winners = seats[seats.variant == "base"].groupby("game_id")["won"].transform("sum")
+    seats = seats[~seats.game_id.isin(seats.loc[(seats.variant == "base") & (base_winners != 1),
+                                                "game_id"])]
+    from analyzer import stats
+
+    pol = stats.pair_differences(seats[seats.variant == "base"], seats[seats.variant == "v"], "v",
+                                 "won", ("policy",))
+    r = pol[pol["policy"] == "greedy"].iloc[0]
+    res = {"variants": {"won_by_policy": [{**r.to_dict(), "mirror_of": None}]}}
+    generic = findings.generic(res, {}, seats)
+    (policy,) = [f for f in generic if f.key == "policy:v:greedy"]
+    assert "where it plays every seat: the fair share (1 − q)/n, 25.0 %" in policy.sentence()
+    v = seats[seats.variant == "v"]
+    mine = v[v.policy == "greedy"].groupby("game_id")["won"].mean()
+    others = v[v.policy != "greedy"].groupby("game_id")["won"].mean()
+    h = stats.paired_difference(others.to_numpy(), mine.to_numpy())
+    h2h = findings.Finding("head to head", h.mean, h.lo, h.hi, "pp", 100, 1, True, 0.0,
+                           p_value=h.p_value, games=h.n, example_variant="v",
+                           key="head_to_head:v:greedy")
+    assert h.mean == pytest.approx(2 * policy.estimate)
+    ranked = findings.assess([policy, h2h])
+    tested = [a for a in ranked if a.tested]
+    assert [a.finding.key for a in tested] == ["policy:v:greedy"]
+    twin = next(a for a in ranked if a.finding.key == "head_to_head:v:greedy")
+    assert twin.same_test_as == "policy:v:greedy" and twin.holds == tested[0].holds
+    # the same numbers in another arm are another test
+    other = findings.Finding("x", h.mean, h.lo, h.hi, "pp", 100, 1, True, 0.0, p_value=h.p_value,
+                             games=h.n, example_variant="w", key="head_to_head:w:greedy")
+    assert len([a for a in findings.assess([policy, other]) if a.tested]) == 2
+
+
+def test_a_tiny_run_gives_no_interval_outside_the_possible_range_and_no_estimate_below_the_minimum():
+    """Five games: "+0.0 pp [−124.2, +124.2]" is what a t interval of a win-rate difference gives;
+    below MIN_GAMES the finding reads "too few games to estimate" and is not tested; above it an
+    interval is clipped to the possible range (a difference of shares: ±100 pp)."""
+    tiny = findings.Finding("x {value}", 0.0, -1.242, 1.242, "pp", 100, 1, True, 0.0,
+                            p_value=1.0, games=5, key="tiny")
+    assert "too few games to estimate (5 games; at least 20 needed)" in tiny.sentence()
+    assert not findings.assess([tiny])[0].tested
+    wide = findings.Finding("x {value}", 0.9, 0.7, 1.1, "pp", 100, 1, True, 0.0, games=25,
+                            key="wide")
+    assert wide.value_text() == "+90.0 pp [+70.0, +100.0]"
+    share = findings.Finding("x {value}", 0.02, -0.01, 0.05, "%", 100, 1, games=30, key="s")
+    assert share.value_text() == "2.0 % [0.0, 5.0]"
+    (rec,) = findings.key_findings(Doc(None), [wide])["findings"]
+    assert rec["hi"] == 1.0 and rec["se"] == pytest.approx(0.4 / (2 * 1.959964), rel=1e-5)

@@ -53,9 +53,7 @@ from analyzer.report.robustness import verdict_text
 Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
 MAX_EXAMPLES = 3
-# below this many games a finding gets no interval and no test: a t or Wilson interval of a
-# per-game share over fewer games covers badly and can reach past the possible range
-MIN_GAMES = 20
+MIN_GAMES = stats.MIN_GAMES  # below it a finding gets no interval and no test
 PER_GAME = "findings.parquet"  # per-game values of the findings, for ``analyzer robustness``
 PER_GAME_KEY = "_per_game"  # where a game section's numbers hand per-game values to its findings
 

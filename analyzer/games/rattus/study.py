@@ -257,8 +257,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                   "used it, so the users' share of the win cannot change), a user won "
                   f"{100 * compared['won_b'].mean():.1f} % of the base games and "
                   f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
-                  + signed({"diff": dg.mean, "lo": dg.lo, "hi": dg.hi,
-                            "significant": dg.significant}, 100, " pp", 1)
+                  + signed({"diff": dg.mean, "lo": dg.lo, "hi": dg.hi, "significant": False},
+                           100, " pp", 1)
                   + " (paired t over games).")
         out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
                              "won_with": f["won_b"], "won_without": f["won_v"],
@@ -552,8 +552,8 @@ def _edge_text(edge: stats.Edge) -> str:
     return (f" But who leads matters: the leaders are {who} of the time, and the same players "
             f"win {100 * edge.reference:.1f} % per seat-game when they do not lead (each leader "
             "weighted by its player); the leaders' edge over that is "
-            + signed({"diff": edge.edge, "lo": edge.lo, "hi": edge.hi,
-                      "significant": edge.lo > 0 or edge.hi < 0}, 100, " pp", 1)
+            + signed({"diff": edge.edge, "lo": edge.lo, "hi": edge.hi, "significant": False},
+                     100, " pp", 1)
             + " (95 % delta-method t interval over games).")
 
 
