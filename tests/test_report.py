@@ -11,7 +11,7 @@ from analyzer import api, report
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
 from analyzer.games.rattus import study as rattus_study
-from analyzer.report import sections
+from analyzer.report import findings, sections
 from analyzer.report.document import Doc
 
 
@@ -22,7 +22,8 @@ def run_dir(toy_file, tmp_path):
 
 def test_run_directory_layout(run_dir):
     names = {p.name for p in run_dir.iterdir()}
-    assert set(report.RUN_FILES) | {"charts", "chunks"} == names
+    # findings.parquet: the key findings' per-game values (analyzer robustness pairs them)
+    assert set(report.RUN_FILES) | {"charts", "chunks", findings.PER_GAME} == names
     charts = {p.name for p in (run_dir / "charts").iterdir()}
     assert charts == {"win_rate_by_policy.png", "win_rate_by_position.png", "score_histogram.png",
                       "diplomat_points.png", "caravan_bonus.png"}
