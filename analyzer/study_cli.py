@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
         param: Annotated[list[str], typer.Option(
             "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
                             "policy has it), seats[I].params.NAME or players (the player count: "
-                            "compared unpaired, on game-level outcomes); repeat for a grid.")],
+                            "compared on game-level outcomes, paired by seed); repeat for a grid.")],
         metric: Annotated[str, typer.Option(
             help="won (win rate) or a numeric seat column such as score.")] = "won",
         games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,

@@ -57,7 +57,7 @@ def study_sections(doc: Doc, run: dict, games: Table | pd.DataFrame,
             doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
                   f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
                   "base; the arms of other player counts are compared in the section on player "
-                  "counts, unpaired.")
+                  "counts, paired by game seed on game-level outcomes.")
     elif study.get("kind") == "ablate":
         out["ablate"] = ablate_section(doc, study, seats, item_kind)
     elif study.get("kind") == "compare":
