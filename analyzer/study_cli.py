@@ -319,6 +319,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
                        f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
                        f"{100 * r['win_rate']:.1f} %")
+        if res.summary["results"]["tournament"].get("reliability"):
+            typer.echo(res.summary["results"]["tournament"]["reliability"])
         typer.echo(f"report: {res.out_dir / 'report.html'}")
 
     @app.command()

@@ -236,3 +236,18 @@ def test_an_entrant_that_never_wins_gets_wilson_bounds_and_a_real_difference_int
     worst = next(a for a in ranked if a.finding.key == "win_rate:random")
     assert not worst.exact and math.isfinite(worst.size) and worst.size < 5
     assert "same in every game" not in worst.finding.sentence()
+
+
+def test_expanded_percentile_levels_and_the_few_deals_sentence():
+    """Hesterberg's expanded percentile interval: at 15 deals the normal quantile 1.96 becomes
+    √(15/14)·t₁₄ = 2.2199, the levels 1.32 % and 98.68 %; at 10,000 deals 2.5 % and 97.5 %.
+    Below MIN_DEALS the report and the command line say the intervals are unreliable and how
+    many games per seating fix it."""
+    from analyzer.ratings import MIN_DEALS, expanded_levels, reliability
+
+    lo, hi = expanded_levels(15)
+    assert lo == pytest.approx(0.01321, abs=2e-5) and hi == pytest.approx(1 - lo)
+    assert expanded_levels(10_000)[0] == pytest.approx(0.025, abs=2e-5)
+    text = reliability(15, 4)
+    assert "Only 15 deals" in text and "unreliable" in text and f"--games {4 * MIN_DEALS}" in text
+    assert reliability(MIN_DEALS, 4) == ""
