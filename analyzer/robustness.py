@@ -16,19 +16,30 @@ Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`
 ``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
 to the base's by their stable ``key``. Per finding and condition the state is one of
 
-``same``   the condition's 95 % interval excludes no effect, on the base's side;
-``flip``   it excludes no effect on the other side;
-``lost``   it includes no effect and excludes the base's estimate (measurably smaller);
-``wide``   it includes both no effect and the base's estimate (too few games to tell);
-``absent`` the condition does not compute the finding (e.g. a policy's effect when every seat
-           plays one rung).
+``same``          the condition's 95 % interval excludes no effect, on the base's side;
+``flip``          it excludes no effect on the other side, and the difference condition − base
+                  is significant after Holm over the finding's conditions;
+``lost``          it does not, and that difference is significant towards no effect;
+``wide``          neither (too few games to tell);
+``unmeasurable``  the condition cannot measure the finding (no comparison group, a card nobody
+                  takes; the record says why) — it counts neither way;
+``absent``        the condition does not compute the finding (e.g. a policy's effect when every
+                  seat plays one rung).
 
-and the verdict is **holds** (``same`` in every condition that computes it), **sensitive**
-(a ``flip`` or ``lost`` somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some
-``wide``, or the base itself not significant); **unchecked** when no condition computes it. "Holds" asks every condition's own test to reject
-no effect, an intersection–union test, so it needs no correction over the conditions (Berger &
-Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate without a no-effect
-value) gets no verdict: its range over the conditions is given.
+The difference is each run's effect against its own no-effect value (a condition's own
+reference), tested by a paired t-test of the per-game values on the shared game seeds where the
+finding is a per-game quantity in both runs (``findings.parquet``, ``paired_record``), else by a
+two-sample z-test with both standard errors (``compare``); Holm over the conditions that measure
+the finding keeps the chance of a false "sensitive" at 5 % per finding (measured:
+``tests/stats/test_robustness_calibration.py``). A finding about an item the run chose (a site,
+a goods source) is compared on the base's item in every condition. The verdict is **holds**
+(``same`` in every condition that measures it), **sensitive** (a ``flip`` or ``lost``
+somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some ``wide``; and always
+when the base finding is not significant after the run's Holm correction — then no condition
+is judged); **unchecked** when no condition measures it. "Holds" asks every condition's own
+test to reject no effect, an intersection–union test, so it needs no correction over the
+conditions (Berger & Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate
+without a no-effect value) gets no verdict: its range over the conditions is given.
 
 The verdicts are written to ``OUT/robustness/robustness.json``; the base report, re-rendered,
 carries them in its key findings and a "Robustness" section (``analyzer/report/robustness.py``).
@@ -49,8 +60,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import api, runner
-from analyzer import stats
+from analyzer import api, runner, stats
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.games.base import build_policy

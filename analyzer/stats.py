@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-
 # below this many games no interval is given ("too few games to estimate"): a t or Wilson
 # interval of a per-game share over fewer games covers badly and can reach past the possible
 # range (5 games: a win-rate difference of +0.0 pp [−124.2, +124.2])

@@ -21,6 +21,18 @@ Significance
 Figures
     A finding without a no-effect value or p-value (a share of games, a rate per event) is a
     measured figure: listed after the tested findings, in the order the sections give them.
+One test, one finding
+    Two tested findings of one arm over the same games with the same standardized size and
+    p-value are one test (one's per-game differences a multiple of the other's): the second is
+    kept out of the Holm family and listed as the same test as the first (``same_test_as``).
+What a run cannot say
+    A finding the run cannot measure (no comparison group; ``Finding.unmeasurable``) is listed
+    with the reason; one over fewer than ``MIN_GAMES`` games reads "too few games to estimate";
+    neither is tested. A shown interval never leaves the quantity's possible range.
+Per-game values
+    Where a finding is the mean of a per-game quantity (``Finding.per_game``), its values are
+    written to ``findings.parquet`` so that ``analyzer robustness`` can compare it game by game
+    with the same finding of a run on the same seeds.
 
 Each finding about particular games names up to three example game ids and the ``analyzer
 replay`` command that shows one (``replay_command``). Where the game counts its labelled defaults
@@ -43,8 +55,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
-from analyzer.games.base import StudySection
 from analyzer.files import atomic_path
+from analyzer.games.base import StudySection
 from analyzer.report import guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.records import Table, as_table
@@ -535,11 +547,13 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
     everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
     if len(ids) and bool(everywhere.all()):
         share = float(both["b"].mean()) if len(both) else math.nan
-        return (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
-                f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its win "
-                "rate's distance from a fair seat's", values)
-    return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
-            "there, not the same ones)", values)
+        where = (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
+                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
+                 "win rate's distance from a fair seat's")
+        return where, values
+    where = (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
+             "there, not the same ones)")
+    return where, values
 
 
 def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:

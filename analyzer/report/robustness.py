@@ -97,8 +97,8 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         parts = [f"{what} under: {_names(names, labels)}" for what, names in (
             ("flipped (significant the other way, and different from this run after Holm)",
              [c for c in row["sensitive_to"] if states.get(c) == "flip"]),
-            ("lost (not significant, and nearer no effect than this run by a difference "
-             "significant after Holm over the conditions)",
+            (("lost (not significant, and nearer no effect than this run by a difference "
+              "significant after Holm over the conditions)"),
              [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
         return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}.{chosen}"
     if v == "unchecked":

@@ -184,7 +184,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                 "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
                 "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
                                                  pair["game_id"]),
-                "all_users": int(len(all_users.intersection(won_by_game.index))),
+                "all_users": len(all_users.intersection(won_by_game.index)),
                 "compared": compared})
         del pair
     n_user_games = int(users["game_id"].nunique())
