@@ -275,11 +275,12 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                              "won_diff_game": vars(dg)})
         out.setdefault(PER_GAME, {})[f"users:{var}"] = (compared["won_v"] - compared["won_b"]
                                                         ).rename_axis("game_id")
-    if not followed:  # say why no finding follows the users
+    missing = [var for var in outs if var not in {f["variant"] for f in followed}]
+    if missing:  # say why no finding follows the users there
         out["users_unmeasurable"] = {
             var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
                   f"only {n_user_games} base game(s) with a seat that used the {card.title()}")
-            for var in outs}
+            for var in missing}
     return out
 
 
