@@ -289,7 +289,6 @@ def test_the_users_of_a_card_are_followed_per_game_and_not_measured_without_a_co
     −100 pp per game over the 40 games. When every seat used the card in every game, the users'
     share of the win cannot change: the finding says it is not measurable (not a change of 0)."""
     from analyzer.games.rattus import findings as rattus_findings
-
     from analyzer.report.records import as_table
 
     games, seats = (as_table(t) for t in _card_out_tables(all_use=False))
