@@ -483,6 +483,12 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
             out["range"] = [values[low], values[high]]
             out["range_at"] = [low, high]
         return out
+    if base.get("unmeasurable"):  # the base run itself cannot measure it: nothing to check
+        return {"verdict": "unchecked", "base_significant": False,
+                "states": {c: "absent" for c in found}, "sensitive_to": [],
+                "unresolved_in": [], "absent_in": list(found),
+                "unmeasurable_in": unmeasurable, "tests": {},
+                "reason": f"not measurable in this run ({base['unmeasurable']})"}
     significant = _base_significant(base)
     states, tests = _judge(base, found)
     moved = [c for c, s in states.items() if s in ("flip", "lost")]

@@ -436,3 +436,11 @@ def test_assess_pairs_a_finding_game_by_game_from_the_runs_per_game_values(tmp_p
     assert test["diff"] == pytest.approx(d.mean()) and test["p_value"] == pytest.approx(
         2 * sps.t.sf(abs(d.mean()) / se, 399))
     assert row["states"]["rule-x-true"] in ("same", "lost", "wide")
+
+
+def test_a_finding_the_base_cannot_measure_is_unchecked_with_the_reason():
+    base = {"key": "k", "estimate": None, "lo": None, "hi": None, "null": 0.0,
+            "unmeasurable": "no seat used the Sultan in a base game"}
+    v = robustness.verdict(base, {"a": _f(0.1, 0.05, 0.15)})
+    assert v["verdict"] == "unchecked" and "no seat used the Sultan" in v["reason"]
+    assert "no seat used the Sultan" in report_robustness.verdict_text(v, {"conditions": []})

@@ -101,6 +101,8 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
               "significant after Holm over the conditions)"),
              [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
         return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}.{chosen}"
+    if v == "unchecked" and row.get("reason"):
+        return f"**Robustness check: unchecked** — {row['reason']}."
     if v == "unchecked":
         return ("**Robustness check: unchecked** — no condition measures this finding (e.g. a "
                 f"policy's effect when every seat plays one ladder player){_unmeasurable(row, labels)}.")
