@@ -229,7 +229,7 @@ def plackett_luce(who: np.ndarray, rank: np.ndarray, n: int,
 
 def expanded_levels(deals: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The percentile levels of the expanded percentile bootstrap interval over ``deals``
-    resampled units (Hesterberg 2015, Amer. Statist. 69:371, section 4.1): the normal quantile is
+    resampled units (Hesterberg 2015, Amer. Statist. 69:371–386): the normal quantile is
     widened to ``√(d/(d − 1)) · t_{d−1}``, which undoes the plain percentile interval's
     narrowness at few units (it uses ``z`` and the ``1/d`` variance); at many deals the levels
     are ``(1 ± confidence)/2``."""
