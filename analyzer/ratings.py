@@ -58,7 +58,7 @@ CONFIDENCE = 0.95
 # below this many deals the intervals may cover less than 95 % (measured on a known
 # Plackett–Luce pool of 5 at 4 seats with deal-shared luck, 300 pools each: the expanded
 # percentile interval covered 92–95 % of the true ratings at 15 deals — the plain percentile
-# 89–92 % — and 95–97 % at 30; tests/stats/test_rating_coverage.py)
+# 89–92 % — 95–97 % at 30 and 93–96 % at 60; tests/stats/test_rating_coverage.py)
 MIN_DEALS = 30
 
 
