@@ -378,7 +378,7 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
     log = bool(base.get("log"))
     e0 = _effect(base, log)[0]
     side0 = 1 if e0 > 0 else -1
-    states: dict[str, str] = {}
+    states: dict[str, str] = dict.fromkeys(by_condition, "")  # in the conditions' order
     tests: dict[str, dict[str, Any]] = {}
     own: dict[str, int] = {}
     for c, r in by_condition.items():
