@@ -760,8 +760,10 @@ def start_player_advantage(seats: pd.DataFrame, confidence: float = 0.95) -> Dif
     of 0, so games without a winner do not count against the start player.
     """
     per = start_player_games(seats)
-    return paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
-                             confidence)
+    d = paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
+                          confidence)
+    lo, hi = clip_interval(d.lo, d.hi, -1.0, 1.0)  # a share minus a share: never past ±1
+    return Difference(d.mean, lo, hi, d.n, d.p_value, d.significant)
 
 
 def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,

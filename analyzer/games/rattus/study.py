@@ -241,7 +241,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
               f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
               f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
               f"{100 * f['won_v']:.1f} %: change "
-              f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant_adjusted': sig}, 100, ' pp', 1)}, "
+              f"{signed({'diff': dw.mean, 'lo': max(dw.lo, -1.0), 'hi': min(dw.hi, 1.0), 'significant_adjusted': sig, 'n': f['games']}, 100, ' pp', 1)}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(followed)} variant"
@@ -257,8 +257,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                   "used it, so the users' share of the win cannot change), a user won "
                   f"{100 * compared['won_b'].mean():.1f} % of the base games and "
                   f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
-                  + signed({"diff": dg.mean, "lo": dg.lo, "hi": dg.hi, "significant": False},
-                           100, " pp", 1)
+                  + signed({"diff": dg.mean, "lo": max(dg.lo, -1.0), "hi": min(dg.hi, 1.0),
+                            "significant": False, "n": dg.n}, 100, " pp", 1)
                   + " (paired t over games).")
         out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
                              "won_with": f["won_b"], "won_without": f["won_v"],
@@ -553,8 +553,8 @@ def _edge_text(edge: stats.Edge) -> str:
     return (f" But who leads matters: the leaders are {who} of the time, and the same players "
             f"win {100 * edge.reference:.1f} % per seat-game when they do not lead (each leader "
             "weighted by its player); the leaders' edge over that is "
-            + signed({"diff": edge.edge, "lo": edge.lo, "hi": edge.hi, "significant": False},
-                     100, " pp", 1)
+            + signed({"diff": edge.edge, "lo": max(edge.lo, -1.0), "hi": min(edge.hi, 1.0),
+                      "significant": False, "n": edge.games}, 100, " pp", 1)
             + " (95 % delta-method t interval over games).")
 
 
