@@ -9,6 +9,7 @@ variants and by ``analyzer compare``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -222,7 +223,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                              zip(arms["score"], arms["score_lo"], arms["score_hi"])]
         if has_adv:
             tab["start-player advantage"] = [
-                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if lo == lo else
+                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo) else
                 f"{100 * m:+.1f} pp (too few games to estimate)" for m, lo, hi in
                 zip(arms["start_adv"], arms["start_adv_lo"], arms["start_adv_hi"])]
     tab["no winner"] = [pct(r, lo, hi) for r, lo, hi in

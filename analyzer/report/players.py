@@ -21,6 +21,7 @@ of the seat records, one arm at a time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -177,7 +178,7 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
             tab[label] = [pct(e, lo, hi) for e, lo, hi in
                           zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         elif m == "start_adv":
-            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if lo == lo
+            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo)
                           else f"{100 * e:+.1f} pp (too few games to estimate)"
                           for e, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         else:
