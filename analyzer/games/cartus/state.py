@@ -34,7 +34,7 @@ USE_PASS: Final = 5
 TARGET: Final = 6
 GIVE: Final = 7
 HOSPITAL: Final = 8
-DECISION_NAMES: Final = ("none", "supply", "look", "enter", "cards", "use_pass", "target", "give", "hospital")
+DECISION_NAMES: Final = ("", "supply", "look", "enter", "cards", "use_pass", "target", "give", "hospital")
 
 # operations of the rules program: engine.py runs phases A–C and E, resolution.py phase D
 OP_ROUND: Final = 0
