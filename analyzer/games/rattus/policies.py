@@ -96,7 +96,7 @@ class _RegionValues:
             cfg = self.cfg
             assert cfg is not None  # set by sync()
             k = (n_tokens + self.fr) * self.pr
-            t = min(6, tot)
+            t = min(cfg.threshold_top, tot)
             ea, em = cfg.exp_a[t], cfg.exp_m[t]
             top = max(row)
             out = []
@@ -174,8 +174,8 @@ class _Valuation:
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
         """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
         if self._occupied is None:
-            exp_c = self.st.cfg.exp_c
-            self._occupied = [(row, (n + self.fr) * self.pr, exp_c[min(6, tot)])
+            exp_c, top = self.st.cfg.exp_c, self.st.cfg.threshold_top
+            self._occupied = [(row, (n + self.fr) * self.pr, exp_c[min(top, tot)])
                               for row, n in zip(self.st.cubes, self.rats) if (tot := sum(row))]
         return self._occupied
 
@@ -330,7 +330,7 @@ class GreedyPlayer:
         tot = sum(row)
         if not k or not tot:
             return 0.0
-        t = min(6, tot)
+        t = min(cfg.threshold_top, tot)
         top = max(row)
         ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], v.class_loss(t)
         dmg = []
