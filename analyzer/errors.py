@@ -123,7 +123,7 @@ class HiddenInformation(LookupError):
 
     A view (``analyzer.games.forward.SeatView``) has no accessor for what its seat never sees
     (other hands, deck orders) and raises this where a rule option or the course of play decides
-    whether the seat may see a value (another seat's rats with ``rats_visible = false``).
+    whether the seat may see a value (another seat's holdings under a rule that hides them).
     """
 
 

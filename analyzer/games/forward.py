@@ -3,16 +3,18 @@
 This is the shape of OpenSpiel's ``State`` and TAG's forward model (docs/architecture.md). A
 game package gives ``ForwardGame`` how to start a game (``start``) and its policy registry; the
 rest — the game's ``new_state`` and ``play_game``, seat streams, policy names, the replay log's
-policy line, the loop, the records call — is written here once.
+policy line, the loop, the records call — is written here once. The loop (``play``) and the
+legality check (``offered``) run at every decision, so they live in ``play.py``, compiled with
+the engines, and are exported from here.
 
 The contract a ``GameState`` keeps:
 
 - ``apply`` runs the rules, chance included (from the state's own generator), up to the next
   decision or the end. A non-terminal state offers at least one action, distinct, in a
-  deterministic order. A game may take a decision with a single option itself (Rattus and
-  Pyramidion do: their players are asked only real choices) or ask it where the rules ask it
-  (Rattus Cartus asks every question of its rules §11 in turn, and its ``random`` player draws
-  there); players and search treat a one-action decision as forced.
+  deterministic order. A game may take a decision with a single option itself (its players
+  are then asked only real choices) or ask it where its rules ask it (a game whose rules ask
+  every question in turn, and whose ``random`` player draws there); players and search treat
+  a one-action decision as forced.
 - An action not offered raises ``IllegalChoice(seat, kind, action, legal)``: compared by value
   and by type all the way down (``offered``), never coerced (``1.0`` and ``True`` are not ``1``).
 - A terminal state has ``decision_kind() == ""`` and ``legal_actions() == ()``.
@@ -36,6 +38,9 @@ import numpy as np
 
 from analyzer.games.base import game_streams, resolve_policies
 from analyzer.games.logtext import seats_line
+from analyzer.games.play import offered, play  # the legality check and the loop, compiled (play.py)
+
+__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "offered", "play", "policy_name"]
 
 Log = Callable[[str], None] | None  # the replay log: one readable line per call, None when nobody reads it
 
@@ -169,59 +174,7 @@ class Policy(Protocol):
         ...
 
 
-# ---------------------------------------------------------------- legality
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal in value and in type, all the way down (``1.0`` and ``True`` are not ``1``)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is tuple:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return bool(a == b)
-
-
-def offered(options: tuple, action: Any) -> int:
-    """Where ``action`` is among the distinct ``options``: its index, or -1 when it is not one
-    of them in value and in type all the way down (``1.0``, ``True`` and ``numpy.int64(1)`` are
-    not ``1``; a list is not a tuple).
-
-    The legality check of every game's ``apply``: a player mostly hands back the offered object
-    itself, found by identity first.
-    """
-    for i in range(len(options)):
-        if options[i] is action:
-            return i
-    for i in range(len(options)):  # not by ``index``: 0 == False == 0.0, and the first equal one may be another type
-        if _same(options[i], action):
-            return i
-    return -1
-
-
 # ---------------------------------------------------------------- the play loop
-
-
-def play(state: GameState, players: Sequence[Player], seat_rngs: Sequence[random.Random]) -> None:
-    """Advance ``state`` to its end, asking the deciding seat's player at every decision.
-
-    Parameters
-    ----------
-    state : GameState
-        Advanced in place.
-    players : sequence of Player, one per seat
-    seat_rngs : sequence of random.Random, one per seat
-        Seat ``s``'s player draws only from ``seat_rngs[s]``.
-
-    Raises
-    ------
-    IllegalChoice
-        A player chose an action that was not offered.
-    TurnCapExceeded
-        The engine's hard cap on turns was passed (the message names the seed).
-    """
-    while not state.is_terminal():
-        seat = state.current_seat()
-        state.apply(players[seat].choose(state.view(seat), seat_rngs[seat]))
 
 
 def policy_name(registry: Mapping[str, type], policy: Any) -> str:

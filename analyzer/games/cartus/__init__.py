@@ -28,7 +28,7 @@ from analyzer.games.cartus.search import POLICIES
 from analyzer.games.forward import ForwardGame
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "engine")
+COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "metrics", "engine")
 
 # the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
 # and play_game(config, policies, seed, log=None), documented there

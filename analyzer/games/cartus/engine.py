@@ -137,7 +137,7 @@ def start_round(st: State) -> None:
     while all(cb[c] == cb[row[0]] for c in row):
         swaps += 1
         if swaps > len(st.replacement) + 1:
-            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {st.seed_text}")
+            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {seed_of(st.seed)}")
         old = row[-1]
         if len(st.replacement) <= st.known_bottom:  # only cards put under in the open are left
             st.known_bottom -= 1
@@ -412,7 +412,7 @@ def start(cfg: CartusConfig, chance: random.Random, seed: int | np.random.SeedSe
     messages only."""
     st = CartusState(cfg)
     st.rng = chance
-    st.seed_text = seed_of(seed)
+    st.seed = seed
     st.log = log
     setup(st)
     st._run()

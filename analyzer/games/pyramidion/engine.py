@@ -20,7 +20,7 @@ from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import seed_of
-from analyzer.games.forward import offered
+from analyzer.games.play import offered
 from analyzer.games.pyramidion.chance import (
     draw_card,
     draw_start_player,
@@ -85,7 +85,7 @@ class Game(SitePlay):
         self._nones = (-1,) * cfg.players
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
-        self.seed_text = "?"
+        self.seed: Any = "?"  # the game seed (int or SeedSequence), named in messages only
 
     # ------------------------------------------------------------ the forward-model interface
 
@@ -132,7 +132,7 @@ class Game(SitePlay):
         rng = random.Random(0)
         rng.setstate(self.rng.getstate())
         g = Game(self.cfg, rng, None, self.st.copy())
-        g.seed_text = self.seed_text
+        g.seed = self.seed
         return g
 
     def view(self, seat: int) -> View:
@@ -186,7 +186,7 @@ class Game(SitePlay):
         st.decisions += 1
         if st.decisions > self.decision_cap:
             raise TurnCapExceeded(f"pyramidion game passed {self.decision_cap} decisions in round "
-                                  f"{st.round}; replay seed {self.seed_text}")
+                                  f"{st.round}; replay seed {seed_of(self.seed)}")
         st.kind = kind
         st.options = options
 
@@ -647,7 +647,7 @@ def determinize(game: Game, seat: int, seed: int) -> Game:
                     st.goods[q][k] += 1
                 tokens = tokens[count:]
     g = Game(cfg, rng, None, st)  # future chance goes on from the same generator
-    g.seed_text = game.seed_text
+    g.seed = game.seed
     return g
 
 
@@ -695,7 +695,7 @@ def start(config: PyramidionConfig, chance: random.Random, seed, log: Callable[[
         Receives readable replay lines.
     """
     game = Game(config, chance, log)
-    game.seed_text = seed_of(seed)
+    game.seed = seed
     game.setup()
     game.advance()
     return game

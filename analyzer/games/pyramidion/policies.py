@@ -203,7 +203,7 @@ class GreedyPlayer:
 
     # -- decisions
 
-    def _play(self, st: View, seat: int, options: tuple) -> int:
+    def _play(self, st: View, seat: int, options: tuple[int, ...]) -> int:
         cfg = st.cfg
         site = st.site
         tot = st.totals
@@ -302,7 +302,7 @@ class GreedyPlayer:
                 best_k, best = k, v
         return best_k
 
-    def _activate(self, st: View, seat: int, options: tuple) -> int:
+    def _activate(self, st: View, seat: int, options: tuple[int, ...]) -> int:
         # the sum of ``_contest_values`` per site, inlined
         sd, ng, gv, own = self.slave_driver_tile, self.negotiator_tile, self.good_value, self.own_tile_share
         sd_owner, ng_owner, goods = st.sd_owner, st.ng_owner, st.site_goods

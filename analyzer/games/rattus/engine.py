@@ -23,8 +23,8 @@ from mypy_extensions import mypyc_attr
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.base import rank_and_won, seed_of
-from analyzer.games.forward import offered
 from analyzer.games.logtext import plural
+from analyzer.games.play import offered
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus import plague
 from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
