@@ -13,6 +13,8 @@ from pathlib import Path
 from setuptools import setup
 
 GAMES = Path(__file__).resolve().parent / "analyzer" / "games"
+# Modules of analyzer/games shared by every game and compiled too: the search loop, the shuffle
+SHARED_COMPILED = ("draws", "treesearch")
 
 
 def compiled_modules() -> dict[str, tuple[str, ...]]:
@@ -37,5 +39,8 @@ if os.environ.get("ANALYZER_PURE_PYTHON") != "1":
         # dependencies are not installed yet in pip's isolated build environment
         flags = ["--follow-imports=silent", "--ignore-missing-imports"]
         ext_modules += mypycify([*sources, *flags], group_name=f"analyzer.games.{game}.native")
+    shared = [f"analyzer/games/{m}.py" for m in SHARED_COMPILED]
+    ext_modules += mypycify([*shared, "--follow-imports=silent", "--ignore-missing-imports"],
+                            group_name="analyzer.games.native")
 
 setup(ext_modules=ext_modules)
