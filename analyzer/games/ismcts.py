@@ -25,29 +25,34 @@ then branches on (an action abstraction; playouts still use the full game).
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Hashable, Mapping
+import tomllib
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
+from analyzer.games import treesearch
 from analyzer.games.base import param
 from analyzer.games.forward import GameState, Player, SeatView
 
-ROLLOUT_KINDS = ("random", "greedy")
+ROLLOUT_KINDS = ("random", "greedy", "tuned")
+OPPONENT_MODELS = ("tree", "rollout")
 
 
-class _Node:
-    """One tree node: the action that led here was taken by ``mover``."""
+def tuned_rollout(cls: type, path: Path) -> Callable[[], Any]:
+    """The ``tuned`` rollout of a game: a factory of policy ``cls`` with the ``[params]`` of the
+    parameters file at ``path`` (the file ``analyzer tune`` writes; the game keeps a copy of
+    ``scenarios/tuned/<game>-greedy.toml`` beside its search player, read when first used)."""
+    cache: list = []
 
-    __slots__ = ("avail", "children", "mover", "n", "w")
+    def make() -> Any:
+        if not cache:
+            with path.open("rb") as f:
+                cache.append(dict(tomllib.load(f)["params"]))
+        return cls(**cache[0])
 
-    def __init__(self, mover: int):
-        self.mover = mover
-        self.n = 0  # visits
-        self.w = 0.0  # summed reward of ``mover``
-        self.avail = 0  # iterations in which this node's action was legal at its parent
-        self.children: dict[Hashable, _Node] = {}
+    return make
 
 
 @dataclass(frozen=True)
@@ -61,14 +66,34 @@ class Ismcts:
 
     iterations: int = param(200, low=1, high=1_000_000, help="search iterations per decision (iterations)")
     exploration: float = param(0.7, low=0, high=10,
-                               help="UCB1 exploration constant c; rewards are win shares in [0, 1] (dimensionless)")
+                               help="UCB1 exploration constant c, in units of the rewards' standard deviation "
+                                    "at the node with spread scaling, else of win shares (dimensionless)")
     rollout: str = field(default="random", metadata={
-        "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
+        "help": "playout policy and opponent model: random, the game's greedy with its default weights, or "
+                "tuned (greedy with the weights of scenarios/tuned/<game>-greedy.toml)",
+        "choices": ROLLOUT_KINDS})
     rollout_depth: int = param(0, low=0, high=100_000,
-                               help="decisions played out before the heuristic evaluation, 0 = to the end (decisions)")
+                               help="decisions after the searched one (tree and playout) before the heuristic "
+                                    "evaluation, 0 = to the end (decisions)")
+    prior: float = param(0.0, low=0, high=100,
+                         help="progressive bias towards the rollout policy's own choice at each searched decision: "
+                              "added to its value, divided by its visits + 1 (in units of c), 0 = none")
+    opponents: str = field(default="tree", metadata={
+        "help": "the other seats' decisions: tree (searched like the seat's own) or rollout (played by the "
+                "rollout policy, the tree branching on the seat's own decisions only)",
+        "choices": OPPONENT_MODELS})
+    spread: int = param(0, low=0, high=1,
+                        help="1: scale exploration by the standard deviation of the rewards seen at the node, "
+                             "0: by 1 (flag)")
+    tree_depth: int = param(0, low=0, high=1_000_000,
+                            help="most tree nodes on an iteration's path: 1 = the root's actions only, every "
+                                 "later decision the rollout policy's; 0 = no limit (nodes)")
+    worlds: int = param(0, low=0, high=1_000_000,
+                        help="determinizations drawn per decision and replayed in turn, 0 = a new one every "
+                             "iteration (worlds)")
 
     # the game's playout policies by rollout kind; set by each game's subclass
-    ROLLOUTS: ClassVar[Mapping[str, type]] = {}
+    ROLLOUTS: ClassVar[Mapping[str, Callable[[], Any]]] = {}
 
     def __post_init__(self):
         if self.rollout not in ROLLOUT_KINDS:
@@ -76,10 +101,17 @@ class Ismcts:
         if self.rollout not in self.ROLLOUTS:
             raise ValueError(f"rollout {self.rollout!r} is not available for this game "
                              f"(allowed: {', '.join(self.ROLLOUTS) or 'none'})")
+        if self.opponents not in OPPONENT_MODELS:
+            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)} (got {self.opponents!r})")
 
     def player(self, seat: int) -> IsmctsPlayer:
         """A fresh searcher for ``seat`` of one game."""
         return IsmctsPlayer(self, seat)
+
+    def leaf_returns(self, state: GameState) -> tuple[float, ...]:
+        """The estimated win shares where a playout stops early (``rollout_depth``): the state's
+        ``heuristic_returns()``; a game's subclass passes its declared evaluation parameters."""
+        return state.heuristic_returns()
 
 
 class IsmctsPlayer:
@@ -91,7 +123,7 @@ class IsmctsPlayer:
         self.policy = policy
         self.seat = seat
         self.rollout_players: list[Player] | None = None
-        self.last_root: _Node | None = None  # the last decision's tree, for tests and the log
+        self.last_root: treesearch.Node | None = None  # the last decision's tree, for tests and the log
 
     def _playout_players(self, n_players: int) -> list[Player]:
         if self.rollout_players is None:
@@ -102,76 +134,25 @@ class IsmctsPlayer:
     def choose(self, view: SeatView, rng: random.Random) -> Hashable:
         """The most visited root action after ``iterations`` iterations (ties: higher mean
         reward, then the earlier legal action); a forced answer (one action) without searching."""
-        legal = _actions(view)
+        legal = treesearch.actions(view)
+        pol = self.policy
+        players = self._playout_players(view.n_players)
+        hint = treesearch.NO_HINT
+        if pol.prior > 0.0:  # the rollout policy's own choice is searched, and tried first
+            hint = players[self.seat].choose(view, rng)
+            if hint not in legal:
+                legal = legal + (hint,)
         if len(legal) == 1:
             self.last_root = None
             return legal[0]
-        pol = self.policy
-        c = pol.exploration
-        depth_cap = pol.rollout_depth
-        players = self._playout_players(view.n_players)
-        root = _Node(-1)
-        for _ in range(pol.iterations):
-            state = view.determinize(rng.getrandbits(63))
-            path = _descend(root, state, c, rng)
-            depth = 0
-            while not state.is_terminal() and (depth_cap == 0 or depth < depth_cap):
-                s = state.current_seat()
-                state.apply(players[s].choose(state.view(s), rng))
-                depth += 1
-            reward = state.returns() if state.is_terminal() else state.heuristic_returns()
-            for node in path:
-                node.n += 1
-                node.w += reward[node.mover]
+        root = treesearch.search(view, self.seat, legal, hint, players, rng, pol.leaf_returns, pol.iterations,
+                                 pol.exploration, pol.prior, pol.opponents == "rollout", pol.spread == 1,
+                                 pol.worlds, pol.rollout_depth, pol.tree_depth)
         self.last_root = root
-        ranked = sorted(((a, root.children[a]) for a in legal if a in root.children),
+        ranked = sorted(((a, nd) for a, nd in root.children.items()),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
-        if not ranked:  # no iteration reached the root's children (iterations >= 1 prevents it)
-            return legal[0]
         if view.log is not None:
             top = ", ".join(f"{view.describe_action(a)}: {nd.n} visits, mean {nd.w / nd.n:.2f}"
                             for a, nd in ranked[:3])
             view.log(f"    ismcts seat {self.seat} ({pol.iterations} iterations): {top}")
         return ranked[0][0]
-
-
-def _actions(state: Any) -> tuple:
-    """The actions the tree branches on: ``search_actions()`` when the game offers it."""
-    search = getattr(state, "search_actions", None)
-    return search() if search is not None else state.legal_actions()
-
-
-def _descend(root: _Node, state: GameState, c: float, rng: random.Random) -> list[_Node]:
-    """Select and expand (steps 2–3) in place on ``state``; returns the nodes entered, root excluded."""
-    node = root
-    path: list[_Node] = []
-    while not state.is_terminal():
-        actions = _actions(state)
-        mover = state.current_seat()
-        children = node.children
-        untried = []
-        for a in actions:
-            child = children.get(a)
-            if child is None:
-                untried.append(a)
-            else:
-                child.avail += 1
-        if untried:
-            a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-            child = _Node(mover)
-            child.avail = 1
-            children[a] = child
-            state.apply(a)
-            path.append(child)
-            return path
-        best: Any = None
-        best_value = -math.inf
-        for a in actions:
-            child = children[a]
-            value = child.w / child.n + c * math.sqrt(math.log(child.avail) / child.n)
-            if value > best_value:
-                best, best_value = a, value
-        state.apply(best)
-        node = children[best]
-        path.append(node)
-    return path

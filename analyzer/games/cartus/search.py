@@ -7,12 +7,15 @@ names the playout policies.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param_default
+from analyzer.games.base import param, param_default
 from analyzer.games.cartus.policies import POLICIES as HEURISTICS
 from analyzer.games.cartus.policies import Greedy, Random
-from analyzer.games.ismcts import Ismcts
+from analyzer.games.ismcts import Ismcts, tuned_rollout
+
+TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/cartus-greedy.toml
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,18 @@ class CartusIsmcts(Ismcts):
     iterations: int = param_default(Ismcts, "iterations", 100)
     rollout: str = param_default(Ismcts, "rollout", "greedy")  # type: ignore[arg-type]
 
-    ROLLOUTS: ClassVar = {"random": Random, "greedy": Greedy}
+    leaf_scale: float = param(0.0, low=0, high=100,
+                              help="leaf estimate where a playout stops (rollout_depth): 0 = the win shares if "
+                                   "scored now, else a softmax of the scores in units of this many VP times the "
+                                   "chance of surviving (VP)")
+    leaf_rats: float = param(0.0, low=0, high=20,
+                             help="leaf estimate: rats still expected per seat when judging survival (rats)")
+
+    ROLLOUTS: ClassVar = {"random": Random, "greedy": Greedy, "tuned": tuned_rollout(Greedy, TUNED)}
+
+    def leaf_returns(self, state):
+        """``heuristic_returns`` at ``leaf_scale`` and ``leaf_rats``."""
+        return state.heuristic_returns(self.leaf_scale, self.leaf_rats)
 
 
 POLICIES: dict[str, type] = {**HEURISTICS, "ismcts": CartusIsmcts}

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param_default
-from analyzer.games.ismcts import Ismcts
+from analyzer.games.base import param, param_default
+from analyzer.games.ismcts import Ismcts, tuned_rollout
+from analyzer.games.pyramidion.engine import LEAF_GOOD, LEAF_SCALE, LEAF_TILE
 from analyzer.games.pyramidion.policies import POLICIES as HEURISTIC_POLICIES
 from analyzer.games.pyramidion.policies import GreedyPolicy, RandomPolicy
+
+TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/pyramidion-greedy.toml
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,18 @@ class PyramidionIsmcts(Ismcts):
     rollout: str = param_default(Ismcts, "rollout", "greedy")  # type: ignore[arg-type]
     rollout_depth: int = param_default(Ismcts, "rollout_depth", 40)
 
-    ROLLOUTS: ClassVar[Mapping[str, type]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
+    leaf_good: float = param(LEAF_GOOD, low=0, high=5, help="leaf estimate: VP per good held (VP)")
+    leaf_tile: float = param(LEAF_TILE, low=0, high=5, help="leaf estimate: VP per slave-driver tile held (VP)")
+    leaf_scale: float = param(LEAF_SCALE, low=0.05, high=50,
+                              help="softmax scale of the leaf estimate: a seat this many VP ahead is e times "
+                                   "as likely to win (VP)")
+
+    ROLLOUTS: ClassVar[Mapping[str, object]] = {"random": RandomPolicy, "greedy": GreedyPolicy,
+                                                "tuned": tuned_rollout(GreedyPolicy, TUNED)}
+
+    def leaf_returns(self, state):
+        """``heuristic_returns`` at ``leaf_good``, ``leaf_tile`` and ``leaf_scale``."""
+        return state.heuristic_returns(self.leaf_good, self.leaf_tile, self.leaf_scale)
 
 
 POLICIES: dict[str, type] = {**HEURISTIC_POLICIES, "ismcts": PyramidionIsmcts}
