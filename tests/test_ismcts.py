@@ -171,7 +171,7 @@ def test_prior_tries_the_rollout_policys_choice_first_even_outside_the_searched_
     player.choose(view, random.Random(0))
     assert next(iter(player.last_root.children)) == greedy_choice
     assert set(player.last_root.children) == {greedy_choice, *st.search_actions()}
-    plain = ToyIsmcts(iterations=20, rollout="greedy").player(0)
+    plain = ToyIsmcts(iterations=20, rollout="greedy", prior=0.0).player(0)
     assert plain.choose(view, random.Random(0)) == st.search_actions()[0]
     assert plain.last_root is None  # one searched action: answered without searching
 
@@ -184,10 +184,10 @@ def _nodes(node):
 
 def test_opponents_played_by_the_rollout_policy_leave_only_the_seats_own_nodes():
     st = TrickState(3, 2)
-    tree = ToyIsmcts(iterations=60).player(0)
+    tree = ToyIsmcts(iterations=60, tree_depth=0, opponents="tree").player(0)
     tree.choose(st.view(0), random.Random(1))
     assert {nd.mover for nd in _nodes(tree.last_root)} == {0, 1, 2}
-    own = ToyIsmcts(iterations=60, opponents="rollout").player(0)
+    own = ToyIsmcts(iterations=60, tree_depth=0, opponents="rollout").player(0)
     own.choose(st.view(0), random.Random(1))
     assert {nd.mover for nd in _nodes(own.last_root)} == {0}
     assert max(ch.n for ch in own.last_root.children.values()) > 1
@@ -208,20 +208,19 @@ class CountingView:
         return self._view.determinize(seed)
 
 
-def test_worlds_are_drawn_once_and_shared_by_the_root_actions():
-    """With ``worlds = k`` a decision draws at most ``k`` determinizations, one per visit
-    number, whatever the number of iterations (the j-th visit of every root action plays world j)."""
+def test_common_worlds_are_drawn_once_per_visit_number():
+    """With ``common_worlds`` the j-th visit of every root action plays world j: a decision
+    draws as many determinizations as its most visited action has visits; without, one per
+    iteration."""
     st = TrickState(3, 3)
-    for k in (1, 3):
-        view = CountingView(st.view(0))
-        player = ToyIsmcts(iterations=40, worlds=k).player(0)
-        player.choose(view, random.Random(2))
-        most = max(ch.n for ch in player.last_root.children.values())
-        assert view.made == min(k, most)
     view = CountingView(st.view(0))
-    player = ToyIsmcts(iterations=40).player(0)
+    player = ToyIsmcts(iterations=40, common_worlds=1).player(0)
     player.choose(view, random.Random(2))
-    assert view.made == player.last_root.n  # a fresh world per iteration
+    assert view.made == max(ch.n for ch in player.last_root.children.values()) < player.last_root.n
+    view = CountingView(st.view(0))
+    player = ToyIsmcts(iterations=40, common_worlds=0).player(0)
+    player.choose(view, random.Random(2))
+    assert view.made == player.last_root.n
 
 
 def test_spread_scales_exploration_by_the_rewards_standard_deviation():
@@ -246,8 +245,10 @@ def test_spread_scales_exploration_by_the_rewards_standard_deviation():
     assert pick(True, "b", 20.0) == "b"
 
 
-@pytest.mark.parametrize("policy", [ToyIsmcts(iterations=30, prior=2.0, opponents="rollout", worlds=8, spread=1),
-                                    ToyIsmcts(iterations=30, worlds=3, rollout="greedy", rollout_depth=2)])
+@pytest.mark.parametrize("policy", [ToyIsmcts(iterations=30, prior=2.0, tree_depth=0, common_worlds=1, spread=1),
+                                    ToyIsmcts(iterations=30, prior=0.0, tree_depth=0, opponents="tree",
+                                              common_worlds=0, spread=0, exploration=0.7),
+                                    ToyIsmcts(iterations=30, rollout="greedy", rollout_depth=2)])
 def test_search_levers_decide_from_the_seats_view_only(policy):
     """The leak test of ``test_players_decide_from_the_seats_view_only`` with every lever on."""
     test_players_decide_from_the_seats_view_only(policy)

@@ -3,20 +3,34 @@
 Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012:
 one tree over the deciding seat's information set, for N players. Each iteration
 
-1. determinizes: asks the seat's view for a full state drawn uniformly among those consistent
-   with what the seat has seen (``SeatView.determinize``), with fresh chance;
-2. selects down the tree with UCB1 among the actions legal in *this* determinization, counting
-   each child's availability (how often it could have been chosen) in place of its parent's
-   visits;
-3. expands one untried action;
-4. plays out with the rollout policy (``random`` or the game's ``greedy``), to the end or for
-   ``rollout_depth`` decisions followed by the state's ``heuristic_returns()``;
+1. selects a root action with UCB1 (the seat's own options are the same in every world);
+2. determinizes: a full state drawn uniformly among those consistent with what the seat has seen
+   (``SeatView.determinize``). With ``common_worlds`` the ``j``-th visit of every root action
+   plays a copy of the same world ``j``, chance included, so the actions are compared on the same
+   deals (common random numbers); otherwise each iteration draws its own;
+3. below the root, up to ``tree_depth`` nodes, selects with UCB1 among the actions legal in this
+   world, counting each child's availability in place of its parent's visits, and expands one
+   untried action; with ``opponents = "rollout"`` the other seats' decisions there are the
+   rollout policy's and the tree branches on the seat's own decisions only;
+4. plays out with the rollout policy (``random``, the game's ``greedy`` or the ``tuned`` greedy
+   of ``scenarios/tuned/``), which is also the model of the other seats, to the end or for
+   ``rollout_depth`` decisions followed by the policy's ``leaf_returns`` (the state's
+   ``heuristic_returns`` at the game's declared leaf parameters);
 5. backs up each node's reward from the point of view of the seat that moved into it: its win
    share (1/k for a k-way tie, 0 for everyone when nobody wins).
 
-The tree lives for one decision. Every random draw (determinization seeds, tie-breaks, playouts)
-comes from the seat's own generator, so records stay reproducible whatever ``--jobs`` or backend.
-A game registers ISMCTS by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS``.
+Two levers steer it towards the rollout policy's judgement (``prior``): that policy's own choice
+is always among the searched actions, is tried first, and gets a progressive bias (Chaslot et
+al. 2008) of ``prior`` exploration units divided by its visits + 1; and with ``spread`` the
+exploration term is scaled by the standard deviation of the rewards seen at the node, so the
+constant means the same whether rewards are 0/1 wins or close estimates. The search stops before
+``iterations`` once no other root action can catch up with the most visited one (the choice
+is then the same), and plays the most visited action.
+
+The tree and the worlds live for one decision. Every random draw (world seeds, tie-breaks,
+playouts) comes from the seat's own generator, so records stay reproducible whatever ``--jobs``
+or backend. The loop itself is ``treesearch.py`` (compiled with mypyc); a game registers ISMCTS
+by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS`` and its leaf parameters.
 
 A game whose legal actions can be too many to search (every subset of a hand) may give its
 states and views a ``search_actions()`` method: a few of the legal actions, the ones the tree
@@ -59,38 +73,42 @@ def tuned_rollout(cls: type, path: Path) -> Callable[[], Any]:
 class Ismcts:
     """Search player: single-observer ISMCTS over the game's forward model (Cowling et al. 2012).
 
-    Each decision runs ``iterations`` determinize–select–expand–playout–backup iterations from
-    the seat's information set and plays the most visited action. Strength grows with
-    ``iterations``; so does time (about ``iterations`` × one playout per decision).
+    Each decision runs up to ``iterations`` select–determinize–expand–playout–backup iterations
+    from the seat's information set and plays the most visited action (the module docstring has
+    the steps and levers). Time per decision is about ``iterations`` playouts.
     """
 
-    iterations: int = param(200, low=1, high=1_000_000, help="search iterations per decision (iterations)")
-    exploration: float = param(0.7, low=0, high=10,
-                               help="UCB1 exploration constant c, in units of the rewards' standard deviation "
-                                    "at the node with spread scaling, else of win shares (dimensionless)")
+    iterations: int = param(200, low=1, high=1_000_000,
+                            help="search iterations per decision, at most: the search stops once no other action "
+                                 "can catch up with the most visited one (iterations)")
+    exploration: float = param(1.4, low=0, high=10,
+                               help="UCB1 exploration constant c, in standard deviations of the rewards seen at the "
+                                    "node (spread = 1) or in win shares (spread = 0) (dimensionless)")
     rollout: str = field(default="random", metadata={
-        "help": "playout policy and opponent model: random, the game's greedy with its default weights, or "
-                "tuned (greedy with the weights of scenarios/tuned/<game>-greedy.toml)",
+        "help": "playout policy and model of the other seats: random, the game's greedy with its default "
+                "weights, or tuned (greedy with the weights of scenarios/tuned/<game>-greedy.toml)",
         "choices": ROLLOUT_KINDS})
     rollout_depth: int = param(0, low=0, high=100_000,
-                               help="decisions after the searched one (tree and playout) before the heuristic "
-                                    "evaluation, 0 = to the end (decisions)")
-    prior: float = param(0.0, low=0, high=100,
-                         help="progressive bias towards the rollout policy's own choice at each searched decision: "
-                              "added to its value, divided by its visits + 1 (in units of c), 0 = none")
-    opponents: str = field(default="tree", metadata={
-        "help": "the other seats' decisions: tree (searched like the seat's own) or rollout (played by the "
-                "rollout policy, the tree branching on the seat's own decisions only)",
+                               help="decisions after the searched one before the leaf estimate (the game's "
+                                    "heuristic_returns), 0 = play to the end (decisions)")
+    prior: float = param(2.0, low=0, high=100,
+                         help="progressive bias towards the rollout policy's own choice, which is always searched "
+                              "and tried first: added to its value, divided by its visits + 1, in units of c; "
+                              "0 = none (dimensionless)")
+    opponents: str = field(default="rollout", metadata={
+        "help": "the other seats' decisions inside the tree (tree_depth > 1): tree (searched like the seat's "
+                "own) or rollout (played by the rollout policy; the tree branches on the seat's own decisions)",
         "choices": OPPONENT_MODELS})
-    spread: int = param(0, low=0, high=1,
-                        help="1: scale exploration by the standard deviation of the rewards seen at the node, "
-                             "0: by 1 (flag)")
-    tree_depth: int = param(0, low=0, high=1_000_000,
-                            help="most tree nodes on an iteration's path: 1 = the root's actions only, every "
-                                 "later decision the rollout policy's; 0 = no limit (nodes)")
-    worlds: int = param(0, low=0, high=1_000_000,
-                        help="determinizations drawn per decision and replayed in turn, 0 = a new one every "
-                             "iteration (worlds)")
+    spread: int = param(1, low=0, high=1,
+                        help="1: exploration in units of the standard deviation of the rewards seen at the node; "
+                             "0: in win shares (flag)")
+    common_worlds: int = param(1, low=0, high=1,
+                               help="1: the j-th visit of every root action plays the same determinization and "
+                                    "chance (world j), so actions are compared on the same deals; 0: a new "
+                                    "determinization every iteration (flag)")
+    tree_depth: int = param(1, low=0, high=1_000_000,
+                            help="most tree nodes on an iteration's path: 1 = the root's actions only, every later "
+                                 "decision the rollout policy's; 0 = no limit (nodes)")
 
     # the game's playout policies by rollout kind; set by each game's subclass
     ROLLOUTS: ClassVar[Mapping[str, Callable[[], Any]]] = {}
@@ -147,7 +165,7 @@ class IsmctsPlayer:
             return legal[0]
         root = treesearch.search(view, self.seat, legal, hint, players, rng, pol.leaf_returns, pol.iterations,
                                  pol.exploration, pol.prior, pol.opponents == "rollout", pol.spread == 1,
-                                 pol.worlds, pol.rollout_depth, pol.tree_depth)
+                                 pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth)
         self.last_root = root
         ranked = sorted(((a, nd) for a, nd in root.children.items()),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))

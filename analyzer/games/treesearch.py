@@ -34,7 +34,7 @@ class Node:
         Action -> child node.
     rewards : list of float
         At the root's children only: ``mover``'s reward at each visit, in visit order (the
-        ``j``-th in world ``j`` with ``n_worlds``), for a paired comparison of root actions.
+        ``j``-th in world ``j`` with ``common_worlds``), for a paired comparison of root actions.
     """
 
     def __init__(self, mover: int) -> None:
@@ -60,7 +60,7 @@ def actions(state: Any) -> tuple:
 
 def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: random.Random,
            leaf: Callable[[Any], Any], iterations: int, c: float, bias: float, own_only: bool,
-           spread: bool, n_worlds: int, depth_cap: int, tree_depth: int = 0) -> Node:
+           spread: bool, common_worlds: bool, depth_cap: int, tree_depth: int = 0) -> Node:
     """Run one decision's iterations (determinize, select, expand, play out, back up).
 
     Parameters
@@ -92,9 +92,10 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
         The other seats' decisions are taken by the rollout players, not searched.
     spread : bool
         Scale exploration by the standard deviation of the rewards seen at the node.
-    n_worlds : int
-        0: a new determinization per iteration; else the ``j``-th visit of each root action
-        plays world ``j mod n_worlds`` (common worlds for the root actions).
+    common_worlds : bool
+        The ``j``-th visit of every root action plays world ``j`` (a copy of one determinization
+        drawn for that visit number, chance included): root actions are compared on the same
+        deals and the same chance. False: a new determinization every iteration.
     depth_cap : int
         Decisions after the root action before ``leaf`` (0: to the end).
     tree_depth : int
@@ -112,8 +113,8 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
     it = 0
     while it < total:
         a, child = select(root, legal, hint, seat, c, bias, spread, rng)
-        if n_worlds > 0:
-            j = child.n % n_worlds  # this action's visits so far
+        if common_worlds:
+            j = child.n  # this action's visits so far
             while len(worlds) <= j:
                 worlds.append(view.determinize(rng.getrandbits(63)))
             state = worlds[j].clone()

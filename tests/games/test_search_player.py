@@ -89,13 +89,13 @@ def test_pyramidion_leaf_weights_reach_the_estimate():
     assert pol.leaf_returns(game) == pytest.approx(want)
 
 
-@pytest.mark.parametrize(("game", "leaf"), [("rattus", {"leaf_scale"}),
+@pytest.mark.parametrize(("game", "leaf"), [("rattus", {"leaf_scale"}), ("cartus", {"leaf_scale", "leaf_rats"}),
                                             ("pyramidion", {"leaf_good", "leaf_tile", "leaf_scale"})])
 def test_leaf_parameters_are_tunable(game, leaf):
     """``analyzer tune`` reaches the leaf evaluation: each constant is a bounded numeric
     parameter of ``ismcts``, as are the search's own."""
     dims, _ = dimensions(get_game(game), "ismcts")
-    assert leaf | {"exploration", "prior", "rollout_depth", "worlds"} <= {d.name for d in dims}
+    assert leaf | {"exploration", "prior", "rollout_depth", "tree_depth"} <= {d.name for d in dims}
 
 
 def test_cartus_searches_the_heuristics_own_card_choice():
@@ -152,3 +152,26 @@ def test_setup_compiles_the_shared_search_modules(monkeypatch):
     for name in shared:
         origin = Path(importlib.machinery.PathFinder.find_spec(name, [str(folder)]).origin)
         assert origin.suffix == ".so", f"{name} is not compiled: run `make test` to build it"
+
+
+def test_cartus_leaf_estimate_weighs_scores_by_the_chance_of_surviving():
+    """Known answers (docs/rules/cartus.md §7): with 10 nuns on the Nun-row, seats with no rats
+    survive almost surely and one with 100 rats dies, so the shares are a softmax of the first
+    three seats' scores now at ``scale`` and 0; with 8 rats each and 4 more expected, each
+    survives with probability 1 / (1 + e^1.5) and the shares add up to the chance that someone
+    does, 1 - (1 - p)^4."""
+    from analyzer.games.cartus import scoring
+
+    state = _mid_game("cartus", seed=5, decisions=40)
+    state.nun_row = [2, 2, 2, 2, 2]
+    state.rats = [0, 0, 0, 100]
+    scores = scoring.outcome(state).scores
+    w = [math.exp(x / 5.0) for x in scores[:3]]
+    want = [x / sum(w) for x in w] + [0.0]
+    assert state.heuristic_returns(5.0) == pytest.approx(want, abs=1e-3)
+    assert state.heuristic_returns() == scoring.outcome(state).won  # scale 0: scored as it stands
+    state.rats = [8, 8, 8, 8]
+    p = 1 / (1 + math.exp(1.5))
+    assert sum(state.heuristic_returns(5.0, 4.0)) == pytest.approx(1 - (1 - p) ** 4)
+    pol = build_policy(get_game("cartus").policies, "ismcts", {"leaf_scale": 5.0, "leaf_rats": 4.0})
+    assert pol.leaf_returns(state) == state.heuristic_returns(5.0, 4.0)

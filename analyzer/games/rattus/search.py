@@ -22,16 +22,17 @@ TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tun
 class RattusIsmcts(Ismcts):
     """Search player: information-set Monte Carlo tree search over the forward model (Cowling et al. 2012).
 
-    At each decision it runs ``iterations`` searches from what its seat can see: each redraws the
-    hidden tokens and region cards (``determinize``), walks the tree with UCB1, plays on with
-    ``random`` or ``greedy`` players (``rollout``) for ``rollout_depth`` decisions, then estimates
-    each seat's win share as if the final plague struck now (``heuristic_returns``; 0: play to the
-    end instead), and backs the shares up. It plays the most visited option and logs its top
-    options in the replay log.
+    At each decision it compares its options on up to ``iterations`` worlds drawn from what its
+    seat can see (hidden tokens and region cards redrawn, ``determinize``): each option is played,
+    then every seat plays on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions,
+    and each seat's win share is estimated as if the final plague struck now
+    (``heuristic_returns`` at ``leaf_scale``). The greedy's own choice is tried first and favoured
+    (``prior``); it plays the most visited option and logs its top options in the replay log.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 300)
-    rollout_depth: int = param_default(Ismcts, "rollout_depth", 20)
+    iterations: int = param_default(Ismcts, "iterations", 30)
+    rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 14)
     leaf_scale: float = param(HEURISTIC_SCALE, low=0.05, high=50,
                               help="softmax scale of the leaf estimate: a seat this many points ahead is e times "
                                    "as likely to win (points)")
