@@ -17,7 +17,7 @@ import typer
 
 from analyzer.errors import OptionError
 from analyzer.games import available_games, get_game
-from analyzer.robustness import SEARCH_GAMES
+from analyzer.robustness import DEFAULT_LADDER, SEARCH_GAMES
 from analyzer.runner import RunStopped
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
@@ -202,8 +202,8 @@ def register(app: typer.Typer) -> None:
         players: Annotated[str | None, typer.Option(
             help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
                  "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
-                 "'none' for no player conditions (default: random,greedy,tuned,"
-                 "ismcts:iterations=50 where the game has each).")] = None,
+                 f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
+                 "game has each).")] = None,
         defaults: Annotated[str | None, typer.Option(
             help="The labelled defaults to vary, comma-separated, or 'none' (default: every "
                  "one in use with a documented alternative).")] = None,
