@@ -4,18 +4,21 @@ For every item in play the game's ``SPEC.ablations`` gives a variant without it,
 that game's rules say (``analyzer/games/<game>/ablations.py``). All variants replay the base's
 game seeds, so each item's effect is a paired, game-by-game difference; the report ranks the
 items by the change in win rate of the seat that used the item most (see
-``analyzer.report.studies``), with intervals and a multiple-comparison correction.
+``analyzer.report.ablate``), with intervals and a multiple-comparison correction. The
+generated data tables of the variants are written into the run directory (``tables/``) once
+``analyzer.study_run.prepare`` has checked it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from analyzer import api
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
-from analyzer.scenario import Scenario, add_variants, with_overrides
+from analyzer.keywords import checked
+from analyzer.scenario import Scenario, add_variants
+from analyzer.study_run import Results, only_base, prepare, validate
 
 
 def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
@@ -60,8 +63,9 @@ def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
     return add_variants(scenario, variants, where="ablate"), rows
 
 
+@checked
 def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
-           **simulate_kwargs) -> api.Results:
+           **run_options: Any) -> Results:
     """Run the leave-one-out study of a scenario and write its report (``analyzer ablate``).
 
     Parameters
@@ -72,33 +76,30 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
         Variants already in the scenario are left out (only the base is ablated).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the ranked table.
-    **simulate_kwargs
-        ``games``, ``seed``, ``jobs``, ``out``, ``target_ci``… as for ``api.simulate``.
+    **run_options
+        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
+        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
+        ``reports/<name>-ablate``), ``resume``, ``force``, ``progress``, ``target_ci``,
+        ``csv``).
 
     Raises
     ------
     ScenarioError
-        See ``expand``; a bad correction; anything ``api.simulate`` refuses.
+        See ``expand``; a bad correction; anything ``api.simulate`` refuses (before anything
+        is written).
     """
-    scenario = api.validate(path_or_scenario)
+    scenario = validate(path_or_scenario)
     if correction not in ("holm", "bh"):
         raise OptionError("correction", f"must be holm or bh (got {correction!r})")
-    out = api.out_dir_for(simulate_kwargs.get("out"), Path("reports") / f"{scenario.name}-ablate")
-    # before the tables are written into it
-    checked = with_overrides(scenario, games=simulate_kwargs.get("games"),
-                             seed=simulate_kwargs.get("seed"))
-    api.check_out_dir(out, api.run_identity(checked, "ablate"),
-                      force=simulate_kwargs.get("force", False),
-                      resume=simulate_kwargs.get("resume", False))
-    simulate_kwargs["out"] = out
     dropped = [arm.name for arm in scenario.arms[1:]]
-    scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
-    expanded, rows = expand(scenario, out / "tables")
-    seats = [s.name for s in scenario.arms[0].seats]
+    run = prepare(only_base(scenario), "ablate", **run_options)  # the study's own variants only
+    seats = [s.name for s in run.scenario.arms[0].seats]
     note = f"ablate plays the base arm's seats ({', '.join(seats)})"
     if dropped:
         note += (f"; the scenario's own variants ({', '.join(dropped)}) are not used by ablate "
                  "(ablate one of them by making it the base of its own scenario)")
-    study = {"kind": "ablate", "items": rows, "correction": correction,
-             "dropped_variants": dropped, "seats": seats, "note": note + "."}
-    return api.simulate(expanded, study=study, out_checked=True, **simulate_kwargs)
+    with run.session():
+        expanded, rows = expand(run.scenario, run.dir.path / "tables")
+        study = {"kind": "ablate", "items": rows, "correction": correction,
+                 "dropped_variants": dropped, "seats": seats, "note": note + "."}
+        return run.play(expanded, study=study)

@@ -1,14 +1,18 @@
 """The ``analyzer`` command line: a thin shell over ``analyzer.api``.
 
+The study commands (simulate, compare, sweep, ablate, tournament, tune and robustness) are in
+``analyzer.study_cli``, registered from ``analyzer.studies``; the others are here.
+
 User errors (``AnalyzerError``: a bad scenario, option or data table) are caught in one place,
-``_Group.invoke``: one line on stderr, exit code 2, no traceback; where the API names a keyword
-argument (``OptionError``) the line names its flag. Anything else is a bug and keeps its
-traceback.
+``_Group.invoke``: one line on stderr (one per problem of a scenario file), exit code 2, no
+traceback; where the API names a keyword argument (``OptionError``) the line names its flag.
+A stop (Ctrl-C, SIGTERM) anywhere is one line saying what is saved and how to resume, exit
+130 / 143. Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
-import shlex
+import json
 import signal
 import sys
 import threading
@@ -19,10 +23,9 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from analyzer import __version__, api, study_cli
-from analyzer.errors import AnalyzerError, OptionError, TurnCapExceeded
+from analyzer import __version__, api, studies, study_cli
+from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, get_game
-from analyzer.runner import GameTurnCap, RunInterrupted
 
 
 class _Terminated(KeyboardInterrupt):
@@ -72,11 +75,13 @@ class _Group(TyperGroup):
         except RunInterrupted as err:
             typer.echo(f"analyzer: {study_cli.cli_message(err)}", err=True)
             raise typer.Exit(143 if isinstance(err.__context__, _Terminated) else 130) from None
-        except _Terminated:
-            typer.echo("analyzer: terminated (SIGTERM)", err=True)
-            raise typer.Exit(143) from None
+        except KeyboardInterrupt as err:  # a command that saves nothing (list, replay, bench)
+            stop = "terminated (SIGTERM)" if isinstance(err, _Terminated) else "interrupted"
+            typer.echo(f"analyzer: {stop}: nothing was saved; run the command again", err=True)
+            raise typer.Exit(143 if isinstance(err, _Terminated) else 130) from None
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
-            typer.echo(f"analyzer: error: {study_cli.cli_message(err)}", err=True)
+            for line in getattr(err, "problems", None) or [study_cli.cli_message(err)]:
+                typer.echo(f"analyzer: error: {line}", err=True)
             raise typer.Exit(2) from None
 
 
@@ -93,7 +98,10 @@ app = typer.Typer(
     rich_markup_mode=None,
     help=f"Monte-Carlo strategy analysis for "
          f"{_in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
-         "Start with: analyzer simulate scenarios/africanus-sultan.toml",
+         "Start with: analyzer simulate scenarios/africanus-sultan.toml\n\n"
+         f"Study commands: {studies.listing()}. Each takes the same run flags (--games "
+         "--seed --jobs --backend --scheduler --chunk-size --out --resume --force --quiet "
+         "--csv) and writes a run directory with its records and report.",
 )
 
 
@@ -116,107 +124,13 @@ def _main(
         raise typer.Exit(2)
 
 
-Backend = study_cli.Backend  # one choice list for every command with --backend
-
-
-@app.command()
-def simulate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-    backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
-    scheduler: Annotated[str | None, typer.Option(
-        help="dask scheduler address tcp://HOST:PORT (with --backend dask; without it a local "
-             "cluster is started).")] = None,
-    out: Annotated[str | None, typer.Option(help="Run directory (default: reports/NAME).")] = None,
-    chunk_size: Annotated[int | None, typer.Option(
-        help="Games per chunk (unit of work, checkpoint and progress; never changes results).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    target_ci: Annotated[float | None, typer.Option(
-        help="Keep adding chunks until every win-rate interval is within ± this share (e.g. "
-             "0.01 = ±1 pp), or --games is reached; says how many games it took.")] = None,
-    csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
-    robustness: Annotated[bool, typer.Option(
-        "--robustness", help="Then check every key finding against the default ladder of "
-                             "players and every labelled default's alternative (`analyzer "
-                             "robustness` with its defaults; use that command to choose "
-                             "--players, --defaults or --search-games).")] = False,
-) -> None:
-    """Run a scenario, store the records and write the report.
-
-    Game i always uses seed SeedSequence(SEED, spawn_key=(i,)), so results never depend on
-    --jobs, --chunk-size or --backend.
-
-    Examples:
-
-      analyzer simulate scenarios/africanus-sultan.toml
-
-      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --jobs 2 --out /tmp/run
-
-      analyzer simulate scenarios/africanus-sultan.toml --resume   # after Ctrl-C
-
-      analyzer simulate scenarios/africanus-sultan.toml --target-ci 0.02 --games 20000
-
-      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --csv
-
-      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --robustness
-
-      analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
-    """
-    if robustness and target_ci is not None:
-        raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
-                                        "need a fixed number of games; give {games})",
-                          target_ci=None, games=None)
-    try:
-        with study_cli.resumable(
-                ["analyzer", "simulate", str(scenario)], games=games, seed=seed,
-                chunk_size=chunk_size, target_ci=target_ci,
-                backend=None if backend is Backend.loky else backend, scheduler=scheduler, out=out,
-                csv=csv):
-            res = api.simulate(scenario, games=games, seed=seed, jobs=jobs, backend=backend.value,
-                               scheduler=scheduler, out=out, chunk_size=chunk_size, resume=resume,
-                               force=force, progress=not quiet, target_ci=target_ci, csv=csv)
-    except GameTurnCap as err:
-        # A game that never ends is reported like a user error (one line, exit 2) with the
-        # command that replays it, since the fix is usually a rule option or a policy.
-        replay = ["analyzer", "replay", str(scenario), "--game", str(err.game_id)]
-        if err.variant != "base":
-            replay += ["--variant", err.variant]
-        raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
-                            + (f" (after setting seed = {seed} in the scenario)" if seed is not None
-                               else "")) from None
-    run = res.summary.get("run", {})
-    rate = run.get("games_per_second")
-    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
-               f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
-               + (f", {rate:.0f} games/s" if rate else ""))
-    tc = run.get("target_ci")
-    if tc:
-        typer.echo(f"target ±{100 * tc['target']:.2f} pp "
-                   + (f"reached after {tc['games']} games" if tc["reached"] else
-                      f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))
-    if robustness:
-        from analyzer.robustness import robustness as run_robustness
-
-        with study_cli.resumable(["analyzer", "robustness", str(scenario)], games=games,
-                                 seed=seed, chunk_size=chunk_size, out=str(res.out_dir),
-                                 backend=None if backend is Backend.loky else backend,
-                                 scheduler=scheduler):
-            res = run_robustness(scenario, games=games, seed=seed, jobs=jobs,
-                                 backend=backend.value, scheduler=scheduler,
-                                 chunk_size=chunk_size, out=res.out_dir, resume=resume,
-                                 progress=not quiet, say=typer.echo)
-        study_cli.echo_verdicts(res)
-        return
-    typer.echo(f"report: {res.out_dir / 'report.html'}")
+study_cli.register(app)  # the study commands first (analyzer.studies), then the others
 
 
 @app.command()
 def validate(scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
-    """Check a scenario file: exit 0 if it runs, else print the problem and exit 2.
+    """Check a scenario file: exit 0 if it runs, else print every problem (one line each) and
+    exit 2.
 
     Example:
 
@@ -229,20 +143,37 @@ def validate(scenario: Annotated[Path, typer.Argument(help="Scenario TOML file."
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="A run directory made by simulate.")]) -> None:
+def report(run_dir: Annotated[Path, typer.Argument(
+        help="A run directory made by a study command.")]) -> None:
     """Re-render report.md, report.html, charts and summary.json from a run's Parquet files.
+
+    A robustness check that stopped between its conditions is named in the report with the
+    conditions still missing.
 
     Example:
 
       analyzer report reports/africanus-sultan
     """
-    typer.echo(f"report: {api.render_report(run_dir)}")
+    try:
+        path = api.render_report(run_dir)
+    except KeyboardInterrupt:
+        err = RunInterrupted("interrupted", f"the records in {run_dir} are kept, the report "
+                                            "not re-written")
+        err.resume_with = f"analyzer report {run_dir}"
+        raise err from None
+    results = json.loads((run_dir / "summary.json").read_text()).get("results") or {}
+    rob = studies.results_of(results, "robustness") or {}
+    if rob.get("complete") is False:
+        typer.echo(f"robustness check incomplete: {len(rob['finished'])} of "
+                   f"{rob['conditions']} conditions finished; missing: "
+                   + "; ".join(rob["missing"]))
+    typer.echo(f"report: {path}")
 
 
 @app.command("list")
 def list_(
-    kind: Annotated[str, typer.Argument(help="games | policies | rules | cards (or another content "
-                                             "kind of a game).")],
+    kind: Annotated[str, typer.Argument(help="games | policies | rules | content (the guessed content "
+                                             "tables) | cards (or another content kind of a game).")],
     game: Annotated[str | None, typer.Option(help="Only this game.")] = None,
 ) -> None:
     """List what a scenario can name: games, policies (with parameters), rule options, cards.
@@ -254,6 +185,8 @@ def list_(
       analyzer list policies --game rattus
 
       analyzer list cards
+
+      analyzer list content --game rattus
     """
     for row in api.catalogue(kind, game):
         if kind == "policies":
@@ -261,6 +194,10 @@ def list_(
             for name, typ, default, bounds, help_ in row["params"]:
                 typer.echo(f"    {name}: {typ} = {default!r}" + (f" in {bounds}" if bounds else "")
                            + (f"  {help_}" if help_ else ""))
+        elif kind == "content":  # a guessed table: what is known, what its plausible alternatives vary
+            typer.echo(f"{row['game']}  {row['table']}  (option {row['option']}; {row['section']})")
+            typer.echo("".join(f"    known: {line}\n" for line in row["known"])
+                       + "".join(f"    varies: {line}\n" for line in row["varies"]), nl=False)
         elif kind in ("games", "rules"):
             typer.echo("  ".join(str(v) for v in row.values()))
         else:  # a content name, then what the game groups it by (e.g. a building's class)
@@ -388,49 +325,6 @@ def bench(
     bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats},
                          search_rows)
     typer.echo(f"wrote {out}")
-
-
-study_cli.register(app)  # analyzer sweep, ablate, tournament, tune
-
-
-@app.command()
-def compare(
-    scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
-    games: Annotated[int | None, typer.Option(help="Games per scenario (default: the first file's).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Root seed (default: the first file's).")] = None,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-    out: Annotated[str | None, typer.Option(help="Run directory (default: reports/compare-A-vs-B).")] = None,
-    name: Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-    force: Annotated[bool, typer.Option("--force", help=study_cli.FORCE_HELP)] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    csv: Annotated[bool, typer.Option("--csv", help=study_cli.CSV_HELP)] = False,
-) -> None:
-    """Play several scenarios on the same game seeds and report paired differences.
-
-    Per scenario: win rate by seat, no-winner share, death rate (games that record deaths),
-    score spread between first and last place, game length; and each scenario minus the first,
-    game by game, with 95% intervals. The scenarios must share game, players, expansions and
-    seat rotation; seed and games come from the first file unless given.
-
-    Examples:
-
-      analyzer compare scenarios/cartus-first-game.toml my-cartus-set.toml
-
-      analyzer compare a.toml b.toml c.toml --games 2000 --out /tmp/abc
-    """
-    from analyzer import compare as compare_mod
-
-    with study_cli.resumable(["analyzer", "compare", *map(str, scenarios)], games=games,
-                             seed=seed, out=out, name=name, csv=csv):
-        res = compare_mod.compare(scenarios, name=name, games=games, seed=seed, jobs=jobs,
-                                  out=out, resume=resume, force=force, progress=not quiet,
-                                  csv=csv)
-    run = res.summary.get("run", {})
-    rate = run.get("games_per_second")
-    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
-               f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
-    typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
 def main() -> None:

@@ -1,15 +1,16 @@
 """``analyzer compare A.toml B.toml …``: several scenarios on the same game seeds.
 
 The scenarios are merged into one scenario whose arms are every arm of every file, in order,
-and that scenario is run by ``analyzer.api.simulate`` (the one runner, the one report). So game
+and that scenario is run by ``analyzer.study_run.simulate`` (the one machinery, the one report). So game
 ``i`` of every scenario is played from ``SeedSequence(seed, spawn_key=(i,))`` with the seed and
 game count of the first file (or ``--seed`` / ``--games``), and every difference is paired game
 by game against the first scenario, whose base arm keeps the name ``base``; every other arm
 is named by its scenario (``NAME``, ``NAME/VARIANT``).
 
 Scenarios may differ in their player count: each arm keeps its own (``Arm.players``). Such arms
-play the same game seeds, but a 3-player and a 5-player game are different games, so the report
-compares them with unpaired statistics on game-level outcomes (``analyzer.report.players``).
+play the same game seeds: a 3-player and a 5-player game are different games, but game i of
+each is dealt from seed i, so the report compares their game-level outcomes paired by seed
+(``analyzer.report.players``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from analyzer.errors import OptionError, ScenarioError
+from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
+from analyzer.study_run import Results, simulate
 
 # what must agree for the arms to be played as one study (the player count may differ: such arms
-# are compared unpaired, game-level outcomes only)
+# are compared on game-level outcomes only, paired by seed)
 SAME = ("game", "expansions", "seat_rotation")
 
 
@@ -118,7 +121,8 @@ def load_all(paths: Sequence[str | Path]) -> list[Scenario]:
     return [load_scenario(p) for p in paths]
 
 
-def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_options):
+@checked
+def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_options) -> Results:
     """Run several scenarios on the same game seeds and write one report.
 
     Parameters
@@ -129,8 +133,9 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
         Run name (default from the file names); the run directory is ``reports/<name>`` unless
         ``out`` is given.
     **run_options
-        Passed to ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``, ``backend``,
-        ``out``, ``resume``, …).
+        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
+        ``backend``, ``scheduler``, ``chunk_size``, ``out``, ``resume``, ``force``,
+        ``progress``, ``target_ci``, ``csv``).
 
     Returns
     -------
@@ -141,12 +146,10 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
     ScenarioError
         See ``combine`` and ``analyzer.api.simulate``.
     """
-    from analyzer import api
-
     scenarios = load_all(paths)
     combined = combine(scenarios, name)
     study = {"kind": "compare", "reference": scenarios[0].name,
              "scenarios": [{"name": sc.name, "file": str(sc.file), "description": sc.description,
                             "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
                            for j, sc in enumerate(unique_names(scenarios))]}
-    return api.simulate(combined, study=study, **run_options)
+    return simulate(combined, study=study, **run_options)

@@ -39,8 +39,19 @@ class RuleError(AnalyzerError, ValueError):
 class ScenarioError(AnalyzerError, ValueError):
     """A scenario file (or a command-line override of it) that cannot be run.
 
-    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``.
+    The message reads ``FILE: FIELD: what is wrong (got VALUE; allowed: ...)``; an error made
+    by ``of`` holds every problem of a file, one per line (``problems``).
     """
+
+    problems: list[str] | None = None
+
+    @classmethod
+    def of(cls, lines: list[str]) -> ScenarioError:
+        """One error for several problems: ``str(err)`` has one line each; ``problems`` lists
+        them (the CLI prints each as its own ``analyzer: error:`` line)."""
+        err = cls("\n".join(lines))
+        err.problems = list(lines) if len(lines) > 1 else None
+        return err
 
 
 class OptionError(ScenarioError):
@@ -85,10 +96,81 @@ class OptionError(ScenarioError):
         return f"{self.option if flag is None else flag(self.option)}: {text}"
 
 
-class IllegalChoice(ValueError):
-    """A policy chose an option the engine did not offer. This is a bug, never a user error.
+class RunStopped(AnalyzerError):
+    """A study stopped before its end with what it finished saved; a resume continues it.
 
-    The message names the seat, the decision kind, the choice and the legal options.
+    ``str(err)`` is one line: what stopped it, what is saved where (``saved``, in the study's
+    own units: chunks of a run, generations of a tune, conditions of a robustness check) and
+    how to resume: ``resume_with`` (default: the same call with ``resume=True``; the CLI sets
+    its command).
+
+    Parameters
+    ----------
+    what : str
+        ``"interrupted"`` or what went wrong.
+    saved : str
+        E.g. ``"2 of 5 chunks saved in reports/x/chunks"``.
+    """
+
+    def __init__(self, what: str, saved: str):
+        super().__init__(what)
+        self.what, self.saved = what, saved
+        self.resume_with = "the same call with resume=True"
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.saved}; resume with: {self.resume_with}"
+
+
+class RunInterrupted(RunStopped):
+    """Ctrl-C (or SIGTERM through the CLI) during a study; what is finished is saved."""
+
+
+class WorkerDied(RunStopped):
+    """Worker processes kept dying (killed, out of memory) after the runner's retries.
+
+    The finished chunks are saved; the message says how many and how to resume.
+    """
+
+
+class IllegalChoice(ValueError):
+    """A player chose an action the engine did not offer: a bug in the player, never a user error.
+
+    Raised by a game's ``apply`` (``analyzer.games.forward``), never fixed or coerced.
+
+    Parameters
+    ----------
+    seat : int
+        The deciding seat (-1 when the game is over).
+    kind : str
+        The decision kind (``""`` when the game is over).
+    action : Any
+        What the player chose.
+    legal : tuple
+        The actions offered (the message shows the first 20).
+    """
+
+    def __init__(self, seat: int, kind: str, action: Any, legal: tuple = ()):
+        self.seat = seat
+        self.kind = kind
+        self.action = action
+        self.legal = legal
+        if not kind:
+            text = f"the game is over: no decision to answer with {action!r}"
+        else:
+            shown = ", ".join(map(repr, legal[:20])) + (f", … ({len(legal)} in all)" if len(legal) > 20 else "")
+            text = f"seat {seat}: decision {kind!r}: choice {action!r} is not legal (legal: {shown})"
+        super().__init__(text)
+
+    def __reduce__(self):  # a worker process sends it back whole
+        return type(self), (self.seat, self.kind, self.action, self.legal)
+
+
+class HiddenInformation(LookupError):
+    """A player asked its seat's view for something that seat may not see: a bug in the player.
+
+    A view (``analyzer.games.forward.SeatView``) has no accessor for what its seat never sees
+    (other hands, deck orders) and raises this where a rule option or the course of play decides
+    whether the seat may see a value (another seat's holdings under a rule that hides them).
     """
 
 

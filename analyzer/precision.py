@@ -82,10 +82,6 @@ def entrant_half_width(seats: pd.DataFrame) -> float:
     return float(max(widths))
 
 
-# the precision target of a study kind (``summary.json`` run.study.kind): what its report rates
-HALF_WIDTHS: dict[str, Callable[[pd.DataFrame], float]] = {"tournament": entrant_half_width}
-
-
 def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:
     """The next game count: the ``1/sqrt(n)`` law's estimate of what reaches ``target`` plus
     10 %, at least one more chunk, rounded up to whole chunks and at most ``cap``."""
@@ -113,7 +109,8 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         The first round plays ``max(chunk_size * jobs, 4 * chunk_size)`` games (at most the cap).
     half_width : callable
         The widest reported half-width of the seat records so far (``variant, game_id, policy,
-        seat, won``): ``max_half_width``, or a study's (``HALF_WIDTHS``).
+        seat, won``): ``max_half_width``, or a study kind's ``half_width``
+        (``analyzer.studies``: ``entrant_half_width`` for a tournament).
     **run_kwargs
         Passed on to ``runner.run`` (rotate, backend, scheduler, fingerprint, progress...).
 

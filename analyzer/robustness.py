@@ -16,19 +16,30 @@ Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`
 ``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
 to the base's by their stable ``key``. Per finding and condition the state is one of
 
-``same``   the condition's 95 % interval excludes no effect, on the base's side;
-``flip``   it excludes no effect on the other side;
-``lost``   it includes no effect and excludes the base's estimate (measurably smaller);
-``wide``   it includes both no effect and the base's estimate (too few games to tell);
-``absent`` the condition does not compute the finding (e.g. a policy's effect when every seat
-           plays one rung).
+``same``          the condition's 95 % interval excludes no effect, on the base's side;
+``flip``          it excludes no effect on the other side, and the difference condition − base
+                  is significant after Holm over the finding's conditions;
+``lost``          it does not, and that difference is significant towards no effect;
+``wide``          neither (too few games to tell);
+``unmeasurable``  the condition cannot measure the finding (no comparison group, a card nobody
+                  takes; the record says why) — it counts neither way;
+``absent``        the condition does not compute the finding (e.g. a policy's effect when every
+                  seat plays one rung).
 
-and the verdict is **holds** (``same`` in every condition that computes it), **sensitive**
-(a ``flip`` or ``lost`` somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some
-``wide``, or the base itself not significant); **unchecked** when no condition computes it. "Holds" asks every condition's own test to reject
-no effect, an intersection–union test, so it needs no correction over the conditions (Berger &
-Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate without a no-effect
-value) gets no verdict: its range over the conditions is given.
+The difference is each run's effect against its own no-effect value (a condition's own
+reference), tested by a paired t-test of the per-game values on the shared game seeds where the
+finding is a per-game quantity in both runs (``findings.parquet``, ``paired_record``), else by a
+two-sample z-test with both standard errors (``compare``); Holm over the conditions that measure
+the finding keeps the chance of a false "sensitive" at 5 % per finding (measured:
+``tests/stats/test_robustness_calibration.py``). A finding about an item the run chose (a site,
+a goods source) is compared on the base's item in every condition. The verdict is **holds**
+(``same`` in every condition that measures it), **sensitive** (a ``flip`` or ``lost``
+somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some ``wide``; and always
+when the base finding is not significant after the run's Holm correction — then no condition
+is judged); **unchecked** when no condition measures it. "Holds" asks every condition's own
+test to reject no effect, an intersection–union test, so it needs no correction over the
+conditions (Berger & Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate
+without a no-effect value) gets no verdict: its range over the conditions is given.
 
 The verdicts are written to ``OUT/robustness/robustness.json``; the base report, re-rendered,
 carries them in its key findings and a "Robustness" section (``analyzer/report/robustness.py``).
@@ -49,13 +60,17 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import api, runner
+from analyzer import report, runner, stats, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
-from analyzer.files import atomic_write
 from analyzer.games.base import build_policy
 from analyzer.games.ismcts import Ismcts
+from analyzer.keywords import checked
 from analyzer.report.robustness import FOLDER, RESULT
-from analyzer.scenario import Scenario, Seat, read_params_file, with_overrides
+from analyzer.rundir import RunDir
+from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file
+from analyzer.study_run import Results, prepare, simulate, validate
+
+PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 
 # the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
 # cut-down setting rated below the tuned greedy
@@ -213,15 +228,12 @@ def alternatives(option: Any, value: Any) -> list[Any]:
 
 def defaults_in_use(scenario: Scenario) -> list[tuple[str, Any, str]]:
     """``(name, value, section)`` of every labelled default any arm of the scenario uses, in
-    the game's order (``rule_values`` with ``provenance == "default"``)."""
-    spec, seen, out = scenario.spec, set(), []
-    for arm in scenario.arms:
-        config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
-        for rv in spec.rule_values(config):
-            if rv.provenance == "default" and rv.name not in seen:
-                seen.add(rv.name)
-                out.append((rv.name, rv.value, rv.section))
-    return out
+    the game's order (``analyzer.study_run.defaults_in_use``, the arms merged)."""
+    seen: dict[str, tuple[str, Any, str]] = {}
+    for values in study_run.defaults_in_use(scenario).values():
+        for rv in values:
+            seen.setdefault(rv.name, (rv.name, rv.value, rv.section))
+    return list(seen.values())
 
 
 def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
@@ -286,6 +298,16 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
 
 # ------------------------------------------------------------------ verdicts
 
+ALPHA = 0.05  # family-wise error of the difference tests over the conditions of one finding
+METHOD = ("holds = under every condition that measures the finding its own 95 % interval "
+          "excludes no effect on the base's side (intersection-union); flipped / lost = the "
+          "difference condition − base (each against its own no-effect value) is significant "
+          "after Holm over the conditions of the finding: a paired t-test of the per-game values "
+          "on the shared game seeds where the finding is a per-game quantity in both runs, else "
+          "a two-sample z-test with both standard errors; a finding not significant after Holm "
+          "in the base is unresolved")
+PER_GAME = "findings.parquet"  # per-game values of the findings (report.findings.PER_GAME)
+
 
 def _num(x: Any) -> float:
     try:
@@ -295,23 +317,129 @@ def _num(x: Any) -> float:
     return v
 
 
+def _effect(record: Mapping[str, Any], log: bool) -> tuple[float, float, float]:
+    """``(estimate, lo, hi) − null`` of a finding record, on the log scale for a ratio; ``nan``
+    where a value is missing or a ratio is not positive."""
+    null = _num(record.get("null"))
+    values = [_num(record.get(k)) for k in ("estimate", "lo", "hi")]
+    if log:
+        if null <= 0 or any(not v > 0 for v in values):
+            return math.nan, math.nan, math.nan
+        return tuple(math.log(v) - math.log(null) for v in values)  # type: ignore[return-value]
+    return tuple(v - null for v in values)  # type: ignore[return-value]
+
+
+def _side(lo: float, hi: float) -> int:
+    """+1 when ``[lo, hi]`` lies above 0, −1 below, 0 when it includes 0 (or is missing)."""
+    return 1 if lo > 0 else (-1 if hi < 0 else 0)
+
+
+def compare(base: Mapping[str, Any], other: Mapping[str, Any]) -> stats.Comparison:
+    """The test of a condition's finding against the base's: the difference of their effects
+    (estimate − each record's own ``null``; log ratio when ``base["log"]``).
+
+    ``other`` may carry the difference already paired game by game (``assess`` adds it from
+    the runs' per-game values): ``diff``, ``diff_lo``, ``diff_hi`` and optionally ``diff_p``,
+    ``diff_test``, ``diff_games``. Without them the two records are independent samples: a
+    two-sample z-test with the standard errors read off both 95 % intervals.
+    """
+    log = bool(base.get("log"))
+    d, lo, hi = (_num(other.get(k)) for k in ("diff", "diff_lo", "diff_hi"))
+    if not any(math.isnan(v) for v in (d, lo, hi)):
+        p = _num(other.get("diff_p"))
+        if math.isnan(p):
+            se = stats.interval_se(lo, hi)
+            p = (0.0 if d else 1.0) if se == 0 else math.erfc(abs(d) / se / math.sqrt(2))
+        return stats.Comparison(d, lo, hi, float(p), str(other.get("diff_test") or "paired"),
+                                int(other.get("diff_games") or 0))
+    e0 = _effect(base, log)[0]
+    e1 = _effect(other, log)[0]
+    return stats.two_sample_comparison(e0, _se(base, log), e1, _se(other, log))
+
+
+def _se(record: Mapping[str, Any], log: bool) -> float:
+    """A record's standard error: its ``se`` (``summary.json`` gives it, on the log scale for
+    a ratio), else read off its 95 % interval."""
+    se = _num(record.get("se"))
+    if not math.isnan(se):
+        return se
+    _, lo, hi = _effect(record, log)
+    return stats.interval_se(lo, hi)
+
+
+def _base_significant(base: Mapping[str, Any]) -> bool:
+    """Significant in the base run: after the run's Holm correction over its findings when the
+    record says (``holds``, ``summary.json``), else its own interval excludes no effect."""
+    if base.get("holds") is not None:
+        return bool(base["holds"])
+    _, lo, hi = _effect(base, bool(base.get("log")))
+    return _side(lo, hi) != 0
+
+
+def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None],
+           alpha: float = ALPHA) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Per condition its state and the test of its difference from the base (Holm over the
+    conditions that measure the finding)."""
+    log = bool(base.get("log"))
+    e0 = _effect(base, log)[0]
+    side0 = 1 if e0 > 0 else -1
+    states: dict[str, str] = dict.fromkeys(by_condition, "")  # in the conditions' order
+    tests: dict[str, dict[str, Any]] = {}
+    own: dict[str, int] = {}
+    for c, r in by_condition.items():
+        if r is None:
+            states[c] = "absent"
+            continue
+        if r.get("unmeasurable"):
+            states[c] = "unmeasurable"
+            continue
+        e1, lo1, hi1 = _effect(r, log)
+        if any(math.isnan(v) for v in (e0, e1, lo1, hi1)):
+            states[c] = "absent"
+            continue
+        own[c] = _side(lo1, hi1)
+        comp = compare(base, r)
+        tests[c] = {"diff": comp.diff, "lo": comp.lo, "hi": comp.hi, "p_value": comp.p_value,
+                    "test": comp.test, "games": comp.games}
+    names = list(tests)
+    adjusted, reject = stats.adjust_pvalues([tests[c]["p_value"] for c in names], "holm", alpha)
+    for c, p_holm, moved in zip(names, adjusted, reject):
+        t = tests[c]
+        t["p_holm"] = float(p_holm)
+        if t["test"] == "exact":  # the difference has no sampling error
+            moved = t["diff"] != 0
+        if own[c] == side0:
+            states[c] = "same"
+        elif moved and own[c] == -side0:
+            states[c] = "flip"
+        elif moved and t["diff"] * side0 < 0:
+            states[c] = "lost"
+        else:
+            states[c] = "wide"
+    return states, tests
+
+
 def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
-    """The state of a tested finding under one condition (module docstring):
-    ``same``, ``flip``, ``lost``, ``wide`` or ``absent``. ``base`` and ``other`` are finding
-    records of ``summary.json`` (``estimate``, ``lo``, ``hi``, ``null``)."""
-    if other is None:
-        return "absent"
-    null, est = _num(base.get("null")), _num(base.get("estimate"))
-    lo, hi = _num(other.get("lo")), _num(other.get("hi"))
-    if any(math.isnan(v) for v in (null, est, lo, hi)):
-        return "absent"
-    side = 1 if est > null else -1
-    if lo > null or hi < null:
-        return "same" if (1 if lo > null else -1) == side else "flip"
-    return "lost" if (est < lo or est > hi) else "wide"
+    """The state of a tested finding under one condition, tested alone (``verdict`` corrects
+    over the conditions of a finding):
+
+    ``same``          its own 95 % interval excludes no effect, on the base's side;
+    ``flip``          it excludes no effect on the other side and differs from the base
+                      (``compare``);
+    ``lost``          it does not, and differs from the base towards no effect;
+    ``wide``          neither (too few games to tell);
+    ``unmeasurable``  the condition cannot measure it (the record's ``unmeasurable`` reason);
+    ``absent``        the condition does not compute it.
+
+    ``base`` and ``other`` are finding records of ``summary.json`` (``estimate``, ``lo``,
+    ``hi``, ``null``; optionally ``log`` and the paired difference, see ``compare``); each is
+    judged against its own ``null``.
+    """
+    return _judge(base, {"c": other})[0]["c"]
 
 
 def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
+            | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None
             ) -> dict[str, Any]:
     """The verdict of one key finding over the conditions.
 
@@ -319,46 +447,73 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     ----------
     base : mapping
         The finding's record in the base run (``summary.json`` ``findings``: ``estimate``,
-        ``lo``, ``hi``, ``null``, ``figure``).
+        ``lo``, ``hi``, ``null``, ``figure``; optionally ``holds`` — significant after the
+        run's Holm correction — and ``log``, a ratio whose interval is symmetric on the log
+        scale).
     by_condition : mapping of str to mapping or None
-        Condition name -> the same finding's record there (``None``: not computed there).
+        Condition name -> the same finding's record there (``None``: not computed there). A
+        record may carry the paired difference from the base (``diff``, ``diff_lo``,
+        ``diff_hi``, ``diff_p``, ``diff_test``; see ``compare``) and ``unmeasurable`` (why the
+        condition cannot measure the finding); a record without a difference is an independent
+        sample. ``conditions`` is the same, by keyword.
 
     Returns
     -------
     dict
         ``{"verdict": "holds" | "sensitive" | "unresolved" | "unchecked" | "figure",
-        "states": {condition:
-        state}, "sensitive_to": [...], "unresolved_in": [...], "absent_in": [...]}``; a figure
-        has ``"range": [low, high]`` of the estimates where computed instead of states.
+        "base_significant": bool, "states": {condition: state}, "sensitive_to": [...],
+        "unresolved_in": [...], "absent_in": [...], "unmeasurable_in": {condition: reason},
+        "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str}``.
+        **holds**: ``same`` wherever measured (an intersection–union test, Berger & Hsu 1996);
+        **sensitive**: some condition ``flip`` or ``lost`` — the difference from the base is
+        significant after Holm over the conditions (family-wise error 5 % per finding);
+        **unresolved**: some ``wide``, or the finding is not significant after Holm in the base
+        (``reason`` says so; no state counts then); **unchecked**: no condition measures it.
+        A condition that cannot measure the finding counts for nothing. A figure has
+        ``"range": [low, high]`` of the estimates where computed (and ``range_at``) instead.
     """
+    found = dict(conditions if conditions is not None else (by_condition or {}))
+    unmeasurable = {c: str(r["unmeasurable"]) for c, r in found.items()
+                    if r is not None and r.get("unmeasurable")}
     if base.get("figure") or base.get("null") is None:
-        values = {c: _num(r.get("estimate")) for c, r in by_condition.items() if r is not None}
+        values = {c: _num(r.get("estimate")) for c, r in found.items()
+                  if r is not None and c not in unmeasurable}
         values = {c: v for c, v in values.items() if not math.isnan(v)}
         out: dict[str, Any] = {"verdict": "figure",
-                               "absent_in": [c for c, r in by_condition.items() if r is None]}
+                               "absent_in": [c for c, r in found.items() if r is None],
+                               "unmeasurable_in": unmeasurable}
         if values:
             low = min(values, key=values.get)
             high = max(values, key=values.get)
             out["range"] = [values[low], values[high]]
             out["range_at"] = [low, high]
         return out
-    base_state = state(base, base)
-    states = {c: state(base, r) for c, r in by_condition.items()}
+    if base.get("unmeasurable"):  # the base run itself cannot measure it: nothing to check
+        return {"verdict": "unchecked", "base_significant": False,
+                "states": {c: "absent" for c in found}, "sensitive_to": [],
+                "unresolved_in": [], "absent_in": list(found),
+                "unmeasurable_in": unmeasurable, "tests": {},
+                "reason": f"not measurable in this run ({base['unmeasurable']})"}
+    significant = _base_significant(base)
+    states, tests = _judge(base, found)
     moved = [c for c, s in states.items() if s in ("flip", "lost")]
     wide = [c for c, s in states.items() if s == "wide"]
-    if all(s == "absent" for s in states.values()):
+    reason = ""
+    if all(s in ("absent", "unmeasurable") for s in states.values()):
         result = "unchecked"
-    elif base_state != "same":
-        result = "unresolved"
+    elif not significant:
+        result, reason = "unresolved", "not significant in the base after Holm"
+        moved, wide = [], []
     elif moved:
         result = "sensitive"
     elif wide:
         result = "unresolved"
     else:
         result = "holds"
-    return {"verdict": result, "base_significant": base_state == "same", "states": states,
+    return {"verdict": result, "base_significant": significant, "states": states,
             "sensitive_to": moved, "unresolved_in": wide,
-            "absent_in": [c for c, s in states.items() if s == "absent"]}
+            "absent_in": [c for c, s in states.items() if s == "absent"],
+            "unmeasurable_in": unmeasurable, "tests": tests, "reason": reason}
 
 
 def _findings(run_dir: Path) -> list[dict[str, Any]]:
@@ -367,6 +522,52 @@ def _findings(run_dir: Path) -> list[dict[str, Any]]:
     return list(((summary.get("results") or {}).get("findings") or {}).get("findings") or [])
 
 
+def _per_game(run_dir: Path) -> dict[tuple[str, str], pd.Series]:
+    """``(key, item) -> per-game values`` (indexed by game id) of a run's findings
+    (``findings.parquet``, written by the report); empty when the run has none."""
+    try:
+        table = pd.read_parquet(run_dir / PER_GAME)
+    except (OSError, ValueError):
+        return {}
+    return {(str(k), str(i)): grp.set_index("game_id")["value"]
+            for (k, i), grp in table.groupby(["key", "item"], sort=False, observed=True)}
+
+
+def _as_item(record: Mapping[str, Any], item: str) -> dict[str, Any] | None:
+    """The record of ``item`` of a finding about a chosen item (``items``), or ``None``."""
+    values = (record.get("items") or {}).get(item)
+    if values is None:
+        return None
+    out = {k: v for k, v in record.items() if k not in ("se", "diff", "diff_lo", "diff_hi")}
+    return {**out, **{k: values.get(k) for k in ("estimate", "lo", "hi")}, "item": item,
+            "chosen": record.get("item")}
+
+
+def paired_record(base: Mapping[str, Any], other: Mapping[str, Any] | None,
+                  base_values: pd.Series | None, other_values: pd.Series | None
+                  ) -> dict[str, Any] | None:
+    """``other`` with the difference from ``base`` paired game by game (``diff``, ``diff_lo``,
+    ``diff_hi``, ``diff_p``, ``diff_test``, ``diff_games``; ``stats.overlap_comparison`` of
+    the two per-game series, each finding against its own ``null``) when both have per-game
+    values on shared games; else ``other`` unchanged (an independent sample)."""
+    if other is None or base_values is None or other_values is None or other.get("unmeasurable"):
+        return None if other is None else dict(other)
+    if not base_values.index.intersection(other_values.index).size:
+        return dict(other)
+    comp = stats.overlap_comparison(base_values, other_values)
+    if math.isnan(comp.lo):
+        return dict(other)
+    log = bool(base.get("log"))
+    n0, n1 = _num(base.get("null")), _num(other.get("null"))
+    if log:
+        shift = math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan
+    else:
+        shift = n1 - n0
+    if math.isnan(shift):
+        return dict(other)
+    return {**other, "diff": comp.diff - shift, "diff_lo": comp.lo - shift,
+            "diff_hi": comp.hi - shift, "diff_p": comp.p_value, "diff_test": comp.test,
+            "diff_games": comp.games}
 def changed_games(base_dir: Path, run_dir: Path) -> int | None:
     """How many games (variant, game id) of the run in ``run_dir`` differ from the base's in
     any seat's ``score`` or ``won``; ``None`` when the two runs are not the same games (another
@@ -392,28 +593,53 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
            ) -> dict[str, Any]:
     """Match every condition's findings to the base run's by key and give each a verdict.
 
+    A finding about an item the run chose (``item``: a site, a goods source) is compared on the
+    base's item in every condition (its value there from the record's ``items``), and where
+    the condition chose another item that is said (``chosen``). A finding with per-game values
+    in both runs (``findings.parquet``) is compared paired game by game on the shared seeds
+    (``paired_record``), else as two independent samples (``compare``).
+
     Returns
     -------
     dict
         What ``robustness.json`` holds: ``base`` (the base run's identity: name, seed, games,
         finished), ``conditions`` (name, kind, label, games, policy of each), ``findings`` (per
         base finding: key, sentence, estimate, interval, unit, scale, null, the verdict and, per
-        condition, its estimate and interval), ``without`` (defaults with no alternative).
+        condition, its estimate, interval, own null and the test of its difference from the
+        base), ``without`` (defaults with no alternative), ``method`` (the tests, in words).
     """
     run = json.loads((base_dir / "summary.json").read_text())["run"]
     base = _findings(base_dir)
+    base_values = _per_game(base_dir)
     per = {c.name: {f["key"]: f for f in _findings(base_dir / FOLDER / c.name)}
            for c in conditions}
+    values = {c.name: _per_game(base_dir / FOLDER / c.name) for c in conditions}
     rows = []
     for f in base:
-        found = {c.name: per[c.name].get(f["key"]) for c in conditions}
+        item = str(f.get("item") or "")
+        # a finding about a chosen item is judged on this run's item everywhere, with its plain
+        # (not selection-adjusted) values; its significance here stays the run's own (holds)
+        judged = (_as_item(f, item) or f) if item else f
+        found: dict[str, dict[str, Any] | None] = {}
+        chosen: dict[str, str] = {}
+        for c in conditions:
+            r = per[c.name].get(f["key"])
+            if r is not None and item and not r.get("unmeasurable"):
+                if r.get("item") and r.get("item") != item:
+                    chosen[c.name] = str(r["item"])
+                r = _as_item(r, item)
+            found[c.name] = paired_record(judged, r, base_values.get((f["key"], item)),
+                                          values[c.name].get((f["key"], item)))
+        tested = verdict(judged, found)
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                     "digits", "signed", "null", "figure", "exact", "holds")},
-            **verdict(f, found),
-            "by_condition": {c: (None if r is None else {k: r.get(k) for k in
-                                                         ("estimate", "lo", "hi", "games")})
-                             for c, r in found.items()},
+                                     "digits", "signed", "null", "figure", "exact", "holds",
+                                     "log", "item", "p_holm")},
+            **tested, "chosen_in": chosen,
+            "by_condition": {c: (None if r is None else {
+                **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
+                                         "unmeasurable", "item")},
+                "test": tested.get("tests", {}).get(c)}) for c, r in found.items()},
         })
     return {
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
@@ -424,39 +650,58 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
                         "arms": len(c.scenario.arms),
                         "policies": sorted({s.name for a in c.scenario.arms for s in a.seats})}
                        for c in conditions],
-        "findings": rows, "without": list(without),
-        "method": "intersection-union: holds = every condition's own 95 % interval excludes no "
-                  "effect on the base's side",
+        "findings": rows, "without": list(without), "method": METHOD,
     }
 
 
 # ------------------------------------------------------------------ running
 
 
-def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str] | None = None,
-               defaults: Sequence[str] | None = None, games: int | None = None,
+def ladder_tokens(keyword: str, value: str | Sequence[str] | None) -> list[str] | None:
+    """The entries of ``players`` / ``defaults``: ``None`` stays ``None`` (the default); a
+    string is a comma-separated list, ``"none"`` (or ``["none"]``) none at all.
+
+    Raises
+    ------
+    OptionError
+        An empty string or empty entries: give entries or ``none``.
+    """
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    words = [w.strip() for w in items]
+    if isinstance(value, str) and not value.strip() or any(not w for w in words):
+        raise OptionError(keyword, f"an empty entry in {value!r}; give comma-separated "
+                                   "entries, or none to leave them out")
+    return [] if words == ["none"] else words
+
+
+@checked
+def robustness(path_or_scenario: str | Path | Scenario, *,
+               players: str | Sequence[str] | None = None,
+               defaults: str | Sequence[str] | None = None, games: int | None = None,
                search_games: int = SEARCH_GAMES, seed: int | None = None,
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
-               say: Callable[[str], None] = lambda line: None) -> api.Results:
+               csv: bool = False, say: Callable[[str], None] = lambda line: None) -> Results:
     """Run the scenario (unless ``out`` holds its finished run) and every condition; write
     ``robustness.json`` and re-render the base report with the verdicts.
 
     Parameters
     ----------
-    players : sequence of str, optional
-        The ladder (``rung`` tokens); ``None``: ``DEFAULT_LADDER`` where the game has each;
-        empty: no player conditions.
-    defaults : sequence of str, optional
-        The labelled defaults to vary; ``None``: every one in use with an alternative; empty:
-        none.
+    players : str or sequence of str, optional
+        The ladder (``rung`` tokens; a string is a comma-separated list); ``None``:
+        ``DEFAULT_LADDER`` where the game has each; ``"none"`` or empty: no player conditions.
+    defaults : str or sequence of str, optional
+        The labelled defaults to vary (a string: comma-separated); ``None``: every one in use
+        with an alternative; ``"none"`` or empty: none.
     games : int, optional
         Games per arm of the base and of every condition (default: the scenario's).
     search_games : int
         Games per arm of a rung whose policy searches (at most ``games``).
-    jobs, backend, scheduler, chunk_size, progress :
-        As for ``api.simulate`` (every run goes through the runner).
+    jobs, backend, scheduler, chunk_size, progress, csv :
+        As for ``api.simulate`` (every run goes through the runner; ``csv`` for the base run).
     out : str or Path, optional
         The base run directory (default ``reports/<scenario name>``); conditions go to
         ``OUT/robustness/<condition>/``.
@@ -476,48 +721,59 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Sequence[str
     Raises
     ------
     ScenarioError, OptionError
-        A bad scenario or option; nothing is played.
+        A bad scenario or option (``players=""`` included); nothing is played.
+    analyzer.errors.RunInterrupted
+        Ctrl-C; says which runs are finished.
     """
-    scenario = with_overrides(api.validate(path_or_scenario), games=games, seed=seed)
-    if search_games < 1:
-        raise OptionError("search_games", f"must be at least 1 (got {search_games})")
-    conditions, same = player_conditions(scenario, players, scenario.games, search_games)
-    rules, without = rule_conditions(scenario, defaults, scenario.games)
+    ladder = ladder_tokens("players", players)
+    varied = ladder_tokens("defaults", defaults)
+    base = prepare(validate(path_or_scenario), games=games, seed=seed, jobs=jobs,
+                   backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
+                   resume=resume, force=force, progress=progress, csv=csv)
+    scenario = base.scenario
+    if not 1 <= search_games <= MAX_GAMES:
+        raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
+    conditions, same = player_conditions(scenario, ladder, scenario.games, search_games)
+    rules, without = rule_conditions(scenario, varied, scenario.games)
     conditions += rules
     if not conditions:
         raise OptionError("players", "no condition to run: give a ladder of players or leave "
                                      "the labelled defaults to vary")
-    out_dir = api.out_dir_for(out, Path("reports") / scenario.name)
-    base_run = None
-    if not force and _finished(out_dir, scenario):
-        say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
-    else:
-        say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
-        base_run = api.simulate(scenario, jobs=jobs, backend=backend, scheduler=scheduler,
-                                out=out_dir, chunk_size=chunk_size, resume=resume, force=force,
-                                progress=progress)
+    out_dir = base.dir.path
     folder = out_dir / FOLDER
-    started = time.monotonic()
-    for i, c in enumerate(conditions, 1):
-        target = folder / c.name
-        if _finished(target, c.scenario):
-            say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
-            continue
-        say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
-            f"{c.scenario.games} games")
-        size = chunk_size or _chunk(c.scenario.games)
-        if not _same_run(target, c.scenario, size):  # another size's chunks: start it over
-            shutil.rmtree(target, ignore_errors=True)
-        api.simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler, out=target,
-                     chunk_size=size, resume=True,
-                     force=True, progress=progress)
-    data = assess(out_dir, conditions, without)
-    data["same_as_base"] = same
-    data["seconds"] = time.monotonic() - started
-    atomic_write(folder / RESULT, json.dumps(data, default=str, indent=1))
-    summary = api.report.render(out_dir)
-    del base_run
-    return api.Results(out_dir, summary)
+    with base.session(nest=True):
+        if not force and base.dir.finished(scenario):
+            say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
+        else:
+            say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
+            base.play()
+        summary = json.loads((out_dir / "summary.json").read_text())
+        base.dir.write(f"{FOLDER}/{PLAN}", json.dumps(
+            {"base": {k: summary["run"].get(k) for k in ("name", "seed", "games", "finished")},
+             "conditions": [{"name": c.name, "label": c.label} for c in conditions]}, indent=1))
+        started = time.monotonic()
+        for i, c in enumerate(conditions, 1):
+            base.dir.saved = (f"the base run and {i - 1} of {len(conditions)} conditions "
+                              f"finished in {out_dir}")
+            target = RunDir(folder / c.name, {})
+            if target.finished(c.scenario):
+                say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
+                continue
+            say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
+                f"{c.scenario.games} games")
+            size = chunk_size or _chunk(c.scenario.games)
+            if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
+                shutil.rmtree(target.path, ignore_errors=True)
+            simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler,
+                     out=target.path, chunk_size=size, resume=True, force=True,
+                     progress=progress)
+        base.dir.saved = (f"the base run and all {len(conditions)} conditions finished in "
+                          f"{out_dir}, the verdicts not yet written")
+        data = assess(out_dir, conditions, without)
+        data["same_as_base"] = same
+        data["seconds"] = time.monotonic() - started
+        base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
+        return Results(out_dir, report.render(out_dir))
 
 
 def _chunk(games: int) -> int:
@@ -526,32 +782,5 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-def _same_run(run_dir: Path, scenario: Scenario, chunk_size: int) -> bool:
-    """Whether the chunks in ``run_dir`` (if any) are of ``scenario``, its seed and this chunk
-    size (then a resume keeps them)."""
-    try:
-        fingerprint = json.loads((run_dir / "chunks" / "fingerprint.json").read_text())
-    except (OSError, ValueError):
-        return not run_dir.exists()
-    return (fingerprint.get("scenario") == scenario.fingerprint()
-            and fingerprint.get("seed") == scenario.seed
-            and fingerprint.get("chunk_size", chunk_size) == chunk_size)
-
-
-def _finished(run_dir: Path, scenario: Scenario) -> bool:
-    """Whether ``run_dir`` holds a finished run of exactly ``scenario`` (same arms, seed and
-    games): its ``summary.json`` has results and its stored scenario matches."""
-    try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-        fingerprint = json.loads((run_dir / "chunks" / "fingerprint.json").read_text())
-    except (OSError, ValueError):
-        return False
-    run = summary.get("run") or {}
-    return (bool(summary.get("results")) and run.get("seed") == scenario.seed
-            and run.get("games") == scenario.games and run.get("target_ci") is None
-            and fingerprint.get("scenario") == scenario.fingerprint()
-            and fingerprint.get("seed") == scenario.seed)
-
-
-__all__ = ["Condition", "alternatives", "assess", "defaults_in_use",
+__all__ = ["Condition", "alternatives", "assess", "compare", "defaults_in_use", "ladder_tokens", "paired_record",
            "player_conditions", "robustness", "rule_conditions", "rung", "state", "verdict"]

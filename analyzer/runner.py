@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -27,9 +28,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analyzer import __version__
-from analyzer.errors import AnalyzerError, OptionError, TurnCapExceeded
-from analyzer.files import atomic_path, atomic_write
+from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
+    OptionError,
+    RunInterrupted,
+    RunStopped,
+    TurnCapExceeded,
+    WorkerDied,
+)
+from analyzer.files import atomic_path
 from analyzer.games.base import GameSpec, build_policy
+from analyzer.rundir import prepare_chunks
 
 BACKENDS = ("loky", "sequential", "dask")
 DEFAULT_CHUNK_SIZE = 250
@@ -38,41 +46,11 @@ MAX_JOBS = 1024  # worker processes; joblib accepts more than the cores, this st
 MAX_CHUNKS = 1_000_000  # chunk files per run (raise --chunk-size for more games)
 SCHEDULER_FORM = re.compile(r"(tcp|tls)://[^\s:/]+:\d{1,5}")
 DASK_CONNECT_TIMEOUT = "10s"  # how long to wait for a --scheduler before a one-line error
-# fingerprint keys that name a run (scenario name, study kind) rather than decide its records:
-# a plain run into another run's directory is refused when they differ (api.check_out_dir)
-IDENTITY = ("name", "kind")
+PROGRESS_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
-
-
-class RunStopped(AnalyzerError):
-    """A run stopped before its end with its finished chunks saved; a resume continues it.
-
-    ``str(err)`` says what stopped it, how many chunks are saved where, and how to resume:
-    ``resume_with`` (default: the same call with ``resume=True``; the CLI sets its command).
-    """
-
-    def __init__(self, what: str, saved: int, total: int, chunk_dir: Path):
-        super().__init__(what)
-        self.what, self.saved, self.total, self.chunk_dir = what, saved, total, chunk_dir
-        self.resume_with = "the same call with resume=True"
-
-    def __str__(self) -> str:
-        return (f"{self.what}: {self.saved} of {self.total} chunks saved in {self.chunk_dir}; "
-                f"resume with: {self.resume_with}")
-
-
-class RunInterrupted(RunStopped):
-    """Ctrl-C during a run; the finished chunks are saved and a resume continues."""
-
-
-class WorkerDied(RunStopped):
-    """Worker processes kept dying (killed, out of memory) after ``WORKER_RETRIES`` retries.
-
-    The finished chunks are saved; the message says how many and how to resume.
-    """
 
 
 class GameTurnCap(TurnCapExceeded):
@@ -185,7 +163,9 @@ def check_options(jobs: int | None, chunk_size: int, backend: str, scheduler: st
 _CONFIGS: dict[tuple, Any] = {}  # per-process cache: a config is built once per arm, not per chunk
 
 
-def _arm_setup(spec: GameSpec, arm: ArmPlan):
+def arm_setup(spec: GameSpec, arm: ArmPlan) -> tuple[Any, list, list[str]]:
+    """``(config, policies, seat names)`` of an arm, as a worker plays it (the config built
+    once per process and arm)."""
     key = (spec.name, arm.players, arm.expansions, arm.rules)
     if key not in _CONFIGS:
         _CONFIGS[key] = spec.make_config(arm.players, arm.expansions, json.loads(arm.rules))
@@ -208,7 +188,7 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     scols = {**ID_SEAT_COLUMNS, **spec.seat_columns}
     grows: dict[str, list] = {c: [] for c in gcols}
     srows: dict[str, list] = {c: [] for c in scols}
-    setups = [_arm_setup(spec, arm) for arm in arms]
+    setups = [arm_setup(spec, arm) for arm in arms]
     for i in range(first, stop):
         for arm, (config, policies, names) in zip(arms, setups):
             r = rotation(i, len(policies), rotate)
@@ -271,54 +251,6 @@ class RunResult:
         return [chunk_paths(self.chunk_dir, a, b)[i] for a, b in self.chunks]
 
 
-def prepare_chunk_dir(chunk_dir: Path, fingerprint: dict, resume: bool) -> None:
-    """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
-
-    Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
-    package version, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
-    ``fingerprint.json``; a resume with another chunk size is refused (the chunk files are
-    named by their game-id ranges).
-
-    Raises
-    ------
-    OptionError
-        ``resume`` into a directory made by a different scenario, seed or version; a directory
-        that cannot be written.
-    """
-    fp_path = chunk_dir / "fingerprint.json"
-    if resume and fp_path.exists():
-        try:
-            old = json.loads(fp_path.read_text())
-        except (OSError, ValueError):
-            old = {}
-        size, old_size = fingerprint.get("chunk_size"), old.pop("chunk_size", None)
-        if old_size is not None and size is not None and old_size != size:
-            raise OptionError(
-                "chunk_size", f"the run in {chunk_dir.parent} uses chunks of {old_size} games "
-                f"(got {size}); resume with {{chunk_size}}, or drop {{resume}} to start over",
-                chunk_size=old_size, resume=True)
-        old = {k: v for k, v in old.items() if k not in IDENTITY}
-        fingerprint = {k: v for k, v in fingerprint.items()
-                       if k != "chunk_size" and k not in IDENTITY}
-        if old != fingerprint:
-            diff = ", ".join(k for k in fingerprint if old.get(k) != fingerprint[k])
-            stored = ", ".join(f"{k} {old.get(k)}" for k in fingerprint)
-            raise OptionError(
-                "resume", f"{chunk_dir.parent} holds a run of a different {diff} (stored: "
-                f"{stored}); use another {{out}} or drop {{resume}} to start over",
-                out=None, resume=True)
-        for stale in chunk_dir.glob(".*.tmp*"):  # half-written parts of a killed run
-            stale.unlink(missing_ok=True)
-        return
-    try:
-        if chunk_dir.exists():
-            shutil.rmtree(chunk_dir)
-        chunk_dir.mkdir(parents=True)
-        atomic_write(fp_path, json.dumps(fingerprint, indent=1))
-    except OSError as err:
-        raise OptionError("out", f"cannot write to {chunk_dir.parent} ({err.strerror})") from None
-
-
 def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, chunk_dir: Path, *,
         rotate: bool = True, jobs: int | None = None, backend: str = "loky",
         scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, resume: bool = False,
@@ -351,7 +283,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     resume : bool
         Keep the chunks already in ``chunk_dir`` (same fingerprint) and play only the rest.
     progress : bool
-        Show a rich progress bar (games done, games/s, ETA) on stderr.
+        Show progress on stderr: a rich bar (games done, games/s, ETA) on a terminal, else a
+        line every ``PROGRESS_EVERY`` seconds (``ProgressLines``).
     clock : callable
         Time source in seconds, injectable for tests.
 
@@ -384,13 +317,14 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
 
             stack.enter_context(parallel_config(backend="dask"))
             stack.dask_started = True
-        prepare_chunk_dir(chunk_dir, fingerprint, resume)
+        prepare_chunks(chunk_dir, fingerprint, resume)
         chunks = plan_chunks(n_games, chunk_size)
         todo = [c for c in chunks if not (resume and all(p.exists() for p in chunk_paths(chunk_dir, *c)))]
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
-        bar = stack.enter_context(_progress(progress, n_games, done_games, clock))
+        bar = stack.enter_context(_progress(progress, n_games * len(arms),
+                                            done_games * len(arms), clock))
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):
             try:
@@ -400,11 +334,12 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                     write_parquet_atomic(seats, spath)
                     write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
                     saved += 1
-                    bar(stop - first)
+                    bar((stop - first) * len(arms))
                 break
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI's handler
-                _kill_loky_workers()
-                raise RunInterrupted("interrupted", saved, len(chunks), chunk_dir) from None
+                stop_workers()
+                raise RunInterrupted("interrupted",
+                                     _saved(saved, len(chunks), chunk_dir)) from None
             except Exception as err:
                 if not _worker_death(err):
                     raise
@@ -414,12 +349,16 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                     raise WorkerDied(
                         f"a worker process died {WORKER_RETRIES + 1} times "
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
-                        saved, len(chunks), chunk_dir) from None
+                        _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
 
 
-def _kill_loky_workers() -> None:
+def _saved(saved: int, total: int, chunk_dir: Path) -> str:
+    return f"{saved} of {total} chunks saved in {chunk_dir}"
+
+
+def stop_workers() -> None:
     """Stop the idle loky worker processes at once (they would linger for minutes, holding
     the output pipes, when only the parent got the signal)."""
     from joblib.externals.loky import reusable_executor
@@ -479,9 +418,75 @@ def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
         raise OptionError("scheduler", f"cannot connect to {scheduler!r} ({err})") from None
 
 
+class ProgressLines:
+    """Progress as plain lines, for a stderr that is not a terminal (a log file, CI).
+
+    At most one line per ``every`` seconds of ``clock`` (``tick``, called by ``_progress``'s
+    timer about once a second, and after each chunk): games done of the total, games/s since
+    the start and the time left at that rate, e.g. ``progress: 1,250/10,000 games (12.5 %),
+    310 games/s, about 28 s left``.
+
+    Parameters
+    ----------
+    total, done : int
+        Games of the run (every arm) and games already done (resumed chunks).
+    clock : callable
+        Time source in seconds (injectable for tests, as ``rich.progress.Progress``'s).
+    write : callable
+        Gets each line.
+    every : float
+        Seconds between lines.
+    """
+
+    def __init__(self, total: int, done: int, clock: Callable[[], float],
+                 write: Callable[[str], None], every: float = PROGRESS_EVERY):
+        self.total, self.done, self.clock, self.write, self.every = total, done, clock, write, every
+        self.start = self.last = clock()
+        self.new = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, n: int) -> None:
+        """``n`` more games done."""
+        with self.lock:
+            self.done += n
+            self.new += n
+        self.tick()
+
+    def tick(self) -> None:
+        """Write a line if ``every`` seconds passed since the last one."""
+        now = self.clock()
+        with self.lock:
+            if now - self.last < self.every:
+                return
+            self.last = now
+            line = self.line(now)
+        self.write(line)
+
+    def line(self, now: float) -> str:
+        """The progress line at time ``now``."""
+        elapsed = max(now - self.start, 1e-9)
+        rate = self.new / elapsed
+        left = (f"about {_duration((self.total - self.done) / rate)} left" if rate > 0
+                else "time left unknown yet")
+        share = 100 * self.done / self.total if self.total else 100.0
+        return (f"progress: {self.done:,}/{self.total:,} games ({share:.1f} %), "
+                f"{rate:,.0f} games/s, {left}")
+
+
+def _duration(seconds: float) -> str:
+    """``"28 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
 @contextmanager
 def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
-    """A callable ``advance(n_games)``; a rich bar on stderr when ``show``."""
+    """A callable ``advance(n_games)``: a rich bar on stderr when ``show`` and stderr is a
+    terminal; else, when ``show``, ``ProgressLines`` on stderr."""
     if not show:
         yield lambda n: None
         return
@@ -497,7 +502,22 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield lambda n: None
+        lines = ProgressLines(total, done, clock,
+                              lambda text: print(text, file=sys.stderr, flush=True),
+                              every=PROGRESS_EVERY)
+        stop = threading.Event()
+
+        def timer() -> None:
+            while not stop.wait(1.0):
+                lines.tick()
+
+        thread = threading.Thread(target=timer, name="analyzer-progress", daemon=True)
+        thread.start()
+        try:
+            yield lines
+        finally:
+            stop.set()
+            thread.join()
         return
     t0 = clock()
     rate = TextColumn("{task.fields[rate]:>8.0f} games/s")

@@ -27,7 +27,9 @@ A scenario is a TOML file::
     # players = 5                 # optional: another player count (its games are not paired
                                   # with the base's; one base [[seats]] entry, or its own seats)
 
-Every problem becomes one ``ScenarioError`` reading ``FILE: FIELD: what is wrong``.
+Every problem of a file is found (``Problems``) and raised together as one ``ScenarioError``,
+one line per problem reading ``FILE: FIELD: what is wrong``; a check that needs a field that
+failed (the seats need the player count) is skipped.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ import hashlib
 import json
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -186,6 +189,41 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
         raise ScenarioError(f"{label}: malformed TOML: {err}") from None
 
 
+class _Skip(Exception):
+    """A check failed and noted its problem (``Problems.fail``): skip the rest of it."""
+
+
+class Problems:
+    """Every problem of one study file, each a line ``FILE: FIELD: what is wrong``.
+
+    ``fail(field, message)`` notes a problem and stops the check it is in; ``check()`` is a
+    block whose failure stops only itself, so the next field is still checked; ``raise_any``
+    raises them together.
+    """
+
+    def __init__(self, file: str):
+        self.file = file
+        self.lines: list[str] = []
+
+    def fail(self, fld: str, msg: str):
+        """Note a problem and stop the current check."""
+        self.lines.append(f"{self.file}: {fld}: {msg}" if fld else f"{self.file}: {msg}")
+        raise _Skip
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        """A block whose failure (``fail``) is noted and skipped."""
+        try:
+            yield
+        except _Skip:
+            pass
+
+    def raise_any(self) -> None:
+        """Raise every problem noted so far as one ``ScenarioError`` (one line each)."""
+        if self.lines:
+            raise ScenarioError.of(self.lines)
+
+
 def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
                    base_dir: Path | None = None) -> Scenario:
     """Validate scenario data (as parsed from TOML) into a ``Scenario``.
@@ -196,55 +234,88 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     Raises
     ------
     ScenarioError
-        Unknown key, game, expansion, card, policy or parameter; wrong type; player count
-        outside the game's range; games < 1; bad seed; duplicate or reserved variant names.
+        Every problem found, one line each (``Problems``): unknown key, game, expansion,
+        card, policy or parameter; wrong type; player count outside the game's range;
+        games < 1; bad seed; duplicate or reserved variant names.
     """
-    def fail(fld: str, msg: str):
-        raise ScenarioError(f"{file}: {fld}: {msg}")
-
-    head = parse_head(data, file, base_dir, TOP_KEYS, fail)
-    name, description, spec = head.name, head.description, head.spec
-    expansions, players, games, seed, rules = (head.expansions, head.players, head.games,
-                                               head.seed, head.rules)
-    rotation = typed(data, "seat_rotation", bool, fail, default=True)
-    seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir)
-
-    arms = [Arm(BASE, rules, seats)]
-    variants = typed(data, "variants", list, fail, default=[])
+    problems = Problems(file)
+    fail, each = problems.fail, problems.check
+    head = parse_head(data, file, base_dir, TOP_KEYS, fail, each)
+    if head.spec is None or head.players is None or head.expansions is None:
+        problems.raise_any()  # the rest needs the game, its player count and expansions
+    spec, players, rules = head.spec, head.players, head.rules
+    rotation = True
+    with each():
+        rotation = typed(data, "seat_rotation", bool, fail, default=True)
+    seats = None
+    with each():
+        seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir, each)
+    arms = [Arm(BASE, rules, seats or ())]
+    variants: list = []
+    with each():
+        variants = typed(data, "variants", list, fail, default=[])
     for j, var in enumerate(variants):
-        where = f"variants[{j}]"
-        known_keys(var, where, VARIANT_KEYS, fail)
-        vname = typed(var, "name", str, fail, where=where)
-        if vname == BASE or not vname:
-            fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
-        if any(a.name == vname for a in arms):
-            fail(f"{where}.name", f"duplicate variant name {vname!r}")
-        vrules = _rules(typed(var, "rules", dict, fail, default={}, where=where), f"{where}.rules",
-                        base_dir)
+        arm = _variant(var, f"variants[{j}]", arms, data, head, seats, problems, base_dir)
+        if arm is not None:
+            arms.append(arm)
+    if seats is not None:
+        for i, arm in enumerate(arms):
+            with each():
+                where = "rules" if arm.name == BASE else f"variants[{i - 1}].rules"
+                check_rules(spec, arm.players or players, head.expansions, arm.rules, where,
+                            fail)
+    problems.raise_any()
+    return Scenario(file, head.name, spec.name, tuple(head.expansions), players, head.games,
+                    head.seed, rotation, tuple(arms), head.description)
+
+
+def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], head: Head,
+             seats: tuple[Seat, ...] | None, problems: Problems,
+             base_dir: Path | None) -> Arm | None:
+    """One ``[[variants]]`` entry as an ``Arm``; ``None`` when a field of it failed (each
+    failure noted in ``problems``) or the base seats it would copy failed."""
+    fail, each, before = problems.fail, problems.check, len(problems.lines)
+    spec, players = head.spec, head.players
+    found: dict[str, Any] = {}
+    with each():
+        for key in unknown_keys(var, where, VARIANT_KEYS, fail):
+            with each():
+                fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
+        with each():
+            vname = typed(var, "name", str, fail, where=where)
+            if vname == BASE or not vname:
+                fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
+            if any(a.name == vname for a in arms):
+                fail(f"{where}.name", f"duplicate variant name {vname!r}")
+            found["name"] = vname
+        with each():
+            found["rules"] = _rules(typed(var, "rules", dict, fail, default={}, where=where),
+                                    f"{where}.rules", base_dir)
+        with each():
+            found["description"] = typed(var, "description", str, fail, default="",
+                                         where=where)
         vplayers = typed(var, "players", int, fail, default=players, where=where)
         try:
-            spec.players.check(vplayers, expansions)
+            spec.players.check(vplayers, head.expansions)
         except RuleError as err:
             fail(f"{where}.players", err.message)
         if "seats" in var:
-            vseats = _seats(var["seats"], f"{where}.seats", vplayers, spec, fail, base_dir)
+            found["seats"] = _seats(var["seats"], f"{where}.seats", vplayers, spec, fail,
+                                    base_dir, each)
+        elif seats is None:
+            return None  # the base seats failed: noted there
         elif vplayers == players:
-            vseats = seats
+            found["seats"] = seats
         elif len(data["seats"]) == 1:  # one player at every seat: as many seats as players
-            vseats = seats[:1] * vplayers
+            found["seats"] = seats[:1] * vplayers
         else:
-            fail(f"{where}.seats", f"missing: the base lists {players} seats, so a variant with "
-                                   f"{vplayers} players needs its own (1 entry for all seats or "
-                                   f"exactly {vplayers})")
-        desc = typed(var, "description", str, fail, default="", where=where)
-        arms.append(Arm(vname, {**rules, **vrules}, vseats, desc,
-                        None if vplayers == players else vplayers))
-
-    for arm in arms:
-        where = "rules" if arm.name == BASE else f"variants[{arms.index(arm) - 1}].rules"
-        check_rules(spec, arm.players or players, expansions, arm.rules, where, fail)
-    return Scenario(file, name, spec.name, tuple(expansions), players, games, seed, rotation,
-                    tuple(arms), description)
+            fail(f"{where}.seats", f"missing: the base lists {players} seats, so a variant "
+                                   f"with {vplayers} players needs its own (1 entry for all "
+                                   f"seats or exactly {vplayers})")
+        if len(problems.lines) == before:
+            return Arm(found["name"], {**head.rules, **found["rules"]}, found["seats"],
+                       found["description"], None if vplayers == players else vplayers)
+    return None
 
 
 @dataclass(frozen=True)
@@ -262,49 +333,75 @@ class Head:
 
 
 def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
-               allowed: tuple[str, ...], fail) -> Head:
+               allowed: tuple[str, ...], fail,
+               each: Callable[[], Any] | None = None) -> Head:
     """Check the top-level fields a study file shares with a scenario: only ``allowed`` keys;
     ``name`` (default: the file name), ``description``, ``game``, ``expansions``,
     ``players``, ``games``, ``seed`` and ``[rules]`` (relative ``*_file`` paths resolved
     against ``base_dir``; the caller checks the rules with ``check_rules``).
 
-    ``fail(field, message)`` raises the caller's error.
+    ``fail(field, message)`` raises the caller's error. With ``each`` (``Problems.check``)
+    every field is checked and each failure noted: the caller raises them (``Problems``);
+    the game must be known for the rest (else it stops there).
     """
+    each = each or nullcontext
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    known_keys(data, "", allowed, fail)
-    name = typed(data, "name", str, fail, default=None)
-    if name is None and base_dir is not None:
-        name = Path(file).stem
-    if not name:
-        fail("name", "missing (give the study a name)")
-    if not valid_name(name):
-        fail("name", f"only letters, digits and -_. are allowed, not dots alone (got {name!r})")
-    description = typed(data, "description", str, fail, default="")
-    game = typed(data, "game", str, fail)
-    try:
-        spec = get_game(game)
-    except RuleError as err:
-        fail("game", err.message)
-    expansions = typed(data, "expansions", list, fail, default=[])
-    for j, exp in enumerate(expansions):
-        if not isinstance(exp, str):
-            fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
-    players = typed(data, "players", int, fail)
-    try:
-        spec.players.check(players, expansions)
-    except RuleError as err:
-        fail(err.field, err.message)
-    games = typed(data, "games", int, fail, default=1000)
-    if games < 1:
-        fail("games", f"must be at least 1 (got {games})")
-    if games > MAX_GAMES:
-        fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
-    seed = typed(data, "seed", int, fail, default=0)
-    if not 0 <= seed <= MAX_SEED:
-        fail("seed", f"must be in 0..2**63-1 (got {seed})")
-    rules = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
-    return Head(name, description, spec, tuple(expansions), players, games, seed, rules)
+    for key in unknown_keys(data, "", allowed, fail):
+        with each():
+            fail(key, f"unknown key (allowed: {', '.join(allowed)})")
+    name = description = None
+    with each():
+        name = typed(data, "name", str, fail, default=None)
+        if name is None and base_dir is not None:
+            name = Path(file).stem
+        if not name:
+            fail("name", "missing (give the study a name)")
+        if not valid_name(name):
+            fail("name", f"only letters, digits and -_. are allowed, not dots alone "
+                         f"(got {name!r})")
+    with each():
+        description = typed(data, "description", str, fail, default="")
+    spec = None
+    with each():
+        game = typed(data, "game", str, fail)
+        try:
+            spec = get_game(game)
+        except RuleError as err:
+            fail("game", err.message)
+    expansions = None
+    with each():
+        listed = typed(data, "expansions", list, fail, default=[])
+        for j, exp in enumerate(listed):
+            if not isinstance(exp, str):
+                fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
+        expansions = tuple(listed)
+    players = None
+    with each():
+        count = typed(data, "players", int, fail)
+        if spec is not None and expansions is not None:
+            try:
+                spec.players.check(count, expansions)
+            except RuleError as err:
+                if err.field == "expansions":
+                    expansions = None
+                fail(err.field, err.message)
+        players = count
+    games = seed = None
+    with each():
+        games = typed(data, "games", int, fail, default=1000)
+        if games < 1:
+            fail("games", f"must be at least 1 (got {games})")
+        if games > MAX_GAMES:
+            fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
+    with each():
+        seed = typed(data, "seed", int, fail, default=0)
+        if not 0 <= seed <= MAX_SEED:
+            fail("seed", f"must be in 0..2**63-1 (got {seed})")
+    rules: dict = {}
+    with each():
+        rules = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
+    return Head(name, description, spec, expansions, players, games, seed, rules)
 
 
 def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
@@ -392,11 +489,15 @@ def toml_value(value: Any) -> str:
 
 def known_keys(table, where: str, allowed, fail) -> None:
     """Fail unless ``table`` is a table whose keys are all in ``allowed`` (``where`` prefixes the key)."""
+    for key in unknown_keys(table, where, allowed, fail):
+        fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
+
+
+def unknown_keys(table, where: str, allowed, fail) -> list[str]:
+    """The keys of ``table`` not in ``allowed``; fail unless ``table`` is a table."""
     if not isinstance(table, Mapping):
         fail(where, f"must be a table (got {table!r})")
-    for key in table:
-        if key not in allowed:
-            fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
+    return [key for key in table if key not in allowed]
 
 
 def typed(data, key, want, fail, default=..., where=""):
@@ -428,7 +529,9 @@ def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
 
 
 def _seats(raw, where: str, players: int, spec: GameSpec, fail,
-           base_dir: Path | None = None) -> tuple[Seat, ...]:
+           base_dir: Path | None = None, each=None) -> tuple[Seat, ...]:
+    """The seats of ``raw`` (a list of seat tables); with ``each`` every seat's problem is
+    noted (then ``fail`` stops here after them)."""
     if raw is None:
         fail(where, f"missing (give one [[seats]] entry for all seats or {players}; "
                     f"policies: {', '.join(sorted(spec.policies))})")
@@ -437,8 +540,14 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail,
     if len(raw) not in (1, players):
         fail(where, f"{len(raw)} entries for {players} players (give 1 entry for all seats or "
                     f"exactly {players})")
-    seats = [parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir)
-             for j, entry in enumerate(raw)]
+    found: list[Seat | None] = []
+    for j, entry in enumerate(raw):
+        found.append(None)
+        with (each or nullcontext)():
+            found[-1] = parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir)
+    if any(seat is None for seat in found):
+        raise _Skip  # every failed seat was noted
+    seats = [seat for seat in found if seat is not None]
     by_name: dict[str, Seat] = {}
     for j, seat in enumerate(seats):
         other = by_name.setdefault(seat.name, seat)

@@ -1,27 +1,39 @@
-"""The study commands of the CLI: ``analyzer sweep``, ``ablate``, ``tournament`` and ``tune``.
+"""The study commands of the CLI: ``analyzer simulate``, ``compare``, ``sweep``, ``ablate``,
+``tournament``, ``tune`` and ``robustness`` (``analyzer.studies`` names each one's command here).
 
-Registered on the main typer app by ``analyzer.cli`` (``register(app)``); user errors are
-handled there like every other command's (one line on stderr, exit 2).
+Every study command takes the same run flags, declared once below as ``typing.Annotated``
+aliases (``Games``, ``Seed``, ``Jobs``, ``BackendFlag``, ``Scheduler``, ``ChunkSize``, ``Out``,
+``Resume``, ``Force``, ``Quiet``, ``Csv``): ``run_flags`` adds them to a command, which declares
+only its own options and gets the flags bundled as ``RunFlags`` (the API's keyword arguments
+and the resume hint). ``analyzer.cli`` registers the commands from the registry; user errors
+are handled there like every other command's (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import shlex
-from collections.abc import Iterator
+import typing
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from copy import copy
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from analyzer.errors import OptionError
+from analyzer import api, runner, studies
+from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 from analyzer.games import available_games, get_game
 from analyzer.robustness import DEFAULT_LADDER, SEARCH_GAMES
-from analyzer.runner import RunStopped
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
-_FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND"}
+_FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND",
+          "progress": "--quiet", "paths": "SCENARIOS", "path_or_scenario": "SCENARIO",
+          "path_or_pool": "POOL"}
 
 
 FORCE_HELP = ("Replace the run in --out even when another scenario, seed or study made it "
@@ -43,6 +55,106 @@ class Correction(str, Enum):
     bh = "bh"
 
 
+# ------------------------------------------------------------------ the run flags, once
+
+Games = Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")]
+Seed = Annotated[int | None, typer.Option(help="Root seed (overrides the file).")]
+Jobs = Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")]
+BackendFlag = Annotated[Backend, typer.Option("--backend", help="Parallel backend.")]
+Scheduler = Annotated[str | None, typer.Option(
+    help="dask scheduler address tcp://HOST:PORT (with --backend dask; without it a local "
+         "cluster is started).")]
+ChunkSize = Annotated[int | None, typer.Option(
+    help="Games per chunk (unit of work, checkpoint and progress; never changes results).")]
+Out = Annotated[str | None, typer.Option(
+    help="Run directory (default: under reports/, named after the scenario and the study).")]
+Resume = Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run "
+                                                       "saved.")]
+Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]
+Quiet = Annotated[bool, typer.Option(
+    "--quiet", help=f"No progress (a bar on a terminal, else a line every "
+                    f"{runner.PROGRESS_EVERY:.0f} s).")]
+Csv = Annotated[bool, typer.Option("--csv", help=CSV_HELP)]
+TargetCi = Annotated[float | None, typer.Option(
+    help="Keep adding chunks until every win-rate interval is within ± this share (e.g. 0.01 "
+         "= ±1 pp), or --games is reached; says how many games it took.")]
+ScenarioFile = Annotated[Path, typer.Argument(help="Scenario TOML file.")]
+
+
+@dataclass(frozen=True)
+class RunFlags:
+    """The run flags of one command line (``studies.RUN_FLAGS``)."""
+
+    games: int | None
+    seed: int | None
+    jobs: int | None
+    backend: Backend
+    scheduler: str | None
+    chunk_size: int | None
+    out: str | None
+    resume: bool
+    force: bool
+    quiet: bool
+    csv: bool
+
+    def api(self) -> dict[str, Any]:
+        """The API's keyword arguments these flags set."""
+        return {"games": self.games, "seed": self.seed, "jobs": self.jobs,
+                "backend": self.backend.value, "scheduler": self.scheduler,
+                "chunk_size": self.chunk_size, "out": self.out, "resume": self.resume,
+                "force": self.force, "progress": not self.quiet, "csv": self.csv}
+
+    def hint(self) -> dict[str, Any]:
+        """The flags that reproduce the run, for the resume hint (``--jobs``, ``--quiet`` and
+        ``--force`` change no record; ``--backend loky`` is the default)."""
+        return {"games": self.games, "seed": self.seed, "chunk_size": self.chunk_size,
+                "backend": None if self.backend is Backend.loky else self.backend,
+                "scheduler": self.scheduler, "out": self.out, "csv": self.csv}
+
+
+# each run flag: its alias and default, in ``studies.RUN_FLAGS`` order
+_RUN_FLAGS: dict[str, tuple[Any, Any]] = {
+    "games": (Games, None), "seed": (Seed, None), "jobs": (Jobs, None),
+    "backend": (BackendFlag, Backend.loky), "scheduler": (Scheduler, None),
+    "chunk_size": (ChunkSize, None), "out": (Out, None), "resume": (Resume, False),
+    "force": (Force, False), "quiet": (Quiet, False), "csv": (Csv, False),
+}
+assert tuple(_RUN_FLAGS) == studies.RUN_FLAGS
+
+
+def _helped(alias: Any, text: str) -> Any:
+    """``alias`` (``Annotated[type, typer.Option(...)]``) with another help text."""
+    base, info = typing.get_args(alias)
+    info = copy(info)
+    info.help = text
+    return Annotated[base, info]
+
+
+def run_flags(**help_texts: str) -> Callable[[Callable], Callable]:
+    """Give a command the run flags: its signature (what typer reads) gains every flag of
+    ``_RUN_FLAGS`` after its own options, and it is called with them bundled as
+    ``flags=RunFlags(...)``. ``help_texts``: a flag whose meaning the command narrows (``tune
+    --games``: games per candidate), by keyword."""
+    def decorate(command: Callable) -> Callable:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+               if p.name != "flags"]
+        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                   annotation=_helped(alias, help_texts[name])
+                                   if name in help_texts else alias)
+                 for name, (alias, default) in _RUN_FLAGS.items()]
+
+        @functools.wraps(command)
+        def with_flags(*args: Any, **kwargs: Any) -> Any:
+            flags = RunFlags(**{name: kwargs.pop(name, default)
+                                for name, (_, default) in _RUN_FLAGS.items()})
+            return command(*args, flags=flags, **kwargs)
+
+        with_flags.__signature__ = inspect.Signature([*own, *extra])  # type: ignore[attr-defined]
+        with_flags.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+        return with_flags
+    return decorate
+
+
 def flag(keyword: str) -> str:
     """The command-line flag of an API keyword argument: ``chunk_size`` -> ``--chunk-size``."""
     return _FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
@@ -56,13 +168,18 @@ def cli_message(err: Exception) -> str:
 
 @contextmanager
 def resumable(words: list[str], **options) -> Iterator[None]:
-    """Around a run: if Ctrl-C or dying workers stop it, its message gives the command that
-    resumes it (``resume_hint`` + ``--resume``) instead of the API's ``resume=True``."""
+    """Around a study: if Ctrl-C, SIGTERM or dying workers stop it, its message gives the
+    command that resumes it (``resume_hint`` + ``--resume``) instead of the API's
+    ``resume=True``; a stop before the study's own session began says nothing is saved."""
     try:
         yield
     except RunStopped as err:
         err.resume_with = f"{resume_hint(words, **options)} --resume"
         raise
+    except KeyboardInterrupt:
+        err = RunInterrupted("interrupted", "nothing saved yet")
+        err.resume_with = resume_hint(words, **options)
+        raise err from None
 
 
 def resume_hint(words: list[str], **options) -> str:
@@ -70,26 +187,32 @@ def resume_hint(words: list[str], **options) -> str:
     plus every option that was given (``None``/``False`` are left out; lists repeat the flag)."""
     hint = list(words)
     for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
+        name = "--" + key.replace("_", "-")
         if value is None or value is False:
             continue
         if value is True:
-            hint.append(flag)
+            hint.append(name)
         elif isinstance(value, (list, tuple)):
             for v in value:
-                hint += [flag, str(v)]
+                hint += [name, str(v)]
         else:
-            hint += [flag, str(getattr(value, "value", value))]
+            hint += [name, str(getattr(value, "value", value))]
     return shlex.join(hint)
 
 
 def echo_verdicts(res) -> None:
-    """Print the robustness verdict counts and where the report is."""
-    rob = res.summary.get("results", {}).get("robustness") or {}
-    verdicts = list((rob.get("verdicts") or {}).values())
-    typer.echo(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
-        f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "unchecked",
-                                             "figure")))
+    """Print the robustness verdict counts (or the conditions still missing) and where the
+    report is."""
+    rob = studies.results_of(res.summary.get("results", {}), "robustness") or {}
+    if rob.get("complete") is False:
+        typer.echo(f"robustness check incomplete: {len(rob['finished'])} of "
+                   f"{rob['conditions']} conditions finished; missing: "
+                   + "; ".join(rob["missing"]))
+    else:
+        verdicts = list((rob.get("verdicts") or {}).values())
+        typer.echo(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
+            f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved",
+                                                 "unchecked", "figure")))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
@@ -104,286 +227,331 @@ def _echo_result(res) -> None:
     typer.echo(f"{games} x {len(run.get('arms', []))} variant(s)")
     if (run.get("study") or {}).get("note"):
         typer.echo(run["study"]["note"])
-    sweep = res.summary.get("results", {}).get("studies", {}).get("sweep") or {}
+    sweep = studies.results_of(res.summary.get("results", {}), "sweep") or {}
     for variant in sweep.get("same_games", []):
         typer.echo(f"{variant}: games identical to the base's (this value changed no decision)")
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``sweep``, ``ablate``, ``tournament`` and ``tune`` to ``app``."""
+# ------------------------------------------------------------------ the commands
 
-    @app.command()
-    def sweep(
-        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-        param: Annotated[list[str], typer.Option(
-            "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
-                            "policy has it), seats[I].params.NAME or players (the player count: "
-                            "compared unpaired, on game-level outcomes); repeat for a grid.")],
-        metric: Annotated[str, typer.Option(
-            help="won (win rate) or a numeric seat column such as score.")] = "won",
-        games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
-        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-        target_ci: Annotated[float | None, typer.Option(
-            help="Stop once every win-rate interval is within ± this share (e.g. 0.01), or at "
-                 "--games.")] = None,
-        correction: Annotated[Correction, typer.Option(
-            help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
-        out: Annotated[str | None, typer.Option(
-            help="Run directory (default: reports/NAME-sweep).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-        csv: Annotated[bool, typer.Option("--csv", help=CSV_HELP)] = False,
-    ) -> None:
-        """One variant per parameter value on shared seeds; chart the metric against the value.
 
-        Examples:
+@run_flags()
+def simulate(
+    scenario: ScenarioFile,
+    target_ci: TargetCi = None,
+    robustness: Annotated[bool, typer.Option(
+        "--robustness", help="Then check every key finding against the default ladder of "
+                             "players and every labelled default's alternative (`analyzer "
+                             "robustness` with its defaults; use that command to choose "
+                             "--players, --defaults or --search-games).")] = False,
+    *, flags: RunFlags,
+) -> None:
+    """Run a scenario, store the records and write the report (in reports/NAME).
 
-          analyzer sweep scenarios/africanus-sultan.toml --param params.plague_risk=0,0.5,1 --games 400
+    Game i always uses seed SeedSequence(SEED, spawn_key=(i,)), so results never depend on
+    --jobs, --chunk-size or --backend.
 
-          analyzer sweep scenarios/africanus-sultan.toml --param rules.diplomat_points_first=2,4,6 --metric score
+    Examples:
 
-          analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
+      analyzer simulate scenarios/africanus-sultan.toml
 
-          analyzer sweep scenarios/cartus-first-game.toml --param players=3,4,5 --games 400
-        """
-        from analyzer.sweep import sweep as run_sweep
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --jobs 2 --out /tmp/run
 
-        with resumable(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
-                       games=games, seed=seed, target_ci=target_ci, correction=correction,
-                       out=out, csv=csv):
-            res = run_sweep(scenario, param, metric=metric, correction=correction.value,
-                            games=games, seed=seed, jobs=jobs, out=out, target_ci=target_ci,
-                            progress=not quiet, resume=resume, force=force, csv=csv)
-        _echo_result(res)
+      analyzer simulate scenarios/africanus-sultan.toml --resume   # after Ctrl-C
 
+      analyzer simulate scenarios/africanus-sultan.toml --target-ci 0.02 --games 20000
+
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --csv
+
+      analyzer simulate scenarios/africanus-sultan.toml --games 2000 --robustness
+
+      analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
+    """
+    if robustness and target_ci is not None:
+        raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
+                                        "need a fixed number of games; give {games})",
+                          target_ci=None, games=None)
+    try:
+        with resumable(["analyzer", "simulate", str(scenario)], target_ci=target_ci,
+                       **flags.hint()):
+            res = api.simulate(scenario, target_ci=target_ci, **flags.api())
+    except runner.GameTurnCap as err:
+        # A game that never ends is reported like a user error (one line, exit 2) with the
+        # command that replays it, since the fix is usually a rule option or a policy.
+        replay = ["analyzer", "replay", str(scenario), "--game", str(err.game_id)]
+        if err.variant != "base":
+            replay += ["--variant", err.variant]
+        raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
+                            + (f" (after setting seed = {flags.seed} in the scenario)"
+                               if flags.seed is not None else "")) from None
+    run = res.summary.get("run", {})
+    rate = run.get("games_per_second")
+    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
+               f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
+               + (f", {rate:.0f} games/s" if rate else ""))
+    tc = run.get("target_ci")
+    if tc:
+        typer.echo(f"target ±{100 * tc['target']:.2f} pp "
+                   + (f"reached after {tc['games']} games" if tc["reached"] else
+                      f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))
+    if robustness:
+        with resumable(["analyzer", "robustness", str(scenario)],
+                       **{**flags.hint(), "out": str(res.out_dir), "csv": None}):
+            res = api.robustness(scenario, say=typer.echo,
+                                 **{**flags.api(), "out": res.out_dir, "force": False})
+        echo_verdicts(res)
+        return
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+@run_flags(games="Games per scenario (default: the first file's).",
+           seed="Root seed (default: the first file's).")
+def compare(
+    scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario TOML files.")],
+    name: Annotated[str | None, typer.Option(
+        help="Run name (default from the scenario names).")] = None,
+    target_ci: TargetCi = None,
+    *, flags: RunFlags,
+) -> None:
+    """Play several scenarios on the same game seeds and report paired differences (in
+    reports/compare-A-vs-B, or reports/NAME with --name).
+
+    Per scenario: win rate by seat, no-winner share, death rate (games that record deaths),
+    score spread between first and last place, game length; and each scenario minus the first,
+    game by game, with 95% intervals. The scenarios must share game, players, expansions and
+    seat rotation; seed and games come from the first file unless given.
+
+    Examples:
+
+      analyzer compare scenarios/cartus-first-game.toml my-cartus-set.toml
+
+      analyzer compare a.toml b.toml c.toml --games 2000 --out /tmp/abc
+    """
+    with resumable(["analyzer", "compare", *map(str, scenarios)], name=name,
+                   target_ci=target_ci, **flags.hint()):
+        res = api.compare(scenarios, name=name, target_ci=target_ci, **flags.api())
+    run = res.summary.get("run", {})
+    rate = run.get("games_per_second")
+    typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
+               f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+@run_flags()
+def sweep(
+    scenario: ScenarioFile,
+    param: Annotated[list[str], typer.Option(
+        "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
+                        "policy has it), seats[I].params.NAME or players (the player count: "
+                        "compared on game-level outcomes, paired by seed); repeat for a grid.")],
+    metric: Annotated[str, typer.Option(
+        help="won (win rate) or a numeric seat column such as score.")] = "won",
+    correction: Annotated[Correction, typer.Option(
+        help="Multiple-comparison correction of the change-vs-base table.")] = Correction.holm,
+    target_ci: TargetCi = None,
+    *, flags: RunFlags,
+) -> None:
+    """One variant per parameter value on shared seeds; chart the metric against the value (in
+    reports/NAME-sweep).
+
+    Examples:
+
+      analyzer sweep scenarios/africanus-sultan.toml --param params.plague_risk=0,0.5,1 --games 400
+
+      analyzer sweep scenarios/africanus-sultan.toml --param rules.diplomat_points_first=2,4,6 --metric score
+
+      analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
+
+      analyzer sweep scenarios/cartus-first-game.toml --param players=3,4,5 --games 400
+    """
+    with resumable(["analyzer", "sweep", str(scenario)], param=param, metric=metric,
+                   target_ci=target_ci, correction=correction, **flags.hint()):
+        res = api.sweep(scenario, param, metric=metric, correction=correction.value,
+                        target_ci=target_ci, **flags.api())
+    _echo_result(res)
+
+
+@run_flags()
+def ablate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its rules must fix "
+                                                  "the items in play).")],
+    correction: Annotated[Correction, typer.Option(
+        help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
+    target_ci: TargetCi = None,
+    *, flags: RunFlags,
+) -> None:
+    """Leave-one-out value of each item in play (help text: ``_ablate_help``)."""
+    with resumable(["analyzer", "ablate", str(scenario)], target_ci=target_ci,
+                   correction=correction, **flags.hint()):
+        res = api.ablate(scenario, correction=correction.value, target_ci=target_ci,
+                         **flags.api())
+    _echo_result(res)
+
+
+def _ablate_help() -> str:
+    """``analyzer ablate --help``, with what each game ablates (its GameSpec)."""
     kinds = "; ".join(f"{get_game(g).display_name()}: {get_game(g).item_kind}s"
                       for g in available_games() if get_game(g).ablations is not None)
+    return (f"Value of each item in play, by leaving it out ({kinds}); in reports/NAME-ablate."
+            "\n\nEach item in play gets a paired variant without it (replaced as the game's "
+            "rules say); the report ranks the items by the win-rate change of the seat that "
+            "used each most.\n\n"
+            "Examples:\n\n"
+            "  analyzer ablate scenarios/africanus-sultan.toml --games 400\n\n"
+            "  analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh")
 
-    @app.command(help=f"Value of each item in play, by leaving it out ({kinds}).\n\n"
-                      "Each item in play gets a paired variant without it (replaced as the game's "
-                      "rules say); the report ranks the items by the win-rate change of the seat "
-                      "that used each most.\n\n"
-                      "Examples:\n\n"
-                      "  analyzer ablate scenarios/africanus-sultan.toml --games 400\n\n"
-                      "  analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh")
-    def ablate(
-        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its rules must fix "
-                                                      "the items in play).")],
-        games: Annotated[int | None, typer.Option(help="Games per variant (overrides the file).")] = None,
-        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-        target_ci: Annotated[float | None, typer.Option(
-            help="Stop once every win-rate interval is within ± this share, or at --games.")] = None,
-        correction: Annotated[Correction, typer.Option(
-            help="Multiple-comparison correction of the ranked table.")] = Correction.holm,
-        out: Annotated[str | None, typer.Option(
-            help="Run directory (default: reports/NAME-ablate).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-        csv: Annotated[bool, typer.Option("--csv", help=CSV_HELP)] = False,
-    ) -> None:
-        """Leave-one-out value of each item in play (help text above, from the registry)."""
-        from analyzer.ablate import ablate as run_ablate
 
-        with resumable(["analyzer", "ablate", str(scenario)], games=games, seed=seed,
-                       target_ci=target_ci, correction=correction, out=out, csv=csv):
-            res = run_ablate(scenario, correction=correction.value, games=games, seed=seed,
-                             jobs=jobs, out=out, target_ci=target_ci, progress=not quiet,
-                             resume=resume, force=force, csv=csv)
-        _echo_result(res)
+@run_flags(games="Games per variant of the base and of every condition (overrides the file).",
+           out="Run directory of the base run (default: reports/NAME); the conditions go to "
+               "OUT/robustness/.",
+           csv=CSV_HELP + " (the base run's records)")
+def robustness(
+    scenario: ScenarioFile,
+    players: Annotated[str | None, typer.Option(
+        help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
+             "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
+             f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
+             "game has each).")] = None,
+    defaults: Annotated[str | None, typer.Option(
+        help="The labelled defaults to vary, comma-separated, or 'none' (default: every "
+             "one in use with a documented alternative).")] = None,
+    search_games: Annotated[int, typer.Option(
+        help="Games per variant for a ladder player that searches (ismcts).")] = SEARCH_GAMES,
+    *, flags: RunFlags,
+) -> None:
+    """Does each key finding hold for other players and other rule defaults?
 
-    @app.command()
-    def robustness(
-        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-        players: Annotated[str | None, typer.Option(
-            help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
-                 "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
-                 f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
-                 "game has each).")] = None,
-        defaults: Annotated[str | None, typer.Option(
-            help="The labelled defaults to vary, comma-separated, or 'none' (default: every "
-                 "one in use with a documented alternative).")] = None,
-        games: Annotated[int | None, typer.Option(
-            help="Games per variant of the base and of every condition (overrides the "
-                 "file).")] = None,
-        search_games: Annotated[int, typer.Option(
-            help="Games per variant for a ladder player that searches (ismcts).")] = SEARCH_GAMES,
-        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
-        scheduler: Annotated[str | None, typer.Option(
-            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
-        chunk_size: Annotated[int | None, typer.Option(
-            help="Games per chunk (never changes results).")] = None,
-        out: Annotated[str | None, typer.Option(
-            help="Run directory of the base run (default: reports/NAME); the conditions go "
-                 "to OUT/robustness/.")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    ) -> None:
-        """Does each key finding hold for other players and other rule defaults?
+    Plays the scenario (kept if --out already holds its finished run; default reports/NAME)
+    and again under each condition on the same seeds, in OUT/robustness/: every seat
+    replaced by each player of a ladder, and each labelled default with a documented
+    alternative changed one at a time. The report gets a verdict per key finding (holds,
+    sensitive, unresolved) and a Robustness section.
 
-        Plays the scenario (kept if --out already holds its finished run) and again under
-        each condition on the same seeds: every seat replaced by each player of a ladder, and
-        each labelled default with a documented alternative changed one at a time. The
-        report gets a verdict per key finding (holds, sensitive, unresolved) and a
-        Robustness section.
+    Examples:
 
-        Examples:
+      analyzer robustness scenarios/africanus-sultan.toml
 
-          analyzer robustness scenarios/africanus-sultan.toml
+      analyzer robustness scenarios/africanus-sultan.toml --games 2000 --search-games 100
 
-          analyzer robustness scenarios/africanus-sultan.toml --games 2000 --search-games 100
+      analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
+    """
+    with resumable(["analyzer", "robustness", str(scenario)], players=players,
+                   defaults=defaults, search_games=search_games, **flags.hint()):
+        res = api.robustness(scenario, players=players, defaults=defaults,
+                             search_games=search_games, say=typer.echo, **flags.api())
+    echo_verdicts(res)
 
-          analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
-        """
-        from analyzer.robustness import robustness as run_robustness
 
-        def words(text: str | None) -> list[str] | None:
-            if text is None:
-                return None
-            items = [w.strip() for w in text.split(",") if w.strip()]
-            return [] if items == ["none"] else items
+@run_flags(games="Games per seating (overrides the file; rounded up to whole deals).",
+           chunk_size="Deals per chunk (default: about 250 games per chunk; never changes "
+                      "results).")
+def tournament(
+    pool: Annotated[Path, typer.Argument(help="Pool TOML file: game, players, games, seed, "
+                                              "[rules] and [[entrants]].")],
+    bootstrap: Annotated[int, typer.Option(
+        help="Bootstrap replicates of the report's intervals (resampled deals).")] = 1000,
+    target_ci: Annotated[float | None, typer.Option(
+        help="Stop once every entrant's win-rate interval (deals as the unit) is within "
+             "± this share, or at --games.")] = None,
+    *, flags: RunFlags,
+) -> None:
+    """Rate players on common seeds: Plackett–Luce ratings, win rates, mean ranks and a
+    head-to-head matrix, each with a 95% bootstrap interval over deals (in reports/NAME).
 
-        with resumable(["analyzer", "robustness", str(scenario)], players=players,
-                       defaults=defaults, games=games, search_games=search_games, seed=seed,
-                       chunk_size=chunk_size, out=out,
-                       backend=None if backend is Backend.loky else backend, scheduler=scheduler):
-            res = run_robustness(scenario, players=words(players), defaults=words(defaults),
-                                 games=games, search_games=search_games, seed=seed, jobs=jobs,
-                                 backend=backend.value, scheduler=scheduler,
-                                 chunk_size=chunk_size, out=out, resume=resume, force=force,
-                                 progress=not quiet, say=typer.echo)
-        echo_verdicts(res)
+    Every seating of the entrants (or a balanced sample) plays every seat order on the same
+    deals (game seeds), so every entrant plays every seat equally often on the same deals.
 
-    @app.command()
-    def tournament(
-        pool: Annotated[Path, typer.Argument(help="Pool TOML file: game, players, games, seed, "
-                                                  "[rules] and [[entrants]].")],
-        games: Annotated[int | None, typer.Option(
-            help="Games per seating (overrides the file; rounded up to whole deals).")] = None,
-        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
-        scheduler: Annotated[str | None, typer.Option(
-            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
-        chunk_size: Annotated[int | None, typer.Option(
-            help="Deals per chunk (default: about 250 games per chunk; never changes results).")] = None,
-        target_ci: Annotated[float | None, typer.Option(
-            help="Stop once every entrant's win-rate interval (deals as the unit) is within "
-                 "± this share, or at --games.")] = None,
-        bootstrap: Annotated[int, typer.Option(
-            help="Bootstrap replicates of the report's intervals (resampled deals).")] = 1000,
-        out: Annotated[str | None, typer.Option(
-            help="Run directory (default: reports/NAME).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    ) -> None:
-        """Rate players on common seeds: Plackett–Luce ratings, win rates, mean ranks and a
-        head-to-head matrix, each with a 95% bootstrap interval over deals.
+    Examples:
 
-        Every seating of the entrants (or a balanced sample) plays every seat order on the same
-        deals (game seeds), so every entrant plays every seat equally often on the same deals.
+      analyzer tournament scenarios/rattus-ladder.toml
 
-        Examples:
+      analyzer tournament my-pool.toml --games 400 --jobs 2 --out /tmp/ladder
 
-          analyzer tournament scenarios/rattus-ladder.toml
+      analyzer tournament my-pool.toml --resume   # after Ctrl-C
+    """
+    with resumable(["analyzer", "tournament", str(pool)], target_ci=target_ci,
+                   bootstrap=None if bootstrap == 1000 else bootstrap, **flags.hint()):
+        res = api.tournament(pool, bootstrap=bootstrap, target_ci=target_ci, **flags.api())
+    figures = studies.results_of(res.summary["results"], "tournament")
+    rows = figures["ratings"]
+    run = res.summary.get("run", {})
+    typer.echo(f"{run.get('games')} deals x {len(run.get('arms', []))} tables "
+               f"= {figures['games']} games")
+    width = max(len(r["entrant"]) for r in rows)
+    for i, r in enumerate(rows, 1):
+        typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
+                   f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
+                   f"{100 * r['win_rate']:.1f} %")
+    if figures.get("reliability"):
+        typer.echo(figures["reliability"])
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
 
-          analyzer tournament my-pool.toml --games 400 --jobs 2 --out /tmp/ladder
 
-          analyzer tournament my-pool.toml --resume   # after Ctrl-C
-        """
-        from analyzer.tournament import tournament as run_tournament
+@run_flags(games="Games per candidate per generation (all candidates on the same seeds; "
+                 "default 200).",
+           chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
+                      "changes results).",
+           quiet="No line per generation.")
+def tune(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its base arm).")],
+    seat: Annotated[int, typer.Option(
+        help="The seat entry (0-based, before rotation) whose policy is tuned.")],
+    budget: Annotated[int, typer.Option(
+        help="Games the search may play: budget // (popsize x games) generations.")] = 20000,
+    popsize: Annotated[int | None, typer.Option(
+        help="Candidates per generation (default 4 + 3 ln(parameters)).")] = None,
+    validation_games: Annotated[int, typer.Option(
+        help="Games of the final check on fresh seeds, tuned and start on the same seeds.")] = 2000,
+    opponents: Annotated[Path | None, typer.Option(
+        help="A tournament pool file: play every table of players-1 of its entrants "
+             "instead of the scenario's other seats.")] = None,
+    *, flags: RunFlags,
+) -> None:
+    """Fit the parameters of one seat's policy (CMA-ES) to maximise its win rate; check
+    the result against the starting parameters on fresh seeds (in reports/NAME-tune-seatI).
 
-        with resumable(["analyzer", "tournament", str(pool)], games=games, seed=seed,
-                       chunk_size=chunk_size, target_ci=target_ci,
-                       backend=None if backend is Backend.loky else backend,
-                       scheduler=scheduler, bootstrap=None if bootstrap == 1000 else bootstrap,
-                       out=out):
-            res = run_tournament(pool, games=games, seed=seed, bootstrap=bootstrap, jobs=jobs,
-                                 backend=backend.value, scheduler=scheduler,
-                                 chunk_size=chunk_size, target_ci=target_ci, out=out,
-                                 resume=resume, force=force, progress=not quiet)
-        rows = res.summary["results"]["tournament"]["ratings"]
-        run = res.summary.get("run", {})
-        typer.echo(f"{run.get('games')} deals x {len(run.get('arms', []))} tables "
-                   f"= {res.summary['results']['tournament']['games']} games")
-        width = max(len(r["entrant"]) for r in rows)
-        for i, r in enumerate(rows, 1):
-            typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
-                       f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
-                       f"{100 * r['win_rate']:.1f} %")
-        typer.echo(f"report: {res.out_dir / 'report.html'}")
+    Every numeric parameter with declared bounds (analyzer list policies) is fitted inside
+    them. Candidates of one generation play the same seeds; the tuned parameters (the
+    search's final mean) are written to DIR/tuned.toml, usable from any scenario seat as
+    params_file = "tuned.toml". Same scenario, seed and budget => same tuned.toml.
 
-    @app.command()
-    def tune(
-        scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (its base arm).")],
-        seat: Annotated[int, typer.Option(
-            help="The seat entry (0-based, before rotation) whose policy is tuned.")],
-        budget: Annotated[int, typer.Option(
-            help="Games the search may play: budget // (popsize x games) generations.")] = 20000,
-        games: Annotated[int, typer.Option(
-            help="Games per candidate per generation (all candidates on the same seeds).")] = 200,
-        popsize: Annotated[int | None, typer.Option(
-            help="Candidates per generation (default 4 + 3 ln(parameters)).")] = None,
-        validation_games: Annotated[int, typer.Option(
-            help="Games of the final check on fresh seeds, tuned and start on the same seeds.")] = 2000,
-        opponents: Annotated[Path | None, typer.Option(
-            help="A tournament pool file: play every table of players-1 of its entrants "
-                 "instead of the scenario's other seats.")] = None,
-        seed: Annotated[int | None, typer.Option(help="Root seed (overrides the file).")] = None,
-        jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
-        backend: Annotated[Backend, typer.Option(help="Parallel backend.")] = Backend.loky,
-        scheduler: Annotated[str | None, typer.Option(
-            help="dask scheduler address tcp://HOST:PORT (with --backend dask).")] = None,
-        chunk_size: Annotated[int | None, typer.Option(
-            help="Game seeds per chunk (default: about 250 games per chunk; never changes results).")] = None,
-        out: Annotated[str | None, typer.Option(
-            help="Run directory (default: reports/NAME-tune-seatI).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Skip the chunks an interrupted run saved.")] = False,
-        force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", help="No line per generation.")] = False,
-    ) -> None:
-        """Fit the parameters of one seat's policy (CMA-ES) to maximise its win rate; check
-        the result against the starting parameters on fresh seeds.
+    Examples:
 
-        Every numeric parameter with declared bounds (analyzer list policies) is fitted inside
-        them. Candidates of one generation play the same seeds; the tuned parameters (the
-        search's final mean) are written to DIR/tuned.toml, usable from any scenario seat as
-        params_file = "tuned.toml". Same scenario, seed and budget => same tuned.toml.
+      analyzer tune scenarios/africanus-sultan.toml --seat 0 --budget 20000
 
-        Examples:
+      analyzer tune study.toml --seat 2 --budget 4000 --games 100 --out /tmp/tuned
 
-          analyzer tune scenarios/africanus-sultan.toml --seat 0 --budget 20000
+      analyzer tune study.toml --seat 0 --opponents scenarios/rattus-ladder.toml
+    """
+    from analyzer.tune import DEFAULT_GAMES
 
-          analyzer tune study.toml --seat 2 --budget 4000 --games 100 --out /tmp/tuned
+    options = {k: v for k, v in flags.api().items() if k != "progress"}
+    options["games"] = DEFAULT_GAMES if flags.games is None else flags.games
+    with resumable(["analyzer", "tune", str(scenario)], seat=seat, budget=budget,
+                   popsize=popsize, validation_games=validation_games, opponents=opponents,
+                   **flags.hint()):
+        res = api.tune(scenario, seat=seat, budget=budget, popsize=popsize,
+                       validation_games=validation_games, opponents=opponents,
+                       log=None if flags.quiet else lambda line: typer.echo(line, err=True),
+                       **options)
+    figures = studies.results_of(res.summary["results"], "tune")
+    d = figures["difference"]
+    typer.echo(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
+    typer.echo(f"fresh seeds ({figures['games']} games): win rate "
+               f"{100 * figures['tuned']['rate']:.1f} % tuned vs "
+               f"{100 * figures['start']['rate']:.1f} % start; tuned - start "
+               f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
+    typer.echo(f"params file: {res.tuned_file}")
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
 
-          analyzer tune study.toml --seat 0 --opponents scenarios/rattus-ladder.toml
-        """
-        from analyzer.tune import tune as run_tune
 
-        with resumable(["analyzer", "tune", str(scenario)], seat=seat, budget=budget,
-                       games=games, popsize=popsize, validation_games=validation_games,
-                       opponents=opponents, seed=seed, chunk_size=chunk_size,
-                       backend=None if backend is Backend.loky else backend,
-                       scheduler=scheduler, out=out):
-            res = run_tune(scenario, seat=seat, budget=budget, games=games, popsize=popsize,
-                           validation_games=validation_games, opponents=opponents, seed=seed,
-                           jobs=jobs, backend=backend.value, scheduler=scheduler,
-                           chunk_size=chunk_size, out=out, resume=resume, force=force,
-                           log=None if quiet else lambda line: typer.echo(line, err=True))
-        figures = res.summary["results"]["tune"]
-        d = figures["difference"]
-        typer.echo(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
-        typer.echo(f"fresh seeds ({figures['games']} games): win rate "
-                   f"{100 * figures['tuned']['rate']:.1f} % tuned vs "
-                   f"{100 * figures['start']['rate']:.1f} % start; tuned - start "
-                   f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
-        typer.echo(f"params file: {res.tuned_file}")
-        typer.echo(f"report: {res.out_dir / 'report.html'}")
+HELP = {"ablate": _ablate_help}  # commands whose help is made from the games' registry
+
+
+def register(app: typer.Typer) -> None:
+    """Add every study command of ``analyzer.studies.STUDIES`` to ``app``, in its order."""
+    for kind in studies.STUDIES.values():
+        command = studies.load(kind.command)
+        text = HELP[kind.kind]() if kind.kind in HELP else None
+        app.command(kind.kind, help=text)(command)

@@ -5,10 +5,11 @@ seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAM
 scenario's seat entry before rotation), or the player count (``players``: the base's seats must
 all be the same player, who then takes every seat). Several ``--param`` make a grid (every
 combination). An arm of another player count plays the same game seeds, but its games are other
-games: the report compares it with unpaired statistics on game-level outcomes.
+games: the report compares its game-level outcomes paired by seed.
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
-records and report are ``analyzer.api.simulate``'s, with a sweep section added.
+records and report are ``analyzer.study_run.simulate``'s, with a sweep section added
+(``analyzer.report.sweep``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import itertools
 import json
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from analyzer import api
 from analyzer.errors import OptionError
+from analyzer.keywords import checked
 from analyzer.scenario import Scenario, Seat, add_variants
+from analyzer.study_run import Results, only_base, simulate, validate
+
+MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
 
 _PATH = re.compile(r"^(rules\.(?P<rule>[A-Za-z0-9_]+)|params\.(?P<param>[A-Za-z0-9_]+)|"
                    r"seats\[(?P<seat>\d+)\]\.params\.(?P<sparam>[A-Za-z0-9_]+)|"
@@ -135,6 +140,12 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
     for p in params:
         if p.seat is not None and not 0 <= p.seat < n_entries:
             raise OptionError("params", f"{p.path}: seat index outside 0..{n_entries - 1}")
+    combinations = 1
+    for p in params:
+        combinations *= len(p.values)
+    if combinations > MAX_VARIANTS:
+        raise OptionError("params", f"{combinations:,} value combinations; at most "
+                                    f"{MAX_VARIANTS:,} (fewer values or fewer PATHs)")
     variants, rows = [], []
     targeted: set[int] = set()  # seat entries whose parameters the sweep sets
     for combo in itertools.product(*(p.values for p in params)):
@@ -196,21 +207,25 @@ def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
     return [seats[0]] * players
 
 
-def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric: str = "won",
-          correction: str = "holm", **simulate_kwargs) -> api.Results:
+@checked
+def sweep(path_or_scenario: str | Path | Scenario, params: str | Sequence[str], *,
+          metric: str = "won", correction: str = "holm", **simulate_kwargs) -> Results:
     """Run a sweep and write its report (``analyzer sweep``).
 
     Parameters
     ----------
     path_or_scenario : str, Path or Scenario
-    params : list of str
-        ``PATH=v1,v2,…`` strings (see the module docstring).
+    params : str or list of str
+        ``PATH=v1,v2,…`` strings (see the module docstring); one string is one ``PATH``.
     metric : str
         ``won`` (win rate) or a numeric seat column (``score``, a game's own metric).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the variant-vs-base table.
     **simulate_kwargs
-        ``games``, ``seed``, ``jobs``, ``out``, ``target_ci``… as for ``api.simulate``.
+        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
+        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
+        ``reports/<name>-sweep``), ``resume``, ``force``, ``progress``, ``target_ci``,
+        ``csv``).
 
     Returns
     -------
@@ -221,7 +236,9 @@ def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric:
     OptionError
         A bad ``params``, metric or correction, or anything ``api.simulate`` refuses.
     """
-    scenario = api.validate(path_or_scenario)
+    scenario = validate(path_or_scenario)
+    if isinstance(params, str):
+        params = [params]
     if correction not in ("holm", "bh"):
         raise OptionError("correction", f"must be holm or bh (got {correction!r})")
     spec = scenario.spec
@@ -232,11 +249,9 @@ def sweep(path_or_scenario: str | Path | Scenario, params: list[str], *, metric:
                          if t.startswith(("int", "float")) and c != "seat")
         raise OptionError("metric", f"{metric!r} is not a numeric seat column of "
                                     f"{scenario.game} (allowed: won, {', '.join(numeric)})")
-    scenario = replace(scenario, arms=scenario.arms[:1])  # the study's own variants only
+    scenario = only_base(scenario)  # the study's own variants only
     parsed = [parse_param(p) for p in params]
     expanded, rows = expand(scenario, parsed)
-    if simulate_kwargs.get("out") is None:
-        simulate_kwargs["out"] = Path("reports") / f"{scenario.name}-sweep"
     study = {"kind": "sweep", "params": [p.path for p in parsed], "variants": rows,
              "metric": metric, "correction": correction}
-    return api.simulate(expanded, study=study, **simulate_kwargs)
+    return simulate(expanded, study=study, **simulate_kwargs)

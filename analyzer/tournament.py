@@ -32,9 +32,10 @@ the same hands to every table). So every entrant plays every seat equally often,
 deals as every other entrant. ``games`` per seating is rounded up to whole deals
 (``deals × orders``).
 
-The seat orders are the arms of one ``analyzer.api.simulate`` run (seat rotation off: the
-orders are the rotation), so the tournament has the runner's chunks, backends, ``resume`` and
-``target_ci`` (there: every entrant's win-rate interval, deals as the unit). Ratings, win rates,
+The seat orders are the arms of one run of the study machinery (``analyzer.study_run``; seat
+rotation off: the orders are the rotation), so the tournament has the runner's chunks,
+backends, ``resume`` and ``target_ci`` (there: every entrant's win-rate interval, deals as the
+unit: the ``half_width`` of its entry in ``analyzer.studies``). Ratings, win rates,
 mean ranks and the head-to-head matrix come from ``analyzer.ratings`` in the report
 (``analyzer.report.tournament``).
 """
@@ -48,13 +49,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from analyzer import api, runner
+from analyzer import runner
 from analyzer.errors import OptionError, ScenarioError
-from analyzer.files import atomic_write
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
+from analyzer.keywords import checked
 from analyzer.scenario import (
-    MAX_GAMES,
     Arm,
     Scenario,
     Seat,
@@ -65,7 +65,9 @@ from analyzer.scenario import (
     toml_key,
     toml_value,
     typed,
+    with_overrides,
 )
+from analyzer.study_run import Results, prepare
 
 POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "seed", "rules",
              "entrants", "seatings", "seat_orders")
@@ -303,9 +305,10 @@ def pool_toml(pool: Pool) -> str:
     return "\n".join(lines) + "\n"
 
 
+@checked
 def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
                seed: int | None = None, bootstrap: int = DEFAULT_BOOT,
-               **run_options) -> api.Results:
+               **run_options: Any) -> Results:
     """Run a tournament and write its report (``analyzer tournament``).
 
     Parameters
@@ -321,15 +324,15 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
     **run_options
         ``jobs``, ``backend``, ``scheduler``, ``out`` (default ``reports/<pool name>``),
         ``chunk_size`` (deals per chunk; default about 250 games per chunk), ``resume``,
-        ``force``, ``progress``, ``target_ci`` (stop once every entrant's win-rate interval,
-        deals as the unit, is within ``±target_ci``, or at ``games``): as for
+        ``force``, ``progress``, ``csv``, ``target_ci`` (stop once every entrant's win-rate
+        interval, deals as the unit, is within ``±target_ci``, or at ``games``): as for
         ``analyzer.api.simulate``.
 
     Returns
     -------
     analyzer.api.Results
-        ``summary["results"]["studies"]["tournament"]`` holds the rating table and the
-        head-to-head matrix.
+        ``summary["results"]["tournament"]`` holds the rating table and the head-to-head
+        matrix.
 
     Raises
     ------
@@ -340,14 +343,9 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         refuses); nothing is written.
     """
     pool = path_or_pool if isinstance(path_or_pool, Pool) else load_pool(path_or_pool)
-    if games is not None:
-        if not 1 <= games <= MAX_GAMES:
-            raise OptionError("games", f"must be in 1..{MAX_GAMES:,} (got {games})")
-        pool = replace(pool, games=games)
-    if seed is not None:
-        if not 0 <= seed <= 2 ** 63 - 1:
-            raise OptionError("seed", f"must be in 0..2**63-1 (got {seed})")
-        pool = replace(pool, seed=seed)
+    probe = with_overrides(as_scenario(pool, 1), games=games, seed=seed)  # checks both
+    pool = replace(pool, games=probe.games if games is not None else pool.games,
+                   seed=probe.seed)
     if not 0 <= bootstrap <= 100_000:
         raise OptionError("bootstrap", f"must be in 0..100,000 (got {bootstrap})")
     tables = schedule(pool)
@@ -356,8 +354,6 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
     scenario = as_scenario(pool, deals)
     if run_options.get("chunk_size") is None:
         run_options["chunk_size"] = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(tables)))
-    if run_options.get("out") is None:
-        run_options["out"] = Path("reports") / pool.name
     n_seatings = 1 + max(t.seating for t in tables)
     study = {
         "kind": "tournament", "bootstrap": bootstrap, "boot_seed": pool.seed,
@@ -369,9 +365,9 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         "tables": [{"arm": t.arm, "seating": t.seating, "order": t.order,
                     "seats": [pool.entrants[e].name for e in t.who]} for t in tables],
     }
-    res = api.simulate(scenario, study=study, **run_options)
-    atomic_write(res.out_dir / "pool.toml", pool_toml(pool))
-    return res
+    run = prepare(scenario, "tournament", **run_options)
+    with run.session():
+        return run.play(study=study, files={"pool.toml": pool_toml(pool)})
 
 
 def _all_count(n: int, players: int) -> int:

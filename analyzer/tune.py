@@ -14,8 +14,9 @@ k-way tie for first) over ``games`` games against the scenario's other seats (or
 them). All candidates of one generation play the same game seeds (common random numbers), so
 CMA-ES ranks them on the same deals; each generation has fresh seeds. Generation ``g`` plays
 game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with ``S_g`` drawn from
-``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,)``:
-seeds no candidate was tuned on. CMA-ES's own draws come from a generator seeded from the
+``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,
+*identity)`` (``check_seed``: the whole run identity, printed): seeds no candidate was tuned on,
+and other seeds for another tune. CMA-ES's own draws come from a generator seeded from the
 scenario seed, so the same scenario, seed and budget give the same ``tuned.toml`` whatever the
 jobs, backend or chunks.
 
@@ -41,24 +42,27 @@ import shutil
 import time
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyzer import __version__, api, report, runner
+from analyzer import __version__, runner, studies
 from analyzer.errors import OptionError
-from analyzer.files import atomic_path, atomic_write
 from analyzer.games.base import GameSpec, parameter_fields
-from analyzer.scenario import Scenario, Seat, to_toml, toml_key, toml_value, with_overrides
+from analyzer.keywords import checked
+from analyzer.scenario import MAX_GAMES, Scenario, Seat, toml_key, toml_value, with_overrides
+from analyzer.study_run import Results, StudyRun, only_base, run_dir, run_options, validate
 
 SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
 DEFAULT_GAMES = 200  # games per candidate per generation
 DEFAULT_BUDGET = 20_000  # games of the whole search
 DEFAULT_VALIDATION = 2000  # games of the fresh-seed check, per arm
 SEARCH_STREAM, CHECK_STREAM = 1, 2  # spawn keys of the search's and the check's root seeds
+MAX_POPSIZE = 1000  # candidates per generation (CMA-ES's memory grows with its square)
+MAX_GENERATIONS = 10_000  # generations of one search
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,25 @@ def derived_seed(seed: int, *key: int) -> int:
     return int(state >> np.uint64(1))
 
 
+def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: int,
+               validation_games: int, tables: tuple[tuple[Seat, ...], ...]) -> int:
+    """The root seed of a tune's fresh-seed check, derived from the whole run identity: the
+    scenario (rules, seats, variants: ``Scenario.fingerprint``), its seed, the tuned seat, the
+    budget, games per candidate, population, check size and the opponents' tables. Two tunes
+    that differ in any of these are checked on different games (a check on the same games
+    would let picking the better tune select on that check's luck); the same tune is checked
+    on the same games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit
+    words of a SHA-256 of the identity."""
+    identity = json.dumps({"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
+                           "games": games, "popsize": popsize,
+                           "validation_games": validation_games,
+                           "tables": [[(s.name, s.policy, dict(s.params)) for s in t]
+                                      for t in tables]}, sort_keys=True, default=str)
+    digest = hashlib.sha256(identity.encode()).digest()
+    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
+    return derived_seed(scenario.seed, CHECK_STREAM, *words)
+
+
 @dataclass(frozen=True)
 class Plan:
     """What a tune plays (``plan``): the base scenario, the tuned seat, the opponents' tables
@@ -132,6 +155,7 @@ class Plan:
     validation_deals: int
     budget: int
     opponents: str | None
+    check_seed: int  # root seed of the fresh-seed check (``check_seed``: the whole identity)
 
     @property
     def policy(self) -> str:
@@ -217,7 +241,8 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     start = {**{d.name: defaults[d.name] for d in dims}, **start}
     return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
                 deals, generations, -(-validation_games // len(tables)), budget,
-                None if opponents is None else str(opponents))
+                None if opponents is None else str(opponents),
+                check_seed(scenario, seat, budget, games, lam, validation_games, tables))
 
 
 def _win_rates(result: runner.RunResult, label: str) -> dict[str, float]:
@@ -231,21 +256,44 @@ def _win_rates(result: runner.RunResult, label: str) -> dict[str, float]:
 
 
 @dataclass
-class TuneResults(api.Results):
-    """A finished tune: ``api.Results`` (``out_dir``, ``summary``, the check's ``games`` and
+class TuneResults(Results):
+    """A finished tune: ``analyzer.api.Results`` (``out_dir``, ``summary``, the check's
+    ``games`` and
     ``seats``) plus the fitted parameters (``tuned``) and the file written (``tuned_file``)."""
 
     tuned: dict[str, Any] | None = None
     tuned_file: Path | None = None
 
 
+def check_sizes(*, budget: int, games: int, popsize: int | None,
+                validation_games: int) -> None:
+    """Bound every size of a tune before anything runs (``plan`` checks the minimums and the
+    budget against one generation; ``MAX_GENERATIONS`` is checked on its plan).
+
+    Raises
+    ------
+    OptionError
+        ``games`` or ``validation_games`` above ``MAX_GAMES``, ``popsize`` above
+        ``MAX_POPSIZE``, ``budget`` below 1.
+    """
+    for name, value in (("games", games), ("validation_games", validation_games)):
+        if value > MAX_GAMES:
+            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
+    if popsize is not None and popsize > MAX_POPSIZE:
+        raise OptionError("popsize", f"at most {MAX_POPSIZE:,} candidates per generation "
+                                     f"(got {popsize:,})")
+    if budget < 1:
+        raise OptionError("budget", f"must be at least 1 (got {budget})")
+
+
+@checked
 def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DEFAULT_BUDGET,
          games: int = DEFAULT_GAMES, popsize: int | None = None,
          validation_games: int = DEFAULT_VALIDATION, opponents: str | Path | None = None,
          seed: int | None = None, jobs: int | None = None, backend: str = "loky",
          scheduler: str | None = None, out: str | Path | None = None,
          chunk_size: int | None = None, resume: bool = False, force: bool = False,
-         log: Callable[[str], None] | None = None) -> TuneResults:
+         csv: bool = False, log: Callable[[str], None] | None = None) -> TuneResults:
     """Fit the parameters of the policy at seat entry ``seat`` (``analyzer tune``).
 
     Parameters
@@ -255,12 +303,13 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
     seat : int
         The seat entry (``0..players-1``, before rotation) whose policy is tuned.
     budget : int
-        Games the search may play; ``budget // (popsize × games)`` generations.
+        Games the search may play; ``budget // (popsize × games)`` generations, at most
+        ``MAX_GENERATIONS``.
     games : int
         Games per candidate per generation (split between the tables with ``opponents``).
     popsize : int, optional
-        Candidates per generation (default CMA-ES's ``4 + floor(3 ln d)`` for ``d``
-        parameters).
+        Candidates per generation, ``2..MAX_POPSIZE`` (default CMA-ES's ``4 + floor(3 ln
+        d)`` for ``d`` parameters).
     validation_games : int
         Games of the fresh-seed check, per arm (start and tuned).
     opponents : str or Path, optional
@@ -268,7 +317,7 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
         entrants instead of the scenario's other seats (only its entrants are used).
     seed : int, optional
         Root seed (default the scenario's): the search, the check and CMA-ES derive from it.
-    jobs, backend, scheduler, chunk_size
+    jobs, backend, scheduler, chunk_size, csv
         As for ``analyzer.api.simulate`` (``chunk_size``: game seeds per chunk).
     out : str or Path, optional
         Run directory (default ``reports/<name>-tune-seat<I>``).
@@ -289,41 +338,61 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
     ScenarioError
         A bad scenario; nothing is written.
     OptionError
-        A bad keyword argument (see ``plan``); nothing is written.
+        A bad keyword argument (see ``check_sizes`` and ``plan``); nothing is written.
+    analyzer.errors.RunInterrupted
+        Ctrl-C; says how many generations are saved.
     """
     import cma
 
     say = log or (lambda line: None)
-    scenario = with_overrides(api.validate(path_or_scenario), seed=seed)
-    scenario = replace(scenario, arms=scenario.arms[:1])
+    scenario = only_base(with_overrides(validate(path_or_scenario), seed=seed))
+    check_sizes(budget=budget, games=games, popsize=popsize, validation_games=validation_games)
     p = plan(scenario, seat, budget=budget, games=games, popsize=popsize,
              validation_games=validation_games, opponents=opponents)
-    spec = scenario.spec
+    if p.generations > MAX_GENERATIONS:
+        raise OptionError("budget", f"{budget:,} games make {p.generations:,} generations of "
+                                    f"{p.popsize} candidates x {p.games} games; at most "
+                                    f"{MAX_GENERATIONS:,} (lower {{budget}}, or raise {{games}} "
+                                    "or {popsize})", budget=None, games=None, popsize=None)
     n_arms = p.popsize * len(p.tables)
     size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // n_arms)) if chunk_size is None else chunk_size
     check_size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (2 * len(p.tables)))) \
         if chunk_size is None else chunk_size
-    jobs = runner.check_options(jobs, size, backend, scheduler, p.deals)
-    out_dir = api.out_dir_for(out, Path("reports") / f"{scenario.name}-tune-seat{seat}")
-    identity = api.run_identity(scenario, "tune")
-    api.check_out_dir(out_dir, identity, force=force, resume=resume)
+    options = run_options(p.deals, jobs=jobs, backend=backend, scheduler=scheduler,
+                          chunk_size=chunk_size, default_chunk=size, csv=csv)
+    run_options(p.validation_deals, jobs=jobs, backend=backend, scheduler=scheduler,
+                chunk_size=chunk_size, default_chunk=check_size,
+                games_flag="validation_games")  # the check's chunks: checked now, not kept
+    run = StudyRun(scenario, "tune", options,
+                   run_dir("tune", scenario, out, force=force, resume=resume, seat=seat))
     fingerprint = {"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
                    "games": games, "popsize": p.popsize, "validation_games": validation_games,
                    "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
-                   "name": identity["name"], "kind": "tune", "chunk_size": check_size}
-    api._prepare_out(out_dir)
-    runner.prepare_chunk_dir(out_dir / "chunks", fingerprint, resume)  # marks a run directory
-    if not resume:
-        shutil.rmtree(out_dir / "search", ignore_errors=True)
-    options = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
+                   "name": scenario.name, "kind": "tune", "chunk_size": check_size}
+    with run.session(nest=True):
+        return _search_and_check(run, p, fingerprint, cma, say)
+
+
+def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: Any,
+                      say: Callable[[str], None]) -> TuneResults:
+    """The search (CMA-ES, one runner run per generation in ``search/gen-NNNN/``) and the
+    fresh-seed check (``chunks/``) of a prepared tune, then its report and ``tuned.toml``."""
+    scenario, spec, d = run.scenario, run.scenario.spec, run.dir
+    search_dir = d.path / "search"
+    d.prepare_chunks(fingerprint)  # marks a run directory
+    if not d.resume:
+        shutil.rmtree(search_dir, ignore_errors=True)
+    options = {"jobs": run.options.jobs, "backend": run.options.backend,
+               "scheduler": run.options.scheduler}
     started = time.monotonic()
     rng = np.random.default_rng(derived_seed(scenario.seed, SEARCH_STREAM, 0))
-    x0 = [d.encode(p.start[d.name]) for d in p.dims]
+    x0 = [dim.encode(p.start[dim.name]) for dim in p.dims]
     es = cma.CMAEvolutionStrategy(x0, SIGMA0, {
         "bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
         "randn": lambda *shape: rng.standard_normal(shape)})
     history, rows, resumed, played = [], [], 0, 0
     for g in range(p.generations):
+        d.saved = f"{g} of {p.generations} generations saved in {search_dir}"
         xs = es.ask()
         cands = [p.params(x) for x in xs]
         names = [f"c{k:02d}" for k in range(len(cands))]
@@ -332,9 +401,9 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
         fp = {"candidates": hashlib.sha256(json.dumps(cands, sort_keys=True).encode())
               .hexdigest()[:16], "scenario": fingerprint["scenario"], "seed": root,
               "version": __version__}
-        res = runner.run(spec, arms, root, p.deals, out_dir / "search" / f"gen-{g:04d}",
-                         rotate=scenario.seat_rotation, chunk_size=size, resume=resume,
-                         fingerprint=fp, **options)
+        res = runner.run(spec, arms, root, p.deals, search_dir / f"gen-{g:04d}",
+                         rotate=scenario.seat_rotation, chunk_size=run.options.chunk_size,
+                         resume=d.resume, fingerprint=fp, **options)
         resumed += res.resumed
         played += res.games_played * len(arms)
         rates = _win_rates(res, p.label)
@@ -346,61 +415,57 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
                         "mean": float(np.mean(wins)), "best_params": cands[best],
                         "mean_params": mean, "sigma": float(es.sigma)})
         rows += [{"generation": g, "candidate": k, "win_rate": w, "games": p.games,
-                  **{d.name: c[d.name] for d in p.dims}}
+                  **{dim.name: c[dim.name] for dim in p.dims}}
                  for k, (c, w) in enumerate(zip(cands, wins))]
         say(f"generation {g + 1}/{p.generations}: best {100 * wins[best]:.1f} %, mean "
             f"{100 * float(np.mean(wins)):.1f} % over {len(cands)} candidates x {p.games} games")
     tuned = history[-1]["mean_params"]
     search_seconds = time.monotonic() - started
+    d.saved = (f"all {p.generations} generations saved in {search_dir}, the fresh-seed check "
+               "not yet finished")
     # the check: start and tuned on fresh seeds, paired game by game
-    check_root = derived_seed(scenario.seed, CHECK_STREAM)
+    check_root = p.check_seed
+    check_size = fingerprint["chunk_size"]
     check = runner.run(spec, p.arms([p.start, tuned], ["start", "tuned"]), check_root,
-                       p.validation_deals, out_dir / "chunks", rotate=scenario.seat_rotation,
+                       p.validation_deals, d.chunks, rotate=scenario.seat_rotation,
                        chunk_size=check_size, resume=True, fingerprint=dict(fingerprint),
                        **options)
     played += check.games_played * 2 * len(p.tables)
-    runner.aggregate(check.parts("games"), out_dir / "games.parquet")
-    runner.aggregate(check.parts("seats"), out_dir / "seats.parquet")
-    with atomic_path(out_dir / "search.parquet") as tmp:
+    with d.writing("search.parquet") as tmp:
         pd.DataFrame(rows).to_parquet(tmp)
-    atomic_write(out_dir / "scenario.toml", to_toml(scenario))
     seconds = time.monotonic() - started
     study = {
-        "kind": "tune", "seat": seat, "seat_name": scenario.arms[0].seats[seat].name,
+        "kind": "tune", "seat": p.seat, "seat_name": scenario.arms[0].seats[p.seat].name,
         "label": p.label, "policy": p.policy,
-        "dimensions": [{"name": d.name, "type": d.kind.__name__, "low": d.low, "high": d.high,
-                        "start": p.start[d.name], "tuned": tuned[d.name]} for d in p.dims],
+        "dimensions": [{"name": dim.name, "type": dim.kind.__name__, "low": dim.low,
+                        "high": dim.high, "start": p.start[dim.name], "tuned": tuned[dim.name]}
+                       for dim in p.dims],
         "fixed": {k: p.start.get(k) for k in p.fixed if k in p.start}, "start": p.start,
         "tuned": tuned, "popsize": p.popsize, "generations": p.generations,
-        "games_per_candidate": p.games, "budget": budget, "sigma0": SIGMA0,
+        "games_per_candidate": p.games, "budget": p.budget, "sigma0": SIGMA0,
         "cma_version": cma.__version__, "history": history,
         "validation_games": p.validation_deals * len(p.tables), "validation_seed": check_root,
         "opponents": p.opponents,
         "tables": [[s.name for s in t] for t in p.tables], "search_seconds": search_seconds,
     }
-    run_facts = {
-        "name": scenario.name, "description": scenario.description,
-        "scenario_file": scenario.file, "game": scenario.game,
-        "expansions": list(scenario.expansions), "players": scenario.players,
-        "games": p.validation_deals, "seed": scenario.seed,
-        "seat_rotation": scenario.seat_rotation,
+    facts = {
+        "games": p.validation_deals,
         "arms": [{"name": a.name, "rules": json.loads(a.rules),
                   "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
                                                                    ["start", "tuned"])],
-        "version": __version__, "jobs": jobs, "backend": backend, "chunk_size": size,
         "chunks_resumed": resumed + check.resumed, "games_played": played, "seconds": seconds,
         "games_per_second": played / seconds if seconds > 0 and played else None,
-        "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "study": study,
     }
-    atomic_write(out_dir / "summary.json", json.dumps({"run": run_facts}, default=str))
-    summary = report.render(out_dir)
-    figures = summary["results"]["tune"]
-    path = atomic_write(out_dir / "tuned.toml", tuned_toml(scenario, p, tuned, figures))
-    d = figures["difference"]
-    say(f"fresh seeds ({figures['games']} games): tuned {100 * figures['tuned']['rate']:.1f} % vs "
-        f"start {100 * figures['start']['rate']:.1f} %, difference {100 * d['diff']:+.1f} pp "
-        f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
-    return TuneResults(out_dir, summary, tuned=tuned, tuned_file=path)
+    res = run.finish(scenario, check, study=study, facts=facts)
+    figures = studies.results_of(res.summary["results"], "tune")
+    path = d.write("tuned.toml", tuned_toml(scenario, p, tuned, figures))
+    from analyzer.report.tuning import difference_text
+
+    dd = figures["difference"]
+    say(f"fresh seeds ({figures['games']} games, check seed {check_root}): tuned "
+        f"{100 * figures['tuned']['rate']:.1f} % vs start {100 * figures['start']['rate']:.1f} %, "
+        f"difference {difference_text(dd)}")
+    return TuneResults(res.out_dir, res.summary, tuned=tuned, tuned_file=path)
 
 
 def _pool_hash(p: Plan) -> str | None:
@@ -414,6 +479,8 @@ def _pool_hash(p: Plan) -> str | None:
 def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict) -> str:
     """``tuned.toml``: the fitted parameters as a ``params_file`` (``game``, ``policy``,
     ``[params]``), with how they were found and checked in comments."""
+    from analyzer.report.tuning import difference_text
+
     d = figures["difference"]
     command = (f"analyzer tune {scenario.file} --seat {p.seat} --budget {p.budget} --games "
                f"{p.games} --popsize {p.popsize} --validation-games "
@@ -427,8 +494,7 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
         + (f", opponents from {p.opponents}" if p.opponents else "") + ".",
         (f"# Check on {figures['games']} fresh games: win rate {_pct(figures['tuned'])} "
          f"against {_pct(figures['start'])} with the starting parameters;"),
-        (f"# paired difference {100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, "
-         f"{100 * d['hi']:+.1f}] (95%)."),
+        f"# paired difference {difference_text(d)} (95%).",
         f"game = {toml_value(scenario.game)}",
         f"policy = {toml_value(p.policy)}",
         "",

@@ -11,7 +11,7 @@ from analyzer.ablate import ablate, expand
 from analyzer.api import validate
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import get_game
-from analyzer.report.studies import item_users
+from analyzer.report.ablate import item_users
 
 ROOT = Path(__file__).resolve().parent.parent
 

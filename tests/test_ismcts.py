@@ -203,6 +203,9 @@ class CountingView:
     def legal_actions(self):
         return self._view.legal_actions()
 
+    def search_actions(self):
+        return self._view.search_actions()
+
     def determinize(self, seed):
         self.made += 1
         return self._view.determinize(seed)

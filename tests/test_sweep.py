@@ -97,7 +97,7 @@ def test_sweep_says_plainly_when_a_value_changed_no_decision(toy_file, tmp_path)
 def test_same_games_compares_every_record_column():
     """A variant equal to the base but in one seat's score (or one game column) is not the
     same games; names (variant, policy) and NaN == NaN do not count as differences."""
-    from analyzer.report.studies import same_games
+    from analyzer.report.sweep import same_games
 
     seats = pd.DataFrame({"variant": ["base"] * 2 + ["v"] * 2, "game_id": [0, 0, 0, 0],
                           "seat": [0, 1, 0, 1], "policy": ["a", "b", "a*", "b"],

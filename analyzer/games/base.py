@@ -23,6 +23,9 @@ import numpy as np
 
 from analyzer.errors import RuleError
 
+if typing.TYPE_CHECKING:
+    from analyzer.games.content import ContentPrior
+
 # Columns every record carries, whatever the game. The runner adds game_id/seed/variant.
 COMMON_GAME_COLUMNS: dict[str, str] = {
     "n_players": "int64",
@@ -425,9 +428,10 @@ class GameSpec:
         -> config``. Raises ``RuleError(field, message)`` for an unknown or bad rule option,
         content name, data-table file, or a player count the expansions do not allow.
     play_game : callable
-        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``.
-        ``policies``: a policy name or object for every seat, or a sequence of them, one per
-        seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
+        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``; a game
+        with a forward model gives ``forward.ForwardGame(start, policies).play_game``, the one
+        play loop. ``policies``: a policy name or object for every seat, or a sequence of them,
+        one per seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
         ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
         readable replay log. Records are dicts of plain scalars whose keys equal
         ``game_columns`` / ``seat_columns``.
@@ -449,7 +453,8 @@ class GameSpec:
         variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
     new_state : callable, optional
         ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
-        paused at the game's first decision; ``seed`` as for ``play_game``.
+        paused at the game's first decision; ``seed`` as for ``play_game``
+        (``forward.ForwardGame.new_state``).
     title : str
         The game's name in help texts, e.g. ``"Rattus (+ Africanus)"`` (default: ``name``).
     item_kind : str
@@ -473,6 +478,10 @@ class GameSpec:
         shown by its path only.
     guesses : tuple of GuessCounter
         The labelled defaults the game counts where they act (each a game record column).
+    content_priors : tuple of ContentPrior
+        One per guessed content table: what is known about it, what a plausible alternative
+        varies, and ``draw(seed) -> table`` (``analyzer/games/content.py``); ``analyzer list
+        content`` shows them.
     """
 
     name: str
@@ -495,6 +504,7 @@ class GameSpec:
     content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
     tables: Mapping[str, Path] = field(default_factory=dict)
     guesses: tuple[GuessCounter, ...] = ()
+    content_priors: tuple[ContentPrior, ...] = ()
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""

@@ -32,9 +32,9 @@ playouts) comes from the seat's own generator, so records stay reproducible what
 or backend. The loop itself is ``treesearch.py`` (compiled with mypyc); a game registers ISMCTS
 by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS`` and its leaf parameters.
 
-A game whose legal actions can be too many to search (every subset of a hand) may give its
-states and views a ``search_actions()`` method: a few of the legal actions, the ones the tree
-then branches on (an action abstraction; playouts still use the full game).
+The tree branches on the state's ``search_actions()`` (forward.py): the legal actions, or, where
+they can be too many to search (every subset of a hand), a few of them (an action abstraction;
+playouts still use the full game).
 """
 
 from __future__ import annotations

@@ -48,14 +48,10 @@ class Node:
 
 
 def actions(state: Any) -> tuple:
-    """The actions the tree branches on: ``search_actions()`` when the game offers it (an
-    action abstraction for decisions with too many legal answers), else ``legal_actions()``."""
-    search_actions = getattr(state, "search_actions", None)
-    if search_actions is not None:
-        out: tuple = search_actions()
-        return out
-    legal: tuple = state.legal_actions()
-    return legal
+    """The actions the tree branches on: the state's ``search_actions()`` (forward.py: the legal
+    actions, or an action abstraction for decisions with too many legal answers)."""
+    out: tuple = state.search_actions()
+    return out
 
 
 def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: random.Random,

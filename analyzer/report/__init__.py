@@ -13,7 +13,11 @@ Layout of a run directory::
 scenario facts and descriptions, labelled defaults, what each user data table changes,
 throughput), so ``analyzer report DIR`` re-renders without playing a game. Rules citations
 link to ``docs/rules/`` relative to wherever the run directory is (``citations.py``). The report names no game: after its generic sections it calls the sections the
-run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``). Every file is written to a temporary name and renamed. Each section reads only
+run's game declares (``GameSpec.sections``, found through the registry by ``run["game"]``).
+Which study made the run (``run["study"]["kind"]``) decides, through the study registry
+(``analyzer.studies``), its own section (``compare.py``, ``sweep.py``, ``ablate.py``) or a
+report of its own (``tournament.py``, ``tuning.py``) and where its numbers go in
+``summary.json``. Every file is written to a temporary name and renamed. Each section reads only
 the record columns it uses, one section at a time (``records.py``), so the report's memory stays
 near flat in the number of games.
 """
@@ -27,15 +31,17 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer import studies
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
 from analyzer.report import citations, findings, guesses, records, robustness
 from analyzer.report import render as fmt
-from analyzer.report.document import Doc
+from analyzer.report.document import Doc, correction_of
 from analyzer.report.files import atomic_write
+from analyzer.report.first_player import first_player
 from analyzer.report.sections import all_sections
-from analyzer.report.studies import study_sections
+from analyzer.report.target_precision import target_precision
 
 __all__ = ["RUN_FILES", "atomic_write", "build", "render"]
 
@@ -123,7 +129,8 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
         head += (f": {k} rule option{'s' if k != 1 else ''} and {len(content)} content "
                  f"entr{'ies' if len(content) != 1 else 'y'}"
                  + (f" from {len(tables)} guessed content table{'s' if len(tables) != 1 else ''} "
-                    f"({', '.join(f'`{t}`' for t in tables)})" if tables else ""))
+                    f"({', '.join(f'`{t}`' for t in tables)}), what is known of each and what its "
+                    "plausible alternatives vary in `analyzer list content`" if tables else ""))
     return (head + f"; listed in the {link}. Results rest on them."
             + guesses.header_sentence(acted, link))
 
@@ -203,23 +210,6 @@ def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
               + (f"; and {more} more." if more else "."))
 
 
-def _tournament():
-    from analyzer.report import tournament
-
-    return tournament
-
-
-def _tuning():
-    from analyzer.report import tuning
-
-    return tuning
-
-
-# study kinds whose report replaces the generic one (their arms are tables of a schedule or
-# the start and the tuned parameters, not variants to compare); imported when used
-OWN_REPORTS = {"tournament": _tournament, "tune": _tuning}
-
-
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
           seats: records.Table | pd.DataFrame, run_dir: Path | None = None) -> dict[str, Any]:
     """Fill ``doc`` with the header and every section; returns the results for ``summary.json``.
@@ -237,9 +227,16 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         (``citations.linked``); ``None``: citations stay plain text.
     """
     games, seats = records.as_table(games), records.as_table(seats)
-    kind = (run.get("study") or {}).get("kind")
-    if kind in OWN_REPORTS:  # a study with a report of its own instead of the per-arm one
-        return {kind: OWN_REPORTS[kind]().build(doc, run, seats, run_dir)}
+    study = studies.of_run(run)
+    # Answers first (issue #25): a study kind's ``answers`` go here, above everything else
+    if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
+        results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
+                                                                         run_dir)}
+        if study.appendix:
+            spec = _known_game(run)
+            _appendix(doc, run, run_dir,
+                      guesses.measure(games, spec.guesses, run) if spec is not None else None)
+        return results
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(run.get("players") or head["n_players"].iloc[0])
     if run.get("description"):  # what the study asks, under the title
@@ -253,17 +250,80 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
-    results["studies"] = study_sections(doc, run, games, seats, players, item_kind)
+    results["studies"] = _study_sections(doc, run, games, seats, players, item_kind, study)
     if acted is not None:
         results["guesses"] = acted
     robust = robustness.load(run_dir, run)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top, robust=robust)
+    # the robustness check of this run (``analyzer robustness``): its section, or what is
+    # missing when the check stopped between its conditions
+    key = studies.STUDIES["robustness"].results[0]
     if robust is not None:
         numbers = {k: i for i, k in enumerate(results["findings"]["shown"], 1)}
-        results["robustness"] = robustness.section(doc, robust, numbers)
+        results[key] = robustness.section(doc, robust, numbers)
+    else:
+        pending = robustness_pending(run_dir, run)
+        if pending is not None:
+            results[key] = _pending_section(doc, pending)
     _appendix(doc, run, run_dir, acted)
     return results
+
+
+def _study_sections(doc: Doc, run: dict[str, Any], games: records.Table, seats: records.Table,
+                    players: int, item_kind: str, study: studies.StudyKind) -> dict[str, Any]:
+    """The run-driven sections: first-player advantage (every report), the stopping rule of a
+    target-precision run, then the study kind's own section (``analyzer.studies``); their
+    numbers for ``summary.json["results"]["studies"]``."""
+    out: dict[str, Any] = {"first_player": first_player(doc, seats, players, run,
+                                                        correction_of(run))}
+    records.release_memory()
+    if run.get("target_ci"):
+        out["target_ci"] = target_precision(doc, run["target_ci"], seats)
+    if study.section is not None and study.results[:1] == ("studies",):
+        out[study.results[1]] = studies.load(study.section)(doc, run, games, seats, players,
+                                                            item_kind)
+    records.release_memory()
+    return out
+
+
+def robustness_pending(run_dir: Path | None, run: dict[str, Any]) -> dict[str, Any] | None:
+    """A robustness check of this run that stopped before its verdicts: its plan
+    (``robustness/plan.json``, written before the first condition) with ``missing``, the
+    conditions without a finished run, and ``finished``; ``None`` when there is none."""
+    if run_dir is None:
+        return None
+    folder = Path(run_dir) / robustness.FOLDER
+    try:
+        plan = json.loads((folder / "plan.json").read_text())
+    except (OSError, ValueError):
+        return None
+    base = plan.get("base") or {}
+    if any(base.get(k) != run.get(k) for k in ("name", "seed", "games", "finished")):
+        return None  # a plan of an earlier run of this directory
+
+    def done(name: str) -> bool:
+        try:
+            return bool(json.loads((folder / name / "summary.json").read_text()).get("results"))
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    conditions = plan.get("conditions") or []
+    return {"complete": False, "conditions": len(conditions),
+            "finished": [c["name"] for c in conditions if done(c["name"])],
+            "missing": [c["label"] for c in conditions if not done(c["name"])]}
+
+
+def _pending_section(doc: Doc, pending: dict[str, Any]) -> dict[str, Any]:
+    """The "Robustness" heading of a check that stopped between its conditions: which are
+    missing, and how to finish it."""
+    doc.h("Robustness")
+    missing = pending["missing"]
+    doc.p(f"**The robustness check of this run is incomplete**: {len(pending['finished'])} of "
+          f"{pending['conditions']} conditions finished; missing: "
+          + "; ".join(missing) + ". No finding has a verdict yet. Finish it with "
+          "`analyzer robustness` and the same options plus `--resume`.")
+    return pending
 
 
 def _known_game(run: dict[str, Any]) -> GameSpec | None:

@@ -1,6 +1,7 @@
 """The report being built (``Doc``) and the formatters every section uses.
 
-No section lives here: the generic sections (``sections.py``, ``balance.py``, ``studies.py``) and
+No section lives here: the generic sections (``sections.py``, ``balance.py``, one module per
+study kind's section: ``sweep.py``, ``ablate.py``, ...) and
 each game's own ``study.py`` import this module, and it imports none of them.
 """
 
@@ -77,8 +78,12 @@ def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int 
     ``*`` = significant after the table's multiple-comparison correction when ``d`` has
     ``significant_adjusted`` (``stats.correct``), else the 95% interval excludes 0. A difference
     with no spread over the games (``lo == hi``) reads ``"+0.0 pp (same in every game)"``, not as
-    a zero-width interval.
+    a zero-width interval; one over fewer than ``stats.MIN_GAMES`` games (``d["n"]``) reads
+    ``"+0.0 pp (too few games to estimate: 5; at least 20)"``.
     """
+    if "n" in d and d["n"] is not None and 0 < int(d["n"]) < stats.MIN_GAMES:
+        return (f"{scale * d['diff']:+.{digits}f}{unit} (too few games to estimate: {int(d['n'])};"
+                f" at least {stats.MIN_GAMES})")
     sig = d["significant_adjusted"] if "significant_adjusted" in d else d["significant"]
     star = " *" if sig else ""
     if d["lo"] == d["hi"]:
@@ -128,3 +133,18 @@ def iv_dict(iv: stats.Interval) -> dict[str, float]:
 def clip_share(iv: stats.Interval) -> stats.Interval:
     """A proportion's interval clipped to [0, 1] (the delta method can overshoot)."""
     return stats.Interval(iv.estimate, max(0.0, iv.lo), min(1.0, iv.hi))
+
+
+def p_text(p: float) -> str:
+    """A p-value for a table cell: three decimals, ``"< 0.001"``, ``"–"`` when missing."""
+    return "–" if p is None or math.isnan(p) else (f"{p:.3f}" if p >= 0.001 else "< 0.001")
+
+
+def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:
+    """A signed estimate with its interval, ``"+1.2 pp [+0.4, +2.0]"`` (``"–"`` when missing;
+    ``"(same in every game)"`` when there is no spread)."""
+    if m is None or math.isnan(m):
+        return "–"
+    if lo == hi == m:  # no spread over the games: the same in every game
+        return f"{m:+.{digits}f}{unit} (same in every game)"
+    return f"{m:+.{digits}f}{unit} [{lo:+.{digits}f}, {hi:+.{digits}f}]"

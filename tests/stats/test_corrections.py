@@ -10,7 +10,7 @@ import pytest
 from analyzer import stats
 from analyzer.report import sections
 from analyzer.report.document import Doc
-from analyzer.report.studies import sweep_section
+from analyzer.report.sweep import sweep_section
 
 
 def _swept_seat(n_games: int, shift: float, rng: np.random.Generator, variant: str):

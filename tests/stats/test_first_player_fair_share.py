@@ -14,7 +14,7 @@ from stats_synth import positions_table
 
 from analyzer import stats
 from analyzer.report.document import Doc
-from analyzer.report.studies import first_player
+from analyzer.report.first_player import first_player
 
 
 def _hand_table() -> pd.DataFrame:
@@ -161,7 +161,7 @@ def test_sweep_chart_draws_each_values_fair_share(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analyzer.report.studies import plot_sweep
+    from analyzer.report.sweep import plot_sweep
 
     tab = pd.DataFrame({"variant": ["x=0", "x=1"], "seat": [0, 0], "value": [0.07, 0.2],
                         "lo": [0.05, 0.15], "hi": [0.09, 0.25]})

@@ -12,7 +12,7 @@ from stats_synth import positions_table
 from analyzer import stats
 from analyzer.report import balance, design, sections
 from analyzer.report.document import Doc
-from analyzer.report.studies import sweep_section
+from analyzer.report.sweep import sweep_section
 
 
 def _arms(random_start: bool, first_bonus: float = 0.15):

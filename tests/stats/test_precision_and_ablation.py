@@ -10,8 +10,9 @@ import pytest
 from stats_synth import positions_table
 
 from analyzer import precision, stats
+from analyzer.report.ablate import ablate_section
 from analyzer.report.document import Doc
-from analyzer.report.studies import ablate_section, target_precision
+from analyzer.report.target_precision import target_precision
 
 
 def test_half_width_covers_start_positions():

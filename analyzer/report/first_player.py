@@ -1,0 +1,126 @@
+"""The first-player advantage section of every report: the start player's win rate against a
+fair position's share and a test that every turn-order position wins equally often, per
+variant (multiple-comparison corrected over the variants)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from scipy import stats as sps
+
+from analyzer import stats
+from analyzer.report import design
+from analyzer.report import players as players_mod
+from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, span
+from analyzer.report.records import Table, as_table
+
+
+def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
+                 run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
+    """First-player advantage per variant: the start player's win rate against a fair
+    position's, and a chi-square test that all turn-order positions win equally often (a
+    seat-order effect). Positions come from ``start_position`` (0 = start player) when the
+    records have it, else from ``seat``.
+
+    A fair position wins ``(1 − q)/n`` of the games, ``q`` the share of games nobody won; the
+    advantage is the mean over games of the start player's win share minus the game's fair share
+    (``stats.start_player_advantage``: t interval, t-test against 0). Both tests are corrected
+    over the variants (``correction``), each column its own family. With several policies, no
+    seat rotation and a start player who never moves, position and policy are confounded: the
+    tests are skipped and the report says so (``design.SeatDesign``).
+    """
+    doc.h("First-player advantage")
+    seats = as_table(seats)
+    key = "start_position" if "start_position" in seats else "seat"
+    found = design.designs(seats, run)
+    recs = []
+    n_seats: dict[str, int] = {}  # each arm's player count
+    for var in seats.variants():
+        s = seats.read(("game_id", key, "won"), [var])
+        if key == "seat":
+            s = s.rename(columns={"seat": "start_position"})
+        per = stats.start_player_games(s)
+        n = len(per)
+        iv = stats.wilson(float(per["start"].sum()), n)
+        fair = float((per["total"] / per["seats"]).mean()) if n else math.nan
+        no_winner = float((per["total"] <= 0).mean()) if n else math.nan
+        adv = stats.start_player_advantage(s) if n else None
+        per_seat = s.groupby("start_position")["won"].sum().to_numpy(float)
+        confounded = found[var].position_confounded
+        p_first = math.nan if confounded or adv is None else adv.p_value
+        p_all = (float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 and not confounded
+                 else math.nan)
+        n_seats[var] = int(per["seats"].max()) if n else players
+        recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
+                     "fair": fair, "p_first": p_first, "p_all_seats": p_all,
+                     "no_winner": no_winner,
+                     "advantage": adv.mean if adv else math.nan,
+                     "advantage_lo": adv.lo if adv else math.nan,
+                     "advantage_hi": adv.hi if adv else math.nan,
+                     "position_test": "skipped: policy and position confounded" if confounded
+                     else "done"})
+    table = pd.DataFrame(recs)
+    table = stats.correct(table, correction, p_column="p_first").rename(
+        columns={"p_adjusted": "p_first_adjusted", "significant_adjusted": "first_significant"})
+    table = stats.correct(table, correction, p_column="p_all_seats").rename(
+        columns={"p_adjusted": "p_all_adjusted", "significant_adjusted": "all_significant"})
+    rows = []
+    n, n_note = players_mod.fair_share_n(n_seats)
+    for r in table.to_dict("records"):
+        skipped = r["position_test"] != "done"
+        rows.append({"variant": r["variant"],
+                     **({"players": n_seats[r["variant"]]} if n_note else {}),
+                     "games": r["games"],
+                     "start player win rate": pct(r["rate"], r["lo"], r["hi"]),
+                     "fair share": f"{100 * r['fair']:.1f} %",
+                     "advantage": "– (confounded)" if skipped else
+                     span(100 * r["advantage"], 100 * r["advantage_lo"],
+                           100 * r["advantage_hi"], 1, " pp"),
+                     "p (start player = fair)": _p_flag(r["p_first_adjusted"],
+                                                        r["first_significant"]),
+                     "p (all positions equal)": _p_flag(r["p_all_adjusted"],
+                                                        r["all_significant"])})
+    any_no_winner = bool((table["no_winner"] > 0).any()) if len(table) else False
+    fam = CORRECTION_NAME[correction]
+    n_first = stats.family_size(table, p_column="p_first")
+    n_all = stats.family_size(table, p_column="p_all_seats")
+    doc.p(f"The start player's win rate (95% Wilson interval over games) against the share a "
+          f"fair position wins, (1 − q)/{n}"
+          + (", q = the share of games nobody won (a game without a winner is a loss for every "
+             "position, so it counts against no one)" if any_no_winner else
+             " with q = 0 here: every game has a winner")
+          + (f"; {n_note} (column `players`)" if n_note else "")
+          + ". **Advantage** = the mean over games of the start player's win share minus the "
+          "game's fair share, in percentage points with a 95% t interval over games; "
+          "`p (start player = fair)` is a t-test of advantage = 0, `p (all positions equal)` a "
+          "chi-square test that every turn-order position wins equally often. p-values after "
+          f"{fam} correction over the variants, each column its own family ({n_first} and "
+          f"{n_all} tests); `*` = significant after correction. "
+          + _position_sentence(found))
+    doc.table(pd.DataFrame(rows))
+    return {"correction": correction, "by_variant": rows_of(table)}
+
+
+def _position_sentence(found: dict[str, design.SeatDesign]) -> str:
+    """Why a position effect is (or is not) the game's, from the arms' seat layouts."""
+    confounded = [v for v, d in found.items() if d.position_confounded]
+    if confounded:
+        names = ", ".join(f"`{v}`" for v in confounded[:5]) + (" …" if len(confounded) > 5 else "")
+        return ("Seat rotation is off and the start player never moves, so each policy always "
+                "plays from the same turn-order position: position and policy are confounded, "
+                f"and the position tests are skipped for {names}.")
+    if not any(d.mixed for d in found.values()):
+        return "Every seat plays the same policy, so a position effect is the game's."
+    if all(d.rotation for d in found.values()):
+        return ("Policies rotate over the seats, so each policy plays each position equally "
+                "often and a position effect is the game's, not a player's.")
+    return ("Seat rotation is off, but the start player moves from game to game, so each "
+            "policy reaches every position by chance (not equally often by design); a position "
+            "effect is still the game's.")
+
+
+def _p_flag(p: float, significant: bool) -> str:
+    """An adjusted p-value with ``*`` when significant after correction."""
+    return p_text(p) + (" *" if significant else "")

@@ -1,0 +1,342 @@
+"""The report section of ``analyzer sweep``: the metric against the swept value(s), per seat or
+per player, with the paired change against the base (corrected over the distinct tests), the
+values that changed no decision and, when every seat is exchangeable, the game-level outcomes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import stats
+from analyzer.report import balance, charts, design
+from analyzer.report import players as players_mod
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_NAME,
+    Doc,
+    num,
+    p_text,
+    pct,
+    rows_of,
+    signed,
+    span,
+)
+from analyzer.report.records import Table, as_table, glob_escape
+
+
+def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
+            item_kind: str = "item") -> dict[str, Any]:
+    """The study section of a sweep (``analyzer.studies``): ``sweep_section`` over the arms of
+    the base's player count (the arms of other player counts are compared unpaired in the
+    section on player counts, ``analyzer.report.players``)."""
+    study = run.get("study") or {}
+    arm_counts = players_mod.counts(games)
+    paired = players_mod.paired_arms(arm_counts)
+    if len(paired) < len(arm_counts):  # other player counts: the players section has them
+        games, seats = as_table(games).only(paired), as_table(seats).only(paired)
+    out = sweep_section(doc, study, seats, players, games, run)
+    if len(paired) < len(arm_counts):
+        doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
+              f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
+              "base; the arms of other player counts are compared in the section on player "
+              "counts, paired by game seed on game-level outcomes.")
+    return out
+
+
+SWEEP_SEATS = ("variant", "game_id", "seat", "policy", "won")  # and the swept metric
+
+
+def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: int,
+                  games: Table | pd.DataFrame | None = None,
+                  run: dict | None = None) -> dict[str, Any]:
+    """Metric against the swept value(s), per seat or per player, with intervals and the paired
+    change against the base (multiple-comparison corrected over the distinct tests), and which
+    values changed no decision (``same_games``; with ``games``, the game records are compared too).
+
+    When the metric is the win rate and every arm's seats are exchangeable (one policy at every
+    seat and a moving start player: ``design.SeatDesign``), a seat's win rate cannot move, so
+    the game-level outcomes are shown instead (``_sweep_game_level``); the per-seat numbers stay
+    in ``summary.json``. Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and
+    the metric).
+    """
+    seats = as_table(seats)
+    tables = [seats] if games is None else [as_table(games), seats]
+    metric = study.get("metric", "won")
+    correction = study.get("correction", "holm")
+    params = study["params"]
+    values = {r["variant"]: r["values"] for r in study["variants"]}
+    doc.h(f"Sweep: {', '.join(params)}")
+    if metric not in seats:
+        doc.p(f"The seat records have no column `{metric}`; showing the win rate instead.")
+        metric = "won"
+    arms = [v for v in seats.variants() if v in values or v == BASE]
+    found = {v: d for v, d in design.designs(seats, run).items() if v in arms}
+    # a sweep of some seats' parameters shows players (their names differ); else seats
+    by = "policy" if any(d.mixed for d in found.values()) else "seat"
+    columns = (*SWEEP_SEATS, glob_escape(metric))
+    base = seats.read(columns, [BASE]) if BASE in arms else None
+    tabs, diffs, fair = {}, [], {}
+    for var in arms:
+        v = base if var == BASE else seats.read(columns, [var])
+        per = v.groupby("game_id")["won"]
+        fair[var] = float((per.sum() / per.size()).mean())  # (1 − q)/n of this arm
+        tabs[var] = (stats.win_rates(v, ("variant", by)) if metric == "won"
+                     else stats.mean_values(v, ("variant", by), metric))
+        if var != BASE and base is not None:
+            diffs.append(_paired_by(base, v, var, metric, by))
+        del v
+    del base
+    tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True)
+    if metric == "won":
+        tab = tab.rename(columns={"rate": "value"})
+        what, unit = "win rate", "share of games"
+    else:
+        tab = tab.rename(columns={"mean": "value"})
+        what, unit = f"mean {metric}", "per seat-game"
+    same = [v for v in arms if v != BASE and BASE in arms and same_games(tables, v)]
+    diff = stats.correct(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
+        columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
+    n_tests = stats.family_size(diff, by)
+    tab = tab.merge(diff[["variant", by, "base_mean", "diff", "lo", "hi", "p_value",
+                          "p_adjusted", "significant_adjusted", "mirror_of"]]
+                    .rename(columns={"lo": "d_lo", "hi": "d_hi"}),
+                    on=["variant", by], how="left")
+    result = {"metric": metric, "correction": correction, "table": rows_of(tab),
+              "tests": n_tests, "same_games": same}
+    if metric == "won" and by == "seat" and design.all_exchangeable(found) and games is not None:
+        doc.p(design.exchangeable_reason(found) + " So the sweep is read from game-level "
+              "outcomes; the per-seat win rates are in `summary.json` (`sweep.table`).")
+        result["game_level"] = _sweep_game_level(doc, games, seats, arms, values, params,
+                                                 correction)
+        _no_decision_note(doc, same)
+        return result
+    scale, dunit = (100, " pp") if metric == "won" else (1, "")
+    rows = []
+    for r in tab.to_dict("records"):
+        vals = values.get(r["variant"], {})
+        row = {"variant": r["variant"], **{p: _show(vals.get(p, "(base)")) for p in params},
+               by: r[by],
+               what: (pct(r["value"], r["lo"], r["hi"]) if metric == "won"
+                      else num(r["value"], r["lo"], r["hi"]))}
+        if r["variant"] != BASE:
+            base_value = r["base_mean"]
+            row["base (same seats)"] = (f"{100 * base_value:.1f} %" if metric == "won"
+                                        else f"{base_value:.2f}")
+            row["change vs base"] = span(scale * r["diff"], scale * r["d_lo"],
+                                          scale * r["d_hi"], 2, dunit)
+            twin = r["mirror_of"]
+            row["p adjusted"] = p_text(r["p_adjusted"]) + (
+                f" (same test as {twin})" if isinstance(twin, str) or
+                (twin is not None and not (isinstance(twin, float) and math.isnan(twin)))
+                else "")
+            row["significant"] = "yes" if r["significant_adjusted"] else "no"
+            row["games vs base"] = ("identical to the base's: this value changed no decision"
+                            if r["variant"] in same else "differ from the base's")
+        else:
+            row.update({"base (same seats)": "–", "change vs base": "–", "p adjusted": "–",
+                        "significant": "–", "games vs base": "–"})
+        rows.append(row)
+    copies = int(diff["mirror_of"].notna().sum()) if len(diff) else 0
+    doc.p(f"One variant per value{' combination' if len(params) > 1 else ''}, all on the base's "
+          f"game seeds. {what.capitalize()} per {by} with 95% "
+          f"{'Wilson' if metric == 'won' else 't'} intervals over games (a player at several "
+          "seats of a game: cluster-robust, games as the unit); change against the base is the "
+          "paired per-game difference (variant − base), measured from the base value of the "
+          "same seats in the same games (column `base (same seats)`). Significance is flagged "
+          f"after {CORRECTION_NAME[correction]} correction over the {n_tests} distinct tests of "
+          "this table"
+          + (f" ({copies} row{'s' if copies != 1 else ''} repeat another row's test exactly — "
+             "e.g. what the other players lose of the swept player's gain when every game has a "
+             "winner — and take its p-value)" if copies else "")
+          + "." + (" A player whose parameters the sweep changes is named with a `*`; its "
+                   "change is against the same seat of the same base game." if by == "policy"
+                   else ""))
+    doc.table(pd.DataFrame(rows))
+    _no_decision_note(doc, same)
+    curve = tab[tab["variant"] != BASE].copy()
+    doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
+              lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by,
+                                    fair),
+              size=(7.5, 4.5))
+    return result
+
+
+def _no_decision_note(doc: Doc, same: list[str]) -> None:
+    """Name the swept values whose games are identical to the base's (``same_games``)."""
+    if same:
+        doc.p(", ".join(f"`{v}`" for v in same) + ": **"
+              + ("this value" if len(same) == 1 else "each of these values")
+              + " changed no decision**. "
+              + ("Its games are" if len(same) == 1 else "Each one's games are")
+              + " identical to the base's (every game and seat record equal, game for game), "
+              "so the parameter did not act there on these seeds.")
+
+
+SAME_SKIP = ("variant", "policy")  # the arm's name and a swept player's name (``greedy*``)
+
+
+SAME_COLUMNS = 16  # columns compared at a time
+
+
+def same_games(tables: Sequence[Table | pd.DataFrame], variant: str) -> bool:
+    """Whether ``variant``'s records equal the base's game for game in every column but
+    ``SAME_SKIP``: the same games, so the variant changed no decision (on these seeds).
+
+    Reads ``SAME_COLUMNS`` columns of the two arms at a time; floats equal NaN to NaN.
+    """
+    for table in map(as_table, tables):
+        cols = [glob_escape(c) for c in table.columns if c not in SAME_SKIP]
+        for i in range(0, len(cols), SAME_COLUMNS):
+            a = table.read(cols[i:i + SAME_COLUMNS], [BASE])
+            b = table.read(cols[i:i + SAME_COLUMNS], [variant])
+            if len(a) != len(b) or not all(_same_column(a[c], b[c]) for c in a.columns):
+                return False
+    return True
+
+
+def _same_column(a: pd.Series, b: pd.Series) -> bool:
+    x, y = a.to_numpy(), b.to_numpy()
+    if x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+        return bool(np.array_equal(x, y, equal_nan=x.dtype.kind == y.dtype.kind == "f"))
+    return [str(v) for v in x] == [str(v) for v in y]
+
+
+OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player advantage [pp]",
+                  "no_winner": "no winner", "death": "death rate",
+                  "spread": "score spread [points]", "rounds": "rounds"}
+
+
+def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms: list[str],
+                      values: dict, params: list[str], correction: str) -> list[dict]:
+    """The sweep read from game-level outcomes (``balance.arm_table``, ``balance.diff_table``):
+    one row per value and outcome, the change against the base corrected over the values in
+    each outcome."""
+    games = as_table(games)
+    seat_ids = balance.seat_numbers(seats)
+
+    def arm_games(var: str) -> pd.DataFrame:
+        return balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
+                                    seats.read(balance.BALANCE_SEATS, [var]), var, seat_ids)
+
+    base = arm_games(BASE) if BASE in arms else None
+    levels, diff_rows = [], []
+    for var in sorted(arms):
+        pg = base if var == BASE else arm_games(var)
+        levels.append(balance.arm_table(pg))
+        if base is not None and var != BASE:
+            diff_rows += balance.arm_differences(base.set_index("game_id"),
+                                              pg.set_index("game_id"), var)
+        del pg
+    levels = pd.concat(levels, ignore_index=True).set_index("variant")
+    diffs = balance.correct_by_metric(pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS),
+                                      correction)
+    outcomes = [m for m in OUTCOME_LABELS if m in levels]
+    rows, recs = [], []
+    for var in levels.index:
+        for m in outcomes:
+            sc = 1 if m in ("score", "spread", "rounds") else 100
+            lv = levels.loc[var]
+            rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
+                   "hi": lv[f"{m}_hi"]}
+            row = {"variant": var, **{p: _show(values.get(var, {}).get(p, "(base)"))
+                                      for p in params},
+                   "outcome": OUTCOME_LABELS[m],
+                   "value": (pct(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"])
+                             if m in ("no_winner", "death") else
+                             span(sc * lv[m], sc * lv[f"{m}_lo"], sc * lv[f"{m}_hi"], 1)
+                             if m == "start_adv" else num(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"]))}
+            d = diffs[(diffs["variant"] == var) & (diffs["metric"] == m)]
+            if len(d):
+                r = d.iloc[0].to_dict()
+                row["change vs base"] = signed(r, sc, "" if sc == 1 else " pp",
+                                               2 if sc == 1 else 1)
+                row["p adjusted"] = p_text(r["p_adjusted"])
+                rec.update({k: r[k] for k in ("diff", "p_value", "p_adjusted",
+                                              "significant_adjusted")})
+                rec.update(d_lo=r["lo"], d_hi=r["hi"])
+            else:
+                row.update({"change vs base": "–", "p adjusted": "–"})
+            rows.append(row)
+            recs.append(rec)
+    n_values = len([v for v in levels.index if v != BASE])
+    doc.p("Game-level outcomes per value, all on the base's game seeds: mean final score of "
+          "the game's seats, the start-player advantage (start player's win share − a fair "
+          "position's (1 − q)/n, pp), the share of games nobody won, the death rate (when "
+          "recorded), the score spread (best − worst) and the rounds per game; 95% intervals "
+          "over games (t; Wilson for shares, the death rate at the effective number of games). "
+          "Change against the base: paired per-game difference (variant − base, 95% t); `*` "
+          f"after {CORRECTION_NAME[correction]} correction over the {n_values} value"
+          f"{'s' if n_values != 1 else ''} of each outcome.")
+    doc.table(pd.DataFrame(rows))
+    curve = pd.DataFrame([r for r in recs if r["outcome"] == "score" and r["variant"] != BASE])
+    if len(curve):
+        doc.chart("sweep.png", f"Mean final score per game against {params[0]} (95% t "
+                  "intervals; every seat's win rate is fixed by design, see the text).",
+                  lambda ax: plot_sweep(ax, curve, values, params, "mean final score",
+                                        "points per seat-game", 0, "score", "outcome"),
+                  size=(7.5, 4.5))
+    return recs
+
+
+def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str,
+               by: str) -> pd.DataFrame:
+    """Paired per-game differences (variant − base) per ``by`` group of one variant.
+
+    Grouped by ``policy``, a base row takes the name of the variant's player at the same
+    seat of the same game, so a renamed (swept) player is compared with its own seat; when two
+    players' changes are the same test (``stats.mirrors``), the swept player's (``*``) is kept.
+    """
+    if by == "seat":
+        return stats.pair_differences(base, variant, name, metric, ("seat",))
+    b = base.drop(columns="policy").merge(variant[["game_id", "seat", "policy"]],
+                                          on=["game_id", "seat"])
+    swept = {(p,) for p in pd.unique(variant["policy"]) if str(p).endswith("*")}
+    return stats.pair_differences(b, variant, name, metric, ("policy",), prefer=swept)
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str, unit: str,
+               players: int, metric: str, by: str = "seat",
+               fair: Mapping[str, float] | None = None) -> None:
+    """One line per ``by`` group (and per combination of the other parameters) of
+    ``tab["value"]`` against the first parameter, with interval error bars.
+
+    For the win rate, a dashed line at the share a fair seat wins, ``(1 − q)/n`` per variant
+    (``fair``; ``q`` = its share of games nobody won, which the swept value may move), averaged
+    over the other parameters at each value; ``1/players`` when ``fair`` is not given."""
+    first = params[0]
+    xs_raw = [values[v][first] for v in tab["variant"]]
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_raw)
+    order = list(dict.fromkeys(_show(x) for x in xs_raw))
+    tab = tab.assign(x=[float(x) if numeric else order.index(_show(x)) for x in xs_raw],
+                     rest=[", ".join(f"{p}={_show(values[v][p])}" for p in params[1:])
+                           for v in tab["variant"]])
+    for (group, rest), grp in tab.groupby([by, "rest"], sort=True):
+        grp = grp.sort_values("x")
+        y = grp["value"].to_numpy(float)
+        err = charts.error_bars(y, grp["lo"], grp["hi"])
+        lab = (f"seat {group}" if by == "seat" else str(group)) + (f" ({rest})" if rest else "")
+        ax.errorbar(grp["x"], y, yerr=err, marker="o", capsize=3, label=lab)
+    if metric == "won":
+        if fair:
+            line = (tab.drop_duplicates("variant").assign(f=lambda t: t["variant"].map(fair))
+                    .groupby("x")["f"].mean().sort_index())
+            ax.plot(line.index, line.to_numpy(float), color="grey", linestyle="--",
+                    linewidth=1, label="fair share (1 − q)/n")
+        else:
+            ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1,
+                       label="1 / players")
+    if not numeric:
+        ax.set_xticks(range(len(order)), order)
+    ax.set_xlabel(first)
+    ax.set_ylabel(f"{what} [{unit}]")
+    ax.set_title(f"{what.capitalize()} per {by} against {first}")
+    charts.legend(ax)

@@ -1,0 +1,348 @@
+"""The run directory of a study (``reports/<name>/`` or ``--out``), handled in one place.
+
+``RunDir`` owns what every study command (``analyzer.studies.STUDIES``) does with its
+directory:
+
+- **identity**: a run is named by its scenario ``name``, root ``seed`` and study ``kind``
+  (``identity``); they are stored with the chunks' fingerprint in ``chunks/fingerprint.json``,
+  and ``read_fingerprint`` is the one place that file is parsed;
+- **--out** (``RunDir.choose``): refuses a file, a non-empty directory that is no run
+  directory, and another run's directory unless ``force`` or ``resume``; nothing is written;
+- **--resume** (``prepare_chunks``): keeps the chunks of the same run (same fingerprint) and
+  refuses another's, naming what differs; without it the chunks are started over;
+- **temporary files and atomic writes**: every file is written to ``.NAME.tmpPID`` beside it
+  and renamed (``write``, ``writing``: ``analyzer.files``); a run removes the temporary files a
+  killed run left (``clean_temporary``);
+- **stops** (``session``): Ctrl-C or SIGTERM anywhere in a study becomes one
+  ``RunInterrupted`` saying what is saved; the directory removed (or made unwritable) during
+  the run becomes one ``OptionError`` naming it.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from analyzer import studies
+from analyzer.errors import OptionError, RunInterrupted, RunStopped, ScenarioError
+from analyzer.files import atomic_path, atomic_write
+
+CHUNKS = "chunks"
+FINGERPRINT = "fingerprint.json"
+# fingerprint keys that name a run (scenario name, study kind) rather than decide its records:
+# a plain run into another run's directory is refused when they differ (``RunDir.choose``)
+IDENTITY = ("name", "kind")
+NOTHING = "nothing saved yet"
+TEMPORARY = ".*.tmp[0-9]*"  # ``analyzer.files.atomic_path``'s temporary names
+# errors of a write into the run directory that are the directory's state, not a bug
+_DIRECTORY_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS,
+                     errno.ENOSPC, errno.EDQUOT, errno.ESTALE}
+
+
+def identity(name: str, seed: int, kind: str = "simulate") -> dict[str, Any]:
+    """What names a run in its directory: ``{"name", "seed", "kind"}`` (``kind`` a key of
+    ``analyzer.studies.STUDIES``)."""
+    return {"name": name, "seed": seed, "kind": kind}
+
+
+def describe(run: dict[str, Any]) -> str:
+    """``"sweep of 'toy' (seed 3)"``: a run identity in a message."""
+    return f"{studies.word(run['kind'])} of {run['name']!r} (seed {run['seed']})"
+
+
+def read_fingerprint(chunk_dir: Path) -> dict[str, Any] | None:
+    """The fingerprint stored in ``chunk_dir`` (``fingerprint.json``): scenario hash, seed,
+    package version, chunk size and the ``IDENTITY`` keys; ``None`` when there is none or it
+    cannot be read (a run killed before writing it, a damaged file)."""
+    try:
+        data = json.loads((Path(chunk_dir) / FINGERPRINT).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -> None:
+    """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
+
+    Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
+    package version, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
+    ``fingerprint.json``; a resume with another chunk size is refused (the chunk files are
+    named by their game-id ranges). A resume removes the temporary files of a killed run.
+
+    Raises
+    ------
+    OptionError
+        ``resume`` into a directory made by a different scenario, seed or version (names what
+        differs; ``out`` when it is another study's directory); a directory that cannot be
+        written.
+    """
+    if resume and (chunk_dir / FINGERPRINT).exists():
+        old = read_fingerprint(chunk_dir) or {}  # unreadable: refused below, never wiped
+        _check_resume(chunk_dir, old, fingerprint)
+        clean_temporary(chunk_dir)
+        return
+    try:
+        if chunk_dir.exists():
+            shutil.rmtree(chunk_dir)
+        chunk_dir.mkdir(parents=True)
+        atomic_write(chunk_dir / FINGERPRINT, json.dumps(fingerprint, indent=1))
+    except OSError as err:
+        raise OptionError("out", f"cannot write to {chunk_dir.parent} ({err.strerror})") from None
+
+
+def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Refuse a resume into another run's chunks, naming the real cause: another study
+    (``out``), another chunk size (``chunk_size``) or other records (``resume``)."""
+    if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
+        raise OptionError(
+            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not a "
+            f"{studies.word(new['kind'])}; give another {{out}}, or drop {{resume}} to start "
+            "over there", out=None, resume=True)
+    size, old_size = new.get("chunk_size"), old.get("chunk_size")
+    rest_old = {k: v for k, v in old.items() if k != "chunk_size" and k not in IDENTITY}
+    rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
+    if rest_old != rest_new:
+        diff = ", ".join(k for k in rest_new if rest_old.get(k) != rest_new[k])
+        stored = ", ".join(f"{k} {rest_old.get(k)}" for k in rest_new)
+        raise OptionError(
+            "resume", f"{chunk_dir.parent} holds a run of a different {diff} (stored: "
+            f"{stored}); use another {{out}} or drop {{resume}} to start over",
+            out=None, resume=True)
+    if old_size is not None and size is not None and old_size != size:
+        raise OptionError(
+            "chunk_size", f"the run in {chunk_dir.parent} uses chunks of {old_size} games "
+            f"(got {size}); resume with {{chunk_size}}, or drop {{resume}} to start over",
+            chunk_size=old_size, resume=True)
+
+
+def _identity_of(fingerprint: dict[str, Any]) -> dict[str, Any]:
+    return identity(fingerprint.get("name", "?"), fingerprint.get("seed", "?"),
+                    fingerprint.get("kind", "simulate"))
+
+
+def clean_temporary(root: Path) -> int:
+    """Remove the temporary files (``.NAME.tmpPID``) a killed run left under ``root``; returns
+    how many. Safe while no other process writes there (one run per directory)."""
+    removed = 0
+    for stale in Path(root).rglob(TEMPORARY):
+        if stale.is_file():
+            stale.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+class RunDir:
+    """The directory of one study run (see the module docstring).
+
+    Parameters
+    ----------
+    path : Path
+        The directory (need not exist yet).
+    run : dict
+        Its ``identity``.
+    force, resume : bool
+        ``--force`` / ``--resume``.
+
+    Attributes
+    ----------
+    saved : str
+        What is on disk so far, for the message of a stop (``session``); the study updates it
+        as it goes (``"nothing saved yet"`` at first).
+    """
+
+    def __init__(self, path: Path, run: dict[str, Any], *, force: bool = False,
+                 resume: bool = False):
+        self.path = Path(path)
+        self.run = run
+        self.force = force
+        self.resume = resume
+        self.saved = NOTHING
+        self.created = False
+
+    @classmethod
+    def choose(cls, out: str | Path | None, default: Path, run: dict[str, Any], *,
+               force: bool = False, resume: bool = False) -> RunDir:
+        """The run directory ``out`` (or ``default``), checked for this run; nothing is written.
+
+        Refused: an empty ``out``; a file; a non-empty directory that is not a run directory
+        (``chunks/fingerprint.json``); a run directory of another run than ``run`` (another
+        scenario name, seed or study kind) unless ``force`` or ``resume`` (``prepare_chunks``
+        checks a resume). A directory of the same run may be run into again: without
+        ``resume`` its chunks are replaced, with it they are kept.
+
+        Raises
+        ------
+        OptionError
+            Names the directory, the run it holds and the run asked for.
+        """
+        if out is not None and not str(out).strip():
+            raise OptionError("out", "empty path (give a directory, e.g. {out})",
+                              out="reports/run1")
+        rd = cls(default if out is None else Path(out), run, force=force, resume=resume)
+        rd.check()
+        return rd
+
+    @property
+    def chunks(self) -> Path:
+        """``chunks/``: the runner's parts of the run, and its fingerprint."""
+        return self.path / CHUNKS
+
+    def stored(self) -> dict[str, Any] | None:
+        """The ``identity`` of the run already in the directory (its fingerprint, else the
+        ``summary.json`` of an older version); ``None`` when neither says."""
+        found = read_fingerprint(self.chunks)
+        if found is None:
+            return None
+        if "name" not in found:
+            try:
+                run = json.loads((self.path / "summary.json").read_text())["run"]
+                found = {"name": run["name"], "seed": run["seed"],
+                         "kind": (run.get("study") or {}).get("kind", "simulate")}
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        return identity(found["name"], found.get("seed"), found.get("kind", "simulate"))
+
+    def check(self) -> None:
+        """The checks of ``choose`` (see there)."""
+        out = self.path
+        if out.exists() and not out.is_dir():
+            raise OptionError("out", f"cannot create {out} (it is a file; give a new or empty "
+                                     "directory, or a run directory)")
+        if out.is_dir() and not (self.chunks / FINGERPRINT).exists():
+            try:
+                busy = any(out.iterdir())
+            except OSError as err:
+                raise OptionError("out", f"cannot read {out} ({err.strerror})") from None
+            if busy:
+                raise OptionError("out", f"{out} is a non-empty directory that is not a run "
+                                         "directory (allowed: a new or empty directory, or the "
+                                         "directory of an earlier run, with {resume} to keep "
+                                         "its chunks)", resume=True)
+        elif out.is_dir() and not (self.force or self.resume):
+            stored = self.stored()
+            if stored is not None and stored != self.run:
+                raise OptionError("out", f"{out} holds the {describe(stored)}, not the "
+                                         f"{describe(self.run)}; give another {{out}}, or "
+                                         "{force} to replace it", out=None, force=True)
+
+    def create(self) -> None:
+        """Create the directory (and its parents) and remove the temporary files a killed run
+        left in it.
+
+        Raises
+        ------
+        OptionError
+            It cannot be created or is not writable.
+        """
+        self.created = not self.path.exists()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise OptionError("out", f"cannot create {self.path} ({err.strerror})") from None
+        if not os.access(self.path, os.W_OK | os.X_OK):
+            raise OptionError("out", f"{self.path} is not writable")
+        clean_temporary(self.path)
+
+    def prepare_chunks(self, fingerprint: dict[str, Any], chunk_dir: Path | None = None) -> None:
+        """``prepare_chunks`` of ``chunk_dir`` (default ``chunks/``) with this run's
+        ``resume``."""
+        prepare_chunks(self.chunks if chunk_dir is None else chunk_dir, fingerprint,
+                       self.resume)
+
+    def write(self, name: str, data: str | bytes) -> Path:
+        """Write ``name`` (relative to the directory; its folders are made) atomically;
+        returns its path."""
+        target = self.path / name
+        if self.path.is_dir():  # never re-create a run directory removed during the run
+            target.parent.mkdir(parents=True, exist_ok=True)
+        return atomic_write(target, data)
+
+    @contextmanager
+    def writing(self, name: str) -> Iterator[Path]:
+        """A temporary path for a writer that takes a file name; renamed to ``name`` when the
+        block ends (``analyzer.files.atomic_path``)."""
+        with atomic_path(self.path / name) as tmp:
+            yield tmp
+
+    def finished(self, scenario: Any) -> bool:
+        """Whether the directory holds a finished run of exactly ``scenario`` (same arms, seed
+        and games): its ``summary.json`` has results and its fingerprint matches."""
+        try:
+            summary = json.loads((self.path / "summary.json").read_text())
+        except (OSError, ValueError):
+            return False
+        found = read_fingerprint(self.chunks)
+        if not isinstance(summary, dict):
+            return False
+        run = summary.get("run") or {}
+        return (found is not None and bool(summary.get("results"))
+                and run.get("seed") == scenario.seed and run.get("games") == scenario.games
+                and run.get("target_ci") is None
+                and found.get("scenario") == scenario.fingerprint()
+                and found.get("seed") == scenario.seed)
+
+    def same_chunks(self, scenario: Any, chunk_size: int) -> bool:
+        """Whether the chunks here (if any) are of ``scenario``, its seed and this chunk size
+        (so a resume keeps them); true for a directory that does not exist yet."""
+        found = read_fingerprint(self.chunks)
+        if found is None:
+            return not self.path.exists()
+        return (found.get("scenario") == scenario.fingerprint()
+                and found.get("seed") == scenario.seed
+                and found.get("chunk_size", chunk_size) == chunk_size)
+
+    @contextmanager
+    def session(self, *, nest: bool = False,
+                on_stop: Callable[[], None] | None = None) -> Iterator[RunDir]:
+        """Around a study's work in this directory: create it, then turn every stop into one
+        line.
+
+        - Ctrl-C / SIGTERM (``KeyboardInterrupt``) anywhere becomes ``RunInterrupted`` whose
+          message says what is saved (``saved``); ``on_stop`` runs first (stops idle worker
+          processes). Its ``__context__`` is the signal's exception (the CLI's exit code).
+        - A ``RunStopped`` from inside (a runner's count of chunks) passes through; with
+          ``nest`` (and something saved), ``saved`` is put in front of it (``"3 of 10 generations saved in …
+          (generation 4: 1 of 2 chunks saved in …)"``).
+        - An ``OSError`` on the directory (removed, unwritable, full) becomes one
+          ``OptionError`` naming it.
+        - A user error before anything was saved removes a directory this run created.
+        """
+        self.create()
+        try:
+            yield self
+        except KeyboardInterrupt:
+            if on_stop is not None:
+                on_stop()
+            raise RunInterrupted("interrupted", self.saved) from None
+        except RunStopped as err:
+            if nest and self.saved != NOTHING:
+                err.saved = f"{self.saved} ({err.saved})"
+            raise
+        except OSError as err:
+            if not self._ours(err):
+                raise
+            gone = not self.path.is_dir()
+            raise OptionError(
+                "out", f"{self.path} was removed during the run" if gone else
+                f"cannot write {err.filename} ({err.strerror})",
+            ) from None
+        except ScenarioError:  # refused before any game (no dask scheduler, nothing to ablate)
+            if self.created and self.saved == NOTHING:
+                shutil.rmtree(self.path, ignore_errors=True)
+            raise
+
+    def _ours(self, err: OSError) -> bool:
+        """Whether ``err`` is a write into this directory failing because of its state."""
+        if err.errno not in _DIRECTORY_ERRNOS:
+            return False
+        if not self.path.is_dir():
+            return True
+        names = [n for n in (err.filename, getattr(err, "filename2", None)) if n]
+        root = str(self.path.resolve())
+        return any(str(Path(os.fspath(n)).resolve()).startswith(root) for n in names)

@@ -1,0 +1,372 @@
+"""Running a study: the one machinery behind every study command (``analyzer.studies``).
+
+``prepare`` checks a study's scenario overrides, run options and run directory before anything
+is written and returns a ``StudyRun``. Its ``session`` creates the directory and turns every
+stop into one line (``analyzer.rundir.RunDir.session``); ``play`` plays a scenario's arms on
+shared seeds (to a target precision if asked) and ``finish`` writes the records, the scenario
+as run, the run facts (with the labelled defaults in use) and the report. So:
+
+- ``simulate`` is ``prepare`` then ``play``;
+- ``compare``, ``sweep``, ``ablate`` and ``tournament`` turn their input into one scenario and
+  ``play`` it with their study facts;
+- ``tune`` plays its search in the run directory and ``finish``es with its fresh-seed check;
+- ``robustness`` is a ``simulate`` of the base and of each condition, in one session.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer import __version__, report, runner, studies, tablediff
+from analyzer.errors import OptionError
+from analyzer.keywords import checked
+from analyzer.rundir import RunDir, identity
+from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
+
+CSV_FILES = ("games", "seats")  # record tables written as <name>.csv with csv=True
+
+
+@dataclass
+class Results:
+    """A finished run: its directory and, read on first use, the two record tables.
+
+    Attributes
+    ----------
+    out_dir : Path
+        The run directory (``report.html`` etc.).
+    summary : dict
+        The content of ``summary.json``.
+    games, seats : DataFrame
+        ``games.parquet`` / ``seats.parquet`` (columns: ``game_id, seed, variant`` + the game's
+        declared game columns; ``game_id, variant`` + its seat columns).
+    """
+
+    out_dir: Path
+    summary: dict[str, Any]
+    _games: pd.DataFrame | None = field(default=None, repr=False)
+    _seats: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def games(self) -> pd.DataFrame:
+        if self._games is None:
+            self._games = pd.read_parquet(self.out_dir / "games.parquet")
+        return self._games
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        if self._seats is None:
+            self._seats = pd.read_parquet(self.out_dir / "seats.parquet")
+        return self._seats
+
+
+@checked
+def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
+    """Load and validate a scenario (a path, or an already built ``Scenario``).
+
+    Raises
+    ------
+    ScenarioError
+        Every problem of the file, one line each (``analyzer.scenario.load_scenario``).
+    """
+    if isinstance(path_or_scenario, Scenario):
+        return path_or_scenario
+    return load_scenario(path_or_scenario)
+
+
+def defaults_in_use(scenario: Scenario) -> dict[str, list[Any]]:
+    """Per arm (by name), the rule values it plays that are labelled defaults
+    (``GameSpec.rule_values`` with ``provenance == "default"``), in the game's order: each a
+    ``RuleValue`` (``name``, ``value``, ``section``)."""
+    spec = scenario.spec
+    out = {}
+    for arm in scenario.arms:
+        config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
+        out[arm.name] = [rv for rv in spec.rule_values(config) if rv.provenance == "default"]
+    return out
+
+
+def defaults_facts(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
+    """``defaults_in_use`` as run facts (``summary.json["run"]["defaults"]``, the report's
+    header line and appendix): per arm ``{"name", "section", "value"}``, a value that is not a
+    plain scalar as text."""
+    return {arm: [{"name": rv.name, "section": rv.section,
+                   "value": rv.value if isinstance(rv.value, (int, float, str, bool))
+                   else str(rv.value)} for rv in values]
+            for arm, values in defaults_in_use(scenario).items()}
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a study's games are played (checked by ``run_options``): worker processes,
+    backend, dask scheduler, games per chunk, progress on stderr and CSV copies of the
+    records."""
+
+    jobs: int
+    backend: str
+    scheduler: str | None
+    chunk_size: int
+    progress: bool = False
+    csv: bool = False
+
+    def play(self) -> dict[str, Any]:
+        """The keyword arguments of ``runner.run`` these options set."""
+        return {"jobs": self.jobs, "backend": self.backend, "scheduler": self.scheduler,
+                "chunk_size": self.chunk_size, "progress": self.progress}
+
+
+def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
+                scheduler: str | None = None, chunk_size: int | None = None,
+                progress: bool = False, csv: bool = False, games_flag: str = "games",
+                default_chunk: int = runner.DEFAULT_CHUNK_SIZE) -> RunOptions:
+    """Check the run options of ``n_games`` games per arm (``runner.check_options``).
+
+    ``chunk_size`` ``None`` is ``default_chunk``; then too many chunks are blamed on
+    ``games_flag``, the keyword argument that set ``n_games`` (a given ``chunk_size`` is
+    blamed itself).
+
+    Raises
+    ------
+    OptionError
+        See ``runner.check_options``.
+    """
+    size = default_chunk if chunk_size is None else chunk_size
+    if chunk_size is None and -(-n_games // size) > runner.MAX_CHUNKS:
+        raise OptionError(games_flag, f"{n_games:,} games make more than "
+                                      f"{runner.MAX_CHUNKS:,} chunks of {size}")
+    jobs = runner.check_options(jobs, size, backend, scheduler, n_games)
+    return RunOptions(jobs, backend, scheduler, size, progress, csv)
+
+
+class StudyRun:
+    """A study checked and ready to run (``prepare``): its scenario (overrides applied), kind,
+    run options, run directory and target precision.
+
+    Attributes
+    ----------
+    scenario : Scenario
+    kind : str
+        A key of ``analyzer.studies.STUDIES``.
+    options : RunOptions
+    dir : RunDir
+    target_ci : float or None
+    """
+
+    def __init__(self, scenario: Scenario, kind: str, options: RunOptions, run_dir: RunDir,
+                 target_ci: float | None = None):
+        self.scenario, self.kind, self.options = scenario, kind, options
+        self.dir, self.target_ci = run_dir, target_ci
+
+    @contextmanager
+    def session(self, *, nest: bool = False) -> Iterator[StudyRun]:
+        """``RunDir.session`` of the run directory; a stop also stops idle workers."""
+        with self.dir.session(nest=nest, on_stop=runner.stop_workers):
+            yield self
+
+    def fingerprint(self, scenario: Scenario) -> dict[str, Any]:
+        """What the chunks of ``scenario``'s records depend on, and the run's identity."""
+        return {"scenario": scenario.fingerprint(), "seed": scenario.seed,
+                "version": __version__, "name": self.dir.run["name"],
+                "kind": self.dir.run["kind"]}
+
+    def play(self, scenario: Scenario | None = None, *, study: dict[str, Any] | None = None,
+             files: Mapping[str, str] | None = None) -> Results:
+        """Play every arm of ``scenario`` (default: the prepared one) on shared seeds into
+        ``chunks/`` (to ``target_ci`` if set), then ``finish``."""
+        scenario = self.scenario if scenario is None else scenario
+        spec = scenario.spec
+        arms = runner.plan_arms(scenario)
+        common = {"rotate": scenario.seat_rotation, "fingerprint": self.fingerprint(scenario),
+                  "resume": self.dir.resume, **self.options.play()}
+        precision = None
+        if self.target_ci is not None:
+            from analyzer.precision import max_half_width, run_to_target
+
+            ref = studies.STUDIES[self.kind].half_width
+            result, precision = run_to_target(
+                spec, arms, scenario.seed, scenario.games, self.dir.chunks, self.target_ci,
+                half_width=studies.load(ref) if ref else max_half_width, **common)
+            scenario = with_overrides(scenario, games=precision.games)
+        else:
+            result = runner.run(spec, arms, scenario.seed, scenario.games, self.dir.chunks,
+                                **common)
+        self.dir.saved = (f"all {len(result.chunks)} chunks saved in {self.dir.chunks}, the "
+                          "report not yet written")
+        facts = {}
+        if precision is not None:
+            facts["target_ci"] = {"target": precision.target, "games": precision.games,
+                                  "half_width": precision.half_width,
+                                  "reached": precision.reached, "steps": list(precision.steps),
+                                  "max_games": self.scenario.games}
+        return self.finish(scenario, result, study=study, facts=facts, files=files)
+
+    def run_facts(self, scenario: Scenario, result: runner.RunResult) -> dict[str, Any]:
+        """``summary.json["run"]``: the scenario's facts, the labelled defaults in use per arm,
+        what each user data table changes, and how the games were played."""
+        played = result.games_played * len(scenario.arms)
+        return {
+            "name": scenario.name, "description": scenario.description,
+            "scenario_file": scenario.file, "game": scenario.game,
+            "expansions": list(scenario.expansions), "players": scenario.players,
+            "games": scenario.games, "seed": scenario.seed,
+            "seat_rotation": scenario.seat_rotation,
+            "arms": [{"name": a.name, "description": a.description, "rules": dict(a.rules),
+                      "seats": [s.name for s in a.seats], "players": scenario.arm_players(a)}
+                     for a in scenario.arms],
+            "defaults": defaults_facts(scenario),
+            # what each user data table changes, read now: the report is re-rendered from these
+            "tables": tablediff.run_facts(scenario.spec.tables,
+                                          [(a.name, a.rules) for a in scenario.arms]),
+            "version": __version__, "jobs": self.options.jobs, "backend": self.options.backend,
+            "chunk_size": self.options.chunk_size, "chunks_resumed": result.resumed,
+            "games_played": played, "seconds": result.seconds,
+            "games_per_second": (played / result.seconds if result.seconds > 0 and played
+                                 else None),
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+
+    def finish(self, scenario: Scenario, result: runner.RunResult, *,
+               study: dict[str, Any] | None = None, facts: Mapping[str, Any] | None = None,
+               files: Mapping[str, str] | None = None) -> Results:
+        """Write the run's records (``games.parquet``, ``seats.parquet`` and, with ``csv``,
+        their CSV copies), ``scenario.toml``, ``files`` (name -> text), ``summary.json``
+        (``run_facts`` updated by ``facts``, then ``study``) and the report."""
+        d = self.dir
+        runner.aggregate(result.parts("games"), d.path / "games.parquet")
+        runner.aggregate(result.parts("seats"), d.path / "seats.parquet")
+        for name in CSV_FILES:
+            if self.options.csv:
+                runner.write_csv(d.path / f"{name}.parquet", d.path / f"{name}.csv")
+            else:  # an earlier run's copies would disagree with these records
+                (d.path / f"{name}.csv").unlink(missing_ok=True)
+        d.write("scenario.toml", to_toml(scenario))
+        for name, text in (files or {}).items():
+            d.write(name, text)
+        run = {**self.run_facts(scenario, result), **(facts or {})}
+        if study is not None:
+            run["study"] = study
+        d.write("summary.json", json.dumps({"run": run}, default=str))
+        d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
+                   "report not yet written")
+        summary = report.render(d.path)
+        return Results(d.path, summary)
+
+
+@checked
+def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = None,
+            seed: int | None = None, jobs: int | None = None, backend: str = "loky",
+            scheduler: str | None = None, out: str | Path | None = None,
+            chunk_size: int | None = None, resume: bool = False, force: bool = False,
+            progress: bool = False, target_ci: float | None = None, csv: bool = False,
+            naming: Mapping[str, Any] | None = None) -> StudyRun:
+    """Check a study before anything runs or is written: the ``games`` / ``seed`` overrides,
+    the run options, the target precision and the run directory (``RunDir.choose``; default
+    ``reports/`` + the study kind's ``default_out`` of the scenario name and ``naming``).
+
+    Raises
+    ------
+    OptionError
+        A bad keyword argument; nothing is written.
+    """
+    if kind not in studies.STUDIES:
+        raise OptionError("kind", f"unknown study kind {kind!r} (allowed: "
+                                  f"{', '.join(studies.STUDIES)})")
+    scenario = with_overrides(scenario, games=games, seed=seed)
+    options = run_options(scenario.games, jobs=jobs, backend=backend, scheduler=scheduler,
+                          chunk_size=chunk_size, progress=progress, csv=csv)
+    if target_ci is not None and not 0 < target_ci < 0.5:
+        raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
+    return StudyRun(scenario, kind, options,
+                    run_dir(kind, scenario, out, force=force, resume=resume, **(naming or {})),
+                    target_ci)
+
+
+def run_dir(kind: str, scenario: Scenario, out: str | Path | None, *, force: bool = False,
+            resume: bool = False, **naming: Any) -> RunDir:
+    """The checked run directory of a ``kind`` study of ``scenario`` (``RunDir.choose``):
+    ``out``, else ``reports/`` + the kind's ``default_out`` of the scenario's name and
+    ``naming``."""
+    default = Path("reports") / studies.STUDIES[kind].default_out.format(name=scenario.name,
+                                                                        **naming)
+    return RunDir.choose(out, default, identity(scenario.name, scenario.seed, kind),
+                         force=force, resume=resume)
+
+
+@checked
+def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = None,
+             seed: int | None = None, jobs: int | None = None, backend: str = "loky",
+             scheduler: str | None = None, out: str | Path | None = None,
+             chunk_size: int | None = None, resume: bool = False, force: bool = False,
+             progress: bool = False, target_ci: float | None = None,
+             study: dict[str, Any] | None = None, csv: bool = False) -> Results:
+    """Run a scenario: play, store the records, compute the statistics and write the report.
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+    games, seed : int, optional
+        Override the scenario's ``games`` (``1..MAX_GAMES``) / root ``seed``.
+    jobs : int, optional
+        Worker processes (default: all cores).
+    backend : {"loky", "sequential", "dask"}
+    scheduler : str, optional
+        ``tcp://HOST:PORT`` of a dask.distributed scheduler (with ``backend="dask"``).
+    out : str or Path, optional
+        Run directory; default ``reports/<scenario name>`` (a study kind's own, see
+        ``analyzer.studies``).
+    chunk_size : int, optional
+        Games per chunk (default ``runner.DEFAULT_CHUNK_SIZE``); never changes a record.
+    resume : bool
+        Keep the finished chunks of an interrupted run of the same scenario and seed.
+    force : bool
+        Replace the run in ``out`` even when it is another scenario's, seed's or study's
+        (without it that is refused, so no study is lost by a mistyped ``out``).
+    progress : bool
+        Show progress on stderr: a bar on a terminal, else a line every
+        ``runner.PROGRESS_EVERY`` seconds.
+    target_ci : float, optional
+        Stop adding chunks once every reported win-rate interval is within ``±target_ci``
+        (a share, e.g. 0.01), or at ``games`` (``analyzer.precision``; a study kind's
+        ``half_width`` sets which intervals).
+    study : dict, optional
+        Facts of a study command (``kind`` and what its report section needs), kept in
+        ``summary.json["run"]["study"]``.
+    csv : bool
+        Also write the records as ``games.csv`` and ``seats.csv`` beside the Parquet files
+        (``runner.write_csv``: same columns and rows, atomically). Without it, CSV files an
+        earlier run left in ``out`` are removed, so they never disagree with the records.
+
+    Returns
+    -------
+    Results
+
+    Raises
+    ------
+    ScenarioError
+        Invalid scenario; nothing is written.
+    OptionError
+        A bad keyword argument (a wrong type, ``target_ci`` outside (0, 0.5), an ``out`` that
+        is a non-empty directory but no run directory, or another run's directory without
+        ``force``); nothing is written. The run directory removed during the run.
+    analyzer.errors.RunInterrupted
+        Ctrl-C; what is finished is kept for ``resume``.
+    """
+    scenario = validate(path_or_scenario)
+    run = prepare(scenario, (study or {}).get("kind", "simulate"), games=games, seed=seed,
+                  jobs=jobs, backend=backend, scheduler=scheduler, out=out,
+                  chunk_size=chunk_size, resume=resume, force=force, progress=progress,
+                  target_ci=target_ci, csv=csv)
+    with run.session():
+        return run.play(study=study)
+
+
+def only_base(scenario: Scenario) -> Scenario:
+    """The scenario without its variants (a study that makes its own)."""
+    return replace(scenario, arms=scenario.arms[:1])
