@@ -75,8 +75,9 @@ PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, wri
 # the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
 # cut-down setting rated below the tuned greedy
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts")
-# games per arm of a rung whose policy searches: with every seat searching, the default study's
-# ismcts rung costs about 19 CPU-minutes at 200 (3 arms, ~1.9 s a game), inside its stated time
+# games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a
+# Rattus game, measured on the loaded 2-core machine), the default study's ismcts rung costs about
+# 16 CPU-minutes at 200 (3 arms, 600 games), inside its stated time (README)
 SEARCH_GAMES = 200
 
 
@@ -120,7 +121,7 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     """The seat a ladder entry names.
 
     ``token`` is a policy name (``"greedy"``), a policy with parameters
-    (``"ismcts:iterations=50"``, ``":"`` between ``key=value`` pairs), ``"tuned"`` (the
+    (``"ismcts:iterations=100"``, ``":"`` between ``key=value`` pairs), ``"tuned"`` (the
     parameters file ``tuned/<game>-greedy.toml`` beside the scenario, as ``analyzer tune``
     ships them) or a path to a parameters file (``*.toml``).
 
