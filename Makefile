@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed$(if $(PURE),-pure)
 .PHONY: run test lint bench clean
 
 # setup.py compiles the game engines with mypyc: a changed module is rebuilt here
-$(STAMP): pyproject.toml setup.py analyzer/games/play.py $(wildcard analyzer/games/*/*.py)
+$(STAMP): pyproject.toml setup.py analyzer/games/play.py analyzer/games/draws.py analyzer/games/treesearch.py $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(if $(PURE),rm -f analyzer/games/*.so analyzer/games/*/*.so)

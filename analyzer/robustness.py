@@ -6,8 +6,8 @@ again under each **condition**, on the same game seeds:
 
 - **players** — every seat of every arm replaced by one rung of a ladder of players (by default
   ``random``, ``greedy``, the tuned greedy ``tuned/<game>-greedy.toml`` beside the scenario, and
-  ``ismcts`` cut to 50 iterations, where the game has them); a rung whose policy searches plays
-  ``search_games`` games per arm;
+  the game's default ``ismcts``, its strongest measured player, where the game has them); a rung
+  whose policy searches plays ``search_games`` games per arm;
 - **rule defaults** — for each labelled default the run uses (``provenance == "default"``) that
   has an alternative (the other value of a ``bool``, the other ``choices`` of a ``str`` option,
   or ``Option.alternatives``), the scenario with that one value changed, at its own players.
@@ -72,8 +72,13 @@ from analyzer.study_run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 
-DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts:iterations=50")
-SEARCH_GAMES = 200  # games per arm of a rung whose policy searches (ismcts)
+# the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
+# cut-down setting rated below the tuned greedy
+DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts")
+# games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a
+# Rattus game, measured on the loaded 2-core machine), the default study's ismcts rung costs about
+# 16 CPU-minutes at 200 (3 arms, 600 games), inside its stated time (README)
+SEARCH_GAMES = 200
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     """The seat a ladder entry names.
 
     ``token`` is a policy name (``"greedy"``), a policy with parameters
-    (``"ismcts:iterations=50"``, ``":"`` between ``key=value`` pairs), ``"tuned"`` (the
+    (``"ismcts:iterations=100"``, ``":"`` between ``key=value`` pairs), ``"tuned"`` (the
     parameters file ``tuned/<game>-greedy.toml`` beside the scenario, as ``analyzer tune``
     ships them) or a path to a parameters file (``*.toml``).
 

@@ -28,7 +28,7 @@ import typer
 from analyzer import api, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 from analyzer.games import available_games, get_game
-from analyzer.robustness import SEARCH_GAMES
+from analyzer.robustness import DEFAULT_LADDER, SEARCH_GAMES
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
 _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND",
@@ -411,8 +411,8 @@ def robustness(
     players: Annotated[str | None, typer.Option(
         help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
              "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
-             "'none' for no player conditions (default: random,greedy,tuned,"
-             "ismcts:iterations=50 where the game has each).")] = None,
+             f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
+             "game has each).")] = None,
     defaults: Annotated[str | None, typer.Option(
         help="The labelled defaults to vary, comma-separated, or 'none' (default: every "
              "one in use with a documented alternative).")] = None,

@@ -192,8 +192,8 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
     rows = [bench_mod.BenchRow("rattus", 4, "greedy", 150.0, 500.0, 4, 0.8, 90.0, 300.0),
             bench_mod.BenchRow("cartus", 4, "greedy", 1500.0, 5000.0, 4, 0.8, 90.0, 1000.0),
             bench_mod.BenchRow("cartus", 4, "random", 1500.0, 5000.0, 4, 0.8, 90.0, None)]
-    search_rows = [bench_mod.SearchBenchRow("cartus", 4, 30, 1800.0, 0.4, 2000.0),
-                   bench_mod.SearchBenchRow("pyramidion", 4, 30, 7000.0, 0.5, 1000.0)]
+    search_rows = [bench_mod.SearchBenchRow("cartus", 4, 30, 1800.0, 8, 0.62, 0.5),
+                   bench_mod.SearchBenchRow("pyramidion", 4, 30, 7000.0, 8, 0.41, 0.5)]
     monkeypatch.setattr(bench_mod, "bench", lambda *a, **k: rows)
     monkeypatch.setattr(bench_mod, "bench_search", lambda *a, **k: search_rows)
     res = runner.invoke(app, ["bench", "--out", str(tmp_path / "b.json")])
@@ -214,7 +214,7 @@ def test_bench_search_times_searched_decisions_only():
 
     searched, rate = bench_mod.search_iteration_rate("pyramidion", 4, (), decisions=3)
     assert 1 <= searched <= 3 and rate > 0
-    assert bench_mod.search_game_rate("pyramidion", 4, (), games=1) > 0
+    assert bench_mod.search_game_cost("pyramidion", 4, (), games=1) > 0
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -13,7 +13,7 @@ from analyzer.errors import IllegalChoice
 from analyzer.games.forward import GameState, SeatView, play
 from analyzer.games.ismcts import Ismcts
 from analyzer.stats import wilson
-from tests.fmtoy import GreedyPolicy, RandomPolicy, TrickState
+from tests.fmtoy import GreedyPolicy, RandomPolicy, TrickState, TrickView
 
 
 @dataclass(frozen=True)
@@ -97,11 +97,15 @@ def test_ismcts_is_reproducible_and_logs_its_reasons():
 
 
 def test_ismcts_visits_add_up():
+    """Every iteration visits one root action; the search stops early only once no other action
+    could catch up with the most visited one."""
     st = TrickState(3, 4)
     player = ToyIsmcts(iterations=64).player(0)
     player.choose(st.view(0), random.Random(0))
     root = player.last_root
-    assert sum(ch.n for ch in root.children.values()) == 64
+    visits = sorted((ch.n for ch in root.children.values()), reverse=True)
+    assert sum(visits) == root.n <= 64
+    assert root.n == 64 or visits[0] - visits[1] > 64 - root.n
     assert set(root.children) <= set(st.legal_actions())
 
 
@@ -122,3 +126,132 @@ def test_ismcts_beats_random_players(rollout):
         won += _play(3, seed, pols).returns()[seat]
     iv = wilson(won, games)
     assert iv.lo > 1 / 3, iv
+
+
+# ------------------------------------------------------------------ the search's levers (issue 23)
+
+
+class FewCardsState(TrickState):
+    """The toy with an action abstraction: the tree branches on the lowest card only."""
+
+    __slots__ = ()
+
+    def clone(self):
+        other = super().clone()
+        other.__class__ = FewCardsState
+        return other
+
+    def determinize(self, seat, seed):
+        other = super().determinize(seat, seed)
+        other.__class__ = FewCardsState
+        return other
+
+    def search_actions(self) -> tuple:
+        return self.legal_actions()[:1]
+
+    def view(self, seat):
+        return FewCardsView(self, seat)
+
+
+class FewCardsView(TrickView):
+    __slots__ = ()
+
+    def search_actions(self) -> tuple:
+        return self._st.search_actions()
+
+
+def test_prior_tries_the_rollout_policys_choice_first_even_outside_the_searched_actions():
+    """With ``prior`` the rollout policy's own choice is a root action, tried first, even where
+    ``search_actions`` leaves it out (Cartus card sets)."""
+    st = FewCardsState(3, 4)
+    view = st.view(0)
+    greedy_choice = GreedyPolicy().choose(view, random.Random(0))
+    assert greedy_choice not in st.search_actions()
+    player = ToyIsmcts(iterations=20, prior=1.0, rollout="greedy").player(0)
+    player.choose(view, random.Random(0))
+    assert next(iter(player.last_root.children)) == greedy_choice
+    assert set(player.last_root.children) == {greedy_choice, *st.search_actions()}
+    plain = ToyIsmcts(iterations=20, rollout="greedy", prior=0.0).player(0)
+    assert plain.choose(view, random.Random(0)) == st.search_actions()[0]
+    assert plain.last_root is None  # one searched action: answered without searching
+
+
+def _nodes(node):
+    for child in node.children.values():
+        yield child
+        yield from _nodes(child)
+
+
+def test_opponents_played_by_the_rollout_policy_leave_only_the_seats_own_nodes():
+    st = TrickState(3, 2)
+    tree = ToyIsmcts(iterations=60, tree_depth=0, opponents="tree").player(0)
+    tree.choose(st.view(0), random.Random(1))
+    assert {nd.mover for nd in _nodes(tree.last_root)} == {0, 1, 2}
+    own = ToyIsmcts(iterations=60, tree_depth=0, opponents="rollout").player(0)
+    own.choose(st.view(0), random.Random(1))
+    assert {nd.mover for nd in _nodes(own.last_root)} == {0}
+    assert max(ch.n for ch in own.last_root.children.values()) > 1
+
+
+class CountingView:
+    """A seat's view that counts its determinizations and tags each world with its number."""
+
+    def __init__(self, view):
+        self._view, self.made = view, 0
+        self.seat, self.n_players, self.log = view.seat, view.n_players, None
+
+    def legal_actions(self):
+        return self._view.legal_actions()
+
+    def search_actions(self):
+        return self._view.search_actions()
+
+    def determinize(self, seed):
+        self.made += 1
+        return self._view.determinize(seed)
+
+
+def test_common_worlds_are_drawn_once_per_visit_number():
+    """With ``common_worlds`` the j-th visit of every root action plays world j: a decision
+    draws as many determinizations as its most visited action has visits; without, one per
+    iteration."""
+    st = TrickState(3, 3)
+    view = CountingView(st.view(0))
+    player = ToyIsmcts(iterations=40, common_worlds=1).player(0)
+    player.choose(view, random.Random(2))
+    assert view.made == max(ch.n for ch in player.last_root.children.values()) < player.last_root.n
+    view = CountingView(st.view(0))
+    player = ToyIsmcts(iterations=40, common_worlds=0).player(0)
+    player.choose(view, random.Random(2))
+    assert view.made == player.last_root.n
+
+
+def test_spread_scales_exploration_by_the_rewards_standard_deviation():
+    """Known answer. Child a: 16 visits, every reward 0.5; child b: 4 visits, every reward
+    0.45; both offered 20 times (ln 20 = 3.00). UCB1 with c = 1 explores b (0.45 + 0.87 = 1.32
+    against 0.5 + 0.43 = 0.93). The rewards' standard deviation over both is 0.02 (mean 0.49,
+    mean square 0.2405), so scaled exploration adds 0.017 and 0.009: a (0.509 > 0.467). A bias
+    towards b adds bias x 0.02 / 5: 3 is too little (0.479), 20 enough (0.547)."""
+    from analyzer.games.treesearch import NO_HINT, Node, select
+
+    def pick(spread, hint=NO_HINT, bias=0.0):
+        root = Node(-1)
+        a, b = Node(0), Node(0)
+        a.n, a.w, a.w2, a.avail = 16, 8.0, 16 * 0.25, 19
+        b.n, b.w, b.w2, b.avail = 4, 1.8, 4 * 0.2025, 19
+        root.children = {"a": a, "b": b}
+        return select(root, ("a", "b"), hint, 0, 1.0, bias, spread, random.Random(0))[0]
+
+    assert pick(False) == "b"
+    assert pick(True) == "a"
+    assert pick(True, "b", 3.0) == "a"
+    assert pick(True, "b", 20.0) == "b"
+
+
+@pytest.mark.parametrize("policy", [ToyIsmcts(iterations=30, prior=2.0, tree_depth=0, common_worlds=1, spread=1),
+                                    ToyIsmcts(iterations=30, prior=0.0, tree_depth=0, opponents="tree",
+                                              common_worlds=0, spread=0, exploration=0.7),
+                                    ToyIsmcts(iterations=30, rollout="greedy", rollout_depth=2)])
+def test_search_levers_decide_from_the_seats_view_only(policy):
+    """The leak test of ``test_players_decide_from_the_seats_view_only`` with every lever on."""
+    test_players_decide_from_the_seats_view_only(policy)

@@ -124,7 +124,7 @@ def test_the_ladder_leaves_out_the_base_players_and_plays_search_rungs_shorter()
     conditions, same = robustness.player_conditions(scenario, None, 1000, 40)
     assert same == []  # one tuned greedy and three greedy: no rung is the base
     assert [c.name for c in conditions] == ["players-random", "players-greedy", "players-tuned",
-                                            "players-ismcts-iterations50"]
+                                            "players-ismcts"]
     greedy = Seat("greedy", "greedy", {})
     every_greedy = replace(scenario, arms=tuple(replace(a, seats=(greedy,) * 4)
                                                 for a in scenario.arms))
@@ -132,7 +132,7 @@ def test_the_ladder_leaves_out_the_base_players_and_plays_search_rungs_shorter()
     assert same == ["greedy"]
     games = {c.name: c.scenario.games for c in conditions}
     assert games == {"players-random": 1000, "players-tuned": 1000,
-                     "players-ismcts-iterations50": 40}
+                     "players-ismcts": 40}
     tuned = next(c for c in conditions if c.name == "players-tuned")
     assert all(s.policy == "greedy" and s.params for a in tuned.scenario.arms for s in a.seats)
     with pytest.raises(OptionError, match="not a rattus policy"):

@@ -606,14 +606,15 @@ class Benchmark:
         Expansions in play.
     targets : mapping of str to float
         Policy name -> required one-core rate [games/s]; a policy not listed has no target.
-    search_target : float, optional
-        Required one-core rate of the ``ismcts`` policy in search iterations/s (None: none).
+    search_seconds : float, optional
+        Most CPU seconds per game, on one core, of a game with one ``ismcts`` seat (default
+        parameters) and ``greedy`` at the other seats (None: no target).
     """
 
     players: int
     expansions: tuple[str, ...] = ()
     targets: Mapping[str, float] = field(default_factory=dict)
-    search_target: float | None = None
+    search_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -3,72 +3,115 @@
 Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012:
 one tree over the deciding seat's information set, for N players. Each iteration
 
-1. determinizes: asks the seat's view for a full state drawn uniformly among those consistent
-   with what the seat has seen (``SeatView.determinize``), with fresh chance;
-2. selects down the tree with UCB1 among the actions legal in *this* determinization, counting
-   each child's availability (how often it could have been chosen) in place of its parent's
-   visits;
-3. expands one untried action;
-4. plays out with the rollout policy (``random`` or the game's ``greedy``), to the end or for
-   ``rollout_depth`` decisions followed by the state's ``heuristic_returns()``;
+1. selects a root action with UCB1 (the seat's own options are the same in every world);
+2. determinizes: a full state drawn uniformly among those consistent with what the seat has seen
+   (``SeatView.determinize``). With ``common_worlds`` the ``j``-th visit of every root action
+   plays a copy of the same world ``j``, chance included, so the actions are compared on the same
+   deals (common random numbers); otherwise each iteration draws its own;
+3. below the root, up to ``tree_depth`` nodes, selects with UCB1 among the actions legal in this
+   world, counting each child's availability in place of its parent's visits, and expands one
+   untried action; with ``opponents = "rollout"`` the other seats' decisions there are the
+   rollout policy's and the tree branches on the seat's own decisions only;
+4. plays out with the rollout policy (``random``, the game's ``greedy`` or the ``tuned`` greedy
+   of ``scenarios/tuned/``), which is also the model of the other seats, to the end or for
+   ``rollout_depth`` decisions followed by the policy's ``leaf_returns`` (the state's
+   ``heuristic_returns`` at the game's declared leaf parameters);
 5. backs up each node's reward from the point of view of the seat that moved into it: its win
    share (1/k for a k-way tie, 0 for everyone when nobody wins).
 
-The tree lives for one decision. Every random draw (determinization seeds, tie-breaks, playouts)
-comes from the seat's own generator, so records stay reproducible whatever ``--jobs`` or backend.
-A game registers ISMCTS by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS``.
+Two levers steer it towards the rollout policy's judgement (``prior``): that policy's own choice
+is always among the searched actions, is tried first, and gets a progressive bias (Chaslot et
+al. 2008) of ``prior`` exploration units divided by its visits + 1; and with ``spread`` the
+exploration term is scaled by the standard deviation of the rewards seen at the node, so the
+constant means the same whether rewards are 0/1 wins or close estimates. The search stops before
+``iterations`` once no other root action can catch up with the most visited one (the choice
+is then the same), and plays the most visited action.
 
-A game whose legal actions can be too many to search (every subset of a hand) may give its
-states and views a ``search_actions()`` method: a few of the legal actions, the ones the tree
-then branches on (an action abstraction; playouts still use the full game).
+The tree and the worlds live for one decision. Every random draw (world seeds, tie-breaks,
+playouts) comes from the seat's own generator, so records stay reproducible whatever ``--jobs``
+or backend. The loop itself is ``treesearch.py`` (compiled with mypyc); a game registers ISMCTS
+by subclassing ``Ismcts`` with its rollout policies in ``ROLLOUTS`` and its leaf parameters.
+
+The tree branches on the state's ``search_actions()`` (forward.py): the legal actions, or, where
+they can be too many to search (every subset of a hand), a few of them (an action abstraction;
+playouts still use the full game).
 """
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Hashable, Mapping
+import tomllib
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
+from analyzer.games import treesearch
 from analyzer.games.base import param
 from analyzer.games.forward import GameState, Player, SeatView
 
-ROLLOUT_KINDS = ("random", "greedy")
+ROLLOUT_KINDS = ("random", "greedy", "tuned")
+OPPONENT_MODELS = ("tree", "rollout")
 
 
-class _Node:
-    """One tree node: the action that led here was taken by ``mover``."""
+def tuned_rollout(cls: type, path: Path) -> Callable[[], Any]:
+    """The ``tuned`` rollout of a game: a factory of policy ``cls`` with the ``[params]`` of the
+    parameters file at ``path`` (the file ``analyzer tune`` writes; the game keeps a copy of
+    ``scenarios/tuned/<game>-greedy.toml`` beside its search player, read when first used)."""
+    cache: list = []
 
-    __slots__ = ("avail", "children", "mover", "n", "w")
+    def make() -> Any:
+        if not cache:
+            with path.open("rb") as f:
+                cache.append(dict(tomllib.load(f)["params"]))
+        return cls(**cache[0])
 
-    def __init__(self, mover: int):
-        self.mover = mover
-        self.n = 0  # visits
-        self.w = 0.0  # summed reward of ``mover``
-        self.avail = 0  # iterations in which this node's action was legal at its parent
-        self.children: dict[Hashable, _Node] = {}
+    return make
 
 
 @dataclass(frozen=True)
 class Ismcts:
     """Search player: single-observer ISMCTS over the game's forward model (Cowling et al. 2012).
 
-    Each decision runs ``iterations`` determinize–select–expand–playout–backup iterations from
-    the seat's information set and plays the most visited action. Strength grows with
-    ``iterations``; so does time (about ``iterations`` × one playout per decision).
+    Each decision runs up to ``iterations`` select–determinize–expand–playout–backup iterations
+    from the seat's information set and plays the most visited action (the module docstring has
+    the steps and levers). Time per decision is about ``iterations`` playouts.
     """
 
-    iterations: int = param(200, low=1, high=1_000_000, help="search iterations per decision (iterations)")
-    exploration: float = param(0.7, low=0, high=10,
-                               help="UCB1 exploration constant c; rewards are win shares in [0, 1] (dimensionless)")
+    iterations: int = param(200, low=1, high=1_000_000,
+                            help="search iterations per decision, at most: the search stops once no other action "
+                                 "can catch up with the most visited one (iterations)")
+    exploration: float = param(1.4, low=0, high=10,
+                               help="UCB1 exploration constant c, in standard deviations of the rewards seen at the "
+                                    "node (spread = 1) or in win shares (spread = 0) (dimensionless)")
     rollout: str = field(default="random", metadata={
-        "help": "playout policy: random, or the game's greedy", "choices": ROLLOUT_KINDS})
+        "help": "playout policy and model of the other seats: random, the game's greedy with its default "
+                "weights, or tuned (greedy with the weights of scenarios/tuned/<game>-greedy.toml)",
+        "choices": ROLLOUT_KINDS})
     rollout_depth: int = param(0, low=0, high=100_000,
-                               help="decisions played out before the heuristic evaluation, 0 = to the end (decisions)")
+                               help="decisions after the searched one before the leaf estimate (the game's "
+                                    "heuristic_returns), 0 = play to the end (decisions)")
+    prior: float = param(2.0, low=0, high=100,
+                         help="progressive bias towards the rollout policy's own choice, which is always searched "
+                              "and tried first: added to its value, divided by its visits + 1, in units of c; "
+                              "0 = none (dimensionless)")
+    opponents: str = field(default="rollout", metadata={
+        "help": "the other seats' decisions inside the tree (tree_depth > 1): tree (searched like the seat's "
+                "own) or rollout (played by the rollout policy; the tree branches on the seat's own decisions)",
+        "choices": OPPONENT_MODELS})
+    spread: int = param(1, low=0, high=1,
+                        help="1: exploration in units of the standard deviation of the rewards seen at the node; "
+                             "0: in win shares (flag)")
+    common_worlds: int = param(1, low=0, high=1,
+                               help="1: the j-th visit of every root action plays the same determinization and "
+                                    "chance (world j), so actions are compared on the same deals; 0: a new "
+                                    "determinization every iteration (flag)")
+    tree_depth: int = param(1, low=0, high=1_000_000,
+                            help="most tree nodes on an iteration's path: 1 = the root's actions only, every later "
+                                 "decision the rollout policy's; 0 = no limit (nodes)")
 
     # the game's playout policies by rollout kind; set by each game's subclass
-    ROLLOUTS: ClassVar[Mapping[str, type]] = {}
+    ROLLOUTS: ClassVar[Mapping[str, Callable[[], Any]]] = {}
 
     def __post_init__(self):
         if self.rollout not in ROLLOUT_KINDS:
@@ -76,10 +119,17 @@ class Ismcts:
         if self.rollout not in self.ROLLOUTS:
             raise ValueError(f"rollout {self.rollout!r} is not available for this game "
                              f"(allowed: {', '.join(self.ROLLOUTS) or 'none'})")
+        if self.opponents not in OPPONENT_MODELS:
+            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)} (got {self.opponents!r})")
 
     def player(self, seat: int) -> IsmctsPlayer:
         """A fresh searcher for ``seat`` of one game."""
         return IsmctsPlayer(self, seat)
+
+    def leaf_returns(self, state: GameState) -> tuple[float, ...]:
+        """The estimated win shares where a playout stops early (``rollout_depth``): the state's
+        ``heuristic_returns()``; a game's subclass passes its declared evaluation parameters."""
+        return state.heuristic_returns()
 
 
 class IsmctsPlayer:
@@ -91,7 +141,7 @@ class IsmctsPlayer:
         self.policy = policy
         self.seat = seat
         self.rollout_players: list[Player] | None = None
-        self.last_root: _Node | None = None  # the last decision's tree, for tests and the log
+        self.last_root: treesearch.Node | None = None  # the last decision's tree, for tests and the log
 
     def _playout_players(self, n_players: int) -> list[Player]:
         if self.rollout_players is None:
@@ -102,76 +152,25 @@ class IsmctsPlayer:
     def choose(self, view: SeatView, rng: random.Random) -> Hashable:
         """The most visited root action after ``iterations`` iterations (ties: higher mean
         reward, then the earlier legal action); a forced answer (one action) without searching."""
-        legal = _actions(view)
+        legal = treesearch.actions(view)
+        pol = self.policy
+        players = self._playout_players(view.n_players)
+        hint = treesearch.NO_HINT
+        if pol.prior > 0.0:  # the rollout policy's own choice is searched, and tried first
+            hint = players[self.seat].choose(view, rng)
+            if hint not in legal:
+                legal = legal + (hint,)
         if len(legal) == 1:
             self.last_root = None
             return legal[0]
-        pol = self.policy
-        c = pol.exploration
-        depth_cap = pol.rollout_depth
-        players = self._playout_players(view.n_players)
-        root = _Node(-1)
-        for _ in range(pol.iterations):
-            state = view.determinize(rng.getrandbits(63))
-            path = _descend(root, state, c, rng)
-            depth = 0
-            while not state.is_terminal() and (depth_cap == 0 or depth < depth_cap):
-                s = state.current_seat()
-                state.apply(players[s].choose(state.view(s), rng))
-                depth += 1
-            reward = state.returns() if state.is_terminal() else state.heuristic_returns()
-            for node in path:
-                node.n += 1
-                node.w += reward[node.mover]
+        root = treesearch.search(view, self.seat, legal, hint, players, rng, pol.leaf_returns, pol.iterations,
+                                 pol.exploration, pol.prior, pol.opponents == "rollout", pol.spread == 1,
+                                 pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth)
         self.last_root = root
-        ranked = sorted(((a, root.children[a]) for a in legal if a in root.children),
+        ranked = sorted(((a, nd) for a, nd in root.children.items()),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
-        if not ranked:  # no iteration reached the root's children (iterations >= 1 prevents it)
-            return legal[0]
         if view.log is not None:
             top = ", ".join(f"{view.describe_action(a)}: {nd.n} visits, mean {nd.w / nd.n:.2f}"
                             for a, nd in ranked[:3])
             view.log(f"    ismcts seat {self.seat} ({pol.iterations} iterations): {top}")
         return ranked[0][0]
-
-
-def _actions(state: Any) -> tuple:
-    """The actions the tree branches on: ``search_actions()`` when the game offers it."""
-    search = getattr(state, "search_actions", None)
-    return search() if search is not None else state.legal_actions()
-
-
-def _descend(root: _Node, state: GameState, c: float, rng: random.Random) -> list[_Node]:
-    """Select and expand (steps 2–3) in place on ``state``; returns the nodes entered, root excluded."""
-    node = root
-    path: list[_Node] = []
-    while not state.is_terminal():
-        actions = _actions(state)
-        mover = state.current_seat()
-        children = node.children
-        untried = []
-        for a in actions:
-            child = children.get(a)
-            if child is None:
-                untried.append(a)
-            else:
-                child.avail += 1
-        if untried:
-            a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-            child = _Node(mover)
-            child.avail = 1
-            children[a] = child
-            state.apply(a)
-            path.append(child)
-            return path
-        best: Any = None
-        best_value = -math.inf
-        for a in actions:
-            child = children[a]
-            value = child.w / child.n + c * math.sqrt(math.log(child.avail) / child.n)
-            if value > best_value:
-                best, best_value = a, value
-        state.apply(best)
-        node = children[best]
-        path.append(node)
-    return path

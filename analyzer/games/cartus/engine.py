@@ -15,6 +15,7 @@ and its games must stay the same).
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Hashable, Sequence
 from operator import sub
@@ -391,11 +392,29 @@ class CartusState(State):
             raise ValueError("returns() of a game in progress: use heuristic_returns()")
         return out.won
 
-    def heuristic_returns(self) -> tuple[float, ...]:
-        """The win shares if the game were scored now (rules §7): the plague with the Nun-row
-        as it lies, majorities and tokens as they stand."""
-        out = self.outcome
-        return (out if out is not None else scoring.outcome(self)).won
+    def heuristic_returns(self, scale: float = 0.0, rats_ahead: float = 0.0) -> tuple[float, ...]:
+        """Win shares estimated from the position as if the game were scored now (rules §7):
+        the plague with the Nun-row as it lies, majorities and tokens as they stand.
+
+        ``scale`` 0 (default): the win shares of that scoring. ``scale`` > 0: shares in
+        proportion to ``exp(score / scale)`` times the chance of surviving, a logistic curve of
+        the nuns' margin over the seat's rats plus ``rats_ahead`` (rats still expected; 1 rat
+        wide); they sum to less than 1 when everybody may die. Both are ``ismcts`` parameters
+        (``leaf_scale``, ``leaf_rats``)."""
+        out = self.outcome if self.outcome is not None else scoring.outcome(self)
+        if scale <= 0.0:
+            return out.won
+        n = self.n
+        top = max(out.scores)
+        live = [1.0 / (1.0 + math.exp(min(50.0, self.rats[s] + rats_ahead - out.nuns - 0.5))) for s in range(n)]
+        w = [live[s] * math.exp((out.scores[s] - top) / scale) for s in range(n)]
+        total = sum(w)
+        if total <= 0.0:
+            return tuple(0.0 for _ in range(n))
+        dead_all = 1.0
+        for x in live:
+            dead_all *= 1.0 - x
+        return tuple((1.0 - dead_all) * x / total for x in w)
 
     def records(self, policy_names: Sequence[str]) -> tuple[dict, list[dict]]:
         """The game record and one seat record per seat (``metrics``), at the end."""

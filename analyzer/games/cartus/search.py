@@ -7,12 +7,15 @@ names the playout policies.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param_default
+from analyzer.games.base import param, param_default
 from analyzer.games.cartus.policies import POLICIES as HEURISTICS
 from analyzer.games.cartus.policies import Greedy, Random
-from analyzer.games.ismcts import Ismcts
+from analyzer.games.ismcts import Ismcts, tuned_rollout
+
+TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/cartus-greedy.toml
 
 
 @dataclass(frozen=True)
@@ -20,19 +23,30 @@ class CartusIsmcts(Ismcts):
     """Search player: single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the Cartus
     forward model, from what its seat may see.
 
-    Each decision runs ``iterations`` iterations: deal the hidden cards, Nun-row and building
-    order anew consistently with what the seat has seen, walk the tree (UCB1), play the game out
-    with ``greedy`` (or ``random``) players for every seat and back up each seat's win share;
-    then it plays the most visited answer. Card choices are searched among a few sets
-    (``view.search_actions``); a forced answer is given without searching. With the defaults it
-    wins about 59% of 4-player games against three greedy players (a fair seat: 25%;
-    scenarios/cartus-ismcts-vs-greedy.toml), at about a second of search per game.
+    Each decision compares the seat's answers on up to ``iterations`` worlds: the hidden cards,
+    Nun-row and building order dealt anew consistently with what the seat has seen; each answer
+    is played, every seat plays on as the tuned greedy (``rollout``) for ``rollout_depth``
+    decisions, and the position is scored as it stands (``heuristic_returns``: a softmax of the
+    scores at ``leaf_scale`` times the chance of surviving the plague). Card choices are searched
+    among a few sets (``view.search_actions``) plus the greedy's own choice, which is tried first
+    and favoured (``prior``); it plays the most visited answer.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 100)
-    rollout: str = param_default(Ismcts, "rollout", "greedy")  # type: ignore[arg-type]
+    iterations: int = param_default(Ismcts, "iterations", 60)
+    rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 24)
+    leaf_scale: float = param(5.0, low=0, high=100,
+                              help="leaf estimate where a playout stops (rollout_depth): a softmax of the scores "
+                                   "in units of this many VP times the chance of surviving; 0 = the win shares if "
+                                   "scored now (VP)")
+    leaf_rats: float = param(0.0, low=0, high=20,
+                             help="leaf estimate: rats still expected per seat when judging survival (rats)")
 
-    ROLLOUTS: ClassVar = {"random": Random, "greedy": Greedy}
+    ROLLOUTS: ClassVar = {"random": Random, "greedy": Greedy, "tuned": tuned_rollout(Greedy, TUNED)}
+
+    def leaf_returns(self, state):
+        """``heuristic_returns`` at ``leaf_scale`` and ``leaf_rats``."""
+        return state.heuristic_returns(self.leaf_scale, self.leaf_rats)
 
 
 POLICIES: dict[str, type] = {**HEURISTICS, "ismcts": CartusIsmcts}

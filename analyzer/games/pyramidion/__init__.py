@@ -79,7 +79,7 @@ SPEC = GameSpec(
     title="Pyramidion",
     item_kind="special card",
     sections=study_sections,
-    benchmark=Benchmark(players=4, targets={"greedy": 300.0}, search_target=1000.0),
+    benchmark=Benchmark(players=4, targets={"greedy": 300.0}, search_seconds=0.5),
     tables=TABLES,
     new_state=new_state,
     guesses=GUESSES,

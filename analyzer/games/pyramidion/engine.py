@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
+from analyzer.games import draws
 from analyzer.games.base import seed_of
 from analyzer.games.play import offered
 from analyzer.games.pyramidion.chance import (
@@ -59,6 +60,10 @@ __all__ = ["Game", "start"]
 
 # Safety net against an engine bug: no legal game comes near this many decisions per round.
 MAX_DECISIONS_PER_ROUND = 5000
+# heuristic_returns' defaults: VP per good held, VP per slave-driver tile held, softmax scale (VP)
+LEAF_GOOD = 0.6
+LEAF_TILE = 0.3
+LEAF_SCALE = 1.5
 
 
 class Game(SitePlay):
@@ -155,13 +160,16 @@ class Game(SitePlay):
                                   self.cfg.tiebreak)
         return tuple(won)
 
-    def heuristic_returns(self) -> tuple[float, ...]:
-        """An estimate of ``returns()`` from the position: a softmax over VP plus the goods and
-        slave-driver tiles that will load the next boats (a good ≈ 1 VP once loaded, §9)."""
+    def heuristic_returns(self, good: float = LEAF_GOOD, tile: float = LEAF_TILE,
+                          scale: float = LEAF_SCALE) -> tuple[float, ...]:
+        """An estimate of ``returns()`` from the position: a softmax, in units of ``scale`` VP,
+        over VP plus ``good`` per good and ``tile`` per slave-driver tile held (they load the
+        next boats: a good ≈ 1 VP once loaded, §9). The three are ``ismcts`` parameters
+        (``leaf_good``, ``leaf_tile``, ``leaf_scale``)."""
         st = self.st
-        score = [st.vp[p] + 0.6 * sum(st.goods[p]) + 0.3 * st.sd_owner.count(p) for p in range(st.n)]
+        score = [st.vp[p] + good * sum(st.goods[p]) + tile * st.sd_owner.count(p) for p in range(st.n)]
         top = max(score)
-        w = [math.exp((s - top) / 1.5) for s in score]
+        w = [math.exp((s - top) / scale) for s in score]
         total = sum(w)
         return tuple(x / total for x in w)
 
@@ -610,7 +618,7 @@ def determinize(game: Game, seat: int, seed: int) -> Game:
         st.kept[q] = [c for c in st.kept[q] if pub[c]]
     for e in sorted(pools):
         pool = sorted(pools[e])
-        rng.shuffle(pool)
+        draws.shuffle(rng, pool)
         pools[e] = pool
     for q in range(n):  # a card taken from the draw pile may carry a stale public mark
         for e in hand_eps[q]:
@@ -627,18 +635,18 @@ def determinize(game: Game, seat: int, seed: int) -> Game:
     st.draw_pile = pools[st.reshuffles]
     # decks and stacks whose order nobody knows
     st.dist_deck.sort()
-    rng.shuffle(st.dist_deck)
+    draws.shuffle(rng, st.dist_deck)
     st.revolt_stack.sort()
-    rng.shuffle(st.revolt_stack)
+    draws.shuffle(rng, st.revolt_stack)
     if cfg.boat_vp_public:
         st.boat_deck.sort()
-        rng.shuffle(st.boat_deck)
+        draws.shuffle(rng, st.boat_deck)
     else:
         _redraw_boats(st, seat, rng)
     if not cfg.goods_visible:
         tokens = sorted(k for q in range(n) if q != seat for k in range(len(GOODS))
                         for _ in range(st.goods[q][k]))
-        rng.shuffle(tokens)
+        draws.shuffle(rng, tokens)
         for q in range(n):
             if q != seat:
                 count = sum(st.goods[q])
@@ -658,7 +666,7 @@ def _redraw_boats(st: State, seat: int, rng: random.Random) -> None:
     cfg = st.cfg
     pool = sorted(st.boat_deck + [b for q in range(st.n) if q != seat for b in st.boats[q]])
     for _ in range(200):
-        rng.shuffle(pool)
+        draws.shuffle(rng, pool)
         i = 0
         ok = True
         for q in range(st.n):

@@ -76,7 +76,7 @@ SPEC = GameSpec(
     title="Rattus (+ Africanus)",
     item_kind="class card",
     sections=study_sections,
-    benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 300.0}, search_target=1500.0),
+    benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 750.0}, search_seconds=0.5),
     tables=TABLES,
     new_state=new_state,
     guesses=GUESSES,

@@ -133,14 +133,14 @@ class Game(GameCore):
         _, won = rank_and_won(score, [tiebreak_keys(self.cfg.n_players, self.state.last_seat)])
         return tuple(won)
 
-    def heuristic_returns(self) -> tuple[float, ...]:
+    def heuristic_returns(self, scale: float = HEURISTIC_SCALE) -> tuple[float, ...]:
         """Win shares estimated from the position (for search that stops a playout early).
 
         Each seat's score is estimated as if the final plague struck now (§10.3, §10.4): every
         region's face-down tokens revealed in their order against its cubes (no region cards),
         then cubes + palace + region-card + diplomat points; shares are a softmax of those
-        scores in units of ``HEURISTIC_SCALE`` points. In a determinized copy the faces are a
-        draw consistent with the searching seat's view."""
+        scores in units of ``scale`` points (the ``ismcts`` parameter ``leaf_scale``). In a
+        determinized copy the faces are a draw consistent with the searching seat's view."""
         st, cfg = self.state, self.cfg
         n = cfg.n_players
         unprotected = [0] * n
@@ -163,7 +163,7 @@ class Game(GameCore):
                                  cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
         score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
         top = max(score)
-        w = [math.exp((x - top) / HEURISTIC_SCALE) for x in score]
+        w = [math.exp((x - top) / scale) for x in score]
         total = sum(w)
         return tuple(x / total for x in w)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Sequence
 
+from analyzer.games.draws import shuffle
 from analyzer.games.rattus.state import STARTER_SLOT, State
 
 
@@ -94,13 +95,13 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> None:
     pool.sort()
     starting = set(cfg.starting_tokens)
     starters = [t for t in pool if t in starting]
-    rng.shuffle(starters)
+    shuffle(rng, starters)
     chosen = starters[:len(starter_slots)]
     for (r, i), t in zip(starter_slots, chosen):
         st.tokens[r][i] = t
     taken = set(chosen)
     rest = [t for t in pool if t not in taken]
-    rng.shuffle(rest)
+    shuffle(rng, rest)
     k = 0
     for r, i in other_slots:
         st.tokens[r][i] = rest[k]
@@ -122,7 +123,7 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> None:
     if hidden_drawn:
         cards.extend(st.drawn)
     cards.sort()
-    rng.shuffle(cards)
+    shuffle(rng, cards)
     k = 0
     for q, hand in enumerate(st.hands):
         if q != seat:

@@ -7,28 +7,39 @@ the compiled engine (``engine.Game.apply``, ``clone``, ``determinize``) and roll
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param_default
-from analyzer.games.ismcts import Ismcts
+from analyzer.games.base import param, param_default
+from analyzer.games.ismcts import Ismcts, tuned_rollout
+from analyzer.games.rattus.engine import HEURISTIC_SCALE
 from analyzer.games.rattus.policies import GreedyPolicy, RandomPolicy
+
+TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/rattus-greedy.toml
 
 
 @dataclass(frozen=True)
 class RattusIsmcts(Ismcts):
     """Search player: information-set Monte Carlo tree search over the forward model (Cowling et al. 2012).
 
-    At each decision it runs ``iterations`` searches from what its seat can see: each redraws the
-    hidden tokens and region cards (``determinize``), walks the tree with UCB1, plays on with
-    ``random`` or ``greedy`` players (``rollout``) for ``rollout_depth`` decisions, then estimates
-    each seat's win share as if the final plague struck now (``heuristic_returns``; 0: play to the
-    end instead), and backs the shares up. It plays the most visited option and logs its top
-    options in the replay log. Short random playouts with that estimate beat long ones: one
-    ismcts seat wins about 40% of 4-player Africanus games against three greedy seats
-    (39% [35%, 44%] in scenarios/rattus-ismcts-vs-greedy.toml, 400 games) at about 1 s per game.
+    At each decision it compares its options on up to ``iterations`` worlds drawn from what its
+    seat can see (hidden tokens and region cards redrawn, ``determinize``): each option is played,
+    then every seat plays on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions,
+    and each seat's win share is estimated as if the final plague struck now
+    (``heuristic_returns`` at ``leaf_scale``). The greedy's own choice is tried first and favoured
+    (``prior``); it plays the most visited option and logs its top options in the replay log.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 300)
-    rollout_depth: int = param_default(Ismcts, "rollout_depth", 20)
+    iterations: int = param_default(Ismcts, "iterations", 30)
+    rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 14)
+    leaf_scale: float = param(HEURISTIC_SCALE, low=0.05, high=50,
+                              help="softmax scale of the leaf estimate: a seat this many points ahead is e times "
+                                   "as likely to win (points)")
 
-    ROLLOUTS: ClassVar = {"random": RandomPolicy, "greedy": GreedyPolicy}
+    ROLLOUTS: ClassVar = {"random": RandomPolicy, "greedy": GreedyPolicy,
+                          "tuned": tuned_rollout(GreedyPolicy, TUNED)}
+
+    def leaf_returns(self, state):
+        """``heuristic_returns`` at ``leaf_scale``."""
+        return state.heuristic_returns(self.leaf_scale)

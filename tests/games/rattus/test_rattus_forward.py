@@ -190,6 +190,9 @@ def test_ismcts_runs_from_the_shipped_scenario(tmp_path):
     text = text.replace('policy = "ismcts"', 'policy = "ismcts"\nparams = { iterations = 4 }', 1)
     path = tmp_path / "ism.toml"
     path.write_text(text)
+    (tmp_path / "tuned").mkdir()  # its tuned greedy seats read tuned/ beside the scenario
+    (tmp_path / "tuned" / "rattus-greedy.toml").write_text(
+        (Path(__file__).resolve().parents[3] / "scenarios" / "tuned" / "rattus-greedy.toml").read_text())
     res = api.simulate(path, games=4, jobs=1, backend="sequential", out=tmp_path / "run")
     ism = res.seats[res.seats["policy"] == "ismcts"]
     assert len(ism) == 4 and sorted(ism["seat"]) == [0, 1, 2, 3]
