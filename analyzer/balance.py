@@ -14,16 +14,20 @@ in a temporary folder) checks the keys, and finds whether the finding needs only
 **The knobs** (``--vary``, ``analyzer.knobs``): numeric rule options within their bounds and
 numbers of content tables; several are searched jointly.
 
-**The search.** One integer knob of at most ``SCAN_MAX`` values is scanned exhaustively: every
-value plays the same ``budget // values`` game seeds (common random numbers), and the value
-taken is the one where a LOWESS smooth of the estimates over the values comes nearest the target
-(``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as in
+**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned
+exhaustively: every setting plays the same ``budget // settings`` game seeds (common random
+numbers), and the setting taken is the one nearest the goal, with the tie-break of
+``objective`` toward the scenario's values; for one knob its estimates are first smoothed over
+the values (LOWESS, ``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as in
 ``analyzer tune``: the knobs scaled to ``[0, 1]`` of their ranges, bounded, started at the
 scenario's values with step ``tune.SIGMA0``) minimises the squared distance to the target
-(``equalize``: the variance of the estimates). Every candidate of a round plays the same game
-seeds, each round new ones, so candidates are ranked on the same deals; the value taken is the
-search distribution's final mean, not the best single evaluation (which is biased by having been
-picked among noisy ones). Round ``g`` plays from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws
+(``equalize``: between the findings) plus a tie-break toward the scenario's values worth one
+standard error per range (``objective``): several settings often reach the goal equally, and a
+designer wants the smallest change. Every candidate of a round plays the same game seeds, each
+round new ones, so candidates are ranked on the same deals; the value taken is the search
+distribution's final mean, not the best single evaluation (which is biased by having been picked
+among noisy ones); with integer knobs, of the integer settings around that mean the one nearest
+the goal on its estimates pooled over every round that played it (``settle``). Round ``g`` plays from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws
 from a generator seeded from the seed, so the same scenario, seed and budget give the same value
 whatever the jobs, backend or chunks. Each setting is evaluated by the report's own code
 (``analyzer.report.build`` on its records, without charts), so the number searched on is the
@@ -57,6 +61,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import itertools
 import json
 import math
 import shutil
@@ -86,12 +91,13 @@ DEFAULT_GAMES = 200  # games per candidate per round
 DEFAULT_BUDGET = 6000  # games of the whole search
 DEFAULT_VALIDATION = 2000  # games of the fresh-seed check, per arm and setting
 PROBE_GAMES = 100  # games of the probe that checks the keys (in a temporary folder)
-SCAN_MAX = 21  # one integer knob of at most this many values is scanned, not searched
+SCAN_MAX = 64  # integer knobs of at most this many settings in all are scanned, not searched
 GROUPS = 20  # blocks of games of the delete-a-group jackknife
 LOWESS_MIN, LOWESS_FRAC = 5, 0.6  # a scan of at least 5 values is smoothed (``smooth_gaps``)
 ROUNDS_CAP = 1000
 SEARCH_STREAM, CHECK_STREAM, PROBE_STREAM = 1, 2, 3  # spawn keys of the root seeds
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
+Z95 = float(sps.norm.ppf(0.975))
 ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
 
 
@@ -236,7 +242,7 @@ class Plan:
     study: Study  # what the search plays of each setting
     full: Study  # what the check plays (every arm of the scenario or the ablation's)
     method: str  # "scan" or "cma"
-    values: tuple[int, ...]  # the scan's values
+    values: tuple[tuple[int, ...], ...]  # the scan's settings
     popsize: int
     games: int  # per candidate per round (a scan: per value)
     rounds: int
@@ -352,15 +358,16 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
             raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
     if popsize is not None and not 2 <= popsize <= 1000:
         raise OptionError("popsize", f"must be in 2..1000 (got {popsize})")
-    one = found[0]
-    values: tuple[int, ...] = ()
-    if len(found) == 1 and one.kind is int and one.high - one.low + 1 <= SCAN_MAX:
+    grid = (math.prod(int(k.high - k.low) + 1 for k in found)
+            if all(k.kind is int for k in found) else SCAN_MAX + 1)
+    values: tuple[tuple[int, ...], ...] = ()
+    if grid <= SCAN_MAX:
         method = "scan"
-        values = tuple(range(int(one.low), int(one.high) + 1))
+        values = tuple(itertools.product(*(range(int(k.low), int(k.high) + 1) for k in found)))
         lam, per, rounds = len(values), budget // len(values), 1
         if per < 1:
-            raise OptionError("budget", f"{budget} games are fewer than the {len(values)} values "
-                                        f"of {one.path} to scan")
+            raise OptionError("budget", f"{budget} games are fewer than the {len(values)} "
+                                        "settings to scan")
     else:
         method = "cma"
         lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
@@ -405,16 +412,69 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     return math.nan if t is None else est[0] - float(t)
 
 
-def objective(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
-    """What the search minimises: ``gap²`` (``equalize``: the variance of the estimates); a
-    setting where a key is not computed ranks below every other."""
-    g = gap(p, found)
-    if math.isnan(g):
+def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
+    """The standard error of ``gap`` read off the findings' 95 % intervals (``equalize``: the
+    root sum of squares of the keys', as if independent: it only scales ``objective``'s
+    tie-break)."""
+    ses = []
+    for k in p.keys:
+        r = found.get(k) or {}
+        lo, hi = r.get("lo"), r.get("hi")
+        ses.append(math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95))
+    return float(ses[0]) if not p.equalize else float(math.sqrt(sum(x * x for x in ses)))
+
+
+def distance(p: Plan, values: Sequence[float]) -> float:
+    """How far a setting is from the scenario's: the root mean square over the knobs of the
+    change in units of each knob's range (0 = the scenario's, 1 = a whole range away)."""
+    parts = [((float(v) - k.start) / (k.high - k.low)) ** 2 for k, v in zip(p.knobs, values)
+             if k.start is not None and k.high > k.low]
+    return math.sqrt(sum(parts) / len(parts)) if parts else 0.0
+
+
+def objective(p: Plan, gap_value: float, dist: float, scale: float) -> float:
+    """What the search minimises: ``gap² + (scale · dist)²``. ``scale`` is the round's
+    typical standard error of the gap, so moving a whole range away from the scenario's
+    values costs as much as being one standard error from the goal: among settings that the
+    games cannot tell apart the one nearer the scenario's ranks first, while the gap decides
+    everywhere else. A setting where a key is not computed ranks below every other."""
+    if math.isnan(gap_value):
         return 1e12
-    if p.equalize:
-        est = [float(found[k]["estimate"]) for k in p.keys]
-        return float(np.var(est))
-    return g * g
+    penalty = scale * dist if not math.isnan(scale) else 0.0
+    return gap_value * gap_value + penalty * penalty
+
+
+def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) -> list[Any]:
+    """The value taken from the search distribution's final ``mean`` (each knob's value, not
+    rounded). Float knobs: the mean (4 significant digits). With integer knobs, of the integer
+    settings around the mean (each integer knob at the floor or the ceiling of its mean) the
+    one with the least ``objective`` on its estimates pooled over every round that played it
+    (inverse-variance weights); settings never played are left out, and when none was played
+    the mean is rounded."""
+    dims = [k.dimension for k in p.knobs]
+    exact = [dim.decode(dim.encode(m)) for dim, m in zip(dims, mean)]
+    ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
+    if not ints:
+        return exact
+    choices = [sorted({int(math.floor(m)), int(math.ceil(m))} & set(range(int(k.low),
+                                                                         int(k.high) + 1)))
+               if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
+    table = pd.DataFrame(rows)
+    best, best_score = exact, math.inf
+    scale = float(np.nanmedian(table["gap_se"])) if len(table) else math.nan
+    for combo in itertools.product(*choices):
+        mask = np.ones(len(table), dtype=bool)
+        for k, v in zip(p.knobs, combo):
+            mask &= np.isclose(table[k.path].to_numpy(dtype=float), float(v))
+        played = table[mask & table["gap"].notna() & (table["gap_se"] > 0)]
+        if played.empty:
+            continue
+        w = 1.0 / played["gap_se"].to_numpy() ** 2
+        pooled = float((w * played["gap"].to_numpy()).sum() / w.sum())
+        score = objective(p, pooled, distance(p, combo), scale)
+        if score < best_score:
+            best, best_score = list(combo), score
+    return best
 
 
 def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Mapping]) -> dict:
@@ -427,6 +487,7 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
     first = found.get(p.keys[0]) or {}
     row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
     row["gap"] = gap(p, found)
+    row["gap_se"] = gap_se(p, found)
     return row
 
 
@@ -465,20 +526,19 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
     arms = len(p.study.of(p.scenario, scratch / "arms")[0].arms)
     rows, history = [], []
     if p.method == "scan":
-        cands = [[v] for v in p.values]
+        cands = [list(v) for v in p.values]
         size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (len(cands) * arms)))
-        d.saved = f"the scan of {len(cands)} values not yet finished in {d.path / 'search'}"
+        d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
         found = _round(run, p, 0, cands, p.games, run.options.chunk_size or size, scratch)
         rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
-        smoothed = smooth_gaps(p, rows)
+        smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
+        scale = float(np.nanmedian([r["gap_se"] for r in rows]))
         for row, s in zip(rows, smoothed):
             row["smoothed_gap"] = s
-        start = p.knobs[0].start if p.knobs[0].start is not None else p.values[0]
-        best = min(range(len(cands)), key=lambda k: (
-            abs(smoothed[k]) if not math.isnan(smoothed[k]) else math.inf,
-            abs(cands[k][0] - start)))
-        say(f"scan: {len(cands)} values x {p.games} games each on the same seeds; nearest the "
-            f"goal: {p.knobs[0].label()} = {cands[best][0]}")
+        best = min(range(len(cands)), key=lambda k: objective(p, smoothed[k],
+                                                              distance(p, cands[k]), scale))
+        say(f"scan: {len(cands)} settings x {p.games} games each on the same seeds; nearest the "
+            "goal: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
         history.append({"round": 0, "values": cands[best]})
         return cands[best], rows, history
     import cma
@@ -498,23 +558,32 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
         xs = es.ask()
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
         found = _round(run, p, g, cands, p.games, run.options.chunk_size or size, scratch)
-        es.tell(xs, [objective(p, f) for f in found])
-        mean = [dim.decode(v) for dim, v in zip(dims, np.clip(es.result.xfavorite, 0, 1))]
         new = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        scale = float(np.nanmedian([r["gap_se"] for r in new]))
+        es.tell(xs, [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)])
+        centre = np.clip(es.result.xfavorite, 0, 1)
+        mean = [dim.decode(v) for dim, v in zip(dims, centre)]
         rows += new
         gaps = [abs(r["gap"]) for r in new if not math.isnan(r["gap"])]
         history.append({"round": g, "mean": mean, "sigma": float(es.sigma),
-                        "nearest": min(gaps) if gaps else None})
+                        "nearest": min(gaps) if gaps else None,
+                        "centre": [k.low + float(v) * (k.high - k.low)
+                                   for k, v in zip(p.knobs, centre)]})
         say(f"round {g + 1}/{p.rounds}: mean " + ", ".join(
             f"{k.label()} = {v}" for k, v in zip(p.knobs, mean))
             + (f"; nearest candidate {_show(p, min(gaps))} from the goal" if gaps else ""))
-    return history[-1]["mean"], rows, history
+    values = settle(p, rows, history[-1]["centre"])
+    if values != history[-1]["mean"]:
+        say("value taken: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, values))
+            + " (of the integer settings around the mean, the nearest the goal over every "
+              "round that played it)")
+    return values, rows, history
 
 
 def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
     """The scan's distance from the goal at each value, from a LOWESS smooth of each key's
-    estimates over the values (``statsmodels``; ``LOWESS_FRAC`` of the values in each local fit,
-    one robustifying pass), so that one noisy estimate does not decide; with fewer than
+    estimates over the values (``statsmodels``; ``LOWESS_FRAC`` of the values, and at least
+    ``LOWESS_MIN``, in each local fit, one robustifying pass), so that one noisy estimate does not decide; with fewer than
     ``LOWESS_MIN`` values the estimates themselves. The target is the one given, else each
     value's no-effect value."""
     x = np.array([r[p.knobs[0].path] for r in rows], dtype=float)
@@ -523,8 +592,9 @@ def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
     if len(x) >= LOWESS_MIN and np.isfinite(est).all():
         from statsmodels.nonparametric.smoothers_lowess import lowess
 
-        est = np.column_stack([lowess(est[:, i], x, frac=LOWESS_FRAC, it=1,
-                                      return_sorted=False) for i in range(est.shape[1])])
+        frac = max(LOWESS_FRAC, min(1.0, LOWESS_MIN / len(x)))  # at least 5 values a fit
+        est = np.column_stack([lowess(est[:, i], x, frac=frac, it=1, return_sorted=False)
+                               for i in range(est.shape[1])])
     out = []
     for r, e in zip(rows, est):
         if np.isnan(e).any():

@@ -584,8 +584,8 @@ def balance(
     """Find the rule or table value that brings a finding to a target, checked on fresh seeds
     (in reports/NAME-balance).
 
-    One integer knob of at most 21 values is scanned (every value on the same seeds); else
-    CMA-ES searches, all candidates of a round on the same seeds. The value found is checked
+    Integer knobs of at most 64 settings in all are scanned (every setting on the same
+    seeds); else CMA-ES searches, all candidates of a round on the same seeds. The value found is checked
     on fresh seeds against the target and against the scenario as it is (paired). Writes
     DIR/balanced.toml (the scenario at the value found; changed tables beside it), the report
     and the records. Same scenario, seed and options => same value.

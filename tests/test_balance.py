@@ -325,3 +325,36 @@ def test_an_unknown_item_key_names_the_items_of_the_ablation(tmp_path):
         balance(sc, finding="item:nope", vary="rules.vp_token_value=0..3",
                 out=tmp_path / "never")
     assert not (tmp_path / "never").exists()
+
+
+# ------------------------------------------------------------------ every game
+
+
+KNOBS = {"rattus": "rules.diplomat_points_first=3..4", "cartus": "tables.buildings.farm.standard=1..2",
+         "pyramidion": "rules.target_vp=9..10"}
+
+
+@pytest.mark.parametrize("game", sorted(KNOBS))
+def test_cli_and_api_on_every_game(game, tmp_path):
+    """One scan of two values on a table of the game's benchmark: the command line and the API
+    give the same balanced.toml, which validates."""
+    from analyzer.games import available_games, get_game
+
+    assert sorted(KNOBS) == available_games()
+    bench = get_game(game).bench_table()
+    exp = ", ".join(f'"{e}"' for e in bench.expansions)
+    path = tmp_path / f"{game}.toml"
+    path.write_text(f'name = "{game}-balance"\ngame = "{game}"\nexpansions = [{exp}]\n'
+                    f'players = {bench.players}\ngames = 40\nseed = 4\n[[seats]]\n'
+                    'policy = "greedy"\n')
+    args = ["--finding", START, "--vary", KNOBS[game], "--budget", "40",
+            "--validation-games", "40", "--jobs", "1"]
+    result = cli.invoke(app, ["balance", str(path), *args, "--out", str(tmp_path / "cli"),
+                              "--quiet"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "found: " in result.stdout and "balanced scenario: " in result.stdout
+    res = api.balance(path, finding=START, vary=KNOBS[game], budget=40, validation_games=40,
+                      jobs=1, out=tmp_path / "api")
+    assert res.balanced_file.read_text().replace(str(tmp_path / "api"), "") == (
+        tmp_path / "cli" / "balanced.toml").read_text().replace(str(tmp_path / "cli"), "")
+    api.validate(res.balanced_file)

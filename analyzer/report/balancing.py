@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc
@@ -43,7 +44,9 @@ class _Units:
         return f"{self.scale * x:{'+' if sign else ''}.{self.digits}f}"
 
     def with_unit(self, x: float, sign: bool = False) -> str:
-        return f"{self.num(x, sign)} {self.unit}".rstrip()
+        """``x`` with its unit; a signed difference of shares in percentage points."""
+        unit = "pp" if sign and self.unit == "%" else self.unit
+        return f"{self.num(x, sign)} {unit}".rstrip()
 
     def span(self, est: float, lo: float, hi: float, sign: bool = False) -> str:
         text = self.with_unit(est, sign)
@@ -138,8 +141,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                       lambda ax, k=k: plot_curve(ax, rows, study, k))
         if len(knobs) >= 2:
             doc.chart("balance-surface.png",
-                      f"The settings evaluated, coloured by their distance from the goal "
-                      f"[{u.unit}]; the value found and the original marked.",
+                      "The settings evaluated, coloured by their distance from the goal; the "
+                      "value found and the scenario's marked.",
                       lambda ax: plot_surface(ax, rows, study), size=(7.0, 5.0))
     top = len(doc.blocks)
     if study.get("ladder"):
@@ -168,6 +171,7 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
     arms = ", ".join(f"`{a}`" for a in study["arms_searched"])
     what = (f"an ablation (the base and the leave-one-out arm of "
             f"{', '.join(f'`{i}`' for i in study['items'])})" if study.get("study") == "ablate"
+            else "every arm of the scenario" if study["arms_searched"] == ["all"]
             else f"the scenario's arms {arms}")
     doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
           f"players, scenario `{run.get('scenario_file', '?')}`, root seed "
@@ -178,22 +182,31 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
           + "; its findings are computed by the report's own code, so the number searched on "
           "is the number a report prints.")
     if study["method"] == "scan":
-        doc.p(f"Search: an **exhaustive paired scan** of the {study['popsize']} values of the "
-              f"integer knob, each on the same {study['games_per_candidate']:,} game seeds "
-              "(common random numbers). The value taken is where a LOWESS smooth of the "
-              "estimates over the values (`statsmodels`, the line in the chart; with fewer "
-              "than 5 values the estimates themselves) comes nearest the goal, so that one "
-              "noisy estimate does not decide (a tie: the value nearest the scenario's). "
-              "Several values may be within noise of the goal; the chart shows which.")
+        one = len(study["knobs"]) == 1
+        doc.p(f"Search: an **exhaustive paired scan** of the {study['popsize']} "
+              f"{'values of the integer knob' if one else 'settings of the integer knobs'}, "
+              f"each on the same {study['games_per_candidate']:,} game seeds (common random "
+              "numbers). The setting taken is the one nearest the goal"
+              + (" on a LOWESS smooth of the estimates over the values (`statsmodels`, the line "
+                 "in the chart; with fewer than 5 values the estimates themselves), so that "
+                 "one noisy estimate does not decide" if one else "")
+              + "; a tie-break toward the scenario's values (a whole range away costs as much "
+              "as one standard error from the goal) picks the smallest change among settings "
+              "the games cannot tell apart. Several settings may be within noise of the goal; "
+              "the chart shows which.")
     else:
         doc.p(f"Search: **CMA-ES** (`cma` {study.get('cma_version', '?')}) over the knobs "
               f"scaled to their ranges, from the scenario's values with step "
               f"{study.get('sigma0')} of each range, minimising the squared distance to the "
-              f"goal; **{study['rounds']} rounds × {study['popsize']} candidates × "
-              f"{study['games_per_candidate']} games**. All candidates of a round play the same "
-              "game seeds (common random numbers), each round new ones. The value taken is the "
-              "search distribution's final mean, not the best single evaluation (the best of "
-              "many noisy estimates is biased by the picking); an integer knob is rounded.")
+              "goal plus a tie-break toward the scenario's values (a whole range away costs as "
+              "much as one standard error from the goal: of the settings the games cannot tell "
+              f"apart, the smallest change); **{study['rounds']} rounds × {study['popsize']} "
+              f"candidates × {study['games_per_candidate']} games**. All candidates of a round "
+              "play the same game seeds (common random numbers), each round new ones. The "
+              "value taken is the search distribution's final mean, not the best single "
+              "evaluation (the best of many noisy estimates is biased by the picking); with "
+              "integer knobs, of the integer settings around that mean, the one nearest the "
+              "goal on its estimates pooled over every round that played it.")
         hist = pd.DataFrame(study["history"])
         if len(hist):
             table = pd.DataFrame({"round": hist["round"] + 1})
@@ -270,7 +283,7 @@ def key_findings(study: dict[str, Any]) -> list[Finding]:
                           "it is (paired on the same fresh games, jackknife interval)",
                 estimate=c["diff"], lo=c["lo"], hi=c["hi"], signed=True, null=0.0,
                 p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
-                **shown))
+                **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
     return out
 
 
@@ -319,6 +332,8 @@ def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, An
         ax.axhline(float(t) * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
     ax.axvline(float(knob["found"]), color="black", linestyle=":", linewidth=1)
     ax.set_xlabel(f"{knob['label']}" + (" (integer)" if knob["type"] == "int" else ""))
+    if knob["type"] == "int":
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(f"finding [{u.unit}]" if u.unit else "finding")
     ax.set_title(f"The finding against {knob['label']}")
     charts.legend(ax)
@@ -331,15 +346,27 @@ def plot_surface(ax, rows: pd.DataFrame, study: dict[str, Any]) -> None:
     k1, k2 = study["knobs"][:2]
     gap = rows["gap"].to_numpy(dtype=float) * u.scale
     m = float(np.nanmax(np.abs(gap))) if np.isfinite(gap).any() else 1.0
+    grid = study["method"] == "scan"  # every setting of a grid: squares with their estimates
     sc = ax.scatter(rows[k1["path"]], rows[k2["path"]], c=gap, cmap="coolwarm", vmin=-m,
-                    vmax=m, s=25, edgecolors="none")
-    ax.figure.colorbar(sc, ax=ax, label=f"distance from the goal [{u.unit}]")
-    ax.plot([k1["found"]], [k2["found"]], marker="*", color="black", markersize=14,
-            linestyle="none", label="value found")
+                    vmax=m, s=420 if grid else 25, marker="s" if grid else "o",
+                    edgecolors="none")
+    if grid and len(rows) <= 64:
+        for x1, x2, e in zip(rows[k1["path"]], rows[k2["path"]], rows["estimate_0"]):
+            ax.annotate(u.num(e), (x1, x2), ha="center", va="center", fontsize="x-small")
+    gap_unit = "pp" if u.unit == "%" else u.unit
+    ax.figure.colorbar(sc, ax=ax, label=f"distance from the goal [{gap_unit}]")
+    for axis, k in ((ax.xaxis, k1), (ax.yaxis, k2)):
+        if k["type"] == "int":
+            axis.set_major_locator(MaxNLocator(integer=True))
+    ax.plot([k1["found"]], [k2["found"]], marker="s", markerfacecolor="none",
+            markeredgecolor="black", markersize=22, markeredgewidth=2, linestyle="none",
+            label="value found")
     if k1["start"] is not None and k2["start"] is not None:
-        ax.plot([k1["start"]], [k2["start"]], marker="X", color="grey", markersize=10,
-                linestyle="none", label="the scenario")
+        ax.plot([k1["start"]], [k2["start"]], marker="s", markerfacecolor="none",
+                markeredgecolor="grey", markersize=22, markeredgewidth=2, linestyle="none",
+                label="the scenario")
     ax.set_xlabel(k1["label"])
     ax.set_ylabel(k2["label"])
-    ax.set_title("Settings evaluated")
+    ax.set_title("Settings evaluated" + (f" (numbers: {study['keys'][0]} [{u.unit}])"
+                                          if grid and len(rows) <= 64 else ""))
     charts.legend(ax)
