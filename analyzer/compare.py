@@ -8,8 +8,9 @@ by game against the first scenario, whose base arm keeps the name ``base``; ever
 is named by its scenario (``NAME``, ``NAME/VARIANT``).
 
 Scenarios may differ in their player count: each arm keeps its own (``Arm.players``). Such arms
-play the same game seeds, but a 3-player and a 5-player game are different games, so the report
-compares them with unpaired statistics on game-level outcomes (``analyzer.report.players``).
+play the same game seeds: a 3-player and a 5-player game are different games, but game i of
+each is dealt from seed i, so the report compares their game-level outcomes paired by seed
+(``analyzer.report.players``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
 from analyzer.study_run import Results, simulate
 
 # what must agree for the arms to be played as one study (the player count may differ: such arms
-# are compared unpaired, game-level outcomes only)
+# are compared on game-level outcomes only, paired by seed)
 SAME = ("game", "expansions", "seat_rotation")
 
 

@@ -133,9 +133,44 @@ class WorkerDied(RunStopped):
 
 
 class IllegalChoice(ValueError):
-    """A policy chose an option the engine did not offer. This is a bug, never a user error.
+    """A player chose an action the engine did not offer: a bug in the player, never a user error.
 
-    The message names the seat, the decision kind, the choice and the legal options.
+    Raised by a game's ``apply`` (``analyzer.games.forward``), never fixed or coerced.
+
+    Parameters
+    ----------
+    seat : int
+        The deciding seat (-1 when the game is over).
+    kind : str
+        The decision kind (``""`` when the game is over).
+    action : Any
+        What the player chose.
+    legal : tuple
+        The actions offered (the message shows the first 20).
+    """
+
+    def __init__(self, seat: int, kind: str, action: Any, legal: tuple = ()):
+        self.seat = seat
+        self.kind = kind
+        self.action = action
+        self.legal = legal
+        if not kind:
+            text = f"the game is over: no decision to answer with {action!r}"
+        else:
+            shown = ", ".join(map(repr, legal[:20])) + (f", … ({len(legal)} in all)" if len(legal) > 20 else "")
+            text = f"seat {seat}: decision {kind!r}: choice {action!r} is not legal (legal: {shown})"
+        super().__init__(text)
+
+    def __reduce__(self):  # a worker process sends it back whole
+        return type(self), (self.seat, self.kind, self.action, self.legal)
+
+
+class HiddenInformation(LookupError):
+    """A player asked its seat's view for something that seat may not see: a bug in the player.
+
+    A view (``analyzer.games.forward.SeatView``) has no accessor for what its seat never sees
+    (other hands, deck orders) and raises this where a rule option or the course of play decides
+    whether the seat may see a value (another seat's holdings under a rule that hides them).
     """
 
 

@@ -16,19 +16,30 @@ Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`
 ``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
 to the base's by their stable ``key``. Per finding and condition the state is one of
 
-``same``   the condition's 95 % interval excludes no effect, on the base's side;
-``flip``   it excludes no effect on the other side;
-``lost``   it includes no effect and excludes the base's estimate (measurably smaller);
-``wide``   it includes both no effect and the base's estimate (too few games to tell);
-``absent`` the condition does not compute the finding (e.g. a policy's effect when every seat
-           plays one rung).
+``same``          the condition's 95 % interval excludes no effect, on the base's side;
+``flip``          it excludes no effect on the other side, and the difference condition − base
+                  is significant after Holm over the finding's conditions;
+``lost``          it does not, and that difference is significant towards no effect;
+``wide``          neither (too few games to tell);
+``unmeasurable``  the condition cannot measure the finding (no comparison group, a card nobody
+                  takes; the record says why) — it counts neither way;
+``absent``        the condition does not compute the finding (e.g. a policy's effect when every
+                  seat plays one rung).
 
-and the verdict is **holds** (``same`` in every condition that computes it), **sensitive**
-(a ``flip`` or ``lost`` somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some
-``wide``, or the base itself not significant); **unchecked** when no condition computes it. "Holds" asks every condition's own test to reject
-no effect, an intersection–union test, so it needs no correction over the conditions (Berger &
-Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate without a no-effect
-value) gets no verdict: its range over the conditions is given.
+The difference is each run's effect against its own no-effect value (a condition's own
+reference), tested by a paired t-test of the per-game values on the shared game seeds where the
+finding is a per-game quantity in both runs (``findings.parquet``, ``paired_record``), else by a
+two-sample z-test with both standard errors (``compare``); Holm over the conditions that measure
+the finding keeps the chance of a false "sensitive" at 5 % per finding (measured:
+``tests/stats/test_robustness_calibration.py``). A finding about an item the run chose (a site,
+a goods source) is compared on the base's item in every condition. The verdict is **holds**
+(``same`` in every condition that measures it), **sensitive** (a ``flip`` or ``lost``
+somewhere, naming where) or **unresolved** (no ``flip``/``lost`` but some ``wide``; and always
+when the base finding is not significant after the run's Holm correction — then no condition
+is judged); **unchecked** when no condition measures it. "Holds" asks every condition's own
+test to reject no effect, an intersection–union test, so it needs no correction over the
+conditions (Berger & Hsu, Statist. Sci. 1996;11:283). A measured figure (a share or a rate
+without a no-effect value) gets no verdict: its range over the conditions is given.
 
 The verdicts are written to ``OUT/robustness/robustness.json``; the base report, re-rendered,
 carries them in its key findings and a "Robustness" section (``analyzer/report/robustness.py``).
@@ -49,7 +60,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import report, runner, study_run
+from analyzer import report, runner, stats, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games.base import build_policy
 from analyzer.games.ismcts import Ismcts
@@ -283,6 +294,16 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
 
 # ------------------------------------------------------------------ verdicts
 
+ALPHA = 0.05  # family-wise error of the difference tests over the conditions of one finding
+METHOD = ("holds = under every condition that measures the finding its own 95 % interval "
+          "excludes no effect on the base's side (intersection-union); flipped / lost = the "
+          "difference condition − base (each against its own no-effect value) is significant "
+          "after Holm over the conditions of the finding: a paired t-test of the per-game values "
+          "on the shared game seeds where the finding is a per-game quantity in both runs, else "
+          "a two-sample z-test with both standard errors; a finding not significant after Holm "
+          "in the base is unresolved")
+PER_GAME = "findings.parquet"  # per-game values of the findings (report.findings.PER_GAME)
+
 
 def _num(x: Any) -> float:
     try:
@@ -292,23 +313,129 @@ def _num(x: Any) -> float:
     return v
 
 
+def _effect(record: Mapping[str, Any], log: bool) -> tuple[float, float, float]:
+    """``(estimate, lo, hi) − null`` of a finding record, on the log scale for a ratio; ``nan``
+    where a value is missing or a ratio is not positive."""
+    null = _num(record.get("null"))
+    values = [_num(record.get(k)) for k in ("estimate", "lo", "hi")]
+    if log:
+        if null <= 0 or any(not v > 0 for v in values):
+            return math.nan, math.nan, math.nan
+        return tuple(math.log(v) - math.log(null) for v in values)  # type: ignore[return-value]
+    return tuple(v - null for v in values)  # type: ignore[return-value]
+
+
+def _side(lo: float, hi: float) -> int:
+    """+1 when ``[lo, hi]`` lies above 0, −1 below, 0 when it includes 0 (or is missing)."""
+    return 1 if lo > 0 else (-1 if hi < 0 else 0)
+
+
+def compare(base: Mapping[str, Any], other: Mapping[str, Any]) -> stats.Comparison:
+    """The test of a condition's finding against the base's: the difference of their effects
+    (estimate − each record's own ``null``; log ratio when ``base["log"]``).
+
+    ``other`` may carry the difference already paired game by game (``assess`` adds it from
+    the runs' per-game values): ``diff``, ``diff_lo``, ``diff_hi`` and optionally ``diff_p``,
+    ``diff_test``, ``diff_games``. Without them the two records are independent samples: a
+    two-sample z-test with the standard errors read off both 95 % intervals.
+    """
+    log = bool(base.get("log"))
+    d, lo, hi = (_num(other.get(k)) for k in ("diff", "diff_lo", "diff_hi"))
+    if not any(math.isnan(v) for v in (d, lo, hi)):
+        p = _num(other.get("diff_p"))
+        if math.isnan(p):
+            se = stats.interval_se(lo, hi)
+            p = (0.0 if d else 1.0) if se == 0 else math.erfc(abs(d) / se / math.sqrt(2))
+        return stats.Comparison(d, lo, hi, float(p), str(other.get("diff_test") or "paired"),
+                                int(other.get("diff_games") or 0))
+    e0 = _effect(base, log)[0]
+    e1 = _effect(other, log)[0]
+    return stats.two_sample_comparison(e0, _se(base, log), e1, _se(other, log))
+
+
+def _se(record: Mapping[str, Any], log: bool) -> float:
+    """A record's standard error: its ``se`` (``summary.json`` gives it, on the log scale for
+    a ratio), else read off its 95 % interval."""
+    se = _num(record.get("se"))
+    if not math.isnan(se):
+        return se
+    _, lo, hi = _effect(record, log)
+    return stats.interval_se(lo, hi)
+
+
+def _base_significant(base: Mapping[str, Any]) -> bool:
+    """Significant in the base run: after the run's Holm correction over its findings when the
+    record says (``holds``, ``summary.json``), else its own interval excludes no effect."""
+    if base.get("holds") is not None:
+        return bool(base["holds"])
+    _, lo, hi = _effect(base, bool(base.get("log")))
+    return _side(lo, hi) != 0
+
+
+def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None],
+           alpha: float = ALPHA) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Per condition its state and the test of its difference from the base (Holm over the
+    conditions that measure the finding)."""
+    log = bool(base.get("log"))
+    e0 = _effect(base, log)[0]
+    side0 = 1 if e0 > 0 else -1
+    states: dict[str, str] = dict.fromkeys(by_condition, "")  # in the conditions' order
+    tests: dict[str, dict[str, Any]] = {}
+    own: dict[str, int] = {}
+    for c, r in by_condition.items():
+        if r is None:
+            states[c] = "absent"
+            continue
+        if r.get("unmeasurable"):
+            states[c] = "unmeasurable"
+            continue
+        e1, lo1, hi1 = _effect(r, log)
+        if any(math.isnan(v) for v in (e0, e1, lo1, hi1)):
+            states[c] = "absent"
+            continue
+        own[c] = _side(lo1, hi1)
+        comp = compare(base, r)
+        tests[c] = {"diff": comp.diff, "lo": comp.lo, "hi": comp.hi, "p_value": comp.p_value,
+                    "test": comp.test, "games": comp.games}
+    names = list(tests)
+    adjusted, reject = stats.adjust_pvalues([tests[c]["p_value"] for c in names], "holm", alpha)
+    for c, p_holm, moved in zip(names, adjusted, reject):
+        t = tests[c]
+        t["p_holm"] = float(p_holm)
+        if t["test"] == "exact":  # the difference has no sampling error
+            moved = t["diff"] != 0
+        if own[c] == side0:
+            states[c] = "same"
+        elif moved and own[c] == -side0:
+            states[c] = "flip"
+        elif moved and t["diff"] * side0 < 0:
+            states[c] = "lost"
+        else:
+            states[c] = "wide"
+    return states, tests
+
+
 def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
-    """The state of a tested finding under one condition (module docstring):
-    ``same``, ``flip``, ``lost``, ``wide`` or ``absent``. ``base`` and ``other`` are finding
-    records of ``summary.json`` (``estimate``, ``lo``, ``hi``, ``null``)."""
-    if other is None:
-        return "absent"
-    null, est = _num(base.get("null")), _num(base.get("estimate"))
-    lo, hi = _num(other.get("lo")), _num(other.get("hi"))
-    if any(math.isnan(v) for v in (null, est, lo, hi)):
-        return "absent"
-    side = 1 if est > null else -1
-    if lo > null or hi < null:
-        return "same" if (1 if lo > null else -1) == side else "flip"
-    return "lost" if (est < lo or est > hi) else "wide"
+    """The state of a tested finding under one condition, tested alone (``verdict`` corrects
+    over the conditions of a finding):
+
+    ``same``          its own 95 % interval excludes no effect, on the base's side;
+    ``flip``          it excludes no effect on the other side and differs from the base
+                      (``compare``);
+    ``lost``          it does not, and differs from the base towards no effect;
+    ``wide``          neither (too few games to tell);
+    ``unmeasurable``  the condition cannot measure it (the record's ``unmeasurable`` reason);
+    ``absent``        the condition does not compute it.
+
+    ``base`` and ``other`` are finding records of ``summary.json`` (``estimate``, ``lo``,
+    ``hi``, ``null``; optionally ``log`` and the paired difference, see ``compare``); each is
+    judged against its own ``null``.
+    """
+    return _judge(base, {"c": other})[0]["c"]
 
 
 def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
+            | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None
             ) -> dict[str, Any]:
     """The verdict of one key finding over the conditions.
 
@@ -316,46 +443,73 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     ----------
     base : mapping
         The finding's record in the base run (``summary.json`` ``findings``: ``estimate``,
-        ``lo``, ``hi``, ``null``, ``figure``).
+        ``lo``, ``hi``, ``null``, ``figure``; optionally ``holds`` — significant after the
+        run's Holm correction — and ``log``, a ratio whose interval is symmetric on the log
+        scale).
     by_condition : mapping of str to mapping or None
-        Condition name -> the same finding's record there (``None``: not computed there).
+        Condition name -> the same finding's record there (``None``: not computed there). A
+        record may carry the paired difference from the base (``diff``, ``diff_lo``,
+        ``diff_hi``, ``diff_p``, ``diff_test``; see ``compare``) and ``unmeasurable`` (why the
+        condition cannot measure the finding); a record without a difference is an independent
+        sample. ``conditions`` is the same, by keyword.
 
     Returns
     -------
     dict
         ``{"verdict": "holds" | "sensitive" | "unresolved" | "unchecked" | "figure",
-        "states": {condition:
-        state}, "sensitive_to": [...], "unresolved_in": [...], "absent_in": [...]}``; a figure
-        has ``"range": [low, high]`` of the estimates where computed instead of states.
+        "base_significant": bool, "states": {condition: state}, "sensitive_to": [...],
+        "unresolved_in": [...], "absent_in": [...], "unmeasurable_in": {condition: reason},
+        "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str}``.
+        **holds**: ``same`` wherever measured (an intersection–union test, Berger & Hsu 1996);
+        **sensitive**: some condition ``flip`` or ``lost`` — the difference from the base is
+        significant after Holm over the conditions (family-wise error 5 % per finding);
+        **unresolved**: some ``wide``, or the finding is not significant after Holm in the base
+        (``reason`` says so; no state counts then); **unchecked**: no condition measures it.
+        A condition that cannot measure the finding counts for nothing. A figure has
+        ``"range": [low, high]`` of the estimates where computed (and ``range_at``) instead.
     """
+    found = dict(conditions if conditions is not None else (by_condition or {}))
+    unmeasurable = {c: str(r["unmeasurable"]) for c, r in found.items()
+                    if r is not None and r.get("unmeasurable")}
     if base.get("figure") or base.get("null") is None:
-        values = {c: _num(r.get("estimate")) for c, r in by_condition.items() if r is not None}
+        values = {c: _num(r.get("estimate")) for c, r in found.items()
+                  if r is not None and c not in unmeasurable}
         values = {c: v for c, v in values.items() if not math.isnan(v)}
         out: dict[str, Any] = {"verdict": "figure",
-                               "absent_in": [c for c, r in by_condition.items() if r is None]}
+                               "absent_in": [c for c, r in found.items() if r is None],
+                               "unmeasurable_in": unmeasurable}
         if values:
             low = min(values, key=values.get)
             high = max(values, key=values.get)
             out["range"] = [values[low], values[high]]
             out["range_at"] = [low, high]
         return out
-    base_state = state(base, base)
-    states = {c: state(base, r) for c, r in by_condition.items()}
+    if base.get("unmeasurable"):  # the base run itself cannot measure it: nothing to check
+        return {"verdict": "unchecked", "base_significant": False,
+                "states": {c: "absent" for c in found}, "sensitive_to": [],
+                "unresolved_in": [], "absent_in": list(found),
+                "unmeasurable_in": unmeasurable, "tests": {},
+                "reason": f"not measurable in this run ({base['unmeasurable']})"}
+    significant = _base_significant(base)
+    states, tests = _judge(base, found)
     moved = [c for c, s in states.items() if s in ("flip", "lost")]
     wide = [c for c, s in states.items() if s == "wide"]
-    if all(s == "absent" for s in states.values()):
+    reason = ""
+    if all(s in ("absent", "unmeasurable") for s in states.values()):
         result = "unchecked"
-    elif base_state != "same":
-        result = "unresolved"
+    elif not significant:
+        result, reason = "unresolved", "not significant in the base after Holm"
+        moved, wide = [], []
     elif moved:
         result = "sensitive"
     elif wide:
         result = "unresolved"
     else:
         result = "holds"
-    return {"verdict": result, "base_significant": base_state == "same", "states": states,
+    return {"verdict": result, "base_significant": significant, "states": states,
             "sensitive_to": moved, "unresolved_in": wide,
-            "absent_in": [c for c, s in states.items() if s == "absent"]}
+            "absent_in": [c for c, s in states.items() if s == "absent"],
+            "unmeasurable_in": unmeasurable, "tests": tests, "reason": reason}
 
 
 def _findings(run_dir: Path) -> list[dict[str, Any]]:
@@ -364,6 +518,52 @@ def _findings(run_dir: Path) -> list[dict[str, Any]]:
     return list(((summary.get("results") or {}).get("findings") or {}).get("findings") or [])
 
 
+def _per_game(run_dir: Path) -> dict[tuple[str, str], pd.Series]:
+    """``(key, item) -> per-game values`` (indexed by game id) of a run's findings
+    (``findings.parquet``, written by the report); empty when the run has none."""
+    try:
+        table = pd.read_parquet(run_dir / PER_GAME)
+    except (OSError, ValueError):
+        return {}
+    return {(str(k), str(i)): grp.set_index("game_id")["value"]
+            for (k, i), grp in table.groupby(["key", "item"], sort=False, observed=True)}
+
+
+def _as_item(record: Mapping[str, Any], item: str) -> dict[str, Any] | None:
+    """The record of ``item`` of a finding about a chosen item (``items``), or ``None``."""
+    values = (record.get("items") or {}).get(item)
+    if values is None:
+        return None
+    out = {k: v for k, v in record.items() if k not in ("se", "diff", "diff_lo", "diff_hi")}
+    return {**out, **{k: values.get(k) for k in ("estimate", "lo", "hi")}, "item": item,
+            "chosen": record.get("item")}
+
+
+def paired_record(base: Mapping[str, Any], other: Mapping[str, Any] | None,
+                  base_values: pd.Series | None, other_values: pd.Series | None
+                  ) -> dict[str, Any] | None:
+    """``other`` with the difference from ``base`` paired game by game (``diff``, ``diff_lo``,
+    ``diff_hi``, ``diff_p``, ``diff_test``, ``diff_games``; ``stats.overlap_comparison`` of
+    the two per-game series, each finding against its own ``null``) when both have per-game
+    values on shared games; else ``other`` unchanged (an independent sample)."""
+    if other is None or base_values is None or other_values is None or other.get("unmeasurable"):
+        return None if other is None else dict(other)
+    if not base_values.index.intersection(other_values.index).size:
+        return dict(other)
+    comp = stats.overlap_comparison(base_values, other_values)
+    if math.isnan(comp.lo):
+        return dict(other)
+    log = bool(base.get("log"))
+    n0, n1 = _num(base.get("null")), _num(other.get("null"))
+    if log:
+        shift = math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan
+    else:
+        shift = n1 - n0
+    if math.isnan(shift):
+        return dict(other)
+    return {**other, "diff": comp.diff - shift, "diff_lo": comp.lo - shift,
+            "diff_hi": comp.hi - shift, "diff_p": comp.p_value, "diff_test": comp.test,
+            "diff_games": comp.games}
 def changed_games(base_dir: Path, run_dir: Path) -> int | None:
     """How many games (variant, game id) of the run in ``run_dir`` differ from the base's in
     any seat's ``score`` or ``won``; ``None`` when the two runs are not the same games (another
@@ -389,28 +589,53 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
            ) -> dict[str, Any]:
     """Match every condition's findings to the base run's by key and give each a verdict.
 
+    A finding about an item the run chose (``item``: a site, a goods source) is compared on the
+    base's item in every condition (its value there from the record's ``items``), and where
+    the condition chose another item that is said (``chosen``). A finding with per-game values
+    in both runs (``findings.parquet``) is compared paired game by game on the shared seeds
+    (``paired_record``), else as two independent samples (``compare``).
+
     Returns
     -------
     dict
         What ``robustness.json`` holds: ``base`` (the base run's identity: name, seed, games,
         finished), ``conditions`` (name, kind, label, games, policy of each), ``findings`` (per
         base finding: key, sentence, estimate, interval, unit, scale, null, the verdict and, per
-        condition, its estimate and interval), ``without`` (defaults with no alternative).
+        condition, its estimate, interval, own null and the test of its difference from the
+        base), ``without`` (defaults with no alternative), ``method`` (the tests, in words).
     """
     run = json.loads((base_dir / "summary.json").read_text())["run"]
     base = _findings(base_dir)
+    base_values = _per_game(base_dir)
     per = {c.name: {f["key"]: f for f in _findings(base_dir / FOLDER / c.name)}
            for c in conditions}
+    values = {c.name: _per_game(base_dir / FOLDER / c.name) for c in conditions}
     rows = []
     for f in base:
-        found = {c.name: per[c.name].get(f["key"]) for c in conditions}
+        item = str(f.get("item") or "")
+        # a finding about a chosen item is judged on this run's item everywhere, with its plain
+        # (not selection-adjusted) values; its significance here stays the run's own (holds)
+        judged = (_as_item(f, item) or f) if item else f
+        found: dict[str, dict[str, Any] | None] = {}
+        chosen: dict[str, str] = {}
+        for c in conditions:
+            r = per[c.name].get(f["key"])
+            if r is not None and item and not r.get("unmeasurable"):
+                if r.get("item") and r.get("item") != item:
+                    chosen[c.name] = str(r["item"])
+                r = _as_item(r, item)
+            found[c.name] = paired_record(judged, r, base_values.get((f["key"], item)),
+                                          values[c.name].get((f["key"], item)))
+        tested = verdict(judged, found)
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                     "digits", "signed", "null", "figure", "exact", "holds")},
-            **verdict(f, found),
-            "by_condition": {c: (None if r is None else {k: r.get(k) for k in
-                                                         ("estimate", "lo", "hi", "games")})
-                             for c, r in found.items()},
+                                     "digits", "signed", "null", "figure", "exact", "holds",
+                                     "log", "item", "p_holm")},
+            **tested, "chosen_in": chosen,
+            "by_condition": {c: (None if r is None else {
+                **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
+                                         "unmeasurable", "item")},
+                "test": tested.get("tests", {}).get(c)}) for c, r in found.items()},
         })
     return {
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
@@ -421,9 +646,7 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
                         "arms": len(c.scenario.arms),
                         "policies": sorted({s.name for a in c.scenario.arms for s in a.seats})}
                        for c in conditions],
-        "findings": rows, "without": list(without),
-        "method": "intersection-union: holds = every condition's own 95 % interval excludes no "
-                  "effect on the base's side",
+        "findings": rows, "without": list(without), "method": METHOD,
     }
 
 
@@ -555,5 +778,5 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-__all__ = ["Condition", "alternatives", "assess", "defaults_in_use", "ladder_tokens",
+__all__ = ["Condition", "alternatives", "assess", "compare", "defaults_in_use", "ladder_tokens", "paired_record",
            "player_conditions", "robustness", "rule_conditions", "rung", "state", "verdict"]

@@ -19,6 +19,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+# below this many games no interval is given ("too few games to estimate"): a t or Wilson
+# interval of a per-game share over fewer games covers badly and can reach past the possible
+# range (5 games: a win-rate difference of +0.0 pp [−124.2, +124.2])
+MIN_GAMES = 20
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -221,8 +226,9 @@ def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[fl
                         confidence: float = 0.95) -> Difference:
     """Difference of means ``variant − base`` of two independent samples, Welch's t interval.
 
-    For arms whose games cannot be paired (another player count: game ``i`` of each is a
-    different game, even on the same seed). ``n`` is the effective number of games
+    For arms whose games share no game seed (arms of different player counts that do are
+    paired by seed instead: ``report.players.seed_difference``). ``n`` is the effective number
+    of games
     ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the standardized
     difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika 34:28–35;
     computed by ``scipy.stats.ttest_ind(equal_var=False)``.
@@ -471,7 +477,8 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
             continue
         d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence)
         diffs[key] = joined["v"] - joined["b"]
-        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, d.lo, d.hi,
+        lo, hi = (d.lo, d.hi) if metric != "won" else clip_interval(d.lo, d.hi, -1.0, 1.0)
+        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, lo, hi,
                      d.p_value, d.significant, None])
     mirror = mirrors(diffs, prefer)
     for row, key in zip(rows, diffs):
@@ -617,10 +624,33 @@ def adjust_pvalues(p_values: Sequence[float] | np.ndarray, method: str = "holm",
     significant = np.zeros(p.shape, dtype=bool)
     ok = ~np.isnan(p)
     if ok.any():
-        reject, adj, _, _ = multipletests(p[ok], alpha=alpha, method=methods[method])
+        if method == "holm":  # statsmodels' Holm runs gc.collect() on every call (~0.1–1 s)
+            adj, reject = _holm(p[ok], alpha)
+        else:
+            reject, adj, _, _ = multipletests(p[ok], alpha=alpha, method=methods[method])
         adjusted[ok] = adj
         significant[ok] = reject
     return adjusted, significant
+
+
+def _holm(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down adjusted p-values and rejections of ``p`` (no ``nan``), computed as
+    ``statsmodels.stats.multitest.multipletests(method="holm")`` does: sorted ascending, the
+    ``i``-th (from 0) is multiplied by ``m − i``, made monotone and capped at 1; rejections
+    stop at the first sorted p-value above ``alpha / (m − i)``."""
+    m = p.size
+    order = np.argsort(p, kind="mergesort")
+    ps = p[order]
+    factor = np.arange(m, 0, -1, dtype=float)
+    adj_sorted = np.minimum(np.maximum.accumulate(ps * factor), 1.0)
+    above = np.nonzero(ps > alpha / factor)[0]
+    stop = above[0] if above.size else m
+    rej_sorted = np.arange(m) < stop
+    adj = np.empty(m)
+    rej = np.empty(m, dtype=bool)
+    adj[order] = adj_sorted
+    rej[order] = rej_sorted
+    return adj, rej
 
 
 CORRECTIONS = ("holm", "bh")
@@ -730,8 +760,10 @@ def start_player_advantage(seats: pd.DataFrame, confidence: float = 0.95) -> Dif
     of 0, so games without a winner do not count against the start player.
     """
     per = start_player_games(seats)
-    return paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
-                             confidence)
+    d = paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
+                          confidence)
+    lo, hi = clip_interval(d.lo, d.hi, -1.0, 1.0)  # a share minus a share: never past ±1
+    return Difference(d.mean, lo, hi, d.n, d.p_value, d.significant)
 
 
 def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,
@@ -885,3 +917,238 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
         return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)
     return (Interval(estimate, estimate - z * se, estimate + z * se),
             float(2 * sps.norm.sf(abs(estimate) / se)))
+
+
+# ------------------------------------------------------------------ two estimates of one quantity
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The difference ``other − base`` of two estimates of one quantity, with its test.
+
+    Attributes
+    ----------
+    diff, lo, hi : float
+        The difference and its interval.
+    p_value : float
+        Two-sided p-value of "no difference".
+    test : str
+        ``"paired"`` (per-game values on shared game seeds), ``"two-sample"`` (independent
+        estimates, both standard errors) or ``"exact"`` (the per-game values are equal in every
+        shared game and the two runs cover the same games: no sampling error in the difference).
+    games : int
+        Games the pairing rests on (the shared ones); 0 for ``two-sample``.
+    """
+
+    diff: float
+    lo: float
+    hi: float
+    p_value: float
+    test: str
+    games: int = 0
+
+    @property
+    def significant(self) -> bool:
+        """The interval excludes 0."""
+        return bool(self.lo > 0 or self.hi < 0)
+
+
+def clip_interval(lo: float, hi: float, low: float, high: float) -> tuple[float, float]:
+    """``[lo, hi]`` clipped to the possible range ``[low, high]`` of the quantity (e.g. ±1 for
+    a difference of win shares): a t interval of a bounded per-game value over few games can
+    reach past it. ``nan`` bounds stay ``nan``."""
+    def clip(x: float) -> float:
+        return x if x is None or math.isnan(x) else min(max(x, low), high)
+
+    return clip(lo), clip(hi)
+
+
+def interval_se(lo: float, hi: float, confidence: float = 0.95) -> float:
+    """The standard error a symmetric normal interval ``[lo, hi]`` implies,
+    ``(hi − lo) / (2 z)`` (``nan`` for a missing bound)."""
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return math.nan
+    return float((hi - lo) / (2 * _z(confidence)))
+
+
+def two_sample_comparison(base: float, base_se: float, other: float, other_se: float,
+                          confidence: float = 0.95) -> Comparison:
+    """``other − base`` of two independent estimates: normal interval and z-test with standard
+    error ``√(se_b² + se_o²)``.
+
+    ``nan`` bounds and p-value when either standard error is missing; a difference of two
+    estimates without spread (both standard errors 0) is ``exact``.
+    """
+    d = float(other - base)
+    if any(math.isnan(v) for v in (base, base_se, other, other_se)):
+        return Comparison(d, math.nan, math.nan, math.nan, "two-sample")
+    se = math.hypot(base_se, other_se)
+    if se == 0:
+        return Comparison(d, d, d, 0.0 if d else 1.0, "exact")
+    z = _z(confidence)
+    return Comparison(d, d - z * se, d + z * se, float(2 * sps.norm.sf(abs(d) / se)),
+                      "two-sample")
+
+
+def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.95
+                       ) -> Comparison:
+    """``mean(other) − mean(base)`` of two per-game series on shared game seeds, paired on the
+    games both have.
+
+    Each estimate is the mean of its series (one value per game: a per-game quantity, or a
+    ratio estimator's linearised per-game value), and games are independent. Games in both
+    series are paired; games in one only (a shorter run, a quantity defined on a subset of
+    games) add their own variance. The variance of the difference is
+    ``s_o²/n_o + s_b²/n_b − 2 Σ_shared (o_g − ō)(b_g − b̄) / √(n_o(n_o − 1) n_b(n_b − 1))``,
+    which is the paired t variance ``s_d² / n`` when both series cover the same games. Interval
+    and test: Student's t with ``min(n_b, n_o) − 1`` degrees of freedom.
+
+    Parameters
+    ----------
+    base, other : Series
+        Indexed by game id (the game seed's index), ``nan`` dropped; at least 2 values each.
+
+    Returns
+    -------
+    Comparison
+        ``test`` is ``"paired"`` (``"exact"`` when both cover the same games and every
+        difference is equal); ``nan`` bounds with fewer than 2 values in either series.
+    """
+    b = base.dropna().astype(float)
+    o = other.dropna().astype(float)
+    n_b, n_o = len(b), len(o)
+    if n_b < 2 or n_o < 2:
+        d = float(o.mean() - b.mean()) if n_b and n_o else math.nan
+        return Comparison(d, math.nan, math.nan, math.nan, "paired")
+    d = float(o.mean() - b.mean())
+    shared = b.index.intersection(o.index)
+    if len(shared) == n_b == n_o:
+        per = (o.reindex(shared) - b.reindex(shared)).to_numpy()
+        if np.all(per == per[0]):
+            return Comparison(d, d, d, 0.0 if d else 1.0, "exact", len(shared))
+    var = (o.var(ddof=1) / n_o + b.var(ddof=1) / n_b
+           - 2 * float(((o.reindex(shared) - o.mean()) * (b.reindex(shared) - b.mean())).sum())
+           / math.sqrt(n_o * (n_o - 1) * n_b * (n_b - 1)))
+    se = math.sqrt(max(float(var), 0.0))
+    df = min(n_b, n_o) - 1
+    if se == 0:
+        return Comparison(d, d, d, 0.0 if d else 1.0, "exact", len(shared))
+    half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
+    return Comparison(d, d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df)), "paired",
+                      len(shared))
+
+
+@dataclass(frozen=True)
+class Edge:
+    """The win share of flagged rows (e.g. the diplomat leader) against what the same groups
+    (players) win when they are not flagged — ``flagged_edge``.
+
+    Attributes
+    ----------
+    share : float
+        Mean over the games with a flagged row of the flagged rows' summed win share.
+    reference : float
+        What the same flagged rows would win at their groups' rates when not flagged:
+        ``Σ_p r_p · m_p``, ``r_p`` group ``p``'s win share per row over its unflagged rows,
+        ``m_p`` its flagged rows per game with a flag.
+    edge, lo, hi, p_value : float
+        ``share − reference``, its interval and the two-sided p-value of 0 (linearised
+        standard error over games, Student's t with ``games − 1`` degrees of freedom).
+    games : int
+        Games with a flagged row.
+    groups : dict of str to float
+        Each group's share of the flagged rows.
+    per_game : Series
+        Per game (index: game id, every game given) the linearised value whose mean is
+        ``edge`` — for pairing with another run on the same seeds.
+    unestimable : str
+        Why there is no estimate (no flagged row, a flagged group never unflagged); ``""``.
+    """
+
+    share: float
+    reference: float
+    edge: float
+    lo: float
+    hi: float
+    p_value: float
+    games: int
+    groups: dict
+    per_game: pd.Series
+    unestimable: str = ""
+
+
+def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
+                 flag: Sequence | np.ndarray, won: Sequence | np.ndarray,
+                 confidence: float = 0.95) -> Edge:
+    """How much more of the win flagged rows take than their groups take unflagged.
+
+    One row per seat-game. A flagged row (e.g. the holder of the most diplomats) belongs to a
+    group (the player at that seat); comparing the flagged rows' win share with a fixed "no
+    edge" share ``k/n`` credits to the flag whatever the group wins anyway — when one strong
+    player holds the flag in almost every game, the flag looks strong. The reference here
+    accounts for who holds it: each flagged row is expected to win what its group wins per row
+    in the rows where it is **not** flagged (direct standardisation over the groups), so the
+    edge is 0 when the flag adds nothing beyond who holds it.
+
+    Estimator: with ``L`` the share of games with a flagged row, ``A = Σ_g a_g / Σ_g ℓ_g``
+    (``a_g`` the flagged rows' win share in game ``g``, ``ℓ_g`` 1 when it has a flagged row),
+    ``m_p = Σ_g c_pg / Σ_g ℓ_g`` (``c_pg`` flagged rows of group ``p``), ``r_p = Σ_g w_pg /
+    Σ_g n_pg`` (``w_pg``, ``n_pg``: win share and count of group ``p``'s unflagged rows),
+    ``edge = A − Σ_p r_p m_p``. Its standard error is the delta method's over games (games are
+    independent; the rows of one game are not): the per-game linearised values
+    ``ψ_g = (a_g − A ℓ_g)/L − Σ_p [r_p (c_pg − m_p ℓ_g)/L + m_p (w_pg − r_p n_pg)/n̄_p]``.
+
+    Parameters
+    ----------
+    game_id, group, flag, won : array_like, shape (rows,)
+        Per row: its game, its group, whether it is flagged, its win share (1/k for a k-way tie).
+
+    Returns
+    -------
+    Edge
+        ``nan`` numbers and an ``unestimable`` reason when no row is flagged or a group that
+        holds the flag never plays unflagged.
+    """
+    df = pd.DataFrame({"g": np.asarray(game_id), "p": np.asarray(group).astype(str),
+                       "f": np.asarray(flag, dtype=bool), "w": np.asarray(won, dtype=float)})
+    ids = np.unique(df["g"])
+    n = ids.size
+    nan = math.nan
+    empty = pd.Series(np.full(n, nan), index=pd.Index(ids, name="game_id"))
+    ell = df.groupby("g")["f"].any().reindex(ids).to_numpy(float)
+    games = int(ell.sum())
+    if games == 0:
+        return Edge(nan, nan, nan, nan, nan, nan, 0, {}, empty, "no row is flagged")
+    a = df["w"].where(df["f"], 0.0).groupby(df["g"]).sum().reindex(ids).to_numpy(float)
+    big_l = ell.mean()
+    share = a.mean() / big_l
+    flagged_groups = sorted(pd.unique(df.loc[df["f"], "p"]))
+    counts = df[df["f"]].groupby("p").size()
+    reference = 0.0
+    psi = (a - share * ell) / big_l
+    for p in flagged_groups:
+        mine = df["p"] == p
+        c = (mine & df["f"]).groupby(df["g"]).sum().reindex(ids).to_numpy(float)
+        off = mine & ~df["f"]
+        w = df["w"].where(off, 0.0).groupby(df["g"]).sum().reindex(ids).to_numpy(float)
+        k = off.groupby(df["g"]).sum().reindex(ids).to_numpy(float)
+        if k.sum() == 0:
+            return Edge(share, nan, nan, nan, nan, nan, games, {}, empty,
+                        f"`{p}` holds it but never plays without it")
+        m = c.mean() / big_l
+        r = w.sum() / k.sum()
+        reference += r * m
+        psi = psi - (r * (c - m * ell) / big_l + m * (w - r * k) / k.mean())
+    edge = share - reference
+    per_game = pd.Series(edge + psi, index=pd.Index(ids, name="game_id"))
+    groups = {p: float(counts[p] / counts.sum()) for p in flagged_groups}
+    if n < 2:
+        return Edge(share, reference, edge, nan, nan, nan, games, groups, per_game)
+    se = float(np.std(psi, ddof=1) / math.sqrt(n))
+    if se == 0:
+        return Edge(share, reference, edge, edge, edge, 0.0 if edge else 1.0, games, groups,
+                    per_game)
+    half = float(sps.t.ppf(0.5 + confidence / 2, n - 1) * se)
+    p_value = float(2 * sps.t.sf(abs(edge) / se, n - 1))
+    return Edge(share, reference, edge, edge - half, edge + half, p_value, games, groups,
+                per_game)

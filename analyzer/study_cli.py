@@ -345,7 +345,7 @@ def sweep(
     param: Annotated[list[str], typer.Option(
         "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose "
                         "policy has it), seats[I].params.NAME or players (the player count: "
-                        "compared unpaired, on game-level outcomes); repeat for a grid.")],
+                        "compared on game-level outcomes, paired by seed); repeat for a grid.")],
     metric: Annotated[str, typer.Option(
         help="won (win rate) or a numeric seat column such as score.")] = "won",
     correction: Annotated[Correction, typer.Option(
@@ -484,6 +484,8 @@ def tournament(
         typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
                    f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
                    f"{100 * r['win_rate']:.1f} %")
+    if figures.get("reliability"):
+        typer.echo(figures["reliability"])
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

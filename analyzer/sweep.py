@@ -5,7 +5,7 @@ seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAM
 scenario's seat entry before rotation), or the player count (``players``: the base's seats must
 all be the same player, who then takes every seat). Several ``--param`` make a grid (every
 combination). An arm of another player count plays the same game seeds, but its games are other
-games: the report compares it with unpaired statistics on game-level outcomes.
+games: the report compares its game-level outcomes paired by seed.
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
 records and report are ``analyzer.study_run.simulate``'s, with a sweep section added

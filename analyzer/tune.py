@@ -14,8 +14,9 @@ k-way tie for first) over ``games`` games against the scenario's other seats (or
 them). All candidates of one generation play the same game seeds (common random numbers), so
 CMA-ES ranks them on the same deals; each generation has fresh seeds. Generation ``g`` plays
 game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with ``S_g`` drawn from
-``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,)``:
-seeds no candidate was tuned on. CMA-ES's own draws come from a generator seeded from the
+``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,
+*identity)`` (``check_seed``: the whole run identity, printed): seeds no candidate was tuned on,
+and other seeds for another tune. CMA-ES's own draws come from a generator seeded from the
 scenario seed, so the same scenario, seed and budget give the same ``tuned.toml`` whatever the
 jobs, backend or chunks.
 
@@ -117,6 +118,25 @@ def derived_seed(seed: int, *key: int) -> int:
     return int(state >> np.uint64(1))
 
 
+def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: int,
+               validation_games: int, tables: tuple[tuple[Seat, ...], ...]) -> int:
+    """The root seed of a tune's fresh-seed check, derived from the whole run identity: the
+    scenario (rules, seats, variants: ``Scenario.fingerprint``), its seed, the tuned seat, the
+    budget, games per candidate, population, check size and the opponents' tables. Two tunes
+    that differ in any of these are checked on different games (a check on the same games
+    would let picking the better tune select on that check's luck); the same tune is checked
+    on the same games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit
+    words of a SHA-256 of the identity."""
+    identity = json.dumps({"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
+                           "games": games, "popsize": popsize,
+                           "validation_games": validation_games,
+                           "tables": [[(s.name, s.policy, dict(s.params)) for s in t]
+                                      for t in tables]}, sort_keys=True, default=str)
+    digest = hashlib.sha256(identity.encode()).digest()
+    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
+    return derived_seed(scenario.seed, CHECK_STREAM, *words)
+
+
 @dataclass(frozen=True)
 class Plan:
     """What a tune plays (``plan``): the base scenario, the tuned seat, the opponents' tables
@@ -135,6 +155,7 @@ class Plan:
     validation_deals: int
     budget: int
     opponents: str | None
+    check_seed: int  # root seed of the fresh-seed check (``check_seed``: the whole identity)
 
     @property
     def policy(self) -> str:
@@ -220,7 +241,8 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     start = {**{d.name: defaults[d.name] for d in dims}, **start}
     return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
                 deals, generations, -(-validation_games // len(tables)), budget,
-                None if opponents is None else str(opponents))
+                None if opponents is None else str(opponents),
+                check_seed(scenario, seat, budget, games, lam, validation_games, tables))
 
 
 def _win_rates(result: runner.RunResult, label: str) -> dict[str, float]:
@@ -402,7 +424,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
     d.saved = (f"all {p.generations} generations saved in {search_dir}, the fresh-seed check "
                "not yet finished")
     # the check: start and tuned on fresh seeds, paired game by game
-    check_root = derived_seed(scenario.seed, CHECK_STREAM)
+    check_root = p.check_seed
     check_size = fingerprint["chunk_size"]
     check = runner.run(spec, p.arms([p.start, tuned], ["start", "tuned"]), check_root,
                        p.validation_deals, d.chunks, rotate=scenario.seat_rotation,
@@ -437,10 +459,12 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
     res = run.finish(scenario, check, study=study, facts=facts)
     figures = studies.results_of(res.summary["results"], "tune")
     path = d.write("tuned.toml", tuned_toml(scenario, p, tuned, figures))
+    from analyzer.report.tuning import difference_text
+
     dd = figures["difference"]
-    say(f"fresh seeds ({figures['games']} games): tuned {100 * figures['tuned']['rate']:.1f} % vs "
-        f"start {100 * figures['start']['rate']:.1f} %, difference {100 * dd['diff']:+.1f} pp "
-        f"[{100 * dd['lo']:+.1f}, {100 * dd['hi']:+.1f}]")
+    say(f"fresh seeds ({figures['games']} games, check seed {check_root}): tuned "
+        f"{100 * figures['tuned']['rate']:.1f} % vs start {100 * figures['start']['rate']:.1f} %, "
+        f"difference {difference_text(dd)}")
     return TuneResults(res.out_dir, res.summary, tuned=tuned, tuned_file=path)
 
 
@@ -455,6 +479,8 @@ def _pool_hash(p: Plan) -> str | None:
 def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict) -> str:
     """``tuned.toml``: the fitted parameters as a ``params_file`` (``game``, ``policy``,
     ``[params]``), with how they were found and checked in comments."""
+    from analyzer.report.tuning import difference_text
+
     d = figures["difference"]
     command = (f"analyzer tune {scenario.file} --seat {p.seat} --budget {p.budget} --games "
                f"{p.games} --popsize {p.popsize} --validation-games "
@@ -468,8 +494,7 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
         + (f", opponents from {p.opponents}" if p.opponents else "") + ".",
         (f"# Check on {figures['games']} fresh games: win rate {_pct(figures['tuned'])} "
          f"against {_pct(figures['start'])} with the starting parameters;"),
-        (f"# paired difference {100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, "
-         f"{100 * d['hi']:+.1f}] (95%)."),
+        f"# paired difference {difference_text(d)} (95%).",
         f"game = {toml_value(scenario.game)}",
         f"policy = {toml_value(p.policy)}",
         "",

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from analyzer.errors import IllegalChoice
+from analyzer.games.forward import offered
 
 HAND = 4
 
@@ -41,15 +42,18 @@ class TrickState:
         return self.to_move
 
     def decision_kind(self) -> str:
-        return "lead" if not self.table else "follow"
+        return "" if self.is_terminal() else "lead" if not self.table else "follow"
 
     def legal_actions(self) -> tuple:
         return tuple(self.hands[self.to_move])
 
+    def search_actions(self) -> tuple:
+        return self.legal_actions()
+
     def apply(self, action) -> None:
         hand = self.hands[self.to_move]
-        if action not in hand:
-            raise IllegalChoice(f"seat {self.to_move}: card {action!r} not in hand {hand}")
+        if offered(tuple(hand), action) < 0:
+            raise IllegalChoice(self.to_move, self.decision_kind(), action, tuple(hand))
         hand.remove(action)
         self.table.append((self.to_move, action))
         self.played.append((self.to_move, action))
@@ -122,10 +126,13 @@ class TrickView:
         return tuple(self._st.table)
 
     def decision_kind(self) -> str:
-        return self._st.decision_kind()
+        return self._st.decision_kind() if self._st.to_move == self.seat else ""
 
     def legal_actions(self) -> tuple:
-        return self._st.legal_actions()
+        return self._st.legal_actions() if self._st.to_move == self.seat else ()
+
+    def search_actions(self) -> tuple:
+        return self.legal_actions()
 
     def determinize(self, seed: int) -> TrickState:
         return self._st.determinize(self.seat, seed)

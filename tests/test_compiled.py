@@ -23,9 +23,10 @@ PURE = os.environ.get("ANALYZER_PURE_PYTHON") == "1"
 
 
 def compiled() -> dict[str, tuple[str, ...]]:
-    """Every game's ``COMPILED_MODULES`` (game -> module names), the list setup.py compiles."""
-    return {g: importlib.import_module(f"analyzer.games.{g}").COMPILED_MODULES
-            for g in available_games()}
+    """The shared ``COMPILED_MODULES`` of ``analyzer.games`` (key ``""``) and every game's (game ->
+    module names): the list setup.py compiles."""
+    return {"": importlib.import_module("analyzer.games").COMPILED_MODULES,
+            **{g: importlib.import_module(f"analyzer.games.{g}").COMPILED_MODULES for g in available_games()}}
 
 
 def test_setup_compiles_what_each_game_lists(monkeypatch):
@@ -38,7 +39,7 @@ def test_setup_compiles_what_each_game_lists(monkeypatch):
     monkeypatch.setenv("ANALYZER_PURE_PYTHON", "1")
     setup_py = runpy.run_path(str(ROOT / "setup.py"))
     listed = compiled()
-    assert set(listed) == {"rattus", "cartus", "pyramidion"}
+    assert set(listed) == {"", "rattus", "cartus", "pyramidion"} and "play" in listed[""]
     assert setup_py["compiled_modules"]() == listed
     for game, modules in listed.items():
         for m in modules:

@@ -101,15 +101,15 @@ def _seats():
 def _results(adv=0.25, diff=0.1):
     return {
         "studies": {"first_player": {"by_variant": [
-            {"variant": "base", "games": 4, "rate": 0.5, "fair": 0.5, "advantage": adv,
+            {"variant": "base", "games": 40, "rate": 0.5, "fair": 0.5, "advantage": adv,
              "advantage_lo": adv - 0.2, "advantage_hi": adv + 0.2, "p_first": 0.2,
              "position_test": "done"}]}},
         "balance": {"vs_base": [
-            {"variant": "v", "metric": "score", "n": 4, "diff": 1.5, "lo": 0.5, "hi": 2.5,
+            {"variant": "v", "metric": "score", "n": 40, "diff": 1.5, "lo": 0.5, "hi": 2.5,
              "p_value": 0.01},
-            {"variant": "v", "metric": "start_adv", "n": 4, "diff": diff, "lo": -0.1,
+            {"variant": "v", "metric": "start_adv", "n": 40, "diff": diff, "lo": -0.1,
              "hi": 0.3, "p_value": 0.3},
-            {"variant": "v", "metric": "rounds", "n": 4, "diff": 1.0, "lo": 0.5, "hi": 1.5,
+            {"variant": "v", "metric": "rounds", "n": 40, "diff": 1.0, "lo": 0.5, "hi": 1.5,
              "p_value": 0.01}]}}
 
 
@@ -118,7 +118,7 @@ def test_generic_findings_and_their_example_games():
     assert set(out) == {"first_player:base", "score:v", "start_adv:v"}  # rounds is no finding
     start = out["first_player:base"]
     assert start.examples == (0, 2) and start.example_variant == "base"
-    assert "wins 50.0 % of its 4 games" in start.sentence()
+    assert "wins 50.0 % of its 40 games" in start.sentence()
     # the start player does better in `v` than in the base in game 1 only
     assert out["start_adv:v"].examples == (1,) and out["start_adv:v"].example_variant == "v"
     worse = {f.key: f for f in findings.generic(_results(diff=-0.1), {}, _seats())}
@@ -193,23 +193,52 @@ def test_section_goes_first_and_says_how_it_ranks_and_corrects(tmp_path):
 # ------------------------------------------------------------------ the games' findings
 
 
-def test_rattus_findings_test_the_leader_and_show_the_winner_change_as_a_figure():
+def test_rattus_findings_test_the_leaders_edge_over_the_same_players_and_users_per_game():
+    """The leader's share is a figure; the tested finding is its edge over what the same players
+    win when they do not lead (issue #21: 99 % of leaders are one strong player, who wins 41 %
+    anyway); the users' change is per game, and a variant where every seat used the card says
+    it cannot be measured instead of reporting a change of 0 by construction."""
     numbers = {"variant": "base",
-               "leader_wins": {"games": 80, "estimate": 0.4, "lo": 0.3, "hi": 0.51,
-                               "no_edge": 0.25, "examples": [3, 5, 9]},
+               "leader_wins": {"games": 80, "estimate": 0.442, "lo": 0.34, "hi": 0.55,
+                               "no_edge": 0.252, "examples": [3, 5, 9], "reference": 0.414,
+                               "leaders": {"greedy-tuned": 0.992, "greedy": 0.008},
+                               "edge": {"estimate": 0.028, "lo": -0.01, "hi": 0.066,
+                                        "p_value": 0.15, "games": 100, "unestimable": ""}},
                "winner_changed": {"games": 300, "changed": 28, "estimate": 28 / 300,
                                   "lo": 0.065, "hi": 0.13, "examples": [1, 2, 4]},
-               "sultan_out": {"users": [{"variant": "without-sultan", "games": 82, "n": 135,
-                                         "won_with": 0.41, "won_without": 0.21,
-                                         "won_diff": {"mean": -0.19, "lo": -0.28, "hi": -0.11,
-                                                      "n": 82, "p_value": 1e-5}}]}}
+               "sultan_out": {"users": [
+                   {"variant": "without-sultan", "games": 82, "n": 135, "won_with": 0.427,
+                    "won_without": 0.21, "games_compared": 80, "all_user_games": 2,
+                    "won_with_game": 0.455, "won_without_game": 0.25,
+                    "won_diff_game": {"mean": -0.205, "lo": -0.3, "hi": -0.11, "n": 80,
+                                      "p_value": 1e-5},
+                    "won_diff": {"mean": -0.19, "lo": -0.28, "hi": -0.11, "n": 82,
+                                 "p_value": 1e-4}},
+                   {"variant": "tokens-off", "games": 500, "n": 1900, "won_with": 0.25,
+                    "won_without": 0.25, "games_compared": 0, "all_user_games": 467,
+                    "won_diff_game": {"mean": math.nan, "lo": math.nan, "hi": math.nan,
+                                      "n": 0, "p_value": math.nan},
+                    "won_diff": {"mean": 0.0, "lo": 0.0, "hi": 0.0, "n": 500,
+                                 "p_value": 1.0}}]},
+               "_per_game": {"leader_edge": pd.Series([0.0, 0.1])}}
     out = {f.key: f for f in rattus_findings.sultan(numbers, {})}
-    assert out["sultan:leader_wins"].null == 0.25 and out["sultan:leader_wins"].examples == (3, 5, 9)
+    assert out["sultan:leader_wins"].null is None  # a figure: no test against 25 %
+    edge = out["sultan:leader_edge"]
+    assert edge.null == 0.0 and edge.estimate == 0.028 and edge.p_value == 0.15
+    assert "win 41.4 % per seat-game when they do not lead" in edge.sentence()
+    assert "`greedy-tuned` 99 %" in edge.sentence() and edge.per_game is not None
     assert out["sultan:winner_changed"].null is None and out["sultan:winner_changed"].p_value is None
     assert "9.3 % [6.5, 13.0] of the 300 games" in out["sultan:winner_changed"].sentence()
-    assert out["sultan:users:without-sultan"].p_value == 1e-5
+    users = out["sultan:users:without-sultan"]
+    assert users.p_value == 1e-5 and users.estimate == -0.205 and users.games == 80
+    assert "a user won 45.5 % of the games" in users.sentence()
+    gone = out["sultan:users:tokens-off"]
+    assert not gone.measured and "every seat used the Sultan in 467 of the 500 games" in (
+        gone.unmeasurable)
     ranked = findings.assess(list(out.values()))
-    assert ranked[-1].finding.key == "sultan:winner_changed" and not ranked[-1].tested
+    assert ranked[-1].finding.key == "sultan:users:tokens-off" and not ranked[-1].tested
+    assert {a.finding.key for a in ranked if a.tested} == {"sultan:leader_edge",
+                                                           "sultan:users:without-sultan"}
 
 
 def test_cartus_findings_name_a_guessed_building_and_use_the_corrected_p():
@@ -266,9 +295,11 @@ def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_f
     _, seats = api.replay_scenario(words[2], int(words[4]), log=lambda line: None)
     won = {s["start_position"]: s["won"] for s in seats}
     assert start["estimate"] >= 0 and won[0] > 0
-    sizes = [f["size"] for f in found["findings"] if not f["figure"] and not f["exact"]]
+    sizes = [f["size"] for f in found["findings"] if not f["figure"] and not f["exact"]
+             and not f.get("same_test_as") and not f.get("unmeasurable")]
     assert sizes == sorted(sizes, reverse=True)
-    tested = [f for f in found["findings"] if not f["figure"] and not f["exact"]]
+    tested = [f for f in found["findings"] if not f["figure"] and not f["exact"]
+              and not f.get("same_test_as") and not f.get("unmeasurable")]
     assert found["tested"] == len(tested)
     holm = np.asarray([f["p_holm"] for f in tested])
     assert np.all(holm >= np.asarray([f["p_value"] for f in tested]) - 1e-12)
@@ -320,3 +351,98 @@ rules = { sides = 12 }
     assert kept == ["zed"]
     keys = [f["key"] for f in res.summary["results"]["findings"]["findings"]]
     assert "policy:more-sides:zed" in keys and "policy:more-sides:alpha" not in keys
+
+
+# ------------------------------------------------------------------ issue #21
+
+
+def test_one_finding_per_test_when_a_policy_change_is_half_its_head_to_head():
+    """Pyramidion: the base seats greedy everywhere (25 % per seat in every game with a
+    winner), the variant two greedy and two tile-builders. `policy:v:greedy` (greedy's per-seat
+    share − 25 %) is exactly half of `head_to_head:v:greedy` (greedy − the others): one test,
+    listed and counted once, and the policy sentence names its real reference."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for g in range(200):
+        winner = int(rng.choice(4, p=[0.35, 0.35, 0.15, 0.15]))
+        for seat in range(4):
+            rows.append({"variant": "base", "game_id": g, "seat": seat, "policy": "greedy",
+                         "start_position": seat, "won": float(seat == int(rng.integers(4))),
+                         "score": 1.0})
+            rows.append({"variant": "v", "game_id": g, "seat": seat,
+                         "policy": "greedy" if seat < 2 else "tile", "start_position": seat,
+                         "won": float(seat == winner), "score": 1.0})
+    seats = pd.DataFrame(rows)
+    # every base game has exactly one winner: greedy's per-seat share there is 1/4
+    base_winners = seats[seats.variant == "base"].groupby("game_id")["won"].transform("sum")
+    seats = seats[~seats.game_id.isin(seats.loc[(seats.variant == "base") & (base_winners != 1),
+                                                "game_id"])]
+    from analyzer import stats
+
+    pol = stats.pair_differences(seats[seats.variant == "base"], seats[seats.variant == "v"], "v",
+                                 "won", ("policy",))
+    r = pol[pol["policy"] == "greedy"].iloc[0]
+    res = {"variants": {"won_by_policy": [{**r.to_dict(), "mirror_of": None}]}}
+    generic = findings.generic(res, {}, seats)
+    (policy,) = [f for f in generic if f.key == "policy:v:greedy"]
+    assert "where it plays every seat: the fair share (1 − q)/n, 25.0 %" in policy.sentence()
+    v = seats[seats.variant == "v"]
+    mine = v[v.policy == "greedy"].groupby("game_id")["won"].mean()
+    others = v[v.policy != "greedy"].groupby("game_id")["won"].mean()
+    h = stats.paired_difference(others.to_numpy(), mine.to_numpy())
+    h2h = findings.Finding("head to head", h.mean, h.lo, h.hi, "pp", 100, 1, True, 0.0,
+                           p_value=h.p_value, games=h.n, example_variant="v",
+                           key="head_to_head:v:greedy")
+    assert h.mean == pytest.approx(2 * policy.estimate)
+    ranked = findings.assess([policy, h2h])
+    tested = [a for a in ranked if a.tested]
+    assert [a.finding.key for a in tested] == ["policy:v:greedy"]
+    twin = next(a for a in ranked if a.finding.key == "head_to_head:v:greedy")
+    assert twin.same_test_as == "policy:v:greedy" and twin.holds == tested[0].holds
+    # the same numbers in another arm are another test
+    other = findings.Finding("x", h.mean, h.lo, h.hi, "pp", 100, 1, True, 0.0, p_value=h.p_value,
+                             games=h.n, example_variant="w", key="head_to_head:w:greedy")
+    assert len([a for a in findings.assess([policy, other]) if a.tested]) == 2
+
+
+def test_a_tiny_run_gives_no_interval_outside_the_possible_range_and_no_estimate_below_the_minimum():
+    """Five games: "+0.0 pp [−124.2, +124.2]" is what a t interval of a win-rate difference gives;
+    below MIN_GAMES the finding reads "too few games to estimate" and is not tested; above it an
+    interval is clipped to the possible range (a difference of shares: ±100 pp)."""
+    tiny = findings.Finding("x {value}", 0.0, -1.242, 1.242, "pp", 100, 1, True, 0.0,
+                            p_value=1.0, games=5, key="tiny")
+    assert "too few games to estimate (5 games; at least 20 needed)" in tiny.sentence()
+    assert not findings.assess([tiny])[0].tested
+    wide = findings.Finding("x {value}", 0.9, 0.7, 1.1, "pp", 100, 1, True, 0.0, games=25,
+                            key="wide")
+    assert wide.value_text() == "+90.0 pp [+70.0, +100.0]"
+    share = findings.Finding("x {value}", 0.02, -0.01, 0.05, "%", 100, 1, games=30, key="s")
+    assert share.value_text() == "2.0 % [0.0, 5.0]"
+    (rec,) = findings.key_findings(Doc(None), [wide])["findings"]
+    assert rec["hi"] == 1.0 and rec["se"] == pytest.approx(0.4 / (2 * 1.959964), rel=1e-5)
+
+
+def test_the_picked_goods_source_is_tested_as_picked():
+    """Five sources with no association at all (odds ratio 1, independent estimates): picking
+    the largest and testing it as if chosen in advance rejects in 1 − 0.975⁵ = 11.9 % of runs;
+    the Bonferroni-corrected test of the pick rejects at most 5 % and its
+    interval covers the picked source's true odds ratio 1 at least 95 % of the time."""
+    rng = np.random.default_rng(11)
+    se, reps = 0.1, 4000
+    naive = picked = covered = 0
+    for _ in range(reps):
+        b = rng.normal(0, se, 5)
+        rows = [{"source": f"goods_s{i}", "odds_ratio": math.exp(x),
+                 "lo": math.exp(x - 1.959964 * se), "hi": math.exp(x + 1.959964 * se),
+                 "p_value": float(2 * sps.norm.sf(abs(x) / se))} for i, x in enumerate(b)]
+        (f,) = [f for f in pyramidion_findings.pyramidion({"goods_model": rows}, {})
+                if f.key == "goods:strongest_source"]
+        top = max(rows, key=lambda r: r["odds_ratio"])
+        naive += top["p_value"] < 0.05 and top["odds_ratio"] > 1
+        picked += f.p_value < 0.05
+        covered += f.lo <= 1.0 <= f.hi
+        assert f.item == top["source"] and len(f.items) == 5
+    assert naive / reps > 0.10  # 1 − 0.975⁵ = 11.9 %
+    assert picked / reps <= 0.05 + 2.58 * math.sqrt(0.05 * 0.95 / reps)
+    assert covered / reps >= 0.95 - 2.58 * math.sqrt(0.05 * 0.95 / reps)
+    assert "picked as the largest of the 5" in f.sentence()

@@ -1,6 +1,6 @@
 """Player count as a study dimension: a variant's ``players``, ``compare`` of scenarios with
 other counts and ``sweep --param players=…``; such arms play the same seeds but other games, so
-the report compares them unpaired on game-level outcomes (analyzer/report/players.py)."""
+the report compares them on game-level outcomes paired by game seed (analyzer/report/players.py)."""
 
 from __future__ import annotations
 
@@ -69,10 +69,11 @@ def test_unpaired_difference_is_welchs():
     assert d.n == 50 * 80 // 130
 
 
-def test_a_run_with_another_count_compares_it_unpaired(write_scenario, tmp_path):
-    """The 2-player arm is left out of the paired sections and compared in the player-count
-    section: its start-player advantage change is Welch's on the per-game values; it replays
-    from the run's scenario.toml as a 2-player game; a key finding names it."""
+def test_a_run_with_another_count_compares_it_paired_by_seed(write_scenario, tmp_path):
+    """The 2-player arm is left out of the seat-level paired sections and compared in the
+    player-count section: its start-player advantage change is the paired t over the game ids
+    both arms share (game i of both is dealt from seed i); it replays from the run's
+    scenario.toml as a 2-player game; a key finding names it and its pairing."""
     path = write_scenario(ONE_SEAT + '\n[[variants]]\nname = "two"\nplayers = 2\n'
                           '\n[[variants]]\nname = "six"\nrules = { sides = 4 }\n', "c.toml")
     res = api.simulate(path, jobs=1, out=tmp_path / "run")
@@ -86,20 +87,50 @@ def test_a_run_with_another_count_compares_it_unpaired(write_scenario, tmp_path)
 
     def per_game(var):
         s = seats[seats["variant"] == var]
-        return stats.start_player_games(s)["advantage"].to_numpy()
+        return stats.start_player_games(s)["advantage"]
 
-    d = stats.unpaired_difference(per_game("base"), per_game("two"))
+    both = pd.concat([per_game("base").rename("b"), per_game("two").rename("t")], axis=1,
+                     join="inner")
+    d = stats.paired_difference(both["b"].to_numpy(), both["t"].to_numpy())
+    assert adv["test"] == "paired" and adv["n"] == len(both)
     assert (adv["diff"], adv["lo"], adv["hi"]) == pytest.approx((d.mean, d.lo, d.hi))
     md = (res.out_dir / "report.md").read_text()
     assert "## Player counts: game-level outcomes side by side" in md
-    assert "**not paired**" in md
-    found = {f["key"] for f in out["findings"]["findings"]}
-    assert {"players:start_adv:two", "players:score:two", "score:six"} <= found
+    assert "**paired by seed**" in md
+    found = {f["key"]: f for f in out["findings"]["findings"]}
+    assert {"players:start_adv:two", "players:score:two", "score:six"} <= set(found)
+    assert "paired by game seed" in found["players:start_adv:two"]["sentence"]
     _, seat_records = api.replay_scenario(res.out_dir / "scenario.toml", 3, "two",
                                                log=lambda line: None)
     assert len(seat_records) == 2
     recorded = seats[(seats["variant"] == "two") & (seats["game_id"] == 3)]
     assert sorted(r["score"] for r in seat_records) == sorted(recorded["score"])
+
+
+def test_pairing_by_seed_has_the_known_standard_error_and_welch_only_without_shared_seeds():
+    """Two arms whose per-game outcomes share a seed effect (correlation 0.5, sd 1 each, true
+    difference 0.2): the seed-paired interval has the paired standard error
+    √((1 + 1 − 2·0.5)/n) = 1/√n, narrower than Welch's √(2/n), and covers the true difference
+    about 95 % of the time; arms with no shared game id fall back to Welch."""
+    rng = np.random.default_rng(5)
+    n, covered, reps = 400, 0, 400
+    widths = []
+    for _ in range(reps):
+        shared = rng.normal(size=n)
+        a = np.sqrt(0.5) * shared + np.sqrt(0.5) * rng.normal(size=n)
+        b = 0.2 + np.sqrt(0.5) * shared + np.sqrt(0.5) * rng.normal(size=n)
+        base = pd.DataFrame({"game_id": np.arange(n), "m": a})
+        arm = pd.DataFrame({"game_id": np.arange(n), "m": b})
+        d, test = players.seed_difference(base, arm, "m")
+        assert test == "paired" and d.n == n
+        covered += d.lo <= 0.2 <= d.hi
+        widths.append((d.hi - d.lo) / (2 * 1.96))
+    assert abs(np.mean(widths) - 1 / np.sqrt(n)) < 0.004
+    assert 0.92 <= covered / reps <= 0.98
+    other = pd.DataFrame({"game_id": np.arange(n, 2 * n), "m": rng.normal(size=n)})
+    d, test = players.seed_difference(base, other, "m")
+    w = stats.unpaired_difference(base["m"], other["m"])
+    assert test == "welch" and (d.lo, d.hi) == pytest.approx((w.lo, w.hi))
 
 
 def test_compare_takes_scenarios_of_other_player_counts(write_scenario, tmp_path):

@@ -190,3 +190,64 @@ def test_rating_gap_and_win_rate_above_a_fair_seat():
         # one interval of the difference, narrower than the two ratings' widths added
         width = t["gap_hi"].iloc[i] - t["gap_lo"].iloc[i]
         assert width < (t["rating_hi"] - t["rating_lo"]).iloc[i:i + 2].sum()
+
+
+def test_an_entrant_that_never_wins_gets_wilson_bounds_and_a_real_difference_interval():
+    """Issue #21: `random` showed "0.0 % (same in every game)" and a key finding −24.9 pp
+    [−25.0, −24.8] of size 100.87, ranked first. An entrant always last: its win rate 0 gets
+    Wilson's bound for 0 of the deals it played in, its win rate minus a fair seat's a MOVER
+    interval as wide as that bound, its mean rank (always last) an interval below the bottom,
+    the head-to-head against it Wilson's too; the key finding has a finite, modest size."""
+    from analyzer import stats
+    from analyzer.report import findings
+    from analyzer.report.tournament import key_findings
+
+    rng = np.random.default_rng(3)
+    deals, rows = 60, []
+    who_rows, rank_rows = [], []
+    for d in range(deals):
+        for r in range(3):  # three rotations of a 3-seat table per deal
+            order = [0, 1, 2]
+            rng.shuffle(order)
+            ranks = {0: 3}  # entrant 0 always last
+            top = [e for e in (1, 2)]
+            rng.shuffle(top)
+            ranks[top[0]], ranks[top[1]] = 1, 2
+            who_rows.append(order)
+            rank_rows.append([ranks[e] for e in order])
+            rows.append(d)
+    who, rank = np.array(who_rows), np.array(rank_rows)
+    f = Finishes(("random", "a", "b"), who, rank, (rank == 1).astype(float), np.array(rows))
+    res = rate(f, n_boot=200, seed=1)
+    t = res.table.set_index("entrant")
+    bound = stats.wilson(0, deals).hi
+    assert t.loc["random", "win_rate"] == 0 and t.loc["random", "win_lo"] == 0
+    assert t.loc["random", "win_hi"] == pytest.approx(bound)
+    fair = t.loc["random", "fair_share"]
+    assert fair == pytest.approx(1 / 3)
+    assert t.loc["random", "above_fair_lo"] == pytest.approx(-fair)  # fair has no spread here
+    assert t.loc["random", "above_fair_hi"] == pytest.approx(-fair + bound)
+    assert t.loc["random", "rank_lo"] == pytest.approx(3 - 2 * bound) and t.loc["random", "rank_hi"] == 3
+    h = res.head_to_head.set_index(["entrant", "opponent"])
+    assert h.loc[("random", "a"), "lo"] == 0 and h.loc[("random", "a"), "hi"] == pytest.approx(bound)
+    assert h.loc[("a", "random"), "lo"] == pytest.approx(1 - bound)
+    found = {x.key: x for x in key_findings(res.table, deals, 3)}
+    ranked = findings.assess(list(found.values()))
+    worst = next(a for a in ranked if a.finding.key == "win_rate:random")
+    assert not worst.exact and math.isfinite(worst.size) and worst.size < 5
+    assert "same in every game" not in worst.finding.sentence()
+
+
+def test_expanded_percentile_levels_and_the_few_deals_sentence():
+    """Hesterberg's expanded percentile interval: at 15 deals the normal quantile 1.96 becomes
+    √(15/14)·t₁₄ = 2.2199, the levels 1.32 % and 98.68 %; at 10,000 deals 2.5 % and 97.5 %.
+    Below MIN_DEALS the report and the command line say the intervals are unreliable and how
+    many games per seating fix it."""
+    from analyzer.ratings import MIN_DEALS, expanded_levels, reliability
+
+    lo, hi = expanded_levels(15)
+    assert lo == pytest.approx(0.01321, abs=2e-5) and hi == pytest.approx(1 - lo)
+    assert expanded_levels(10_000)[0] == pytest.approx(0.025, abs=2e-5)
+    text = reliability(15, 4)
+    assert "Only 15 deals" in text and "unreliable" in text and f"--games {4 * MIN_DEALS}" in text
+    assert reliability(MIN_DEALS, 4) == ""

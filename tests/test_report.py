@@ -11,7 +11,7 @@ from analyzer import api, report
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
 from analyzer.games.rattus import study as rattus_study
-from analyzer.report import sections
+from analyzer.report import findings, sections
 from analyzer.report.document import Doc
 
 
@@ -22,7 +22,8 @@ def run_dir(toy_file, tmp_path):
 
 def test_run_directory_layout(run_dir):
     names = {p.name for p in run_dir.iterdir()}
-    assert set(report.RUN_FILES) | {"charts", "chunks"} == names
+    # findings.parquet: the key findings' per-game values (analyzer robustness pairs them)
+    assert set(report.RUN_FILES) | {"charts", "chunks", findings.PER_GAME} == names
     charts = {p.name for p in (run_dir / "charts").iterdir()}
     assert charts == {"win_rate_by_policy.png", "win_rate_by_position.png", "score_histogram.png",
                       "diplomat_points.png", "caravan_bonus.png"}
@@ -262,3 +263,45 @@ def test_every_table_scrolls_in_its_own_box(run_dir):
     box = css.split(".scroll{")[1].split("}")[0]
     assert "overflow:auto" in box and "max-width:100%" in box
     assert "max-width:80rem" in css.split("body{")[1].split("}")[0]
+
+
+def _card_out_tables(all_use: bool):
+    """40 games of 4 seats in `base` (Sultan in play) and `without-sultan`. Seat 0 places
+    diplomats in every base game (with ``all_use`` every seat does) and wins it; without the
+    Sultan seat 1 wins instead."""
+    grows, srows = [], []
+    for var, cards in (("base", "knight,sultan"), ("without-sultan", "knight,merchant")):
+        for g in range(40):
+            grows.append({"variant": var, "game_id": g, "class_cards": cards, "n_players": 4,
+                          "rounds": 8})
+            for seat in range(4):
+                uses = var == "base" and (all_use or seat == 0)
+                won = float(seat == (0 if var == "base" else 1))
+                srows.append({"variant": var, "game_id": g, "seat": seat, "policy": "p",
+                              "start_position": (seat + g) % 4, "won": won,
+                              "score": 10 * won, "diplomats_placed": int(uses),
+                              "sultan_points": 0})
+    return pd.DataFrame(grows), pd.DataFrame(srows)
+
+
+def test_the_users_of_a_card_are_followed_per_game_and_not_measured_without_a_comparison():
+    """Known answer: the user won every base game and none without the Sultan — a change of
+    −100 pp per game over the 40 games. When every seat used the card in every game, the users'
+    share of the win cannot change: the finding says it is not measurable (not a change of 0)."""
+    from analyzer.games.rattus import findings as rattus_findings
+    from analyzer.report.records import as_table
+
+    games, seats = (as_table(t) for t in _card_out_tables(all_use=False))
+    out = rattus_study._card_out(Doc(None), games, seats, "sultan", "sultan_points",
+                                 "diplomats_placed", 4)
+    (u,) = out["users"]
+    assert u["games_compared"] == 40 and u["won_with_game"] == 1.0
+    assert u["won_diff_game"]["mean"] == -1.0 and u["all_user_games"] == 0
+    (f,) = rattus_findings._users({"sultan_out": out}, "sultan_out", "Sultan", {})
+    assert f.estimate == -1.0 and f.games == 40 and f.per_game is None  # handed over by sultan()
+    assert out["_per_game"]["users:without-sultan"].tolist() == [-1.0] * 40
+    games, seats = (as_table(t) for t in _card_out_tables(all_use=True))
+    out = rattus_study._card_out(Doc(None), games, seats, "sultan", "sultan_points",
+                                 "diplomats_placed", 4)
+    (f,) = rattus_findings._users({"sultan_out": out}, "sultan_out", "Sultan", {})
+    assert not f.measured and "every seat used the Sultan in 40 of the 40 games" in f.unmeasurable

@@ -80,9 +80,9 @@ def test_a_finding_says_whether_its_arm_leans_on_defaults():
 
 def test_key_findings_carry_the_clause_and_summary_records_the_numbers(tmp_path, monkeypatch):
     doc = Doc(tmp_path)
-    f = Finding("x {value}", 0.1, 0.05, 0.15, "pp", 100, 1, True, 0.0, games=10,
+    f = Finding("x {value}", 0.1, 0.05, 0.15, "pp", 100, 1, True, 0.0, games=40,
                 example_variant="v", key="k")
-    figure = Finding("a share {value}", 0.4, 0.3, 0.5, "%", 100, games=10, key="fig")
+    figure = Finding("a share {value}", 0.4, 0.3, 0.5, "%", 100, games=40, key="fig")
     results = {"guesses": _measured()}
     monkeypatch.setattr(findings, "collect", lambda *args, **kwargs: [f, figure])
     out = findings.section(doc, results, {}, pd.DataFrame(), run_dir=tmp_path)

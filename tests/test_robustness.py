@@ -8,7 +8,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats as sps
 from typer.testing import CliRunner
 
 from analyzer import api, robustness
@@ -301,4 +304,143 @@ def test_a_verdict_names_the_games_of_a_shorter_condition():
            "states": {"players-ismcts": "lost", "rule-x-true": "flip"}}
     text = report_robustness.verdict_text(row, data)
     assert "under: every seat: ismcts (200 games)" in text
-    assert "flipped (significant the other way) under: x = true;" in text
+    assert "flipped (significant the other way, and different from this run after Holm) under: x = true;" in text
+
+
+# ------------------------------------------------------------------ issue #21: the verdict's tests
+
+
+def test_lost_needs_a_significant_difference_not_an_interval_that_misses_the_base_estimate():
+    """The old rule called a condition lost when its interval included 0 and excluded the
+    base's point estimate; that ignores the base's own error. Base 0.10 (se 0.02), condition
+    0.03 (se 0.02): the condition's interval [−0.009, 0.069] misses 0.10, but the difference
+    −0.07 has se √(0.02² + 0.02²) = 0.0283, z = −2.47, p = 0.013: lost alone, but with three
+    more conditions that confirm the finding Holm multiplies it by 4 (0.054): too wide."""
+    z = 1.959963984540054
+    base = _f(0.10, 0.10 - z * 0.02, 0.10 + z * 0.02)
+    cond = _f(0.03, 0.03 - z * 0.02, 0.03 + z * 0.02)
+    comp = robustness.compare(base, cond)
+    assert comp.test == "two-sample"
+    assert comp.diff == pytest.approx(-0.07) and comp.p_value == pytest.approx(0.01340, abs=1e-4)
+    assert robustness.state(base, cond) == "lost"
+    same = _f(0.10, 0.10 - z * 0.02, 0.10 + z * 0.02)
+    v = robustness.verdict(base, {"a": cond, "b": same, "c": same, "d": same})
+    assert v["states"]["a"] == "wide" and v["verdict"] == "unresolved"
+    assert v["tests"]["a"]["p_holm"] == pytest.approx(4 * 0.01340, abs=4e-4)
+
+
+def test_a_paired_difference_on_the_record_is_used_and_the_stable_call_still_works():
+    """A record may carry the paired difference (diff, diff_lo, diff_hi): a condition that
+    changed few games is then judged on its per-game differences, not as an independent
+    sample. The plain call with {estimate, lo, hi, null, figure} records keeps working."""
+    base = _f(0.10, 0.06, 0.14)
+    cond = {**_f(0.085, 0.045, 0.125), "diff": -0.015, "diff_lo": -0.02, "diff_hi": -0.01}
+    v = robustness.verdict(base, {"rule": cond})
+    assert v["tests"]["rule"]["test"] == "paired" and v["states"]["rule"] == "same"
+    lost = {**_f(0.01, -0.03, 0.05), "diff": -0.09, "diff_lo": -0.10, "diff_hi": -0.08}
+    v = robustness.verdict(base, {"rule": lost})
+    assert v["verdict"] == "sensitive" and v["tests"]["rule"]["test"] == "paired"
+    assert robustness.verdict(base, conditions={"rule": lost})["verdict"] == "sensitive"
+
+
+def test_a_finding_not_significant_after_holm_in_the_base_is_unresolved_whatever_the_conditions():
+    base = {**_f(0.10, 0.02, 0.18), "holds": False}  # its own interval excludes 0; Holm did not
+    v = robustness.verdict(base, {"a": _f(-0.2, -0.3, -0.1), "b": _f(0.1, 0.05, 0.15)})
+    assert v["verdict"] == "unresolved" and v["reason"] == "not significant in the base after Holm"
+    assert v["sensitive_to"] == [] and v["base_significant"] is False
+    text = report_robustness.verdict_text(v, {"conditions": []})
+    assert "unresolved (not significant in the base after Holm)" in text and "✓" not in text
+
+
+def test_each_condition_is_judged_against_its_own_reference():
+    """sultan:leader_wins-like: the base's leaders win 0.44 against 0.25 without an edge; a
+    condition's leaders win 0.43 against its own 0.42: no effect there, and a smaller one —
+    lost, not "same" as the base's reference 0.25 would say."""
+    base = {**_f(0.44, 0.42, 0.46), "null": 0.25}
+    cond = {**_f(0.43, 0.41, 0.45), "null": 0.42}
+    assert robustness.state(base, cond) == "lost"
+    assert robustness.state(base, {**cond, "null": 0.25}) == "same"
+
+
+def test_a_condition_that_cannot_measure_the_finding_says_why_and_does_not_count():
+    base = _f(0.10, 0.06, 0.14)
+    gone = {"estimate": None, "lo": None, "hi": None, "null": 0.0,
+            "unmeasurable": "every seat used the Sultan in 467 of the 500 games"}
+    v = robustness.verdict(base, {"a": _f(0.09, 0.05, 0.13), "tokens": gone})
+    assert v["verdict"] == "holds" and v["states"]["tokens"] == "unmeasurable"
+    assert v["unmeasurable_in"] == {"tokens": gone["unmeasurable"]}
+    data = {"conditions": [{"name": "tokens", "label": "tokens_replace = false", "games": 500}]}
+    assert "tokens_replace = false: every seat used the Sultan in 467" in (
+        report_robustness.verdict_text(v, data))
+    assert robustness.verdict(base, {"tokens": gone})["verdict"] == "unchecked"
+
+
+def _item_finding(key, item, items, **extra):
+    est, lo, hi = items[item]
+    return {"key": key, "estimate": est, "lo": lo, "hi": hi, "null": 0.0, "figure": False,
+            "item": item, "items": {k: {"estimate": e, "lo": a, "hi": b}
+                                    for k, (e, a, b) in items.items()}, **extra}
+
+
+def test_a_finding_about_a_chosen_item_is_compared_on_the_same_item(tmp_path):
+    """Base picks site A (2.57); a condition picks B (1.87) but has A at 2.60: compared on A
+    it holds, and the report says the choice changed; the old comparison (A's 2.57 against
+    B's 1.87) would have called it lost."""
+    run = {"name": "s", "seed": 1, "games": 100, "finished": "now"}
+    base = _item_finding("sites:top", "abu", {"abu": (2.57, 2.4, 2.74), "alex": (1.8, 1.6, 2.0)})
+    base["holds"] = True
+    cond = _item_finding("sites:top", "alex", {"abu": (2.60, 2.45, 2.75),
+                                               "alex": (1.87, 1.7, 2.04)})
+    cond["item"] = "alex"
+    cond.update(estimate=1.87, lo=1.7, hi=2.04)
+    _fake_run(tmp_path, [base], run)
+    _fake_run(tmp_path / "robustness" / "rule-x-true", [cond], run)
+    c = robustness.Condition("rule-x-true", "rule", "x = true (default false)",
+                             Scenario("<s>", "s", "toy", (), 3, 100, 1, False, ()))
+    data = robustness.assess(tmp_path, [c])
+    row = data["findings"][0]
+    assert row["verdict"] == "holds" and row["chosen_in"] == {"rule-x-true": "alex"}
+    assert row["by_condition"]["rule-x-true"]["estimate"] == 2.60
+    assert "picks alex" in report_robustness.verdict_text(row, data)
+
+
+def test_assess_pairs_a_finding_game_by_game_from_the_runs_per_game_values(tmp_path):
+    """A rule condition that changes 10 of 400 games: its per-game values equal the base's in
+    the other 390. Paired, the difference −0.0125 has a tiny standard error and the verdict
+    sees the shared seeds; as two independent samples it would be hopelessly wide."""
+    rng = np.random.default_rng(3)
+    x = 0.3 + rng.normal(size=400)
+    y = x.copy()
+    y[:10] = y[:10] - 0.5
+    run = {"name": "s", "seed": 1, "games": 400, "finished": "now"}
+
+    def rec(v):
+        from analyzer import stats
+        iv = stats.mean_interval(v)
+        return {"key": "adv", "estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi, "null": 0.0,
+                "figure": False, "holds": True}
+
+    _fake_run(tmp_path, [rec(x)], run)
+    cond_dir = tmp_path / "robustness" / "rule-x-true"
+    _fake_run(cond_dir, [rec(y)], run)
+    for folder, v in ((tmp_path, x), (cond_dir, y)):
+        pd.DataFrame({"key": "adv", "item": "", "game_id": np.arange(400),
+                      "value": v}).to_parquet(folder / "findings.parquet")
+    c = robustness.Condition("rule-x-true", "rule", "x", Scenario("<s>", "s", "toy", (), 3, 400,
+                                                                   1, False, ()))
+    row = robustness.assess(tmp_path, [c])["findings"][0]
+    test = row["by_condition"]["rule-x-true"]["test"]
+    assert test["test"] == "paired" and test["games"] == 400
+    d = y - x
+    se = d.std(ddof=1) / np.sqrt(400)
+    assert test["diff"] == pytest.approx(d.mean()) and test["p_value"] == pytest.approx(
+        2 * sps.t.sf(abs(d.mean()) / se, 399))
+    assert row["states"]["rule-x-true"] in ("same", "lost", "wide")
+
+
+def test_a_finding_the_base_cannot_measure_is_unchecked_with_the_reason():
+    base = {"key": "k", "estimate": None, "lo": None, "hi": None, "null": 0.0,
+            "unmeasurable": "no seat used the Sultan in a base game"}
+    v = robustness.verdict(base, {"a": _f(0.1, 0.05, 0.15)})
+    assert v["verdict"] == "unchecked" and "no seat used the Sultan" in v["reason"]
+    assert "no seat used the Sultan" in report_robustness.verdict_text(v, {"conditions": []})

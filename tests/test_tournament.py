@@ -293,6 +293,9 @@ def test_cli_and_api_on_every_game(game, tmp_path):
                                       "--bootstrap", "20", "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output + result.stderr
     assert "1. " in result.stdout and "report: " in result.stdout
+    # so few deals: the command line and the report say the intervals are unreliable
+    assert "intervals are unreliable" in result.stdout and "--games" in result.stdout
+    assert "intervals are unreliable" in (tmp_path / "cli" / "report.md").read_text()
     res = tournament(pool, out=tmp_path / "api", bootstrap=20, jobs=1)
     for a, b in zip(_records(tmp_path / "cli"), _records(tmp_path / "api")):
         pd.testing.assert_frame_equal(a, b)

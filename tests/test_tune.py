@@ -258,4 +258,50 @@ def test_fresh_seed_check_counts_games_nobody_won_in_the_fair_share():
     found = key_findings(check, "me*")
     assert [f.key for f in found] == ["tuned_minus_start", "tuned_above_fair"]
     assert found[0].estimate == pytest.approx(0.375) and found[0].null == 0.0
-    assert all(a.tested for a in findings.assess(found))  # one Holm family of two
+    # four seeds are below stats.MIN_GAMES: no interval, no test ("too few games to estimate")
+    assert not any(a.tested for a in findings.assess(found))
+    assert "too few games to estimate (4 games" in found[0].sentence()
+
+
+def test_the_check_seed_comes_from_the_whole_run_identity(scenario_file, tmp_path):
+    """Issue #21: two tunes with budgets 3,300 and 2,200 were checked on identical games. The
+    check's root seed now depends on every option of the run (and is printed), not only on
+    the scenario's seed; the same tune keeps it (resume, determinism)."""
+    from analyzer.tune import plan
+
+    scenario = api.validate(scenario_file)
+
+    def seed(**kw):
+        opts = {"budget": 3300, "games": 50, "popsize": 6, "validation_games": 400, **kw}
+        return plan(scenario, 0, **opts).check_seed
+
+    assert seed() == seed()
+    others = {seed(budget=2200), seed(games=40), seed(popsize=8), seed(validation_games=300)}
+    assert seed() not in others and len(others) == 4
+    assert plan(scenario, 1, budget=3300, games=50, popsize=6,
+                validation_games=400).check_seed != seed()
+    lines = []
+    res = tune(scenario_file, seat=0, out=tmp_path / "t", jobs=1, log=lines.append, **SMALL)
+    check = res.summary["run"]["study"]["validation_seed"]
+    assert check == plan(scenario, 0, **SMALL).check_seed
+    assert f"check seed {check}" in lines[-1]
+    text = (res.out_dir / "report.md").read_text()
+    assert "picking the best of several tunes by their checks brings the winner's curse back" in (
+        text)
+
+
+def test_a_tiny_check_says_too_few_games_and_no_interval_leaves_the_possible_range():
+    """Five seeds: a paired t interval of win shares is ±124 pp; the check says "too few games
+    to estimate" and keeps every bound inside ±100 pp."""
+    from analyzer.report.tuning import difference_text, fresh_seed_check
+
+    won = {"start": [0, 1, 0, 0, 1], "tuned": [1, 0, 0, 1, 0]}
+    seats = pd.DataFrame([
+        {"variant": arm, "game_id": g, "policy": pol, "won": float(w if pol == "me*" else 1 - w)}
+        for arm, ws in won.items() for g, w in enumerate(ws) for pol in ("me*", "other")])
+    check = fresh_seed_check(seats, "me*")
+    d = check["difference"]
+    assert d["too_few"] and -1 <= d["lo"] and d["hi"] <= 1
+    assert difference_text(d) == "+0.0 pp (too few games to estimate: 5 seeds; at least 20 needed)"
+    assert all(-1 <= check[a]["above_fair"][k] <= 1 for a in ("start", "tuned")
+               for k in ("lo", "hi"))

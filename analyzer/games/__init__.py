@@ -14,6 +14,9 @@ import pkgutil
 from analyzer.errors import RuleError
 from analyzer.games.base import GameSpec
 
+# The shared modules setup.py compiles with mypyc, as each game lists its own (read there with ast).
+COMPILED_MODULES = ("play",)
+
 # Extra specs registered at run time (tests register a toy game here); never used by the CLI.
 _REGISTERED: dict[str, GameSpec] = {}
 

@@ -428,9 +428,10 @@ class GameSpec:
         -> config``. Raises ``RuleError(field, message)`` for an unknown or bad rule option,
         content name, data-table file, or a player count the expansions do not allow.
     play_game : callable
-        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``.
-        ``policies``: a policy name or object for every seat, or a sequence of them, one per
-        seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
+        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``; a game
+        with a forward model gives ``forward.ForwardGame(start, policies).play_game``, the one
+        play loop. ``policies``: a policy name or object for every seat, or a sequence of them,
+        one per seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
         ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
         readable replay log. Records are dicts of plain scalars whose keys equal
         ``game_columns`` / ``seat_columns``.
@@ -452,7 +453,8 @@ class GameSpec:
         variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
     new_state : callable, optional
         ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
-        paused at the game's first decision; ``seed`` as for ``play_game``.
+        paused at the game's first decision; ``seed`` as for ``play_game``
+        (``forward.ForwardGame.new_state``).
     title : str
         The game's name in help texts, e.g. ``"Rattus (+ Africanus)"`` (default: ``name``).
     item_kind : str

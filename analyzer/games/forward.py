@@ -1,28 +1,53 @@
-"""The forward model every game offers: a game in progress that can be asked, copied and advanced.
+"""The forward model every game offers, and the one play loop over it.
 
 This is the shape of OpenSpiel's ``State`` and TAG's forward model (docs/architecture.md). A
-game package's ``new_state(config, seed)`` returns a ``GameState`` paused at its first decision;
-``apply`` runs the rules, chance included (from the state's own generator), up to the next
-decision. A decision with a single legal option is taken inside the engine, so a non-terminal
-state always offers at least two actions and a player is never asked a question with one answer.
+game package gives ``ForwardGame`` how to start a game (``start``) and its policy registry; the
+rest — the game's ``new_state`` and ``play_game``, seat streams, policy names, the replay log's
+policy line, the loop, the records call — is written here once. The loop (``play``) and the
+legality check (``offered``) run at every decision, so they live in ``play.py``, compiled with
+the engines, and are exported from here.
+
+The contract a ``GameState`` keeps:
+
+- ``apply`` runs the rules, chance included (from the state's own generator), up to the next
+  decision or the end. A non-terminal state offers at least one action, distinct, in a
+  deterministic order. A game may take a decision with a single option itself (its players
+  are then asked only real choices) or ask it where its rules ask it (a game whose rules ask
+  every question in turn, and whose ``random`` player draws there); players and search treat
+  a one-action decision as forced.
+- An action not offered raises ``IllegalChoice(seat, kind, action, legal)``: compared by value
+  and by type all the way down (``offered``), never coerced (``1.0`` and ``True`` are not ``1``).
+- A terminal state has ``decision_kind() == ""`` and ``legal_actions() == ()``.
 
 Players see a ``SeatView``: what one seat may see (its own hand, the public board, what it has
-been shown), never the state itself. Search players (``ismcts``) get full states only through
+been shown), never the state itself. A view has no accessor for what its seat never sees, and
+raises ``HiddenInformation`` where a rule option or the course of play hides a value it has an
+accessor for. A view of a seat that is not deciding has ``decision_kind() == ""`` and
+``legal_actions() == ()``. Search players (``ismcts``) get full states only through
 ``SeatView.determinize``, which redraws everything hidden from the seat.
-
-``play`` is the whole play loop; each game's ``play_game`` is ``play`` plus set-up and records.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from analyzer.games.base import game_streams, resolve_policies
+from analyzer.games.logtext import seats_line
+from analyzer.games.play import offered, play  # the legality check and the loop, compiled (play.py)
+
+__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "offered", "play", "policy_name"]
+
+Log = Callable[[str], None] | None  # the replay log: one readable line per call, None when nobody reads it
 
 
 @runtime_checkable
 class GameState(Protocol):
-    """A game in progress (the stable forward-model interface).
+    """A game in progress (the stable forward-model interface; see the module docstring).
 
     Actions are hashable and compare by value; ``legal_actions()`` lists them in a deterministic
     order. Chance is resolved inside ``apply`` from the state's own generator, so two copies made
@@ -38,11 +63,19 @@ class GameState(Protocol):
         ...
 
     def decision_kind(self) -> str:
-        """What is being decided, e.g. ``"place"``, ``"enter"``, ``"load"`` (game's own names)."""
+        """What is being decided, e.g. ``"place"``, ``"enter"``, ``"load"`` (the game's own
+        names); ``""`` at a terminal state."""
         ...
 
     def legal_actions(self) -> tuple:
-        """The options the deciding seat is offered: at least two, deterministic order."""
+        """The options the deciding seat is offered: at least one, distinct, deterministic
+        order; ``()`` at a terminal state."""
+        ...
+
+    def search_actions(self) -> tuple:
+        """The actions a search branches on: ``legal_actions()``, or, in a game whose legal
+        actions can be too many to search (every subset of a hand), a few of them (an action
+        abstraction; playouts still use the whole game)."""
         ...
 
     def apply(self, action: Hashable) -> None:
@@ -51,7 +84,8 @@ class GameState(Protocol):
         Raises
         ------
         IllegalChoice
-            ``action`` is not one of ``legal_actions()`` (never coerced or fixed).
+            ``action`` is not one of ``legal_actions()`` (never coerced or fixed), or the game
+            is over.
         """
         ...
 
@@ -85,13 +119,13 @@ class GameState(Protocol):
 
     def records(self, policy_names: Sequence[str]) -> tuple[dict, list[dict]]:
         """The game record and one seat record per seat, at a terminal state (what ``play_game``
-        returns)."""
+        returns); ``policy_names[s]`` fills seat ``s``'s ``policy`` column."""
         ...
 
 
 @runtime_checkable
 class SeatView(Protocol):
-    """One seat's view of a state at that seat's decision.
+    """One seat's view of a state (see the module docstring for what it refuses).
 
     A game's view adds read-only accessors for what the seat may see (public board, its own
     hand…); the members below are the ones every player may rely on.
@@ -99,14 +133,18 @@ class SeatView(Protocol):
 
     seat: int
     n_players: int
-    log: Callable[[str], None] | None  # the replay log, None when nobody reads it
+    log: Log  # the replay log, None when nobody reads it
 
     def decision_kind(self) -> str:
-        """As ``GameState.decision_kind``."""
+        """As ``GameState.decision_kind`` when this seat decides, else ``""``."""
         ...
 
     def legal_actions(self) -> tuple:
-        """As ``GameState.legal_actions``."""
+        """As ``GameState.legal_actions`` when this seat decides, else ``()``."""
+        ...
+
+    def search_actions(self) -> tuple:
+        """As ``GameState.search_actions`` when this seat decides, else ``()``."""
         ...
 
     def determinize(self, seed: int) -> GameState:
@@ -136,24 +174,86 @@ class Policy(Protocol):
         ...
 
 
-def play(state: GameState, players: Sequence[Player], seat_rngs: Sequence[random.Random]) -> None:
-    """Advance ``state`` to its end, asking the deciding seat's player at every decision.
+# ---------------------------------------------------------------- the play loop
 
-    Parameters
+
+def policy_name(registry: Mapping[str, type], policy: Any) -> str:
+    """A policy object's name for the records: the registry key of its class (a policy's only
+    name), else its class name."""
+    for key, cls in registry.items():
+        if type(policy) is cls:
+            return key
+    return type(policy).__name__
+
+
+@dataclass(frozen=True)
+class ForwardGame:
+    """What a game package gives the shared play loop; its ``new_state`` and ``play_game`` are
+    the game's ``GameSpec.new_state`` and ``GameSpec.play_game``.
+
+    Attributes
     ----------
-    state : GameState
-        Advanced in place.
-    players : sequence of Player, one per seat
-    seat_rngs : sequence of random.Random, one per seat
-        Seat ``s``'s player draws only from ``seat_rngs[s]``.
+    start : callable
+        ``start(config, chance, seed, log) -> GameState``: a new game set up with the chance
+        generator ``chance`` (every chance event of the game is drawn from it), paused at its
+        first decision. ``seed`` (int or ``numpy.random.SeedSequence``) is only named in
+        messages (``TurnCapExceeded``); ``log`` receives the replay log (None: no log work).
+    policies : mapping of str to type
+        The game's policy registry (``GameSpec.policies``).
 
-    Raises
-    ------
-    IllegalChoice
-        A player chose an action that was not offered.
-    TurnCapExceeded
-        The engine's hard cap on turns was passed (the message names the seed).
+    The config of a game has ``n_players``, its player count.
     """
-    while not state.is_terminal():
-        seat = state.current_seat()
-        state.apply(players[seat].choose(state.view(seat), seat_rngs[seat]))
+
+    start: Callable[[Any, random.Random, Any, Log], GameState]
+    policies: Mapping[str, type]
+
+    def new_state(self, config: Any, seed: int | np.random.SeedSequence, log: Log = None) -> GameState:
+        """A new game paused at its first decision (``GameSpec.new_state``).
+
+        ``seed`` as for ``play_game``: the same seed deals the same game (chance is child 0 of
+        its SeedSequence, ``base.game_streams``).
+        """
+        chance, _ = game_streams(seed, config.n_players)
+        return self.start(config, chance, seed, log)
+
+    def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
+                  log: Log = None) -> tuple[dict, list[dict]]:
+        """Play one seeded game and return its records (``GameSpec.play_game``).
+
+        Parameters
+        ----------
+        config : game config
+            From the game's ``make_config``.
+        policies : str or policy object, or a sequence of them (one per seat)
+            Registered names (default parameters) or objects with ``player(seat)``; a single
+            one plays every seat (``base.resolve_policies``).
+        seed : int or numpy.random.SeedSequence
+            Child 0 drives chance, child ``1 + s`` seat ``s``'s player (``base.game_streams``):
+            the same seed and policies give the same records and log.
+        log : callable or None
+            Receives the readable replay log line by line, starting with the seats' policies.
+
+        Returns
+        -------
+        (dict, list of dict)
+            The game record and one seat record per seat (``GameSpec.game_columns`` /
+            ``seat_columns``); each seat's ``policy`` is its policy's registry name.
+
+        Raises
+        ------
+        RuleError
+            A wrong number of policies or an unknown policy name.
+        IllegalChoice
+            A player chose an action that was not offered.
+        TurnCapExceeded
+            The game passed the engine's hard cap (the message names the seed).
+        """
+        n = config.n_players
+        objs = resolve_policies(self.policies, policies, n)
+        names = [policy_name(self.policies, p) for p in objs]
+        chance, seat_rngs = game_streams(seed, n)
+        if log is not None:
+            log(seats_line(names))
+        state = self.start(config, chance, seed, log)
+        play(state, [p.player(s) for s, p in enumerate(objs)], seat_rngs)
+        return state.records(names)

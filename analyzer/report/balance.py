@@ -9,6 +9,7 @@ variants and by ``analyzer compare``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -90,7 +91,8 @@ def _seat_cols(pg: pd.DataFrame) -> list[str]:
 def arm_table(pg: pd.DataFrame) -> pd.DataFrame:
     """Per arm: games, seat win rates with Wilson intervals, max − min, no-winner share, death
     rate (``stats.clustered_share``: games as the unit), spread, rounds, mean score and the
-    start-player advantage with t intervals (numeric columns, for ``summary.json``)."""
+    start-player advantage with t intervals (numeric columns, for ``summary.json``; no t
+    interval below ``stats.MIN_GAMES`` games, the advantage's clipped to ±1)."""
     rows = []
     for var, grp in pg.groupby("variant", sort=False):
         n = len(grp)
@@ -110,7 +112,12 @@ def arm_table(pg: pd.DataFrame) -> pd.DataFrame:
         for m in ("spread", "rounds", "score", "start_adv"):
             if m in grp:
                 iv = stats.mean_interval(grp[m].to_numpy(float))
-                row[m], row[f"{m}_lo"], row[f"{m}_hi"] = iv.estimate, iv.lo, iv.hi
+                lo, hi = iv.lo, iv.hi
+                if n < stats.MIN_GAMES:  # too few games for a t interval to mean anything
+                    lo = hi = float("nan")
+                elif m == "start_adv":  # a share minus a share: never past ±1
+                    lo, hi = stats.clip_interval(lo, hi, -1.0, 1.0)
+                row[m], row[f"{m}_lo"], row[f"{m}_hi"] = iv.estimate, lo, hi
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -216,7 +223,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                              zip(arms["score"], arms["score_lo"], arms["score_hi"])]
         if has_adv:
             tab["start-player advantage"] = [
-                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" for m, lo, hi in
+                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo) else
+                f"{100 * m:+.1f} pp (too few games to estimate)" for m, lo, hi in
                 zip(arms["start_adv"], arms["start_adv_lo"], arms["start_adv_hi"])]
     tab["no winner"] = [pct(r, lo, hi) for r, lo, hi in
                         zip(arms["no_winner"], arms["no_winner_lo"], arms["no_winner_hi"])]

@@ -78,8 +78,12 @@ def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int 
     ``*`` = significant after the table's multiple-comparison correction when ``d`` has
     ``significant_adjusted`` (``stats.correct``), else the 95% interval excludes 0. A difference
     with no spread over the games (``lo == hi``) reads ``"+0.0 pp (same in every game)"``, not as
-    a zero-width interval.
+    a zero-width interval; one over fewer than ``stats.MIN_GAMES`` games (``d["n"]``) reads
+    ``"+0.0 pp (too few games to estimate: 5; at least 20)"``.
     """
+    if "n" in d and d["n"] is not None and 0 < int(d["n"]) < stats.MIN_GAMES:
+        return (f"{scale * d['diff']:+.{digits}f}{unit} (too few games to estimate: {int(d['n'])};"
+                f" at least {stats.MIN_GAMES})")
     sig = d["significant_adjusted"] if "significant_adjusted" in d else d["significant"]
     star = " *" if sig else ""
     if d["lo"] == d["hi"]:

@@ -21,6 +21,18 @@ Significance
 Figures
     A finding without a no-effect value or p-value (a share of games, a rate per event) is a
     measured figure: listed after the tested findings, in the order the sections give them.
+One test, one finding
+    Two tested findings of one arm over the same games with the same standardized size and
+    p-value are one test (one's per-game differences a multiple of the other's): the second is
+    kept out of the Holm family and listed as the same test as the first (``same_test_as``).
+What a run cannot say
+    A finding the run cannot measure (no comparison group; ``Finding.unmeasurable``) is listed
+    with the reason; one over fewer than ``MIN_GAMES`` games reads "too few games to estimate";
+    neither is tested. A shown interval never leaves the quantity's possible range.
+Per-game values
+    Where a finding is the mean of a per-game quantity (``Finding.per_game``), its values are
+    written to ``findings.parquet`` so that ``analyzer robustness`` can compare it game by game
+    with the same finding of a run on the same seeds.
 
 Each finding about particular games names up to three example game ids and the ``analyzer
 replay`` command that shows one (``replay_command``). Where the game counts its labelled defaults
@@ -34,7 +46,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +55,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
+from analyzer.files import atomic_path
 from analyzer.games.base import StudySection
 from analyzer.report import guesses
 from analyzer.report.document import BASE, Doc
@@ -52,6 +65,9 @@ from analyzer.report.robustness import verdict_text
 Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
 MAX_EXAMPLES = 3
+MIN_GAMES = stats.MIN_GAMES  # below it a finding gets no interval and no test
+PER_GAME = "findings.parquet"  # per-game values of the findings, for ``analyzer robustness``
+PER_GAME_KEY = "_per_game"  # where a game section's numbers hand per-game values to its findings
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,27 @@ class Finding:
         What the example games show, e.g. ``"the start player won"``.
     key : str
         A stable name for ``summary.json``, e.g. ``"first_player:base"``.
+    per_game : Series, optional
+        One value per game (indexed by ``game_id``) whose mean is ``estimate`` — the per-game
+        quantity, or a ratio estimator's linearised per-game value (on the log scale for a
+        ``log`` finding). ``analyzer robustness`` pairs it game by game with the same finding
+        of a run on the same seeds (written to ``findings.parquet``).
+    item : str
+        For a finding about an item the run chose (a site, a goods source): that item.
+    items : mapping of str to (float, float, float)
+        Every candidate item's ``(estimate, lo, hi)`` (plain 95 % intervals, not adjusted for
+        the choice), so that another run can be compared on the same item.
+    item_values : mapping of str to Series
+        Every candidate item's per-game values (as ``per_game``).
+    unmeasurable : str
+        Why this run cannot measure the finding (e.g. no comparison group); the finding is then
+        listed with the reason, without a number or a test.
+    bounds : (float, float), optional
+        The possible range of the estimate (default: 0–1 for a share in ``%``, −1–1 for a
+        difference of shares in ``pp``); a shown interval is clipped to it.
+    min_games : int
+        Below this many ``games`` the finding reads "too few games to estimate" and is not
+        tested (default ``MIN_GAMES``).
     """
 
     statement: str
@@ -109,20 +146,66 @@ class Finding:
     example_variant: str = BASE
     example_what: str = ""
     key: str = ""
+    per_game: pd.Series | None = field(default=None, compare=False, repr=False)
+    item: str = ""
+    items: Mapping[str, tuple[float, float, float]] = field(default_factory=dict,
+                                                            compare=False, repr=False)
+    item_values: Mapping[str, pd.Series] = field(default_factory=dict, compare=False,
+                                                 repr=False)
+    unmeasurable: str = ""
+    bounds: tuple[float, float] | None = None
+    min_games: int = MIN_GAMES
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer games than ``min_games``: no interval, no test."""
+        return 0 < self.games < self.min_games
+
+    @property
+    def measured(self) -> bool:
+        """The run measures it with an interval worth giving (not unmeasurable, not too few
+        games)."""
+        return not self.unmeasurable and not self.too_few and not _missing(self.estimate)
+
+    def range(self) -> tuple[float, float] | None:
+        """The possible range of the estimate (``bounds``, or the unit's)."""
+        if self.bounds is not None:
+            return self.bounds
+        if self.unit == "%":
+            return (0.0, 1.0)
+        if self.unit == "pp":
+            return (-1.0, 1.0)
+        return None
+
+    def shown_interval(self) -> tuple[float, float]:
+        """``(lo, hi)`` clipped to the possible range."""
+        lo, hi = self.lo, self.hi
+        r = self.range()
+        if r is not None and not _missing(lo) and not _missing(hi):
+            lo, hi = min(max(lo, r[0]), r[1]), min(max(hi, r[0]), r[1])
+        return lo, hi
 
     def value_text(self) -> str:
-        """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``."""
+        """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``;
+        ``"not measurable here (REASON)"`` or ``"too few games to estimate (N games; at least
+        M needed)"`` instead when the run cannot give one."""
         sign = "+" if self.signed else ""
 
         def show(x: float) -> str:
             return f"{self.scale * x:{sign}.{self.digits}f}"
 
+        if self.unmeasurable:
+            return f"not measurable here ({self.unmeasurable})"
+        if self.too_few:
+            return (f"too few games to estimate ({self.games} game{'s' if self.games != 1 else ''}"
+                    f"; at least {self.min_games} needed)")
         unit = f" {self.unit}" if self.unit else ""
-        if _missing(self.lo) or _missing(self.hi):
+        lo, hi = self.shown_interval()
+        if _missing(lo) or _missing(hi):
             return show(self.estimate) + unit
-        if self.lo == self.hi and self.null is not None:  # a difference without spread
+        if lo == hi and self.null is not None:  # a difference without spread
             return f"{show(self.estimate)}{unit} (the same in every game)"
-        return f"{show(self.estimate)}{unit} [{show(self.lo)}, {show(self.hi)}]"
+        return f"{show(self.estimate)}{unit} [{show(lo)}, {show(hi)}]"
 
     def sentence(self) -> str:
         """The statement with the value filled in."""
@@ -136,7 +219,10 @@ class Assessed:
     """A finding with its standardized size and its test after Holm correction.
 
     ``size`` and ``p_value`` are ``nan`` for a figure; ``exact`` marks a difference that is the
-    same in every game (no test, ranked first); ``p_holm`` is ``nan`` outside the family.
+    same in every game (no test, ranked first); ``p_holm`` is ``nan`` outside the family;
+    ``same_test_as`` names the finding whose test this one repeats (the same per-game
+    differences up to a factor: one test, counted and listed once — it takes that finding's
+    ``holds``).
     """
 
     finding: Finding
@@ -145,6 +231,7 @@ class Assessed:
     p_holm: float
     holds: bool
     exact: bool = False
+    same_test_as: str = ""
 
     @property
     def tested(self) -> bool:
@@ -171,18 +258,48 @@ def _z(f: Finding) -> float:
     return (est - null) / se if se > 0 else math.nan
 
 
+def _se(f: Finding) -> float:
+    """The standard error read off the (unclipped) 95 % interval, on the log scale for a
+    ratio; ``nan`` without one."""
+    if _missing(f.lo) or _missing(f.hi):
+        return math.nan
+    if f.log:
+        if min(f.lo, f.hi) <= 0:
+            return math.nan
+        return (math.log(f.hi) - math.log(f.lo)) / (2 * Z95)
+    return (f.hi - f.lo) / (2 * Z95)
+
+
+def _same_test(a: tuple, b: tuple) -> bool:
+    """Two tested rows ``(finding, size, p, exact)`` are one test: about the same arm
+    (``example_variant``), over the same games, with the same standardized size and p-value
+    (one's per-game differences a multiple of the other's, e.g. a policy's change against its
+    fair share and its lead over the other seats when it plays half of them)."""
+    fa, sa, pa, _ = a
+    fb, sb, pb, _ = b
+    return (fa.games == fb.games and fa.example_variant == fb.example_variant
+            and math.isfinite(sa) and math.isfinite(sb)
+            and math.isclose(sa, sb, rel_tol=1e-9)
+            and math.isclose(pa, pb, rel_tol=1e-6, abs_tol=1e-300))
+
+
 def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
-    """Rank ``findings`` and correct their tests (Holm over every tested finding given).
+    """Rank ``findings`` and correct their tests (Holm over every distinct tested finding).
 
     Returns
     -------
     list of Assessed
         Exact differences first, then the tested findings by standardized size (largest first),
-        then the figures in the order given. A difference that is 0 in every game (an arm equal
-        to the base) says nothing and is left out.
+        then the figures in the order given, then the findings that repeat another's test
+        (``same_test_as``; kept out of the family), then those the run cannot measure
+        (``Finding.measured`` false: no number, no test). A difference that is 0 in every game
+        (an arm equal to the base) says nothing and is left out.
     """
-    rows = []
+    rows, unmeasured = [], []
     for f in findings:
+        if not f.measured:
+            unmeasured.append(f)
+            continue
         exact = (f.null is not None and not _missing(f.lo) and f.lo == f.hi)
         if exact and f.estimate == f.null:
             continue
@@ -193,13 +310,28 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
             z = float(sps.norm.isf(max(p, 1e-300) / 2))
         size = abs(z) / math.sqrt(f.games) if f.games > 0 and not math.isnan(z) else math.nan
         rows.append((f, math.inf if exact else size, 0.0 if exact else p, exact))
-    p = np.array([r[2] if not r[3] else math.nan for r in rows], dtype=float)
+    twin = [-1] * len(rows)
+    for j, b in enumerate(rows):
+        if b[3] or math.isnan(b[2]):
+            continue
+        twin[j] = next((i for i in range(j) if twin[i] < 0 and not rows[i][3]
+                        and not math.isnan(rows[i][2]) and _same_test(rows[i], b)), -1)
+    p = np.array([r[2] if not r[3] and twin[i] < 0 else math.nan for i, r in enumerate(rows)],
+                 dtype=float)
     adj, sig = stats.adjust_pvalues(p, "holm", alpha) if len(p) else (p, p.astype(bool))
-    out = [Assessed(f, size, pv, float(a), bool(s) or exact, exact)
-           for (f, size, pv, exact), a, s in zip(rows, adj, sig)]
-    tested = [a for a in out if a.tested or a.exact]
+    out = []
+    for i, ((f, size, pv, exact), a, s) in enumerate(zip(rows, adj, sig)):
+        if twin[i] >= 0:
+            kept = rows[twin[i]][0]
+            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False, kept.key))
+        else:
+            out.append(Assessed(f, size, pv, float(a), bool(s) or exact, exact))
+    tested = [a for a in out if (a.tested or a.exact)]
     tested.sort(key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
-    return tested + [a for a in out if not (a.tested or a.exact)]
+    figures = [a for a in out if not (a.tested or a.exact) and not a.same_test_as]
+    twins = [a for a in out if a.same_test_as]
+    none = [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured]
+    return tested + figures + twins + none
 
 
 # ------------------------------------------------------------------ the generic findings
@@ -218,11 +350,43 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     """
     seats = as_table(seats)
     study = run.get("study") or {}
-    out = _start_player(results, seats)
+    cache: dict = {}
+    out = _start_player(results, seats, cache)
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
-    return (out + _variant_effects(results, seats) + _player_counts(results)
+    return (out + _variant_effects(results, seats, cache) + _player_counts(results, seats, cache)
             + _policy_effects(results, seats))
+
+
+def arm_games(seats: Table, arm: str, cache: dict) -> pd.DataFrame:
+    """Per game of ``arm`` (indexed by ``game_id``, ascending): ``score``, the mean final score
+    of its seats, and, when the records have ``start_position``, ``start_adv``, the start
+    player's win share minus the game's fair share (``stats.start_player_games``) — the
+    per-game values behind the generic findings. Kept in ``cache``."""
+    if arm not in cache:
+        cols = ("game_id", "score", "won", "start_position")
+        s = seats.read(cols, [arm])
+        out = pd.DataFrame(index=pd.Index(np.unique(s["game_id"]), name="game_id"))
+        if "score" in s:
+            out["score"] = s.groupby("game_id", sort=True)["score"].mean()
+        if "start_position" in s and "won" in s:
+            out["start_adv"] = stats.start_player_games(s)["advantage"].reindex(out.index)
+        cache[arm] = out
+    return cache[arm]
+
+
+def _paired_values(seats: Table, arm: str, column: str, cache: dict,
+                   reference: str = BASE) -> pd.Series | None:
+    """Per game shared by ``arm`` and ``reference``: ``column`` of ``arm_games`` in ``arm``
+    minus in ``reference`` (the same game seed); ``None`` when either arm lacks it."""
+    arms = seats.variants()
+    if arm not in arms or reference not in arms:
+        return None
+    a, b = arm_games(seats, arm, cache), arm_games(seats, reference, cache)
+    if column not in a or column not in b:
+        return None
+    both = pd.concat([b[column].rename("b"), a[column].rename("a")], axis=1, join="inner")
+    return both["a"] - both["b"]
 
 
 def _position_key(seats: Table) -> str:
@@ -241,7 +405,7 @@ def _first(ids: Any) -> tuple[int, ...]:
     return tuple(int(i) for i in list(ids)[:MAX_EXAMPLES])
 
 
-def _start_player(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+def _start_player(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
     rows = ((results.get("studies") or {}).get("first_player") or {}).get("by_variant") or []
     if not rows:
         return []
@@ -259,10 +423,12 @@ def _start_player(results: Mapping[str, Any], seats: Table) -> list[Finding]:
         p_value=rec.get("p_first"), games=int(rec["games"]), examples=_first(ids),
         example_variant=var,
         example_what="the start player won" if ahead else "the start player did not win",
-        key=f"first_player:{var}")]
+        key=f"first_player:{var}",
+        per_game=arm_games(seats, var, cache).get("start_adv") if var in seats.variants()
+        else None)]
 
 
-def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+def _variant_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
     """Each variant's paired change of the mean final score and of the start player's advantage
     (``balance.vs_base``, metrics ``score`` and ``start_adv``)."""
     out = []
@@ -273,7 +439,7 @@ def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
                 f"`{var}` changes the mean final score by {{value}} per seat-game against "
                 f"`{BASE}` (paired on {n} games)", r["diff"], r["lo"], r["hi"], "points", 1, 2,
                 True, 0.0, p_value=r["p_value"], games=n, example_variant=var,
-                key=f"score:{var}"))
+                key=f"score:{var}", per_game=_paired_values(seats, var, "score", cache)))
         elif r["metric"] == "start_adv":
             ids = _moved_games(seats, var, r["diff"])
             out.append(Finding(
@@ -283,13 +449,14 @@ def _variant_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
                 example_what=("the start player won here but not in the same game of "
                               f"`{BASE}`" if r["diff"] >= 0 else "the start player won in "
                               f"`{BASE}` but not here"),
-                key=f"start_adv:{var}"))
+                key=f"start_adv:{var}", per_game=_paired_values(seats, var, "start_adv", cache)))
     return out
 
 
-def _player_counts(results: Mapping[str, Any]) -> list[Finding]:
-    """Each arm of another player count: its unpaired change of the start player's advantage
-    and of the mean score against the reference (``players.vs_base``)."""
+def _player_counts(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
+    """Each arm of another player count: its change of the start player's advantage and of
+    the mean score against the reference (``players.vs_base``), paired by game seed where the
+    section paired it (game ``i`` of both arms is dealt from the same seed), else Welch's."""
     section = results.get("players") or {}
     ref = section.get("reference", BASE)
     base_n = next((a["players"] for a in section.get("arms", []) if a["variant"] == ref), None)
@@ -301,11 +468,15 @@ def _player_counts(results: Mapping[str, Any]) -> list[Finding]:
         if what is None:
             continue
         label, unit, scale, digits = what
+        paired = r.get("test", "welch") == "paired"
+        how = (f"paired by game seed over {n} games: game i of both arms is dealt from the same "
+               "seed" if paired else "unpaired — no shared game seeds — Welch interval")
         out.append(Finding(
             f"`{var}` ({r['players']} players) changes {label} by {{value}} against `{ref}` "
-            f"({base_n} players; unpaired — other games — Welch interval)", r["diff"], r["lo"],
+            f"({base_n} players; {how})", r["diff"], r["lo"],
             r["hi"], unit, scale, digits, True, 0.0, p_value=r["p_value"], games=n,
-            example_variant=var, key=f"players:{r['metric']}:{var}"))
+            example_variant=var, key=f"players:{r['metric']}:{var}",
+            per_game=_paired_values(seats, var, r["metric"], cache, ref) if paired else None))
     return out
 
 
@@ -321,26 +492,75 @@ def _moved_games(seats: Table, variant: str, direction: float) -> tuple[int, ...
     return _first(both.index[moved])
 
 
+def _policy_rows(seats: Table, variant: str, cache: dict) -> pd.DataFrame:
+    """``game_id, seat, policy, won`` of ``variant`` (kept in ``cache``)."""
+    key = ("policy_rows", variant)
+    if key not in cache:
+        rows = seats.read(("game_id", "seat", "policy", "won"), [variant])
+        rows["policy"] = rows["policy"].astype(str)
+        cache[key] = rows
+    return cache[key]
+
+
 def _policy_games(seats: Table, variant: str, policy: str, direction: float,
                   cache: dict) -> tuple[int, ...]:
     """Games where the seats of ``policy`` in ``variant`` won more (``direction`` ≥ 0) or less
     than the same seats in the same game of the base."""
     if BASE not in seats.variants() or variant not in seats.variants():
         return ()
-    if "base" not in cache:
-        cache["base"] = seats.read(("game_id", "seat", "won"), [BASE])
-    v = seats.read(("game_id", "seat", "policy", "won"), [variant])
-    v = v[v["policy"].astype(str) == policy]
-    both = v.merge(cache["base"], on=["game_id", "seat"], suffixes=("_v", "_b"))
+    v = _policy_rows(seats, variant, cache)
+    v = v[v["policy"] == policy]
+    both = v.merge(_policy_rows(seats, BASE, cache)[["game_id", "seat", "won"]],
+                   on=["game_id", "seat"], suffixes=("_v", "_b"))
     per = both.groupby("game_id")[["won_v", "won_b"]].sum()
     moved = per["won_v"] > per["won_b"] if direction >= 0 else per["won_v"] < per["won_b"]
     return _first(per.index[moved])
 
 
+def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
+                      ) -> tuple[str, pd.Series | None]:
+    """What a policy's win-rate change in ``variant`` is measured against, in words, and its
+    per-game values (the policy's mean win share per seat in a game of ``variant`` minus its
+    mean win share per seat in the same game of the base, as ``stats.pair_differences`` by
+    policy computes it).
+
+    The reference is the policy's own seats in the base game: ``"the same seats of `base`"``
+    when it sits at the same seats there in every game; when the base plays it at every seat,
+    its per-seat share there — the game's fair share, ``(1 − q)/n`` — and the sentence says
+    so; else its per-seat share at its base seats."""
+    arms = seats.variants()
+    if BASE not in arms or variant not in arms:
+        return f"its seats in the same games of `{BASE}`", None
+    v = _policy_rows(seats, variant, cache)
+    b = _policy_rows(seats, BASE, cache)
+    vp, bp = v[v["policy"] == policy], b[b["policy"] == policy]
+    per_v = vp.groupby("game_id")["won"].mean()
+    per_b = bp.groupby("game_id")["won"].mean()
+    both = pd.concat([per_b.rename("b"), per_v.rename("v")], axis=1, join="inner")
+    values = both["v"] - both["b"]
+    seats_v = vp.groupby("game_id")["seat"].apply(frozenset)
+    seats_b = bp.groupby("game_id")["seat"].apply(frozenset)
+    ids = seats_v.index.intersection(seats_b.index)
+    if len(ids) and seats_v.reindex(ids).equals(seats_b.reindex(ids)):
+        return f"the same seats of `{BASE}`", values
+    held = bp.groupby("game_id").size().reindex(ids, fill_value=0)
+    everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
+    if len(ids) and bool(everywhere.all()):
+        share = float(both["b"].mean()) if len(both) else math.nan
+        where = (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
+                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
+                 "win rate's distance from a fair seat's")
+        return where, values
+    where = (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
+             "there, not the same ones)")
+    return where, values
+
+
 def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
-    (``mirror_of``: one policy's gain is the other's loss) is left out."""
+    (``mirror_of``: one policy's gain is the other's loss) is left out. The sentence names the
+    reference the change is measured against (``_policy_reference``)."""
     sweep = (results.get("studies") or {}).get("sweep") or {}
     table = sweep.get("table") or []
     if table and "policy" in table[0]:
@@ -348,23 +568,26 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
     else:
         table = (results.get("variants") or {}).get("won_by_policy") or []
         metric = "won"
-    out, cache = [], {}
+    out: list[Finding] = []
+    cache: dict = {}
     for r in table:
         if r["variant"] == BASE or _missing(r.get("diff")) or not _missing(r.get("mirror_of")):
             continue
         var, pol, n = r["variant"], r["policy"], int(r.get("n") or 0)
         what = "win rate" if metric == "won" else f"mean `{metric}`"
         scale, unit, digits = (100, "pp", 1) if metric == "won" else (1, "", 2)
+        against, values = (_policy_reference(seats, var, pol, cache) if metric == "won"
+                           else (f"the same seats of `{BASE}`", None))
         out.append(Finding(
-            f"In `{var}`, `{pol}` changes its {what} by {{value}} against the same seats of "
-            f"`{BASE}`" + (f" (paired on {n} games)" if n else ""), r["diff"], r["lo"], r["hi"],
+            f"In `{var}`, `{pol}` changes its {what} by {{value}} against {against}"
+            + (f" (paired on {n} games)" if n else ""), r["diff"], r["lo"], r["hi"],
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
             examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
             example_variant=var,
             example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
                           if r["diff"] >= 0 else
                           f"`{pol}` won less than the same seats did in `{BASE}`"),
-            key=f"policy:{var}:{pol}"))
+            key=f"policy:{var}:{pol}", per_game=values))
     return out
 
 
@@ -395,12 +618,27 @@ def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
 def collect(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | pd.DataFrame,
             game_sections: Sequence[StudySection] = (), item_kind: str = "item") -> list[Finding]:
     """The generic findings, then each game section's (``StudySection.findings`` of the numbers
-    it returned, in ``results[section.key]``)."""
+    it returned, in ``results[section.key]``). A section may hand its findings per-game values
+    (``Finding.per_game``) under ``"_per_game"`` in its numbers; they are removed here, after
+    its findings are made, so that ``summary.json`` never holds them."""
     out = generic(results, run, seats, item_kind)
     for section in game_sections:
         if section.findings is not None and results.get(section.key):
             out += list(section.findings(results[section.key], dict(run)))
+        _drop_per_game(results.get(section.key))
     return out
+
+
+def _drop_per_game(numbers: Any) -> None:
+    """Remove every ``"_per_game"`` entry (per-game series a game section hands its findings,
+    ``PER_GAME_KEY``) from a section's numbers, which go to ``summary.json``."""
+    if isinstance(numbers, dict):
+        numbers.pop(PER_GAME_KEY, None)
+        for value in numbers.values():
+            _drop_per_game(value)
+    elif isinstance(numbers, list):
+        for value in numbers:
+            _drop_per_game(value)
 
 
 def replay_command(run_dir: Path | None, game_id: int, variant: str = BASE) -> str:
@@ -478,7 +716,10 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     ranked = assess(found)
     tested = [a for a in ranked if a.tested]
     exact = [a for a in ranked if a.exact]
-    figures = [a for a in ranked if not a.tested and not a.exact]
+    twins = [a for a in ranked if a.same_test_as]
+    unmeasured = [a for a in ranked if not a.finding.measured]
+    figures = [a for a in ranked if not a.tested and not a.exact and not a.same_test_as
+               and a.finding.measured]
     shown = exact + tested[:MAX_TESTED]
     part = Doc(doc.chart_dir)
     part.h("Key findings")
@@ -510,10 +751,42 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
         part.p("Measured figures (no no-effect value to test them against):")
         for f in (a.finding for a in figures):
             part.p(f"- {f.sentence()}.{checked(f)}{_lean(f, acted)}{_examples(f, run_dir)}")
+    if twins:
+        part.p("The same test as a finding above (one's per-game differences a multiple of the "
+               "other's), counted once in the Holm family: " + "; ".join(
+                   f"`{a.finding.key}` = `{a.same_test_as}`" for a in twins) + ".")
+    if unmeasured:
+        part.p("Not measurable in this run (no number, no test):")
+        for f in (a.finding for a in unmeasured):
+            part.p(f"- `{f.key}`: {f.value_text()}.")
     doc.blocks[at:at] = part.blocks
+    if run_dir is not None:
+        write_per_game(Path(run_dir) / PER_GAME, found)
     return {"correction": "holm", "tested": len(tested),
             "shown": [a.finding.key for a in shown],
             "findings": [_record(a, acted) for a in ranked]}
+
+
+def write_per_game(path: Path, found: Sequence[Finding]) -> None:
+    """``findings.parquet``: per finding (``key``) and item (``""`` for the finding's own
+    value) its per-game values (``game_id``, ``value``), for ``analyzer robustness`` to pair a
+    finding game by game with the same finding of a run on the same seeds. Written atomically;
+    an empty table when no finding has per-game values."""
+    parts = []
+    for f in found:
+        series = ([("", f.per_game)] if f.per_game is not None else []) + list(
+            f.item_values.items())
+        for item, values in series:
+            if values is None or not len(values):
+                continue
+            parts.append(pd.DataFrame({"key": f.key, "item": item,
+                                       "game_id": np.asarray(values.index, dtype=np.int64),
+                                       "value": np.asarray(values, dtype=float)}))
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        {"key": pd.Series(dtype=str), "item": pd.Series(dtype=str),
+         "game_id": pd.Series(dtype=np.int64), "value": pd.Series(dtype=float)})
+    with atomic_path(path) as tmp:
+        table.to_parquet(tmp, index=False)
 
 
 def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
@@ -527,13 +800,28 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
     whether its arm's games lean on labelled defaults (``guesses.lean``; ``None`` when the run
     counts none)."""
     f = a.finding
-    return {"key": f.key, "sentence": f.sentence(), "estimate": f.estimate, "lo": f.lo,
-            "hi": f.hi, "unit": f.unit, "scale": f.scale, "digits": f.digits,
-            "signed": f.signed, "null": f.null, "games": f.games,
-            "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
-            "exact": a.exact, "figure": not (a.tested or a.exact),
-            "examples": list(f.examples), "example_variant": f.example_variant,
-            "defaults_acted": guesses.lean(acted, f.example_variant)}
+    lo, hi = f.shown_interval() if f.measured else (math.nan, math.nan)
+    record = {"key": f.key, "sentence": f.sentence(),
+              "estimate": f.estimate if f.measured else math.nan, "lo": lo, "hi": hi,
+              "unit": f.unit, "scale": f.scale, "digits": f.digits,
+              "signed": f.signed, "null": f.null, "games": f.games,
+              "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
+              "exact": a.exact,
+              "figure": not (a.tested or a.exact) and not a.same_test_as and f.measured,
+              "examples": list(f.examples), "example_variant": f.example_variant,
+              "defaults_acted": guesses.lean(acted, f.example_variant),
+              "log": f.log, "se": _se(f) if f.measured else math.nan}
+    if a.same_test_as:
+        record["same_test_as"] = a.same_test_as
+    if f.unmeasurable:
+        record["unmeasurable"] = f.unmeasurable
+    if f.too_few:
+        record["too_few_games"] = f.min_games
+    if f.item:
+        record["item"] = f.item
+        record["items"] = {k: {"estimate": v[0], "lo": v[1], "hi": v[2]}
+                           for k, v in f.items.items()}
+    return record
 
 
 __all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "replay_command",

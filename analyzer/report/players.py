@@ -2,14 +2,18 @@
 
 An arm may play another player count than the base (a variant's ``players``, ``analyzer
 compare`` of scenarios with other counts, ``analyzer sweep --param players=…``). It plays the
-same game seeds, but game ``i`` at 3 players and at 5 players are different games: their
-outcomes are not paired, and a seat of one has no counterpart in the other. So the paired
-sections (variants against the base, the balance of each variant, a sweep's table) see only the
-arms of the base's player count (``paired_arms``), and this section compares every arm on
-game-level outcomes — the start player's advantage over a fair position of its own table, the
+same game seeds: game ``i`` at 3 players and game ``i`` at 5 players are different games, but
+dealt from the same seed (``SeedSequence(seed, spawn_key=(i,))``), so their chance draws start
+from the same stream and their outcomes are correlated; the pair ``(game i at 3, game i at 5)``
+is independent of every other pair. So a **game-level** outcome pairs by seed: its per-game
+difference over the shared game ids (``stats.paired_difference``) is valid and narrower than
+Welch's unpaired interval. A seat of one has no counterpart in the other, so the seat-level
+paired sections (variants against the base, the balance of each variant, a sweep's table) see
+only the arms of the base's player count (``paired_arms``), and this section compares every arm
+on game-level outcomes — the start player's advantage over a fair position of its own table, the
 mean final score, the share of games nobody won, the death rate, the score spread and the game
-length — with unpaired statistics (Welch's t interval over games, ``stats.unpaired_difference``),
-corrected over the arms of each column.
+length — paired by seed, and with Welch's unpaired t interval (``stats.unpaired_difference``)
+only where two arms share no game seed; corrected over the arms of each column.
 
 Game-agnostic: it reads ``n_players`` and ``rounds`` of the game records and ``BALANCE_SEATS``
 of the seat records, one arm at a time.
@@ -17,6 +21,7 @@ of the seat records, one arm at a time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,9 +82,10 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     dict
         ``arms``: per arm its player count, games and each outcome with its 95 % interval
         (``balance.arm_table`` columns); ``vs_base``: per arm of another count than the
-        reference and outcome, the unpaired difference (``variant, players, metric, n, diff,
-        lo, hi, p_value, significant, p_adjusted, significant_adjusted``; ``n`` = effective
-        games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
+        reference and outcome, the difference (``variant, players, metric, n, diff, lo, hi,
+        p_value, significant, test, p_adjusted, significant_adjusted``): ``test`` ``"paired"``
+        (by game seed over the ``n`` shared game ids) or ``"welch"`` (no shared seed; ``n`` =
+        effective games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
     """
     games, seats = as_table(games), as_table(seats)
     arm_counts = counts(games)
@@ -108,15 +114,36 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         if arm_counts[var] == arm_counts[ref]:
             continue  # same table size: paired, in the variants and balance sections
         for m in metrics:
-            d = stats.unpaired_difference(base[m].to_numpy(float), pg[m].to_numpy(float))
+            d, test = seed_difference(base, pg, m)
             rows.append((var, arm_counts[var], m, d.n, d.mean, d.lo, d.hi, d.p_value,
-                         d.significant))
+                         d.significant, test))
     diffs = balance.correct_by_metric(pd.DataFrame(rows, columns=[
-        "variant", "players", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]),
-        correction)
+        "variant", "players", "metric", "n", "diff", "lo", "hi", "p_value", "significant",
+        "test"]), correction)
     _write(doc, arms, diffs, metrics, ref, arm_counts, per_game, correction)
     return {"reference": ref, "correction": correction, "arms": rows_of(arms),
             "vs_base": rows_of(diffs)}
+
+
+def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
+                    ) -> tuple[stats.Difference, str]:
+    """``arm − base`` of a game-level outcome of two arms of different player counts: paired
+    by game seed (``game_id``: game ``i`` of both is dealt from the same seed) over the game ids
+    both have, when there are at least two; else Welch's unpaired difference. ``base`` and
+    ``arm``: per-game rows with ``game_id`` and ``metric``.
+
+    Returns
+    -------
+    (Difference, str)
+        The difference and ``"paired"`` or ``"welch"``.
+    """
+    b = base.set_index("game_id")[metric].dropna()
+    a = arm.set_index("game_id")[metric].dropna()
+    ids = b.index.intersection(a.index)
+    if len(ids) >= 2:
+        return stats.paired_difference(b.loc[ids].to_numpy(float),
+                                       a.loc[ids].to_numpy(float)), "paired"
+    return stats.unpaired_difference(b.to_numpy(float), a.to_numpy(float)), "welch"
 
 
 def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str], ref: str,
@@ -128,12 +155,16 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
           + ", ".join(f"`{v}`: {arm_counts[v]} players" for v in others[:8])
           + (" …" if len(others) > 8 else "")
           + f") play{'s' if len(others) == 1 else ''} another player count than `{ref}` "
-          f"({arm_counts[ref]} players). They play the same game seeds, but a game at another "
-          "player count is another game: its outcomes are **not paired** with the reference's, "
-          "and its seats have no counterpart there. So the paired sections (variants against "
-          "the base, balance of each variant, a sweep's table) show only the arms of "
-          f"{arm_counts[ref]} players, and the arms are compared here "
-          "on game-level outcomes, with unpaired statistics. A seat's win rate is not compared: "
+          f"({arm_counts[ref]} players). A game at another player count is another game, and "
+          "its seats have no counterpart in the reference's, so the seat-by-seat paired "
+          "sections (variants against the base, balance of each variant, a sweep's table) show "
+          f"only the arms of {arm_counts[ref]} players. But every arm plays the same game "
+          "seeds: game i of each arm is dealt from the same seed, so the two games' chance "
+          "draws start from the same stream and their outcomes are correlated, while each pair "
+          "is independent of the others. The arms are compared here on **game-level** "
+          "outcomes, **paired by seed** (the per-game difference over the shared game ids, "
+          "which removes the shared luck; Welch's unpaired interval only where two arms share "
+          "no seed). A seat's win rate is not compared: "
           "a fair position wins (1 − q)/n, which moves with n by construction; the start "
           "player's **advantage** is measured against a fair position of its own table.")
     tab = pd.DataFrame({"variant": arms["variant"], "players": arms["players"],
@@ -147,7 +178,8 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
             tab[label] = [pct(e, lo, hi) for e, lo, hi in
                           zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         elif m == "start_adv":
-            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo)
+                          else f"{100 * e:+.1f} pp (too few games to estimate)"
                           for e, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         else:
             tab[label] = [num(e, lo, hi, digits) for e, lo, hi in
@@ -163,8 +195,12 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
     if diffs.empty:
         return
     n_rows = len(others)
-    doc.p(f"Against `{ref}` ({arm_counts[ref]} players), arm − reference: difference of the "
-          "means over games with Welch's 95% t interval (unpaired: different games); `*` = "
+    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"])) if "test" in diffs \
+        else []
+    how = ("mean over the shared game seeds of the per-game difference (paired by seed), 95% t "
+           "interval" + (f"; Welch's unpaired t interval for {', '.join(f'`{v}`' for v in welch)}"
+                         " (no shared game seed)" if welch else ""))
+    doc.p(f"Against `{ref}` ({arm_counts[ref]} players), arm − reference: {how}; `*` = "
           f"significant after {CORRECTION_NAME[correction]} correction over the {n_rows} "
           f"arm{'s' if n_rows != 1 else ''} of each column.")
     rows = []

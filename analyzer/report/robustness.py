@@ -22,7 +22,8 @@ from analyzer.report.document import Doc
 FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
 RESULT = "robustness.json"
 MARKS = {"same": "✓", "flip": "✗ flipped", "lost": "✗ lost", "wide": "? too wide",
-         "absent": "—"}
+         "absent": "—", "unmeasurable": "n/m"}
+TESTS = {"paired": "paired per game", "two-sample": "two-sample", "exact": "exact"}
 MAX_CHART = 12  # findings drawn (the tested ones)
 
 
@@ -55,43 +56,75 @@ def _names(conds: list[str], labels: Mapping[str, str]) -> str:
     return "; ".join(f"{labels.get(c, c)}" for c in conds)
 
 
+def _unmeasurable(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """`` (not measurable under …: reason; …)`` for the conditions that cannot measure the
+    finding (they count neither for nor against it)."""
+    why = row.get("unmeasurable_in") or {}
+    if not why:
+        return ""
+    return (" (not measurable — so not counted — under " + "; ".join(
+        f"{labels.get(c, c)}: {reason}" for c, reason in why.items()) + ")")
+
+
+def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """Where a condition chose another item than this run's (the comparison stays on this
+    run's item)."""
+    chosen = row.get("chosen_in") or {}
+    if not chosen:
+        return ""
+    item = str(row.get("item") or "")
+    return (f" Compared on this run's choice ({item.replace('_', ' ')}) everywhere; the choice "
+            "itself changed under " + "; ".join(
+                f"{labels.get(c, c)} (picks {i.replace('_', ' ')})" for c, i in chosen.items())
+            + ".")
+
+
 def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     """One sentence: the finding's verdict over the robustness conditions."""
     labels = _labels(data)
-    n = sum(1 for s in (row.get("states") or {}).values() if s != "absent")
+    states = row.get("states") or {}
+    n = sum(1 for s in states.values() if s not in ("absent", "unmeasurable"))
     absent = row.get("absent_in") or []
     gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "
             f"{_names(absent, labels)})") if absent else ""
+    gone += _unmeasurable(row, labels)
+    chosen = _chosen(row, labels)
     v = row.get("verdict")
     if v == "holds":
         return (f"**Robustness check: holds** — same sign and significant under all {n} other "
-                f"conditions{gone}.")
+                f"conditions that measure it{gone}.{chosen}")
     if v == "sensitive":
-        states = row.get("states") or {}
         parts = [f"{what} under: {_names(names, labels)}" for what, names in (
-            ("flipped (significant the other way)",
+            ("flipped (significant the other way, and different from this run after Holm)",
              [c for c in row["sensitive_to"] if states.get(c) == "flip"]),
-            ("lost (not significant, and nearer no effect than this run's estimate)",
+            (("lost (not significant, and nearer no effect than this run by a difference "
+              "significant after Holm over the conditions)"),
              [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
-        return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}."
+        return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}.{chosen}"
+    if v == "unchecked" and row.get("reason"):
+        return f"**Robustness check: unchecked** — {row['reason']}."
     if v == "unchecked":
-        return ("**Robustness check: unchecked** — no condition computes this finding (e.g. a "
-                "policy's effect when every seat plays one ladder player).")
+        return ("**Robustness check: unchecked** — no condition measures this finding (e.g. a "
+                f"policy's effect when every seat plays one ladder player){_unmeasurable(row, labels)}.")
     if v == "unresolved":
         if not row.get("base_significant", True):
-            return "**Robustness check: unresolved** — not significant in this run itself."
-        return (f"**Robustness check: unresolved** — intervals too wide to tell under: "
-                f"{_names(row['unresolved_in'], labels)}{gone}.")
+            return ("**Robustness check: unresolved (not significant in the base after Holm)** "
+                    "— no condition is judged.")
+        return (f"**Robustness check: unresolved** — not significant there, but not measurably "
+                f"different from this run either (too few games to tell) under: "
+                f"{_names(row['unresolved_in'], labels)}{gone}.{chosen}")
     rng = row.get("range")
     if rng:
         scale = row.get("scale") or 1.0
         at = row.get("range_at") or ["", ""]
         unit = f" {row['unit']}" if row.get("unit") else ""
         d = int(row.get("digits") or 2)
+        item = (f" ({str(row['item']).replace('_', ' ')} everywhere)" if row.get("item")
+                else "")
         return (f"**Robustness check:** a measured figure (no verdict); {scale * row['estimate']:.{d}f}"
                 f"{unit} in this run, from {scale * rng[0]:.{d}f}{unit} "
                 f"({labels.get(at[0], at[0])}) to {scale * rng[1]:.{d}f}{unit} "
-                f"({labels.get(at[1], at[1])}) over the conditions.")
+                f"({labels.get(at[1], at[1])}) over the conditions{item}{gone}.{chosen}")
     return ""
 
 
@@ -132,12 +165,23 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           f"`robustness/`, with its own report; {minutes:.0f} minutes of play): every seat of "
           "every arm replaced by one player of the ladder, and each labelled default that has a "
           "documented alternative changed, one at a time, at this run's players. A finding "
-          "**holds** when under every condition that computes it its own 95 % interval excludes "
+          "**holds** when under every condition that measures it its own 95 % interval excludes "
           "no effect on the same side as here (an intersection–union test: it needs no "
-          "correction over the conditions); it is **sensitive** when a condition flips it (✗ "
-          "flipped) or loses it (✗ lost: the interval includes no effect and excludes this "
-          "run's estimate); **unresolved** when some interval is too wide to tell (? too "
-          "wide). Measured figures get their range, no verdict.")
+          "correction over the conditions). Whether a condition moved it is a **test of the "
+          "difference** condition − this run, each against its own no-effect value: a paired "
+          "t-test of the per-game values on the shared game seeds where the finding is a "
+          "per-game quantity in both runs, else a two-sample z-test with both runs' standard "
+          "errors; Holm over the conditions of each finding (family-wise error 5 %). A finding "
+          "is **sensitive** when a condition differs significantly after Holm and flips it (✗ "
+          "flipped: significant the other way) or loses it (✗ lost: no longer significant, "
+          "nearer no effect); **unresolved** when some condition neither confirms it nor "
+          "differs measurably (? too wide), and always when the finding is not significant "
+          "after Holm in this run itself (then no condition is judged). A condition that cannot "
+          "measure a finding (no comparison group, a card nobody takes: n/m) says why and counts "
+          "neither way. A finding about an item this run chose (a site, a goods source) is "
+          "compared on that same item in every condition. Measured figures get their range, "
+          "no verdict. Measured false-alarm rates of this rule: `tests/stats/"
+          "test_robustness_calibration.py`.")
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),
@@ -159,28 +203,46 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
               f"{shown}{more}.")
     counts = {v: sum(1 for r in rows if r.get("verdict") == v)
               for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
+    base_ns = sum(1 for r in rows if r.get("verdict") == "unresolved"
+                  and not r.get("base_significant", True))
     doc.p(f"Verdicts: {counts['holds']} hold, {counts['sensitive']} sensitive, "
-          f"{counts['unresolved']} unresolved, {counts['unchecked']} unchecked (no condition "
-          f"computes them); {counts['figure']} measured figure(s).")
+          f"{counts['unresolved']} unresolved ({base_ns} of them not significant after Holm in "
+          f"this run), {counts['unchecked']} unchecked (no condition measures them); "
+          f"{counts['figure']} measured figure(s).")
     table = []
     for r in rows:
         scale = r.get("scale") or 1.0
         tested = r.get("verdict") != "figure"
         label = f"#{numbers[r['key']]} " if r.get("key") in numbers else ""
         sign = bool(r.get("signed", tested))
-        line = {"finding": f"{label}`{r.get('key')}`", "verdict": r.get("verdict"),
+        unresolved_base = tested and not r.get("base_significant")
+        verdict = r.get("verdict")
+        if unresolved_base:
+            verdict = "unresolved (not significant in the base after Holm)"
+        line = {"finding": f"{label}`{r.get('key')}`"
+                + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else ""),
+                "verdict": verdict,
                 "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
                                   else ("" if not tested else "?"), sign)}
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
             state = (r.get("states") or {}).get(c["name"], "")
+            if state == "unmeasurable" or (found or {}).get("unmeasurable"):
+                line[c["label"]] = "n/m"
+                continue
             mark = (MARKS.get(state, "") if r.get("base_significant") or state == "absent"
                     else "") if tested else ""
+            test = (found or {}).get("test") or {}
+            if mark and tested and test.get("test") in TESTS and state != "same":
+                mark += f" (Holm p {_p(test.get('p_holm'))}, {TESTS[test['test']]})"
             line[c["label"]] = _cell(found, scale, mark, sign)
         table.append(line)
     if table:
         doc.p("Each finding (number of the key findings list, and its key) under each "
-              "condition: estimate [95 % interval] in the finding's unit, and its state.")
+              "condition: estimate [95 % interval] in the finding's unit, and its state; where a "
+              "condition does not confirm the finding, the Holm-adjusted p-value of its "
+              "difference from this run and the test (paired per game or two-sample). n/m: not "
+              "measurable there (the reason is in the finding's verdict).")
         doc.table(pd.DataFrame(table))
         drawn = [r for r in rows if r.get("verdict") != "figure"][:MAX_CHART]
         if drawn:
@@ -193,6 +255,14 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       lambda ax: _plot(ax, drawn, conds),
                       size=(8.0, 1.2 + 0.9 * len(drawn)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+
+
+def _p(p: Any) -> str:
+    try:
+        v = float(p)
+    except (TypeError, ValueError):
+        return "–"
+    return "< 0.001" if v < 0.001 else f"{v:.3f}"
 
 
 def _changed(c: Mapping[str, Any]) -> str:

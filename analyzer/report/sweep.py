@@ -44,7 +44,7 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
         doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
               f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
               "base; the arms of other player counts are compared in the section on player "
-              "counts, unpaired.")
+              "counts, paired by game seed on game-level outcomes.")
     return out
 
 

@@ -49,6 +49,9 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                           seed=int(study.get("boot_seed", 0)))
     if run.get("description"):  # what the tournament asks, under the title
         doc.p(run["description"])
+    warning = ratings.reliability(result.deals, int(study.get("orders") or 1))
+    if warning:
+        doc.p(f"**{warning}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in
     _header(doc, run, study, found, run_dir)
     table = result.table
@@ -60,10 +63,14 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"rated `a` and `b` finish in that order with odds `exp(a − b)` when compared alone; "
           f"`gap to next` is the rating minus the next row's. Win rate counts a k-way tie for "
           f"first as 1/k; {fair_text(fair, players)}; `above fair` is the win rate minus it. "
-          f"Mean rank is 1 for first. Intervals: 95 % percentile bootstrap over the "
-          f"{result.deals} deals ({result.n_boot} replicates): every game of a deal is "
+          f"Mean rank is 1 for first. Intervals: 95 % expanded percentile bootstrap over the "
+          f"{result.deals} deals ({result.n_boot} replicates; the percentile levels widened "
+          f"for few deals, Hesterberg 2015): every game of a deal is "
           f"resampled together, as they share its chance draws; a difference takes its "
-          f"interval from the same replicates.")
+          f"interval from the same replicates. A share of 0 or 1 in every game (an entrant "
+          f"that never wins) has nothing to resample: it gets Wilson's bound over its deals, "
+          f"and its distance from a fair seat a MOVER interval."
+          + (f" {warning}" if warning else ""))
     doc.table(pd.DataFrame({
         "rank": range(1, len(table) + 1), "entrant": table["entrant"],
         "rating": [num(r, lo, hi) for r, lo, hi in
@@ -102,9 +109,11 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
              "together) instead of the game, and every p-value is read off a percentile "
-             "bootstrap interval (normal approximation).")
+             "bootstrap interval (normal approximation)." + (f" {warning}" if warning else ""))
     return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
-            "bootstrap": result.n_boot, "games": found.n_games, "findings": key}
+            "bootstrap": result.n_boot, "games": found.n_games, "findings": key,
+            "reliable": not warning, "reliability": warning,
+            "min_deals": ratings.MIN_DEALS}
 
 
 def fair_text(fair: float, players: int) -> str:
@@ -133,14 +142,14 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             f"with odds {math.exp(best['gap_next']):.2f} to 1 when the two are compared alone; "
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
             float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
-            key=f"rating_gap:{best['entrant']}:{second['entrant']}"))
+            key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2))
     for r in table.itertuples():
         out.append(Finding(
             f"`{r.entrant}` wins {pct(r.win_rate, r.win_lo, r.win_hi)} of its "
             f"{r.seat_games:,} seat-games against a fair seat's {100 * r.fair_share:.1f} % "
             f"({players} players): {{value}} (bootstrap over {deals} deals)",
             float(r.above_fair), float(r.above_fair_lo), float(r.above_fair_hi), "pp", 100, 1,
-            True, 0.0, games=deals, key=f"win_rate:{r.entrant}"))
+            True, 0.0, games=deals, key=f"win_rate:{r.entrant}", min_games=2))
     return out
 
 

@@ -65,18 +65,36 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
             iv = stats.wilson(float(col.sum()), len(col))
         else:
             iv = stats.mean_interval(col.to_numpy())
+        lo, hi = stats.clip_interval(iv.lo, iv.hi, 0.0, 1.0)
         ok = won[name].notna()
         above = stats.paired_difference(fair[name][ok].to_numpy(), col.to_numpy())
-        out[name] = {"rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
+        out[name] = {"rate": iv.estimate, "lo": lo, "hi": hi,
                      "fair": float(fair[name][ok].mean()),
-                     "above_fair": {"diff": above.mean, "lo": above.lo, "hi": above.hi,
-                                    "p_value": above.p_value, "significant": above.significant,
-                                    "n": above.n}}
+                     "above_fair": _difference(above)}
     both = won.dropna()
     d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy())
-    out["difference"] = {"diff": d.mean, "lo": d.lo, "hi": d.hi, "p_value": d.p_value,
-                         "significant": d.significant, "n": d.n}
+    out["difference"] = _difference(d)
     return out
+
+
+def _difference(d: stats.Difference) -> dict[str, Any]:
+    """A win-rate difference for ``summary.json``: its interval clipped to the possible ±1
+    (a t interval of win shares over few seeds can reach past it); ``too_few`` when it rests on
+    fewer than ``stats.MIN_GAMES`` seeds (no interval is then shown)."""
+    lo, hi = stats.clip_interval(d.lo, d.hi, -1.0, 1.0)
+    return {"diff": d.mean, "lo": lo, "hi": hi, "p_value": d.p_value,
+            "significant": d.significant and d.n >= stats.MIN_GAMES, "n": d.n,
+            "too_few": d.n < stats.MIN_GAMES}
+
+
+def difference_text(d: dict[str, Any]) -> str:
+    """A win-rate difference of ``fresh_seed_check`` in words for the command line and the
+    report: ``"+3.2 pp [+1.0, +5.4]"``, or ``"+0.0 pp (too few games to estimate: 5 seeds; at
+    least 20 needed)"``."""
+    if d.get("too_few") or d.get("n", stats.MIN_GAMES) < stats.MIN_GAMES:
+        return (f"{100 * d['diff']:+.1f} pp (too few games to estimate: {d['n']} seeds; at "
+                f"least {stats.MIN_GAMES} needed)")
+    return _signed(d)
 
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
@@ -126,13 +144,25 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     doc.table(pd.DataFrame([
         {"parameters": name, "win rate": pct(**_iv(check[name])),
          "fair share": f"{100 * check[name]['fair']:.1f} %",
-         "above fair": _signed(check[name]["above_fair"]), "games": check["games"]}
+         "above fair": difference_text(check[name]["above_fair"]), "games": check["games"]}
         for name in ARMS]))
     verdict = ("better" if d["significant"] and d["diff"] > 0 else
                "worse" if d["significant"] else "not distinguishable from the start")
-    doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points [{100 * d['lo']:+.1f}, "
-          f"{100 * d['hi']:+.1f}]** (p {_p(d['p_value'])}): the tuned parameters are {verdict} "
-          "on fresh seeds.")
+    if d.get("too_few"):
+        doc.p(f"**Tuned − start: {difference_text(d)}**: the check is too small to say whether "
+              f"the tuned parameters are better; give `--validation-games` at least "
+              f"{stats.MIN_GAMES}.")
+    else:
+        doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points "
+              f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]** (p {_p(d['p_value'])}): the tuned "
+              f"parameters are {verdict} on fresh seeds.")
+    doc.p(f"The check's seeds are derived from this whole tune (scenario, seat, seed, budget, "
+          f"games, population, check size and opponents; root seed "
+          f"{study['validation_seed']}), so another tune is checked on other games. Still, "
+          "**picking the best of several tunes by their checks brings the winner's curse back**: "
+          "the picked one's check is biased upwards. To compare tunes, play the tuned "
+          "parameters files against each other on new seeds (`analyzer tournament`, or a "
+          "scenario with each as a variant) and take that comparison, not the checks.")
     doc.h("Parameters")
     doc.table(pd.DataFrame([
         {"parameter": p["name"], "type": p["type"],

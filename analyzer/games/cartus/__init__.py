@@ -1,8 +1,8 @@
 """Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``docs/rules/cartus.md``.
 
 Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``play_game``,
-``new_state`` (the forward model, ``engine.CartusState``), ``one_per_class_sets`` and
-``building_set_id``.
+``new_state`` (the forward model, ``engine.CartusState``; both from ``games/forward.py``),
+``one_per_class_sets`` and ``building_set_id``.
 """
 
 from __future__ import annotations
@@ -23,12 +23,19 @@ from analyzer.games.cartus.config import (
     one_per_class_sets,
 )
 from analyzer.games.cartus.content import PRIORS as CONTENT_PRIORS
-from analyzer.games.cartus.engine import new_state, play_game
+from analyzer.games.cartus.engine import start
 from analyzer.games.cartus.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.search import POLICIES
+from analyzer.games.forward import ForwardGame
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
-COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "engine")
+COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "metrics", "engine")
+
+# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# and play_game(config, policies, seed, log=None), documented there
+FORWARD = ForwardGame(start, POLICIES)
+new_state = FORWARD.new_state
+play_game = FORWARD.play_game
 
 
 def study_sections() -> tuple[StudySection, ...]:

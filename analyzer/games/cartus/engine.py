@@ -23,12 +23,10 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games import forward
-from analyzer.games.base import game_streams, resolve_policies, seed_of
+from analyzer.games.base import seed_of
 from analyzer.games.cartus import chance, metrics, resolution, scoring
 from analyzer.games.cartus import view as seatview
 from analyzer.games.cartus.config import PASS, CartusConfig
-from analyzer.games.cartus.policies import Player
 from analyzer.games.cartus.resolution import cards_text, draw_cards
 from analyzer.games.cartus.scoring import Outcome
 from analyzer.games.cartus.state import (
@@ -59,7 +57,7 @@ from analyzer.games.cartus.state import (
     positions,
 )
 from analyzer.games.cartus.view import CartusView
-from analyzer.games.logtext import plural, seats_line
+from analyzer.games.logtext import plural
 
 _uids = itertools.count(1)
 
@@ -139,7 +137,7 @@ def start_round(st: State) -> None:
     while all(cb[c] == cb[row[0]] for c in row):
         swaps += 1
         if swaps > len(st.replacement) + 1:
-            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {st.seed_text}")
+            raise TurnCapExceeded(f"phase A replacement never ends (round {st.round}); replay seed {seed_of(st.seed)}")
         old = row[-1]
         if len(st.replacement) <= st.known_bottom:  # only cards put under in the open are left
             st.known_bottom -= 1
@@ -294,7 +292,7 @@ class CartusState(State):
 
     def decision_kind(self) -> str:
         """``supply``, ``look``, ``enter``, ``cards``, ``use_pass``, ``target``, ``give`` or
-        ``hospital`` (rules §11); ``none`` at the end."""
+        ``hospital`` (rules §11); ``""`` at the end."""
         return DECISION_NAMES[self.dec_kind]
 
     def legal_actions(self) -> tuple:
@@ -318,14 +316,13 @@ class CartusState(State):
         ------
         IllegalChoice
             ``action`` is not one of ``legal_actions()``: an int where a bool is asked (or the
-            reverse), a float, a list, a count vector outside the hand, … (never coerced).
+            reverse), a float, a list, a count vector outside the hand, … (never coerced); or
+            the game is over.
         """
         kind, seat = self.dec_kind, self.dec_seat
-        if kind == NO_DECISION:
-            raise IllegalChoice(f"the game is over: no decision to answer with {action!r}")
         if not seatview.is_legal(self, action):
-            raise IllegalChoice(f"seat {seat}: {DECISION_NAMES[kind]}: choice {action!r} is not legal"
-                                f" (options: {seatview.options_text(self)})")
+            raise IllegalChoice(seat if kind != NO_DECISION else -1, DECISION_NAMES[kind], action,
+                                seatview.legal_actions(self))
         a, b, c = self.dec_a, self.dec_b, self.dec_c
         self.dec_kind = NO_DECISION
         if kind == SUPPLY:
@@ -408,90 +405,18 @@ class CartusState(State):
         return metrics.game_record(self, out), metrics.seat_records(self, out, list(policy_names))
 
 
-def start_state(cfg: CartusConfig, rng: random.Random, seed_text: str, log: Log = None) -> CartusState:
-    """Set up a game with chance generator ``rng`` and run it to its first decision."""
+def start(cfg: CartusConfig, chance: random.Random, seed: int | np.random.SeedSequence,
+          log: Log = None) -> CartusState:
+    """A new game set up with chance generator ``chance`` and run to its first decision
+    (docs/rules/cartus.md §3): the ``start`` of ``forward.ForwardGame``; ``seed`` is named in
+    messages only."""
     st = CartusState(cfg)
-    st.rng = rng
-    st.seed_text = seed_text
+    st.rng = chance
+    st.seed = seed
     st.log = log
     setup(st)
     st._run()
     return st
 
 
-def new_state(config: CartusConfig, seed: int | np.random.SeedSequence, log: Log = None) -> CartusState:
-    """A new game paused at its first decision (GameSpec.new_state; docs/rules/cartus.md §3).
-
-    ``seed`` as for ``play_game``: child 0 of its SeedSequence drives chance.
-    """
-    rng, _ = game_streams(seed, config.n_players)
-    return start_state(config, rng, seed_of(seed), log)
-
-
-# ---------------------------------------------------------------- whole games
-
-
-def policy_registry() -> dict[str, type]:
-    """Every registered Cartus policy by name (the heuristics and ``ismcts``)."""
-    from analyzer.games.cartus.search import POLICIES  # not compiled: imported when first needed
-
-    return POLICIES
-
-
-def policy_names(policies: Sequence[Any]) -> list[str]:
-    """Each seat's policy name for the records: the registry key of its class."""
-    by_class = {cls: name for name, cls in policy_registry().items()}
-    return [by_class.get(type(p), type(p).__name__) for p in policies]
-
-
-def play_game(config: CartusConfig, policies: Any, seed: int | np.random.SeedSequence,
-              log: Log = None) -> tuple[dict, list[dict]]:
-    """Play one whole game (GameSpec.play_game; docs/rules/cartus.md §3, §4, §7).
-
-    Parameters
-    ----------
-    config : CartusConfig
-    policies : str or policy object, or a sequence of them of length n_players
-        Registered policy names (default parameters) or policy objects, by seat; a single one
-        plays every seat.
-    seed : int or numpy.random.SeedSequence
-        Child 0 drives chance, child 1+s seat s's player (``game_streams``).
-    log : callable, optional
-        Receives the readable replay lines; no log work when None.
-
-    Returns
-    -------
-    (dict, list of dict)
-        The game record and one seat record per seat (``metrics.GAME_COLUMNS`` /
-        ``metrics.SEAT_COLUMNS``).
-
-    Raises
-    ------
-    IllegalChoice
-        A player chose an option the engine did not offer.
-    TurnCapExceeded
-        Phase A could not draw a mixed row (only with a user table); names the seed.
-    """
-    n = config.n_players
-    pols = resolve_policies(policy_registry(), policies, n)
-    names = policy_names(pols)
-    rng, prngs = game_streams(seed, n)
-    if log:
-        log(seats_line(names))
-    st = start_state(config, rng, seed_of(seed), log)
-    play(st, [p.player(s) for s, p in enumerate(pols)], prngs)
-    return st.records(names)
-
-
-def play(st: CartusState, players: list[Any], rngs: list[random.Random]) -> None:
-    """``forward.play`` compiled for this game: the built-in players are called directly."""
-    native: list[Player] = [p for p in players if isinstance(p, Player)]
-    if len(native) < len(players):
-        forward.play(st, players, rngs)
-        return
-    while st.dec_kind != NO_DECISION:
-        seat = st.dec_seat
-        st.apply(native[seat].choose(CartusView(st, seat), rngs[seat]))
-
-
-__all__ = ["CartusState", "cards_text", "new_state", "play_game"]
+__all__ = ["CartusState", "cards_text", "start"]

@@ -40,6 +40,11 @@ def _set(name: str) -> str:
     return ", ".join(f"`{b}`" for b in name.split("+"))
 
 
+def _choice(row: Mapping[str, Any]) -> str:
+    """A building choice's name as an item: ``"CLASS: ALTERNATIVE vs REFERENCE"``."""
+    return f"{row['class']}: {row['alternative']} vs {row['reference']}"
+
+
 def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
     """Findings of the building-set section (see the module docstring)."""
     sets = numbers.get("sets") or []
@@ -51,11 +56,14 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
               if floor is not None and not math.isnan(floor) else "")
     by_balance = sorted(sets, key=lambda r: r["balance"])
     best, worst = by_balance[0], by_balance[-1]
+    # every set's value, so that another run is compared on the same set (analyzer robustness)
+    items = {r["building_set"]: (r["balance"], r["balance_lo"], r["balance_hi"]) for r in sets}
     out = [Finding(
         f"The most balanced of the {len(sets)} building sets is {_set(best['building_set'])}: "
         f"seat win rates {{value}} apart (max − min over {best['games']} games{chance})"
         + _note(best["building_set"].split("+"), guessed), best["balance"], best["balance_lo"],
-        best["balance_hi"], "pp", 100, 1, games=int(best["games"]), key="sets:most_balanced")]
+        best["balance_hi"], "pp", 100, 1, games=int(best["games"]), key="sets:most_balanced",
+        item=best["building_set"], items=items)]
     if len(sets) > 1:
         out.append(Finding(
             f"The least balanced building set is {_set(worst['building_set'])}: seat win rates "
@@ -66,7 +74,7 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             worst["balance_lo"], worst["balance_hi"], "pp", 100, 1,
             p_value=worst.get("imbalance_p_adj", worst.get("imbalance_p")),
             games=int(worst["games"]),
-            key="sets:least_balanced"))
+            key="sets:least_balanced", item=worst["building_set"], items=items))
     effects = numbers.get("main_effects") or numbers.get("simple_effects") or []
     n_games = int(min(r["games"] for r in sets))
     kind = "main effect" if numbers.get("main_effects") else "effect against the reference set"
@@ -85,5 +93,6 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             f"({kind}; p corrected over the {len({r['class'] for r in rows})} classes as in its "
             "section)" + _note([top["alternative"], top["reference"]], guessed), top["effect"],
             top["lo"], top["hi"], unit, scale, 1, True, 0.0, p_value=p,
-            games=n_games, key=f"effects:{metric}"))
+            games=n_games, key=f"effects:{metric}", item=_choice(top),
+            items={_choice(r): (r["effect"], r["lo"], r["hi"]) for r in rows}))
     return out

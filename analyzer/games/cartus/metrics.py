@@ -63,8 +63,11 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
-_SEAT_KEYS = tuple(SEAT_COLUMNS)  # seat_records fills them in this order
 _CLASS_KEYS = tuple(f"building_{k}" for k in DEFAULT_CLASSES)
+_TRACK_KEYS = tuple(f"score_track_{k}" for k in DEFAULT_CLASSES)
+_INFLUENCE_KEYS = tuple(f"influence_{k}" for k in DEFAULT_CLASSES)
+_PREMIUM_KEYS = tuple(f"premium_{b}" for b in DEFAULT_BUILDINGS)
+_STANDARD_KEYS = tuple(f"standard_{b}" for b in DEFAULT_BUILDINGS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,16 +110,32 @@ def game_record(st: State, out: Outcome) -> dict:
 
 
 def seat_records(st: State, out: Outcome, policy_names: list[str]) -> list[dict]:
-    """One seat record (``SEAT_COLUMNS``) per seat of a finished game."""
+    """One seat record (``SEAT_COLUMNS``) per seat of a finished game, every column by name."""
     recs = []
     for s in range(st.n):
         tracks, prem, std = out.tracks[s], st.premium[s], st.standard[s]
-        recs.append(dict(zip(_SEAT_KEYS, (
-            s, policy_names[s], float(out.scores[s]), out.ranks[s], out.won[s], (s - st.first_start) % st.n,
-            sum(tracks), *tracks,
-            out.vp_score[s], out.gold_score[s], out.hand_score[s],
-            st.rats[s], 0 if out.alive[s] else 1,
-            *st.influence[s], *prem, *std, sum(prem), sum(std),
-            st.offclass[s], st.rats_gained[s], st.rats_discarded[s],
-        ), strict=True)))
+        rec = {
+            "seat": s,
+            "policy": policy_names[s],
+            "score": float(out.scores[s]),
+            "rank": out.ranks[s],
+            "won": out.won[s],
+            "start_position": (s - st.first_start) % st.n,
+            "score_tracks": sum(tracks),
+        }
+        rec.update(zip(_TRACK_KEYS, tracks, strict=True))
+        rec["score_vp_tokens"] = out.vp_score[s]
+        rec["score_gold"] = out.gold_score[s]
+        rec["score_hand"] = out.hand_score[s]
+        rec["rats"] = st.rats[s]
+        rec["died"] = 0 if out.alive[s] else 1
+        rec.update(zip(_INFLUENCE_KEYS, st.influence[s], strict=True))
+        rec.update(zip(_PREMIUM_KEYS, prem, strict=True))
+        rec.update(zip(_STANDARD_KEYS, std, strict=True))
+        rec["premium_actions"] = sum(prem)
+        rec["standard_actions"] = sum(std)
+        rec["offclass_cards"] = st.offclass[s]
+        rec["rats_gained"] = st.rats_gained[s]
+        rec["rats_discarded"] = st.rats_discarded[s]
+        recs.append(rec)
     return recs

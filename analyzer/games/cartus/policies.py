@@ -160,8 +160,8 @@ class _Tables:
     ``equal`` tied with it (rules §7.2, ``scoring.rank_table``); ``acts[b]`` = building
     ``b``'s class, whether its value is flat in the cards played, and for actions whose value
     does not depend on the position the mixed values ``(need, half, none, max)`` of
-    ``_make_plan`` with 3/4 / all of the premium chance (index 0: more players still to enter,
-    1: nobody else to come). ``track_rows`` caches ``_track_row`` by the other seats'
+    ``_make_plan`` with ``premium_chance`` / all of the premium chance (index 0: more players
+    still to enter, 1: nobody else to come). ``track_rows`` caches ``_track_row`` by the other seats'
     influence on a track (values of one game, so as small as a game's range of them).
     """
 
@@ -177,7 +177,8 @@ class _Context:
     """What every row's plan shares in one position (``GreedyPlayer._position``): the tables,
     the off-class costs ``off_cost[x]`` and their running maxima, ``last`` (1: nobody else is
     still to enter), the Flutes worth playing, the population cards held, the off-class cap,
-    the per-card values (influence, card, joker, 0.3 x Sword, 0.3 x Flute) and ``seen_nuns``."""
+    the per-card values (influence, card, joker, ``weapon_share`` x Sword and x Flute) and
+    ``seen_nuns``."""
 
     def __init__(self, tables: _Tables, off_cost: list[float], off_max: list[float], last: int, flutes: int,
                  n_pop: int, max_off: int, iv: float, cv: float, jv: float, sv: float, fv: float,
@@ -197,10 +198,10 @@ class _Context:
         self.seen = seen
 
 
-def _mixed(p_need: float, prem: float, std: float) -> tuple[float, float, float, float]:
-    """Expected action value when the premium chance is ``p_need`` (enough cards), 0.5 (tied)
-    or 0 (too few), as ``p * prem + (1 - p) * std``; and the largest of the three."""
-    out = (p_need * prem + (1 - p_need) * std, 0.5 * prem + (1 - 0.5) * std, 0.0 * prem + (1 - 0.0) * std)
+def _mixed(p_need: float, p_tie: float, prem: float, std: float) -> tuple[float, float, float, float]:
+    """Expected action value when the premium chance is ``p_need`` (enough cards), ``p_tie``
+    (tied) or 0 (too few), as ``p * prem + (1 - p) * std``; and the largest of the three."""
+    out = (p_need * prem + (1 - p_need) * std, p_tie * prem + (1 - p_tie) * std, 0.0 * prem + (1 - 0.0) * std)
     return (*out, max(out))
 
 
@@ -232,6 +233,20 @@ class Greedy:
     look_value: float = param(0.8, low=0, high=10, help="value of looking at an unseen Nun-row card (VP)")
     protect_value: float = param(1.5, low=0, high=10, help="value of Guard Tower protection (VP)")
     max_offclass: int = param(6, low=0, high=30, help="most off-class cards played into one building (cards)")
+    rat_value: float = param(0.2, low=0, high=5, help="value per rat discarded beyond the fall in the risk of "
+                             "dying (VP)")
+    offclass_cost: float = param(0.1, low=0, high=5, help="cost per off-class card played beyond its card value "
+                                 "and influence (VP)")
+    premium_chance: float = param(0.75, low=0, high=1, help="chance credited to the premium with the most cards "
+                                  "while others may still enter (probability)")
+    tie_premium_chance: float = param(0.5, low=0, high=1, help="chance credited to the premium when tied for the "
+                                      "most cards (probability)")
+    weapon_share: float = param(0.3, low=0, high=1, help="share of a Sword's or Flute's hand value gained by "
+                                "playing it into a building with others (share)")
+    taken_card_share: float = param(0.5, low=0, high=2, help="share of a card's value gained per card the Guard "
+                                    "Tower premium takes (share)")
+    traded_card_share: float = param(0.5, low=0, high=2, help="share of a card's value lost per hand card traded "
+                                     "for rats at the Hospital (share)")
 
     def player(self, seat: int) -> GreedyPlayer:
         """A fresh player for ``seat`` of one game, with its own tables and caches."""
@@ -269,6 +284,13 @@ class GreedyPlayer(Player):
         self.look_value = policy.look_value
         self.protect_value = policy.protect_value
         self.max_offclass = policy.max_offclass
+        self.rat_value = policy.rat_value
+        self.offclass_cost = policy.offclass_cost
+        self.premium_chance = policy.premium_chance
+        self.tie_premium_chance = policy.tie_premium_chance
+        self.weapon_share = policy.weapon_share
+        self.taken_card_share = policy.taken_card_share
+        self.traded_card_share = policy.traded_card_share
         self.tables: _Tables | None = None
         # the plans of the last phase-C position asked about: enter, cards and use_pass ask
         # about one position back to back
@@ -279,7 +301,7 @@ class GreedyPlayer(Player):
     # -- value helpers
     def _relief(self, view: CartusView, x: int, seen: tuple[int, int] | None = None) -> float:
         """Value of discarding up to ``x`` rats: the fall in the risk of dying (``life_value``
-        x P(death) with ``rat_buffer`` more rats) plus 0.2 per rat. ``seen``:
+        x P(death) with ``rat_buffer`` more rats) plus ``rat_value`` per rat. ``seen``:
         ``view.seen_nuns()`` when the caller has it already."""
         r = view.rats(self.seat)
         m = min(x, r)
@@ -290,7 +312,7 @@ class GreedyPlayer(Player):
         before = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)
         y = max(0, r - m) + buf - known - 1
         after = life * (0.0 if y < 0 else cdf[y] if y < len(cdf) else 1.0)
-        return before - after + 0.2 * m
+        return before - after + self.rat_value * m
 
     def _constant_action(self, cfg: CartusConfig, kind: str, amt: int) -> float:
         """Value of an action that does not depend on the position (``_CONSTANT_ACTIONS``)."""
@@ -320,7 +342,7 @@ class GreedyPlayer(Player):
         if kind == "discard_rats":
             return self._relief(view, amt, seen)
         if kind == "hospital":
-            return self._relief(view, amt[0] + amt[1], seen) - amt[1] * self.card_value * 0.5
+            return self._relief(view, amt[0] + amt[1], seen) - amt[1] * self.card_value * self.traded_card_share
         if kind == "brewery":
             return (view.round_influence[self.seat] + extra_inf) // amt * self.card_value
         if kind == "look":
@@ -338,22 +360,24 @@ class GreedyPlayer(Player):
                     h = view.hand_size(s)
                     if h >= mine:
                         got += min(amt, h)
-            return 0.5 * got * self.card_value + self.protect_value
+            return self.taken_card_share * got * self.card_value + self.protect_value
         return 0.0
 
     def _grown(self, view: CartusView, b: int, g0: int, n_g: int, p_need: float, need: int,
                half: int) -> list[float]:
         """Expected value of a Brewery or Guard Tower action (``_action``) for ``g0 + i`` cards
-        played, ``i < n_g``: premium with ``p_need`` from index ``need`` on, 0.5 at ``half``."""
+        played, ``i < n_g``: premium with ``p_need`` from index ``need`` on, ``tie_premium_chance``
+        at ``half``."""
         cfg = view.cfg
         seat = self.seat
         pa, sa = cfg.premium[b], cfg.standard[b]
         cv = self.card_value
+        tie = self.tie_premium_chance
         out = []
         if cfg.building_action[b] == "brewery":  # draw (influence this round) // amount cards
             ri = view.round_influence[seat]
             for i in range(n_g):
-                p = p_need if i >= need else 0.5 if i == half else 0.0
+                p = p_need if i >= need else tie if i == half else 0.0
                 g = ri + g0 + i
                 out.append(p * (g // pa * cv) + (1 - p) * (g // sa * cv))
             return out
@@ -361,15 +385,15 @@ class GreedyPlayer(Player):
         # least as many cards as the holder after playing; both actions protect
         prot = view.protected
         others = [view.hand_size(s) for s in range(view.n_players) if s != seat and not (prot >> s) & 1]
-        own, pv = view.hand_size(seat), self.protect_value
+        own, pv, take = view.hand_size(seat), self.protect_value, self.taken_card_share
         for i in range(n_g):
-            p = p_need if i >= need else 0.5 if i == half else 0.0
+            p = p_need if i >= need else tie if i == half else 0.0
             mine = own - g0 - i
             got = 0
             for h in others:
                 if h >= mine:
                     got += min(h, pa)
-            out.append(p * (0.5 * got * cv + pv) + (1 - p) * pv)
+            out.append(p * (take * got * cv + pv) + (1 - p) * pv)
         return out
 
     def _tables(self, cfg: CartusConfig) -> _Tables:
@@ -384,7 +408,8 @@ class GreedyPlayer(Player):
             if kind in _CONSTANT_ACTIONS:
                 prem = self._constant_action(cfg, kind, cfg.premium[b])
                 std = self._constant_action(cfg, kind, cfg.standard[b])
-                mixed = (_mixed(0.75, prem, std), _mixed(1.0, prem, std))
+                tie = self.tie_premium_chance
+                mixed = (_mixed(self.premium_chance, tie, prem, std), _mixed(1.0, tie, prem, std))
             acts.append((cfg.building_class[b], kind not in ("brewery", "guard_tower"), mixed))
         tables = _Tables(cfg, track, tuple(acts))
         self.tables = tables
@@ -420,7 +445,7 @@ class GreedyPlayer(Player):
         cfg = view.cfg
         tables = self._tables(cfg)
         # the risk of x more rats (rules §7.1), as the cost of x off-class cards beyond their
-        # card value and influence: off_cost[x] = (iv - cv - 0.1) x - (risk(x) - risk(0))
+        # card value and influence: off_cost[x] = (iv - cv - offclass_cost) x - (risk(x) - risk(0))
         seen = known, unknown = view.seen_nuns()
         rats0 = view.rats(seat)
         y0 = rats0 + self.rat_buffer - known - 1
@@ -430,7 +455,7 @@ class GreedyPlayer(Player):
         cdf, life = cfg.nun_cdf[unknown], self.life_value
         nrt = len(cdf)
         r0 = 0.0 if y0 < 0 else life * cdf[y0] if y0 < nrt else life
-        step = iv - cv - 0.1
+        step = iv - cv - self.offclass_cost
         off_cost = [0.0]
         for x in range(1, top + 1):
             y = y0 + x
@@ -444,8 +469,8 @@ class GreedyPlayer(Player):
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
         ctx = _Context(tables, off_cost, off_max, 0 if entered < view.n_players - 1 else 1, flutes, n_pop,
-                       self.max_offclass, iv, cv, self.joker_value, 0.3 * self.sword_value, 0.3 * self.flute_value,
-                       seen)
+                       self.max_offclass, iv, cv, self.joker_value, self.weapon_share * self.sword_value,
+                       self.weapon_share * self.flute_value, seen)
         plans: dict[int, tuple[float, int, int, int, int]] = {}
         self.plans_key, self.plans, self.context = key, plans, ctx
         return plans, ctx
@@ -531,8 +556,8 @@ class GreedyPlayer(Player):
         by_g: list[float] = []  # track points + expected action of g = hk + i cards, i < n_g
         if flat:
             if mixed is None:  # Monastery, Hospital, Tent: by rats and looks
-                m = _mixed((0.75, 1.0)[last], self._action(view, b, True, 0, ctx.seen),
-                           self._action(view, b, False, 0, ctx.seen))
+                m = _mixed(1.0 if last else self.premium_chance, self.tie_premium_chance,
+                           self._action(view, b, True, 0, ctx.seen), self._action(view, b, False, 0, ctx.seen))
             else:
                 m = mixed[last]
             a_need, a_half, a_none, a_max = m
@@ -548,7 +573,7 @@ class GreedyPlayer(Player):
                 by_g.append((pts[g] if g < n_pts else pts[n_pts - 1])
                             + (a_half if i == half else a_none if i < need else a_need))
         else:  # Brewery / Guard Tower: the value grows with the cards played
-            act = self._grown(view, b, hk, n_g, (0.75, 1.0)[last], need, half)
+            act = self._grown(view, b, hk, n_g, 1.0 if last else self.premium_chance, need, half)
             for i in range(n_g):
                 g = lo + i
                 by_g.append((pts[g] if g < n_pts else pts[n_pts - 1]) + act[i])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from analyzer.games.cartus.config import N_TYPES, CartusConfig
 
@@ -34,7 +34,7 @@ USE_PASS: Final = 5
 TARGET: Final = 6
 GIVE: Final = 7
 HOSPITAL: Final = 8
-DECISION_NAMES: Final = ("none", "supply", "look", "enter", "cards", "use_pass", "target", "give", "hospital")
+DECISION_NAMES: Final = ("", "supply", "look", "enter", "cards", "use_pass", "target", "give", "hospital")
 
 # operations of the rules program: engine.py runs phases A–C and E, resolution.py phase D
 OP_ROUND: Final = 0
@@ -124,7 +124,7 @@ class State:
         self.dec_c = 0
         self.dec_opts: tuple[int, ...] = ()
         self.rng = random.Random(0)  # chance (game_streams child 0)
-        self.seed_text = ""
+        self.seed: Any = 0  # the game seed (int or SeedSequence), named in messages only
         self.log: Log = None
         self.uid = 0  # tells game objects apart (a clone is another object): engine.py numbers them
 
@@ -189,7 +189,7 @@ class State:
         other.dec_c = self.dec_c
         other.dec_opts = self.dec_opts
         other.rng = self.rng
-        other.seed_text = self.seed_text
+        other.seed = self.seed
         other.log = None
         other.uid = self.uid
 

@@ -23,6 +23,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Final
 
+from analyzer.errors import HiddenInformation
 from analyzer.games.cartus import chance
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.resolution import GIVE_KINDS, cards_text, count_vectors, counts_ok
@@ -38,16 +39,19 @@ from analyzer.games.cartus.state import (
     USE_PASS,
     State,
 )
+from analyzer.games.play import offered
 
 _INT_KINDS: Final = (SUPPLY, LOOK, ENTER, TARGET)  # answered by one of ``dec_opts``
+_YES_NO: Final = (False, True)  # the answers of ``use_pass``
 
 
 class CartusView:
     """One seat's view of a game at that seat's decision (what its player may read).
 
-    Lists returned here belong to the game: read them, never change them. Reading something
-    the seat may not see (another seat's hand, an unseen Nun-row card, another seat's rats when
-    ``rats_visible`` is false, face-down cards before they are revealed) raises ``ValueError``.
+    Lists returned here belong to the game: read them, never change them. What the seat never
+    sees (another seat's hand, the deck order) has no accessor; reading what it may not see
+    now (a Nun-row card it has not looked at, another seat's rats when ``rats_visible`` is
+    false, face-down cards before they are revealed) raises ``HiddenInformation``.
     """
 
     def __init__(self, st: State, seat: int) -> None:
@@ -59,7 +63,7 @@ class CartusView:
 
     # -- the decision
     def decision_kind(self) -> str:
-        """The pending decision's kind (rules §11), or ``none`` when this seat is not asked."""
+        """The pending decision's kind (rules §11), or ``""`` when this seat is not asked."""
         return DECISION_NAMES[self.kind]
 
     def legal_actions(self) -> tuple:
@@ -150,7 +154,7 @@ class CartusView:
         st = self._st
         s, c = st.entries[r][i]
         if s != self.seat and r >= st.revealed:
-            raise ValueError(f"seat {self.seat} may not see seat {s}'s face-down cards yet")
+            raise HiddenInformation(f"seat {self.seat} may not see seat {s}'s face-down cards yet")
         return c
 
     @property
@@ -199,7 +203,7 @@ class CartusView:
         """Seat ``s``'s rat total: one's own always, the others' when ``rats_visible``."""
         st = self._st
         if s != self.seat and not st.cfg.rats_visible:
-            raise ValueError(f"seat {self.seat} may not see seat {s}'s rats (rats_visible = false)")
+            raise HiddenInformation(f"seat {self.seat} may not see seat {s}'s rats (rats_visible = false)")
         return st.rats[s]
 
     def seen(self, s: int) -> int:
@@ -220,7 +224,7 @@ class CartusView:
         """``(class, nun symbols)`` of Nun-row position ``p``, which this seat has looked at."""
         st = self._st
         if not (st.seen[self.seat] >> p) & 1:
-            raise ValueError(f"seat {self.seat} has not looked at Nun-row position {p + 1}")
+            raise HiddenInformation(f"seat {self.seat} has not looked at Nun-row position {p + 1}")
         return st.nun_row_class[p], st.nun_row[p]
 
     def seen_nuns(self) -> tuple[int, int]:
@@ -246,7 +250,7 @@ def legal_actions(st: State) -> tuple:
     if kind in _INT_KINDS:
         return st.dec_opts
     if kind == USE_PASS:
-        return (False, True)
+        return _YES_NO
     hand = st.hands[st.dec_seat]
     if kind == CARDS:
         return count_vectors(hand, playable=True)
@@ -334,12 +338,13 @@ def search_actions(st: State) -> tuple:
 
 def is_legal(st: State, action: Any) -> bool:
     """Whether ``action`` is one of ``legal_actions(st)``, without listing them: ints are ints
-    (no bool, no float), the Pass answer a bool, card counts a tuple of ints within the hand."""
+    (no bool, no float) and the Pass answer a bool (``forward.offered``), card counts a tuple of
+    ints within the hand (``resolution.counts_ok``)."""
     kind = st.dec_kind
     if kind in _INT_KINDS:
-        return isinstance(action, int) and not isinstance(action, bool) and action in st.dec_opts
+        return offered(st.dec_opts, action) >= 0
     if kind == USE_PASS:
-        return isinstance(action, bool)
+        return offered(_YES_NO, action) >= 0
     if not isinstance(action, tuple):
         return False
     hand = st.hands[st.dec_seat]
@@ -350,18 +355,6 @@ def is_legal(st: State, action: Any) -> bool:
     if kind == HOSPITAL:
         return counts_ok(action, hand, cap=st.dec_a)
     return False
-
-
-def options_text(st: State) -> str:
-    """The offered answers in words, for an ``IllegalChoice`` message."""
-    kind = st.dec_kind
-    if kind in _INT_KINDS:
-        return ", ".join(map(str, st.dec_opts))
-    if kind == USE_PASS:
-        return "False, True"
-    what = {CARDS: "any cards but Passes", GIVE: f"exactly {st.dec_b} cards",
-            HOSPITAL: f"at most {st.dec_a} cards"}.get(kind, "none")
-    return f"a tuple of {N_TYPES} ints, {what} from hand {st.hands[st.dec_seat]}"
 
 
 def describe_action(st: State, action: Any) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
+from analyzer.games.forward import ForwardGame
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     CARD_TYPES,
@@ -17,13 +18,19 @@ from analyzer.games.pyramidion.config import (
     make_config,
 )
 from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
-from analyzer.games.pyramidion.engine import new_state, play_game
+from analyzer.games.pyramidion.engine import start
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.search import POLICIES
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
 COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loading", "site_play",
                     "view", "policies", "scoring", "engine")
+
+# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# and play_game(config, policies, seed, log=None), documented there
+FORWARD = ForwardGame(start, POLICIES)
+new_state = FORWARD.new_state
+play_game = FORWARD.play_game
 
 
 def default_config(players: int, **rule_options):

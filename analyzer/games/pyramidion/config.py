@@ -184,6 +184,11 @@ class PyramidionConfig:
     def n_sites(self) -> int:
         return len(self.site_names)
 
+    @property
+    def n_players(self) -> int:
+        """The player count (``players``), under the name every game's config gives it."""
+        return self.players
+
     def __post_init__(self) -> None:
         # Derived per-card tables for the policies' hot loop: (category, value) pairs with a
         # non-zero value, and the card's total points.

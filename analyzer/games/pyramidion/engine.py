@@ -19,8 +19,8 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import game_streams, resolve_policies, seed_of
-from analyzer.games.logtext import seats_line
+from analyzer.games.base import seed_of
+from analyzer.games.play import offered
 from analyzer.games.pyramidion.chance import (
     draw_card,
     draw_start_player,
@@ -55,7 +55,7 @@ from analyzer.games.pyramidion.state import (
 )
 from analyzer.games.pyramidion.view import View
 
-__all__ = ["Game", "new_state", "play_game"]
+__all__ = ["Game", "start"]
 
 # Safety net against an engine bug: no legal game comes near this many decisions per round.
 MAX_DECISIONS_PER_ROUND = 5000
@@ -85,7 +85,7 @@ class Game(SitePlay):
         self._nones = (-1,) * cfg.players
         # Safety net against an engine bug (loops are finite by construction).
         self.decision_cap = MAX_DECISIONS_PER_ROUND * (cfg.max_rounds + 1)
-        self.seed_text = "?"
+        self.seed: Any = "?"  # the game seed (int or SeedSequence), named in messages only
 
     # ------------------------------------------------------------ the forward-model interface
 
@@ -102,7 +102,12 @@ class Game(SitePlay):
         return self.st.kind
 
     def legal_actions(self) -> tuple:
-        """The options of the pending decision, in the fixed order of §14.3 (at least two)."""
+        """The options of the pending decision, in the fixed order of §14.3 (at least two; ``()``
+        at the end)."""
+        return self.st.options
+
+    def search_actions(self) -> tuple:
+        """What a search branches on: every legal option (``forward.GameState.search_actions``)."""
         return self.st.options
 
     def apply(self, action: Hashable) -> None:
@@ -111,15 +116,14 @@ class Game(SitePlay):
         Raises
         ------
         IllegalChoice
-            ``action`` is not one of ``legal_actions()`` (compared by value and type: a float
-            or a bool is never an int here).
+            ``action`` is not one of ``legal_actions()`` (``forward.offered``: a float or a bool
+            is never an int here), or the game is over.
         """
         st = self.st
         options = st.options
-        i = _index(options, action)
+        i = offered(options, action)
         if i < 0:
-            raise IllegalChoice(f"seat {st.to_move} {st.kind}: choice {action!r} is not one of the "
-                                f"{len(options)} legal options {options!r}")
+            raise IllegalChoice(st.to_move if st.kind else -1, st.kind, action, options)
         self.take(st.kind, options[i])
         self.advance()
 
@@ -128,7 +132,7 @@ class Game(SitePlay):
         rng = random.Random(0)
         rng.setstate(self.rng.getstate())
         g = Game(self.cfg, rng, None, self.st.copy())
-        g.seed_text = self.seed_text
+        g.seed = self.seed
         return g
 
     def view(self, seat: int) -> View:
@@ -182,7 +186,7 @@ class Game(SitePlay):
         st.decisions += 1
         if st.decisions > self.decision_cap:
             raise TurnCapExceeded(f"pyramidion game passed {self.decision_cap} decisions in round "
-                                  f"{st.round}; replay seed {self.seed_text}")
+                                  f"{st.round}; replay seed {seed_of(self.seed)}")
         st.kind = kind
         st.options = options
 
@@ -534,34 +538,6 @@ class Game(SitePlay):
         return repr(action)
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal in value and in type, all the way down (``1.0`` and ``True`` are not ``1``)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return bool(a == b)
-
-
-def _index(options: tuple, action: Any) -> int:
-    """Position of ``action`` among ``options`` (same value and type), or -1.
-
-    Options are distinct, so the first equal option is the only candidate."""
-    for i in range(len(options)):  # a player mostly hands back the option object itself
-        if options[i] is action:
-            return i
-    try:
-        i = options.index(action)
-    except (ValueError, TypeError):
-        return -1
-    o = options[i]
-    if type(o) is not type(action):
-        return -1
-    if type(o) is int or _same(o, action):
-        return i
-    return -1
-
-
 # ---------------------------------------------------------------- information sets
 
 
@@ -671,7 +647,7 @@ def determinize(game: Game, seat: int, seed: int) -> Game:
                     st.goods[q][k] += 1
                 tokens = tokens[count:]
     g = Game(cfg, rng, None, st)  # future chance goes on from the same generator
-    g.seed_text = game.seed_text
+    g.seed = game.seed
     return g
 
 
@@ -700,86 +676,26 @@ def _redraw_boats(st: State, seat: int, rng: random.Random) -> None:
         st.vp[q] = sum(cfg.boat_vp[b] for b in st.boats[q])
 
 
-# ---------------------------------------------------------------- set-up and the play loop
+# ---------------------------------------------------------------- set-up
 
 
-def new_state(config: PyramidionConfig, seed, log: Callable[[str], None] | None = None) -> Game:
-    """A new game paused at its first decision (§4 set-up, then round 1 up to D1).
+def start(config: PyramidionConfig, chance: random.Random, seed, log: Callable[[str], None] | None = None
+          ) -> Game:
+    """A new game paused at its first decision (§4 set-up, then round 1 up to D1): the ``start``
+    of ``forward.ForwardGame``.
 
     Parameters
     ----------
     config : PyramidionConfig
+    chance : random.Random
+        Every chance event of the game is drawn from it (``game_streams`` child 0).
     seed : int or numpy.random.SeedSequence
-        As for ``play_game``: chance comes from ``game_streams(seed, players)`` child 0.
+        Named in the message of ``TurnCapExceeded``.
     log : callable or None
         Receives readable replay lines.
     """
-    chance, _ = game_streams(seed, config.players)
-    return _start(config, chance, seed_of(seed), log)
-
-
-def _start(config: PyramidionConfig, chance: random.Random, seed_text: str,
-           log: Callable[[str], None] | None) -> Game:
     game = Game(config, chance, log)
-    game.seed_text = seed_text
+    game.seed = seed
     game.setup()
     game.advance()
     return game
-
-
-def policy_names(policies: Sequence) -> list[str]:
-    """Registered names of policy objects (their class's registry key, else the class name)."""
-    from analyzer.games.pyramidion.search import POLICIES
-
-    by_class = {cls: name for name, cls in POLICIES.items()}
-    return [p if isinstance(p, str) else by_class.get(type(p), type(p).__name__) for p in policies]
-
-
-def play_game(config: PyramidionConfig, policies: Any, seed, log: Callable[[str], None] | None = None
-              ) -> tuple[dict, list[dict]]:
-    """Play one seeded game and return its records (rules §4–§6).
-
-    ``forward.play`` over ``new_state``: each seat's player decides from its view with its own
-    generator (``game_streams`` child ``1 + seat``).
-
-    Parameters
-    ----------
-    config : PyramidionConfig
-    policies : str or policy object, or a sequence of them (one per seat)
-        A single name or object plays every seat (``analyzer.games.base.resolve_policies``).
-    seed : int or numpy.random.SeedSequence
-    log : callable or None
-        Receives readable replay lines.
-
-    Returns
-    -------
-    (dict, list of dict)
-        The game record (``GAME_COLUMNS``) and one seat record per seat (``SEAT_COLUMNS``).
-
-    Raises
-    ------
-    IllegalChoice
-        A player chose an action the engine did not offer.
-    TurnCapExceeded
-        The game took an absurd number of decisions (an engine bug; names the seed). A game
-        that reaches ``max_rounds`` is a normal record with ``end = "turn_cap"`` (§6).
-    """
-    from analyzer.games.pyramidion.search import POLICIES  # policies import this module
-
-    objs = resolve_policies(POLICIES, policies, config.players)
-    names = policy_names(objs)
-    chance, seats = game_streams(seed, config.players)  # leaves the caller's SeedSequence as is
-    if log:
-        log(seats_line(names))
-    state = _start(config, chance, seed_of(seed), log)
-    run(state, [pol.player(s) for s, pol in enumerate(objs)], seats)
-    return state.records(names)
-
-
-def run(state: Game, players: list, seat_rngs: list[random.Random]) -> None:
-    """``forward.play`` compiled with the engine (the same loop: the interpreted one costs a
-    third of a random game's time)."""
-    st = state.st
-    while st.end == "":
-        seat = st.to_move
-        state.apply(players[seat].choose(View(state, seat), seat_rngs[seat]))

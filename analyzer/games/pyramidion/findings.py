@@ -60,48 +60,95 @@ def _source_note(column: str, guessed: set[str]) -> str:
     return _note(what)
 
 
+def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[float, float, float]:
+    """``(p, lo, hi)`` of the row with the largest ``estimate`` among ``rows``, corrected for
+    having been picked among ``k = len(rows)``: the Bonferroni p-value ``min(1, k·p)`` and the
+    ``1 − 0.05/k`` interval (on the log scale for a ratio). Bonferroni's intervals cover all
+    ``k`` values at once with 95 % probability, so they cover the picked one whichever is
+    picked — the test of the selection (a max-type statistic's bound)."""
+    from scipy import stats as sps
+
+    k = len(rows)
+    top = max(rows, key=lambda r: r[estimate])
+    z95 = float(sps.norm.ppf(0.975))
+    zk = float(sps.norm.ppf(1 - 0.025 / k))
+    est, lo, hi = top[estimate], top["lo"], top["hi"]
+    if log:
+        e, a, b = math.log(est), math.log(lo), math.log(hi)
+        se = (b - a) / (2 * z95)
+        lo, hi = math.exp(e - zk * se), math.exp(e + zk * se)
+    else:
+        se = (hi - lo) / (2 * z95)
+        lo, hi = est - zk * se, est + zk * se
+    p = top.get("p_value")
+    p = math.nan if _absent(p) else min(1.0, k * float(p))
+    return p, lo, hi
+
+
 def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
-    """Findings of the baseline study (see the module docstring)."""
+    """Findings of the baseline study (see the module docstring). A finding about an item
+    the run chose (the strongest goods source, the largest goods gap, the most contested site)
+    names its item, carries every candidate's value (for ``analyzer robustness`` to compare the
+    same item) and says it was selected; the tested ones are corrected for the selection."""
     out = []
     guessed = _defaults(run)
+    per_game = numbers.get("_per_game") or {}
     for r in numbers.get("head_to_head", []):
         if not _absent(r.get("mirror_of")) or _absent(r.get("diff")):
             continue  # with two policies one's lead is the other's lag: the same test
+        key = f"head_to_head:{r['variant']}:{r['policy']}"
         out.append(Finding(
             f"In `{r['variant']}`, `{r['policy']}` wins {100 * r['rate']:.1f} % per seat against "
             f"the other seats' {100 * r['others']:.1f} % in the same games: {{value}}",
             r["diff"], r["lo"], r["hi"], "pp", 100, 1, True, 0.0, p_value=r.get("p_value"),
-            games=int(r["games"]), key=f"head_to_head:{r['variant']}:{r['policy']}"))
+            games=int(r["games"]), example_variant=r["variant"], key=key,
+            per_game=per_game.get(key)))
     ends = numbers.get("ends") or {}
     arm = ends.get("variant", "base")
     n_games = int(sum((ends.get("ends") or {}).values()))
     model = [r for r in numbers.get("goods_model", []) if not _absent(r.get("odds_ratio"))]
     if model:
         top = max(model, key=lambda r: r["odds_ratio"])
+        p, lo, hi = _selected(model, "odds_ratio", log=True)
+        k = len(model)
         out.append(Finding(
-            f"Of the goods sources, {_source(top['source'])} goes with the largest odds of "
+            f"Of the {k} goods sources, {_source(top['source'])} goes with the largest odds of "
             f"winning in `{arm}`: each extra good multiplies the odds by {{value}}, the other "
-            "sources held fixed (conditional logit within games; an association, not a cause)"
-            + _source_note(top["source"], guessed), top["odds_ratio"], top["lo"], top["hi"], "", 1, 2,
-            null=1.0, log=True, p_value=top.get("p_value"), games=n_games, key="goods:strongest_source"))
+            "sources held fixed (conditional logit within games; an association, not a cause; "
+            f"picked as the largest of the {k}, so its interval and p are Bonferroni-corrected "
+            f"over the {k}: 1 − 0.05/{k} interval, p × {k})"
+            + _source_note(top["source"], guessed), top["odds_ratio"], lo, hi, "", 1, 2,
+            null=1.0, log=True, p_value=p, games=n_games, key="goods:strongest_source",
+            item=top["source"],
+            items={r["source"]: (r["odds_ratio"], r["lo"], r["hi"]) for r in model}))
     goods = [r for r in numbers.get("goods", []) if not _absent(r.get("diff"))]
     if goods:
         gap = max(goods, key=lambda r: r["diff"])
+        p, lo, hi = _selected(goods, "diff", log=False)
+        k = len(goods)
         out.append(Finding(
             f"Winners in `{arm}` are furthest ahead on {_source(gap['source'])} goods: {{value}} "
-            "per game more than the other seats of the same game" + _source_note(gap["source"], guessed),
-            gap["diff"], gap["lo"], gap["hi"], "goods", 1, 2, True, 0.0, games=n_games,
-            key="goods:largest_gap"))
-    sites = [r for r in numbers.get("sites", []) if r.get("variant") == arm and r.get("rank") == 1
+            "per game more than the other seats of the same game (picked as the largest of the "
+            f"{k} sources, so its interval and p are Bonferroni-corrected over the {k})"
+            + _source_note(gap["source"], guessed),
+            gap["diff"], lo, hi, "goods", 1, 2, True, 0.0, p_value=p, games=n_games,
+            key="goods:largest_gap", item=gap["source"],
+            items={r["source"]: (r["diff"], r["lo"], r["hi"]) for r in goods},
+            item_values={r["source"]: per_game[f"goods_gap:{r['source']}"] for r in goods
+                         if f"goods_gap:{r['source']}" in per_game}))
+    sites = [r for r in numbers.get("sites", []) if r.get("variant") == arm
              and not _absent(r.get("contest"))]
-    if sites:
-        s = sites[0]
+    first_site = [r for r in sites if r.get("rank") == 1]
+    if first_site:
+        s = first_site[0]
         guessed_site = f"site.{s['site']}" in guessed
         out.append(Finding(
-            f"The most contested site in `{arm}` is {s['site'].replace('_', ' ').title()}: "
+            f"The most contested site in `{arm}` is {s['site'].replace('_', ' ').title()} (picked "
+            f"as the highest of {len(sites)} sites): "
             "{value} play cards there per activation"
             + (_note("its production, minimums and ability are") if guessed_site else ""),
-            s["contest"], s["lo"], s["hi"], "seats", 1, 2, games=n_games, key="sites:most_contested"))
+            s["contest"], s["lo"], s["hi"], "seats", 1, 2, games=n_games, key="sites:most_contested",
+            item=s["site"], items={r["site"]: (r["contest"], r["lo"], r["hi"]) for r in sites}))
     first = ends.get("first_to_target_won") or {}
     if ends.get("first_to_target_games") and not _absent(first.get("estimate")):
         out.append(Finding(

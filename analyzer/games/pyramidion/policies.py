@@ -84,9 +84,10 @@ class GreedyPolicy:
     Card play: a card is worth the values of the contests (slave-driver tile, negotiator tile,
     the site's goods) it turns from lost to won, minus ``card_cost`` per point it spends from
     the round's hand; it passes when nothing is worth its cost. Loading: loads whenever it can
-    pay for a boat, choosing the load worth most as the boat's VP less 0.3 per statue it would
-    spend, plus 0.05 per slave-driver tile used (so a cheaper boat paid with its own goods can
-    beat a bigger one paid with statues, and tiles are used before its own goods).
+    pay for a boat, choosing the load worth most as the boat's VP less ``statue_cost`` per
+    statue it would spend, plus ``tile_use_bonus`` per slave-driver tile used (so a cheaper boat
+    paid with its own goods can beat a bigger one paid with statues, and tiles are used before
+    its own goods). Special cards add their own effect's worth (``stone_dragger_goods`` ...).
     """
 
     good_value: float = param(0.8, low=0, high=5, help="value of one good taken (VP)")
@@ -100,6 +101,25 @@ class GreedyPolicy:
     recruit_below: int = param(3, low=0, high=10, help="recruit away a common card whose best value is at most "
                                "this (card points)")
     revolt_margin: int = param(10, low=0, high=50, help="influence needed before playing a revolt card (points)")
+    own_tile_share: float = param(0.5, low=0, high=1, help="share of a tile's value when the seat already holds "
+                                  "that tile (share)")
+    stone_dragger_goods: float = param(0.8, low=0, high=5, help="worth of a Stone Dragger's own effect (goods)")
+    philosopher_value: float = param(0.2, low=0, high=5, help="worth of taking the Philosopher from another seat (VP)")
+    revolt_goods: float = param(1.5, low=0, high=5, help="worth of a revolt card played with the influence lead "
+                                "(goods)")
+    revolt_penalty: float = param(1.0, low=0, high=5, help="cost of a revolt card played without the lead or the "
+                                  "margin (VP)")
+    executioner_value: float = param(0.4, low=0, high=5, help="worth of an Executioner when another seat has a "
+                                     "card in play (VP)")
+    statue_want: float = param(10.0, low=0, high=20, help="how much a statue is wanted when stealing, against the "
+                               "units the boats on display still need (units)")
+    thief_lead_weight: float = param(0.1, low=0, high=2, help="weight of the victim's lead (VP, or boats when VP "
+                                     "are hidden) when stealing a good (per VP)")
+    cairo_cost: float = param(1.5, low=0, high=10, help="cost of a Cairo exchange (units)")
+    cairo_reserve: int = param(2, low=0, high=10, help="units of the kind given kept beyond what the boats need "
+                               "(units)")
+    statue_cost: float = param(0.3, low=0, high=3, help="cost per statue spent on a load (VP)")
+    tile_use_bonus: float = param(0.05, low=0, high=1, help="worth per slave-driver tile used on a load (VP)")
 
     def player(self, seat: int) -> GreedyPlayer:
         """The player of one seat in one game, with these parameters."""
@@ -119,6 +139,18 @@ class GreedyPlayer:
         self.progress = policy.progress
         self.recruit_below = policy.recruit_below
         self.revolt_margin = policy.revolt_margin
+        self.own_tile_share = policy.own_tile_share
+        self.stone_dragger_goods = policy.stone_dragger_goods
+        self.philosopher_value = policy.philosopher_value
+        self.revolt_goods = policy.revolt_goods
+        self.revolt_penalty = policy.revolt_penalty
+        self.executioner_value = policy.executioner_value
+        self.statue_want = policy.statue_want
+        self.thief_lead_weight = policy.thief_lead_weight
+        self.cairo_cost = policy.cairo_cost
+        self.cairo_reserve = policy.cairo_reserve
+        self.statue_cost = policy.statue_cost
+        self.tile_use_bonus = policy.tile_use_bonus
 
     # -- dispatch
 
@@ -153,8 +185,9 @@ class GreedyPlayer:
 
     def _contest_values(self, st: View, seat: int, site: int) -> tuple[float, float, float]:
         """What winning each category at ``site`` is worth to ``seat`` now."""
-        v0 = self.slave_driver_tile * (0.5 if st.sd_owner[site] == seat else 1.0)
-        v1 = self.negotiator_tile * (0.5 if st.ng_owner[site] == seat else 1.0)
+        own = self.own_tile_share
+        v0 = self.slave_driver_tile * (own if st.sd_owner[site] == seat else 1.0)
+        v1 = self.negotiator_tile * (own if st.ng_owner[site] == seat else 1.0)
         v2 = self.good_value * st.site_goods[site]
         return v0, v1, v2
 
@@ -170,7 +203,7 @@ class GreedyPlayer:
 
     # -- decisions
 
-    def _play(self, st: View, seat: int, options: tuple) -> int:
+    def _play(self, st: View, seat: int, options: tuple[int, ...]) -> int:
         cfg = st.cfg
         site = st.site
         tot = st.totals
@@ -238,18 +271,19 @@ class GreedyPlayer:
         if t == HIGH_PRIEST:
             cost = 0.0
         elif t == STONE_DRAGGER:
-            gain += self.good_value * 0.8
+            gain += self.good_value * self.stone_dragger_goods
         elif t == BANDIT:
             gain += self.good_value if st.site_goods[site] else 0.0
         elif t == THIEF:
             gain += self.good_value if any(st.goods_count(q) for q in range(st.n) if q != seat) else 0.0
         elif t == PHILOSOPHER:
-            gain += 0.2 if st.philosopher != seat else 0.0
+            gain += self.philosopher_value if st.philosopher != seat else 0.0
         elif t == REVOLT:
             lead = all(st.totals[0][q] < influence for q in range(st.n) if q != seat)
-            gain += self.good_value * 1.5 if lead and influence >= self.revolt_margin else -1.0
+            gain += self.good_value * self.revolt_goods if lead and influence >= self.revolt_margin \
+                else -self.revolt_penalty
         elif t == EXECUTIONER:
-            gain += 0.4 if any(st.pc_alive[j] and st.pc_seat[j] != seat
+            gain += self.executioner_value if any(st.pc_alive[j] and st.pc_seat[j] != seat
                                for j in range(len(st.pc_card))) else 0.0
         return gain, cost
 
@@ -268,13 +302,13 @@ class GreedyPlayer:
                 best_k, best = k, v
         return best_k
 
-    def _activate(self, st: View, seat: int, options: tuple) -> int:
+    def _activate(self, st: View, seat: int, options: tuple[int, ...]) -> int:
         # the sum of ``_contest_values`` per site, inlined
-        sd, ng, gv = self.slave_driver_tile, self.negotiator_tile, self.good_value
+        sd, ng, gv, own = self.slave_driver_tile, self.negotiator_tile, self.good_value, self.own_tile_share
         sd_owner, ng_owner, goods = st.sd_owner, st.ng_owner, st.site_goods
         best_i, best = 0, -1.0
         for i, s in enumerate(options):
-            v = (sd * (0.5 if sd_owner[s] == seat else 1.0) + ng * (0.5 if ng_owner[s] == seat else 1.0)
+            v = (sd * (own if sd_owner[s] == seat else 1.0) + ng * (own if ng_owner[s] == seat else 1.0)
                  + gv * goods[s])
             if v > best:
                 best_i, best = i, v
@@ -321,7 +355,7 @@ class GreedyPlayer:
         for i, (q, k) in enumerate(options):
             lead = st.vp(q) if cfg.boat_vp_public else st.boat_count(q)
             if cfg.goods_visible:
-                v = (10 if k == STATUE else need[k]) + 0.1 * lead
+                v = (self.statue_want if k == STATUE else need[k]) + self.thief_lead_weight * lead
             else:
                 v = float(lead)
             if v > best:
@@ -333,7 +367,7 @@ class GreedyPlayer:
         best_i, best = 0, 0.0
         for i in range(1, len(options)):
             give, take = divmod(options[i], ORDINARY)
-            v = need[take] - 1.5 - max(need[give] + 2, 0)
+            v = need[take] - self.cairo_cost - max(need[give] + self.cairo_reserve, 0)
             if need[take] > 0 and v > best:
                 best_i, best = i, v
         return best_i
@@ -352,7 +386,7 @@ class GreedyPlayer:
                     r -= sum(1 for s in used if kind[s] == k)
                 if r > 0:
                     statues += r
-            v = cfg.boat_vp[b] + 0.05 * len(used) - 0.3 * statues
+            v = cfg.boat_vp[b] + self.tile_use_bonus * len(used) - self.statue_cost * statues
             if v > best:
                 best_i, best = i, v
         return best_i

@@ -126,7 +126,7 @@ def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
                                        "hi", "vp", "vp_lo", "vp_hi", "p_equal"])
 
 
-def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
+def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFrame:
     """Per mixed variant: each policy's per-game win share against the other seats, paired.
 
     For every game of a variant with two or more policies, the mean ``won`` of one policy's
@@ -139,7 +139,8 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
         Columns ``[variant, policy, games, rate, others, diff, lo, hi, significant, p_value,
         mirror_of]`` (shares 0–1 per seat-game; ``diff`` = ``rate − others``; ``mirror_of`` =
         the policy whose comparison this one repeats exactly — with two policies, one's lead is
-        the other's lag — see ``stats.mirrors``).
+        the other's lag — see ``stats.mirrors``). ``per_game``, when given, receives each
+        row's per-game differences under ``"head_to_head:VARIANT:POLICY"`` (for the findings).
     """
     rows = []
     for var in pd.unique(seats["variant"]):
@@ -154,6 +155,8 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
             both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
             d = stats.paired_difference(both["b"], both["a"])
             diffs[(pol,)] = both["a"] - both["b"]
+            if per_game is not None:
+                per_game[f"head_to_head:{var}:{pol}"] = diffs[(pol,)].rename_axis("game_id")
             part.append([var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()),
                          d.mean, d.lo, d.hi, d.significant, d.p_value, None])
         twins = stats.mirrors(diffs)
@@ -201,7 +204,7 @@ def site_contest(games: pd.DataFrame) -> pd.DataFrame:
                                        "rev_hi", "games_revolt"])
 
 
-def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
+def goods_by_outcome(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFrame:
     """Goods per source for the winner(s) and the other seats of the same game, paired by game.
 
     Per game: mean goods of the seats with ``won > 0`` minus the mean of the others (games
@@ -212,7 +215,8 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         Columns ``[source, share, winners, others, diff, lo, hi, significant, p_value]``, one
         row per source that gave goods (``acted_sources``): ``share`` is the source's share of
-        all goods taken (0–1); the rest are goods per seat-game.
+        all goods taken (0–1); the rest are goods per seat-game. ``per_game``, when given,
+        receives each source's per-game differences under ``"goods_gap:SOURCE"``.
     """
     won = seats["won"] > 0
     cols = acted_sources(seats)
@@ -223,6 +227,8 @@ def goods_by_outcome(seats: pd.DataFrame) -> pd.DataFrame:
         o = seats[~won].groupby("game_id")[col].mean()
         both = pd.concat([w.rename("w"), o.rename("o")], axis=1, join="inner")
         d = stats.paired_difference(both["o"], both["w"])
+        if per_game is not None:
+            per_game[f"goods_gap:{col}"] = (both["w"] - both["o"]).rename_axis("game_id")
         rows.append((col, float(seats[col].sum()) / total, float(both["w"].mean()),
                      float(both["o"].mean()), d.mean, d.lo, d.hi, d.significant, d.p_value))
     return pd.DataFrame(rows, columns=["source", "share", "winners", "others", "diff", "lo", "hi",
@@ -368,10 +374,11 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     prof_cols = ["vp", "boats_loaded", *acted_sources(seats.read(("goods_*",))), "tiles_placed",
                  "revolts_won"]
     sp, h2h, prof = [], [], []
+    per_game: dict[str, pd.Series] = {}  # for the findings, never in summary.json
     for var in names:  # the per-variant tables, one variant's seats at a time
         sv = seats.read(PYRAMIDION_SEATS, [var])
         sp.append(start_position_table(sv, players))
-        h2h.append(head_to_head(sv))
+        h2h.append(head_to_head(sv, per_game))
         prof.append(sv.groupby(["variant", "policy"], sort=False, observed=True)[prof_cols]
                     .mean().reset_index())
         del sv
@@ -503,7 +510,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
 
     # -- goods sources and winning
     doc.h("Pyramidion: goods sources and winning")
-    gt = stats.correct(goods_by_outcome(s), method)
+    gt = stats.correct(goods_by_outcome(s, per_game), method)
     doc.p(f"From the `{arm}` games ({len(g)} games; ends: "
           + ", ".join(f"{k} {v}" for k, v in ends.items())
           + (f"; the seat that first reached the VP target won {pct(iv.estimate, iv.lo, iv.hi)}"
@@ -560,6 +567,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "raise a player's chances by that much, nor how the game would go if a player chased "
           "that source on purpose (a policy variant answers that).")
     out["goods_model"] = rows_of(model)
+    out["_per_game"] = per_game  # the findings' per-game values (removed before summary.json)
     doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players,
                                              fair_share, mname)
     return out

@@ -5,7 +5,8 @@ the sites, tiles, boats on display, the cards at the current site, sundials, pla
 hand sizes, the face-up discard piles, the Philosopher holder) and, as far as the §3.1
 (``goods_visible``) and §5 phase 7 (``boat_vp_public``) options allow, the other seats' goods
 and VP. Other hands, the order of every deck and stack, and — under those options — the other
-seats' goods and boats are not reachable through it: asking raises ``HiddenInformation``.
+seats' goods and boats are not reachable through it: the first have no accessor, asking for the
+others raises ``HiddenInformation``.
 
 The lists it returns are the game's own (no copy, for speed): a player reads them, never
 changes them. A view shows the game as it is now; the game does not keep it (no reference
@@ -17,15 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
+from analyzer.errors import HiddenInformation
 from analyzer.games.pyramidion.config import PyramidionConfig
 from analyzer.games.pyramidion.state import State
 
 if TYPE_CHECKING:
     from analyzer.games.pyramidion.engine import Game
-
-
-class HiddenInformation(LookupError):
-    """A player asked its view for something its seat may not see (a policy bug)."""
 
 
 class View:
@@ -45,12 +43,19 @@ class View:
     # -- the decision
 
     def decision_kind(self) -> str:
-        """The kind of the pending decision (state.py D1–D6)."""
-        return self._st.kind
+        """The kind of the pending decision (state.py D1–D6) if this seat decides it, else ``""``."""
+        st = self._st
+        return st.kind if st.to_move == self.seat else ""
 
     def legal_actions(self) -> tuple:
-        """The options offered to this seat, in the fixed order of §14.3."""
-        return self._st.options
+        """The options offered to this seat, in the fixed order of §14.3 (``()`` when another
+        seat decides)."""
+        st = self._st
+        return st.options if st.to_move == self.seat else ()
+
+    def search_actions(self) -> tuple:
+        """What a search branches on: every legal option (``forward.SeatView.search_actions``)."""
+        return self.legal_actions()
 
     def determinize(self, seed: int) -> Game:
         """A full game consistent with this seat's information (``Game.determinize``)."""

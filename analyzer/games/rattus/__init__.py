@@ -7,20 +7,10 @@ Rules: ``docs/rules/rattus.md`` (sections cited in each function's docstring).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-
-from analyzer.games.base import (
-    Benchmark,
-    GameSpec,
-    StudySection,
-    config_rule_values,
-    game_streams,
-    resolve_policies,
-)
+from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
+from analyzer.games.forward import ForwardGame
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
@@ -32,7 +22,7 @@ from analyzer.games.rattus.config import (
     make_config,
 )
 from analyzer.games.rattus.content import PRIORS as CONTENT_PRIORS
-from analyzer.games.rattus.engine import Game, new_game, play_out
+from analyzer.games.rattus.engine import start
 from analyzer.games.rattus.metrics import GAME_COLUMNS, GUESSES, SEAT_COLUMNS
 from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
 from analyzer.games.rattus.search import RattusIsmcts
@@ -47,63 +37,11 @@ COMPILED_MODULES = ("config", "state", "information", "core", "view", "plague", 
                     "policies", "engine")
 
 
-def _registry_name(policy: Any) -> str:
-    """A policy object's name: its key in ``POLICIES`` (a policy's only name), else its class name."""
-    for key, cls in POLICIES.items():
-        if type(policy) is cls:
-            return key
-    return type(policy).__name__
-
-
-def new_state(config: RattusConfig, seed: int | np.random.SeedSequence,
-              log: Callable[[str], None] | None = None) -> Game:
-    """A new game paused at its first decision: the forward model (``analyzer.games.forward``).
-
-    Parameters
-    ----------
-    config : RattusConfig
-    seed : int or numpy.random.SeedSequence
-        Same meaning as ``play_game``'s: the same seed deals the same game.
-    log : callable or None
-        Receives the readable replay log line by line.
-    """
-    return new_game(config, seed, log)
-
-
-def play_game(config: RattusConfig, policies: Any, seed: int | np.random.SeedSequence,
-              log: Callable[[str], None] | None = None) -> tuple[dict, list[dict]]:
-    """Play one game and return its records (docs/rules/rattus.md §6–§10).
-
-    Parameters
-    ----------
-    config : RattusConfig
-        From ``make_config`` / ``default_config``.
-    policies : str or policy object, or a sequence of them (one per seat)
-        A registered name (``"random"``, ``"greedy"``, ``"ismcts"``) or an object with
-        ``player(seat)`` (``analyzer.games.forward.Policy``).
-    seed : int or numpy.random.SeedSequence
-        Same seed and policies give identical records and log.
-    log : callable or None
-        Receives the readable replay log line by line.
-
-    Returns
-    -------
-    (dict, list of dict)
-        The game record (keys ``GAME_COLUMNS``) and one seat record per seat (``SEAT_COLUMNS``).
-
-    Raises
-    ------
-    IllegalChoice
-        A policy chose an option that was not offered.
-    TurnCapExceeded
-        More than ``max_turns`` regular turns (message names the seed).
-    """
-    objs = resolve_policies(POLICIES, policies, config.n_players)
-    names = [_registry_name(o) for o in objs]
-    rng, seat_rngs = game_streams(seed, config.n_players)
-    game = new_game(config, seed, log, names, rng)
-    play_out(game, [pol.player(s) for s, pol in enumerate(objs)], list(seat_rngs))  # forward.play, compiled
-    return game.records(names)
+# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# and play_game(config, policies, seed, log=None), documented there
+FORWARD = ForwardGame(start, POLICIES)
+new_state = FORWARD.new_state
+play_game = FORWARD.play_game
 
 
 def study_sections() -> tuple[StudySection, ...]:

@@ -144,10 +144,11 @@ class RattusConfig:
     rcard_region: tuple[int, ...]
     rcard_mask: tuple[int, ...]
     rcard_labels: tuple[str, ...]
-    # expected effect of one random token of the set, by cubes present (0..6): for greedy policies
+    # expected effect of one random token of the set, by cubes present (0..threshold_top): for greedy policies
     exp_a: tuple[float, ...]
     exp_m: tuple[float, ...]
     exp_c: tuple[tuple[float, ...], ...]
+    threshold_top: int  # the token set's largest threshold: from this many cubes on, every token acts
     # scalar rule options (OPTIONS)
     cubes_per_player: int
     rat_cap: int
@@ -324,10 +325,11 @@ def _caravan_paths(adj: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, int],
 
 
 def _expectations(tokens: Sequence[tuple]) -> tuple[tuple, tuple, tuple]:
-    """Mean A, M and per-class symbol count of one token from the set, given cubes present 0..6."""
+    """Mean A, M and per-class symbol count of one token from the set, given cubes present
+    0..(the set's largest threshold; with more cubes every token acts, as with that many)."""
     n = len(tokens)
     exp_a, exp_m, exp_c = [], [], []
-    for cubes in range(7):
+    for cubes in range(max(t[0] for t in tokens) + 1):
         act = [t for t in tokens if t[0] <= cubes]
         exp_a.append(sum(t[1] for t in act) / n)
         exp_m.append(sum(t[2] for t in act) / n)
@@ -502,7 +504,7 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         starting_tokens=tuple(i for i, s in enumerate(starting) if s),
         normal_tokens=tuple(i for i, s in enumerate(starting) if not s), tokens_removed=removed,
         class_cards=class_cards, cards_in_play_count=count, rcard_region=rc_region, rcard_mask=rc_mask,
-        rcard_labels=rc_labels, exp_a=exp_a, exp_m=exp_m, exp_c=exp_c,
+        rcard_labels=rc_labels, exp_a=exp_a, exp_m=exp_m, exp_c=exp_c, threshold_top=len(exp_a) - 1,
         knight_steps=steps, diplomat_points=(opts["diplomat_points_first"], opts["diplomat_points_second"],
                          opts["diplomat_tie_first_pool"], opts["diplomat_tie_second_pool"],
                          opts["diplomat_2p_tie_points"]),

@@ -99,7 +99,11 @@ class GameCore:
         return self.state.kind
 
     def legal_actions(self) -> tuple:
-        """The options of the pending decision, in the engine's deterministic order."""
+        """The options of the pending decision, in the engine's deterministic order (``()`` at the end)."""
+        return self.state.options
+
+    def search_actions(self) -> tuple:
+        """What a search branches on: every legal option (``forward.GameState.search_actions``)."""
         return self.state.options
 
     def context(self) -> Any:

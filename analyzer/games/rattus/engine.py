@@ -22,8 +22,9 @@ import numpy as np
 from mypy_extensions import mypyc_attr
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import game_streams, rank_and_won, seed_of
-from analyzer.games.logtext import plural, seats_line
+from analyzer.games.base import rank_and_won, seed_of
+from analyzer.games.logtext import plural
+from analyzer.games.play import offered
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus import plague
 from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
@@ -39,22 +40,11 @@ HEURISTIC_SCALE = 2.0  # points: a seat 2 points ahead is e (2.7) times as likel
 _ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
-def _exactly(a: Any, b: Any) -> bool:
-    """``a == b`` with the same types all the way down: ``1.0`` is not ``1``, ``True`` is not ``1``."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        for x, y in zip(a, b):
-            if not _exactly(x, y):
-                return False
-    return True
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
 class Game(GameCore):
     """One game in progress (the forward model, ``analyzer.games.forward.GameState``).
 
-    Built by ``new_game``; see ``GameCore`` for the parts. Views of the seats are made on demand
+    Built by ``start``; see ``GameCore`` for the parts. Views of the seats are made on demand
     and kept for the life of this object (``view``).
     """
 
@@ -73,27 +63,14 @@ class Game(GameCore):
         Raises
         ------
         IllegalChoice
-            ``action`` is not one of ``legal_actions()`` (compared with its type: a float or a
-            bool never stands for an int).
+            ``action`` is not one of ``legal_actions()`` (``forward.offered``: a float or a bool
+            never stands for an int), or the game is over.
         TurnCapExceeded
             More than ``max_turns`` regular turns (the message names the seed).
         """
         st = self.state
-        options = st.options
-        legal = False
-        for o in options:  # players return the offered objects themselves: found by identity
-            if o is action:
-                legal = True
-                break
-        if not legal:
-            try:
-                legal = _exactly(options[options.index(action)], action)
-            except ValueError:
-                legal = False
-        if not legal:
-            shown = options if len(options) <= 20 else options[:20] + ("…",)
-            raise IllegalChoice(f"seat {st.seat}: decision {st.kind!r}: choice {action!r} is not legal "
-                                f"(legal: {shown})")
+        if offered(st.options, action) < 0:
+            raise IllegalChoice(st.seat if st.kind else -1, st.kind, action, st.options)
         self._resume(action)
         self.settle()
 
@@ -196,7 +173,7 @@ class Game(GameCore):
 
     # ------------------------------------------------------------ setup (§6)
 
-    def setup(self, seat_names: Sequence[str] | None = None) -> None:
+    def setup(self) -> None:
         """Setup (§6.1, §6.2): cards, starting tokens, supply, plague piece, start player,
         region cards, caravan; then the opening cubes are asked for."""
         cfg, st = self.cfg, self.state
@@ -224,8 +201,6 @@ class Game(GameCore):
         log = self.log
         if log is not None:
             log(f"rattus {cfg.n_players} players, expansions: {', '.join(cfg.expansions) or 'none'}")
-            if seat_names is not None:
-                log(seats_line(seat_names))
             log("legend: rat token '5+M+Is' = acts with 5+ cubes in the region; A = every player there loses"
                 " a cube, M = whoever has most there loses one, a class = holders of that class card lose one"
                 " (Pe Bo Ch Kn Ma Ro Is = peasantry bourgeoisie church chivalry magic royalty islam);"
@@ -490,6 +465,8 @@ class Game(GameCore):
             self.ask(st.last_seat, "final_order", todo)
             return
         st.phase = "over"
+        st.options = ()
+        st.ctx = None
         if self.log is not None:
             log_final_scores(st, self.log)
 
@@ -499,38 +476,22 @@ class Game(GameCore):
         plague.start_resolve(self, r, self.state.last_seat)
 
 
-def new_game(cfg: RattusConfig, seed: int | np.random.SeedSequence, log: Callable[[str], None] | None = None,
-             seat_names: Sequence[str] | None = None, rng: random.Random | None = None) -> Game:
-    """A new game after setup, paused at its first decision (docs/rules/rattus.md §6).
+def start(cfg: RattusConfig, chance: random.Random, seed: int | np.random.SeedSequence,
+          log: Callable[[str], None] | None = None) -> Game:
+    """A new game after setup, paused at its first decision (docs/rules/rattus.md §6): the
+    ``start`` of ``forward.ForwardGame``.
 
     Parameters
     ----------
     cfg : RattusConfig
+    chance : random.Random
+        Every chance event of the game is drawn from it (``game_streams`` child 0).
     seed : int or numpy.random.SeedSequence
-        The game seed; chance comes from its first stream (``game_streams``), as in ``play_game``.
+        The game seed, named in the message of ``TurnCapExceeded``.
     log : callable or None
         Receives the readable replay log line by line.
-    seat_names : sequence of str, optional
-        Policy names for the log's header line.
-    rng : random.Random, optional
-        The chance generator when the caller has already drawn the streams of ``seed``.
     """
-    if rng is None:
-        rng = game_streams(seed, cfg.n_players)[0]
-    game = Game(cfg, State.empty(cfg), rng, log, seed)
-    game.setup(seat_names)
+    game = Game(cfg, State.empty(cfg), chance, log, seed)
+    game.setup()
     game.settle()
     return game
-
-
-def play_out(game: Game, players: list[Any], seat_rngs: list[random.Random]) -> None:
-    """``analyzer.games.forward.play`` for a Rattus game, compiled with the engine.
-
-    The same loop over the same interface (the deciding seat's player chooses from its view with
-    its own generator, ``apply`` runs the rules to the next decision), without the interpreter's
-    cost per decision; ``play_game`` uses it, and a test checks both give the same games.
-    """
-    st = game.state
-    while st.kind:  # not game.is_terminal()
-        seat = st.seat  # game.current_seat()
-        game.apply(players[seat].choose(game.view(seat), seat_rngs[seat]))

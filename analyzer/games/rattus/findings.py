@@ -1,18 +1,21 @@
 """Rattus's key findings: the headline numbers of its own report sections (``study.py``) as
 sentences for the top of the report (``analyzer/report/findings.py``).
 
-Each function takes the numbers its section returned (``summary.json["results"][key]``) and the
-run facts, and returns ``Finding`` objects: the diplomat leader's win rate against no edge and
-how often diplomat points change the winner (docs/rules/rattus.md §2.3), the bonus cubes of a
-caravan move (§2.2), how much more often the start player than the last position takes the
-Sultan or the Trader (§7 A), and what the seats that used the Sultan or the Trader lose in the
-same games without it. Each sentence names the guessed content its games are played on: the
+Each function takes the numbers its section returned (``summary.json["results"][key]``, with
+the per-game values under ``"_per_game"``, which never reach ``summary.json``) and the run
+facts, and returns ``Finding`` objects: the diplomat leader's win share (a figure) and its edge
+over what the same players win when they do not lead, and how often diplomat points change the
+winner (docs/rules/rattus.md §2.3), the bonus cubes of a caravan move (§2.2), how much more often
+the start player than the last position takes the Sultan or the Trader (§7 A), and what the
+seats that used the Sultan or the Trader lose in the same games without it — per game, over the
+games where some seat did not use it (a finding says "not measurable" where no game has one). Each sentence names the guessed content its games are played on: the
 rat-token faces (§5.2, revealed in every game) and, at 5-6 players, the stand-in Africa regions
 AF1–AF5 (§4.3), when they are labelled defaults of the finding's arm (``run["defaults"]``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,24 +42,49 @@ def guessed_note(run: Mapping[str, Any], variant: str) -> str:
     return f" — played on {' and '.join(parts)} ({tag}, not sourced)"
 
 
-def _users(out: Mapping[str, Any] | None, card: str, run: Mapping[str, Any]) -> list[Finding]:
+def _per_game(numbers: Mapping[str, Any], name: str) -> Any:
+    """A per-game series the section computed (``numbers["_per_game"][name]``), or ``None``."""
+    return (numbers.get("_per_game") or {}).get(name)
+
+
+def _users(numbers: Mapping[str, Any], out_key: str, card: str,
+           run: Mapping[str, Any]) -> list[Finding]:
     """The users of ``card`` followed into the same games without it (``_card_out``'s
-    ``users``): their paired win-rate change, games as the unit."""
+    ``users``): the change of their combined share of the win per game (a user won the game),
+    paired over the games where some seat did not use the card — the game as the unit. A variant
+    where no game has such a seat, or nobody used the card, gives an unmeasurable finding with
+    the reason."""
+    out = numbers.get(out_key) or {}
     found = []
-    for u in (out or {}).get("users", []):
-        d = u["won_diff"]
+    for u in out.get("users", []):
+        key = f"{card.lower()}:users:{u['variant']}"
+        d = u.get("won_diff_game")
+        n = int(u.get("games_compared", 0))
+        if d is None or n < 2:
+            why = (f"every seat used the {card} in {u.get('all_user_games', 0)} of the "
+                   f"{u['games']} games: no seat without it to compare the users with")
+            found.append(Finding(f"The seats that used the {card} in `base`, followed into "
+                                 f"`{u['variant']}`", math.nan, math.nan, math.nan,
+                                 key=key, example_variant=u["variant"], unmeasurable=why))
+            continue
         found.append(Finding(
-            f"The seats that used the {card} in `base` won {100 * u['won_with']:.1f} % of those "
-            f"games; the same seats in the same games of `{u['variant']}` change by {{value}} "
-            f"in win rate ({u['games']} games; the seats are picked by what they did in the "
-            "base game, so part of this is selection)" + guessed_note(run, u["variant"]),
+            f"In the {n} games of `base` where a seat used the {card} and another did not, a "
+            f"user won {100 * u['won_with_game']:.1f} % of the games; in the same games of "
+            f"`{u['variant']}` the same seats won {100 * u['won_without_game']:.1f} %: a change "
+            f"of {{value}} per game (the game as the unit; the seats are picked by what they "
+            "did in the base game, so part of this is selection)"
+            + guessed_note(run, u["variant"]),
             d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
-            games=int(u["games"]),
-            examples=tuple(u.get("examples", ())), example_variant=u["variant"],
+            games=n, examples=tuple(u.get("examples", ())), example_variant=u["variant"],
             example_what=(f"a seat that used the {card} in `base` won less without it"
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
-            key=f"{card.lower()}:users:{u['variant']}"))
+            key=key, per_game=_per_game(numbers, f"users:{u['variant']}")))
+    for variant, why in (out.get("users_unmeasurable") or {}).items():
+        found.append(Finding(f"The seats that used the {card} in `base`, followed into "
+                             f"`{variant}`", math.nan, math.nan, math.nan,
+                             key=f"{card.lower()}:users:{variant}", example_variant=variant,
+                             unmeasurable=why))
     return found
 
 
@@ -65,7 +93,14 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
     ``first_last["take"]``): a paired difference within games, tested against 0."""
     tu = numbers.get("take_use") or {}
     d = (tu.get("first_last") or {}).get("take")
+    key = f"{card.lower()}:takes_first_last"
     if not d or d.get("n", 0) < 2:
+        if tu.get("take") and tu.get("games") is not None:
+            return [Finding(f"The start player against the last position in takes of the {card}",
+                            math.nan, math.nan, math.nan, key=key,
+                            unmeasurable=f"{tu.get('games', 0)} game(s) with the {card} in play; "
+                                         "a start-player comparison needs at least 2 and the "
+                                         "start positions in the records")]
         return []
     var, last = tu.get("variant", "base"), d["last_position"]
     return [Finding(
@@ -76,26 +111,46 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
         p_value=d["p_value"], games=int(d["n"]),
         examples=tuple(d.get("examples", ())), example_variant=var,
         example_what=f"the start player took the {card} more often than the last position",
-        key=f"{card.lower()}:takes_first_last")]
+        key=key, per_game=_per_game(numbers, "takes_first_last"))]
 
 
 def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
-    """Findings of the Sultan section: the diplomat leader's wins (tested against the share the
-    leader(s) would win without an edge), how often diplomat points change the winner (a
-    figure), the start player against the last position in takes of the Sultan, and the
-    Sultan's users without it."""
+    """Findings of the Sultan section: the diplomat leader's share of the wins (a figure) and
+    its edge over what the same players win when they do not lead (tested against 0), how
+    often diplomat points change the winner (a figure), the start player against the last
+    position in takes of the Sultan, and the Sultan's users without it."""
     var = numbers.get("variant", "base")
     out = []
     lead = numbers.get("leader_wins") or {}
     if lead.get("games"):
         out.append(Finding(
             f"The holder(s) of the most diplomats at the end win {{value}} of the {lead['games']} "
-            f"games of `{var}` where a diplomat is on the board, against "
-            f"{100 * lead['no_edge']:.1f} % without an edge" + guessed_note(run, var),
-            lead["estimate"], lead["lo"], lead["hi"], "%", 100, 1, null=lead["no_edge"],
+            f"games of `{var}` where a diplomat is on the board (a fair seat: "
+            f"{100 * lead['no_edge']:.1f} %; who leads matters, see the leader's edge)"
+            + guessed_note(run, var),
+            lead["estimate"], lead["lo"], lead["hi"], "%", 100, 1,
             games=int(lead["games"]),
             examples=tuple(lead.get("examples", ())), example_variant=var,
             example_what="the diplomat leader won", key="sultan:leader_wins"))
+        edge = lead.get("edge") or {}
+        if edge.get("unestimable"):
+            out.append(Finding("The diplomat leader's edge over the same players when they do "
+                               "not lead", math.nan, math.nan, math.nan, key="sultan:leader_edge",
+                               example_variant=var, unmeasurable=edge["unestimable"]))
+        elif edge:
+            who = ", ".join(f"`{p}` {100 * v:.0f} %" for p, v in sorted(
+                (lead.get("leaders") or {}).items(), key=lambda kv: -kv[1])[:2])
+            out.append(Finding(
+                f"The diplomat leader wins {100 * lead['estimate']:.1f} % of the "
+                f"{lead['games']} games of `{var}` with a diplomat on the board; the same "
+                f"players (leaders: {who}) win {100 * lead['reference']:.1f} % per seat-game "
+                "when they do not lead, so leading adds {value} (the reference weights each "
+                "leader by its player; delta-method t interval over games)"
+                + guessed_note(run, var), edge["estimate"], edge["lo"], edge["hi"], "pp", 100,
+                1, True, 0.0, p_value=edge.get("p_value"), games=int(edge.get("games") or 0),
+                examples=tuple(lead.get("examples", ())), example_variant=var,
+                example_what="the diplomat leader won", key="sultan:leader_edge",
+                per_game=_per_game(numbers, "leader_edge")))
     changed = numbers.get("winner_changed") or {}
     if changed.get("games"):
         out.append(Finding(
@@ -105,7 +160,7 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
             examples=tuple(changed.get("examples", ())), example_variant=var,
             example_what="the diplomat points changed the winner", key="sultan:winner_changed"))
     return (out + _first_last(numbers, "Sultan", run)
-            + _users(numbers.get("sultan_out"), "Sultan", run))
+            + _users(numbers, "sultan_out", "Sultan", run))
 
 
 def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
@@ -129,4 +184,4 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
             total["lo"], total["hi"], "bonus cubes", 1, 2,
             games=int(numbers["games"]), key="caravan:cubes_per_move"))
     return (out + _first_last(numbers, "Trader", run)
-            + _users(numbers.get("trader_out"), "Trader", run))
+            + _users(numbers, "trader_out", "Trader", run))

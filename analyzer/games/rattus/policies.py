@@ -49,21 +49,23 @@ class _RegionValues:
     one game). A seat's value is its cubes minus its expected losses (see ``GreedyPolicy``).
     """
 
-    __slots__ = ("cfg", "cls", "fr", "held", "holder", "pr", "table")
+    __slots__ = ("base", "cfg", "cls", "fr", "held", "holder", "pr", "table")
 
     def __init__(self, future_rats: float, plague_risk: float):
         self.fr, self.pr = future_rats, plague_risk
         self.cfg: RattusConfig | None = None
+        self.base = 1  # a seat's cubes in one region are 0..base-1: the digits of a table key
         self.holder: list[int] = []
         self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
         self.cls: dict[int, list[float]] = {}
-        self.table: dict[tuple, tuple[list[float], float]] = {}
+        self.table: dict[int, tuple[list[float], float]] = {}
 
     def sync(self, view: RattusView) -> None:
         """Empty the table if the config or the class cards held differ from when it was filled."""
         holder = view.holder
         if self.cfg is not view.cfg or self.holder != holder:
             self.cfg, self.holder = view.cfg, holder[:]
+            self.base = view.cfg.cubes_per_player + 1
             self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
             self.cls = {}
             self.table = {}
@@ -83,30 +85,46 @@ class _RegionValues:
             self.cls[t] = out
         return out
 
-    def get(self, row: tuple[int, ...], n_tokens: int) -> tuple[list[float], float]:
-        """``(value per seat, their sum)`` of a region holding ``row`` cubes and ``n_tokens`` rats."""
-        key = (row, n_tokens)
+    def get(self, row: list[int], n_tokens: int, p: int = -1, d: int = 0) -> tuple[list[float], float]:
+        """``(value per seat, their sum)`` of a region holding ``row`` cubes (with ``d`` more of
+        seat ``p``'s) and ``n_tokens`` rats.
+
+        The table's key is the number whose digits in base ``cubes_per_player + 1`` are the
+        seats' cubes, under the rats: no tuple is built unless the values must be computed."""
+        base = self.base
+        key = n_tokens
+        for q in range(len(row)):
+            key = key * base + (row[q] + d if q == p else row[q])
         hit = self.table.get(key)
         if hit is not None:
             return hit
-        tot = sum(row)
+        n = len(row)
+        tot = top = 0
+        for q in range(n):
+            c = row[q] + d if q == p else row[q]
+            tot += c
+            top = max(top, c)
+        out: list[float] = []
+        total = 0.0
         if tot == 0:
-            out = [0.0] * len(row)
+            out = [0.0] * n
         else:
             cfg = self.cfg
             assert cfg is not None  # set by sync()
             k = (n_tokens + self.fr) * self.pr
-            t = min(6, tot)
+            t = min(cfg.threshold_top, tot)
             ea, em = cfg.exp_a[t], cfg.exp_m[t]
-            top = max(row)
-            out = []
-            for c, x in zip(row, self.class_loss(t)):
-                if not c:
-                    out.append(0.0)
-                    continue
-                loss = k * (ea + (em if c == top else 0.0) + x)
-                out.append(c - min(c, loss))
-        hit = self.table[key] = (out, sum(out))
+            cls = self.class_loss(t)
+            for q in range(n):
+                c = row[q] + d if q == p else row[q]
+                x = 0.0
+                if c:
+                    loss = k * (ea + (em if c == top else 0.0) + cls[q])
+                    if loss < c:  # the seat keeps c - loss of its cubes, at least none
+                        x = c - loss
+                out.append(x)
+                total += x
+        hit = self.table[key] = (out, total)
         return hit
 
 
@@ -140,17 +158,18 @@ class _Valuation:
 
     def values(self, r: int) -> list[float]:
         """Per-seat value of region ``r`` as it is."""
-        return self.rv.get(tuple(self.st.cubes[r]), self.rats[r])[0]
+        return self.rv.get(self.st.cubes[r], self.rats[r])[0]
 
-    def rel(self, row: tuple[int, ...], n_tokens: int) -> float:
-        v, total = self.rv.get(row, n_tokens)
+    def rel(self, row: list[int], n_tokens: int, d: int = 0) -> float:
+        """Value of a region holding ``row`` cubes (with ``d`` more of p's) and ``n_tokens`` rats."""
+        v, total = self.rv.get(row, n_tokens, self.p, d)
         return v[self.p] * self.own - self.oth * total
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
         x = self._now.get(r)
         if x is None:
-            x = self._now[r] = self.rel(tuple(self.st.cubes[r]), self.rats[r])
+            x = self._now[r] = self.rel(self.st.cubes[r], self.rats[r])
         return x
 
     def with_cubes(self, r: int, d: int) -> float:
@@ -158,9 +177,7 @@ class _Valuation:
         key = (r, d, 0)
         x = self._alt.get(key)
         if x is None:
-            row = self.st.cubes[r][:]
-            row[self.p] += d
-            x = self._alt[key] = self.rel(tuple(row), self.rats[r])
+            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r], d)
         return x
 
     def with_tokens(self, r: int, d: int) -> float:
@@ -168,16 +185,24 @@ class _Valuation:
         key = (r, d, 1)
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rel(tuple(self.st.cubes[r]), self.rats[r] + d)
+            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r] + d)
         return x
 
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
         """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
-        if self._occupied is None:
-            exp_c = self.st.cfg.exp_c
-            self._occupied = [(row, (n + self.fr) * self.pr, exp_c[min(6, tot)])
-                              for row, n in zip(self.st.cubes, self.rats) if (tot := sum(row))]
-        return self._occupied
+        got = self._occupied
+        if got is None:
+            exp_c, top = self.st.cfg.exp_c, self.st.cfg.threshold_top
+            fr, pr, rats = self.fr, self.pr, self.rats
+            got = []
+            for r, row in enumerate(self.st.cubes):
+                tot = 0
+                for c in row:
+                    tot += c
+                if tot:
+                    got.append((row, (rats[r] + fr) * pr, exp_c[min(top, tot)]))
+            self._occupied = got
+        return got
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -231,18 +256,31 @@ class GreedyPlayer:
         # (view, serial of the step decision, step chosen, its options, their scores)
         self.memo: tuple | None = None
 
-    def _pick(self, options, scores, rng):
-        best = max(scores)
-        idx = [i for i, s in enumerate(scores) if s >= best - 1e-9]
-        return options[idx[0] if len(idx) == 1 else idx[rng.randrange(len(idx))]]
+    def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
+        """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
+        (no draw when there is a single best)."""
+        best = scores[0]
+        for x in scores:
+            best = max(best, x)
+        cut = best - 1e-9
+        first, ties = -1, 0
+        for i in range(len(scores)):
+            if scores[i] >= cut:
+                if not ties:
+                    first = i
+                ties += 1
+        if ties == 1:
+            return options[first]
+        idx = [i for i in range(len(scores)) if scores[i] >= cut]
+        return options[idx[rng.randrange(len(idx))]]
 
     # ------------------------------------------------------------ option values (on a _Valuation)
 
-    def _place_values(self, v: _Valuation, regions, ks) -> list[float]:
+    def _place_values(self, v: _Valuation, regions: tuple[int, ...], ks: list[int]) -> list[float]:
         """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i.
 
         The hot loop of the greedy player, so the region-value lookups are inlined."""
-        st, p, own, oth, get, rats = v.st, v.p, v.own, v.oth, v.rv.get, v.rats
+        st, p, own, oth, rv, rats = v.st, v.p, v.own, v.oth, v.rv, v.rats
         supply = st.supply_cubes[p]
         cubes = st.cubes
         out = []
@@ -253,27 +291,32 @@ class GreedyPlayer:
                 continue
             row = cubes[r]
             n_tokens = rats[r]
-            before, before_sum = get(tuple(row), n_tokens)
-            row = row[:]
-            row[p] += k
-            after, after_sum = get(tuple(row), n_tokens)
+            before, before_sum = rv.get(row, n_tokens)
+            after, after_sum = rv.get(row, n_tokens, p, k)
             out.append((after[p] * own - oth * after_sum) - (before[p] * own - oth * before_sum))
         return out
 
     def _place_value(self, v: _Valuation, r: int, k: int) -> float:
-        return self._place_values(v, (r,), (k,))[0]
+        return self._place_values(v, (r,), [k])[0]
 
-    def _take_values(self, v: _Valuation, cards: tuple) -> list[float]:
+    def _take_values(self, v: _Valuation, cards: tuple[int, ...]) -> list[float]:
         """Per card: its value minus the extra expected losses of holding it, plus the relief of its
-        previous holder weighted as an opponent (uncapped linear estimate, O(regions))."""
+        previous holder weighted as an opponent (uncapped linear estimate, O(regions)); cards of
+        one class held by one seat (or untaken) share it."""
         st, p, w = v.st, v.p, v.oth
         holder = st.holder
         card_value = self.policy.card_value
         occupied = v.occupied()
         out = []
+        done: dict[int, float] = {}  # by class and previous holder
         for card in cards:
             cls = CARD_CLASS[card]
             prev = holder[card]
+            key = cls * 64 + prev + 2  # prev >= -2
+            got = done.get(key)
+            if got is not None:
+                out.append(got)
+                continue
             risk = 0.0
             if prev < 0:  # an untaken card: only p's own regions count
                 for row, f, ec in occupied:
@@ -285,14 +328,15 @@ class GreedyPlayer:
                     other = row[prev]
                     if mine or other:
                         risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
-            out.append(card_value - risk)
+            value = done[key] = card_value - risk
+            out.append(value)
         return out
 
-    def _merchant_value(self, v: _Valuation, opt) -> float:
+    def _merchant_value(self, v: _Valuation, opt: tuple[int, int, int, bool]) -> float:
         src, dst, k, _ = opt  # the disc does not change the value
         return (v.with_cubes(src, -k) + v.with_cubes(dst, k)) - (v.now(src) + v.now(dst)) - 0.05
 
-    def _monk_value(self, v: _Valuation, opt) -> float:
+    def _monk_value(self, v: _Valuation, opt: tuple[int, int, int]) -> float:
         src, _, dst = opt  # which of the face-down tokens moves is unknown to the player
         return (v.with_tokens(src, -1) + v.with_tokens(dst, 1)) - (v.now(src) + v.now(dst)) - 0.05
 
@@ -303,7 +347,7 @@ class GreedyPlayer:
         c = v.st.cubes[r][v.p]
         return self.policy.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
 
-    def _trader_value(self, v: _Valuation, opt) -> float:
+    def _trader_value(self, v: _Valuation, opt: tuple[int, int]) -> float:
         st, p = v.st, v.p
         mid, _ = opt
         val = 0.0
@@ -330,7 +374,7 @@ class GreedyPlayer:
         tot = sum(row)
         if not k or not tot:
             return 0.0
-        t = min(6, tot)
+        t = min(cfg.threshold_top, tot)
         top = max(row)
         ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], v.class_loss(t)
         dmg = []
@@ -428,17 +472,17 @@ class GreedyPlayer:
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
             cubes = view.cubes
-            return self._pick(options, [sum(cubes[x]) - 2 * cubes[x][p] for x in options], rng)
+            return self._pick(options, [float(sum(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
         if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan", "knight"):
             return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
             return True
         if kind == "witch_first":
             cubes = view.cubes
-            return self._pick(options, [cubes[r][p] for r, _ in options], rng)
+            return self._pick(options, [float(cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_second":
             cubes = view.cubes
-            return self._pick(options, [sum(cubes[r]) - 2 * cubes[r][p] for r, _ in options], rng)
+            return self._pick(options, [float(sum(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_swap":
             return self._witch_swap(view)
         if kind == "explorer":

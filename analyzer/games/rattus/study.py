@@ -141,6 +141,12 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
     base_in = base if ids is None else base[base["game_id"].isin(ids)]
     users = base.loc[base[user] > 0, ["game_id", "seat", "won", "score"]]
+    # a game in which every seat used the card has no seat without it to compare the users
+    # with: their combined win share is the game's in both arms, a change of 0 by construction
+    seats_per_game = base.groupby("game_id").size()
+    users_per_game = users.groupby("game_id").size()
+    all_users = users_per_game.index[users_per_game.to_numpy()
+                                     >= seats_per_game.reindex(users_per_game.index).to_numpy()]
     per_game = base_in.groupby("game_id")["won"].agg(["sum", "size"])
     fair = float((per_game["sum"] / per_game["size"]).mean())  # (1 − q)/n of the base games
     del base
@@ -165,17 +171,23 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         if n_games >= 2:  # the users' outcomes in the base and in this variant
             # several users of one game are not independent: games are the unit
             won_by_game = pair.groupby("game_id")[["won_b", "won_v"]].sum()
-            fell = won_by_game["won_b"] > won_by_game["won_v"]  # did worse without the card
+            # per game, over the games with a seat that did not use the card: the users'
+            # combined share of the win (did a user win the game?) with and without it
+            compared = won_by_game.drop(index=all_users, errors="ignore")
+            fell = compared["won_b"] > compared["won_v"]  # did worse without the card
             followed.append({
                 "variant": var, "n": len(pair), "games": n_games,
-                "fell": _examples(won_by_game.index[fell]),
-                "rose": _examples(won_by_game.index[~fell & (won_by_game["won_b"]
-                                                             < won_by_game["won_v"])]),
+                "fell": _examples(compared.index[fell]),
+                "rose": _examples(compared.index[~fell & (compared["won_b"]
+                                                          < compared["won_v"])]),
                 "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
                 "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
                 "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
-                                                 pair["game_id"])})
+                                                 pair["game_id"]),
+                "all_users": len(all_users.intersection(won_by_game.index)),
+                "compared": compared})
         del pair
+    n_user_games = int(users["game_id"].nunique())
     del base_in, users
     columns = ["variant", key, *stats.DIFFERENCE_COLUMNS]
     won = stats.correct(concat(won, columns), method, key)
@@ -229,19 +241,46 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
               f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
               f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
               f"{100 * f['won_v']:.1f} %: change "
-              f"{signed({'diff': dw.mean, 'lo': dw.lo, 'hi': dw.hi, 'significant_adjusted': sig}, 100, ' pp', 1)}, "
+              f"{signed({'diff': dw.mean, 'lo': max(dw.lo, -1.0), 'hi': min(dw.hi, 1.0), 'significant_adjusted': sig, 'n': f['games']}, 100, ' pp', 1)}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(followed)} variant"
               f"{'s' if len(followed) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
+        compared = f["compared"]
+        dg = stats.paired_difference(compared["won_b"].to_numpy(float),
+                                     compared["won_v"].to_numpy(float))
+        if len(compared) >= 2:
+            doc.p(f"Per game (the game as the unit): in the {len(compared)} of these games with "
+                  f"a seat that did not use the {card.title()} (in {f['all_users']} every seat "
+                  "used it, so the users' share of the win cannot change), a user won "
+                  f"{100 * compared['won_b'].mean():.1f} % of the base games and "
+                  f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
+                  + signed({"diff": dg.mean, "lo": max(dg.lo, -1.0), "hi": min(dg.hi, 1.0),
+                            "significant": False, "n": dg.n}, 100, " pp", 1)
+                  + " (paired t over games).")
         out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
                              "won_with": f["won_b"], "won_without": f["won_v"],
                              "won_diff": vars(dw), "score_diff": vars(ds),
                              "won_significant_adjusted": bool(sig),
                              "score_significant_adjusted": bool(ssig), "fair": fair,
-                             "examples": f["fell"] if dw.mean <= 0 else f["rose"]})
+                             "examples": f["fell"] if dg.mean <= 0 else f["rose"],
+                             "all_user_games": f["all_users"],
+                             "games_compared": len(compared),
+                             "won_with_game": float(compared["won_b"].mean())
+                             if len(compared) else math.nan,
+                             "won_without_game": float(compared["won_v"].mean())
+                             if len(compared) else math.nan,
+                             "won_diff_game": vars(dg)})
+        out.setdefault(PER_GAME, {})[f"users:{var}"] = (compared["won_v"] - compared["won_b"]
+                                                        ).rename_axis("game_id")
+    missing = [var for var in outs if var not in {f["variant"] for f in followed}]
+    if missing:  # say why no finding follows the users there
+        out["users_unmeasurable"] = {
+            var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
+                  f"only {n_user_games} base game(s) with a seat that used the {card.title()}")
+            for var in missing}
     return out
 
 
@@ -338,6 +377,9 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             first_last[c] = {**vars(d), "first": float(a.mean()), "last": float(b.mean()),
                              "last_position": int(last),
                              "examples": _examples(both.index[a > b])}
+            if c == take:
+                out.setdefault(PER_GAME, {})["takes_first_last"] = pd.Series(
+                    a - b, index=pd.Index(both.index, name="game_id"))
             parts.append(f"{names[c]} {signed({'diff': d.mean, 'lo': d.lo, 'hi': d.hi, 'significant': d.significant})}"
                          " per game")
         doc.p(f"Start player − last position ({int(last)}), paired within the {len(both)} "
@@ -383,8 +425,8 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     return out
 
 
-SULTAN_SEATS = ("variant", "game_id", "seat", "start_position", "score", "won", "tiebreak",
-                "sultan_points", "diplomats_surviving", "diplomats_placed")
+SULTAN_SEATS = ("variant", "game_id", "seat", "policy", "start_position", "score", "won",
+                "tiebreak", "sultan_points", "diplomats_surviving", "diplomats_placed")
 
 
 def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
@@ -454,11 +496,20 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
     fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
             if len(per_game) else math.nan)
+    # who leads matters: the same players' win share when they do not lead
+    players_col = s["policy"] if "policy" in s else s["seat"]
+    edge = stats.flagged_edge(s["game_id"], players_col, leader, s["won"])
     doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
-          f"(a tie for first counts 1/k; without any edge they would win {100 * fair:.1f} %).")
+          f"(a tie for first counts 1/k; a fair seat would win {100 * fair:.1f} %)."
+          + _edge_text(edge))
     out["leader_wins"] = {"games": len(per_game), **iv_dict(iv), "no_edge": fair,
-                          "examples": _examples(per_game.index[per_game["lead_won"] > 0])}
+                          "examples": _examples(per_game.index[per_game["lead_won"] > 0]),
+                          "reference": edge.reference, "leaders": edge.groups,
+                          "edge": {"estimate": edge.edge, "lo": edge.lo, "hi": edge.hi,
+                                   "p_value": edge.p_value, "games": s["game_id"].nunique(),
+                                   "unestimable": edge.unestimable}}
+    per_game_values: dict[str, pd.Series] = {"leader_edge": edge.per_game}
 
     changed = stats.winners_without(s, "sultan_points")
     iv2 = stats.wilson(int(changed.sum()), len(changed))
@@ -472,7 +523,39 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     del s, per_game, changed
     out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, players,
                                   run)
+    per_game_values.update(_moved_per_game(out["take_use"], out["sultan_out"]))
+    out[PER_GAME] = per_game_values
     return out
+
+
+PER_GAME = "_per_game"  # the findings' per-game values (report.findings: not in summary.json)
+
+
+def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, pd.Series]:
+    """The per-game values ``take_use`` and ``_card_out`` computed (kept out of their numbers,
+    which go to ``summary.json``): the start player − last position takes, the users' change."""
+    found: dict[str, pd.Series] = {}
+    for key, values in (take_use.pop(PER_GAME, None) or {}).items():
+        found[key] = values
+    for key, values in (card_out.pop(PER_GAME, None) or {}).items():
+        found[key] = values
+    return found
+
+
+def _edge_text(edge: stats.Edge) -> str:
+    """The sentence on who leads: the leaders' edge over what the same players win when they do
+    not lead (``stats.flagged_edge``)."""
+    if edge.unestimable:
+        return (f" Whether leading adds anything beyond who leads cannot be measured here: "
+                f"{edge.unestimable}.")
+    who = ", ".join(f"`{p}` {100 * v:.1f} %" for p, v in
+                    sorted(edge.groups.items(), key=lambda kv: -kv[1])[:3])
+    return (f" But who leads matters: the leaders are {who} of the time, and the same players "
+            f"win {100 * edge.reference:.1f} % per seat-game when they do not lead (each leader "
+            "weighted by its player); the leaders' edge over that is "
+            + signed({"diff": edge.edge, "lo": max(edge.lo, -1.0), "hi": min(edge.hi, 1.0),
+                      "significant": False, "n": edge.games}, 100, " pp", 1)
+            + " (95 % delta-method t interval over games).")
 
 
 CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
@@ -541,6 +624,7 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                                "caravan moves", arm, players)
     out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves",
                                   players, run)
+    out[PER_GAME] = _moved_per_game(out["take_use"], out["trader_out"])
     return out
 
 

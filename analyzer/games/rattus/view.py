@@ -57,6 +57,11 @@ class RattusView:
         st = self._st
         return st.options if st.seat == self.seat else ()
 
+    def search_actions(self) -> tuple:
+        """What a search branches on: every legal option (``forward.SeatView.search_actions``)."""
+        st = self._st
+        return st.options if st.seat == self.seat else ()
+
     def context(self) -> Any:
         """The pending decision's context when this seat decides it (``GameCore.context``), else None."""
         return decision_context(self._st) if self._st.seat == self.seat else None

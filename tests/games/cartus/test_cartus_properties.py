@@ -49,7 +49,7 @@ def run_checked(n: int, pols, seed: int, rules=None) -> tuple[object, bool]:
     rng, prngs = game_streams(seed, n)
     pol = resolve_policies(SPEC.policies, pols, n)
     players = [p.player(s) for s, p in enumerate(pol)]
-    st = engine.start_state(cfg, rng, str(seed))
+    st = engine.start(cfg, rng, seed)
     check_invariants(st)
     reshuffled = False
     rnd, before = st.round, len(st.deck)

@@ -11,7 +11,7 @@ import pytest
 from cartus_helpers import Scripted, card, enter, make_state, phase_b, phase_c, resolve, vec
 
 from analyzer.errors import IllegalChoice
-from analyzer.games.cartus import default_config, engine
+from analyzer.games.cartus import default_config, engine, new_state, play_game
 from analyzer.games.cartus.config import FLUTE, JOKER, SWORD
 from analyzer.games.cartus.policies import Random
 from analyzer.games.cartus.resolution import draw_cards
@@ -243,7 +243,7 @@ def test_s4_phase_e_and_last_round_actions():
     enter(st, 0, 0, vec())
     resolve(st)
     assert st.vp[0] == 1
-    st = engine.new_state(default_config(3), 2)
+    st = new_state(default_config(3), 2)
     rng = random.Random(9)
     while st.round == 1:
         st.apply(Random().choose(st.view(st.current_seat()), rng))
@@ -308,7 +308,7 @@ def test_s4_replay_log_names_cards_and_has_a_legend():
     import re
 
     lines: list[str] = []
-    engine.play_game(default_config(4), ["greedy", "random", "cautious", "random"], 7, log=lines.append)
+    play_game(default_config(4), ["greedy", "random", "cautious", "random"], 7, log=lines.append)
     assert any(ln.startswith("legend:") and "roy = royalty" in ln for ln in lines)
     assert not [ln for ln in lines if re.search(r"\[\d+, \d+, \d+", ln)]
     assert any(" reveals " in ln for ln in lines) and any("tracks" in ln and "(" in ln for ln in lines)

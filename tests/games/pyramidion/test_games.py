@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from analyzer.errors import IllegalChoice, RuleError, TurnCapExceeded
 from analyzer.games.base import build_policy
-from analyzer.games.pyramidion import SPEC, engine
-from analyzer.games.pyramidion.engine import new_state
+from analyzer.games.pyramidion import SPEC, engine, new_state
 from analyzer.games.pyramidion.policies import POLICIES, GreedyPolicy, RandomPolicy
 
 CFGS = {n: SPEC.make_config(n, (), {}) for n in (2, 3, 4)}

@@ -1,0 +1,72 @@
+"""The play loop and the legality check of every game, compiled with mypyc (setup.py).
+
+Both run at every decision of every game, so they are compiled like the engines; the contract
+they serve (``GameState``, ``SeatView``, ``Player``) is stated in ``forward.py``, which exports
+them as ``forward.play`` and ``forward.offered``. This module imports nothing of analyzer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal in value and in type, all the way down (``1.0`` and ``True`` are not ``1``)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if not _same(x, y):
+                return False
+        return True
+    return bool(a == b)
+
+
+def offered(options: tuple, action: Any) -> int:
+    """Where ``action`` is among the distinct ``options``: its index, or -1 when it is not one
+    of them in value and in type all the way down (``1.0``, ``True`` and ``numpy.int64(1)`` are
+    not ``1``; a list is not a tuple).
+
+    The legality check of every game's ``apply``: a player mostly hands back the offered object
+    itself, found by identity first.
+    """
+    n = len(options)
+    for i in range(n):
+        if options[i] is action:
+            return i
+    for i in range(n):  # not ``index``: 0 == False == 0.0, and the first equal one may be another type
+        if _same(options[i], action):
+            return i
+    return -1
+
+
+def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
+    """Advance ``state`` (a ``forward.GameState``) to its end, asking the deciding seat's player
+    at every decision.
+
+    Parameters
+    ----------
+    state : GameState
+        Advanced in place.
+    players : sequence of Player, one per seat
+    seat_rngs : sequence of random.Random, one per seat
+        Seat ``s``'s player draws only from ``seat_rngs[s]``.
+
+    Raises
+    ------
+    IllegalChoice
+        A player chose an action that was not offered.
+    TurnCapExceeded
+        The engine's hard cap on turns was passed (the message names the seed).
+    """
+    # the methods looked up once: this loop runs at every decision of every game
+    is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply
+    choose = [p.choose for p in players]
+    rngs = list(seat_rngs)
+    while not is_terminal():
+        seat = current_seat()
+        apply(choose[seat](view(seat), rngs[seat]))
