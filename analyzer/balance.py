@@ -244,7 +244,7 @@ class Plan:
     method: str  # "scan" or "cma"
     values: tuple[tuple[int, ...], ...]  # the scan's settings
     popsize: int
-    games: int  # per candidate per round (a scan: per value)
+    games: int  # per candidate per round (a scan: per setting)
     rounds: int
     validation_games: int
     budget: int
@@ -456,7 +456,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
     ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
     if not ints:
         return exact
-    choices = [sorted({int(math.floor(m)), int(math.ceil(m))} & set(range(int(k.low),
+    choices = [sorted({math.floor(m), math.ceil(m)} & set(range(int(k.low),
                                                                          int(k.high) + 1)))
                if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
     table = pd.DataFrame(rows)
@@ -734,7 +734,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         lean_o, lean_fo, lean_b, lean_fb = so, fo, sb, fb
         keep_o, keep_b = {a.name for a in so.arms}, {a.name for a in sb.arms}
     edges = np.linspace(0, n, GROUPS + 1).round().astype(int)
-    blocks = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    blocks = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
     contrasts = _contrasts(p)
     reps: dict[str, list[float]] = {name: [] for name, _ in contrasts}
     for i, block in enumerate(blocks):
@@ -839,8 +839,8 @@ def balanced_toml(p: Plan, balanced: Scenario, values: list[Any], numbers: Mappi
     sc = with_overrides(replace(balanced, arms=arms, name=f"{p.scenario.name}-balanced"),
                         games=numbers["games"], seed=numbers["seed"])
     rerun = "ablate" if p.full.kind == "ablate" else "simulate"
-    lines = [f"# {p.scenario.name} at the value found by `analyzer balance` (analyzer "
-             f"{__version__}):", f"#   {command}"]
+    lines = [(f"# {p.scenario.name} at the value found by `analyzer balance` (analyzer "
+              f"{__version__}):"), f"#   {command}"]
     lines += [f"#   {k.label()} = {v!r} (was {knobs._plain(k.start)})"
               for k, v in zip(p.knobs, values)]
     for k in p.keys:
@@ -894,7 +894,7 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         In the unit ``analyzer findings`` shows (``10`` for 10 % or 10 pp); default the
         finding's no-effect value (a measured figure has none: give it).
     budget : int
-        Games the search may play in all (a scan: ``budget // values`` per value).
+        Games the search may play in all (a scan: ``budget // settings`` per setting).
     games : int
         Games per candidate per round of a CMA-ES search.
     popsize : int, optional

@@ -125,7 +125,7 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
         null = r.get("null")
         against = ("" if null is None else
                    f"  (no effect: {display(r, float(null)):g}{' ' + r['unit'] if r.get('unit') else ''})")
-        lines.append(f"{str(r.get('key')):<{width}}  {kind}  {value_text(r)}{against}")
+        lines.append(f"{r.get('key')!s:<{width}}  {kind}  {value_text(r)}{against}")
         lines.append(f"{'':<{width}}  {r.get('sentence', '')}")
     return lines
 

@@ -331,7 +331,7 @@ def _plain(x: float | None) -> str:
 
 def decoded(knobs: Sequence[Knob], values: Sequence[float]) -> list[int | float]:
     """``values`` as the knobs take them: an ``int`` knob's rounded to an integer."""
-    return [int(round(v)) if k.kind is int else float(v) for k, v in zip(knobs, values)]
+    return [round(float(v)) if k.kind is int else float(v) for k, v in zip(knobs, values)]
 
 
 def setting(scenario: Scenario, knobs: Sequence[Knob], values: Sequence[int | float],

@@ -567,8 +567,8 @@ def balance(
         help="The value to reach, in the unit analyzer findings shows (10 for 10 % or "
              "10 pp); default the finding's no-effect value.")] = None,
     budget: Annotated[int, typer.Option(
-        help="Games the search may play in all (a scan of one integer knob: budget / values "
-             "per value).")] = 6000,
+        help="Games the search may play in all (a scan of integer knobs: budget / settings "
+             "per setting).")] = 6000,
     popsize: Annotated[int | None, typer.Option(
         help="Candidates per round of a CMA-ES search (default 4 + 3 ln(knobs)).")] = None,
     validation_games: Annotated[int, typer.Option(

@@ -265,11 +265,11 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
 
 @pytest.mark.parametrize("args, message", [
     (["--finding", "first_player:bse", "--vary", "rules.edge=-0.3..0.3"],
-     "--finding: unknown finding key 'first_player:bse' in the run of btoy (did you mean "
-     "'first_player:base'?); allowed: "),
+     ("--finding: unknown finding key 'first_player:bse' in the run of btoy (did you mean "
+      "'first_player:base'?); allowed: ")),
     (["--finding", START, "--vary", "rules.mode=0..1"],
-     "--vary: rules.mode: not a numeric option (plain, fancy); numeric options: edge (number "
-     "-0.5..0.5), steps (integer 0..10)"),
+     ("--vary: rules.mode: not a numeric option (plain, fancy); numeric options: edge (number "
+      "-0.5..0.5), steps (integer 0..10)")),
     (["--finding", START, "--vary", "rules.bonus_file=0..1"], "rules.bonus_file: not a numeric"),
     (["--finding", START, "--vary", "rules.steps=0..30"],
      "--vary: rules.steps: 0..30 is outside the option's bounds (allowed: integer 0..10)"),

@@ -224,7 +224,7 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
     lad = study["ladder"]
     doc.h("Across the player ladder")
     rows, holds, away = [], [], []
-    for name, r in lad["rungs"].items():
+    for r in lad["rungs"].values():
         for k in study["keys"]:
             f = r["findings"].get(k)
             g = (r.get("gap") or {}).get(k) or {}
