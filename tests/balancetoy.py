@@ -3,7 +3,7 @@
 Each seat's score is ``factor × (gain + u) + offset × 2v`` with ``u`` and ``v`` uniform on
 [0, 1) from the game's chance stream, and the start player (seat 0) gets ``lead`` more, where
 
-    lead = edge + 0.1 × (steps − 5) + (bonus − 0.1)
+    lead = edge + 0.1 × (steps − 5) − 0.1 × lag + (bonus − 0.1)
 
 and ``bonus`` is the ``value`` of the entry ``start`` of the content table ``bonus`` (the rule
 option ``bonus_file`` replaces it). The highest score wins. So:
@@ -65,6 +65,8 @@ OPTIONS = OptionSet("balancetoy", (
     Option("offset", 0.0, float, "rule 4", "points every seat gets after the factor", low=-5,
            high=5),
     Option("factor", 1.0, float, "rule 5", "multiplies every seat's score", low=0.5, high=4),
+    Option("lag", 0, int, "rule 8", "steps of 0.1 point taken from the start player", low=0,
+           high=4),
     Option("bonus_file", None, Path, "rule 6", "TOML table replacing the built-in bonus table"),
     Option("mode", "plain", str, "rule 7", "a text option", choices=("plain", "fancy")),
 ))
@@ -87,7 +89,7 @@ def make_config(players, expansions, rules):
     PLAYERS.check(players, expansions)
     opts = OPTIONS.resolve(players, rules)
     bonus = _bonus(opts["bonus_file"] or BONUS)
-    lead = opts["edge"] + 0.1 * (opts["steps"] - 5) + (bonus - 0.1)
+    lead = opts["edge"] + 0.1 * (opts["steps"] - 5) - 0.1 * opts["lag"] + (bonus - 0.1)
     return Config(players, lead, opts["gain"], opts["offset"], opts["factor"])
 
 
