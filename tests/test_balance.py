@@ -122,6 +122,11 @@ def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_pat
     data = tomllib.loads(res.balanced_file.read_text())
     assert data["rules"]["steps"] == 5 and type(data["rules"]["steps"]) is int
     assert data["games"] == 400
+    near = search[(search["lo_0"] <= search["null"]) & (search["null"] <= search["hi_0"])]
+    text = (tmp_path / "b" / "report.md").read_text()
+    assert (f"contains the target ({len(near)} of 11, nearest first; each interval alone"
+            in text) and 5 in near["rules.steps"].tolist()
+    assert "not a test): `steps` = " in text
     scenario = api.validate(res.balanced_file)
     again = api.simulate(scenario, out=tmp_path / "again", jobs=1)
     rec = finding_keys.lookup(api.findings(again.out_dir), START)

@@ -144,6 +144,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                       "The settings evaluated, coloured by their distance from the goal; the "
                       "value found and the scenario's marked.",
                       lambda ax: plot_surface(ax, rows, study), size=(7.0, 5.0))
+        _near(doc, rows, study, u)
     top = len(doc.blocks)
     if study.get("ladder"):
         _ladder(doc, study, u)
@@ -163,6 +164,31 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                                 note="Here the unit is the game of the fresh-seed check.")
     return {"values": {k["path"]: k["found"] for k in knobs}, "check": check,
             "ladder": study.get("ladder"), "findings": key}
+
+
+def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: int = 12
+          ) -> None:
+    """A scan toward a target: the settings whose own 95 % interval on the scan's games
+    contains the target, i.e. those the scan cannot tell from the goal (each alone, no
+    correction: a list of candidates, not a test)."""
+    if study["method"] != "scan" or study["equalize"]:
+        return
+    t = study.get("target")
+    target = rows["null"] if t is None else pd.Series(float(t), index=rows.index)
+    near = rows[(rows["lo_0"] <= target) & (target <= rows["hi_0"])]
+    if near.empty:
+        doc.p("No setting of the scan has the target inside its 95 % interval on the scan's "
+              "games.")
+        return
+    near = near.assign(size=near["gap"].abs()).sort_values("size", kind="stable")
+    shown = [", ".join(f"`{k['label']}` = {_value(r[k['path']])}" for k in study["knobs"])
+             + f" ({u.span(r['estimate_0'], r['lo_0'], r['hi_0'])})"
+             for _, r in near.head(most).iterrows()]
+    more = f"; and {len(near) - most} more" if len(near) > most else ""
+    doc.p(f"Settings of the scan whose 95 % interval on its {study['games_per_candidate']:,} "
+          f"games contains the target ({len(near)} of {len(rows)}, nearest first; each "
+          "interval alone, so a list of settings the scan cannot tell from the goal, not a "
+          "test): " + "; ".join(shown) + more + ".")
 
 
 def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
