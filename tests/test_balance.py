@@ -124,7 +124,8 @@ def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_pat
     assert data["games"] == 400
     near = search[(search["lo_0"] <= search["null"]) & (search["null"] <= search["hi_0"])]
     text = (tmp_path / "b" / "report.md").read_text()
-    assert (f"contains the target ({len(near)} of 11, nearest first; each interval alone"
+    assert (f"contains the target ({len(near)} of 11, nearest first on its own estimate; each "
+            "interval alone"
             in text) and 5 in near["rules.steps"].tolist()
     assert "not a test): `steps` = " in text
     scenario = api.validate(res.balanced_file)

@@ -182,12 +182,12 @@ def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: 
         return
     near = near.assign(size=near["gap"].abs()).sort_values("size", kind="stable")
     shown = [", ".join(f"`{k['label']}` = {_value(r[k['path']])}" for k in study["knobs"])
-             + f" ({u.span(r['estimate_0'], r['lo_0'], r['hi_0'])})"
+             + f" ({u.span(r['estimate_0'], r['lo_0'], r['hi_0'], bool(study.get('signed')))})"
              for _, r in near.head(most).iterrows()]
     more = f"; and {len(near) - most} more" if len(near) > most else ""
     doc.p(f"Settings of the scan whose 95 % interval on its {study['games_per_candidate']:,} "
-          f"games contains the target ({len(near)} of {len(rows)}, nearest first; each "
-          "interval alone, so a list of settings the scan cannot tell from the goal, not a "
+          f"games contains the target ({len(near)} of {len(rows)}, nearest first on its own "
+          "estimate; each interval alone, so a list of settings the scan cannot tell from the goal, not a "
           "test): " + "; ".join(shown) + more + ".")
 
 
