@@ -187,8 +187,8 @@ def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: 
     more = f"; and {len(near) - most} more" if len(near) > most else ""
     doc.p(f"Settings of the scan whose 95 % interval on its {study['games_per_candidate']:,} "
           f"games contains the target ({len(near)} of {len(rows)}, nearest first on its own "
-          "estimate; each interval alone, so a list of settings the scan cannot tell from the goal, not a "
-          "test): " + "; ".join(shown) + more + ".")
+          "estimate; each interval alone, so a list of settings the scan cannot tell from the "
+          "goal, not a test): " + "; ".join(shown) + more + ".")
 
 
 def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
