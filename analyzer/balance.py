@@ -14,12 +14,12 @@ in a temporary folder) checks the keys, and finds whether the finding needs only
 **The knobs** (``--vary``, ``analyzer.knobs``): numeric rule options within their bounds and
 numbers of content tables; several are searched jointly.
 
-**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned
-exhaustively: every setting plays the same ``budget // settings`` game seeds (common random
-numbers), and the setting taken is the one nearest the goal, with the tie-break of
-``objective`` toward the scenario's values; for one knob its estimates are first smoothed over
-the values (LOWESS, ``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as in
-``analyzer tune``: the knobs scaled to ``[0, 1]`` of their ranges, bounded, started at the
+**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned exhaustively:
+every setting plays the same ``budget // settings`` game seeds (common random numbers), and the
+setting taken is the one nearest the goal, with the tie-break of ``objective`` toward the
+scenario's values; for one knob its estimates are first smoothed over the values (LOWESS,
+``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as
+in ``analyzer tune``: the knobs scaled to ``[0, 1]`` of their ranges, bounded, started at the
 scenario's values with step ``tune.SIGMA0``) minimises the squared distance to the target
 (``equalize``: between the findings) plus a tie-break toward the scenario's values worth one
 standard error per range (``objective``): several settings often reach the goal equally, and a
@@ -27,11 +27,11 @@ designer wants the smallest change. Every candidate of a round plays the same ga
 round new ones, so candidates are ranked on the same deals; the value taken is the search
 distribution's final mean, not the best single evaluation (which is biased by having been picked
 among noisy ones); with integer knobs, of the integer settings around that mean the one nearest
-the goal on its estimates pooled over every round that played it (``settle``). Round ``g`` plays from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws
-from a generator seeded from the seed, so the same scenario, seed and budget give the same value
-whatever the jobs, backend or chunks. Each setting is evaluated by the report's own code
-(``analyzer.report.build`` on its records, without charts), so the number searched on is the
-number a report prints.
+the goal on its estimates pooled over every round that played it (``settle``). Round ``g`` plays
+from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws from a generator seeded from the seed, so
+the same scenario, seed and budget give the same value whatever the jobs, backend or chunks.
+Each setting is evaluated by the report's own code (``analyzer.report.build`` on its records,
+without charts), so the number searched on is the number a report prints.
 
 **The check.** The value found and the scenario as it is play ``validation_games`` fresh games
 (root seed ``derived_seed(seed, 2)``, never searched on), on the same seeds, with all the study's
@@ -583,8 +583,8 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
 def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
     """The scan's distance from the goal at each value, from a LOWESS smooth of each key's
     estimates over the values (``statsmodels``; ``LOWESS_FRAC`` of the values, and at least
-    ``LOWESS_MIN``, in each local fit, one robustifying pass), so that one noisy estimate does not decide; with fewer than
-    ``LOWESS_MIN`` values the estimates themselves. The target is the one given, else each
+    ``LOWESS_MIN``, in each local fit, one robustifying pass), so that one noisy estimate does
+    not decide; with fewer than ``LOWESS_MIN`` values the estimates themselves. The target is the one given, else each
     value's no-effect value."""
     x = np.array([r[p.knobs[0].path] for r in rows], dtype=float)
     est = np.array([[r[f"estimate_{i}"] for i in range(len(p.keys))] for r in rows],

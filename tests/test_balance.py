@@ -360,8 +360,8 @@ def test_an_unknown_item_key_names_the_items_of_the_ablation(tmp_path):
 # ------------------------------------------------------------------ every game
 
 
-KNOBS = {"rattus": "rules.diplomat_points_first=3..4", "cartus": "tables.buildings.farm.standard=1..2",
-         "pyramidion": "rules.target_vp=9..10"}
+KNOBS = {"rattus": "rules.diplomat_points_first=3..4",
+         "cartus": "tables.buildings.farm.standard=1..2", "pyramidion": "rules.target_vp=9..10"}
 
 
 @pytest.mark.parametrize("game", sorted(KNOBS))

@@ -120,7 +120,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         first = keys[0]
         parts = []
         for name in (BALANCED, ORIGINAL):
-            vals = ", ".join(f"`{k}` {u.span(r['estimate'], r['lo'], r['hi'], bool(r.get('signed')))}"
+            vals = ", ".join(f"`{k}` "
+                             f"{u.span(r['estimate'], r['lo'], r['hi'], bool(r.get('signed')))}"
                              for k in keys for r in [at[name].get(k)] if r is not None)
             diffs = "; ".join(
                 f"`{first}` − `{k}` = "
