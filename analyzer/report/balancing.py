@@ -214,9 +214,11 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
               f"{'values of the integer knob' if one else 'settings of the integer knobs'}, "
               f"each on the same {study['games_per_candidate']:,} game seeds (common random "
               "numbers). The setting taken is the one nearest the goal"
-              + (" on a LOWESS smooth of the estimates over the values (`statsmodels`, the line "
-                 "in the chart; with fewer than 5 values the estimates themselves), so that "
-                 "one noisy estimate does not decide" if one else "")
+              + (" on a LOWESS smooth of the estimates over the values (`statsmodels`; "
+                 + ("its distance from the goal is `smoothed_gap` in `search.parquet`"
+                    if study["equalize"] else "the line in the chart")
+                 + "; with fewer than 5 values the estimates themselves), so that one noisy "
+                 "estimate does not decide" if one else "")
               + "; a tie-break toward the scenario's values (a whole range away costs as much "
               "as one standard error from the goal) picks the smallest change among settings "
               "the games cannot tell apart. Several settings may be within noise of the goal; "
