@@ -1,8 +1,9 @@
 """The Python API; the CLI is a thin shell over it, so a notebook can do what a shell does.
 
 Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
-``sweep``, ``ablate``, ``tournament``, ``tune`` and ``robustness`` — and so do ``validate``,
-``replay``, ``replay_scenario``, ``render_report`` and ``catalogue``. Each checks its
+``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` — and so do
+``validate``, ``replay``, ``replay_scenario``, ``render_report``, ``findings`` and
+``catalogue``. Each checks its
 arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
 ``analyzer.keywords``) and raises only ``AnalyzerError`` for what a caller can get wrong.
 
@@ -17,8 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import report, runner
+from analyzer import finding_keys, report, runner
 from analyzer.ablate import ablate
+from analyzer.balance import balance
 from analyzer.compare import compare
 from analyzer.errors import OptionError, RuleError
 from analyzer.games import available_games, get_game
@@ -35,8 +37,10 @@ from analyzer.tune import tune
 __all__ = [
     "Results",
     "ablate",
+    "balance",
     "catalogue",
     "compare",
+    "findings",
     "render_report",
     "replay",
     "replay_scenario",
@@ -54,6 +58,20 @@ def render_report(run_dir: str | Path) -> Path:
     """Re-render the report of a run directory from its Parquet files; returns ``report.html``."""
     report.render(run_dir)
     return Path(run_dir) / "report.html"
+
+
+@checked
+def findings(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The key findings and measured figures of a finished run (``analyzer findings``): one
+    dict per key with its ``sentence``, ``estimate``, ``lo``, ``hi``, ``unit``, ``scale``,
+    ``null`` (``None`` for a measured figure) and ``figure``, in the report's order.
+
+    Raises
+    ------
+    AnalyzerError
+        ``run_dir`` holds no finished run.
+    """
+    return finding_keys.read(run_dir)
 
 
 @checked

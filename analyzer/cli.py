@@ -170,6 +170,24 @@ def report(run_dir: Annotated[Path, typer.Argument(
     typer.echo(f"report: {path}")
 
 
+@app.command()
+def findings(run_dir: Annotated[Path, typer.Argument(
+        help="A run directory made by a study command.")]) -> None:
+    """List a run's key findings and measured figures by key: the value with its 95 %
+    interval and unit, the no-effect value of a tested finding, and the sentence.
+
+    These keys are what analyzer balance --finding KEY names (and a scenario's questions).
+
+    Example:
+
+      analyzer findings reports/africanus-sultan
+    """
+    from analyzer import finding_keys
+
+    for line in finding_keys.listing(api.findings(run_dir)):
+        typer.echo(line)
+
+
 @app.command("list")
 def list_(
     kind: Annotated[str, typer.Argument(help="games | policies | rules | content (the guessed content "

@@ -1,5 +1,5 @@
 """The study kinds, each declared once: what ``analyzer simulate``, ``compare``, ``sweep``,
-``ablate``, ``tournament``, ``tune`` and ``robustness`` are.
+``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` are.
 
 A study kind is the ``kind`` a run records (``summary.json["run"]["study"]["kind"]``; a plain
 run is ``simulate``) and the command that runs it. Its entry in ``STUDIES`` names
@@ -107,6 +107,10 @@ STUDIES: dict[str, StudyKind] = {s.kind: s for s in (
               "Do the key findings hold for other players and other rule defaults?",
               "analyzer.robustness:robustness", "analyzer.study_cli:robustness",
               section="analyzer.report.robustness:section", results=("robustness",)),
+    StudyKind("balance", "balance search",
+              "Find the rule or table value that brings a finding to a target, checked on "
+              "fresh seeds.", "analyzer.balance:balance", "analyzer.study_cli:balance",
+              "{name}-balance", own_report="analyzer.report.balancing", results=("balance",)),
 )}
 
 

@@ -1,5 +1,6 @@
 """The study commands of the CLI: ``analyzer simulate``, ``compare``, ``sweep``, ``ablate``,
-``tournament``, ``tune`` and ``robustness`` (``analyzer.studies`` names each one's command here).
+``tournament``, ``tune``, ``robustness`` and ``balance`` (``analyzer.studies`` names each one's
+command here).
 
 Every study command takes the same run flags, declared once below as ``typing.Annotated``
 aliases (``Games``, ``Seed``, ``Jobs``, ``BackendFlag``, ``Scheduler``, ``ChunkSize``, ``Out``,
@@ -543,6 +544,89 @@ def tune(
                f"{100 * figures['start']['rate']:.1f} % start; tuned - start "
                f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
     typer.echo(f"params file: {res.tuned_file}")
+    typer.echo(f"report: {res.out_dir / 'report.html'}")
+
+
+@run_flags(games="Games per candidate per round of a CMA-ES search (all candidates of a round "
+                 "on the same seeds; default 200).",
+           chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
+                      "changes results).",
+           quiet="No line per round.")
+def balance(
+    scenario: ScenarioFile,
+    vary: Annotated[list[str], typer.Option(
+        "--vary", help="PATH=LO..HI with PATH rules.NAME (a numeric rule option, within its "
+                       "bounds) or tables.TABLE.ENTRY.FIELD (a number of a content table); "
+                       "repeat to search several jointly.")],
+    finding: Annotated[str | None, typer.Option(
+        help="The key finding or measured figure to bring to --target (analyzer findings "
+             "RUN_DIR lists a run's keys).")] = None,
+    equalize: Annotated[str | None, typer.Option(
+        help="KEY,KEY,…: make these findings equal instead.")] = None,
+    target: Annotated[float | None, typer.Option(
+        help="The value to reach, in the unit analyzer findings shows (10 for 10 % or "
+             "10 pp); default the finding's no-effect value.")] = None,
+    budget: Annotated[int, typer.Option(
+        help="Games the search may play in all (a scan of one integer knob: budget / values "
+             "per value).")] = 6000,
+    popsize: Annotated[int | None, typer.Option(
+        help="Candidates per round of a CMA-ES search (default 4 + 3 ln(knobs)).")] = None,
+    validation_games: Annotated[int, typer.Option(
+        help="Games of the check on fresh seeds, per arm, the original and the value found "
+             "on the same seeds.")] = 2000,
+    robustness: Annotated[bool, typer.Option(
+        "--robustness", help="Also play the value found by every rung of the player ladder "
+                             "(random, greedy, tuned, ismcts) and say where the balance "
+                             "holds.")] = False,
+    search_games: Annotated[int, typer.Option(
+        help="With --robustness: games per arm for a ladder player that searches "
+             "(ismcts).")] = SEARCH_GAMES,
+    *, flags: RunFlags,
+) -> None:
+    """Find the rule or table value that brings a finding to a target, checked on fresh seeds
+    (in reports/NAME-balance).
+
+    Integer knobs of at most 64 settings in all are scanned (every setting on the same
+    seeds); else CMA-ES searches, all candidates of a round on the same seeds. The value found is checked
+    on fresh seeds against the target and against the scenario as it is (paired). Writes
+    DIR/balanced.toml (the scenario at the value found; changed tables beside it), the report
+    and the records. Same scenario, seed and options => same value.
+
+    Examples:
+
+      analyzer balance scenarios/africanus-sultan.toml --finding sultan:winner_changed --target 10 --vary rules.diplomat_points_first=0..6 --vary rules.diplomat_points_second=0..4
+
+      analyzer balance scenarios/cartus-first-game.toml --finding item:palace --vary tables.buildings.palace.premium=0..4
+
+      analyzer balance study.toml --equalize item:a,item:b --vary rules.NAME=0..10
+    """
+    from analyzer import finding_keys
+
+    options = {k: v for k, v in flags.api().items() if k != "games"}
+    options["games"] = 200 if flags.games is None else flags.games
+    with resumable(["analyzer", "balance", str(scenario)], finding=finding, equalize=equalize,
+                   target=target, vary=vary, budget=budget, popsize=popsize,
+                   validation_games=validation_games, robustness=robustness,
+                   search_games=None if search_games == SEARCH_GAMES else search_games,
+                   **flags.hint()):
+        res = api.balance(scenario, vary=vary, finding=finding, equalize=equalize,
+                          target=target, budget=budget, popsize=popsize,
+                          validation_games=validation_games, robustness=robustness,
+                          search_games=search_games,
+                          log=None if flags.quiet else lambda line: typer.echo(line, err=True),
+                          **options)
+    figures = studies.results_of(res.summary["results"], "balance")
+    check = figures["check"]
+    typer.echo("found: " + ", ".join(f"{k} = {v}" for k, v in figures["values"].items()))
+    for key in (check["findings"]["balanced"] or {}):
+        b, o = check["findings"]["balanced"][key], check["findings"]["original"].get(key)
+        if b is None:
+            continue
+        line = f"fresh seeds ({check['games']} games): {key} {finding_keys.value_text(b)}"
+        if o is not None:
+            line += f" (the scenario as it is: {finding_keys.value_text(o)})"
+        typer.echo(line)
+    typer.echo(f"balanced scenario: {res.balanced_file}")
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

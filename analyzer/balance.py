@@ -1,0 +1,1050 @@
+"""``analyzer balance SCENARIO --finding KEY --vary PATH=LO..HI``: the rule or content value
+that brings a finding to a target, checked on fresh seeds.
+
+**What is balanced.** ``KEY`` is a key finding or measured figure of the scenario's run
+(``analyzer findings RUN_DIR`` lists them; ``analyzer.finding_keys``): its estimate is brought
+to ``target`` (default: the finding's no-effect value at each setting). With ``equalize``
+several findings are made equal instead (their spread brought to 0). A key ``item:NAME`` is an
+item's value from ``analyzer ablate``; the study then plays the base and the leave-one-out arms
+of the items named; any other key comes from the scenario's own run (``analyzer simulate``).
+Before anything is written, a small probe run of the scenario as it is (``PROBE_GAMES`` games,
+in a temporary folder) checks the keys, and finds whether the finding needs only the base arm
+(its value is the same without the other arms): the search then plays that arm alone.
+
+**The knobs** (``--vary``, ``analyzer.knobs``): numeric rule options within their bounds and
+numbers of content tables; several are searched jointly.
+
+**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned
+exhaustively: every setting plays the same ``budget // settings`` game seeds (common random
+numbers), and the setting taken is the one nearest the goal, with the tie-break of
+``objective`` toward the scenario's values; for one knob its estimates are first smoothed over
+the values (LOWESS, ``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as in
+``analyzer tune``: the knobs scaled to ``[0, 1]`` of their ranges, bounded, started at the
+scenario's values with step ``tune.SIGMA0``) minimises the squared distance to the target
+(``equalize``: between the findings) plus a tie-break toward the scenario's values worth one
+standard error per range (``objective``): several settings often reach the goal equally, and a
+designer wants the smallest change. Every candidate of a round plays the same game seeds, each
+round new ones, so candidates are ranked on the same deals; the value taken is the search
+distribution's final mean, not the best single evaluation (which is biased by having been picked
+among noisy ones); with integer knobs, of the integer settings around that mean the one nearest
+the goal on its estimates pooled over every round that played it (``settle``). Round ``g`` plays from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws
+from a generator seeded from the seed, so the same scenario, seed and budget give the same value
+whatever the jobs, backend or chunks. Each setting is evaluated by the report's own code
+(``analyzer.report.build`` on its records, without charts), so the number searched on is the
+number a report prints.
+
+**The check.** The value found and the scenario as it is play ``validation_games`` fresh games
+(root seed ``derived_seed(seed, 2)``, never searched on), on the same seeds, with all the study's
+arms. Reported: the finding at the value found with its own 95 % interval, against the target;
+the same at the original setting; their paired difference (and, with ``equalize``, the
+differences between the findings) with a delete-a-group jackknife interval: the games are cut
+into ``GROUPS`` blocks of consecutive ids, the finding recomputed without each block, and the
+interval is the full-sample value ± ``t(GROUPS − 1)`` × the jackknife standard error (Kott,
+"The delete-a-group jackknife", J. Official Statistics 17, 2001). It needs only the findings'
+values, so it serves every key; it assumes a finding that is a smooth function of per-game
+means (shares, mean differences, rates). With ``robustness`` the value found is also played by
+every rung of the player ladder (``analyzer.robustness.player_conditions``) on the check's seeds:
+per rung the finding against the target (Holm over the rungs), and the robustness verdict of the
+finding (``analyzer.robustness.verdict``).
+
+**Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
+check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
+of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
+beside it as ``TABLE.toml`` (named by its ``TABLE_file`` option), ``search.parquet`` (every
+setting evaluated: values and the findings' estimates and intervals), ``games.parquet`` /
+``seats.parquet`` (the check: arms ``original``/``balanced``, ``:ARM`` for a variant),
+``scenario.toml``, ``summary.json``, the report, and ``search/``, ``chunks/``, ``ladder/``
+(the runner's parts, for ``resume``).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import itertools
+import json
+import math
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from analyzer import __version__, finding_keys, knobs, report, runner, stats
+from analyzer.ablate import expand as ablation
+from analyzer.errors import OptionError
+from analyzer.keywords import checked
+from analyzer.report.document import BASE, Doc
+from analyzer.robustness import SEARCH_GAMES, player_conditions, verdict
+from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
+from analyzer.study_run import Results, StudyRun, run_dir, run_options, validate
+from analyzer.tune import SIGMA0, derived_seed
+
+DEFAULT_GAMES = 200  # games per candidate per round
+DEFAULT_BUDGET = 6000  # games of the whole search
+DEFAULT_VALIDATION = 2000  # games of the fresh-seed check, per arm and setting
+PROBE_GAMES = 100  # games of the probe that checks the keys (in a temporary folder)
+SCAN_MAX = 64  # integer knobs of at most this many settings in all are scanned, not searched
+GROUPS = 20  # blocks of games of the delete-a-group jackknife
+LOWESS_MIN, LOWESS_FRAC = 5, 0.6  # a scan of at least 5 values is smoothed (``smooth_gaps``)
+ROUNDS_CAP = 1000
+SEARCH_STREAM, CHECK_STREAM, PROBE_STREAM = 1, 2, 3  # spawn keys of the root seeds
+ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
+Z95 = float(sps.norm.ppf(0.975))
+ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
+
+
+# ------------------------------------------------------------------ what one setting plays
+
+
+@dataclass(frozen=True)
+class Study:
+    """The run a finding comes from: ``kind`` ``"simulate"`` (the scenario's arms; ``arms``:
+    the ones kept, ``None`` all) or ``"ablate"`` (the base and the leave-one-out arm of each of
+    ``items``)."""
+
+    kind: str
+    arms: tuple[str, ...] | None = None
+    items: tuple[str, ...] = ()
+
+    def of(self, scenario: Scenario, folder: Path) -> tuple[Scenario, dict[str, Any]]:
+        """The scenario of this study at one setting and its study facts
+        (``summary.json["run"]["study"]``). An ablation's generated tables go to ``folder``.
+
+        Raises
+        ------
+        ScenarioError
+            ``analyzer.ablate.expand``: the game has no ablations, nothing to ablate.
+        """
+        if self.kind == "ablate":
+            expanded, rows = ablation(replace(scenario, arms=scenario.arms[:1]), folder)
+            rows = [r for r in rows if r["item"] in self.items]
+            keep = {BASE} | {r["variant"] for r in rows}
+            sc = replace(expanded, arms=tuple(a for a in expanded.arms if a.name in keep))
+            return sc, {"kind": "ablate", "items": rows, "correction": "holm",
+                        "seats": [s.name for s in sc.arms[0].seats], "dropped_variants": []}
+        if self.arms is None:
+            return scenario, {"kind": "simulate"}
+        return replace(scenario, arms=tuple(a for a in scenario.arms if a.name in self.arms)), {
+            "kind": "simulate"}
+
+
+class _Numbers(Doc):
+    """A report that keeps its numbers and draws no chart: a search evaluates many settings."""
+
+    def chart(self, name: str, caption: str, draw: Callable, size=(7.0, 4.0)) -> None:
+        return None
+
+
+def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFrame,
+                seats: pd.DataFrame, chart_dir: Path) -> dict[str, dict[str, Any]]:
+    """The key findings of one setting's records, by key: what ``analyzer report`` of them would
+    put in ``summary.json`` (``analyzer.report.build`` without charts).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The setting's study scenario (its arms are the records' variants).
+    facts : mapping
+        Its study facts (``Study.of``).
+    games, seats : DataFrame
+        Its records (``variant`` = arm names).
+    chart_dir : Path
+        A scratch folder (nothing is meant to be written there).
+    """
+    run = {"name": scenario.name, "game": scenario.game,
+           "expansions": list(scenario.expansions), "players": scenario.players,
+           "games": int(games["game_id"].nunique()), "seed": scenario.seed,
+           "seat_rotation": scenario.seat_rotation, "study": dict(facts),
+           "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats],
+                     "players": scenario.arm_players(a)} for a in scenario.arms]}
+    results = report.build(_Numbers(chart_dir), run, games, seats)
+    return {str(r["key"]): r for r in finding_keys.of_summary({"run": run, "results": results})}
+
+
+@contextmanager
+def _quick_gc() -> Iterator[None]:
+    """Freeze the objects alive now out of the garbage collector's sweeps while settings are
+    evaluated: the Holm correction of ``statsmodels`` calls ``gc.collect()`` on every call,
+    which with a loaded scientific stack costs a tenth of a second each (most of a report's
+    time). Frozen objects are only skipped, never freed early; ``unfreeze`` restores them."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _play(spec: Any, settings: Sequence[Scenario], labels: Sequence[str], root: int, games: int,
+          chunk_dir: Path, run: StudyRun, chunk_size: int, fingerprint: Mapping[str, Any],
+          resume: bool, progress: bool = False
+          ) -> tuple[runner.RunResult, dict[str, tuple[int, str]]]:
+    """Play every arm of every setting on the same ``games`` seeds of ``root``; the variant
+    of setting ``k``'s arm is ``labels[k]`` for its base and ``labels[k]:ARM`` for a variant.
+
+    Returns
+    -------
+    (RunResult, dict)
+        The run and, per variant name, ``(k, arm name)``.
+    """
+    plans, names = [], {}
+    for k, (sc, label) in enumerate(zip(settings, labels)):
+        for p in runner.plan_arms(sc):
+            name = label if p.name == BASE else f"{label}:{p.name}"
+            names[name] = (k, p.name)
+            plans.append(replace(p, name=name))
+    result = runner.run(spec, plans, root, games, chunk_dir, rotate=settings[0].seat_rotation,
+                        jobs=run.options.jobs, backend=run.options.backend,
+                        scheduler=run.options.scheduler, chunk_size=chunk_size, resume=resume,
+                        fingerprint=dict(fingerprint), progress=progress)
+    return result, names
+
+
+def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
+             ) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """Per setting ``0..n-1``: its games and seats records, variants named by arm again."""
+    tables = []
+    for kind in ("games", "seats"):
+        frame = pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
+        frame["variant"] = frame["variant"].astype(str)
+        tables.append(frame)
+    out = []
+    for k in range(n):
+        mine = {v: arm for v, (j, arm) in names.items() if j == k}
+        pair = []
+        for frame in tables:
+            part = frame[frame["variant"].isin(list(mine))].copy()
+            part["variant"] = part["variant"].map(mine)
+            pair.append(part.reset_index(drop=True))
+        out.append((pair[0], pair[1]))
+    return out
+
+
+# ------------------------------------------------------------------ the plan
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a balance plays (``plan``), checked before anything is written."""
+
+    scenario: Scenario  # the scenario as given (seed applied), every arm
+    knobs: tuple[knobs.Knob, ...]
+    keys: tuple[str, ...]  # the finding, or the findings to make equal
+    equalize: bool
+    target: float | None  # in the finding's own scale; None: its no-effect value
+    study: Study  # what the search plays of each setting
+    full: Study  # what the check plays (every arm of the scenario or the ablation's)
+    method: str  # "scan" or "cma"
+    values: tuple[tuple[int, ...], ...]  # the scan's settings
+    popsize: int
+    games: int  # per candidate per round (a scan: per value)
+    rounds: int
+    validation_games: int
+    budget: int
+    probe: dict[str, dict[str, Any]]  # the probe's record of each key
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The probe's record of the first key (its unit and scale)."""
+        return self.probe[self.keys[0]]
+
+
+def _keys(finding: str | None, equalize: str | Sequence[str] | None) -> tuple[list[str], bool]:
+    if (finding is None) == (equalize is None):
+        raise OptionError("finding", "give one of {finding} KEY (bring it to a target) or "
+                                     "{equalize} KEY,KEY,… (make them equal)", finding=None,
+                          equalize=None)
+    if finding is not None:
+        return [finding.strip()], False
+    keys = [k.strip() for k in (equalize.split(",") if isinstance(equalize, str) else equalize)]
+    if len(keys) < 2 or any(not k for k in keys) or len(set(keys)) != len(keys):
+        raise OptionError("equalize", f"give two or more different keys, comma-separated (got "
+                                      f"{equalize!r})")
+    return keys, True
+
+
+def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
+           say: Callable[[str], None]) -> tuple[Study, Study, dict[str, dict[str, Any]]]:
+    """Play the scenario as it is on ``PROBE_GAMES`` games in a temporary folder and look the
+    keys up; returns the study the search plays, the study the check plays and each key's
+    record."""
+    spec = scenario.spec
+    items = [k[len(ITEM):] for k in keys if k.startswith(ITEM)]
+    if items and len(items) != len(keys):
+        raise OptionError(option, "an item's value (item:NAME, from an ablation) and a finding "
+                                  "of the scenario's own run cannot be balanced together")
+    games = min(PROBE_GAMES, scenario.games)
+    root = derived_seed(scenario.seed, PROBE_STREAM)
+    with tempfile.TemporaryDirectory(prefix="analyzer-probe-") as tmp:
+        folder = Path(tmp)
+        if items:
+            full = Study("ablate", items=tuple(items))
+            _, rows = ablation(replace(scenario, arms=scenario.arms[:1]), folder / "ablate")
+            known = [f"{ITEM}{r['item']}" for r in rows]
+            for k in keys:
+                finding_keys.lookup([{"key": x} for x in known], k, option=option,
+                                    where=f"an ablation of {scenario.name}")
+        else:
+            full = Study("simulate")
+        sc, facts = full.of(scenario, folder / "ablate")
+        say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
+            "check the finding keys")
+        size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(sc.arms)))
+        result, names = _play(spec, [sc], ["probe"], root, games, folder / "chunks", run, size,
+                              {}, False)
+        (g, s), = _records(result, names, 1)
+        found = findings_of(sc, facts, g, s, folder)
+        records = [found[k] for k in found]
+        chosen = {k: dict(finding_keys.lookup(records, k, option=option,
+                                              where=f"the run of {scenario.name}"))
+                  for k in keys}
+        study = full
+        if not items and len(sc.arms) > 1:  # does the finding need the other arms?
+            alone = Study("simulate", (BASE,))
+            sb, fb = alone.of(scenario, folder)
+            gb = g[g["variant"] == BASE].reset_index(drop=True)
+            sbs = s[s["variant"] == BASE].reset_index(drop=True)
+            only = findings_of(sb, fb, gb, sbs, folder)
+            if all(_same(only.get(k), chosen[k]) for k in keys):
+                study = alone
+    return study, full, chosen
+
+
+def _same(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:
+    return a is not None and all(
+        (a.get(f) == b.get(f)) or (_nan(a.get(f)) and _nan(b.get(f)))
+        for f in ("estimate", "lo", "hi", "null"))
+
+
+def _nan(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
+         equalize: str | Sequence[str] | None, target: float | None,
+         vary: Sequence[str], budget: int, games: int, popsize: int | None,
+         validation_games: int, say: Callable[[str], None]) -> Plan:
+    """Check every option of a balance, probe the keys and split the budget.
+
+    Raises
+    ------
+    OptionError
+        A bad key (with the allowed ones), knob (``analyzer.knobs.knob``), target, size or
+        budget; nothing is written.
+    """
+    keys, equal = _keys(finding, equalize)
+    option = "equalize" if equal else "finding"
+    if equal and target is not None:
+        raise OptionError("target", "not with {equalize}: the findings are made equal",
+                          equalize=None)
+    if not vary:
+        raise OptionError("vary", "give at least one PATH=LO..HI")
+    found = [knobs.knob(scenario, v) for v in vary]
+    paths = [k.path for k in found]
+    if len(set(paths)) != len(paths):
+        raise OptionError("vary", "the same PATH is given twice")
+    for name, value, least in (("games", games, 1), ("validation_games", validation_games,
+                                                     2 * GROUPS), ("budget", budget, 1)):
+        if value < least:
+            raise OptionError(name, f"must be at least {least} (got {value})")
+        if value > MAX_GAMES:
+            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
+    if popsize is not None and not 2 <= popsize <= 1000:
+        raise OptionError("popsize", f"must be in 2..1000 (got {popsize})")
+    grid = (math.prod(int(k.high - k.low) + 1 for k in found)
+            if all(k.kind is int for k in found) else SCAN_MAX + 1)
+    values: tuple[tuple[int, ...], ...] = ()
+    if grid <= SCAN_MAX:
+        method = "scan"
+        values = tuple(itertools.product(*(range(int(k.low), int(k.high) + 1) for k in found)))
+        lam, per, rounds = len(values), budget // len(values), 1
+        if per < 1:
+            raise OptionError("budget", f"{budget} games are fewer than the {len(values)} "
+                                        "settings to scan")
+    else:
+        method = "cma"
+        lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
+        per = games
+        rounds = budget // (lam * games)
+        if rounds < 1:
+            raise OptionError("budget", f"{budget} games are less than one round of {lam} "
+                                        f"candidates x {games} games; raise {{budget}} or lower "
+                                        "{games}", budget=None, games=None)
+        if rounds > ROUNDS_CAP:
+            raise OptionError("budget", f"{budget:,} games make {rounds:,} rounds; at most "
+                                        f"{ROUNDS_CAP:,} (raise {{games}})", games=None)
+    study, full, probe = _probe(scenario, keys, run, option=option, say=say)
+    rec = probe[keys[0]]
+    if not equal and target is None and rec.get("null") is None:
+        raise OptionError("target", f"{keys[0]} is a measured figure without a no-effect value: "
+                                    f"give the value to reach (in {rec.get('unit') or 'its unit'}"
+                                    f", as `analyzer findings` shows it)")
+    if equal and len({(probe[k].get("unit"), probe[k].get("scale")) for k in keys}) > 1:
+        raise OptionError("equalize", "the findings are in different units ("
+                          + ", ".join(f"{k}: {probe[k].get('unit')}" for k in keys) + ")")
+    stored = None if target is None else finding_keys.stored(rec, target)
+    return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
+                lam, per, rounds, validation_games, budget, probe)
+
+
+# ------------------------------------------------------------------ the objective
+
+
+def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
+    """How far a setting is from the goal, in the findings' scale: the estimate minus the
+    target (its no-effect value there when no target is given); with ``equalize`` the
+    largest estimate minus the smallest (two keys: the first minus the second). ``nan`` when
+    a key is not computed there."""
+    recs = [found.get(k) for k in p.keys]
+    if any(r is None or _nan(r.get("estimate")) for r in recs):
+        return math.nan
+    est = [float(r["estimate"]) for r in recs]
+    if p.equalize:
+        return est[0] - est[1] if len(est) == 2 else max(est) - min(est)
+    t = p.target if p.target is not None else recs[0].get("null")
+    return math.nan if t is None else est[0] - float(t)
+
+
+def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
+    """The standard error of ``gap`` read off the findings' 95 % intervals (``equalize``: the
+    root sum of squares of the keys', as if independent: it only scales ``objective``'s
+    tie-break)."""
+    ses = []
+    for k in p.keys:
+        r = found.get(k) or {}
+        lo, hi = r.get("lo"), r.get("hi")
+        ses.append(math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95))
+    return float(ses[0]) if not p.equalize else float(math.sqrt(sum(x * x for x in ses)))
+
+
+def distance(p: Plan, values: Sequence[float]) -> float:
+    """How far a setting is from the scenario's: the root mean square over the knobs of the
+    change in units of each knob's range (0 = the scenario's, 1 = a whole range away)."""
+    parts = [((float(v) - k.start) / (k.high - k.low)) ** 2 for k, v in zip(p.knobs, values)
+             if k.start is not None and k.high > k.low]
+    return math.sqrt(sum(parts) / len(parts)) if parts else 0.0
+
+
+def objective(p: Plan, gap_value: float, dist: float, scale: float) -> float:
+    """What the search minimises: ``gap² + (scale · dist)²``. ``scale`` is the round's
+    typical standard error of the gap, so moving a whole range away from the scenario's
+    values costs as much as being one standard error from the goal: among settings that the
+    games cannot tell apart the one nearer the scenario's ranks first, while the gap decides
+    everywhere else. A setting where a key is not computed ranks below every other."""
+    if math.isnan(gap_value):
+        return 1e12
+    penalty = scale * dist if not math.isnan(scale) else 0.0
+    return gap_value * gap_value + penalty * penalty
+
+
+def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) -> list[Any]:
+    """The value taken from the search distribution's final ``mean`` (each knob's value, not
+    rounded). Float knobs: the mean (4 significant digits). With integer knobs, of the integer
+    settings around the mean (each integer knob at the floor or the ceiling of its mean) the
+    one with the least ``objective`` on its estimates pooled over every round that played it
+    (inverse-variance weights); settings never played are left out, and when none was played
+    the mean is rounded."""
+    dims = [k.dimension for k in p.knobs]
+    exact = [dim.decode(dim.encode(m)) for dim, m in zip(dims, mean)]
+    ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
+    if not ints:
+        return exact
+    choices = [sorted({int(math.floor(m)), int(math.ceil(m))} & set(range(int(k.low),
+                                                                         int(k.high) + 1)))
+               if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
+    table = pd.DataFrame(rows)
+    best, best_score = exact, math.inf
+    scale = float(np.nanmedian(table["gap_se"])) if len(table) else math.nan
+    for combo in itertools.product(*choices):
+        mask = np.ones(len(table), dtype=bool)
+        for k, v in zip(p.knobs, combo):
+            mask &= np.isclose(table[k.path].to_numpy(dtype=float), float(v))
+        played = table[mask & table["gap"].notna() & (table["gap_se"] > 0)]
+        if played.empty:
+            continue
+        w = 1.0 / played["gap_se"].to_numpy() ** 2
+        pooled = float((w * played["gap"].to_numpy()).sum() / w.sum())
+        score = objective(p, pooled, distance(p, combo), scale)
+        if score < best_score:
+            best, best_score = list(combo), score
+    return best
+
+
+def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Mapping]) -> dict:
+    row: dict[str, Any] = {"round": g, "candidate": k}
+    row.update({kn.path: v for kn, v in zip(p.knobs, values)})
+    for i, key in enumerate(p.keys):
+        r = found.get(key) or {}
+        for f in ("estimate", "lo", "hi"):
+            row[f"{f}_{i}"] = float(r[f]) if not _nan(r.get(f)) else math.nan
+    first = found.get(p.keys[0]) or {}
+    row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
+    row["gap"] = gap(p, found)
+    row["gap_se"] = gap_se(p, found)
+    return row
+
+
+# ------------------------------------------------------------------ the search
+
+
+def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
+           size: int, scratch: Path) -> list[dict[str, dict[str, Any]]]:
+    """Play round ``g`` (every candidate on the same fresh seeds) into ``search/round-G``;
+    the findings of each candidate."""
+    d = run.dir
+    folder = d.path / "search"
+    settings, facts = [], []
+    for vals in candidates:
+        tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
+        sc = knobs.setting(p.scenario, p.knobs, vals, folder / "tables")
+        s, f = p.study.of(sc, folder / "ablate" / tag)
+        settings.append(s)
+        facts.append(f)
+    root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1)
+    fp = {"candidates": hashlib.sha256(json.dumps(candidates).encode()).hexdigest()[:16],
+          "scenario": p.scenario.fingerprint(), "seed": root, "version": __version__}
+    labels = [f"s{k:02d}" for k in range(len(candidates))]
+    result, names = _play(p.scenario.spec, settings, labels, root, games,
+                          folder / f"round-{g:04d}", run, size, fp, d.resume)
+    records = _records(result, names, len(candidates))
+    return [findings_of(sc, f, gm, st, scratch)
+            for sc, f, (gm, st) in zip(settings, facts, records)]
+
+
+def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
+           ) -> tuple[list[Any], list[dict], list[dict]]:
+    """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
+    (``search.parquet``) and one entry per round."""
+    d = run.dir
+    arms = len(p.study.of(p.scenario, scratch / "arms")[0].arms)
+    rows, history = [], []
+    if p.method == "scan":
+        cands = [list(v) for v in p.values]
+        size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (len(cands) * arms)))
+        d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
+        found = _round(run, p, 0, cands, p.games, run.options.chunk_size or size, scratch)
+        rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
+        scale = float(np.nanmedian([r["gap_se"] for r in rows]))
+        for row, s in zip(rows, smoothed):
+            row["smoothed_gap"] = s
+        best = min(range(len(cands)), key=lambda k: objective(p, smoothed[k],
+                                                              distance(p, cands[k]), scale))
+        say(f"scan: {len(cands)} settings x {p.games} games each on the same seeds; nearest the "
+            "goal: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
+        history.append({"round": 0, "values": cands[best]})
+        return cands[best], rows, history
+    import cma
+
+    dims = [k.dimension for k in p.knobs]
+    rng = np.random.default_rng(derived_seed(p.scenario.seed, SEARCH_STREAM, 0))
+    x0 = [min(max(dim.encode(k.start if k.start is not None else (k.low + k.high) / 2), 0.0),
+              1.0) for dim, k in zip(dims, p.knobs)]
+    opts = {"bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
+            "randn": lambda *shape: rng.standard_normal(shape)}
+    if len(dims) == 1:  # cma 4.x cannot cap the step of a 1-D search to its bounds (it raises
+        opts["maxstd"] = np.inf  # "not yet initialized"); the bounds still hold every candidate
+    es = cma.CMAEvolutionStrategy(x0, SIGMA0, opts)
+    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (p.popsize * arms)))
+    for g in range(p.rounds):
+        d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
+        xs = es.ask()
+        cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
+        found = _round(run, p, g, cands, p.games, run.options.chunk_size or size, scratch)
+        new = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        scale = float(np.nanmedian([r["gap_se"] for r in new]))
+        es.tell(xs, [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)])
+        centre = np.clip(es.result.xfavorite, 0, 1)
+        mean = [dim.decode(v) for dim, v in zip(dims, centre)]
+        rows += new
+        gaps = [abs(r["gap"]) for r in new if not math.isnan(r["gap"])]
+        history.append({"round": g, "mean": mean, "sigma": float(es.sigma),
+                        "nearest": min(gaps) if gaps else None,
+                        "centre": [k.low + float(v) * (k.high - k.low)
+                                   for k, v in zip(p.knobs, centre)]})
+        say(f"round {g + 1}/{p.rounds}: mean " + ", ".join(
+            f"{k.label()} = {v}" for k, v in zip(p.knobs, mean))
+            + (f"; nearest candidate {_show(p, min(gaps))} from the goal" if gaps else ""))
+    values = settle(p, rows, history[-1]["centre"])
+    if values != history[-1]["mean"]:
+        say("value taken: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, values))
+            + " (of the integer settings around the mean, the nearest the goal over every "
+              "round that played it)")
+    return values, rows, history
+
+
+def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
+    """The scan's distance from the goal at each value, from a LOWESS smooth of each key's
+    estimates over the values (``statsmodels``; ``LOWESS_FRAC`` of the values, and at least
+    ``LOWESS_MIN``, in each local fit, one robustifying pass), so that one noisy estimate does not decide; with fewer than
+    ``LOWESS_MIN`` values the estimates themselves. The target is the one given, else each
+    value's no-effect value."""
+    x = np.array([r[p.knobs[0].path] for r in rows], dtype=float)
+    est = np.array([[r[f"estimate_{i}"] for i in range(len(p.keys))] for r in rows],
+                   dtype=float)
+    if len(x) >= LOWESS_MIN and np.isfinite(est).all():
+        from statsmodels.nonparametric.smoothers_lowess import lowess
+
+        frac = max(LOWESS_FRAC, min(1.0, LOWESS_MIN / len(x)))  # at least 5 values a fit
+        est = np.column_stack([lowess(est[:, i], x, frac=frac, it=1, return_sorted=False)
+                               for i in range(est.shape[1])])
+    out = []
+    for r, e in zip(rows, est):
+        if np.isnan(e).any():
+            out.append(math.nan)
+        elif p.equalize:
+            out.append(float(e[0] - e[1]) if len(e) == 2 else float(e.max() - e.min()))
+        else:
+            t = p.target if p.target is not None else r.get("null")
+            out.append(math.nan if t is None or _nan(t) else float(e[0] - t))
+    return out
+
+
+def _show(p: Plan, value: float) -> str:
+    rec = p.record
+    return f"{finding_keys.display(rec, value):.{int(rec.get('digits') or 1)}f} " \
+           f"{rec.get('unit') or ''}".rstrip()
+
+
+# ------------------------------------------------------------------ the check
+
+
+def jackknife(full: float, replicates: Sequence[float], confidence: float = 0.95
+              ) -> dict[str, float]:
+    """The delete-a-group jackknife interval of a statistic.
+
+    Parameters
+    ----------
+    full : float
+        The statistic on all games.
+    replicates : sequence of float
+        The statistic with each of ``K`` equal blocks of games left out.
+    confidence : float
+
+    Returns
+    -------
+    dict
+        ``estimate`` (``full``), ``se`` (``sqrt((K−1)/K · Σ(θ_b − θ̄)²)``), ``lo``, ``hi``
+        (``full ± t(K−1) · se``) and ``groups``; ``nan`` bounds when a replicate is missing.
+    """
+    reps = np.asarray(replicates, dtype=float)
+    k = len(reps)
+    if k < 2 or np.isnan(reps).any() or _nan(full):
+        return {"estimate": full, "se": math.nan, "lo": math.nan, "hi": math.nan, "groups": k}
+    se = math.sqrt((k - 1) / k * float(((reps - reps.mean()) ** 2).sum()))
+    t = float(sps.t.ppf(0.5 + confidence / 2, k - 1))
+    return {"estimate": float(full), "se": se, "lo": float(full) - t * se,
+            "hi": float(full) + t * se, "groups": k}
+
+
+def _interval(value: float, iv: Mapping[str, float]) -> dict[str, Any]:
+    """A paired statistic with its jackknife interval and a t test of no change; a standard
+    error at rounding level (the same change in every game) is exact: 0."""
+    iv = dict(iv)
+    if not _nan(iv["se"]) and iv["se"] <= 1e-9 * max(1.0, abs(value)):
+        iv.update(se=0.0, lo=value, hi=value)
+    p = math.nan
+    if iv["se"] > 0:
+        p = float(2 * sps.t.sf(abs(value / iv["se"]), iv["groups"] - 1))
+    elif iv["se"] == 0:
+        p = 0.0 if value != 0 else 1.0
+    return {"diff": value, "lo": iv["lo"], "hi": iv["hi"], "se": iv["se"], "p_value": p,
+            "significant": bool(p < 0.05) if not math.isnan(p) else False}
+
+
+def _est(found: Mapping[str, Mapping[str, Any]], key: str) -> float:
+    r = found.get(key)
+    return math.nan if r is None or _nan(r.get("estimate")) else float(r["estimate"])
+
+
+def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]:
+    """The paired statistics of the check, each a function of the two settings' findings:
+    balanced − original of each key; with ``equalize`` also, in each setting, each key minus
+    the first, and the change of that difference."""
+    out: list[tuple[str, Callable]] = []
+    for key in p.keys:
+        out.append((f"change:{key}", lambda o, b, key=key: _est(b, key) - _est(o, key)))
+    if p.equalize:
+        first = p.keys[0]
+        for key in p.keys[1:]:
+            for name, which in ((ORIGINAL, 0), (BALANCED, 1)):
+                out.append((f"difference:{name}:{first}-{key}",
+                            lambda o, b, key=key, w=which: _est((o, b)[w], first) - _est(
+                                (o, b)[w], key)))
+            out.append((f"difference:change:{first}-{key}",
+                        lambda o, b, key=key: (_est(b, first) - _est(b, key))
+                        - (_est(o, first) - _est(o, key))))
+    return out
+
+
+def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, Any],
+          scratch: Path, say: Callable[[str], None]) -> tuple[runner.RunResult, dict, Scenario]:
+    """Play the original setting and the value found on ``validation_games`` fresh games (all
+    the study's arms, same seeds) into ``chunks/``; the findings of both and the paired
+    statistics (``_contrasts``, delete-a-group jackknife). The changed tables are written to
+    the run directory as ``TABLE.toml``.
+
+    Returns
+    -------
+    (RunResult, dict, Scenario)
+        The check's run, its numbers (``study["check"]``) and the scenario at the value found.
+    """
+    d = run.dir
+    spec = p.scenario.spec
+    tables = {k.table: f"{k.table}.toml" for k in p.knobs if k.table}
+    balanced = knobs.setting(p.scenario, p.knobs, values, d.path, tables)
+    so, fo = p.full.of(p.scenario, d.path / "tables" / ORIGINAL)
+    sb, fb = p.full.of(balanced, d.path / "tables" / BALANCED)
+    root = derived_seed(p.scenario.seed, CHECK_STREAM)
+    n = p.validation_games
+    size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // (
+        len(so.arms) + len(sb.arms))))
+    d.saved = f"the search finished in {d.path / 'search'}, the fresh-seed check not yet"
+    say(f"check: {len(so.arms) + len(sb.arms)} arms x {n} fresh games")
+    result, names = _play(spec, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks, run, size,
+                          fingerprint, True, run.options.progress)
+    (go, sto), (gb, stb) = _records(result, names, 2)
+    at = {ORIGINAL: findings_of(so, fo, go, sto, scratch),
+          BALANCED: findings_of(sb, fb, gb, stb, scratch)}
+    # the jackknife replays each setting without a block of games; the search's arms suffice
+    # when the finding is the same from them alone
+    lean_o, lean_fo = p.study.of(p.scenario, d.path / "tables" / ORIGINAL)
+    lean_b, lean_fb = p.study.of(balanced, d.path / "tables" / BALANCED)
+    keep_o, keep_b = {a.name for a in lean_o.arms}, {a.name for a in lean_b.arms}
+
+    def part(frame: pd.DataFrame, keep: set[str], drop: tuple[int, int] | None) -> pd.DataFrame:
+        mask = frame["variant"].isin(keep)
+        if drop is not None:
+            mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
+        return frame[mask].reset_index(drop=True)
+
+    lean = (findings_of(lean_o, lean_fo, part(go, keep_o, None), part(sto, keep_o, None),
+                        scratch),
+            findings_of(lean_b, lean_fb, part(gb, keep_b, None), part(stb, keep_b, None),
+                        scratch))
+    if not all(_same(lean[0].get(k), at[ORIGINAL][k]) and _same(lean[1].get(k), at[BALANCED][k])
+               for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]):
+        lean_o, lean_fo, lean_b, lean_fb = so, fo, sb, fb
+        keep_o, keep_b = {a.name for a in so.arms}, {a.name for a in sb.arms}
+    edges = np.linspace(0, n, GROUPS + 1).round().astype(int)
+    blocks = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    contrasts = _contrasts(p)
+    reps: dict[str, list[float]] = {name: [] for name, _ in contrasts}
+    for i, block in enumerate(blocks):
+        d.saved = (f"the fresh-seed check's games saved in {d.chunks}; its jackknife at block "
+                   f"{i + 1} of {len(blocks)}")
+        o = findings_of(lean_o, lean_fo, part(go, keep_o, block), part(sto, keep_o, block),
+                        scratch)
+        b = findings_of(lean_b, lean_fb, part(gb, keep_b, block), part(stb, keep_b, block),
+                        scratch)
+        for name, fn in contrasts:
+            reps[name].append(fn(o, b))
+    paired = {name: _interval(fn(at[ORIGINAL], at[BALANCED]),
+                              jackknife(fn(at[ORIGINAL], at[BALANCED]), reps[name]))
+              for name, fn in contrasts}
+    out = {"games": n, "seed": root, "groups": GROUPS,
+           "arms": {ORIGINAL: [a.name for a in so.arms], BALANCED: [a.name for a in sb.arms]},
+           "jackknife_arms": sorted(keep_b),
+           "findings": {name: {k: _keep(at[name].get(k)) for k in p.keys} for name in at},
+           "paired": paired}
+    return result, out, balanced
+
+
+def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {k: r.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
+                                  "digits", "signed", "null", "figure", "games")}
+
+
+def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], root: int,
+           search_games: int, scratch: Path, say: Callable[[str], None]) -> dict[str, Any]:
+    """The value found played by every rung of the default player ladder
+    (``robustness.player_conditions``) on the check's seeds, into ``ladder/RUNG``: per rung each
+    key's estimate and interval, the distance to the target with a p-value read off the
+    interval (Holm over the rungs), and each key's robustness verdict
+    (``robustness.verdict``) over the rungs."""
+    d = run.dir
+    sc, facts = p.full.of(balanced, d.path / "tables" / BALANCED)
+    conditions, same = player_conditions(sc, None, p.validation_games, search_games)
+    folder = d.path / "ladder"
+    rungs: dict[str, dict[str, Any]] = {}
+    for i, c in enumerate(conditions, 1):
+        d.saved = f"the check finished, {i - 1} of {len(conditions)} ladder rungs in {folder}"
+        say(f"ladder [{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
+            f"{c.scenario.games} games")
+        size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(
+            c.scenario.arms)))
+        fp = {"scenario": c.scenario.fingerprint(), "seed": root, "version": __version__}
+        result, names = _play(c.scenario.spec, [c.scenario], ["rung"], root, c.scenario.games,
+                              folder / c.name, run, size, fp, d.resume)
+        (g, s), = _records(result, names, 1)
+        found = findings_of(c.scenario, facts, g, s, scratch)
+        rungs[c.name] = {"label": c.label, "games": c.scenario.games,
+                         "findings": {k: _keep(found.get(k)) for k in p.keys}}
+    for name in same:  # the scenario's own players are this rung: the check is its run
+        rungs[f"players-{name}"] = {"label": f"every seat: {name} (the scenario's own players)",
+                                    "games": p.validation_games,
+                                    "findings": dict(at[BALANCED])}
+    tests = []
+    for name, rung in rungs.items():
+        rung["gap"] = {}
+        for k in p.keys:
+            r = rung["findings"].get(k)
+            rung["gap"][k] = _target_test(p, r, rung["findings"]) if r is not None else None
+            if not p.equalize and rung["gap"][k] is not None:
+                tests.append((name, k))
+    if tests:
+        pv = np.array([rungs[n]["gap"][k]["p_value"] for n, k in tests], dtype=float)
+        adj, sig = stats.adjust_pvalues(pv, "holm", 0.05)
+        for (n, k), a, s in zip(tests, adj, sig):
+            rungs[n]["gap"][k].update({"p_holm": float(a), "away": bool(s)})
+    verdicts = {k: verdict(at[BALANCED][k], {n: r["findings"].get(k) for n, r in rungs.items()})
+                for k in p.keys if at[BALANCED].get(k) is not None}
+    return {"rungs": rungs, "verdicts": verdicts, "correction": "holm"}
+
+
+def _target_test(p: Plan, r: Mapping[str, Any], found: Mapping[str, Any]) -> dict[str, Any]:
+    """A rung's estimate against the target: the gap and a two-sided p-value with the standard
+    error read off its 95 % interval (normal)."""
+    target = p.target if p.target is not None else r.get("null")
+    est, lo, hi = (float(r.get(f)) if not _nan(r.get(f)) else math.nan
+                   for f in ("estimate", "lo", "hi"))
+    if p.equalize or target is None or math.isnan(est):
+        return {"gap": math.nan, "p_value": math.nan}
+    se = (hi - lo) / (2 * float(sps.norm.ppf(0.975)))
+    g = est - float(target)
+    pv = float(2 * sps.norm.sf(abs(g) / se)) if se > 0 else (0.0 if g else 1.0)
+    return {"gap": g, "p_value": pv}
+
+
+# ------------------------------------------------------------------ the files
+
+
+def balanced_toml(p: Plan, balanced: Scenario, values: list[Any], numbers: Mapping[str, Any],
+                  command: str) -> str:
+    """``balanced.toml``: the scenario at the value found, with the check's seed and size (so
+    its run reproduces the checked estimate), tables named by file name beside it, and how it
+    was found and checked in comments."""
+    tables = {k.option for k in p.knobs if k.table}
+    arms = tuple(replace(a, rules={o: (Path(v).name if o in tables else v)
+                                   for o, v in a.rules.items()}) for a in balanced.arms)
+    sc = with_overrides(replace(balanced, arms=arms, name=f"{p.scenario.name}-balanced"),
+                        games=numbers["games"], seed=numbers["seed"])
+    rerun = "ablate" if p.full.kind == "ablate" else "simulate"
+    lines = [f"# {p.scenario.name} at the value found by `analyzer balance` (analyzer "
+             f"{__version__}):", f"#   {command}"]
+    lines += [f"#   {k.label()} = {v!r} (was {knobs._plain(k.start)})"
+              for k, v in zip(p.knobs, values)]
+    for k in p.keys:
+        r = (numbers["findings"][BALANCED] or {}).get(k)
+        if r is not None:
+            lines.append(f"# Checked on {numbers['games']} fresh games: {k} = "
+                         f"{finding_keys.value_text(r)}.")
+    lines.append(f"# `analyzer {rerun} balanced.toml` plays those games again (seed and games "
+                 "below) and reproduces that estimate.")
+    return "\n".join(lines) + "\n" + to_toml(sc)
+
+
+# ------------------------------------------------------------------ the study
+
+
+@dataclass
+class BalanceResults(Results):
+    """A finished balance: ``analyzer.api.Results`` (``out_dir``, ``summary``, the check's
+    ``games`` and ``seats``) plus the values found (``values``: knob path -> value) and
+    ``balanced.toml`` (``balanced_file``)."""
+
+    values: dict[str, Any] | None = None
+    balanced_file: Path | None = None
+
+
+@checked
+def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
+            finding: str | None = None, equalize: str | Sequence[str] | None = None,
+            target: float | None = None, budget: int = DEFAULT_BUDGET,
+            games: int = DEFAULT_GAMES, popsize: int | None = None,
+            validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
+            search_games: int = SEARCH_GAMES, seed: int | None = None,
+            jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
+            out: str | Path | None = None, chunk_size: int | None = None,
+            resume: bool = False, force: bool = False, progress: bool = False,
+            csv: bool = False, log: Callable[[str], None] | None = None) -> BalanceResults:
+    """Find the value of rule options or table numbers that brings a finding to a target
+    (``analyzer balance``; see the module docstring).
+
+    Parameters
+    ----------
+    path_or_scenario : str, Path or Scenario
+    vary : str or sequence of str
+        ``PATH=LO..HI`` (``rules.NAME`` or ``tables.TABLE.ENTRY.FIELD``); several are searched
+        jointly.
+    finding : str, optional
+        The key to bring to ``target`` (``analyzer findings RUN_DIR`` lists a run's keys).
+    equalize : str or sequence of str, optional
+        Instead of ``finding``: keys (a string: comma-separated) whose estimates are made equal.
+    target : float, optional
+        In the unit ``analyzer findings`` shows (``10`` for 10 % or 10 pp); default the
+        finding's no-effect value (a measured figure has none: give it).
+    budget : int
+        Games the search may play in all (a scan: ``budget // values`` per value).
+    games : int
+        Games per candidate per round of a CMA-ES search.
+    popsize : int, optional
+        Candidates per round (default CMA-ES's ``4 + floor(3 ln d)``).
+    validation_games : int
+        Games of the fresh-seed check per arm and setting (at least ``2 × GROUPS``).
+    robustness : bool
+        Also play the value found by every rung of the player ladder.
+    search_games : int
+        Games per arm of a ladder rung that searches (``ismcts``).
+    seed : int, optional
+        Root seed (default the scenario's): the probe, the search, the check derive from it.
+    jobs, backend, scheduler, chunk_size, progress, csv
+        As for ``analyzer.api.simulate``.
+    out : str or Path, optional
+        Run directory (default ``reports/<name>-balance``).
+    resume : bool
+        Keep the finished chunks of an interrupted balance (same scenario, seed and options):
+        the search replays from them to the same point and goes on.
+    force : bool
+        Replace another study's run directory.
+    log : callable, optional
+        Called with one line per round and step (the CLI prints them).
+
+    Returns
+    -------
+    BalanceResults
+
+    Raises
+    ------
+    ScenarioError
+        A bad scenario; nothing is written.
+    OptionError
+        An unknown key (with the allowed ones), a bad knob, target or size; nothing is written.
+    analyzer.errors.RunInterrupted
+        Ctrl-C; says what is saved.
+    """
+    say = log or (lambda line: None)
+    scenario = with_overrides(validate(path_or_scenario), seed=seed)
+    varied = [vary] if isinstance(vary, str) else list(vary)
+    if not 1 <= search_games <= MAX_GAMES:
+        raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
+    options = run_options(max(games, validation_games), jobs=jobs, backend=backend,
+                          scheduler=scheduler, chunk_size=chunk_size, progress=progress,
+                          csv=csv)
+    run = StudyRun(scenario, "balance", options, run_dir("balance", scenario, out, force=force,
+                                                         resume=resume))
+    with tempfile.TemporaryDirectory(prefix="analyzer-balance-") as tmp, _quick_gc():
+        scratch = Path(tmp)
+        p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
+                 budget=budget, games=games, popsize=popsize,
+                 validation_games=validation_games, say=say)
+        fingerprint = {"scenario": scenario.fingerprint(), "vary": [
+            [k.path, k.low, k.high] for k in p.knobs], "keys": list(p.keys),
+            "equalize": p.equalize, "target": p.target, "budget": budget, "games": p.games,
+            "popsize": p.popsize, "validation_games": validation_games,
+            "robustness": robustness, "search_games": search_games, "seed": scenario.seed,
+            "version": __version__, "name": scenario.name, "kind": "balance",
+            "chunk_size": chunk_size}
+        with run.session(nest=True):
+            return _run(run, p, fingerprint, robustness, search_games, scratch, say)
+
+
+def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, search_games: int,
+         scratch: Path, say: Callable[[str], None]) -> BalanceResults:
+    d = run.dir
+    d.prepare_chunks(fingerprint)  # marks a run directory
+    if not d.resume:
+        for name in ("search", "ladder", "tables"):
+            shutil.rmtree(d.path / name, ignore_errors=True)
+    started = time.monotonic()
+    values, rows, history = search(run, p, scratch, say)
+    search_seconds = time.monotonic() - started
+    check_result, numbers, balanced = check(run, p, values, fingerprint, scratch, say)
+    ladder_numbers = None
+    if robust:
+        ladder_numbers = ladder(run, p, balanced, numbers["findings"], numbers["seed"],
+                                search_games, scratch, say)
+    with d.writing("search.parquet") as tmp:
+        pd.DataFrame(rows).to_parquet(tmp)
+    seconds = time.monotonic() - started
+    rec = p.record
+    study = {
+        "kind": "balance", "keys": list(p.keys), "equalize": p.equalize,
+        "target": p.target, "target_is_null": p.target is None and not p.equalize,
+        "unit": rec.get("unit"), "scale": rec.get("scale"), "digits": rec.get("digits"),
+        "signed": rec.get("signed"),
+        "sentences": {k: p.probe[k].get("sentence") for k in p.keys},
+        "knobs": [{"path": k.path, "label": k.label(), "type": k.kind.__name__,
+                   "low": k.low, "high": k.high, "start": k.start, "found": v,
+                   "table": k.table, "option": k.option}
+                  for k, v in zip(p.knobs, values)],
+        "method": p.method, "popsize": p.popsize, "rounds": p.rounds,
+        "games_per_candidate": p.games, "budget": p.budget, "sigma0": SIGMA0,
+        "study": p.study.kind, "arms_searched": list(p.study.arms or ["all"]),
+        "items": list(p.study.items), "probe_games": min(PROBE_GAMES, p.scenario.games),
+        "history": history, "search_seconds": search_seconds, "check": numbers,
+        "ladder": ladder_numbers,
+        "files": ["balanced.toml", *sorted({f"{k.table}.toml" for k in p.knobs if k.table})],
+    }
+    if p.method == "cma":
+        import cma
+
+        study["cma_version"] = cma.__version__
+    played = sum(1 for _ in rows) * p.games * max(1, len(p.study.of(p.scenario, scratch)[0]
+                                                        .arms))
+    played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())
+    facts = {
+        "games": p.validation_games,
+        "arms": [{"name": name, "rules": {}, "seats": []} for name in _variants(numbers)],
+        "chunks_resumed": check_result.resumed, "games_played": played, "seconds": seconds,
+        "games_per_second": played / seconds if seconds > 0 else None,
+    }
+    command = _command(p)
+    balanced_text = balanced_toml(p, balanced, values, numbers, command)
+    study["command"] = command
+    res = run.finish(p.scenario, check_result, study=study, facts=facts,
+                     files={"balanced.toml": balanced_text})
+    found = dict(zip([k.path for k in p.knobs], values))
+    r = numbers["findings"][BALANCED].get(p.keys[0])
+    if r is not None:
+        say(f"fresh seeds ({numbers['games']} games): {p.keys[0]} = "
+            f"{finding_keys.value_text(r)} at " + ", ".join(f"{k} = {v}" for k, v in
+                                                             found.items()))
+    return BalanceResults(res.out_dir, res.summary, values=found,
+                          balanced_file=d.path / "balanced.toml")
+
+
+def _variants(numbers: Mapping[str, Any]) -> list[str]:
+    return [(name if arm == BASE else f"{name}:{arm}")
+            for name in (ORIGINAL, BALANCED) for arm in numbers["arms"][name]]
+
+
+def _command(p: Plan) -> str:
+    """The command line of this balance, for ``balanced.toml`` and the report."""
+    words = ["analyzer", "balance", p.scenario.file]
+    if p.equalize:
+        words += ["--equalize", ",".join(p.keys)]
+    else:
+        words += ["--finding", p.keys[0]]
+        if p.target is not None:
+            words += ["--target", f"{finding_keys.display(p.record, p.target):g}"]
+    for k in p.knobs:
+        words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
+    words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
+              "--seed", str(p.scenario.seed)]
+    if p.method == "cma":
+        words += ["--games", str(p.games), "--popsize", str(p.popsize)]
+    return " ".join(words)
+
+
+__all__ = ["BalanceResults", "Plan", "Study", "balance", "check", "findings_of", "gap",
+           "jackknife", "objective", "plan", "search"]

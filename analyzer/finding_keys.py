@@ -1,0 +1,133 @@
+"""The key findings and measured figures of a run, by their stable keys.
+
+Every report puts its key findings into ``summary.json`` (``results.findings.findings``; a study
+kind with a report of its own, under its results: ``results.<kind key>.findings.findings``),
+each with a stable ``key`` such as ``first_player:base``, ``item:NAME`` or a game's own
+(``analyzer/games/<game>/findings.py``). ``analyzer findings RUN_DIR`` lists them, and the
+commands that name a finding (``analyzer balance --finding KEY``, a scenario's
+``[[questions]]``) look a key up with ``lookup``: one place that says which keys exist and,
+for a typo, which one was meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from analyzer import studies
+from analyzer.errors import AnalyzerError, OptionError
+from analyzer.report.findings import Finding
+
+
+def of_summary(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The finding records of a run's ``summary.json`` content, in the report's order (tested
+    findings by size, then the measured figures); empty when the run has none."""
+    results = summary.get("results") or {}
+    node = results.get("findings")
+    if not isinstance(node, Mapping):  # a study kind with a report of its own
+        own = studies.results_of(results, studies.of_run(summary.get("run") or {}).kind)
+        node = own.get("findings") if isinstance(own, Mapping) else None
+    return list((node or {}).get("findings") or [])
+
+
+def read(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The finding records of the run in ``run_dir`` (``of_summary`` of its ``summary.json``).
+
+    Raises
+    ------
+    AnalyzerError
+        ``run_dir`` holds no readable ``summary.json`` with results (not a finished run).
+    """
+    path = Path(run_dir) / "summary.json"
+    try:
+        summary = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise AnalyzerError(f"{run_dir}: no summary.json here (give the directory of a "
+                            "finished run, e.g. reports/NAME)") from None
+    except (OSError, ValueError) as err:
+        raise AnalyzerError(f"{path}: cannot read it ({err.__class__.__name__})") from None
+    if not isinstance(summary, dict) or not summary.get("results"):
+        raise AnalyzerError(f"{run_dir}: the run has no results yet (re-render it with "
+                            f"`analyzer report {run_dir}`, or finish it with --resume)")
+    return of_summary(summary)
+
+
+def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "finding",
+           where: str = "the run") -> Mapping[str, Any]:
+    """The record of finding ``key`` among ``records``.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        Finding records (``of_summary``, ``read``): each has ``key``.
+    key : str
+    option : str
+        The keyword argument (or field) that named the key, for the message.
+    where : str
+        What the records are of, for the message (``"the run in reports/x"``).
+
+    Raises
+    ------
+    OptionError
+        ``key`` is not among them: one line with the closest keys ("did you mean") and every
+        key allowed.
+    """
+    for r in records:
+        if r.get("key") == key:
+            return r
+    keys = [str(r.get("key")) for r in records]
+    if not keys:
+        raise OptionError(option, f"{key!r}: {where} has no key finding or measured figure")
+    close = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+    raise OptionError(option, f"unknown finding key {key!r} in {where}{hint}; allowed: "
+                              f"{', '.join(keys)}")
+
+
+def value_text(record: Mapping[str, Any]) -> str:
+    """A record's estimate with its 95 % interval and unit, as its report shows it
+    (``"+10.0 pp [+4.6, +15.4]"``)."""
+    def num(name: str, default: float = math.nan) -> float:
+        v = record.get(name)
+        return default if v is None else float(v)
+
+    return Finding(statement="", estimate=num("estimate"), lo=num("lo"), hi=num("hi"),
+                   unit=record.get("unit") or "", scale=num("scale", 1.0),
+                   digits=int(record.get("digits") or 1), signed=bool(record.get("signed")),
+                   null=record.get("null")).value_text()
+
+
+def display(record: Mapping[str, Any], value: float) -> float:
+    """``value`` (in the record's own scale, a share as 0–1) in the unit the report shows
+    (``scale``: a share of 0.1 is 10 %)."""
+    return value * float(record.get("scale") or 1.0)
+
+
+def stored(record: Mapping[str, Any], value: float) -> float:
+    """A ``value`` given in the unit the report shows back in the record's own scale."""
+    return value / float(record.get("scale") or 1.0)
+
+
+def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``analyzer findings``: one line per key — the key, whether it is a tested finding or a
+    measured figure, its value with its interval, its no-effect value — then its sentence
+    indented under it."""
+    if not records:
+        return ["(no key finding or measured figure in this run)"]
+    width = max(len(str(r.get("key"))) for r in records)
+    lines = []
+    for r in records:
+        kind = "figure " if r.get("figure") else "finding"
+        null = r.get("null")
+        against = ("" if null is None else
+                   f"  (no effect: {display(r, float(null)):g}{' ' + r['unit'] if r.get('unit') else ''})")
+        lines.append(f"{str(r.get('key')):<{width}}  {kind}  {value_text(r)}{against}")
+        lines.append(f"{'':<{width}}  {r.get('sentence', '')}")
+    return lines
+
+
+__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "value_text"]

@@ -1,0 +1,372 @@
+"""The report of ``analyzer balance``: the value found, the finding there against the target,
+and the explored curve or surface with intervals, first; how it was found after.
+
+Built from the run facts (``summary.json["run"]["study"]``: the knobs, the check's numbers, the
+ladder's) and ``search.parquet`` (every setting the search evaluated), so ``analyzer report
+DIR`` re-renders it. Its key findings (``key_findings``) are the finding at the value found (a
+measured figure: its distance to a target is a design goal, not a test) and the paired change
+from the original setting on the same fresh games.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from analyzer.report import charts, findings
+from analyzer.report.document import Doc
+from analyzer.report.findings import Finding
+from analyzer.report.records import Table
+
+ORIGINAL, BALANCED = "original", "balanced"
+
+
+def _nan(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+class _Units:
+    """How the study's findings are shown: scale, unit, digits (the first key's)."""
+
+    def __init__(self, study: dict[str, Any]):
+        self.scale = float(study.get("scale") or 1.0)
+        self.unit = study.get("unit") or ""
+        self.digits = int(study.get("digits") or 1)
+
+    def num(self, x: float, sign: bool = False) -> str:
+        if _nan(x):
+            return "–"
+        return f"{self.scale * x:{'+' if sign else ''}.{self.digits}f}"
+
+    def with_unit(self, x: float, sign: bool = False) -> str:
+        """``x`` with its unit; a signed difference of shares in percentage points."""
+        unit = "pp" if sign and self.unit == "%" else self.unit
+        return f"{self.num(x, sign)} {unit}".rstrip()
+
+    def span(self, est: float, lo: float, hi: float, sign: bool = False) -> str:
+        text = self.with_unit(est, sign)
+        if _nan(lo) or _nan(hi):
+            return text
+        if lo == hi:
+            return f"{text} (the same in every game)"
+        return f"{text} [{self.num(lo, sign)}, {self.num(hi, sign)}]"
+
+
+def _value(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
+    t = study.get("target")
+    if t is None and rec is not None:
+        t = rec.get("null")
+    return None if t is None else float(t)
+
+
+def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """Fill ``doc`` with the balance report; returns its numbers for ``summary.json``."""
+    study = run["study"]
+    u = _Units(study)
+    check = study["check"]
+    keys = study["keys"]
+    at = check["findings"]
+    if run.get("description"):
+        doc.p(run["description"])
+    knobs = study["knobs"]
+    doc.h("Answer")
+    same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)
+    doc.p("**Value found**: " + "; ".join(
+        f"`{k['label']}` = **{_value(k['found'])}** (the scenario: {_value(k['start'])}, "
+        f"searched {_value(k['low'])}..{_value(k['high'])})" for k in knobs) + "."
+          + (" The search found no setting nearer the goal than the scenario's own." if same
+             else ""))
+    n = check["games"]
+    paired = check["paired"]
+    jk = (f"paired on the same games, delete-a-group jackknife over {check['groups']} blocks of "
+          "games")
+    if not study["equalize"]:
+        key = keys[0]
+        b, o = at[BALANCED].get(key), at[ORIGINAL].get(key)
+        t = _target(study, b)
+        if b is None:
+            doc.p(f"`{key}` is not computed at the value found on the {n:,} fresh games (its "
+                  "games never occurred there).")
+        else:
+            inside = not (_nan(b["lo"]) or _nan(b["hi"])) and t is not None and \
+                b["lo"] <= t <= b["hi"]
+            where = ("**inside** its 95 % interval" if inside else
+                     f"**outside** its 95 % interval ({u.with_unit(b['estimate'] - t, True)} "
+                     "from it)") if t is not None else ""
+            doc.p(f"There, on **{n:,} fresh games** never searched on, `{key}` is "
+                  f"**{u.span(b['estimate'], b['lo'], b['hi'], bool(b.get('signed')))}** "
+                  f"against the target {u.with_unit(t) if t is not None else '–'}"
+                  f"{' (its no-effect value)' if study.get('target_is_null') else ''}: the "
+                  f"target is {where}.")
+            if o is not None:
+                c = paired[f"change:{key}"]
+                doc.p(f"The scenario as it is, on the same games: "
+                      f"{u.span(o['estimate'], o['lo'], o['hi'], bool(o.get('signed')))}. "
+                      f"Value found − original: **{u.span(c['diff'], c['lo'], c['hi'], True)}**"
+                      f" ({jk}).")
+        if b is not None and b.get("sentence"):
+            doc.p(f"In its report's words, at the value found: {b['sentence']}.")
+    else:
+        first = keys[0]
+        parts = []
+        for name in (BALANCED, ORIGINAL):
+            vals = ", ".join(f"`{k}` {u.span(r['estimate'], r['lo'], r['hi'], bool(r.get('signed')))}"
+                             for k in keys for r in [at[name].get(k)] if r is not None)
+            diffs = "; ".join(
+                f"`{first}` − `{k}` = "
+                f"{u.span(d['diff'], d['lo'], d['hi'], True)}"
+                for k in keys[1:] for d in [paired[f"difference:{name}:{first}-{k}"]])
+            label = "at the value found" if name == BALANCED else "the scenario as it is"
+            parts.append(f"{label}: {vals}; {diffs}")
+        doc.p(f"On **{n:,} fresh games** never searched on, {parts[0]}. On the same games, "
+              f"{parts[1]} ({jk}; a difference whose interval includes 0 is equal within the "
+              "games played).")
+    if run_dir is not None and (Path(run_dir) / "search.parquet").is_file():
+        rows = pd.read_parquet(Path(run_dir) / "search.parquet")
+        for i, k in enumerate(knobs):
+            doc.chart(f"balance-{i}.png",
+                      f"The finding at each value of `{k['label']}` the search evaluated, with "
+                      "its 95 % interval (each on its round's games; all candidates of a round "
+                      "on the same games); the check's fresh-game estimates as diamonds.",
+                      lambda ax, k=k: plot_curve(ax, rows, study, k))
+        if len(knobs) >= 2:
+            doc.chart("balance-surface.png",
+                      "The settings evaluated, coloured by their distance from the goal; the "
+                      "value found and the scenario's marked.",
+                      lambda ax: plot_surface(ax, rows, study), size=(7.0, 5.0))
+    top = len(doc.blocks)
+    if study.get("ladder"):
+        _ladder(doc, study, u)
+    _how(doc, run, study, u)
+    doc.h("Files")
+    rerun = "ablate" if study.get("study") == "ablate" else "simulate"
+    doc.p(f"`balanced.toml`: the scenario at the value found, with the check's seed "
+          f"({check['seed']}) and games ({n:,}); `analyzer {rerun} balanced.toml` replays the "
+          f"check's `{BALANCED}` games and reproduces the estimate above. "
+          + ("Changed tables beside it: " + ", ".join(f"`{f}`" for f in study["files"][1:])
+             + " (named by their `*_file` options in `balanced.toml`). "
+             if len(study["files"]) > 1 else "")
+          + "`search.parquet`: every setting evaluated. The records (`games.parquet`, "
+          f"`seats.parquet`) are the check's, arms `{ORIGINAL}` and `{BALANCED}` (`:ARM` for a "
+          f"variant). Command: `{study.get('command', '')}`.")
+    key = findings.key_findings(doc, key_findings(study), run_dir, at=top,
+                                note="Here the unit is the game of the fresh-seed check.")
+    return {"values": {k["path"]: k["found"] for k in knobs}, "check": check,
+            "ladder": study.get("ladder"), "findings": key}
+
+
+def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
+    doc.h("How it was found")
+    exp = ", ".join(run.get("expansions", [])) or "none"
+    arms = ", ".join(f"`{a}`" for a in study["arms_searched"])
+    what = (f"an ablation (the base and the leave-one-out arm of "
+            f"{', '.join(f'`{i}`' for i in study['items'])})" if study.get("study") == "ablate"
+            else "every arm of the scenario" if study["arms_searched"] == ["all"]
+            else f"the scenario's arms {arms}")
+    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
+          f"players, scenario `{run.get('scenario_file', '?')}`, root seed "
+          f"**{run.get('seed', '?')}**. Each setting plays {what}"
+          + (" — the finding has the same value without the other arms (checked on a "
+             f"{study['probe_games']}-game probe), so they were left out of the search"
+             if study.get("study") != "ablate" and study["arms_searched"] != ["all"] else "")
+          + "; its findings are computed by the report's own code, so the number searched on "
+          "is the number a report prints.")
+    if study["method"] == "scan":
+        one = len(study["knobs"]) == 1
+        doc.p(f"Search: an **exhaustive paired scan** of the {study['popsize']} "
+              f"{'values of the integer knob' if one else 'settings of the integer knobs'}, "
+              f"each on the same {study['games_per_candidate']:,} game seeds (common random "
+              "numbers). The setting taken is the one nearest the goal"
+              + (" on a LOWESS smooth of the estimates over the values (`statsmodels`, the line "
+                 "in the chart; with fewer than 5 values the estimates themselves), so that "
+                 "one noisy estimate does not decide" if one else "")
+              + "; a tie-break toward the scenario's values (a whole range away costs as much "
+              "as one standard error from the goal) picks the smallest change among settings "
+              "the games cannot tell apart. Several settings may be within noise of the goal; "
+              "the chart shows which.")
+    else:
+        doc.p(f"Search: **CMA-ES** (`cma` {study.get('cma_version', '?')}) over the knobs "
+              f"scaled to their ranges, from the scenario's values with step "
+              f"{study.get('sigma0')} of each range, minimising the squared distance to the "
+              "goal plus a tie-break toward the scenario's values (a whole range away costs as "
+              "much as one standard error from the goal: of the settings the games cannot tell "
+              f"apart, the smallest change); **{study['rounds']} rounds × {study['popsize']} "
+              f"candidates × {study['games_per_candidate']} games**. All candidates of a round "
+              "play the same game seeds (common random numbers), each round new ones. The "
+              "value taken is the search distribution's final mean, not the best single "
+              "evaluation (the best of many noisy estimates is biased by the picking); with "
+              "integer knobs, of the integer settings around that mean, the one nearest the "
+              "goal on its estimates pooled over every round that played it.")
+        hist = pd.DataFrame(study["history"])
+        if len(hist):
+            table = pd.DataFrame({"round": hist["round"] + 1})
+            for i, k in enumerate(study["knobs"]):
+                table[f"mean {k['label']}"] = [_value(m[i]) for m in hist["mean"]]
+            table["step (sigma)"] = [f"{s:.3f}" for s in hist["sigma"]]
+            table["nearest candidate from the goal"] = [
+                u.with_unit(x) if x is not None else "–" for x in hist["nearest"]]
+            doc.table(table)
+    doc.p(f"Search time {study['search_seconds']:.0f} s; in all {run.get('games_played', 0):,} "
+          f"games in {run.get('seconds', 0):.0f} s over {run.get('jobs', '?')} job(s).")
+
+
+def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
+    lad = study["ladder"]
+    doc.h("Across the player ladder")
+    rows, holds, away = [], [], []
+    for name, r in lad["rungs"].items():
+        for k in study["keys"]:
+            f = r["findings"].get(k)
+            g = (r.get("gap") or {}).get(k) or {}
+            row = {"players": r["label"], "games": r["games"]}
+            if len(study["keys"]) > 1:
+                row["finding"] = k
+            row["estimate"] = (u.span(f["estimate"], f["lo"], f["hi"], bool(f.get("signed")))
+                               if f is not None else "not computed")
+            if not study["equalize"]:
+                row["− target"] = u.with_unit(g.get("gap", math.nan), True)
+                row["Holm p"] = ("–" if _nan(g.get("p_holm")) else
+                                 f"{g['p_holm']:.3f}" if g["p_holm"] >= 0.001 else "< 0.001")
+                if f is not None and not _nan(g.get("p_holm")):
+                    (away if g.get("away") else holds).append(r["label"])
+            rows.append(row)
+    doc.table(pd.DataFrame(rows))
+    if not study["equalize"]:
+        doc.p("Per rung, the value found played by every seat as that player on the check's "
+              "seeds; `− target` is the estimate minus the target, its p-value read off the "
+              "rung's 95 % interval and Holm-corrected over the rungs. "
+              + (f"**The balance holds** (the target is within the noise) for: "
+                 f"{'; '.join(holds)}. " if holds else "")
+              + (f"**It does not hold** for: {'; '.join(away)} (the estimate is away from the "
+                 "target after Holm). " if away else "")
+              + "A rung whose interval is wide holds only in the sense that it cannot tell.")
+    for k, v in (lad.get("verdicts") or {}).items():
+        doc.p(f"Robustness verdict of `{k}` at the value found over the rungs "
+              f"(`analyzer.robustness.verdict`): **{v.get('verdict')}**"
+              + (f"; sensitive to {', '.join(v['sensitive_to'])}" if v.get("sensitive_to")
+                 else "") + ".")
+
+
+def key_findings(study: dict[str, Any]) -> list[Finding]:
+    """The balance's findings: each key at the value found on the fresh games (a measured
+    figure), and its paired change from the original setting (a test against no change)."""
+    check = study["check"]
+    out = []
+    for k in study["keys"]:
+        b = check["findings"][BALANCED].get(k)
+        if b is None:
+            continue
+        t = _target(study, b)
+        target = "" if study["equalize"] or t is None else (
+            f" (target {_Units(study).with_unit(t)})")
+        shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
+                 "digits": int(b.get("digits") or 1)}
+        out.append(Finding(
+            statement=f"At the value found, `{k}` is {{value}} on {check['games']:,} fresh "
+                      f"games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],
+            signed=bool(b.get("signed")), null=None, games=check["games"],
+            key=f"balance:at_value:{k}", **shown))
+        c = check["paired"].get(f"change:{k}")
+        if c is not None and not _nan(c["diff"]):
+            out.append(Finding(
+                statement=f"The value found changes `{k}` by {{value}} against the scenario as "
+                          "it is (paired on the same fresh games, jackknife interval)",
+                estimate=c["diff"], lo=c["lo"], hi=c["hi"], signed=True, null=0.0,
+                p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
+                **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
+    return out
+
+
+def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, Any]) -> None:
+    """Each key's estimate (with its 95 % interval) against the knob's value over the settings
+    evaluated (``rows``: ``search.parquet``), later rounds darker; the target, the value found and
+    the scenario's value as lines; the check's estimates as diamonds."""
+    u = _Units(study)
+    x = rows[knob["path"]].to_numpy(dtype=float)
+    rounds = rows["round"].to_numpy()
+    last = int(rounds.max()) if len(rounds) else 0
+    markers = "os^v"
+    for i, key in enumerate(study["keys"]):
+        est = rows[f"estimate_{i}"].to_numpy(dtype=float) * u.scale
+        lo = rows[f"lo_{i}"].to_numpy(dtype=float) * u.scale
+        hi = rows[f"hi_{i}"].to_numpy(dtype=float) * u.scale
+        for g in np.unique(rounds):
+            sel = rounds == g
+            ax.errorbar(x[sel], est[sel], yerr=charts.error_bars(est[sel], lo[sel], hi[sel]),
+                        fmt=markers[i % len(markers)], color=f"C{i}", capsize=2,
+                        alpha=0.3 + 0.7 * g / last if last > 0 else 1.0, markersize=4,
+                        label=f"{key} (searched)" if g == rounds.max() else None)
+        for name, colour in ((BALANCED, "black"), (ORIGINAL, "grey")):
+            r = study["check"]["findings"][name].get(key)
+            value = knob["found"] if name == BALANCED else knob["start"]
+            if r is None or value is None:
+                continue
+            ax.errorbar([value], [r["estimate"] * u.scale],
+                        yerr=charts.error_bars(np.array([r["estimate"]]) * u.scale,
+                                               np.array([r["lo"]]) * u.scale,
+                                               np.array([r["hi"]]) * u.scale),
+                        fmt="D", color=colour, capsize=3, markersize=7,
+                        label=f"{key}: check, {'value found' if name == BALANCED else 'original'}")
+    if "smoothed_gap" in rows and not study["equalize"]:
+        target = (study["target"] if study.get("target") is not None
+                  else rows["null"].to_numpy(dtype=float))
+        order = np.argsort(x)
+        line = (rows["smoothed_gap"].to_numpy(dtype=float) + target) * u.scale
+        ax.plot(x[order], line[order], color="C0", linewidth=1,
+                label="LOWESS smooth (the value taken is where it meets the target)")
+    t = None if study["equalize"] else study.get("target")
+    if t is None and not study["equalize"]:
+        b = study["check"]["findings"][BALANCED].get(study["keys"][0])
+        t = None if b is None else b.get("null")
+    if t is not None:
+        ax.axhline(float(t) * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
+    ax.axvline(float(knob["found"]), color="black", linestyle=":", linewidth=1)
+    ax.set_xlabel(f"{knob['label']}" + (" (integer)" if knob["type"] == "int" else ""))
+    if knob["type"] == "int":
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel(f"finding [{u.unit}]" if u.unit else "finding")
+    ax.set_title(f"The finding against {knob['label']}")
+    charts.legend(ax)
+
+
+def plot_surface(ax, rows: pd.DataFrame, study: dict[str, Any]) -> None:
+    """The settings evaluated in the plane of the first two knobs, coloured by their distance
+    from the goal (``gap``, centred on 0); the value found (star) and the scenario's (cross)."""
+    u = _Units(study)
+    k1, k2 = study["knobs"][:2]
+    gap = rows["gap"].to_numpy(dtype=float) * u.scale
+    m = float(np.nanmax(np.abs(gap))) if np.isfinite(gap).any() else 1.0
+    grid = study["method"] == "scan"  # every setting of a grid: squares with their estimates
+    sc = ax.scatter(rows[k1["path"]], rows[k2["path"]], c=gap, cmap="coolwarm", vmin=-m,
+                    vmax=m, s=420 if grid else 25, marker="s" if grid else "o",
+                    edgecolors="none")
+    if grid and len(rows) <= 64:
+        for x1, x2, e in zip(rows[k1["path"]], rows[k2["path"]], rows["estimate_0"]):
+            ax.annotate(u.num(e), (x1, x2), ha="center", va="center", fontsize="x-small")
+    gap_unit = "pp" if u.unit == "%" else u.unit
+    ax.figure.colorbar(sc, ax=ax, label=f"distance from the goal [{gap_unit}]")
+    for axis, k in ((ax.xaxis, k1), (ax.yaxis, k2)):
+        if k["type"] == "int":
+            axis.set_major_locator(MaxNLocator(integer=True))
+    ax.plot([k1["found"]], [k2["found"]], marker="s", markerfacecolor="none",
+            markeredgecolor="black", markersize=22, markeredgewidth=2, linestyle="none",
+            label="value found")
+    if k1["start"] is not None and k2["start"] is not None:
+        ax.plot([k1["start"]], [k2["start"]], marker="s", markerfacecolor="none",
+                markeredgecolor="grey", markersize=22, markeredgewidth=2, linestyle="none",
+                label="the scenario")
+    ax.set_xlabel(k1["label"])
+    ax.set_ylabel(k2["label"])
+    ax.set_title("Settings evaluated" + (f" (numbers: {study['keys'][0]} [{u.unit}])"
+                                          if grid and len(rows) <= 64 else ""))
+    charts.legend(ax)

@@ -1,0 +1,360 @@
+"""analyzer balance and analyzer findings: known optima found within their intervals (a rule
+option by CMA-ES, an integer option by the paired scan, a table number, two findings made
+equal), integer options kept integers, balanced.toml valid and reproducing the checked estimate,
+the changed table in the built-in layout, the jackknife against a known standard error, same
+seed => same value whatever the jobs, resume, the ladder check, and bad input (one line, exit 2,
+nothing written). The toy game (tests/balancetoy.py) has the answers in closed form."""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+
+import balancetoy
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+from typer.testing import CliRunner
+
+from analyzer import api, finding_keys, runner
+from analyzer.balance import GROUPS, balance, jackknife
+from analyzer.cli import app
+from analyzer.errors import OptionError, ScenarioError
+from analyzer.games import register_game
+
+register_game(balancetoy.SPEC)
+cli = CliRunner()
+
+TOY = """\
+name = "btoy"
+game = "balancetoy"
+players = 3
+games = 300
+seed = 5
+
+[rules]
+steps = 5
+edge = {edge}
+
+[[seats]]
+policy = "plain"
+"""
+
+VARIANTS = """
+[[variants]]
+name = "twice"
+rules = { factor = 2.0 }
+
+[[variants]]
+name = "plus"
+rules = { offset = 1.5 }
+"""
+
+START = "first_player:base"
+
+
+@pytest.fixture
+def toy(tmp_path: Path):
+    def write(edge: float = 0.0, extra: str = "", rules: str = "") -> Path:
+        path = tmp_path / "btoy.toml"
+        path.write_text(TOY.format(edge=edge).replace("[[seats]]", rules + "\n[[seats]]")
+                        + extra)
+        return path
+    return write
+
+
+def _check(res, key: str = START, setting: str = "balanced") -> dict:
+    return res.summary["results"]["balance"]["check"]["findings"][setting][key]
+
+
+# ------------------------------------------------------------------ the statistics
+
+
+def test_jackknife_of_a_mean_is_the_standard_error_of_the_group_means():
+    """For the mean of K equal blocks the delete-a-group jackknife variance is exactly the
+    variance of the block means over K (Kott 2001), and the interval uses t(K − 1)."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(2.0, 1.5, 400)
+    blocks = np.split(x, GROUPS)
+    reps = [np.concatenate([b for j, b in enumerate(blocks) if j != i]).mean()
+            for i in range(GROUPS)]
+    iv = jackknife(float(x.mean()), reps)
+    se = np.std([b.mean() for b in blocks], ddof=1) / math.sqrt(GROUPS)
+    assert iv["se"] == pytest.approx(se, rel=1e-12)
+    t = sps.t.ppf(0.975, GROUPS - 1)
+    assert (iv["lo"], iv["hi"]) == pytest.approx((x.mean() - t * se, x.mean() + t * se))
+    assert math.isnan(jackknife(1.0, [1.0, math.nan])["lo"])
+
+
+# ------------------------------------------------------------------ known optima
+
+
+def test_cma_finds_a_known_optimum_within_its_interval(toy, tmp_path):
+    """lead = edge (steps 5, bonus 0.1): no start-player advantage exactly at edge = 0."""
+    res = balance(toy(edge=0.2), finding=START, vary="rules.edge=-0.3..0.3", budget=4800,
+                  games=200, popsize=4, validation_games=600, jobs=2, out=tmp_path / "b")
+    edge = res.values["rules.edge"]
+    assert isinstance(edge, float) and abs(edge) < 0.07
+    b, o = _check(res), _check(res, setting="original")
+    assert b["lo"] <= 0 <= b["hi"]  # the target is inside the checked interval
+    assert o["lo"] > 0  # the scenario as it is favours the start player
+    change = res.summary["results"]["balance"]["check"]["paired"][f"change:{START}"]
+    assert change["hi"] < 0 and change["lo"] < change["diff"] < change["hi"]
+    text = (tmp_path / "b" / "report.md").read_text()
+    assert text.index("**Value found**") < text.index("## Key findings")
+    assert (tmp_path / "b" / "charts" / "balance-0.png").is_file()
+
+
+def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_path):
+    """lead = 0.1 × (steps − 5) with edge 0: the scan of 0..10 finds 5, an integer; the
+    balanced scenario validates and its run gives the checked estimate to the last digit."""
+    res = balance(toy(), finding=START, vary=["rules.steps=0..10"], budget=2200,
+                  validation_games=400, jobs=2, out=tmp_path / "b")
+    assert res.values == {"rules.steps": 5} and type(res.values["rules.steps"]) is int
+    study = res.summary["run"]["study"]
+    assert study["method"] == "scan" and study["games_per_candidate"] == 200
+    search = pd.read_parquet(tmp_path / "b" / "search.parquet")
+    assert search["rules.steps"].tolist() == list(range(11))
+    assert pd.api.types.is_integer_dtype(search["rules.steps"])
+    data = tomllib.loads(res.balanced_file.read_text())
+    assert data["rules"]["steps"] == 5 and type(data["rules"]["steps"]) is int
+    assert data["games"] == 400
+    scenario = api.validate(res.balanced_file)
+    again = api.simulate(scenario, out=tmp_path / "again", jobs=1)
+    rec = finding_keys.lookup(api.findings(again.out_dir), START)
+    checked = _check(res)
+    assert (rec["estimate"], rec["lo"], rec["hi"]) == (checked["estimate"], checked["lo"],
+                                                       checked["hi"])
+
+
+def test_a_table_number_is_found_and_written_in_the_built_in_layout(toy, tmp_path):
+    """lead = 0.2 + bonus − 0.1 (edge 0.2, steps 5): the start entry's value is balanced at
+    −0.1 (the built-in table has 0.1)."""
+    res = balance(toy(edge=0.2), finding=START, vary="tables.bonus.start.value=-0.3..0.5",
+                  budget=4800, games=200, popsize=4, validation_games=400, jobs=2,
+                  out=tmp_path / "b")
+    value = res.values["tables.bonus.start.value"]
+    assert abs(value + 0.1) < 0.08
+    table = tomllib.loads((tmp_path / "b" / "bonus.toml").read_text())
+    built_in = tomllib.loads(balancetoy.BONUS.read_text())
+    assert table["bonus"][0] == {"name": "start", "value": value}
+    assert table["bonus"][1] == built_in["bonus"][1]  # the rest as it was
+    data = tomllib.loads(res.balanced_file.read_text())
+    assert data["rules"]["bonus_file"] == "bonus.toml"  # beside it, by its *_file option
+    scenario = api.validate(res.balanced_file)
+    assert Path(scenario.arms[0].rules["bonus_file"]) == (tmp_path / "b" / "bonus.toml").resolve()
+    change = res.summary["results"]["balance"]["check"]["paired"][f"change:{START}"]
+    assert change["hi"] < 0  # less start-player advantage than with the built-in table
+
+
+def test_a_joint_search_keeps_an_integer_option_an_integer(toy, tmp_path):
+    res = balance(toy(), finding=START, vary=["rules.steps=0..10", "rules.edge=-0.2..0.2"],
+                  budget=1200, games=100, validation_games=200, jobs=1, out=tmp_path / "b")
+    search = pd.read_parquet(tmp_path / "b" / "search.parquet")
+    assert res.summary["run"]["study"]["method"] == "cma"
+    assert pd.api.types.is_integer_dtype(search["rules.steps"])
+    assert type(res.values["rules.steps"]) is int and type(res.values["rules.edge"]) is float
+    data = tomllib.loads(res.balanced_file.read_text())
+    assert type(data["rules"]["steps"]) is int
+    assert (tmp_path / "b" / "charts" / "balance-surface.png").is_file()
+
+
+def test_equalize_two_findings(toy, tmp_path):
+    """score:twice = gain + 0.5 and score:plus = 1.5: equal at gain 1; the search starts at 2.5
+    and the check says how far apart the two are there and in the scenario as it is."""
+    res = balance(toy(extra=VARIANTS, rules="gain = 2.5"), equalize="score:twice,score:plus",
+                  vary="rules.gain=0..3", budget=1600, games=100, popsize=4,
+                  validation_games=200, jobs=2, out=tmp_path / "b")
+    check = res.summary["results"]["balance"]["check"]
+    now = check["paired"]["difference:balanced:score:twice-score:plus"]
+    before = check["paired"]["difference:original:score:twice-score:plus"]
+    assert before["lo"] > 0.5  # 2.5 + 0.5 − 1.5 = 1.5 apart
+    assert abs(now["diff"]) < abs(before["diff"])
+    assert abs(res.values["rules.gain"] - 1.0) < abs(2.5 - 1.0)
+
+
+@pytest.mark.slow
+def test_equalize_finds_the_known_optimum_within_its_interval(toy, tmp_path):
+    res = balance(toy(extra=VARIANTS, rules="gain = 2.5"), equalize="score:twice,score:plus",
+                  vary="rules.gain=0..3", budget=9600, games=200, popsize=4,
+                  validation_games=1000, jobs=2, out=tmp_path / "b")
+    assert abs(res.values["rules.gain"] - 1.0) < 0.08
+    now = res.summary["results"]["balance"]["check"]["paired"][
+        "difference:balanced:score:twice-score:plus"]
+    assert abs(now["diff"]) < 0.1
+
+
+# ------------------------------------------------------------------ the machinery
+
+
+SMALL = {"budget": 480, "games": 40, "popsize": 4, "validation_games": 60}
+
+
+def test_same_seed_same_value_whatever_the_jobs_and_chunks(toy, tmp_path):
+    path = toy(edge=0.2)
+    one = balance(path, finding=START, vary="rules.edge=-0.3..0.3", jobs=1,
+                  out=tmp_path / "one", **SMALL)
+    two = balance(path, finding=START, vary="rules.edge=-0.3..0.3", jobs=2, chunk_size=7,
+                  out=tmp_path / "two", **SMALL)
+    assert one.balanced_file.read_text() == two.balanced_file.read_text()
+    pd.testing.assert_frame_equal(pd.read_parquet(one.out_dir / "search.parquet"),
+                                  pd.read_parquet(two.out_dir / "search.parquet"))
+    other = balance(path, finding=START, vary="rules.edge=-0.3..0.3", jobs=1, seed=6,
+                    out=tmp_path / "three", **SMALL)
+    assert other.values != one.values
+
+
+def test_interrupted_and_resumed_equals_uninterrupted(toy, tmp_path, monkeypatch):
+    path = toy(edge=0.2)
+    opts = {"finding": START, "vary": "rules.edge=-0.3..0.3", "backend": "sequential",
+            "chunk_size": 5, **SMALL}
+    full = balance(path, out=tmp_path / "full", **opts)
+    cut = tmp_path / "cut"
+    # the probe plays 100 games, round 1 4 x 40; stop in round 2 after one chunk (4 x 5)
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [100 + 4 * 40 + 4 * 5 + 3])
+    with pytest.raises(runner.RunInterrupted, match="1 of 3 rounds saved"):
+        balance(path, out=cut, **opts)
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [])
+    res = balance(path, out=cut, resume=True, **opts)
+    assert res.balanced_file.read_text() == full.balanced_file.read_text()
+    pd.testing.assert_frame_equal(pd.read_parquet(cut / "search.parquet"),
+                                  pd.read_parquet(full.out_dir / "search.parquet"))
+    pd.testing.assert_frame_equal(pd.read_parquet(cut / "seats.parquet"),
+                                  pd.read_parquet(full.out_dir / "seats.parquet"))
+    with pytest.raises(ScenarioError, match="different budget"):
+        balance(path, out=cut, resume=True, **{**opts, "budget": 960})
+
+
+def test_the_ladder_check_plays_each_rung_and_gives_the_verdict(tmp_path, toy_file):
+    """With robustness the value found is played by every rung the game has (the toy game:
+    random) and each key gets the robustness verdict over the rungs."""
+    res = balance(toy_file, finding=START, vary="rules.sides=2..8", budget=280,
+                  validation_games=60, robustness=True, jobs=1, out=tmp_path / "b")
+    ladder = res.summary["results"]["balance"]["ladder"]
+    assert list(ladder["rungs"]) == ["players-random"]
+    rung = ladder["rungs"]["players-random"]
+    assert rung["games"] == 60 and rung["findings"][START] is not None
+    assert "p_holm" in rung["gap"][START]
+    assert ladder["verdicts"][START]["verdict"] in ("holds", "sensitive", "unresolved")
+    assert "## Across the player ladder" in (tmp_path / "b" / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ analyzer findings
+
+
+def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path):
+    api.simulate(toy(extra=VARIANTS), games=60, out=tmp_path / "run", jobs=1)
+    res = cli.invoke(app, ["findings", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    keys = [r["key"] for r in api.findings(tmp_path / "run")]
+    assert START in keys and "score:twice" in keys
+    for key in keys:
+        assert any(line.startswith(key + " ") for line in res.stdout.splitlines())
+    with pytest.raises(OptionError, match=r"did you mean 'first_player:base'\?.*allowed: .*"
+                                          r"score:twice"):
+        finding_keys.lookup(api.findings(tmp_path / "run"), "first_player:bse")
+    bad = cli.invoke(app, ["findings", str(tmp_path / "nothing")])
+    assert bad.exit_code == 2 and "no summary.json" in bad.stderr
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--finding", "first_player:bse", "--vary", "rules.edge=-0.3..0.3"],
+     "--finding: unknown finding key 'first_player:bse' in the run of btoy (did you mean "
+     "'first_player:base'?); allowed: "),
+    (["--finding", START, "--vary", "rules.mode=0..1"],
+     "--vary: rules.mode: not a numeric option (plain, fancy); numeric options: edge (number "
+     "-0.5..0.5), steps (integer 0..10)"),
+    (["--finding", START, "--vary", "rules.bonus_file=0..1"], "rules.bonus_file: not a numeric"),
+    (["--finding", START, "--vary", "rules.steps=0..30"],
+     "--vary: rules.steps: 0..30 is outside the option's bounds (allowed: integer 0..10)"),
+    (["--finding", START, "--vary", "rules.edge=0..0.9"], "outside the option's bounds"),
+    (["--finding", START, "--vary", "rules.steps=1.5..3"], "give whole numbers"),
+    (["--finding", START, "--vary", "rules.stepz=0..3"], "did you mean 'steps'?"),
+    (["--finding", START, "--vary", "tables.nope.start.value=0..1"],
+     "--vary: tables.nope.start.value: unknown table 'nope' of balancetoy (allowed: bonus)"),
+    (["--finding", START, "--vary", "tables.bonus.strat.value=0..1"],
+     "no entry 'strat' in the table (did you mean 'start'?); entries: start, other"),
+    (["--finding", START, "--vary", "tables.bonus.start.name=0..1"],
+     "'name' is not a number of start (numbers there: value)"),
+    (["--finding", START, "--vary", "tables.bonus.start.value=-5..0"],
+     "the game refuses -5"),
+    (["--finding", START, "--vary", "edge=0..1"], "PATH must be rules.NAME or tables."),
+    (["--finding", START, "--vary", "rules.edge"], "must read PATH=LO..HI"),
+    (["--vary", "rules.edge=-0.3..0.3"], "give one of --finding KEY"),
+    (["--equalize", "a,b", "--target", "1", "--vary", "rules.edge=-0.3..0.3"],
+     "--target: not with --equalize"),
+    (["--equalize", "a", "--vary", "rules.edge=-0.3..0.3"], "give two or more different keys"),
+    (["--finding", START, "--vary", "rules.edge=-0.3..0.3", "--budget", "10"],
+     "less than one round"),
+    (["--finding", START, "--vary", "rules.edge=-0.3..0.3", "--validation-games", "10"],
+     "--validation-games: must be at least 40"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(toy, tmp_path, args, message):
+    out = tmp_path / "never"
+    res = cli.invoke(app, ["balance", str(toy()), *args, "--out", str(out), "--quiet"])
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], res.stderr
+    assert "Traceback" not in res.output
+    assert not out.exists()
+    assert json.dumps(lines)  # plain text
+
+
+def test_a_measured_figure_needs_a_target(tmp_path, toy_file):
+    """A measured figure has no no-effect value to default to: the target must be given."""
+    with pytest.raises(OptionError, match=r"target: sultan:winner_changed is a measured figure "
+                                          r"without a no-effect value: give the value"):
+        balance(toy_file, finding="sultan:winner_changed", vary="rules.sides=2..8",
+                out=tmp_path / "never", jobs=1)
+    assert not (tmp_path / "never").exists()
+
+
+def test_an_unknown_item_key_names_the_items_of_the_ablation(tmp_path):
+    from analyzer.scenario import load_scenario
+
+    root = Path(__file__).resolve().parents[1]
+    sc = load_scenario(root / "scenarios" / "cartus-first-game.toml")
+    with pytest.raises(OptionError, match=r"finding: unknown finding key 'item:nope' in an "
+                                          r"ablation of cartus-first-game.*allowed: item:"):
+        balance(sc, finding="item:nope", vary="rules.vp_token_value=0..3",
+                out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+# ------------------------------------------------------------------ every game
+
+
+KNOBS = {"rattus": "rules.diplomat_points_first=3..4", "cartus": "tables.buildings.farm.standard=1..2",
+         "pyramidion": "rules.target_vp=9..10"}
+
+
+@pytest.mark.parametrize("game", sorted(KNOBS))
+def test_cli_and_api_on_every_game(game, tmp_path):
+    """One scan of two values on a table of the game's benchmark: the command line and the API
+    give the same balanced.toml, which validates."""
+    from analyzer.games import available_games, get_game
+
+    assert sorted(KNOBS) == available_games()
+    bench = get_game(game).bench_table()
+    exp = ", ".join(f'"{e}"' for e in bench.expansions)
+    path = tmp_path / f"{game}.toml"
+    path.write_text(f'name = "{game}-balance"\ngame = "{game}"\nexpansions = [{exp}]\n'
+                    f'players = {bench.players}\ngames = 40\nseed = 4\n[[seats]]\n'
+                    'policy = "greedy"\n')
+    args = ["--finding", START, "--vary", KNOBS[game], "--budget", "40",
+            "--validation-games", "40", "--jobs", "1"]
+    result = cli.invoke(app, ["balance", str(path), *args, "--out", str(tmp_path / "cli"),
+                              "--quiet"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "found: " in result.stdout and "balanced scenario: " in result.stdout
+    res = api.balance(path, finding=START, vary=KNOBS[game], budget=40, validation_games=40,
+                      jobs=1, out=tmp_path / "api")
+    assert res.balanced_file.read_text().replace(str(tmp_path / "api"), "") == (
+        tmp_path / "cli" / "balanced.toml").read_text().replace(str(tmp_path / "cli"), "")
+    api.validate(res.balanced_file)
