@@ -790,6 +790,20 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
 
 
 def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
+    """A finding's own caveat: only where its arm's games lean on other labelled defaults than
+    the base's (those common to the run are said once, in the report's "What these answers
+    rest on" box, issue #25)."""
+    if not acted or f.example_variant == BASE:
+        return ""
+
+    def acting(variant: str) -> set[str] | None:
+        arm = next((a for a in acted["arms"] if a["variant"] == variant), None)
+        return None if arm is None else {r["column"] for r in arm["counters"]
+                                         if r["in_use"] and r["acted"]}
+
+    mine, base = acting(f.example_variant), acting(BASE)
+    if mine is None or base is None or mine == base:
+        return ""
     clause = guesses.lean_clause(acted, f.example_variant)
     return f" {clause}" if clause else ""
 
