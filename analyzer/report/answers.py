@@ -37,7 +37,7 @@ from analyzer.report.findings import replay_command
 HEADING = "Answers"
 CAVEATS = "What these answers rest on"
 CHART = "answers.png"
-MAX_SHOWN = 10  # rows of the table and chart; every answer is in summary.json
+MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
 APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
 # finding-key families whose keys follow from a study's arms and seats, before a game is played
 ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players")
@@ -179,7 +179,7 @@ def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
         about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
         for r in about:
             player = str(r["key"]).split(":", 2)[2]
-            out += _answer(f"What does `{arm}` do to `{player}`'s win rate?", r)
+            out += _answer(f"What does `{arm}` do to `{player}`?", r)
         if not about:
             out += _answer(f"What does `{arm}` do to the mean score?", found.get(f"score:{arm}"))
             out += _answer(f"What does `{arm}` do to the start player's edge?",
@@ -211,7 +211,11 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     value's paired effect on the players it is about (simulate's answers)."""
     arms = run.get("arms") or []
     if len({a.get("players") for a in arms}) < 2:
-        return simulate(records, results, run)
+        # the swept player (``NAME*``, sweep.py) is the one each value is about
+        swept = [r for r in records if str(r.get("key")).startswith("policy:")
+                 and str(r.get("key")).endswith("*")]
+        return simulate(swept or records, results, run) + (
+            _start_player(_by_key(records)) if swept else [])
     studies_ = results.get("studies") or {}
     first = {r["variant"]: r for r in (studies_.get("first_player") or {}).get("by_variant") or []}
     scores = {r["variant"]: r for r in (results.get("balance") or {}).get("arms") or []}
@@ -311,15 +315,35 @@ _PLAIN_PARENS = re.compile(r" \((?![^()]*\[)[^()]*\)")  # a parenthesis without 
 
 
 def short_text(record: Mapping[str, Any]) -> str:
-    """The answer in one short sentence: the finding's sentence without its explanatory
-    parentheses (the key findings below keep them), or, for a number without one, its value."""
+    """The answer in one short sentence with its number, unit and 95 % interval: a phrase per
+    generic key family; a game's own finding, its sentence without its explanatory
+    parentheses (the key findings below keep them)."""
+    key = str(record.get("key") or "")
+    parts = key.split(":")
+    v = value_text(record)
+    what = "win rate" if record.get("unit") == "pp" else "mean"
+    phrases = {
+        "policy": lambda: f"`{parts[2]}`: {v} in {what}, paired with its seats in `{BASE}`.",
+        "first_player": lambda: f"The start player wins {v} more than a fair seat.",
+        "score": lambda: f"Mean score per seat-game: {v} against `{BASE}`.",
+        "start_adv": lambda: f"Start player's edge: {v} against `{BASE}`.",
+        "item": lambda: f"`{parts[1]}`: {v} in win rate to the seat that used it most.",
+        "win_rate": lambda: f"`{parts[1]}`: {v} above a fair seat's win rate.",
+        "rating_gap": lambda: f"`{parts[1]}` is rated {v} above `{parts[2]}` (log-strength).",
+        "tuned_minus_start": lambda: f"Tuned − start: {v} in win rate, on fresh seeds.",
+        "tuned_above_fair": lambda: f"The tuned seat wins {v} more than a fair seat, on fresh "
+                                    "seeds.",
+    }
+    if parts[0] == "players" and len(parts) == 3:
+        label = "Start player's edge" if parts[1] == "start_adv" else "Mean score per seat-game"
+        return f"{label}: {v} against `{BASE}`."
+    arity = {"policy": 3, "rating_gap": 3, "item": 2, "win_rate": 2}
+    if parts[0] in phrases and len(parts) >= arity.get(parts[0], 1):
+        return phrases[parts[0]]()
     sentence = str(record.get("sentence") or "")
     if not sentence:
-        return value_text(record)
-    text = _PLAIN_PARENS.sub("", sentence)
-    text = re.sub(r" against its per-seat win share[^\[]*?(?=:|$)", " against its base seats",
-                  text)
-    return text.rstrip(".") + "."
+        return v + "."
+    return _PLAIN_PARENS.sub("", sentence).rstrip(".") + "."
 
 
 def verdict(record_key: str, robust: Mapping[str, Any] | None) -> str:
@@ -504,12 +528,12 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     if not chosen:
         part.p("No answer: this run has no finding with an interval to answer with.")
     else:
-        how = ("the questions the study file declares (`[[questions]]`)"
+        how = ("the questions the study file declares ([[questions]])"
                if questions and chosen is not own else
                f"the {studies.word(studies.of_run(run).kind)}'s own questions, in a fixed order "
-               "(declare yours with `[[questions]]` and a key of `analyzer findings RUN_DIR`)")
-        verdicts = ("; robustness: the verdict of this run's `analyzer robustness` check"
-                    if robust else "; robustness: not checked (run `analyzer robustness`)")
+               "(declare yours with [[questions]] and a key of analyzer findings RUN_DIR)")
+        verdicts = ("; robustness: the verdict of this run's robustness check"
+                    if robust else "; robustness: not checked (run analyzer robustness)")
         shown = chosen[:MAX_SHOWN]
         more = (f" The first {MAX_SHOWN} of {len(chosen)} are shown; all are in "
                 "`summary.json` (`answers`)." if len(chosen) > MAX_SHOWN else "")

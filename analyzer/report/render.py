@@ -75,7 +75,8 @@ th.sortable:hover{background:#e6e6e6}
 th[aria-sort=ascending]::after{content:" ▲";font-size:.75em}
 th[aria-sort=descending]::after{content:" ▼";font-size:.75em}
 .side{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
-.side>.scroll{flex:1 1 36rem;width:auto;max-height:70vh;font-size:.85rem}
+.side>.scroll{flex:1 1 36rem;width:auto;max-height:none;font-size:.8rem}
+.side td,.side th{padding:.15rem .4rem}
 .side>figure{flex:0 1 26rem;margin:.5rem 0}
 """
 
