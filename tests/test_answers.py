@@ -244,3 +244,27 @@ def test_the_caveats_box_says_what_acted_once():
     assert "a guessed face was revealed (`rule_a`): 70.0 % of games" in text
     assert "`rule_b`" not in text  # it never acted
     assert "2 rule values of this run are labelled defaults" in text and "[x](#y)" in text
+
+
+def test_after_a_robustness_check_each_answer_has_its_verdict(write_scenario, tmp_path):
+    """The conditions' runs do not answer the file's questions (their arms differ); the base's
+    Answers carry each finding's verdict, in words, and the chart a point per condition."""
+    path = write_scenario(TOY_SCENARIO + QUESTIONS)
+    res = api.robustness(path, players="biased,random", defaults="none", games=40, jobs=1,
+                         out=tmp_path / "r")
+    data = json.loads((tmp_path / "r" / "robustness" / "robustness.json").read_text())
+    rows = {r["key"]: r for r in data["findings"]}
+    got = {a["key"]: a for a in res.summary["results"]["answers"]["answers"]}
+    assert set(got) == {"policy:no-sultan:bold", "first_player:base"}
+    start = rows["first_player:base"]
+    want = {"holds": "holds", "unresolved": "unresolved"}.get(start["verdict"])
+    if start["verdict"] == "sensitive":
+        labels = {c["name"]: c["label"] for c in data["conditions"]}
+        want = "sensitive to " + "; ".join(labels[c] for c in start["sensitive_to"])
+    assert want is not None and got["first_player:base"]["verdict"] == want
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "| question | answer | robustness | example game |" in md
+    for cond in data["conditions"]:  # the conditions' own runs answer no question
+        sub = json.loads((tmp_path / "r" / "robustness" / cond["name"] / "summary.json")
+                         .read_text())
+        assert sub["run"]["questions"] == [] and sub["results"]["answers"]["declared"] is False
