@@ -75,11 +75,14 @@ def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
     Raises
     ------
     ScenarioError
-        Every problem of the file, one line each (``analyzer.scenario.load_scenario``).
+        Every problem of the file, one line each (``analyzer.scenario.load_scenario``); a
+        question's key its own arms cannot have (``answers.check_questions``).
     """
     if isinstance(path_or_scenario, Scenario):
         return path_or_scenario
-    return load_scenario(path_or_scenario)
+    scenario = load_scenario(path_or_scenario)
+    answers.check_questions(scenario, "simulate")  # the keys of the file's own arms
+    return scenario
 
 
 def defaults_in_use(scenario: Scenario) -> dict[str, list[Any]]:

@@ -92,6 +92,9 @@ def test_an_unknown_arm_key_is_refused_before_a_game_is_played(write_scenario, t
     assert f"{path}: questions[0].finding: unknown finding key 'policy:no-sultn:bold'" in lines[0]
     assert "did you mean 'policy:no-sultan:bold'" in lines[0]
     assert not (out / "games.parquet").exists()
+    proc = _cli("validate", str(path))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "did you mean 'policy:no-sultan:bold'" in proc.stderr
 
 
 def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scenario, tmp_path):

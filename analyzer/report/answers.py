@@ -370,6 +370,8 @@ def _label(answer: Answer) -> str:
         return f"{parts[2]} in {parts[1]}"
     if parts[0] in ("first_player", "score_mean"):
         return ("start player " if parts[0] == "first_player" else "mean score ") + parts[-1]
+    if parts[0] in ("score", "start_adv") and len(parts) == 2:
+        return f"{parts[1]}: {'mean score' if parts[0] == 'score' else 'start player'}"
     return key if len(key) <= 34 else key[:33] + "…"
 
 
@@ -438,7 +440,7 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
         if conds:
             handles, labels = axes[0].get_legend_handles_labels()
             if handles:
-                fig.legend(handles, labels, loc="lower center", fontsize=7, ncol=2,
+                fig.legend(handles, labels, loc="outside lower center", fontsize=7, ncol=2,
                            frameon=False, title="robustness conditions", title_fontsize=7)
         fig.suptitle("Answers with 95 % intervals" + (" and each robustness condition"
                                                      if conds else ""), fontsize=9)
