@@ -244,7 +244,7 @@ def test_the_caveats_box_says_what_acted_once():
                                      "share": 0.0}]}]}
     text = answers.caveats(acted, {"base": [{"name": "rule_a"}, {"name": "rule_b"}]}, "[x](#y)")
     assert text.startswith("**What these answers rest on:**")
-    assert "a guessed face was revealed (`rule_a`): 70.0 % of games" in text
+    assert "a guessed face was revealed (`rule_a`) in 70.0 %" in text
     assert "`rule_b`" not in text  # it never acted
     assert "2 rule values of this run are labelled defaults" in text and "[x](#y)" in text
 

@@ -37,6 +37,7 @@ from analyzer.report.findings import replay_command
 HEADING = "Answers"
 CAVEATS = "What these answers rest on"
 CHART = "answers.png"
+MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every one
 MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
 APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
 # finding-key families whose keys follow from a study's arms and seats, before a game is played
@@ -469,15 +470,18 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
         whats = {c["column"]: (c["default"], c["what"]) for c in acted["counters"]}
         used = sorted((r for r in arm["counters"] if r["in_use"] and r["acted"]),
                       key=lambda r: -r["share"])
-        parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`): "
-                 f"{_share(r['share'])} of games" for r in used]
+        parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`) in "
+                 f"{_share(r['share'])}" for r in used[:MAX_CAVEATS]]
+        if len(used) > MAX_CAVEATS:
+            parts.append(f"{len(used) - MAX_CAVEATS} more, each in at most "
+                         f"{_share(used[MAX_CAVEATS]['share'])}")
     if not names and not parts:
         return (f"**{CAVEATS}:** no labelled default (guessed content or unsourced rule value) "
                 "is in use in this run.")
     head = f"**{CAVEATS}:** "
     if parts:
-        head += (f"in the games of `{arm['variant']}`, guessed content and rule defaults "
-                 "acted — " + "; ".join(parts) + ". ")
+        head += (f"guessed content and rule defaults acted in these shares of the games of "
+                 f"`{arm['variant']}`: " + "; ".join(parts) + ". ")
     elif arm is not None:
         head += "no counted labelled default acted in the games. "
     if names:
