@@ -371,6 +371,10 @@ def _label(answer: Answer) -> str:
         return f"{parts[2]} in {parts[1]}"
     if parts[0] in ("first_player", "score_mean"):
         return ("start player " if parts[0] == "first_player" else "mean score ") + parts[-1]
+    if parts[0] in ("win_rate", "item") and len(parts) == 2:
+        return f"{parts[1]}: {'win rate' if parts[0] == 'win_rate' else 'value'}"
+    if parts[0] == "rating_gap" and len(parts) == 3:
+        return f"{parts[1]} above {parts[2]}"
     if parts[0] in ("score", "start_adv") and len(parts) == 2:
         return f"{parts[1]}: {'mean score' if parts[0] == 'score' else 'start player'}"
     return key if len(key) <= 34 else key[:33] + "…"
@@ -389,7 +393,10 @@ def table(answers: Sequence[Answer], run_dir: Path | None,
         row["example game"] = (f"`{replay_command(run_dir, int(ex[0]), r.get('example_variant') or BASE)}`"
                                if ex else "–")
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if len(out) and (out["example game"] == "–").all():  # no answer is about particular games
+        out = out.drop(columns="example game")
+    return out
 
 
 def _scaled(record: Mapping[str, Any], name: str) -> float:
@@ -435,7 +442,7 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
                            color="#999", lw=1, ls="--")
             ax.set_yticks(range(len(mine)), [_label(a) for a in mine], fontsize=8)
             ax.set_ylim(len(mine) - 0.5, -0.6)
-            ax.set_xlabel(unit or "value", fontsize=8)
+            ax.set_xlabel(unit or "value (its own unit: see the answer)", fontsize=8)
             ax.tick_params(axis="x", labelsize=8)
             ax.grid(axis="x", alpha=0.3)
         if conds:
