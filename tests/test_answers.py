@@ -193,8 +193,14 @@ def test_a_player_count_sweep_answers_per_count(write_scenario, tmp_path):
 def test_ablate_tournament_and_tune_open_with_their_answers(toy_file, tmp_path):
     from test_tournament import POOL
 
+    shipped = (ROOT / "scenarios" / "cartus-first-game.toml").read_text()
     res = api.ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=24, jobs=1,
-                     out=tmp_path / "ab", progress=False)
+                     out=tmp_path / "declared", progress=False)
+    got = _summary(res)["results"]["answers"]  # the file's question, answered by the ablation
+    assert got["declared"] and [a["key"] for a in got["answers"]] == ["first_player:base"]
+    plain = tmp_path / "plain.toml"
+    plain.write_text(shipped.split("[[questions]]")[0])
+    res = api.ablate(plain, games=24, jobs=1, out=tmp_path / "ab", progress=False)
     got = _summary(res)["results"]["answers"]["answers"]
     assert got and all(a["key"].startswith("item:") for a in got)
     assert [a["estimate"] for a in got] == sorted((a["estimate"] for a in got), reverse=True)
