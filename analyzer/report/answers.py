@@ -222,6 +222,7 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     scores = {r["variant"]: r for r in (results.get("balance") or {}).get("arms") or []}
     scores.update({r["variant"]: r for r in (results.get("players") or {}).get("arms") or []})
     out: list[Answer] = []
+    means: list[Answer] = []  # after the start player's advantage at every count
     for arm in _arms(run):
         fp = first.get(arm)
         if fp is not None and not _missing(fp.get("advantage")):
@@ -230,10 +231,10 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
                         fp.get("advantage_lo"), fp.get("advantage_hi"), "pp", 100, 1, 0.0)
         sc = scores.get(arm) or {}
         if not _missing(sc.get("score")):
-            out += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
+            means += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
                         arm, sc["score"], sc.get("score_lo"), sc.get("score_hi"), "points", 1, 2,
                         None)
-    return out
+    return out + means
 
 
 def _own(ask: str, key: str, what: str, arm: str, estimate: float, lo: Any, hi: Any, unit: str,
