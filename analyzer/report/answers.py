@@ -64,7 +64,7 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
     its findings (``declared``)."""
     if kind == "tournament":
         names = {s.name for arm in scenario.arms for s in arm.seats}
-        return {"win_rate": {f"win_rate:{n}" for n in names}}
+        return {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
     if studies.study_kind(kind).own_report:
         return {}
     out: dict[str, set[str]] = {f: set() for f in ARM_FAMILIES}
