@@ -1,4 +1,4 @@
-"""The Answers table that opens every report (issue #25 §1–§3): questions declared in study
+"""The Answers table that opens every report (issue #25, parts 1–3): questions declared in study
 files, checked where their keys can be known; each study kind's own answers in a fixed order;
 the answers in ``summary.json``; the caveats said once."""
 
@@ -48,7 +48,7 @@ def _cli(*args: str) -> _Done:
     return _Done(CliRunner().invoke(app, list(args)))
 
 
-# ------------------------------------------------------------------ §1 questions
+# ------------------------------------------------------------------ 1. questions
 
 
 def test_questions_are_read_and_written_back(write_scenario):
@@ -139,7 +139,7 @@ def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path
     assert "What does leaving the Sultan out do to the bold player?" in md.split("## Key")[0]
 
 
-# ------------------------------------------------------------------ §2 fixed order per kind
+# ------------------------------------------------------------------ 2. fixed order per kind
 
 
 def test_simulate_answers_each_variant_on_its_players_then_the_start_player(toy_file,
@@ -236,7 +236,7 @@ def test_an_unknown_pool_entrant_key_is_one_line(tmp_path):
     assert "did you mean 'win_rate:strong'" in proc.stderr
 
 
-# ------------------------------------------------------------------ §3 caveats once
+# ------------------------------------------------------------------ 3. caveats once
 
 
 def test_the_caveats_box_says_what_acted_once():
