@@ -765,7 +765,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
             size = chunk_size or _chunk(c.scenario.games)
             if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
                 shutil.rmtree(target.path, ignore_errors=True)
-            simulate(c.scenario, jobs=jobs, backend=backend, scheduler=scheduler,
+            simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend, scheduler=scheduler,
                      out=target.path, chunk_size=size, resume=True, force=True,
                      progress=progress)
         base.dir.saved = (f"the base run and all {len(conditions)} conditions finished in "

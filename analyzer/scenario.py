@@ -50,11 +50,12 @@ from analyzer.games.base import GameSpec, build_policy
 
 TOP_KEYS = (
     "name", "description", "game", "expansions", "players", "games", "seed", "seat_rotation",
-    "rules", "seats", "variants",
+    "rules", "seats", "variants", "questions",
 )
 SEAT_KEYS = ("policy", "params", "params_file", "name")
 PARAMS_FILE_KEYS = ("game", "policy", "params")
 VARIANT_KEYS = ("name", "description", "rules", "seats", "players")
+QUESTION_KEYS = ("ask", "finding")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
 MAX_GAMES = 100_000_000  # games per variant; more would take days and terabytes of records
@@ -86,6 +87,16 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class Question:
+    """One ``[[questions]]`` entry: ``ask``, the question in words, and ``finding``, the key of
+    the key finding or measured figure of the run that answers it (``analyzer findings
+    RUN_DIR`` lists a run's keys); the report's Answers table opens with it (issue #25)."""
+
+    ask: str
+    finding: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A validated scenario. ``arms[0]`` is the base (named ``"base"``), then the variants.
 
@@ -107,6 +118,7 @@ class Scenario:
     seat_rotation: bool
     arms: tuple[Arm, ...]
     description: str = ""
+    questions: tuple[Question, ...] = ()
 
     @property
     def spec(self) -> GameSpec:
@@ -135,12 +147,14 @@ class Scenario:
                  "rules": dict(a.rules), "seats": [_seat_dict(s) for s in a.seats]}
                 for a in self.arms[1:]
             ]
+        if self.questions:
+            out["questions"] = [{"ask": q.ask, "finding": q.finding} for q in self.questions]
         return out
 
     def fingerprint(self) -> str:
         """A hash of the rules, seats and variants (not ``seed``, ``games`` or ``name``)."""
         data = self.to_dict()
-        for key in ("name", "description", "games", "seed"):
+        for key in ("name", "description", "games", "seed", "questions"):
             data.pop(key, None)
         for v in data.get("variants", []):
             v.pop("description", None)
@@ -264,9 +278,30 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
                 where = "rules" if arm.name == BASE else f"variants[{i - 1}].rules"
                 check_rules(spec, arm.players or players, head.expansions, arm.rules, where,
                             fail)
+    questions: tuple[Question, ...] = ()
+    with each():
+        questions = parse_questions(data, fail)
     problems.raise_any()
     return Scenario(file, head.name, spec.name, tuple(head.expansions), players, head.games,
-                    head.seed, rotation, tuple(arms), head.description)
+                    head.seed, rotation, tuple(arms), head.description, questions)
+
+
+def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
+    """The ``[[questions]]`` of a scenario or pool: each a table of ``ask`` and ``finding``,
+    both non-empty strings. Whether ``finding`` names a key of the run is checked where the
+    keys can be known (``analyzer.report.answers``)."""
+    out = []
+    for j, entry in enumerate(typed(data, "questions", list, fail, default=[])):
+        at = f"questions[{j}]"
+        known_keys(entry, at, QUESTION_KEYS, fail)
+        texts = [typed(entry, k, str, fail, where=at).strip() for k in QUESTION_KEYS]
+        for key, text in zip(QUESTION_KEYS, texts):
+            if not text:
+                fail(f"{at}.{key}", "must not be empty" + (
+                    " (a key as `analyzer findings RUN_DIR` lists, e.g. first_player:base)"
+                    if key == "finding" else ""))
+        out.append(Question(*texts))
+    return tuple(out)
 
 
 def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], head: Head,
@@ -447,13 +482,15 @@ def to_toml(scenario: Scenario) -> str:
     data = scenario.to_dict()
     lines = []
     for key, value in data.items():
-        if key not in ("rules", "seats", "variants"):
+        if key not in ("rules", "seats", "variants", "questions"):
             lines.append(f"{key} = {toml_value(value)}")
     lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
     for seat in data["seats"]:
         lines += ["", "[[seats]]"] + [f"{k} = {toml_value(v)}" for k, v in seat.items()]
     for var in data.get("variants", []):
         lines += ["", "[[variants]]"] + [f"{k} = {toml_value(v)}" for k, v in var.items()]
+    for q in data.get("questions", []):
+        lines += ["", "[[questions]]"] + [f"{k} = {toml_value(v)}" for k, v in q.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -14,8 +14,9 @@ run is ``simulate``) and the command that runs it. Its entry in ``STUDIES`` name
 - ``results``: where its numbers are in ``summary.json["results"]``,
 - ``half_width``: what ``--target-ci`` narrows (``None``: every reported win-rate interval,
   ``analyzer.precision.max_half_width``),
-- ``answers``: the function that gives the study's answers in a fixed order — the report's
-  Answers table (issue #25); ``None`` until a study kind has one.
+- ``answers``: the function that gives the study's answers in a fixed order when the study
+  file declares no ``[[questions]]`` — the report's Answers table (issue #25,
+  ``analyzer.report.answers``).
 
 Functions are named by dotted path (``"module:function"``, ``load``) and imported when used,
 so this module imports no study and the registry makes no import cycle.
@@ -30,6 +31,7 @@ from typing import Any
 
 # the run flags every study command takes (``analyzer.study_cli``), as API keyword arguments
 # (``quiet`` is the API's ``progress=False``)
+ANSWERS = "analyzer.report.answers"  # the module of every study kind's ``answers``
 RUN_FLAGS = ("games", "seed", "jobs", "backend", "scheduler", "chunk_size", "out", "resume",
              "force", "quiet", "csv")
 
@@ -81,36 +83,44 @@ class StudyKind:
 
 STUDIES: dict[str, StudyKind] = {s.kind: s for s in (
     StudyKind("simulate", "run", "Run a scenario, store the records and write the report.",
-              "analyzer.api:simulate", "analyzer.study_cli:simulate"),
+              "analyzer.api:simulate", "analyzer.study_cli:simulate",
+              answers=f"{ANSWERS}:simulate"),
     StudyKind("compare", "comparison",
               "Play several scenarios on the same game seeds; paired differences.",
               "analyzer.compare:compare", "analyzer.study_cli:compare",
-              section="analyzer.report.compare:section", results=("studies", "compare")),
+              section="analyzer.report.compare:section", results=("studies", "compare"),
+              answers=f"{ANSWERS}:compare"),
     StudyKind("sweep", "sweep",
               "One variant per parameter value on shared seeds; the metric against the value.",
               "analyzer.sweep:sweep", "analyzer.study_cli:sweep", "{name}-sweep",
-              section="analyzer.report.sweep:section", results=("studies", "sweep")),
+              section="analyzer.report.sweep:section", results=("studies", "sweep"),
+              answers=f"{ANSWERS}:sweep"),
     StudyKind("ablate", "ablation", "Value of each item in play, by leaving it out.",
               "analyzer.ablate:ablate", "analyzer.study_cli:ablate", "{name}-ablate",
-              section="analyzer.report.ablate:section", results=("studies", "ablate")),
+              section="analyzer.report.ablate:section", results=("studies", "ablate"),
+              answers=f"{ANSWERS}:ablate"),
     StudyKind("tournament", "tournament",
               "Rate players on common seeds (Plackett–Luce, head to head).",
               "analyzer.tournament:tournament", "analyzer.study_cli:tournament",
-              own_report="analyzer.report.tournament", appendix=False,
+              own_report="analyzer.report.tournament",
               results=("tournament",),
-              half_width="analyzer.precision:entrant_half_width"),
+              half_width="analyzer.precision:entrant_half_width",
+              answers=f"{ANSWERS}:tournament"),
     StudyKind("tune", "tuning",
               "Fit one seat's policy parameters (CMA-ES), checked on fresh seeds.",
               "analyzer.tune:tune", "analyzer.study_cli:tune", "{name}-tune-seat{seat}",
-              own_report="analyzer.report.tuning", results=("tune",)),
+              own_report="analyzer.report.tuning", results=("tune",),
+              answers=f"{ANSWERS}:tune"),
     StudyKind("robustness", "robustness check",
               "Do the key findings hold for other players and other rule defaults?",
               "analyzer.robustness:robustness", "analyzer.study_cli:robustness",
-              section="analyzer.report.robustness:section", results=("robustness",)),
+              section="analyzer.report.robustness:section", results=("robustness",),
+              answers=f"{ANSWERS}:simulate"),
     StudyKind("balance", "balance search",
               "Find the rule or table value that brings a finding to a target, checked on "
               "fresh seeds.", "analyzer.balance:balance", "analyzer.study_cli:balance",
-              "{name}-balance", own_report="analyzer.report.balancing", results=("balance",)),
+              "{name}-balance", own_report="analyzer.report.balancing", results=("balance",),
+              answers=f"{ANSWERS}:balance"),
 )}
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 from analyzer import __version__, report, runner, studies, tablediff
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
+from analyzer.report import answers
 from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
 
@@ -74,11 +75,14 @@ def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
     Raises
     ------
     ScenarioError
-        Every problem of the file, one line each (``analyzer.scenario.load_scenario``).
+        Every problem of the file, one line each (``analyzer.scenario.load_scenario``); a
+        question's key its own arms cannot have (``answers.check_questions``).
     """
     if isinstance(path_or_scenario, Scenario):
         return path_or_scenario
-    return load_scenario(path_or_scenario)
+    scenario = load_scenario(path_or_scenario)
+    answers.check_questions(scenario, "simulate")  # the keys of the file's own arms
+    return scenario
 
 
 def defaults_in_use(scenario: Scenario) -> dict[str, list[Any]]:
@@ -181,6 +185,7 @@ class StudyRun:
         """Play every arm of ``scenario`` (default: the prepared one) on shared seeds into
         ``chunks/`` (to ``target_ci`` if set), then ``finish``."""
         scenario = self.scenario if scenario is None else scenario
+        answers.check_questions(scenario, self.kind)  # before a game is played (issue #25)
         spec = scenario.spec
         arms = runner.plan_arms(scenario)
         common = {"rotate": scenario.seat_rotation, "fingerprint": self.fingerprint(scenario),
@@ -221,6 +226,7 @@ class StudyRun:
                       "seats": [s.name for s in a.seats], "players": scenario.arm_players(a)}
                      for a in scenario.arms],
             "defaults": defaults_facts(scenario),
+            "questions": [{"ask": q.ask, "finding": q.finding} for q in scenario.questions],
             # what each user data table changes, read now: the report is re-rendered from these
             "tables": tablediff.run_facts(scenario.spec.tables,
                                           [(a.name, a.rules) for a in scenario.arms]),

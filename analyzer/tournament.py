@@ -56,10 +56,12 @@ from analyzer.games.base import GameSpec
 from analyzer.keywords import checked
 from analyzer.scenario import (
     Arm,
+    Question,
     Scenario,
     Seat,
     check_rules,
     parse_head,
+    parse_questions,
     parse_seat,
     read_toml,
     toml_key,
@@ -70,7 +72,7 @@ from analyzer.scenario import (
 from analyzer.study_run import Results, prepare
 
 POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "seed", "rules",
-             "entrants", "seatings", "seat_orders")
+             "entrants", "seatings", "seat_orders", "questions")
 SEAT_ORDERS = ("rotations", "all")
 ALL_SEATINGS_MAX = 60  # every seating is played up to this many; above, a balanced sample
 MAX_ARMS = 2000  # seat orders in all (each is an arm of the run)
@@ -105,6 +107,7 @@ class Pool:
     entrants: tuple[Seat, ...]
     seatings: int | None = None
     seat_orders: str = "rotations"
+    questions: tuple[Question, ...] = ()
 
     @property
     def spec(self) -> GameSpec:
@@ -124,6 +127,8 @@ class Pool:
         out["rules"] = dict(self.rules)
         out["entrants"] = [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
                            for e in self.entrants]
+        if self.questions:
+            out["questions"] = [{"ask": q.ask, "finding": q.finding} for q in self.questions]
         return out
 
 
@@ -167,7 +172,8 @@ def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None
     if sample is not None and sample < 1:
         fail("seatings", f"must be at least 1 (got {sample})")
     pool = Pool(file, head.name, head.description, head.spec.name, head.expansions, head.players,
-                head.games, head.seed, dict(head.rules), tuple(entrants), sample, orders)
+                head.games, head.seed, dict(head.rules), tuple(entrants), sample, orders,
+                parse_questions(data, fail))
     arms = len(schedule(pool))
     if arms > MAX_ARMS:
         fail("seat_orders" if orders == "all" else "seatings",
@@ -291,17 +297,20 @@ def as_scenario(pool: Pool, deals: int) -> Scenario:
                      " vs ".join(pool.entrants[e].name for e in t.who))
                  for t in tables)
     return Scenario(pool.file, pool.name, pool.game, pool.expansions, pool.players, deals,
-                    pool.seed, False, arms, pool.description)
+                    pool.seed, False, arms, pool.description, pool.questions)
 
 
 def pool_toml(pool: Pool) -> str:
     """The pool as TOML (entrants' parameters spelled out), for the run's ``pool.toml``;
     ``load_pool`` reads it back to an equal pool."""
     data = pool.to_dict()
-    lines = [f"{k} = {toml_value(v)}" for k, v in data.items() if k not in ("rules", "entrants")]
+    lines = [f"{k} = {toml_value(v)}" for k, v in data.items()
+             if k not in ("rules", "entrants", "questions")]
     lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
     for entrant in data["entrants"]:
         lines += ["", "[[entrants]]"] + [f"{k} = {toml_value(v)}" for k, v in entrant.items()]
+    for q in data.get("questions", []):
+        lines += ["", "[[questions]]"] + [f"{k} = {toml_value(v)}" for k, v in q.items()]
     return "\n".join(lines) + "\n"
 
 

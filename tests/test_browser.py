@@ -249,3 +249,54 @@ def test_wide_tables_scroll_in_their_box_at_1280(browser, wide_html, report_html
     boxes = dt.js(_BOXES)
     assert boxes and all(b["clipped"] == 0 and b["scrolls"] and not b["tall"] for b in boxes)
     assert dt.errors() == []
+
+
+FIRST_SCREEN = (1280, 800)  # a laptop browser window: the Answers must be seen without scrolling
+
+
+@pytest.fixture(scope="module")
+def simulate_html(tmp_path_factory):
+    """A simulate report of the toy game: variants, several policies, key findings."""
+    from conftest import TOY_SCENARIO
+
+    from analyzer.api import simulate
+
+    folder = tmp_path_factory.mktemp("browser-simulate")
+    scen = folder / "toy.toml"
+    scen.write_text(TOY_SCENARIO)
+    return simulate(scen, games=60, jobs=1, out=folder / "run", progress=False).out_dir / "report.html"
+
+
+# The Answers box (table and chart): where its parts are on the page, in CSS pixels
+_ANSWERS = """(function(){var box=document.getElementById('answers-box');
+var h=Array.from(document.querySelectorAll('h2')).find(function(x){return x.id==='answers';});
+function r(e){var b=e.getBoundingClientRect();return {top:b.top,bottom:b.bottom,left:b.left,
+right:b.right,width:b.width,height:b.height};}
+var img=box.querySelector('figure img');
+return {heading:r(h), first_h2:document.querySelector('h2').id, table:r(box.querySelector('table')),
+rows:box.querySelectorAll('tbody tr').length, chart:r(img), loaded:img.naturalWidth>0};})()"""
+
+
+@pytest.mark.parametrize("page", ["simulate_html", "report_html"])
+def test_the_answers_and_their_chart_are_in_the_first_screen(browser, page, request):
+    """At 1280×800 the report opens with the Answers: the first heading, its table with a row
+    per answer and its chart both wholly inside the first screen, side by side."""
+    dt = browser
+    width, height = FIRST_SCREEN
+    dt.call("Page.enable")
+    dt.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+            deviceScaleFactor=1, mobile=False)
+    dt.events.clear()
+    dt.call("Page.navigate", url=request.getfixturevalue(page).as_uri())
+    dt.wait_for("Page.loadEventFired")
+    got = dt.js(_ANSWERS)
+    assert got["first_h2"] == "answers" and got["rows"] >= 2 and got["loaded"]
+    for part in ("heading", "table", "chart"):
+        box = got[part]
+        assert box["top"] >= 0 and box["bottom"] <= height, (part, box)
+        assert box["right"] <= width and box["height"] > 0
+    assert got["chart"]["left"] >= got["table"]["right"] - 1  # beside the table, not under it
+    shot = dt.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"first-screen-{page}.png").write_bytes(base64.b64decode(shot["data"]))
+    assert dt.errors() == []

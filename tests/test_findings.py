@@ -277,13 +277,15 @@ def test_pyramidion_findings_pick_the_strongest_source_and_skip_a_mirrored_polic
 
 
 def test_a_report_starts_with_key_findings_whose_example_replays_the_claim(toy_file, tmp_path):
-    """The toy study's report opens with Key findings; summary.json holds them; the example
+    """The toy study's report opens with the Answers, then Key findings; summary.json holds
+    them; the example
     game of the start-player finding, replayed with the command the report gives, is a game
     the start player won (toy: the start player is seat 0)."""
     res = api.simulate(toy_file, out=tmp_path / "run", jobs=1)
     md = (res.out_dir / "report.md").read_text()
-    assert md.split("\n## ")[1].startswith("Key findings")
-    top = md.split("\n## ")[1]
+    assert md.split("\n## ")[1].startswith("Answers")
+    assert md.split("\n## ")[2].startswith("Key findings")
+    top = md.split("\n## ")[2]
     assert "Holds after Holm" in top or "Not significant after Holm" in top
     found = json.loads((res.out_dir / "summary.json").read_text())["results"]["findings"]
     start = next(f for f in found["findings"] if f["key"] == "first_player:base")

@@ -314,7 +314,7 @@ def test_labelled_defaults_are_counted_at_the_top_and_listed_last(rattus_run):
     appendix heading's id in the HTML as in GitHub's Markdown."""
     md = _md(rattus_run)
     heads = re.findall(r"^## (.*)$", md, re.MULTILINE)
-    assert heads[0] == "Key findings" and heads[1] == "This run"
+    assert heads[:3] == ["Answers", "Key findings", "This run"]
     assert heads[-1] == "Appendix: labelled defaults in use"
     run = _run(rattus_run)
     names = [d["name"] for d in run["defaults"]["base"]]

@@ -31,11 +31,11 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import studies
+from analyzer import finding_keys, studies
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import citations, findings, guesses, records, robustness
+from analyzer.report import answers, citations, findings, guesses, records, robustness
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc, correction_of
 from analyzer.report.files import atomic_write
@@ -84,7 +84,7 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None =
           f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
           f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
           f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
-    doc.p(defaults_line(run.get("defaults", {}), options, acted))
+    doc.p(defaults_line(run.get("defaults", {}), options))  # how often: the Answers box
     if run.get("games_per_second"):
         k = len(variants)
         total = int(run.get("games_played", 0) or n * k)
@@ -139,7 +139,8 @@ def _appendix(doc: Doc, run: dict, run_dir: Path | None, acted: dict | None = No
     """The labelled defaults of the run, last in the report (``defaults_line`` links here),
     and how often each counted one acted (``guesses.section``)."""
     defaults = run.get("defaults", {})
-    base_defaults = defaults.get("base", [])
+    # a tournament's arms are seat orders of one table: the first holds its defaults
+    base_defaults = defaults.get("base") or next(iter(defaults.values()), [])
     doc.h(APPENDIX)
     if base_defaults:
         doc.p("These rule values are `[GAP → DEFAULT]` choices of the rules file, not sourced from "
@@ -148,7 +149,7 @@ def _appendix(doc: Doc, run: dict, run_dir: Path | None, acted: dict | None = No
                                  "section": citations.linked(d.get("section", ""), run_dir)}
                                 for d in base_defaults]))
     else:
-        doc.p("No rule value in use is a labelled default." if "base" in defaults
+        doc.p("No rule value in use is a labelled default." if defaults
               else "(Not recorded for this run.)")
     for name, values in defaults.items():
         extra = [d for d in values if d not in base_defaults]
@@ -228,14 +229,18 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     """
     games, seats = records.as_table(games), records.as_table(seats)
     study = studies.of_run(run)
-    # Answers first (issue #25): a study kind's ``answers`` go here, above everything else
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
         results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
                                                                          run_dir)}
+        spec = _known_game(run)
+        acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
+        # the Answers (issue #25) right under the title and the description
+        at = int(bool(run.get("description")) and doc.blocks[:1] == [("p", run["description"])])
+        results["answers"] = answers.section(
+            doc, run, finding_keys.of_summary({"run": run, "results": results}), results, at,
+            run_dir, acted=acted)
         if study.appendix:
-            spec = _known_game(run)
-            _appendix(doc, run, run_dir,
-                      guesses.measure(games, spec.guesses, run) if spec is not None else None)
+            _appendix(doc, run, run_dir, acted)
         return results
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(run.get("players") or head["n_players"].iloc[0])
@@ -258,6 +263,9 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
                                            run_dir, at=top, robust=robust)
     # the robustness check of this run (``analyzer robustness``): its section, or what is
     # missing when the check stopped between its conditions
+    # the Answers (issue #25) above the key findings, right under the description
+    results["answers"] = answers.section(doc, run, results["findings"]["findings"], results,
+                                         top, run_dir, robust, acted)
     key = studies.STUDIES["robustness"].results[0]
     if robust is not None:
         numbers = {k: i for i, k in enumerate(results["findings"]["shown"], 1)}

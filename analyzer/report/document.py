@@ -24,7 +24,7 @@ BASE = "base"  # the arm every variant is compared with (``scenario.BASE``)
 @dataclass
 class Doc:
     """A report as a list of blocks: ``("h", text)``, ``("p", text)``, ``("table", DataFrame)``,
-    ``("chart", file name, caption)``; charts are written to ``chart_dir`` as they are added."""
+    ``("chart", file name, caption)``, ``("side", DataFrame, file name, caption)``; charts are written to ``chart_dir`` as they are added."""
 
     chart_dir: Path
     blocks: list[tuple] = field(default_factory=list)
@@ -45,6 +45,12 @@ class Doc:
         """Draw a chart with ``draw(ax)``, write it to ``chart_dir / name`` (PNG) and add it."""
         charts.save_png(draw, self.chart_dir / name, size)
         self.blocks.append(("chart", name, caption))
+
+    def side(self, df: pd.DataFrame, name: str, caption: str, draw: Callable,
+             size=(5.0, 3.0)) -> None:
+        """A table with a chart beside it (the Answers), as ``table`` and ``chart``."""
+        charts.save_png(draw, self.chart_dir / name, size)
+        self.blocks.append(("side", df, name, caption))
 
 
 def pct(rate: float, lo: float, hi: float) -> str:

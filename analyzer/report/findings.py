@@ -578,9 +578,12 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
         scale, unit, digits = (100, "pp", 1) if metric == "won" else (1, "", 2)
         against, values = (_policy_reference(seats, var, pol, cache) if metric == "won"
                            else (f"the same seats of `{BASE}`", None))
+        # the sweep table's ``lo``/``hi`` are the arm's own value's; its difference's are
+        # ``d_lo``/``d_hi``
+        lo, hi = (r["d_lo"], r["d_hi"]) if "d_lo" in r else (r["lo"], r["hi"])
         out.append(Finding(
             f"In `{var}`, `{pol}` changes its {what} by {{value}} against {against}"
-            + (f" (paired on {n} games)" if n else ""), r["diff"], r["lo"], r["hi"],
+            + (f" (paired on {n} games)" if n else ""), r["diff"], lo, hi,
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
             examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
             example_variant=var,
@@ -790,6 +793,20 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
 
 
 def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
+    """A finding's own caveat: only where its arm's games lean on other labelled defaults than
+    the base's (those common to the run are said once, in the report's "What these answers
+    rest on" box, issue #25)."""
+    if not acted or f.example_variant == BASE:
+        return ""
+
+    def acting(variant: str) -> set[str] | None:
+        arm = next((a for a in acted["arms"] if a["variant"] == variant), None)
+        return None if arm is None else {r["column"] for r in arm["counters"]
+                                         if r["in_use"] and r["acted"]}
+
+    mine, base = acting(f.example_variant), acting(BASE)
+    if mine is None or base is None or mine == base:
+        return ""
     clause = guesses.lean_clause(acted, f.example_variant)
     return f" {clause}" if clause else ""
 

@@ -43,6 +43,8 @@ def to_markdown(title: str, blocks: list[tuple]) -> str:
             out += [md_table(block[1]), ""]
         elif kind == "chart":
             out += [f"![{block[2]}](charts/{block[1]})", ""]
+        elif kind == "side":  # a table with its chart: one under the other
+            out += [md_table(block[1]), "", f"![{block[3]}](charts/{block[2]})", ""]
     return "\n".join(out)
 
 
@@ -72,6 +74,10 @@ th.sortable{cursor:pointer;white-space:nowrap}
 th.sortable:hover{background:#e6e6e6}
 th[aria-sort=ascending]::after{content:" ▲";font-size:.75em}
 th[aria-sort=descending]::after{content:" ▼";font-size:.75em}
+.side{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
+.side>.scroll{flex:1 1 36rem;width:auto;max-height:none;font-size:.8rem}
+.side td,.side th{padding:.15rem .4rem}
+.side>figure{flex:0 1 26rem;margin:.5rem 0}
 """
 
 # Click a heading to sort its table; numbers (leading number of "25.3 % [..]") sort as numbers.
@@ -139,11 +145,14 @@ def to_html(title: str, blocks: list[tuple], chart_dir: Path) -> str:
             out.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "table":
             out.append(html_table(block[1]))
-        elif kind == "chart":
-            data = base64.b64encode((chart_dir / block[1]).read_bytes()).decode("ascii")
-            out.append(f'<figure><img alt="{html.escape(block[2])}" '
-                       f'src="data:image/png;base64,{data}"><figcaption>{html.escape(block[2])}'
-                       "</figcaption></figure>")
+        elif kind in ("chart", "side"):
+            name, caption = block[-2:]
+            data = base64.b64encode((chart_dir / name).read_bytes()).decode("ascii")
+            figure = (f'<figure><img alt="{html.escape(caption)}" '
+                      f'src="data:image/png;base64,{data}"><figcaption>{html.escape(caption)}'
+                      "</figcaption></figure>")
+            out.append(figure if kind == "chart" else
+                       f'<div class="side" id="answers-box">{html_table(block[1])}{figure}</div>')
     out.append(f"<script>{_SORT_JS}</script>")
     out.append("</body></html>")
     return "\n".join(out)

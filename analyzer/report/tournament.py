@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import ratings
-from analyzer.report import charts, citations, findings
+from analyzer.report import charts, findings
 from analyzer.report.document import Doc, num, pct, rows_of
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
@@ -193,12 +193,7 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
     rules = (run.get("arms") or [{}])[0].get("rules", {})
     doc.p("Rules: " + ("; ".join(f"{k} = {_short(v)}" for k, v in rules.items())
                        or "the game's defaults") + ".")
-    defaults = next(iter((run.get("defaults") or {}).values()), [])
-    if defaults:
-        doc.p("Labelled defaults in use (`[GAP → DEFAULT]` choices of the rules file, not sourced "
-              "from a rulebook or seed; the ratings rest on them): " + "; ".join(
-                  f"{d['name']} = {_short(d['value'])} ({citations.linked(d.get('section', ''), run_dir)})"
-                  for d in defaults) + ".")
+    # the labelled defaults in use: the appendix table (``report._appendix``, issue #25)
     doc.h("Entrants")
     doc.table(pd.DataFrame([
         {"entrant": e["name"], "policy": e["policy"],

@@ -326,4 +326,6 @@ def test_s5_2_s4_3_a_report_shows_how_often_each_default_acted(tmp_path):
     appendix = md.split("## Appendix: labelled defaults in use")[1]
     row = next(line for line in appendix.splitlines() if line.startswith("| `tokens` |"))
     assert "| 100.0 % [" in row and "| not a default here |" in row
-    assert "a labelled default decided something in" in md.split("## This run")[1]
+    # how often they acted is said once, in the box under the Answers
+    assert "guessed content and rule defaults acted in these shares of the games of" in \
+        md.split("## Key findings")[0]

@@ -1,0 +1,579 @@
+"""The Answers table that opens every report, its chart, and the caveats it rests on (issue #25).
+
+Right under the title and the study's description a report shows one row per question: the
+question, the answer in one short sentence with its number, unit and 95 % interval, the
+robustness verdict when ``analyzer robustness`` ran on this run, and the replay command of an
+example game. The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
+key of a key finding or measured figure of the run (``analyzer findings RUN_DIR`` lists them);
+without any, the study kind's own answers in a fixed order (the study registry's ``answers``:
+``simulate``, ``compare``, ``sweep`` … below), never the largest effects. A chart beside the
+table draws each answer with its interval (one panel per unit) and, after a robustness check,
+one labelled point per condition. Under them one short box, "What these answers rest on": the
+guessed content and rule defaults that acted in the run's games, each with its share of games.
+
+Every answer is read from the run's finding records (``finding_keys``, ``findings._record``) or,
+for a sweep's per-value answers, from its sections' numbers, so this module names no game, card
+or game metric.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib import colormaps
+
+from analyzer import finding_keys, studies
+from analyzer.errors import OptionError, ScenarioError
+from analyzer.report import citations
+from analyzer.report.document import BASE, Doc
+from analyzer.report.findings import replay_command
+
+HEADING = "Answers"
+CAVEATS = "What these answers rest on"
+CHART = "answers.png"
+MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every one
+MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
+APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
+# finding-key families whose keys follow from a study's arms and seats, before a game is played
+ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players")
+ENTRANT_FAMILIES = ("win_rate",)
+# the study kinds that play the study file's own arms: a question's unknown key is an error
+AS_WRITTEN = ("simulate", "robustness", "tournament")
+# finding-key families only one study kind makes
+OWN_FAMILIES = {"tune": ("tuned_minus_start", "tuned_above_fair"),
+                "tournament": ("win_rate", "rating_gap"), "balance": ("balance",),
+                "ablate": ("item",)}
+
+Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (or None)
+
+
+# ------------------------------------------------------------------ checking the questions
+
+
+def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
+    """The finding keys a study of ``kind`` on ``scenario`` can have in the families that
+    follow from its arms (``ARM_FAMILIES``; a tournament's ``ENTRANT_FAMILIES``), by family.
+
+    A key of another family (a game's own, an item's, a tune's) is known only once the run has
+    its findings (``declared``)."""
+    if kind == "tournament":
+        names = {s.name for arm in scenario.arms for s in arm.seats}
+        return {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
+    if studies.study_kind(kind).own_report:
+        return {}
+    out: dict[str, set[str]] = {f: set() for f in ARM_FAMILIES}
+    out["first_player"] |= {f"first_player:{a.name}" for a in scenario.arms}
+    for arm in scenario.arms[1:]:
+        if scenario.arm_players(arm) == scenario.players:
+            out["score"].add(f"score:{arm.name}")
+            out["start_adv"].add(f"start_adv:{arm.name}")
+            out["policy"] |= {f"policy:{arm.name}:{s.name}" for s in arm.seats}
+        else:
+            out["players"] |= {f"players:{m}:{arm.name}" for m in ("start_adv", "score")}
+    return out
+
+
+def check_questions(scenario: Any, kind: str) -> None:
+    """Refuse, before a game is played, a question whose key cannot be one of this study's
+    (its family's keys follow from the arms: ``possible_keys``). Only a study that plays the
+    file's own arms (``AS_WRITTEN``) is checked: a sweep, an ablation or a tune makes arms of
+    its own, whose keys the file cannot know.
+
+    Raises
+    ------
+    ScenarioError
+        ``FILE: questions[i].finding: unknown finding key … (did you mean …?)``, one line per
+        bad key.
+    """
+    if kind not in AS_WRITTEN:
+        return
+    known = possible_keys(scenario, kind)
+    lines = []
+    for i, q in enumerate(getattr(scenario, "questions", ()) or ()):
+        family = q.finding.partition(":")[0]
+        if family in known and q.finding not in known[family]:
+            allowed = sorted(known[family])
+            close = difflib.get_close_matches(q.finding, allowed, n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
+                         f"{q.finding!r} for this {studies.word(kind)}{hint}; allowed in "
+                         f"family {family!r}: {', '.join(allowed) or 'none'}")
+    if lines:
+        raise ScenarioError.of(lines)
+
+
+def other_kind(key: str, kind: str) -> str:
+    """The study kind whose own key ``key`` is when that is not ``kind`` (``"tune"`` for
+    ``tuned_minus_start`` in a simulate run), else ``""``."""
+    family = key.partition(":")[0]
+    return next((k for k, fams in OWN_FAMILIES.items() if family in fams and k != kind), "")
+
+
+def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
+             file: str, kind: str = "simulate") -> tuple[list[Answer], list[str]]:
+    """The answers to the declared ``questions`` (``{ask, finding}``) from the run's finding
+    records, and a note for each question this study kind does not answer (a key of another
+    kind's, or, in a study that makes its own arms, a key its arms do not have).
+
+    Raises
+    ------
+    ScenarioError
+        ``FILE: questions[i].finding: unknown finding key … (did you mean …?); allowed: …``
+        (``finding_keys.lookup``), one line per unknown key, in a study that plays the file's
+        own arms (``AS_WRITTEN``).
+    """
+    out, notes, lines = [], [], []
+    for i, q in enumerate(questions):
+        try:
+            record = finding_keys.lookup(records, q["finding"], where="the run")
+        except OptionError as err:
+            other = other_kind(q["finding"], kind)
+            if other:
+                notes.append(f"`{q['finding']}` is answered by `analyzer {other}`")
+            elif kind not in AS_WRITTEN:
+                notes.append(f"`{q['finding']}` is not a key of this {studies.word(kind)} "
+                             "(it makes arms of its own; `analyzer findings` lists its keys)")
+            else:
+                lines.append(f"{file}: questions[{i}].finding: {err.message}")
+            continue
+        out.append({"ask": q["ask"], "key": q["finding"], "record": record})
+    if lines:
+        raise ScenarioError.of(lines)
+    return out, notes
+
+
+# ------------------------------------------------------------------ each study kind's answers
+
+
+def _by_key(records: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {str(r.get("key")): r for r in records}
+
+
+def _arms(run: Mapping[str, Any]) -> list[str]:
+    return [a["name"] for a in run.get("arms") or []] or [BASE]
+
+
+def _answer(ask: str, record: Mapping[str, Any] | None) -> list[Answer]:
+    return [] if record is None else [{"ask": ask, "key": str(record.get("key")),
+                                       "record": record}]
+
+
+def _start_player(found: Mapping[str, Mapping[str, Any]], arm: str = BASE) -> list[Answer]:
+    return _answer(f"Does the start player have an edge ({'base' if arm == BASE else arm})?",
+                   found.get(f"first_player:{arm}"))
+
+
+def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+             run: Mapping[str, Any]) -> list[Answer]:
+    """Each variant's paired effect on the players it is about (its policies' win-rate
+    changes; without several policies, its change of the mean score), then each arm of another
+    player count's change of the start player's advantage, then the start player's advantage."""
+    found = _by_key(records)
+    out: list[Answer] = []
+    for arm in _arms(run)[1:]:
+        about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
+        for r in about:
+            player = str(r["key"]).split(":", 2)[2]
+            out += _answer(f"What does `{arm}` do to `{player}`?", r)
+        if not about:
+            out += _answer(f"What does `{arm}` do to the mean score?", found.get(f"score:{arm}"))
+            out += _answer(f"What does `{arm}` do to the start player's edge?",
+                           found.get(f"players:start_adv:{arm}"))
+    return out + _start_player(found)
+
+
+def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+            run: Mapping[str, Any]) -> list[Answer]:
+    """The ranking of the compared scenarios: each against the first by its paired effect
+    (its policies' win rates, else the mean score), best first; then the start player."""
+    found = _by_key(records)
+    rows = []
+    for arm in _arms(run)[1:]:
+        about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
+        rows += [((f"How does `{arm}` rank against `{BASE}` for `"
+                   f"{str(r['key']).split(':', 2)[2]}`?"), r) for r in about]
+        if not about and f"score:{arm}" in found:
+            rows.append((f"How does `{arm}` rank against `{BASE}` (mean score)?",
+                         found[f"score:{arm}"]))
+    rows.sort(key=lambda qr: -_value(qr[1]))
+    return [a for ask, r in rows for a in _answer(ask, r)] + _start_player(found)
+
+
+def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+          run: Mapping[str, Any]) -> list[Answer]:
+    """Along the swept value, in its order. Across player counts: per arm the start player's
+    advantage and the mean score (their own values, from the sections' numbers); else each
+    value's paired effect on the players it is about (simulate's answers)."""
+    arms = run.get("arms") or []
+    if len({a.get("players") for a in arms}) < 2:
+        # the swept player (``NAME*``, sweep.py) is the one each value is about
+        swept = [r for r in records if str(r.get("key")).startswith("policy:")
+                 and str(r.get("key")).endswith("*")]
+        return simulate(swept or records, results, run) + (
+            _start_player(_by_key(records)) if swept else [])
+    studies_ = results.get("studies") or {}
+    first = {r["variant"]: r for r in (studies_.get("first_player") or {}).get("by_variant") or []}
+    scores = {r["variant"]: r for r in (results.get("balance") or {}).get("arms") or []}
+    scores.update({r["variant"]: r for r in (results.get("players") or {}).get("arms") or []})
+    out: list[Answer] = []
+    means: list[Answer] = []  # after the start player's advantage at every count
+    for arm in _arms(run):
+        fp = first.get(arm)
+        if fp is not None and not _missing(fp.get("advantage")):
+            out += _own(f"Start player's edge at `{arm}`?", f"first_player:{arm}",
+                        "The start player's advantage", arm, fp["advantage"],
+                        fp.get("advantage_lo"), fp.get("advantage_hi"), "pp", 100, 1, 0.0)
+        sc = scores.get(arm) or {}
+        if not _missing(sc.get("score")):
+            means += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
+                        arm, sc["score"], sc.get("score_lo"), sc.get("score_hi"), "points", 1, 2,
+                        None)
+    return out + means
+
+
+def _own(ask: str, key: str, what: str, arm: str, estimate: float, lo: Any, hi: Any, unit: str,
+         scale: float, digits: int, null: float | None) -> list[Answer]:
+    """An answer read from a section's numbers rather than a finding record (same fields)."""
+    record: dict[str, Any] = {"key": key, "estimate": estimate,
+                              "lo": math.nan if lo is None else lo,
+                              "hi": math.nan if hi is None else hi, "unit": unit,
+                              "scale": scale, "digits": digits, "signed": null is not None,
+                              "null": null, "example_variant": arm, "examples": []}
+    record["sentence"] = f"{what} in `{arm}`: {value_text(record)}"
+    return [{"ask": ask, "key": key, "record": record}]
+
+
+def ablate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+           run: Mapping[str, Any]) -> list[Answer]:
+    """The ranking of the items by their value to their heaviest user, largest first."""
+    items = sorted((r for r in records if str(r.get("key")).startswith("item:")),
+                   key=lambda r: -_value(r))
+    return [a for r in items for a in _answer(
+        f"What is `{str(r['key']).partition(':')[2]}` worth?", r)]
+
+
+def tournament(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+               run: Mapping[str, Any]) -> list[Answer]:
+    """The ranking: the best-rated entrant's gap to the next, then each entrant's win rate
+    against a fair seat's, best first."""
+    gap = [r for r in records if str(r.get("key")).startswith("rating_gap:")]
+    out = [a for r in gap for a in _answer("Which player is strongest, and by how much?", r)]
+    wins = sorted((r for r in records if str(r.get("key")).startswith("win_rate:")),
+                  key=lambda r: -_value(r))
+    return out + [a for r in wins for a in _answer(
+        f"How often does `{str(r['key']).partition(':')[2]}` win, against a fair seat?", r)]
+
+
+def tune(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+         run: Mapping[str, Any]) -> list[Answer]:
+    """Tuned − start on fresh seeds, then the tuned seat against a fair seat."""
+    found = _by_key(records)
+    return (_answer("How much do the tuned parameters gain (tuned − start)?",
+                    found.get("tuned_minus_start"))
+            + _answer("Does the tuned seat beat a fair seat?", found.get("tuned_above_fair")))
+
+
+def balance(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+            run: Mapping[str, Any]) -> list[Answer]:
+    """The balance search's answers in its report's order."""
+    return [a for r in records if str(r.get("key")).startswith("balance:")
+            for a in _answer("Which value brings the finding to its target?"
+                             if ":at_value:" in str(r["key"]) else
+                             "How much does that value change the finding?", r)]
+
+
+def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+             run: Mapping[str, Any]) -> list[Answer]:
+    """The study kind's answers in its fixed order (the registry's ``answers``); a kind
+    without one takes simulate's."""
+    ref = studies.of_run(run).answers or "analyzer.report.answers:simulate"
+    return studies.load(ref)(records, results, run)
+
+
+# ------------------------------------------------------------------ the table and chart
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _value(record: Mapping[str, Any]) -> float:
+    v = record.get("estimate")
+    return -math.inf if _missing(v) else float(v)
+
+
+def value_text(record: Mapping[str, Any]) -> str:
+    """The number with its unit and 95 % interval (``finding_keys.value_text``)."""
+    return finding_keys.value_text(record)
+
+
+_PLAIN_PARENS = re.compile(r" \((?![^()]*\[)[^()]*\)")  # a parenthesis without an interval
+
+
+def short_text(record: Mapping[str, Any]) -> str:
+    """The answer in one short sentence with its number, unit and 95 % interval: a phrase per
+    generic key family; a game's own finding, its sentence without its explanatory
+    parentheses (the key findings below keep them)."""
+    key = str(record.get("key") or "")
+    parts = key.split(":")
+    v = value_text(record)
+    what = "win rate" if record.get("unit") == "pp" else "mean"
+    phrases = {
+        "policy": lambda: f"`{parts[2]}`: {v} in {what}, paired with its seats in `{BASE}`.",
+        "first_player": lambda: f"The start player wins {v} more than a fair seat.",
+        "score": lambda: f"Mean score per seat-game: {v} against `{BASE}`.",
+        "start_adv": lambda: f"Start player's edge: {v} against `{BASE}`.",
+        "item": lambda: f"`{parts[1]}`: {v} in win rate to the seat that used it most.",
+        "win_rate": lambda: f"`{parts[1]}`: {v} above a fair seat's win rate.",
+        "rating_gap": lambda: f"`{parts[1]}` is rated {v} above `{parts[2]}` (log-strength).",
+        "tuned_minus_start": lambda: f"Tuned − start: {v} in win rate, on fresh seeds.",
+        "tuned_above_fair": lambda: f"The tuned seat wins {v} more than a fair seat, on fresh "
+                                    "seeds.",
+    }
+    if parts[0] == "players" and len(parts) == 3:
+        label = "Start player's edge" if parts[1] == "start_adv" else "Mean score per seat-game"
+        return f"{label}: {v} against `{BASE}`."
+    arity = {"policy": 3, "rating_gap": 3, "item": 2, "win_rate": 2}
+    if parts[0] in phrases and len(parts) >= arity.get(parts[0], 1):
+        return phrases[parts[0]]()
+    sentence = str(record.get("sentence") or "")
+    if not sentence:
+        return v + "."
+    return _PLAIN_PARENS.sub("", sentence).rstrip(".") + "."
+
+
+def verdict(record_key: str, robust: Mapping[str, Any] | None) -> str:
+    """The robustness verdict in a few words: holds / sensitive to … / unresolved / not
+    checked."""
+    if not robust:
+        return "not checked"
+    labels = {c["name"]: c["label"] for c in robust.get("conditions", [])}
+    row = next((r for r in robust.get("findings", []) if r.get("key") == record_key), None)
+    if row is None:
+        return "not checked"
+    v = row.get("verdict")
+    if v == "sensitive":
+        return "sensitive to " + "; ".join(labels.get(c, c) for c in row.get("sensitive_to", []))
+    if v == "figure":
+        return "measured figure (no verdict)"
+    return {"holds": "holds", "unresolved": "unresolved"}.get(str(v), "not checked")
+
+
+def _label(answer: Answer) -> str:
+    key = answer["key"]
+    parts = key.split(":")
+    if parts[0] == "policy" and len(parts) == 3:
+        return f"{parts[2]} in {parts[1]}"
+    if parts[0] in ("first_player", "score_mean"):
+        return ("start player " if parts[0] == "first_player" else "mean score ") + parts[-1]
+    if parts[0] in ("win_rate", "item") and len(parts) == 2:
+        return f"{parts[1]}: {'win rate' if parts[0] == 'win_rate' else 'value'}"
+    if parts[0] == "rating_gap" and len(parts) == 3:
+        return f"{parts[1]} above {parts[2]}"
+    if parts[0] in ("score", "start_adv") and len(parts) == 2:
+        return f"{parts[1]}: {'mean score' if parts[0] == 'score' else 'start player'}"
+    return key if len(key) <= 34 else key[:33] + "…"
+
+
+def table(answers: Sequence[Answer], run_dir: Path | None,
+          robust: Mapping[str, Any] | None) -> pd.DataFrame:
+    """One row per answer: question, answer, (verdict,) example game."""
+    rows = []
+    for a in answers:
+        r = a["record"]
+        row = {"question": a["ask"], "answer": short_text(r)}
+        if robust:
+            row["robustness"] = verdict(a["key"], robust)
+        ex = list(r.get("examples") or [])
+        row["example game"] = (f"`{replay_command(run_dir, int(ex[0]), r.get('example_variant') or BASE)}`"
+                               if ex else "–")
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if len(out) and (out["example game"] == "–").all():  # no answer is about particular games
+        out = out.drop(columns="example game")
+    return out
+
+
+def _scaled(record: Mapping[str, Any], name: str) -> float:
+    v = record.get(name)
+    return math.nan if _missing(v) else float(v) * float(record.get("scale") or 1.0)
+
+
+def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
+    """``draw(ax)`` of the answers chart (it replaces ``ax`` by its own panels): one panel per unit, one row per answer, its
+    estimate with its 95 % interval and the no-effect line; after a robustness check one
+    coloured, labelled point per condition."""
+    units = list(dict.fromkeys(str(a["record"].get("unit") or "") for a in answers))
+    conds = list((robust or {}).get("conditions") or [])
+    rows = {str(r.get("key")): r for r in (robust or {}).get("findings", [])}
+
+    def plot(ax0) -> None:
+        fig = ax0.figure
+        ax0.remove()
+        sizes = [sum(1 for a in answers if str(a["record"].get("unit") or "") == u)
+                 for u in units]
+        axes = fig.subplots(len(units), 1, squeeze=False,
+                            gridspec_kw={"height_ratios": sizes})[:, 0]
+        cmap = colormaps["tab10"]
+        for ax, unit in zip(axes, units):
+            mine = [a for a in answers if str(a["record"].get("unit") or "") == unit]
+            for y, a in enumerate(mine):
+                r = a["record"]
+                est, lo, hi = (_scaled(r, k) for k in ("estimate", "lo", "hi"))
+                if not math.isnan(lo) and not math.isnan(hi):
+                    ax.plot([lo, hi], [y, y], color="#333", lw=2)
+                ax.plot([est], [y], "o", color="#333", ms=6)
+                by = (rows.get(a["key"]) or {}).get("by_condition") or {}
+                for j, c in enumerate(conds):
+                    v = by.get(c["name"]) or {}
+                    x = _scaled({**v, "scale": r.get("scale")}, "estimate")
+                    if not math.isnan(x):
+                        ax.plot([x], [y + 0.18 + 0.06 * (j % 3)], "D", ms=4, color=cmap(j % 10),
+                                label=c["label"] if y == 0 else None)
+            null = next((a["record"].get("null") for a in mine
+                         if a["record"].get("null") is not None), None)
+            if null is not None:
+                ax.axvline(float(null) * float(mine[0]["record"].get("scale") or 1.0),
+                           color="#999", lw=1, ls="--")
+            ax.set_yticks(range(len(mine)), [_label(a) for a in mine], fontsize=8)
+            ax.set_ylim(len(mine) - 0.5, -0.6)
+            ax.set_xlabel(unit or "value (its own unit: see the answer)", fontsize=8)
+            ax.tick_params(axis="x", labelsize=8)
+            ax.grid(axis="x", alpha=0.3)
+        if conds:
+            handles, labels = axes[0].get_legend_handles_labels()
+            if handles:
+                fig.legend(handles, labels, loc="outside lower center", fontsize=7, ncol=2,
+                           frameon=False, title="robustness conditions", title_fontsize=7)
+        fig.suptitle("Answers with 95 % intervals" + (" and each robustness condition"
+                                                     if conds else ""), fontsize=9)
+    return plot
+
+
+def chart_size(answers: Sequence[Answer], robust: Mapping[str, Any] | None
+               ) -> tuple[float, float]:
+    """Width and height (inches) of the answers chart: small enough to sit beside the table."""
+    units = len({str(a["record"].get("unit") or "") for a in answers})
+    conds = len((robust or {}).get("conditions") or [])
+    return 5.0, min(7.0, 0.9 + 0.32 * len(answers) + 0.45 * units + 0.22 * ((conds + 1) // 2))
+
+
+# ------------------------------------------------------------------ caveats once
+
+
+def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: str) -> str:
+    """The "What these answers rest on" sentence: per counted labelled default that acted in
+    the base's games, what it is and its share of games; and how many rule values of the run
+    are labelled defaults, with a link to the appendix."""
+    names = list(dict.fromkeys(d["name"] for values in (defaults or {}).values() for d in values))
+    arm = next(iter((acted or {}).get("arms") or []), None)
+    parts = []
+    if arm is not None:
+        whats = {c["column"]: (c["default"], c["what"]) for c in acted["counters"]}
+        used = sorted((r for r in arm["counters"] if r["in_use"] and r["acted"]),
+                      key=lambda r: -r["share"])
+        parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`) in "
+                 f"{_share(r['share'])}" for r in used[:MAX_CAVEATS]]
+        if len(used) > MAX_CAVEATS:
+            parts.append(f"{len(used) - MAX_CAVEATS} more, each in at most "
+                         f"{_share(used[MAX_CAVEATS]['share'])}")
+    if not names and not parts:
+        return (f"**{CAVEATS}:** no labelled default (guessed content or unsourced rule value) "
+                "is in use in this run.")
+    head = f"**{CAVEATS}:** "
+    if parts:
+        head += (f"guessed content and rule defaults acted in these shares of the games of "
+                 f"`{arm['variant']}`: " + "; ".join(parts) + ". ")
+    elif arm is not None:
+        head += "no counted labelled default acted in the games. "
+    if names:
+        head += (f"{len(names)} rule value{'s' if len(names) != 1 else ''} of this run "
+                 f"{'are' if len(names) != 1 else 'is'} labelled default{'s' if len(names) != 1 else ''}"
+                 f" (`[GAP → DEFAULT]`), listed in the {link}. Every answer rests on them; one "
+                 "below mentions a caveat only when it is its own.")
+    return head.rstrip()
+
+
+def _share(share: float) -> str:
+    return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
+
+
+# ------------------------------------------------------------------ the section
+
+
+def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+            results: Mapping[str, Any], at: int, run_dir: Path | None = None,
+            robust: Mapping[str, Any] | None = None,
+            acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Put the Answers heading, table, chart and caveats box into ``doc`` at block ``at``.
+
+    Returns
+    -------
+    dict
+        ``{"declared": bool, "answers": [{question, key, answer, estimate, lo, hi, unit,
+        verdict, replay}]}`` for ``summary.json["results"]["answers"]`` (numbers in the unit
+        shown).
+
+    Raises
+    ------
+    ScenarioError
+        A declared question names a key the run does not have (``declared``).
+    """
+    questions = list(run.get("questions") or [])
+    own = of_study(records, results, run)
+    # a question may name a finding's key or one of the study kind's own answers (a sweep's
+    # ``first_player:ARM``, ``score_mean:ARM``)
+    known = list(records) + [a["record"] for a in own
+                             if a["key"] not in {str(r.get("key")) for r in records}]
+    kind = studies.of_run(run).kind
+    chosen, notes = (declared(questions, known, str(run.get("scenario_file") or "the scenario"),
+                              kind) if questions else (own, []))
+    if questions and not chosen:  # none is this study kind's: its own answers
+        chosen = own
+    part = Doc(doc.chart_dir)
+    part.h(HEADING)
+    link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
+    if not chosen:
+        part.p("No answer: this run has no finding with an interval to answer with.")
+    else:
+        how = ("the questions the study file declares ([[questions]])"
+               if questions and chosen is not own else
+               f"the {studies.word(studies.of_run(run).kind)}'s own questions, in a fixed order "
+               "(declare yours with [[questions]] and a key of analyzer findings RUN_DIR)")
+        verdicts = ("; robustness: the verdict of this run's robustness check"
+                    if robust else "; robustness: not checked (run analyzer robustness)")
+        shown = chosen[:MAX_SHOWN]
+        more = (f" The first {MAX_SHOWN} of {len(chosen)} are shown; all are in "
+                "`summary.json` (`answers`)." if len(chosen) > MAX_SHOWN else "")
+        part.side(table(shown, run_dir, robust), CHART,
+                  f"Answers: {how}. Numbers with their 95 % intervals{verdicts}; the key "
+                  f"findings below give each one's test and method.{more}",
+                  draw(shown, robust), chart_size(shown, robust))
+    if notes:
+        part.p("Not answered here: " + "; ".join(notes) + ".")
+    part.p(caveats(acted, run.get("defaults") or {}, link))
+    doc.blocks[at:at] = part.blocks
+    return {"declared": bool(questions) and chosen is not own, "not_answered": notes, "answers": [_summary(a, run_dir, robust)
+                                                     for a in chosen]}
+
+
+def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
+             ) -> dict[str, Any]:
+    r = a["record"]
+    ex = list(r.get("examples") or [])
+    return {"question": a["ask"], "key": a["key"], "answer": short_text(r),
+            "estimate": _scaled(r, "estimate"), "lo": _scaled(r, "lo"), "hi": _scaled(r, "hi"),
+            "unit": r.get("unit") or "", "verdict": verdict(a["key"], robust),
+            "replay": (replay_command(run_dir, int(ex[0]), r.get("example_variant") or BASE)
+                       if ex else None)}
+
+
+__all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
+           "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
+           "tournament", "tune", "verdict"]

@@ -1,0 +1,279 @@
+"""The Answers table that opens every report (issue #25, parts 1–3): questions declared in study
+files, checked where their keys can be known; each study kind's own answers in a fixed order;
+the answers in ``summary.json``; the caveats said once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import TOY_SCENARIO
+from typer.testing import CliRunner
+
+from analyzer import api
+from analyzer.cli import app
+from analyzer.errors import ScenarioError
+from analyzer.finding_keys import of_summary
+from analyzer.report import answers
+from analyzer.scenario import Question, load_scenario, parse_scenario, to_toml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+QUESTIONS = """
+[[questions]]
+ask = "What does leaving the Sultan out do to the bold player?"
+finding = "policy:no-sultan:bold"
+
+[[questions]]
+ask = "Does the start player have an edge?"
+finding = "first_player:base"
+"""
+
+
+def _summary(res) -> dict:
+    return json.loads((res.out_dir / "summary.json").read_text())
+
+
+class _Done:
+    """What a command gave: its exit code and standard error."""
+
+    def __init__(self, res):
+        self.returncode, self.stderr = res.exit_code, res.stderr
+        assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def _cli(*args: str) -> _Done:
+    """The command line in this process (the toy game is registered here only)."""
+    return _Done(CliRunner().invoke(app, list(args)))
+
+
+# ------------------------------------------------------------------ 1. questions
+
+
+def test_questions_are_read_and_written_back(write_scenario):
+    sc = load_scenario(write_scenario(TOY_SCENARIO + QUESTIONS))
+    assert sc.questions == (
+        Question("What does leaving the Sultan out do to the bold player?",
+                 "policy:no-sultan:bold"),
+        Question("Does the start player have an edge?", "first_player:base"))
+    again = parse_scenario(__import__("tomllib").loads(to_toml(sc)), sc.file)
+    assert again.questions == sc.questions
+    # questions do not change what the games are: the chunks of a run stay resumable
+    assert again.fingerprint() == load_scenario(write_scenario(TOY_SCENARIO, "b.toml")).fingerprint()
+
+
+@pytest.mark.parametrize("text, line", [
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\nkey = 1\n',
+     "questions[0].key: unknown key (allowed: ask, finding)"),
+    ('[[questions]]\nask = "x"\n', "questions[0].finding: missing"),
+    ('[[questions]]\nask = "x"\nfinding = " "\n', "questions[0].finding: must not be empty"),
+    ('questions = "first_player:base"\n', "questions: must be a list"),
+])
+def test_a_malformed_question_is_one_line_naming_the_file_and_field(write_scenario, text, line):
+    path = write_scenario(text + TOY_SCENARIO if text.startswith("questions =")
+                          else TOY_SCENARIO + text)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value).startswith(f"{path}: {line}")
+
+
+def test_an_unknown_arm_key_is_refused_before_a_game_is_played(write_scenario, tmp_path):
+    """The variants and seats are known from the scenario: a typo in one is one line with
+    "did you mean", exit 2, nothing played."""
+    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("policy:no-sultan:bold",
+                                                           "policy:no-sultn:bold"))
+    out = tmp_path / "run"
+    proc = _cli("simulate", str(path), "--games", "20", "--jobs", "1", "--out", str(out),
+                "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert f"{path}: questions[0].finding: unknown finding key 'policy:no-sultn:bold'" in lines[0]
+    assert "did you mean 'policy:no-sultan:bold'" in lines[0]
+    assert not (out / "games.parquet").exists()
+    proc = _cli("validate", str(path))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "did you mean 'policy:no-sultan:bold'" in proc.stderr
+
+
+def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scenario, tmp_path):
+    """A key whose family the scenario cannot tell (a game's own) is checked once the run's
+    findings exist: one line with the closest keys, exit 2, no report rendered."""
+    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base",
+                                                           "first_player:bsae"))
+    assert answers.possible_keys(load_scenario(path), "simulate")["first_player"] == {
+        "first_player:base", "first_player:no-sultan", "first_player:no-trader"}
+    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "firstplayer:base"))
+    out = tmp_path / "run"
+    proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
+                "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert f"{path}: questions[1].finding: unknown finding key 'firstplayer:base'" in lines[0]
+    assert "did you mean 'first_player:base'" in lines[0]
+    assert not (out / "report.html").exists()
+
+
+def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path):
+    path = write_scenario(TOY_SCENARIO + QUESTIONS)
+    res = api.simulate(path, games=60, jobs=1, out=tmp_path / "run", progress=False)
+    summary = _summary(res)
+    got = summary["results"]["answers"]
+    assert got["declared"] is True
+    assert [a["key"] for a in got["answers"]] == ["policy:no-sultan:bold", "first_player:base"]
+    records = {r["key"]: r for r in of_summary(summary)}
+    for a in got["answers"]:
+        r = records[a["key"]]
+        assert a["estimate"] == pytest.approx(r["estimate"] * r["scale"])
+        assert (a["lo"], a["hi"]) == (pytest.approx(r["lo"] * r["scale"]),
+                                      pytest.approx(r["hi"] * r["scale"]))
+        assert a["unit"] == "pp" and a["verdict"] == "not checked"
+        assert a["answer"].endswith(".") and "[" in a["answer"]
+    assert got["answers"][0]["question"].startswith("What does leaving the Sultan out")
+    assert got["answers"][1]["replay"].startswith("analyzer replay ")
+    md = (res.out_dir / "report.md").read_text()
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads[:2] == ["## Answers", "## Key findings"]
+    assert "What does leaving the Sultan out do to the bold player?" in md.split("## Key")[0]
+
+
+# ------------------------------------------------------------------ 2. fixed order per kind
+
+
+def test_simulate_answers_each_variant_on_its_players_then_the_start_player(toy_file,
+                                                                             tmp_path):
+    res = api.simulate(toy_file, games=60, jobs=1, out=tmp_path / "run", progress=False)
+    summary = _summary(res)
+    keys = [a["key"] for a in summary["results"]["answers"]["answers"]]
+    found = [r["key"] for r in of_summary(summary)]
+    expected = [k for arm in ("no-sultan", "no-trader") for k in found
+                if k.startswith(f"policy:{arm}:")]
+    assert len(expected) >= 4  # several policies play: each variant is about them
+    assert keys == expected + ["first_player:base"]
+    assert summary["results"]["answers"]["declared"] is False
+
+
+def test_the_fixed_order_functions_on_known_records():
+    """Known records in, known order out: compare ranks by effect, ablate by value,
+    tournament puts the gap first then the win rates best first, tune tuned − start."""
+    def rec(key, est, unit="pp"):
+        return {"key": key, "estimate": est, "lo": est - 0.01, "hi": est + 0.01, "unit": unit,
+                "scale": 100, "digits": 1, "signed": True, "null": 0.0, "sentence": key}
+
+    run = {"arms": [{"name": "base"}, {"name": "a"}, {"name": "b"}]}
+    records = [rec("first_player:base", 0.02), rec("score:a", -0.1, "points"),
+               rec("score:b", 0.3, "points"), rec("item:x", 0.01), rec("item:y", 0.05),
+               rec("rating_gap:s:m", 0.4, ""), rec("win_rate:m", 0.01), rec("win_rate:s", 0.2),
+               rec("tuned_above_fair", 0.1), rec("tuned_minus_start", 0.05)]
+    keys = lambda f: [a["key"] for a in f(records, {}, run)]
+    assert keys(answers.compare) == ["score:b", "score:a", "first_player:base"]
+    assert keys(answers.simulate) == ["score:a", "score:b", "first_player:base"]
+    assert keys(answers.ablate) == ["item:y", "item:x"]
+    assert keys(answers.tournament) == ["rating_gap:s:m", "win_rate:s", "win_rate:m"]
+    assert keys(answers.tune) == ["tuned_minus_start", "tuned_above_fair"]
+
+
+def test_a_player_count_sweep_answers_per_count(write_scenario, tmp_path):
+    one = TOY_SCENARIO.split("[[seats]]")[0] + '[[seats]]\npolicy = "random"\n'
+    res = api.sweep(write_scenario(one), ["players=2,3,4"], games=60, jobs=1,
+                    out=tmp_path / "sw", progress=False)
+    got = _summary(res)["results"]["answers"]["answers"]
+    firsts = [a for a in got if a["key"].startswith("first_player:")]
+    means = [a for a in got if a["key"].startswith("score_mean:")]
+    assert len(firsts) >= 3 and len(means) >= 3
+    by_variant = {r["variant"]: r for r in
+                  _summary(res)["results"]["studies"]["first_player"]["by_variant"]}
+    for a in firsts:
+        r = by_variant[a["key"].partition(":")[2]]
+        assert a["estimate"] == pytest.approx(100 * r["advantage"])
+
+
+def test_ablate_tournament_and_tune_open_with_their_answers(toy_file, tmp_path):
+    from test_tournament import POOL
+
+    shipped = (ROOT / "scenarios" / "cartus-first-game.toml").read_text()
+    res = api.ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=24, jobs=1,
+                     out=tmp_path / "declared", progress=False)
+    got = _summary(res)["results"]["answers"]  # the file's question, answered by the ablation
+    assert got["declared"] and [a["key"] for a in got["answers"]] == ["first_player:base"]
+    plain = tmp_path / "plain.toml"
+    plain.write_text(shipped.split("[[questions]]")[0])
+    res = api.ablate(plain, games=24, jobs=1, out=tmp_path / "ab", progress=False)
+    got = _summary(res)["results"]["answers"]["answers"]
+    assert got and all(a["key"].startswith("item:") for a in got)
+    assert [a["estimate"] for a in got] == sorted((a["estimate"] for a in got), reverse=True)
+
+    (tmp_path / "mid.toml").write_text('policy = "biased"\n[params]\nboost = 0.5\n')
+    pool = tmp_path / "pool.toml"
+    pool.write_text(POOL + '\n[[questions]]\nask = "Is strong strongest?"\n'
+                    'finding = "win_rate:strong"\n')
+    res = api.tournament(pool, out=tmp_path / "t", jobs=1, bootstrap=20)
+    summary = _summary(res)
+    got = summary["results"]["answers"]["answers"]
+    assert [a["key"] for a in got] == ["win_rate:strong"]
+    md = (res.out_dir / "report.md").read_text()
+    assert md.split("\n## ")[1].startswith("Answers")
+    assert "## Appendix: labelled defaults in use" in md
+    assert "Labelled defaults in use (" not in md  # no paragraph of values any more
+
+    res = api.tune(toy_file, seat=0, out=tmp_path / "tu", jobs=1, budget=240, games=20,
+                   popsize=4, validation_games=60)
+    got = _summary(res)["results"]["answers"]["answers"]
+    assert [a["key"] for a in got][:1] == ["tuned_minus_start"]
+
+
+def test_an_unknown_pool_entrant_key_is_one_line(tmp_path):
+    from test_tournament import POOL
+
+    (tmp_path / "mid.toml").write_text('policy = "biased"\n[params]\nboost = 0.5\n')
+    pool = tmp_path / "pool.toml"
+    pool.write_text(POOL + '\n[[questions]]\nask = "x"\nfinding = "win_rate:strnog"\n')
+    proc = _cli("tournament", str(pool), "--out", str(tmp_path / "t"), "--quiet")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "questions[0].finding: unknown finding key 'win_rate:strnog'" in proc.stderr
+    assert "did you mean 'win_rate:strong'" in proc.stderr
+
+
+# ------------------------------------------------------------------ 3. caveats once
+
+
+def test_the_caveats_box_says_what_acted_once():
+    acted = {"counters": [{"column": "acted_a", "default": "rule_a", "what": "a guessed face "
+                           "was revealed (per reveal)", "section": ""},
+                          {"column": "acted_b", "default": "rule_b", "what": "b", "section": ""}],
+             "arms": [{"variant": "base", "games": 10, "any": {"share": 0.7},
+                       "counters": [{"column": "acted_a", "in_use": True, "acted": 7,
+                                     "share": 0.7},
+                                    {"column": "acted_b", "in_use": True, "acted": 0,
+                                     "share": 0.0}]}]}
+    text = answers.caveats(acted, {"base": [{"name": "rule_a"}, {"name": "rule_b"}]}, "[x](#y)")
+    assert text.startswith("**What these answers rest on:**")
+    assert "a guessed face was revealed (`rule_a`) in 70.0 %" in text
+    assert "`rule_b`" not in text  # it never acted
+    assert "2 rule values of this run are labelled defaults" in text and "[x](#y)" in text
+
+
+def test_after_a_robustness_check_each_answer_has_its_verdict(write_scenario, tmp_path):
+    """The conditions' runs do not answer the file's questions (their arms differ); the base's
+    Answers carry each finding's verdict, in words, and the chart a point per condition."""
+    path = write_scenario(TOY_SCENARIO + QUESTIONS)
+    res = api.robustness(path, players="biased,random", defaults="none", games=40, jobs=1,
+                         out=tmp_path / "r")
+    data = json.loads((tmp_path / "r" / "robustness" / "robustness.json").read_text())
+    rows = {r["key"]: r for r in data["findings"]}
+    got = {a["key"]: a for a in res.summary["results"]["answers"]["answers"]}
+    assert set(got) == {"policy:no-sultan:bold", "first_player:base"}
+    start = rows["first_player:base"]
+    want = {"holds": "holds", "unresolved": "unresolved"}.get(start["verdict"])
+    if start["verdict"] == "sensitive":
+        labels = {c["name"]: c["label"] for c in data["conditions"]}
+        want = "sensitive to " + "; ".join(labels[c] for c in start["sensitive_to"])
+    assert want is not None and got["first_player:base"]["verdict"] == want
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "| question | answer | robustness | example game |" in md
+    for cond in data["conditions"]:  # the conditions' own runs answer no question
+        sub = json.loads((tmp_path / "r" / "robustness" / cond["name"] / "summary.json")
+                         .read_text())
+        assert sub["run"]["questions"] == [] and sub["results"]["answers"]["declared"] is False
