@@ -123,7 +123,7 @@ def test_the_robustness_chart_labels_each_condition_and_uses_the_findings_unit()
     panels = fig.axes
     assert len(panels) == 2
     labels = [t.get_text() for t in panels[0].get_yticklabels()]
-    assert labels == ["this run", "every seat: random", "x = true (default false)"]
+    assert labels == ["this run", "every seat: random", "x = true"]
     assert panels[0].get_xlabel() == "first_player:base [pp]"
     assert panels[1].get_xlabel() == "caravan:cubes [bonus cubes]"
     # the points are in the finding's unit: this run's +10 pp is drawn at x = 10

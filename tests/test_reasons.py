@@ -68,9 +68,8 @@ def test_a_condition_that_cannot_measure_the_finding_gives_the_games_own_reason(
                                          "all_user_games": 140, "games_compared": 1,
                                          "won_diff_game": None}]}}
     (f,) = rattus_findings._users(numbers, "sultan_out", "Sultan", {})
-    assert f.unmeasurable == ("every seat used the Sultan in 93 % of the games where a seat used "
-                              "it (140 of 150), so no seat is left without it to compare the "
-                              "users with")
+    assert f.unmeasurable == ("every seat used the Sultan in 93 % of the games with a user (140 of "
+                              "150), so no seat is left without it to compare the users with")
     base = _f(0.10, 0.06, 0.14)
     cond = {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "null": 0.0,
             "unmeasurable": f.unmeasurable}
@@ -92,8 +91,8 @@ def test_a_measured_users_finding_carries_its_context():
                                          "won_with_game": 0.5, "won_without_game": 0.45,
                                          "won_diff_game": d}]}}
     (f,) = rattus_findings._users(numbers, "trader_out", "Trader", {})
-    assert f.context == ("every seat used the Trader in 25 % of the games where a seat used it "
-                         "(25 of 100), leaving 75 games with a seat without it to compare")
+    assert f.context == ("every seat used the Trader in 25 % of the games with a user (25 of 100), "
+                         "leaving 75 to compare")
 
 
 def test_a_finding_not_significant_in_the_base_says_so_with_its_holm_p():

@@ -396,10 +396,13 @@ def _changed(c: Mapping[str, Any]) -> str:
 
 COLOURS = {"base": "black", "same": "tab:green", "flip": "tab:red", "lost": "tab:red",
            "wide": "tab:orange", "absent": "lightgrey", "unmeasurable": "lightgrey"}
-LABEL_WIDTH = 30  # characters of a condition's label on the chart's axis
+LABEL_WIDTH = 40  # characters of a condition's label on the chart's axis
 
 
 def _short_label(text: str) -> str:
+    """A condition's label for the chart's axis: without its "(default …)" and at most
+    ``LABEL_WIDTH`` characters."""
+    text = text.split(" (default ")[0]
     return text if len(text) <= LABEL_WIDTH else text[:LABEL_WIDTH - 1] + "…"
 
 

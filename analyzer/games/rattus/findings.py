@@ -52,8 +52,7 @@ def _all_users(u: Mapping[str, Any], card: str) -> str:
     often the users' finding has no seat without the card to compare with."""
     every, games = int(u.get("all_user_games", 0)), int(u.get("games", 0))
     share = f"{100 * every / games:.0f} %" if games else "none"
-    return (f"every seat used the {card} in {share} of the games where a seat used it "
-            f"({every} of {games})")
+    return f"every seat used the {card} in {share} of the games with a user ({every} of {games})"
 
 
 def _users(numbers: Mapping[str, Any], out_key: str, card: str,
@@ -90,7 +89,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
             key=key, per_game=_per_game(numbers, f"users:{u['variant']}"),
-            context=f"{context}, leaving {n} games with a seat without it to compare"))
+            context=f"{context}, leaving {n} to compare"))
     for variant, why in (out.get("users_unmeasurable") or {}).items():
         found.append(Finding(f"The seats that used the {card} in `base`, followed into "
                              f"`{variant}`", math.nan, math.nan, math.nan,
@@ -124,8 +123,8 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
         example_what=(f"the start player took the {card} "
                       f"{'more' if d['mean'] >= 0 else 'less'} often than the last position"),
         key=key, per_game=_per_game(numbers, "takes_first_last"),
-        context=(f"the start player takes the {card} {d['first']:.2f} times per game and the "
-                 f"last position {d['last']:.2f} times, over {d['n']} games with it in play"))]
+        context=(f"the start player takes the {card} {d['first']:.2f} times per game, the "
+                 f"last position {d['last']:.2f}"))]
 
 
 def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
