@@ -193,3 +193,12 @@ def test_a_finding_about_another_player_count_names_the_defaults_only_it_uses():
         " — in 91.0 % of these games the plague piece entered a stand-in region (a labelled "
         "default; 0 % in `base`)")
     assert guesses.specific_clause(numbers, "base", "base") == ""
+
+
+def test_a_tournament_of_six_deals_says_its_answers_are_too_uncertain():
+    from analyzer import ratings
+
+    text = ratings.reliability(6, 4)
+    assert text.startswith("Only 6 deals: the answers below are too uncertain to rely on.")
+    assert f"--games {4 * ratings.MIN_DEALS}" in text
+    assert ratings.reliability(ratings.MIN_DEALS, 4) == ""
