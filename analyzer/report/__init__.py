@@ -241,8 +241,8 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     players = int(run.get("players") or head["n_players"].iloc[0])
     if run.get("description"):  # what the study asks, under the title
         doc.p(run["description"])
-    if sample_size.small_run(int(run.get("games") or 0), players):  # say it first (issue #25)
-        doc.p(sample_size.small_run(int(run.get("games") or 0), players))
+    if small := sample_size.small_run(int(run.get("games") or 0), players):  # said first
+        doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
     spec = _known_game(run)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None

@@ -46,7 +46,7 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
               f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
               "base; the arms of other player counts are compared in the section on player "
               "counts, paired by game seed on game-level outcomes.")
-        if "players" in study.get("params", []):
+        if study.get("params") == ["players"]:  # one arm per count: a curve over the counts
             out["players_curve"] = _player_curve(doc, all_games, all_seats, arm_counts)
     return out
 
