@@ -19,43 +19,8 @@ from analyzer.games.rattus import study as rattus_study
 from analyzer.report import guesses, sample_size
 from analyzer.report import robustness as report_robustness
 from analyzer.report.document import Doc
-from analyzer.sweep import sweep
 
 ROOT = Path(__file__).resolve().parents[1]
-
-ONE_SEAT = """\
-name = "toy-counts"
-game = "toy"
-players = 3
-games = 40
-seed = 5
-
-[rules]
-sides = 6
-cards = ["peasant", "sultan", "trader"]
-
-[[seats]]
-policy = "random"
-"""
-
-
-# ------------------------------------------------------------------ player-count sweep
-
-
-def test_a_player_count_sweep_plays_the_base_count_once_and_charts_every_count(
-        write_scenario, tmp_path):
-    res = sweep(write_scenario(ONE_SEAT, "s.toml"), ["players=2,3,4"], games=20, jobs=1,
-                out=tmp_path / "sw")
-    counts = res.games.groupby("variant")["n_players"].first().to_dict()
-    assert counts == {"base": 3, "players=2": 2, "players=4": 4}  # players=3 is the base
-    study = res.summary["run"]["study"]
-    assert {"variant": "base", "values": {"players": 3}} in study["variants"]
-    curve = res.summary["results"]["studies"]["sweep"]["players_curve"]
-    assert [r["players"] for r in curve] == [2, 3, 4]
-    assert all(not math.isnan(r["start_adv"]) for r in curve)
-    assert (res.out_dir / "charts" / "sweep_players.png").is_file()
-    report = (res.out_dir / "report.md").read_text()
-    assert "sweep_players.png" in report and "`players=3`" not in report
 
 
 # ------------------------------------------------------------------ replay headers
