@@ -636,7 +636,8 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
             **tested, "chosen_in": chosen,
             "by_condition": {c: (None if r is None else {
                 **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
-                                         "unmeasurable", "item", "context")},
+                                         "unmeasurable", "item", "context", "examples",
+                                         "example_variant")},
                 "test": tested.get("tests", {}).get(c)}) for c, r in found.items()},
         })
     data = {

@@ -37,7 +37,8 @@ def test_a_sensitive_verdict_names_the_condition_the_size_and_what_differs(tmp_p
     _run(tmp_path, [_f(0.10, 0.06, 0.14, context="every seat took it in 40 % of the games"),
                     _f(0.2, 0.1, 0.3, key="other")], run)
     _run(tmp_path / "robustness" / "rule-x-true",
-         [_f(-0.08, -0.12, -0.04, context="every seat took it in 93 % of the games"),
+         [_f(-0.08, -0.12, -0.04, context="every seat took it in 93 % of the games",
+             examples=[7, 9], example_variant="no-x"),
           _f(0.21, 0.11, 0.31, key="other")], run)
     _run(tmp_path / "robustness" / "rule-y-true",
          [_f(0.11, 0.07, 0.15), _f(0.05, 0.01, 0.09, key="other")], run)
@@ -51,6 +52,8 @@ def test_a_sensitive_verdict_names_the_condition_the_size_and_what_differs(tmp_p
                           "(a difference of -18.0 pp [-23.7, -12.3], Holm p < 0.001)")
     assert ("there every seat took it in 93 % of the games (here every seat took it in 40 % "
             "of the games)") in why
+    assert why.endswith("; a game that shows it there: `analyzer replay "
+                        "robustness/rule-x-true/scenario.toml --game 7 --variant no-x`.")
     assert "y = true" not in why  # it confirmed the finding: not a reason
     # a finding that holds says where it came nearest no effect
     assert rows["other"]["verdict"] == "holds"

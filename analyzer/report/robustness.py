@@ -142,7 +142,20 @@ def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str]) -> 
         diff = _difference(row, found.get("test") or (row.get("tests") or {}).get(c))
         if diff:
             text += f" ({diff})"
-    return text + _there(row, found)
+    return text + _there(row, found) + _example(found, c)
+
+
+def _example(found: Mapping[str, Any] | None, c: str) -> str:
+    """``"; a game that shows it there: `analyzer replay robustness/C/scenario.toml --game
+    G`"``: an example game of the condition's own finding (picked for its own sign), run from
+    the run directory."""
+    ids = (found or {}).get("examples") or []
+    if not ids:
+        return ""
+    variant = (found or {}).get("example_variant") or "base"
+    words = f"analyzer replay {FOLDER}/{c}/scenario.toml --game {int(ids[0])}" + (
+        f" --variant {variant}" if variant != "base" else "")
+    return f"; a game that shows it there: `{words}`"
 
 
 def _by_size(row: Mapping[str, Any], conds: list[str]) -> list[str]:
