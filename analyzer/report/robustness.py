@@ -146,7 +146,7 @@ def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str]) -> 
 
 
 def _example(found: Mapping[str, Any] | None, c: str) -> str:
-    """``"; a game that shows it there: `analyzer replay robustness/C/scenario.toml --game
+    """``"; an example game there: `analyzer replay robustness/C/scenario.toml --game
     G`"``: an example game of the condition's own finding (picked for its own sign), run from
     the run directory."""
     ids = (found or {}).get("examples") or []
@@ -155,7 +155,7 @@ def _example(found: Mapping[str, Any] | None, c: str) -> str:
     variant = (found or {}).get("example_variant") or "base"
     words = f"analyzer replay {FOLDER}/{c}/scenario.toml --game {int(ids[0])}" + (
         f" --variant {variant}" if variant != "base" else "")
-    return f"; a game that shows it there: `{words}`"
+    return f"; an example game there: `{words}`"
 
 
 def _by_size(row: Mapping[str, Any], conds: list[str]) -> list[str]:
