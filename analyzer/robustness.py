@@ -652,7 +652,7 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         "findings": rows, "without": list(without), "method": METHOD,
     }
     for row in rows:  # the verdict's reason in words, for the report and the Answers table
-        row["why"] = reason(row, data)
+        row["why"] = reason(row, data, base_dir)
     return data
 
 

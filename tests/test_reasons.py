@@ -52,7 +52,7 @@ def test_a_sensitive_verdict_names_the_condition_the_size_and_what_differs(tmp_p
                           "(a difference of -18.0 pp [-23.7, -12.3], Holm p < 0.001)")
     assert ("there every seat took it in 93 % of the games (here every seat took it in 40 % "
             "of the games)") in why
-    assert why.endswith("; an example game there: `analyzer replay "
+    assert why.endswith(f"; an example game there: `analyzer replay {tmp_path.as_posix()}/"
                         "robustness/rule-x-true/scenario.toml --game 7 --variant no-x`.")
     assert "y = true" not in why  # it confirmed the finding: not a reason
     # a finding that holds says where it came nearest no effect

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,8 @@ def _there(row: Mapping[str, Any], found: Mapping[str, Any] | None) -> str:
     return f"; there {there}" + (f" (here {here})" if here and here != there else "")
 
 
-def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str]) -> str:
+def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str],
+                  run_dir: str | Path | None = None) -> str:
     """What one condition did to the finding, from its own numbers."""
     found = (row.get("by_condition") or {}).get(c)
     state = (row.get("states") or {}).get(c, "")
@@ -142,19 +144,19 @@ def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str]) -> 
         diff = _difference(row, found.get("test") or (row.get("tests") or {}).get(c))
         if diff:
             text += f" ({diff})"
-    return text + _there(row, found) + _example(found, c)
+    return text + _there(row, found) + _example(found, c, run_dir)
 
 
-def _example(found: Mapping[str, Any] | None, c: str) -> str:
-    """``"; an example game there: `analyzer replay robustness/C/scenario.toml --game
-    G`"``: an example game of the condition's own finding (picked for its own sign), run from
-    the run directory."""
+def _example(found: Mapping[str, Any] | None, c: str, run_dir: str | Path | None = None) -> str:
+    """``"; an example game there: `analyzer replay RUN/robustness/C/scenario.toml --game
+    G`"``: an example game of the condition's own finding (picked for its own sign)."""
     ids = (found or {}).get("examples") or []
     if not ids:
         return ""
     variant = (found or {}).get("example_variant") or "base"
-    words = f"analyzer replay {FOLDER}/{c}/scenario.toml --game {int(ids[0])}" + (
-        f" --variant {variant}" if variant != "base" else "")
+    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / FOLDER / c / "scenario.toml"
+    words = shlex.join(["analyzer", "replay", scenario.as_posix(), "--game", str(int(ids[0]))]
+                       + (["--variant", str(variant)] if variant != "base" else []))
     return f"; an example game there: `{words}`"
 
 
@@ -190,7 +192,8 @@ def _nearest(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
         row, found)
 
 
-def reason(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+def reason(row: Mapping[str, Any], data: Mapping[str, Any],
+           run_dir: str | Path | None = None) -> str:
     """Why a finding got its verdict, in words and from the conditions' own numbers: which
     condition changed it, by how much (its estimate against this run's and the test of the
     difference) and what differs there (the game's ``context`` of the finding in that
@@ -203,6 +206,9 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         A finding of ``robustness.json`` (or a ``robustness.verdict`` result).
     data : mapping
         ``robustness.json`` (its ``conditions`` give the labels).
+    run_dir : str or Path, optional
+        The run directory, for the replay command of a condition's example game (default:
+        relative to it).
     """
     labels = _labels(data)
     states = row.get("states") or {}
@@ -218,7 +224,8 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
                 f"{'s' if n != 1 else ''} that measure it{_nearest(row, labels)}{gone}.{chosen}")
     if v == "sensitive":
         moved = _by_size(row, list(row.get("sensitive_to") or []))
-        return "; ".join(_moved_clause(row, c, labels) for c in moved) + f"{gone}.{chosen}"
+        return "; ".join(_moved_clause(row, c, labels, run_dir)
+                         for c in moved) + f"{gone}.{chosen}"
     if v == "unchecked":
         if row.get("reason"):
             return f"{row['reason']}."
@@ -232,7 +239,7 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
                     + ", so no condition is judged.")
         wide = _by_size(row, list(row.get("unresolved_in") or []))
         return ("not significant there, but not measurably different from this run either "
-                "(too few games to tell): " + "; ".join(_moved_clause(row, c, labels)
+                "(too few games to tell): " + "; ".join(_moved_clause(row, c, labels, run_dir)
                                                         for c in wide) + f"{gone}.{chosen}")
     rng = row.get("range")
     if rng:
