@@ -449,8 +449,8 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
                            fontsize=6, color="grey", va="center", ha="center")
                 continue
             est = scale * float(f["estimate"])
-            lo = scale * float(f["lo"]) if f.get("lo") is not None else est
-            hi = scale * float(f["hi"]) if f.get("hi") is not None else est
+            lo, hi = (scale * float(f[k]) if f.get(k) is not None else est for k in ("lo", "hi"))
+            lo, hi = (est if math.isnan(lo) else lo), (est if math.isnan(hi) else hi)
             panel.errorbar(est, y, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]], fmt="o", ms=3,
                            color=COLOURS.get(state, "grey"), lw=1)
         panel.axvline(scale * float(null), color="grey", lw=0.8)
