@@ -97,8 +97,20 @@ def replay_scenario(path_or_scenario: str | Path | Scenario, index: int, variant
     spec = scenario.spec
     config, policies, _ = runner.arm_setup(spec, arm)
     r = runner.rotation(index, len(policies), scenario.seat_rotation)
+    seated = [(name, policy) for name, policy, _ in arm.seats[r:] + arm.seats[:r]]
+    header = "policies: " + ", ".join(  # the scenario's seat names, as the records show them
+        f"seat {s} {name}" + (f" ({policy})" if name != policy else "")
+        for s, (name, policy) in enumerate(seated))
+    first = [True]
+
+    def named(line: str) -> None:
+        if first[0] and line.startswith("policies: "):
+            line = header
+        first[0] = False
+        log(line)
+
     return spec.play_game(config, policies[r:] + policies[:r], runner.game_seed(scenario.seed, index),
-                          log=log)
+                          log=named)
 
 
 @checked

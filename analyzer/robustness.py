@@ -65,7 +65,7 @@ from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games.base import build_policy
 from analyzer.games.ismcts import Ismcts
 from analyzer.keywords import checked
-from analyzer.report.robustness import FOLDER, RESULT
+from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file
 from analyzer.study_run import Results, prepare, simulate, validate
@@ -605,8 +605,10 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
     dict
         What ``robustness.json`` holds: ``base`` (the base run's identity: name, seed, games,
         finished), ``conditions`` (name, kind, label, games, policy of each), ``findings`` (per
-        base finding: key, sentence, estimate, interval, unit, scale, null, the verdict and, per
-        condition, its estimate, interval, own null and the test of its difference from the
+        base finding: key, sentence, estimate, interval, unit, scale, null, the game's
+        ``context``, the verdict, ``why`` — the verdict's reason in words, from the
+        conditions' own numbers (``report.robustness.reason``) — and, per condition, its
+        estimate, interval, own null, ``context`` and the test of its difference from the
         base), ``without`` (defaults with no alternative), ``method`` (the tests, in words).
     """
     run = json.loads((base_dir / "summary.json").read_text())["run"]
@@ -635,14 +637,15 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
                                      "digits", "signed", "null", "figure", "exact", "holds",
-                                     "log", "item", "p_holm")},
+                                     "log", "item", "p_holm", "context")},
             **tested, "chosen_in": chosen,
             "by_condition": {c: (None if r is None else {
                 **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
-                                         "unmeasurable", "item")},
+                                         "unmeasurable", "item", "context", "examples",
+                                         "example_variant")},
                 "test": tested.get("tests", {}).get(c)}) for c, r in found.items()},
         })
-    return {
+    data = {
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
         "conditions": [{"name": c.name, "kind": c.kind, "label": c.label,
                         "games": c.scenario.games,
@@ -653,6 +656,9 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
                        for c in conditions],
         "findings": rows, "without": list(without), "method": METHOD,
     }
+    for row in rows:  # the verdict's reason in words, for the report and the Answers table
+        row["why"] = reason(row, data, base_dir)
+    return data
 
 
 # ------------------------------------------------------------------ running

@@ -367,6 +367,14 @@ class Head:
     rules: Mapping[str, Any]
 
 
+# a key that only another kind of study file has: what the file is and which command reads it
+OTHER_KIND = {"entrants": "; this is a tournament pool: use `analyzer tournament`",
+              "seats": "; this is a scenario: use `analyzer simulate` (a tournament pool names "
+                       "its [[entrants]])",
+              "variants": "; this is a scenario: use `analyzer simulate` (a tournament pool "
+                          "has no variants)"}
+
+
 def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
                allowed: tuple[str, ...], fail,
                each: Callable[[], Any] | None = None) -> Head:
@@ -382,9 +390,11 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
     each = each or nullcontext
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    for key in unknown_keys(data, "", allowed, fail):
+    unknown = unknown_keys(data, "", allowed, fail)
+    kind = next((OTHER_KIND[k] for k in unknown if k in OTHER_KIND), "")  # the file's kind
+    for key in unknown:
         with each():
-            fail(key, f"unknown key (allowed: {', '.join(allowed)})")
+            fail(key, f"unknown key (allowed: {', '.join(allowed)}){kind}")
     name = description = None
     with each():
         name = typed(data, "name", str, fail, default=None)

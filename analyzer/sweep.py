@@ -5,7 +5,8 @@ seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAM
 scenario's seat entry before rotation), or the player count (``players``: the base's seats must
 all be the same player, who then takes every seat). Several ``--param`` make a grid (every
 combination). An arm of another player count plays the same game seeds, but its games are other
-games: the report compares its game-level outcomes paired by seed.
+games: the report compares its game-level outcomes paired by seed. A player count equal to the
+base's is the base itself: it is not played again (its row in the study names ``base``).
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
 records and report are ``analyzer.study_run.simulate``'s, with a sweep section added
@@ -25,7 +26,7 @@ from typing import Any
 
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
-from analyzer.scenario import Scenario, Seat, add_variants
+from analyzer.scenario import BASE, Scenario, Seat, add_variants
 from analyzer.study_run import Results, only_base, simulate, validate
 
 MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
@@ -172,9 +173,13 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
                 raise OptionError("params", f"{p.path}: no seat's policy has a parameter "
                                             f"{p.name!r} (see `analyzer list policies --game "
                                             f"{scenario.game}`)")
+        values = {p.path: v for p, v in zip(params, combo)}
+        if all(p.kind == "players" for p in params) and players == scenario.players:
+            rows.append({"variant": BASE, "values": values})  # the base itself: not played twice
+            continue
         name = " ".join(f"{p.path.split('.')[-1]}={label(v)}" for p, v in zip(params, combo))
         variants.append((name, rules, f"sweep {name}", seats, players))
-        rows.append({"variant": name, "values": {p.path: v for p, v in zip(params, combo)}})
+        rows.append({"variant": name, "values": values})
     # a swept player gets a distinct display name (``greedy*``) in every variant, so the records
     # never show two different players under one name and its curve is one line
     out = []

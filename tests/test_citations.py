@@ -291,3 +291,9 @@ def test_anchor_parser_on_a_sample():
     assert missing_parts(keys, "12", " Q8–Q9") == ["12 Q8"]
     assert missing_parts(keys, "7.1", " steps 1–3") == ["7.1 step 2"]
     assert missing_parts(keys, "5", " Palace: premium") == []
+
+
+def test_the_designers_guide_cites_only_sections_that_exist():
+    """docs/guide.md (issue #25, part 6) cites the rules like the code does."""
+    count, problems = check_file(ROOT / "docs" / "guide.md")
+    assert count >= 3 and not problems, problems

@@ -5,6 +5,7 @@ the report compares them on game-level outcomes paired by game seed (analyzer/re
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -153,11 +154,11 @@ def test_sweep_over_the_player_count(write_scenario, toy_file, tmp_path):
     res = sweep(write_scenario(ONE_SEAT, "s.toml"), ["players=2,3,4"], games=20, jobs=1,
                 out=tmp_path / "sw")
     counts = res.games.groupby("variant")["n_players"].first().to_dict()
-    assert counts == {"base": 3, "players=2": 2, "players=3": 3, "players=4": 4}
-    assert players.paired_arms(counts) == ["base", "players=3"]
+    assert counts == {"base": 3, "players=2": 2, "players=4": 4}  # players=3 is the base
+    assert players.paired_arms(counts) == ["base"]
     out = res.summary["results"]
     assert {r["variant"] for r in out["players"]["vs_base"]} == {"players=2", "players=4"}
-    assert {r["variant"] for r in out["studies"]["sweep"]["table"]} <= {"base", "players=3"}
+    assert {r["variant"] for r in out["studies"]["sweep"]["table"]} == {"base"}
 
 
 def test_one_player_count_adds_no_section(toy_file, tmp_path):
@@ -196,3 +197,19 @@ def test_fair_share_n():
     n, note = players.fair_share_n({"base": 3, "p2": 2, "p3": 3, "a": 3, "b": 3, "c": 3})
     assert n == "n" and note == ("n = the arm's player count: 2 (`p2`), "
                                  "3 (`base`, `p3`, `a`, `b` …)")
+
+
+def test_a_player_count_sweep_plays_the_base_count_once_and_charts_every_count(
+        write_scenario, tmp_path):
+    res = sweep(write_scenario(ONE_SEAT, "s.toml"), ["players=2,3,4"], games=20, jobs=1,
+                out=tmp_path / "sw")
+    counts = res.games.groupby("variant")["n_players"].first().to_dict()
+    assert counts == {"base": 3, "players=2": 2, "players=4": 4}  # players=3 is the base
+    study = res.summary["run"]["study"]
+    assert {"variant": "base", "values": {"players": 3}} in study["variants"]
+    curve = res.summary["results"]["studies"]["sweep"]["players_curve"]
+    assert [r["players"] for r in curve] == [2, 3, 4]
+    assert all(not math.isnan(r["start_adv"]) for r in curve)
+    assert (res.out_dir / "charts" / "sweep_players.png").is_file()
+    report = (res.out_dir / "report.md").read_text()
+    assert "sweep_players.png" in report and "`players=3`" not in report

@@ -303,8 +303,8 @@ def test_a_verdict_names_the_games_of_a_shorter_condition():
     row = {"verdict": "sensitive", "sensitive_to": ["players-ismcts", "rule-x-true"],
            "states": {"players-ismcts": "lost", "rule-x-true": "flip"}}
     text = report_robustness.verdict_text(row, data)
-    assert "under: every seat: ismcts (200 games)" in text
-    assert "flipped (significant the other way, and different from this run after Holm) under: x = true;" in text
+    assert "under every seat: ismcts (200 games) it loses it (no longer significant)" in text
+    assert "under x = true it flips it to the other side" in text
 
 
 # ------------------------------------------------------------------ issue #21: the verdict's tests

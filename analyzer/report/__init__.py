@@ -35,7 +35,7 @@ from analyzer import finding_keys, studies
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
-from analyzer.report import answers, citations, findings, guesses, records, robustness
+from analyzer.report import answers, citations, findings, guesses, records, robustness, sample_size
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc, correction_of
 from analyzer.report.files import atomic_write
@@ -246,6 +246,8 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     players = int(run.get("players") or head["n_players"].iloc[0])
     if run.get("description"):  # what the study asks, under the title
         doc.p(run["description"])
+    if small := sample_size.small_run(int(run.get("games") or 0), players):  # said first
+        doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
     spec = _known_game(run)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None

@@ -128,6 +128,10 @@ class Finding:
     min_games : int
         Below this many ``games`` the finding reads "too few games to estimate" and is not
         tested (default ``MIN_GAMES``).
+    context : str
+        What the finding's games are like, in the game's own numbers, as a clause (e.g. "every
+        seat used the card in 93 % of the games"); ``analyzer robustness`` quotes it for a
+        condition that moved the finding, so that its verdict says what differs there.
     """
 
     statement: str
@@ -155,6 +159,7 @@ class Finding:
     unmeasurable: str = ""
     bounds: tuple[float, float] | None = None
     min_games: int = MIN_GAMES
+    context: str = ""
 
     @property
     def too_few(self) -> bool:
@@ -473,7 +478,8 @@ def _player_counts(results: Mapping[str, Any], seats: Table, cache: dict) -> lis
                "seed" if paired else "unpaired — no shared game seeds — Welch interval")
         out.append(Finding(
             f"`{var}` ({r['players']} players) changes {label} by {{value}} against `{ref}` "
-            f"({base_n} players; {how})", r["diff"], r["lo"],
+            f"({base_n} players; {how})"
+            + guesses.specific_clause(results.get("guesses"), var, ref), r["diff"], r["lo"],
             r["hi"], unit, scale, digits, True, 0.0, p_value=r["p_value"], games=n,
             example_variant=var, key=f"players:{r['metric']}:{var}",
             per_game=_paired_values(seats, var, r["metric"], cache, ref) if paired else None))
@@ -590,8 +596,19 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
             example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
                           if r["diff"] >= 0 else
                           f"`{pol}` won less than the same seats did in `{BASE}`"),
-            key=f"policy:{var}:{pol}", per_game=values))
+            key=f"policy:{var}:{pol}", per_game=values,
+            context=_policy_context(r, pol, var, metric)))
     return out
+
+
+def _policy_context(r: Mapping[str, Any], policy: str, variant: str, metric: str) -> str:
+    """``"`greedy-tuned` wins 41.8 % of its seat-games in `base`, 17.3 % in `without-x`"``:
+    the two levels behind a policy's change, for a robustness verdict's reason."""
+    b, v = r.get("base_mean"), r.get("variant_mean")
+    if metric != "won" or _missing(b) or _missing(v):
+        return ""
+    return (f"`{policy}` wins {100 * b:.1f} % of its seat-games in `{BASE}`, {100 * v:.1f} % "
+            f"in `{variant}`")
 
 
 def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
@@ -832,6 +849,8 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
         record["same_test_as"] = a.same_test_as
     if f.unmeasurable:
         record["unmeasurable"] = f.unmeasurable
+    if f.context:
+        record["context"] = f.context
     if f.too_few:
         record["too_few_games"] = f.min_games
     if f.item:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,136 @@ def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
             + ".")
 
 
-def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    """One sentence: the finding's verdict over the robustness conditions."""
+def _show(row: Mapping[str, Any], x: Any, signed: bool | None = None) -> str:
+    """``x`` in the finding's display unit (its ``scale``, ``digits`` and sign)."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return "–"
+    if math.isnan(v):
+        return "–"
+    sign = "+" if (row.get("signed") if signed is None else signed) else ""
+    return f"{(row.get('scale') or 1.0) * v:{sign}.{int(row.get('digits') or 2)}f}"
+
+
+def _unit(row: Mapping[str, Any]) -> str:
+    return f" {row['unit']}" if row.get("unit") else ""
+
+
+def _value(row: Mapping[str, Any], r: Mapping[str, Any] | None) -> str:
+    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``."""
+    if not r:
+        return "–"
+    text = _show(row, r.get("estimate")) + _unit(row)
+    if _show(row, r.get("lo")) != "–" and _show(row, r.get("hi")) != "–":
+        text += f" [{_show(row, r.get('lo'))}, {_show(row, r.get('hi'))}]"
+    return text
+
+
+def _difference(row: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
+    """The test of condition − this run, in words: ``"a difference of −10.0 pp [−14.1, −5.9],
+    Holm p < 0.001"`` (a ratio: the ratio of the two)."""
+    if not test or test.get("diff") is None:
+        return ""
+    if row.get("log"):
+        d, lo, hi = (math.exp(float(test[k])) for k in ("diff", "lo", "hi"))
+        what = f"{d:.2f} times this run's effect [{lo:.2f}, {hi:.2f}]"
+    else:
+        what = (f"a difference of {_show(row, test['diff'], True)}{_unit(row).replace(' %', ' pp')}"
+                f" [{_show(row, test.get('lo'), True)}, {_show(row, test.get('hi'), True)}]")
+    p = test.get("p_holm", test.get("p_value"))
+    return what + (f", Holm p {_p(p)}" if p is not None else "")
+
+
+def _there(row: Mapping[str, Any], found: Mapping[str, Any] | None) -> str:
+    """``"; there CONTEXT (here: CONTEXT)"``: what the finding's games are like in the
+    condition, in the game's own numbers (``context``), against this run's."""
+    there = str((found or {}).get("context") or "")
+    if not there:
+        return ""
+    here = str(row.get("context") or "")
+    return f"; there {there}" + (f" (here {here})" if here and here != there else "")
+
+
+def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str],
+                  run_dir: str | Path | None = None) -> str:
+    """What one condition did to the finding, from its own numbers."""
+    found = (row.get("by_condition") or {}).get(c)
+    state = (row.get("states") or {}).get(c, "")
+    verb = {"flip": "flips it to the other side", "lost": "loses it (no longer significant)",
+            "wide": "leaves it too uncertain to tell"}.get(state, "")
+    text = f"under {labels.get(c, c)} it {verb}" if verb else f"under {labels.get(c, c)}"
+    if found:
+        text += f": {_value(row, found)} against {_value(row, row)} here"
+        diff = _difference(row, found.get("test") or (row.get("tests") or {}).get(c))
+        if diff:
+            text += f" ({diff})"
+    return text + _there(row, found) + _example(found, c, run_dir)
+
+
+def _example(found: Mapping[str, Any] | None, c: str, run_dir: str | Path | None = None) -> str:
+    """``"; an example game there: `analyzer replay RUN/robustness/C/scenario.toml --game
+    G`"``: an example game of the condition's own finding (picked for its own sign)."""
+    ids = (found or {}).get("examples") or []
+    if not ids:
+        return ""
+    variant = (found or {}).get("example_variant") or "base"
+    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / FOLDER / c / "scenario.toml"
+    words = shlex.join(["analyzer", "replay", scenario.as_posix(), "--game", str(int(ids[0]))]
+                       + (["--variant", str(variant)] if variant != "base" else []))
+    return f"; an example game there: `{words}`"
+
+
+def _by_size(row: Mapping[str, Any], conds: list[str]) -> list[str]:
+    """``conds`` ordered by the size of their difference from this run, largest first."""
+    tests = row.get("tests") or {}
+
+    def size(c: str) -> float:
+        t = ((row.get("by_condition") or {}).get(c) or {}).get("test") or tests.get(c) or {}
+        try:
+            return -abs(float(t.get("diff")))
+        except (TypeError, ValueError):
+            return 0.0
+
+    return sorted(conds, key=size)
+
+
+def _nearest(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """For a finding that holds: the condition where it comes nearest no effect."""
+    null = row.get("null") or 0.0
+    best, gap = "", math.inf
+    for c, s in (row.get("states") or {}).items():
+        found = (row.get("by_condition") or {}).get(c) or {}
+        if s != "same" or found.get("estimate") is None:
+            continue
+        d = abs(float(found["estimate"]) - float(found.get("null") or null))
+        if d < gap:
+            best, gap = c, d
+    if not best:
+        return ""
+    found = (row.get("by_condition") or {}).get(best)
+    return f"; nearest no effect under {labels.get(best, best)}: {_value(row, found)}" + _there(
+        row, found)
+
+
+def reason(row: Mapping[str, Any], data: Mapping[str, Any],
+           run_dir: str | Path | None = None) -> str:
+    """Why a finding got its verdict, in words and from the conditions' own numbers: which
+    condition changed it, by how much (its estimate against this run's and the test of the
+    difference) and what differs there (the game's ``context`` of the finding in that
+    condition, e.g. "every seat used the card in 93 % of the games"). ``robustness.json``
+    keeps it as each finding's ``why``; the verdict sentence of the report ends with it.
+
+    Parameters
+    ----------
+    row : mapping
+        A finding of ``robustness.json`` (or a ``robustness.verdict`` result).
+    data : mapping
+        ``robustness.json`` (its ``conditions`` give the labels).
+    run_dir : str or Path, optional
+        The run directory, for the replay command of a condition's example game (default:
+        relative to it).
+    """
     labels = _labels(data)
     states = row.get("states") or {}
     n = sum(1 for s in states.values() if s not in ("absent", "unmeasurable"))
@@ -91,41 +220,51 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     chosen = _chosen(row, labels)
     v = row.get("verdict")
     if v == "holds":
-        return (f"**Robustness check: holds** — same sign and significant under all {n} other "
-                f"conditions that measure it{gone}.{chosen}")
+        return (f"same side and significant under all {n} other condition"
+                f"{'s' if n != 1 else ''} that measure it{_nearest(row, labels)}{gone}.{chosen}")
     if v == "sensitive":
-        parts = [f"{what} under: {_names(names, labels)}" for what, names in (
-            ("flipped (significant the other way, and different from this run after Holm)",
-             [c for c in row["sensitive_to"] if states.get(c) == "flip"]),
-            (("lost (not significant, and nearer no effect than this run by a difference "
-              "significant after Holm over the conditions)"),
-             [c for c in row["sensitive_to"] if states.get(c) == "lost"])) if names]
-        return f"**Robustness check: sensitive** — {'; '.join(parts)}{gone}.{chosen}"
-    if v == "unchecked" and row.get("reason"):
-        return f"**Robustness check: unchecked** — {row['reason']}."
+        moved = _by_size(row, list(row.get("sensitive_to") or []))
+        return "; ".join(_moved_clause(row, c, labels, run_dir)
+                         for c in moved) + f"{gone}.{chosen}"
     if v == "unchecked":
-        return ("**Robustness check: unchecked** — no condition measures this finding (e.g. a "
-                f"policy's effect when every seat plays one ladder player){_unmeasurable(row, labels)}.")
+        if row.get("reason"):
+            return f"{row['reason']}."
+        return ("no condition measures this finding (e.g. a policy's effect when every seat "
+                f"plays one ladder player){_unmeasurable(row, labels)}.")
     if v == "unresolved":
         if not row.get("base_significant", True):
-            return ("**Robustness check: unresolved (not significant in the base after Holm)** "
-                    "— no condition is judged.")
-        return (f"**Robustness check: unresolved** — not significant there, but not measurably "
-                f"different from this run either (too few games to tell) under: "
-                f"{_names(row['unresolved_in'], labels)}{gone}.{chosen}")
+            p = row.get("p_holm")
+            return ("not significant in this run after Holm"
+                    + (f" (Holm p {_p(p)})" if p is not None and _p(p) != "–" else "")
+                    + ", so no condition is judged.")
+        wide = _by_size(row, list(row.get("unresolved_in") or []))
+        return ("not significant there, but not measurably different from this run either "
+                "(too few games to tell): " + "; ".join(_moved_clause(row, c, labels, run_dir)
+                                                        for c in wide) + f"{gone}.{chosen}")
     rng = row.get("range")
     if rng:
-        scale = row.get("scale") or 1.0
         at = row.get("range_at") or ["", ""]
-        unit = f" {row['unit']}" if row.get("unit") else ""
-        d = int(row.get("digits") or 2)
         item = (f" ({str(row['item']).replace('_', ' ')} everywhere)" if row.get("item")
                 else "")
-        return (f"**Robustness check:** a measured figure (no verdict); {scale * row['estimate']:.{d}f}"
-                f"{unit} in this run, from {scale * rng[0]:.{d}f}{unit} "
-                f"({labels.get(at[0], at[0])}) to {scale * rng[1]:.{d}f}{unit} "
+        return (f"a measured figure (no verdict); {_show(row, row.get('estimate'))}"
+                f"{_unit(row)} in this run, from {_show(row, rng[0])}{_unit(row)} "
+                f"({labels.get(at[0], at[0])}) to {_show(row, rng[1])}{_unit(row)} "
                 f"({labels.get(at[1], at[1])}) over the conditions{item}{gone}.{chosen}")
     return ""
+
+
+def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """One sentence: the finding's verdict over the robustness conditions and why
+    (``reason``, or the ``why`` stored in ``robustness.json``)."""
+    why = row.get("why") or reason(row, data)
+    if not why:
+        return ""
+    v = row.get("verdict")
+    if v == "figure":
+        return f"**Robustness check:** {why}"
+    if v == "unresolved" and not row.get("base_significant", True):
+        return f"**Robustness check: unresolved (not significant in the base after Holm)** — {why}"
+    return f"**Robustness check: {v}** — {why}"
 
 
 def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
@@ -246,14 +385,16 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.table(pd.DataFrame(table))
         drawn = [r for r in rows if r.get("verdict") != "figure"][:MAX_CHART]
         if drawn:
-            doc.chart("robustness.png", "Key findings under each condition: estimate and 95 % "
-                      "interval, as the distance from no effect in this run's standard errors "
-                      "(grey line: no effect; dashed: this run's estimate). Within each "
-                      "finding the points run from this run (black, top) through the "
-                      "conditions in the order of the table above; green: same side and "
-                      "significant, red: flipped or lost, orange: too wide.",
+            ncols = 2 if len(drawn) > 3 else 1
+            panel = 0.6 + 0.16 * (len(conds) + 1)
+            doc.chart("robustness.png", "Key findings under each condition, one panel per "
+                      "finding in its own unit (the axis names the finding's key and unit): "
+                      "estimate and 95 % interval of this run (black, top row) and of each "
+                      "condition (one labelled row each); grey line: no effect. Green: same "
+                      "side and significant, red: flipped or lost, orange: too wide.",
                       lambda ax: _plot(ax, drawn, conds),
-                      size=(8.0, 1.2 + 0.9 * len(drawn)))
+                      size=(11.0 if ncols > 1 else 7.0,
+                            0.4 + panel * -(-len(drawn) // ncols)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
 
 
@@ -273,34 +414,53 @@ def _changed(c: Mapping[str, Any]) -> str:
     return f"{n:,} of {c['games'] * max(1, c.get('arms', 1)):,}" if c.get("arms") else f"{n:,}"
 
 
+COLOURS = {"base": "black", "same": "tab:green", "flip": "tab:red", "lost": "tab:red",
+           "wide": "tab:orange", "absent": "lightgrey", "unmeasurable": "lightgrey"}
+LABEL_WIDTH = 40  # characters of a condition's label on the chart's axis
+
+
+def _short_label(text: str) -> str:
+    """A condition's label for the chart's axis: without its "(default …)" and at most
+    ``LABEL_WIDTH`` characters."""
+    text = text.split(" (default ")[0]
+    return text if len(text) <= LABEL_WIDTH else text[:LABEL_WIDTH - 1] + "…"
+
+
 def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> None:
-    """One horizontal band per finding; within it a point and interval per condition, each
-    finding scaled by its own interval in this run so that they share one axis: the distance
-    from no effect in this run's standard errors."""
-    colours = {"base": "black", "same": "tab:green", "flip": "tab:red", "lost": "tab:red", "wide": "tab:orange",
-               "absent": "lightgrey"}
-    names = ["this run"] + [c["name"] for c in conds]
-    for i, r in enumerate(rows):
+    """One panel per finding, in the finding's own unit (its ``scale`` and ``unit``): a point
+    and 95 % interval for this run (black) and for each condition, each on its own labelled
+    row; grey line: the finding's no-effect value."""
+    fig = ax.figure
+    ax.remove()
+    ncols = 2 if len(rows) > 3 else 1
+    nrows = -(-len(rows) // ncols)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    names = ["this run"] + [_short_label(c["label"]) for c in conds]
+    for panel, r in zip(axes, rows):
+        scale = r.get("scale") or 1.0
         null = r.get("null") or 0.0
-        se = (r["hi"] - r["lo"]) / 3.92 if r.get("hi") is not None and r["hi"] > r["lo"] else 1.0
-        points = [("this run", r)] + [(c["name"], (r.get("by_condition") or {}).get(c["name"]))
-                                      for c in conds]
-        for j, (name, f) in enumerate(points):
-            if f is None or f.get("estimate") is None:
+        points = [("base", r)] + [((r.get("states") or {}).get(c["name"], "absent"),
+                                   (r.get("by_condition") or {}).get(c["name"]))
+                                  for c in conds]
+        for y, (state, f) in enumerate(points):
+            if not f or f.get("estimate") is None or (isinstance(f["estimate"], float)
+                                                      and math.isnan(f["estimate"])):
+                panel.text(0.5, y, "not measured", transform=panel.get_yaxis_transform(),
+                           fontsize=6, color="grey", va="center", ha="center")
                 continue
-            y = i + (j + 1) / (len(names) + 1) - 0.5
-            est = (f["estimate"] - null) / se
-            lo = (f["lo"] - null) / se if f.get("lo") is not None else est
-            hi = (f["hi"] - null) / se if f.get("hi") is not None else est
-            state = "base" if name == "this run" else (r.get("states") or {}).get(name, "absent")
-            ax.errorbar(est, y, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]], fmt="o", ms=3,
-                        color=colours.get(state, "grey"), lw=1)
-        ax.axvline(0, color="grey", lw=0.8)
-        ax.plot([(r["estimate"] - null) / se] * 2, [i - 0.5, i + 0.5], "k--", lw=0.6)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([str(r.get("key")) for r in rows], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("distance from no effect (this run's standard errors)")
+            est = scale * float(f["estimate"])
+            lo, hi = (scale * float(f[k]) if f.get(k) is not None else est for k in ("lo", "hi"))
+            lo, hi = (est if math.isnan(lo) else lo), (est if math.isnan(hi) else hi)
+            panel.errorbar(est, y, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]], fmt="o", ms=3,
+                           color=COLOURS.get(state, "grey"), lw=1)
+        panel.axvline(scale * float(null), color="grey", lw=0.8)
+        panel.set_yticks(range(len(names)), names, fontsize=6)
+        panel.set_ylim(len(names) - 0.5, -0.5)
+        unit = f" [{r['unit']}]" if r.get("unit") else ""
+        panel.set_xlabel(f"{r.get('key')}{unit}", fontsize=7)
+        panel.tick_params(axis="x", labelsize=6)
+    for panel in axes[len(rows):]:
+        panel.remove()
 
 
-__all__ = ["FOLDER", "RESULT", "load", "section", "verdict_text"]
+__all__ = ["FOLDER", "RESULT", "load", "reason", "section", "verdict_text"]

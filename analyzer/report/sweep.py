@@ -37,6 +37,7 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
     study = run.get("study") or {}
     arm_counts = players_mod.counts(games)
     paired = players_mod.paired_arms(arm_counts)
+    all_games, all_seats = games, seats
     if len(paired) < len(arm_counts):  # other player counts: the players section has them
         games, seats = as_table(games).only(paired), as_table(seats).only(paired)
     out = sweep_section(doc, study, seats, players, games, run)
@@ -45,7 +46,51 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
               f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
               "base; the arms of other player counts are compared in the section on player "
               "counts, paired by game seed on game-level outcomes.")
+        if study.get("params") == ["players"]:  # one arm per count: a curve over the counts
+            out["players_curve"] = _player_curve(doc, all_games, all_seats, arm_counts)
     return out
+
+
+def _player_curve(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+                  arm_counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """A sweep of the player count: the start player's advantage (over a fair position of its
+    own table) and the mean final score against the player count, one point per arm with its
+    95 % interval over games (``balance.arm_table``), the base's count included."""
+    games, seats = as_table(games), as_table(seats)
+    rows = []
+    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):
+        s = seats.read(balance.BALANCE_SEATS, [var])
+        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
+                                  sorted(int(k) for k in pd.unique(s["seat"])))
+        t = balance.arm_table(pg).iloc[0]
+        rows.append({"variant": var, "players": n,
+                     **{k: float(t[k]) for k in ("start_adv", "start_adv_lo", "start_adv_hi",
+                                                 "score", "score_lo", "score_hi") if k in t}})
+    if len(rows) < 2 or "start_adv" not in rows[0]:
+        return rows
+
+    def draw(ax, key: str, scale: float, label: str) -> None:
+        x = [r["players"] for r in rows]
+        y = [scale * r[key] for r in rows]
+        err = charts.error_bars(np.asarray(y, float), [scale * r[f"{key}_lo"] for r in rows],
+                                [scale * r[f"{key}_hi"] for r in rows])
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
+        if key == "start_adv":
+            ax.axhline(0, color="grey", linestyle="--", linewidth=1, label="no advantage")
+            charts.legend(ax)
+        ax.set_xticks(x)
+        ax.set_xlabel("players")
+        ax.set_ylabel(label)
+
+    doc.chart("sweep_players.png", "The start player's advantage against the player count: its "
+              "win share minus a fair position's (1 − q)/n of its own table, pp, 95 % t "
+              "intervals over games (grey: no advantage).",
+              lambda ax: draw(ax, "start_adv", 100, "start-player advantage [pp]"),
+              size=(6.5, 4.0))
+    doc.chart("sweep_players_score.png", "Mean final score per seat against the player count "
+              "(95 % t intervals over games).",
+              lambda ax: draw(ax, "score", 1, "mean final score [points]"), size=(6.5, 4.0))
+    return rows
 
 
 SWEEP_SEATS = ("variant", "game_id", "seat", "policy", "won")  # and the swept metric
@@ -159,6 +204,8 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     doc.table(pd.DataFrame(rows))
     _no_decision_note(doc, same)
     curve = tab[tab["variant"] != BASE].copy()
+    if curve.empty:  # no value other than the base's at this player count: nothing to draw
+        return result
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
               lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by,
                                     fair),

@@ -51,6 +51,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.games.base import StudySection
 from analyzer.games.cartus import findings
+from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
 from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
@@ -445,6 +446,22 @@ def _short(name: str) -> str:
     return name.replace("_", " ")
 
 
+def first_game_set() -> str:
+    """The rulebook's recommended first-game buildings (``[first_game]`` of the built-in
+    ``data/components.toml``, docs/rules/cartus.md §1) as a ``building_set`` id."""
+    return building_set_id(_components(None, 4, [])["first_game"])
+
+
+def reference_text(reference: str) -> str:
+    """The reference set in words: its buildings (``building_set`` id, ``+``-joined), and
+    whether it is the rulebook's first-game set — said only when it is."""
+    if not reference:
+        return "(not recorded)"
+    names = ", ".join(_short(b) for b in reference.split("+"))
+    return names + (" — the rulebook's first-game set" if reference == first_game_set()
+                    else " (a set of this study, not the rulebook's first-game set)")
+
+
 def _changes(row: pd.Series, facs) -> str:
     alts = [_short(alt) for c, _, alt in facs if row[f"building_{c}"] == alt]
     return ", ".join(alts) if alts else "(reference set)"
@@ -462,6 +479,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
         return {}
     choice = games.read(("variant", "building_*"))
     facs = factors(choice)
+    reference = str(choice["building_set"].iloc[0]) if "building_set" in choice else ""
     n_arms = choice["variant"].nunique()
     del choice
     st = set_statistics(games, seats)
@@ -492,7 +510,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     n_games = int(table["games"].median())
     floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
     mname = CORRECTION_SHORT[method]
-    ref_desc = ", ".join(_short(r) for _, r, _ in facs)
+    ref_desc = reference_text(reference)
 
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
@@ -501,7 +519,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
              "independent)" if n_arms != n_sets else "")
           + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
-          + f" Reference set (the base arm; in the study the rulebook's first-game set): {ref_desc}. "
+          + f" Reference set (the base arm's buildings): {ref_desc}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
     doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
           "all the set's games (a game where everyone died has no winner and counts as a loss for "

@@ -47,6 +47,14 @@ def _per_game(numbers: Mapping[str, Any], name: str) -> Any:
     return (numbers.get("_per_game") or {}).get(name)
 
 
+def _all_users(u: Mapping[str, Any], card: str) -> str:
+    """``"every seat used the CARD in 93 % of the games with a user (140 of 150)"``: how
+    often the users' finding has no seat without the card to compare with."""
+    every, games = int(u.get("all_user_games", 0)), int(u.get("games", 0))
+    share = f"{100 * every / games:.0f} %" if games else "none"
+    return f"every seat used the {card} in {share} of the games with a user ({every} of {games})"
+
+
 def _users(numbers: Mapping[str, Any], out_key: str, card: str,
            run: Mapping[str, Any]) -> list[Finding]:
     """The users of ``card`` followed into the same games without it (``_card_out``'s
@@ -60,12 +68,13 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
         key = f"{card.lower()}:users:{u['variant']}"
         d = u.get("won_diff_game")
         n = int(u.get("games_compared", 0))
+        context = _all_users(u, card)
         if d is None or n < 2:
-            why = (f"every seat used the {card} in {u.get('all_user_games', 0)} of the "
-                   f"{u['games']} games: no seat without it to compare the users with")
+            why = f"{context}, so no seat is left without it to compare the users with"
             found.append(Finding(f"The seats that used the {card} in `base`, followed into "
                                  f"`{u['variant']}`", math.nan, math.nan, math.nan,
-                                 key=key, example_variant=u["variant"], unmeasurable=why))
+                                 key=key, example_variant=u["variant"], unmeasurable=why,
+                                 context=context))
             continue
         found.append(Finding(
             f"In the {n} games of `base` where a seat used the {card} and another did not, a "
@@ -79,7 +88,8 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
             example_what=(f"a seat that used the {card} in `base` won less without it"
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
-            key=key, per_game=_per_game(numbers, f"users:{u['variant']}")))
+            key=key, per_game=_per_game(numbers, f"users:{u['variant']}"),
+            context=f"{context}, leaving {n} to compare"))
     for variant, why in (out.get("users_unmeasurable") or {}).items():
         found.append(Finding(f"The seats that used the {card} in `base`, followed into "
                              f"`{variant}`", math.nan, math.nan, math.nan,
@@ -110,8 +120,11 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
         + guessed_note(run, var), d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
         p_value=d["p_value"], games=int(d["n"]),
         examples=tuple(d.get("examples", ())), example_variant=var,
-        example_what=f"the start player took the {card} more often than the last position",
-        key=key, per_game=_per_game(numbers, "takes_first_last"))]
+        example_what=(f"the start player took the {card} "
+                      f"{'more' if d['mean'] >= 0 else 'less'} often than the last position"),
+        key=key, per_game=_per_game(numbers, "takes_first_last"),
+        context=(f"the start player takes the {card} {d['first']:.2f} times per game, the "
+                 f"last position {d['last']:.2f}"))]
 
 
 def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:

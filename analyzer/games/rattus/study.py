@@ -321,7 +321,8 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         ``{}`` when the records have neither column; else ``card, take, use, variant, games,
         by_position, first_last`` (``{take, use}``: ``stats.Difference`` fields plus ``first``
         and ``last`` means and ``examples``, game ids where the start player took the card more
-        often than the last position), ``by_arm``, ``by_policy``.
+        often than the last position — less often when that is the difference's sign),
+        ``by_arm``, ``by_policy``.
     """
     games, seats = as_table(games), as_table(seats)
     cols = [c for c in (take, use) if c in seats]
@@ -376,7 +377,10 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             d = stats.paired_difference(b, a)  # start player − last position
             first_last[c] = {**vars(d), "first": float(a.mean()), "last": float(b.mean()),
                              "last_position": int(last),
-                             "examples": _examples(both.index[a > b])}
+                             # games that show the difference's own sign (a run where the
+                             # last position takes it more shows those games)
+                             "examples": _examples(both.index[a > b] if d.mean >= 0
+                                                   else both.index[a < b])}
             if c == take:
                 out.setdefault(PER_GAME, {})["takes_first_last"] = pd.Series(
                     a - b, index=pd.Index(both.index, name="game_id"))
