@@ -55,6 +55,9 @@ class ContentPrior:
         replace it with its own file.
     header : str
         A comment put at the top of a written table (what it is, how to use it).
+    plural : str
+        What several draws are called in a sentence, e.g. ``"token lists"`` (default
+        ``"<table> tables"``).
     """
 
     table: str
@@ -66,6 +69,12 @@ class ContentPrior:
     summary: Callable[[dict], str]
     rule_values: tuple[str, ...]
     header: str = ""
+    plural: str = ""
+
+    @property
+    def draws_noun(self) -> str:
+        """``plural``, else ``"<table> tables"``."""
+        return self.plural or f"{self.table.replace('_', ' ')} tables"
 
     def draw(self, seed: int) -> dict:
         """One plausible table: a pure function of ``seed`` (same seed, same table).

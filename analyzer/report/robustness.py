@@ -201,6 +201,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         more = f" and {len(without) - 12} more" if len(without) > 12 else ""
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
               f"{shown}{more}.")
+    _content(doc, data, rows, numbers)
     counts = {v: sum(1 for r in rows if r.get("verdict") == v)
               for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
     base_ns = sum(1 for r in rows if r.get("verdict") == "unresolved"
@@ -255,6 +256,30 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       lambda ax: _plot(ax, drawn, conds),
                       size=(8.0, 1.2 + 0.9 * len(drawn)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+
+
+def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
+             numbers: Mapping[str, int]) -> None:
+    """The guessed content tables drawn (``--content``): what each draw changed, and per
+    finding its verdict over each table's draws alone, in words."""
+    drawn = [c for c in data.get("conditions") or [] if c.get("kind") == "content"]
+    if not drawn:
+        return
+    tables: dict[str, list[Mapping[str, Any]]] = {}
+    for c in drawn:
+        tables.setdefault(c["table"], []).append(c)
+    doc.p("Guessed content varied: " + "; ".join(
+        f"{len(cs)} plausible {cs[0].get('draws_noun') or t} (`{t}`, `analyzer list content`)"
+        for t, cs in tables.items()) + ". Each draw is a condition with its drawn table in its "
+        "folder (its `scenario.toml` names it); the verdict over one table's draws uses the "
+        "same rule, Holm over that table's draws. What differs in each draw: " + "; ".join(
+            f"`{c['name']}`: {c.get('differs') or '?'}" for c in drawn) + ".")
+    lines = [{"finding": (f"#{numbers[r['key']]} " if r.get("key") in numbers else "")
+              + f"`{r.get('key')}`",
+              **{t: v.get("sentence", "") for t, v in (r.get("content") or {}).items()}}
+             for r in rows if r.get("content")]
+    if lines:
+        doc.table(pd.DataFrame(lines))
 
 
 def _p(p: Any) -> str:
