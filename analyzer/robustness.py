@@ -320,12 +320,13 @@ def content_seed(seed: int, i: int) -> int:
 
 def content_in_use(scenario: Scenario) -> list[ContentPrior]:
     """The guessed content tables that act in some arm of ``scenario`` and that the arm does
-    not replace with its own file (``priors_in_use``), in the game's declaration order."""
+    not replace with a file of its own (``priors_in_use``; a drawn file the arm names is
+    still a guess, but the arm's), in the game's declaration order."""
     spec = scenario.spec
     used: set[str] = set()
     for arm in scenario.arms:
         config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
-        used |= {p.table for p in priors_in_use(spec, config)}
+        used |= {p.table for p in priors_in_use(spec, config) if p.option not in arm.rules}
     return [p for p in spec.content_priors if p.table in used]
 
 

@@ -96,8 +96,12 @@ def test_a_game_plays_to_the_end_with_a_drawn_table(game, table, tmp_path):
         config = spec.make_config(n, exps, {p.option: str(path)})
         record, seats = spec.play_game(config, "random", seed)
         assert record["end"] in ("trigger", "turn_cap") and len(seats) == n
-        assert any(v.provenance == "user" and any(v.name == k or v.name.startswith(k + ".") for k in p.rule_values)
-                   for v in spec.rule_values(config))  # the drawn table is the one in use
+        # the drawn table is the one in use; one that says it is a guess (provenance "default"
+        # at its top, as Rattus tables do) is still counted as one, else it is the user's
+        want = "default" if tomllib.loads(path.read_text()).get("provenance") == "default" else "user"
+        assert any(v.provenance == want and any(v.name == k or v.name.startswith(k + ".")
+                                                 for k in p.rule_values)
+                   for v in spec.rule_values(config))
 
 
 def test_draws_differ_across_seeds():
@@ -127,11 +131,18 @@ def test_priors_in_use_follow_the_scenario():
     assert names(p, 3, (), {}) == ["sites", "cards", "boats", "revolt_tiles", "distribution"]
 
 
-def test_a_users_table_is_not_a_guess(tmp_path):
+def test_a_users_table_is_not_a_guess_but_a_drawn_one_still_is(tmp_path):
     spec = get_game("rattus")
     path = prior(spec, "tokens").write(1, tmp_path)
     config = spec.make_config(4, (), {"tokens_file": str(path)})
+    # a drawn table says `provenance = "default"` at its top: still a guess, counted as one
+    assert [x.table for x in priors_in_use(spec, config)] == ["tokens", "map"]
+    assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "default"
+    own = tmp_path / "own.toml"
+    own.write_text(path.read_text().replace('provenance = "default"', 'provenance = "user"', 1))
+    config = spec.make_config(4, (), {"tokens_file": str(own)})
     assert [x.table for x in priors_in_use(spec, config)] == ["map"]
+    assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "user"
 
 
 # ---------------------------------------------------------------- Rattus tokens (docs/rules/rattus.md §5.4)

@@ -136,6 +136,13 @@ def test_a_content_run_plays_each_draw_in_its_own_directory_and_judges_over_the_
         assert c["differs"] and c["changed_games"] is not None
         res = _run(["validate", str(folder / "scenario.toml")])
         assert res.exit_code == 0, res.output
+        # a drawn table is still a guess: it is a labelled default of the condition's run, so
+        # its guess counters count (a guessed token face is revealed in every game)
+        run = json.loads((folder / "summary.json").read_text())["run"]
+        assert c["table"] in {d["name"] for d in run["defaults"]["base"]}
+        if c["table"] == "tokens":
+            faces = pd.read_parquet(folder / "games.parquet", columns=["acted_token_face"])
+            assert (faces["acted_token_face"] > 0).all()
     # simulate on a condition's scenario.toml plays the same games as the condition did
     cond = out / "robustness" / "content-map-1"
     again = tmp_path / "again"

@@ -76,15 +76,21 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
 def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
     """The table a game uses: the user's file when ``path`` is set, else the built-in one.
 
+    A file that says at its top ``provenance = "default"`` — a plausible draw of a guessed
+    table (``analyzer.games.content``), or a copy of a built-in guess — is still a labelled
+    guess: it is read from ``path`` but counted like the built-in table (its provenances and
+    guess counters stay those of a guess, not ``"user"``).
+
     Returns
     -------
     (dict, str, bool)
         The parsed table, its name for messages (the user's path or ``data/<name>``) and
-        whether it is the user's.
+        whether it is the user's own (not a guess).
     """
     if path is None:
         return builtin_table(package, name), f"data/{name}", False
-    return read_table(option, path, f"data/{name}"), str(path), True
+    table = read_table(option, path, f"data/{name}")
+    return table, str(path), table.get(PROVENANCE_KEY) != "default"
 
 
 def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterable[str]) -> None:
