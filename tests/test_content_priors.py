@@ -82,7 +82,9 @@ def test_a_draw_is_a_pure_function_of_its_seed_and_loads(game, table, seed, tmp_
     p = prior(get_game(game), table)
     first = p.draw(seed)
     assert p.draw(seed) == first
-    assert tomllib.loads(p.to_toml(first, seed)) == first  # the written file is the table
+    written = tomllib.loads(p.to_toml(first, seed))
+    assert written.pop("drawn_by") == f"the {table} prior of {p.section}, seed {seed}"
+    assert written == first  # the written file is the table, saying which draw it is
     _load(game, table, seed, tmp_path_factory.mktemp("draw"))
     assert p.describe(first)
 
@@ -96,10 +98,8 @@ def test_a_game_plays_to_the_end_with_a_drawn_table(game, table, tmp_path):
         config = spec.make_config(n, exps, {p.option: str(path)})
         record, seats = spec.play_game(config, "random", seed)
         assert record["end"] in ("trigger", "turn_cap") and len(seats) == n
-        # the drawn table is the one in use; one that says it is a guess (provenance "default"
-        # at its top, as Rattus tables do) is still counted as one, else it is the user's
-        want = "default" if tomllib.loads(path.read_text()).get("provenance") == "default" else "user"
-        assert any(v.provenance == want and any(v.name == k or v.name.startswith(k + ".")
+        # the drawn table is the one in use, and still a guess (its `drawn_by` key)
+        assert any(v.provenance == "default" and any(v.name == k or v.name.startswith(k + ".")
                                                  for k in p.rule_values)
                    for v in spec.rule_values(config))
 
@@ -135,11 +135,12 @@ def test_a_users_table_is_not_a_guess_but_a_drawn_one_still_is(tmp_path):
     spec = get_game("rattus")
     path = prior(spec, "tokens").write(1, tmp_path)
     config = spec.make_config(4, (), {"tokens_file": str(path)})
-    # a drawn table says `provenance = "default"` at its top: still a guess, counted as one
+    # a drawn table says so (`drawn_by`): still a guess, counted as one
     assert [x.table for x in priors_in_use(spec, config)] == ["tokens", "map"]
     assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "default"
-    own = tmp_path / "own.toml"
-    own.write_text(path.read_text().replace('provenance = "default"', 'provenance = "user"', 1))
+    own = tmp_path / "own.toml"  # the same table without the key: the user's own
+    own.write_text("\n".join(line for line in path.read_text().splitlines()
+                             if not line.startswith("drawn_by")))
     config = spec.make_config(4, (), {"tokens_file": str(own)})
     assert [x.table for x in priors_in_use(spec, config)] == ["map"]
     assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "user"

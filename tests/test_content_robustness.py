@@ -258,4 +258,4 @@ def test_a_finding_that_flips_in_a_constructed_draw_is_sensitive_naming_what_dif
     report_robustness.section(doc, data, {"adv": 1, "other": 2})
     text = "\n".join(b[1] if b[0] != "table" else b[1].to_csv() for b in doc.blocks)
     assert "Guessed content varied: 3 plausible token lists" in text
-    assert "flipped with content-tokens-2" in text
+    assert "flipped with content-tokens-2" in text and differs in text

@@ -272,8 +272,11 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
         f"{len(cs)} plausible {cs[0].get('draws_noun') or t} (`{t}`, `analyzer list content`)"
         for t, cs in tables.items()) + ". Each draw is a condition with its drawn table in its "
         "folder (its `scenario.toml` names it); the verdict over one table's draws uses the "
-        "same rule, Holm over that table's draws. What differs in each draw: " + "; ".join(
-            f"`{c['name']}`: {c.get('differs') or '?'}" for c in drawn) + ".")
+        "same rule, Holm over that table's draws. What differs in each draw from the built-in "
+        "table:")
+    doc.table(pd.DataFrame([{"condition": c["name"], "table file": c.get("file", ""),
+                             "differs from the built-in table": c.get("differs", "")}
+                            for c in drawn]))
     lines = [{"finding": (f"#{numbers[r['key']]} " if r.get("key") in numbers else "")
               + f"`{r.get('key')}`",
               **{t: v.get("sentence", "") for t, v in (r.get("content") or {}).items()}}
