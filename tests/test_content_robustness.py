@@ -1,7 +1,7 @@
 """``analyzer robustness --content K`` (analyzer/robustness.py ``content_conditions``,
 ``content_verdicts``): K plausible draws of each guessed content table in use, each one
 condition ``content-<table>-<i>`` played on the same seeds with its drawn table in its own run
-directory, and per finding a verdict over each table's draws in words (issue 24 §2)."""
+directory, and per finding a verdict over each table's draws in words."""
 
 from __future__ import annotations
 
@@ -105,6 +105,24 @@ def test_bad_content_options_are_refused_naming_what_is_allowed(tmp_path):
         assert message in res.output, (args, res.output)
         assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
     assert not (tmp_path / "reports").exists()
+
+
+def test_simulate_robustness_passes_content_on(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from analyzer import api
+
+    seen = {}
+
+    def fake(scenario, **kwargs):
+        seen.update(kwargs)
+        return SimpleNamespace(summary={}, out_dir=tmp_path)
+
+    monkeypatch.setattr(api, "robustness", fake)
+    res = _run(["simulate", str(_small(tmp_path)), "--games", "10", "--jobs", "1", "--out",
+                str(tmp_path / "run"), "--quiet", "--robustness", "--content", "3"])
+    assert res.exit_code == 0, res.output
+    assert seen["content"] == 3
 
 
 # ------------------------------------------------------------------ a whole run
