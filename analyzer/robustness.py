@@ -10,7 +10,12 @@ again under each **condition**, on the same game seeds:
   ``search_games`` games per arm;
 - **rule defaults** — for each labelled default the run uses (``provenance == "default"``) that
   has an alternative (the other value of a ``bool``, the other ``choices`` of a ``str`` option,
-  or ``Option.alternatives``), the scenario with that one value changed, at its own players.
+  or ``Option.alternatives``), the scenario with that one value changed, at its own players;
+- **guessed content** — ``content`` plausible draws of each guessed content table the run
+  uses (the game's ``ContentPrior`` s, ``analyzer.games.content``), each a condition
+  ``content-<table>-<i>`` whose arms play the drawn table; besides the verdict over all
+  conditions each finding gets one over each table's draws alone (``content_verdicts``), with
+  a sentence naming what differs in a draw that moves it.
 
 Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`` (played by
 ``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched

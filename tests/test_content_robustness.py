@@ -179,6 +179,12 @@ def test_a_content_run_plays_each_draw_in_its_own_directory_and_judges_over_the_
             if v["verdict"] == "holds":
                 noun = {"tokens": "token lists", "map": "maps"}[table]
                 assert v["sentence"].startswith(f"holds over 2 plausible {noun}")
+    # run again: every condition is kept (its drawn table and relative scenario.toml too)
+    again_data = _content_run(tmp_path, out, "1")
+    assert again_data["findings"] == data["findings"]
+    for c in data["conditions"]:
+        written = tomllib.loads((out / "robustness" / c["name"] / "scenario.toml").read_text())
+        assert written["rules"][f"{c['table']}_file"] == c["file"]
     report = (out / "report.md").read_text()
     assert "Guessed content varied: 2 plausible token lists (`tokens`" in report
     assert "2 plausible maps (`map`" in report
