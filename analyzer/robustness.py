@@ -430,14 +430,17 @@ def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, A
         v = verdict(base, {c.name: found.get(c.name) for c in conds})
         out[table] = {**v, "draws": len(conds),
                       "idle": [c.name for c in conds if changed.get(c.name) == 0],
-                      "sentence": content_sentence(v, conds, base, changed)}
+                      "sentence": content_sentence(v, conds, base, changed),
+                      "short": content_sentence(v, conds, base, changed, details=False)}
     return out
 
 
 def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
-                     base: Mapping[str, Any], changed: Mapping[str, int | None]) -> str:
+                     base: Mapping[str, Any], changed: Mapping[str, int | None],
+                     details: bool = True) -> str:
     """The sentence of ``content_verdicts`` for one table (``v``: its verdict over ``conds``,
-    the draws of that table)."""
+    the draws of that table); ``details``: with what differs in each draw that moves the
+    finding (``ContentPrior.describe``), else the draws' names only."""
     noun = conds[0].prior.draws_noun if conds[0].prior is not None else "tables"
     states = v.get("states") or {}
     measured = [c for c in conds if states.get(c.name) not in ("absent", "unmeasurable", None)]
@@ -446,7 +449,7 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
     by_name = {c.name: c for c in conds}
 
     def named(names: Sequence[str]) -> str:
-        return "; ".join(f"{n} ({by_name[n].differs})" for n in names)
+        return "; ".join(f"{n} ({by_name[n].differs})" if details else n for n in names)
 
     result = v.get("verdict")
     if result == "holds":

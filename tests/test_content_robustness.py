@@ -187,6 +187,7 @@ def test_a_content_run_plays_each_draw_in_its_own_directory_and_judges_over_the_
         assert written["rules"][f"{c['table']}_file"] == c["file"]
     report = (out / "report.md").read_text()
     assert "Guessed content varied: 2 plausible token lists (`tokens`" in report
+    assert "Over guessed content: `tokens`: " in report.split("## Robustness")[0]
     assert "2 plausible maps (`map`" in report
     not_varied = [line for line in report.splitlines() if "(not varied)" in line]
     assert all("`tokens`" not in line and "`map`" not in line for line in not_varied)
@@ -274,6 +275,9 @@ def test_a_finding_that_flips_in_a_constructed_draw_is_sensitive_naming_what_dif
     alone = robustness.verdict(_f(0.10, 0.06, 0.14, "adv"), found)
     assert tokens["states"] == alone["states"] and tokens["tests"] == alone["tests"]
     assert rows["other"]["content"]["tokens"]["sentence"] == "holds over 3 plausible token lists"
+    assert report_robustness.content_text(adv) == (
+        " Over guessed content: `tokens`: sensitive to the token lists: of 3 plausible token "
+        "lists, flipped with content-tokens-2; `map`: holds over 3 plausible maps.")
     # the report section shows the sentences and what differs in each draw
     from analyzer.report.document import Doc
 

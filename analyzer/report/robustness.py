@@ -128,6 +128,16 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return ""
 
 
+def content_text(row: Mapping[str, Any] | None) -> str:
+    """`` Over guessed content: <table>: <verdict in words>; …`` of one finding (what
+    ``--content`` drew; what differs in each draw is in the Robustness section), or ``""``."""
+    content = (row or {}).get("content") or {}
+    if not content:
+        return ""
+    return " Over guessed content: " + "; ".join(
+        f"`{t}`: {v.get('short') or v.get('sentence', '')}" for t, v in content.items()) + "."
+
+
 def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
     if r is None:
         return "—"
@@ -331,4 +341,4 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
     ax.set_xlabel("distance from no effect (this run's standard errors)")
 
 
-__all__ = ["FOLDER", "RESULT", "load", "section", "verdict_text"]
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "section", "verdict_text"]
