@@ -449,7 +449,9 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
     by_name = {c.name: c for c in conds}
 
     def named(names: Sequence[str]) -> str:
-        return "; ".join(f"{n} ({by_name[n].differs})" if details else n for n in names)
+        if not details:
+            return ", ".join(names)
+        return "; ".join(f"{n} ({by_name[n].differs})" for n in names)
 
     result = v.get("verdict")
     if result == "holds":
