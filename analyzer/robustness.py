@@ -10,7 +10,12 @@ again under each **condition**, on the same game seeds:
   whose policy searches plays ``search_games`` games per arm;
 - **rule defaults** — for each labelled default the run uses (``provenance == "default"``) that
   has an alternative (the other value of a ``bool``, the other ``choices`` of a ``str`` option,
-  or ``Option.alternatives``), the scenario with that one value changed, at its own players.
+  or ``Option.alternatives``), the scenario with that one value changed, at its own players;
+- **guessed content** — ``content`` plausible draws of each guessed content table the run
+  uses (the game's ``ContentPrior`` s, ``analyzer.games.content``), each a condition
+  ``content-<table>-<i>`` whose arms play the drawn table; besides the verdict over all
+  conditions each finding gets one over each table's draws alone (``content_verdicts``), with
+  a sentence naming what differs in a draw that moves it.
 
 Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`` (played by
 ``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
@@ -58,16 +63,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analyzer import report, runner, stats, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games.base import build_policy
+from analyzer.games.content import ContentPrior, priors_in_use
 from analyzer.games.ismcts import Ismcts
 from analyzer.keywords import checked
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
-from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file
+from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
 from analyzer.study_run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
@@ -96,12 +103,21 @@ class Condition:
         ``"OPTION = true (default false)"``.
     scenario : Scenario
         The scenario to play (same seeds as the base; ``games`` per arm).
+    prior : ContentPrior, optional
+        A ``"content"`` condition's prior: its scenario plays the prior's draw ``draw_seed``.
+    draw_seed : int
+        The seed of that draw (``ContentPrior.draw``).
+    differs : str
+        What differs in that draw from the built-in table (``ContentPrior.describe``).
     """
 
     name: str
     kind: str
     label: str
     scenario: Scenario
+    prior: ContentPrior | None = None
+    draw_seed: int = 0
+    differs: str = ""
 
 
 # ------------------------------------------------------------------ the conditions
@@ -295,6 +311,176 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
                 f"{_value_text(value)})", replace(scenario, arms=tuple(arms), games=games,
                                                   name=f"{scenario.name}-{tag}")))
     return out, without
+
+
+# ------------------------------------------------------------------ guessed content
+
+DEFAULT_CONTENT = 2  # draws per guessed content table when --content is not given (README)
+CONTENT_KEY = 0x636F6E74  # spawn key of the content draws ("cont"): apart from the games' seeds
+TABLES = "drawn-tables"  # OUT/robustness/drawn-tables/: the drawn tables the conditions play
+
+
+def content_seed(seed: int, i: int) -> int:
+    """The seed of draw ``i`` (1, 2, ...) of every content table of a run with root ``seed``:
+    ``SeedSequence(seed, spawn_key=(CONTENT_KEY, i))`` as a 32-bit integer, so the same run
+    seed gives the same draws (and ``ContentPrior.draw`` keeps two tables' draws apart)."""
+    ss = np.random.SeedSequence(int(seed), spawn_key=(CONTENT_KEY, int(i)))
+    return int(ss.generate_state(1, np.uint32)[0])
+
+
+def content_in_use(scenario: Scenario) -> list[ContentPrior]:
+    """The guessed content tables that act in some arm of ``scenario`` and that the arm does
+    not replace with a file of its own (``priors_in_use``; a drawn file the arm names is
+    still a guess, but the arm's), in the game's declaration order."""
+    spec = scenario.spec
+    used: set[str] = set()
+    for arm in scenario.arms:
+        config = spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
+        used |= {p.table for p in priors_in_use(spec, config) if p.option not in arm.rules}
+    return [p for p in spec.content_priors if p.table in used]
+
+
+def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | None,
+                       games: int, folder: Path) -> list[Condition]:
+    """``draws`` conditions per guessed content table in use (``tables``: only those; ``None``:
+    all in use), named ``content-<table>-<i>``: every arm that uses the built-in table plays
+    draw ``i`` of its prior (seed ``content_seed(scenario.seed, i)``), read from
+    ``folder/<table>-<seed>.toml`` (written when the condition is played, ``write_draw``).
+
+    Raises
+    ------
+    OptionError
+        (keyword ``content``) ``draws`` is not an integer >= 0; (``content_tables``) a name
+        that is not a guessed content table in use in this run (the message lists those).
+    """
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
+        raise OptionError("content", f"must be a number of draws >= 0 (got {draws!r}; 0: no "
+                                     "content conditions)")
+    used = content_in_use(scenario)
+    names = [p.table for p in used]
+    if tables is not None:
+        every = [p.table for p in scenario.spec.content_priors]
+        bad = [t for t in tables if t not in names]
+        if bad:
+            why = ("not a guessed content table of " + scenario.spec.name
+                   if any(t not in every for t in bad) else "not in use in this run")
+            raise OptionError("content_tables", f"{', '.join(bad)}: {why} (allowed: "
+                                                f"{', '.join(names) or 'none'})")
+        used = [p for p in used if p.table in tables]
+    out = []
+    for p in used:
+        for i in range(1, draws + 1):
+            seed = content_seed(scenario.seed, i)
+            path = str((folder / f"{p.table}-{seed}.toml").resolve())
+            arms = tuple(replace(a, rules={**a.rules, p.option: path})
+                         if p.option not in a.rules else a for a in scenario.arms)
+            out.append(Condition(
+                f"content-{p.table}-{i}", "content", f"{p.table} draw {i} (seed {seed})",
+                replace(scenario, arms=arms, games=games,
+                        name=f"{scenario.name}-content-{p.table}-{i}"),
+                prior=p, draw_seed=seed, differs=p.describe(p.draw(seed))))
+    return out
+
+
+def write_draw(c: Condition, folder: Path) -> None:
+    """Write a content condition's drawn table where its scenario reads it (``folder``)."""
+    if c.prior is not None:
+        c.prior.write(c.draw_seed, folder)
+
+
+def keep_draw(c: Condition, run_dir: Path) -> None:
+    """Put a finished content condition's drawn table in its run directory and make its
+    ``scenario.toml`` name it by a relative path, so that ``analyzer validate`` / ``simulate``
+    / ``report`` on that file read the same table wherever the directory is."""
+    if c.prior is None:
+        return
+    rules, _ = c.prior.condition(c.draw_seed, run_dir)
+    option, name = next(iter(rules.items()))
+    drawn = str((run_dir.parent / TABLES / name).resolve())  # what the run read
+    arms = tuple(replace(a, rules={**a.rules, option: name}) if a.rules.get(option) == drawn
+                 else a for a in c.scenario.arms)
+    RunDir(run_dir, {}).write("scenario.toml", to_toml(replace(c.scenario, arms=arms)))
+
+
+def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
+                     conditions: Sequence[Condition], changed: Mapping[str, int | None]
+                     ) -> dict[str, dict[str, Any]]:
+    """Per guessed content table, the verdict of one finding over that table's draws alone
+    (``verdict``: the same rule, Holm over the draws of the table) and a sentence saying what
+    the check covered or which draw moves the finding and what differs in that draw.
+
+    Parameters
+    ----------
+    base : mapping
+        The finding's record in the base run (as for ``verdict``).
+    found : mapping
+        Condition name -> the finding's record there (as ``assess`` pairs it).
+    conditions : sequence of Condition
+        All conditions; the ``"content"`` ones are grouped by table.
+    changed : mapping
+        Condition name -> games that differ from the base's (``changed_games``).
+
+    Returns
+    -------
+    dict
+        ``table -> {"verdict", "draws", "sentence", "idle", **verdict(...)}``; empty without
+        content conditions.
+    """
+    by_table: dict[str, list[Condition]] = {}
+    for c in conditions:
+        if c.kind == "content" and c.prior is not None:
+            by_table.setdefault(c.prior.table, []).append(c)
+    out = {}
+    for table, conds in by_table.items():
+        v = verdict(base, {c.name: found.get(c.name) for c in conds})
+        out[table] = {**v, "draws": len(conds),
+                      "idle": [c.name for c in conds if changed.get(c.name) == 0],
+                      "sentence": content_sentence(v, conds, base, changed),
+                      "short": content_sentence(v, conds, base, changed, details=False)}
+    return out
+
+
+def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
+                     base: Mapping[str, Any], changed: Mapping[str, int | None],
+                     details: bool = True) -> str:
+    """The sentence of ``content_verdicts`` for one table (``v``: its verdict over ``conds``,
+    the draws of that table); ``details``: with what differs in each draw that moves the
+    finding (``ContentPrior.describe``), else the draws' names only."""
+    noun = conds[0].prior.draws_noun if conds[0].prior is not None else "tables"
+    states = v.get("states") or {}
+    measured = [c for c in conds if states.get(c.name) not in ("absent", "unmeasurable", None)]
+    idle = [c.name for c in conds if changed.get(c.name) == 0]
+    tail = (f" ({', '.join(idle)} changed no game)" if idle else "")
+    by_name = {c.name: c for c in conds}
+
+    def named(names: Sequence[str]) -> str:
+        if not details:
+            return ", ".join(names)
+        return "; ".join(f"{n} ({by_name[n].differs})" for n in names)
+
+    result = v.get("verdict")
+    if result == "holds":
+        return f"holds over {len(measured)} plausible {noun}{tail}"
+    if result == "sensitive":
+        parts = [f"{what} with {named(names)}" for what, names in (
+            ("flipped", [c for c in v["sensitive_to"] if states.get(c) == "flip"]),
+            ("lost", [c for c in v["sensitive_to"] if states.get(c) == "lost"])) if names]
+        return (f"sensitive to the {noun}: of {len(measured)} plausible {noun}, "
+                + "; ".join(parts) + tail)
+    if result == "unresolved" and not v.get("base_significant", True):
+        return (f"not judged over {len(conds)} plausible {noun}: not significant in the base "
+                f"after Holm{tail}")
+    if result == "unresolved":
+        return (f"unresolved over {len(measured)} plausible {noun}: too few games to tell with "
+                + ", ".join(v["unresolved_in"]) + tail)
+    if result == "figure" and v.get("range"):
+        scale = float(base.get("scale") or 1.0)
+        d = int(base.get("digits") or 2)
+        unit = f" {base['unit']}" if base.get("unit") else ""
+        lo, hi = v["range"]
+        return (f"from {scale * lo:.{d}f}{unit} to {scale * hi:.{d}f}{unit} over "
+                f"{len(conds)} plausible {noun} (a measured figure, no verdict){tail}")
+    return f"not measured with the {noun}{tail}"
 
 
 # ------------------------------------------------------------------ verdicts
@@ -617,6 +803,8 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
     per = {c.name: {f["key"]: f for f in _findings(base_dir / FOLDER / c.name)}
            for c in conditions}
     values = {c.name: _per_game(base_dir / FOLDER / c.name) for c in conditions}
+    changed = {c.name: changed_games(base_dir, base_dir / FOLDER / c.name)
+               for c in conditions if c.kind in ("rule", "content")}
     rows = []
     for f in base:
         item = str(f.get("item") or "")
@@ -634,11 +822,12 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
             found[c.name] = paired_record(judged, r, base_values.get((f["key"], item)),
                                           values[c.name].get((f["key"], item)))
         tested = verdict(judged, found)
+        content = content_verdicts(judged, found, conditions, changed)
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
                                      "digits", "signed", "null", "figure", "exact", "holds",
                                      "log", "item", "p_holm", "context")},
-            **tested, "chosen_in": chosen,
+            **tested, "chosen_in": chosen, **({"content": content} if content else {}),
             "by_condition": {c: (None if r is None else {
                 **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
                                          "unmeasurable", "item", "context", "examples",
@@ -649,10 +838,13 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
         "conditions": [{"name": c.name, "kind": c.kind, "label": c.label,
                         "games": c.scenario.games,
-                        "changed_games": (changed_games(base_dir, base_dir / FOLDER / c.name)
-                                          if c.kind == "rule" else None),
+                        "changed_games": changed.get(c.name),
                         "arms": len(c.scenario.arms),
-                        "policies": sorted({s.name for a in c.scenario.arms for s in a.seats})}
+                        "policies": sorted({s.name for a in c.scenario.arms for s in a.seats}),
+                        **({"table": c.prior.table, "draws_noun": c.prior.draws_noun,
+                            "seed": c.draw_seed, "differs": c.differs,
+                            "file": f"{c.prior.table}-{c.draw_seed}.toml"}
+                           if c.prior is not None else {})}
                        for c in conditions],
         "findings": rows, "without": list(without), "method": METHOD,
     }
@@ -686,7 +878,9 @@ def ladder_tokens(keyword: str, value: str | Sequence[str] | None) -> list[str] 
 @checked
 def robustness(path_or_scenario: str | Path | Scenario, *,
                players: str | Sequence[str] | None = None,
-               defaults: str | Sequence[str] | None = None, games: int | None = None,
+               defaults: str | Sequence[str] | None = None,
+               content: int | None = None, content_tables: str | Sequence[str] | None = None,
+               games: int | None = None,
                search_games: int = SEARCH_GAMES, seed: int | None = None,
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
@@ -703,6 +897,12 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     defaults : str or sequence of str, optional
         The labelled defaults to vary (a string: comma-separated); ``None``: every one in use
         with an alternative; ``"none"`` or empty: none.
+    content : int, optional
+        Draws of each guessed content table in use (``content_conditions``; ``0``: none;
+        ``None``: ``DEFAULT_CONTENT``).
+    content_tables : str or sequence of str, optional
+        The guessed content tables to draw (a string: comma-separated); ``None``: every one
+        in use.
     games : int, optional
         Games per arm of the base and of every condition (default: the scenario's).
     search_games : int
@@ -734,6 +934,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     """
     ladder = ladder_tokens("players", players)
     varied = ladder_tokens("defaults", defaults)
+    tables = ladder_tokens("content_tables", content_tables)
     base = prepare(validate(path_or_scenario), games=games, seed=seed, jobs=jobs,
                    backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
                    resume=resume, force=force, progress=progress, csv=csv)
@@ -743,11 +944,16 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     conditions, same = player_conditions(scenario, ladder, scenario.games, search_games)
     rules, without = rule_conditions(scenario, varied, scenario.games)
     conditions += rules
-    if not conditions:
-        raise OptionError("players", "no condition to run: give a ladder of players or leave "
-                                     "the labelled defaults to vary")
     out_dir = base.dir.path
     folder = out_dir / FOLDER
+    drawn = content_conditions(scenario, DEFAULT_CONTENT if content is None else content,
+                               tables, scenario.games, folder / TABLES)
+    conditions += drawn
+    varied_tables = {n for c in drawn if c.prior is not None for n in c.prior.rule_values}
+    without = [w for w in without if w not in varied_tables]
+    if not conditions:
+        raise OptionError("players", "no condition to run: give a ladder of players, leave "
+                                     "the labelled defaults to vary, or draw guessed content")
     with base.session(nest=True):
         if not force and base.dir.finished(scenario):
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
@@ -763,7 +969,9 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
             base.dir.saved = (f"the base run and {i - 1} of {len(conditions)} conditions "
                               f"finished in {out_dir}")
             target = RunDir(folder / c.name, {})
+            write_draw(c, folder / TABLES)
             if target.finished(c.scenario):
+                keep_draw(c, target.path)
                 say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
                 continue
             say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
@@ -774,6 +982,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
             simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend, scheduler=scheduler,
                      out=target.path, chunk_size=size, resume=True, force=True,
                      progress=progress)
+            keep_draw(c, target.path)
         base.dir.saved = (f"the base run and all {len(conditions)} conditions finished in "
                           f"{out_dir}, the verdicts not yet written")
         data = assess(out_dir, conditions, without)
@@ -789,5 +998,6 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-__all__ = ["Condition", "alternatives", "assess", "compare", "defaults_in_use", "ladder_tokens", "paired_record",
+__all__ = ["Condition", "alternatives", "assess", "compare", "content_conditions", "content_in_use",
+           "content_seed", "content_verdicts", "defaults_in_use", "ladder_tokens", "paired_record",
            "player_conditions", "robustness", "rule_conditions", "rung", "state", "verdict"]

@@ -29,7 +29,7 @@ import typer
 from analyzer import api, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 from analyzer.games import available_games, get_game
-from analyzer.robustness import DEFAULT_LADDER, SEARCH_GAMES
+from analyzer.robustness import DEFAULT_CONTENT, DEFAULT_LADDER, SEARCH_GAMES
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
 _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND",
@@ -246,6 +246,9 @@ def simulate(
                              "players and every labelled default's alternative (`analyzer "
                              "robustness` with its defaults; use that command to choose "
                              "--players, --defaults or --search-games).")] = False,
+    content: Annotated[int | None, typer.Option(
+        "--content", help="With --robustness: draws of each guessed content table in use "
+                          f"(0: none; default {DEFAULT_CONTENT}).")] = None,
     *, flags: RunFlags,
 ) -> None:
     """Run a scenario, store the records and write the report (in reports/NAME).
@@ -269,6 +272,9 @@ def simulate(
 
       analyzer simulate study.toml --backend dask --scheduler tcp://10.0.0.5:8786
     """
+    if content is not None and not robustness:
+        raise OptionError("content", "only with {robustness} (it adds conditions to the "
+                                     "robustness check)", robustness=True)
     if robustness and target_ci is not None:
         raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
                                         "need a fixed number of games; give {games})",
@@ -299,7 +305,7 @@ def simulate(
     if robustness:
         with resumable(["analyzer", "robustness", str(scenario)],
                        **{**flags.hint(), "out": str(res.out_dir), "csv": None}):
-            res = api.robustness(scenario, say=typer.echo,
+            res = api.robustness(scenario, say=typer.echo, content=content,
                                  **{**flags.api(), "out": res.out_dir, "force": False})
         echo_verdicts(res)
         return
@@ -419,15 +425,23 @@ def robustness(
              "one in use with a documented alternative).")] = None,
     search_games: Annotated[int, typer.Option(
         help="Games per variant for a ladder player that searches (ismcts).")] = SEARCH_GAMES,
+    content: Annotated[int | None, typer.Option(
+        help="Draws of each guessed content table in use, each a condition content-TABLE-I "
+             f"(0: none; default {DEFAULT_CONTENT}; `analyzer list content`).")] = None,
+    content_tables: Annotated[str | None, typer.Option(
+        help="The guessed content tables to draw, comma-separated, or 'none' (default: every "
+             "one in use).")] = None,
     *, flags: RunFlags,
 ) -> None:
-    """Does each key finding hold for other players and other rule defaults?
+    """Does each key finding hold for other players, other rule defaults and other plausible
+    guessed content?
 
     Plays the scenario (kept if --out already holds its finished run; default reports/NAME)
     and again under each condition on the same seeds, in OUT/robustness/: every seat
     replaced by each player of a ladder, and each labelled default with a documented
-    alternative changed one at a time. The report gets a verdict per key finding (holds,
-    sensitive, unresolved) and a Robustness section.
+    alternative changed one at a time, and K plausible draws of each guessed content
+    table (--content K). The report gets a verdict per key finding (holds, sensitive,
+    unresolved) and a Robustness section.
 
     Examples:
 
@@ -436,11 +450,15 @@ def robustness(
       analyzer robustness scenarios/africanus-sultan.toml --games 2000 --search-games 100
 
       analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
+
+      analyzer robustness scenarios/africanus-sultan.toml --players none --defaults none --content 8 --content-tables tokens,map
     """
     with resumable(["analyzer", "robustness", str(scenario)], players=players,
-                   defaults=defaults, search_games=search_games, **flags.hint()):
+                   defaults=defaults, search_games=search_games, content=content,
+                   content_tables=content_tables, **flags.hint()):
         res = api.robustness(scenario, players=players, defaults=defaults,
-                             search_games=search_games, say=typer.echo, **flags.api())
+                             search_games=search_games, content=content,
+                             content_tables=content_tables, say=typer.echo, **flags.api())
     echo_verdicts(res)
 
 

@@ -82,7 +82,9 @@ def test_a_draw_is_a_pure_function_of_its_seed_and_loads(game, table, seed, tmp_
     p = prior(get_game(game), table)
     first = p.draw(seed)
     assert p.draw(seed) == first
-    assert tomllib.loads(p.to_toml(first, seed)) == first  # the written file is the table
+    written = tomllib.loads(p.to_toml(first, seed))
+    assert written.pop("drawn_by") == f"the {table} prior of {p.section}, seed {seed}"
+    assert written == first  # the written file is the table, saying which draw it is
     _load(game, table, seed, tmp_path_factory.mktemp("draw"))
     assert p.describe(first)
 
@@ -96,8 +98,10 @@ def test_a_game_plays_to_the_end_with_a_drawn_table(game, table, tmp_path):
         config = spec.make_config(n, exps, {p.option: str(path)})
         record, seats = spec.play_game(config, "random", seed)
         assert record["end"] in ("trigger", "turn_cap") and len(seats) == n
-        assert any(v.provenance == "user" and any(v.name == k or v.name.startswith(k + ".") for k in p.rule_values)
-                   for v in spec.rule_values(config))  # the drawn table is the one in use
+        # the drawn table is the one in use, and still a guess (its `drawn_by` key)
+        assert any(v.provenance == "default" and any(v.name == k or v.name.startswith(k + ".")
+                                                 for k in p.rule_values)
+                   for v in spec.rule_values(config))
 
 
 def test_draws_differ_across_seeds():
@@ -127,11 +131,19 @@ def test_priors_in_use_follow_the_scenario():
     assert names(p, 3, (), {}) == ["sites", "cards", "boats", "revolt_tiles", "distribution"]
 
 
-def test_a_users_table_is_not_a_guess(tmp_path):
+def test_a_users_table_is_not_a_guess_but_a_drawn_one_still_is(tmp_path):
     spec = get_game("rattus")
     path = prior(spec, "tokens").write(1, tmp_path)
     config = spec.make_config(4, (), {"tokens_file": str(path)})
+    # a drawn table says so (`drawn_by`): still a guess, counted as one
+    assert [x.table for x in priors_in_use(spec, config)] == ["tokens", "map"]
+    assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "default"
+    own = tmp_path / "own.toml"  # the same table without the key: the user's own
+    own.write_text("\n".join(line for line in path.read_text().splitlines()
+                             if not line.startswith("drawn_by")))
+    config = spec.make_config(4, (), {"tokens_file": str(own)})
     assert [x.table for x in priors_in_use(spec, config)] == ["map"]
+    assert next(v for v in spec.rule_values(config) if v.name == "tokens").provenance == "user"
 
 
 # ---------------------------------------------------------------- Rattus tokens (docs/rules/rattus.md §5.4)

@@ -24,6 +24,7 @@ import numpy as np
 import tomli_w
 
 from analyzer.games.base import GameSpec, RuleValue
+from analyzer.games.tables import DRAWN_KEY
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class ContentPrior:
         replace it with its own file.
     header : str
         A comment put at the top of a written table (what it is, how to use it).
+    plural : str
+        What several draws are called in a sentence, e.g. ``"token lists"`` (default
+        ``"<table> tables"``).
     """
 
     table: str
@@ -66,6 +70,12 @@ class ContentPrior:
     summary: Callable[[dict], str]
     rule_values: tuple[str, ...]
     header: str = ""
+    plural: str = ""
+
+    @property
+    def draws_noun(self) -> str:
+        """``plural``, else ``"<table> tables"``."""
+        return self.plural or f"{self.table.replace('_', ' ')} tables"
 
     def draw(self, seed: int) -> dict:
         """One plausible table: a pure function of ``seed`` (same seed, same table).
@@ -87,13 +97,18 @@ class ContentPrior:
         return self.summary(dict(table))
 
     def to_toml(self, table: Mapping[str, Any], seed: int | None = None) -> str:
-        """``table`` as TOML text, with a comment naming the prior (and the seed, if given)."""
+        """``table`` as TOML text, with a comment naming the prior; with ``seed``, a drawn
+        table: its ``drawn_by`` key (``tables.DRAWN_KEY``) says which prior and seed made it,
+        so the game counts it as the guess it is (``tables.load_table``)."""
         lines = [f"# A plausible `{self.table}` table (seed {seed}), drawn by the content prior of "
                  f"{self.section}." if seed is not None else
                  f"# A `{self.table}` table laid out for the content prior of {self.section}.",
                  f"# Use it with the rule option `{self.option} = \"<this file>\"`."]
         lines += [f"# {line}" if line else "#" for line in self.header.splitlines()]
-        return "\n".join(lines) + "\n\n" + tomli_w.dumps(_plain(table))
+        # a drawn table says so (``tables.DRAWN_KEY``): the game still counts it as a guess
+        drawn = ({DRAWN_KEY: f"the {self.table} prior of {self.section}, seed {seed}"}
+                 if seed is not None else {})
+        return "\n".join(lines) + "\n\n" + tomli_w.dumps({**drawn, **_plain(table)})
 
     def write(self, seed: int, folder: str | Path) -> Path:
         """Draw the table for ``seed`` and write it as ``<folder>/<table>-<seed>.toml``.

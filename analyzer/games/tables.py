@@ -18,6 +18,7 @@ from typing import Any
 from analyzer.errors import RuleError
 
 PROVENANCE_KEY = "provenance"  # the one key a data table uses for a value's provenance
+DRAWN_KEY = "drawn_by"  # top-level key of a drawn table: which content prior and seed made it
 TABLE_PROVENANCES = ("seed", "rulebook", "default", "user")
 
 
@@ -76,15 +77,22 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
 def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
     """The table a game uses: the user's file when ``path`` is set, else the built-in one.
 
+    A file with a top-level ``drawn_by`` key (``DRAWN_KEY``) is a plausible draw of a guessed
+    table (``analyzer.games.content`` writes it): still a labelled guess, so it is read from
+    ``path`` but its rows keep their own provenances, as the built-in table's do (its guess
+    counters count), instead of all being ``"user"``. The key is removed before the game's
+    loader sees the table.
+
     Returns
     -------
     (dict, str, bool)
         The parsed table, its name for messages (the user's path or ``data/<name>``) and
-        whether it is the user's.
+        whether it is the user's own (not a drawn guess).
     """
     if path is None:
         return builtin_table(package, name), f"data/{name}", False
-    return read_table(option, path, f"data/{name}"), str(path), True
+    table = read_table(option, path, f"data/{name}")
+    return table, str(path), table.pop(DRAWN_KEY, None) is None
 
 
 def check_keys(field: str, source: str, where: str, table: Any, allowed: Iterable[str]) -> None:

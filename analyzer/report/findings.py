@@ -60,7 +60,7 @@ from analyzer.games.base import StudySection
 from analyzer.report import guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.records import Table, as_table
-from analyzer.report.robustness import verdict_text
+from analyzer.report.robustness import content_text, verdict_text
 
 Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
@@ -731,7 +731,8 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
 
     def checked(f: Finding) -> str:
         row = verdicts.get(f.key)
-        return f" {verdict_text(row, robust)}" if row is not None and robust else ""
+        return (f" {verdict_text(row, robust)}{content_text(row)}" if row is not None and robust
+                else "")
 
     ranked = assess(found)
     tested = [a for a in ranked if a.tested]

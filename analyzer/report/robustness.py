@@ -267,6 +267,16 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return f"**Robustness check: {v}** — {why}"
 
 
+def content_text(row: Mapping[str, Any] | None) -> str:
+    """`` Over guessed content: <table>: <verdict in words>; …`` of one finding (what
+    ``--content`` drew; what differs in each draw is in the Robustness section), or ``""``."""
+    content = (row or {}).get("content") or {}
+    if not content:
+        return ""
+    return " Over guessed content: " + "; ".join(
+        f"`{t}`: {v.get('short') or v.get('sentence', '')}" for t, v in content.items()) + "."
+
+
 def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
     if r is None:
         return "—"
@@ -340,6 +350,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         more = f" and {len(without) - 12} more" if len(without) > 12 else ""
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
               f"{shown}{more}.")
+    _content(doc, data, rows, numbers)
     counts = {v: sum(1 for r in rows if r.get("verdict") == v)
               for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
     base_ns = sum(1 for r in rows if r.get("verdict") == "unresolved"
@@ -396,6 +407,33 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       size=(11.0 if ncols > 1 else 7.0,
                             0.4 + panel * -(-len(drawn) // ncols)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+
+
+def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
+             numbers: Mapping[str, int]) -> None:
+    """The guessed content tables drawn (``--content``): what each draw changed, and per
+    finding its verdict over each table's draws alone, in words."""
+    drawn = [c for c in data.get("conditions") or [] if c.get("kind") == "content"]
+    if not drawn:
+        return
+    tables: dict[str, list[Mapping[str, Any]]] = {}
+    for c in drawn:
+        tables.setdefault(c["table"], []).append(c)
+    doc.p("Guessed content varied: " + "; ".join(
+        f"{len(cs)} plausible {cs[0].get('draws_noun') or t} (`{t}`, `analyzer list content`)"
+        for t, cs in tables.items()) + ". Each draw is a condition with its drawn table in its "
+        "folder (its `scenario.toml` names it); the verdict over one table's draws uses the "
+        "same rule, Holm over that table's draws. What differs in each draw from the built-in "
+        "table:")
+    doc.table(pd.DataFrame([{"condition": c["name"], "table file": c.get("file", ""),
+                             "differs from the built-in table": c.get("differs", "")}
+                            for c in drawn]))
+    lines = [{"finding": (f"#{numbers[r['key']]} " if r.get("key") in numbers else "")
+              + f"`{r.get('key')}`",
+              **{t: v.get("sentence", "") for t, v in (r.get("content") or {}).items()}}
+             for r in rows if r.get("content")]
+    if lines:
+        doc.table(pd.DataFrame(lines))
 
 
 def _p(p: Any) -> str:
@@ -463,4 +501,4 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
         panel.remove()
 
 
-__all__ = ["FOLDER", "RESULT", "load", "reason", "section", "verdict_text"]
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "reason", "section", "verdict_text"]

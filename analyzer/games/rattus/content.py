@@ -154,6 +154,7 @@ TOKENS = ContentPrior(
             "tokens are starting tokens")),
     generate=draw_tokens, summary=tokens_summary, rule_values=("tokens",),
     header="Both lists are drawn; `africanus_tokens_replace_base` still decides which one plays.",
+    plural="token lists",
 )
 
 # ---------------------------------------------------------------- map (§4.4)
@@ -273,7 +274,7 @@ MAP = ContentPrior(
             "sea arrow 0.2-0.4); 19.5 European links a draw on average (today 22)"),
             ("North Africa's inner links (neighbours in the west-east strip 0.85, a region reaching "
             "past one 0.2) and which European regions it touches (Hispania, Gallia, Italia, Turcia)")),
-    generate=draw_map, summary=map_summary, rule_values=("map",),
+    generate=draw_map, summary=map_summary, rule_values=("map",), plural="maps",
 )
 
 # ---------------------------------------------------------------- region cards (§9.1)
@@ -321,6 +322,7 @@ REGION_CARDS = ContentPrior(
             ("the two classes of every other card: any of the 21 pairs of the 7 classes, equally likely, "
             f"each class within {CLASS_SPREAD} cards of the mean (today exactly 12 each)")),
     generate=draw_region_cards, summary=region_cards_summary, rule_values=("region_cards",),
+    plural="region-card decks",
 )
 
 PRIORS = (TOKENS, MAP, REGION_CARDS)
