@@ -132,7 +132,10 @@ def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path
         assert a["unit"] == "pp" and a["verdict"] == "not checked"
         assert a["answer"].endswith(".") and "[" in a["answer"]
     assert got["answers"][0]["question"].startswith("What does leaving the Sultan out")
-    assert got["answers"][1]["replay"].startswith("analyzer replay ")
+    example = got["answers"][1]["example"]
+    assert example["variant"] == "base" and example["game_id"] in records[
+        "first_player:base"]["examples"]
+    assert f"--game {example['game_id']}`" in (res.out_dir / "report.md").read_text()
     md = (res.out_dir / "report.md").read_text()
     heads = [line for line in md.splitlines() if line.startswith("## ")]
     assert heads[:2] == ["## Answers", "## Key findings"]

@@ -30,6 +30,7 @@ def _random_copy(scenario: str, tmp_path: Path) -> Path:
     table stays mixed."""
     text = (ROOT / "scenarios" / scenario).read_text().replace('policy = "greedy"',
                                                                'policy = "random"')
+    text = text.split("[[questions]]")[0]  # its questions name the players replaced here
     path = tmp_path / scenario
     path.write_text(re.sub(r'params_file = "[^"]*"', 'policy = "random"', text))
     return path

@@ -25,7 +25,7 @@ def test_run_directory_layout(run_dir):
     # findings.parquet: the key findings' per-game values (analyzer robustness pairs them)
     assert set(report.RUN_FILES) | {"charts", "chunks", findings.PER_GAME} == names
     charts = {p.name for p in (run_dir / "charts").iterdir()}
-    assert charts == {"win_rate_by_policy.png", "win_rate_by_position.png", "score_histogram.png",
+    assert charts == {"answers.png", "win_rate_by_policy.png", "win_rate_by_position.png", "score_histogram.png",
                       "diplomat_points.png", "caravan_bonus.png"}
     assert not [p for p in run_dir.rglob(".*tmp*")]  # no temporary file left behind
 
@@ -41,7 +41,7 @@ def test_report_header_states_run_and_defaults(run_dir):
 
 def test_html_is_self_contained(run_dir):
     html = (run_dir / "report.html").read_text()
-    assert html.count('src="data:image/png;base64,') == 5
+    assert html.count('src="data:image/png;base64,') == 6  # the Answers' chart too
     assert "http://" not in html and "https://" not in html and "<script src" not in html
     assert html.count("<script>") == 1  # the inline table sorter, nothing loaded
 

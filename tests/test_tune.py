@@ -82,8 +82,10 @@ def test_tune_finds_a_better_toy_player_and_checks_it_on_fresh_seeds(scenario_fi
     assert len(set(seeds)) == 3
     text = (res.out_dir / "report.md").read_text()
     assert "## Tuned against start, on fresh seeds" in text and "Tuned − start: +" in text
-    # key findings first: the paired difference, the same numbers, Holm over the two listed
-    assert text.split("\n## ")[1].startswith("Key findings")
+    # the Answers, then the key findings: the paired difference, the same numbers, Holm over
+    # the two listed
+    assert text.split("\n## ")[1].startswith("Answers")
+    assert text.split("\n## ")[2].startswith("Key findings")
     key = {f["key"]: f for f in fig["findings"]["findings"]}
     d = key["tuned_minus_start"]
     assert (d["estimate"], d["lo"], d["hi"]) == (fig["difference"]["diff"],

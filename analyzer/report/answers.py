@@ -517,8 +517,8 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     -------
     dict
         ``{"declared": bool, "answers": [{question, key, answer, estimate, lo, hi, unit,
-        verdict, replay}]}`` for ``summary.json["results"]["answers"]`` (numbers in the unit
-        shown).
+        verdict, example: {game_id, variant}}]}`` for ``summary.json["results"]["answers"]``
+        (numbers in the unit shown).
 
     Raises
     ------
@@ -570,8 +570,10 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
     return {"question": a["ask"], "key": a["key"], "answer": short_text(r),
             "estimate": _scaled(r, "estimate"), "lo": _scaled(r, "lo"), "hi": _scaled(r, "hi"),
             "unit": r.get("unit") or "", "verdict": verdict(a["key"], robust),
-            "replay": (replay_command(run_dir, int(ex[0]), r.get("example_variant") or BASE)
-                       if ex else None)}
+            # the game the table's replay command shows (the command depends on where the run
+            # directory is, so it is the report's, as for the key findings)
+            "example": ({"game_id": int(ex[0]), "variant": r.get("example_variant") or BASE}
+                        if ex else None)}
 
 
 __all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
