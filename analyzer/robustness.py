@@ -82,9 +82,9 @@ PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, wri
 # the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
 # cut-down setting rated below the tuned greedy
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts")
-# games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a
-# Rattus game, measured on the loaded 2-core machine), the default study's ismcts rung costs about
-# 16 CPU-minutes at 200 (3 arms, 600 games), inside its stated time (README)
+# games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a game
+# of the default study, measured on the loaded 2-core machine), the default study's ismcts rung
+# costs about 16 CPU-minutes at 200 (3 arms, 600 games), inside its stated time (README)
 SEARCH_GAMES = 200
 
 

@@ -128,7 +128,7 @@ def test_ismcts_beats_random_players(rollout):
     assert iv.lo > 1 / 3, iv
 
 
-# ------------------------------------------------------------------ the search's levers (issue 23)
+# ------------------------------------------------------------------ the search's levers
 
 
 class FewCardsState(TrickState):

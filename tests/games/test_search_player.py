@@ -1,5 +1,5 @@
 """The games' search player (``ismcts``, games/ismcts.py and games/treesearch.py): its tuned
-rollout, its leaf-evaluation parameters, the compiled shuffle of determinizations (issue 23)."""
+rollout, its leaf-evaluation parameters, the compiled shuffle of determinizations."""
 
 from __future__ import annotations
 
