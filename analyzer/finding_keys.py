@@ -52,7 +52,8 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
         raise AnalyzerError(f"{path}: cannot read it ({err.__class__.__name__})") from None
     if not isinstance(summary, dict) or not summary.get("results"):
         raise AnalyzerError(f"{run_dir}: the run has no results yet (re-render it with "
-                            f"`analyzer report {run_dir}`, or finish it with --resume)")
+                            f"`analyzer report {run_dir}`, or finish it with its command "
+                            "and `analyzer ... --resume`)")
     return of_summary(summary)
 
 
