@@ -556,11 +556,12 @@ def tune(
                        **options)
     figures = studies.results_of(res.summary["results"], "tune")
     d = figures["difference"]
+    from analyzer.report.tuning import difference_text
     typer.echo(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
     typer.echo(f"fresh seeds ({figures['games']} games): win rate "
                f"{100 * figures['tuned']['rate']:.1f} % tuned vs "
                f"{100 * figures['start']['rate']:.1f} % start; tuned - start "
-               f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]")
+               f"{difference_text(d)}")
     typer.echo(f"params file: {res.tuned_file}")
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 

@@ -211,6 +211,8 @@ def test_cli_and_api_on_every_game(game, tmp_path):
                                       str(tmp_path / "cli"), "--quiet", *small])
     assert result.exit_code == 0, result.output + result.stderr
     assert "params file: " in result.stdout and "tuned - start" in result.stdout
+    # four check seeds: the command line says so as the report does (no interval)
+    assert "too few games to estimate: 4 seeds" in result.stdout
     res = tune(path, seat=0, out=tmp_path / "api", budget=8, games=4, popsize=2,
                validation_games=4, jobs=1)
     assert res.tuned_file.read_text() == (tmp_path / "cli" / "tuned.toml").read_text()
