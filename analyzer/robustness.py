@@ -81,6 +81,7 @@ PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, wri
 
 # the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
 # cut-down setting rated below the tuned greedy
+MAX_CONTENT = 1000  # draws per content table: each is a full run of the scenario
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts")
 # games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a game
 # of the default study, measured on the loaded 2-core machine), the default study's ismcts rung
@@ -350,12 +351,12 @@ def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | N
     Raises
     ------
     OptionError
-        (keyword ``content``) ``draws`` is not an integer >= 0; (``content_tables``) a name
+        (keyword ``content``) ``draws`` is not an integer from 0 to ``MAX_CONTENT``; (``content_tables``) a name
         that is not a guessed content table in use in this run (the message lists those).
     """
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
-        raise OptionError("content", f"must be a number of draws >= 0 (got {draws!r}; 0: no "
-                                     "content conditions)")
+    if isinstance(draws, bool) or not isinstance(draws, int) or not 0 <= draws <= MAX_CONTENT:
+        raise OptionError("content", f"must be a number of draws from 0 to {MAX_CONTENT:,} (got "
+                                     f"{draws!r}; 0: no content conditions)")
     used = content_in_use(scenario)
     names = [p.table for p in used]
     if tables is not None:

@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__, report, runner, studies, tablediff
-from analyzer.errors import OptionError
+from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import answers
 from analyzer.rundir import RunDir, identity
@@ -261,7 +261,13 @@ class StudyRun:
         d.write("summary.json", json.dumps({"run": run}, default=str))
         d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
                    "report not yet written")
-        summary = report.render(d.path)
+        try:
+            summary = report.render(d.path)
+        except ScenarioError as err:  # e.g. a question's unknown key: the games are kept
+            lines = err.problems or [str(err)]
+            saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
+                     "game is played again)")
+            raise ScenarioError.of([*lines, saved]) from None
         return Results(d.path, summary)
 
 

@@ -36,10 +36,10 @@ def _summary(res) -> dict:
 
 
 class _Done:
-    """What a command gave: its exit code and standard error."""
+    """What a command gave: its exit code, standard output and standard error."""
 
     def __init__(self, res):
-        self.returncode, self.stderr = res.exit_code, res.stderr
+        self.returncode, self.stdout, self.stderr = res.exit_code, res.stdout, res.stderr
         assert res.exception is None or isinstance(res.exception, SystemExit)
 
 
@@ -110,10 +110,18 @@ def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scen
                 "--quiet")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert len(lines) == 2 and "Traceback" not in proc.stderr
     assert f"{path}: questions[1].finding: unknown finding key 'firstplayer:base'" in lines[0]
     assert "did you mean 'first_player:base'" in lines[0]
+    assert f"the games are saved in {out}: fix the file and resume the run" in lines[1]
     assert not (out / "report.html").exists()
+    # fixed, the run resumes from its saved chunks and plays no game again
+    path.write_text(path.read_text().replace("firstplayer:base", "first_player:base"))
+    proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
+                "--quiet", "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 chunk(s) resumed" not in proc.stdout and "chunk(s) resumed" in proc.stdout
+    assert (out / "report.html").exists()
 
 
 def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path):

@@ -128,6 +128,10 @@ def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_pat
             "interval alone"
             in text) and 5 in near["rules.steps"].tolist()
     assert "not a test): `steps` = " in text
+    # the Answers row names the value found
+    answer = next(a for a in res.summary["results"]["answers"]["answers"]
+                  if a["key"] == f"balance:at_value:{START}")
+    assert "At the value found, `steps` = 5," in answer["answer"], answer
     scenario = api.validate(res.balanced_file)
     again = api.simulate(scenario, out=tmp_path / "again", jobs=1)
     rec = finding_keys.lookup(api.findings(again.out_dir), START)

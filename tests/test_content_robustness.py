@@ -82,8 +82,10 @@ def test_one_condition_per_draw_and_table_named_and_seeded_by_the_run_seed(tmp_p
 
 def test_bad_content_options_are_refused_naming_what_is_allowed(tmp_path):
     scenario = load_scenario(STUDY)
-    with pytest.raises(OptionError, match="must be a number of draws >= 0"):
+    with pytest.raises(OptionError, match="must be a number of draws from 0 to 1,000"):
         robustness.content_conditions(scenario, -1, None, 50, tmp_path)
+    with pytest.raises(OptionError, match=r"from 0 to 1,000 \(got 100000000;"):
+        robustness.content_conditions(scenario, 100_000_000, None, 50, tmp_path)
     with pytest.raises(OptionError, match=r"boats: not a guessed content table of rattus "
                                           r"\(allowed: tokens, map, region_cards\)"):
         robustness.content_conditions(scenario, 2, ["tokens", "boats"], 50, tmp_path)

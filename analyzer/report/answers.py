@@ -322,19 +322,21 @@ def short_text(record: Mapping[str, Any]) -> str:
     parentheses (the key findings below keep them)."""
     key = str(record.get("key") or "")
     parts = key.split(":")
+    if _missing(record.get("estimate")) or record.get("too_few_games"):
+        return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
     what = "win rate" if record.get("unit") == "pp" else "mean"
     phrases = {
         "policy": lambda: f"`{parts[2]}`: {v} in {what}, paired with its seats in `{BASE}`.",
-        "first_player": lambda: f"The start player wins {v} more than a fair seat.",
+        "first_player": lambda: f"The start player's win rate against a fair seat's: {v}.",
         "score": lambda: f"Mean score per seat-game: {v} against `{BASE}`.",
         "start_adv": lambda: f"Start player's edge: {v} against `{BASE}`.",
         "item": lambda: f"`{parts[1]}`: {v} in win rate to the seat that used it most.",
-        "win_rate": lambda: f"`{parts[1]}`: {v} above a fair seat's win rate.",
+        "win_rate": lambda: f"`{parts[1]}`: win rate {v} against a fair seat's.",
         "rating_gap": lambda: f"`{parts[1]}` is rated {v} above `{parts[2]}` (log-strength).",
         "tuned_minus_start": lambda: f"Tuned − start: {v} in win rate, on fresh seeds.",
-        "tuned_above_fair": lambda: f"The tuned seat wins {v} more than a fair seat, on fresh "
-                                    "seeds.",
+        "tuned_above_fair": lambda: f"The tuned seat's win rate against a fair seat's: {v}, on "
+                                    "fresh seeds.",
     }
     if parts[0] == "players" and len(parts) == 3:
         label = "Start player's edge" if parts[1] == "start_adv" else "Mean score per seat-game"

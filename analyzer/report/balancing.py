@@ -300,9 +300,10 @@ def key_findings(study: dict[str, Any]) -> list[Finding]:
             f" (target {_Units(study).with_unit(t)})")
         shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
                  "digits": int(b.get("digits") or 1)}
+        found = ", ".join(f"`{kn['label']}` = {_value(kn['found'])}" for kn in study["knobs"])
         out.append(Finding(
-            statement=f"At the value found, `{k}` is {{value}} on {check['games']:,} fresh "
-                      f"games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],
+            statement=f"At the value found, {found}, `{k}` is {{value}} on {check['games']:,} "
+                      f"fresh games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],
             signed=bool(b.get("signed")), null=None, games=check["games"],
             key=f"balance:at_value:{k}", **shown))
         c = check["paired"].get(f"change:{k}")
