@@ -45,8 +45,8 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
     path = Path(run_dir) / "summary.json"
     try:
         summary = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise AnalyzerError(f"{run_dir}: no summary.json here (give the directory of a "
+    except (FileNotFoundError, NotADirectoryError):
+        raise AnalyzerError(f"{run_dir}: not a run directory, no summary.json here (give the directory of a "
                             "finished run, e.g. reports/NAME)") from None
     except (OSError, ValueError) as err:
         raise AnalyzerError(f"{path}: cannot read it ({err.__class__.__name__})") from None

@@ -106,9 +106,10 @@ class RunFlags:
                 "force": self.force, "progress": not self.quiet, "csv": self.csv}
 
     def hint(self) -> dict[str, Any]:
-        """The flags that reproduce the run, for the resume hint (``--jobs``, ``--quiet`` and
-        ``--force`` change no record; ``--backend loky`` is the default)."""
-        return {"games": self.games, "seed": self.seed, "chunk_size": self.chunk_size,
+        """The flags of the run as given, for the resume hint (``--quiet`` and ``--force`` are
+        left out; ``--jobs`` changes no record but is kept, as the user chose it for the machine;
+        ``--backend loky`` is the default)."""
+        return {"games": self.games, "seed": self.seed, "jobs": self.jobs, "chunk_size": self.chunk_size,
                 "backend": None if self.backend is Backend.loky else self.backend,
                 "scheduler": self.scheduler, "out": self.out, "csv": self.csv}
 

@@ -118,6 +118,7 @@ def test_sigint_stops_a_loky_run_cleanly_and_the_printed_command_resumes(rattus_
     assert saved == len(list((out / "chunks").glob("games-*.parquet"))) and saved < 60
     command = shlex.split(line.split("resume with: ")[1])
     assert command[:2] == ["analyzer", "simulate"] and command[-1] == "--resume"
+    assert command[command.index("--jobs") + 1] == "2"  # the command as the user gave it
     res = cli.invoke(app, [*command[1:], "--quiet"])
     assert res.exit_code == 0, res.output
     assert f"({saved} chunk(s) resumed)" in res.stdout
