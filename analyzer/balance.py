@@ -1014,11 +1014,6 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     res = run.finish(p.scenario, check_result, study=study, facts=facts,
                      files={"balanced.toml": balanced_text})
     found = dict(zip([k.path for k in p.knobs], values))
-    r = numbers["findings"][BALANCED].get(p.keys[0])
-    if r is not None:
-        say(f"fresh seeds ({numbers['games']} games): {p.keys[0]} = "
-            f"{finding_keys.value_text(r)} at " + ", ".join(f"{k} = {v}" for k, v in
-                                                             found.items()))
     return BalanceResults(res.out_dir, res.summary, values=found,
                           balanced_file=d.path / "balanced.toml")
 

@@ -79,7 +79,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     if run.get("description"):
         doc.p(run["description"])
     knobs = study["knobs"]
-    doc.h("Answer")
+    doc.h("The value found and its check")
     same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)
     doc.p("**Value found**: " + "; ".join(
         f"`{k['label']}` = **{_value(k['found'])}** (the scenario: {_value(k['start'])}, "
