@@ -10,7 +10,7 @@ import pytest
 
 from analyzer import stats
 from analyzer.games.base import GuessCounter
-from analyzer.report import defaults_line, findings, guesses
+from analyzer.report import answers, defaults_line, findings, guesses
 from analyzer.report.document import Doc
 from analyzer.report.findings import Finding
 from analyzer.report.records import as_table
@@ -58,6 +58,18 @@ def test_shares_of_games_with_wilson_intervals_and_mean_counts():
     assert v["counters"][1] == {"column": "acted_tie", "in_use": False}  # not a default in v
     assert v["any"]["acted"] == 1 and v["any"]["share"] == 0.25  # the ties of v do not count
     assert face["mean_lo"] >= 0.0  # a count's interval is clipped at 0
+
+
+def test_a_schedule_of_tables_is_measured_as_one_arm_of_every_game():
+    """A tournament's tables share their rules: pooled, the 14 games are one arm, counted with
+    the first arm's labelled defaults (faces in 4 games, ties in 5 + 4)."""
+    out = guesses.measure(as_table(_games()), COUNTERS, RUN, pooled=guesses.POOLED)
+    (arm,) = out["arms"]
+    assert arm["variant"] == guesses.POOLED and arm["games"] == 14
+    face, tie = arm["counters"]
+    assert face["acted"] == 4 and tie["acted"] == 9 and arm["any"]["acted"] == 11
+    box = answers.caveats(out, {}, "appendix")
+    assert "of every game of the run" in box and "`base`" not in box
 
 
 def test_nothing_to_measure_without_counter_columns():

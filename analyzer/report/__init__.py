@@ -233,7 +233,8 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
                                                                          run_dir)}
         spec = _known_game(run)
-        acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
+        acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
+                 if spec is not None else None)
         # the Answers (issue #25) right under the title and the description
         at = int(bool(run.get("description")) and doc.blocks[:1] == [("p", run["description"])])
         results["answers"] = answers.section(

@@ -30,7 +30,7 @@ from matplotlib import colormaps
 
 from analyzer import finding_keys, studies
 from analyzer.errors import OptionError, ScenarioError
-from analyzer.report import citations
+from analyzer.report import citations, guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import replay_command
 
@@ -490,8 +490,10 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
                 "is in use in this run.")
     head = f"**{CAVEATS}:** "
     if parts:
-        head += (f"guessed content and rule defaults acted in these shares of the games of "
-                 f"`{arm['variant']}`: " + "; ".join(parts) + ". ")
+        whose = ("of every game of the run" if arm["variant"] == guesses.POOLED
+                 else f"of the games of `{arm['variant']}`")
+        head += (f"guessed content and rule defaults acted in these shares {whose}: "
+                 + "; ".join(parts) + ". ")
     elif arm is not None:
         head += "no counted labelled default acted in the games. "
     if names:

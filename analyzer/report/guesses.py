@@ -27,6 +27,9 @@ from analyzer.report.document import Doc, num, pct
 from analyzer.report.records import Table
 
 
+POOLED = "every game of the run"  # the one arm of ``measure(..., pooled=...)`` in a study's own report
+
+
 def names_default(names, default: str) -> bool:
     """Whether the rule-value ``names`` include ``default``: the name itself, or an entry of
     the content table it names (``"site"`` covers ``"site.NAME"``)."""
@@ -42,7 +45,7 @@ def _in_use(run: Mapping[str, Any], variant: str) -> set[str] | None:
 
 
 def measure(games: Table, counters: Sequence[GuessCounter],
-            run: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+            run: Mapping[str, Any] | None = None, pooled: str | None = None) -> dict[str, Any] | None:
     """Per arm, how often each counter acted (see the module docstring).
 
     Parameters
@@ -53,6 +56,9 @@ def measure(games: Table, counters: Sequence[GuessCounter],
         The game's counters; those whose column the records lack (an older run) are skipped.
     run : mapping, optional
         The run facts; ``run["defaults"]`` says which labelled defaults each arm uses.
+    pooled : str, optional
+        Measure every game of the run as one arm named ``pooled`` (a schedule's tables, which
+        share their rules: the first arm's labelled defaults stand for all).
 
     Returns
     -------
@@ -68,10 +74,11 @@ def measure(games: Table, counters: Sequence[GuessCounter],
         return None
     columns = [c.column for c in present]
     arms = []
-    for variant in games.variants():
-        values = games.read(columns, [variant])
+    groups = ([(pooled, None)] if pooled is not None else [(v, [v]) for v in games.variants()])
+    for variant, only in groups:
+        values = games.read(columns, only)
         n = len(values)
-        use = _in_use(run, variant)
+        use = _in_use(run, variant if only else games.variants()[0])
         rows = []
         hit = np.zeros(n, dtype=bool)
         for c in present:
