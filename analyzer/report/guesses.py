@@ -26,7 +26,6 @@ from analyzer.games.base import GuessCounter
 from analyzer.report.document import Doc, num, pct
 from analyzer.report.records import Table
 
-
 POOLED = "every game of the run"  # the one arm of ``measure(..., pooled=...)`` in a study's own report
 
 
