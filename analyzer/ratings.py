@@ -248,7 +248,7 @@ def reliability(deals: int, orders: int) -> str:
     would fix it; ``""`` otherwise."""
     if deals >= MIN_DEALS:
         return ""
-    return (f"Only {deals} deal{'s' if deals != 1 else ''}: the answers below are too uncertain to rely on. At this "
+    return (f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to rely on. At this "
             f"size the 95 % intervals are unreliable — they may "
             f"cover the true value less often than 95 % (about 92–95 % at 15 deals, measured on "
             f"a known pool). {MIN_DEALS} deals or more fix it: --games "

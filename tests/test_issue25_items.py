@@ -164,6 +164,6 @@ def test_a_tournament_of_six_deals_says_its_answers_are_too_uncertain():
     from analyzer import ratings
 
     text = ratings.reliability(6, 4)
-    assert text.startswith("Only 6 deals: the answers below are too uncertain to rely on.")
+    assert text.startswith("Only 6 deals: these answers are too uncertain to rely on.")
     assert f"--games {4 * ratings.MIN_DEALS}" in text
     assert ratings.reliability(ratings.MIN_DEALS, 4) == ""

@@ -295,7 +295,9 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     assert "1. " in result.stdout and "report: " in result.stdout
     # so few deals: the command line and the report say the intervals are unreliable
     assert "intervals are unreliable" in result.stdout and "--games" in result.stdout
-    assert "intervals are unreliable" in (tmp_path / "cli" / "report.md").read_text()
+    report = (tmp_path / "cli" / "report.md").read_text()
+    assert report.count("intervals are unreliable") == 1  # said once, under the Answers
+    assert report.index("## Answers") < report.index("intervals are unreliable") < report.index("## Key findings")
     res = tournament(pool, out=tmp_path / "api", bootstrap=20, jobs=1)
     for a, b in zip(_records(tmp_path / "cli"), _records(tmp_path / "api")):
         pd.testing.assert_frame_equal(a, b)

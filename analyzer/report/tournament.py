@@ -69,8 +69,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"resampled together, as they share its chance draws; a difference takes its "
           f"interval from the same replicates. A share of 0 or 1 in every game (an entrant "
           f"that never wins) has nothing to resample: it gets Wilson's bound over its deals, "
-          f"and its distance from a fair seat a MOVER interval."
-          + (f" {warning}" if warning else ""))
+          f"and its distance from a fair seat a MOVER interval.")
     doc.table(pd.DataFrame({
         "rank": range(1, len(table) + 1), "entrant": table["entrant"],
         "rating": [num(r, lo, hi) for r, lo, hi in
@@ -109,7 +108,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
              "together) instead of the game, and every p-value is read off a percentile "
-             "bootstrap interval (normal approximation)." + (f" {warning}" if warning else ""))
+             "bootstrap interval (normal approximation).")
     return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
             "bootstrap": result.n_boot, "games": found.n_games, "findings": key,
             "reliable": not warning, "reliability": warning,
