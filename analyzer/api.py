@@ -2,8 +2,8 @@
 
 Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
 ``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` — and so do
-``validate``, ``replay``, ``replay_scenario``, ``render_report``, ``findings`` and
-``catalogue``. Each checks its
+``validate`` (``validate_pool`` and ``is_pool`` for tournament pools), ``replay``,
+``replay_scenario``, ``render_report``, ``findings`` and ``catalogue``. Each checks its
 arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
 ``analyzer.keywords``) and raises only ``AnalyzerError`` for what a caller can get wrong.
 
@@ -31,7 +31,7 @@ from analyzer.robustness import robustness
 from analyzer.scenario import BASE, Scenario
 from analyzer.study_run import Results, simulate, validate
 from analyzer.sweep import sweep
-from analyzer.tournament import tournament
+from analyzer.tournament import is_pool, tournament, validate_pool
 from analyzer.tune import tune
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "catalogue",
     "compare",
     "findings",
+    "is_pool",
     "render_report",
     "replay",
     "replay_scenario",
@@ -50,6 +51,7 @@ __all__ = [
     "tournament",
     "tune",
     "validate",
+    "validate_pool",
 ]
 
 

@@ -128,14 +128,23 @@ study_cli.register(app)  # the study commands first (analyzer.studies), then the
 
 
 @app.command()
-def validate(scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
-    """Check a scenario file: exit 0 if it runs, else print every problem (one line each) and
-    exit 2.
+def validate(scenario: Annotated[Path, typer.Argument(
+        help="Scenario or tournament pool TOML file.")]) -> None:
+    """Check a scenario or a tournament pool file: exit 0 if it runs, else print every problem
+    (one line each) and exit 2.
 
-    Example:
+    Examples:
 
       analyzer validate scenarios/africanus-sultan.toml
+
+      analyzer validate scenarios/rattus-ladder.toml
     """
+    if api.is_pool(scenario):
+        pool = api.validate_pool(scenario)
+        typer.echo(f"{scenario}: ok (tournament pool: {pool.game}, {pool.players} players, "
+                   f"{len(pool.entrants)} entrants, {pool.games} games per seating, seed "
+                   f"{pool.seed}; run it with analyzer tournament)")
+        return
     sc = api.validate(scenario)
     arms = ", ".join(a.name for a in sc.arms)
     typer.echo(f"{scenario}: ok ({sc.game}, {sc.players} players, {sc.games} games, seed "

@@ -391,10 +391,13 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
     unknown = unknown_keys(data, "", allowed, fail)
-    kind = next((OTHER_KIND[k] for k in unknown if k in OTHER_KIND), "")  # the file's kind
+    other = next((k for k in unknown if k in OTHER_KIND), None)
+    if other is not None:  # another kind of study file: that is the one problem to tell
+        raise ScenarioError(f"{file}: {other}: unknown key (allowed: {', '.join(allowed)})"
+                            f"{OTHER_KIND[other]}")
     for key in unknown:
         with each():
-            fail(key, f"unknown key (allowed: {', '.join(allowed)}){kind}")
+            fail(key, f"unknown key (allowed: {', '.join(allowed)})")
     name = description = None
     with each():
         name = typed(data, "name", str, fail, default=None)

@@ -147,6 +147,37 @@ def load_pool(path: str | Path) -> Pool:
     return parse_pool(data, label, Path(path).parent)
 
 
+@checked
+def is_pool(path: str | Path) -> bool:
+    """Whether the study file at ``path`` is a tournament pool (it names ``[[entrants]]``).
+
+    Raises
+    ------
+    ScenarioError
+        Missing, unreadable or malformed file.
+    """
+    data, _ = read_toml(path)
+    return "entrants" in data
+
+
+@checked
+def validate_pool(path: str | Path) -> Pool:
+    """Load a pool (``load_pool``) and check its questions' keys as ``tournament`` does before
+    a game is played; nothing is played or written.
+
+    Raises
+    ------
+    ScenarioError
+        Every problem ``load_pool`` finds, or a question's key a tournament cannot have.
+    """
+    from analyzer.report import answers  # the report layer; imported here as study_run does
+
+    pool = load_pool(path)
+    answers.check_questions(as_scenario(pool, deals_for(pool.games, orders_per_seating(pool))),
+                            "tournament")
+    return pool
+
+
 def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None = None) -> Pool:
     """Validate pool data (as parsed from TOML); see ``load_pool``."""
     def fail(fld: str, msg: str):

@@ -213,6 +213,24 @@ def test_bad_pool_writes_nothing_and_exits_2(pool_file, tmp_path):
         assert not out.exists()
 
 
+def test_validate_checks_a_pool_and_a_pool_given_to_simulate_is_one_line(pool_file, tmp_path):
+    cli = CliRunner()
+    ok = cli.invoke(app, ["validate", str(pool_file)])
+    assert ok.exit_code == 0 and "ok (tournament pool: toy" in ok.stdout, ok.output
+    pool_file.write_text(POOL.replace("boost = 1.0", "boost = 9.0"))
+    bad = cli.invoke(app, ["validate", str(pool_file)])
+    assert bad.exit_code == 2 and "entrants[2].params.boost: must be in [0, 5]" in bad.stderr
+    pool_file.write_text(POOL + '\n[[questions]]\nask = "?"\nfinding = "win_rate:nobody"\n')
+    bad = cli.invoke(app, ["validate", str(pool_file)])
+    assert bad.exit_code == 2 and "questions[0].finding" in bad.stderr, bad.output
+    pool_file.write_text(POOL)
+    out = tmp_path / "never"
+    wrong = cli.invoke(app, ["simulate", str(pool_file), "--out", str(out)])
+    lines = wrong.stderr.strip().splitlines()
+    assert wrong.exit_code == 2 and len(lines) == 1 and not out.exists()
+    assert "this is a tournament pool: use `analyzer tournament`" in lines[0]
+
+
 # ------------------------------------------------------------------ runs
 
 
