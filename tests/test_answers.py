@@ -201,14 +201,29 @@ def test_a_player_count_sweep_answers_per_count(write_scenario, tmp_path):
         assert a["estimate"] == pytest.approx(100 * r["advantage"])
 
 
+def test_a_sweep_asks_its_own_questions_first_then_the_files(write_scenario, tmp_path):
+    """A sweep makes arms of its own: its per-arm answers come first, in the file's words
+    where the file asks the same key, then the file's other questions it answers."""
+    text = TOY_SCENARIO.split("[[seats]]")[0] + '[[seats]]\npolicy = "random"\n' + (
+        '\n[[questions]]\nask = "Does the start player lead?"\nfinding = "first_player:base"\n')
+    res = api.sweep(write_scenario(text), ["players=3,4"], games=40, jobs=1,
+                    out=tmp_path / "sw", progress=False)
+    got = _summary(res)["results"]["answers"]
+    asks = {a["key"]: a["question"] for a in got["answers"]}
+    assert got["declared"] and asks["first_player:base"] == "Does the start player lead?"
+    assert any(k.startswith("first_player:") and k != "first_player:base" for k in asks)
+
+
 def test_ablate_tournament_and_tune_open_with_their_answers(toy_file, tmp_path):
     from test_tournament import POOL
 
     shipped = (ROOT / "scenarios" / "cartus-first-game.toml").read_text()
     res = api.ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=24, jobs=1,
                      out=tmp_path / "declared", progress=False)
-    got = _summary(res)["results"]["answers"]  # the file's question, answered by the ablation
-    assert got["declared"] and [a["key"] for a in got["answers"]] == ["first_player:base"]
+    got = _summary(res)["results"]["answers"]  # its own questions first, then the file's
+    keys = [a["key"] for a in got["answers"]]
+    assert got["declared"] and keys[-1] == "first_player:base"
+    assert keys[:-1] and all(k.startswith("item:") for k in keys[:-1])
     plain = tmp_path / "plain.toml"
     plain.write_text(shipped.split("[[questions]]")[0])
     res = api.ablate(plain, games=24, jobs=1, out=tmp_path / "ab", progress=False)

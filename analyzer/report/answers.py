@@ -540,16 +540,24 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                               kind) if questions else (own, []))
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
+    elif questions and kind not in AS_WRITTEN:  # a study of arms of its own: its question first
+        asked = {a["key"]: a for a in chosen}  # the file's words where both ask the same
+        chosen = ([asked.pop(a["key"], a) for a in own]) + list(asked.values())
     part = Doc(doc.chart_dir)
     part.h(HEADING)
     link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
     if not chosen:
         part.p("No answer: this run has no finding with an interval to answer with.")
     else:
-        how = ("the questions the study file declares ([[questions]])"
-               if questions and chosen is not own else
-               f"the {studies.word(studies.of_run(run).kind)}'s own questions, in a fixed order "
-               "(declare yours with [[questions]] and a key of analyzer findings RUN_DIR)")
+        word = studies.word(kind)
+        if questions and chosen is not own and kind not in AS_WRITTEN:
+            how = (f"the {word}'s own questions, then those of the study file ([[questions]]) "
+                   f"this {word} answers")
+        elif questions and chosen is not own:
+            how = "the questions the study file declares ([[questions]])"
+        else:
+            how = (f"the {word}'s own questions, in a fixed order (declare yours with "
+                   "[[questions]] and a key of analyzer findings RUN_DIR)")
         verdicts = ("; robustness: the verdict of this run's robustness check"
                     if robust else "; robustness: not checked (run analyzer robustness)")
         shown = chosen[:MAX_SHOWN]
