@@ -41,13 +41,13 @@ MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every on
 MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
 APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
 # finding-key families whose keys follow from a study's arms and seats, before a game is played
-ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players")
+ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players", "win_rate")
 ENTRANT_FAMILIES = ("win_rate",)
 # the study kinds that play the study file's own arms: a question's unknown key is an error
 AS_WRITTEN = ("simulate", "robustness", "tournament")
 # finding-key families only one study kind makes
 OWN_FAMILIES = {"tune": ("tuned_minus_start", "tuned_above_fair"),
-                "tournament": ("win_rate", "rating_gap"), "balance": ("balance",),
+                "tournament": ("rating_gap",), "balance": ("balance",),
                 "ablate": ("item",)}
 
 Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (or None)
@@ -69,6 +69,9 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
         return {}
     out: dict[str, set[str]] = {f: set() for f in ARM_FAMILIES}
     out["first_player"] |= {f"first_player:{a.name}" for a in scenario.arms}
+    names = {s.name for s in scenario.arms[0].seats}
+    if len(names) > 1:  # the base seats several policies: each one's win rate vs a fair seat's
+        out["win_rate"] |= {f"win_rate:{n}" for n in names}
     for arm in scenario.arms[1:]:
         if scenario.arm_players(arm) == scenario.players:
             out["score"].add(f"score:{arm.name}")

@@ -359,8 +359,8 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     out = _start_player(results, seats, cache)
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
-    return (out + _variant_effects(results, seats, cache) + _player_counts(results, seats, cache)
-            + _policy_effects(results, seats))
+    return (out + _win_rates(seats, cache) + _variant_effects(results, seats, cache)
+            + _player_counts(results, seats, cache) + _policy_effects(results, seats))
 
 
 def arm_games(seats: Table, arm: str, cache: dict) -> pd.DataFrame:
@@ -431,6 +431,56 @@ def _start_player(results: Mapping[str, Any], seats: Table, cache: dict) -> list
         key=f"first_player:{var}",
         per_game=arm_games(seats, var, cache).get("start_adv") if var in seats.variants()
         else None)]
+
+
+def _win_rates(seats: Table, cache: dict) -> list[Finding]:
+    """Each policy's win rate against a fair seat's in the base arm, where the base seats
+    several policies (one ``ismcts`` seat against three greedy, seats rotated): key
+    ``win_rate:POLICY``, as a tournament's entrant's.
+
+    Per game the policy holds a seat in: its mean win share per seat there minus the game's fair
+    share, the game's total win share over its seats (``1/n`` when somebody won, 0 when nobody
+    did, so the mean fair share is ``(1 − q)/n``, ``q`` the share of games nobody won). The
+    estimate is the mean over those games with a t interval and a one-sample t-test, the game
+    as the unit (``stats.paired_difference`` of the fair and the policy's share, as the start
+    player's advantage). With two policies one's difference is a multiple of the other's
+    (``assess`` counts it once, ``same_test_as``): the policy at the fewest seats comes first."""
+    if BASE not in seats.variants():
+        return []
+    rows = _policy_rows(seats, BASE, cache)
+    if rows.empty or rows["policy"].nunique() < 2:
+        return []
+    per = rows.groupby("game_id", sort=True)
+    fair = (per["won"].sum() / per.size()).astype(float)
+    out = []
+    held_by = rows.groupby("policy", sort=True).size()
+    for pol in sorted(held_by.index, key=lambda name: (held_by[name], name)):  # fewest seats first
+        own = rows[rows["policy"] == pol]
+        g = own.groupby("game_id", sort=True)
+        share = g["won"].mean().astype(float)
+        held = g.size()
+        ids = share.index
+        if bool((held == per.size().reindex(ids)).all()):  # every seat of every game it plays
+            continue
+        f = fair.reindex(ids)
+        d = stats.paired_difference(f.to_numpy(), share.to_numpy())
+        lo, hi = stats.clip_interval(d.lo, d.hi, -1.0, 1.0)
+        rate = stats.win_rates(own.assign(policy=pol), ("policy",)).iloc[0]
+        n_seats = int(per.size().max())
+        q = float((f <= 0).mean())
+        fair_how = (f"1/{n_seats}: every game had a winner" if q == 0 else
+                    f"(1 − q)/{n_seats}, q = {100 * q:.1f} % the share of games nobody won")
+        won_ids = ids[share.to_numpy() > f.to_numpy()]
+        out.append(Finding(
+            f"`{pol}` wins {100 * rate['rate']:.1f} % [{100 * rate['lo']:.1f}, "
+            f"{100 * rate['hi']:.1f}] of its {int(rate['n']):,} seat-games in `{BASE}` against a "
+            f"fair seat's {100 * float(f.mean()):.1f} % ({fair_how}): {{value}} "
+            f"(t interval over its {len(ids)} games, the game as the unit)",
+            d.mean, lo, hi, "pp", 100, 1, True, 0.0, p_value=d.p_value, games=len(ids),
+            examples=_first(won_ids), example_variant=BASE,
+            example_what=f"`{pol}` won more than a fair seat", key=f"win_rate:{pol}",
+            per_game=(share - f).rename(None)))
+    return out
 
 
 def _variant_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
