@@ -104,19 +104,26 @@ def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scen
                                                            "first_player:bsae"))
     assert answers.possible_keys(load_scenario(path), "simulate")["first_player"] == {
         "first_player:base", "first_player:no-sultan", "first_player:no-trader"}
+    # a family no key of the game has is refused before play
     path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "firstplayer:base"))
     out = tmp_path / "run"
+    proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
+                "--quiet")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "did you mean 'first_player'" in proc.stderr and not out.exists()
+    # a key of a game's family is known once the run's findings exist
+    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "sultan:leadr_edge"))
     proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
                 "--quiet")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and "Traceback" not in proc.stderr
-    assert f"{path}: questions[1].finding: unknown finding key 'firstplayer:base'" in lines[0]
-    assert "did you mean 'first_player:base'" in lines[0]
+    assert f"{path}: questions[1].finding: unknown finding key 'sultan:leadr_edge'" in lines[0]
+    assert "did you mean 'sultan:leader_edge'" in lines[0]
     assert f"the games are saved in {out}: fix the file and resume the run" in lines[1]
     assert not (out / "report.html").exists()
     # fixed, the run resumes from its saved chunks and plays no game again
-    path.write_text(path.read_text().replace("firstplayer:base", "first_player:base"))
+    path.write_text(path.read_text().replace("sultan:leadr_edge", "first_player:base"))
     proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
                 "--quiet", "--resume")
     assert proc.returncode == 0, proc.stderr
@@ -303,3 +310,34 @@ def test_after_a_robustness_check_each_answer_has_its_verdict(write_scenario, tm
         sub = json.loads((tmp_path / "r" / "robustness" / cond["name"] / "summary.json")
                          .read_text())
         assert sub["run"]["questions"] == [] and sub["results"]["answers"]["declared"] is False
+
+
+@pytest.mark.parametrize("scenario", ["africanus-sultan", "cartus-building-sets",
+                                      "pyramidion-baseline"])
+def test_every_key_of_a_game_is_in_a_declared_family(scenario, tmp_path):
+    """The families ``key_families`` gives are the ones the runs make: every key of a shipped
+    study is in one, and every family a game's sections declare occurs (so a question is never
+    refused for a key the run would have had, and the declarations are not stale)."""
+    path = ROOT / "scenarios" / f"{scenario}.toml"
+    spec = load_scenario(path).spec
+    res = api.simulate(path, games=40, jobs=1, out=tmp_path / "run", progress=False)
+    made = {str(r["key"]).partition(":")[0] for r in of_summary(_summary(res))}
+    assert made <= answers.key_families(spec)
+    declared = {f for s in spec.sections() for f in s.key_families}
+    assert declared and declared <= made
+
+
+def test_a_question_of_an_unknown_family_is_refused_before_play(tmp_path):
+    text = (ROOT / "scenarios" / "africanus-sultan.toml").read_text().replace(
+        'params_file = "tuned/', f'params_file = "{ROOT / "scenarios" / "tuned"}/')
+    path = tmp_path / "typo.toml"
+    path.write_text(text.split("[[questions]]")[0]
+                    + '[[questions]]\nask = "?"\nfinding = "sultn:leader_edge"\n')
+    out = tmp_path / "never"
+    for command in (["validate", str(path)],
+                    ["sweep", str(path), "--param", "players=3,4", "--out", str(out)]):
+        res = CliRunner().invoke(app, command)
+        assert res.exit_code == 2 and not out.exists(), res.output
+        line = res.stderr.strip()
+        assert "\n" not in line and "questions[0].finding: unknown finding key 'sultn:leader_edge'" in line
+        assert "did you mean 'sultan'?" in line

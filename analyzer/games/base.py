@@ -586,12 +586,17 @@ class StudySection:
         headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
         value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
         the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
+    key_families : tuple of str
+        The finding-key families its findings use (the part of a key before the first ``:``,
+        e.g. ``("sultan",)`` for ``sultan:leader_edge``): a study file's question naming another
+        family is refused before a game is played.
     """
 
     key: str
     build: Callable[..., dict | None]
     replaces_balance: Callable[[Any], bool] | None = None
     findings: Callable[[dict, dict], Sequence[Any]] | None = None
+    key_families: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -82,11 +82,23 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
     return out
 
 
+def key_families(spec: Any) -> set[str]:
+    """Every finding-key family a study of ``spec``'s game can have: the generic ones (arms,
+    entrants, each study kind's own) and those the game's report sections declare
+    (``StudySection.key_families``)."""
+    generic = {*ARM_FAMILIES, *ENTRANT_FAMILIES, *(f for fams in OWN_FAMILIES.values() for f in fams),
+               "score_mean"}  # a sweep's own answer per arm (``sweep``)
+    sections = getattr(spec, "sections", None)
+    own = {f for s in (sections() if sections else ()) for f in s.key_families}
+    return generic | own
+
+
 def check_questions(scenario: Any, kind: str) -> None:
-    """Refuse, before a game is played, a question whose key cannot be one of this study's
-    (its family's keys follow from the arms: ``possible_keys``). Only a study that plays the
-    file's own arms (``AS_WRITTEN``) is checked: a sweep, an ablation or a tune makes arms of
-    its own, whose keys the file cannot know.
+    """Refuse, before a game is played, a question whose key cannot be one of this study's:
+    its family is none of the game's (``key_families``), or its family's keys follow from the
+    arms (``possible_keys``) and it is not one of them. The second is checked only in a study
+    that plays the file's own arms (``AS_WRITTEN``): a sweep, an ablation or a tune makes arms
+    of its own, whose keys the file cannot know.
 
     Raises
     ------
@@ -94,13 +106,18 @@ def check_questions(scenario: Any, kind: str) -> None:
         ``FILE: questions[i].finding: unknown finding key … (did you mean …?)``, one line per
         bad key.
     """
-    if kind not in AS_WRITTEN:
-        return
-    known = possible_keys(scenario, kind)
+    known = possible_keys(scenario, kind) if kind in AS_WRITTEN else {}
+    families = key_families(getattr(scenario, "spec", None))
     lines = []
     for i, q in enumerate(getattr(scenario, "questions", ()) or ()):
         family = q.finding.partition(":")[0]
-        if family in known and q.finding not in known[family]:
+        if family not in families:
+            close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
+                         f"{q.finding!r}: no key of this game starts with {family + ':'!r}"
+                         f"{hint}; families: {', '.join(sorted(families))}")
+        elif family in known and q.finding not in known[family]:
             allowed = sorted(known[family])
             close = difflib.get_close_matches(q.finding, allowed, n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
@@ -592,5 +609,6 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 
 __all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
+           "key_families",
            "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
            "tournament", "tune", "verdict"]

@@ -771,4 +771,4 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
-                         findings=findings.building_sets),)
+                         findings=findings.building_sets, key_families=("sets", "effects")),)

@@ -627,4 +627,5 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
     return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
 
 
-SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion),)
+SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion,
+                         key_families=("goods", "sites", "ends", "head_to_head")),)

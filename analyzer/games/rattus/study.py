@@ -649,5 +649,6 @@ def _examples(game_ids, k: int = 3) -> list[int]:
     return sorted(int(i) for i in game_ids)[:k]
 
 
-SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan),
-            StudySection("caravan", caravan, findings=findings.caravan))
+SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_families=("sultan",)),
+            StudySection("caravan", caravan, findings=findings.caravan,
+                         key_families=("caravan", "trader")))
