@@ -88,7 +88,7 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
         See ``expand``; a bad correction; anything ``api.simulate`` refuses (before anything
         is written).
     """
-    scenario = validate(path_or_scenario)
+    scenario = validate(path_or_scenario, "ablate")
     if correction not in ("holm", "bh"):
         raise OptionError("correction", f"must be holm or bh (got {correction!r})")
     dropped = [arm.name for arm in scenario.arms[1:]]

@@ -933,7 +933,7 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         Ctrl-C; says what is saved.
     """
     say = log or (lambda line: None)
-    scenario = with_overrides(validate(path_or_scenario), seed=seed)
+    scenario = with_overrides(validate(path_or_scenario, "balance"), seed=seed)
     varied = [vary] if isinstance(vary, str) else list(vary)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")

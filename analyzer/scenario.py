@@ -195,6 +195,8 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError(f"{label}: file not found") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{label}: a directory, not a study file (give a .toml file)") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
     try:

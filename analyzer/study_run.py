@@ -69,8 +69,9 @@ class Results:
 
 
 @checked
-def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
-    """Load and validate a scenario (a path, or an already built ``Scenario``).
+def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate") -> Scenario:
+    """Load and validate a scenario (a path, or an already built ``Scenario``) for a study of
+    ``kind`` (``analyzer.studies``: its questions are checked as that study reads them).
 
     Raises
     ------
@@ -81,7 +82,7 @@ def validate(path_or_scenario: str | Path | Scenario) -> Scenario:
     if isinstance(path_or_scenario, Scenario):
         return path_or_scenario
     scenario = load_scenario(path_or_scenario)
-    answers.check_questions(scenario, "simulate")  # the keys of the file's own arms
+    answers.check_questions(scenario, kind)  # before a game is played
     return scenario
 
 

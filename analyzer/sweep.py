@@ -241,7 +241,7 @@ def sweep(path_or_scenario: str | Path | Scenario, params: str | Sequence[str], 
     OptionError
         A bad ``params``, metric or correction, or anything ``api.simulate`` refuses.
     """
-    scenario = validate(path_or_scenario)
+    scenario = validate(path_or_scenario, "sweep")
     if isinstance(params, str):
         params = [params]
     if correction not in ("holm", "bh"):

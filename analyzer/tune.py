@@ -345,7 +345,7 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
     import cma
 
     say = log or (lambda line: None)
-    scenario = only_base(with_overrides(validate(path_or_scenario), seed=seed))
+    scenario = only_base(with_overrides(validate(path_or_scenario, "tune"), seed=seed))
     check_sizes(budget=budget, games=games, popsize=popsize, validation_games=validation_games)
     p = plan(scenario, seat, budget=budget, games=games, popsize=popsize,
              validation_games=validation_games, opponents=opponents)

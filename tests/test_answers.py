@@ -111,19 +111,19 @@ def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scen
                 "--quiet")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "did you mean 'first_player'" in proc.stderr and not out.exists()
-    # a key of a game's family is known once the run's findings exist
-    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "sultan:leadr_edge"))
+    # a key of a game's family that matches its patterns is known once the run's findings exist
+    path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "sultan:users:no-sultn"))
     proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
                 "--quiet")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and "Traceback" not in proc.stderr
-    assert f"{path}: questions[1].finding: unknown finding key 'sultan:leadr_edge'" in lines[0]
-    assert "did you mean 'sultan:leader_edge'" in lines[0]
+    assert f"{path}: questions[1].finding: unknown finding key 'sultan:users:no-sultn'" in lines[0]
+    assert "did you mean 'sultan:users:no-sultan'" in lines[0]
     assert f"the games are saved in {out}: fix the file and resume the run" in lines[1]
     assert not (out / "report.html").exists()
     # fixed, the run resumes from its saved chunks and plays no game again
-    path.write_text(path.read_text().replace("sultan:leadr_edge", "first_player:base"))
+    path.write_text(path.read_text().replace("sultan:users:no-sultn", "first_player:base"))
     proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
                 "--quiet", "--resume")
     assert proc.returncode == 0, proc.stderr
@@ -315,16 +315,23 @@ def test_after_a_robustness_check_each_answer_has_its_verdict(write_scenario, tm
 @pytest.mark.parametrize("scenario", ["africanus-sultan", "cartus-building-sets",
                                       "pyramidion-baseline"])
 def test_every_key_of_a_game_is_in_a_declared_family(scenario, tmp_path):
-    """The families ``key_families`` gives are the ones the runs make: every key of a shipped
-    study is in one, and every family a game's sections declare occurs (so a question is never
-    refused for a key the run would have had, and the declarations are not stale)."""
+    """The families and key patterns the check knows are the ones the runs make: every key of
+    a shipped study is in a known family and, in a game's own family, matches a declared
+    pattern; every family a game's sections declare occurs (so a question is never refused for
+    a key the run would have had, and the declarations are not stale)."""
+    import fnmatch
+
     path = ROOT / "scenarios" / f"{scenario}.toml"
     spec = load_scenario(path).spec
     res = api.simulate(path, games=40, jobs=1, out=tmp_path / "run", progress=False)
-    made = {str(r["key"]).partition(":")[0] for r in of_summary(_summary(res))}
-    assert made <= answers.key_families(spec)
-    declared = {f for s in spec.sections() for f in s.key_families}
-    assert declared and declared <= made
+    keys = {str(r["key"]) for r in of_summary(_summary(res))}
+    assert {k.partition(":")[0] for k in keys} <= answers.key_families(spec)
+    patterns = answers.game_key_patterns(spec)
+    own = {p.partition(":")[0] for p in patterns}
+    for key in keys:
+        if key.partition(":")[0] in own:
+            assert any(fnmatch.fnmatchcase(key, p) for p in patterns), key
+    assert own and own <= {k.partition(":")[0] for k in keys}
 
 
 def test_a_question_of_an_unknown_family_is_refused_before_play(tmp_path):
@@ -341,3 +348,23 @@ def test_a_question_of_an_unknown_family_is_refused_before_play(tmp_path):
         line = res.stderr.strip()
         assert "\n" not in line and "questions[0].finding: unknown finding key 'sultn:leader_edge'" in line
         assert "did you mean 'sultan'?" in line
+    # a key of the game's own family that its sections never make, refused before play too
+    path.write_text(path.read_text().replace("sultn:leader_edge", "sultan:leadr_edge"))
+    res = CliRunner().invoke(app, ["simulate", str(path), "--out", str(out)])
+    assert res.exit_code == 2 and not out.exists() and "did you mean 'sultan:leader_edge'" in res.stderr
+    # a tournament answers its own families only, and says which
+    from test_tournament import POOL
+
+    (tmp_path / "mid.toml").write_text('policy = "biased"\n[params]\nboost = 0.5\n')
+    pool = tmp_path / "pool.toml"
+    pool.write_text(POOL + '\n[[questions]]\nask = "?"\nfinding = "first_player:base"\n')
+    res = CliRunner().invoke(app, ["validate", str(pool)])
+    assert res.exit_code == 2 and "a tournament answers win_rate:ENTRANT" in res.stderr
+
+
+def test_a_study_with_arms_of_its_own_notes_a_near_miss_key():
+    records = [{"key": "item:palace", "estimate": 0.1, "lo": 0.0, "hi": 0.2, "unit": "pp"}]
+    chosen, notes = answers.declared([{"ask": "Palace?", "finding": "item:palce"}], records,
+                                     "f.toml", "ablate")
+    want = "`item:palce` is not a key of this ablation (did you mean `item:palace`?)"
+    assert not chosen and notes == [want]

@@ -586,17 +586,18 @@ class StudySection:
         headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
         value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
         the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
-    key_families : tuple of str
-        The finding-key families its findings use (the part of a key before the first ``:``,
-        e.g. ``("sultan",)`` for ``sultan:leader_edge``): a study file's question naming another
-        family is refused before a game is played.
+    key_patterns : tuple of str
+        The keys its findings can have, as ``fnmatch`` patterns (``"sultan:leader_edge"``,
+        ``"sultan:users:*"``): a study file's question naming a key of the same family (the part
+        before the first ``:``) that matches none, or a family no section or study has, is
+        refused before a game is played.
     """
 
     key: str
     build: Callable[..., dict | None]
     replaces_balance: Callable[[Any], bool] | None = None
     findings: Callable[[dict, dict], Sequence[Any]] | None = None
-    key_families: tuple[str, ...] = ()
+    key_patterns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ or game metric.
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -64,7 +65,9 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
     its findings (``declared``)."""
     if kind == "tournament":
         names = {s.name for arm in scenario.arms for s in arm.seats}
-        return {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
+        out = {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
+        out["rating_gap"] = {f"rating_gap:{a}:{b}" for a in names for b in names if a != b}
+        return out
     if studies.study_kind(kind).own_report:
         return {}
     out: dict[str, set[str]] = {f: set() for f in ARM_FAMILIES}
@@ -82,15 +85,19 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
     return out
 
 
+def game_key_patterns(spec: Any) -> tuple[str, ...]:
+    """The finding keys ``spec``'s report sections can make, as ``fnmatch`` patterns
+    (``StudySection.key_patterns``)."""
+    sections = getattr(spec, "sections", None)
+    return tuple(p for s in (sections() if sections else ()) for p in s.key_patterns)
+
+
 def key_families(spec: Any) -> set[str]:
     """Every finding-key family a study of ``spec``'s game can have: the generic ones (arms,
-    entrants, each study kind's own) and those the game's report sections declare
-    (``StudySection.key_families``)."""
+    entrants, each study kind's own) and those of the game's report sections."""
     generic = {*ARM_FAMILIES, *ENTRANT_FAMILIES, *(f for fams in OWN_FAMILIES.values() for f in fams),
                "score_mean"}  # a sweep's own answer per arm (``sweep``)
-    sections = getattr(spec, "sections", None)
-    own = {f for s in (sections() if sections else ()) for f in s.key_families}
-    return generic | own
+    return generic | {p.partition(":")[0] for p in game_key_patterns(spec)}
 
 
 def check_questions(scenario: Any, kind: str) -> None:
@@ -107,11 +114,26 @@ def check_questions(scenario: Any, kind: str) -> None:
         bad key.
     """
     known = possible_keys(scenario, kind) if kind in AS_WRITTEN else {}
-    families = key_families(getattr(scenario, "spec", None))
+    spec = getattr(scenario, "spec", None)
+    families = key_families(spec)
+    patterns = {}  # the game's own families: their keys' patterns
+    for p in game_key_patterns(spec):
+        patterns.setdefault(p.partition(":")[0], []).append(p)
     lines = []
     for i, q in enumerate(getattr(scenario, "questions", ()) or ()):
         family = q.finding.partition(":")[0]
-        if family not in families:
+        if family in patterns and kind not in ("tournament", "tune") and not any(
+                fnmatch.fnmatchcase(q.finding, p) for p in patterns[family]):
+            close = difflib.get_close_matches(q.finding, patterns[family], n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
+                         f"{q.finding!r}{hint}; the game's keys in family {family!r}: "
+                         f"{', '.join(patterns[family])} (* = a variant or item name)")
+        elif kind == "tournament" and family not in known:
+            lines.append(f"{scenario.file}: questions[{i}].finding: {q.finding!r} is not a "
+                         "tournament's key: a tournament answers win_rate:ENTRANT and "
+                         "rating_gap:BEST:NEXT (the best-rated entrant and the next)")
+        elif family not in families:
             close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
             lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
@@ -123,9 +145,16 @@ def check_questions(scenario: Any, kind: str) -> None:
             hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
             lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
                          f"{q.finding!r} for this {studies.word(kind)}{hint}; allowed in "
-                         f"family {family!r}: {', '.join(allowed) or 'none'}")
+                         f"family {family!r}: {', '.join(allowed) or _none(family, kind)}")
     if lines:
         raise ScenarioError.of(lines)
+
+
+def _none(family: str, kind: str) -> str:
+    """Why a family has no key in this study, for ``check_questions``."""
+    if family == "win_rate":
+        return "none (the base arm seats one policy: its win rate is a fair seat's by construction)"
+    return f"none (this {studies.word(kind)}'s arms make no {family!r} key)"
 
 
 def other_kind(key: str, kind: str) -> str:
@@ -157,8 +186,10 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             if other:
                 notes.append(f"`{q['finding']}` is answered by `analyzer {other}`")
             elif kind not in AS_WRITTEN:
-                notes.append(f"`{q['finding']}` is not a key of this {studies.word(kind)} "
-                             "(it makes arms of its own; `analyzer findings` lists its keys)")
+                have = sorted(str(r.get("key")) for r in records)
+                close = difflib.get_close_matches(q["finding"], have, n=1, cutoff=0.75)
+                notes.append(f"`{q['finding']}` is not a key of this {studies.word(kind)}"
+                             + (f" (did you mean `{close[0]}`?)" if close else ""))
             else:
                 lines.append(f"{file}: questions[{i}].finding: {err.message}")
             continue
@@ -348,14 +379,14 @@ def short_text(record: Mapping[str, Any]) -> str:
     what = "win rate" if record.get("unit") == "pp" else "mean"
     phrases = {
         "policy": lambda: f"`{parts[2]}`: {v} in {what}, paired with its seats in `{BASE}`.",
-        "first_player": lambda: f"The start player's win rate against a fair seat's: {v}.",
+        "first_player": lambda: f"The start player's win rate minus a fair seat's: {v}.",
         "score": lambda: f"Mean score per seat-game: {v} against `{BASE}`.",
         "start_adv": lambda: f"Start player's edge: {v} against `{BASE}`.",
         "item": lambda: f"`{parts[1]}`: {v} in win rate to the seat that used it most.",
-        "win_rate": lambda: f"`{parts[1]}`: win rate {v} against a fair seat's.",
+        "win_rate": lambda: f"`{parts[1]}`'s win rate minus a fair seat's: {v}.",
         "rating_gap": lambda: f"`{parts[1]}` is rated {v} above `{parts[2]}` (log-strength).",
         "tuned_minus_start": lambda: f"Tuned − start: {v} in win rate, on fresh seeds.",
-        "tuned_above_fair": lambda: f"The tuned seat's win rate against a fair seat's: {v}, on "
+        "tuned_above_fair": lambda: f"The tuned seat's win rate minus a fair seat's: {v}, on "
                                     "fresh seeds.",
     }
     if parts[0] == "players" and len(parts) == 3:
@@ -588,7 +619,9 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                   f"findings below give each one's test and method.{more}",
                   draw(shown, robust), chart_size(shown, robust))
     if notes:
-        part.p("Not answered here: " + "; ".join(notes) + ".")
+        part.p("Not answered here: " + "; ".join(notes) + (
+            f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
+            if kind not in AS_WRITTEN else "."))
     part.p(caveats(acted, run.get("defaults") or {}, link))
     doc.blocks[at:at] = part.blocks
     return {"declared": bool(questions) and chosen is not own, "not_answered": notes, "answers": [_summary(a, run_dir, robust)
@@ -609,6 +642,6 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 
 __all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
-           "key_families",
+           "game_key_patterns", "key_families",
            "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
            "tournament", "tune", "verdict"]

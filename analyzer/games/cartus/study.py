@@ -771,4 +771,5 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
-                         findings=findings.building_sets, key_families=("sets", "effects")),)
+                         findings=findings.building_sets, key_patterns=(
+                             "sets:most_balanced", "sets:least_balanced", "effects:*")),)

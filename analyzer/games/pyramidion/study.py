@@ -628,4 +628,6 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
 
 
 SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion,
-                         key_families=("goods", "sites", "ends", "head_to_head")),)
+                         key_patterns=("goods:strongest_source", "goods:largest_gap",
+                                       "sites:most_contested", "ends:first_to_target",
+                                       "head_to_head:*")),)

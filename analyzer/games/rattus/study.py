@@ -649,6 +649,8 @@ def _examples(game_ids, k: int = 3) -> list[int]:
     return sorted(int(i) for i in game_ids)[:k]
 
 
-SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_families=("sultan",)),
-            StudySection("caravan", caravan, findings=findings.caravan,
-                         key_families=("caravan", "trader")))
+SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_patterns=(
+                "sultan:leader_wins", "sultan:leader_edge", "sultan:winner_changed",
+                "sultan:takes_first_last", "sultan:users:*")),
+            StudySection("caravan", caravan, findings=findings.caravan, key_patterns=(
+                "caravan:cubes_per_move", "trader:takes_first_last", "trader:users:*")))
