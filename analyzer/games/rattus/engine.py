@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -34,10 +34,10 @@ from analyzer.games.rattus.scoring import diplomat_points, region_card_points, t
 from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State
 from analyzer.games.rattus.view import RattusView
 
-KNIGHT = CARD_INDEX["knight"]
-PEASANT = CARD_INDEX["peasant"]
+KNIGHT: Final = CARD_INDEX["knight"]
+PEASANT: Final = CARD_INDEX["peasant"]
 HEURISTIC_SCALE = 2.0  # points: a seat 2 points ahead is e (2.7) times as likely to win (heuristic_returns)
-_ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
+_ABILITY_NAMES: Final = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing

@@ -9,14 +9,14 @@ resolution. When the region is finished it hands back to the turn structure
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.state import NOT_IN_PLAY
 
-_KNIGHT = CARD_INDEX["knight"]
+_KNIGHT: Final = CARD_INDEX["knight"]
 
 
 def token_losses(cubes: Sequence[int], cards_held: Sequence[Mapping[str, int]], threshold: int,

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from analyzer.games.base import param
+from analyzer.games.draws import randbelow
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
 from analyzer.games.rattus.state import NOT_IN_PLAY
 from analyzer.games.rattus.view import RattusView
 
-_PEASANT = CARD_INDEX["peasant"]
+_PEASANT: Final = CARD_INDEX["peasant"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -37,7 +38,7 @@ class RandomPolicy:
     def choose(self, view: RattusView, rng: random.Random) -> Any:
         """One option drawn uniformly from ``view.legal_actions()``."""
         options = view.legal_actions()
-        return options[rng.randrange(len(options))]
+        return options[randbelow(rng, len(options))]
 
 
 class _RegionValues:
@@ -47,28 +48,51 @@ class _RegionValues:
     policy's weights, so one table serves every decision of one player until a class card changes
     hands (or the config changes); it is then emptied. It lives as long as its player (one seat of
     one game). A seat's value is its cubes minus its expected losses (see ``GreedyPolicy``).
+
+    A region's key is the number whose digits in base ``cubes_per_player + 1`` are the rats and
+    then each seat's cubes, so a change of one seat's cubes or of the rats moves the key by a
+    fixed step (``step``) and no tuple is ever built to look a value up.
     """
 
-    __slots__ = ("base", "cfg", "cls", "fr", "held", "holder", "pr", "table")
+    __slots__ = ("base", "cfg", "cls", "fr", "held", "holder", "oth", "ow", "own", "pr", "rel", "seat", "step", "table")
 
-    def __init__(self, future_rats: float, plague_risk: float):
-        self.fr, self.pr = future_rats, plague_risk
+    def __init__(self, future_rats: float, plague_risk: float, opponent_weight: float):
+        self.fr, self.pr, self.ow = future_rats, plague_risk, opponent_weight
+        self.oth = self.own = 0.0  # the weights of ``rel``, set by sync()
         self.cfg: RattusConfig | None = None
         self.base = 1  # a seat's cubes in one region are 0..base-1: the digits of a table key
+        self.step: list[int] = []  # key step of one cube of seat q (index q), and of one rat (index n)
+        self.seat = -1  # the seat whose relative values ``rel`` holds
         self.holder: list[int] = []
         self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
         self.cls: dict[int, list[float]] = {}
         self.table: dict[int, tuple[list[float], float]] = {}
+        self.rel: dict[int, float] = {}  # key -> the seat's value * own - oth * the sum over seats
 
     def sync(self, view: RattusView) -> None:
-        """Empty the table if the config or the class cards held differ from when it was filled."""
+        """Empty the tables if the config, the seat or the class cards held differ from when they
+        were filled."""
         holder = view.holder
-        if self.cfg is not view.cfg or self.holder != holder:
-            self.cfg, self.holder = view.cfg, holder[:]
-            self.base = view.cfg.cubes_per_player + 1
+        if self.cfg is not view.cfg or self.seat != view.seat or self.holder != holder:
+            cfg = view.cfg
+            self.cfg, self.holder, self.seat = cfg, holder[:], view.seat
+            base = self.base = cfg.cubes_per_player + 1
+            n = cfg.n_players
+            self.oth = self.ow / (n - 1)
+            self.own = 1 + self.oth
+            self.step = [base ** (n - 1 - q) for q in range(n)] + [base ** n]
             self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
             self.cls = {}
             self.table = {}
+            self.rel = {}
+
+    def key(self, row: list[int], n_tokens: int) -> int:
+        """The table key of a region holding ``row`` cubes and ``n_tokens`` rats."""
+        base = self.base
+        key = n_tokens
+        for c in row:
+            key = key * base + c
+        return key
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
@@ -87,14 +111,14 @@ class _RegionValues:
 
     def get(self, row: list[int], n_tokens: int, p: int = -1, d: int = 0) -> tuple[list[float], float]:
         """``(value per seat, their sum)`` of a region holding ``row`` cubes (with ``d`` more of
-        seat ``p``'s) and ``n_tokens`` rats.
+        seat ``p``'s) and ``n_tokens`` rats."""
+        key = self.key(row, n_tokens)
+        if p >= 0:
+            key += d * self.step[p]
+        return self.values(key, row, n_tokens, p, d)
 
-        The table's key is the number whose digits in base ``cubes_per_player + 1`` are the
-        seats' cubes, under the rats: no tuple is built unless the values must be computed."""
-        base = self.base
-        key = n_tokens
-        for q in range(len(row)):
-            key = key * base + (row[q] + d if q == p else row[q])
+    def values(self, key: int, row: list[int], n_tokens: int, p: int, d: int) -> tuple[list[float], float]:
+        """``get`` with the key already known."""
         hit = self.table.get(key)
         if hit is not None:
             return hit
@@ -127,29 +151,38 @@ class _RegionValues:
         hit = self.table[key] = (out, total)
         return hit
 
+    def relative(self, key: int, row: list[int], n_tokens: int, d: int) -> float:
+        """The seat's value of the region with key ``key`` (``row`` with ``d`` more of its cubes,
+        ``n_tokens`` rats) times ``own`` minus ``oth`` times the sum over all seats."""
+        x = self.rel.get(key)
+        if x is None:
+            v, total = self.values(key, row, n_tokens, self.seat, d)
+            x = self.rel[key] = v[self.seat] * self.own - self.oth * total
+        return x
+
 
 class _Valuation:
     """Seat ``p``'s greedy valuation of one position that does not change while it is in use.
 
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
     all seats (``w`` = opponent weight / (n - 1)). Values of the regions as they are, and of a
-    region with p's cubes or its token count changed by ``d``, are cached, so an option is scored
-    by re-valuing only the regions it touches, without copying, applying or undoing anything.
+    region with p's cubes or its token count changed by ``d``, come from the player's tables
+    (``_RegionValues``), so an option is scored by re-valuing only the regions it touches, without
+    copying, applying or undoing anything.
     """
 
-    __slots__ = ("_alt", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "rats", "rv", "st")
+    __slots__ = ("_occupied", "fr", "keys", "oth", "own", "p", "pr", "rats", "rv", "st")
 
     def __init__(self, pl: GreedyPlayer, view: RattusView):
         pol = pl.policy
         self.st, self.p = view, view.seat
-        self.rats = view.rats
-        self.oth = pol.opponent_weight / (view.n_players - 1)
-        self.own = 1 + self.oth
+        rats = self.rats = view.rats
+        rv = self.rv = pl.region_values
+        rv.sync(view)
+        self.oth, self.own = rv.oth, rv.own
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        self.rv = pl.region_values
-        self.rv.sync(view)
-        self._now: dict[int, float] = {}
-        self._alt: dict[tuple, float] = {}
+        cubes = view.cubes
+        self.keys = [rv.key(cubes[r], rats[r]) for r in range(len(cubes))]
         self._occupied: list | None = None
 
     def class_loss(self, t: int) -> list[float]:
@@ -158,35 +191,21 @@ class _Valuation:
 
     def values(self, r: int) -> list[float]:
         """Per-seat value of region ``r`` as it is."""
-        return self.rv.get(self.st.cubes[r], self.rats[r])[0]
-
-    def rel(self, row: list[int], n_tokens: int, d: int = 0) -> float:
-        """Value of a region holding ``row`` cubes (with ``d`` more of p's) and ``n_tokens`` rats."""
-        v, total = self.rv.get(row, n_tokens, self.p, d)
-        return v[self.p] * self.own - self.oth * total
+        return self.rv.values(self.keys[r], self.st.cubes[r], self.rats[r], -1, 0)[0]
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
-        x = self._now.get(r)
-        if x is None:
-            x = self._now[r] = self.rel(self.st.cubes[r], self.rats[r])
-        return x
+        return self.rv.relative(self.keys[r], self.st.cubes[r], self.rats[r], 0)
 
     def with_cubes(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more cubes of p (``d`` < 0: fewer)."""
-        key = (r, d, 0)
-        x = self._alt.get(key)
-        if x is None:
-            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r], d)
-        return x
+        rv = self.rv
+        return rv.relative(self.keys[r] + d * rv.step[self.p], self.st.cubes[r], self.rats[r], d)
 
     def with_tokens(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more rats."""
-        key = (r, d, 1)
-        x = self._alt.get(key)
-        if x is None:
-            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r] + d)
-        return x
+        rv = self.rv
+        return rv.relative(self.keys[r] + d * rv.step[-1], self.st.cubes[r], self.rats[r] + d, 0)
 
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
         """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
@@ -252,7 +271,7 @@ class GreedyPlayer:
     def __init__(self, policy: GreedyPolicy, seat: int):
         self.policy = policy
         self.seat = seat
-        self.region_values = _RegionValues(policy.future_rats, policy.plague_risk)
+        self.region_values = _RegionValues(policy.future_rats, policy.plague_risk, policy.opponent_weight)
         # (view, serial of the step decision, step chosen, its options, their scores)
         self.memo: tuple | None = None
 
@@ -272,28 +291,21 @@ class GreedyPlayer:
         if ties == 1:
             return options[first]
         idx = [i for i in range(len(scores)) if scores[i] >= cut]
-        return options[idx[rng.randrange(len(idx))]]
+        return options[idx[randbelow(rng, len(idx))]]
 
     # ------------------------------------------------------------ option values (on a _Valuation)
 
     def _place_values(self, v: _Valuation, regions: tuple[int, ...], ks: list[int]) -> list[float]:
-        """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i.
-
-        The hot loop of the greedy player, so the region-value lookups are inlined."""
-        st, p, own, oth, rv, rats = v.st, v.p, v.own, v.oth, v.rv, v.rats
-        supply = st.supply_cubes[p]
-        cubes = st.cubes
+        """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i."""
+        supply = v.st.supply_cubes[v.p]
         out = []
-        for r, k in zip(regions, ks):
-            k = min(k, supply)
+        for i in range(len(regions)):
+            r = regions[i]
+            k = min(ks[i], supply)
             if k <= 0:
                 out.append(-0.01)
                 continue
-            row = cubes[r]
-            n_tokens = rats[r]
-            before, before_sum = rv.get(row, n_tokens)
-            after, after_sum = rv.get(row, n_tokens, p, k)
-            out.append((after[p] * own - oth * after_sum) - (before[p] * own - oth * before_sum))
+            out.append(v.with_cubes(r, k) - v.now(r))
         return out
 
     def _place_value(self, v: _Valuation, r: int, k: int) -> float:

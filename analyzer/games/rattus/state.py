@@ -10,16 +10,16 @@ what each seat has been shown (docs/rules/rattus.md §15 "Hidden information").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
 
-NOT_IN_PLAY = -2  # holder value of a class card not used this game
-UNTAKEN = -1  # holder value of a card lying beside the board
+NOT_IN_PLAY: Final = -2  # holder value of a class card not used this game
+UNTAKEN: Final = -1  # holder value of a card lying beside the board
 # token_flags bit: this face-down token was dealt as a starting token at setup (so it is one of the
 # starting tokens, §6.1 step 4) and no Witch has looked at it since (after a Witch, the other seats
 # cannot tell whether it was swapped, §8.1). Bits 0..5 are the seats that know the token's face.
-STARTER_SLOT = 1 << 8
+STARTER_SLOT: Final = 1 << 8
 
 
 @dataclass(slots=True)
