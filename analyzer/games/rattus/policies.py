@@ -42,57 +42,37 @@ class RandomPolicy:
 
 
 class _RegionValues:
-    """Per-seat greedy values of a region, looked up by (cubes per seat, rats there).
+    """Per-seat greedy values of a region, computed from (cubes per seat, rats there).
 
     Values depend only on those counts, the class cards held, the config's damage tables and the
-    policy's weights, so one table serves every decision of one player until a class card changes
-    hands (or the config changes); it is then emptied. It lives as long as its player (one seat of
-    one game). A seat's value is its cubes minus its expected losses (see ``GreedyPolicy``).
-
-    A region's key is the number whose digits in base ``cubes_per_player + 1`` are the rats and
-    then each seat's cubes, so a change of one seat's cubes or of the rats moves the key by a
-    fixed step (``step``) and no tuple is ever built to look a value up.
+    policy's weights; the class damage per seat is kept until a class card changes hands (or the
+    config or the seat changes). It lives as long as its player (one seat of one game). A seat's
+    value is its cubes minus its expected losses (see ``GreedyPolicy``). Nothing is cached per
+    region: computing a region's value allocates nothing and costs less than looking it up.
     """
 
-    __slots__ = ("base", "cfg", "cls", "fr", "held", "holder", "oth", "ow", "own", "pr", "rel", "seat", "step", "table")
+    __slots__ = ("cfg", "cls", "fr", "held", "holder", "oth", "ow", "own", "pr", "seat")
 
     def __init__(self, future_rats: float, plague_risk: float, opponent_weight: float):
         self.fr, self.pr, self.ow = future_rats, plague_risk, opponent_weight
-        self.oth = self.own = 0.0  # the weights of ``rel``, set by sync()
+        self.oth = self.own = 0.0  # the weights of ``relative``, set by sync()
         self.cfg: RattusConfig | None = None
-        self.base = 1  # a seat's cubes in one region are 0..base-1: the digits of a table key
-        self.step: list[int] = []  # key step of one cube of seat q (index q), and of one rat (index n)
-        self.seat = -1  # the seat whose relative values ``rel`` holds
+        self.seat = -1  # the seat whose ``relative`` values are asked for
         self.holder: list[int] = []
         self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
         self.cls: dict[int, list[float]] = {}
-        self.table: dict[int, tuple[list[float], float]] = {}
-        self.rel: dict[int, float] = {}  # key -> the seat's value * own - oth * the sum over seats
 
     def sync(self, view: RattusView) -> None:
-        """Empty the tables if the config, the seat or the class cards held differ from when they
-        were filled."""
+        """Forget the class damage if the config, the seat or the class cards held differ from
+        when it was computed."""
         holder = view.holder
         if self.cfg is not view.cfg or self.seat != view.seat or self.holder != holder:
             cfg = view.cfg
             self.cfg, self.holder, self.seat = cfg, holder[:], view.seat
-            base = self.base = cfg.cubes_per_player + 1
-            n = cfg.n_players
-            self.oth = self.ow / (n - 1)
+            self.oth = self.ow / (cfg.n_players - 1)
             self.own = 1 + self.oth
-            self.step = [base ** (n - 1 - q) for q in range(n)] + [base ** n]
             self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
             self.cls = {}
-            self.table = {}
-            self.rel = {}
-
-    def key(self, row: list[int], n_tokens: int) -> int:
-        """The table key of a region holding ``row`` cubes and ``n_tokens`` rats."""
-        base = self.base
-        key = n_tokens
-        for c in row:
-            key = key * base + c
-        return key
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
@@ -109,56 +89,63 @@ class _RegionValues:
             self.cls[t] = out
         return out
 
-    def get(self, row: list[int], n_tokens: int, p: int = -1, d: int = 0) -> tuple[list[float], float]:
-        """``(value per seat, their sum)`` of a region holding ``row`` cubes (with ``d`` more of
-        seat ``p``'s) and ``n_tokens`` rats."""
-        key = self.key(row, n_tokens)
-        if p >= 0:
-            key += d * self.step[p]
-        return self.values(key, row, n_tokens, p, d)
+    def values(self, row: list[int], n_tokens: int) -> list[float]:
+        """Value per seat of a region holding ``row`` cubes and ``n_tokens`` rats."""
+        n = len(row)
+        tot = top = 0
+        for c in row:
+            tot += c
+            top = max(top, c)
+        if tot == 0:
+            return [0.0] * n
+        cfg = self.cfg
+        assert cfg is not None  # set by sync()
+        k = (n_tokens + self.fr) * self.pr
+        t = min(cfg.threshold_top, tot)
+        ea, em = cfg.exp_a[t], cfg.exp_m[t]
+        cls = self.class_loss(t)
+        out = []
+        for q in range(n):
+            c = row[q]
+            x = 0.0
+            if c:
+                loss = k * (ea + (em if c == top else 0.0) + cls[q])
+                if loss < c:  # the seat keeps c - loss of its cubes, at least none
+                    x = c - loss
+            out.append(x)
+        return out
 
-    def values(self, key: int, row: list[int], n_tokens: int, p: int, d: int) -> tuple[list[float], float]:
-        """``get`` with the key already known."""
-        hit = self.table.get(key)
-        if hit is not None:
-            return hit
+    def relative(self, row: list[int], n_tokens: int, d: int) -> float:
+        """The seat's value of a region holding ``row`` cubes (with ``d`` more of the seat's) and
+        ``n_tokens`` rats, times ``own``, minus ``oth`` times the sum of every seat's value there
+        (as ``values``, summed in seat order)."""
+        p = self.seat
         n = len(row)
         tot = top = 0
         for q in range(n):
             c = row[q] + d if q == p else row[q]
             tot += c
             top = max(top, c)
-        out: list[float] = []
-        total = 0.0
         if tot == 0:
-            out = [0.0] * n
-        else:
-            cfg = self.cfg
-            assert cfg is not None  # set by sync()
-            k = (n_tokens + self.fr) * self.pr
-            t = min(cfg.threshold_top, tot)
-            ea, em = cfg.exp_a[t], cfg.exp_m[t]
-            cls = self.class_loss(t)
-            for q in range(n):
-                c = row[q] + d if q == p else row[q]
-                x = 0.0
-                if c:
-                    loss = k * (ea + (em if c == top else 0.0) + cls[q])
-                    if loss < c:  # the seat keeps c - loss of its cubes, at least none
-                        x = c - loss
-                out.append(x)
-                total += x
-        hit = self.table[key] = (out, total)
-        return hit
-
-    def relative(self, key: int, row: list[int], n_tokens: int, d: int) -> float:
-        """The seat's value of the region with key ``key`` (``row`` with ``d`` more of its cubes,
-        ``n_tokens`` rats) times ``own`` minus ``oth`` times the sum over all seats."""
-        x = self.rel.get(key)
-        if x is None:
-            v, total = self.values(key, row, n_tokens, self.seat, d)
-            x = self.rel[key] = v[self.seat] * self.own - self.oth * total
-        return x
+            return 0.0
+        cfg = self.cfg
+        assert cfg is not None  # set by sync()
+        k = (n_tokens + self.fr) * self.pr
+        t = min(cfg.threshold_top, tot)
+        ea, em = cfg.exp_a[t], cfg.exp_m[t]
+        cls = self.class_loss(t)
+        total = mine = 0.0
+        for q in range(n):
+            c = row[q] + d if q == p else row[q]
+            x = 0.0
+            if c:
+                loss = k * (ea + (em if c == top else 0.0) + cls[q])
+                if loss < c:
+                    x = c - loss
+            total += x
+            if q == p:
+                mine = x
+        return mine * self.own - self.oth * total
 
 
 class _Valuation:
@@ -166,23 +153,21 @@ class _Valuation:
 
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
     all seats (``w`` = opponent weight / (n - 1)). Values of the regions as they are, and of a
-    region with p's cubes or its token count changed by ``d``, come from the player's tables
-    (``_RegionValues``), so an option is scored by re-valuing only the regions it touches, without
+    region with p's cubes or its token count changed by ``d``, are computed by the player's
+    ``_RegionValues``, so an option is scored by re-valuing only the regions it touches, without
     copying, applying or undoing anything.
     """
 
-    __slots__ = ("_occupied", "fr", "keys", "oth", "own", "p", "pr", "rats", "rv", "st")
+    __slots__ = ("_occupied", "fr", "oth", "own", "p", "pr", "rats", "rv", "st")
 
     def __init__(self, pl: GreedyPlayer, view: RattusView):
         pol = pl.policy
         self.st, self.p = view, view.seat
-        rats = self.rats = view.rats
+        self.rats = view.rats
         rv = self.rv = pl.region_values
         rv.sync(view)
         self.oth, self.own = rv.oth, rv.own
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        cubes = view.cubes
-        self.keys = [rv.key(cubes[r], rats[r]) for r in range(len(cubes))]
         self._occupied: list | None = None
 
     def class_loss(self, t: int) -> list[float]:
@@ -191,21 +176,19 @@ class _Valuation:
 
     def values(self, r: int) -> list[float]:
         """Per-seat value of region ``r`` as it is."""
-        return self.rv.values(self.keys[r], self.st.cubes[r], self.rats[r], -1, 0)[0]
+        return self.rv.values(self.st.cubes[r], self.rats[r])
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
-        return self.rv.relative(self.keys[r], self.st.cubes[r], self.rats[r], 0)
+        return self.rv.relative(self.st.cubes[r], self.rats[r], 0)
 
     def with_cubes(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more cubes of p (``d`` < 0: fewer)."""
-        rv = self.rv
-        return rv.relative(self.keys[r] + d * rv.step[self.p], self.st.cubes[r], self.rats[r], d)
+        return self.rv.relative(self.st.cubes[r], self.rats[r], d)
 
     def with_tokens(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more rats."""
-        rv = self.rv
-        return rv.relative(self.keys[r] + d * rv.step[-1], self.st.cubes[r], self.rats[r] + d, 0)
+        return self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0)
 
     def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
         """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
