@@ -245,12 +245,14 @@ class Game(GameCore):
 
     # ------------------------------------------------------------ regular turn (§7)
 
-    def _ability_options(self, p: int, used: int, table: dict) -> dict[int, tuple]:
-        st = self.state
-        out = {}
-        for c, (opts_fn, _) in table.items():
-            if st.holder[c] == p and not (used >> c) & 1:
-                opts = opts_fn(self, p)
+    def _ability_options(self, p: int, used: int, table: dict[int, _cards.Ability]) -> dict[int, tuple]:
+        # typed table: the loop runs at every step decision, and untyped it went through
+        # generic iteration, comparison and shifts
+        holder = self.state.holder
+        out: dict[int, tuple] = {}
+        for c, ability in table.items():
+            if holder[c] == p and not (used >> c) & 1:
+                opts = ability[0](self, p)
                 if opts:
                     out[c] = opts
         return out

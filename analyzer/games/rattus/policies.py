@@ -51,7 +51,7 @@ class _RegionValues:
     region: computing a region's value allocates nothing and costs less than looking it up.
     """
 
-    __slots__ = ("cfg", "cls", "fr", "held", "holder", "oth", "ow", "own", "pr", "seat")
+    __slots__ = ("cfg", "cls", "fr", "holder", "oth", "ow", "own", "pr", "seat")
 
     def __init__(self, future_rats: float, plague_risk: float, opponent_weight: float):
         self.fr, self.pr, self.ow = future_rats, plague_risk, opponent_weight
@@ -59,11 +59,10 @@ class _RegionValues:
         self.cfg: RattusConfig | None = None
         self.seat = -1  # the seat whose ``relative`` values are asked for
         self.holder: list[int] = []
-        self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
-        self.cls: dict[int, list[float]] = {}
+        self.cls: list[list[float]] = []  # [cubes present][seat]: expected class damage of one token
 
     def sync(self, view: RattusView) -> None:
-        """Forget the class damage if the config, the seat or the class cards held differ from
+        """Recompute the class damage if the config, the seat or the class cards held differ from
         when it was computed."""
         holder = view.holder
         if self.cfg is not view.cfg or self.seat != view.seat or self.holder != holder:
@@ -71,23 +70,20 @@ class _RegionValues:
             self.cfg, self.holder, self.seat = cfg, holder[:], view.seat
             self.oth = self.ow / (cfg.n_players - 1)
             self.own = 1 + self.oth
-            self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
-            self.cls = {}
+            held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
+            self.cls = []
+            for ec in cfg.exp_c:
+                out = []
+                for pairs in held:
+                    x = 0.0
+                    for k, c in pairs:
+                        x += ec[k] * c
+                    out.append(x)
+                self.cls.append(out)
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
-        out = self.cls.get(t)
-        if out is None:
-            assert self.cfg is not None  # set by sync()
-            ec = self.cfg.exp_c[t]
-            out = []
-            for pairs in self.held:
-                x = 0.0
-                for k, c in pairs:
-                    x += ec[k] * c
-                out.append(x)
-            self.cls[t] = out
-        return out
+        return self.cls[t]
 
     def values(self, row: list[int], n_tokens: int) -> list[float]:
         """Value per seat of a region holding ``row`` cubes and ``n_tokens`` rats."""
@@ -103,7 +99,7 @@ class _RegionValues:
         k = (n_tokens + self.fr) * self.pr
         t = min(cfg.threshold_top, tot)
         ea, em = cfg.exp_a[t], cfg.exp_m[t]
-        cls = self.class_loss(t)
+        cls = self.cls[t]
         out = []
         for q in range(n):
             c = row[q]
@@ -133,7 +129,7 @@ class _RegionValues:
         k = (n_tokens + self.fr) * self.pr
         t = min(cfg.threshold_top, tot)
         ea, em = cfg.exp_a[t], cfg.exp_m[t]
-        cls = self.class_loss(t)
+        cls = self.cls[t]
         total = mine = 0.0
         for q in range(n):
             c = row[q] + d if q == p else row[q]
@@ -154,11 +150,13 @@ class _Valuation:
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
     all seats (``w`` = opponent weight / (n - 1)). Values of the regions as they are, and of a
     region with p's cubes or its token count changed by ``d``, are computed by the player's
-    ``_RegionValues``, so an option is scored by re-valuing only the regions it touches, without
+    ``_RegionValues`` and kept while the valuation is in use (one option's regions are most
+    often another's), so an option is scored by re-valuing only the regions it touches, without
     copying, applying or undoing anything.
     """
 
-    __slots__ = ("_occupied", "fr", "oth", "own", "p", "pr", "rats", "rv", "st")
+    __slots__ = ("_alt", "_now", "_occ_damage", "_occ_factor", "_occ_rows", "fr", "oth", "own", "p", "pr", "rats",
+                 "rv", "st")
 
     def __init__(self, pl: GreedyPlayer, view: RattusView):
         pol = pl.policy
@@ -168,7 +166,11 @@ class _Valuation:
         rv.sync(view)
         self.oth, self.own = rv.oth, rv.own
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        self._occupied: list | None = None
+        self._now: list[float | None] = [None] * len(self.rats)
+        self._alt: dict[int, float] = {}
+        self._occ_rows: list[list[int]] | None = None
+        self._occ_factor: list[float] = []
+        self._occ_damage: list[tuple[float, ...]] = []
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
@@ -180,19 +182,31 @@ class _Valuation:
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
-        return self.rv.relative(self.st.cubes[r], self.rats[r], 0)
+        x = self._now[r]
+        if x is None:
+            x = self._now[r] = self.rv.relative(self.st.cubes[r], self.rats[r], 0)
+        return x
 
     def with_cubes(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more cubes of p (``d`` < 0: fewer)."""
-        return self.rv.relative(self.st.cubes[r], self.rats[r], d)
+        key = r * 64 + d * 2 + 32  # |d| <= 15
+        x = self._alt.get(key)
+        if x is None:
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r], d)
+        return x
 
     def with_tokens(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more rats."""
-        return self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0)
+        key = r * 64 + d * 2 + 33
+        x = self._alt.get(key)
+        if x is None:
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0)
+        return x
 
-    def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
-        """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
-        got = self._occupied
+    def occupied(self) -> list[list[int]]:
+        """Cubes per seat of each region holding cubes; ``_occ_factor`` and ``_occ_damage`` hold,
+        for the same regions, the rats factor and the mean class damage per token."""
+        got = self._occ_rows
         if got is None:
             exp_c, top = self.st.cfg.exp_c, self.st.cfg.threshold_top
             fr, pr, rats = self.fr, self.pr, self.rats
@@ -202,8 +216,10 @@ class _Valuation:
                 for c in row:
                     tot += c
                 if tot:
-                    got.append((row, (rats[r] + fr) * pr, exp_c[min(top, tot)]))
-            self._occupied = got
+                    got.append(row)
+                    self._occ_factor.append((rats[r] + fr) * pr)
+                    self._occ_damage.append(exp_c[min(top, tot)])
+            self._occ_rows = got
         return got
 
 
@@ -281,6 +297,7 @@ class GreedyPlayer:
     def _place_values(self, v: _Valuation, regions: tuple[int, ...], ks: list[int]) -> list[float]:
         """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i."""
         supply = v.st.supply_cubes[v.p]
+        cubes, rats, rv = v.st.cubes, v.rats, v.rv
         out = []
         for i in range(len(regions)):
             r = regions[i]
@@ -288,7 +305,8 @@ class GreedyPlayer:
             if k <= 0:
                 out.append(-0.01)
                 continue
-            out.append(v.with_cubes(r, k) - v.now(r))
+            # not v.with_cubes: each region and count is valued once here, nothing to keep
+            out.append(rv.relative(cubes[r], rats[r], k) - v.now(r))
         return out
 
     def _place_value(self, v: _Valuation, r: int, k: int) -> float:
@@ -301,7 +319,8 @@ class GreedyPlayer:
         st, p, w = v.st, v.p, v.oth
         holder = st.holder
         card_value = self.policy.card_value
-        occupied = v.occupied()
+        rows = v.occupied()
+        factor, damage = v._occ_factor, v._occ_damage
         out = []
         done: dict[int, float] = {}  # by class and previous holder
         for card in cards:
@@ -314,15 +333,17 @@ class GreedyPlayer:
                 continue
             risk = 0.0
             if prev < 0:  # an untaken card: only p's own regions count
-                for row, f, ec in occupied:
-                    if row[p]:
-                        risk += f * ec[cls]
+                for i in range(len(rows)):
+                    if rows[i][p]:
+                        risk += factor[i] * damage[i][cls]
             else:
-                for row, f, ec in occupied:
+                for i in range(len(rows)):
+                    row = rows[i]
                     mine = row[p]
                     other = row[prev]
                     if mine or other:
-                        risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
+                        # floats only (1.0, 0.0), the same values as ints here, no boxed arithmetic
+                        risk += factor[i] * damage[i][cls] * ((1.0 if mine else 0.0) - (w if other else 0.0))
             value = done[key] = card_value - risk
             out.append(value)
         return out
@@ -366,18 +387,22 @@ class GreedyPlayer:
         cfg = st.cfg
         k = v.rats[d]
         row = st.cubes[d]
-        tot = sum(row)
+        tot = top = 0
+        for c in row:
+            tot += c
+            top = max(top, c)
         if not k or not tot:
             return 0.0
         t = min(cfg.threshold_top, tot)
-        top = max(row)
         ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], v.class_loss(t)
-        dmg = []
-        for q, c in enumerate(row):
+        dmg: list[float] = []
+        for q in range(len(row)):
+            c = row[q]
             if not c:
                 dmg.append(0.0)
                 continue
-            dmg.append(min(c, k * (ea + (em if c == top else 0.0) + cls[q])))
+            x = k * (ea + (em if c == top else 0.0) + cls[q])
+            dmg.append(x if x < c else float(c))  # min(c, x) as a float: the same value
         return self.policy.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
 
     def _scores(self, v: _Valuation, kind: str, options: tuple) -> list[float]:
