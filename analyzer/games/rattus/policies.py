@@ -41,6 +41,14 @@ class RandomPolicy:
         return options[randbelow(rng, len(options))]
 
 
+def _top(xs: list[float]) -> float:
+    """``max(xs)``, the first largest, as a compiled loop (no generic comparisons)."""
+    best = xs[0]
+    for x in xs:
+        best = max(best, x)
+    return best
+
+
 class _RegionValues:
     """Per-seat greedy values of a region, computed from (cubes per seat, rats there).
 
@@ -265,11 +273,30 @@ class GreedyPlayer:
     very next decision of the game on the same view.
     """
 
-    __slots__ = ("memo", "policy", "region_values", "seat")
+    __slots__ = (
+        "caravan_opponent_weight",
+        "card_value",
+        "diplomat_value",
+        "memo",
+        "opponent_weight",
+        "policy",
+        "region_card_keep",
+        "region_values",
+        "seat",
+        "take_threshold",
+    )
 
     def __init__(self, policy: GreedyPolicy, seat: int):
         self.policy = policy
         self.seat = seat
+        # the weights the evaluation reads, as native floats (a policy's attributes are read
+        # generically: its class may be subclassed by interpreted code)
+        self.card_value = policy.card_value
+        self.take_threshold = policy.take_threshold
+        self.diplomat_value = policy.diplomat_value
+        self.opponent_weight = policy.opponent_weight
+        self.caravan_opponent_weight = policy.caravan_opponent_weight
+        self.region_card_keep = policy.region_card_keep
         self.region_values = _RegionValues(policy.future_rats, policy.plague_risk, policy.opponent_weight)
         # (view, serial of the step decision, step chosen, its options, their scores)
         self.memo: tuple | None = None
@@ -277,10 +304,7 @@ class GreedyPlayer:
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
         (no draw when there is a single best)."""
-        best = scores[0]
-        for x in scores:
-            best = max(best, x)
-        cut = best - 1e-9
+        cut = _top(scores) - 1e-9
         first, ties = -1, 0
         for i in range(len(scores)):
             if scores[i] >= cut:
@@ -318,7 +342,7 @@ class GreedyPlayer:
         one class held by one seat (or untaken) share it."""
         st, p, w = v.st, v.p, v.oth
         holder = st.holder
-        card_value = self.policy.card_value
+        card_value = self.card_value
         rows = v.occupied()
         factor, damage = v._occ_factor, v._occ_damage
         out = []
@@ -361,13 +385,13 @@ class GreedyPlayer:
 
     def _sultan_value(self, v: _Valuation, r: int) -> float:
         c = v.st.cubes[r][v.p]
-        return self.policy.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
+        return self.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
 
     def _trader_value(self, v: _Valuation, opt: tuple[int, int]) -> float:
         st, p = v.st, v.p
         mid, _ = opt
         val = 0.0
-        w = self.policy.caravan_opponent_weight
+        w = self.caravan_opponent_weight
         supply = st.supply_cubes
         for r in (st.caravan, mid):
             for q in majority_holders(st.cubes[r], p):
@@ -403,7 +427,7 @@ class GreedyPlayer:
                 continue
             x = k * (ea + (em if c == top else 0.0) + cls[q])
             dmg.append(x if x < c else float(c))  # min(c, x) as a float: the same value
-        return self.policy.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
+        return self.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
 
     def _scores(self, v: _Valuation, kind: str, options: tuple) -> list[float]:
         """Values of the options of one ability (or of the final-round Peasant)."""
@@ -430,25 +454,27 @@ class GreedyPlayer:
 
         The scores of the chosen step's own options are kept for the sub-decision that follows."""
         p = self.seat
-        abil = view.context()
+        abil: dict[int, tuple] = view.context()
         v = _Valuation(self, view)
         scores = []
-        subs = {}
-        for o in options:
-            if o in ("plague", "done"):
+        subs: dict[str, tuple[tuple, list[float]]] = {}
+        for step in options:
+            o: str = step
+            if o == "plague" or o == "done":
                 s = 0.0
             elif o == "take":
-                cards = tuple(c for c, h in enumerate(view.holder) if h != NOT_IN_PLAY and h != p)
+                holder = view.holder
+                cards = tuple([c for c in range(len(holder)) if holder[c] != NOT_IN_PLAY and holder[c] != p])
                 sub = self._take_values(v, cards)
                 subs[o] = (cards, sub)
-                s = max(sub) - self.policy.take_threshold
+                s = _top(sub) - self.take_threshold
             elif o == "place":
                 regions = tuple(range(view.cfg.n_regions))
                 extra = 1 if view.holder[_PEASANT] == p else 0
                 sub = self._place_values(v, regions, [n + extra for n in v.rats])
                 subs[o] = (regions, sub)
-                s = max(sub)
-            elif o in ("astronomer", "explorer"):
+                s = _top(sub)
+            elif o == "astronomer" or o == "explorer":
                 s = 0.5
             elif o == "witch":
                 s = 0.1 if any(view.cubes[r][p] for r, _ in abil[CARD_INDEX[o]]) else -1.0
@@ -456,7 +482,7 @@ class GreedyPlayer:
                 opts = abil[CARD_INDEX[o]]
                 sub = self._scores(v, o, opts)
                 subs[o] = (opts, sub)
-                s = max(sub)
+                s = _top(sub)
             scores.append(s)
         choice = self._pick(options, scores, rng)
         if choice in subs:
@@ -519,7 +545,7 @@ class GreedyPlayer:
         (r1, _), (r2, _), a, b = view.context()
         cfg = view.cfg
         p = self.seat
-        w = self.policy.opponent_weight
+        w = self.opponent_weight
 
         def hurt(r: int, tid: int) -> float:
             row = view.cubes[r]
@@ -544,7 +570,7 @@ class GreedyPlayer:
                 continue
             cid, k = o
             saved = min(token[3].count(k) * view.held_class[p][k], view.cubes[r][p])
-            keep = cfg.region_card_points if self._card_score_value(view, cid) >= 0 else self.policy.region_card_keep
+            keep = cfg.region_card_points if self._card_score_value(view, cid) >= 0 else self.region_card_keep
             v = saved - keep
             if v > best_v:
                 best, best_v = o, v
