@@ -82,6 +82,14 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
+def _column(rows: list[list[int]], p: int) -> int:
+    """Sum of column ``p`` of a table of counts (a loop: compiled code calls ``sum`` generically)."""
+    out = 0
+    for row in rows:
+        out += row[p]
+    return out
+
+
 def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
     """``(score, score_cubes, region_card_points, sultan_points)`` per seat (§10.4).
 
@@ -92,7 +100,7 @@ def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[in
     cubes = [state.on_board(p) + state.palace[p] for p in range(n)]
     rc = (region_card_points(state.hands, state.cubes, cfg.rcard_region, cfg.region_card_points,
                              cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
-    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    discs = [_column(state.discs, p) for p in range(n)]
     dp = diplomat_points(discs, n, cfg.diplomat_points)
     return [cubes[p] + rc[p] + dp[p] for p in range(n)], cubes, rc, dp
 
@@ -135,7 +143,7 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
             "class_cards_held": len(held),
             "class_cards_end": ",".join(held),
             "diplomats_placed": state.diplomats_placed[p],
-            "diplomats_surviving": sum(row[p] for row in state.discs),
+            "diplomats_surviving": _column(state.discs, p),
             "sultan_points": dp[p],
             "region_card_points": rc[p],
             "region_cards": len(state.hands[p]),
@@ -161,7 +169,7 @@ def guess_counts(state: State) -> dict[str, int]:
     if cfg.africanus:
         per_alone, per_tied = region_card_majorities(state.hands, state.cubes, cfg.rcard_region)
         alone, tied = sum(per_alone), sum(per_tied)
-    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    discs = [_column(state.discs, p) for p in range(n)]
     counts = {
         "acted_token_face": state.discarded_tokens,
         "acted_africa_region": state.acted_africa,

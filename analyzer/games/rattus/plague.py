@@ -14,7 +14,7 @@ from typing import Any, Final
 from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import NOT_IN_PLAY
+from analyzer.games.rattus.state import NOT_IN_PLAY, total
 
 _KNIGHT: Final = CARD_INDEX["knight"]
 
@@ -145,17 +145,17 @@ def _resolve(game: GameCore) -> None:
                 return  # waiting for a region-card decision
             _apply_token(game, st.res_token)
             st.res_token = -1
-        if not (tokens and sum(row)):
+        if not (tokens and total(row)):
             break
         tid, _ = game.take_token(r, game.draw_reveal(r))
         st.discarded_tokens += 1
-        total = sum(row) + st.res_neutral
-        if total < cfg.tokens[tid][0]:
+        present = total(row) + st.res_neutral
+        if present < cfg.tokens[tid][0]:
             if log is not None:
-                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, no effect")
+                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}, no effect")
             continue
         if log is not None:  # before any region card played against it (§7 C.3)
-            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}")
+            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}")
         if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
             st.res_token = tid
             st.res_offer = 0

@@ -13,14 +13,14 @@ import random
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mypy_extensions import mypyc_attr
+from mypy_extensions import i64, mypyc_attr
 
 from analyzer.games.base import param
 from analyzer.games.draws import randbelow
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
-from analyzer.games.rattus.state import NOT_IN_PLAY
+from analyzer.games.rattus.state import NOT_IN_PLAY, total
 from analyzer.games.rattus.view import RattusView
 
 _PEASANT: Final = CARD_INDEX["peasant"]
@@ -122,33 +122,45 @@ class _RegionValues:
     def relative(self, row: list[int], n_tokens: int, d: int) -> float:
         """The seat's value of a region holding ``row`` cubes (with ``d`` more of the seat's) and
         ``n_tokens`` rats, times ``own``, minus ``oth`` times the sum of every seat's value there
-        (as ``values``, summed in seat order)."""
-        p = self.seat
-        n = len(row)
-        tot = top = 0
-        for q in range(n):
-            c = row[q] + d if q == p else row[q]
+        (as ``values``, summed in seat order). The hottest function of the greedy player: native
+        64-bit ints (``i64``) spare the compiled code its checks on Python ints."""
+        p: i64 = self.seat
+        dd: i64 = d
+        n: i64 = len(row)
+        tot: i64 = 0
+        top: i64 = 0
+        q: i64 = 0
+        while q < n:
+            c: i64 = row[q]
+            if q == p:
+                c += dd
             tot += c
             top = max(top, c)
+            q += 1
         if tot == 0:
             return 0.0
         cfg = self.cfg
         assert cfg is not None  # set by sync()
         k = (n_tokens + self.fr) * self.pr
-        t = min(cfg.threshold_top, tot)
+        t: i64 = min(cfg.threshold_top, tot)
         ea, em = cfg.exp_a[t], cfg.exp_m[t]
         cls = self.cls[t]
         total = mine = 0.0
-        for q in range(n):
-            c = row[q] + d if q == p else row[q]
+        q = 0
+        while q < n:
+            c = row[q]
+            if q == p:
+                c += dd
             x = 0.0
             if c:
                 loss = k * (ea + (em if c == top else 0.0) + cls[q])
-                if loss < c:
-                    x = c - loss
+                cubes = float(c)  # exact: the same comparison and difference as with the int
+                if loss < cubes:
+                    x = cubes - loss
             total += x
             if q == p:
                 mine = x
+            q += 1
         return mine * self.own - self.oth * total
 
 
@@ -512,13 +524,13 @@ class GreedyPlayer:
             v = _Valuation(self, view)
             values = self._place_values(v, options, [2] * len(options))
             cubes = view.cubes
-            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
+            return self._pick(options, [x - 0.3 * total(cubes[r]) for x, r in zip(values, options)], rng)
         if kind == "plague_move":
             v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
             cubes = view.cubes
-            return self._pick(options, [float(sum(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
+            return self._pick(options, [float(total(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
         if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan", "knight"):
             return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
@@ -528,7 +540,7 @@ class GreedyPlayer:
             return self._pick(options, [float(cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_second":
             cubes = view.cubes
-            return self._pick(options, [float(sum(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
+            return self._pick(options, [float(total(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_swap":
             return self._witch_swap(view)
         if kind == "explorer":
@@ -549,7 +561,7 @@ class GreedyPlayer:
 
         def hurt(r: int, tid: int) -> float:
             row = view.cubes[r]
-            if sum(row) < cfg.tokens[tid][0]:
+            if total(row) < cfg.tokens[tid][0]:
                 return 0.0
             lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
             return lost[p] - w * (sum(lost) - lost[p]) / (len(row) - 1)

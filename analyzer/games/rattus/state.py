@@ -22,6 +22,15 @@ UNTAKEN: Final = -1  # holder value of a card lying beside the board
 STARTER_SLOT: Final = 1 << 8
 
 
+def total(row: list[int]) -> int:
+    """``sum(row)`` of a row of counts, as a compiled loop (compiled code calls the builtin
+    ``sum`` generically, looked up by name at every call)."""
+    out = 0
+    for x in row:
+        out += x
+    return out
+
+
 @dataclass(slots=True)
 class State:
     """One game position and the point the rules have reached (docs/rules/rattus.md §3, §6, §15).
@@ -211,7 +220,10 @@ class State:
 
     def on_board(self, seat: int) -> int:
         """Cubes of ``seat`` in regions (palace excluded)."""
-        return sum(row[seat] for row in self.cubes)
+        out = 0
+        for row in self.cubes:
+            out += row[seat]
+        return out
 
     def describe(self) -> str:
         """A few readable lines: tokens and cubes per region, supplies, palace, cards."""
