@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter, rank_and_won
 from analyzer.games.rattus.config import CARD_NAMES
@@ -82,6 +83,9 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
+_TOOK_COLUMNS: Final = tuple(f"took_{c}" for c in CARD_NAMES)  # in card order
+
+
 def _column(rows: list[list[int]], p: int) -> int:
     """Sum of column ``p`` of a table of counts (a loop: compiled code calls ``sum`` generically)."""
     out = 0
@@ -155,8 +159,10 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
             "caravan_cubes_received_surviving": sum(row[p] for row in state.tag_recv) + state.palace_tag_recv[p],
             "score_cubes": score_cubes[p],
             "tiebreak": tb[p],
-            **{f"took_{c}": state.took[p][k] for k, c in enumerate(CARD_NAMES)},
         })
+        took = state.took[p]
+        for k in range(len(_TOOK_COLUMNS)):
+            seats[p][_TOOK_COLUMNS[k]] = took[k]
     return game, seats
 
 
