@@ -83,7 +83,9 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         ``True``: k cards of a class cost k cubes per matching symbol (§5.1 default).
     """
     _, n_a, n_m, classes = token
-    top = max(row)
+    top = 0  # max(row): cubes are never negative (a loop: compiled code calls max generically)
+    for c in row:
+        top = max(top, c)
     out = []
     for p, c in enumerate(row):
         if c == 0:
@@ -107,6 +109,14 @@ def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Se
         for p, c in enumerate(row):
             if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
                 return True
+    return False
+
+
+def _any_hand(hands: list[list[int]]) -> bool:
+    """``any(hands)``: some seat holds a region card (a loop: compiled code calls ``any`` generically)."""
+    for hand in hands:
+        if hand:
+            return True
     return False
 
 
@@ -156,7 +166,7 @@ def _resolve(game: GameCore) -> None:
             continue
         if log is not None:  # before any region card played against it (§7 C.3)
             log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}")
-        if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
+        if cfg.africanus and cfg.tokens[tid][3] and _any_hand(st.hands):
             st.res_token = tid
             st.res_offer = 0
             continue

@@ -175,8 +175,8 @@ class _Valuation:
     copying, applying or undoing anything.
     """
 
-    __slots__ = ("_alt", "_now", "_occ_damage", "_occ_factor", "_occ_rows", "fr", "oth", "own", "p", "pr", "rats",
-                 "rv", "st")
+    __slots__ = ("_alt", "_caravan", "_now", "_occ_damage", "_occ_factor", "_occ_rows", "fr", "oth", "own", "p", "pr",
+                 "rats", "rv", "st")
 
     def __init__(self, pl: GreedyPlayer, view: RattusView):
         pol = pl.policy
@@ -188,6 +188,7 @@ class _Valuation:
         self.fr, self.pr = pol.future_rats, pol.plague_risk
         self._now: list[float | None] = [None] * len(self.rats)
         self._alt: dict[int, float] = {}
+        self._caravan: float | None = None  # caravan bonus value of the caravan's region (Trader)
         self._occ_rows: list[list[int]] | None = None
         self._occ_factor: list[float] = []
         self._occ_damage: list[tuple[float, ...]] = []
@@ -400,15 +401,19 @@ class GreedyPlayer:
         return self.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
 
     def _trader_value(self, v: _Valuation, opt: tuple[int, int]) -> float:
-        st, p = v.st, v.p
         mid, _ = opt
-        val = 0.0
-        w = self.caravan_opponent_weight
-        supply = st.supply_cubes
-        for r in (st.caravan, mid):
-            for q in majority_holders(st.cubes[r], p):
-                if supply[q] > 0:
-                    val += 1.0 if q == p else -w
+        start = v._caravan  # the start region's part is the same for every path: kept
+        if start is None:
+            start = v._caravan = self._bonus_value(v, v.st.caravan, 0.0)
+        return self._bonus_value(v, mid, start)
+
+    def _bonus_value(self, v: _Valuation, r: int, val: float) -> float:
+        """``val`` plus the caravan bonus cubes offered in region ``r``: +1 for p's, minus
+        ``caravan_opponent_weight`` for each opponent's (majority holders with a cube in supply)."""
+        p, supply, w = v.p, v.st.supply_cubes, self.caravan_opponent_weight
+        for q in majority_holders(v.st.cubes[r], p):
+            if supply[q] > 0:
+                val += 1.0 if q == p else -w
         return val
 
     def _card_score_value(self, view: RattusView, cid: int) -> float:

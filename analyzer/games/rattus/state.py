@@ -22,11 +22,19 @@ STARTER_SLOT: Final = 1 << 8
 
 
 def total(row: list[int]) -> int:
-    """``sum(row)`` of a row of counts, as a compiled loop (compiled code calls the builtin
-    ``sum`` generically, looked up by name at every call)."""
+    """``sum(row)`` of a row of counts, as a compiled loop (compiled code calls the builtins
+    ``sum`` and ``max`` of a list generically, looked up by name at every call)."""
     out = 0
     for x in row:
         out += x
+    return out
+
+
+def most(row: list[int]) -> int:
+    """``max(row)`` of a non-empty row of counts, as a compiled loop (see ``total``)."""
+    out = row[0]
+    for x in row:
+        out = max(out, x)
     return out
 
 
