@@ -1,9 +1,11 @@
 """Random draws shared by the engines, compiled with mypyc (setup.py).
 
-``shuffle`` is ``random.Random.shuffle`` without the interpreter: the same Fisher–Yates walk
-with the same draws, so the same generator state gives the same order. Determinizing a state
-for search (``GameState.determinize``) shuffles every hidden pool once per search iteration,
-where the interpreted ``random.shuffle`` cost about a third of a determinization.
+``shuffle`` is ``random.Random.shuffle`` and ``randbelow(rng, n)`` is ``rng.randrange(n)``
+without the interpreter: the same walk with the same ``getrandbits`` draws, so the same
+generator state gives the same result and leaves the same state. Determinizing a state for
+search (``GameState.determinize``) shuffles every hidden pool once per search iteration, where
+the interpreted ``random.shuffle`` cost about a third of a determinization; ``randbelow`` is
+drawn at every token reveal and every tie a player breaks.
 """
 
 from __future__ import annotations
@@ -24,3 +26,22 @@ def shuffle(rng: random.Random, items: list) -> None:
             j = bits(k)
         items[i], items[j] = items[j], items[i]
         i -= 1
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n >= 1``: a uniform int in ``[0, n)``, the same value as
+    ``randrange`` draws and the same generator state afterwards.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1`` (as ``randrange``).
+    """
+    if n <= 0:
+        raise ValueError("empty range for randbelow()")
+    bits = rng.getrandbits
+    k = n.bit_length()
+    r: int = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r

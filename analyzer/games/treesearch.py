@@ -14,6 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from analyzer.games.draws import randbelow
+
 NO_HINT: Any = object()  # no hint at a node (an action may itself be None)
 
 
@@ -167,7 +169,7 @@ def select(node: Node, options: tuple, hint: Any, mover: int, c: float, bias: fl
         if hint is not NO_HINT and hint in untried:
             a = hint
         elif len(untried) > 1:
-            a = untried[rng.randrange(len(untried))]
+            a = untried[randbelow(rng, len(untried))]
         else:
             a = untried[0]
         child = Node(mover)

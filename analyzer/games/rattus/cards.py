@@ -13,12 +13,13 @@ so is the Knight with the rule option ``knight_moves_plague_in_final_round``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_INDEX
 from analyzer.games.rattus.core import GameCore
+from analyzer.games.rattus.state import most
 
-_DRAW = ("draw",)  # the single first option of the Astronomer and Explorer (draw 3 cards)
+_DRAW: Final = ("draw",)  # the single first option of the Astronomer and Explorer (draw 3 cards)
 
 
 # ---------------------------------------------------------------- Merchant (§8.1)
@@ -205,7 +206,7 @@ def trader_options(game: GameCore, p: int) -> tuple:
 
 def majority_holders(row, seat_from: int) -> list[int]:
     """Seats tied for most cubes (at least 1) in a region, clockwise from ``seat_from`` (§2.2)."""
-    top = max(row)
+    top = most(row)
     if top == 0:
         return []
     n = len(row)
@@ -375,7 +376,7 @@ def knight_final_chosen(game: GameCore, p: int, r: Any) -> None:
 Ability = tuple[Callable[[GameCore, int], tuple], Callable[[GameCore, int, tuple], None]]
 
 # card index -> (options, use); regular-turn abilities and final-round abilities
-ABILITIES: dict[int, Ability] = {
+ABILITIES: Final[dict[int, Ability]] = {
     CARD_INDEX["merchant"]: (merchant_options, merchant_use),
     CARD_INDEX["monk"]: (monk_options, monk_use),
     CARD_INDEX["witch"]: (witch_options, witch_use),
@@ -385,11 +386,11 @@ ABILITIES: dict[int, Ability] = {
     CARD_INDEX["astronomer"]: (draw_options, astronomer_use),
     CARD_INDEX["explorer"]: (draw_options, explorer_use),
 }
-FINAL_ABILITIES: dict[int, Ability] = {**ABILITIES, CARD_INDEX["peasant"]: (peasant_final_options, peasant_final_use),
-                                       CARD_INDEX["knight"]: (knight_final_options, knight_final_use)}
+FINAL_ABILITIES: Final[dict[int, Ability]] = {**ABILITIES, CARD_INDEX["peasant"]: (peasant_final_options, peasant_final_use),
+                                              CARD_INDEX["knight"]: (knight_final_options, knight_final_use)}
 
 # decision kind asked by an ability -> its handler ``(game, seat, choice)``
-CHOSEN: dict[str, Callable[[GameCore, int, Any], None]] = {
+CHOSEN: Final[dict[str, Callable[[GameCore, int, Any], None]]] = {
     "merchant": merchant_chosen, "monk": monk_chosen, "witch_first": witch_first_chosen,
     "witch_second": witch_second_chosen, "witch_swap": witch_swap_chosen, "king": king_chosen,
     "sultan": sultan_chosen, "trader": trader_chosen, "caravan_bonus": caravan_bonus_chosen,

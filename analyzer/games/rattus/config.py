@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from analyzer.errors import RuleError
 from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
@@ -20,8 +20,8 @@ from analyzer.games.tables import builtin_table, check_keys, integer, load_table
 
 RULES_VERSION = "rattus-1"
 
-CLASSES: tuple[str, ...] = ("peasantry", "bourgeoisie", "church", "chivalry", "magic", "royalty", "islam")
-CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+CLASSES: Final[tuple[str, ...]] = ("peasantry", "bourgeoisie", "church", "chivalry", "magic", "royalty", "islam")
+CLASS_INDEX: Final[dict[str, int]] = {c: i for i, c in enumerate(CLASSES)}
 SYMBOLS: tuple[str, ...] = CLASSES + ("M", "A")
 SHORT = {"peasantry": "Pe", "bourgeoisie": "Bo", "church": "Ch", "chivalry": "Kn", "magic": "Ma",
          "royalty": "Ro", "islam": "Is", "M": "M", "A": "A"}
@@ -34,10 +34,10 @@ _CARDS: dict = builtin_table(_PACKAGE, "cards.toml")
 # provenance of each built-in content table as a whole (its top-level ``provenance`` key)
 _BUILTIN_PROVENANCE = {name: builtin_table(_PACKAGE, name)["provenance"]
                        for name in ("map.toml", "tokens.toml", "region_cards.toml")}
-CARD_NAMES: tuple[str, ...] = tuple(c["name"] for c in _CARDS["cards"])
-CARD_CLASS: tuple[int, ...] = tuple(CLASS_INDEX[c["class"]] for c in _CARDS["cards"])
+CARD_NAMES: Final[tuple[str, ...]] = tuple(c["name"] for c in _CARDS["cards"])
+CARD_CLASS: Final[tuple[int, ...]] = tuple(CLASS_INDEX[c["class"]] for c in _CARDS["cards"])
 CARD_EXPANSION: tuple[str, ...] = tuple(c["expansion"] for c in _CARDS["cards"])
-CARD_INDEX = {n: i for i, n in enumerate(CARD_NAMES)}
+CARD_INDEX: Final[dict[str, int]] = {n: i for i, n in enumerate(CARD_NAMES)}
 BASE_CARDS: tuple[str, ...] = tuple(n for n, e in zip(CARD_NAMES, CARD_EXPANSION) if e == "base")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from mypy_extensions import mypyc_attr
 
+from analyzer.games.draws import randbelow, shuffle
 from analyzer.games.rattus import information
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.state import State
@@ -135,19 +136,19 @@ class GameCore:
 
     def draw_reveal(self, r: int) -> int:
         """Index of the next token revealed in region ``r``: face down, so uniform (§7.1)."""
-        return self.rng.randrange(len(self.state.tokens[r]))
+        return randbelow(self.rng, len(self.state.tokens[r]))
 
     def draw_region(self) -> int:
         """A uniformly random region in use (plague piece, caravan start; §6.1, §6.2)."""
-        return self.rng.randrange(self.cfg.n_regions)
+        return randbelow(self.rng, self.cfg.n_regions)
 
     def draw_seat(self) -> int:
         """The start player (§6.1 default: random)."""
-        return self.rng.randrange(self.cfg.n_players)
+        return randbelow(self.rng, self.cfg.n_players)
 
     def shuffle(self, items: list) -> None:
         """Shuffle tokens or region cards in place."""
-        self.rng.shuffle(items)
+        shuffle(self.rng, items)
 
     def draw_class_cards(self) -> tuple[str, ...]:
         """Knight plus random others up to the count in play (§6.2 default)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -31,13 +31,13 @@ from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
-from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State
+from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State, total
 from analyzer.games.rattus.view import RattusView
 
-KNIGHT = CARD_INDEX["knight"]
-PEASANT = CARD_INDEX["peasant"]
+KNIGHT: Final = CARD_INDEX["knight"]
+PEASANT: Final = CARD_INDEX["peasant"]
 HEURISTIC_SCALE = 2.0  # points: a seat 2 points ahead is e (2.7) times as likely to win (heuristic_returns)
-_ABILITY_NAMES = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
+_ABILITY_NAMES: Final = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
@@ -149,7 +149,7 @@ class Game(GameCore):
             row = st.cubes[r][:]
             for tid in st.tokens[r]:
                 token = cfg.tokens[tid]
-                if sum(row) >= token[0]:
+                if total(row) >= token[0]:
                     lost = plague.losses(row, st.held_class, token, unprotected, cfg.same_class_cards_stack)
                     row = [c - k for c, k in zip(row, lost)]
             rows.append(row)
@@ -164,8 +164,8 @@ class Game(GameCore):
         score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
         top = max(score)
         w = [math.exp((x - top) / scale) for x in score]
-        total = sum(w)
-        return tuple(x / total for x in w)
+        wsum = sum(w)
+        return tuple(x / wsum for x in w)
 
     def records(self, policy_names: Sequence[str]) -> tuple[dict, list[dict]]:
         """The game record and one seat record per seat, at the end (``metrics.build_records``)."""
@@ -245,12 +245,14 @@ class Game(GameCore):
 
     # ------------------------------------------------------------ regular turn (§7)
 
-    def _ability_options(self, p: int, used: int, table: dict) -> dict[int, tuple]:
-        st = self.state
-        out = {}
-        for c, (opts_fn, _) in table.items():
-            if st.holder[c] == p and not (used >> c) & 1:
-                opts = opts_fn(self, p)
+    def _ability_options(self, p: int, used: int, table: dict[int, _cards.Ability]) -> dict[int, tuple]:
+        # typed table: the loop runs at every step decision, and untyped it went through
+        # generic iteration, comparison and shifts
+        holder = self.state.holder
+        out: dict[int, tuple] = {}
+        for c, ability in table.items():
+            if holder[c] == p and not (used >> c) & 1:
+                opts = ability[0](self, p)
                 if opts:
                     out[c] = opts
         return out
@@ -460,7 +462,7 @@ class Game(GameCore):
 
     def _ask_final_order(self) -> None:
         st, cfg = self.state, self.cfg
-        todo = tuple(r for r in range(cfg.n_regions) if st.tokens[r] and sum(st.cubes[r]))
+        todo = tuple([r for r in range(cfg.n_regions) if st.tokens[r] and total(st.cubes[r])])
         if todo:
             self.ask(st.last_seat, "final_order", todo)
             return

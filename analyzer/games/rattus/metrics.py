@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter, rank_and_won
 from analyzer.games.rattus.config import CARD_NAMES
@@ -82,6 +83,17 @@ SEAT_COLUMNS: dict[str, str] = {
 }
 
 
+_TOOK_COLUMNS: Final = tuple(f"took_{c}" for c in CARD_NAMES)  # in card order
+
+
+def _column(rows: list[list[int]], p: int) -> int:
+    """Sum of column ``p`` of a table of counts (a loop: compiled code calls ``sum`` generically)."""
+    out = 0
+    for row in rows:
+        out += row[p]
+    return out
+
+
 def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
     """``(score, score_cubes, region_card_points, sultan_points)`` per seat (§10.4).
 
@@ -92,7 +104,7 @@ def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[in
     cubes = [state.on_board(p) + state.palace[p] for p in range(n)]
     rc = (region_card_points(state.hands, state.cubes, cfg.rcard_region, cfg.region_card_points,
                              cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
-    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    discs = [_column(state.discs, p) for p in range(n)]
     dp = diplomat_points(discs, n, cfg.diplomat_points)
     return [cubes[p] + rc[p] + dp[p] for p in range(n)], cubes, rc, dp
 
@@ -135,7 +147,7 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
             "class_cards_held": len(held),
             "class_cards_end": ",".join(held),
             "diplomats_placed": state.diplomats_placed[p],
-            "diplomats_surviving": sum(row[p] for row in state.discs),
+            "diplomats_surviving": _column(state.discs, p),
             "sultan_points": dp[p],
             "region_card_points": rc[p],
             "region_cards": len(state.hands[p]),
@@ -147,8 +159,10 @@ def build_records(state: State, policy_names: list[str]) -> tuple[dict, list[dic
             "caravan_cubes_received_surviving": sum(row[p] for row in state.tag_recv) + state.palace_tag_recv[p],
             "score_cubes": score_cubes[p],
             "tiebreak": tb[p],
-            **{f"took_{c}": state.took[p][k] for k, c in enumerate(CARD_NAMES)},
         })
+        took = state.took[p]
+        for k in range(len(_TOOK_COLUMNS)):
+            seats[p][_TOOK_COLUMNS[k]] = took[k]
     return game, seats
 
 
@@ -161,7 +175,7 @@ def guess_counts(state: State) -> dict[str, int]:
     if cfg.africanus:
         per_alone, per_tied = region_card_majorities(state.hands, state.cubes, cfg.rcard_region)
         alone, tied = sum(per_alone), sum(per_tied)
-    discs = [sum(row[p] for row in state.discs) for p in range(n)]
+    discs = [_column(state.discs, p) for p in range(n)]
     counts = {
         "acted_token_face": state.discarded_tokens,
         "acted_africa_region": state.acted_africa,

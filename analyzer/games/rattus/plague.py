@@ -9,14 +9,14 @@ resolution. When the region is finished it hands back to the turn structure
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import NOT_IN_PLAY
+from analyzer.games.rattus.state import NOT_IN_PLAY, total
 
-_KNIGHT = CARD_INDEX["knight"]
+_KNIGHT: Final = CARD_INDEX["knight"]
 
 
 def token_losses(cubes: Sequence[int], cards_held: Sequence[Mapping[str, int]], threshold: int,
@@ -83,7 +83,9 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         ``True``: k cards of a class cost k cubes per matching symbol (§5.1 default).
     """
     _, n_a, n_m, classes = token
-    top = max(row)
+    top = 0  # max(row): cubes are never negative (a loop: compiled code calls max generically)
+    for c in row:
+        top = max(top, c)
     out = []
     for p, c in enumerate(row):
         if c == 0:
@@ -107,6 +109,14 @@ def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Se
         for p, c in enumerate(row):
             if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
                 return True
+    return False
+
+
+def _any_hand(hands: list[list[int]]) -> bool:
+    """``any(hands)``: some seat holds a region card (a loop: compiled code calls ``any`` generically)."""
+    for hand in hands:
+        if hand:
+            return True
     return False
 
 
@@ -145,18 +155,18 @@ def _resolve(game: GameCore) -> None:
                 return  # waiting for a region-card decision
             _apply_token(game, st.res_token)
             st.res_token = -1
-        if not (tokens and sum(row)):
+        if not (tokens and total(row)):
             break
         tid, _ = game.take_token(r, game.draw_reveal(r))
         st.discarded_tokens += 1
-        total = sum(row) + st.res_neutral
-        if total < cfg.tokens[tid][0]:
+        present = total(row) + st.res_neutral
+        if present < cfg.tokens[tid][0]:
             if log is not None:
-                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}, no effect")
+                log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}, no effect")
             continue
         if log is not None:  # before any region card played against it (§7 C.3)
-            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(total, 'cube')}")
-        if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
+            log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}")
+        if cfg.africanus and cfg.tokens[tid][3] and _any_hand(st.hands):
             st.res_token = tid
             st.res_offer = 0
             continue

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from mypy_extensions import mypyc_attr
+from mypy_extensions import i64, mypyc_attr
 
 from analyzer.games.base import param
+from analyzer.games.draws import randbelow
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
-from analyzer.games.rattus.state import NOT_IN_PLAY
+from analyzer.games.rattus.state import NOT_IN_PLAY, total
 from analyzer.games.rattus.view import RattusView
 
-_PEASANT = CARD_INDEX["peasant"]
+_PEASANT: Final = CARD_INDEX["peasant"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -37,95 +38,130 @@ class RandomPolicy:
     def choose(self, view: RattusView, rng: random.Random) -> Any:
         """One option drawn uniformly from ``view.legal_actions()``."""
         options = view.legal_actions()
-        return options[rng.randrange(len(options))]
+        return options[randbelow(rng, len(options))]
+
+
+def _top(xs: list[float]) -> float:
+    """``max(xs)``, the first largest, as a compiled loop (no generic comparisons)."""
+    best = xs[0]
+    for x in xs:
+        best = max(best, x)
+    return best
 
 
 class _RegionValues:
-    """Per-seat greedy values of a region, looked up by (cubes per seat, rats there).
+    """Per-seat greedy values of a region, computed from (cubes per seat, rats there).
 
     Values depend only on those counts, the class cards held, the config's damage tables and the
-    policy's weights, so one table serves every decision of one player until a class card changes
-    hands (or the config changes); it is then emptied. It lives as long as its player (one seat of
-    one game). A seat's value is its cubes minus its expected losses (see ``GreedyPolicy``).
+    policy's weights; the class damage per seat is kept until a class card changes hands (or the
+    config or the seat changes). It lives as long as its player (one seat of one game). A seat's
+    value is its cubes minus its expected losses (see ``GreedyPolicy``). Nothing is cached per
+    region: computing a region's value allocates nothing and costs less than looking it up.
     """
 
-    __slots__ = ("base", "cfg", "cls", "fr", "held", "holder", "pr", "table")
+    __slots__ = ("cfg", "cls", "fr", "holder", "oth", "ow", "own", "pr", "seat")
 
-    def __init__(self, future_rats: float, plague_risk: float):
-        self.fr, self.pr = future_rats, plague_risk
+    def __init__(self, future_rats: float, plague_risk: float, opponent_weight: float):
+        self.fr, self.pr, self.ow = future_rats, plague_risk, opponent_weight
+        self.oth = self.own = 0.0  # the weights of ``relative``, set by sync()
         self.cfg: RattusConfig | None = None
-        self.base = 1  # a seat's cubes in one region are 0..base-1: the digits of a table key
+        self.seat = -1  # the seat whose ``relative`` values are asked for
         self.holder: list[int] = []
-        self.held: list[list[tuple[int, int]]] = []  # per seat: (class, cards held) with cards > 0
-        self.cls: dict[int, list[float]] = {}
-        self.table: dict[int, tuple[list[float], float]] = {}
+        self.cls: list[list[float]] = []  # [cubes present][seat]: expected class damage of one token
 
     def sync(self, view: RattusView) -> None:
-        """Empty the table if the config or the class cards held differ from when it was filled."""
+        """Recompute the class damage if the config, the seat or the class cards held differ from
+        when it was computed."""
         holder = view.holder
-        if self.cfg is not view.cfg or self.holder != holder:
-            self.cfg, self.holder = view.cfg, holder[:]
-            self.base = view.cfg.cubes_per_player + 1
-            self.held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
-            self.cls = {}
-            self.table = {}
+        if self.cfg is not view.cfg or self.seat != view.seat or self.holder != holder:
+            cfg = view.cfg
+            self.cfg, self.holder, self.seat = cfg, holder[:], view.seat
+            self.oth = self.ow / (cfg.n_players - 1)
+            self.own = 1 + self.oth
+            held = [[(k, c) for k, c in enumerate(h) if c] for h in view.held_class]
+            self.cls = []
+            for ec in cfg.exp_c:
+                out = []
+                for pairs in held:
+                    x = 0.0
+                    for k, c in pairs:
+                        x += ec[k] * c
+                    out.append(x)
+                self.cls.append(out)
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
-        out = self.cls.get(t)
-        if out is None:
-            assert self.cfg is not None  # set by sync()
-            ec = self.cfg.exp_c[t]
-            out = []
-            for pairs in self.held:
-                x = 0.0
-                for k, c in pairs:
-                    x += ec[k] * c
-                out.append(x)
-            self.cls[t] = out
-        return out
+        return self.cls[t]
 
-    def get(self, row: list[int], n_tokens: int, p: int = -1, d: int = 0) -> tuple[list[float], float]:
-        """``(value per seat, their sum)`` of a region holding ``row`` cubes (with ``d`` more of
-        seat ``p``'s) and ``n_tokens`` rats.
-
-        The table's key is the number whose digits in base ``cubes_per_player + 1`` are the
-        seats' cubes, under the rats: no tuple is built unless the values must be computed."""
-        base = self.base
-        key = n_tokens
-        for q in range(len(row)):
-            key = key * base + (row[q] + d if q == p else row[q])
-        hit = self.table.get(key)
-        if hit is not None:
-            return hit
+    def values(self, row: list[int], n_tokens: int) -> list[float]:
+        """Value per seat of a region holding ``row`` cubes and ``n_tokens`` rats."""
         n = len(row)
         tot = top = 0
-        for q in range(n):
-            c = row[q] + d if q == p else row[q]
+        for c in row:
             tot += c
             top = max(top, c)
-        out: list[float] = []
-        total = 0.0
         if tot == 0:
-            out = [0.0] * n
-        else:
-            cfg = self.cfg
-            assert cfg is not None  # set by sync()
-            k = (n_tokens + self.fr) * self.pr
-            t = min(cfg.threshold_top, tot)
-            ea, em = cfg.exp_a[t], cfg.exp_m[t]
-            cls = self.class_loss(t)
-            for q in range(n):
-                c = row[q] + d if q == p else row[q]
-                x = 0.0
-                if c:
-                    loss = k * (ea + (em if c == top else 0.0) + cls[q])
-                    if loss < c:  # the seat keeps c - loss of its cubes, at least none
-                        x = c - loss
-                out.append(x)
-                total += x
-        hit = self.table[key] = (out, total)
-        return hit
+            return [0.0] * n
+        cfg = self.cfg
+        assert cfg is not None  # set by sync()
+        k = (n_tokens + self.fr) * self.pr
+        t = min(cfg.threshold_top, tot)
+        ea, em = cfg.exp_a[t], cfg.exp_m[t]
+        cls = self.cls[t]
+        out = []
+        for q in range(n):
+            c = row[q]
+            x = 0.0
+            if c:
+                loss = k * (ea + (em if c == top else 0.0) + cls[q])
+                if loss < c:  # the seat keeps c - loss of its cubes, at least none
+                    x = c - loss
+            out.append(x)
+        return out
+
+    def relative(self, row: list[int], n_tokens: int, d: int) -> float:
+        """The seat's value of a region holding ``row`` cubes (with ``d`` more of the seat's) and
+        ``n_tokens`` rats, times ``own``, minus ``oth`` times the sum of every seat's value there
+        (as ``values``, summed in seat order). The hottest function of the greedy player: native
+        64-bit ints (``i64``) spare the compiled code its checks on Python ints."""
+        p: i64 = self.seat
+        dd: i64 = d
+        n: i64 = len(row)
+        tot: i64 = 0
+        top: i64 = 0
+        q: i64 = 0
+        while q < n:
+            c: i64 = row[q]
+            if q == p:
+                c += dd
+            tot += c
+            top = max(top, c)
+            q += 1
+        if tot == 0:
+            return 0.0
+        cfg = self.cfg
+        assert cfg is not None  # set by sync()
+        k = (n_tokens + self.fr) * self.pr
+        t: i64 = min(cfg.threshold_top, tot)
+        ea, em = cfg.exp_a[t], cfg.exp_m[t]
+        cls = self.cls[t]
+        total = mine = 0.0
+        q = 0
+        while q < n:
+            c = row[q]
+            if q == p:
+                c += dd
+            x = 0.0
+            if c:
+                loss = k * (ea + (em if c == top else 0.0) + cls[q])
+                cubes = float(c)  # exact: the same comparison and difference as with the int
+                if loss < cubes:
+                    x = cubes - loss
+            total += x
+            if q == p:
+                mine = x
+            q += 1
+        return mine * self.own - self.oth * total
 
 
 class _Valuation:
@@ -133,24 +169,29 @@ class _Valuation:
 
     The value of a region for p is p's value there times ``1 + w`` minus ``w`` times the sum over
     all seats (``w`` = opponent weight / (n - 1)). Values of the regions as they are, and of a
-    region with p's cubes or its token count changed by ``d``, are cached, so an option is scored
-    by re-valuing only the regions it touches, without copying, applying or undoing anything.
+    region with p's cubes or its token count changed by ``d``, are computed by the player's
+    ``_RegionValues`` and kept while the valuation is in use (one option's regions are most
+    often another's), so an option is scored by re-valuing only the regions it touches, without
+    copying, applying or undoing anything.
     """
 
-    __slots__ = ("_alt", "_now", "_occupied", "fr", "oth", "own", "p", "pr", "rats", "rv", "st")
+    __slots__ = ("_alt", "_caravan", "_now", "_occ_damage", "_occ_factor", "_occ_rows", "fr", "oth", "own", "p", "pr",
+                 "rats", "rv", "st")
 
     def __init__(self, pl: GreedyPlayer, view: RattusView):
         pol = pl.policy
         self.st, self.p = view, view.seat
         self.rats = view.rats
-        self.oth = pol.opponent_weight / (view.n_players - 1)
-        self.own = 1 + self.oth
+        rv = self.rv = pl.region_values
+        rv.sync(view)
+        self.oth, self.own = rv.oth, rv.own
         self.fr, self.pr = pol.future_rats, pol.plague_risk
-        self.rv = pl.region_values
-        self.rv.sync(view)
-        self._now: dict[int, float] = {}
-        self._alt: dict[tuple, float] = {}
-        self._occupied: list | None = None
+        self._now: list[float | None] = [None] * len(self.rats)
+        self._alt: dict[int, float] = {}
+        self._caravan: float | None = None  # caravan bonus value of the caravan's region (Trader)
+        self._occ_rows: list[list[int]] | None = None
+        self._occ_factor: list[float] = []
+        self._occ_damage: list[tuple[float, ...]] = []
 
     def class_loss(self, t: int) -> list[float]:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
@@ -158,39 +199,35 @@ class _Valuation:
 
     def values(self, r: int) -> list[float]:
         """Per-seat value of region ``r`` as it is."""
-        return self.rv.get(self.st.cubes[r], self.rats[r])[0]
-
-    def rel(self, row: list[int], n_tokens: int, d: int = 0) -> float:
-        """Value of a region holding ``row`` cubes (with ``d`` more of p's) and ``n_tokens`` rats."""
-        v, total = self.rv.get(row, n_tokens, self.p, d)
-        return v[self.p] * self.own - self.oth * total
+        return self.rv.values(self.st.cubes[r], self.rats[r])
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
-        x = self._now.get(r)
+        x = self._now[r]
         if x is None:
-            x = self._now[r] = self.rel(self.st.cubes[r], self.rats[r])
+            x = self._now[r] = self.rv.relative(self.st.cubes[r], self.rats[r], 0)
         return x
 
     def with_cubes(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more cubes of p (``d`` < 0: fewer)."""
-        key = (r, d, 0)
+        key = r * 64 + d * 2 + 32  # |d| <= 15
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r], d)
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r], d)
         return x
 
     def with_tokens(self, r: int, d: int) -> float:
         """Value of region ``r`` with ``d`` more rats."""
-        key = (r, d, 1)
+        key = r * 64 + d * 2 + 33
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rel(self.st.cubes[r], self.rats[r] + d)
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0)
         return x
 
-    def occupied(self) -> list[tuple[list[int], float, tuple[float, ...]]]:
-        """``(row, rats factor, mean class damage per token)`` of each region holding cubes."""
-        got = self._occupied
+    def occupied(self) -> list[list[int]]:
+        """Cubes per seat of each region holding cubes; ``_occ_factor`` and ``_occ_damage`` hold,
+        for the same regions, the rats factor and the mean class damage per token."""
+        got = self._occ_rows
         if got is None:
             exp_c, top = self.st.cfg.exp_c, self.st.cfg.threshold_top
             fr, pr, rats = self.fr, self.pr, self.rats
@@ -200,8 +237,10 @@ class _Valuation:
                 for c in row:
                     tot += c
                 if tot:
-                    got.append((row, (rats[r] + fr) * pr, exp_c[min(top, tot)]))
-            self._occupied = got
+                    got.append(row)
+                    self._occ_factor.append((rats[r] + fr) * pr)
+                    self._occ_damage.append(exp_c[min(top, tot)])
+            self._occ_rows = got
         return got
 
 
@@ -247,22 +286,38 @@ class GreedyPlayer:
     very next decision of the game on the same view.
     """
 
-    __slots__ = ("memo", "policy", "region_values", "seat")
+    __slots__ = (
+        "caravan_opponent_weight",
+        "card_value",
+        "diplomat_value",
+        "memo",
+        "opponent_weight",
+        "policy",
+        "region_card_keep",
+        "region_values",
+        "seat",
+        "take_threshold",
+    )
 
     def __init__(self, policy: GreedyPolicy, seat: int):
         self.policy = policy
         self.seat = seat
-        self.region_values = _RegionValues(policy.future_rats, policy.plague_risk)
+        # the weights the evaluation reads, as native floats (a policy's attributes are read
+        # generically: its class may be subclassed by interpreted code)
+        self.card_value = policy.card_value
+        self.take_threshold = policy.take_threshold
+        self.diplomat_value = policy.diplomat_value
+        self.opponent_weight = policy.opponent_weight
+        self.caravan_opponent_weight = policy.caravan_opponent_weight
+        self.region_card_keep = policy.region_card_keep
+        self.region_values = _RegionValues(policy.future_rats, policy.plague_risk, policy.opponent_weight)
         # (view, serial of the step decision, step chosen, its options, their scores)
         self.memo: tuple | None = None
 
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
         (no draw when there is a single best)."""
-        best = scores[0]
-        for x in scores:
-            best = max(best, x)
-        cut = best - 1e-9
+        cut = _top(scores) - 1e-9
         first, ties = -1, 0
         for i in range(len(scores)):
             if scores[i] >= cut:
@@ -272,28 +327,23 @@ class GreedyPlayer:
         if ties == 1:
             return options[first]
         idx = [i for i in range(len(scores)) if scores[i] >= cut]
-        return options[idx[rng.randrange(len(idx))]]
+        return options[idx[randbelow(rng, len(idx))]]
 
     # ------------------------------------------------------------ option values (on a _Valuation)
 
     def _place_values(self, v: _Valuation, regions: tuple[int, ...], ks: list[int]) -> list[float]:
-        """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i.
-
-        The hot loop of the greedy player, so the region-value lookups are inlined."""
-        st, p, own, oth, rv, rats = v.st, v.p, v.own, v.oth, v.rv, v.rats
-        supply = st.supply_cubes[p]
-        cubes = st.cubes
+        """Value of putting ``ks[i]`` cubes (capped by the supply) into ``regions[i]``, for each i."""
+        supply = v.st.supply_cubes[v.p]
+        cubes, rats, rv = v.st.cubes, v.rats, v.rv
         out = []
-        for r, k in zip(regions, ks):
-            k = min(k, supply)
+        for i in range(len(regions)):
+            r = regions[i]
+            k = min(ks[i], supply)
             if k <= 0:
                 out.append(-0.01)
                 continue
-            row = cubes[r]
-            n_tokens = rats[r]
-            before, before_sum = rv.get(row, n_tokens)
-            after, after_sum = rv.get(row, n_tokens, p, k)
-            out.append((after[p] * own - oth * after_sum) - (before[p] * own - oth * before_sum))
+            # not v.with_cubes: each region and count is valued once here, nothing to keep
+            out.append(rv.relative(cubes[r], rats[r], k) - v.now(r))
         return out
 
     def _place_value(self, v: _Valuation, r: int, k: int) -> float:
@@ -305,8 +355,9 @@ class GreedyPlayer:
         one class held by one seat (or untaken) share it."""
         st, p, w = v.st, v.p, v.oth
         holder = st.holder
-        card_value = self.policy.card_value
-        occupied = v.occupied()
+        card_value = self.card_value
+        rows = v.occupied()
+        factor, damage = v._occ_factor, v._occ_damage
         out = []
         done: dict[int, float] = {}  # by class and previous holder
         for card in cards:
@@ -319,15 +370,17 @@ class GreedyPlayer:
                 continue
             risk = 0.0
             if prev < 0:  # an untaken card: only p's own regions count
-                for row, f, ec in occupied:
-                    if row[p]:
-                        risk += f * ec[cls]
+                for i in range(len(rows)):
+                    if rows[i][p]:
+                        risk += factor[i] * damage[i][cls]
             else:
-                for row, f, ec in occupied:
+                for i in range(len(rows)):
+                    row = rows[i]
                     mine = row[p]
                     other = row[prev]
                     if mine or other:
-                        risk += f * ec[cls] * ((1 if mine else 0) - (w if other else 0))
+                        # floats only (1.0, 0.0), the same values as ints here, no boxed arithmetic
+                        risk += factor[i] * damage[i][cls] * ((1.0 if mine else 0.0) - (w if other else 0.0))
             value = done[key] = card_value - risk
             out.append(value)
         return out
@@ -345,18 +398,22 @@ class GreedyPlayer:
 
     def _sultan_value(self, v: _Valuation, r: int) -> float:
         c = v.st.cubes[r][v.p]
-        return self.policy.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
+        return self.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
 
     def _trader_value(self, v: _Valuation, opt: tuple[int, int]) -> float:
-        st, p = v.st, v.p
         mid, _ = opt
-        val = 0.0
-        w = self.policy.caravan_opponent_weight
-        supply = st.supply_cubes
-        for r in (st.caravan, mid):
-            for q in majority_holders(st.cubes[r], p):
-                if supply[q] > 0:
-                    val += 1.0 if q == p else -w
+        start = v._caravan  # the start region's part is the same for every path: kept
+        if start is None:
+            start = v._caravan = self._bonus_value(v, v.st.caravan, 0.0)
+        return self._bonus_value(v, mid, start)
+
+    def _bonus_value(self, v: _Valuation, r: int, val: float) -> float:
+        """``val`` plus the caravan bonus cubes offered in region ``r``: +1 for p's, minus
+        ``caravan_opponent_weight`` for each opponent's (majority holders with a cube in supply)."""
+        p, supply, w = v.p, v.st.supply_cubes, self.caravan_opponent_weight
+        for q in majority_holders(v.st.cubes[r], p):
+            if supply[q] > 0:
+                val += 1.0 if q == p else -w
         return val
 
     def _card_score_value(self, view: RattusView, cid: int) -> float:
@@ -371,19 +428,23 @@ class GreedyPlayer:
         cfg = st.cfg
         k = v.rats[d]
         row = st.cubes[d]
-        tot = sum(row)
+        tot = top = 0
+        for c in row:
+            tot += c
+            top = max(top, c)
         if not k or not tot:
             return 0.0
         t = min(cfg.threshold_top, tot)
-        top = max(row)
         ea, em, cls = cfg.exp_a[t], cfg.exp_m[t], v.class_loss(t)
-        dmg = []
-        for q, c in enumerate(row):
+        dmg: list[float] = []
+        for q in range(len(row)):
+            c = row[q]
             if not c:
                 dmg.append(0.0)
                 continue
-            dmg.append(min(c, k * (ea + (em if c == top else 0.0) + cls[q])))
-        return self.policy.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
+            x = k * (ea + (em if c == top else 0.0) + cls[q])
+            dmg.append(x if x < c else float(c))  # min(c, x) as a float: the same value
+        return self.opponent_weight * (sum(dmg) - dmg[v.p]) / (cfg.n_players - 1) - dmg[v.p]
 
     def _scores(self, v: _Valuation, kind: str, options: tuple) -> list[float]:
         """Values of the options of one ability (or of the final-round Peasant)."""
@@ -410,25 +471,27 @@ class GreedyPlayer:
 
         The scores of the chosen step's own options are kept for the sub-decision that follows."""
         p = self.seat
-        abil = view.context()
+        abil: dict[int, tuple] = view.context()
         v = _Valuation(self, view)
         scores = []
-        subs = {}
-        for o in options:
-            if o in ("plague", "done"):
+        subs: dict[str, tuple[tuple, list[float]]] = {}
+        for step in options:
+            o: str = step
+            if o == "plague" or o == "done":
                 s = 0.0
             elif o == "take":
-                cards = tuple(c for c, h in enumerate(view.holder) if h != NOT_IN_PLAY and h != p)
+                holder = view.holder
+                cards = tuple([c for c in range(len(holder)) if holder[c] != NOT_IN_PLAY and holder[c] != p])
                 sub = self._take_values(v, cards)
                 subs[o] = (cards, sub)
-                s = max(sub) - self.policy.take_threshold
+                s = _top(sub) - self.take_threshold
             elif o == "place":
                 regions = tuple(range(view.cfg.n_regions))
                 extra = 1 if view.holder[_PEASANT] == p else 0
                 sub = self._place_values(v, regions, [n + extra for n in v.rats])
                 subs[o] = (regions, sub)
-                s = max(sub)
-            elif o in ("astronomer", "explorer"):
+                s = _top(sub)
+            elif o == "astronomer" or o == "explorer":
                 s = 0.5
             elif o == "witch":
                 s = 0.1 if any(view.cubes[r][p] for r, _ in abil[CARD_INDEX[o]]) else -1.0
@@ -436,7 +499,7 @@ class GreedyPlayer:
                 opts = abil[CARD_INDEX[o]]
                 sub = self._scores(v, o, opts)
                 subs[o] = (opts, sub)
-                s = max(sub)
+                s = _top(sub)
             scores.append(s)
         choice = self._pick(options, scores, rng)
         if choice in subs:
@@ -466,13 +529,13 @@ class GreedyPlayer:
             v = _Valuation(self, view)
             values = self._place_values(v, options, [2] * len(options))
             cubes = view.cubes
-            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
+            return self._pick(options, [x - 0.3 * total(cubes[r]) for x, r in zip(values, options)], rng)
         if kind == "plague_move":
             v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
             cubes = view.cubes
-            return self._pick(options, [float(sum(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
+            return self._pick(options, [float(total(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
         if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan", "knight"):
             return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
@@ -482,7 +545,7 @@ class GreedyPlayer:
             return self._pick(options, [float(cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_second":
             cubes = view.cubes
-            return self._pick(options, [float(sum(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
+            return self._pick(options, [float(total(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_swap":
             return self._witch_swap(view)
         if kind == "explorer":
@@ -499,11 +562,11 @@ class GreedyPlayer:
         (r1, _), (r2, _), a, b = view.context()
         cfg = view.cfg
         p = self.seat
-        w = self.policy.opponent_weight
+        w = self.opponent_weight
 
         def hurt(r: int, tid: int) -> float:
             row = view.cubes[r]
-            if sum(row) < cfg.tokens[tid][0]:
+            if total(row) < cfg.tokens[tid][0]:
                 return 0.0
             lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
             return lost[p] - w * (sum(lost) - lost[p]) / (len(row) - 1)
@@ -524,7 +587,7 @@ class GreedyPlayer:
                 continue
             cid, k = o
             saved = min(token[3].count(k) * view.held_class[p][k], view.cubes[r][p])
-            keep = cfg.region_card_points if self._card_score_value(view, cid) >= 0 else self.policy.region_card_keep
+            keep = cfg.region_card_points if self._card_score_value(view, cid) >= 0 else self.region_card_keep
             v = saved - keep
             if v > best_v:
                 best, best_v = o, v

@@ -94,7 +94,10 @@ def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Seque
             mine = row[p]
             if mine == 0:
                 continue
-            others = max((c for q, c in enumerate(row) if q != p), default=0)
+            others = 0  # most cubes of another seat (a loop: this runs at every search leaf)
+            for q in range(len(row)):
+                if q != p:
+                    others = max(others, row[q])
             if mine > others:
                 alone[p] += 1
             elif mine == others:

@@ -129,7 +129,11 @@ class RattusView:
     @property
     def rats(self) -> list[int]:
         """Face-down rat tokens in each region (a count: their faces are hidden)."""
-        return [len(t) for t in self._st.tokens]
+        tokens = self._st.tokens
+        out = [0] * len(tokens)
+        for r in range(len(tokens)):
+            out[r] = len(tokens[r])
+        return out
 
     def rats_in(self, r: int) -> int:
         """Face-down rat tokens in region ``r``."""
