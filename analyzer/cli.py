@@ -146,7 +146,9 @@ def validate(scenario: Annotated[Path, typer.Argument(
                    f"{pool.seed}; run it with analyzer tournament)")
         return
     sc = api.validate(scenario)
-    arms = ", ".join(a.name for a in sc.arms)
+    names = [a.name for a in sc.arms]
+    arms = ", ".join(names) if len(names) <= 8 else (
+        ", ".join(names[:5]) + f", … ({len(names)} variants)")
     typer.echo(f"{scenario}: ok ({sc.game}, {sc.players} players, {sc.games} games, seed "
                f"{sc.seed}; variants: {arms})")
 

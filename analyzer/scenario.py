@@ -393,6 +393,10 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
     unknown = unknown_keys(data, "", allowed, fail)
+    if "entrants" in data and ("seats" in data or "variants" in data):
+        raise ScenarioError(f"{file}: entrants: a study file is a scenario ([[seats]], "
+                            "[[variants]]: analyzer simulate) or a tournament pool ([[entrants]]: "
+                            "analyzer tournament), not both")
     other = next((k for k in unknown if k in OTHER_KIND), None)
     if other is not None:  # another kind of study file: that is the one problem to tell
         raise ScenarioError(f"{file}: {other}: unknown key (allowed: {', '.join(allowed)})"

@@ -229,6 +229,15 @@ def test_validate_checks_a_pool_and_a_pool_given_to_simulate_is_one_line(pool_fi
     lines = wrong.stderr.strip().splitlines()
     assert wrong.exit_code == 2 and len(lines) == 1 and not out.exists()
     assert "this is a tournament pool: use `analyzer tournament`" in lines[0]
+    pool_file.write_text(POOL + '\n[[seats]]\npolicy = "random"\n')  # both kinds at once
+    for command in ("validate", "simulate", "tournament"):
+        both = cli.invoke(app, [command, str(pool_file)])
+        assert both.exit_code == 2 and "not both" in both.stderr, both.output
+    shipped = Path(__file__).resolve().parents[1] / "scenarios" / "cartus-building-sets.toml"
+    big = cli.invoke(app, ["validate", str(shipped)])
+    assert big.exit_code == 0 and "(64 variants)" in big.stdout and len(big.stdout) < 400
+    folder = cli.invoke(app, ["validate", str(tmp_path)])
+    assert folder.exit_code == 2 and "a directory, not a study file" in folder.stderr
 
 
 # ------------------------------------------------------------------ runs
