@@ -226,8 +226,12 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     if opponents is None:
         tables = (tuple(s for j, s in enumerate(base.seats) if j != seat),)
     else:
-        from analyzer.tournament import load_pool, seatings
+        from analyzer.tournament import is_pool, load_pool, seatings
 
+        if not is_pool(opponents):
+            raise OptionError("opponents", f"{opponents} is not a tournament pool (it names no "
+                                           "[[entrants]]); give a pool file such as "
+                                           "scenarios/<game>-ladder.toml")
         pool = load_pool(opponents)
         if pool.game != scenario.game:
             raise OptionError("opponents", f"{opponents} is a pool of {pool.game}, not of "

@@ -195,6 +195,11 @@ def test_opponents_of_another_game_refused(scenario_file, tmp_path):
     assert result.exit_code == 2 and f"--opponents: {tmp_path / 'pool.toml'} is a pool of" \
         in result.stderr
     assert not (tmp_path / "x").exists()
+    # a scenario given where a pool belongs says so, naming the flag
+    result = CliRunner().invoke(app, ["tune", str(scenario_file), "--seat", "0", "--opponents",
+                                      str(scenario_file), "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "--opponents: " in result.stderr
+    assert "is not a tournament pool" in result.stderr and not (tmp_path / "x").exists()
 
 
 @pytest.mark.parametrize("game", available_games())
