@@ -691,6 +691,10 @@ def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
         raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+    if "entrants" in data or "seats" in data:  # a study file where a parameters file belongs
+        kind = "a tournament pool" if "entrants" in data else "a scenario"
+        raise ScenarioError(f"{label}: this is {kind}, not a parameters file (a [params] table "
+                            "of one policy, as analyzer tune writes)")
     known_keys(data, "", PARAMS_FILE_KEYS, fail)
     game = typed(data, "game", str, fail, default=spec.name)
     if game != spec.name:

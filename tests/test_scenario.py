@@ -148,3 +148,16 @@ def test_fuzz_toml_text_only_raises_scenario_error(tmp_path_factory, text):
         load_scenario(path)
     except ScenarioError:
         pass
+
+
+def test_a_study_file_given_as_a_parameters_file_says_what_it_is(tmp_path):
+    from analyzer.games import get_game
+    from analyzer.scenario import read_params_file
+
+    spec = get_game("cartus")
+    for body, kind in [('[[entrants]]\npolicy = "random"\n', "a tournament pool"),
+                       ('[[seats]]\npolicy = "random"\n', "a scenario")]:
+        path = tmp_path / "study.toml"
+        path.write_text('game = "cartus"\n' + body)
+        with pytest.raises(ScenarioError, match=f"this is {kind}, not a parameters file"):
+            read_params_file(path, None, spec, "greedy")
