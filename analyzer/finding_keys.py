@@ -46,6 +46,9 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
     try:
         summary = json.loads(path.read_text())
     except (FileNotFoundError, NotADirectoryError):
+        if (Path(run_dir) / "chunks").is_dir():
+            raise AnalyzerError(f"{run_dir}: the run is not finished (no summary.json yet): "
+                                "finish it with its command and `analyzer ... --resume`") from None
         raise AnalyzerError(f"{run_dir}: not a run directory, no summary.json here (give the directory of a "
                             "finished run, e.g. reports/NAME)") from None
     except (OSError, ValueError) as err:
