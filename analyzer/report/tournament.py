@@ -170,6 +170,7 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
     orders = ("every order of its entrants" if study.get("seat_orders") == "all"
               else "every rotation")
     deals = len(np.unique(found.deal))
+    doc.h("This run")
     doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
           f"players. **{len(found.entrants)} entrants**, {how} of them "
           f"({seatings}), each in {orders}: {n_tables} tables, each playing the same "
