@@ -109,6 +109,18 @@ def test_ismcts_visits_add_up():
     assert set(root.children) <= set(st.legal_actions())
 
 
+def test_a_cpu_time_budget_stops_the_search_early():
+    """``seconds``: the search stops once the decision used that much CPU time (at least one
+    iteration runs); without it the iterations are the budget."""
+    st = TrickState(3, 4)
+    player = ToyIsmcts(iterations=100_000, seconds=1e-9).player(0)
+    player.choose(st.view(0), random.Random(0))
+    assert player.last_root.n == 1
+    timed = ToyIsmcts(iterations=10_000_000, seconds=0.05).player(0)
+    timed.choose(st.view(0), random.Random(0))
+    assert 1 < timed.last_root.n < 10_000_000
+
+
 def test_ismcts_bad_rollout_is_refused():
     with pytest.raises(ValueError):
         ToyIsmcts(rollout="smart")

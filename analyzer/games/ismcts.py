@@ -25,7 +25,9 @@ al. 2008) of ``prior`` exploration units divided by its visits + 1; and with ``s
 exploration term is scaled by the standard deviation of the rewards seen at the node, so the
 constant means the same whether rewards are 0/1 wins or close estimates. The search stops before
 ``iterations`` once no other root action can catch up with the most visited one (the choice
-is then the same), and plays the most visited action.
+is then the same), or, with ``seconds`` > 0, once the decision has used that much CPU time (a
+budget in time instead of iterations; the records then depend on the machine), and plays the
+most visited action.
 
 The tree and the worlds live for one decision. Every random draw (world seeds, tie-breaks,
 playouts) comes from the seat's own generator, so records stay reproducible whatever ``--jobs``
@@ -106,6 +108,11 @@ class Ismcts:
                                help="1: the j-th visit of every root action plays the same determinization and "
                                     "chance (world j), so actions are compared on the same deals; 0: a new "
                                     "determinization every iteration (flag)")
+    seconds: float = param(0.0, low=0, high=3600,
+                           help="CPU seconds per decision at most, as well as iterations (whichever ends "
+                                "first); 0 = no time limit. With a limit the iterations run, and so the "
+                                "records, depend on the machine's speed and load: a seed no longer fixes "
+                                "the games (seconds)")
     tree_depth: int = param(1, low=0, high=1_000_000,
                             help="most tree nodes on an iteration's path: 1 = the root's actions only, every later "
                                  "decision the rollout policy's; 0 = no limit (nodes)")
@@ -165,7 +172,8 @@ class IsmctsPlayer:
             return legal[0]
         root = treesearch.search(view, self.seat, legal, hint, players, rng, pol.leaf_returns, pol.iterations,
                                  pol.exploration, pol.prior, pol.opponents == "rollout", pol.spread == 1,
-                                 pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth)
+                                 pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth,
+                                 pol.seconds)
         self.last_root = root
         ranked = sorted(((a, nd) for a, nd in root.children.items()),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))

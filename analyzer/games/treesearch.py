@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -58,7 +59,8 @@ def actions(state: Any) -> tuple:
 
 def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: random.Random,
            leaf: Callable[[Any], Any], iterations: int, c: float, bias: float, own_only: bool,
-           spread: bool, common_worlds: bool, depth_cap: int, tree_depth: int = 0) -> Node:
+           spread: bool, common_worlds: bool, depth_cap: int, tree_depth: int = 0,
+           seconds: float = 0.0) -> Node:
     """Run one decision's iterations (determinize, select, expand, play out, back up).
 
     Parameters
@@ -99,6 +101,10 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
     tree_depth : int
         Most tree nodes on an iteration's path (1: the root actions only, every later
         decision the rollout players'; 0: no limit).
+    seconds : float
+        CPU seconds (``time.process_time``) of the whole search at most, checked after each
+        iteration (at least one runs); 0: no limit. A limit makes the number of iterations, and
+        so the records, depend on the machine's speed and load.
 
     Returns
     -------
@@ -109,6 +115,7 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
     worlds: list[Any] = []
     total = iterations
     it = 0
+    deadline = time.process_time() + seconds if seconds > 0.0 else 0.0
     while it < total:
         a, child = select(root, legal, hint, seat, c, bias, spread, rng)
         if common_worlds:
@@ -134,6 +141,8 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
             node.w2 += r * r
         child.rewards.append(reward[seat])
         it += 1
+        if deadline > 0.0 and time.process_time() >= deadline:
+            break
         # stop once no other root action can catch up with the most visited one (same choice)
         left = total - it
         if it <= left:
