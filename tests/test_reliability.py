@@ -298,3 +298,17 @@ def test_every_file_of_a_run_is_written_through_the_one_atomic_helper(toy_file, 
     names = {n.split(".tmp")[0].lstrip(".") for n in synced}
     assert {Path(w).name for w in written} <= names, sorted({Path(w).name for w in written} - names)
     assert not [w for w in written if ".tmp" in w]
+
+
+@pytest.mark.parametrize("after", [0.5, 1.5])
+def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, after):
+    """Ctrl-C while the libraries load (the first second or two) or the run begins: one line,
+    never a traceback, and the exit status a shell shows as 130 (130, or the process ends by
+    the signal itself when it lands while the interpreter unwinds a half-done import)."""
+    proc = _start(["simulate", "scenarios/africanus-sultan.toml", "--games", "2000", "--jobs", "1",
+                   "--out", str(tmp_path / "cut"), "--quiet"])
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (130, -signal.SIGINT), err
+    assert "Traceback" not in err and err.strip().startswith("analyzer: interrupted"), err

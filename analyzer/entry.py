@@ -1,0 +1,22 @@
+"""The ``analyzer`` command's entry point.
+
+The command line (``analyzer.cli``) loads pandas, matplotlib and scipy, which takes a few
+seconds; it is imported here, inside the entry point, so that Ctrl-C while they load is one line
+and exit code 130 like every other interruption, not a traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def main() -> None:
+    """Run the ``analyzer`` command line (``analyzer.cli.main``)."""
+    try:
+        from analyzer.cli import main as run
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # half-loaded libraries: exit quietly now
+        sys.stderr.write("analyzer: interrupted: nothing was saved; run the command again\n")
+        raise SystemExit(130) from None
+    run()
