@@ -473,12 +473,54 @@ def keep_draw(c: Condition, run_dir: Path) -> None:
     / ``report`` on that file read the same table wherever the directory is."""
     if c.prior is None:
         return
-    rules, _ = c.prior.condition(c.draw_seed, run_dir)
-    option, name = next(iter(rules.items()))
+    c.prior.condition(c.draw_seed, run_dir)
+    RunDir(run_dir, {}).write("scenario.toml", to_toml(portable(c, run_dir)))
+
+
+def _draw_name(c: Condition) -> str:
+    """The file name of a content condition's drawn table (``ContentPrior.write``)."""
+    assert c.prior is not None
+    return f"{c.prior.table}-{c.draw_seed}.toml"
+
+
+def portable(c: Condition, run_dir: Path) -> Scenario:
+    """A content condition's scenario with its drawn table named by the file name (read
+    beside the scenario file in ``run_dir``) instead of the absolute path it was played
+    from: what its ``scenario.toml`` says, the same wherever the directory is."""
+    if c.prior is None:
+        return c.scenario
+    name = _draw_name(c)
     drawn = str((run_dir.parent / TABLES / name).resolve())  # what the run read
+    option = c.prior.option
     arms = tuple(replace(a, rules={**a.rules, option: name}) if a.rules.get(option) == drawn
                  else a for a in c.scenario.arms)
-    RunDir(run_dir, {}).write("scenario.toml", to_toml(replace(c.scenario, arms=arms)))
+    return replace(c.scenario, arms=arms)
+
+
+def finished(c: Condition, run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds the finished run of condition ``c``.
+
+    A content condition plays its drawn table by an absolute path, which its chunks'
+    fingerprint keeps; a run directory moved elsewhere (with its ``OUT``) is found by what
+    ``keep_draw`` wrote instead, which names the table by a relative path: its
+    ``scenario.toml`` is this condition's (``portable``), the drawn table beside it is this
+    draw, and its ``summary.json`` is of a finished run of these seeds and games."""
+    target = RunDir(run_dir, {})
+    if target.finished(c.scenario):
+        return True
+    if c.prior is None:
+        return False
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+        written = (run_dir / "scenario.toml").read_text()
+        table = (run_dir / _draw_name(c)).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    run = (summary.get("run") or {}) if isinstance(summary, dict) else {}
+    return (bool(summary.get("results")) and run.get("seed") == c.scenario.seed
+            and run.get("games") == c.scenario.games and run.get("target_ci") is None
+            and written == to_toml(portable(c, run_dir))
+            and table == c.prior.to_toml(c.prior.draw(c.draw_seed), c.draw_seed))
 
 
 def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
@@ -1154,7 +1196,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
             target = RunDir(folder / c.name, {})
             write_draw(c, folder / TABLES)
             step = "replicate" if i == 0 else f"{i}/{len(conditions)}"
-            if target.finished(c.scenario):
+            if finished(c, target.path):
                 keep_draw(c, target.path)
                 say(f"[{step}] {c.label}: finished earlier, kept")
                 continue

@@ -313,3 +313,30 @@ def test_a_table_verdict_follows_the_overall_family_and_never_contradicts_it(tmp
     assert tokens["verdict"] == "unresolved" and tokens["unresolved_in"] == ["content-tokens-2"]
     assert tokens["sentence"].startswith("unresolved over 3 plausible token lists")
     assert adv["content"]["map"]["verdict"] == "holds"
+
+
+def test_a_content_run_moved_elsewhere_keeps_its_content_conditions(tmp_path):
+    """Issue #33: a `--content` run moved to another directory replayed every content
+    condition (their fingerprints hold the drawn table's absolute path). They are found by
+    what their folders say with relative paths now, and the verdicts are the same."""
+    import shutil
+
+    first = tmp_path / "first"
+    args = ["--players", "none", "--defaults", "none", "--content", "1", "--content-tables",
+            "tokens", "--games", "12", "--jobs", "1", "--quiet"]
+    res = _run(["robustness", str(_small(tmp_path)), *args, "--out", str(first)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((first / "robustness" / "robustness.json").read_text())
+    moved = tmp_path / "elsewhere" / "moved"
+    moved.parent.mkdir()
+    shutil.move(str(first), str(moved))
+    stamp = (moved / "robustness" / "content-tokens-1" / "seats.parquet").stat().st_mtime_ns
+    res = _run(["robustness", str(tmp_path / "small.toml"), *args[:-1], "--out", str(moved),
+                "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "tokens draw 1" in res.output and "finished earlier, kept" in res.output
+    assert "arm(s) x 12 games" not in res.output  # nothing played again
+    assert (moved / "robustness" / "content-tokens-1" / "seats.parquet").stat().st_mtime_ns == (
+        stamp)
+    again = json.loads((moved / "robustness" / "robustness.json").read_text())
+    assert [r["verdict"] for r in again["findings"]] == [r["verdict"] for r in data["findings"]]
