@@ -418,7 +418,8 @@ def robustness(
     scenario: ScenarioFile,
     players: Annotated[str | None, typer.Option(
         help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
-             "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
+             "tuned (tuned/GAME-greedy.toml beside the scenario, else the game's own) or a "
+             "parameters file; "
              f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
              "game has each).")] = None,
     defaults: Annotated[str | None, typer.Option(
