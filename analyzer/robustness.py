@@ -1,8 +1,9 @@
 """``analyzer robustness``: does each key finding of a study hold for other players and other
 rule defaults?
 
-The scenario is played once as it is (the base run, ``analyzer simulate``'s run directory) and
-again under each **condition**, on the same game seeds:
+The scenario is played once as it is (the base run, ``analyzer simulate``'s run directory),
+once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root seed
+``replicate_seed``) and under each **condition** on the replicate's seeds:
 
 - **players** — every seat of every arm replaced by one rung of a ladder of players (by default
   ``random``, ``greedy``, the tuned greedy ``tuned/<game>-greedy.toml`` beside the scenario, and
@@ -32,7 +33,10 @@ to the base's by their stable ``key``. Per finding and condition the state is on
                   seat plays one rung).
 
 The difference is each run's effect against its own no-effect value (a condition's own
-reference), tested by a paired t-test of the per-game values on the shared game seeds where the
+reference), condition − replicate (the base selected the findings judged, so its estimates lean
+away from no effect — the winner's curse — and a difference from it would lean to "lost"; the
+replicate is untouched by that selection; where it cannot measure a finding, condition − base),
+tested by a paired t-test of the per-game values on the shared game seeds where the
 finding is a per-game quantity in both runs (``findings.parquet``, ``paired_record``), else by a
 two-sample z-test with both standard errors (``compare``); Holm over the conditions that measure
 the finding keeps the chance of a false "sensitive" at 5 % per finding (measured:
@@ -656,7 +660,9 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
 ALPHA = 0.05  # family-wise error of the difference tests over the conditions of one finding
 METHOD = ("holds = under every condition that measures the finding its own 95 % interval "
           "excludes no effect on the base's side (intersection-union); flipped / lost = the "
-          "difference condition − base (each against its own no-effect value) is significant "
+          "difference condition − replicate (the base replayed on the conditions' new seeds; "
+          "condition − base where the replicate cannot measure the finding; each against its "
+          "own no-effect value) is significant "
           "after Holm over the conditions of the finding: a paired t-test of the per-game values "
           "on the shared game seeds where the finding is a per-game quantity in both runs, else "
           "a two-sample z-test with both standard errors; a finding not significant after Holm "
@@ -1190,9 +1196,9 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
              "conditions": [{"name": c.name, "label": c.label} for c in conditions]}, indent=1))
         started = time.monotonic()
         for i, c in enumerate([replicate, *conditions]):
-            done = ("the replicate not yet" if i == 0 else
-                    f"the replicate and {i - 1} of {len(conditions)} conditions")
-            base.dir.saved = f"the base run finished, {done} finished in {out_dir}"
+            base.dir.saved = (f"the base run, {'its replicate and ' if i else ''}"
+                              f"{max(i - 1, 0)} of {len(conditions)} conditions finished in "
+                              f"{out_dir}")
             target = RunDir(folder / c.name, {})
             write_draw(c, folder / TABLES)
             step = "replicate" if i == 0 else f"{i}/{len(conditions)}"

@@ -211,7 +211,8 @@ def echo_verdicts(res) -> None:
                    f"{rob['conditions']} conditions finished; missing: "
                    + "; ".join(rob["missing"]))
     else:
-        verdicts = list((rob.get("verdicts") or {}).values())
+        repeats = set(rob.get("repeats") or ())  # a mirror finding is one finding
+        verdicts = [v for k, v in (rob.get("verdicts") or {}).items() if k not in repeats]
         typer.echo(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
             f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved",
                                                  "unchecked", "figure")))

@@ -587,3 +587,27 @@ def test_a_mirror_finding_is_counted_once_in_the_verdict_tally(tmp_path):
     assert ("Verdicts: 2 hold, 0 sensitive, 0 unresolved (0 of them not significant after "
             "Holm in this run), 0 unchecked (no condition measures them); 0 measured "
             "figure(s); 1 finding repeating another's test counted once.") in text
+
+
+def test_the_command_line_tally_counts_a_mirror_finding_once(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from analyzer import studies, study_cli
+
+    data = {"base": {"games": 100},
+            "conditions": [{"name": "rule-x-true", "kind": "rule", "label": "x = true",
+                            "games": 100, "policies": ["greedy"]}],
+            "findings": [_holds_row("policy:v:a"),
+                         _holds_row("policy:v:b", same_test_as="policy:v:a")]}
+    from analyzer.report.document import Doc
+
+    (tmp_path / "charts").mkdir()
+    numbers = report_robustness.section(Doc(tmp_path / "charts"), data, {"policy:v:a": 1})
+    results: dict = {}
+    node = results
+    *path, last = studies.STUDIES["robustness"].results
+    for key in path:
+        node = node.setdefault(key, {})
+    node[last] = numbers
+    study_cli.echo_verdicts(SimpleNamespace(summary={"results": results}, out_dir=tmp_path))
+    assert "1 condition(s); key findings: 1 holds, 0 sensitive" in capsys.readouterr().out

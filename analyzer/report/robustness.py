@@ -340,7 +340,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     Returns
     -------
     dict
-        ``{"verdicts": {key: verdict}, "conditions": n}`` for ``summary.json``.
+        ``{"verdicts": {key: verdict}, "conditions": n, "repeats": [key, …]}`` for
+        ``summary.json``; ``repeats``: the findings that repeat another's test (a mirror),
+        which a tally counts once.
     """
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
@@ -465,7 +467,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       lambda ax: _plot(ax, drawn, conds),
                       size=(11.0 if ncols > 1 else 7.0,
                             0.4 + panel * -(-len(drawn) // ncols)))
-    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
+            "repeats": [r["key"] for r in rows if r.get("same_test_as")]}
 
 
 def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
