@@ -214,6 +214,17 @@ def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
     assert adv["states"] == {"players-biased": "same", "rule-tie_to_start-false": "lost"}
     assert adv["verdict"] == "sensitive"
     assert adv["sensitive_to"] == ["rule-tie_to_start-false"]
+    # issue #32: the base replayed on new seeds, the conditions on those seeds, and each
+    # difference taken against the replicate (the base only selected the finding)
+    seed = robustness.replicate_seed(7)
+    assert seed != 7 and data["replicate"]["seed"] == seed
+    for folder in ("replicate", "players-biased", "rule-tie_to_start-false"):
+        run = json.loads((out / "robustness" / folder / "summary.json").read_text())["run"]
+        assert run["seed"] == seed and run["games"] == 400
+    assert adv["reference"] == "replicate" and adv["replicate"]["estimate"] is not None
+    assert adv["tests"]["rule-tie_to_start-false"]["diff"] == pytest.approx(
+        adv["by_condition"]["rule-tie_to_start-false"]["estimate"]
+        - adv["replicate"]["estimate"])
     report = (out / "report.md").read_text()
     assert "## Robustness" in report
     assert "**Robustness check: sensitive**" in report.split("## Robustness")[0]
