@@ -1110,7 +1110,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
                csv: bool = False, say: Callable[[str], None] = lambda line: None) -> Results:
-    """Run the scenario (unless ``out`` holds its finished run) and every condition; write
+    """Run the scenario (unless ``out`` holds its finished run), its replicate on new seeds
+    (``replicate_condition``) and every condition on the replicate's seeds; write
     ``robustness.json`` and re-render the base report with the verdicts.
 
     Parameters
@@ -1134,11 +1135,12 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     jobs, backend, scheduler, chunk_size, progress, csv :
         As for ``api.simulate`` (every run goes through the runner; ``csv`` for the base run).
     out : str or Path, optional
-        The base run directory (default ``reports/<scenario name>``); conditions go to
-        ``OUT/robustness/<condition>/``.
+        The base run directory (default ``reports/<scenario name>``); the replicate goes to
+        ``OUT/robustness/replicate/``, the conditions to ``OUT/robustness/<condition>/``.
     resume : bool
         Keep the finished chunks of interrupted runs; finished condition runs are always kept
-        (a condition whose ``summary.json`` matches its scenario is not played again).
+        (a condition whose ``summary.json`` matches its scenario is not played again, also
+        after ``out`` was moved: ``finished``).
     force : bool
         Replace another run in ``out`` (as ``simulate``).
     say : callable
