@@ -1,8 +1,9 @@
 """``analyzer robustness``: does each key finding of a study hold for other players and other
 rule defaults?
 
-The scenario is played once as it is (the base run, ``analyzer simulate``'s run directory) and
-again under each **condition**, on the same game seeds:
+The scenario is played once as it is (the base run, ``analyzer simulate``'s run directory),
+once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root seed
+``replicate_seed``) and under each **condition** on the replicate's seeds:
 
 - **players** — every seat of every arm replaced by one rung of a ladder of players (by default
   ``random``, ``greedy``, the tuned greedy ``tuned/<game>-greedy.toml`` beside the scenario, and
@@ -32,7 +33,10 @@ to the base's by their stable ``key``. Per finding and condition the state is on
                   seat plays one rung).
 
 The difference is each run's effect against its own no-effect value (a condition's own
-reference), tested by a paired t-test of the per-game values on the shared game seeds where the
+reference), condition − replicate (the base selected the findings judged, so its estimates lean
+away from no effect — the winner's curse — and a difference from it would lean to "lost"; the
+replicate is untouched by that selection; where it cannot measure a finding, condition − base),
+tested by a paired t-test of the per-game values on the shared game seeds where the
 finding is a per-game quantity in both runs (``findings.parquet``, ``paired_record``), else by a
 two-sample z-test with both standard errors (``compare``); Holm over the conditions that measure
 the finding keeps the chance of a false "sensitive" at 5 % per finding (measured:
@@ -78,6 +82,8 @@ from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_to
 from analyzer.study_run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
+REPLICATE = "replicate"  # OUT/robustness/replicate/: the base run again on new seeds
+REPLICATE_KEY = 0x7265706C  # spawn key of the replicate's root seed ("repl")
 
 # the strongest rung is the game's default ismcts (README: "Players of known strength"), never a
 # cut-down setting rated below the tuned greedy
@@ -156,16 +162,14 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     from analyzer.sweep import parse_value
 
     spec = scenario.spec
-    base_dir = Path(scenario.file).parent if scenario.file and not scenario.file.startswith(
-        "<") else Path(".")
     token = token.strip()
     if token == "tuned" or token.endswith(".toml"):
-        path = (base_dir / "tuned" / f"{spec.name}-greedy.toml") if token == "tuned" else Path(token)
-        if token == "tuned" and not path.is_file():
+        path = tuned_file(scenario) if token == "tuned" else Path(token)
+        if path is None:
             if not required:
                 return None
-            raise OptionError("players", f"tuned: no tuned parameters for {spec.name} at {path} "
-                                         "(make them with `analyzer tune`, or name a file)")
+            raise OptionError("players", f"tuned: {no_tuned(scenario)} (make them with "
+                                         "`analyzer tune`, or name a file)")
         try:
             policy, params = read_params_file(path, None, spec)
         except ScenarioError as err:
@@ -194,6 +198,35 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     return name, Seat(name, policy, params)
 
 
+TUNED_FILE = "greedy-tuned.toml"  # the tuned greedy a game package ships (its search's rollout)
+
+
+def _tuned_places(scenario: Scenario) -> list[Path]:
+    """Where the ``tuned`` rung is looked for, in order: ``tuned/<game>-greedy.toml`` beside
+    the scenario (as ``analyzer tune`` ships them), then the game package's own
+    ``greedy-tuned.toml`` (``analyzer/games/<game>/``)."""
+    from analyzer import games
+
+    spec = scenario.spec
+    here = (Path(scenario.file).parent if scenario.file and not scenario.file.startswith("<")
+            else Path("."))
+    return [here / "tuned" / f"{spec.name}-greedy.toml",
+            Path(games.__file__).resolve().parent / spec.name / TUNED_FILE]
+
+
+def tuned_file(scenario: Scenario) -> Path | None:
+    """The parameters file of the ``tuned`` rung: the first of ``_tuned_places`` that exists,
+    wherever the scenario is (so the default ladder and ``--players tuned`` find the same
+    file); ``None`` when there is none."""
+    return next((p for p in _tuned_places(scenario) if p.is_file()), None)
+
+
+def no_tuned(scenario: Scenario) -> str:
+    """Why there is no ``tuned`` rung, in words (the places looked at)."""
+    return (f"no tuned parameters for {scenario.spec.name} at "
+            + " or ".join(str(p) for p in _tuned_places(scenario)))
+
+
 def searches(scenario: Scenario, seat: Seat) -> bool:
     """Whether ``seat``'s policy searches (costly per decision): its class is an ``Ismcts``."""
     cls = scenario.spec.policies.get(seat.policy)
@@ -213,11 +246,25 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
         condition; not run again).
     """
     out, same = [], []
-    for token in (DEFAULT_LADDER if ladder is None else ladder):
+    named: dict[str, str] = {}  # condition name -> the ladder entry that gave it
+    tokens = list(DEFAULT_LADDER if ladder is None else ladder)
+    stems = [Path(t.strip()).stem for t in tokens if t.strip().endswith(".toml")]
+    for token in tokens:
         found = rung(scenario, token, required=ladder is not None)
         if found is None:
             continue
         name, seat = found
+        if token.strip().endswith(".toml") and stems.count(Path(token.strip()).stem) > 1:
+            # two files of one name in two folders: each named by its path as given
+            name = _folder_name(token.strip().removesuffix(".toml").replace("/", "-"))
+            seat = replace(seat, name=name)
+        if name in named:  # two entries, one folder: the second would overwrite the first
+            twice = ("given twice" if named[name].strip() == token.strip() else
+                     f"{named[name].strip()!r} and {token.strip()!r} both name it")
+            raise OptionError("players", f"two ladder players would share the condition "
+                                         f"players-{name} ({twice}); give each once, or rename "
+                                         "a parameters file")
+        named[name] = token
         if all((s.policy, dict(s.params)) == (seat.policy, dict(seat.params))
                for a in scenario.arms for s in a.seats):
             same.append(name)
@@ -232,6 +279,20 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
                              replace(scenario, arms=arms, games=n,
                                      name=f"{scenario.name}-players-{name}")))
     return out, same
+
+
+def left_out(scenario: Scenario, ladder: Sequence[str] | None) -> dict[str, str]:
+    """The rungs of the default ladder (``ladder`` ``None``) the game lacks, each with why it
+    was left out (the report says so); empty for a ladder the user gave (every entry of it
+    must exist)."""
+    if ladder is not None:
+        return {}
+    out = {}
+    for token in DEFAULT_LADDER:
+        if rung(scenario, token, required=False) is None:
+            out[token] = (no_tuned(scenario) if token == "tuned"
+                          else f"{scenario.spec.name} has no {token!r} player")
+    return out
 
 
 def alternatives(option: Any, value: Any) -> list[Any]:
@@ -312,6 +373,27 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
                 f"{_value_text(value)})", replace(scenario, arms=tuple(arms), games=games,
                                                   name=f"{scenario.name}-{tag}")))
     return out, without
+
+
+# ------------------------------------------------------------------ the replicate
+
+
+def replicate_seed(seed: int) -> int:
+    """The root seed of the replicate of a run with root ``seed`` (and of every condition):
+    ``SeedSequence(seed, spawn_key=(REPLICATE_KEY,))`` as a 32-bit integer. Its games are not
+    the base's, so the replicate and the conditions are independent of the base run that
+    selected the findings; the same run seed gives the same replicate."""
+    ss = np.random.SeedSequence(int(seed), spawn_key=(REPLICATE_KEY,))
+    return int(ss.generate_state(1, np.uint32)[0])
+
+
+def replicate_condition(scenario: Scenario) -> Condition:
+    """The base scenario on the replicate's seeds (``replicate_seed``), played into
+    ``OUT/robustness/replicate/``: the reference every condition's difference is taken
+    against (``verdict``'s ``reference``), and a second look at the base's values."""
+    seed = replicate_seed(scenario.seed)
+    return Condition(REPLICATE, REPLICATE, f"this run replayed on new seeds (seed {seed})",
+                     replace(scenario, seed=seed, name=f"{scenario.name}-{REPLICATE}"))
 
 
 # ------------------------------------------------------------------ guessed content
@@ -395,20 +477,69 @@ def keep_draw(c: Condition, run_dir: Path) -> None:
     / ``report`` on that file read the same table wherever the directory is."""
     if c.prior is None:
         return
-    rules, _ = c.prior.condition(c.draw_seed, run_dir)
-    option, name = next(iter(rules.items()))
+    c.prior.condition(c.draw_seed, run_dir)
+    RunDir(run_dir, {}).write("scenario.toml", to_toml(portable(c, run_dir)))
+
+
+def _draw_name(c: Condition) -> str:
+    """The file name of a content condition's drawn table (``ContentPrior.write``)."""
+    assert c.prior is not None
+    return f"{c.prior.table}-{c.draw_seed}.toml"
+
+
+def portable(c: Condition, run_dir: Path) -> Scenario:
+    """A content condition's scenario with its drawn table named by the file name (read
+    beside the scenario file in ``run_dir``) instead of the absolute path it was played
+    from: what its ``scenario.toml`` says, the same wherever the directory is."""
+    if c.prior is None:
+        return c.scenario
+    name = _draw_name(c)
     drawn = str((run_dir.parent / TABLES / name).resolve())  # what the run read
+    option = c.prior.option
     arms = tuple(replace(a, rules={**a.rules, option: name}) if a.rules.get(option) == drawn
                  else a for a in c.scenario.arms)
-    RunDir(run_dir, {}).write("scenario.toml", to_toml(replace(c.scenario, arms=arms)))
+    return replace(c.scenario, arms=arms)
+
+
+def finished(c: Condition, run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds the finished run of condition ``c``.
+
+    A content condition plays its drawn table by an absolute path, which its chunks'
+    fingerprint keeps; a run directory moved elsewhere (with its ``OUT``) is found by what
+    ``keep_draw`` wrote instead, which names the table by a relative path: its
+    ``scenario.toml`` is this condition's (``portable``), the drawn table beside it is this
+    draw, and its ``summary.json`` is of a finished run of these seeds and games."""
+    target = RunDir(run_dir, {})
+    if target.finished(c.scenario):
+        return True
+    if c.prior is None:
+        return False
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+        written = (run_dir / "scenario.toml").read_text()
+        table = (run_dir / _draw_name(c)).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    run = (summary.get("run") or {}) if isinstance(summary, dict) else {}
+    return (bool(summary.get("results")) and run.get("seed") == c.scenario.seed
+            and run.get("games") == c.scenario.games and run.get("target_ci") is None
+            and written == to_toml(portable(c, run_dir))
+            and table == c.prior.to_toml(c.prior.draw(c.draw_seed), c.draw_seed))
 
 
 def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
-                     conditions: Sequence[Condition], changed: Mapping[str, int | None]
-                     ) -> dict[str, dict[str, Any]]:
-    """Per guessed content table, the verdict of one finding over that table's draws alone
-    (``verdict``: the same rule, Holm over the draws of the table) and a sentence saying what
-    the check covered or which draw moves the finding and what differs in that draw.
+                     conditions: Sequence[Condition], changed: Mapping[str, int | None],
+                     overall: Mapping[str, Any] | None = None,
+                     reference: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Per guessed content table, what the finding's verdict says of that table's draws, and a
+    sentence saying what the check covered or which draw moves the finding and what differs in
+    that draw.
+
+    One family: the states are the overall verdict's (``overall``, ``verdict`` over every
+    condition of the finding, Holm over all of them), read on the table's draws; a table is
+    "sensitive" only where the overall verdict names one of its draws, so a table's sentence
+    never contradicts the overall verdict (issue #32 R2: Holm over one table's draws alone
+    said "sensitive" where the overall verdict said "unresolved").
 
     Parameters
     ----------
@@ -420,25 +551,65 @@ def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, A
         All conditions; the ``"content"`` ones are grouped by table.
     changed : mapping
         Condition name -> games that differ from the base's (``changed_games``).
+    overall : mapping, optional
+        The finding's verdict over all conditions (default: ``verdict(base, found,
+        reference=reference)``).
+    reference : mapping, optional
+        As for ``verdict`` (used only when ``overall`` is not given).
 
     Returns
     -------
     dict
-        ``table -> {"verdict", "draws", "sentence", "idle", **verdict(...)}``; empty without
-        content conditions.
+        ``table -> {"verdict", "draws", "sentence", "idle", "family", states, tests, …}``;
+        empty without content conditions.
     """
     by_table: dict[str, list[Condition]] = {}
     for c in conditions:
         if c.kind == "content" and c.prior is not None:
             by_table.setdefault(c.prior.table, []).append(c)
+    if not by_table:
+        return {}
+    if overall is None:
+        overall = verdict(base, found, reference=reference)
     out = {}
     for table, conds in by_table.items():
-        v = verdict(base, {c.name: found.get(c.name) for c in conds})
-        out[table] = {**v, "draws": len(conds),
+        v = _on_table(base, found, overall, [c.name for c in conds])
+        out[table] = {**v, "draws": len(conds), "family": "every condition of the finding",
                       "idle": [c.name for c in conds if changed.get(c.name) == 0],
                       "sentence": content_sentence(v, conds, base, changed),
                       "short": content_sentence(v, conds, base, changed, details=False)}
     return out
+
+
+def _on_table(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
+              overall: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """The overall verdict ``overall`` read on the conditions ``names`` (one table's draws):
+    their states and tests as the overall Holm gave them, and the verdict they make alone."""
+    if overall.get("verdict") == "figure":
+        return verdict(base, {n: found.get(n) for n in names})
+    states = {n: (overall.get("states") or {}).get(n, "absent") for n in names}
+    moved = [n for n in names if states[n] in ("flip", "lost")]
+    wide = [n for n in names if states[n] == "wide"]
+    significant = bool(overall.get("base_significant", True))
+    reason = ""
+    if all(s in ("absent", "unmeasurable") for s in states.values()):
+        result = "unchecked"
+    elif not significant:
+        result, reason = "unresolved", overall.get("reason", "")
+    elif moved:
+        result = "sensitive"
+    elif wide:
+        result = "unresolved"
+    else:
+        result = "holds"
+    tests = overall.get("tests") or {}
+    return {"verdict": result, "base_significant": significant, "states": states,
+            "sensitive_to": moved, "unresolved_in": wide,
+            "absent_in": [n for n in names if states[n] == "absent"],
+            "unmeasurable_in": {n: r for n, r in (overall.get("unmeasurable_in") or {}).items()
+                                if n in names},
+            "tests": {n: tests[n] for n in names if n in tests}, "reason": reason,
+            "reference": overall.get("reference", "base")}
 
 
 def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
@@ -489,7 +660,9 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
 ALPHA = 0.05  # family-wise error of the difference tests over the conditions of one finding
 METHOD = ("holds = under every condition that measures the finding its own 95 % interval "
           "excludes no effect on the base's side (intersection-union); flipped / lost = the "
-          "difference condition − base (each against its own no-effect value) is significant "
+          "difference condition − replicate (the base replayed on the conditions' new seeds; "
+          "condition − base where the replicate cannot measure the finding; each against its "
+          "own no-effect value) is significant "
           "after Holm over the conditions of the finding: a paired t-test of the per-game values "
           "on the shared game seeds where the finding is a per-game quantity in both runs, else "
           "a two-sample z-test with both standard errors; a finding not significant after Holm "
@@ -555,6 +728,13 @@ def _se(record: Mapping[str, Any], log: bool) -> float:
     return stats.interval_se(lo, hi)
 
 
+def _usable(reference: Mapping[str, Any] | None, log: bool) -> bool:
+    """Whether a replicate's record can be the reference of the differences: measured, with
+    an estimate and interval."""
+    return (reference is not None and not reference.get("unmeasurable")
+            and not any(math.isnan(v) for v in _effect(reference, log)))
+
+
 def _base_significant(base: Mapping[str, Any]) -> bool:
     """Significant in the base run: after the run's Holm correction over its findings when the
     record says (``holds``, ``summary.json``), else its own interval excludes no effect."""
@@ -565,10 +745,13 @@ def _base_significant(base: Mapping[str, Any]) -> bool:
 
 
 def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None],
-           alpha: float = ALPHA) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    """Per condition its state and the test of its difference from the base (Holm over the
-    conditions that measure the finding)."""
+           alpha: float = ALPHA, reference: Mapping[str, Any] | None = None
+           ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Per condition its state and the test of its difference from ``reference`` (default:
+    the base; Holm over the conditions that measure the finding). The side a condition must
+    keep is always the base's."""
     log = bool(base.get("log"))
+    against = base if reference is None else reference
     e0 = _effect(base, log)[0]
     side0 = 1 if e0 > 0 else -1
     states: dict[str, str] = dict.fromkeys(by_condition, "")  # in the conditions' order
@@ -586,7 +769,7 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
             states[c] = "absent"
             continue
         own[c] = _side(lo1, hi1)
-        comp = compare(base, r)
+        comp = compare(against, r)
         tests[c] = {"diff": comp.diff, "lo": comp.lo, "hi": comp.hi, "p_value": comp.p_value,
                     "test": comp.test, "games": comp.games}
     names = list(tests)
@@ -627,9 +810,17 @@ def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
 
 
 def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
-            | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None
-            ) -> dict[str, Any]:
+            | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None,
+            reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The verdict of one key finding over the conditions.
+
+    The base selects: only a finding significant in the base is judged, on the base's side.
+    A base estimate that passed that selection is biased away from no effect (the winner's
+    curse), so a difference condition − base leans towards "lost". Give ``reference``, the
+    same finding in a replicate of the base on other seeds (``robustness`` plays one), and
+    every difference is taken against it instead: the replicate and the conditions played on
+    its seeds are independent of the base, so a false "sensitive" stays at 5 % *given the
+    finding is shown* (``tests/stats/test_robustness_calibration.py``).
 
     Parameters
     ----------
@@ -644,6 +835,11 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         ``diff_hi``, ``diff_p``, ``diff_test``; see ``compare``) and ``unmeasurable`` (why the
         condition cannot measure the finding); a record without a difference is an independent
         sample. ``conditions`` is the same, by keyword.
+    reference : mapping, optional
+        The finding's record in the replicate of the base (same keys as ``base``); each
+        condition's record then carries its paired difference from the replicate, if any.
+        ``None``, unmeasurable or without a number: the differences are taken against the
+        base (``"reference": "base"`` in the result).
 
     Returns
     -------
@@ -651,7 +847,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         ``{"verdict": "holds" | "sensitive" | "unresolved" | "unchecked" | "figure",
         "base_significant": bool, "states": {condition: state}, "sensitive_to": [...],
         "unresolved_in": [...], "absent_in": [...], "unmeasurable_in": {condition: reason},
-        "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str}``.
+        "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str,
+        "reference": "replicate" | "base"}`` (what the differences are taken against).
         **holds**: ``same`` wherever measured (an intersection–union test, Berger & Hsu 1996);
         **sensitive**: some condition ``flip`` or ``lost`` — the difference from the base is
         significant after Holm over the conditions (family-wise error 5 % per finding);
@@ -683,7 +880,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
                 "unmeasurable_in": unmeasurable, "tests": {},
                 "reason": f"not measurable in this run ({base['unmeasurable']})"}
     significant = _base_significant(base)
-    states, tests = _judge(base, found)
+    usable = _usable(reference, bool(base.get("log")))
+    states, tests = _judge(base, found, reference=reference if usable else None)
     moved = [c for c, s in states.items() if s in ("flip", "lost")]
     wide = [c for c, s in states.items() if s == "wide"]
     reason = ""
@@ -701,7 +899,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     return {"verdict": result, "base_significant": significant, "states": states,
             "sensitive_to": moved, "unresolved_in": wide,
             "absent_in": [c for c, s in states.items() if s == "absent"],
-            "unmeasurable_in": unmeasurable, "tests": tests, "reason": reason}
+            "unmeasurable_in": unmeasurable, "tests": tests, "reason": reason,
+            "reference": "replicate" if usable else "base"}
 
 
 def _findings(run_dir: Path) -> list[dict[str, Any]]:
@@ -777,9 +976,16 @@ def changed_games(base_dir: Path, run_dir: Path) -> int | None:
     return int(a.loc[differs, ["variant", "game_id"]].drop_duplicates().shape[0])
 
 
-def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[str] = ()
-           ) -> dict[str, Any]:
+def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[str] = (),
+           replicate: Condition | None = None) -> dict[str, Any]:
     """Match every condition's findings to the base run's by key and give each a verdict.
+
+    With ``replicate`` (the base on the conditions' seeds, played into
+    ``OUT/robustness/replicate/``) each condition's difference is taken against the
+    replicate's value of the finding, paired game by game on their shared seeds; the base run
+    still selects what is judged (its Holm gate) and gives the side. Without it, or where the
+    replicate cannot measure a finding, the difference is taken against the base
+    (``verdict``'s ``reference``; each row says which).
 
     A finding about an item the run chose (``item``: a site, a goods source) is compared on the
     base's item in every condition (its value there from the record's ``items``), and where
@@ -801,10 +1007,13 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
     run = json.loads((base_dir / "summary.json").read_text())["run"]
     base = _findings(base_dir)
     base_values = _per_game(base_dir)
+    ref_dir = base_dir / FOLDER / replicate.name if replicate is not None else base_dir
+    rep = ({f["key"]: f for f in _findings(ref_dir)} if replicate is not None else {})
+    rep_values = _per_game(ref_dir) if replicate is not None else {}
     per = {c.name: {f["key"]: f for f in _findings(base_dir / FOLDER / c.name)}
            for c in conditions}
     values = {c.name: _per_game(base_dir / FOLDER / c.name) for c in conditions}
-    changed = {c.name: changed_games(base_dir, base_dir / FOLDER / c.name)
+    changed = {c.name: changed_games(ref_dir, base_dir / FOLDER / c.name)
                for c in conditions if c.kind in ("rule", "content")}
     rows = []
     for f in base:
@@ -812,6 +1021,13 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         # a finding about a chosen item is judged on this run's item everywhere, with its plain
         # (not selection-adjusted) values; its significance here stays the run's own (holds)
         judged = (_as_item(f, item) or f) if item else f
+        ref = rep.get(f["key"])
+        if ref is not None and item and not ref.get("unmeasurable"):
+            ref = _as_item(ref, item)
+        if ref is not None and _usable(ref, bool(judged.get("log"))):
+            against, against_values = ref, rep_values.get((f["key"], item))
+        else:
+            against, against_values = judged, base_values.get((f["key"], item))
         found: dict[str, dict[str, Any] | None] = {}
         chosen: dict[str, str] = {}
         for c in conditions:
@@ -820,15 +1036,18 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
                 if r.get("item") and r.get("item") != item:
                     chosen[c.name] = str(r["item"])
                 r = _as_item(r, item)
-            found[c.name] = paired_record(judged, r, base_values.get((f["key"], item)),
+            found[c.name] = paired_record(against, r, against_values,
                                           values[c.name].get((f["key"], item)))
-        tested = verdict(judged, found)
-        content = content_verdicts(judged, found, conditions, changed)
+        tested = verdict(judged, found, reference=against if against is not judged else None)
+        content = content_verdicts(judged, found, conditions, changed, overall=tested)
         rows.append({
             **{k: f.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
                                      "digits", "signed", "null", "figure", "exact", "holds",
-                                     "log", "item", "p_holm", "context")},
+                                     "log", "item", "p_holm", "context", "same_test_as")},
             **tested, "chosen_in": chosen, **({"content": content} if content else {}),
+            **({"replicate": {k: ref.get(k) for k in (
+                "estimate", "lo", "hi", "games", "null", "unmeasurable", "holds", "context")}}
+               if ref is not None else {}),
             "by_condition": {c: (None if r is None else {
                 **{k: r.get(k) for k in ("estimate", "lo", "hi", "games", "null",
                                          "unmeasurable", "item", "context", "examples",
@@ -837,6 +1056,10 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
         })
     data = {
         "base": {k: run.get(k) for k in ("name", "seed", "games", "finished")},
+        **({"replicate": {"name": replicate.name, "label": replicate.label,
+                          "seed": replicate.scenario.seed, "games": replicate.scenario.games,
+                          "arms": len(replicate.scenario.arms)}}
+           if replicate is not None else {}),
         "conditions": [{"name": c.name, "kind": c.kind, "label": c.label,
                         "games": c.scenario.games,
                         "changed_games": changed.get(c.name),
@@ -887,7 +1110,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
                csv: bool = False, say: Callable[[str], None] = lambda line: None) -> Results:
-    """Run the scenario (unless ``out`` holds its finished run) and every condition; write
+    """Run the scenario (unless ``out`` holds its finished run), its replicate on new seeds
+    (``replicate_condition``) and every condition on the replicate's seeds; write
     ``robustness.json`` and re-render the base report with the verdicts.
 
     Parameters
@@ -911,11 +1135,12 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     jobs, backend, scheduler, chunk_size, progress, csv :
         As for ``api.simulate`` (every run goes through the runner; ``csv`` for the base run).
     out : str or Path, optional
-        The base run directory (default ``reports/<scenario name>``); conditions go to
-        ``OUT/robustness/<condition>/``.
+        The base run directory (default ``reports/<scenario name>``); the replicate goes to
+        ``OUT/robustness/replicate/``, the conditions to ``OUT/robustness/<condition>/``.
     resume : bool
         Keep the finished chunks of interrupted runs; finished condition runs are always kept
-        (a condition whose ``summary.json`` matches its scenario is not played again).
+        (a condition whose ``summary.json`` matches its scenario is not played again, also
+        after ``out`` was moved: ``finished``).
     force : bool
         Replace another run in ``out`` (as ``simulate``).
     say : callable
@@ -955,6 +1180,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     if not conditions:
         raise OptionError("players", "no condition to run: give a ladder of players, leave "
                                      "the labelled defaults to vary, or draw guessed content")
+    # the conditions play on the replicate's seeds, not the base's: the base selected the
+    # findings (its Holm gate), so a difference from it leans to "lost" (issue #32)
+    replicate = replicate_condition(scenario)
+    conditions = [replace(c, scenario=replace(c.scenario, seed=replicate.scenario.seed))
+                  for c in conditions]
     with base.session(nest=True):
         if not force and base.dir.finished(scenario):
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
@@ -964,18 +1194,21 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
         summary = json.loads((out_dir / "summary.json").read_text())
         base.dir.write(f"{FOLDER}/{PLAN}", json.dumps(
             {"base": {k: summary["run"].get(k) for k in ("name", "seed", "games", "finished")},
+             "replicate": {"name": replicate.name, "seed": replicate.scenario.seed},
              "conditions": [{"name": c.name, "label": c.label} for c in conditions]}, indent=1))
         started = time.monotonic()
-        for i, c in enumerate(conditions, 1):
-            base.dir.saved = (f"the base run and {i - 1} of {len(conditions)} conditions "
-                              f"finished in {out_dir}")
+        for i, c in enumerate([replicate, *conditions]):
+            base.dir.saved = (f"the base run, {'its replicate and ' if i else ''}"
+                              f"{max(i - 1, 0)} of {len(conditions)} conditions finished in "
+                              f"{out_dir}")
             target = RunDir(folder / c.name, {})
             write_draw(c, folder / TABLES)
-            if target.finished(c.scenario):
+            step = "replicate" if i == 0 else f"{i}/{len(conditions)}"
+            if finished(c, target.path):
                 keep_draw(c, target.path)
-                say(f"[{i}/{len(conditions)}] {c.label}: finished earlier, kept")
+                say(f"[{step}] {c.label}: finished earlier, kept")
                 continue
-            say(f"[{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
+            say(f"[{step}] {c.label}: {len(c.scenario.arms)} arm(s) x "
                 f"{c.scenario.games} games")
             size = chunk_size or _chunk(c.scenario.games)
             if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
@@ -984,10 +1217,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
                      out=target.path, chunk_size=size, resume=True, force=True,
                      progress=progress)
             keep_draw(c, target.path)
-        base.dir.saved = (f"the base run and all {len(conditions)} conditions finished in "
-                          f"{out_dir}, the verdicts not yet written")
-        data = assess(out_dir, conditions, without)
+        base.dir.saved = (f"the base run, its replicate and all {len(conditions)} conditions "
+                          f"finished in {out_dir}, the verdicts not yet written")
+        data = assess(out_dir, conditions, without, replicate)
         data["same_as_base"] = same
+        data["left_out"] = left_out(scenario, ladder)
         data["seconds"] = time.monotonic() - started
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
         return Results(out_dir, report.render(out_dir))
@@ -999,6 +1233,8 @@ def _chunk(games: int) -> int:
     return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
 
 
-__all__ = ["Condition", "alternatives", "assess", "compare", "content_conditions", "content_in_use",
-           "content_seed", "content_verdicts", "defaults_in_use", "ladder_tokens", "paired_record",
-           "player_conditions", "robustness", "rule_conditions", "rung", "state", "verdict"]
+__all__ = ["REPLICATE", "Condition", "alternatives", "assess", "compare", "content_conditions",
+           "content_in_use", "content_seed", "content_verdicts", "defaults_in_use",
+           "ladder_tokens", "left_out", "paired_record", "player_conditions", "replicate_condition",
+           "replicate_seed", "robustness", "rule_conditions", "rung", "state", "tuned_file",
+           "verdict"]

@@ -211,7 +211,8 @@ def echo_verdicts(res) -> None:
                    f"{rob['conditions']} conditions finished; missing: "
                    + "; ".join(rob["missing"]))
     else:
-        verdicts = list((rob.get("verdicts") or {}).values())
+        repeats = set(rob.get("repeats") or ())  # a mirror finding is one finding
+        verdicts = [v for k, v in (rob.get("verdicts") or {}).items() if k not in repeats]
         typer.echo(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
             f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved",
                                                  "unchecked", "figure")))
@@ -418,7 +419,8 @@ def robustness(
     scenario: ScenarioFile,
     players: Annotated[str | None, typer.Option(
         help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], "
-             "tuned (tuned/GAME-greedy.toml beside the scenario) or a parameters file; "
+             "tuned (tuned/GAME-greedy.toml beside the scenario, else the game's own) or a "
+             "parameters file; "
              f"'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where the "
              "game has each).")] = None,
     defaults: Annotated[str | None, typer.Option(

@@ -271,11 +271,12 @@ def test_a_finding_that_flips_in_a_constructed_draw_is_sensitive_naming_what_dif
     assert tokens["sentence"] == ("sensitive to the token lists: of 3 plausible token lists, "
                                   f"flipped with content-tokens-2 ({differs})")
     assert maps["verdict"] == "holds" and maps["sentence"] == "holds over 3 plausible maps"
-    # the verdict over the draws of one table is verdict() over those conditions alone
-    found = {c.name: json.loads((tmp_path / "robustness" / c.name / "summary.json").read_text())
-             ["results"]["findings"]["findings"][0] for c in conds[:3]}
-    alone = robustness.verdict(_f(0.10, 0.06, 0.14, "adv"), found)
-    assert tokens["states"] == alone["states"] and tokens["tests"] == alone["tests"]
+    # one family (issue #32 R2): a table's states and tests are the overall verdict's, Holm
+    # over every condition of the finding, read on that table's draws
+    names = [c.name for c in conds[:3]]
+    assert tokens["states"] == {n: adv["states"][n] for n in names}
+    assert tokens["tests"] == {n: adv["tests"][n] for n in names}
+    assert tokens["family"] == "every condition of the finding"
     assert rows["other"]["content"]["tokens"]["sentence"] == "holds over 3 plausible token lists"
     assert report_robustness.content_text(adv) == (
         " Over guessed content: `tokens`: sensitive to the token lists: of 3 plausible token "
@@ -289,3 +290,53 @@ def test_a_finding_that_flips_in_a_constructed_draw_is_sensitive_naming_what_dif
     text = "\n".join(b[1] if b[0] != "table" else b[1].to_csv() for b in doc.blocks)
     assert "Guessed content varied: 3 plausible token lists" in text
     assert "flipped with content-tokens-2" in text and differs in text
+
+
+def test_a_table_verdict_follows_the_overall_family_and_never_contradicts_it(tmp_path):
+    """Issue #32 R2: a draw whose difference passes Holm over its table's 3 draws (p 0.012 <
+    0.05/3) but not over the finding's 6 conditions (> 0.05/6) made the table "sensitive to
+    the token lists" beside an overall "unresolved". One family now: the table says what the
+    overall verdict says of its draws."""
+    scenario = load_scenario(STUDY)
+    conds = robustness.content_conditions(scenario, 3, ["tokens", "map"], 100, tmp_path / "t")
+    run = {"name": "s", "seed": 1, "games": 100, "finished": "now"}
+    _fake(tmp_path, [_f(0.10, 0.06, 0.14, "adv")], run)
+    for c in conds:
+        near = c.name == "content-tokens-2"  # a difference of −0.0724, se 0.0289: p 0.012
+        _fake(tmp_path / "robustness" / c.name,
+              [_f(0.0276, 0.0276 - 0.04, 0.0276 + 0.04, "adv") if near
+               else _f(0.09, 0.05, 0.13, "adv")], run)
+    adv = robustness.assess(tmp_path, conds)["findings"][0]
+    assert 0.05 / 6 < adv["tests"]["content-tokens-2"]["p_value"] < 0.05 / 3
+    assert adv["verdict"] == "unresolved"
+    tokens = adv["content"]["tokens"]
+    assert tokens["verdict"] == "unresolved" and tokens["unresolved_in"] == ["content-tokens-2"]
+    assert tokens["sentence"].startswith("unresolved over 3 plausible token lists")
+    assert adv["content"]["map"]["verdict"] == "holds"
+
+
+def test_a_content_run_moved_elsewhere_keeps_its_content_conditions(tmp_path):
+    """Issue #33: a `--content` run moved to another directory replayed every content
+    condition (their fingerprints hold the drawn table's absolute path). They are found by
+    what their folders say with relative paths now, and the verdicts are the same."""
+    import shutil
+
+    first = tmp_path / "first"
+    args = ["--players", "none", "--defaults", "none", "--content", "1", "--content-tables",
+            "tokens", "--games", "12", "--jobs", "1", "--quiet"]
+    res = _run(["robustness", str(_small(tmp_path)), *args, "--out", str(first)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((first / "robustness" / "robustness.json").read_text())
+    moved = tmp_path / "elsewhere" / "moved"
+    moved.parent.mkdir()
+    shutil.move(str(first), str(moved))
+    stamp = (moved / "robustness" / "content-tokens-1" / "seats.parquet").stat().st_mtime_ns
+    res = _run(["robustness", str(tmp_path / "small.toml"), *args[:-1], "--out", str(moved),
+                "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "tokens draw 1" in res.output and "finished earlier, kept" in res.output
+    assert "arm(s) x 12 games" not in res.output  # nothing played again
+    assert (moved / "robustness" / "content-tokens-1" / "seats.parquet").stat().st_mtime_ns == (
+        stamp)
+    again = json.loads((moved / "robustness" / "robustness.json").read_text())
+    assert [r["verdict"] for r in again["findings"]] == [r["verdict"] for r in data["findings"]]

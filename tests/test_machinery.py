@@ -211,7 +211,7 @@ def test_ctrl_c_between_robustness_conditions_and_the_report_names_what_is_missi
 
     def simulate(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 2:
+        if len(calls) == 3:  # the replicate, a condition, then the stop
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
@@ -219,7 +219,8 @@ def test_ctrl_c_between_robustness_conditions_and_the_report_names_what_is_missi
     args = ["robustness", str(path), "--players", "random,biased", "--jobs", "1", "--out",
             str(out), "--quiet"]
     res = cli.invoke(app, args)
-    line = _one_line(res, "interrupted: the base run and 1 of 2 conditions finished in ", 130)
+    line = _one_line(res, "interrupted: the base run, its replicate and 1 of 2 conditions "
+                          "finished in ", 130)
     assert line.endswith("--resume")
     res = cli.invoke(app, ["report", str(out)])
     assert res.exit_code == 0, res.output

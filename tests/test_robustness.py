@@ -214,6 +214,17 @@ def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
     assert adv["states"] == {"players-biased": "same", "rule-tie_to_start-false": "lost"}
     assert adv["verdict"] == "sensitive"
     assert adv["sensitive_to"] == ["rule-tie_to_start-false"]
+    # issue #32: the base replayed on new seeds, the conditions on those seeds, and each
+    # difference taken against the replicate (the base only selected the finding)
+    seed = robustness.replicate_seed(7)
+    assert seed != 7 and data["replicate"]["seed"] == seed
+    for folder in ("replicate", "players-biased", "rule-tie_to_start-false"):
+        run = json.loads((out / "robustness" / folder / "summary.json").read_text())["run"]
+        assert run["seed"] == seed and run["games"] == 400
+    assert adv["reference"] == "replicate" and adv["replicate"]["estimate"] is not None
+    assert adv["tests"]["rule-tie_to_start-false"]["diff"] == pytest.approx(
+        adv["by_condition"]["rule-tie_to_start-false"]["estimate"]
+        - adv["replicate"]["estimate"])
     report = (out / "report.md").read_text()
     assert "## Robustness" in report
     assert "**Robustness check: sensitive**" in report.split("## Robustness")[0]
@@ -444,3 +455,170 @@ def test_a_finding_the_base_cannot_measure_is_unchecked_with_the_reason():
     v = robustness.verdict(base, {"a": _f(0.1, 0.05, 0.15)})
     assert v["verdict"] == "unchecked" and "no seat used the Sultan" in v["reason"]
     assert "no seat used the Sultan" in report_robustness.verdict_text(v, {"conditions": []})
+
+
+# ------------------------------------------------------------------ issues #32 and #33
+
+RATTUS = """\
+name = "rattus-small"
+game = "rattus"
+players = 3
+games = 40
+seed = 11
+
+[[seats]]
+policy = "greedy"
+"""
+
+PARAMS = """\
+game = "rattus"
+policy = "greedy"
+
+[params]
+plague_risk = {risk}
+"""
+
+
+def test_two_parameter_files_of_one_name_in_two_folders_are_two_conditions(tmp_path):
+    """Issue #33 (data loss): `--players a/x.toml,b/x.toml` gave both the folder players-x, the
+    second run deleting the first. Each is named by its path now; a clash is refused."""
+    scenario = api.validate(REPO / "scenarios" / "africanus-sultan.toml")
+    for folder, risk in (("a", 0.5), ("b", 2.0)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.toml").write_text(PARAMS.format(risk=risk))
+    a, b = str(tmp_path / "a" / "x.toml"), str(tmp_path / "b" / "x.toml")
+    conditions, _ = robustness.player_conditions(scenario, [a, b], 100, 10)
+    names = [c.name for c in conditions]
+    assert len(set(names)) == 2 and names[0].endswith("a-x") and names[1].endswith("b-x")
+    risks = [c.scenario.arms[0].seats[0].params["plague_risk"] for c in conditions]
+    assert risks == [0.5, 2.0]
+    # a file of one name elsewhere keeps its short name
+    alone, _ = robustness.player_conditions(scenario, [a], 100, 10)
+    assert [c.name for c in alone] == ["players-x"]
+    # what still clashes is refused before anything is played
+    (tmp_path / "greedy.toml").write_text(PARAMS.format(risk=1.0))
+    for ladder, words in (([a, a], "given twice"), (["greedy", "greedy"], "given twice"),
+                          (["greedy", str(tmp_path / "greedy.toml")], "both name it")):
+        with pytest.raises(OptionError, match=words):
+            robustness.player_conditions(scenario, ladder, 100, 10)
+
+
+def test_a_ladder_clash_on_the_command_line_is_refused_before_play(tmp_path):
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["robustness", str(scenario), "--players", "biased,biased",
+                                   "--jobs", "1", "--out", str(out), "--quiet"])
+    assert res.exit_code == 2 and "players-biased (given twice)" in res.output
+    assert not (out / "summary.json").exists() and not (out / "robustness").exists()
+
+
+def test_the_tuned_rung_is_found_for_a_scenario_outside_scenarios(tmp_path):
+    """Issue #33: outside `scenarios/` the default ladder silently dropped the tuned rung while
+    `--players tuned` failed. Both find the game package's tuned greedy now."""
+    from analyzer.scenario import load_scenario
+
+    path = tmp_path / "small.toml"
+    path.write_text(RATTUS)
+    scenario = load_scenario(path)
+    conditions, _ = robustness.player_conditions(scenario, None, 40, 10)
+    assert "players-tuned" in [c.name for c in conditions]
+    named, _ = robustness.player_conditions(scenario, ["tuned"], 40, 10)
+    tuned = robustness.tuned_file(scenario)
+    assert tuned is not None and tuned.name == robustness.TUNED_FILE
+    _, params = robustness.read_params_file(tuned, None, scenario.spec)
+    assert dict(named[0].scenario.arms[0].seats[0].params) == params
+    assert robustness.left_out(scenario, None) == {}
+    # beside the scenario, `analyzer tune`'s file comes first
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "rattus-greedy.toml").write_text(PARAMS.format(risk=1.5))
+    assert robustness.tuned_file(scenario) == tmp_path / "tuned" / "rattus-greedy.toml"
+
+
+def test_a_rung_the_game_lacks_is_named_with_why_in_the_report(tmp_path):
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(TOY)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["robustness", str(scenario), "--games", "40", "--jobs", "1",
+                                   "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert set(data["left_out"]) == {"greedy", "tuned", "ismcts"}
+    assert "no tuned parameters for toy at" in data["left_out"]["tuned"]
+    report = (out / "report.md").read_text()
+    assert "Ladder players left out (the game lacks them): `greedy`" in report
+
+
+def _section_text(tmp_path, data, numbers):
+    from analyzer.report.document import Doc
+
+    (tmp_path / "charts").mkdir(exist_ok=True)
+    doc = Doc(tmp_path / "charts")
+    report_robustness.section(doc, data, numbers)
+    return "\n".join(b[1] if b[0] != "table" else b[1].to_csv() for b in doc.blocks)
+
+
+def _intro(text):
+    return next(line for line in text.split("\n") if line.startswith("Does each key finding"))
+
+
+def _holds_row(key, **extra):
+    return {**_f(0.1, 0.06, 0.14, key=key), "verdict": "holds", "base_significant": True,
+            "states": {"rule-x-true": "same"}, "tests": {},
+            "by_condition": {"rule-x-true": _f(0.1, 0.06, 0.14, key=key)}, **extra}
+
+
+def test_the_introduction_names_only_the_kinds_of_condition_that_ran(tmp_path):
+    """Issue #32 C1 / #33: a run of rule conditions only was introduced as having replaced
+    every seat by a ladder player."""
+    data = {"base": {"games": 100},
+            "conditions": [{"name": "rule-x-true", "kind": "rule", "label": "x = true "
+                            "(default false)", "games": 100, "policies": ["greedy"]}],
+            "findings": [_holds_row("a")]}
+    intro = _intro(_section_text(tmp_path, data, {"a": 1}))
+    assert "under other rule defaults" in intro and "1 labelled default value that has" in intro
+    assert "ladder" not in intro and "player" not in intro.replace("this run's players", "")
+    assert "guessed content" not in intro
+    data["conditions"].append({"name": "players-random", "kind": "players",
+                               "label": "every seat: random", "games": 100,
+                               "policies": ["random"]})
+    intro = _intro(_section_text(tmp_path, data, {"a": 1}))
+    assert ("for other players and under other rule defaults" in intro
+            and "one player of the ladder (random)" in intro)
+
+
+def test_a_mirror_finding_is_counted_once_in_the_verdict_tally(tmp_path):
+    data = {"base": {"games": 100},
+            "conditions": [{"name": "rule-x-true", "kind": "rule", "label": "x = true",
+                            "games": 100, "policies": ["greedy"]}],
+            "findings": [_holds_row("policy:v:a"),
+                         _holds_row("policy:v:b", same_test_as="policy:v:a"),
+                         _holds_row("c")]}
+    text = _section_text(tmp_path, data, {"policy:v:a": 1, "c": 2})
+    assert ("Verdicts: 2 hold, 0 sensitive, 0 unresolved (0 of them not significant after "
+            "Holm in this run), 0 unchecked (no condition measures them); 0 measured "
+            "figure(s); 1 finding repeating another's test counted once.") in text
+
+
+def test_the_command_line_tally_counts_a_mirror_finding_once(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from analyzer import studies, study_cli
+
+    data = {"base": {"games": 100},
+            "conditions": [{"name": "rule-x-true", "kind": "rule", "label": "x = true",
+                            "games": 100, "policies": ["greedy"]}],
+            "findings": [_holds_row("policy:v:a"),
+                         _holds_row("policy:v:b", same_test_as="policy:v:a")]}
+    from analyzer.report.document import Doc
+
+    (tmp_path / "charts").mkdir()
+    numbers = report_robustness.section(Doc(tmp_path / "charts"), data, {"policy:v:a": 1})
+    results: dict = {}
+    node = results
+    *path, last = studies.STUDIES["robustness"].results
+    for key in path:
+        node = node.setdefault(key, {})
+    node[last] = numbers
+    study_cli.echo_verdicts(SimpleNamespace(summary={"results": results}, out_dir=tmp_path))
+    assert "1 condition(s); key findings: 1 holds, 0 sensitive" in capsys.readouterr().out

@@ -53,6 +53,40 @@ def _labels(data: Mapping[str, Any]) -> dict[str, str]:
             for c in data.get("conditions", [])}
 
 
+KINDS = {  # what a kind of condition changes, for the section's introduction
+    "players": ("for other players",
+                "every seat of every arm replaced by one player of the ladder ({n})"),
+    "rule": ("under other rule defaults",
+             ("{n} labelled default value{s} that ha{ve} a documented alternative changed, "
+              "one at a time, at this run's players")),
+    "content": ("over other guessed content",
+                "{n} plausible draw{s} of guessed content tables"),
+}
+
+
+def _ran(conds: list[Mapping[str, Any]]) -> str:
+    """``"for other players and under other rule defaults"``: what the conditions that ran
+    vary, and only those."""
+    kinds = [k for k in KINDS if any(c.get("kind") == k for c in conds)]
+    words = [KINDS[k][0] for k in kinds] or ["under other conditions"]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _kinds(conds: list[Mapping[str, Any]]) -> str:
+    """What the conditions that ran are, by kind, counted (only the kinds that ran)."""
+    parts = []
+    for kind, (_, text) in KINDS.items():
+        these = [c for c in conds if c.get("kind") == kind]
+        if not these:
+            continue
+        n = len(these)
+        count = (", ".join(str(c.get("label", c.get("name"))).removeprefix("every seat: ")
+                           for c in these) if kind == "players" else str(n))
+        parts.append(text.format(n=count, s="s" if n != 1 else "",
+                                 ve="ve" if n != 1 else "s"))
+    return "; ".join(parts) or "none"
+
+
 def _names(conds: list[str], labels: Mapping[str, str]) -> str:
     return "; ".join(f"{labels.get(c, c)}" for c in conds)
 
@@ -140,7 +174,10 @@ def _moved_clause(row: Mapping[str, Any], c: str, labels: Mapping[str, str],
             "wide": "leaves it too uncertain to tell"}.get(state, "")
     text = f"under {labels.get(c, c)} it {verb}" if verb else f"under {labels.get(c, c)}"
     if found:
-        text += f": {_value(row, found)} against {_value(row, row)} here"
+        rep = row.get("replicate") if row.get("reference") == "replicate" else None
+        text += (f": {_value(row, found)} against {_value(row, rep)} in the replicate of this "
+                 f"run ({_value(row, row)} here)" if rep else
+                 f": {_value(row, found)} against {_value(row, row)} here")
         diff = _difference(row, found.get("test") or (row.get("tests") or {}).get(c))
         if diff:
             text += f" ({diff})"
@@ -238,7 +275,8 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
                     + (f" (Holm p {_p(p)})" if p is not None and _p(p) != "–" else "")
                     + ", so no condition is judged.")
         wide = _by_size(row, list(row.get("unresolved_in") or []))
-        return ("not significant there, but not measurably different from this run either "
+        other = "its replicate" if row.get("reference") == "replicate" else "this run"
+        return (f"not significant there, but not measurably different from {other} either "
                 "(too few games to tell): " + "; ".join(_moved_clause(row, c, labels, run_dir)
                                                         for c in wide) + f"{gone}.{chosen}")
     rng = row.get("range")
@@ -302,22 +340,31 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     Returns
     -------
     dict
-        ``{"verdicts": {key: verdict}, "conditions": n}`` for ``summary.json``.
+        ``{"verdicts": {key: verdict}, "conditions": n, "repeats": [key, …]}`` for
+        ``summary.json``; ``repeats``: the findings that repeat another's test (a mirror),
+        which a tally counts once.
     """
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
     doc.h("Robustness")
     minutes = (data.get("seconds") or 0) / 60
-    doc.p(f"Does each key finding hold for other players and other rule defaults? `analyzer "
-          f"robustness` re-ran this scenario under {len(conds)} condition"
-          f"{'s' if len(conds) != 1 else ''}, on the same game seeds (each a run directory in "
-          f"`robustness/`, with its own report; {minutes:.0f} minutes of play): every seat of "
-          "every arm replaced by one player of the ladder, and each labelled default that has a "
-          "documented alternative changed, one at a time, at this run's players. A finding "
+    rep = data.get("replicate") or {}
+    against = "the replicate" if rep else "this run"
+    doc.p(f"Does each key finding hold {_ran(conds)}? `analyzer robustness` re-ran this "
+          f"scenario under {len(conds)} condition{'s' if len(conds) != 1 else ''} (each a run "
+          f"directory in `robustness/`, with its own report; {minutes:.0f} minutes of play): "
+          f"{_kinds(conds)}."
+          + (f" It also replayed this run itself on new seeds (seed {rep.get('seed')}, "
+             "`robustness/replicate/`), and the conditions were played on those seeds: this "
+             "run selected the findings to judge (significant after its Holm correction), so "
+             "its estimates lean away from no effect (the winner's curse), and a difference "
+             "from it would lean to \"lost\"; the replicate is untouched by that selection." if rep
+             else " The conditions were played on this run's game seeds.")
+          + " A finding "
           "**holds** when under every condition that measures it its own 95 % interval excludes "
           "no effect on the same side as here (an intersection–union test: it needs no "
           "correction over the conditions). Whether a condition moved it is a **test of the "
-          "difference** condition − this run, each against its own no-effect value: a paired "
+          f"difference** condition − {against}, each against its own no-effect value: a paired "
           "t-test of the per-game values on the shared game seeds where the finding is a "
           "per-game quantity in both runs, else a two-sample z-test with both runs' standard "
           "errors; Holm over the conditions of each finding (family-wise error 5 %). A finding "
@@ -338,12 +385,16 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                             for c in conds]))
     idle = [c["label"] for c in conds if c.get("changed_games") == 0]
     if idle:
-        doc.p("Changed no decision (every game the same as this run's, so every finding is "
+        doc.p(f"Changed no decision (every game the same as {against}'s, so every finding is "
               "unchanged there): " + "; ".join(idle) + ".")
     same = data.get("same_as_base") or []
     if same:
         doc.p("Ladder players the base run already uses (not re-run): "
               + ", ".join(f"`{s}`" for s in same) + ".")
+    gone = data.get("left_out") or {}
+    if gone:
+        doc.p("Ladder players left out (the game lacks them): " + "; ".join(
+            f"`{t}` ({why})" for t, why in gone.items()) + ".")
     without = data.get("without") or []
     if without:
         shown = ", ".join(f"`{w}`" for w in without[:12])
@@ -351,14 +402,20 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
               f"{shown}{more}.")
     _content(doc, data, rows, numbers)
-    counts = {v: sum(1 for r in rows if r.get("verdict") == v)
+    # a finding that repeats another's test (a mirror: one policy's gain is the other's loss,
+    # ``same_test_as``) is one finding for the tally
+    once = [r for r in rows if not r.get("same_test_as")]
+    counts = {v: sum(1 for r in once if r.get("verdict") == v)
               for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
-    base_ns = sum(1 for r in rows if r.get("verdict") == "unresolved"
+    base_ns = sum(1 for r in once if r.get("verdict") == "unresolved"
                   and not r.get("base_significant", True))
+    mirrors = len(rows) - len(once)
     doc.p(f"Verdicts: {counts['holds']} hold, {counts['sensitive']} sensitive, "
           f"{counts['unresolved']} unresolved ({base_ns} of them not significant after Holm in "
           f"this run), {counts['unchecked']} unchecked (no condition measures them); "
-          f"{counts['figure']} measured figure(s).")
+          f"{counts['figure']} measured figure(s)"
+          + (f"; {mirrors} finding{'s' if mirrors != 1 else ''} repeating another's test "
+             "counted once" if mirrors else "") + ".")
     table = []
     for r in rows:
         scale = r.get("scale") or 1.0
@@ -374,6 +431,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                 "verdict": verdict,
                 "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
                                   else ("" if not tested else "?"), sign)}
+        if rep:
+            line["replicate (new seeds)"] = _cell(r.get("replicate"), scale, "", sign)
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
             state = (r.get("states") or {}).get(c["name"], "")
@@ -391,7 +450,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.p("Each finding (number of the key findings list, and its key) under each "
               "condition: estimate [95 % interval] in the finding's unit, and its state; where a "
               "condition does not confirm the finding, the Holm-adjusted p-value of its "
-              "difference from this run and the test (paired per game or two-sample). n/m: not "
+              f"difference from {against} and the test (paired per game or two-sample)"
+              + (", and this run replayed on new seeds (the replicate), a second look at its "
+                 "values" if rep else "") + ". n/m: not "
               "measurable there (the reason is in the finding's verdict).")
         doc.table(pd.DataFrame(table))
         drawn = [r for r in rows if r.get("verdict") != "figure"][:MAX_CHART]
@@ -406,7 +467,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       lambda ax: _plot(ax, drawn, conds),
                       size=(11.0 if ncols > 1 else 7.0,
                             0.4 + panel * -(-len(drawn) // ncols)))
-    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds)}
+    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
+            "repeats": [r["key"] for r in rows if r.get("same_test_as")]}
 
 
 def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
@@ -422,9 +484,10 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
     doc.p("Guessed content varied: " + "; ".join(
         f"{len(cs)} plausible {cs[0].get('draws_noun') or t} (`{t}`, `analyzer list content`)"
         for t, cs in tables.items()) + ". Each draw is a condition with its drawn table in its "
-        "folder (its `scenario.toml` names it); the verdict over one table's draws uses the "
-        "same rule, Holm over that table's draws. What differs in each draw from the built-in "
-        "table:")
+        "folder (its `scenario.toml` names it). A finding's verdict over one table's draws is "
+        "its overall verdict read on those draws — one family, Holm over every condition of "
+        "the finding — so a table is called sensitive only where the overall verdict names "
+        "one of its draws. What differs in each draw from the built-in table:")
     doc.table(pd.DataFrame([{"condition": c["name"], "table file": c.get("file", ""),
                              "differs from the built-in table": c.get("differs", "")}
                             for c in drawn]))

@@ -88,3 +88,74 @@ def test_calibration_of_paired_rule_conditions():
     print(f"paired: robust {robust}; null {null}")
     assert _at_most(robust.get("sensitive", 0.0), 0.05, n), robust
     assert _at_most(null.get("holds", 0.0), 0.05, n), null
+
+
+# ------------------------------------------------------------------ given the finding is shown
+# (issue #32 §1: a verdict is shown only for a finding that passed the run's Holm gate, whose
+# base estimate is biased away from no effect; the conditions are judged against a replicate
+# of the base on new seeds instead)
+
+
+@pytest.mark.parametrize("effect", [1.5, 2.8])
+def test_sensitive_given_shown_against_the_replicate_4_independent_conditions(effect):
+    n = 800
+    rates = vs.shown_rates("4 independent conditions", effect, n, np.random.default_rng(31))
+    assert _at_most(rates.get("sensitive", 0.0), 0.05, n), rates
+
+
+def test_judged_against_the_selected_base_itself_sensitive_given_shown_is_too_often():
+    """The rule before issue #32 (differences against the base that selected the finding)
+    fails the same check: the winner's curse."""
+    n = 800
+    rates = vs.shown_rates("4 independent conditions", 1.5, n, np.random.default_rng(31),
+                           against_base=True)
+    assert rates.get("sensitive", 0.0) > 0.10, rates
+
+
+def test_sensitive_given_shown_paired_content_draws_small():
+    n = 150
+    rates = vs.shown_rates("9 content draws", 2.0, n, np.random.default_rng(32), games=400)
+    assert _at_most(rates.get("sensitive", 0.0), 0.05, n), rates
+
+
+def test_holds_given_shown_under_a_true_null():
+    n = 400
+    rates = vs.shown_rates("4 independent conditions", 0.0, n, np.random.default_rng(33))
+    assert _at_most(rates.get("holds", 0.0), 0.05, n), rates
+
+
+def test_the_verdict_takes_differences_against_the_reference_and_keeps_the_base_side():
+    # a base estimate inflated by selection (+3.0, se 1), a replicate at +1.0 and a condition
+    # at +0.5 (se 0.3 each): lost against the base, only too wide against the replicate
+    base = {**vs._record(3.0, 1.0), "holds": True}
+    cond = {"c": vs._record(0.5, 0.3)}
+    against_base = robustness.verdict(base, cond)
+    against_rep = robustness.verdict(base, cond, reference=vs._record(1.0, 0.3))
+    assert against_base["verdict"] == "sensitive" and against_base["reference"] == "base"
+    assert against_rep["verdict"] == "unresolved" and against_rep["reference"] == "replicate"
+    assert against_rep["tests"]["c"]["diff"] == pytest.approx(-0.5)
+    assert against_base["tests"]["c"]["diff"] == pytest.approx(-2.5)
+    # an unusable replicate (not measured there) falls back to the base, said so
+    fallback = robustness.verdict(base, cond, reference={**vs._record(1.0, 0.3),
+                                                         "unmeasurable": "no group"})
+    assert fallback["reference"] == "base" and fallback["verdict"] == "sensitive"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", list(vs.SHOWN_DESIGNS))
+@pytest.mark.parametrize("effect", vs.EFFECTS)
+def test_sensitive_given_shown_in_the_designs_of_issue_32(design, effect):
+    n = 4000 if design.startswith("4 ") else 1500
+    rates = vs.shown_rates(design, effect, n, np.random.default_rng(int(10 * effect)))
+    lo, hi = vs.mc_interval(rates.get("sensitive", 0.0), n)
+    print(f"{design} at {effect} SE, given shown: {rates}; sensitive [{lo:.4f}, {hi:.4f}]")
+    assert _at_most(rates.get("sensitive", 0.0), 0.05, n), rates
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", list(vs.SHOWN_DESIGNS))
+def test_holds_given_shown_under_a_null_in_the_designs_of_issue_32(design):
+    n = 2000 if design.startswith("4 ") else 600
+    rates = vs.shown_rates(design, 0.0, n, np.random.default_rng(41))
+    print(f"{design} under no effect, given shown: {rates}")
+    assert _at_most(rates.get("holds", 0.0), 0.05, n), rates

@@ -109,3 +109,94 @@ def mc_interval(rate: float, replicates: int) -> tuple[float, float]:
 
     iv = stats.wilson(rate * replicates, replicates)
     return iv.lo, iv.hi
+
+
+# ------------------------------------------------------------------ given the finding is shown
+#
+# A verdict is shown only for a finding significant in the base after the run's Holm correction
+# over its key findings (the gate). The rates below are conditional on that: the base is drawn
+# until it passes the gate, then the replicate (the base replayed on new seeds) and the
+# conditions, played on the replicate's seeds, are drawn and judged with
+# ``robustness.verdict(base, found, reference=replicate)``.
+
+GATE_FINDINGS = 10  # key findings in the run's Holm family (the default study reports about 10)
+EFFECTS = (1.5, 2.0, 2.8, 3.5)  # true effect in base standard errors (issue #32)
+
+# the designs of issue #32 §1, as (name, kind, shares): "independent" conditions have the
+# base's standard error and no per-game values; "paired" conditions are per-game values on the
+# replicate's seeds, condition k re-drawing share ``shares[k]`` of the games (1.0: every game,
+# as a ladder player or a content draw does) on ``games[k]`` of them (None: all; a search rung
+# plays a fiftieth of the default study's 10,000 games per arm)
+SHOWN_DESIGNS = {
+    "4 independent conditions": ("independent", (1.0,) * 4, (None,) * 4),
+    "default study: 3 players + a search rung + 8 paired rules": (
+        "paired", (1.0, 1.0, 1.0, 1.0, 0.02, 0.05, 0.1, 0.3, 0.5, 1.0, 1.0, 1.0),
+        (None, None, None, 1 / 50) + (None,) * 8),
+    "9 content draws": ("paired", (1.0,) * 9, (None,) * 9),
+}
+
+
+def shown_bases(effect: float, count: int, rng: np.random.Generator,
+                findings: int = GATE_FINDINGS, alpha: float = 0.05) -> np.ndarray:
+    """``count`` base z-values of a finding with true effect ``effect`` (in base standard
+    errors) that passed the run's Holm gate: significant after Holm over ``findings`` key
+    findings, the other ``findings − 1`` without effect (the strictest gate for this one)."""
+    from scipy import stats as sps
+
+    kept: list[np.ndarray] = []
+    total = 0
+    steps = alpha / (findings - np.arange(findings))  # Holm's thresholds, smallest p first
+    while total < count:
+        z = effect + rng.normal(size=20_000)
+        p = 2 * sps.norm.sf(np.abs(np.column_stack([z, rng.normal(size=(z.size, findings - 1))])))
+        order = np.argsort(p, axis=1)
+        passed = np.cumprod(np.take_along_axis(p, order, axis=1) <= steps, axis=1).astype(bool)
+        rank = np.argmax(order == 0, axis=1)  # where this finding sorts
+        shown = passed[np.arange(z.size), rank]
+        kept.append(z[shown])
+        total += int(shown.sum())
+    return np.concatenate(kept)[:count]
+
+
+def _gated(z: float, se: float) -> dict:
+    return {**_record(z * se, se), "holds": True}
+
+
+def shown_rates(design: str, effect: float, replicates: int, rng: np.random.Generator,
+                games: int = 1000, against_base: bool = False) -> dict[str, float]:
+    """Shares of verdicts among ``replicates`` runs whose finding was shown (``shown_bases``),
+    the same true ``effect`` (base standard errors) in the base, the replicate and every
+    condition of ``design`` (``SHOWN_DESIGNS``). ``against_base``: the rule before issue #32
+    (differences against the base itself; independent designs only)."""
+    kind, shares, sizes = SHOWN_DESIGNS[design]
+    counts: dict[str, int] = {}
+    zs = shown_bases(effect, replicates, rng)
+    if kind == "independent":
+        ratios = np.asarray(shares, float)
+        for z in zs:
+            base = _gated(z, 1.0)
+            ref = _record(effect + rng.normal(), 1.0)
+            ests = effect + ratios * rng.normal(size=ratios.size)
+            found = {f"c{k}": _record(e, s) for k, (e, s) in enumerate(zip(ests, ratios))}
+            v = (robustness.verdict(base, found) if against_base
+                 else robustness.verdict(base, found, reference=ref))["verdict"]
+            counts[v] = counts.get(v, 0) + 1
+        return {k: n / replicates for k, n in counts.items()}
+    if against_base:
+        raise ValueError("the rule before issue #32 is measured on independent designs")
+    mean = effect / math.sqrt(games)  # per-game sd 1: the base's standard error is 1/√games
+    ids = pd.RangeIndex(games)
+    for z in zs:
+        base = _gated(z, 1 / math.sqrt(games))
+        x = pd.Series(mean + rng.normal(size=games), index=ids)
+        ref = _summary(x)
+        found = {}
+        for k, (share, size) in enumerate(zip(shares, sizes)):
+            n = games if size is None else max(2, round(games * size))
+            y = x.iloc[:n].copy()
+            redraw = rng.random(n) < share
+            y[redraw] = mean + rng.normal(size=int(redraw.sum()))
+            found[f"c{k}"] = robustness.paired_record(ref, _summary(y), x, y)
+        v = robustness.verdict(base, found, reference=ref)["verdict"]
+        counts[v] = counts.get(v, 0) + 1
+    return {k: n / replicates for k, n in counts.items()}
