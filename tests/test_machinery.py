@@ -500,6 +500,17 @@ def test_the_progress_bar_on_a_terminal_shows_seconds_a_game(monkeypatch, capsys
     assert "2.5 s/game" in err and "0 games/s" not in err
 
 
+def test_a_slow_run_ends_with_seconds_a_game_not_zero_games_a_second(toy_file, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    run = {"games": 20, "arms": ["base"], "chunks_resumed": 0, "games_per_second": 0.25}
+    monkeypatch.setattr(api, "simulate", lambda *a, **k: SimpleNamespace(summary={"run": run},
+                                                                         out_dir=tmp_path))
+    res = cli.invoke(app, ["simulate", str(toy_file), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "20 games x 1 variant(s) (0 chunk(s) resumed), 4.0 s/game" in res.output
+
+
 def test_a_run_off_a_terminal_prints_progress_lines(toy_file, tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "PROGRESS_EVERY", 0.0)
     res = cli.invoke(app, ["simulate", str(toy_file), "--games", "20", "--chunk-size", "10",
