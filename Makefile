@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml setup.py analyzer/games/play.py analyzer/games/draws.py
 	$(if $(PURE),rm -f analyzer/games/*.so analyzer/games/*/*.so)
 	@echo "Installing analyzer and its dependencies into $(VENV)$(if $(PURE), (pure Python: the engines are not compiled),; compiling the game engines with mypyc takes about 2 minutes the first time (ANALYZER_PURE_PYTHON=1 skips it))..."
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	@$(BIN)/analyzer --version  # compiled or pure Python engines (no C compiler: setup.py falls back)
 	rm -f $(VENV)/.installed $(VENV)/.installed-pure
 	touch $(STAMP)
 

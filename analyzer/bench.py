@@ -24,6 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
+from analyzer.build import build
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
@@ -159,7 +160,7 @@ def machine() -> dict:
     except OSError:
         pass
     return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform(), "compiled": compiled_modules()}
+            "platform": platform.platform(), "build": build(), "compiled": compiled_modules()}
 
 
 def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,

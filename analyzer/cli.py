@@ -23,7 +23,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from analyzer import __version__, api, studies, study_cli
+from analyzer import __version__, api, build, studies, study_cli
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, get_game
 
@@ -107,7 +107,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"analyzer {__version__}")
+        typer.echo(f"analyzer {__version__}, {build.build()}")
         raise typer.Exit()
 
 
@@ -116,7 +116,7 @@ def _main(
     ctx: typer.Context,
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
-        help="Print the version and exit.")] = False,
+        help="Print the version and the build (compiled or pure Python engines) and exit.")] = False,
 ) -> None:
     # bare `analyzer`: the help once, and exit 2 as for any incomplete command line
     if ctx.invoked_subcommand is None:
@@ -341,9 +341,7 @@ def bench(
         typer.echo(f"{r.game:<11}{r.players:>8}{bench_mod.SEARCH_POLICY:>15}{r.decisions:>10}"
                    f"{r.iterations_per_s:>9.0f}{r.cpu_s_per_game:>22.3f}{target:>8}"
                    f"{bench_mod.search_target_check(r):>7}")
-    compiled = bench_mod.compiled_modules()
-    typer.echo("compiled (mypyc): " + (", ".join(m.removeprefix("analyzer.games.") for m in compiled)
-                                       if compiled else "none, pure Python"))
+    typer.echo(f"build: {build.build()}")
     mem = {}
     if memory:
         for n in (1000, 50000):

@@ -62,6 +62,7 @@ import json
 import math
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -403,11 +404,12 @@ CONTENT_KEY = 0x636F6E74  # spawn key of the content draws ("cont"): apart from 
 TABLES = "drawn-tables"  # OUT/robustness/drawn-tables/: the drawn tables the conditions play
 
 
-def content_seed(seed: int, i: int) -> int:
-    """The seed of draw ``i`` (1, 2, ...) of every content table of a run with root ``seed``:
-    ``SeedSequence(seed, spawn_key=(CONTENT_KEY, i))`` as a 32-bit integer, so the same run
-    seed gives the same draws (and ``ContentPrior.draw`` keeps two tables' draws apart)."""
-    ss = np.random.SeedSequence(int(seed), spawn_key=(CONTENT_KEY, int(i)))
+def content_seed(seed: int, table: str, i: int) -> int:
+    """The seed of draw ``i`` (1, 2, ...) of content table ``table`` in a run with root
+    ``seed``: ``SeedSequence(seed, spawn_key=(CONTENT_KEY, crc32(table), i))`` as a 32-bit
+    integer, so the same (run seed, table, draw) gives the same draw and two tables' draws
+    have seeds of their own (a report naming "seed N" names one draw of one table)."""
+    ss = np.random.SeedSequence(int(seed), spawn_key=(CONTENT_KEY, zlib.crc32(table.encode("utf-8")), int(i)))
     return int(ss.generate_state(1, np.uint32)[0])
 
 
@@ -427,7 +429,7 @@ def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | N
                        games: int, folder: Path) -> list[Condition]:
     """``draws`` conditions per guessed content table in use (``tables``: only those; ``None``:
     all in use), named ``content-<table>-<i>``: every arm that uses the built-in table plays
-    draw ``i`` of its prior (seed ``content_seed(scenario.seed, i)``), read from
+    draw ``i`` of its prior (seed ``content_seed(scenario.seed, table, i)``), read from
     ``folder/<table>-<seed>.toml`` (written when the condition is played, ``write_draw``).
 
     Raises
@@ -453,7 +455,7 @@ def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | N
     out = []
     for p in used:
         for i in range(1, draws + 1):
-            seed = content_seed(scenario.seed, i)
+            seed = content_seed(scenario.seed, p.table, i)
             path = str((folder / f"{p.table}-{seed}.toml").resolve())
             arms = tuple(replace(a, rules={**a.rules, p.option: path})
                          if p.option not in a.rules else a for a in scenario.arms)

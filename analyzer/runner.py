@@ -423,8 +423,8 @@ class ProgressLines:
 
     At most one line per ``every`` seconds of ``clock`` (``tick``, called by ``_progress``'s
     timer about once a second, and after each chunk): games done of the total, games/s since
-    the start and the time left at that rate, e.g. ``progress: 1,250/10,000 games (12.5 %),
-    310 games/s, about 28 s left``.
+    the start (``speed``) and the time left at that rate, e.g. ``progress: 1,250/10,000 games
+    (12.5 %), 310 games/s, about 28 s left``.
 
     Parameters
     ----------
@@ -470,7 +470,22 @@ class ProgressLines:
                 else "time left unknown yet")
         share = 100 * self.done / self.total if self.total else 100.0
         return (f"progress: {self.done:,}/{self.total:,} games ({share:.1f} %), "
-                f"{rate:,.0f} games/s, {left}")
+                f"{speed(rate)}, {left}")
+
+
+def speed(rate: float) -> str:
+    """A play rate of ``rate`` games a second in words: ``"310 games/s"``, ``"4.5 games/s"``
+    (a decimal under 10), ``"2.5 s/game"`` under one game a second (a search player),
+    ``"no game done yet"`` at 0."""
+    if rate <= 0:
+        return "no game done yet"
+    if rate < 1:
+        return f"{_figure(1 / rate)} s/game"
+    return f"{_figure(rate)} games/s"
+
+
+def _figure(x: float) -> str:
+    return f"{x:.1f}" if x < 10 else f"{x:,.0f}"
 
 
 def _duration(seconds: float) -> str:
@@ -520,17 +535,17 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
             thread.join()
         return
     t0 = clock()
-    rate = TextColumn("{task.fields[rate]:>8.0f} games/s")
+    rate = TextColumn("{task.fields[speed]:>16}")
     with Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), rate,
                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                   console=console, get_time=clock, transient=False) as prog:
-        task = prog.add_task("games", total=total, completed=done, rate=0.0)
+        task = prog.add_task("games", total=total, completed=done, speed=speed(0.0))
         new = [0]
 
         def advance(n: int) -> None:
             new[0] += n
             elapsed = max(clock() - t0, 1e-9)
-            prog.update(task, advance=n, rate=new[0] / elapsed)
+            prog.update(task, advance=n, speed=speed(new[0] / elapsed))
 
         yield advance
 

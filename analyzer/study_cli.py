@@ -298,7 +298,7 @@ def simulate(
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
                f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
-               + (f", {rate:.0f} games/s" if rate else ""))
+               + (f", {runner.speed(rate)}" if rate else ""))
     tc = run.get("target_ci")
     if tc:
         typer.echo(f"target ±{100 * tc['target']:.2f} pp "
@@ -343,7 +343,7 @@ def compare(
     run = res.summary.get("run", {})
     rate = run.get("games_per_second")
     typer.echo(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
-               f"{len(scenarios)} scenarios" + (f", {rate:.0f} games/s" if rate else ""))
+               f"{len(scenarios)} scenarios" + (f", {runner.speed(rate)}" if rate else ""))
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

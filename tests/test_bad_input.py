@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from analyzer import runner
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
-from analyzer.games import get_game
+from analyzer.games import available_games, get_game
 from analyzer.scenario import parse_scenario
 
 cli = CliRunner()
@@ -259,7 +259,7 @@ _value = st.recursive(_leaf, lambda kids: st.lists(kids, max_size=9)
 
 @st.composite
 def _real_scenarios(draw):
-    game = draw(st.sampled_from(["rattus", "cartus", "pyramidion"]))
+    game = draw(st.sampled_from(available_games()))
     spec = get_game(game)
     options = sorted(spec.options.names())
     rules = draw(st.dictionaries(st.sampled_from(options), _value, max_size=3))

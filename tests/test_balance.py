@@ -23,7 +23,7 @@ from analyzer import api, finding_keys, runner
 from analyzer.balance import GROUPS, balance, jackknife
 from analyzer.cli import app
 from analyzer.errors import OptionError, ScenarioError
-from analyzer.games import register_game
+from analyzer.games import available_games, register_game
 
 register_game(balancetoy.SPEC)
 cli = CliRunner()
@@ -375,13 +375,13 @@ KNOBS = {"rattus": "rules.diplomat_points_first=3..4",
          "cartus": "tables.buildings.farm.standard=1..2", "pyramidion": "rules.target_vp=9..10"}
 
 
-@pytest.mark.parametrize("game", sorted(KNOBS))
+@pytest.mark.parametrize("game", available_games())
 def test_cli_and_api_on_every_game(game, tmp_path):
     """One scan of two values on a table of the game's benchmark: the command line and the API
     give the same balanced.toml, which validates."""
-    from analyzer.games import available_games, get_game
+    from analyzer.games import get_game
 
-    assert sorted(KNOBS) == available_games()
+    assert game in KNOBS, f"give {game} a knob to scan in KNOBS"
     bench = get_game(game).bench_table()
     exp = ", ".join(f'"{e}"' for e in bench.expansions)
     path = tmp_path / f"{game}.toml"

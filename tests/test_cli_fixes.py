@@ -15,6 +15,7 @@ import toygame
 from typer.testing import CliRunner
 
 from analyzer.cli import app
+from analyzer.games import available_games
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -228,7 +229,7 @@ def test_usage_errors_are_one_line(args, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["--game", "nosuch"], "--game: unknown game 'nosuch' (allowed: cartus, pyramidion, rattus)"),
+    (["--game", "nosuch"], f"--game: unknown game 'nosuch' (allowed: {', '.join(available_games())})"),
     (["--games", "0"], "--games: must be an integer from 1 to 10,000,000 (got 0)"),
     (["--repeats", "-1"], "--repeats: must be an integer from 1 to 10,000,000 (got -1)"),
     (["--parallel-games", "100000000000"], "--parallel-games: must be an integer from 1"),

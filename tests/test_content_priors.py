@@ -11,7 +11,7 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -306,7 +306,9 @@ def _reachable(values: list[int], most: int) -> set[int]:
 
 
 @given(seed=SEEDS)
-@settings(max_examples=100, deadline=None, derandomize=True)
+@example(seed=1108)  # a draw that once lost influence 7 (no 1, 4 or 7 among the influence cards)
+@example(seed=2799)
+@settings(max_examples=100, deadline=None)
 def test_card_draws_keep_the_decks_and_the_worked_examples(seed):
     table = pyr.CARDS.draw(seed)
     count = Counter()

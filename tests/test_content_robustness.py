@@ -58,9 +58,9 @@ def test_one_condition_per_draw_and_table_named_and_seeded_by_the_run_seed(tmp_p
     conds = robustness.content_conditions(scenario, 3, ["tokens", "map"], 50, tmp_path)
     assert [c.name for c in conds] == [f"content-{t}-{i}" for t in ("tokens", "map")
                                        for i in (1, 2, 3)]
-    seeds = [robustness.content_seed(scenario.seed, i) for i in (1, 2, 3)]
-    assert [c.draw_seed for c in conds] == seeds * 2
-    assert len(set(seeds)) == 3
+    seeds = [robustness.content_seed(scenario.seed, t, i) for t in ("tokens", "map") for i in (1, 2, 3)]
+    assert [c.draw_seed for c in conds] == seeds
+    assert len(set(seeds)) == 6  # each table's draws have seeds of their own
     for c in conds:
         assert c.kind == "content" and c.scenario.games == 50
         assert c.scenario.seed == scenario.seed  # the same game seeds as the base
@@ -78,6 +78,14 @@ def test_one_condition_per_draw_and_table_named_and_seeded_by_the_run_seed(tmp_p
     assert {c.draw_seed for c in other}.isdisjoint(seeds)
     assert [c.name for c in other][-1] == "content-region_cards-3"
     assert robustness.content_conditions(scenario, 0, None, 50, tmp_path) == []
+
+
+def test_a_draw_seed_comes_from_the_run_seed_the_table_and_the_index():
+    first = {t: robustness.content_seed(7, t, 1) for t in ("tokens", "map", "region_cards")}
+    assert len(set(first.values())) == 3  # two tables' first draws do not share a seed
+    assert robustness.content_seed(7, "map", 1) == first["map"]  # same inputs, same seed
+    assert robustness.content_seed(7, "map", 2) != first["map"]
+    assert robustness.content_seed(8, "map", 1) != first["map"]
 
 
 def test_bad_content_options_are_refused_naming_what_is_allowed(tmp_path):

@@ -471,8 +471,45 @@ def test_progress_lines_at_a_steady_interval_with_an_injected_clock():
     bar.tick()  # 20 s since the last line: none
     now[0] = 160.0
     bar.tick()  # 60 s: one line even without a finished chunk
-    assert lines[-1] == "progress: 500/1,000 games (50.0 %), 5 games/s, about 1 min 40 s left"
+    assert lines[-1] == "progress: 500/1,000 games (50.0 %), 5.0 games/s, about 1 min 40 s left"
     assert len(lines) == 2
+
+
+def test_progress_of_a_slow_player_is_not_zero_games_a_second():
+    now = [0.0]
+    lines: list[str] = []
+    bar = runner.ProgressLines(400, 0, lambda: now[0], lines.append, every=30)
+    now[0] = 30.0
+    bar.tick()  # nothing done yet
+    now[0] = 60.0
+    bar(24)  # 24 games in 60 s: 0.4 games/s, i.e. 2.5 s a game; 376 left: 940 s
+    now[0] = 90.0
+    bar(147)  # 171 games in 90 s: 1.9 games/s; 229 left: 121 s
+    assert lines == ["progress: 0/400 games (0.0 %), no game done yet, time left unknown yet",
+                     "progress: 24/400 games (6.0 %), 2.5 s/game, about 15 min 40 s left",
+                     "progress: 171/400 games (42.8 %), 1.9 games/s, about 2 min 01 s left"]
+
+
+def test_the_progress_bar_on_a_terminal_shows_seconds_a_game(monkeypatch, capsys):
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich draws its bar as on a terminal
+    monkeypatch.setenv("COLUMNS", "160")
+    now = [0.0]
+    with runner._progress(True, 100, 0, lambda: now[0]) as advance:
+        now[0] = 50.0
+        advance(20)  # 20 games in 50 s: 2.5 s a game
+    err = capsys.readouterr().err
+    assert "2.5 s/game" in err and "0 games/s" not in err
+
+
+def test_a_slow_run_ends_with_seconds_a_game_not_zero_games_a_second(toy_file, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    run = {"games": 20, "arms": ["base"], "chunks_resumed": 0, "games_per_second": 0.25}
+    monkeypatch.setattr(api, "simulate", lambda *a, **k: SimpleNamespace(summary={"run": run},
+                                                                         out_dir=tmp_path))
+    res = cli.invoke(app, ["simulate", str(toy_file), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "20 games x 1 variant(s) (0 chunk(s) resumed), 4.0 s/game" in res.output
 
 
 def test_a_run_off_a_terminal_prints_progress_lines(toy_file, tmp_path, monkeypatch):

@@ -99,7 +99,7 @@ def test_player_counts_stated_once():
         assert str(err.value).startswith(message)
 
 
-@pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])
+@pytest.mark.parametrize("game", available_games())
 def test_every_game_states_its_range_once(game):
     """GameSpec, make_config and the scenario loader read the same PlayerCounts."""
     spec = get_game(game)

@@ -1,4 +1,4 @@
-"""Replay logs of the three games: a seat/policy header line, the Rattus legend, plural wording."""
+"""Replay logs of every game: a seat/policy header line, the Rattus legend, plural wording."""
 
 from __future__ import annotations
 
@@ -6,28 +6,32 @@ import re
 
 import pytest
 
-from analyzer.games import cartus, pyramidion, rattus
+from analyzer.games import available_games, get_game
+
+
+def _policies(game: str) -> list[str]:
+    """greedy, random, greedy, ... at the game's benchmark table (4 players; Rattus with
+    Africanus)."""
+    return (["greedy", "random"] * 9)[:get_game(game).bench_table().players]
 
 
 def _log(game: str) -> list[str]:
     lines: list[str] = []
-    if game == "rattus":
-        rattus.play_game(rattus.default_config(4, ("africanus",)), ["greedy", "random"] * 2, 3, lines.append)
-    elif game == "cartus":
-        cartus.play_game(cartus.default_config(4), ["greedy", "random"] * 2, 3, lines.append)
-    else:
-        pyramidion.play_game(pyramidion.default_config(4), ["greedy", "random"] * 2, 3, lines.append)
+    spec = get_game(game)
+    bench = spec.bench_table()
+    spec.play_game(spec.make_config(bench.players, bench.expansions, {}), _policies(game), 3, lines.append)
     return lines
 
 
-@pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])
+@pytest.mark.parametrize("game", available_games())
 def test_log_header_names_policy_per_seat(game):
     lines = _log(game)
     header = [ln for ln in lines[:5] if ln.startswith("policies: ")]
-    assert header == ["policies: seat 0 greedy, seat 1 random, seat 2 greedy, seat 3 random"], lines[:5]
+    seats = ", ".join(f"seat {i} {p}" for i, p in enumerate(_policies(game)))
+    assert header == [f"policies: {seats}"], lines[:5]
 
 
-@pytest.mark.parametrize("game", ["rattus", "cartus", "pyramidion"])
+@pytest.mark.parametrize("game", available_games())
 def test_log_wording_is_plural_aware(game):
     text = "\n".join(_log(game))
     assert "(s)" not in text

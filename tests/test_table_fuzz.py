@@ -25,7 +25,6 @@ cli = CliRunner()
 # (game, option, built-in table it replaces): every option of type Path is a data table
 FILE_OPTIONS = [(game, opt.name, opt.name.removesuffix("_file") + ".toml")
                 for game in available_games() for opt in get_game(game).options if opt.type is Path]
-_PLAYERS = {"rattus": (4, ("africanus",)), "cartus": (4, ()), "pyramidion": (4, ())}
 
 
 def test_every_game_declares_its_tables():
@@ -83,7 +82,8 @@ def test_bad_table_one_line_exit_2(tmp_path, game, option, table, kind, command)
         target.write_text(_wrong_layout(game, table), encoding="utf-8")
     else:
         target.write_bytes(BAD[kind])
-    players, exps = _PLAYERS[game]
+    bench = get_game(game).bench_table()  # every table in use (Rattus: with Africanus)
+    players, exps = bench.players, bench.expansions
     study = tmp_path / "study.toml"
     study.write_text(f'game = "{game}"\nexpansions = {json.dumps(list(exps))}\nplayers = {players}\ngames = 3\n'
                      f'[rules]\n{option} = "table.toml"\n[[seats]]\npolicy = "random"\n')

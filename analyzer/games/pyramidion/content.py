@@ -96,10 +96,52 @@ def _card(kind: str, value: int, count: int) -> dict:
     return {"type": kind, **vals, "count": count, "provenance": "default"}
 
 
+WORKED_INFLUENCE = (7, 9, 14, 15)  # Thebes 7; Luxor 9, 14 and more than 14 (§10.1)
+WORKED_TRADE = (6,)  # Karnak (§10.1)
+DRAWN_PER_ROUND = 4  # a hand is the 5 starting cards + 4 drawn (§10.1)
+
+
+def _sums(values: list[int], most: int) -> set[int]:
+    """Every total of at most ``most`` of ``values`` (each used once)."""
+    fewest = {0: 0}  # total -> fewest cards that make it
+    for v in values:
+        for total, k in list(fewest.items()):
+            if k < most and fewest.get(total + v, most + 1) > k + 1:
+                fewest[total + v] = k + 1
+    return set(fewest)
+
+
+def _hand_totals(table: dict, own: list[int], category: str) -> set[int]:
+    """Totals in ``category`` one hand can show: any of its own starting ``own`` values plus
+    at most ``DRAWN_PER_ROUND`` common cards."""
+    deck = [r[category] for r in table["common"] for _ in range(r["count"]) if r[category]]
+    drawn = _sums(deck, DRAWN_PER_ROUND)
+    return {a + b for a in _sums(own, len(own)) for b in drawn}
+
+
+def keeps_worked_examples(table: dict) -> bool:
+    """Whether one hand of ``table`` can still reach the worked examples' totals (§10.1):
+    influence 7, 9, 14 and 15 with its slave driver and Goddess; trade 6 with its merchants
+    and Goddess."""
+    start = {r["type"]: r for r in table["starting"]}
+    goddess = start["goddess"]["value"]
+    influence = _hand_totals(table, [start["slave_driver"]["influence"], goddess], "influence")
+    trade = _hand_totals(table, [start["merchant"]["trade"]] * 2 + [goddess], "trade")
+    return set(WORKED_INFLUENCE) <= influence and set(WORKED_TRADE) <= trade
+
+
 def draw_cards(rng: random.Random) -> dict:
     """A card table (§10.3): the types and counts of the starting and common decks kept; every
     value drawn from its range; the 8 special cards other than the Philosopher split anew
-    among five types."""
+    among five types. A draw whose hands cannot reach the worked examples' totals
+    (``keeps_worked_examples``; about 1 draw in 7,000) is drawn again from the same ``rng``."""
+    while True:
+        table = _draw_cards_once(rng)
+        if keeps_worked_examples(table):
+            return table
+
+
+def _draw_cards_once(rng: random.Random) -> dict:
     s = {k: rng.choice(STARTING_RANGE) for k in ("merchant", "negotiator", "slave_driver", "goddess")}
     starting = [_card("merchant", s["merchant"], 2), _card("negotiator", s["negotiator"], 1),
                 _card("slave_driver", s["slave_driver"], 1),
