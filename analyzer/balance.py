@@ -412,15 +412,22 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     return math.nan if t is None else est[0] - float(t)
 
 
+def record_se(r: Mapping[str, Any]) -> float:
+    """A finding record's standard error: its ``se`` (read off the interval with the
+    interval's own quantile, ``findings.Finding.quantile``), else ``(hi − lo) / (2 · 1.96)``
+    (a record without one); ``nan`` without an interval."""
+    se = r.get("se")
+    if not _nan(se):
+        return float(se)
+    lo, hi = r.get("lo"), r.get("hi")
+    return math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95)
+
+
 def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     """The standard error of ``gap`` read off the findings' 95 % intervals (``equalize``: the
     root sum of squares of the keys', as if independent: it only scales ``objective``'s
     tie-break)."""
-    ses = []
-    for k in p.keys:
-        r = found.get(k) or {}
-        lo, hi = r.get("lo"), r.get("hi")
-        ses.append(math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95))
+    ses = [record_se(found.get(k) or {}) for k in p.keys]
     return float(ses[0]) if not p.equalize else float(math.sqrt(sum(x * x for x in ses)))
 
 
@@ -813,13 +820,12 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
 
 def _target_test(p: Plan, r: Mapping[str, Any], found: Mapping[str, Any]) -> dict[str, Any]:
     """A rung's estimate against the target: the gap and a two-sided p-value with the standard
-    error read off its 95 % interval (normal)."""
+    error read off its 95 % interval (``record_se``; normal)."""
     target = p.target if p.target is not None else r.get("null")
-    est, lo, hi = (float(r.get(f)) if not _nan(r.get(f)) else math.nan
-                   for f in ("estimate", "lo", "hi"))
+    est = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
     if p.equalize or target is None or math.isnan(est):
         return {"gap": math.nan, "p_value": math.nan}
-    se = (hi - lo) / (2 * float(sps.norm.ppf(0.975)))
+    se = record_se(r)
     g = est - float(target)
     pv = float(2 * sps.norm.sf(abs(g) / se)) if se > 0 else (0.0 if g else 1.0)
     return {"gap": g, "p_value": pv}
