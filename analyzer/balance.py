@@ -34,7 +34,9 @@ Each setting is evaluated by the report's own code (``analyzer.report.build`` on
 without charts), so the number searched on is the number a report prints.
 
 **The check.** The value found and the scenario as it is play ``validation_games`` fresh games
-(root seed ``derived_seed(seed, 2)``, never searched on), on the same seeds, with all the study's
+(root seed ``check_seed``: from the seed and the whole balance identity — finding, target,
+knobs, method, budget — so two balances are checked on different games; never searched on), on
+the same seeds, with all the study's
 arms. Reported: the finding at the value found with its own 95 % interval, against the target;
 the same at the original setting; their paired difference (and, with ``equalize``, the
 differences between the findings) with a delete-a-group jackknife interval: the games are cut
@@ -691,6 +693,28 @@ def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]
     return out
 
 
+def check_seed(p: Plan) -> int:
+    """The root seed of a balance's fresh-seed check, derived from the whole balance identity
+    (as ``tune.check_seed``): the scenario (``Scenario.fingerprint``) and its seed, the finding
+    or findings made equal, the target, the knobs and their ranges, the method and its budget,
+    the study played and the check's size. Two balances of one scenario that differ in any of
+    these are checked on different games (checking them on the same games would let picking
+    the better balance select on that check's luck); the same balance is checked on the same
+    games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit words of a
+    SHA-256 of the identity."""
+    identity = json.dumps({
+        "scenario": p.scenario.fingerprint(), "keys": list(p.keys), "equalize": p.equalize,
+        "target": p.target, "knobs": [(k.path, k.low, k.high) for k in p.knobs],
+        "method": p.method, "values": [list(v) for v in p.values], "popsize": p.popsize,
+        "games": p.games, "rounds": p.rounds, "budget": p.budget,
+        "validation_games": p.validation_games,
+        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)]},
+        sort_keys=True, default=str)
+    digest = hashlib.sha256(identity.encode()).digest()
+    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
+    return derived_seed(p.scenario.seed, CHECK_STREAM, *words)
+
+
 def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, Any],
           scratch: Path, say: Callable[[str], None]) -> tuple[runner.RunResult, dict, Scenario]:
     """Play the original setting and the value found on ``validation_games`` fresh games (all
@@ -709,7 +733,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     balanced = knobs.setting(p.scenario, p.knobs, values, d.path, tables)
     so, fo = p.full.of(p.scenario, d.path / "tables" / ORIGINAL)
     sb, fb = p.full.of(balanced, d.path / "tables" / BALANCED)
-    root = derived_seed(p.scenario.seed, CHECK_STREAM)
+    root = check_seed(p)
     n = p.validation_games
     size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // (
         len(so.arms) + len(sb.arms))))
