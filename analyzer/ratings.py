@@ -268,6 +268,55 @@ def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
     return iv.lo, iv.hi
 
 
+def ratio_test(num: np.ndarray, den: np.ndarray, null: float) -> float:
+    """Two-sided p-value over deals that ``Σ num / Σ den`` equals ``null``: the one-sample t-test
+    (``d − 1`` degrees of freedom) of the per-deal values ``num − null · den``, the deal as the
+    unit (the cluster-robust test of a ratio estimator; Cochran, *Sampling Techniques*, 3rd
+    ed., section 6.4), over the deals with ``den > 0``. A share of 0 (or 1) in every deal has no
+    spread: the exact binomial test of 0 (or all) of the deals at ``null``, one trial per deal
+    (as ``_edge_share`` counts them). ``nan`` with fewer than 2 deals."""
+    from scipy import stats as sps
+
+    keep = den > 0
+    n, d = num[keep], den[keep]
+    if n.size < 2:
+        return math.nan
+    if n.sum() <= 0 or n.sum() >= d.sum():
+        return float(sps.binomtest(0 if n.sum() <= 0 else n.size, n.size, null).pvalue)
+    u = n - null * d
+    if not np.std(u) > 0:
+        return 0.0 if u[0] else 1.0
+    return float(sps.ttest_1samp(u, 0.0).pvalue)
+
+
+def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
+                     seats_all: np.ndarray) -> float:
+    """Two-sided p-value over deals that an entrant's win rate equals a fair seat's:
+    ``Σ won / Σ seats − Σ won_all / Σ seats_all = 0`` (per deal: the entrant's wins and
+    seat-games, the pool's). A t-test over the deals of the estimate's linearised per-deal
+    values (its influence; the deal as the unit, ``d − 1`` degrees of freedom). An entrant
+    that won none (or all) of its games leaves no spread: the exact binomial test of 0 (or all)
+    of the deals it played in at the fair share, one trial per deal, as its interval counts
+    them (``_edge_share``)."""
+    from scipy import stats as sps
+
+    keep = seats > 0
+    w, s, wa, sa = won[keep], seats[keep], won_all[keep], seats_all[keep]
+    d = int(w.size)
+    if d < 2:
+        return math.nan
+    rate, fair = w.sum() / s.sum(), wa.sum() / sa.sum()
+    if w.sum() <= 0 or w.sum() >= s.sum():
+        if not 0 < fair < 1:
+            return math.nan
+        return float(sps.binomtest(0 if w.sum() <= 0 else d, d, fair).pvalue)
+    u = (w - rate * s) / s.mean() - (wa - fair * sa) / sa.mean()
+    se = float(np.std(u, ddof=1) / math.sqrt(d))
+    if not se > 0:
+        return 0.0 if rate != fair else 1.0
+    return float(2 * sps.t.sf(abs(rate - fair) / se, d - 1))
+
+
 def _quantiles(b: np.ndarray | None, q: tuple[float, float], point: float
                ) -> tuple[float, float]:
     if b is None or not len(b):
@@ -303,7 +352,12 @@ class Ratings:
         seat-game, ``(1 − q)/n`` with ``q`` the share of games nobody won (the same in every
         row); ``above_fair`` the entrant's win rate minus it (both from the same replicates).
         ``gap_next`` is the rating minus the next row's (``nan`` in the last row), its interval
-        from the same bootstrap replicates.
+        from the same bootstrap replicates. ``above_fair_p`` and ``gap_p`` are two-sided
+        p-values of tests over deals, not read off the (asymmetric) percentile intervals:
+        ``above_fair`` against 0 by ``_above_fair_test``; the gap against 0 by ``ratio_test``
+        of the row's head-to-head share against the next row's at 1/2 (in the Plackett–Luce
+        model ``a`` finishes above ``b`` with chance ``1 / (1 + exp(θ_b − θ_a))``, 1/2 exactly
+        when the gap is 0).
     head_to_head : DataFrame
         One row per ordered pair that met: ``entrant, opponent, meetings, above, lo, hi,
         model``: the share of meetings (a seat of each in one game) where ``entrant`` finished
@@ -460,6 +514,15 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
     table["fair_share"] = won_all / seats_all if seats_all else np.nan
     table["gap_next"], table["gap_lo"], table["gap_hi"] = gap, gap_lo, gap_hi
+    # p-values from tests over deals (the deal as the unit), not from the percentile intervals
+    pool_won, pool_seats = sums["won"].sum(axis=1), sums["seats"].sum(axis=1)
+    table["above_fair_p"] = [_above_fair_test(sums["won"][:, k], sums["seats"][:, k], pool_won,
+                                              pool_seats) for k in order]
+    gap_p = np.full(n, np.nan)
+    for i in range(n - 1):
+        a, b = order[i], order[i + 1]
+        gap_p[i] = ratio_test(sums["above"][:, a, b], sums["meet"][:, a, b], 0.5)
+    table["gap_p"] = gap_p
     meet = sums["meet"].sum(axis=0)
     rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(meet[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],
