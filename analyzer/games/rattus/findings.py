@@ -157,10 +157,12 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
                 f"The diplomat leader wins {100 * lead['estimate']:.1f} % of the "
                 f"{lead['games']} games of `{var}` with a diplomat on the board; the same "
                 f"players (leaders: {who}) win {100 * lead['reference']:.1f} % per seat-game "
-                "when they do not lead, so leading adds {value} (the reference weights each "
-                "leader by its player; delta-method t interval over games)"
+                "when they do not lead in those games, so leading adds {value} (the reference "
+                "weights each leader by its player; delta-method t interval over the games "
+                "with a leader)"
                 + guessed_note(run, var), edge["estimate"], edge["lo"], edge["hi"], "pp", 100,
                 1, True, 0.0, p_value=edge.get("p_value"), games=int(edge.get("games") or 0),
+                t_df=int(edge.get("games") or 0) - 1,
                 examples=tuple(lead.get("examples", ())), example_variant=var,
                 example_what="the diplomat leader won", key="sultan:leader_edge",
                 per_game=_per_game(numbers, "leader_edge")))
