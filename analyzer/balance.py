@@ -331,9 +331,14 @@ def _nan(x: Any) -> bool:
 
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          equalize: str | Sequence[str] | None, target: float | None,
-         vary: Sequence[str], budget: int, games: int, popsize: int | None,
+         vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
          validation_games: int, say: Callable[[str], None]) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
+
+    Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
+    games"``), so that a target given in the wrong scale (0.10 for 10 %) is seen; and, for a
+    scan given ``games``, that a scan does not use it (it plays ``budget // settings`` per
+    setting).
 
     Raises
     ------
@@ -343,6 +348,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     """
     keys, equal = _keys(finding, equalize)
     option = "equalize" if equal else "finding"
+    asked_games, games = games, DEFAULT_GAMES if games is None else games
     if equal and target is not None:
         raise OptionError("target", "not with {equalize}: the findings are made equal",
                           equalize=None)
@@ -370,6 +376,10 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if per < 1:
             raise OptionError("budget", f"{budget} games are fewer than the {len(values)} "
                                         "settings to scan")
+        if asked_games is not None and asked_games != per:
+            say(f"scan: --games {asked_games} is not used: a scan of {len(values)} settings "
+                f"plays --budget {budget} / {len(values)} = {per} games per setting (raise "
+                "--budget for more)")
     else:
         method = "cma"
         lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
@@ -392,8 +402,29 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         raise OptionError("equalize", "the findings are in different units ("
                           + ", ".join(f"{k}: {probe[k].get('unit')}" for k in keys) + ")")
     stored = None if target is None else finding_keys.stored(rec, target)
+    say(target_line(rec, keys, equal, target))
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
                 lam, per, rounds, validation_games, budget, probe)
+
+
+def target_line(rec: Mapping[str, Any], keys: Sequence[str], equal: bool,
+                target: float | None) -> str:
+    """The goal in words with its unit, echoed before the search starts: ``"target:
+    sultan:winner_changed at 0.1 % of games (in the unit analyzer findings shows; for 10 % of
+    games give --target 10)"`` — so that a target given as a share (0.10) where the unit is
+    percent is seen before the search plays its games."""
+    unit = rec.get("unit") or ""
+    if equal:
+        return f"target: make {', '.join(keys)} equal"
+    if target is None:
+        null = rec.get("null")
+        shown = finding_keys.display(rec, float(null)) if null is not None else math.nan
+        return f"target: {keys[0]} at its no-effect value, {shown:g}{' ' + unit if unit else ''}"
+    what = {"%": " % of games", "pp": " pp"}.get(unit, f" {unit}" if unit else "")
+    line = f"target: {keys[0]} at {target:g}{what} (in the unit analyzer findings shows"
+    if unit in ("%", "pp") and 0 < abs(target) < 1:  # perhaps a share meant as a percentage
+        line += f"; for {100 * target:g}{what} give --target {100 * target:g}"
+    return line + ")"
 
 
 # ------------------------------------------------------------------ the objective
@@ -900,7 +931,7 @@ class BalanceResults(Results):
 def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
             finding: str | None = None, equalize: str | Sequence[str] | None = None,
             target: float | None = None, budget: int = DEFAULT_BUDGET,
-            games: int = DEFAULT_GAMES, popsize: int | None = None,
+            games: int | None = None, popsize: int | None = None,
             validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
             search_games: int = SEARCH_GAMES, seed: int | None = None,
             jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
@@ -925,8 +956,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         finding's no-effect value (a measured figure has none: give it).
     budget : int
         Games the search may play in all (a scan: ``budget // settings`` per setting).
-    games : int
-        Games per candidate per round of a CMA-ES search.
+    games : int, optional
+        Games per candidate per round of a CMA-ES search (default ``DEFAULT_GAMES``). A scan
+        plays ``budget // settings`` per setting instead; given to a scan, it is not used and
+        ``log`` says so.
     popsize : int, optional
         Candidates per round (default CMA-ES's ``4 + floor(3 ln d)``).
     validation_games : int
@@ -967,7 +1000,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
     varied = [vary] if isinstance(vary, str) else list(vary)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
-    options = run_options(max(games, validation_games), jobs=jobs, backend=backend,
+    options = run_options(max(games or DEFAULT_GAMES, validation_games), jobs=jobs,
+                          backend=backend,
                           scheduler=scheduler, chunk_size=chunk_size, progress=progress,
                           csv=csv)
     run = StudyRun(scenario, "balance", options, run_dir("balance", scenario, out, force=force,

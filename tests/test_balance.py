@@ -425,3 +425,27 @@ def test_the_check_seed_comes_from_the_whole_balance_identity(toy, tmp_path):
     assert len(seeds) == 6
     assert check_seed(p) == check_seed(replace(p))  # the same balance: the same games
     assert check_seed(p) != check_seed(replace(p, scenario=replace(scenario, seed=6)))
+
+
+def test_the_target_is_echoed_with_its_unit_and_a_scan_says_it_does_not_use_games(toy, tmp_path):
+    """Issue #32 C1: ``--target 0.1`` on a finding in pp means 0.1 pp; the command says so,
+    with its unit, before the search (a share typed where a percentage was meant is seen);
+    a scan, which plays budget / settings games per setting, says that it does not use
+    ``--games`` instead of ignoring it without a word."""
+    res = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--target", "0.1",
+                           "--vary", "rules.steps=4..6", "--budget", "60", "--games", "50",
+                           "--validation-games", "40", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    target = next(x for x in lines if x.startswith("target:"))
+    assert target == (f"target: {START} at 0.1 pp (in the unit analyzer findings shows; for "
+                      "10 pp give --target 10)")
+    assert lines.index(target) < next(i for i, x in enumerate(lines)
+                                      if x.startswith("scan: 3 settings x"))  # before the search
+    assert ("scan: --games 50 is not used: a scan of 3 settings plays --budget 60 / 3 = 20 "
+            "games per setting (raise --budget for more)") in lines
+    quiet = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--vary",
+                             "rules.steps=4..6", "--budget", "60", "--validation-games", "40",
+                             "--out", str(tmp_path / "c")])
+    assert quiet.exit_code == 0 and "--games" not in quiet.stderr  # not given: nothing to say
+    assert f"target: {START} at its no-effect value, 0 pp" in quiet.stderr

@@ -85,6 +85,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
             + guessed_note(run, u["variant"]),
             d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
             games=n, examples=tuple(u.get("examples", ())), example_variant=u["variant"],
+            t_df=n - 1,
             example_what=(f"a seat that used the {card} in `base` won less without it"
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
@@ -118,7 +119,7 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
         f"last position ({last}) {d['last']:.2f} times: start player − last {{value}} "
         f"per game (paired within the {d['n']} games with the {card} in play)"
         + guessed_note(run, var), d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
-        p_value=d["p_value"], games=int(d["n"]),
+        p_value=d["p_value"], games=int(d["n"]), t_df=int(d["n"]) - 1,
         examples=tuple(d.get("examples", ())), example_variant=var,
         example_what=(f"the start player took the {card} "
                       f"{'more' if d['mean'] >= 0 else 'less'} often than the last position"),

@@ -181,7 +181,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                 "rose": _examples(compared.index[~fell & (compared["won_b"]
                                                           < compared["won_v"])]),
                 "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
-                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
+                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
+                                                 bounds=stats.SHARE_DIFFERENCE),
                 "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
                                                  pair["game_id"]),
                 "all_users": len(all_users.intersection(won_by_game.index)),
@@ -250,7 +251,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
               "change is selection, not the card.)")
         compared = f["compared"]
         dg = stats.paired_difference(compared["won_b"].to_numpy(float),
-                                     compared["won_v"].to_numpy(float))
+                                     compared["won_v"].to_numpy(float),
+                                     bounds=stats.SHARE_DIFFERENCE)
         if len(compared) >= 2:
             doc.p(f"Per game (the game as the unit): in the {len(compared)} of these games with "
                   f"a seat that did not use the {card.title()} (in {f['all_users']} every seat "
