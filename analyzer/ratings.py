@@ -27,7 +27,8 @@ seeds) with replacement, each with all of its games, ``n_boot`` times (default 1
 the ratings and recomputes every share; intervals are expanded percentile intervals
 (``expanded_levels``: the 2.5 % and 97.5 % percentiles at many deals, wider at few). Below
 ``MIN_DEALS`` deals they may still cover less than 95 % and the report says so
-(``reliability``). Win rate
+(``reliability``); so it does when an entrant won in fewer than ``RARE_DEALS`` deals, whose
+rating (and, centred, every other's) is then barely measured: measured coverage far below 95 %. Win rate
 (``won`` = 1/k for a k-way tie for first) and mean rank are ratios over the resampled deals:
 ``Σ won / Σ seats`` and ``Σ rank / Σ seats`` of the entrant, so seat-games of one game are never
 counted as independent observations. Differences — one entrant's rating minus the next-rated
@@ -60,6 +61,13 @@ CONFIDENCE = 0.95
 # percentile interval covered 92–95 % of the true ratings at 15 deals — the plain percentile
 # 89–92 % — 95–97 % at 30 and 93–96 % at 60; tests/stats/test_rating_coverage.py)
 MIN_DEALS = 30
+# an entrant that won in fewer deals than this leaves its rating (and, the ratings being
+# centred, every other's) barely identified: the intervals cover far less than 95 %. Measured
+# on the same pool with one entrant 5 log-strength below the rest (issue 32 T1; 80–150 pools
+# each): 85 % at 14 deals, where it won in 0.8 deals per pool; 93 % at 30 and 60 deals, where
+# it won in 1.2 and 2.9; one 7 below, winning in 0.1–0.3 deals per pool: 49 % at 14 deals,
+# 76 % at 30, 85 % at 60. An entrant 3.5 below, winning in 3 deals per pool at 15: 93 %.
+RARE_DEALS = 2
 
 
 @dataclass(frozen=True)
@@ -242,17 +250,38 @@ def expanded_levels(deals: int, confidence: float = CONFIDENCE) -> tuple[float, 
     return a, 1 - a
 
 
-def reliability(deals: int, orders: int) -> str:
-    """A plain sentence when ``deals`` are fewer than ``MIN_DEALS``: the intervals may cover
-    less than 95 %, and how many games per seating (``orders`` games per deal and seating)
-    would fix it; ``""`` otherwise."""
-    if deals >= MIN_DEALS:
+def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None) -> str:
+    """A plain sentence when the rating intervals may cover less than 95 %, with the coverage
+    measured on a known pool and the games per seating (``orders`` games per deal and seating)
+    to ask for; ``""`` otherwise.
+
+    Two cases: fewer than ``MIN_DEALS`` deals; and an entrant that won in fewer than
+    ``RARE_DEALS`` deals (``deals_won``: entrant → deals in which it won a game, the table's
+    ``deals_won``), whose rating is barely identified whatever the deals — then twice
+    ``MIN_DEALS`` are asked for (see ``RARE_DEALS`` for the measured coverage)."""
+    rare = sorted(k for k, v in (deals_won or {}).items() if v < RARE_DEALS)
+    few = deals < MIN_DEALS
+    if not few and not rare:
         return ""
-    return (f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to rely on. At this "
-            f"size the 95 % intervals are unreliable — they may "
-            f"cover the true value less often than 95 % (about 92–95 % at 15 deals, measured on "
-            f"a known pool). {MIN_DEALS} deals or more fix it: --games "
-            f"{MIN_DEALS * max(1, orders)} or more per seating.")
+    ask = MIN_DEALS * (2 if rare else 1)
+    parts = []
+    if few:
+        parts.append(
+            f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to "
+            f"rely on. At this size the 95 % intervals are unreliable — they may cover the "
+            f"true value less often than 95 % (about 92–95 % at 15 deals, measured on a known "
+            f"pool where every entrant wins now and then).")
+    if rare:
+        who = ", ".join(f"`{k}` ({deals_won[k]} of {deals})" for k in rare)
+        parts.append(
+            f"{who} won in fewer than {RARE_DEALS} deals: its rating is barely measured, and "
+            "so is every other's (the ratings are centred on the pool) — on a known pool with "
+            "an entrant that rarely wins, the 95 % rating intervals covered 85 % at 14 deals "
+            "and 93 % at 30, and with one that almost never wins 49 % at 14 deals, 76 % at 30 "
+            "and 85 % at 60. Its win rate and head-to-head shares keep their Wilson bounds.")
+    parts.append(f"{ask} deals or more fix {'most of ' if rare else ''}it: --games "
+                 f"{ask * max(1, orders)} or more per seating.")
+    return " ".join(parts)
 
 
 def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
@@ -352,7 +381,8 @@ class Ratings:
         seat-game, ``(1 − q)/n`` with ``q`` the share of games nobody won (the same in every
         row); ``above_fair`` the entrant's win rate minus it (both from the same replicates).
         ``gap_next`` is the rating minus the next row's (``nan`` in the last row), its interval
-        from the same bootstrap replicates. ``above_fair_p`` and ``gap_p`` are two-sided
+        from the same bootstrap replicates. ``deals_won``: the deals in which the entrant won
+        (a share of) a game. ``above_fair_p`` and ``gap_p`` are two-sided
         p-values of tests over deals, not read off the (asymmetric) percentile intervals:
         ``above_fair`` against 0 by ``_above_fair_test``; the gap against 0 by ``ratio_test``
         of the row's head-to-head share against the next row's at 1/2 (in the Plackett–Luce
@@ -513,6 +543,9 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         b = np.array(boots["theta"])
         gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
     table["fair_share"] = won_all / seats_all if seats_all else np.nan
+    # deals in which each entrant won (a share of) a game: few means a barely measured rating
+    # (``reliability``, ``RARE_DEALS``)
+    table["deals_won"] = (sums["won"][:, order] > 0).sum(axis=0).astype(int)
     table["gap_next"], table["gap_lo"], table["gap_hi"] = gap, gap_lo, gap_hi
     # p-values from tests over deals (the deal as the unit), not from the percentile intervals
     pool_won, pool_seats = sums["won"].sum(axis=1), sums["seats"].sum(axis=1)

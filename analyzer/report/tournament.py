@@ -49,7 +49,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                           seed=int(study.get("boot_seed", 0)))
     if run.get("description"):  # what the tournament asks, under the title
         doc.p(run["description"])
-    warning = ratings.reliability(result.deals, int(study.get("orders") or 1))
+    warning = ratings.reliability(result.deals, int(study.get("orders") or 1),
+                                  dict(zip(result.table["entrant"], result.table["deals_won"])))
     if warning:
         doc.p(f"**{warning}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in
