@@ -410,8 +410,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
 def target_line(rec: Mapping[str, Any], keys: Sequence[str], equal: bool,
                 target: float | None) -> str:
     """The goal in words with its unit, echoed before the search starts: ``"target:
-    sultan:winner_changed at 0.1 % of games (in the unit analyzer findings shows; for 10 % of
-    games give --target 10)"`` — so that a target given as a share (0.10) where the unit is
+    KEY at 0.1 % of games (in the unit analyzer findings shows; for 10 % of games give
+    --target 10)"`` — so that a target given as a share (0.10) where the unit is
     percent is seen before the search plays its games."""
     unit = rec.get("unit") or ""
     if equal:
