@@ -34,7 +34,9 @@ Each setting is evaluated by the report's own code (``analyzer.report.build`` on
 without charts), so the number searched on is the number a report prints.
 
 **The check.** The value found and the scenario as it is play ``validation_games`` fresh games
-(root seed ``derived_seed(seed, 2)``, never searched on), on the same seeds, with all the study's
+(root seed ``check_seed``: from the seed and the whole balance identity — finding, target,
+knobs, method, budget — so two balances are checked on different games; never searched on), on
+the same seeds, with all the study's
 arms. Reported: the finding at the value found with its own 95 % interval, against the target;
 the same at the original setting; their paired difference (and, with ``equalize``, the
 differences between the findings) with a delete-a-group jackknife interval: the games are cut
@@ -329,9 +331,14 @@ def _nan(x: Any) -> bool:
 
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          equalize: str | Sequence[str] | None, target: float | None,
-         vary: Sequence[str], budget: int, games: int, popsize: int | None,
+         vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
          validation_games: int, say: Callable[[str], None]) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
+
+    Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
+    games"``), so that a target given in the wrong scale (0.10 for 10 %) is seen; and, for a
+    scan given ``games``, that a scan does not use it (it plays ``budget // settings`` per
+    setting).
 
     Raises
     ------
@@ -341,6 +348,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     """
     keys, equal = _keys(finding, equalize)
     option = "equalize" if equal else "finding"
+    asked_games, games = games, DEFAULT_GAMES if games is None else games
     if equal and target is not None:
         raise OptionError("target", "not with {equalize}: the findings are made equal",
                           equalize=None)
@@ -368,6 +376,10 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if per < 1:
             raise OptionError("budget", f"{budget} games are fewer than the {len(values)} "
                                         "settings to scan")
+        if asked_games is not None and asked_games != per:
+            say(f"scan: --games {asked_games} is not used: a scan of {len(values)} settings "
+                f"plays --budget {budget} / {len(values)} = {per} games per setting (raise "
+                "--budget for more)")
     else:
         method = "cma"
         lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
@@ -390,8 +402,29 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         raise OptionError("equalize", "the findings are in different units ("
                           + ", ".join(f"{k}: {probe[k].get('unit')}" for k in keys) + ")")
     stored = None if target is None else finding_keys.stored(rec, target)
+    say(target_line(rec, keys, equal, target))
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
                 lam, per, rounds, validation_games, budget, probe)
+
+
+def target_line(rec: Mapping[str, Any], keys: Sequence[str], equal: bool,
+                target: float | None) -> str:
+    """The goal in words with its unit, echoed before the search starts: ``"target:
+    KEY at 0.1 % of games (in the unit analyzer findings shows; for 10 % of games give
+    --target 10)"`` — so that a target given as a share (0.10) where the unit is
+    percent is seen before the search plays its games."""
+    unit = rec.get("unit") or ""
+    if equal:
+        return f"target: make {', '.join(keys)} equal"
+    if target is None:
+        null = rec.get("null")
+        shown = finding_keys.display(rec, float(null)) if null is not None else math.nan
+        return f"target: {keys[0]} at its no-effect value, {shown:g}{' ' + unit if unit else ''}"
+    what = {"%": " % of games", "pp": " pp"}.get(unit, f" {unit}" if unit else "")
+    line = f"target: {keys[0]} at {target:g}{what} (in the unit analyzer findings shows"
+    if unit in ("%", "pp") and 0 < abs(target) < 1:  # perhaps a share meant as a percentage
+        line += f"; for {100 * target:g}{what} give --target {100 * target:g}"
+    return line + ")"
 
 
 # ------------------------------------------------------------------ the objective
@@ -412,15 +445,22 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     return math.nan if t is None else est[0] - float(t)
 
 
+def record_se(r: Mapping[str, Any]) -> float:
+    """A finding record's standard error: its ``se`` (read off the interval with the
+    interval's own quantile, ``findings.Finding.quantile``), else ``(hi − lo) / (2 · 1.96)``
+    (a record without one); ``nan`` without an interval."""
+    se = r.get("se")
+    if not _nan(se):
+        return float(se)
+    lo, hi = r.get("lo"), r.get("hi")
+    return math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95)
+
+
 def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     """The standard error of ``gap`` read off the findings' 95 % intervals (``equalize``: the
     root sum of squares of the keys', as if independent: it only scales ``objective``'s
     tie-break)."""
-    ses = []
-    for k in p.keys:
-        r = found.get(k) or {}
-        lo, hi = r.get("lo"), r.get("hi")
-        ses.append(math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95))
+    ses = [record_se(found.get(k) or {}) for k in p.keys]
     return float(ses[0]) if not p.equalize else float(math.sqrt(sum(x * x for x in ses)))
 
 
@@ -684,6 +724,28 @@ def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]
     return out
 
 
+def check_seed(p: Plan) -> int:
+    """The root seed of a balance's fresh-seed check, derived from the whole balance identity
+    (as ``tune.check_seed``): the scenario (``Scenario.fingerprint``) and its seed, the finding
+    or findings made equal, the target, the knobs and their ranges, the method and its budget,
+    the study played and the check's size. Two balances of one scenario that differ in any of
+    these are checked on different games (checking them on the same games would let picking
+    the better balance select on that check's luck); the same balance is checked on the same
+    games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit words of a
+    SHA-256 of the identity."""
+    identity = json.dumps({
+        "scenario": p.scenario.fingerprint(), "keys": list(p.keys), "equalize": p.equalize,
+        "target": p.target, "knobs": [(k.path, k.low, k.high) for k in p.knobs],
+        "method": p.method, "values": [list(v) for v in p.values], "popsize": p.popsize,
+        "games": p.games, "rounds": p.rounds, "budget": p.budget,
+        "validation_games": p.validation_games,
+        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)]},
+        sort_keys=True, default=str)
+    digest = hashlib.sha256(identity.encode()).digest()
+    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
+    return derived_seed(p.scenario.seed, CHECK_STREAM, *words)
+
+
 def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, Any],
           scratch: Path, say: Callable[[str], None]) -> tuple[runner.RunResult, dict, Scenario]:
     """Play the original setting and the value found on ``validation_games`` fresh games (all
@@ -702,7 +764,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     balanced = knobs.setting(p.scenario, p.knobs, values, d.path, tables)
     so, fo = p.full.of(p.scenario, d.path / "tables" / ORIGINAL)
     sb, fb = p.full.of(balanced, d.path / "tables" / BALANCED)
-    root = derived_seed(p.scenario.seed, CHECK_STREAM)
+    root = check_seed(p)
     n = p.validation_games
     size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // (
         len(so.arms) + len(sb.arms))))
@@ -813,13 +875,12 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
 
 def _target_test(p: Plan, r: Mapping[str, Any], found: Mapping[str, Any]) -> dict[str, Any]:
     """A rung's estimate against the target: the gap and a two-sided p-value with the standard
-    error read off its 95 % interval (normal)."""
+    error read off its 95 % interval (``record_se``; normal)."""
     target = p.target if p.target is not None else r.get("null")
-    est, lo, hi = (float(r.get(f)) if not _nan(r.get(f)) else math.nan
-                   for f in ("estimate", "lo", "hi"))
+    est = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
     if p.equalize or target is None or math.isnan(est):
         return {"gap": math.nan, "p_value": math.nan}
-    se = (hi - lo) / (2 * float(sps.norm.ppf(0.975)))
+    se = record_se(r)
     g = est - float(target)
     pv = float(2 * sps.norm.sf(abs(g) / se)) if se > 0 else (0.0 if g else 1.0)
     return {"gap": g, "p_value": pv}
@@ -870,7 +931,7 @@ class BalanceResults(Results):
 def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
             finding: str | None = None, equalize: str | Sequence[str] | None = None,
             target: float | None = None, budget: int = DEFAULT_BUDGET,
-            games: int = DEFAULT_GAMES, popsize: int | None = None,
+            games: int | None = None, popsize: int | None = None,
             validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
             search_games: int = SEARCH_GAMES, seed: int | None = None,
             jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
@@ -895,8 +956,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         finding's no-effect value (a measured figure has none: give it).
     budget : int
         Games the search may play in all (a scan: ``budget // settings`` per setting).
-    games : int
-        Games per candidate per round of a CMA-ES search.
+    games : int, optional
+        Games per candidate per round of a CMA-ES search (default ``DEFAULT_GAMES``). A scan
+        plays ``budget // settings`` per setting instead; given to a scan, it is not used and
+        ``log`` says so.
     popsize : int, optional
         Candidates per round (default CMA-ES's ``4 + floor(3 ln d)``).
     validation_games : int
@@ -937,7 +1000,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
     varied = [vary] if isinstance(vary, str) else list(vary)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
-    options = run_options(max(games, validation_games), jobs=jobs, backend=backend,
+    options = run_options(max(games or DEFAULT_GAMES, validation_games), jobs=jobs,
+                          backend=backend,
                           scheduler=scheduler, chunk_size=chunk_size, progress=progress,
                           csv=csv)
     run = StudyRun(scenario, "balance", options, run_dir("balance", scenario, out, force=force,

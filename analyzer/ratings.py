@@ -27,7 +27,8 @@ seeds) with replacement, each with all of its games, ``n_boot`` times (default 1
 the ratings and recomputes every share; intervals are expanded percentile intervals
 (``expanded_levels``: the 2.5 % and 97.5 % percentiles at many deals, wider at few). Below
 ``MIN_DEALS`` deals they may still cover less than 95 % and the report says so
-(``reliability``). Win rate
+(``reliability``); so it does when an entrant won in fewer than ``RARE_DEALS`` deals, whose
+rating (and, centred, every other's) is then barely measured: measured coverage far below 95 %. Win rate
 (``won`` = 1/k for a k-way tie for first) and mean rank are ratios over the resampled deals:
 ``Σ won / Σ seats`` and ``Σ rank / Σ seats`` of the entrant, so seat-games of one game are never
 counted as independent observations. Differences — one entrant's rating minus the next-rated
@@ -60,6 +61,13 @@ CONFIDENCE = 0.95
 # percentile interval covered 92–95 % of the true ratings at 15 deals — the plain percentile
 # 89–92 % — 95–97 % at 30 and 93–96 % at 60; tests/stats/test_rating_coverage.py)
 MIN_DEALS = 30
+# an entrant that won in fewer deals than this leaves its rating (and, the ratings being
+# centred, every other's) barely identified: the intervals cover far less than 95 %. Measured
+# on the same pool with one entrant 5 log-strength below the rest (issue 32 T1; 80–150 pools
+# each): 85 % at 14 deals, where it won in 0.8 deals per pool; 93 % at 30 and 60 deals, where
+# it won in 1.2 and 2.9; one 7 below, winning in 0.1–0.3 deals per pool: 49 % at 14 deals,
+# 76 % at 30, 85 % at 60. An entrant 3.5 below, winning in 3 deals per pool at 15: 93 %.
+RARE_DEALS = 2
 
 
 @dataclass(frozen=True)
@@ -242,17 +250,38 @@ def expanded_levels(deals: int, confidence: float = CONFIDENCE) -> tuple[float, 
     return a, 1 - a
 
 
-def reliability(deals: int, orders: int) -> str:
-    """A plain sentence when ``deals`` are fewer than ``MIN_DEALS``: the intervals may cover
-    less than 95 %, and how many games per seating (``orders`` games per deal and seating)
-    would fix it; ``""`` otherwise."""
-    if deals >= MIN_DEALS:
+def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None) -> str:
+    """A plain sentence when the rating intervals may cover less than 95 %, with the coverage
+    measured on a known pool and the games per seating (``orders`` games per deal and seating)
+    to ask for; ``""`` otherwise.
+
+    Two cases: fewer than ``MIN_DEALS`` deals; and an entrant that won in fewer than
+    ``RARE_DEALS`` deals (``deals_won``: entrant → deals in which it won a game, the table's
+    ``deals_won``), whose rating is barely identified whatever the deals — then twice
+    ``MIN_DEALS`` are asked for (see ``RARE_DEALS`` for the measured coverage)."""
+    rare = sorted(k for k, v in (deals_won or {}).items() if v < RARE_DEALS)
+    few = deals < MIN_DEALS
+    if not few and not rare:
         return ""
-    return (f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to rely on. At this "
-            f"size the 95 % intervals are unreliable — they may "
-            f"cover the true value less often than 95 % (about 92–95 % at 15 deals, measured on "
-            f"a known pool). {MIN_DEALS} deals or more fix it: --games "
-            f"{MIN_DEALS * max(1, orders)} or more per seating.")
+    ask = MIN_DEALS * (2 if rare else 1)
+    parts = []
+    if few:
+        parts.append(
+            f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to "
+            f"rely on. At this size the 95 % intervals are unreliable — they may cover the "
+            f"true value less often than 95 % (about 92–95 % at 15 deals, measured on a known "
+            f"pool where every entrant wins now and then).")
+    if rare:
+        who = ", ".join(f"`{k}` ({deals_won[k]} of {deals})" for k in rare)
+        parts.append(
+            f"{who} won in fewer than {RARE_DEALS} deals: its rating is barely measured, and "
+            "so is every other's (the ratings are centred on the pool) — on a known pool with "
+            "an entrant that rarely wins, the 95 % rating intervals covered 85 % at 14 deals "
+            "and 93 % at 30, and with one that almost never wins 49 % at 14 deals, 76 % at 30 "
+            "and 85 % at 60. Its win rate and head-to-head shares keep their Wilson bounds.")
+    parts.append(f"{ask} deals or more fix {'most of ' if rare else ''}it: --games "
+                 f"{ask * max(1, orders)} or more per seating.")
+    return " ".join(parts)
 
 
 def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
@@ -266,6 +295,55 @@ def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
 
     iv = stats.wilson(0.0 if k <= 0 else float(deals), deals)
     return iv.lo, iv.hi
+
+
+def ratio_test(num: np.ndarray, den: np.ndarray, null: float) -> float:
+    """Two-sided p-value over deals that ``Σ num / Σ den`` equals ``null``: the one-sample t-test
+    (``d − 1`` degrees of freedom) of the per-deal values ``num − null · den``, the deal as the
+    unit (the cluster-robust test of a ratio estimator; Cochran, *Sampling Techniques*, 3rd
+    ed., section 6.4), over the deals with ``den > 0``. A share of 0 (or 1) in every deal has no
+    spread: the exact binomial test of 0 (or all) of the deals at ``null``, one trial per deal
+    (as ``_edge_share`` counts them). ``nan`` with fewer than 2 deals."""
+    from scipy import stats as sps
+
+    keep = den > 0
+    n, d = num[keep], den[keep]
+    if n.size < 2:
+        return math.nan
+    if n.sum() <= 0 or n.sum() >= d.sum():
+        return float(sps.binomtest(0 if n.sum() <= 0 else n.size, n.size, null).pvalue)
+    u = n - null * d
+    if not np.std(u) > 0:
+        return 0.0 if u[0] else 1.0
+    return float(sps.ttest_1samp(u, 0.0).pvalue)
+
+
+def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
+                     seats_all: np.ndarray) -> float:
+    """Two-sided p-value over deals that an entrant's win rate equals a fair seat's:
+    ``Σ won / Σ seats − Σ won_all / Σ seats_all = 0`` (per deal: the entrant's wins and
+    seat-games, the pool's). A t-test over the deals of the estimate's linearised per-deal
+    values (its influence; the deal as the unit, ``d − 1`` degrees of freedom). An entrant
+    that won none (or all) of its games leaves no spread: the exact binomial test of 0 (or all)
+    of the deals it played in at the fair share, one trial per deal, as its interval counts
+    them (``_edge_share``)."""
+    from scipy import stats as sps
+
+    keep = seats > 0
+    w, s, wa, sa = won[keep], seats[keep], won_all[keep], seats_all[keep]
+    d = int(w.size)
+    if d < 2:
+        return math.nan
+    rate, fair = w.sum() / s.sum(), wa.sum() / sa.sum()
+    if w.sum() <= 0 or w.sum() >= s.sum():
+        if not 0 < fair < 1:
+            return math.nan
+        return float(sps.binomtest(0 if w.sum() <= 0 else d, d, fair).pvalue)
+    u = (w - rate * s) / s.mean() - (wa - fair * sa) / sa.mean()
+    se = float(np.std(u, ddof=1) / math.sqrt(d))
+    if not se > 0:
+        return 0.0 if rate != fair else 1.0
+    return float(2 * sps.t.sf(abs(rate - fair) / se, d - 1))
 
 
 def _quantiles(b: np.ndarray | None, q: tuple[float, float], point: float
@@ -303,7 +381,13 @@ class Ratings:
         seat-game, ``(1 − q)/n`` with ``q`` the share of games nobody won (the same in every
         row); ``above_fair`` the entrant's win rate minus it (both from the same replicates).
         ``gap_next`` is the rating minus the next row's (``nan`` in the last row), its interval
-        from the same bootstrap replicates.
+        from the same bootstrap replicates. ``deals_won``: the deals in which the entrant won
+        (a share of) a game. ``above_fair_p`` and ``gap_p`` are two-sided
+        p-values of tests over deals, not read off the (asymmetric) percentile intervals:
+        ``above_fair`` against 0 by ``_above_fair_test``; the gap against 0 by ``ratio_test``
+        of the row's head-to-head share against the next row's at 1/2 (in the Plackett–Luce
+        model ``a`` finishes above ``b`` with chance ``1 / (1 + exp(θ_b − θ_a))``, 1/2 exactly
+        when the gap is 0).
     head_to_head : DataFrame
         One row per ordered pair that met: ``entrant, opponent, meetings, above, lo, hi,
         model``: the share of meetings (a seat of each in one game) where ``entrant`` finished
@@ -459,7 +543,19 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         b = np.array(boots["theta"])
         gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
     table["fair_share"] = won_all / seats_all if seats_all else np.nan
+    # deals in which each entrant won (a share of) a game: few means a barely measured rating
+    # (``reliability``, ``RARE_DEALS``)
+    table["deals_won"] = (sums["won"][:, order] > 0).sum(axis=0).astype(int)
     table["gap_next"], table["gap_lo"], table["gap_hi"] = gap, gap_lo, gap_hi
+    # p-values from tests over deals (the deal as the unit), not from the percentile intervals
+    pool_won, pool_seats = sums["won"].sum(axis=1), sums["seats"].sum(axis=1)
+    table["above_fair_p"] = [_above_fair_test(sums["won"][:, k], sums["seats"][:, k], pool_won,
+                                              pool_seats) for k in order]
+    gap_p = np.full(n, np.nan)
+    for i in range(n - 1):
+        a, b = order[i], order[i + 1]
+        gap_p[i] = ratio_test(sums["above"][:, a, b], sums["meet"][:, a, b], 0.5)
+    table["gap_p"] = gap_p
     meet = sums["meet"].sum(axis=0)
     rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(meet[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],

@@ -18,11 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+from scipy.optimize import brentq
 
 # below this many games no interval is given ("too few games to estimate"): a t or Wilson
 # interval of a per-game share over fewer games covers badly and can reach past the possible
 # range (5 games: a win-rate difference of +0.0 pp [−124.2, +124.2])
 MIN_GAMES = 20
+# the possible range of a per-game difference of two shares (win shares, 0/1 outcomes):
+# the ``bounds`` of a paired difference of shares (see ``no_spread``)
+SHARE_DIFFERENCE = (-1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -202,28 +206,83 @@ def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np
     return Interval(m, m - half, m + half)
 
 
+def no_spread(value: float, n: int, low: float, high: float, confidence: float = 0.95
+              ) -> tuple[float, float, float]:
+    """Interval and p-value of a mean of ``n`` per-game values that all equal ``value``, each
+    game's value bounded in ``[low, high]``.
+
+    No spread is no evidence of an exact mean: a rare outcome (a game without a winner, a
+    policy's first win) may simply not have happened in ``n`` games. The share ``δ`` of games
+    whose value differs from ``value`` is bounded by Wilson's interval of ``0`` of ``n``
+    (``[0, u]``, ``u = z² / (n + z²)``); the mean then lies in
+    ``[value − u · (value − low), value + u · (high − value)]``. The p-value (no-effect value 0)
+    is the score test of ``0`` of ``n`` against the least ``δ₀`` that would give a mean of 0
+    (the test Wilson's interval inverts, so that the interval excludes 0 exactly when
+    ``p < 1 − confidence``); 1 when ``value`` is 0.
+
+    Parameters
+    ----------
+    value : float
+        The common per-game value, in ``[low, high]``.
+    n : int
+        Games, ``>= 1``.
+    low, high : float
+        The possible range of one game's value (e.g. ``(−1, 1)`` for a difference of shares).
+
+    Returns
+    -------
+    (lo, hi, p_value)
+    """
+    u = wilson(0.0, n, confidence).hi
+    lo, hi = value - u * max(value - low, 0.0), value + u * max(high - value, 0.0)
+    if value == 0:
+        return lo, hi, 1.0
+    room = (value - low) if value > 0 else (high - value)  # how far the other games can pull
+    share = abs(value) / room if room > 0 else math.inf  # the least δ₀ giving a mean of 0
+    if share >= 1:
+        return lo, hi, 0.0
+    z = math.sqrt(n * share / (1 - share))
+    return lo, hi, float(min(1.0, 2 * sps.norm.sf(z)))
+
+
 def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
-                      confidence: float = 0.95) -> Difference:
+                      confidence: float = 0.95, bounds: tuple[float, float] | None = None
+                      ) -> Difference:
     """Mean of the per-game differences ``variant − base`` with a t interval.
 
     Parameters
     ----------
     base, variant : array_like, shape (n_games,)
         The same games (same seeds) in the same order.
+    bounds : (float, float), optional
+        The possible range of one game's difference (``(−1, 1)`` for a difference of shares).
+        When every game's difference is the same, the interval is ``no_spread``'s over this
+        range (a rare outcome that did not happen is not ruled out); without ``bounds`` such a
+        difference is exact (``lo == hi``, p-value 0 or 1).
     """
     d = np.asarray(variant, dtype=float) - np.asarray(base, dtype=float)
     iv = mean_interval(d, confidence)
     n = int(d.size)
     if n < 2:
         return Difference(iv.estimate, iv.lo, iv.hi, n, math.nan, False)
-    if np.all(d == d[0]):  # no spread: the difference is exact
-        return Difference(iv.estimate, iv.estimate, iv.estimate, n, 0.0 if d[0] else 1.0, bool(d[0]))
+    if np.all(d == d[0]):  # no spread
+        return _no_spread_difference(float(iv.estimate), n, bounds, confidence)
     p = float(sps.ttest_1samp(d, 0.0).pvalue)
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
+def _no_spread_difference(m: float, n: int, bounds: tuple[float, float] | None,
+                          confidence: float) -> Difference:
+    """A difference whose games all agree: ``no_spread`` over ``bounds``, else exact."""
+    if bounds is None:
+        return Difference(m, m, m, n, 0.0 if m else 1.0, bool(m))
+    lo, hi, p = no_spread(m, n, bounds[0], bounds[1], confidence)
+    return Difference(m, lo, hi, n, p, bool(lo > 0 or hi < 0))
+
+
 def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
-                        confidence: float = 0.95) -> Difference:
+                        confidence: float = 0.95, bounds: tuple[float, float] | None = None
+                        ) -> Difference:
     """Difference of means ``variant − base`` of two independent samples, Welch's t interval.
 
     For arms whose games share no game seed (arms of different player counts that do are
@@ -237,6 +296,11 @@ def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[fl
     ----------
     base, variant : array_like
         Per-game values of each arm (``nan`` dropped); at least 2 each, else ``nan`` bounds.
+    bounds : (float, float), optional
+        The possible range of one game's value (``(0, 1)`` for a share). When neither arm has
+        spread, each arm's mean gets ``no_spread``'s interval at ``(1 + confidence) / 2`` and the
+        difference their widest difference (Bonferroni over the two arms); without ``bounds``
+        the difference is exact.
     """
     b = np.asarray(base, dtype=float)
     v = np.asarray(variant, dtype=float)
@@ -245,23 +309,48 @@ def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[fl
     mean = float(v.mean() - b.mean()) if len(b) and len(v) else math.nan
     if len(b) < 2 or len(v) < 2:
         return Difference(mean, math.nan, math.nan, n, math.nan, False)
-    if np.all(b == b[0]) and np.all(v == v[0]):  # no spread: the difference is exact
-        return Difference(mean, mean, mean, n, 0.0 if mean else 1.0, bool(mean))
+    if np.all(b == b[0]) and np.all(v == v[0]):  # no spread in either arm
+        if bounds is None:
+            return Difference(mean, mean, mean, n, 0.0 if mean else 1.0, bool(mean))
+        lo, hi = _no_spread_arms(float(b[0]), len(b), float(v[0]), len(v), bounds, confidence)
+
+        def edge(log_alpha: float) -> float:  # the bound nearer 0 at confidence 1 − α
+            lo_a, hi_a = _no_spread_arms(float(b[0]), len(b), float(v[0]), len(v), bounds,
+                                         1 - math.exp(log_alpha))
+            return lo_a if mean > 0 else -hi_a
+
+        # the p-value: the α at which the interval reaches 0 (the test it inverts)
+        tiny = math.log(1e-15)  # below it the confidence level rounds to 1
+        p = (1.0 if mean == 0 else 1e-15 if edge(tiny) > 0 else
+             float(math.exp(brentq(edge, tiny, -1e-12))))
+        return Difference(mean, lo, hi, n, p, bool(lo > 0 or hi < 0))
     t = sps.ttest_ind(v, b, equal_var=False)
     ci = t.confidence_interval(confidence)
     lo, hi = float(ci.low), float(ci.high)
     return Difference(mean, lo, hi, n, float(t.pvalue), bool(lo > 0 or hi < 0))
 
 
+def _no_spread_arms(b: float, n_b: int, v: float, n_v: int, bounds: tuple[float, float],
+                    confidence: float) -> tuple[float, float]:
+    """``v − b`` of two arms without spread: each arm's ``no_spread`` interval at
+    ``(1 + confidence) / 2``, their widest difference."""
+    each = (1 + confidence) / 2
+    b_lo, b_hi, _ = no_spread(b, n_b, bounds[0], bounds[1], each)
+    v_lo, v_hi, _ = no_spread(v, n_v, bounds[0], bounds[1], each)
+    return v_lo - b_hi, v_hi - b_lo
+
+
 def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[float] | np.ndarray,
-                         clusters: Sequence | np.ndarray, confidence: float = 0.95) -> Difference:
+                         clusters: Sequence | np.ndarray, confidence: float = 0.95,
+                         bounds: tuple[float, float] | None = None) -> Difference:
     """Mean of the paired differences ``variant − base`` of rows grouped in clusters (games).
 
     Like ``paired_difference``, but the rows (e.g. several seats of one game followed into the
     same game of a variant) are not independent within a cluster: the interval is
     ``clustered_mean``'s (cluster-robust, t with ``clusters − 1`` degrees of freedom) and the
     p-value the matching two-sided t-test. With one row per cluster it equals
-    ``paired_difference``.
+    ``paired_difference``. ``bounds``: as for ``paired_difference`` (a difference the same in
+    every row is ``no_spread``'s over the clusters).
     """
     d = np.asarray(variant, dtype=float) - np.asarray(base, dtype=float)
     c = np.asarray(clusters)
@@ -273,8 +362,9 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
         m = float(d.mean()) if n else math.nan
         return Difference(m, math.nan, math.nan, n, math.nan, False)
     m = float(d.mean())
-    if np.all(d == d[0]):  # no spread: the difference is exact
-        return Difference(m, m, m, n, 0.0 if d[0] else 1.0, bool(d[0]))
+    if np.all(d == d[0]):  # no spread: over the clusters, the unit
+        got = _no_spread_difference(m, int(counts.size), bounds, confidence)
+        return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
     se = _ratio_se(sums, counts)[1]
     df = counts.size - 1
     half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
@@ -475,7 +565,8 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
         joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
         if joined.empty:
             continue
-        d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence)
+        d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence,
+                              SHARE_DIFFERENCE if metric == "won" else None)
         diffs[key] = joined["v"] - joined["b"]
         lo, hi = (d.lo, d.hi) if metric != "won" else clip_interval(d.lo, d.hi, -1.0, 1.0)
         rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, lo, hi,
@@ -760,8 +851,11 @@ def start_player_advantage(seats: pd.DataFrame, confidence: float = 0.95) -> Dif
     of 0, so games without a winner do not count against the start player.
     """
     per = start_player_games(seats)
+    # one game's advantage: from −1/n (another seat won) to 1 − 1/n (the start player won)
+    fair_most = float((1 / per["seats"]).max()) if len(per) else 0.0
     d = paired_difference((per["total"] / per["seats"]).to_numpy(), per["start"].to_numpy(),
-                          confidence)
+                          confidence, (-fair_most, 1 - float((1 / per["seats"]).min()))
+                          if len(per) else None)
     lo, hi = clip_interval(d.lo, d.hi, -1.0, 1.0)  # a share minus a share: never past ±1
     return Difference(d.mean, lo, hi, d.n, d.p_value, d.significant)
 

@@ -625,7 +625,7 @@ def balance(
     from analyzer import finding_keys
 
     options = {k: v for k, v in flags.api().items() if k != "games"}
-    options["games"] = 200 if flags.games is None else flags.games
+    options["games"] = flags.games  # None: the default (a scan says when it does not use it)
     with resumable(["analyzer", "balance", str(scenario)], finding=finding, equalize=equalize,
                    target=target, vary=vary, budget=budget, popsize=popsize,
                    validation_games=validation_games, robustness=robustness,

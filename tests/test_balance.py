@@ -122,6 +122,8 @@ def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_pat
     data = tomllib.loads(res.balanced_file.read_text())
     assert data["rules"]["steps"] == 5 and type(data["rules"]["steps"]) is int
     assert data["games"] == 400
+    from analyzer.tune import derived_seed
+    assert data["seed"] != derived_seed(5, 2)  # the check's seed is this balance's own (B1)
     near = search[(search["lo_0"] <= search["null"]) & (search["null"] <= search["hi_0"])]
     text = (tmp_path / "b" / "report.md").read_text()
     assert (f"contains the target ({len(near)} of 11, nearest first on its own estimate; each "
@@ -399,3 +401,51 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     assert res.balanced_file.read_text().replace(str(tmp_path / "api"), "") == (
         tmp_path / "cli" / "balanced.toml").read_text().replace(str(tmp_path / "cli"), "")
     api.validate(res.balanced_file)
+
+
+def test_the_check_seed_comes_from_the_whole_balance_identity(toy, tmp_path):
+    """Issue #32 B1: two balances of one scenario (another finding, target or knob range) are
+    checked on different fresh games, as two tunes are; the same balance on the same games.
+    Before, every balance of a scenario took ``derived_seed(seed, 2)``."""
+    from dataclasses import replace
+
+    from analyzer import knobs
+    from analyzer.balance import Plan, Study, check_seed
+    from analyzer.scenario import load_scenario
+    from analyzer.tune import derived_seed
+
+    scenario = load_scenario(toy(extra=VARIANTS))
+    edge = knobs.knob(scenario, "rules.edge=-0.3..0.3")
+    p = Plan(scenario, (edge,), (START,), False, None, Study("simulate"), Study("simulate"),
+             "cma", (), 4, 200, 3, 400, 2400, {})
+    seeds = {check_seed(p), check_seed(replace(p, target=0.05)),
+             check_seed(replace(p, keys=("score:twice",))),
+             check_seed(replace(p, knobs=(knobs.knob(scenario, "rules.edge=-0.2..0.3"),))),
+             check_seed(replace(p, validation_games=600)), derived_seed(scenario.seed, 2)}
+    assert len(seeds) == 6
+    assert check_seed(p) == check_seed(replace(p))  # the same balance: the same games
+    assert check_seed(p) != check_seed(replace(p, scenario=replace(scenario, seed=6)))
+
+
+def test_the_target_is_echoed_with_its_unit_and_a_scan_says_it_does_not_use_games(toy, tmp_path):
+    """Issue #32 C1: ``--target 0.1`` on a finding in pp means 0.1 pp; the command says so,
+    with its unit, before the search (a share typed where a percentage was meant is seen);
+    a scan, which plays budget / settings games per setting, says that it does not use
+    ``--games`` instead of ignoring it without a word."""
+    res = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--target", "0.1",
+                           "--vary", "rules.steps=4..6", "--budget", "60", "--games", "50",
+                           "--validation-games", "40", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    target = next(x for x in lines if x.startswith("target:"))
+    assert target == (f"target: {START} at 0.1 pp (in the unit analyzer findings shows; for "
+                      "10 pp give --target 10)")
+    assert lines.index(target) < next(i for i, x in enumerate(lines)
+                                      if x.startswith("scan: 3 settings x"))  # before the search
+    assert ("scan: --games 50 is not used: a scan of 3 settings plays --budget 60 / 3 = 20 "
+            "games per setting (raise --budget for more)") in lines
+    quiet = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--vary",
+                             "rules.steps=4..6", "--budget", "60", "--validation-games", "40",
+                             "--out", str(tmp_path / "c")])
+    assert quiet.exit_code == 0 and "--games" not in quiet.stderr  # not given: nothing to say
+    assert f"target: {START} at its no-effect value, 0 pp" in quiet.stderr

@@ -394,7 +394,7 @@ def test_one_finding_per_test_when_a_policy_change_is_half_its_head_to_head():
     h = stats.paired_difference(others.to_numpy(), mine.to_numpy())
     h2h = findings.Finding("head to head", h.mean, h.lo, h.hi, "pp", 100, 1, True, 0.0,
                            p_value=h.p_value, games=h.n, example_variant="v",
-                           key="head_to_head:v:greedy")
+                           key="head_to_head:v:greedy", t_df=h.n - 1)  # a t interval, as the game's
     assert h.mean == pytest.approx(2 * policy.estimate)
     ranked = findings.assess([policy, h2h])
     tested = [a for a in ranked if a.tested]

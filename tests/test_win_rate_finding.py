@@ -95,3 +95,40 @@ def test_a_simulate_question_asks_for_a_seat_policy_win_rate(write_scenario, tmp
     record = next(r for r in of_summary(summary) if r["key"] == "win_rate:bold")
     assert record["estimate"] == pytest.approx(float((bold - fair).mean()))
     assert got["answers"][0]["estimate"] == pytest.approx(100 * record["estimate"])
+
+
+def test_a_policy_that_never_won_gets_a_wilson_interval_not_an_exact_value():
+    """Issue #32 W1: `solo` at one seat of four never wins in 196 games, every game has a
+    winner: its difference is −25 pp in every game. No spread is not an exact value: the interval
+    is Wilson's for 0 of 196 games (upper z²/(196 + z²) = 1.92 %) shifted by the fair 25 %,
+    −25.0 [−25.0, −23.1]; the crowd's (+1/12 per game) is the same bound seen from its side."""
+    rows = []
+    for gid in range(196):
+        solo_at = gid % 4
+        for seat in range(4):
+            rows.append({"variant": "base", "game_id": gid, "seat": seat,
+                         "policy": "solo" if seat == solo_at else "crowd",
+                         "won": 1.0 if seat == (solo_at + 1) % 4 else 0.0,
+                         "start_position": (seat - gid) % 4, "score": 0.0})
+    got = {f.key: f for f in findings.generic({}, {}, pd.DataFrame(rows))}
+    solo, crowd = got["win_rate:solo"], got["win_rate:crowd"]
+    z2 = sps.norm.ppf(0.975) ** 2
+    u = z2 / (196 + z2)
+    assert solo.estimate == pytest.approx(-0.25)
+    assert (solo.lo, solo.hi) == (pytest.approx(-0.25), pytest.approx(-0.25 + u))
+    assert "-25.0 pp [-25.0, -23.1]" in solo.sentence().replace("−", "-")
+    assert solo.p_value < 1e-6
+    assert crowd.estimate == pytest.approx(1 / 12)
+    assert (crowd.lo, crowd.hi) == (pytest.approx(1 / 12 - u / 3), pytest.approx(1 / 12))
+    for f in (solo, crowd):
+        assert "same in every game" not in f.sentence()
+
+
+def test_the_standardized_size_reads_the_t_interval_with_its_own_quantile():
+    """Issue #32 S1: the size of a mean over games with a t interval is Cohen's d_z, mean / sd
+    of the per-game differences — the interval's half-width read with t(0.975, games − 1), not
+    with 1.96 (which made every size 0.6–7 % low). Over 40 games t = 2.023: 3 % apart."""
+    got = {f.key: f for f in findings.generic({}, {}, _seats())}
+    d = np.tile(np.subtract(SOLO_SHARE, FAIR), BLOCKS)
+    ranked = {a.finding.key: a for a in findings.assess(list(got.values()))}
+    assert ranked["win_rate:solo"].size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)

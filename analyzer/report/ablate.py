@@ -96,7 +96,8 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
             if len(pair):
                 rec["tied_share"] = float((pair["users"] > 1).mean())
             if len(pair) >= 2:
-                dw = stats.paired_difference(pair["won_v"], pair["won_b"])  # with − without
+                dw = stats.paired_difference(pair["won_v"], pair["won_b"],  # with − without
+                                             bounds=stats.SHARE_DIFFERENCE)
                 ds = stats.paired_difference(pair["score_v"], pair["score_b"])
                 rec.update(won_with=pair["won_b"].mean(), won_without=pair["won_v"].mean(),
                            value=dw.mean, lo=dw.lo, hi=dw.hi, p_value=dw.p_value,
@@ -107,7 +108,8 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
             single = pair[pair["users"] == 1]
             rec["games_single"] = len(single)
             if len(single) >= 2:
-                dw = stats.paired_difference(single["won_v"], single["won_b"])
+                dw = stats.paired_difference(single["won_v"], single["won_b"],
+                                             bounds=stats.SHARE_DIFFERENCE)
                 ds = stats.paired_difference(single["score_v"], single["score_b"])
                 rec.update(won_with_single=single["won_b"].mean(),
                            won_without_single=single["won_v"].mean(), value_single=dw.mean,

@@ -10,7 +10,8 @@ through ``StudySection.findings`` (in its package), so this module names no game
 Ranking
     By standardized size: ``|estimate − no-effect value| / (standard error · √games)``, the
     effect in per-game standard deviations (for a paired per-game difference this is Cohen's
-    ``d_z``); the standard error is read off the 95 % interval (on the log scale for a ratio).
+    ``d_z``); the standard error is read off the 95 % interval (on the log scale for a ratio)
+    with the interval's own quantile (Student's t for a t interval, ``Finding.t_df``).
     A finding without an interval to read it from (a test statistic only) takes ``|z|`` from its
     p-value.
 Significance
@@ -128,6 +129,10 @@ class Finding:
     min_games : int
         Below this many ``games`` the finding reads "too few games to estimate" and is not
         tested (default ``MIN_GAMES``).
+    t_df : float, optional
+        The degrees of freedom of a Student-t interval (``games − 1`` for a mean over games):
+        its standard error, and so the standardized size, is read with t's own 97.5 %
+        quantile; ``None``: a normal (or Wilson) interval, read with z's 1.96.
     context : str
         What the finding's games are like, in the game's own numbers, as a clause (e.g. "every
         seat used the card in 93 % of the games"); ``analyzer robustness`` quotes it for a
@@ -160,6 +165,14 @@ class Finding:
     bounds: tuple[float, float] | None = None
     min_games: int = MIN_GAMES
     context: str = ""
+    t_df: float | None = None
+
+    def quantile(self) -> float:
+        """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
+        normal's."""
+        if self.t_df is None or _missing(self.t_df) or self.t_df < 1:
+            return Z95
+        return float(sps.t.ppf(0.975, self.t_df))
 
     @property
     def too_few(self) -> bool:
@@ -259,7 +272,7 @@ def _z(f: Finding) -> float:
         est, lo, hi, null = (math.log(x) for x in (f.estimate, f.lo, f.hi, f.null))
     else:
         est, lo, hi, null = f.estimate, f.lo, f.hi, f.null
-    se = (hi - lo) / (2 * Z95)
+    se = (hi - lo) / (2 * f.quantile())
     return (est - null) / se if se > 0 else math.nan
 
 
@@ -271,8 +284,8 @@ def _se(f: Finding) -> float:
     if f.log:
         if min(f.lo, f.hi) <= 0:
             return math.nan
-        return (math.log(f.hi) - math.log(f.lo)) / (2 * Z95)
-    return (f.hi - f.lo) / (2 * Z95)
+        return (math.log(f.hi) - math.log(f.lo)) / (2 * f.quantile())
+    return (f.hi - f.lo) / (2 * f.quantile())
 
 
 def _same_test(a: tuple, b: tuple) -> bool:
@@ -426,6 +439,7 @@ def _start_player(results: Mapping[str, Any], seats: Table, cache: dict) -> list
         f"against a fair position's {100 * rec['fair']:.1f} %: an advantage of {{value}}",
         rec["advantage"], rec["advantage_lo"], rec["advantage_hi"], "pp", 100, 1, True, 0.0,
         p_value=rec.get("p_first"), games=int(rec["games"]), examples=_first(ids),
+        t_df=int(rec["games"]) - 1,
         example_variant=var,
         example_what="the start player won" if ahead else "the start player did not win",
         key=f"first_player:{var}",
@@ -443,7 +457,9 @@ def _win_rates(seats: Table, cache: dict) -> list[Finding]:
     did, so the mean fair share is ``(1 − q)/n``, ``q`` the share of games nobody won). The
     estimate is the mean over those games with a t interval and a one-sample t-test, the game
     as the unit (``stats.paired_difference`` of the fair and the policy's share, as the start
-    player's advantage). With two policies one's difference is a multiple of the other's
+    player's advantage). A policy that never won (or the same in every game) gets
+    ``stats.no_spread``'s interval over the range a game's difference can take, Wilson's for
+    ``0`` of its games shifted by the fair share, not an exact value. With two policies one's difference is a multiple of the other's
     (``assess`` counts it once, ``same_test_as``): the policy at the fewest seats comes first."""
     if BASE not in seats.variants():
         return []
@@ -463,7 +479,11 @@ def _win_rates(seats: Table, cache: dict) -> list[Finding]:
         if bool((held == per.size().reindex(ids)).all()):  # every seat of every game it plays
             continue
         f = fair.reindex(ids)
-        d = stats.paired_difference(f.to_numpy(), share.to_numpy())
+        # one game's difference: from −1/n (another seat won) to 1/k − 1/n (a seat of the
+        # policy's k won) — the range a policy that never (or always) won is measured in
+        n_all = per.size().reindex(ids).to_numpy(float)
+        d = stats.paired_difference(f.to_numpy(), share.to_numpy(), bounds=(
+            float((-1 / n_all).min()), float((1 / held.to_numpy(float) - 1 / n_all).max())))
         lo, hi = stats.clip_interval(d.lo, d.hi, -1.0, 1.0)
         rate = stats.win_rates(own.assign(policy=pol), ("policy",)).iloc[0]
         n_seats = int(per.size().max())
@@ -475,8 +495,11 @@ def _win_rates(seats: Table, cache: dict) -> list[Finding]:
             f"`{pol}` wins {100 * rate['rate']:.1f} % [{100 * rate['lo']:.1f}, "
             f"{100 * rate['hi']:.1f}] of its {int(rate['n']):,} seat-games in `{BASE}` against a "
             f"fair seat's {100 * float(f.mean()):.1f} % ({fair_how}): {{value}} "
-            f"(t interval over its {len(ids)} games, the game as the unit)",
+            f"({'t' if (share - f).nunique() > 1 else 'no-spread Wilson'} interval over its "
+            f"{len(ids)} games, "
+            "the game as the unit)",
             d.mean, lo, hi, "pp", 100, 1, True, 0.0, p_value=d.p_value, games=len(ids),
+            t_df=len(ids) - 1,
             examples=_first(won_ids), example_variant=BASE,
             example_what=f"`{pol}` won more than a fair seat", key=f"win_rate:{pol}",
             per_game=(share - f).rename(None)))
@@ -493,7 +516,7 @@ def _variant_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> l
             out.append(Finding(
                 f"`{var}` changes the mean final score by {{value}} per seat-game against "
                 f"`{BASE}` (paired on {n} games)", r["diff"], r["lo"], r["hi"], "points", 1, 2,
-                True, 0.0, p_value=r["p_value"], games=n, example_variant=var,
+                True, 0.0, p_value=r["p_value"], games=n, example_variant=var, t_df=n - 1,
                 key=f"score:{var}", per_game=_paired_values(seats, var, "score", cache)))
         elif r["metric"] == "start_adv":
             ids = _moved_games(seats, var, r["diff"])
@@ -501,6 +524,7 @@ def _variant_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> l
                 f"`{var}` changes the start player's advantage by {{value}} against `{BASE}` "
                 f"(paired on {n} games)", r["diff"], r["lo"], r["hi"], "pp", 100, 1, True, 0.0,
                 p_value=r["p_value"], games=n, examples=ids, example_variant=var,
+                t_df=n - 1,
                 example_what=("the start player won here but not in the same game of "
                               f"`{BASE}`" if r["diff"] >= 0 else "the start player won in "
                               f"`{BASE}` but not here"),
@@ -532,6 +556,7 @@ def _player_counts(results: Mapping[str, Any], seats: Table, cache: dict) -> lis
             + guesses.specific_clause(results.get("guesses"), var, ref), r["diff"], r["lo"],
             r["hi"], unit, scale, digits, True, 0.0, p_value=r["p_value"], games=n,
             example_variant=var, key=f"players:{r['metric']}:{var}",
+            t_df=n - 1 if paired else None,
             per_game=_paired_values(seats, var, r["metric"], cache, ref) if paired else None))
     return out
 
@@ -641,6 +666,7 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
             f"In `{var}`, `{pol}` changes its {what} by {{value}} against {against}"
             + (f" (paired on {n} games)" if n else ""), r["diff"], lo, hi,
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
+            t_df=n - 1 if n else None,
             examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
             example_variant=var,
             example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
@@ -673,7 +699,7 @@ def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
             f"The {kind} `{r['item']}` is worth {{value}} in win rate to the seat that used it "
             f"most (with − without, paired on the {n} games it was used in; that seat is picked "
             "in the base game, so part of this is selection)", r["value"], r["lo"], r["hi"],
-            "pp", 100, 1, True, 0.0, p_value=r.get("p_value"), games=n,
+            "pp", 100, 1, True, 0.0, p_value=r.get("p_value"), games=n, t_df=n - 1,
             examples=tuple(r.get("examples") or ()), example_variant=r["variant"],
             example_what=(f"its heaviest user won with `{r['item']}` but less without it"
                           if r["value"] >= 0 else

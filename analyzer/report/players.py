@@ -140,10 +140,14 @@ def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
     b = base.set_index("game_id")[metric].dropna()
     a = arm.set_index("game_id")[metric].dropna()
     ids = b.index.intersection(a.index)
+    share = OUTCOMES.get(metric, ("", 1, ""))[2] == " pp"  # a per-game share (or advantage)
     if len(ids) >= 2:
-        return stats.paired_difference(b.loc[ids].to_numpy(float),
-                                       a.loc[ids].to_numpy(float)), "paired"
-    return stats.unpaired_difference(b.to_numpy(float), a.to_numpy(float)), "welch"
+        return stats.paired_difference(b.loc[ids].to_numpy(float), a.loc[ids].to_numpy(float),
+                                       bounds=stats.SHARE_DIFFERENCE if share else None), "paired"
+    # the start player's advantage is a share minus a share, −1..1; the others 0..1
+    values = (-1.0, 1.0) if metric == "start_adv" else (0.0, 1.0)
+    return stats.unpaired_difference(b.to_numpy(float), a.to_numpy(float),
+                                     bounds=values if share else None), "welch"
 
 
 def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str], ref: str,

@@ -49,7 +49,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                           seed=int(study.get("boot_seed", 0)))
     if run.get("description"):  # what the tournament asks, under the title
         doc.p(run["description"])
-    warning = ratings.reliability(result.deals, int(study.get("orders") or 1))
+    warning = ratings.reliability(result.deals, int(study.get("orders") or 1),
+                                  dict(zip(result.table["entrant"], result.table["deals_won"])))
     if warning:
         doc.p(f"**{warning}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in
@@ -107,8 +108,10 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc, key_findings(table, result.deals, players), run_dir, at=top,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
-             "together) instead of the game, and every p-value is read off a percentile "
-             "bootstrap interval (normal approximation).")
+             "together) instead of the game. The intervals are percentile bootstrap intervals "
+             "over deals; each p-value is a test over deals (a t-test of the per-deal values; "
+             "for an entrant that won none of its games, or a pair where one always finished "
+             "above, the exact binomial over deals), not read off the interval.")
     return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
             "bootstrap": result.n_boot, "games": found.n_games, "findings": key,
             "reliable": not warning, "reliability": warning,
@@ -131,7 +134,9 @@ def fair_text(fair: float, players: int) -> str:
 def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]:
     """The tournament's findings: the best-rated entrant's rating gap to the next-rated one, and
     each entrant's win rate minus a fair seat's (``ratings.Ratings.table``, best first), each
-    with its bootstrap interval over ``deals``."""
+    with its bootstrap interval over ``deals`` and the p-value of its test over deals
+    (``gap_p``, ``above_fair_p``: a t-test of per-deal values, an exact binomial over deals
+    for a share of 0 or 1), not one read off the asymmetric percentile interval."""
     out = []
     if len(table) >= 2:
         best, second = table.iloc[0], table.iloc[1]
@@ -141,6 +146,7 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             f"with odds {math.exp(best['gap_next']):.2f} to 1 when the two are compared alone; "
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
             float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
+            p_value=_p(best, "gap_p"),
             key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2))
     for r in table.itertuples():
         out.append(Finding(
@@ -148,8 +154,16 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             f"{r.seat_games:,} seat-games against a fair seat's {100 * r.fair_share:.1f} % "
             f"({players} players): {{value}} (bootstrap over {deals} deals)",
             float(r.above_fair), float(r.above_fair_lo), float(r.above_fair_hi), "pp", 100, 1,
-            True, 0.0, games=deals, key=f"win_rate:{r.entrant}", min_games=2))
+            True, 0.0, games=deals, key=f"win_rate:{r.entrant}", min_games=2,
+            p_value=_p(r._asdict(), "above_fair_p")))
     return out
+
+
+def _p(row, column: str) -> float | None:
+    """A row's p-value of a test over deals (``ratings.Ratings.table``), ``None`` where the
+    table has none (the finding then reads it off its interval)."""
+    p = row.get(column) if hasattr(row, "get") else None
+    return None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p)
 
 
 def _signed(d: float, lo: float, hi: float, scale: float, unit: str, digits: int) -> str:

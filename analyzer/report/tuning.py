@@ -67,12 +67,14 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
             iv = stats.mean_interval(col.to_numpy())
         lo, hi = stats.clip_interval(iv.lo, iv.hi, 0.0, 1.0)
         ok = won[name].notna()
-        above = stats.paired_difference(fair[name][ok].to_numpy(), col.to_numpy())
+        above = stats.paired_difference(fair[name][ok].to_numpy(), col.to_numpy(),
+                                        bounds=stats.SHARE_DIFFERENCE)
         out[name] = {"rate": iv.estimate, "lo": lo, "hi": hi,
                      "fair": float(fair[name][ok].mean()),
                      "above_fair": _difference(above)}
     both = won.dropna()
-    d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy())
+    d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy(),
+                                bounds=stats.SHARE_DIFFERENCE)
     out["difference"] = _difference(d)
     return out
 

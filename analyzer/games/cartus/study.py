@@ -250,7 +250,8 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
             if j == 0:
                 dd = (0.0, 0.0, 0.0, np.nan)
             elif paired:
-                r = stats.paired_difference(ref["death"], d["death"])
+                r = stats.paired_difference(ref["death"], d["death"],
+                                            bounds=stats.SHARE_DIFFERENCE)
                 dd = (r.mean, r.lo, r.hi, r.p_value)
             else:
                 t = sps.ttest_ind(d["death"], ref["death"], equal_var=False)

@@ -102,7 +102,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             f"the other seats' {100 * r['others']:.1f} % in the same games: {{value}}",
             r["diff"], r["lo"], r["hi"], "pp", 100, 1, True, 0.0, p_value=r.get("p_value"),
             games=int(r["games"]), example_variant=r["variant"], key=key,
-            per_game=per_game.get(key)))
+            t_df=int(r["games"]) - 1, per_game=per_game.get(key)))
     ends = numbers.get("ends") or {}
     arm = ends.get("variant", "base")
     n_games = int(sum((ends.get("ends") or {}).values()))

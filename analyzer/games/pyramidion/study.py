@@ -153,7 +153,7 @@ def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFr
             a = s[mine].groupby("game_id")["won"].mean()
             b = s[~mine].groupby("game_id")["won"].mean()
             both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
-            d = stats.paired_difference(both["b"], both["a"])
+            d = stats.paired_difference(both["b"], both["a"], bounds=stats.SHARE_DIFFERENCE)
             diffs[(pol,)] = both["a"] - both["b"]
             if per_game is not None:
                 per_game[f"head_to_head:{var}:{pol}"] = diffs[(pol,)].rename_axis("game_id")

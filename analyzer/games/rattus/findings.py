@@ -85,6 +85,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
             + guessed_note(run, u["variant"]),
             d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
             games=n, examples=tuple(u.get("examples", ())), example_variant=u["variant"],
+            t_df=n - 1,
             example_what=(f"a seat that used the {card} in `base` won less without it"
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
@@ -118,7 +119,7 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
         f"last position ({last}) {d['last']:.2f} times: start player − last {{value}} "
         f"per game (paired within the {d['n']} games with the {card} in play)"
         + guessed_note(run, var), d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
-        p_value=d["p_value"], games=int(d["n"]),
+        p_value=d["p_value"], games=int(d["n"]), t_df=int(d["n"]) - 1,
         examples=tuple(d.get("examples", ())), example_variant=var,
         example_what=(f"the start player took the {card} "
                       f"{'more' if d['mean'] >= 0 else 'less'} often than the last position"),
@@ -157,10 +158,12 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
                 f"The diplomat leader wins {100 * lead['estimate']:.1f} % of the "
                 f"{lead['games']} games of `{var}` with a diplomat on the board; the same "
                 f"players (leaders: {who}) win {100 * lead['reference']:.1f} % per seat-game "
-                "when they do not lead, so leading adds {value} (the reference weights each "
-                "leader by its player; delta-method t interval over games)"
+                "when they do not lead in those games, so leading adds {value} (the reference "
+                "weights each leader by its player; delta-method t interval over the games "
+                "with a leader)"
                 + guessed_note(run, var), edge["estimate"], edge["lo"], edge["hi"], "pp", 100,
                 1, True, 0.0, p_value=edge.get("p_value"), games=int(edge.get("games") or 0),
+                t_df=int(edge.get("games") or 0) - 1,
                 examples=tuple(lead.get("examples", ())), example_variant=var,
                 example_what="the diplomat leader won", key="sultan:leader_edge",
                 per_game=_per_game(numbers, "leader_edge")))

@@ -181,7 +181,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                 "rose": _examples(compared.index[~fell & (compared["won_b"]
                                                           < compared["won_v"])]),
                 "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
-                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"]),
+                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
+                                                 bounds=stats.SHARE_DIFFERENCE),
                 "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
                                                  pair["game_id"]),
                 "all_users": len(all_users.intersection(won_by_game.index)),
@@ -250,7 +251,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
               "change is selection, not the card.)")
         compared = f["compared"]
         dg = stats.paired_difference(compared["won_b"].to_numpy(float),
-                                     compared["won_v"].to_numpy(float))
+                                     compared["won_v"].to_numpy(float),
+                                     bounds=stats.SHARE_DIFFERENCE)
         if len(compared) >= 2:
             doc.p(f"Per game (the game as the unit): in the {len(compared)} of these games with "
                   f"a seat that did not use the {card.title()} (in {f['all_users']} every seat "
@@ -487,10 +489,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out["take_use"] = take_use(doc, games, seats, "sultan", "took_sultan", "diplomats_placed",
                                "diplomats placed", arm, players)
 
-    # the holder(s) of most diplomat discs on the board at the end
-    col = "diplomats_surviving" if "diplomats_surviving" in s else "sultan_points"
-    top = s.groupby("game_id")[col].transform("max")
-    leader = (s[col] == top) & (top > 0)
+    leader, edge = leader_edge(s)
     per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
                              "lead_won": s["won"].where(leader, 0.0), "won": s["won"]}).groupby(
         "game_id").agg(n_lead=("lead", "sum"), lead_won=("lead_won", "sum"), won=("won", "sum"),
@@ -500,9 +499,6 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
     fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
             if len(per_game) else math.nan)
-    # who leads matters: the same players' win share when they do not lead
-    players_col = s["policy"] if "policy" in s else s["seat"]
-    edge = stats.flagged_edge(s["game_id"], players_col, leader, s["won"])
     doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
           f"(a tie for first counts 1/k; a fair seat would win {100 * fair:.1f} %)."
@@ -511,7 +507,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                           "examples": _examples(per_game.index[per_game["lead_won"] > 0]),
                           "reference": edge.reference, "leaders": edge.groups,
                           "edge": {"estimate": edge.edge, "lo": edge.lo, "hi": edge.hi,
-                                   "p_value": edge.p_value, "games": s["game_id"].nunique(),
+                                   "p_value": edge.p_value, "games": len(per_game),
                                    "unestimable": edge.unestimable}}
     per_game_values: dict[str, pd.Series] = {"leader_edge": edge.per_game}
 
@@ -530,6 +526,40 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     per_game_values.update(_moved_per_game(out["take_use"], out["sultan_out"]))
     out[PER_GAME] = per_game_values
     return out
+
+
+def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
+    """The diplomat leader(s) of each game and their edge over what the same players win when
+    they do not lead (``stats.flagged_edge``), on the games where the comparison exists.
+
+    The leader holds the most diplomat discs on the board at the end (``diplomats_surviving``,
+    else ``sultan_points``); a game where nobody has one has no leader. Those games are left
+    out of the edge, its reference included: a player's win share "when not leading" is taken
+    over the games that have a leader, so that games without one (e.g. nobody placed a
+    diplomat, a different game) do not set what leading is compared with (issue 32 F1: taking
+    them in put the reference at the leader's 0 wins in such games; the interval covered
+    89.6 %).
+
+    Parameters
+    ----------
+    s : DataFrame
+        Seat rows: ``game_id``, ``won``, ``diplomats_surviving`` or ``sultan_points``, and
+        ``policy`` (else ``seat``) naming the player.
+
+    Returns
+    -------
+    (Series, Edge)
+        Per row whether it leads (``s``'s index); the edge, over the games with a leader
+        (``Edge.per_game`` indexed by those games).
+    """
+    col = "diplomats_surviving" if "diplomats_surviving" in s else "sultan_points"
+    top = s.groupby("game_id")[col].transform("max")
+    leader = (s[col] == top) & (top > 0)
+    has = (top > 0).to_numpy()
+    rows = s[has]
+    # who leads matters: the same players' win share when they do not lead
+    players = rows["policy"] if "policy" in rows else rows["seat"]
+    return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
 PER_GAME = "_per_game"  # the findings' per-game values (report.findings: not in summary.json)
@@ -555,8 +585,9 @@ def _edge_text(edge: stats.Edge) -> str:
     who = ", ".join(f"`{p}` {100 * v:.1f} %" for p, v in
                     sorted(edge.groups.items(), key=lambda kv: -kv[1])[:3])
     return (f" But who leads matters: the leaders are {who} of the time, and the same players "
-            f"win {100 * edge.reference:.1f} % per seat-game when they do not lead (each leader "
-            "weighted by its player); the leaders' edge over that is "
+            f"win {100 * edge.reference:.1f} % per seat-game when they do not lead, in the same "
+            "games with a leader (each leader weighted by its player); the leaders' edge over "
+            "that is "
             + signed({"diff": edge.edge, "lo": max(edge.lo, -1.0), "hi": min(edge.hi, 1.0),
                       "significant": False, "n": edge.games}, 100, " pp", 1)
             + " (95 % delta-method t interval over games).")
