@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import studies
-from analyzer.errors import OptionError, RunInterrupted, RunStopped, ScenarioError
+from analyzer.errors import (
+    OptionError,
+    RunInterrupted,
+    RunStopped,
+    ScenarioError,
+    WriteFailed,
+)
 from analyzer.files import atomic_path, atomic_write
 
 CHUNKS = "chunks"
@@ -325,7 +331,7 @@ class RunDir:
                 err.saved = f"{self.saved} ({err.saved})"
             raise
         except OSError as err:
-            if not self._ours(err):
+            if isinstance(err, WriteFailed) or not self._ours(err):  # names its file already
                 raise
             gone = not self.path.is_dir()
             raise OptionError(
