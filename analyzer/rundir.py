@@ -7,7 +7,8 @@ directory:
   (``identity``); they are stored with the chunks' fingerprint in ``chunks/fingerprint.json``,
   and ``read_fingerprint`` is the one place that file is parsed;
 - **--out** (``RunDir.choose``): refuses a file, a non-empty directory that is no run
-  directory, and another run's directory unless ``force`` or ``resume``; nothing is written;
+  directory, another run's directory unless ``force``, and a ``resume`` into another run's;
+  nothing is written; ``force`` empties the directory when the study starts (``create``);
 - **--resume** (``prepare_chunks``): keeps the chunks of the same run (same fingerprint) and
   refuses another's, naming what differs; without it the chunks are started over;
 - **temporary files and atomic writes**: every file is written to ``.NAME.tmpPID`` beside it
@@ -102,14 +103,20 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
         raise OptionError("out", f"cannot write to {chunk_dir.parent} ({err.strerror})") from None
 
 
+def _check_study(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Refuse a resume into another study's chunks (``out``), naming the study there."""
+    if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
+        word = studies.word(new["kind"])
+        raise OptionError(
+            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not "
+            f"{'an' if word[0] in 'aeiou' else 'a'} {word}; give another {{out}}, or drop "
+            "{resume} and give {force} to replace it", out=None, resume=True, force=True)
+
+
 def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
     """Refuse a resume into another run's chunks, naming the real cause: another study
     (``out``), another chunk size (``chunk_size``) or other records (``resume``)."""
-    if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
-        raise OptionError(
-            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not a "
-            f"{studies.word(new['kind'])}; give another {{out}}, or drop {{resume}} to start "
-            "over there", out=None, resume=True)
+    _check_study(chunk_dir, old, new)
     size, old_size = new.get("chunk_size"), old.get("chunk_size")
     rest_old = {k: v for k, v in old.items() if k != "chunk_size" and k not in IDENTITY}
     rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
@@ -178,9 +185,10 @@ class RunDir:
 
         Refused: an empty ``out``; a file; a non-empty directory that is not a run directory
         (``chunks/fingerprint.json``); a run directory of another run than ``run`` (another
-        scenario name, seed or study kind) unless ``force`` or ``resume`` (``prepare_chunks``
-        checks a resume). A directory of the same run may be run into again: without
-        ``resume`` its chunks are replaced, with it they are kept.
+        scenario name, seed or study kind) unless ``force``; with ``resume``, another run's
+        directory whatever ``force`` (``prepare_chunks`` then checks the records). A directory
+        of the same run may be run into again: without ``resume`` its chunks are replaced,
+        with it they are kept; with ``force`` everything in it is replaced (``create``).
 
         Raises
         ------
@@ -230,7 +238,18 @@ class RunDir:
                                          "directory (allowed: a new or empty directory, or the "
                                          "directory of an earlier run, with {resume} to keep "
                                          "its chunks)", resume=True)
-        elif out.is_dir() and not (self.force or self.resume):
+        elif out.is_dir() and self.resume:
+            # refused here, before the study writes anything (an ablation's tables, say)
+            stored = self.stored()
+            if stored is not None and self.run:
+                _check_study(self.chunks, stored, self.run)
+                differ = [k for k in ("name", "seed") if stored[k] != self.run[k]]
+                if differ:
+                    raise OptionError(
+                        "resume", f"{out} holds a run of a different "
+                        f"{' and '.join(differ)} (stored: the {describe(stored)}); use another "
+                        "{out} or drop {resume} to start over", out=None, resume=True)
+        elif out.is_dir() and not self.force:
             stored = self.stored()
             if stored is not None and stored != self.run:
                 raise OptionError("out", f"{out} holds the {describe(stored)}, not the "
@@ -239,21 +258,35 @@ class RunDir:
 
     def create(self) -> None:
         """Create the directory (and its parents) and remove the temporary files a killed run
-        left in it.
+        left in it. With ``force`` (and no ``resume``) it is emptied first: everything a
+        study may have written there (records, reports, ``tables/``, ``robustness/``,
+        ``balanced.toml``, ``tuned.toml``, ``pool.toml``…) goes, so the directory is what a
+        fresh run makes. ``check`` let only a run directory or an empty one through.
 
         Raises
         ------
         OptionError
-            It cannot be created or is not writable.
+            It cannot be created, emptied or is not writable.
         """
         self.created = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            if self.force and not self.resume and not self.created:
+                self.empty()
         except OSError as err:
             raise OptionError("out", f"cannot create {self.path} ({err.strerror})") from None
         if not os.access(self.path, os.W_OK | os.X_OK):
             raise OptionError("out", f"{self.path} is not writable")
         clean_temporary(self.path)
+
+    def empty(self) -> None:
+        """Remove everything in the directory (not the directory itself: its permissions and
+        a shell's working directory stay)."""
+        for child in self.path.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
 
     def prepare_chunks(self, fingerprint: dict[str, Any], chunk_dir: Path | None = None) -> None:
         """``prepare_chunks`` of ``chunk_dir`` (default ``chunks/``) with this run's
