@@ -120,7 +120,7 @@ class Finding:
         ``log`` finding). ``analyzer robustness`` pairs it game by game with the same finding
         of a run on the same seeds (written to ``findings.parquet``).
     item : str
-        For a finding about an item the run chose (a site, a goods source): that item.
+        For a finding about an item the run chose (the strongest of several, say): that item.
     items : mapping of str to (float, float, float)
         Every candidate item's ``(estimate, lo, hi)`` (plain 95 % intervals, not adjusted for
         the choice), so that another run can be compared on the same item.
@@ -142,7 +142,7 @@ class Finding:
     caveats : tuple of (str, str)
         The labelled defaults the finding's games are played on, each ``(name, words)``: the
         default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
-        phrase for the sentence (e.g. ``("tokens", "guessed token faces")``). The sentence
+        phrase for the sentence (e.g. ``("content_table", "guessed content")``). The sentence
         ends with them (``" — played on … (a labelled default, not sourced)"``) only where they
         are the finding's own: ``key_findings`` drops one that acted in (nearly) every game of
         the run (``own_caveats``), which the report's "What these answers rest on" box says
@@ -235,7 +235,7 @@ class Finding:
         return f"{self.statement}{self.caveat_text()}: {self.value_text()}"
 
     def caveat_text(self) -> str:
-        """``" — played on guessed token faces (a labelled default, not sourced)"``, or ``""``
+        """``" — played on guessed content (a labelled default, not sourced)"``, or ``""``
         without ``caveats``."""
         if not self.caveats:
             return ""
