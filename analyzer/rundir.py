@@ -8,7 +8,8 @@ directory:
   and ``read_fingerprint`` is the one place that file is parsed;
 - **--out** (``RunDir.choose``): refuses a file, a non-empty directory that is no run
   directory, another run's directory unless ``force``, and a ``resume`` into another run's;
-  nothing is written; ``force`` empties the directory when the study starts (``create``);
+  nothing is written; ``force`` clears the directory when the study starts (``create``), and
+  puts the old run back when the study is refused before it saved anything;
 - **--resume** (``prepare_chunks``): keeps the chunks of the same run (same fingerprint) and
   refuses another's, naming what differs; without it the chunks are started over;
 - **temporary files and atomic writes**: every file is written to ``.NAME.tmpPID`` beside it
@@ -47,6 +48,7 @@ FINGERPRINT = "fingerprint.json"
 IDENTITY = ("name", "kind")
 NOTHING = "nothing saved yet"
 TEMPORARY = ".*.tmp[0-9]*"  # ``analyzer.files.atomic_path``'s temporary names
+REPLACED = ".replaced.tmp{pid}"  # where ``--force`` sets the old run aside (``RunDir.set_aside``)
 # errors of a write into the run directory that are the directory's state, not a bug
 _DIRECTORY_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS,
                      errno.ENOSPC, errno.EDQUOT, errno.ESTALE}
@@ -177,6 +179,7 @@ class RunDir:
         self.resume = resume
         self.saved = NOTHING
         self.created = False
+        self.replaced: Path | None = None  # what ``force`` set aside (``set_aside``)
 
     @classmethod
     def choose(cls, out: str | Path | None, default: Path, run: dict[str, Any], *,
@@ -230,7 +233,7 @@ class RunDir:
                                      "directory, or a run directory)")
         if out.is_dir() and not (self.chunks / FINGERPRINT).exists():
             try:
-                busy = any(out.iterdir())
+                busy = any(not p.match(REPLACED.format(pid="*")) for p in out.iterdir())
             except OSError as err:
                 raise OptionError("out", f"cannot read {out} ({err.strerror})") from None
             if busy:
@@ -258,35 +261,56 @@ class RunDir:
 
     def create(self) -> None:
         """Create the directory (and its parents) and remove the temporary files a killed run
-        left in it. With ``force`` (and no ``resume``) it is emptied first: everything a
-        study may have written there (records, reports, ``tables/``, ``robustness/``,
-        ``balanced.toml``, ``tuned.toml``, ``pool.toml``…) goes, so the directory is what a
-        fresh run makes. ``check`` let only a run directory or an empty one through.
+        left in it. With ``force`` (and no ``resume``) everything in it is set aside first
+        (``set_aside``): what a study may have written there (records, reports, ``tables/``,
+        ``robustness/``, ``balanced.toml``, ``tuned.toml``, ``pool.toml``…) is gone from the
+        run's view, so the directory is what a fresh run makes; ``session`` deletes it at the
+        end, or puts it back when the study is refused before it saved anything. ``check`` let
+        only a run directory or an empty one through.
 
         Raises
         ------
         OptionError
-            It cannot be created, emptied or is not writable.
+            It cannot be created, cleared or is not writable.
         """
         self.created = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            for stale in self.path.glob(REPLACED.format(pid="*")):  # a killed forced run's
+                shutil.rmtree(stale, ignore_errors=True)
             if self.force and not self.resume and not self.created:
-                self.empty()
+                self.set_aside()
         except OSError as err:
             raise OptionError("out", f"cannot create {self.path} ({err.strerror})") from None
         if not os.access(self.path, os.W_OK | os.X_OK):
             raise OptionError("out", f"{self.path} is not writable")
         clean_temporary(self.path)
 
-    def empty(self) -> None:
-        """Remove everything in the directory (not the directory itself: its permissions and
-        a shell's working directory stay)."""
-        for child in self.path.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
+    def set_aside(self) -> None:
+        """Move everything in the directory into a hidden folder in it (``REPLACED``; the
+        directory itself stays, with its permissions); ``settle`` deletes or restores it."""
+        aside = self.path / REPLACED.format(pid=os.getpid())
+        aside.mkdir()
+        for child in list(self.path.iterdir()):
+            if child != aside:
+                child.rename(aside / child.name)
+        self.replaced = aside
+
+    def settle(self, restore: bool) -> None:
+        """After a forced run: delete what ``set_aside`` moved away, or, with ``restore`` (the
+        study was refused), remove what the run wrote and put the old files back."""
+        aside, self.replaced = self.replaced, None
+        if aside is None or not aside.is_dir():
+            return
+        if not restore:
+            shutil.rmtree(aside, ignore_errors=True)
+            return
+        for child in list(self.path.iterdir()):
+            if child != aside:
+                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        for child in list(aside.iterdir()):
+            child.rename(self.path / child.name)
+        aside.rmdir()
 
     def prepare_chunks(self, fingerprint: dict[str, Any], chunk_dir: Path | None = None) -> None:
         """``prepare_chunks`` of ``chunk_dir`` (default ``chunks/``) with this run's
@@ -353,6 +377,7 @@ class RunDir:
         - A user error before anything was saved removes a directory this run created.
         """
         self.create()
+        refused = False
         try:
             yield self
         except KeyboardInterrupt:
@@ -372,9 +397,12 @@ class RunDir:
                 f"cannot write {err.filename} ({err.strerror})",
             ) from None
         except ScenarioError:  # refused before any game (no dask scheduler, nothing to ablate)
-            if self.created and self.saved == NOTHING:
+            refused = self.saved == NOTHING
+            if self.created and refused:
                 shutil.rmtree(self.path, ignore_errors=True)
             raise
+        finally:  # a refused forced run leaves the run it was to replace as it was
+            self.settle(restore=refused)
 
     def _ours(self, err: OSError) -> bool:
         """Whether ``err`` is a write into this directory failing because of its state."""

@@ -82,3 +82,20 @@ def test_a_refused_resume_of_another_seed_writes_nothing(toy_file, tmp_path):
     assert res.exit_code == 2, res.output
     assert "--resume:" in res.stderr and "different seed" in res.stderr
     assert _tree(out) == before
+
+
+def test_a_refused_forced_study_leaves_the_run_it_was_to_replace(toy_file, tmp_path):
+    """``--force`` into a run directory, then refused before a game (the toy game has nothing
+    to ablate): the old run is as it was, nothing of the refused one is left."""
+    out = tmp_path / "run"
+    _simulate(toy_file, out)
+    (out / "tuned.toml").write_text("another study's")
+    before = _tree(out), (out / "report.md").read_text()
+    res = cli.invoke(app, ["ablate", str(toy_file), "--games", "8", "--jobs", "1", "--force",
+                           "--out", str(out), "--quiet"])
+    assert res.exit_code == 2 and "does not define ablations" in res.stderr, res.output
+    assert (_tree(out), (out / "report.md").read_text()) == before
+    # a forced run that is not refused replaces it, and leaves no set-aside folder
+    _simulate(toy_file, out, "--force", "--seed", "8")
+    assert not (out / "tuned.toml").exists()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
