@@ -88,11 +88,16 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
     ------
     OptionError
         ``resume`` into a directory made by a different scenario, seed or version (names what
-        differs; ``out`` when it is another study's directory); a directory that cannot be
-        written.
+        differs; ``out`` when it is another study's directory), or whose fingerprint cannot be
+        read; a directory that cannot be written.
     """
     if resume and (chunk_dir / FINGERPRINT).exists():
-        old = read_fingerprint(chunk_dir) or {}  # unreadable: refused below, never wiped
+        old = read_fingerprint(chunk_dir)
+        if old is None:  # refused, never wiped: the chunks may still be wanted
+            raise OptionError(
+                "resume", f"{chunk_dir / FINGERPRINT} cannot be read (damaged or cut short), so "
+                "the chunks there cannot be matched to this run; drop {resume} to play them "
+                "again", resume=True)
         _check_resume(chunk_dir, old, fingerprint)
         clean_temporary(chunk_dir)
         return

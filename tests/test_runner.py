@@ -189,3 +189,18 @@ def test_resume_replays_a_chunk_cut_short_and_says_so(toy_file, tmp_path, capsys
     got = _tables(out)
     pd.testing.assert_frame_equal(got[0], want[0])
     pd.testing.assert_frame_equal(got[1], want[1])
+
+
+def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp_path):
+    """A damaged ``fingerprint.json`` is named as such, not as a run of another scenario; the
+    chunks are kept for a look, and a run without resume plays them again."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    fingerprint = out / "chunks" / "fingerprint.json"
+    fingerprint.write_text(fingerprint.read_text()[:20])
+    with pytest.raises(ScenarioError, match="fingerprint.json cannot be read") as info:
+        api.simulate(toy_file, out=out, jobs=1, chunk_size=10, resume=True)
+    assert "different" not in str(info.value) and len(str(info.value).splitlines()) == 1
+    assert len(list((out / "chunks").glob("games-*.parquet"))) == 6
+    res = api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    assert res.summary["run"]["chunks_resumed"] == 0
