@@ -886,7 +886,7 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
         table.to_parquet(tmp, index=False)
 
 
-NEARLY_ALL = 0.9  # a labelled default acting in this share of the games is the run's caveat
+NEARLY_ALL = guesses.NEARLY_ALL
 
 
 def own_caveats(f: Finding, acted: Mapping[str, Any] | None) -> Finding:

@@ -143,6 +143,9 @@ def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
             f"of `{variant}` ({short_what(top['what'])}: {_pc(top['share'])}).")
 
 
+# a labelled default acting in at least this share of the games is a caveat of the whole run:
+# said once, in the report's "What these answers rest on" box, never per finding
+NEARLY_ALL = 0.9
 SPECIFIC_GAP = 0.10  # a counter is specific to an arm when it acts in ≥ 10 pp more of its games
 
 
