@@ -118,9 +118,9 @@ def _acted(base: float, mine: float, run_wide: float = 1.0) -> dict:
                              {"column": "acted_region", "in_use": True, "acted": 1,
                               "share": regions}]}
     return {"counters": [{"column": "acted_face", "default": "faces", "what": "a guessed face "
-                          "was revealed", "section": "§1"},
+                          "was revealed", "section": "toy rule 1"},
                          {"column": "acted_region", "default": "regions", "what": "a stand-in "
-                          "region was entered", "section": "§2"}],
+                          "region was entered", "section": "toy rule 2"}],
             "arms": [arm("base", base), arm("five", mine)]}
 
 
