@@ -6,6 +6,8 @@ The study commands (simulate, compare, sweep, ablate, tournament, tune and robus
 User errors (``AnalyzerError``: a bad scenario, option or data table) are caught in one place,
 ``_Group.invoke``: one line on stderr (one per problem of a scenario file), exit code 2, no
 traceback; where the API names a keyword argument (``OptionError``) the line names its flag.
+A write the disk refuses (full, read-only, not allowed: ``analyzer.files.WRITE_ERRNOS``) is
+one line naming the file, exit code 2.
 A stop (Ctrl-C, SIGTERM) anywhere is one line saying what is saved and how to resume, exit
 130 / 143. Anything else is a bug and keeps its traceback.
 """
@@ -23,7 +25,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from analyzer import __version__, api, build, studies, study_cli
+from analyzer import __version__, api, build, files, studies, study_cli
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, get_game
 
@@ -82,6 +84,12 @@ class _Group(TyperGroup):
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
             for line in getattr(err, "problems", None) or [study_cli.cli_message(err)]:
                 typer.echo(f"analyzer: error: {line}", err=True)
+            raise typer.Exit(2) from None
+        except OSError as err:  # the disk's state (full, read-only, not allowed), not a bug
+            if err.errno not in files.WRITE_ERRNOS:
+                raise
+            where = f"{err.filename}: " if err.filename else ""
+            typer.echo(f"analyzer: error: {where}{err.strerror or err}", err=True)
             raise typer.Exit(2) from None
 
 

@@ -96,6 +96,33 @@ class OptionError(ScenarioError):
         return f"{self.option if flag is None else flag(self.option)}: {text}"
 
 
+class WriteFailed(AnalyzerError, OSError):
+    """A file could not be written because of the disk or its permissions (full, over quota,
+    read-only, not allowed); raised by ``analyzer.files`` for every file analyzer writes.
+
+    ``str(err)`` is one line naming the file and the cause: ``cannot write reports/x/report.md
+    (No space left on device)``. The write was atomic: the file is as it was before (or absent).
+    Also an ``OSError`` (``errno``, ``strerror``, ``filename``: the final name, not the
+    temporary one), so a caller that catches ``OSError`` still does.
+
+    Parameters
+    ----------
+    path : str
+        The file that was being written.
+    cause : OSError
+        The operating system's error.
+    """
+
+    def __init__(self, path: str, cause: OSError):
+        OSError.__init__(self, cause.errno, cause.strerror or str(cause), str(path))
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename} ({self.strerror})"
+
+    def __reduce__(self):  # rebuilt whole when it crosses a process boundary
+        return type(self), (self.filename, OSError(self.errno, self.strerror))
+
+
 class RunStopped(AnalyzerError):
     """A study stopped before its end with what it finished saved; a resume continues it.
 

@@ -2,15 +2,25 @@
 into place, so a crash or Ctrl-C leaves the old file or none, never half a file.
 
 Used for every file analyzer writes: run records and chunks (runner), reports, bench results
-and generated data tables.
+and generated data tables. A write the disk refuses (full, over quota, read-only, not allowed:
+``WRITE_ERRNOS``) becomes one ``analyzer.errors.WriteFailed`` naming the file, which the command
+line prints as one line with exit code 2.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from analyzer.errors import WriteFailed
+
+# errors of a write that are the disk's state or its permissions, not a bug (a removed folder,
+# ENOENT, is left to the caller: ``analyzer.rundir.RunDir.session`` names it)
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+                          errno.EFBIG})
 
 
 @contextmanager
@@ -38,8 +48,13 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         with open(tmp, "rb+") as fh:  # the writer closed it; make its bytes durable
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # a failed write leaves no stray temporary file
+    except BaseException as err:
+        try:
+            tmp.unlink(missing_ok=True)  # a failed write leaves no stray temporary file
+        except OSError:  # a read-only disk: nothing was written there either
+            pass
+        if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
+            raise WriteFailed(str(path), err) from None
         raise
 
 
@@ -51,6 +66,11 @@ def atomic_write(path: str | Path, data: bytes | str) -> Path:
     path : str or Path
     data : bytes or str
         ``str`` is written as UTF-8.
+
+    Raises
+    ------
+    analyzer.errors.WriteFailed
+        The disk refused the write (see ``atomic_path``).
     """
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data

@@ -7,7 +7,9 @@ directory:
   (``identity``); they are stored with the chunks' fingerprint in ``chunks/fingerprint.json``,
   and ``read_fingerprint`` is the one place that file is parsed;
 - **--out** (``RunDir.choose``): refuses a file, a non-empty directory that is no run
-  directory, and another run's directory unless ``force`` or ``resume``; nothing is written;
+  directory, another run's directory unless ``force``, and a ``resume`` into another run's;
+  nothing is written; ``force`` clears the directory when the study starts (``create``), and
+  puts the old run back when the study is refused before it saved anything;
 - **--resume** (``prepare_chunks``): keeps the chunks of the same run (same fingerprint) and
   refuses another's, naming what differs; without it the chunks are started over;
 - **temporary files and atomic writes**: every file is written to ``.NAME.tmpPID`` beside it
@@ -30,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import studies
-from analyzer.errors import OptionError, RunInterrupted, RunStopped, ScenarioError
+from analyzer.errors import (
+    OptionError,
+    RunInterrupted,
+    RunStopped,
+    ScenarioError,
+    WriteFailed,
+)
 from analyzer.files import atomic_path, atomic_write
 
 CHUNKS = "chunks"
@@ -40,6 +48,7 @@ FINGERPRINT = "fingerprint.json"
 IDENTITY = ("name", "kind")
 NOTHING = "nothing saved yet"
 TEMPORARY = ".*.tmp[0-9]*"  # ``analyzer.files.atomic_path``'s temporary names
+REPLACED = ".replaced.tmp{pid}"  # where ``--force`` sets the old run aside (``RunDir.set_aside``)
 # errors of a write into the run directory that are the directory's state, not a bug
 _DIRECTORY_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS,
                      errno.ENOSPC, errno.EDQUOT, errno.ESTALE}
@@ -79,11 +88,16 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
     ------
     OptionError
         ``resume`` into a directory made by a different scenario, seed or version (names what
-        differs; ``out`` when it is another study's directory); a directory that cannot be
-        written.
+        differs; ``out`` when it is another study's directory), or whose fingerprint cannot be
+        read; a directory that cannot be written.
     """
     if resume and (chunk_dir / FINGERPRINT).exists():
-        old = read_fingerprint(chunk_dir) or {}  # unreadable: refused below, never wiped
+        old = read_fingerprint(chunk_dir)
+        if old is None:  # refused, never wiped: the chunks may still be wanted
+            raise OptionError(
+                "resume", f"{chunk_dir / FINGERPRINT} cannot be read (damaged or cut short), so "
+                "the chunks there cannot be matched to this run; drop {resume} to play them "
+                "again", resume=True)
         _check_resume(chunk_dir, old, fingerprint)
         clean_temporary(chunk_dir)
         return
@@ -96,14 +110,20 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
         raise OptionError("out", f"cannot write to {chunk_dir.parent} ({err.strerror})") from None
 
 
+def _check_study(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Refuse a resume into another study's chunks (``out``), naming the study there."""
+    if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
+        word = studies.word(new["kind"])
+        raise OptionError(
+            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not "
+            f"{'an' if word[0] in 'aeiou' else 'a'} {word}; give another {{out}}, or drop "
+            "{resume} and give {force} to replace it", out=None, resume=True, force=True)
+
+
 def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
     """Refuse a resume into another run's chunks, naming the real cause: another study
     (``out``), another chunk size (``chunk_size``) or other records (``resume``)."""
-    if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
-        raise OptionError(
-            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not a "
-            f"{studies.word(new['kind'])}; give another {{out}}, or drop {{resume}} to start "
-            "over there", out=None, resume=True)
+    _check_study(chunk_dir, old, new)
     size, old_size = new.get("chunk_size"), old.get("chunk_size")
     rest_old = {k: v for k, v in old.items() if k != "chunk_size" and k not in IDENTITY}
     rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
@@ -164,6 +184,7 @@ class RunDir:
         self.resume = resume
         self.saved = NOTHING
         self.created = False
+        self.replaced: Path | None = None  # what ``force`` set aside (``set_aside``)
 
     @classmethod
     def choose(cls, out: str | Path | None, default: Path, run: dict[str, Any], *,
@@ -172,9 +193,10 @@ class RunDir:
 
         Refused: an empty ``out``; a file; a non-empty directory that is not a run directory
         (``chunks/fingerprint.json``); a run directory of another run than ``run`` (another
-        scenario name, seed or study kind) unless ``force`` or ``resume`` (``prepare_chunks``
-        checks a resume). A directory of the same run may be run into again: without
-        ``resume`` its chunks are replaced, with it they are kept.
+        scenario name, seed or study kind) unless ``force``; with ``resume``, another run's
+        directory whatever ``force`` (``prepare_chunks`` then checks the records). A directory
+        of the same run may be run into again: without ``resume`` its chunks are replaced,
+        with it they are kept; with ``force`` everything in it is replaced (``create``).
 
         Raises
         ------
@@ -216,7 +238,7 @@ class RunDir:
                                      "directory, or a run directory)")
         if out.is_dir() and not (self.chunks / FINGERPRINT).exists():
             try:
-                busy = any(out.iterdir())
+                busy = any(not p.match(REPLACED.format(pid="*")) for p in out.iterdir())
             except OSError as err:
                 raise OptionError("out", f"cannot read {out} ({err.strerror})") from None
             if busy:
@@ -224,7 +246,18 @@ class RunDir:
                                          "directory (allowed: a new or empty directory, or the "
                                          "directory of an earlier run, with {resume} to keep "
                                          "its chunks)", resume=True)
-        elif out.is_dir() and not (self.force or self.resume):
+        elif out.is_dir() and self.resume:
+            # refused here, before the study writes anything (an ablation's tables, say)
+            stored = self.stored()
+            if stored is not None and self.run:
+                _check_study(self.chunks, stored, self.run)
+                differ = [k for k in ("name", "seed") if stored[k] != self.run[k]]
+                if differ:
+                    raise OptionError(
+                        "resume", f"{out} holds a run of a different "
+                        f"{' and '.join(differ)} (stored: the {describe(stored)}); use another "
+                        "{out} or drop {resume} to start over", out=None, resume=True)
+        elif out.is_dir() and not self.force:
             stored = self.stored()
             if stored is not None and stored != self.run:
                 raise OptionError("out", f"{out} holds the {describe(stored)}, not the "
@@ -233,21 +266,56 @@ class RunDir:
 
     def create(self) -> None:
         """Create the directory (and its parents) and remove the temporary files a killed run
-        left in it.
+        left in it. With ``force`` (and no ``resume``) everything in it is set aside first
+        (``set_aside``): what a study may have written there (records, reports, ``tables/``,
+        ``robustness/``, ``balanced.toml``, ``tuned.toml``, ``pool.toml``…) is gone from the
+        run's view, so the directory is what a fresh run makes; ``session`` deletes it at the
+        end, or puts it back when the study is refused before it saved anything. ``check`` let
+        only a run directory or an empty one through.
 
         Raises
         ------
         OptionError
-            It cannot be created or is not writable.
+            It cannot be created, cleared or is not writable.
         """
         self.created = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            for stale in self.path.glob(REPLACED.format(pid="*")):  # a killed forced run's
+                shutil.rmtree(stale, ignore_errors=True)
+            if self.force and not self.resume and not self.created:
+                self.set_aside()
         except OSError as err:
             raise OptionError("out", f"cannot create {self.path} ({err.strerror})") from None
         if not os.access(self.path, os.W_OK | os.X_OK):
             raise OptionError("out", f"{self.path} is not writable")
         clean_temporary(self.path)
+
+    def set_aside(self) -> None:
+        """Move everything in the directory into a hidden folder in it (``REPLACED``; the
+        directory itself stays, with its permissions); ``settle`` deletes or restores it."""
+        aside = self.path / REPLACED.format(pid=os.getpid())
+        aside.mkdir()
+        for child in list(self.path.iterdir()):
+            if child != aside:
+                child.rename(aside / child.name)
+        self.replaced = aside
+
+    def settle(self, restore: bool) -> None:
+        """After a forced run: delete what ``set_aside`` moved away, or, with ``restore`` (the
+        study was refused), remove what the run wrote and put the old files back."""
+        aside, self.replaced = self.replaced, None
+        if aside is None or not aside.is_dir():
+            return
+        if not restore:
+            shutil.rmtree(aside, ignore_errors=True)
+            return
+        for child in list(self.path.iterdir()):
+            if child != aside:
+                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        for child in list(aside.iterdir()):
+            child.rename(self.path / child.name)
+        aside.rmdir()
 
     def prepare_chunks(self, fingerprint: dict[str, Any], chunk_dir: Path | None = None) -> None:
         """``prepare_chunks`` of ``chunk_dir`` (default ``chunks/``) with this run's
@@ -314,6 +382,7 @@ class RunDir:
         - A user error before anything was saved removes a directory this run created.
         """
         self.create()
+        refused = False
         try:
             yield self
         except KeyboardInterrupt:
@@ -325,7 +394,7 @@ class RunDir:
                 err.saved = f"{self.saved} ({err.saved})"
             raise
         except OSError as err:
-            if not self._ours(err):
+            if isinstance(err, WriteFailed) or not self._ours(err):  # names its file already
                 raise
             gone = not self.path.is_dir()
             raise OptionError(
@@ -333,9 +402,12 @@ class RunDir:
                 f"cannot write {err.filename} ({err.strerror})",
             ) from None
         except ScenarioError:  # refused before any game (no dask scheduler, nothing to ablate)
-            if self.created and self.saved == NOTHING:
+            refused = self.saved == NOTHING
+            if self.created and refused:
                 shutil.rmtree(self.path, ignore_errors=True)
             raise
+        finally:  # a refused forced run leaves the run it was to replace as it was
+            self.settle(restore=refused)
 
     def _ours(self, err: OSError) -> bool:
         """Whether ``err`` is a write into this directory failing because of its state."""

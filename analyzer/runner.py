@@ -281,7 +281,9 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     chunk_size : int
         Games per chunk, ``>= 1``. Does not change any record.
     resume : bool
-        Keep the chunks already in ``chunk_dir`` (same fingerprint) and play only the rest.
+        Keep the chunks already in ``chunk_dir`` (same fingerprint) and play only the rest; a
+        chunk that cannot be read (cut short, damaged) is played again, said in one line on
+        stderr.
     progress : bool
         Show progress on stderr: a rich bar (games done, games/s, ETA) on a terminal, else a
         line every ``PROGRESS_EVERY`` seconds (``ProgressLines``).
@@ -319,7 +321,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
             stack.dask_started = True
         prepare_chunks(chunk_dir, fingerprint, resume)
         chunks = plan_chunks(n_games, chunk_size)
-        todo = [c for c in chunks if not (resume and all(p.exists() for p in chunk_paths(chunk_dir, *c)))]
+        todo = [c for c in chunks
+                if not (resume and _chunk_saved(chunk_dir, *c, n_arms=len(arms)))]
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
@@ -352,6 +355,33 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                         _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
+
+
+def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
+    """Whether the chunk ``first..stop-1`` is on disk whole, so a resume keeps it.
+
+    Both parts must exist and read as Parquet (a file cut short by a full disk or a copy, or
+    damaged otherwise, does not), the games part with one row per game and arm. A part that
+    exists but cannot be read is said in one line on stderr; the chunk is played again (its
+    records are a pure function of the seed, so the replay writes the same rows).
+    """
+    parts = chunk_paths(chunk_dir, first, stop)
+    if not all(p.exists() for p in parts):
+        return False
+    for part in parts:
+        try:
+            rows = pq.read_table(part).num_rows
+        except (OSError, pa.ArrowException) as err:
+            problem = " ".join(str(err).split()) or type(err).__name__
+            break
+        if part == parts[0] and rows != (stop - first) * n_arms:
+            problem = f"{rows} game records, expected {(stop - first) * n_arms}"
+            break
+    else:
+        return True
+    print(f"analyzer: {part} cannot be read ({problem[:200]}); playing games {first}..{stop - 1} "
+          "again", file=sys.stderr, flush=True)
+    return False
 
 
 def _saved(saved: int, total: int, chunk_dir: Path) -> str:

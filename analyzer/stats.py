@@ -1134,7 +1134,7 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
 
 @dataclass(frozen=True)
 class Edge:
-    """The win share of flagged rows (e.g. the diplomat leader) against what the same groups
+    """The win share of flagged rows (e.g. the leader in some count) against what the same groups
     (players) win when they are not flagged — ``flagged_edge``.
 
     Attributes
@@ -1176,7 +1176,7 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
                  confidence: float = 0.95) -> Edge:
     """How much more of the win flagged rows take than their groups take unflagged.
 
-    One row per seat-game. A flagged row (e.g. the holder of the most diplomats) belongs to a
+    One row per seat-game. A flagged row (e.g. the holder of the most of some piece) belongs to a
     group (the player at that seat); comparing the flagged rows' win share with a fixed "no
     edge" share ``k/n`` credits to the flag whatever the group wins anyway — when one strong
     player holds the flag in almost every game, the flag looks strong. The reference here

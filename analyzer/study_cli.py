@@ -37,8 +37,8 @@ _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "
           "path_or_pool": "POOL"}
 
 
-FORCE_HELP = ("Replace the run in --out even when another scenario, seed or study made it "
-              "(else refused, so a mistyped --out loses no study).")
+FORCE_HELP = ("Replace the run in --out, everything in it, even when another scenario, seed "
+              "or study made it (else refused, so a mistyped --out loses no study).")
 
 
 CSV_HELP = ("Also write the records as games.csv and seats.csv beside the Parquet files (one "

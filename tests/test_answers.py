@@ -368,3 +368,17 @@ def test_a_study_with_arms_of_its_own_notes_a_near_miss_key():
                                      "f.toml", "ablate")
     want = "`item:palce` is not a key of this ablation (did you mean `item:palace`?)"
     assert not chosen and notes == [want]
+
+
+def test_the_box_names_every_caveat_of_nearly_every_game():
+    """The findings leave a caveat of (nearly) every game to the box, so the box names each of
+    them, beyond its usual three; rarer ones past three are summed up."""
+    shares = [1.0, 0.99, 0.97, 0.95, 0.91, 0.5, 0.2]
+    counters = [{"column": f"acted_{i}", "default": f"rule_{i}", "what": f"thing {i}",
+                 "section": ""} for i in range(len(shares))]
+    arm = {"variant": "base", "games": 100, "any": {"share": 1.0},
+           "counters": [{"column": f"acted_{i}", "in_use": True, "acted": int(100 * s),
+                         "share": s} for i, s in enumerate(shares)]}
+    text = answers.caveats({"counters": counters, "arms": [arm]}, {}, "[x](#y)")
+    assert all(f"(`rule_{i}`)" in text for i in range(5))
+    assert "`rule_5`" not in text and "2 more, each in at most 50.0 %" in text

@@ -99,13 +99,65 @@ def test_key_findings_carry_the_clause_and_summary_records_the_numbers(tmp_path,
     monkeypatch.setattr(findings, "collect", lambda *args, **kwargs: [f, figure])
     out = findings.section(doc, results, {}, pd.DataFrame(), run_dir=tmp_path)
     text = "\n".join(b[1] for b in doc.blocks if b[0] == "p")
-    # `v`'s games lean on another default than the base's: its own caveat; the base's figure
-    # says nothing (the caveats common to the run are said once, in the Answers' box)
-    assert "of the games of `v` (a guessed face was revealed: 25.0 %)." in text
-    assert "of the games of `base`" not in text
+    # no default acts in clearly more of `v`'s games than of the base's (faces: 25 % against
+    # 30 %), so neither finding names a caveat: they are said once, in the Answers' box
+    assert "caveat" not in text and "Leans on" not in text and "guessed face" not in text
     rec = {r["key"]: r for r in out["findings"]}
     assert rec["k"]["defaults_acted"]["share"] == 0.25
     assert rec["fig"]["defaults_acted"]["largest"]["column"] == "acted_tie"
+
+
+def _acted(base: float, mine: float, run_wide: float = 1.0) -> dict:
+    """Counted defaults of a run of `base` and `five`: `faces` acted in ``run_wide`` of
+    every arm's games, `regions` in ``base`` of the base's and ``mine`` of `five`'s."""
+    def arm(variant, regions):
+        return {"variant": variant, "games": 100,
+                "any": {"acted": 100, "share": 1.0, "lo": 0.96, "hi": 1.0},
+                "counters": [{"column": "acted_face", "in_use": True, "acted": 100,
+                              "share": run_wide},
+                             {"column": "acted_region", "in_use": True, "acted": 1,
+                              "share": regions}]}
+    return {"counters": [{"column": "acted_face", "default": "faces", "what": "a guessed face "
+                          "was revealed", "section": "toy rule 1"},
+                         {"column": "acted_region", "default": "regions", "what": "a stand-in "
+                          "region was entered", "section": "toy rule 2"}],
+            "arms": [arm("base", base), arm("five", mine)]}
+
+
+CAVEATS = (("faces", "guessed faces"), ("regions", "the stand-in regions"))
+
+
+@pytest.mark.parametrize(("variant", "base", "mine", "run_wide", "kept"), [
+    ("base", 0.0, 0.0, 1.0, ["regions"]),  # faces in every game: the box's; regions: rare
+    ("five", 0.0, 0.95, 1.0, ["regions"]),  # a 5-player arm on stand-in regions: its own
+    ("five", 0.95, 0.95, 0.92, []),  # both in nearly every game of the run: the box's
+    ("base", 0.0, 0.0, 0.5, ["faces", "regions"]),  # faces in half the games: said
+])
+def test_a_finding_keeps_only_the_caveats_of_its_own(variant, base, mine, run_wide, kept):
+    f = Finding("x {value}", 0.1, 0.0, 0.2, "pp", 100, 1, True, 0.0, games=100,
+                example_variant=variant, caveats=CAVEATS)
+    own = findings.own_caveats(f, _acted(base, mine, run_wide))
+    assert [name for name, _ in own.caveats] == kept
+    assert ("guessed faces" in own.sentence()) == ("faces" in kept)
+    assert findings.own_caveats(f, None) == f  # nothing counted: every caveat is said
+
+
+def test_an_arm_that_leans_on_a_default_more_than_the_base_says_so_once(tmp_path, monkeypatch):
+    """The generic clause names only what acts in clearly more of the arm's games, and not when
+    the sentence already says it."""
+    doc = Doc(tmp_path)
+    f = Finding("five {value}", 0.1, 0.05, 0.15, "pp", 100, 1, True, 0.0, games=100,
+                example_variant="five", key="k")
+    acted = _acted(0.0, 0.95)
+    clause = guesses.specific_clause(acted, "five", "base")
+    said = Finding("said {value}" + clause, 0.2, 0.15, 0.25, "pp", 100, 1, True, 0.0, games=100,
+                   example_variant="five", key="s")
+    monkeypatch.setattr(findings, "collect", lambda *args, **kwargs: [f, said])
+    findings.section(doc, {"guesses": acted}, {}, pd.DataFrame(), run_dir=tmp_path)
+    text = "\n".join(b[1] for b in doc.blocks if b[0] == "p")
+    assert text.count("a stand-in region was entered") == 2  # once per finding, no more
+    assert "Its own caveat: in 95.0 % of these games a stand-in region was entered" in text
+    assert "guessed face" not in text  # every game of the run: the box's
 
 
 def test_the_defaults_line_ends_with_the_share_of_games_where_a_default_acted():

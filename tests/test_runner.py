@@ -170,3 +170,37 @@ def test_dask_local_cluster_matches_loky(toy_file, tmp_path):
     b = _tables(api.simulate(toy_file, out=tmp_path / "d", jobs=2, chunk_size=20,
                              backend="dask").out_dir)
     pd.testing.assert_frame_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("part", ["games", "seats"])
+def test_resume_replays_a_chunk_cut_short_and_says_so(toy_file, tmp_path, capsys, part):
+    """A chunk file cut short (a full disk, a copy interrupted) is played again on --resume,
+    with one line saying so; the records equal a clean run's."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    want = _tables(out)
+    victim = sorted((out / "chunks").glob(f"{part}-*.parquet"))[2]
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
+    capsys.readouterr()
+    res = api.simulate(toy_file, out=out, jobs=1, chunk_size=10, resume=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "cannot be read" in x]
+    assert len(lines) == 1 and victim.name in lines[0] and "again" in lines[0], lines
+    assert res.summary["run"]["chunks_resumed"] == 5
+    got = _tables(out)
+    pd.testing.assert_frame_equal(got[0], want[0])
+    pd.testing.assert_frame_equal(got[1], want[1])
+
+
+def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp_path):
+    """A damaged ``fingerprint.json`` is named as such, not as a run of another scenario; the
+    chunks are kept for a look, and a run without resume plays them again."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    fingerprint = out / "chunks" / "fingerprint.json"
+    fingerprint.write_text(fingerprint.read_text()[:20])
+    with pytest.raises(ScenarioError, match="fingerprint.json cannot be read") as info:
+        api.simulate(toy_file, out=out, jobs=1, chunk_size=10, resume=True)
+    assert "different" not in str(info.value) and len(str(info.value).splitlines()) == 1
+    assert len(list((out / "chunks").glob("games-*.parquet"))) == 6
+    res = api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    assert res.summary["run"]["chunks_resumed"] == 0

@@ -374,3 +374,27 @@ def test_report_opens_with_key_findings_holm_over_the_listed(pool_file, tmp_path
     assert "over the 5 tested findings" in text and "**Holds after Holm**" in text
     assert "a fair seat wins 1/3 = 33.3 % (every game has a winner)" in text
     assert "(1 − q)/3 = 25.0 %, q = 25.0 %" in fair_text(0.25, 3)
+
+
+def test_a_win_rate_counts_the_seat_games_the_ratings_table_shows(tmp_path):
+    """Issue #33: with fewer entrants than seats an entrant holds several seats of a table; its
+    win rate is per seat-game, and the finding's counts are the ratings table's (games and
+    seat-games), not a seat count beside a game count."""
+    pool = tmp_path / "pool.toml"
+    head, rest = POOL.split('[[entrants]]\nname = "weak"')
+    strong = rest.split('[[entrants]]\nname = "mid"')[0].split("[[entrants]]")[1]
+    pool.write_text(f"{head}[[entrants]]{strong}")  # random and strong for 3 seats
+    res = tournament(pool, out=tmp_path / "t", jobs=1, games=24, bootstrap=50)
+    out = res.summary["results"]["tournament"]
+    text = (res.out_dir / "report.md").read_text()
+    head = next(line for line in text.splitlines() if line.startswith("| rank"))
+    assert head.rstrip(" |").endswith("| games | seat-games")
+    for row in out["ratings"]:
+        assert row["seat_games"] > row["games"]  # the setting that showed the mismatch
+        sentence = next(f["sentence"] for f in out["findings"]["findings"]
+                        if f["key"] == f"win_rate:{row['entrant']}")
+        counts = [int(n.replace(",", "")) for n in re.findall(r"of its ([\d,]+) seat-games "
+                                                              r"\(its seats in the ([\d,]+)",
+                                                              sentence)[0]]
+        assert counts == [row["seat_games"], row["games"]], sentence
+        assert f"| {row['games']} | {row['seat_games']} |" in text

@@ -106,7 +106,7 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
                   acted: dict | None = None) -> str:
     """One line for the report's top: how many rule values of the run are labelled defaults —
     rule options and guessed content (a value whose name is not a rule option of the game:
-    a data-table entry, grouped by the table its name starts with, ``site.X`` -> ``site``) —
+    a data-table entry, grouped by the table its name starts with, ``TABLE.ENTRY`` -> ``TABLE``) —
     with a link to the appendix that lists them. ``options``: the game's rule option names
     (``None``: the game is unknown here, no split). ``acted``: how often the game's counted
     labelled defaults acted (``guesses.measure``); when given, the line ends with the share of

@@ -54,7 +54,7 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                    kind: str = "item") -> dict[str, Any]:
     """Ranked leave-one-out table: each item's value to the seat that used it most.
 
-    ``kind``: what an item is in the game's words (``"building"``...). Holds the base's rows and
+    ``kind``: what an item is in the game's words (``GameSpec.item_kind``). Holds the base's rows and
     one item's variant at a time.
     """
     seats = as_table(seats)

@@ -531,11 +531,13 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
         whats = {c["column"]: (c["default"], c["what"]) for c in acted["counters"]}
         used = sorted((r for r in arm["counters"] if r["in_use"] and r["acted"]),
                       key=lambda r: -r["share"])
+        # every caveat of (nearly) every game is named here: the findings leave it to the box
+        shown = max(MAX_CAVEATS, sum(r["share"] >= guesses.NEARLY_ALL for r in used))
         parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`) in "
-                 f"{_share(r['share'])}" for r in used[:MAX_CAVEATS]]
-        if len(used) > MAX_CAVEATS:
-            parts.append(f"{len(used) - MAX_CAVEATS} more, each in at most "
-                         f"{_share(used[MAX_CAVEATS]['share'])}")
+                 f"{_share(r['share'])}" for r in used[:shown]]
+        if len(used) > shown:
+            parts.append(f"{len(used) - shown} more, each in at most "
+                         f"{_share(used[shown]['share'])}")
     if not names and not parts:
         return (f"**{CAVEATS}:** no labelled default (guessed content or unsourced rule value) "
                 "is in use in this run.")

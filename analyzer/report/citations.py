@@ -118,7 +118,7 @@ def anchors(doc: Path) -> dict[str, str]:
 
 def slug(title: str) -> str:
     """The id GitHub gives a heading: lower case, only letters, digits, ``-``, ``_`` and spaces
-    kept, each space a hyphen (``"5.2 Token mix  [GAP]"`` -> ``"52-token-mix--gap"``)."""
+    kept, each space a hyphen (``"5.2 Setup mix  [GAP]"`` -> ``"52-setup-mix--gap"``)."""
     kept = "".join(c for c in title.lower() if c.isalnum() or c in "-_ ")
     return kept.replace(" ", "-")
 

@@ -36,10 +36,17 @@ Per-game values
     with the same finding of a run on the same seeds.
 
 Each finding about particular games names up to three example game ids and the ``analyzer
-replay`` command that shows one (``replay_command``). Where the game counts its labelled defaults
-(``GameSpec.guesses``, ``results["guesses"]``), each finding also says whether its games lean on
-them: the share of its arm's games (``example_variant``) in which any counted default acted, and
-the counter that acted in the most (``guesses.lean``).
+replay`` command that shows one (``replay_command``).
+
+Caveats said once
+    Where the game counts its labelled defaults (``GameSpec.guesses``, ``results["guesses"]``),
+    a labelled default that acted in (nearly) every game of the run is said once, in the
+    report's "What these answers rest on" box (``analyzer.report.answers.caveats``), never per
+    finding. A finding names a caveat only when it is its own: a default it is played on that
+    acted in a minority of the games (``Finding.caveats``, ``own_caveats``), or one that acts
+    in clearly more of its arm's games than of the base's (a 5-player arm on stand-in content:
+    ``guesses.specific_clause``). ``summary.json`` keeps, per finding, how much its arm's games
+    lean on labelled defaults (``guesses.lean``).
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +121,7 @@ class Finding:
         ``log`` finding). ``analyzer robustness`` pairs it game by game with the same finding
         of a run on the same seeds (written to ``findings.parquet``).
     item : str
-        For a finding about an item the run chose (a site, a goods source): that item.
+        For a finding about an item the run chose (the strongest of several, say): that item.
     items : mapping of str to (float, float, float)
         Every candidate item's ``(estimate, lo, hi)`` (plain 95 % intervals, not adjusted for
         the choice), so that another run can be compared on the same item.
@@ -137,6 +144,14 @@ class Finding:
         What the finding's games are like, in the game's own numbers, as a clause (e.g. "every
         seat used the card in 93 % of the games"); ``analyzer robustness`` quotes it for a
         condition that moved the finding, so that its verdict says what differs there.
+    caveats : tuple of (str, str)
+        The labelled defaults the finding's games are played on, each ``(name, words)``: the
+        default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
+        phrase for the sentence (e.g. ``("content_table", "guessed content")``). The sentence
+        ends with them (``" — played on … (a labelled default, not sourced)"``) only where they
+        are the finding's own: ``key_findings`` drops one that acted in (nearly) every game of
+        the run (``own_caveats``), which the report's "What these answers rest on" box says
+        once.
     """
 
     statement: str
@@ -166,6 +181,7 @@ class Finding:
     min_games: int = MIN_GAMES
     context: str = ""
     t_df: float | None = None
+    caveats: tuple[tuple[str, str], ...] = ()
 
     def quantile(self) -> float:
         """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
@@ -226,10 +242,19 @@ class Finding:
         return f"{show(self.estimate)}{unit} [{show(lo)}, {show(hi)}]"
 
     def sentence(self) -> str:
-        """The statement with the value filled in."""
+        """The statement with the value filled in, then its ``caveats``."""
         if "{value}" in self.statement:
-            return self.statement.replace("{value}", self.value_text())
-        return f"{self.statement}: {self.value_text()}"
+            return self.statement.replace("{value}", self.value_text()) + self.caveat_text()
+        return f"{self.statement}{self.caveat_text()}: {self.value_text()}"
+
+    def caveat_text(self) -> str:
+        """``" — played on guessed content (a labelled default, not sourced)"``, or ``""``
+        without ``caveats``."""
+        if not self.caveats:
+            return ""
+        words = [w for _, w in self.caveats]
+        tag = "labelled defaults" if len(words) > 1 else "a labelled default"
+        return f" — played on {' and '.join(words)} ({tag}, not sourced)"
 
 
 @dataclass(frozen=True)
@@ -804,6 +829,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
         "findings": [...]}`` for ``summary.json``.
     """
     verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
+    found = [own_caveats(f, acted) for f in found]
 
     def checked(f: Finding) -> str:
         row = verdicts.get(f.key)
@@ -886,23 +912,45 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
         table.to_parquet(tmp, index=False)
 
 
+NEARLY_ALL = guesses.NEARLY_ALL
+
+
+def own_caveats(f: Finding, acted: Mapping[str, Any] | None) -> Finding:
+    """``f`` with only its own ``caveats``: one whose labelled default acted in at least
+    ``NEARLY_ALL`` of the games of ``base`` (those the "What these answers rest on" box
+    describes) and of the finding's arm is the whole run's, said once in that box, and is
+    dropped. Kept: one that acted in fewer of the games (it is a fact about some games), or
+    that the run does not count (``acted`` has no counter for it)."""
+    if not f.caveats or not acted:
+        return f
+    base, mine = _shares(acted, BASE), _shares(acted, f.example_variant)
+    kept = tuple((name, words) for name, words in f.caveats
+                 if not (base.get(name, 0.0) >= NEARLY_ALL and mine.get(name, 0.0) >= NEARLY_ALL))
+    return f if kept == f.caveats else replace(f, caveats=kept)
+
+
+def _shares(acted: Mapping[str, Any], variant: str) -> dict[str, float]:
+    """Per labelled default name, the share of ``variant``'s games where its counter acted
+    (only the counters in use there)."""
+    arm = next((a for a in acted["arms"] if a["variant"] == variant), None)
+    if arm is None:
+        return {}
+    names = {c["column"]: c["default"] for c in acted["counters"]}
+    return {names[r["column"]]: r["share"] for r in arm["counters"] if r["in_use"]}
+
+
 def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
-    """A finding's own caveat: only where its arm's games lean on other labelled defaults than
-    the base's (those common to the run are said once, in the report's "What these answers
-    rest on" box, issue #25)."""
+    """A finding's own caveat about its arm: the counted labelled defaults that act in clearly
+    more of its arm's games than of the base's (``guesses.specific_clause``), which the
+    sentence does not already name. Those common to the run are said once, in the report's
+    "What these answers rest on" box (issue #25); a default acting in every arm alike is never
+    one."""
     if not acted or f.example_variant == BASE:
         return ""
-
-    def acting(variant: str) -> set[str] | None:
-        arm = next((a for a in acted["arms"] if a["variant"] == variant), None)
-        return None if arm is None else {r["column"] for r in arm["counters"]
-                                         if r["in_use"] and r["acted"]}
-
-    mine, base = acting(f.example_variant), acting(BASE)
-    if mine is None or base is None or mine == base:
+    clause = guesses.specific_clause(acted, f.example_variant, BASE)
+    if not clause or clause in f.sentence():
         return ""
-    clause = guesses.lean_clause(acted, f.example_variant)
-    return f" {clause}" if clause else ""
+    return f" Its own caveat: {clause.removeprefix(' — ')}."
 
 
 def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -937,5 +985,5 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
     return record
 
 
-__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "replay_command",
-           "section"]
+__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "own_caveats",
+           "replay_command", "section"]

@@ -31,7 +31,7 @@ POOLED = "every game of the run"  # the one arm of ``measure(..., pooled=...)`` 
 
 def names_default(names, default: str) -> bool:
     """Whether the rule-value ``names`` include ``default``: the name itself, or an entry of
-    the content table it names (``"site"`` covers ``"site.NAME"``)."""
+    the content table it names (``"TABLE"`` covers ``"TABLE.NAME"``)."""
     return any(n == default or n.startswith(default + ".") for n in names)
 
 
@@ -131,7 +131,7 @@ def lean(numbers: Mapping[str, Any] | None, variant: str) -> dict[str, Any] | No
 
 def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
     """One short clause for a key finding, e.g. ``"Leans on defaults: a labelled default acted
-    in 100 % of the games of `base` (a guessed rat-token face was revealed: 100 %)."``; ``""``
+    in 100 % of the games of `base` (a guessed table entry was used: 100 %)."``; ``""``
     when the run has no counters for ``variant``."""
     lean_ = lean(numbers, variant)
     if lean_ is None:
@@ -143,6 +143,9 @@ def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
             f"of `{variant}` ({short_what(top['what'])}: {_pc(top['share'])}).")
 
 
+# a labelled default acting in at least this share of the games is a caveat of the whole run:
+# said once, in the report's "What these answers rest on" box, never per finding
+NEARLY_ALL = 0.9
 SPECIFIC_GAP = 0.10  # a counter is specific to an arm when it acts in ≥ 10 pp more of its games
 
 
@@ -150,8 +153,8 @@ def specific_clause(numbers: Mapping[str, Any] | None, variant: str, reference: 
     """A clause for a finding about ``variant`` against ``reference`` naming the labelled
     defaults that act in clearly more of ``variant``'s games than of ``reference``'s (at
     least ``SPECIFIC_GAP`` more: e.g. guessed content only another player count uses), each
-    with both shares, e.g. ``" — in 91 % of these games the plague piece entered a stand-in
-    region (a labelled default; 0 % in `base`)"``; ``""`` when there is none or no counters."""
+    with both shares, e.g. ``" — in 91 % of these games a piece entered a stand-in space (a
+    labelled default; 0 % in `base`)"``; ``""`` when there is none or no counters."""
     if not numbers:
         return ""
     arms = {a["variant"]: a for a in numbers["arms"]}

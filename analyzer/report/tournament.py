@@ -64,7 +64,9 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"rated `a` and `b` finish in that order with odds `exp(a − b)` when compared alone; "
           f"`gap to next` is the rating minus the next row's. Win rate counts a k-way tie for "
           f"first as 1/k; {fair_text(fair, players)}; `above fair` is the win rate minus it. "
-          f"Mean rank is 1 for first. Intervals: 95 % expanded percentile bootstrap over the "
+          f"Mean rank is 1 for first. `games` are the games an entrant sat in, `seat-games` its "
+          f"seats summed over them (more than its games where it holds several seats of a "
+          f"table): the win rate and the mean rank are per seat-game. Intervals: 95 % expanded percentile bootstrap over the "
           f"{result.deals} deals ({result.n_boot} replicates; the percentile levels widened "
           f"for few deals, Hesterberg 2015): every game of a deal is "
           f"resampled together, as they share its chance draws; a difference takes its "
@@ -86,6 +88,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         "mean rank": [num(r, lo, hi) for r, lo, hi in
                       zip(table["mean_rank"], table["rank_lo"], table["rank_hi"])],
         "games": table["games"],
+        "seat-games": table["seat_games"],
     }))
     doc.chart("ratings.png", "Plackett–Luce rating of each entrant (95% bootstrap intervals "
                              "over deals).", lambda ax: plot_ratings(ax, table),
@@ -136,7 +139,9 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
     each entrant's win rate minus a fair seat's (``ratings.Ratings.table``, best first), each
     with its bootstrap interval over ``deals`` and the p-value of its test over deals
     (``gap_p``, ``above_fair_p``: a t-test of per-deal values, an exact binomial over deals
-    for a share of 0 or 1), not one read off the asymmetric percentile interval."""
+    for a share of 0 or 1), not one read off the asymmetric percentile interval. A win rate is
+    per seat-game: its sentence counts the entrant's games, and its seat-games too where it held
+    several seats of a table (as the ratings table's ``games`` and ``seat-games`` columns)."""
     out = []
     if len(table) >= 2:
         best, second = table.iloc[0], table.iloc[1]
@@ -149,9 +154,11 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             p_value=_p(best, "gap_p"),
             key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2))
     for r in table.itertuples():
+        count = (f"{r.games:,} games" if r.seat_games == r.games else
+                 f"{r.seat_games:,} seat-games (its seats in the {r.games:,} games it sat in)")
         out.append(Finding(
             f"`{r.entrant}` wins {pct(r.win_rate, r.win_lo, r.win_hi)} of its "
-            f"{r.seat_games:,} seat-games against a fair seat's {100 * r.fair_share:.1f} % "
+            f"{count} against a fair seat's {100 * r.fair_share:.1f} % "
             f"({players} players): {{value}} (bootstrap over {deals} deals)",
             float(r.above_fair), float(r.above_fair_lo), float(r.above_fair_hi), "pp", 100, 1,
             True, 0.0, games=deals, key=f"win_rate:{r.entrant}", min_games=2,

@@ -8,9 +8,11 @@ over what the same players win when they do not lead, and how often diplomat poi
 winner (docs/rules/rattus.md §2.3), the bonus cubes of a caravan move (§2.2), how much more often
 the start player than the last position takes the Sultan or the Trader (§7 A), and what the
 seats that used the Sultan or the Trader lose in the same games without it — per game, over the
-games where some seat did not use it (a finding says "not measurable" where no game has one). Each sentence names the guessed content its games are played on: the
+games where some seat did not use it (a finding says "not measurable" where no game has one).
+Each finding carries the guessed content its games are played on (``Finding.caveats``): the
 rat-token faces (§5.2, revealed in every game) and, at 5-6 players, the stand-in Africa regions
-AF1–AF5 (§4.3), when they are labelled defaults of the finding's arm (``run["defaults"]``).
+AF1–AF5 (§4.3), when they are labelled defaults of the finding's arm (``run["defaults"]``); the
+report says one in a finding only where it is that finding's own, not the whole run's.
 """
 
 from __future__ import annotations
@@ -22,24 +24,21 @@ from typing import Any
 from analyzer.report.findings import Finding
 
 
-def guessed_note(run: Mapping[str, Any], variant: str) -> str:
-    """A short clause naming the guessed content the games of ``variant`` are played on, e.g.
-    ``" — played on guessed token faces and the stand-in regions AF1–AF5 (labelled defaults,
-    not sourced)"``; ``""`` when none of it is a labelled default there (a user token table and
-    map) or the run does not say."""
+def guessed(run: Mapping[str, Any], variant: str) -> tuple[tuple[str, str], ...]:
+    """The guessed content the games of ``variant`` are played on, as ``Finding.caveats``:
+    ``("tokens", "guessed token faces")`` and, at 5-6 players, ``("map", "the stand-in regions
+    AF1–AF5")``, each when it is a labelled default there (not a user token table or map); the
+    report says one only where it is the finding's own (``analyzer.report.findings``)."""
     defaults = run.get("defaults") or {}
     names = {d["name"] for d in defaults.get(variant, defaults.get("base", []))}
     arm = next((a for a in run.get("arms") or [] if a.get("name") == variant), {})
     players = arm.get("players") or run.get("players") or 0
     parts = []
     if "tokens" in names:
-        parts.append("guessed token faces")
+        parts.append(("tokens", "guessed token faces"))
     if "map" in names and int(players) >= 5:
-        parts.append("the stand-in regions AF1–AF5")
-    if not parts:
-        return ""
-    tag = "labelled defaults" if len(parts) > 1 else "a labelled default"
-    return f" — played on {' and '.join(parts)} ({tag}, not sourced)"
+        parts.append(("map", "the stand-in regions AF1–AF5"))
+    return tuple(parts)
 
 
 def _per_game(numbers: Mapping[str, Any], name: str) -> Any:
@@ -81,8 +80,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
             f"user won {100 * u['won_with_game']:.1f} % of the games; in the same games of "
             f"`{u['variant']}` the same seats won {100 * u['won_without_game']:.1f} %: a change "
             f"of {{value}} per game (the game as the unit; the seats are picked by what they "
-            "did in the base game, so part of this is selection)"
-            + guessed_note(run, u["variant"]),
+            "did in the base game, so part of this is selection)",
             d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
             games=n, examples=tuple(u.get("examples", ())), example_variant=u["variant"],
             t_df=n - 1,
@@ -90,6 +88,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
                           if d["mean"] <= 0 else
                           f"a seat that used the {card} in `base` won more without it"),
             key=key, per_game=_per_game(numbers, f"users:{u['variant']}"),
+            caveats=guessed(run, u["variant"]),
             context=f"{context}, leaving {n} to compare"))
     for variant, why in (out.get("users_unmeasurable") or {}).items():
         found.append(Finding(f"The seats that used the {card} in `base`, followed into "
@@ -117,13 +116,13 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
     return [Finding(
         f"In `{var}` the start player takes the {card} {d['first']:.2f} times per game and the "
         f"last position ({last}) {d['last']:.2f} times: start player − last {{value}} "
-        f"per game (paired within the {d['n']} games with the {card} in play)"
-        + guessed_note(run, var), d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
+        f"per game (paired within the {d['n']} games with the {card} in play)",
+        d["mean"], d["lo"], d["hi"], "takes", 1, 2, True, 0.0,
         p_value=d["p_value"], games=int(d["n"]), t_df=int(d["n"]) - 1,
         examples=tuple(d.get("examples", ())), example_variant=var,
         example_what=(f"the start player took the {card} "
                       f"{'more' if d['mean'] >= 0 else 'less'} often than the last position"),
-        key=key, per_game=_per_game(numbers, "takes_first_last"),
+        key=key, per_game=_per_game(numbers, "takes_first_last"), caveats=guessed(run, var),
         context=(f"the start player takes the {card} {d['first']:.2f} times per game, the "
                  f"last position {d['last']:.2f}"))]
 
@@ -140,12 +139,12 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
         out.append(Finding(
             f"The holder(s) of the most diplomats at the end win {{value}} of the {lead['games']} "
             f"games of `{var}` where a diplomat is on the board (a fair seat: "
-            f"{100 * lead['no_edge']:.1f} %; who leads matters, see the leader's edge)"
-            + guessed_note(run, var),
+            f"{100 * lead['no_edge']:.1f} %; who leads matters, see the leader's edge)",
             lead["estimate"], lead["lo"], lead["hi"], "%", 100, 1,
             games=int(lead["games"]),
             examples=tuple(lead.get("examples", ())), example_variant=var,
-            example_what="the diplomat leader won", key="sultan:leader_wins"))
+            example_what="the diplomat leader won", key="sultan:leader_wins",
+            caveats=guessed(run, var)))
         edge = lead.get("edge") or {}
         if edge.get("unestimable"):
             out.append(Finding("The diplomat leader's edge over the same players when they do "
@@ -160,21 +159,21 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
                 f"players (leaders: {who}) win {100 * lead['reference']:.1f} % per seat-game "
                 "when they do not lead in those games, so leading adds {value} (the reference "
                 "weights each leader by its player; delta-method t interval over the games "
-                "with a leader)"
-                + guessed_note(run, var), edge["estimate"], edge["lo"], edge["hi"], "pp", 100,
+                "with a leader)", edge["estimate"], edge["lo"], edge["hi"], "pp", 100,
                 1, True, 0.0, p_value=edge.get("p_value"), games=int(edge.get("games") or 0),
                 t_df=int(edge.get("games") or 0) - 1,
                 examples=tuple(lead.get("examples", ())), example_variant=var,
                 example_what="the diplomat leader won", key="sultan:leader_edge",
-                per_game=_per_game(numbers, "leader_edge")))
+                per_game=_per_game(numbers, "leader_edge"), caveats=guessed(run, var)))
     changed = numbers.get("winner_changed") or {}
     if changed.get("games"):
         out.append(Finding(
             f"Diplomat points change the winner in {{value}} of the {changed['games']} games of "
-            f"`{var}` with the Sultan in play" + guessed_note(run, var), changed["estimate"],
+            f"`{var}` with the Sultan in play", changed["estimate"],
             changed["lo"], changed["hi"], "%", 100, 1, games=int(changed["games"]),
             examples=tuple(changed.get("examples", ())), example_variant=var,
-            example_what="the diplomat points changed the winner", key="sultan:winner_changed"))
+            example_what="the diplomat points changed the winner", key="sultan:winner_changed",
+            caveats=guessed(run, var)))
     return (out + _first_last(numbers, "Sultan", run)
             + _users(numbers, "sultan_out", "Sultan", run))
 
@@ -196,8 +195,9 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
             f"A caravan move hands out {{value}}{split}, over the {numbers['games']} games of "
             f"`{numbers.get('variant', 'base')}` with the Trader in play"
             + (f" ({moves['estimate']:.2f} moves per game)" if moves.get("estimate") is not None
-               else "") + guessed_note(run, numbers.get("variant", "base")), total["estimate"],
+               else ""), total["estimate"],
             total["lo"], total["hi"], "bonus cubes", 1, 2,
-            games=int(numbers["games"]), key="caravan:cubes_per_move"))
+            games=int(numbers["games"]), key="caravan:cubes_per_move",
+            caveats=guessed(run, numbers.get("variant", "base"))))
     return (out + _first_last(numbers, "Trader", run)
             + _users(numbers, "trader_out", "Trader", run))

@@ -329,3 +329,25 @@ def test_s5_2_s4_3_a_report_shows_how_often_each_default_acted(tmp_path):
     # how often they acted is said once, in the box under the Answers
     assert "guessed content and rule defaults acted in these shares of the games of" in \
         md.split("## Key findings")[0]
+
+
+def test_the_default_study_says_each_caveat_of_every_game_once(tmp_path):
+    """Issue #33: a caveat of (nearly) every game of the run (the guessed token faces, revealed
+    in every game) is said once, in the box under the Answers, not in each finding."""
+    from analyzer.report import guesses
+
+    scenario = Path(__file__).resolve().parents[3] / "scenarios" / "africanus-sultan.toml"
+    res = api.simulate(scenario, games=60, jobs=1, out=tmp_path / "run")
+    md = (tmp_path / "run" / "report.md").read_text()
+    body = md.split("## Appendix")[0]  # the appendix tables every default, by design
+    acted = res.summary["results"]["guesses"]
+    (base,) = [a for a in acted["arms"] if a["variant"] == "base"]
+    whats = {c["column"]: c["what"] for c in acted["counters"]}
+    every = [whats[r["column"]] for r in base["counters"] if r["in_use"] and r["share"] >= 0.9]
+    assert every, "the token faces are revealed in every game"
+    for what in every:
+        assert body.count(guesses.short_what(what)) == 1, what
+    assert "Leans on defaults" not in body
+    assert "played on guessed token faces" not in body
+    assert body.count("guessed token face") == 0
+    assert "What these answers rest on" in body
