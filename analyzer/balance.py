@@ -456,8 +456,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
     ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
     if not ints:
         return exact
-    choices = [sorted({math.floor(m), math.ceil(m)} & set(range(int(k.low),
-                                                                         int(k.high) + 1)))
+    choices = [sorted(v for v in {math.floor(m), math.ceil(m)} if k.low <= v <= k.high)
                if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
     table = pd.DataFrame(rows)
     best, best_score = exact, math.inf

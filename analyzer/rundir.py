@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from analyzer import studies
+from analyzer import studies, userfiles
 from analyzer.errors import OptionError, RunInterrupted, RunStopped, ScenarioError
 from analyzer.files import atomic_path, atomic_write
 
@@ -201,10 +201,10 @@ class RunDir:
             return None
         if "name" not in found:
             try:
-                run = json.loads((self.path / "summary.json").read_text())["run"]
+                run = userfiles.read_json(self.path / "summary.json")["run"]
                 found = {"name": run["name"], "seed": run["seed"],
                          "kind": (run.get("study") or {}).get("kind", "simulate")}
-            except (OSError, ValueError, KeyError, TypeError):
+            except (userfiles.UnreadableFile, KeyError, TypeError):
                 return None
         return identity(found["name"], found.get("seed"), found.get("kind", "simulate"))
 
@@ -274,8 +274,8 @@ class RunDir:
         """Whether the directory holds a finished run of exactly ``scenario`` (same arms, seed
         and games): its ``summary.json`` has results and its fingerprint matches."""
         try:
-            summary = json.loads((self.path / "summary.json").read_text())
-        except (OSError, ValueError):
+            summary = userfiles.read_json(self.path / "summary.json")
+        except userfiles.UnreadableFile:
             return False
         found = read_fingerprint(self.chunks)
         if not isinstance(summary, dict):

@@ -37,13 +37,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec, build_policy
@@ -192,17 +192,11 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
     path = Path(path)
     label = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{label}: file not found") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{label}: a directory, not a study file (give a .toml file)") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
-    try:
-        return tomllib.loads(text), label
-    except tomllib.TOMLDecodeError as err:
-        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+        return userfiles.read_toml(path), label
+    except userfiles.UnreadableFile as err:
+        if err.kind == "directory":
+            raise ScenarioError(f"{label}: a directory, not a study file (give a .toml file)") from None
+        raise ScenarioError(f"{label}: {err.reason}") from None
 
 
 class _Skip(Exception):
@@ -684,13 +678,9 @@ def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
         raise ScenarioError(f"{label}: {fld}: {msg}")
 
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(f"{label}: file not found") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+        data = userfiles.read_toml(p)
+    except userfiles.UnreadableFile as err:
+        raise ScenarioError(f"{label}: {err.reason}") from None
     if "entrants" in data or "seats" in data:  # a study file where a parameters file belongs
         kind = "a tournament pool" if "entrants" in data else "a scenario"
         raise ScenarioError(f"{label}: this is {kind}, not a parameters file (a [params] table "

@@ -1,0 +1,146 @@
+"""Input-side faults of the break-it trial (issue 33): unbounded sizes, special files, hangs,
+non-numeric ranges, deep nesting, long names, hand-edited summaries. Each bad input is one
+line, exit 2, no traceback, and nothing hangs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer import knobs, userfiles
+from analyzer.cli import app
+from analyzer.errors import OptionError
+from analyzer.games import get_game
+from analyzer.scenario import load_scenario
+
+cli = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ("rattus", "cartus", "pyramidion")
+PYRAMIDION = ROOT / "scenarios" / "pyramidion-baseline.toml"
+
+
+def _scenario(rules: str = "", game: str = "pyramidion") -> str:
+    return f'game = "{game}"\nplayers = 4\ngames = 5\n[rules]\n{rules}\n[[seats]]\npolicy = "random"\n'
+
+
+def _one_line_exit_2(res, fragment: str) -> str:
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith("analyzer: error: ") and fragment in lines[0], lines[0]
+    assert "Traceback" not in res.output
+    return lines[0]
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """The CLI in a child process: a FIFO would block the test process itself (the timeout only
+    stops a hang from blocking the suite; the assertion is on the output)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "analyzer", *args], check=False, cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def _child_one_line_exit_2(proc: subprocess.CompletedProcess, fragment: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# --- 1. sizes and special files -------------------------------------------------------------
+
+def test_validate_a_device_is_refused_not_read():
+    _one_line_exit_2(cli.invoke(app, ["validate", "/dev/zero"]), "/dev/zero: not a regular file")
+
+
+def test_a_table_file_that_is_a_device_is_refused(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(_scenario('cards_file = "/dev/zero"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]),
+                     "rules.cards_file: '/dev/zero': not a regular file")
+
+
+def test_a_huge_scenario_file_is_refused_unread(tmp_path):
+    path = tmp_path / "big.toml"
+    with open(path, "wb") as fh:  # sparse: no disk used
+        fh.truncate(userfiles.TOML_LIMIT + 1)
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "too large")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifos_as_scenario_table_and_summary_are_refused(tmp_path):
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    _child_one_line_exit_2(_run(["validate", str(fifo)], tmp_path), "not a regular file (a FIFO)")
+    (tmp_path / "s.toml").write_text(_scenario('cards_file = "pipe.toml"'))
+    _child_one_line_exit_2(_run(["validate", "s.toml"], tmp_path), "not a regular file (a FIFO)")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.mkfifo(run / "summary.json")
+    _child_one_line_exit_2(_run(["findings", str(run)], tmp_path), "not a regular file (a FIFO)")
+
+
+def test_a_card_count_beyond_what_a_game_holds_is_refused(tmp_path):
+    text = (ROOT / "analyzer/games/pyramidion/data/cards.toml").read_text()
+    assert "count = 2" in text
+    (tmp_path / "c.toml").write_text(text.replace("count = 2", "count = 1000000000", 1))
+    path = tmp_path / "s.toml"
+    path.write_text(_scenario('cards_file = "c.toml"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "count: must be an integer 0..1000")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_numeric_rule_option_is_bounded(game):
+    """No option lets a scenario ask for more than the game can hold (target_vp = 10**9)."""
+    for o in get_game(game).options:
+        kind = o.item if o.type is list else o.type
+        if kind in (int, float):
+            assert o.high is not None, (game, o.name)
+
+
+@pytest.mark.parametrize(("vary", "fragment"), [
+    ("tables.cards.common[0].count=1..1000000000", "count: must be an integer 0..1000"),
+    ("rules.target_vp=1..1000000000", "outside the option's bounds (allowed: integer 1..1000)"),
+])
+def test_vary_ranges_are_bounded_by_the_game(vary, fragment):
+    with pytest.raises(OptionError, match="^vary: ") as err:
+        knobs.knob(load_scenario(PYRAMIDION), vary)
+    assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+def test_settling_an_integer_knob_of_a_wide_range_builds_no_range():
+    """balance.settle kept floor/ceil of the mean that lie in the knob's range by building the
+    whole range as a set: 10**9 integers."""
+    from analyzer import balance
+
+    k = knobs.Knob("rules.x", "x", None, (), None, int, 1.0, 1e12, 5.0)
+    plan = type("P", (), {"knobs": [k]})()
+    rows = [{"rules.x": 5, "gap": 0.1, "gap_se": 0.05}, {"rules.x": 6, "gap": 0.0, "gap_se": 0.05}]
+    assert balance.settle(plan, rows, [5.0 + 4.0 / (1e12 - 1)])[0] in (5, 6)
+
+
+# --- 3. a range of a non-numeric option --------------------------------------------------------
+
+def test_vary_a_rule_option_that_takes_a_word_is_refused():
+    with pytest.raises(OptionError) as err:
+        knobs.knob(load_scenario(PYRAMIDION), "rules.start_player=0..3")
+    text = str(err.value)
+    assert "rules.start_player: not a numeric option" in text and '"random"' in text
+    assert "start_player (" not in text.split("numeric options:")[1]  # not offered as numeric
+
+
+# --- 4. other tracebacks ---------------------------------------------------------------------
+
+def test_toml_nested_too_deep_is_one_line(tmp_path):
+    deep = "a = " + "[" * 100_000 + "]" * 100_000 + "\n"
+    path = tmp_path / "deep.toml"
+    path.write_text(deep)
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "deep.toml: malformed TOML: nested too deep")
+    (tmp_path / "t.toml").write_text(deep)
+    path.write_text(_scenario('cards_file = "t.toml"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "rules.cards_file:")
