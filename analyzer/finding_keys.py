@@ -41,7 +41,7 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         ``run_dir`` holds no readable ``summary.json`` with results (not a finished run).
     """
-    path = Path(run_dir) / "summary.json"
+    path = userfiles.looked_up(Path(run_dir) / "summary.json")
     if not path.exists() and not path.is_symlink():
         if (Path(run_dir) / "chunks").is_dir():
             raise AnalyzerError(f"{run_dir}: the run is not finished (no summary.json yet): "

@@ -123,3 +123,24 @@ def read_json(path: str | Path, limit: int = JSON_LIMIT) -> Any:
         raise UnreadableFile(path, f"malformed JSON: {err}", "syntax") from None
     except RecursionError:
         raise UnreadableFile(path, "malformed JSON: nested too deep to read", "syntax") from None
+
+
+def looked_up(path: str | Path) -> Path:
+    """``path`` as a ``Path``, once the system agreed to look it up: a name too long for the file
+    system, or a path too deep or looping, is an ``UnreadableFile`` (kind ``"os"``) here rather
+    than an ``OSError`` from the first ``exists()`` of a caller. A missing path passes.
+
+    Raises
+    ------
+    UnreadableFile
+        The system refuses the path itself.
+    """
+    path = Path(path)
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as err:
+        shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:40]}…{str(path)[-40:]}"
+        raise UnreadableFile(shown, f"cannot use this path ({err.strerror or err})", "os") from None
+    return path

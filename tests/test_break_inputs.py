@@ -144,3 +144,32 @@ def test_toml_nested_too_deep_is_one_line(tmp_path):
     (tmp_path / "t.toml").write_text(deep)
     path.write_text(_scenario('cards_file = "t.toml"'))
     _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "rules.cards_file:")
+
+
+def test_an_out_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(_scenario(game="cartus"))
+    res = cli.invoke(app, ["simulate", str(path), "--quiet", "--out", str(tmp_path / ("x" * 300))])
+    _one_line_exit_2(res, "--out: cannot use")
+    assert "(at most 255)" in res.stderr or "at most" in res.stderr
+    for command in ("findings", "report"):
+        _one_line_exit_2(cli.invoke(app, [command, str(tmp_path / ("y" * 300))]), "cannot use this path")
+
+
+@pytest.mark.parametrize("summary", [
+    {"results": ["not", "a", "table"]},
+    {"results": {"findings": {"findings": "nope"}}},
+    {"results": {"findings": {"findings": [7]}}},
+    {"results": {"findings": {"findings": [{"sentence": "no key"}]}}},
+    {"results": {"findings": {"findings": [{"key": "a", "estimate": "big"}]}}},
+    {"results": {"findings": {"findings": [{"key": "a", "estimate": 1, "digits": "two"}]}}},
+    {"results": {"findings": {"findings": [{"key": "a", "estimate": 1, "unit": ["pp"]}]}}},
+    {"results": {"x": 1}, "run": "not a table"},
+], ids=["results-list", "findings-text", "record-number", "no-key", "estimate-text",
+        "digits-text", "unit-list", "run-text"])
+def test_findings_of_a_hand_edited_summary_is_one_line_naming_the_file(tmp_path, summary):
+    import json
+
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    res = cli.invoke(app, ["findings", str(tmp_path)])
+    _one_line_exit_2(res, f"{tmp_path / 'summary.json'}: not a summary analyzer wrote")

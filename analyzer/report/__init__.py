@@ -376,7 +376,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     AnalyzerError
         ``run_dir`` lacks the record files.
     """
-    run_dir = Path(run_dir)
+    run_dir = userfiles.looked_up(run_dir)
     for name in ("games.parquet", "seats.parquet"):
         if not (run_dir / name).is_file():
             raise AnalyzerError(f"{run_dir}: no {name} here (is this a run directory made by "

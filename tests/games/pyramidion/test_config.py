@@ -99,8 +99,8 @@ def test_s12_every_option_has_a_default_and_help():
 
 @pytest.mark.parametrize("rules, field, text", [
     ({"jester": 1}, "jester", "unknown rule option"),
-    ({"target_vp": 0}, "target_vp", "integer >= 1"),
-    ({"target_vp": "10"}, "target_vp", "integer >= 1"),
+    ({"target_vp": 0}, "target_vp", "integer 1..1000"),
+    ({"target_vp": "10"}, "target_vp", "integer 1..1000"),
     ({"supply_per_good": -1}, "supply_per_good", "integer 0..1000"),
     ({"executioner": "hang"}, "executioner", "discard_on_play"),
     ({"supply_limited": "yes"}, "supply_limited", "true or false"),
