@@ -96,10 +96,12 @@ def test_a_card_count_beyond_what_a_game_holds_is_refused(tmp_path):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_numeric_rule_option_is_bounded(game):
-    """No option lets a scenario ask for more than the game can hold (target_vp = 10**9)."""
+    """No option lets a scenario ask for more than the game can hold (target_vp = 10**9); an
+    option that also takes a word (start_player: a seat or "random") is checked by the game
+    against the player count."""
     for o in get_game(game).options:
         kind = o.item if o.type is list else o.type
-        if kind in (int, float):
+        if kind in (int, float) and not o.also:
             assert o.high is not None, (game, o.name)
 
 
@@ -173,3 +175,36 @@ def test_findings_of_a_hand_edited_summary_is_one_line_naming_the_file(tmp_path,
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     res = cli.invoke(app, ["findings", str(tmp_path)])
     _one_line_exit_2(res, f"{tmp_path / 'summary.json'}: not a summary analyzer wrote")
+
+
+# --- 7 and 2. a tournament pool: every problem listed, sizes bounded before any seating ---------
+
+POOL_HEAD = 'game = "pyramidion"\nplayers = 4\ngames = 20\n'
+
+
+def test_validate_lists_every_problem_of_a_pool(tmp_path):
+    path = tmp_path / "pool.toml"
+    path.write_text(POOL_HEAD + 'colour = 3\nseatings = 0\nseat_orders = "some"\n[rules]\n'
+                    'target_vp = 0\n[[entrants]]\npolicy = "greedy"\n[[entrants]]\npolicy = "sphinx"\n'
+                    '[[entrants]]\npolicy = "greedy"\n')
+    res = cli.invoke(app, ["validate", str(path)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    for fragment in ("colour: unknown key", "rules.target_vp: must be", "entrants[1]: unknown policy",
+                     "seat_orders: must be one of", "seatings: must be"):
+        assert sum(fragment in line for line in lines) == 1, (fragment, lines)
+    assert len(lines) == 5 and all(line.startswith(f"analyzer: error: {path}: ") for line in lines)
+
+
+def test_a_pool_of_a_billion_seatings_is_refused_before_drawing_them(tmp_path):
+    path = tmp_path / "pool.toml"
+    path.write_text(POOL_HEAD + "seatings = 1000000000\n"
+                    + "".join(f'[[entrants]]\npolicy = "random"\nname = "e{i}"\n' for i in range(25)))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seatings: must be an integer from 1 to 2,000")
+
+
+def test_a_pool_of_too_many_seat_orders_is_counted_not_drawn(tmp_path):
+    path = tmp_path / "pool.toml"
+    path.write_text(POOL_HEAD + 'seatings = 1000\nseat_orders = "all"\n'
+                    + "".join(f'[[entrants]]\npolicy = "random"\nname = "e{i}"\n' for i in range(25)))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seat_orders: 24,000 seat orders to play")

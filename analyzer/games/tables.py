@@ -64,6 +64,8 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
             raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
         if err.kind == "directory":
             raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
+        if err.kind == "encoding":
+            raise RuleError(option, f"{name!r} is {err.reason}") from None
         if err.kind == "syntax":
             raise RuleError(option, f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}") from None
         raise RuleError(option, f"{name!r}: {err.reason}") from None

@@ -99,7 +99,7 @@ OPTIONS = OptionSet("pyramidion", (
     Option("tiebreak", ("boats", "goods", "shared"), list, "§6", "order of tie-breaks for the winner", item=str,
            choices=("boats", "goods", "shared"), allowed='list of "boats", "goods", ending with "shared", '
            "each at most once"),
-    Option("start_player", "random", int, "§4", "who starts", low=0, high=3, also=("random",),
+    Option("start_player", "random", int, "§4", "who starts", low=0, also=("random",),
            allowed='"random" or a seat number 0..players-1'),
     Option("boat_vp_public", True, bool, "§5 phase 7", "policies may see the VP of loaded boats"),
     Option("max_rounds", 50, int, "§6", "round cap; a game reaching it ends as turn_cap (rounds)",
