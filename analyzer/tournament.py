@@ -219,9 +219,11 @@ def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None
     sample = None
     with each():
         sample = typed(data, "seatings", int, fail, default=None)
-        if sample is not None and not 1 <= sample <= MAX_ARMS:
-            fail("seatings", f"must be an integer from 1 to {MAX_ARMS:,} (each seating is at "
-                             f"least one seat order to play; got {sample:,})")
+        if sample is not None and sample < 1:
+            fail("seatings", f"must be at least 1 (got {sample})")
+        if sample is not None and sample > MAX_ARMS:  # before any seating is drawn
+            fail("seatings", f"at most {MAX_ARMS} (each seating is at least one seat order to "
+                             f"play; got {sample:,})")
     questions: tuple = ()
     with each():
         questions = parse_questions(data, fail)
@@ -233,7 +235,7 @@ def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None
     if arms > MAX_ARMS:
         with each():
             fail("seat_orders" if orders == "all" else "seatings",
-                 f"{arms:,} seat orders to play; at most {MAX_ARMS} (fewer entrants, fewer "
+                 f"{arms} seat orders to play; at most {MAX_ARMS} (fewer entrants, fewer "
                  "seatings or seat_orders = \"rotations\")")
     problems.raise_any()
     return pool

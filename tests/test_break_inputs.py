@@ -200,11 +200,31 @@ def test_a_pool_of_a_billion_seatings_is_refused_before_drawing_them(tmp_path):
     path = tmp_path / "pool.toml"
     path.write_text(POOL_HEAD + "seatings = 1000000000\n"
                     + "".join(f'[[entrants]]\npolicy = "random"\nname = "e{i}"\n' for i in range(25)))
-    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seatings: must be an integer from 1 to 2,000")
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seatings: at most 2000 (each seating")
 
 
 def test_a_pool_of_too_many_seat_orders_is_counted_not_drawn(tmp_path):
     path = tmp_path / "pool.toml"
     path.write_text(POOL_HEAD + 'seatings = 1000\nseat_orders = "all"\n'
                     + "".join(f'[[entrants]]\npolicy = "random"\nname = "e{i}"\n' for i in range(25)))
-    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seat_orders: 24,000 seat orders to play")
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seat_orders: 24000 seat orders to play")
+
+
+# --- 2. tune leaves budgets of time and effort alone -------------------------------------------
+
+@pytest.mark.parametrize("game", GAMES)
+def test_tune_does_not_tune_a_time_or_effort_budget(game):
+    """An ismcts seat's ``seconds`` (0..3600 a decision) and ``iterations`` are budgets: a
+    search would raise them, and a tune's games would take hours. Every parameter measured in
+    seconds or iterations is declared ``tunable=False``."""
+    from analyzer.games.base import parameter_fields
+    from analyzer.tune import dimensions
+
+    spec = get_game(game)
+    dims, fixed = dimensions(spec, "ismcts")
+    assert {"seconds", "iterations"} <= set(fixed)
+    assert not {"seconds", "iterations"} & {d.name for d in dims}
+    for name, cls in spec.policies.items():
+        for f in parameter_fields(cls):
+            if str(f.metadata.get("help", "")).rstrip().endswith(("(seconds)", "(iterations)")):
+                assert f.metadata.get("tunable") is False, (game, name, f.name)
