@@ -228,3 +228,69 @@ def test_tune_does_not_tune_a_time_or_effort_budget(game):
         for f in parameter_fields(cls):
             if str(f.metadata.get("help", "")).rstrip().endswith(("(seconds)", "(iterations)")):
                 assert f.metadata.get("tunable") is False, (game, name, f.name)
+
+
+# --- 5. misleading messages ---------------------------------------------------------------------
+
+BALANCE_TOY = """\
+name = "btoy"
+game = "balancetoy"
+players = 3
+games = 300
+seed = 5
+
+[rules]
+steps = 5
+edge = 0.2
+
+[[seats]]
+policy = "plain"
+"""
+
+
+@pytest.fixture
+def balance_toy(tmp_path):
+    import balancetoy
+
+    from analyzer.games import register_game
+
+    register_game(balancetoy.SPEC)
+    path = tmp_path / "btoy.toml"
+    path.write_text(BALANCE_TOY)
+    return path
+
+
+def test_balance_blames_validation_games_for_its_own_size(balance_toy, tmp_path):
+    out = tmp_path / "never"
+    res = cli.invoke(app, ["balance", str(balance_toy), "--finding", "first_player:base", "--vary",
+                           "rules.edge=-0.3..0.3", "--validation-games", str(10**12), "--out",
+                           str(out), "--quiet"])
+    _one_line_exit_2(res, "--validation-games: at most 100,000,000")
+    assert not out.exists()
+
+
+def test_a_balance_whose_directory_another_run_took_does_not_blame_resume(balance_toy, tmp_path,
+                                                                          monkeypatch):
+    """Two balances of different targets into one --out at once: the second rewrites the
+    directory's fingerprint while the first searches; the first then says so, and does not
+    name --resume, which it was not given."""
+    import json
+
+    from analyzer import balance as balance_module
+
+    searched = balance_module.search
+
+    def search_then_taken(run, *args, **kwargs):
+        found = searched(run, *args, **kwargs)
+        path = run.dir.chunks / "fingerprint.json"
+        print_ = json.loads(path.read_text())
+        path.write_text(json.dumps({**print_, "target": 0.5}))  # the other run's
+        return found
+
+    monkeypatch.setattr(balance_module, "search", search_then_taken)
+    with pytest.raises(OptionError) as err:
+        balance_module.balance(balance_toy, finding="first_player:base", vary="rules.edge=-0.3..0.3",
+                               backend="sequential", out=tmp_path / "b", budget=480, games=40,
+                               popsize=4, validation_games=60)
+    assert err.value.option == "out" and "another run wrote into" in str(err.value)
+    assert "resume" not in str(err.value)
