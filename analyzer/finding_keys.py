@@ -12,6 +12,7 @@ for a typo, which one was meant.
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -90,7 +91,7 @@ def _malformed(records: Sequence[Any]) -> str:
 
 
 def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "finding",
-           where: str = "the run") -> Mapping[str, Any]:
+           where: str = "the run", patterns: Sequence[str] = ()) -> Mapping[str, Any]:
     """The record of finding ``key`` among ``records``.
 
     Parameters
@@ -102,16 +103,23 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
         The keyword argument (or field) that named the key, for the message.
     where : str
         What the records are of, for the message (``"the run in reports/x"``).
+    patterns : sequence of str
+        The game's own keys as ``fnmatch`` patterns (``answers.game_key_patterns``): a key
+        matching one is real, only not estimated in these records, and is said to be so.
 
     Raises
     ------
     OptionError
         ``key`` is not among them: one line with the closest keys ("did you mean") and every
-        key allowed.
+        key allowed; or, for a key matching ``patterns``, that the records gave it no value.
     """
     for r in records:
         if r.get("key") == key:
             return r
+    if any(fnmatch.fnmatchcase(key, p) for p in patterns):
+        raise OptionError(option, f"{key!r} is a key of this game, but {where} gave it no value "
+                                  "(too few games, or too few decisive ones, for its model): "
+                                  "play more games")
     keys = [str(r.get("key")) for r in records]
     if not keys:
         raise OptionError(option, f"{key!r}: {where} has no key finding or measured figure")

@@ -294,3 +294,31 @@ def test_a_balance_whose_directory_another_run_took_does_not_blame_resume(balanc
                                popsize=4, validation_games=60)
     assert err.value.option == "out" and "another run wrote into" in str(err.value)
     assert "resume" not in str(err.value)
+
+
+def test_a_real_key_not_estimated_is_said_so_and_the_report_is_written(tmp_path):
+    """goods:strongest_source needs a conditional logit that 20 games of the baseline cannot
+    fit: its question gets a row saying why, not "unknown key … did you mean"."""
+    text = PYRAMIDION.read_text() + ('\n[[questions]]\nask = "Which goods source matters most?"\n'
+                                     'finding = "goods:strongest_source"\n')
+    path = tmp_path / "pq.toml"
+    path.write_text(text)
+    out = tmp_path / "run"
+    res = cli.invoke(app, ["simulate", str(path), "--games", "20", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    report = (out / "report.md").read_text()
+    row = next(line for line in report.splitlines() if "Which goods source matters most?" in line)
+    assert "`goods:strongest_source`: not estimated in this run" in row and "play more games" in row
+
+
+def test_lookup_of_a_real_key_without_a_value_says_so():
+    from analyzer import finding_keys
+    from analyzer.report.answers import declared
+
+    records = [{"key": "goods:largest_gap", "estimate": 1.0}]
+    with pytest.raises(OptionError) as err:
+        finding_keys.lookup(records, "goods:strongest_source", patterns=("goods:strongest_source",))
+    assert "is a key of this game" in str(err.value) and "did you mean" not in str(err.value)
+    answers, notes = declared([{"ask": "?", "finding": "goods:strongest_source"}], records, "f.toml",
+                              patterns=("goods:*",))
+    assert answers[0]["record"]["not_estimated"] and not notes
