@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -290,7 +291,8 @@ def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
     for j, entry in enumerate(typed(data, "questions", list, fail, default=[])):
         at = f"questions[{j}]"
         known_keys(entry, at, QUESTION_KEYS, fail)
-        texts = [typed(entry, k, str, fail, where=at).strip() for k in QUESTION_KEYS]
+        texts = [text_field(entry, k, fail, TEXT_MAX if k == "ask" else NAME_MAX,
+                            where=at).strip() for k in QUESTION_KEYS]
         for key, text in zip(QUESTION_KEYS, texts):
             if not text:
                 fail(f"{at}.{key}", "must not be empty" + (
@@ -313,7 +315,7 @@ def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], hea
             with each():
                 fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
         with each():
-            vname = typed(var, "name", str, fail, where=where)
+            vname = text_field(var, "name", fail, NAME_MAX, where=where)
             if vname == BASE or not vname:
                 fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
             if any(a.name == vname for a in arms):
@@ -323,8 +325,8 @@ def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], hea
             found["rules"] = _rules(typed(var, "rules", dict, fail, default={}, where=where),
                                     f"{where}.rules", base_dir)
         with each():
-            found["description"] = typed(var, "description", str, fail, default="",
-                                         where=where)
+            found["description"] = text_field(var, "description", fail, TEXT_MAX, default="",
+                                              where=where)
         vplayers = typed(var, "players", int, fail, default=players, where=where)
         try:
             spec.players.check(vplayers, head.expansions)
@@ -405,11 +407,13 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
             name = Path(file).stem
         if not name:
             fail("name", "missing (give the study a name)")
+        if len(name) > NAME_MAX:
+            fail("name", f"at most {NAME_MAX} characters (got {shown(name)})")
         if not valid_name(name):
             fail("name", f"only letters, digits and -_. are allowed, not dots alone "
                          f"(got {name!r})")
     with each():
-        description = typed(data, "description", str, fail, default="")
+        description = text_field(data, "description", fail, TEXT_MAX, default="")
     spec = None
     with each():
         game = typed(data, "game", str, fail)
@@ -560,12 +564,52 @@ def typed(data, key, want, fail, default=..., where=""):
     value = data[key]
     ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
     if not ok:
-        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {value!r})")
+        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {shown(value)})")
     return value
 
 
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list",
                dict: "a table"}
+
+#: The longest name (a variant's, a seat's or entrant's, a finding key) and the longest text (a
+#: question, a description) a study file may give: each is shown in tables, charts and folders.
+NAME_MAX = 200
+TEXT_MAX = 1000
+# characters that reorder or hide text around them (bidirectional overrides and isolates)
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """``repr(value)`` for a one-line message, a long one cut (``'xxx…' (10,000 characters)``)."""
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[:width]}…{size}"
+
+
+def text_problem(text: str, limit: int) -> str:
+    """What keeps ``text`` (a name or a sentence a report shows) out of a report: a control
+    character (also a line or paragraph separator, a bidirectional override) or more than
+    ``limit`` characters; ``""`` when it is fine."""
+    for i, c in enumerate(text):
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp"):
+            return (f"must not hold control characters (got U+{ord(c):04X} at position {i} of "
+                    f"{shown(text)}; allowed: printable text)")
+    if len(text) > limit:
+        return f"at most {limit} characters (got {shown(text)})"
+    return ""
+
+
+def text_field(data, key, fail, limit: int, default=..., where: str = "") -> Any:
+    """``typed(data, key, str, ...)`` that is also printable and at most ``limit`` characters
+    (``text_problem``)."""
+    value = typed(data, key, str, fail, default=default, where=where)
+    if isinstance(value, str):
+        problem = text_problem(value, limit)
+        if problem:
+            fail(f"{where}.{key}" if where else key, problem)
+    return value
 
 
 def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
@@ -633,7 +677,7 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
         build_policy(spec.policies, policy, params)
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
-    name = typed(entry, "name", str, fail, default=policy, where=at)
+    name = text_field(entry, "name", fail, NAME_MAX, default=policy, where=at)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))
@@ -737,6 +781,8 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
         players = rest[1] if len(rest) > 1 and rest[1] != scenario.players else None
         if any(a.name == name for a in arms):
             raise refuse(f"duplicate variant name {name!r}")
+        if text_problem(str(name), 10 * NAME_MAX):  # a value given on the command line
+            raise refuse(f"variant {shown(name)}: {text_problem(str(name), 10 * NAME_MAX)}")
         rules = {k: v for k, v in {**base.rules, **overrides}.items() if v is not None}
         try:
             scenario.spec.make_config(players or scenario.players, scenario.expansions, rules)

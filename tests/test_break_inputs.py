@@ -322,3 +322,32 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
     answers, notes = declared([{"ask": "?", "finding": "goods:strongest_source"}], records, "f.toml",
                               patterns=("goods:*",))
     assert answers[0]["record"]["not_estimated"] and not notes
+
+
+# --- 6. names and texts a report shows ----------------------------------------------------------
+
+@pytest.mark.parametrize(("extra", "fragment"), [
+    ('[[variants]]\nname = "a\\u0007b"\nrules = { target_vp = 12 }\n',
+     "variants[0].name: must not hold control characters (got U+0007 at position 1"),
+    (f'[[variants]]\nname = "{"v" * 10_000}"\nrules = {{ target_vp = 12 }}\n',
+     "variants[0].name: at most 200 characters (got 'vvvv"),
+    ('[[variants]]\nname = "v"\ndescription = "one\\ntwo"\nrules = { target_vp = 12 }\n',
+     "variants[0].description: must not hold control characters (got U+000A"),
+    ('[[questions]]\nask = "Why\\u202e?"\nfinding = "first_player:base"\n',
+     "questions[0].ask: must not hold control characters (got U+202E"),
+    (f'[[questions]]\nask = "{"w" * 10_000}?"\nfinding = "first_player:base"\n',
+     "questions[0].ask: at most 1000 characters"),
+    ('[[questions]]\nask = "Who?"\nfinding = "first_player:\\u001bbase"\n',
+     "questions[0].finding: must not hold control characters"),
+])
+def test_control_characters_and_huge_names_are_refused_at_validation(tmp_path, extra, fragment):
+    path = tmp_path / "s.toml"
+    path.write_text(_scenario() + extra)
+    line = _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), fragment)
+    assert len(line) < 400  # the 10,000 characters are not echoed
+
+
+def test_a_seat_name_with_a_control_character_is_refused(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(_scenario().replace('policy = "random"', 'policy = "random"\nname = "r\\u0000"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seats[0].name: must not hold control")
