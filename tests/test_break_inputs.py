@@ -351,3 +351,49 @@ def test_a_seat_name_with_a_control_character_is_refused(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(_scenario().replace('policy = "random"', 'policy = "random"\nname = "r\\u0000"'))
     _one_line_exit_2(cli.invoke(app, ["validate", str(path)]), "seats[0].name: must not hold control")
+
+
+# --- 8. validation of many variants is linear ---------------------------------------------------
+
+class _CountedName(str):
+    """A variant name that counts the comparisons made with it."""
+
+    compared = 0
+
+    def __eq__(self, other):
+        type(self).compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_validation_compares_each_variant_name_a_bounded_number_of_times(monkeypatch):
+    """Each new variant was compared with every earlier one (60,000 variants: 1.8 billion
+    comparisons, over 300 s); a set of the names taken makes it linear. Identical rules are
+    checked once (the game's make_config)."""
+    from analyzer.scenario import parse_scenario
+
+    n = 2000
+    data = {"name": "many", "game": "cartus", "players": 4, "games": 5, "rules": {},
+            "seats": [{"policy": "random"}],
+            "variants": [{"name": _CountedName(f"v{i}"), "rules": {"vp_token_value": i % 3}}
+                         for i in range(n)]}
+    spec = get_game("cartus")
+    calls = []
+    real = spec.make_config
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    import dataclasses
+
+    from analyzer import scenario as scenario_module
+
+    counting = dataclasses.replace(spec, make_config=counted)
+    monkeypatch.setattr(scenario_module, "get_game", lambda name: counting)
+    _CountedName.compared = 0
+    scenario = parse_scenario(data, "many.toml")
+    assert len(scenario.arms) == n + 1
+    assert _CountedName.compared < 5 * n, _CountedName.compared
+    assert len(calls) <= 4  # the base's rules and the three settings of vp_token_value
