@@ -90,6 +90,16 @@ def _malformed(records: Sequence[Any]) -> str:
     return ""
 
 
+def unestimated(records: Sequence[Mapping[str, Any]], key: str, patterns: Sequence[str]) -> bool:
+    """Whether ``key``, absent from ``records``, is a real key of the game that these records
+    could not estimate: it matches one of the game's key ``patterns`` of which no record has a
+    key (else a key of that pattern was estimated and ``key`` is a typo of one, e.g.
+    ``item:NAME`` with a misspelt name)."""
+    return any(fnmatch.fnmatchcase(key, p)
+               and not any(fnmatch.fnmatchcase(str(r.get("key")), p) for r in records)
+               for p in patterns)
+
+
 def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "finding",
            where: str = "the run", patterns: Sequence[str] = ()) -> Mapping[str, Any]:
     """The record of finding ``key`` among ``records``.
@@ -105,7 +115,8 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
         What the records are of, for the message (``"the run in reports/x"``).
     patterns : sequence of str
         The game's own keys as ``fnmatch`` patterns (``answers.game_key_patterns``): a key
-        matching one is real, only not estimated in these records, and is said to be so.
+        matching one of which no record has a key is real, only not estimated in these records
+        (``unestimated``), and is said to be so.
 
     Raises
     ------
@@ -116,7 +127,7 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
     for r in records:
         if r.get("key") == key:
             return r
-    if any(fnmatch.fnmatchcase(key, p) for p in patterns):
+    if unestimated(records, key, patterns):
         raise OptionError(option, f"{key!r} is a key of this game, but {where} gave it no value "
                                   "(too few games, or too few decisive ones, for its model): "
                                   "play more games")
@@ -171,4 +182,5 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "value_text"]
+__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
+           "value_text"]

@@ -164,7 +164,7 @@ def _rule(scenario: Scenario, path: str, name: str, lo: float, hi: float) -> Kno
                                   f"options: {_numeric_options(scenario)}")
     option = spec.options[name]
     if not _numeric(option):  # also an option whose values include a word (start_player: random)
-        raise OptionError("vary", f"{path}: not a numeric option (allowed: {option.allowed_text()}); "
+        raise OptionError("vary", f"{path}: not a numeric option ({option.allowed_text()}); "
                                   f"numeric options: {_numeric_options(scenario)}")
     _range(path, option.type, lo, hi, name)
     if (option.low is not None and lo < option.low) or (option.high is not None

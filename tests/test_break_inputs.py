@@ -320,8 +320,11 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
         finding_keys.lookup(records, "goods:strongest_source", patterns=("goods:strongest_source",))
     assert "is a key of this game" in str(err.value) and "did you mean" not in str(err.value)
     answers, notes = declared([{"ask": "?", "finding": "goods:strongest_source"}], records, "f.toml",
-                              patterns=("goods:*",))
+                              patterns=("goods:strongest_source", "goods:largest_gap"))
     assert answers[0]["record"]["not_estimated"] and not notes
+    # a key of a pattern the run has other keys of is a typo of one: "did you mean"
+    with pytest.raises(OptionError, match="did you mean 'goods:largest_gap'"):
+        finding_keys.lookup(records, "goods:largest_gpa", patterns=("goods:*",))
 
 
 # --- 6. names and texts a report shows ----------------------------------------------------------

@@ -173,8 +173,9 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     kind's, or, in a study that makes its own arms, a key its arms do not have).
 
     A key the run lacks that matches one of ``patterns`` (the game's own keys,
-    ``game_key_patterns``) is a real key this run could not estimate (too few games for its
-    model, say): its question gets a row saying so (``not_estimated``), not an error.
+    ``game_key_patterns``) of which the run has no key is a real key this run could not
+    estimate (too few games for its model, say; ``finding_keys.unestimated``): its question
+    gets a row saying so (``not_estimated``), not an error.
 
     Raises
     ------
@@ -189,7 +190,7 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             record = finding_keys.lookup(records, q["finding"], where="the run")
         except OptionError as err:
             other = other_kind(q["finding"], kind)
-            if any(fnmatch.fnmatchcase(q["finding"], p) for p in patterns):
+            if finding_keys.unestimated(records, q["finding"], patterns):
                 out.append({"ask": q["ask"], "key": q["finding"], "record": {
                     "key": q["finding"], "estimate": None, "not_estimated": True}})
             elif other:
