@@ -52,7 +52,9 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     Raises
     ------
     RuleError
-        Not a path; the file is missing, a directory, unreadable, not UTF-8 or not valid TOML.
+        Not a path; the file is missing, a directory, not a regular file (a FIFO, a device),
+        larger than ``userfiles.TOML_LIMIT``, unreadable, not UTF-8 or not valid TOML (also: nested
+        too deep).
     """
     if not isinstance(path, (str, Path)) or not str(path):
         raise RuleError(option, f"must be a path to a TOML file (got {path!r})")
