@@ -163,7 +163,7 @@ def _rule(scenario: Scenario, path: str, name: str, lo: float, hi: float) -> Kno
         raise OptionError("vary", f"{path}: unknown rule option of {spec.name}{hint}; numeric "
                                   f"options: {_numeric_options(scenario)}")
     option = spec.options[name]
-    if not _numeric(option):  # also an option whose values include a word (start_player: random)
+    if not _numeric(option):  # also an option whose values include a word (a seat or "random")
         raise OptionError("vary", f"{path}: not a numeric option ({option.allowed_text()}); "
                                   f"numeric options: {_numeric_options(scenario)}")
     _range(path, option.type, lo, hi, name)
