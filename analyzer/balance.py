@@ -304,7 +304,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         (g, s), = _records(result, names, 1)
         found = findings_of(sc, facts, g, s, folder)
         records = [found[k] for k in found]
-        chosen = {k: dict(finding_keys.lookup(records, k, option=option,
+        patterns = report.answers.game_key_patterns(spec)
+        chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
                                               where=f"the run of {scenario.name}"))
                   for k in keys}
         study = full
@@ -496,8 +497,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
     ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
     if not ints:
         return exact
-    choices = [sorted({math.floor(m), math.ceil(m)} & set(range(int(k.low),
-                                                                         int(k.high) + 1)))
+    choices = [sorted(v for v in {math.floor(m), math.ceil(m)} if k.low <= v <= k.high)
                if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
     table = pd.DataFrame(rows)
     best, best_score = exact, math.inf
@@ -770,8 +770,17 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         len(so.arms) + len(sb.arms))))
     d.saved = f"the search finished in {d.path / 'search'}, the fresh-seed check not yet"
     say(f"check: {len(so.arms) + len(sb.arms)} arms x {n} fresh games")
-    result, names = _play(spec, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks, run, size,
-                          fingerprint, True, run.options.progress)
+    try:  # the check's chunks join the run's own (prepared by _run): a resume of this run
+        result, names = _play(spec, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks, run, size,
+                              fingerprint, True, run.options.progress)
+    except OptionError as err:
+        if d.resume or err.option not in ("resume", "out", "chunk_size"):
+            raise
+        # the user gave no --resume: the chunks changed under this run, so another run took the
+        # directory while this one searched
+        raise OptionError("out", f"another run wrote into {d.path} while this one searched "
+                                 "(its chunks are of another balance); give each run its own "
+                                 "{out}", out=None) from None
     (go, sto), (gb, stb) = _records(result, names, 2)
     at = {ORIGINAL: findings_of(so, fo, go, sto, scratch),
           BALANCED: findings_of(sb, fb, gb, stb, scratch)}
@@ -1000,10 +1009,14 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
     varied = [vary] if isinstance(vary, str) else list(vary)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
+    for name, value in (("games", games), ("validation_games", validation_games)):
+        if isinstance(value, int) and value > MAX_GAMES:  # before the run options size chunks
+            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
     options = run_options(max(games or DEFAULT_GAMES, validation_games), jobs=jobs,
                           backend=backend,
                           scheduler=scheduler, chunk_size=chunk_size, progress=progress,
-                          csv=csv)
+                          csv=csv, games_flag="validation_games"
+                          if validation_games > (games or DEFAULT_GAMES) else "games")
     run = StudyRun(scenario, "balance", options, run_dir("balance", scenario, out, force=force,
                                                          resume=resume))
     with tempfile.TemporaryDirectory(prefix="analyzer-balance-") as tmp, _quick_gc():

@@ -14,7 +14,6 @@ A stop (Ctrl-C, SIGTERM) anywhere is one line saying what is saved and how to re
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -25,7 +24,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from analyzer import __version__, api, build, files, studies, study_cli
+from analyzer import __version__, api, build, files, studies, study_cli, userfiles
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, get_game
 
@@ -180,7 +179,8 @@ def report(run_dir: Annotated[Path, typer.Argument(
                                             "not re-written")
         err.resume_with = f"analyzer report {run_dir}"
         raise err from None
-    results = json.loads((run_dir / "summary.json").read_text()).get("results") or {}
+    summary = userfiles.read_json(run_dir / "summary.json")  # the one render_report wrote
+    results = (summary.get("results") if isinstance(summary, dict) else None) or {}
     rob = studies.results_of(results, "robustness") or {}
     if rob.get("complete") is False:
         typer.echo(f"robustness check incomplete: {len(rob['finished'])} of "

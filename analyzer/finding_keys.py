@@ -12,13 +12,13 @@ for a typo, which one was meant.
 from __future__ import annotations
 
 import difflib
-import json
+import fnmatch
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import studies
+from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, OptionError
 from analyzer.report.findings import Finding
 
@@ -42,26 +42,66 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         ``run_dir`` holds no readable ``summary.json`` with results (not a finished run).
     """
-    path = Path(run_dir) / "summary.json"
-    try:
-        summary = json.loads(path.read_text())
-    except (FileNotFoundError, NotADirectoryError):
+    path = userfiles.looked_up(Path(run_dir) / "summary.json")
+    if not path.exists() and not path.is_symlink():
         if (Path(run_dir) / "chunks").is_dir():
             raise AnalyzerError(f"{run_dir}: the run is not finished (no summary.json yet): "
-                                "finish it with its command and `analyzer ... --resume`") from None
+                                "finish it with its command and `analyzer ... --resume`")
         raise AnalyzerError(f"{run_dir}: not a run directory, no summary.json here (give the directory of a "
-                            "finished run, e.g. reports/NAME)") from None
-    except (OSError, ValueError) as err:
-        raise AnalyzerError(f"{path}: cannot read it ({err.__class__.__name__})") from None
+                            "finished run, e.g. reports/NAME)")
+    try:
+        summary = userfiles.read_json(path)
+    except userfiles.UnreadableFile as err:
+        raise AnalyzerError(f"{path}: cannot read it ({err.reason})") from None
     if not isinstance(summary, dict) or not summary.get("results"):
         raise AnalyzerError(f"{run_dir}: the run has no results yet (re-render it with "
                             f"`analyzer report {run_dir}`, or finish it with its command "
                             "and `analyzer ... --resume`)")
-    return of_summary(summary)
+    try:
+        records = of_summary(summary)
+    except (AttributeError, TypeError, ValueError, KeyError):
+        records = None
+    problem = "its findings are not a list of records" if records is None else _malformed(records)
+    if problem:
+        raise AnalyzerError(f"{path}: not a summary analyzer wrote ({problem}); re-render it "
+                            f"with `analyzer report {run_dir}`")
+    return records
+
+
+#: The fields of a finding record that listing and lookup read, with the types they may have.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "key": (str,), "sentence": (str,), "unit": (str,), "estimate": (int, float),
+    "lo": (int, float), "hi": (int, float), "null": (int, float), "scale": (int, float),
+    "digits": (int,)}
+
+
+def _malformed(records: Sequence[Any]) -> str:
+    """What is wrong with hand-edited finding records (``""`` when nothing is): each must be a
+    table with a text ``key`` and fields of the types ``_FIELDS`` gives (or null)."""
+    for i, r in enumerate(records):
+        if not isinstance(r, Mapping):
+            return f"finding {i} is not a table"
+        if not isinstance(r.get("key"), str):
+            return f"finding {i} has no text 'key'"
+        for name, types in _FIELDS.items():
+            v = r.get(name)
+            if v is not None and (not isinstance(v, types) or isinstance(v, bool)):
+                return f"finding {r['key']!r}: {name} must be {' or '.join(t.__name__ for t in types)} (got {v!r:.40})"
+    return ""
+
+
+def unestimated(records: Sequence[Mapping[str, Any]], key: str, patterns: Sequence[str]) -> bool:
+    """Whether ``key``, absent from ``records``, is a real key of the game that these records
+    could not estimate: it matches one of the game's key ``patterns`` of which no record has a
+    key (else a key of that pattern was estimated and ``key`` is a typo of one, e.g.
+    ``item:NAME`` with a misspelt name)."""
+    return any(fnmatch.fnmatchcase(key, p)
+               and not any(fnmatch.fnmatchcase(str(r.get("key")), p) for r in records)
+               for p in patterns)
 
 
 def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "finding",
-           where: str = "the run") -> Mapping[str, Any]:
+           where: str = "the run", patterns: Sequence[str] = ()) -> Mapping[str, Any]:
     """The record of finding ``key`` among ``records``.
 
     Parameters
@@ -73,16 +113,24 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
         The keyword argument (or field) that named the key, for the message.
     where : str
         What the records are of, for the message (``"the run in reports/x"``).
+    patterns : sequence of str
+        The game's own keys as ``fnmatch`` patterns (``answers.game_key_patterns``): a key
+        matching one of which no record has a key is real, only not estimated in these records
+        (``unestimated``), and is said to be so.
 
     Raises
     ------
     OptionError
         ``key`` is not among them: one line with the closest keys ("did you mean") and every
-        key allowed.
+        key allowed; or, for a key matching ``patterns``, that the records gave it no value.
     """
     for r in records:
         if r.get("key") == key:
             return r
+    if unestimated(records, key, patterns):
+        raise OptionError(option, f"{key!r} is a key of this game, but {where} gave it no value "
+                                  "(too few games, or too few decisive ones, for its model): "
+                                  "play more games")
     keys = [str(r.get("key")) for r in records]
     if not keys:
         raise OptionError(option, f"{key!r}: {where} has no key finding or measured figure")
@@ -134,4 +182,5 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "value_text"]
+__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
+           "value_text"]

@@ -26,7 +26,6 @@ import difflib
 import hashlib
 import re
 import tempfile
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 
 import tomli_w
 
+from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError
 from analyzer.files import atomic_write
 from analyzer.scenario import Scenario
@@ -144,9 +144,14 @@ def _range(path: str, kind: type, lo: float, hi: float, what: str) -> None:
         raise OptionError("vary", f"{path}: LO must be below HI (got {lo}..{hi})")
 
 
+def _numeric(option: Any) -> bool:
+    """Whether every value of a rule option is a number (a range of it can be searched)."""
+    return option.type in (int, float) and not option.also
+
+
 def _numeric_options(scenario: Scenario) -> str:
     spec = scenario.spec
-    rows = [f"{o.name} ({o.allowed_text()})" for o in spec.options if o.type in (int, float)]
+    rows = [f"{o.name} ({o.allowed_text()})" for o in spec.options if _numeric(o)]
     return ", ".join(rows) or "none"
 
 
@@ -158,7 +163,7 @@ def _rule(scenario: Scenario, path: str, name: str, lo: float, hi: float) -> Kno
         raise OptionError("vary", f"{path}: unknown rule option of {spec.name}{hint}; numeric "
                                   f"options: {_numeric_options(scenario)}")
     option = spec.options[name]
-    if option.type not in (int, float):
+    if not _numeric(option):  # also an option whose values include a word (a seat or "random")
         raise OptionError("vary", f"{path}: not a numeric option ({option.allowed_text()}); "
                                   f"numeric options: {_numeric_options(scenario)}")
     _range(path, option.type, lo, hi, name)
@@ -211,10 +216,9 @@ def read_table(scenario: Scenario, option: str) -> dict[str, Any]:
     """
     path = Path(source_of(scenario, option))
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        raise OptionError("vary", f"cannot read the {option} table {path} "
-                                  f"({err.__class__.__name__}: {err})") from None
+        return userfiles.read_toml(path)
+    except userfiles.UnreadableFile as err:
+        raise OptionError("vary", f"cannot read the {option} table {path} ({err.reason})") from None
 
 
 def _label(entry: Mapping[str, Any]) -> str | None:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from analyzer import studies
+from analyzer import studies, userfiles
 from analyzer.errors import (
     OptionError,
     RunInterrupted,
@@ -157,6 +157,29 @@ def clean_temporary(root: Path) -> int:
     return removed
 
 
+def _short(path: Path, width: int = 80) -> str:
+    """A path for a one-line message: a very long one is cut in the middle."""
+    text = str(path)
+    return text if len(text) <= width else f"{text[:width // 2]}…{text[-width // 2:]}"
+
+
+def _name_lengths(path: Path) -> None:
+    """Refuse a directory whose path the file system cannot hold: a name longer than it allows
+    (usually 255 bytes) or a path longer than its limit (usually 4096)."""
+    try:
+        name_max = os.pathconf(".", "PC_NAME_MAX")
+        path_max = os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max, path_max = 255, 4096
+    for part in path.parts:
+        if len(os.fsencode(part)) > name_max:
+            raise OptionError("out", f"cannot use {_short(path)}: a name in it is "
+                                     f"{len(os.fsencode(part)):,} bytes long (at most {name_max})")
+    if len(os.fsencode(str(path.absolute()))) >= path_max:
+        raise OptionError("out", f"cannot use {_short(path)}: the path is longer than "
+                                 f"{path_max - 1:,} bytes")
+
+
 class RunDir:
     """The directory of one study run (see the module docstring).
 
@@ -207,7 +230,11 @@ class RunDir:
             raise OptionError("out", "empty path (give a directory, e.g. {out})",
                               out="reports/run1")
         rd = cls(default if out is None else Path(out), run, force=force, resume=resume)
-        rd.check()
+        _name_lengths(rd.path)
+        try:
+            rd.check()
+        except OSError as err:  # a path the system refuses to look at (too deep, a loop)
+            raise OptionError("out", f"cannot use {_short(rd.path)} ({err.strerror})") from None
         return rd
 
     @property
@@ -223,10 +250,10 @@ class RunDir:
             return None
         if "name" not in found:
             try:
-                run = json.loads((self.path / "summary.json").read_text())["run"]
+                run = userfiles.read_json(self.path / "summary.json")["run"]
                 found = {"name": run["name"], "seed": run["seed"],
                          "kind": (run.get("study") or {}).get("kind", "simulate")}
-            except (OSError, ValueError, KeyError, TypeError):
+            except (userfiles.UnreadableFile, KeyError, TypeError):
                 return None
         return identity(found["name"], found.get("seed"), found.get("kind", "simulate"))
 
@@ -342,8 +369,8 @@ class RunDir:
         """Whether the directory holds a finished run of exactly ``scenario`` (same arms, seed
         and games): its ``summary.json`` has results and its fingerprint matches."""
         try:
-            summary = json.loads((self.path / "summary.json").read_text())
-        except (OSError, ValueError):
+            summary = userfiles.read_json(self.path / "summary.json")
+        except userfiles.UnreadableFile:
             return False
         found = read_fingerprint(self.chunks)
         if not isinstance(summary, dict):

@@ -37,13 +37,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec, build_policy
@@ -192,17 +193,11 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
     path = Path(path)
     label = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{label}: file not found") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{label}: a directory, not a study file (give a .toml file)") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
-    try:
-        return tomllib.loads(text), label
-    except tomllib.TOMLDecodeError as err:
-        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+        return userfiles.read_toml(path), label
+    except userfiles.UnreadableFile as err:
+        if err.kind == "directory":
+            raise ScenarioError(f"{label}: a directory, not a study file (give a .toml file)") from None
+        raise ScenarioError(f"{label}: {err.reason}") from None
 
 
 class _Skip(Exception):
@@ -267,19 +262,22 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     with each():
         seats = _seats(data.get("seats"), "seats", players, spec, fail, base_dir, each)
     arms = [Arm(BASE, rules, seats or ())]
+    taken = {BASE}
     variants: list = []
     with each():
         variants = typed(data, "variants", list, fail, default=[])
     for j, var in enumerate(variants):
-        arm = _variant(var, f"variants[{j}]", arms, data, head, seats, problems, base_dir)
+        arm = _variant(var, f"variants[{j}]", taken, data, head, seats, problems, base_dir)
         if arm is not None:
             arms.append(arm)
+            taken.add(arm.name)
     if seats is not None:
+        memo: dict[tuple, RuleError | None] = {}
         for i, arm in enumerate(arms):
             with each():
                 where = "rules" if arm.name == BASE else f"variants[{i - 1}].rules"
                 check_rules(spec, arm.players or players, head.expansions, arm.rules, where,
-                            fail)
+                            fail, memo)
     questions: tuple[Question, ...] = ()
     with each():
         questions = parse_questions(data, fail)
@@ -296,7 +294,8 @@ def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
     for j, entry in enumerate(typed(data, "questions", list, fail, default=[])):
         at = f"questions[{j}]"
         known_keys(entry, at, QUESTION_KEYS, fail)
-        texts = [typed(entry, k, str, fail, where=at).strip() for k in QUESTION_KEYS]
+        texts = [text_field(entry, k, fail, TEXT_MAX if k == "ask" else NAME_MAX,
+                            where=at).strip() for k in QUESTION_KEYS]
         for key, text in zip(QUESTION_KEYS, texts):
             if not text:
                 fail(f"{at}.{key}", "must not be empty" + (
@@ -306,7 +305,7 @@ def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
     return tuple(out)
 
 
-def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], head: Head,
+def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], head: Head,
              seats: tuple[Seat, ...] | None, problems: Problems,
              base_dir: Path | None) -> Arm | None:
     """One ``[[variants]]`` entry as an ``Arm``; ``None`` when a field of it failed (each
@@ -319,18 +318,18 @@ def _variant(var: Any, where: str, arms: list[Arm], data: Mapping[str, Any], hea
             with each():
                 fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
         with each():
-            vname = typed(var, "name", str, fail, where=where)
+            vname = text_field(var, "name", fail, NAME_MAX, where=where)
             if vname == BASE or not vname:
                 fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
-            if any(a.name == vname for a in arms):
+            if vname in taken:  # a set: a file of 60,000 variants is checked in linear time
                 fail(f"{where}.name", f"duplicate variant name {vname!r}")
             found["name"] = vname
         with each():
             found["rules"] = _rules(typed(var, "rules", dict, fail, default={}, where=where),
                                     f"{where}.rules", base_dir)
         with each():
-            found["description"] = typed(var, "description", str, fail, default="",
-                                         where=where)
+            found["description"] = text_field(var, "description", fail, TEXT_MAX, default="",
+                                              where=where)
         vplayers = typed(var, "players", int, fail, default=players, where=where)
         try:
             spec.players.check(vplayers, head.expansions)
@@ -411,11 +410,13 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
             name = Path(file).stem
         if not name:
             fail("name", "missing (give the study a name)")
+        if len(name) > NAME_MAX:
+            fail("name", f"at most {NAME_MAX} characters (got {shown(name)})")
         if not valid_name(name):
             fail("name", f"only letters, digits and -_. are allowed, not dots alone "
                          f"(got {name!r})")
     with each():
-        description = typed(data, "description", str, fail, default="")
+        description = text_field(data, "description", fail, TEXT_MAX, default="")
     spec = None
     with each():
         game = typed(data, "game", str, fail)
@@ -459,12 +460,26 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
 
 
 def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
-                rules: Mapping[str, Any], where: str, fail) -> None:
+                rules: Mapping[str, Any], where: str, fail,
+                memo: dict[tuple, RuleError | None] | None = None) -> None:
     """``fail`` with the field inside ``where`` (e.g. ``rules``) unless the game's
-    ``make_config`` accepts ``rules``."""
-    try:
-        spec.make_config(players, tuple(expansions), rules)
-    except RuleError as err:
+    ``make_config`` accepts ``rules``. With ``memo`` (one dict per study file) the same rules
+    at the same player count are checked once: many variants often share their rules."""
+    key = None
+    if memo is not None:
+        key = (players, tuple(expansions), json.dumps(rules, sort_keys=True, default=repr))
+    if key is not None and key in memo:
+        found = memo[key]
+    else:
+        try:
+            spec.make_config(players, tuple(expansions), rules)
+            found = None
+        except RuleError as err:
+            found = err
+        if key is not None:
+            memo[key] = found
+    if found is not None:
+        err = found
         fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
         fail(fld, err.message)
 
@@ -566,12 +581,52 @@ def typed(data, key, want, fail, default=..., where=""):
     value = data[key]
     ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
     if not ok:
-        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {value!r})")
+        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {shown(value)})")
     return value
 
 
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list",
                dict: "a table"}
+
+#: The longest name (a variant's, a seat's or entrant's, a finding key) and the longest text (a
+#: question, a description) a study file may give: each is shown in tables, charts and folders.
+NAME_MAX = 200
+TEXT_MAX = 1000
+# characters that reorder or hide text around them (bidirectional overrides and isolates)
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """``repr(value)`` for a one-line message, a long one cut (``'xxx…' (10,000 characters)``)."""
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[:width]}…{size}"
+
+
+def text_problem(text: str, limit: int) -> str:
+    """What keeps ``text`` (a name or a sentence a report shows) out of a report: a control
+    character (also a line or paragraph separator, a bidirectional override) or more than
+    ``limit`` characters; ``""`` when it is fine."""
+    for i, c in enumerate(text):
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp"):
+            return (f"must not hold control characters (got U+{ord(c):04X} at position {i} of "
+                    f"{shown(text)}; allowed: printable text)")
+    if len(text) > limit:
+        return f"at most {limit} characters (got {shown(text)})"
+    return ""
+
+
+def text_field(data, key, fail, limit: int, default=..., where: str = "") -> Any:
+    """``typed(data, key, str, ...)`` that is also printable and at most ``limit`` characters
+    (``text_problem``)."""
+    value = typed(data, key, str, fail, default=default, where=where)
+    if isinstance(value, str):
+        problem = text_problem(value, limit)
+        if problem:
+            fail(f"{where}.{key}" if where else key, problem)
+    return value
 
 
 def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
@@ -639,7 +694,7 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
         build_policy(spec.policies, policy, params)
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
-    name = typed(entry, "name", str, fail, default=policy, where=at)
+    name = text_field(entry, "name", fail, NAME_MAX, default=policy, where=at)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))
@@ -684,13 +739,9 @@ def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
         raise ScenarioError(f"{label}: {fld}: {msg}")
 
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(f"{label}: file not found") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError(f"{label}: cannot read ({err.__class__.__name__}: {err})") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ScenarioError(f"{label}: malformed TOML: {err}") from None
+        data = userfiles.read_toml(p)
+    except userfiles.UnreadableFile as err:
+        raise ScenarioError(f"{label}: {err.reason}") from None
     if "entrants" in data or "seats" in data:  # a study file where a parameters file belongs
         kind = "a tournament pool" if "entrants" in data else "a scenario"
         raise ScenarioError(f"{label}: this is {kind}, not a parameters file (a [params] table "
@@ -742,11 +793,14 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
 
     base = scenario.arms[0]
     arms = list(scenario.arms)
+    taken = {a.name for a in arms}
     for name, overrides, desc, *rest in variants:
         seats = rest[0] if rest and rest[0] is not None else base.seats
         players = rest[1] if len(rest) > 1 and rest[1] != scenario.players else None
-        if any(a.name == name for a in arms):
+        if name in taken:
             raise refuse(f"duplicate variant name {name!r}")
+        if text_problem(str(name), 10 * NAME_MAX):  # a value given on the command line
+            raise refuse(f"variant {shown(name)}: {text_problem(str(name), 10 * NAME_MAX)}")
         rules = {k: v for k, v in {**base.rules, **overrides}.items() if v is not None}
         try:
             scenario.spec.make_config(players or scenario.players, scenario.expansions, rules)
@@ -758,4 +812,5 @@ def add_variants(scenario: Scenario, variants: list[tuple], where: str = "varian
             except RuleError as err:
                 raise refuse(f"variant {name!r}: policy {seat.policy!r}: {err}") from None
         arms.append(Arm(name, rules, tuple(seats), desc, players))
+        taken.add(name)
     return replace(scenario, arms=tuple(arms))

@@ -76,7 +76,7 @@ def parse_value(token: str) -> Any:
     cannot read is taken as a bare string (``random_cards``)."""
     try:
         return tomllib.loads(f"v = {token}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # nested too deep: a string, refused later
         return token
 
 

@@ -50,12 +50,13 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import runner
-from analyzer.errors import OptionError, ScenarioError
+from analyzer.errors import OptionError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
 from analyzer.keywords import checked
 from analyzer.scenario import (
     Arm,
+    Problems,
     Question,
     Scenario,
     Seat,
@@ -76,6 +77,7 @@ POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "s
 SEAT_ORDERS = ("rotations", "all")
 ALL_SEATINGS_MAX = 60  # every seating is played up to this many; above, a balanced sample
 MAX_ARMS = 2000  # seat orders in all (each is an arm of the run)
+MAX_ENTRANTS = 100  # entrants of one pool: each plays in at least one of at most MAX_ARMS seatings
 DEFAULT_BOOT = 1000  # bootstrap replicates of the report's intervals
 
 
@@ -179,38 +181,82 @@ def validate_pool(path: str | Path) -> Pool:
 
 
 def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None = None) -> Pool:
-    """Validate pool data (as parsed from TOML); see ``load_pool``."""
-    def fail(fld: str, msg: str):
-        raise ScenarioError(f"{file}: {fld}: {msg}")
+    """Validate pool data (as parsed from TOML); see ``load_pool``.
 
-    head = parse_head(data, file, base_dir, POOL_KEYS, fail)
-    check_rules(head.spec, head.players, head.expansions, head.rules, "rules", fail)
-    raw = typed(data, "entrants", list, fail)
-    if len(raw) < 2:
-        fail("entrants", f"give at least two [[entrants]] to rate (got {len(raw)})")
-    entrants = [parse_seat(e, f"entrants[{j}]", head.spec, fail, base_dir)
-                for j, e in enumerate(raw)]
+    Every problem is found, one line each (``Problems``), as for a scenario; the sizes
+    (entrants, ``seatings``, seat orders) are bounded before any seating is drawn.
+    """
+    problems = Problems(file)
+    fail, each = problems.fail, problems.check
+    head = parse_head(data, file, base_dir, POOL_KEYS, fail, each)
+    if head.spec is None or head.players is None or head.expansions is None:
+        problems.raise_any()  # the rest needs the game, its player count and expansions
+    with each():
+        check_rules(head.spec, head.players, head.expansions, head.rules, "rules", fail)
+    raw: list = []
+    with each():
+        raw = typed(data, "entrants", list, fail)
+        if len(raw) < 2:
+            fail("entrants", f"give at least two [[entrants]] to rate (got {len(raw)})")
+        if len(raw) > MAX_ENTRANTS:
+            fail("entrants", f"{len(raw)} entrants; at most {MAX_ENTRANTS}")
+    entrants: list[Seat] = []
+    for j, e in enumerate(raw[:MAX_ENTRANTS + 1]):
+        with each():
+            entrants.append(parse_seat(e, f"entrants[{j}]", head.spec, fail, base_dir))
     seen: dict[str, int] = {}
-    for j, e in enumerate(entrants):
-        if e.name in seen:
-            fail(f"entrants[{j}].name", f"{e.name!r} is also entrants[{seen[e.name]}]'s name; "
-                                        "give each entrant its own name")
-        seen[e.name] = j
-    orders = typed(data, "seat_orders", str, fail, default="rotations")
-    if orders not in SEAT_ORDERS:
-        fail("seat_orders", f"must be one of {', '.join(SEAT_ORDERS)} (got {orders!r})")
-    sample = typed(data, "seatings", int, fail, default=None)
-    if sample is not None and sample < 1:
-        fail("seatings", f"must be at least 1 (got {sample})")
+    for j, e in enumerate(entrants if len(entrants) == len(raw) else ()):
+        with each():
+            if e.name in seen:
+                fail(f"entrants[{j}].name", f"{e.name!r} is also entrants[{seen[e.name]}]'s name; "
+                                            "give each entrant its own name")
+            seen[e.name] = j
+    orders = "rotations"
+    with each():
+        orders = typed(data, "seat_orders", str, fail, default="rotations")
+        if orders not in SEAT_ORDERS:
+            fail("seat_orders", f"must be one of {', '.join(SEAT_ORDERS)} (got {orders!r})")
+    sample = None
+    with each():
+        sample = typed(data, "seatings", int, fail, default=None)
+        if sample is not None and sample < 1:
+            fail("seatings", f"must be at least 1 (got {sample})")
+        if sample is not None and sample > MAX_ARMS:  # before any seating is drawn
+            fail("seatings", f"at most {MAX_ARMS} (each seating is at least one seat order to "
+                             f"play; got {sample:,})")
+    questions: tuple = ()
+    with each():
+        questions = parse_questions(data, fail)
+    problems.raise_any()
     pool = Pool(file, head.name, head.description, head.spec.name, head.expansions, head.players,
                 head.games, head.seed, dict(head.rules), tuple(entrants), sample, orders,
-                parse_questions(data, fail))
-    arms = len(schedule(pool))
+                questions)
+    arms = _arms(len(entrants), head.players, sample, orders)
     if arms > MAX_ARMS:
-        fail("seat_orders" if orders == "all" else "seatings",
-             f"{arms} seat orders to play; at most {MAX_ARMS} (fewer entrants, fewer seatings "
-             "or seat_orders = \"rotations\")")
+        with each():
+            fail("seat_orders" if orders == "all" else "seatings",
+                 f"{arms} seat orders to play; at most {MAX_ARMS} (fewer entrants, fewer "
+                 "seatings or seat_orders = \"rotations\")")
+    problems.raise_any()
     return pool
+
+
+def _arms(n_entrants: int, players: int, sample: int | None, mode: str) -> int:
+    """How many arms ``schedule`` makes (seat orders of every seating), counted without drawing
+    a seating: ``players`` rotations each, or with ``all`` each seating's distinct
+    permutations."""
+    if n_entrants < players:  # every multiset of two or more entrants (few: players <= 6)
+        multisets = [c for c in itertools.combinations_with_replacement(range(n_entrants), players)
+                     if len(set(c)) > 1]
+        if mode != "all":
+            return len(multisets) * players
+        return sum(math.factorial(players) // math.prod(math.factorial(c.count(e)) for e in set(c))
+                   for c in multisets)
+    if math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
+        count = math.comb(n_entrants, players)
+    else:
+        count = default_sample(n_entrants, players) if sample is None else sample
+    return count * (math.factorial(players) if mode == "all" else players)
 
 
 def default_sample(n_entrants: int, players: int) -> int:

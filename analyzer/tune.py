@@ -89,7 +89,8 @@ class Dimension:
 
 def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]:
     """The tunable parameters of ``policy`` (numeric, with finite declared bounds, ``low <
-    high``) and the names of the others (kept as the seat has them).
+    high``, not declared ``tunable=False`` as a budget of time or effort is) and the names of
+    the others (kept as the seat has them).
 
     Raises
     ------
@@ -102,7 +103,8 @@ def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]
     for f in parameter_fields(cls):
         low, high = f.metadata.get("low"), f.metadata.get("high")
         kind = hints.get(f.name)
-        if kind in (int, float) and low is not None and high is not None and low < high:
+        if (kind in (int, float) and low is not None and high is not None and low < high
+                and f.metadata.get("tunable", True)):
             dims.append(Dimension(f.name, kind, float(low), float(high)))
         else:
             fixed.append(f.name)

@@ -68,7 +68,7 @@ CASES = [
     ("rattus max_turns type", "rattus", *RATTUS, 'max_turns = "many"', {}, "rules.max_turns: must be"),
     ("rattus map_file type", "rattus", *RATTUS, "map_file = 3", {}, "rules.map_file: must be a path"),
     ("pyramidion target_vp zero", "pyramidion", "", 4, "target_vp = 0", {},
-     "rules.target_vp: must be an integer >= 1 (got 0)"),
+     "rules.target_vp: must be an integer 1..1000 (got 0)"),
     # player counts
     ("rattus 5p without africanus", "rattus", "", 5, "", {}, "5-6 players need the africanus expansion"),
     ("rattus 7p", "rattus", *RATTUS[:1], 7, "", {}, "players: 7 is outside rattus's range"),

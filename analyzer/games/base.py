@@ -691,10 +691,14 @@ def seed_of(seed: int | np.random.SeedSequence) -> str:
     return str(seed)
 
 
-def param(default: float, *, low: float, high: float, help: str) -> Any:
+def param(default: float, *, low: float, high: float, help: str, tunable: bool = True) -> Any:
     """Declare one policy parameter: a dataclass field whose metadata holds its inclusive
     bounds and its help (with units), so that ``build_policy`` enforces the bounds and
     ``analyzer list policies`` shows them.
+
+    ``tunable=False`` keeps the parameter out of ``analyzer tune``: a budget of effort (time or
+    iterations a decision), where more is stronger and slower, so a search would only raise
+    it towards its bound (3,600 s a decision) instead of finding a better player.
 
     Examples
     --------
@@ -705,7 +709,8 @@ def param(default: float, *, low: float, high: float, help: str) -> Any:
     >>> build_policy({"careful": Careful}, "careful", {"risk": 2}).risk
     2.0
     """
-    return field(default=default, metadata={"low": low, "high": high, "help": help})
+    return field(default=default, metadata={"low": low, "high": high, "help": help,
+                                            "tunable": tunable})
 
 
 def param_default(cls: type, name: str, default: float) -> Any:

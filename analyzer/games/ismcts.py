@@ -80,7 +80,7 @@ class Ismcts:
     the steps and levers). Time per decision is about ``iterations`` playouts.
     """
 
-    iterations: int = param(200, low=1, high=1_000_000,
+    iterations: int = param(200, low=1, high=1_000_000, tunable=False,
                             help="search iterations per decision, at most: the search stops once no other action "
                                  "can catch up with the most visited one (iterations)")
     exploration: float = param(1.4, low=0, high=10,
@@ -108,7 +108,7 @@ class Ismcts:
                                help="1: the j-th visit of every root action plays the same determinization and "
                                     "chance (world j), so actions are compared on the same deals; 0: a new "
                                     "determinization every iteration (flag)")
-    seconds: float = param(0.0, low=0, high=3600,
+    seconds: float = param(0.0, low=0, high=3600, tunable=False,
                            help="CPU seconds per decision at most, as well as iterations (whichever ends "
                                 "first); 0 = no time limit. With a limit the iterations run, and so the "
                                 "records, depend on the machine's speed and load: a seed no longer fixes "

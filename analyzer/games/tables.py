@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from analyzer import userfiles
 from analyzer.errors import RuleError
 
 PROVENANCE_KEY = "provenance"  # the one key a data table uses for a value's provenance
@@ -51,27 +52,25 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     Raises
     ------
     RuleError
-        Not a path; the file is missing, a directory, unreadable, not UTF-8 or not valid TOML.
+        Not a path; the file is missing, a directory, not a regular file (a FIFO, a device),
+        larger than ``userfiles.TOML_LIMIT``, unreadable, not UTF-8 or not valid TOML (also: nested
+        too deep).
     """
     if not isinstance(path, (str, Path)) or not str(path):
         raise RuleError(option, f"must be a path to a TOML file (got {path!r})")
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
-    except IsADirectoryError:
-        raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
-    except OSError as err:
-        raise RuleError(option, f"cannot read {name!r}: {err.strerror or err}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise RuleError(option, f"{name!r} is not UTF-8 text (bad byte at offset {err.start})") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise RuleError(option, f"{name!r} is not valid TOML: {err}") from None
+        return userfiles.read_toml(path)
+    except userfiles.UnreadableFile as err:
+        if err.kind == "missing":
+            raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
+        if err.kind == "directory":
+            raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
+        if err.kind == "encoding":
+            raise RuleError(option, f"{name!r} is {err.reason}") from None
+        if err.kind == "syntax":
+            raise RuleError(option, f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}") from None
+        raise RuleError(option, f"{name!r}: {err.reason}") from None
 
 
 def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
@@ -157,10 +156,17 @@ def rows(field: str, source: str, table: dict, key: str, allowed: Iterable[str])
     return found
 
 
-def integer(field: str, where: str, value: Any, low: int = 0, high: int | None = None) -> int:
-    """``value`` if it is an integer (not a bool) in ``low..high``; else ``RuleError`` naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
+#: The largest number a data table may hold (a count of cards, a score, an amount of goods):
+#: far above any board game's, and small enough that a game built from it fits in memory.
+TABLE_MAX = 1000
+
+
+def integer(field: str, where: str, value: Any, low: int = 0, high: int = TABLE_MAX) -> int:
+    """``value`` if it is an integer (not a bool) in ``low..high``; else ``RuleError`` naming
+    ``where``. ``high`` defaults to ``TABLE_MAX``: every table number is bounded before the
+    game builds anything from it (a count of 10**9 cards would fill the memory)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or value > high:
+        span = f"{low}..{high}"
         raise RuleError(field, f"{where}: must be an integer {span} (got {value!r})")
     return value
 

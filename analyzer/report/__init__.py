@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import finding_keys, studies
+from analyzer import finding_keys, studies, userfiles
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
 from analyzer.games.base import GameSpec
@@ -315,8 +315,8 @@ def robustness_pending(run_dir: Path | None, run: dict[str, Any]) -> dict[str, A
 
     def done(name: str) -> bool:
         try:
-            return bool(json.loads((folder / name / "summary.json").read_text()).get("results"))
-        except (OSError, ValueError, AttributeError):
+            return bool(userfiles.read_json(folder / name / "summary.json").get("results"))
+        except (userfiles.UnreadableFile, AttributeError):
             return False
 
     conditions = plan.get("conditions") or []
@@ -376,7 +376,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     AnalyzerError
         ``run_dir`` lacks the record files.
     """
-    run_dir = Path(run_dir)
+    run_dir = userfiles.looked_up(run_dir)
     for name in ("games.parquet", "seats.parquet"):
         if not (run_dir / name).is_file():
             raise AnalyzerError(f"{run_dir}: no {name} here (is this a run directory made by "
@@ -385,8 +385,10 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     run: dict[str, Any] = {}
     if summary_path.is_file():
         try:
-            run = json.loads(summary_path.read_text()).get("run", {})
-        except (json.JSONDecodeError, AttributeError):
+            run = userfiles.read_json(summary_path).get("run", {})
+        except userfiles.UnreadableFile as err:
+            raise AnalyzerError(f"{summary_path}: cannot read it ({err.reason})") from None
+        except AttributeError:
             run = {}
     chart_dir = run_dir / "charts"
     chart_dir.mkdir(exist_ok=True)

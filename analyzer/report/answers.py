@@ -30,7 +30,8 @@ import pandas as pd
 from matplotlib import colormaps
 
 from analyzer import finding_keys, studies
-from analyzer.errors import OptionError, ScenarioError
+from analyzer.errors import OptionError, RuleError, ScenarioError
+from analyzer.games import get_game
 from analyzer.report import citations, guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import replay_command
@@ -165,10 +166,16 @@ def other_kind(key: str, kind: str) -> str:
 
 
 def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
-             file: str, kind: str = "simulate") -> tuple[list[Answer], list[str]]:
+             file: str, kind: str = "simulate", patterns: Sequence[str] = ()
+             ) -> tuple[list[Answer], list[str]]:
     """The answers to the declared ``questions`` (``{ask, finding}``) from the run's finding
     records, and a note for each question this study kind does not answer (a key of another
     kind's, or, in a study that makes its own arms, a key its arms do not have).
+
+    A key the run lacks that matches one of ``patterns`` (the game's own keys,
+    ``game_key_patterns``) of which the run has no key is a real key this run could not
+    estimate (too few games for its model, say; ``finding_keys.unestimated``): its question
+    gets a row saying so (``not_estimated``), not an error.
 
     Raises
     ------
@@ -183,7 +190,10 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             record = finding_keys.lookup(records, q["finding"], where="the run")
         except OptionError as err:
             other = other_kind(q["finding"], kind)
-            if other:
+            if finding_keys.unestimated(records, q["finding"], patterns):
+                out.append({"ask": q["ask"], "key": q["finding"], "record": {
+                    "key": q["finding"], "estimate": None, "not_estimated": True}})
+            elif other:
                 notes.append(f"`{q['finding']}` is answered by `analyzer {other}`")
             elif kind not in AS_WRITTEN:
                 have = sorted(str(r.get("key")) for r in records)
@@ -373,6 +383,9 @@ def short_text(record: Mapping[str, Any]) -> str:
     parentheses (the key findings below keep them)."""
     key = str(record.get("key") or "")
     parts = key.split(":")
+    if record.get("not_estimated"):
+        return (f"`{key}`: not estimated in this run: its games gave this finding no value (too "
+                "few games, or too few decisive ones, for its model); play more games.")
     if _missing(record.get("estimate")) or record.get("too_few_games"):
         return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
@@ -589,8 +602,9 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
+    patterns = game_key_patterns(_spec(run.get("game"))) if kind in AS_WRITTEN else ()
     chosen, notes = (declared(questions, known, str(run.get("scenario_file") or "the scenario"),
-                              kind) if questions else (own, []))
+                              kind, patterns) if questions else (own, []))
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
     elif questions and kind not in AS_WRITTEN:  # a study of arms of its own: its question first
@@ -628,6 +642,14 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     doc.blocks[at:at] = part.blocks
     return {"declared": bool(questions) and chosen is not own, "not_answered": notes, "answers": [_summary(a, run_dir, robust)
                                                      for a in chosen]}
+
+
+def _spec(game: Any) -> Any:
+    """The registered game of a run (``None`` when the run names none the registry has)."""
+    try:
+        return get_game(str(game))
+    except RuleError:
+        return None
 
 
 def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None

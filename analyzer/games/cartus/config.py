@@ -57,7 +57,7 @@ OPTIONS = OptionSet("cartus", (
     Option("pass_mode", "second_building", str, "§6", "what a Pass does", choices=("second_building", "none")),
     Option("vp_token_value", 1, int, "§7.2", "VP per Palace VP token (VP)", low=0, high=20),
     Option("track_points", (10, 5, 2), list, "§7.2", "VP for 1st, 2nd, 3rd... most on a track (VP)", "rulebook",
-           item=int, low=0),
+           item=int, low=0, high=1000),
     Option("track_tie", "split_down", str, "§7.2", "tie rule of majorities", choices=("split_down", "all_full", "none")),
     Option("hand_scoring", "majority_like_track", str, "§7.2", "how population cards + jokers left in hand score",
            choices=("majority_like_track", "1vp_each")),

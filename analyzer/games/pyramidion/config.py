@@ -69,7 +69,7 @@ DEFAULT_SITES: tuple[str, ...] = (
 # The rule options: docs/rules/pyramidion.md §12 (suggested scenario options) and §3.1 (supply).
 OPTIONS = OptionSet("pyramidion", (
     Option("target_vp", 10, int, "§6", "VP that ends the game at the end of the round it is reached (VP)",
-           "rulebook", low=1),
+           "rulebook", low=1, high=1000),
     Option("deck", "default48", str, "§3, §10.2", "the character-card deck (cards_file replaces it)",
            choices=("default48",)),
     Option("boat_set", "size_eq_vp", str, "§9", "which built-in boat table is used (boats_file replaces it)",
@@ -81,8 +81,9 @@ OPTIONS = OptionSet("pyramidion", (
     Option("philosopher", "wins_ties", str, "§10.2", "wins_ties: the Philosopher token's holder wins ties in the "
            "slave-driver, negotiator and merchant steps; none: no effect", choices=("wins_ties", "none")),
     Option("supply_limited", True, bool, "§3.1", "goods come from a limited supply"),
-    Option("supply_per_good", 35, int, "§3.1", "tokens of each ordinary good in a limited supply (goods)", low=0),
-    Option("statues", 10, int, "§3.1", "statues in a limited supply (goods)", low=0),
+    Option("supply_per_good", 35, int, "§3.1", "tokens of each ordinary good in a limited supply (goods)", low=0,
+           high=1000),
+    Option("statues", 10, int, "§3.1", "statues in a limited supply (goods)", low=0, high=1000),
     Option("goods_visible", True, bool, "§3.1", "policies may see every player's goods"),
     Option("revolt_winner_must_survive", True, bool, "§5 phase 5 step 4",
            "only players who survived the revolt can win it"),
