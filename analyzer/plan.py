@@ -103,12 +103,18 @@ class Part:
     """Something a study plays: every arm of ``scenario`` (validated) for ``games`` games.
 
     ``scales``: ``--time`` sizes its games (a part of fixed games, such as a search player's
-    condition, keeps them)."""
+    condition, keeps them). ``arms``: what is played, when not the scenario's own arms (a
+    study that builds ``runner.ArmPlan``s itself)."""
 
     label: str
     scenario: Any
     games: int
     scales: bool = True
+    arms: tuple[runner.ArmPlan, ...] | None = None
+
+    def plans(self) -> list[runner.ArmPlan]:
+        """The arms it plays."""
+        return list(self.arms) if self.arms is not None else runner.plan_arms(self.scenario)
 
 
 @dataclass(frozen=True)
@@ -131,8 +137,8 @@ class Estimate:
     cpu, wall : float
         Estimated CPU seconds (all processes) and wall seconds (``cpu / workers``).
     workers, jobs, cores : int
-    games : int
-        Games per arm of the scaled parts.
+    games : int, optional
+        Games per arm of the scaled parts (``None``: no part scales, as a tune's).
     players : int
         Players of the first part (for the precision of a seat's win share).
     budget : float, optional
@@ -145,7 +151,7 @@ class Estimate:
     workers: int
     jobs: int
     cores: int
-    games: int
+    games: int | None
     players: int
     budget: float | None = None
 
@@ -159,9 +165,10 @@ class Estimate:
         total = sum(line.arms * line.games for line in self.lines)
         text = (f"plan: {len(self.lines)} part(s), {sum(ln.arms for ln in self.lines)} arm(s), "
                 f"{total:,} games; estimated {duration(self.cpu)} CPU, about "
-                f"{duration(self.wall)} wall ({self.assumes()}); a seat's win share "
-                f"±{100 * seat_half_width(self.games, self.players):.1f} pp at "
-                f"{self.games:,} games")
+                f"{duration(self.wall)} wall ({self.assumes()})")
+        if self.games is not None:
+            text += (f"; a seat's win share ±{100 * seat_half_width(self.games, self.players):.1f}"
+                     f" pp at {self.games:,} games")
         if self.budget is not None:
             text += f" (--time {duration(self.budget)} chose {self.games:,} games per arm)"
         return text
@@ -231,10 +238,12 @@ def _machine() -> dict[str, Any]:
 
 def arm_key(spec: Any, arm: runner.ArmPlan) -> str:
     """The cache key of an arm's speed: machine, version and build, game, player count,
-    expansions, rules and the seats' policies with their parameters (not the seat names)."""
+    expansions, rules and the seats' policies with their parameters (not the seat names nor
+    their order)."""
     what = {**_machine(), "game": spec.name, "players": arm.players,
             "expansions": list(arm.expansions), "rules": arm.rules,
-            "seats": [[policy, params] for _, policy, params in arm.seats]}
+            # sorted: the calibration plays the seat rotations, so the order is no cost
+            "seats": sorted([policy, params] for _, policy, params in arm.seats)}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 
 
@@ -274,7 +283,7 @@ def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True) -> flo
 def _rates(parts: Sequence[Part]) -> list[float]:
     """CPU seconds per game of each part (all its arms)."""
     return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation)
-                for arm in runner.plan_arms(p.scenario)) for p in parts]
+                for arm in p.plans()) for p in parts]
 
 
 def workers(jobs: int, backend: str = "loky") -> int:
@@ -287,11 +296,11 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     """The priced plan of ``parts`` played with ``jobs`` worker processes (``speed`` of each
     arm; see the module docstring for what the wall time assumes)."""
     rates = _rates(parts)
-    lines = tuple(Line(p.label, len(p.scenario.arms), p.games, r * p.games)
+    lines = tuple(Line(p.label, len(p.plans()), p.games, r * p.games)
                   for p, r in zip(parts, rates))
     cpu = sum(line.cpu for line in lines)
     w = workers(jobs, backend)
-    games = max((p.games for p in parts if p.scales), default=parts[0].games)
+    games = max((p.games for p in parts if p.scales), default=None)
     return Estimate(lines, cpu, cpu / w, w, jobs, os.cpu_count() or 1, games,
                     parts[0].scenario.arm_players(parts[0].scenario.arms[0]), budget)
 
@@ -310,7 +319,8 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     w = workers(jobs, backend)
     fixed = sum(r * p.games for p, r in zip(parts, rates) if not p.scales)
     per_game = sum(r for p, r in zip(parts, rates) if p.scales)
-    games = math.floor((budget * w - fixed) / per_game) if per_game > 0 else most
+    # (a rounding hair below a whole game is that game)
+    games = math.floor((budget * w - fixed) / per_game + 1e-9) if per_game > 0 else most
     if games < 1:
         need = (fixed + per_game) / w
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "

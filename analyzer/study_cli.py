@@ -144,13 +144,15 @@ def _helped(alias: Any, text: str) -> Any:
     return Annotated[base, info]
 
 
-def run_flags(planned: bool = True, **help_texts: str) -> Callable[[Callable], Callable]:
+def run_flags(plans: bool = True, budgets: bool = True,
+              **help_texts: str) -> Callable[[Callable], Callable]:
     """Give a command the run flags: its signature (what typer reads) gains every flag of
     ``_RUN_FLAGS`` after its own options, and it is called with them bundled as
     ``flags=RunFlags(...)`` inside the ``analyzer.plan`` mode of ``--plan`` and ``--time``
     (``--plan`` prints the plan and exits 0; progress on: the estimate is said on stderr
-    before play). ``planned=False``: a command whose study does not price its plan yet; its
-    ``--plan`` and ``--time`` are refused in one line. ``help_texts``: a flag whose meaning
+    before play). ``plans=False``: a command whose study does not price its plan yet (its
+    ``--plan`` and ``--time`` are refused in one line); ``budgets=False``: one whose games
+    ``--time`` cannot size yet (refused in one line). ``help_texts``: a flag whose meaning
     the command narrows (``tune --games``: games per candidate), by keyword."""
     def decorate(command: Callable) -> Callable:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
@@ -164,10 +166,14 @@ def run_flags(planned: bool = True, **help_texts: str) -> Callable[[Callable], C
         def with_flags(*args: Any, **kwargs: Any) -> Any:
             flags = RunFlags(**{name: kwargs.pop(name, default)
                                 for name, (_, default) in _RUN_FLAGS.items()})
-            if not planned and (flags.plan or flags.time is not None):
+            if not plans and (flags.plan or flags.time is not None):
                 raise OptionError("plan" if flags.plan else "time",
                                   f"not supported by {command.__name__} yet (its study does "
                                   "not price its plan)")
+            if not budgets and flags.time is not None:
+                raise OptionError("time", f"not supported by {command.__name__} yet (it cannot "
+                                          "size its games to a budget; see its cost with "
+                                          "{plan})", plan=True)
             budget = plan.parse_time(flags.time) if flags.time is not None else None
             say = None if flags.quiet else (lambda line: typer.echo(line, err=True))
             try:
@@ -497,7 +503,7 @@ def robustness(
     echo_verdicts(res)
 
 
-@run_flags(False, games="Games per seating (overrides the file; rounded up to whole deals).",
+@run_flags(games="Games per seating (overrides the file; rounded up to whole deals).",
            chunk_size="Deals per chunk (default: about 250 games per chunk; never changes "
                       "results).")
 def tournament(
@@ -542,7 +548,7 @@ def tournament(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(False, games="Games per candidate per generation (all candidates on the same seeds; "
+@run_flags(budgets=False, games="Games per candidate per generation (all candidates on the same seeds; "
                  "default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",
@@ -601,7 +607,7 @@ def tune(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(False, games="Games per candidate per round of a CMA-ES search (all candidates of a round "
+@run_flags(plans=False, games="Games per candidate per round of a CMA-ES search (all candidates of a round "
                  "on the same seeds; default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import __version__, runner, studies
+from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.games.base import GameSpec, parameter_fields
 from analyzer.keywords import checked
@@ -373,8 +374,21 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
                    "games": games, "popsize": p.popsize, "validation_games": validation_games,
                    "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
                    "name": scenario.name, "kind": "tune", "chunk_size": check_size}
+    planning.settle(plan_parts(p), options.jobs, options.backend)  # --plan stops here
     with run.session(nest=True):
         return _search_and_check(run, p, fingerprint, cma, say)
+
+
+def plan_parts(p: Plan) -> list[planning.Part]:
+    """What a tune plays, for ``analyzer.plan``: every generation's candidates (priced at the
+    start parameters) and the fresh-seed check; ``--time`` sizes neither (``--budget`` does)."""
+    search = p.generations * p.popsize * p.deals
+    return [planning.Part(f"search: {p.generations} generation(s) x {p.popsize} candidates x "
+                          f"{p.deals} deal(s)", p.scenario, search, scales=False,
+                          arms=tuple(p.arms([p.start], ["start"]))),
+            planning.Part("check on fresh seeds: start and tuned", p.scenario,
+                          p.validation_deals, scales=False,
+                          arms=tuple(p.arms([p.start, p.start], ["start", "tuned"])))]
 
 
 def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: Any,

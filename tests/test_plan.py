@@ -1,0 +1,179 @@
+"""analyzer/plan.py and the --plan / --time run flags (issue #37 item 1) on the toy game."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer import plan, runner
+from analyzer.cli import app
+from analyzer.errors import OptionError
+from analyzer.scenario import load_scenario, with_overrides
+
+cli = CliRunner()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A fresh speed cache for one test."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "analyzer" / "speed.json"
+
+
+@pytest.fixture
+def no_play(monkeypatch):
+    """Fail the test if a study plays a chunk (calibration plays in this process only)."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a game was played")
+    monkeypatch.setattr(runner, "run", refuse)
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "{toy}"],
+    ["sweep", "{toy}", "--param", "params.boost=0,1"],
+    ["ablate", "{shipped}"],  # the toy game has no ablations
+    ["compare", "{toy}", "{toy}"],
+    ["robustness", "{toy}", "--players", "random", "--content", "0"],
+])
+def test_plan_prints_the_plan_writes_nothing_plays_nothing(toy_file, tmp_path, cache, no_play,
+                                                            args):
+    out = tmp_path / "out"
+    shipped = Path(__file__).parents[1] / "scenarios" / "africanus-sultan.toml"
+    words = [{"{toy}": str(toy_file), "{shipped}": str(shipped)}.get(a, a) for a in args]
+    res = cli.invoke(app, [*words, "--games", "40", "--out", str(out), "--plan"])
+    assert res.exit_code == 0, res.output
+    assert not out.exists() and not (tmp_path / "reports").exists()
+    last = res.stdout.strip().splitlines()[-1]
+    assert last.startswith("plan: ") and "CPU" in last and "wall" in last and "±" in last
+    assert "40 games" in res.stdout
+    assert cache.exists()  # the speed was measured and kept
+
+
+def test_estimate_scales_with_games_and_arms(toy_file, cache):
+    sc = load_scenario(toy_file)  # three arms
+    one = plan.Part("run", with_overrides(sc, games=100), 100)
+    small = plan.estimate([one], jobs=1)
+    double = plan.estimate([plan.Part("run", sc, 200)], jobs=1)
+    assert double.cpu == pytest.approx(2 * small.cpu)
+    base_only = plan.estimate([plan.Part("run", sc.__class__(**{**sc.__dict__,
+                                                               "arms": sc.arms[:1]}), 100)], 1)
+    rates = [plan.speed(sc.spec, arm, sc.seed) for arm in runner.plan_arms(sc)]
+    assert small.cpu == pytest.approx(100 * sum(rates))
+    assert base_only.cpu == pytest.approx(100 * rates[0])
+    assert plan.estimate([one, one], jobs=1).cpu == pytest.approx(2 * small.cpu)
+    # wall: CPU over min(jobs, cores) workers; one worker for the sequential backend
+    assert small.wall == pytest.approx(small.cpu)
+    assert plan.estimate([one], jobs=64, backend="sequential").wall == pytest.approx(small.cpu)
+
+
+def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cache):
+    sc = load_scenario(toy_file)
+    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.01)  # 3 arms
+    monkeypatch.setattr(plan.os, "cpu_count", lambda: 2)
+    parts = [plan.Part("run", sc, 60)]
+    assert plan.fit(parts, 60.0, jobs=1) == 2000  # 60 s / (3 x 0.01 s)
+    assert plan.fit(parts, 60.0, jobs=2) == 4000
+    assert plan.fit(parts, 60.0, jobs=8) == 4000  # two cores
+    fixed = [*parts, plan.Part("search", sc, 100, scales=False)]  # 3 s of fixed play
+    assert plan.fit(fixed, 60.0, jobs=1) == 1900
+    with pytest.raises(OptionError, match="too short"):
+        plan.fit(parts, 0.01, jobs=1)
+    with plan.mode(plan.Mode(budget=600.0)):
+        est = plan.settle(parts, jobs=1)
+    assert est.games == 20000 and est.cpu == pytest.approx(600.0)
+    assert "±" in est.summary() and "chose 20,000 games" in est.summary()
+
+
+def test_time_runs_the_chosen_games_and_the_report_states_the_estimate(toy_file, tmp_path,
+                                                                        monkeypatch, cache):
+    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.001)
+    out = tmp_path / "out"
+    res = cli.invoke(app, ["simulate", str(toy_file), "--time", "1m",
+                           "--jobs", "1", "--out", str(out), "--plan"])
+    assert res.exit_code == 0 and "20,000 games per arm" in res.stdout  # 60 s / 3 ms
+    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.1)
+    res = cli.invoke(app, ["simulate", str(toy_file), "--time", "3s", "--jobs", "1",
+                           "--backend", "sequential", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "chose 10 games per arm" in res.stderr
+    run = json.loads((out / "summary.json").read_text())["run"]
+    assert run["games"] == 10 and run["estimate"]["cpu"] == pytest.approx(3.0)
+    assert run["cpu_seconds"] > 0
+    html = (out / "report.html").read_text()
+    assert "Estimated before play for a --time budget of 3.0 s" in html and "actual:" in html
+
+
+@pytest.mark.parametrize("value", ["10x", "0m", "-5s", "m", "10 minutes"])
+def test_bad_time_is_one_line_exit_2(toy_file, tmp_path, value):
+    res = cli.invoke(app, ["simulate", str(toy_file), "--time", value, "--out",
+                           str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert res.stderr.strip().count("\n") == 0 and "--time" in res.stderr
+    assert "Traceback" not in res.output and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text,seconds", [("90s", 90), ("10m", 600), ("1.5h", 5400)])
+def test_parse_time(text, seconds):
+    assert plan.parse_time(text) == seconds
+
+
+def test_the_cache_is_reused(toy_file, cache, monkeypatch):
+    sc = load_scenario(toy_file)
+    arm = runner.plan_arms(sc)[0]
+    first = plan.speed(sc.spec, arm, sc.seed)
+    assert json.loads(cache.read_text())[plan.arm_key(sc.spec, arm)]["cpu_per_game"] == first
+    monkeypatch.setattr(plan, "calibrate", lambda *a, **k: pytest.fail("measured again"))
+    assert plan.speed(sc.spec, arm, sc.seed) == first
+    other = runner.plan_arms(sc)[1]  # other rules: another key, measured
+    assert plan.arm_key(sc.spec, other) != plan.arm_key(sc.spec, arm)
+
+
+POOL = """\
+name = "toy-pool"
+game = "toy"
+players = 3
+games = 30
+seed = 4
+
+[[entrants]]
+policy = "random"
+
+[[entrants]]
+policy = "biased"
+
+[[entrants]]
+name = "bold"
+policy = "biased"
+params = { boost = 1.0 }
+"""
+
+
+def test_tune_and_tournament_plan_balance_says_not_yet(toy_file, tmp_path, cache, no_play):
+    pool = tmp_path / "pool.toml"
+    pool.write_text(POOL)
+    out = tmp_path / "o"
+    tune = cli.invoke(app, ["tune", str(toy_file), "--seat", "0", "--budget", "400", "--games",
+                            "20", "--validation-games", "50", "--plan", "--out", str(out)])
+    assert tune.exit_code == 0, tune.output
+    assert "check on fresh seeds" in tune.stdout and "x 20 deal(s)" in tune.stdout
+    tour = cli.invoke(app, ["tournament", str(pool), "--time", "1h", "--plan", "--out",
+                            str(out)])
+    assert tour.exit_code == 0, tour.output
+    assert "--time 1 h 00 min chose" in tour.stdout
+    assert not out.exists()
+    for words in (["tune", str(toy_file), "--seat", "0", "--time", "1m"],
+                  ["balance", str(toy_file), "--finding", "x", "--vary", "rules.sides=2..8",
+                   "--plan"]):
+        res = cli.invoke(app, [*words, "--out", str(out)])
+        assert res.exit_code == 2 and ": not supported by" in res.stderr, res.output
+        assert res.stderr.strip().count("\n") == 0 and not out.exists()
+
+
+def test_seat_half_width_is_wilson_at_the_fair_share():
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(100, 400, method="wilson")
+    assert plan.seat_half_width(400, 4) == pytest.approx((hi - lo) / 2)
