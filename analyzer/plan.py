@@ -9,8 +9,10 @@ machine: ``speed`` plays a few seeded games of the arm in this process (about
 expansions, rule options and the seats' policies and parameters. Nothing here is a constant
 speed of a game.
 
-Wall time is CPU time / workers, workers = ``min(jobs, cores)`` (1 for the sequential
-backend): it assumes those cores are free and leaves out the workers' start-up.
+Wall time is CPU time / the cores the run gets: ``workers = min(jobs, cores)`` (1 for the
+sequential backend) share the cores with the other processes that keep the machine busy now
+(the 1-minute load average ``L``), each getting ``min(1, cores / (L + workers))`` of a core
+(``capacity``). The workers' start-up (seconds) is left out.
 
 ``--time`` (``parse_time``) sizes the games per arm to fit a wall-time budget (``fit``) and
 says what precision that buys (``seat_half_width``: the 95 % Wilson half-width of a seat's
@@ -135,8 +137,10 @@ class Estimate:
     ----------
     lines : tuple of Line
     cpu, wall : float
-        Estimated CPU seconds (all processes) and wall seconds (``cpu / workers``).
+        Estimated CPU seconds (all processes) and wall seconds (``cpu / capacity``).
     workers, jobs, cores : int
+    load : float
+        The load average of the other processes, when estimated.
     games : int, optional
         Games per arm of the scaled parts (``None``: no part scales, as a tune's).
     players : int
@@ -154,11 +158,15 @@ class Estimate:
     games: int | None
     players: int
     budget: float | None = None
+    load: float = 0.0
 
     def assumes(self) -> str:
         """What the wall time assumes, in words."""
+        share = (f"cores free (load {self.load:.1f})" if capacity(self.workers, self.cores,
+                                                                   self.load) >= self.workers
+                 else f"the {self.cores} cores shared with a load of {self.load:.1f}")
         return (f"CPU / {self.workers} worker(s) (min of --jobs {self.jobs} and {self.cores} "
-                f"cores), cores free, worker start-up left out")
+                f"cores), {share}, worker start-up left out")
 
     def summary(self) -> str:
         """One line: games, CPU and wall time, the ± it buys, and the budget if any."""
@@ -182,6 +190,7 @@ class Estimate:
     def facts(self) -> dict[str, Any]:
         """The estimate as run facts (``summary.json["run"]["estimate"]``)."""
         return {"cpu": self.cpu, "wall": self.wall, "workers": self.workers, "jobs": self.jobs,
+                "load": self.load,
                 "cores": self.cores, "games": self.games, "budget": self.budget,
                 "assumes": self.assumes()}
 
@@ -286,6 +295,20 @@ def _rates(parts: Sequence[Part]) -> list[float]:
                 for arm in p.plans()) for p in parts]
 
 
+def load() -> float:
+    """The 1-minute load average (0 where the system has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def capacity(workers: int, cores: int, busy: float) -> float:
+    """Cores' worth of CPU that ``workers`` processes get on ``cores`` cores beside a load of
+    ``busy`` runnable processes: each gets ``min(1, cores / (busy + workers))`` of a core."""
+    return workers * min(1.0, cores / max(busy + workers, 1e-9))
+
+
 def workers(jobs: int, backend: str = "loky") -> int:
     """Processes that play at once: ``min(jobs, cores)``, 1 for the sequential backend."""
     return 1 if backend == "sequential" else max(1, min(jobs, os.cpu_count() or 1))
@@ -295,14 +318,15 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
              budget: float | None = None) -> Estimate:
     """The priced plan of ``parts`` played with ``jobs`` worker processes (``speed`` of each
     arm; see the module docstring for what the wall time assumes)."""
+    busy = load()  # before the calibration adds to it
     rates = _rates(parts)
     lines = tuple(Line(p.label, len(p.plans()), p.games, r * p.games)
                   for p, r in zip(parts, rates))
     cpu = sum(line.cpu for line in lines)
-    w = workers(jobs, backend)
+    w, cores = workers(jobs, backend), os.cpu_count() or 1
     games = max((p.games for p in parts if p.scales), default=None)
-    return Estimate(lines, cpu, cpu / w, w, jobs, os.cpu_count() or 1, games,
-                    parts[0].scenario.arm_players(parts[0].scenario.arms[0]), budget)
+    return Estimate(lines, cpu, cpu / capacity(w, cores, busy), w, jobs, cores, games,
+                    parts[0].scenario.arm_players(parts[0].scenario.arms[0]), budget, busy)
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
@@ -315,14 +339,16 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     OptionError
         Not even one game per arm fits.
     """
+    busy = load()
     rates = _rates(parts)
     w = workers(jobs, backend)
+    cap = capacity(w, os.cpu_count() or 1, busy)
     fixed = sum(r * p.games for p, r in zip(parts, rates) if not p.scales)
     per_game = sum(r for p, r in zip(parts, rates) if p.scales)
     # (a rounding hair below a whole game is that game)
-    games = math.floor((budget * w - fixed) / per_game + 1e-9) if per_game > 0 else most
+    games = math.floor((budget * cap - fixed) / per_game + 1e-9) if per_game > 0 else most
     if games < 1:
-        need = (fixed + per_game) / w
+        need = (fixed + per_game) / cap
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "
                                   f"about {duration(need)} on {w} worker(s)")
     return min(games, most)

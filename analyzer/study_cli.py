@@ -144,15 +144,15 @@ def _helped(alias: Any, text: str) -> Any:
     return Annotated[base, info]
 
 
-def run_flags(plans: bool = True, budgets: bool = True,
+def run_flags(plans: bool = True, budgets: bool | str = True,
               **help_texts: str) -> Callable[[Callable], Callable]:
     """Give a command the run flags: its signature (what typer reads) gains every flag of
     ``_RUN_FLAGS`` after its own options, and it is called with them bundled as
     ``flags=RunFlags(...)`` inside the ``analyzer.plan`` mode of ``--plan`` and ``--time``
     (``--plan`` prints the plan and exits 0; progress on: the estimate is said on stderr
     before play). ``plans=False``: a command whose study does not price its plan yet (its
-    ``--plan`` and ``--time`` are refused in one line); ``budgets=False``: one whose games
-    ``--time`` cannot size yet (refused in one line). ``help_texts``: a flag whose meaning
+    ``--plan`` and ``--time`` are refused in one line); ``budgets`` a reason: one whose
+    games ``--time`` cannot size yet (refused in one line with the reason). ``help_texts``: a flag whose meaning
     the command narrows (``tune --games``: games per candidate), by keyword."""
     def decorate(command: Callable) -> Callable:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
@@ -170,10 +170,9 @@ def run_flags(plans: bool = True, budgets: bool = True,
                 raise OptionError("plan" if flags.plan else "time",
                                   f"not supported by {command.__name__} yet (its study does "
                                   "not price its plan)")
-            if not budgets and flags.time is not None:
-                raise OptionError("time", f"not supported by {command.__name__} yet (it cannot "
-                                          "size its games to a budget; see its cost with "
-                                          "{plan})", plan=True)
+            if budgets is not True and flags.time is not None:
+                raise OptionError("time", f"not supported by {command.__name__} yet ({budgets}; "
+                                          "see its cost with {plan})", plan=True)
             budget = plan.parse_time(flags.time) if flags.time is not None else None
             say = None if flags.quiet else (lambda line: typer.echo(line, err=True))
             try:
@@ -548,7 +547,8 @@ def tournament(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(budgets=False, games="Games per candidate per generation (all candidates on the same seeds; "
+@run_flags(budgets="its cost is set by --budget, the games in all; --games only splits them",
+           games="Games per candidate per generation (all candidates on the same seeds; "
                  "default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",

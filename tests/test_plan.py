@@ -23,6 +23,13 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache" / "analyzer" / "speed.json"
 
 
+@pytest.fixture(autouse=True)
+def idle(monkeypatch):
+    """An idle machine of two cores, whatever the test machine's load (see test_load)."""
+    monkeypatch.setattr(plan, "load", lambda: 0.0)
+    monkeypatch.setattr(plan.os, "cpu_count", lambda: 2)
+
+
 @pytest.fixture
 def no_play(monkeypatch):
     """Fail the test if a study plays a chunk (calibration plays in this process only)."""
@@ -72,15 +79,20 @@ def test_estimate_scales_with_games_and_arms(toy_file, cache):
 def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cache):
     sc = load_scenario(toy_file)
     monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.01)  # 3 arms
-    monkeypatch.setattr(plan.os, "cpu_count", lambda: 2)
     parts = [plan.Part("run", sc, 60)]
     assert plan.fit(parts, 60.0, jobs=1) == 2000  # 60 s / (3 x 0.01 s)
     assert plan.fit(parts, 60.0, jobs=2) == 4000
     assert plan.fit(parts, 60.0, jobs=8) == 4000  # two cores
     fixed = [*parts, plan.Part("search", sc, 100, scales=False)]  # 3 s of fixed play
     assert plan.fit(fixed, 60.0, jobs=1) == 1900
+    monkeypatch.setattr(plan, "load", lambda: 2.0)  # two busy processes: half the cores
+    assert plan.fit(parts, 60.0, jobs=2) == 2000
     with pytest.raises(OptionError, match="too short"):
         plan.fit(parts, 0.01, jobs=1)
+    with plan.mode(plan.Mode(budget=600.0)):
+        est = plan.settle(parts, jobs=1)
+    assert est.games == 13333 and est.wall == pytest.approx(600.0, rel=1e-3)  # 2/3 of a core
+    monkeypatch.setattr(plan, "load", lambda: 0.0)
     with plan.mode(plan.Mode(budget=600.0)):
         est = plan.settle(parts, jobs=1)
     assert est.games == 20000 and est.cpu == pytest.approx(600.0)
@@ -177,3 +189,10 @@ def test_seat_half_width_is_wilson_at_the_fair_share():
 
     lo, hi = proportion_confint(100, 400, method="wilson")
     assert plan.seat_half_width(400, 4) == pytest.approx((hi - lo) / 2)
+
+
+def test_load_shares_the_cores():
+    assert plan.capacity(2, 2, 0.0) == 2  # idle: one core each
+    assert plan.capacity(2, 2, 2.0) == pytest.approx(1.0)  # four runnable on two cores
+    assert plan.capacity(1, 4, 2.0) == 1  # a core left free
+    assert plan.capacity(4, 4, 4.0) == pytest.approx(2.0)
