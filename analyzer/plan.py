@@ -2,8 +2,9 @@
 
 A study lists what it will play as ``Part``s (a scenario whose every arm plays ``games``
 games on shared seeds). ``estimate`` prices them from the measured speed of each arm on this
-machine: ``speed`` plays a few seeded games of the arm in this process (about
-``CALIBRATION_CPU`` CPU seconds, at least ``MIN_GAMES``) and caches the CPU seconds a game in
+machine: ``speed`` plays a few seeded games of the arm in this process (at most
+``CALIBRATION_CPU`` CPU seconds, the arms not yet measured sharing ``CALIBRATION_TOTAL``, at
+least ``MIN_GAMES``) and caches the CPU seconds a game in
 ``speed.json`` under the user's cache home (``$XDG_CACHE_HOME/analyzer``, default
 ``~/.cache/analyzer``), keyed by machine, analyzer version and build, game, player count,
 expansions, rule options and the seats' policies and parameters. Nothing here is a constant
@@ -45,8 +46,10 @@ from analyzer import __version__, runner
 from analyzer.errors import OptionError
 from analyzer.files import atomic_write
 
-CALIBRATION_CPU = 0.3  # CPU seconds of play that measure one arm's speed
-MIN_GAMES = 2  # games an arm's calibration plays at least (a slow player: about 2 games)
+CALIBRATION_CPU = 0.3  # CPU seconds of play that measure one arm's speed, at most
+CALIBRATION_TOTAL = 1.5  # CPU seconds of play a plan's calibrations share (a study of many arms)
+MIN_CPU = 0.03  # ... and at least, per arm
+MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one game)
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
 TIME_FORM = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh])\s*")
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -256,30 +259,46 @@ def arm_key(spec: Any, arm: runner.ArmPlan) -> str:
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True) -> float:
+def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
+              cpu: float = CALIBRATION_CPU) -> float:
     """CPU seconds a game of ``arm``, measured here: games ``0, 1, …`` of root ``seed`` (as
-    the run plays them) until ``CALIBRATION_CPU`` seconds and ``MIN_GAMES`` games, at most
+    the run plays them) until ``cpu`` seconds and ``MIN_GAMES`` games, at most
     ``MAX_GAMES``."""
     config, policies, _ = runner.arm_setup(spec, arm)
     start, n = time.process_time(), 0
-    while n < MIN_GAMES or (time.process_time() - start < CALIBRATION_CPU and n < MAX_GAMES):
+    while n < MIN_GAMES or (time.process_time() - start < cpu and n < MAX_GAMES):
         r = runner.rotation(n, len(policies), rotate)
         spec.play_game(config, policies[r:] + policies[:r], runner.game_seed(seed, n))
         n += 1
     return max(time.process_time() - start, 1e-9) / n
 
 
-def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True) -> float:
-    """CPU seconds a game of ``arm``: from the cache, else ``calibrate`` (and cached)."""
-    path = cache_file()
+def _cache() -> dict[str, Any]:
     try:
-        cache = json.loads(path.read_text())
+        cache = json.loads(cache_file().read_text())
     except (OSError, ValueError):
-        cache = {}
-    key = arm_key(spec, arm)
-    if isinstance(cache.get(key), dict) and cache[key].get("cpu_per_game", 0) > 0:
-        return float(cache[key]["cpu_per_game"])
-    cpu = calibrate(spec, arm, seed, rotate)
+        return {}
+    return cache if isinstance(cache, dict) else {}
+
+
+def cached(spec: Any, arm: runner.ArmPlan) -> float | None:
+    """The cached CPU seconds a game of ``arm`` (``None``: not measured on this machine and
+    version)."""
+    entry = _cache().get(arm_key(spec, arm))
+    ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
+        and entry["cpu_per_game"] > 0
+    return float(entry["cpu_per_game"]) if ok else None
+
+
+def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
+          cpu: float = CALIBRATION_CPU) -> float:
+    """CPU seconds a game of ``arm``: from the cache, else ``calibrate`` for ``cpu`` seconds
+    (and cached)."""
+    known = cached(spec, arm)
+    if known is not None:
+        return known
+    path, cache, key = cache_file(), _cache(), arm_key(spec, arm)
+    cpu = calibrate(spec, arm, seed, rotate, cpu)
     cache[key] = {"cpu_per_game": cpu, "game": spec.name, "measured": time.strftime("%Y-%m-%d")}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -290,8 +309,12 @@ def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True) -> flo
 
 
 def _rates(parts: Sequence[Part]) -> list[float]:
-    """CPU seconds per game of each part (all its arms)."""
-    return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation)
+    """CPU seconds per game of each part (all its arms); the arms not yet measured share
+    ``CALIBRATION_TOTAL`` seconds of calibration."""
+    new = {arm_key(p.scenario.spec, arm) for p in parts for arm in p.plans()
+           if cached(p.scenario.spec, arm) is None}
+    each = min(CALIBRATION_CPU, max(MIN_CPU, CALIBRATION_TOTAL / max(len(new), 1)))
+    return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation, each)
                 for arm in p.plans()) for p in parts]
 
 

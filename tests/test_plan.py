@@ -78,7 +78,7 @@ def test_estimate_scales_with_games_and_arms(toy_file, cache):
 
 def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cache):
     sc = load_scenario(toy_file)
-    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.01)  # 3 arms
+    monkeypatch.setattr(plan, "speed", lambda *args: 0.01)  # 3 arms
     parts = [plan.Part("run", sc, 60)]
     assert plan.fit(parts, 60.0, jobs=1) == 2000  # 60 s / (3 x 0.01 s)
     assert plan.fit(parts, 60.0, jobs=2) == 4000
@@ -101,12 +101,12 @@ def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cach
 
 def test_time_runs_the_chosen_games_and_the_report_states_the_estimate(toy_file, tmp_path,
                                                                         monkeypatch, cache):
-    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.001)
+    monkeypatch.setattr(plan, "speed", lambda *args: 0.001)
     out = tmp_path / "out"
     res = cli.invoke(app, ["simulate", str(toy_file), "--time", "1m",
                            "--jobs", "1", "--out", str(out), "--plan"])
     assert res.exit_code == 0 and "20,000 games per arm" in res.stdout  # 60 s / 3 ms
-    monkeypatch.setattr(plan, "speed", lambda spec, arm, seed, rotate=True: 0.1)
+    monkeypatch.setattr(plan, "speed", lambda *args: 0.1)
     res = cli.invoke(app, ["simulate", str(toy_file), "--time", "3s", "--jobs", "1",
                            "--backend", "sequential", "--out", str(out)])
     assert res.exit_code == 0, res.output
