@@ -13,7 +13,7 @@ speed of a game.
 Wall time is CPU time / the cores the run gets: ``workers = min(jobs, cores)`` (1 for the
 sequential backend) share the cores with the other processes that keep the machine busy now
 (the 1-minute load average ``L``), each getting ``min(1, cores / (L + workers))`` of a core
-(``capacity``). The workers' start-up (seconds) is left out.
+(``capacity``). Only playing is priced: the workers' start-up and the reports are left out.
 
 ``--time`` (``parse_time``) sizes the games per arm to fit a wall-time budget (``fit``) and
 says what precision that buys (``seat_half_width``: the 95 % Wilson half-width of a seat's
@@ -169,7 +169,7 @@ class Estimate:
                                                                    self.load) >= self.workers
                  else f"the {self.cores} cores shared with a load of {self.load:.1f}")
         return (f"CPU / {self.workers} worker(s) (min of --jobs {self.jobs} and {self.cores} "
-                f"cores), {share}, worker start-up left out")
+                f"cores), {share}, playing only: worker start-up and reports left out")
 
     def summary(self) -> str:
         """One line: games, CPU and wall time, the ± it buys, and the budget if any."""
