@@ -214,7 +214,9 @@ def against(estimate: dict[str, Any] | None, cpu: float | None, wall: float | No
 
 
 def duration(seconds: float) -> str:
-    """``"0.4 s"``, ``"12 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``."""
+    """``"0.043 s"``, ``"2.5 s"``, ``"12 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``."""
+    if seconds < 1:  # a small run: two digits, not "0.0 s"
+        return f"{seconds:.2g} s"
     if seconds < 10:
         return f"{seconds:.1f} s"
     s = round(seconds)

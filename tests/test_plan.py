@@ -118,6 +118,18 @@ def test_time_runs_the_chosen_games_and_the_report_states_the_estimate(toy_file,
     assert "Estimated before play for a --time budget of 3.0 s" in html and "actual:" in html
 
 
+def test_time_sizes_the_base_and_every_condition_of_a_robustness_check(toy_file, tmp_path,
+                                                                      monkeypatch, cache):
+    monkeypatch.setattr(plan, "speed", lambda *args: 0.001)
+    res = cli.invoke(app, ["robustness", str(toy_file), "--players", "random", "--content", "0",
+                           "--time", "1m", "--plan", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.strip().splitlines()
+    # base, replicate, players-random, one rule: 12 arms x 1 ms a game, 60 s on 2 workers
+    assert len(lines) == 5 and all("3 arm(s) x 10,000 games" in line for line in lines[:4])
+    assert "chose 10,000 games per arm" in lines[-1] and not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("value", ["10x", "0m", "-5s", "m", "10 minutes"])
 def test_bad_time_is_one_line_exit_2(toy_file, tmp_path, value):
     res = cli.invoke(app, ["simulate", str(toy_file), "--time", value, "--out",
