@@ -350,8 +350,9 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     cpu = sum(line.cpu for line in lines)
     w, cores = workers(jobs, backend), os.cpu_count() or 1
     games = max((p.games for p in parts if p.scales), default=None)
+    players = parts[0].scenario.arm_players(parts[0].scenario.arms[0]) if parts else 0
     return Estimate(lines, cpu, cpu / capacity(w, cores, busy), w, jobs, cores, games,
-                    parts[0].scenario.arm_players(parts[0].scenario.arms[0]), budget, busy)
+                    players, budget, busy)
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
@@ -398,7 +399,7 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     m = _MODE.get()
     if m is None or not (m.plan or m.budget is not None or m.say is not None):
         return None
-    if m.budget is not None:
+    if m.budget is not None and parts:  # (nothing to play: every run finished earlier)
         games = fit(parts, m.budget, jobs, backend, most)
         parts = [replace(p, games=games) if p.scales else replace(p, games=min(p.games, games))
                  for p in parts]

@@ -63,7 +63,7 @@ import math
 import shutil
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -1193,14 +1193,17 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
         return replicate, conditions, same, without
 
     replicate, conditions, same, without = build(base.scenario)
-    estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games),
+    # runs finished earlier are kept, not played: left out of the plan
+    kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name)}
+    if not force and base.dir.finished(base.scenario):
+        kept.add("base")
+    estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept),
                            base.options.jobs, base.options.backend)
-    if estimate is not None and estimate.games != base.scenario.games:  # sized by --time
+    if estimate is not None and estimate.games not in (None, base.scenario.games):  # --time
         base = prepare(validate(path_or_scenario), games=estimate.games, seed=seed, jobs=jobs,
                        backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
                        resume=resume, force=force, progress=progress, csv=csv)
         replicate, conditions, same, without = build(base.scenario)
-    base.estimate = estimate
     scenario = base.scenario
     begun, cpu = time.monotonic(), 0.0  # the whole check, against the estimate
     with base.session(nest=True):
@@ -1249,17 +1252,18 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
 
 
 def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Condition],
-               search_games: int) -> list[plan.Part]:
+               search_games: int, kept: Collection[str] = ()) -> list[plan.Part]:
     """What a robustness check plays, for ``analyzer.plan``: the base, its replicate and
     each condition (a searching rung at ``search_games``, not sized by ``--time``; a content
-    draw priced at the base's speed, as its table is written only when it is played)."""
+    draw priced at the base's speed, as its table is written only when it is played), but
+    not the runs named in ``kept`` (``"base"``, a condition's name: finished earlier)."""
     parts = [plan.Part("base", scenario, scenario.games),
              plan.Part(replicate.name, replicate.scenario, scenario.games)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching))
-    return parts
+    return [p for p in parts if p.label not in kept]
 
 
 def _chunk(games: int) -> int:

@@ -152,8 +152,9 @@ def run_flags(plans: bool = True, budgets: bool | str = True,
     (``--plan`` prints the plan and exits 0; progress on: the estimate is said on stderr
     before play). ``plans=False``: a command whose study does not price its plan yet (its
     ``--plan`` and ``--time`` are refused in one line); ``budgets`` a reason: one whose
-    games ``--time`` cannot size yet (refused in one line with the reason). ``help_texts``: a flag whose meaning
-    the command narrows (``tune --games``: games per candidate), by keyword."""
+    games ``--time`` cannot size yet (refused in one line with the reason). ``help_texts``: a
+    flag whose meaning the command narrows (``tune --games``: games per candidate), by
+    keyword."""
     def decorate(command: Callable) -> Callable:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
                if p.name != "flags"]
@@ -607,7 +608,8 @@ def tune(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(plans=False, games="Games per candidate per round of a CMA-ES search (all candidates of a round "
+@run_flags(plans=False,  # its probe plays before it knows what it will play
+           games="Games per candidate per round of a CMA-ES search (all candidates of a round "
                  "on the same seeds; default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",

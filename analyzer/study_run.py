@@ -180,7 +180,7 @@ class StudyRun:
         est = plan.settle([part], self.options.jobs, self.options.backend,
                           runner.MAX_CHUNKS * self.options.chunk_size)
         run = self
-        if est is not None and est.games != self.scenario.games:
+        if est is not None and est.games not in (None, self.scenario.games):
             run = StudyRun(with_overrides(self.scenario, games=est.games), self.kind,
                            self.options, self.dir, self.target_ci)
         run.estimate = est

@@ -208,3 +208,19 @@ def test_load_shares_the_cores():
     assert plan.capacity(2, 2, 2.0) == pytest.approx(1.0)  # four runnable on two cores
     assert plan.capacity(1, 4, 2.0) == 1  # a core left free
     assert plan.capacity(4, 4, 4.0) == pytest.approx(2.0)
+
+
+def test_a_robustness_plan_leaves_out_the_runs_finished_earlier(toy_file, tmp_path, cache):
+    out = tmp_path / "o"
+    words = ["robustness", str(toy_file), "--players", "random", "--content", "0", "--games",
+             "30", "--jobs", "1", "--out", str(out)]
+    first = cli.invoke(app, [*words, "--plan"])
+    assert "base: 3 arm(s) x 30 games" in first.stdout and "players-random" in first.stdout
+    done = cli.invoke(app, words)
+    assert done.exit_code == 0, done.output
+    assert "plan: 4 part(s)" in done.stderr  # said before play
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert data["estimate"]["cpu"] > 0 and data["actual"]["cpu"] > 0
+    assert "The whole check. Estimated before play" in (out / "report.md").read_text()
+    again = cli.invoke(app, [*words, "--plan"])
+    assert again.exit_code == 0 and again.stdout.startswith("plan: 0 part(s), 0 arm(s), 0 games")
