@@ -608,7 +608,8 @@ def tune(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(plans=False,  # its probe plays before it knows what it will play
+@run_flags(budgets="its cost is set by --budget and --validation-games; its probe plays "
+                   "first",
            games="Games per candidate per round of a CMA-ES search (all candidates of a round "
                  "on the same seeds; default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "

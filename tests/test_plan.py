@@ -175,7 +175,7 @@ params = { boost = 1.0 }
 """
 
 
-def test_tune_and_tournament_plan_balance_says_not_yet(toy_file, tmp_path, cache, no_play):
+def test_tune_and_tournament_plan_tune_and_balance_time_not_yet(toy_file, tmp_path, cache, no_play):
     pool = tmp_path / "pool.toml"
     pool.write_text(POOL)
     out = tmp_path / "o"
@@ -190,7 +190,7 @@ def test_tune_and_tournament_plan_balance_says_not_yet(toy_file, tmp_path, cache
     assert not out.exists()
     for words in (["tune", str(toy_file), "--seat", "0", "--time", "1m"],
                   ["balance", str(toy_file), "--finding", "x", "--vary", "rules.sides=2..8",
-                   "--plan"]):
+                   "--time", "1m"]):
         res = cli.invoke(app, [*words, "--out", str(out)])
         assert res.exit_code == 2 and ": not supported by" in res.stderr, res.output
         assert res.stderr.strip().count("\n") == 0 and not out.exists()
