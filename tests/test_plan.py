@@ -224,3 +224,17 @@ def test_a_robustness_plan_leaves_out_the_runs_finished_earlier(toy_file, tmp_pa
     assert "The whole check. Estimated before play" in (out / "report.md").read_text()
     again = cli.invoke(app, [*words, "--plan"])
     assert again.exit_code == 0 and again.stdout.startswith("plan: 0 part(s), 0 arm(s), 0 games")
+
+
+def test_a_tournament_sized_by_time_reports_its_estimate(tmp_path, monkeypatch, cache):
+    pool = tmp_path / "pool.toml"
+    pool.write_text(POOL)
+    monkeypatch.setattr(plan, "speed", lambda *args: 0.01)
+    out = tmp_path / "o"
+    res = cli.invoke(app, ["tournament", str(pool), "--time", "1s", "--jobs", "1", "--backend",
+                           "sequential", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    run = json.loads((out / "summary.json").read_text())["run"]
+    arms = len(run["arms"])
+    assert run["games"] == 100 // arms  # deals: 1 s / (arms x 10 ms)
+    assert "Estimated before play for a --time budget of 1.0 s" in (out / "report.md").read_text()
