@@ -374,7 +374,7 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
                    "games": games, "popsize": p.popsize, "validation_games": validation_games,
                    "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
                    "name": scenario.name, "kind": "tune", "chunk_size": check_size}
-    planning.settle(plan_parts(p), options.jobs, options.backend)  # --plan stops here
+    run.estimate = planning.settle(plan_parts(p), options.jobs, options.backend)  # --plan: stop
     with run.session(nest=True):
         return _search_and_check(run, p, fingerprint, cma, say)
 
@@ -408,7 +408,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
     es = cma.CMAEvolutionStrategy(x0, SIGMA0, {
         "bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
         "randn": lambda *shape: rng.standard_normal(shape)})
-    history, rows, resumed, played = [], [], 0, 0
+    history, rows, resumed, played, cpu = [], [], 0, 0, 0.0
     for g in range(p.generations):
         d.saved = f"{g} of {p.generations} generations saved in {search_dir}"
         xs = es.ask()
@@ -424,6 +424,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                          resume=d.resume, fingerprint=fp, **options)
         resumed += res.resumed
         played += res.games_played * len(arms)
+        cpu += res.cpu_seconds
         rates = _win_rates(res, p.label)
         wins = [rates[n] for n in names]
         es.tell(xs, [-w for w in wins])  # CMA-ES minimises
@@ -449,6 +450,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                        chunk_size=check_size, resume=True, fingerprint=dict(fingerprint),
                        **options)
     played += check.games_played * 2 * len(p.tables)
+    cpu += check.cpu_seconds
     with d.writing("search.parquet") as tmp:
         pd.DataFrame(rows).to_parquet(tmp)
     seconds = time.monotonic() - started
@@ -472,6 +474,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                   "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
                                                                    ["start", "tuned"])],
         "chunks_resumed": resumed + check.resumed, "games_played": played, "seconds": seconds,
+        "cpu_seconds": cpu,
         "games_per_second": played / seconds if seconds > 0 and played else None,
     }
     res = run.finish(scenario, check, study=study, facts=facts)

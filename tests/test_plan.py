@@ -238,3 +238,15 @@ def test_a_tournament_sized_by_time_reports_its_estimate(tmp_path, monkeypatch, 
     arms = len(run["arms"])
     assert run["games"] == 100 // arms  # deals: 1 s / (arms x 10 ms)
     assert "Estimated before play for a --time budget of 1.0 s" in (out / "report.md").read_text()
+
+
+def test_a_tune_reports_its_estimate_against_its_search_and_check(toy_file, tmp_path, cache):
+    out = tmp_path / "o"
+    res = cli.invoke(app, ["tune", str(toy_file), "--seat", "0", "--budget", "80", "--games",
+                           "10", "--popsize", "4", "--validation-games", "20", "--jobs", "1",
+                           "--backend", "sequential", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "plan: 2 part(s)" in res.stderr  # said before play
+    run = json.loads((out / "summary.json").read_text())["run"]
+    assert run["estimate"]["cpu"] > 0 and run["cpu_seconds"] > 0
+    assert "Estimated before play" in (out / "report.md").read_text()
