@@ -11,6 +11,7 @@ generated data tables of the variants are written into the run directory (``tabl
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,8 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
     if dropped:
         note += (f"; the scenario's own variants ({', '.join(dropped)}) are not used by ablate "
                  "(ablate one of them by making it the base of its own scenario)")
+    with tempfile.TemporaryDirectory() as scratch:  # the variants' tables, for the plan only
+        run = run.settle(expand(run.scenario, Path(scratch))[0])
     with run.session():
         expanded, rows = expand(run.scenario, run.dir.path / "tables")
         study = {"kind": "ablate", "items": rows, "correction": correction,

@@ -80,6 +80,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import __version__, finding_keys, knobs, report, runner, stats
+from analyzer import plan as planning
 from analyzer.ablate import expand as ablation
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
@@ -1031,8 +1032,32 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
             "robustness": robustness, "search_games": search_games, "seed": scenario.seed,
             "version": __version__, "name": scenario.name, "kind": "balance",
             "chunk_size": chunk_size}
+        # --plan stops here, after the probe (it finds the finding's study)
+        planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
+                        options.jobs, options.backend)
         with run.session(nest=True):
             return _run(run, p, fingerprint, robustness, search_games, scratch, say)
+
+
+def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[planning.Part]:
+    """What a balance plays after its probe, for ``analyzer.plan``: the search (every setting
+    or candidate, priced at the scenario as it is), the fresh-seed check of the original and
+    the value found, and with ``robust`` the ladder's rungs; ``--time`` sizes none of them
+    (``--budget`` and ``--validation-games`` do). An ablation's tables go to ``folder``."""
+    search, _ = p.study.of(p.scenario, folder / "search")
+    full, _ = p.full.of(p.scenario, folder / "full")
+    candidates = len(p.values) if p.method == "scan" else p.rounds * p.popsize
+    parts = [planning.Part(f"search ({p.method}): {candidates} setting(s) x {p.games} games",
+                           search, candidates * p.games, scales=False),
+             planning.Part("check on fresh seeds: as it is", full, p.validation_games,
+                           scales=False),
+             planning.Part("check on fresh seeds: the value found", full, p.validation_games,
+                           scales=False)]
+    if robust:
+        conditions, _ = player_conditions(full, None, p.validation_games, search_games)
+        parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,
+                                scales=False) for c in conditions]
+    return parts
 
 
 def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, search_games: int,

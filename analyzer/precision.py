@@ -128,7 +128,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
     if not 0 < target < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target})")
     n = min(max_games, max(chunk_size * jobs, 4 * chunk_size))
-    steps, seconds, played = [], 0.0, 0
+    steps, seconds, played, cpu = [], 0.0, 0, 0.0
     first_resumed = None
     while True:
         result = runner.run(spec, arms, root_seed, n, chunk_dir, chunk_size=chunk_size, jobs=jobs,
@@ -136,6 +136,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         first_resumed = result.resumed if first_resumed is None else first_resumed
         seconds += result.seconds
         played += result.games_played
+        cpu += result.cpu_seconds
         steps.append(n)
         seats = pd.concat([pd.read_parquet(p, columns=_columns(p))
                            for p in result.parts("seats")], ignore_index=True)
@@ -143,7 +144,8 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         if hw <= target or n >= max_games:
             break
         n = next_games(n, hw, target, chunk_size, max_games)
-    total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played)
+    total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played,
+                              cpu)
     return total, Precision(target, n, hw, hw <= target, tuple(steps))
 
 

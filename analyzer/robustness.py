@@ -63,7 +63,7 @@ import math
 import shutil
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import report, runner, stats, study_run
+from analyzer import plan, report, runner, stats, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games.base import build_policy
 from analyzer.games.content import ContentPrior, priors_in_use
@@ -1166,33 +1166,52 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
     base = prepare(validate(path_or_scenario), games=games, seed=seed, jobs=jobs,
                    backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
                    resume=resume, force=force, progress=progress, csv=csv)
-    scenario = base.scenario
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
-    conditions, same = player_conditions(scenario, ladder, scenario.games, search_games)
-    rules, without = rule_conditions(scenario, varied, scenario.games)
-    conditions += rules
     out_dir = base.dir.path
     folder = out_dir / FOLDER
-    drawn = content_conditions(scenario, DEFAULT_CONTENT if content is None else content,
-                               tables, scenario.games, folder / TABLES)
-    conditions += drawn
-    varied_tables = {n for c in drawn if c.prior is not None for n in c.prior.rule_values}
-    without = [w for w in without if w not in varied_tables]
-    if not conditions:
-        raise OptionError("players", "no condition to run: give a ladder of players, leave "
-                                     "the labelled defaults to vary, or draw guessed content")
-    # the conditions play on the replicate's seeds, not the base's: the base selected the
-    # findings (its Holm gate), so a difference from it leans to "lost" (issue #32)
-    replicate = replicate_condition(scenario)
-    conditions = [replace(c, scenario=replace(c.scenario, seed=replicate.scenario.seed))
-                  for c in conditions]
+
+    def build(scenario: Scenario) -> tuple[Condition, list[Condition], list[str], list[str]]:
+        """The replicate, the conditions, the rungs the base already plays and the defaults
+        left out, at ``scenario.games`` games."""
+        conditions, same = player_conditions(scenario, ladder, scenario.games, search_games)
+        rules, without = rule_conditions(scenario, varied, scenario.games)
+        conditions += rules
+        drawn = content_conditions(scenario, DEFAULT_CONTENT if content is None else content,
+                                   tables, scenario.games, folder / TABLES)
+        conditions += drawn
+        varied_tables = {n for c in drawn if c.prior is not None for n in c.prior.rule_values}
+        without = [w for w in without if w not in varied_tables]
+        if not conditions:
+            raise OptionError("players", "no condition to run: give a ladder of players, leave "
+                                         "the labelled defaults to vary, or draw guessed content")
+        # the conditions play on the replicate's seeds, not the base's: the base selected the
+        # findings (its Holm gate), so a difference from it leans to "lost" (issue #32)
+        replicate = replicate_condition(scenario)
+        conditions = [replace(c, scenario=replace(c.scenario, seed=replicate.scenario.seed))
+                      for c in conditions]
+        return replicate, conditions, same, without
+
+    replicate, conditions, same, without = build(base.scenario)
+    # runs finished earlier are kept, not played: left out of the plan
+    kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name)}
+    if not force and base.dir.finished(base.scenario):
+        kept.add("base")
+    estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept),
+                           base.options.jobs, base.options.backend)
+    if estimate is not None and estimate.games not in (None, base.scenario.games):  # --time
+        base = prepare(validate(path_or_scenario), games=estimate.games, seed=seed, jobs=jobs,
+                       backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
+                       resume=resume, force=force, progress=progress, csv=csv)
+        replicate, conditions, same, without = build(base.scenario)
+    scenario = base.scenario
+    begun, cpu = time.monotonic(), 0.0  # the whole check, against the estimate
     with base.session(nest=True):
         if not force and base.dir.finished(scenario):
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
         else:
             say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
-            base.play()
+            cpu += base.play().summary["run"].get("cpu_seconds") or 0.0
         summary = json.loads((out_dir / "summary.json").read_text())
         base.dir.write(f"{FOLDER}/{PLAN}", json.dumps(
             {"base": {k: summary["run"].get(k) for k in ("name", "seed", "games", "finished")},
@@ -1215,9 +1234,10 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
             size = chunk_size or _chunk(c.scenario.games)
             if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
                 shutil.rmtree(target.path, ignore_errors=True)
-            simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend, scheduler=scheduler,
-                     out=target.path, chunk_size=size, resume=True, force=True,
-                     progress=progress)
+            done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
+                            scheduler=scheduler, out=target.path, chunk_size=size, resume=True,
+                            force=True, progress=progress)
+            cpu += done.summary["run"].get("cpu_seconds") or 0.0
             keep_draw(c, target.path)
         base.dir.saved = (f"the base run, its replicate and all {len(conditions)} conditions "
                           f"finished in {out_dir}, the verdicts not yet written")
@@ -1225,8 +1245,25 @@ def robustness(path_or_scenario: str | Path | Scenario, *,
         data["same_as_base"] = same
         data["left_out"] = left_out(scenario, ladder)
         data["seconds"] = time.monotonic() - started
+        data["estimate"] = estimate.facts() if estimate is not None else None
+        data["actual"] = {"cpu": cpu, "wall": time.monotonic() - begun}
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
         return Results(out_dir, report.render(out_dir))
+
+
+def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Condition],
+               search_games: int, kept: Collection[str] = ()) -> list[plan.Part]:
+    """What a robustness check plays, for ``analyzer.plan``: the base, its replicate and
+    each condition (a searching rung at ``search_games``, not sized by ``--time``; a content
+    draw priced at the base's speed, as its table is written only when it is played), but
+    not the runs named in ``kept`` (``"base"``, a condition's name: finished earlier)."""
+    parts = [plan.Part("base", scenario, scenario.games),
+             plan.Part(replicate.name, replicate.scenario, scenario.games)]
+    for c in conditions:
+        searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
+        parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
+                               c.scenario.games, scales=not searching))
+    return [p for p in parts if p.label not in kept]
 
 
 def _chunk(games: int) -> int:

@@ -211,6 +211,15 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     return first, stop, _table(grows, gcols), _table(srows, scols)
 
 
+def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
+                rotate: bool = True) -> tuple[int, int, pa.Table, pa.Table, float]:
+    """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
+    cost a run reports against its estimate, ``analyzer.plan``)."""
+    start = time.process_time()
+    out = play_chunk(spec, arms, root_seed, first, stop, rotate)
+    return (*out, time.process_time() - start)
+
+
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
     if record.keys() != declared.keys():
         extra = sorted(set(record) - set(declared))
@@ -244,6 +253,7 @@ class RunResult:
     resumed: int
     seconds: float
     games_played: int
+    cpu_seconds: float = 0.0  # CPU time of playing, summed over the processes that played
 
     def parts(self, kind: str) -> list[Path]:
         """The ``"games"`` or ``"seats"`` Parquet parts of the run, in game-id order."""
@@ -326,13 +336,16 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
+        cpu_seconds = 0.0
         bar = stack.enter_context(_progress(progress, n_games * len(arms),
                                             done_games * len(arms), clock))
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):
             try:
-                for first, stop, games, seats in _execute(stack, spec, arms, root_seed, pending,
-                                                           rotate, jobs, backend, scheduler):
+                for first, stop, games, seats, cpu in _execute(stack, spec, arms, root_seed,
+                                                                pending, rotate, jobs, backend,
+                                                                scheduler):
+                    cpu_seconds += cpu
                     gpath, spath = chunk_paths(chunk_dir, first, stop)
                     write_parquet_atomic(seats, spath)
                     write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
@@ -354,7 +367,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
                         _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
-    return RunResult(chunk_dir, chunks, resumed, clock() - start, played)
+    return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds)
 
 
 def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
@@ -408,13 +421,13 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler) -> Iterator[tuple[int, int, pa.Table, pa.Table]]:
-    """Chunk results as they finish (any order)."""
+             scheduler) -> Iterator[tuple[int, int, pa.Table, pa.Table, float]]:
+    """Chunk results as they finish (any order), each with its CPU seconds (``timed_chunk``)."""
     arms = list(arms)
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
-            yield play_chunk(spec, arms, root_seed, first, stop, rotate)
+            yield timed_chunk(spec, arms, root_seed, first, stop, rotate)
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -427,7 +440,7 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
     else:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(play_chunk)(spec, arms, root_seed, a, b, rotate) for a, b in todo)
+    yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate) for a, b in todo)
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 # (``quiet`` is the API's ``progress=False``)
 ANSWERS = "analyzer.report.answers"  # the module of every study kind's ``answers``
 RUN_FLAGS = ("games", "seed", "jobs", "backend", "scheduler", "chunk_size", "out", "resume",
-             "force", "quiet", "csv")
+             "force", "quiet", "csv", "plan", "time")
 
 
 @dataclass(frozen=True)

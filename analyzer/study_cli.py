@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import api, runner, studies
+from analyzer import api, plan, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 from analyzer.games import available_games, get_game
 from analyzer.robustness import DEFAULT_CONTENT, DEFAULT_LADDER, SEARCH_GAMES
@@ -76,6 +76,14 @@ Quiet = Annotated[bool, typer.Option(
     "--quiet", help=f"No progress (a bar on a terminal, else a line every "
                     f"{runner.PROGRESS_EVERY:.0f} s).")]
 Csv = Annotated[bool, typer.Option("--csv", help=CSV_HELP)]
+PlanFlag = Annotated[bool, typer.Option(
+    "--plan", help="Print the plan (parts, arms, games) and its estimated CPU and wall time, "
+                   "from this machine's measured speed of these players, then exit without "
+                   "playing or writing the run directory.")]
+TimeFlag = Annotated[str | None, typer.Option(
+    "--time", help="A wall-time budget such as 90s, 10m or 1.5h: --games is chosen to fit it "
+                   "(from the measured speed) and the plan says the ± of a seat's win share "
+                   "it buys.")]
 TargetCi = Annotated[float | None, typer.Option(
     help="Keep adding chunks until every win-rate interval is within ± this share (e.g. 0.01 "
          "= ±1 pp), or --games is reached; says how many games it took.")]
@@ -97,6 +105,8 @@ class RunFlags:
     force: bool
     quiet: bool
     csv: bool
+    plan: bool = False
+    time: str | None = None
 
     def api(self) -> dict[str, Any]:
         """The API's keyword arguments these flags set."""
@@ -111,7 +121,8 @@ class RunFlags:
         ``--backend loky`` is the default)."""
         return {"games": self.games, "seed": self.seed, "jobs": self.jobs, "chunk_size": self.chunk_size,
                 "backend": None if self.backend is Backend.loky else self.backend,
-                "scheduler": self.scheduler, "out": self.out, "csv": self.csv}
+                "scheduler": self.scheduler, "out": self.out, "csv": self.csv,
+                "time": self.time}
 
 
 # each run flag: its alias and default, in ``studies.RUN_FLAGS`` order
@@ -120,6 +131,7 @@ _RUN_FLAGS: dict[str, tuple[Any, Any]] = {
     "backend": (BackendFlag, Backend.loky), "scheduler": (Scheduler, None),
     "chunk_size": (ChunkSize, None), "out": (Out, None), "resume": (Resume, False),
     "force": (Force, False), "quiet": (Quiet, False), "csv": (Csv, False),
+    "plan": (PlanFlag, False), "time": (TimeFlag, None),
 }
 assert tuple(_RUN_FLAGS) == studies.RUN_FLAGS
 
@@ -132,11 +144,17 @@ def _helped(alias: Any, text: str) -> Any:
     return Annotated[base, info]
 
 
-def run_flags(**help_texts: str) -> Callable[[Callable], Callable]:
+def run_flags(plans: bool = True, budgets: bool | str = True,
+              **help_texts: str) -> Callable[[Callable], Callable]:
     """Give a command the run flags: its signature (what typer reads) gains every flag of
     ``_RUN_FLAGS`` after its own options, and it is called with them bundled as
-    ``flags=RunFlags(...)``. ``help_texts``: a flag whose meaning the command narrows (``tune
-    --games``: games per candidate), by keyword."""
+    ``flags=RunFlags(...)`` inside the ``analyzer.plan`` mode of ``--plan`` and ``--time``
+    (``--plan`` prints the plan and exits 0; progress on: the estimate is said on stderr
+    before play). ``plans=False``: a command whose study does not price its plan yet (its
+    ``--plan`` and ``--time`` are refused in one line); ``budgets`` a reason: one whose
+    games ``--time`` cannot size yet (refused in one line with the reason). ``help_texts``: a
+    flag whose meaning the command narrows (``tune --games``: games per candidate), by
+    keyword."""
     def decorate(command: Callable) -> Callable:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
                if p.name != "flags"]
@@ -149,7 +167,21 @@ def run_flags(**help_texts: str) -> Callable[[Callable], Callable]:
         def with_flags(*args: Any, **kwargs: Any) -> Any:
             flags = RunFlags(**{name: kwargs.pop(name, default)
                                 for name, (_, default) in _RUN_FLAGS.items()})
-            return command(*args, flags=flags, **kwargs)
+            if not plans and (flags.plan or flags.time is not None):
+                raise OptionError("plan" if flags.plan else "time",
+                                  f"not supported by {command.__name__} yet (its study does "
+                                  "not price its plan)")
+            if budgets is not True and flags.time is not None:
+                raise OptionError("time", f"not supported by {command.__name__} yet ({budgets}; "
+                                          "see its cost with {plan})", plan=True)
+            budget = plan.parse_time(flags.time) if flags.time is not None else None
+            say = None if flags.quiet else (lambda line: typer.echo(line, err=True))
+            try:
+                with plan.mode(plan.Mode(flags.plan, budget, say)):
+                    return command(*args, flags=flags, **kwargs)
+            except plan.Planned as done:
+                typer.echo(done.estimate.text())
+                return None
 
         with_flags.__signature__ = inspect.Signature([*own, *extra])  # type: ignore[attr-defined]
         with_flags.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
@@ -281,6 +313,12 @@ def simulate(
         raise OptionError("robustness", "cannot be combined with {target_ci} (the conditions "
                                         "need a fixed number of games; give {games})",
                           target_ci=None, games=None)
+    if robustness and flags.time is not None:
+        raise OptionError("time", "not supported with {robustness} yet (give it to `analyzer "
+                                  "robustness`, which sizes the base and the conditions)",
+                          robustness=True)
+    if robustness and flags.plan:  # the plan of the whole check: base and conditions
+        api.robustness(scenario, content=content, **flags.api())
     try:
         with resumable(["analyzer", "simulate", str(scenario)], target_ci=target_ci,
                        **flags.hint()):
@@ -510,7 +548,8 @@ def tournament(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(games="Games per candidate per generation (all candidates on the same seeds; "
+@run_flags(budgets="its cost is set by --budget, the games in all; --games only splits them",
+           games="Games per candidate per generation (all candidates on the same seeds; "
                  "default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",
@@ -569,7 +608,9 @@ def tune(
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 
-@run_flags(games="Games per candidate per round of a CMA-ES search (all candidates of a round "
+@run_flags(budgets="its cost is set by --budget and --validation-games; its probe plays "
+                   "first",
+           games="Games per candidate per round of a CMA-ES search (all candidates of a round "
                  "on the same seeds; default 200).",
            chunk_size="Game seeds per chunk (default: about 250 games per chunk; never "
                       "changes results).",

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import __version__, report, runner, studies, tablediff
+from analyzer import __version__, plan, report, runner, studies, tablediff
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import answers
@@ -168,6 +168,23 @@ class StudyRun:
                  target_ci: float | None = None):
         self.scenario, self.kind, self.options = scenario, kind, options
         self.dir, self.target_ci = run_dir, target_ci
+        self.estimate: plan.Estimate | None = None  # set by ``settle``
+
+    def settle(self, scenario: Scenario | None = None) -> StudyRun:
+        """``analyzer.plan.settle`` of playing ``scenario`` (default: the prepared one; its
+        arms matter, its games are the prepared run's): the run, its games per arm set by a
+        ``--time`` budget, with the estimate kept for the run facts. ``--plan`` stops here
+        (``plan.Planned``), before anything is written."""
+        scenario = self.scenario if scenario is None else scenario
+        part = plan.Part(studies.word(self.kind), scenario, self.scenario.games)
+        est = plan.settle([part], self.options.jobs, self.options.backend,
+                          runner.MAX_CHUNKS * self.options.chunk_size)
+        run = self
+        if est is not None and est.games not in (None, self.scenario.games):
+            run = StudyRun(with_overrides(self.scenario, games=est.games), self.kind,
+                           self.options, self.dir, self.target_ci)
+        run.estimate = est
+        return run
 
     @contextmanager
     def session(self, *, nest: bool = False) -> Iterator[StudyRun]:
@@ -234,6 +251,8 @@ class StudyRun:
             "version": __version__, "jobs": self.options.jobs, "backend": self.options.backend,
             "chunk_size": self.options.chunk_size, "chunks_resumed": result.resumed,
             "games_played": played, "seconds": result.seconds,
+            "cpu_seconds": result.cpu_seconds,
+            "estimate": self.estimate.facts() if self.estimate is not None else None,
             "games_per_second": (played / result.seconds if result.seconds > 0 and played
                                  else None),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -375,7 +394,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     run = prepare(scenario, (study or {}).get("kind", "simulate"), games=games, seed=seed,
                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,
-                  target_ci=target_ci, csv=csv)
+                  target_ci=target_ci, csv=csv).settle()
     with run.session():
         return run.play(study=study)
 

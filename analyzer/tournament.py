@@ -451,7 +451,7 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         "tables": [{"arm": t.arm, "seating": t.seating, "order": t.order,
                     "seats": [pool.entrants[e].name for e in t.who]} for t in tables],
     }
-    run = prepare(scenario, "tournament", **run_options)
+    run = prepare(scenario, "tournament", **run_options).settle()  # --time: deals
     with run.session():
         return run.play(study=study, files={"pool.toml": pool_toml(pool)})
 

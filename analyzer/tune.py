@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import __version__, runner, studies
+from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.games.base import GameSpec, parameter_fields
 from analyzer.keywords import checked
@@ -375,8 +376,21 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DE
                    "games": games, "popsize": p.popsize, "validation_games": validation_games,
                    "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
                    "name": scenario.name, "kind": "tune", "chunk_size": check_size}
+    run.estimate = planning.settle(plan_parts(p), options.jobs, options.backend)  # --plan: stop
     with run.session(nest=True):
         return _search_and_check(run, p, fingerprint, cma, say)
+
+
+def plan_parts(p: Plan) -> list[planning.Part]:
+    """What a tune plays, for ``analyzer.plan``: every generation's candidates (priced at the
+    start parameters) and the fresh-seed check; ``--time`` sizes neither (``--budget`` does)."""
+    search = p.generations * p.popsize * p.deals
+    return [planning.Part(f"search: {p.generations} generation(s) x {p.popsize} candidates x "
+                          f"{p.deals} deal(s)", p.scenario, search, scales=False,
+                          arms=tuple(p.arms([p.start], ["start"]))),
+            planning.Part("check on fresh seeds: start and tuned", p.scenario,
+                          p.validation_deals, scales=False,
+                          arms=tuple(p.arms([p.start, p.start], ["start", "tuned"])))]
 
 
 def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: Any,
@@ -396,7 +410,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
     es = cma.CMAEvolutionStrategy(x0, SIGMA0, {
         "bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
         "randn": lambda *shape: rng.standard_normal(shape)})
-    history, rows, resumed, played = [], [], 0, 0
+    history, rows, resumed, played, cpu = [], [], 0, 0, 0.0
     for g in range(p.generations):
         d.saved = f"{g} of {p.generations} generations saved in {search_dir}"
         xs = es.ask()
@@ -412,6 +426,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                          resume=d.resume, fingerprint=fp, **options)
         resumed += res.resumed
         played += res.games_played * len(arms)
+        cpu += res.cpu_seconds
         rates = _win_rates(res, p.label)
         wins = [rates[n] for n in names]
         es.tell(xs, [-w for w in wins])  # CMA-ES minimises
@@ -437,6 +452,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                        chunk_size=check_size, resume=True, fingerprint=dict(fingerprint),
                        **options)
     played += check.games_played * 2 * len(p.tables)
+    cpu += check.cpu_seconds
     with d.writing("search.parquet") as tmp:
         pd.DataFrame(rows).to_parquet(tmp)
     seconds = time.monotonic() - started
@@ -460,6 +476,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
                   "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
                                                                    ["start", "tuned"])],
         "chunks_resumed": resumed + check.resumed, "games_played": played, "seconds": seconds,
+        "cpu_seconds": cpu,
         "games_per_second": played / seconds if seconds > 0 and played else None,
     }
     res = run.finish(scenario, check, study=study, facts=facts)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,9 @@ import toygame
 from analyzer.games import register_game
 
 register_game(toygame.SPEC)
+
+# the measured speeds of analyzer.plan go to a cache of this test session, not the user's
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="analyzer-test-cache-")
 
 TOY_SCENARIO = """\
 name = "toy-study"

@@ -449,3 +449,18 @@ def test_the_target_is_echoed_with_its_unit_and_a_scan_says_it_does_not_use_game
                              "--out", str(tmp_path / "c")])
     assert quiet.exit_code == 0 and "--games" not in quiet.stderr  # not given: nothing to say
     assert f"target: {START} at its no-effect value, 0 pp" in quiet.stderr
+
+
+def test_plan_prints_the_search_and_the_check_after_the_probe_and_writes_nothing(toy, tmp_path):
+    """``--plan`` (issue #37): the probe plays in a temporary folder, the run directory is
+    never made; the search's settings and the check are priced."""
+    out = tmp_path / "never"
+    res = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--vary",
+                           "rules.steps=0..10", "--budget", "1100", "--validation-games", "60",
+                           "--plan", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.strip().splitlines()
+    assert lines[0].startswith("search (scan): 11 setting(s) x 100 games: 1 arm(s) x 1,100 games")
+    assert [ln.split(":")[0] for ln in lines[1:3]] == ["check on fresh seeds"] * 2
+    assert "x 60 games" in lines[1] and lines[-1].startswith("plan: 3 part(s)")
+    assert not out.exists()

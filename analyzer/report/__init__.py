@@ -92,6 +92,10 @@ def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None =
               f"{run.get('seconds', 0):.1f} s ({run['games_per_second']:.0f} games/s over "
               f"{run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
               f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer {run.get('version', '?')}.")
+    if run.get("estimate"):
+        from analyzer.plan import against
+
+        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
     arms = run.get("arms", [])
     if arms:
         doc.p("Variants (all on the same game seeds):")

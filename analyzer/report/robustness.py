@@ -378,6 +378,12 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           "compared on that same item in every condition. Measured figures get their range, "
           "no verdict. Measured false-alarm rates of this rule: `tests/stats/"
           "test_robustness_calibration.py`.")
+    if data.get("estimate"):  # the whole check (base, replicate, conditions) as planned
+        from analyzer.plan import against
+
+        actual = data.get("actual") or {}
+        doc.p("The whole check. " + against(data["estimate"], actual.get("cpu"),
+                                            actual.get("wall")))
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),

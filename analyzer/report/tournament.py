@@ -204,6 +204,10 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
               f"over {run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
               f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer "
               f"{run.get('version', '?')}.")
+    if run.get("estimate"):
+        from analyzer.plan import against
+
+        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
     tc = run.get("target_ci")
     if tc:
         doc.p(f"Stopping rule: every entrant's win-rate interval (deals as the unit) within "

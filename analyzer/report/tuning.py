@@ -133,6 +133,10 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"({run['games_per_second']:.0f} games/s over {run.get('jobs', '?')} job(s), "
               f"backend {run.get('backend', '?')}); {run.get('chunks_resumed', 0)} chunk(s) "
               f"resumed. analyzer {run.get('version', '?')}.")
+    if run.get("estimate"):
+        from analyzer.plan import against
+
+        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
     doc.h("Tuned against start, on fresh seeds")
     d = check["difference"]
     unit = ("Wilson intervals" if check["tables"] == 1
