@@ -1,4 +1,4 @@
-"""The games' search player (``ismcts``, games/ismcts.py and games/treesearch.py): its tuned
+"""The games' search player (``ismcts``, model/ismcts.py and model/treesearch.py): its tuned
 rollout, its leaf-evaluation parameters, the compiled shuffle of determinizations."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy, game_streams
-from analyzer.games.draws import shuffle
+from analyzer.model.base import build_policy, game_streams
+from analyzer.model.draws import shuffle
 from analyzer.tune import dimensions
 
 ROOT = Path(__file__).resolve().parents[2]
