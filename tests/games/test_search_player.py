@@ -144,11 +144,11 @@ def test_setup_compiles_the_shared_search_modules(monkeypatch):
 
     monkeypatch.setattr(setuptools, "setup", lambda **kwargs: None)
     monkeypatch.setenv("ANALYZER_PURE_PYTHON", "1")
-    shared = runpy.run_path(str(ROOT / "setup.py"))["compiled_modules"]()[""]
+    shared = runpy.run_path(str(ROOT / "setup.py"))["compiled_modules"]()["analyzer.model"]
     assert {"draws", "treesearch"} <= set(shared)
     if PURE:
         return
-    folder = ROOT / "analyzer" / "games"
+    folder = ROOT / "analyzer" / "model"
     for name in ("draws", "treesearch"):
         origin = Path(importlib.machinery.PathFinder.find_spec(name, [str(folder)]).origin)
         assert origin.suffix == ".so", f"{name} is not compiled: run `make test` to build it"
