@@ -10,10 +10,10 @@ STAMP := $(VENV)/.installed$(if $(PURE),-pure)
 .PHONY: run test lint bench clean
 
 # setup.py compiles the game engines with mypyc: a changed module is rebuilt here
-$(STAMP): pyproject.toml setup.py analyzer/games/play.py analyzer/games/draws.py analyzer/games/treesearch.py $(wildcard analyzer/games/*/*.py)
+$(STAMP): pyproject.toml setup.py analyzer/model/play.py analyzer/model/draws.py analyzer/model/treesearch.py $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(if $(PURE),rm -f analyzer/games/*.so analyzer/games/*/*.so)
+	$(if $(PURE),rm -f analyzer/model/*.so analyzer/games/*/*.so)
 	@echo "Installing analyzer and its dependencies into $(VENV)$(if $(PURE), (pure Python: the engines are not compiled),; compiling the game engines with mypyc takes about 2 minutes the first time (ANALYZER_PURE_PYTHON=1 skips it))..."
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	@$(BIN)/analyzer --version  # compiled or pure Python engines (no C compiler: setup.py falls back)
@@ -33,4 +33,4 @@ bench: $(STAMP)
 	$(BIN)/analyzer bench --memory
 
 clean:
-	rm -rf $(VENV) build *.egg-info analyzer/games/*.so analyzer/games/*/*.so
+	rm -rf $(VENV) build *.egg-info analyzer/model/*.so analyzer/games/*/*.so

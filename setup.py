@@ -20,7 +20,8 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, ExecError, PlatformError
 
-GAMES = Path(__file__).resolve().parent / "analyzer" / "games"
+PACKAGE = Path(__file__).resolve().parent / "analyzer"
+MODEL, GAMES = PACKAGE / "model", PACKAGE / "games"
 FALLBACK = "engines not compiled: {why}; installing pure Python (same games, about 2x slower; see README)"
 # what a failed compiler raises: CompileError/LinkError, a compiler not found, no compiler known
 COMPILER_ERRORS = (CCompilerError, ExecError, PlatformError)
@@ -28,15 +29,16 @@ BUILDS = {"bdist_wheel", "editable_wheel", "build", "build_ext", "develop", "ins
 
 
 def compiled_modules() -> dict[str, tuple[str, ...]]:
-    """Package -> the modules one game runs through: ``""`` for the shared ones of
-    ``analyzer/games`` (the play loop), then each game's, from the ``COMPILED_MODULES`` tuple of
-    the package's ``__init__.py``, read with ast. Nothing is imported: the run-time dependencies
+    """Package -> the modules one game runs through: ``analyzer.model`` for the shared ones (the
+    play loop), then each ``analyzer.games.<game>``, from the ``COMPILED_MODULES`` tuple of the
+    package's ``__init__.py``, read with ast. Nothing is imported: the run-time dependencies
     are not installed in pip's isolated build environment."""
     out = {}
-    for init in [GAMES / "__init__.py", *sorted(GAMES.glob("*/__init__.py"))]:
+    for init in [MODEL / "__init__.py", *sorted(GAMES.glob("*/__init__.py"))]:
         for node in ast.parse(init.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED_MODULES":
-                out["" if init.parent == GAMES else init.parent.name] = tuple(ast.literal_eval(node.value))
+                package = ".".join(init.parent.relative_to(PACKAGE.parent).parts)
+                out[package] = tuple(ast.literal_eval(node.value))
     return out
 
 
@@ -86,8 +88,7 @@ if problem:
 elif os.environ.get("ANALYZER_PURE_PYTHON") != "1":
     from mypyc.build import mypycify
 
-    for game, modules in compiled_modules().items():
-        package = "analyzer.games" + (f".{game}" if game else "")
+    for package, modules in compiled_modules().items():
         sources = [f"{package.replace('.', '/')}/{m}.py" for m in modules]
         # type-check the compiled modules only, not all they import; numpy and the other run-time
         # dependencies are not installed yet in pip's isolated build environment

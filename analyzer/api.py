@@ -18,15 +18,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import finding_keys, report, runner
+from analyzer import report, runner
 from analyzer.ablate import ablate
 from analyzer.balance import balance
 from analyzer.compare import compare
 from analyzer.errors import OptionError, RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy, policy_doc, policy_params
-from analyzer.games.content import catalogue_rows as content_catalogue
 from analyzer.keywords import checked
+from analyzer.model.base import build_policy, policy_doc, policy_params
+from analyzer.model.content import catalogue_rows as content_catalogue
+from analyzer.report import finding_keys
 from analyzer.robustness import robustness
 from analyzer.scenario import BASE, Scenario
 from analyzer.study_run import Results, simulate, validate
@@ -153,7 +154,7 @@ def catalogue(kind: str, game: str | None = None) -> list[dict[str, Any]]:
         One row per item: ``games`` → ``game, players, expansions``; ``policies`` → ``game,
         policy, params`` (list of ``(name, type, default, bounds, help)``); ``rules`` → ``game, option,
         help``; ``content`` → ``game, table, option, section, known, varies`` (each guessed
-        content table, ``analyzer.games.content.catalogue_rows``); content kinds → ``game, name`` and, where the game groups that kind
+        content table, ``analyzer.model.content.catalogue_rows``); content kinds → ``game, name`` and, where the game groups that kind
         (``GameSpec.content_groups``, e.g. buildings by class), the group.
 
     Raises

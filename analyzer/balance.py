@@ -2,7 +2,7 @@
 that brings a finding to a target, checked on fresh seeds.
 
 **What is balanced.** ``KEY`` is a key finding or measured figure of the scenario's run
-(``analyzer findings RUN_DIR`` lists them; ``analyzer.finding_keys``): its estimate is brought
+(``analyzer findings RUN_DIR`` lists them; ``analyzer.report.finding_keys``): its estimate is brought
 to ``target`` (default: the finding's no-effect value at each setting). With ``equalize``
 several findings are made equal instead (their spread brought to 0). A key ``item:NAME`` is an
 item's value from ``analyzer ablate``; the study then plays the base and the leave-one-out arms
@@ -79,11 +79,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from analyzer import __version__, finding_keys, knobs, report, runner, stats
+from analyzer import __version__, knobs, report, runner, stats
 from analyzer import plan as planning
 from analyzer.ablate import expand as ablation
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
+from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
 from analyzer.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides

@@ -28,9 +28,9 @@ from analyzer.build import build
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
-from analyzer.games.base import Benchmark, build_policy, game_streams, resolve_policies
+from analyzer.model.base import Benchmark, build_policy, game_streams, resolve_policies
 
-SEARCH_POLICY = "ismcts"  # the registry key every game gives its search player (games/ismcts.py)
+SEARCH_POLICY = "ismcts"  # the registry key every game gives its search player (model/ismcts.py)
 
 
 def standard_tables() -> list[tuple[str, Benchmark]]:

@@ -1,7 +1,7 @@
 """Which build of the game engines runs: compiled with mypyc or pure Python.
 
 setup.py compiles the modules each game lists in ``COMPILED_MODULES`` (and the shared ones of
-``analyzer.games``) to C extensions that sit beside the ``.py`` files and are imported first.
+``analyzer.model``) to C extensions that sit beside the ``.py`` files and are imported first.
 Without a working C compiler, or with ``ANALYZER_PURE_PYTHON=1``, it installs the pure-Python
 package: the same games, about 2x slower. ``analyzer --version`` and ``analyzer bench`` say
 which of the two is running (README, "Install").
@@ -13,13 +13,14 @@ import importlib
 import importlib.machinery
 from types import ModuleType
 
-from analyzer.games import COMPILED_MODULES, available_games
+from analyzer.games import available_games
+from analyzer.model import COMPILED_MODULES
 
 
 def engine_modules() -> list[str]:
-    """Full names of the modules setup.py compiles: ``analyzer.games``' shared
+    """Full names of the modules setup.py compiles: ``analyzer.model``'s shared
     ``COMPILED_MODULES``, then each game package's (the game packages are imported)."""
-    names = [f"analyzer.games.{m}" for m in COMPILED_MODULES]
+    names = [f"analyzer.model.{m}" for m in COMPILED_MODULES]
     for game in available_games():
         package = importlib.import_module(f"analyzer.games.{game}")
         names += [f"{package.__name__}.{m}" for m in getattr(package, "COMPILED_MODULES", ())]

@@ -201,7 +201,7 @@ def findings(run_dir: Annotated[Path, typer.Argument(
 
       analyzer findings reports/africanus-sultan
     """
-    from analyzer import finding_keys
+    from analyzer.report import finding_keys
 
     for line in finding_keys.listing(api.findings(run_dir)):
         typer.echo(line)

@@ -162,7 +162,7 @@ class WorkerDied(RunStopped):
 class IllegalChoice(ValueError):
     """A player chose an action the engine did not offer: a bug in the player, never a user error.
 
-    Raised by a game's ``apply`` (``analyzer.games.forward``), never fixed or coerced.
+    Raised by a game's ``apply`` (``analyzer.model.forward``), never fixed or coerced.
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ class IllegalChoice(ValueError):
 class HiddenInformation(LookupError):
     """A player asked its seat's view for something that seat may not see: a bug in the player.
 
-    A view (``analyzer.games.forward.SeatView``) has no accessor for what its seat never sees
+    A view (``analyzer.model.forward.SeatView``) has no accessor for what its seat never sees
     (other hands, deck orders) and raises this where a rule option or the course of play decides
     whether the seat may see a value (another seat's holdings under a rule that hides them).
     """

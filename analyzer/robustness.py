@@ -13,7 +13,7 @@ once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root s
   has an alternative (the other value of a ``bool``, the other ``choices`` of a ``str`` option,
   or ``Option.alternatives``), the scenario with that one value changed, at its own players;
 - **guessed content** — ``content`` plausible draws of each guessed content table the run
-  uses (the game's ``ContentPrior`` s, ``analyzer.games.content``), each a condition
+  uses (the game's ``ContentPrior`` s, ``analyzer.model.content``), each a condition
   ``content-<table>-<i>`` whose arms play the drawn table; besides the verdict over all
   conditions each finding gets one over each table's draws alone (``content_verdicts``), with
   a sentence naming what differs in a draw that moves it.
@@ -73,10 +73,10 @@ import pandas as pd
 
 from analyzer import plan, report, runner, stats, study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
-from analyzer.games.base import build_policy
-from analyzer.games.content import ContentPrior, priors_in_use
-from analyzer.games.ismcts import Ismcts
 from analyzer.keywords import checked
+from analyzer.model.base import build_policy
+from analyzer.model.content import ContentPrior, priors_in_use
+from analyzer.model.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml

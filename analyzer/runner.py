@@ -36,7 +36,7 @@ from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
     WorkerDied,
 )
 from analyzer.files import atomic_path
-from analyzer.games.base import GameSpec, build_policy
+from analyzer.model.base import GameSpec, build_policy
 from analyzer.rundir import prepare_chunks
 
 BACKENDS = ("loky", "sequential", "dask")

@@ -47,7 +47,7 @@ from typing import Any
 from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
-from analyzer.games.base import GameSpec, build_policy
+from analyzer.model.base import GameSpec, build_policy
 
 TOP_KEYS = (
     "name", "description", "game", "expansions", "players", "games", "seed", "seat_rotation",

@@ -663,7 +663,7 @@ def balance(
 
       analyzer balance study.toml --equalize item:a,item:b --vary rules.NAME=0..10
     """
-    from analyzer import finding_keys
+    from analyzer.report import finding_keys
 
     options = {k: v for k, v in flags.api().items() if k != "games"}
     options["games"] = flags.games  # None: the default (a scan says when it does not use it)

@@ -11,7 +11,7 @@ The comparison knows no game. An *entry* of a table is one row of an array of ta
 arrays are aligned as sequences (``difflib``), so a row taken out does not shift the rows after
 it. Keys that only say where a value comes from (``provenance``, ``section``) are not compared:
 every value of a user's table is the user's. Both files are read by the one table loader
-(``analyzer.games.tables``).
+(``analyzer.model.tables``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RuleError
-from analyzer.games.tables import PROVENANCE_KEY, read_table
+from analyzer.model.tables import PROVENANCE_KEY, read_table
 
 META_KEYS = frozenset({PROVENANCE_KEY, "section"})
 SHOWN = 8  # changes kept per table in the run facts; the rest are only counted

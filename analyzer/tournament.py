@@ -52,8 +52,8 @@ from typing import Any
 from analyzer import runner
 from analyzer.errors import OptionError
 from analyzer.games import get_game
-from analyzer.games.base import GameSpec
 from analyzer.keywords import checked
+from analyzer.model.base import GameSpec
 from analyzer.scenario import (
     Arm,
     Problems,

@@ -52,8 +52,8 @@ import pandas as pd
 from analyzer import __version__, runner, studies
 from analyzer import plan as planning
 from analyzer.errors import OptionError
-from analyzer.games.base import GameSpec, parameter_fields
 from analyzer.keywords import checked
+from analyzer.model.base import GameSpec, parameter_fields
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, toml_key, toml_value, with_overrides
 from analyzer.study_run import Results, StudyRun, only_base, run_dir, run_options, validate
 

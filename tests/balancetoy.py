@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.errors import RuleError
-from analyzer.games.base import (
+from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
     GameSpec,

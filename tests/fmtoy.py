@@ -1,4 +1,4 @@
-"""A tiny trick-taking game with hidden hands, written as a forward model (games/forward.py).
+"""A tiny trick-taking game with hidden hands, written as a forward model (model/forward.py).
 
 Cards ``1..4n`` are dealt four to each of ``n`` seats, face down. Four tricks: the leader plays a
 card, then the other seats clockwise; the highest card takes the trick and its taker leads the
@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 
 from analyzer.errors import IllegalChoice
-from analyzer.games.forward import offered
+from analyzer.model.forward import offered
 
 HAND = 4
 

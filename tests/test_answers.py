@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from analyzer import api
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
-from analyzer.finding_keys import of_summary
 from analyzer.report import answers
+from analyzer.report.finding_keys import of_summary
 from analyzer.scenario import Question, load_scenario, parse_scenario, to_toml
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,11 +19,12 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from analyzer import api, finding_keys, runner
+from analyzer import api, runner
 from analyzer.balance import GROUPS, balance, jackknife
 from analyzer.cli import app
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.games import available_games, register_game
+from analyzer.report import finding_keys
 
 register_game(balancetoy.SPEC)
 cli = CliRunner()

@@ -217,7 +217,7 @@ def test_tune_does_not_tune_a_time_or_effort_budget(game):
     """An ismcts seat's ``seconds`` (0..3600 a decision) and ``iterations`` are budgets: a
     search would raise them, and a tune's games would take hours. Every parameter measured in
     seconds or iterations is declared ``tunable=False``."""
-    from analyzer.games.base import parameter_fields
+    from analyzer.model.base import parameter_fields
     from analyzer.tune import dimensions
 
     spec = get_game(game)
@@ -312,7 +312,7 @@ def test_a_real_key_not_estimated_is_said_so_and_the_report_is_written(tmp_path)
 
 
 def test_lookup_of_a_real_key_without_a_value_says_so():
-    from analyzer import finding_keys
+    from analyzer.report import finding_keys
     from analyzer.report.answers import declared
 
     records = [{"key": "goods:largest_gap", "estimate": 1.0}]

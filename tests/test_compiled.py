@@ -23,10 +23,10 @@ PURE = os.environ.get("ANALYZER_PURE_PYTHON") == "1"
 
 
 def compiled() -> dict[str, tuple[str, ...]]:
-    """The shared ``COMPILED_MODULES`` of ``analyzer.games`` (key ``""``) and every game's (game ->
-    module names): the list setup.py compiles."""
-    return {"": importlib.import_module("analyzer.games").COMPILED_MODULES,
-            **{g: importlib.import_module(f"analyzer.games.{g}").COMPILED_MODULES for g in available_games()}}
+    """Package -> module names: the shared ``COMPILED_MODULES`` of ``analyzer.model`` and every
+    game's (``analyzer.games.<game>``): the list setup.py compiles."""
+    packages = ["analyzer.model", *(f"analyzer.games.{g}" for g in available_games())]
+    return {p: importlib.import_module(p).COMPILED_MODULES for p in packages}
 
 
 def test_setup_compiles_what_each_game_lists(monkeypatch):
@@ -39,22 +39,23 @@ def test_setup_compiles_what_each_game_lists(monkeypatch):
     monkeypatch.setenv("ANALYZER_PURE_PYTHON", "1")
     setup_py = runpy.run_path(str(ROOT / "setup.py"))
     listed = compiled()
-    assert set(listed) == {"", *available_games()} and "play" in listed[""]
+    assert set(listed) == {"analyzer.model", *(f"analyzer.games.{g}" for g in available_games())}
+    assert "play" in listed["analyzer.model"]
     assert setup_py["compiled_modules"]() == listed
-    for game, modules in listed.items():
+    for package, modules in listed.items():
         for m in modules:
-            assert (ROOT / "analyzer" / "games" / game / f"{m}.py").is_file(), (game, m)
+            assert (ROOT.joinpath(*package.split(".")) / f"{m}.py").is_file(), (package, m)
 
 
 @pytest.mark.skipif(PURE, reason="installed with ANALYZER_PURE_PYTHON=1: nothing is compiled")
-@pytest.mark.parametrize(("game", "name"), [(g, m) for g, ms in compiled().items() for m in ms])
-def test_module_is_compiled(game, name):
+@pytest.mark.parametrize(("package", "name"), [(p, m) for p, ms in compiled().items() for m in ms])
+def test_module_is_compiled(package, name):
     """Each module a game lists in ``COMPILED_MODULES`` is imported from its C extension (`make
     test` builds it)."""
-    folder = ROOT / "analyzer" / "games" / game
+    folder = ROOT.joinpath(*package.split("."))
     # what a fresh import finds (an imported compiled module's own __spec__ names a wrong path)
     origin = Path(importlib.machinery.PathFinder.find_spec(name, [str(folder)]).origin)
-    assert origin.suffix == ".so", f"{game}.{name} is not compiled: run `make test` to build it"
+    assert origin.suffix == ".so", f"{package}.{name} is not compiled: run `make test` to build it"
 
 
 # (game, players, expansions, rule options, policies, seed): every policy of each compiled game,
@@ -109,7 +110,7 @@ def test_pure_python_source_plays_the_same_games(tmp_path):
 
 def test_policy_descriptions_survive_compilation():
     """mypyc drops docstrings; `analyzer list policies` reads them from the source instead
-    (games.base.policy_doc), so every built-in policy keeps its one-line description."""
+    (model.base.policy_doc), so every built-in policy keeps its one-line description."""
     from analyzer import api
 
     rows = api.catalogue("policies")
@@ -127,7 +128,7 @@ def test_policy_name_is_not_a_parameter(game):
     """A policy's only name is its registry key: no ``name``/``NAME`` attribute (which mypyc
     would make a dataclass field) becomes a parameter, compiled or not."""
     from analyzer.errors import RuleError
-    from analyzer.games.base import build_policy, policy_params
+    from analyzer.model.base import build_policy, policy_params
 
     spec = get_game(game)
     for pname, cls in spec.policies.items():

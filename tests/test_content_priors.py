@@ -19,11 +19,11 @@ from analyzer import api
 from analyzer.cli import app
 from analyzer.games import available_games, get_game
 from analyzer.games.cartus import content as cartus
-from analyzer.games.content import composition, fill_rows, prior, prior_rng, priors_in_use
 from analyzer.games.pyramidion import content as pyr
 from analyzer.games.rattus import content as rat
 from analyzer.games.rattus.config import CLASSES
-from analyzer.games.tables import builtin_table
+from analyzer.model.content import composition, fill_rows, prior, prior_rng, priors_in_use
+from analyzer.model.tables import builtin_table
 
 SEEDS = st.integers(min_value=0, max_value=2**40)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

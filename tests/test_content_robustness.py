@@ -19,7 +19,7 @@ from analyzer import robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games.rattus import content as rat
-from analyzer.games.tables import builtin_table
+from analyzer.model.tables import builtin_table
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import load_scenario
 

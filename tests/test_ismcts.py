@@ -1,4 +1,4 @@
-"""The forward-model contract (games/forward.py) and the ISMCTS player (games/ismcts.py), on a
+"""The forward-model contract (model/forward.py) and the ISMCTS player (model/ismcts.py), on a
 toy trick-taking game with hidden hands (tests/fmtoy.py)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import ClassVar
 import pytest
 
 from analyzer.errors import IllegalChoice
-from analyzer.games.forward import GameState, SeatView, play
-from analyzer.games.ismcts import Ismcts
+from analyzer.model.forward import GameState, SeatView, play
+from analyzer.model.ismcts import Ismcts
 from analyzer.stats import wilson
 from tests.fmtoy import GreedyPolicy, RandomPolicy, TrickState, TrickView
 
@@ -244,7 +244,7 @@ def test_spread_scales_exploration_by_the_rewards_standard_deviation():
     against 0.5 + 0.43 = 0.93). The rewards' standard deviation over both is 0.02 (mean 0.49,
     mean square 0.2405), so scaled exploration adds 0.017 and 0.009: a (0.509 > 0.467). A bias
     towards b adds bias x 0.02 / 5: 3 is too little (0.479), 20 enough (0.547)."""
-    from analyzer.games.treesearch import NO_HINT, Node, select
+    from analyzer.model.treesearch import NO_HINT, Node, select
 
     def pick(spread, hint=NO_HINT, bias=0.0):
         root = Node(-1)

@@ -1,6 +1,7 @@
-"""The package's layout rules: no import cycles, a game is one folder (nothing outside
-``analyzer/games/<game>/`` names it), and the registry finds the game packages by itself and
-lets their import errors through."""
+"""The package's layout rules: no import cycles, the layers import downward only (the model
+under the games, the games under the report's extension point, the report under the study
+commands), a game is one folder (nothing outside ``analyzer/games/<game>/`` names it), and the
+registry finds the game packages by itself and lets their import errors through."""
 
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ import analyzer.games
 from analyzer import api, bench
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import (
+from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
     SHARED_SEAT_COLUMNS,
     PlayerCounts,
 )
-from analyzer.games.ismcts import Ismcts
+from analyzer.model.ismcts import Ismcts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "analyzer"
@@ -178,13 +179,133 @@ def test_cycle_finder_names_a_cycle_and_skips_type_checking(tmp_path):
     assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.a"]]
 
 
+# ------------------------------------------------------------------ the layers
+
+# A layer is a top-level module or subpackage of ``analyzer`` (``report``, ``model``, ``runner``…);
+# the registry (``analyzer/games/__init__.py``) is the layer ``games`` and each game package its
+# own layer ``games.<game>``.
+# The report's extension point and the report modules a game's own sections build with: a game
+# imports nothing else of ``report/``.
+REPORT_API = {f"analyzer.report.{m}" for m in (
+    "extension", "document", "records", "charts", "design", "findings", "players", "balance")}
+# What the model layer (the contract and the shared machinery) may import besides itself.
+MODEL_MAY_IMPORT = {"errors", "userfiles"}
+# The one place the report still looks a game up itself (issue #31 step 3: the caller should
+# hand the report its game's spec and sections): report modules importing the registry.
+REPORT_REGISTRY_PENDING = {"analyzer.report", "analyzer.report.answers"}
+# The floors the layers stand on today (17; issue #31 aims at 12 or fewer): a new longest chain of
+# imports between layers fails here; lower it when a change takes floors away.
+MAX_FLOORS = 17
+
+
+def layer(module: str) -> str:
+    """``analyzer.report.findings`` -> ``report``; ``analyzer.games.rattus.study`` ->
+    ``games.rattus``; ``analyzer.games`` -> ``games`` (the registry); ``analyzer`` itself ->
+    ``analyzer``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "analyzer"
+    if parts[1] == "games" and len(parts) > 2:
+        return f"games.{parts[2]}"
+    return parts[1]
+
+
+def layer_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Layer -> the other layers its modules import."""
+    out: dict[str, set[str]] = {layer(m): set() for m in graph}
+    for module, targets in graph.items():
+        out[layer(module)] |= {layer(t) for t in targets} - {layer(module)}
+    return out
+
+
+def floors(graph: dict[str, set[str]]) -> tuple[int, list[str]]:
+    """The number of layers on the longest chain of imports of an acyclic ``graph``, and that
+    chain (top first)."""
+    memo: dict[str, list[str]] = {}
+
+    def chain(v: str) -> list[str]:
+        if v not in memo:
+            memo[v] = [v, *max((chain(w) for w in sorted(graph[v])), key=len, default=[])]
+        return memo[v]
+
+    longest = max((chain(v) for v in sorted(graph)), key=len)
+    return len(longest), longest
+
+
+def test_layers_import_downward_only():
+    """The layers form no cycle (no arrow runs back up), and they stand on no more floors than
+    ``MAX_FLOORS``."""
+    layers = layer_graph(import_graph(PACKAGE))
+    found = cycles(layers)
+    assert not found, "layers importing each other: " + "; ".join(" -> ".join(c) for c in found)
+    n, longest = floors(layers)
+    assert n <= MAX_FLOORS, f"{n} floors (at most {MAX_FLOORS}): " + " -> ".join(longest)
+    print(f"{len(layers)} layers on {n} floors: " + " -> ".join(longest))
+
+
+def test_model_imports_no_game_no_study_and_no_report():
+    """``analyzer/model/`` is the floor the games stand on: it imports itself and the leaf
+    modules of ``MODEL_MAY_IMPORT`` only (not the registry, a game, the report or a study)."""
+    graph = import_graph(PACKAGE)
+    wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if layer(m) == "model"
+                   for t in targets if layer(t) not in {"model", *MODEL_MAY_IMPORT})
+    assert not wrong, "the model imports upward: " + "; ".join(wrong)
+
+
+def test_report_imports_no_game_and_only_the_contract_of_the_model():
+    """The report names no game package and of the model only the contract (``model.base``);
+    the registry only where ``REPORT_REGISTRY_PENDING`` says (and that list is exact, so it
+    shrinks when the report is handed its game)."""
+    graph = import_graph(PACKAGE)
+    report = {m: targets for m, targets in graph.items() if layer(m) == "report"}
+    wrong = sorted(f"{m} -> {t}" for m, targets in report.items() for t in targets
+                   if layer(t).startswith("games.") or (layer(t) == "model" and t != "analyzer.model.base"))
+    assert not wrong, "the report reaches into the games or the model: " + "; ".join(wrong)
+    registry = {m for m, targets in report.items() if "analyzer.games" in targets}
+    assert registry == REPORT_REGISTRY_PENDING, registry ^ REPORT_REGISTRY_PENDING
+
+
+def test_a_game_builds_on_the_model_and_the_report_extension_point():
+    """A game package imports the model, the statistics, ``errors``, its own modules and, of
+    the report, only ``REPORT_API`` (its sections); never another game, the registry, the
+    runner or a study command; and nothing outside a game's folder imports it (the registry
+    finds it by name)."""
+    graph = import_graph(PACKAGE)
+    wrong = []
+    for module, targets in graph.items():
+        own = layer(module)
+        for t in targets:
+            there = layer(t)
+            if own.startswith("games.") and there != own and not (
+                    there in {"model", "stats", "errors"} or t in REPORT_API):
+                wrong.append(f"{module} -> {t}")
+            if not own.startswith("games.") and there.startswith("games."):
+                wrong.append(f"{module} -> {t}")
+    assert not wrong, "a game's imports cross the layers: " + "; ".join(sorted(wrong))
+    assert "analyzer.report.extension" in graph["analyzer.games.rattus.study"]
+
+
+def test_the_layer_checks_catch_an_arrow_back_up():
+    """The checks are live: on a made-up graph, a model module importing the report makes a
+    cycle of layers and is named; the floors count the longest chain."""
+    graph = {"analyzer.model.base": {"analyzer.errors"}, "analyzer.errors": set(),
+             "analyzer.games.toy": {"analyzer.model.base", "analyzer.report.extension"},
+             "analyzer.report.extension": set(), "analyzer.report": {"analyzer.model.base"}}
+    layers = layer_graph(graph)
+    assert not cycles(layers)
+    assert floors(layers) == (4, ["games.toy", "report", "model", "errors"])
+    graph["analyzer.model.base"].add("analyzer.report")
+    assert cycles(layer_graph(graph)) == [["model", "report", "model"]]
+
+
 # ------------------------------------------------------------------ nobody else names a game
 
 # What one game owns and the rest of the package must not name: the game, its title's words and
 # expansions, its content (cards, buildings, sites), its own policies, rule options and columns.
-# base.py, the contract, is left out: its docstrings take their examples from the games.
+# model/base.py, the contract, is left out: its docstrings take their examples from the games.
 SCANNED = sorted([*PACKAGE.glob("*.py"), *PACKAGE.glob("report/**/*.py"), ROOT / "setup.py",
-                  *(p for p in PACKAGE.glob("games/*.py") if p.name != "base.py")])
+                  *PACKAGE.glob("games/*.py"),
+                  *(p for p in PACKAGE.glob("model/*.py") if p.name != "base.py")])
 ALLOWED_EVERYWHERE = (
     re.compile(r"scenarios/[\w.-]+\.toml"),  # a shipped scenario file, e.g. in a help example
 )
@@ -202,7 +323,7 @@ def _owned_names() -> dict[str, str]:
     shared = {*COMMON_GAME_COLUMNS, *COMMON_SEAT_COLUMNS, *SHARED_SEAT_COLUMNS}
     specs = [get_game(g) for g in available_games()]
     every_game_policy = set.intersection(*(set(s.policies) for s in specs))
-    # a policy built on the shared search player (games/ismcts.py) is the framework's, not a game's
+    # a policy built on the shared search player (model/ismcts.py) is the framework's, not a game's
     every_game_policy |= {p for s in specs for p, cls in s.policies.items() if issubclass(cls, Ismcts)}
     out = {}
     for spec in specs:

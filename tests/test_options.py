@@ -1,4 +1,4 @@
-"""The shared declarations of analyzer/games/base.py: rule options (one check, one resolver, one
+"""The shared declarations of analyzer/model/base.py: rule options (one check, one resolver, one
 ``list rules`` line), player counts, and policy parameters with machine-readable bounds."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from analyzer.cli import app
 from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import Option, OptionSet, PlayerCounts, build_policy, parameter_fields
+from analyzer.model.base import Option, OptionSet, PlayerCounts, build_policy, parameter_fields
 
 CAP = Option("rat_cap", 3, int, "rule 7", "most rats in a region (tokens)", "rulebook", low=1, high=6)
 RATE = Option("rate", 0.5, float, "rule 2", "chance (probability)", low=0, high=1)

@@ -139,7 +139,7 @@ def test_generic_report_runs_only_the_game_sections_it_is_given(tmp_path):
     def skipped(doc, games, seats, players, run):  # returns None: does not apply here
         calls.append(("skipped", players, run["game"]))
 
-    from analyzer.games.base import StudySection
+    from analyzer.report.extension import StudySection
 
     out = sections.all_sections(Doc(tmp_path), games, seats, 2,
                                 (StudySection("first", first), StudySection("skipped", skipped)),

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analyzer import stats
-from analyzer.games.base import GuessCounter
+from analyzer.model.base import GuessCounter
 from analyzer.report import answers, defaults_line, findings, guesses
 from analyzer.report.document import Doc
 from analyzer.report.findings import Finding

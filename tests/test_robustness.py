@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from analyzer import api, robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
-from analyzer.games.base import Option
+from analyzer.model.base import Option
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import Scenario, Seat
 

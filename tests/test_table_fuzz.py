@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from analyzer.cli import app
 from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.tables import builtin_table
+from analyzer.model.tables import builtin_table
 
 cli = CliRunner()
 

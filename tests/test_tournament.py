@@ -20,7 +20,7 @@ from analyzer import api, runner
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import parameter_fields
+from analyzer.model.base import parameter_fields
 from analyzer.tournament import (
     ALL_SEATINGS_MAX,
     default_sample,

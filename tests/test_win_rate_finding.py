@@ -14,8 +14,8 @@ from scipy import stats as sps
 
 from analyzer import api
 from analyzer.errors import ScenarioError
-from analyzer.finding_keys import of_summary
 from analyzer.report import answers, findings
+from analyzer.report.finding_keys import of_summary
 from analyzer.scenario import load_scenario
 
 # one block of 8 games at 4 seats, "solo" at seat game % 4 (rotated), the rest "crowd":

@@ -1,6 +1,6 @@
 """A tiny seeded game for pipeline tests: each seat rolls dice; a policy parameter biases it.
 
-It follows the ``GameSpec`` contract of ``analyzer/games/base.py`` and carries the columns of
+It follows the ``GameSpec`` contract of ``analyzer/model/base.py`` and carries the columns of
 Rattus's own report sections (``sultan_points``, ``diplomats_surviving``, ``caravan_*``,
 ``class_cards``) and declares those sections, so a game's sections run through the whole
 pipeline without a real engine.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.games.base import (
+from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
     GameSpec,
@@ -18,11 +18,11 @@ from analyzer.games.base import (
     OptionSet,
     PlayerCounts,
     RuleValue,
-    StudySection,
     game_streams,
     param,
     rank_and_won,
 )
+from analyzer.report.extension import StudySection
 
 CARDS = ("peasant", "merchant", "sultan", "trader")
 

@@ -1,4 +1,4 @@
-"""Registry of the games analyzer can play: name -> ``GameSpec`` (see ``games/base.py``).
+"""Registry of the games analyzer can play: name -> ``GameSpec`` (see ``model/base.py``).
 
 A game is a subpackage ``analyzer/games/<name>/`` exposing ``SPEC``: the registry finds the
 packages in this folder, so adding a game touches only its own folder. Packages are imported
@@ -12,10 +12,7 @@ import importlib
 import pkgutil
 
 from analyzer.errors import RuleError
-from analyzer.games.base import GameSpec
-
-# The shared modules setup.py compiles with mypyc, as each game lists its own (read there with ast).
-COMPILED_MODULES = ("play", "draws", "treesearch")
+from analyzer.model.base import GameSpec
 
 # Extra specs registered at run time (tests register a toy game here); never used by the CLI.
 _REGISTERED: dict[str, GameSpec] = {}

@@ -31,11 +31,20 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import finding_keys, studies, userfiles
+from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, RuleError
 from analyzer.games import get_game
-from analyzer.games.base import GameSpec
-from analyzer.report import answers, citations, findings, guesses, records, robustness, sample_size
+from analyzer.model.base import GameSpec
+from analyzer.report import (
+    answers,
+    citations,
+    finding_keys,
+    findings,
+    guesses,
+    records,
+    robustness,
+    sample_size,
+)
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc, correction_of
 from analyzer.report.files import atomic_write

@@ -29,10 +29,10 @@ from typing import Any
 import pandas as pd
 from matplotlib import colormaps
 
-from analyzer import finding_keys, studies
+from analyzer import studies
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
-from analyzer.report import citations, guesses
+from analyzer.report import citations, finding_keys, guesses
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import replay_command
 

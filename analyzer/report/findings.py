@@ -64,9 +64,9 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.files import atomic_path
-from analyzer.games.base import StudySection
 from analyzer.report import guesses
 from analyzer.report.document import BASE, Doc
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
-from analyzer.games.base import GuessCounter
+from analyzer.model.base import GuessCounter
 from analyzer.report.document import Doc, num, pct
 from analyzer.report.records import Table
 

@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from analyzer import stats
-from analyzer.games.base import StudySection
 from analyzer.report import balance, charts, design
 from analyzer.report import players as players_mod
 from analyzer.report.document import (
@@ -32,6 +31,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table, release_memory
 
 RESULT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won", "start_position", "died")

@@ -1,4 +1,4 @@
-"""The contract every registered game keeps with the rest of analyzer (games/base.py).
+"""The contract every registered game keeps with the rest of analyzer (model/base.py).
 
 Parametrized over every game package of the registry and every player count it allows: random
 games finish, records carry exactly the declared columns, the same seed gives the same records,
@@ -14,13 +14,13 @@ import pytest
 
 from analyzer.errors import RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import (
+from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
     SHARED_SEAT_COLUMNS,
-    StudySection,
     build_policy,
 )
+from analyzer.report.extension import StudySection
 
 GAMES = available_games()
 
@@ -126,7 +126,7 @@ def test_study_sections_are_declared(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_one_policy_name_or_object_plays_every_seat(name):
-    """One rule in every game (games/base.py resolve_policies): a single name or policy object
+    """One rule in every game (model/base.py resolve_policies): a single name or policy object
     means every seat; a sequence gives one per seat; a wrong length is a RuleError."""
     spec = get_game(name)
     players = spec.min_players + 1

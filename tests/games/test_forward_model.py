@@ -1,4 +1,4 @@
-"""The forward-model contract (analyzer/games/forward.py), written once for every registered game.
+"""The forward-model contract (analyzer/model/forward.py), written once for every registered game.
 
 Parametrized over the registry (``available_games``): a new game package gets these tests
 without writing them. Each game is played at every player count and expansion it allows with
@@ -26,8 +26,8 @@ from hypothesis import strategies as hst
 
 from analyzer.errors import IllegalChoice, RuleError
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy, game_streams
-from analyzer.games.forward import GameState, SeatView, offered, play
+from analyzer.model.base import build_policy, game_streams
+from analyzer.model.forward import GameState, SeatView, offered, play
 
 GAMES = available_games()
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"

@@ -1,4 +1,4 @@
-"""Every game's labelled-default counters (``GameSpec.guesses``, games/base.py ``GuessCounter``):
+"""Every game's labelled-default counters (``GameSpec.guesses``, model/base.py ``GuessCounter``):
 each is a declared int64 game-record column ``acted_<name>``, names a labelled default the
 game's ``rule_values`` can give, and cites the game's rules file."""
 

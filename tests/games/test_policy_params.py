@@ -21,8 +21,8 @@ import dataclasses
 import pytest
 
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy
-from analyzer.games.ismcts import Ismcts
+from analyzer.model.base import build_policy
+from analyzer.model.ismcts import Ismcts
 
 SEEDS = range(150)  # games tried per parameter; the loop stops at the first one that differs (a rare case, the
 # statues a Pyramidion boat needs, first shows at seed 112)

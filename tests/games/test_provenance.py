@@ -13,7 +13,7 @@ import fnmatch
 import pytest
 
 from analyzer.games import available_games, get_game
-from analyzer.games.base import PROVENANCES
+from analyzer.model.base import PROVENANCES
 
 
 def _five_six(players: int, exps: tuple[str, ...]) -> str:

@@ -1,4 +1,4 @@
-"""The games' search player (``ismcts``, games/ismcts.py and games/treesearch.py): its tuned
+"""The games' search player (``ismcts``, model/ismcts.py and model/treesearch.py): its tuned
 rollout, its leaf-evaluation parameters, the compiled shuffle of determinizations."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from analyzer.games import available_games, get_game
-from analyzer.games.base import build_policy, game_streams
-from analyzer.games.draws import shuffle
+from analyzer.model.base import build_policy, game_streams
+from analyzer.model.draws import shuffle
 from analyzer.tune import dimensions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,11 +144,11 @@ def test_setup_compiles_the_shared_search_modules(monkeypatch):
 
     monkeypatch.setattr(setuptools, "setup", lambda **kwargs: None)
     monkeypatch.setenv("ANALYZER_PURE_PYTHON", "1")
-    shared = runpy.run_path(str(ROOT / "setup.py"))["compiled_modules"]()[""]
+    shared = runpy.run_path(str(ROOT / "setup.py"))["compiled_modules"]()["analyzer.model"]
     assert {"draws", "treesearch"} <= set(shared)
     if PURE:
         return
-    folder = ROOT / "analyzer" / "games"
+    folder = ROOT / "analyzer" / "model"
     for name in ("draws", "treesearch"):
         origin = Path(importlib.machinery.PathFinder.find_spec(name, [str(folder)]).origin)
         assert origin.suffix == ".so", f"{name} is not compiled: run `make test` to build it"

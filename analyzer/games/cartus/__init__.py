@@ -1,15 +1,15 @@
 """Rattus Cartus (White Goblin Games 2012), 2–5 players: rules in ``docs/rules/cartus.md``.
 
 Public entry points: ``SPEC`` (the GameSpec contract), ``default_config``, ``play_game``,
-``new_state`` (the forward model, ``engine.CartusState``; both from ``games/forward.py``),
+``new_state`` (the forward model, ``engine.CartusState``; both from ``model/forward.py``),
 ``one_per_class_sets`` and ``building_set_id``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
     DEFAULT_BUILDINGS,
@@ -26,12 +26,16 @@ from analyzer.games.cartus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.cartus.engine import start
 from analyzer.games.cartus.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.search import POLICIES
-from analyzer.games.forward import ForwardGame
+from analyzer.model.base import Benchmark, GameSpec, config_rule_values
+from analyzer.model.forward import ForwardGame
+
+if TYPE_CHECKING:  # the report layer is imported only when a report is built
+    from analyzer.report.extension import StudySection
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
 COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "metrics", "engine")
 
-# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# the game's forward model and play loop (model/forward.py): new_state(config, seed, log=None)
 # and play_game(config, policies, seed, log=None), documented there
 FORWARD = ForwardGame(start, POLICIES)
 new_state = FORWARD.new_state

@@ -6,7 +6,7 @@ A and a B building).
 from __future__ import annotations
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Ablation
+from analyzer.model.base import Ablation
 
 
 def ablations(config) -> list[Ablation]:

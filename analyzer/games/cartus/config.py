@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
-from analyzer.games.tables import check_keys, entry, integer, load_table, one_of, provenance
+from analyzer.model.base import Option, OptionSet, PlayerCounts, RuleValue
+from analyzer.model.tables import check_keys, entry, integer, load_table, one_of, provenance
 
 _PACKAGE = "analyzer.games.cartus"
 PLAYERS = PlayerCounts("cartus", 2, 5)  # §1

@@ -11,8 +11,8 @@ import random
 from itertools import product
 
 from analyzer.games.cartus.config import DEFAULT_BUILDINGS, MAGIC_B
-from analyzer.games.content import ContentPrior
-from analyzer.games.tables import builtin_table
+from analyzer.model.content import ContentPrior
+from analyzer.model.tables import builtin_table
 
 _RULES = "docs/rules/cartus.md"
 _BUILDINGS = builtin_table("analyzer.games.cartus", "buildings.toml")

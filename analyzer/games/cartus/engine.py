@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import seed_of
 from analyzer.games.cartus import chance, metrics, resolution, scoring
 from analyzer.games.cartus import view as seatview
 from analyzer.games.cartus.config import PASS, CartusConfig
@@ -58,7 +57,8 @@ from analyzer.games.cartus.state import (
     positions,
 )
 from analyzer.games.cartus.view import CartusView
-from analyzer.games.logtext import plural
+from analyzer.model.base import seed_of
+from analyzer.model.logtext import plural
 
 _uids = itertools.count(1)
 
@@ -268,7 +268,7 @@ def run(st: State) -> None:
 
 
 class CartusState(State):
-    """A Rattus Cartus game in progress (the forward model of ``games/forward.py``).
+    """A Rattus Cartus game in progress (the forward model of ``model/forward.py``).
 
     Actions by decision kind (rules §11): ``supply``, ``look``, ``enter``, ``target``: an int
     (row position, Nun-row position, row position, seat); ``use_pass``: a bool; ``cards``,

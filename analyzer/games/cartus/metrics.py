@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import functools
 
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter
 from analyzer.games.cartus.config import DEFAULT_BUILDINGS, DEFAULT_CLASSES
 from analyzer.games.cartus.scoring import Outcome
 from analyzer.games.cartus.state import State
+from analyzer.model.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter
 
 RULES_VERSION = "cartus-1"
 

@@ -31,11 +31,11 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from analyzer.games.base import param, param_default
 from analyzer.games.cartus.config import FLUTE, JOKER, N_TYPES, PASS, SWORD, CartusConfig
 from analyzer.games.cartus.scoring import above_equal, rank_table
 from analyzer.games.cartus.state import CARDS, ENTER, GIVE, HOSPITAL, LOOK, SUPPLY, TARGET, USE_PASS
 from analyzer.games.cartus.view import CartusView
+from analyzer.model.base import param, param_default
 
 
 def _random_subset(rng: random.Random, hand: list[int], k: int) -> tuple[int, ...]:

@@ -29,7 +29,7 @@ from analyzer.games.cartus.state import (
     State,
     positions,
 )
-from analyzer.games.logtext import plural
+from analyzer.model.logtext import plural
 
 # what a hand-over is for (the ``c`` argument of a GIVE decision)
 GIVE_SWORD: Final = 0

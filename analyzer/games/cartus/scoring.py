@@ -10,9 +10,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from analyzer.games.base import rank_and_won
 from analyzer.games.cartus.config import JOKER
 from analyzer.games.cartus.state import State
+from analyzer.model.base import rank_and_won
 
 
 def majority_points(values: Sequence[int], points: Sequence[int] = (10, 5, 2),

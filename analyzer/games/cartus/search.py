@@ -1,6 +1,6 @@
 """The ``ismcts`` player of Rattus Cartus and the game's policy registry.
 
-Not compiled (setup.py): ``Ismcts`` (``games/ismcts.py``) is plain Python, and its subclass here
+Not compiled (setup.py): ``Ismcts`` (``model/ismcts.py``) is plain Python, and its subclass here
 names the playout policies.
 """
 
@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param, param_default
 from analyzer.games.cartus.policies import POLICIES as HEURISTICS
 from analyzer.games.cartus.policies import Greedy, Random
-from analyzer.games.ismcts import Ismcts, tuned_rollout
+from analyzer.model.base import param, param_default
+from analyzer.model.ismcts import Ismcts, tuned_rollout
 
 TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/cartus-greedy.toml
 

@@ -49,12 +49,12 @@ import pandas as pd
 from scipy import stats as sps
 
 from analyzer import stats
-from analyzer.games.base import StudySection
 from analyzer.games.cartus import findings
 from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
 from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 
 BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand

@@ -39,7 +39,7 @@ from analyzer.games.cartus.state import (
     USE_PASS,
     State,
 )
-from analyzer.games.play import offered
+from analyzer.model.play import offered
 
 _INT_KINDS: Final = (SUPPLY, LOOK, ENTER, TARGET)  # answered by one of ``dec_opts``
 _YES_NO: Final = (False, True)  # the answers of ``use_pass``

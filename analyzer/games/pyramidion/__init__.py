@@ -6,9 +6,8 @@ Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
-from analyzer.games.forward import ForwardGame
 from analyzer.games.pyramidion.ablations import ablations
 from analyzer.games.pyramidion.config import (
     CARD_TYPES,
@@ -21,12 +20,17 @@ from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.pyramidion.engine import start
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.search import POLICIES
+from analyzer.model.base import Benchmark, GameSpec, config_rule_values
+from analyzer.model.forward import ForwardGame
+
+if TYPE_CHECKING:  # the report layer is imported only when a report is built
+    from analyzer.report.extension import StudySection
 
 # The modules setup.py compiles with mypyc (read there with ast, without importing this package).
 COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loading", "site_play",
                     "view", "policies", "scoring", "engine")
 
-# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# the game's forward model and play loop (model/forward.py): new_state(config, seed, log=None)
 # and play_game(config, policies, seed, log=None), documented there
 FORWARD = ForwardGame(start, POLICIES)
 new_state = FORWARD.new_state

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from analyzer.games.base import Ablation
 from analyzer.games.pyramidion.config import CARD_TYPES, SPECIAL_CARDS
-from analyzer.games.tables import load_table
+from analyzer.model.base import Ablation
+from analyzer.model.tables import load_table
 
 
 def ablations(config) -> list[Ablation]:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
-from analyzer.games.tables import (
+from analyzer.model.base import Option, OptionSet, PlayerCounts, ResolvedOptions, RuleValue
+from analyzer.model.tables import (
     builtin_table,
     check_keys,
     integer,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from analyzer.games.content import ContentPrior, composition
 from analyzer.games.pyramidion.config import GOODS, ORDINARY
-from analyzer.games.tables import builtin_table
+from analyzer.model.content import ContentPrior, composition
+from analyzer.model.tables import builtin_table
 
 _RULES = "docs/rules/pyramidion.md"
 _PACKAGE = "analyzer.games.pyramidion"

@@ -1,5 +1,5 @@
 """Pyramidion rules engine as a forward model: set-up, the eight phases of a round, and the
-program counter that pauses the game at each decision (games/forward.py).
+program counter that pauses the game at each decision (model/forward.py).
 
 A ``Game`` is a game in progress: ``apply(action)`` runs the rules up to the next decision,
 chance included (from the game's own generator). Every rule lives here, in ``site_play.py``
@@ -19,9 +19,6 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games import draws
-from analyzer.games.base import seed_of
-from analyzer.games.play import offered
 from analyzer.games.pyramidion.chance import (
     draw_card,
     draw_start_player,
@@ -55,6 +52,9 @@ from analyzer.games.pyramidion.state import (
     State,
 )
 from analyzer.games.pyramidion.view import View
+from analyzer.model import draws
+from analyzer.model.base import seed_of
+from analyzer.model.play import offered
 
 __all__ = ["Game", "start"]
 
@@ -67,7 +67,7 @@ LEAF_SCALE = 1.5
 
 
 class Game(SitePlay):
-    """One game in progress (the ``GameState`` of games/forward.py).
+    """One game in progress (the ``GameState`` of model/forward.py).
 
     Parameters
     ----------

@@ -15,7 +15,6 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from analyzer.games.base import param, param_default
 from analyzer.games.pyramidion.config import (
     BANDIT,
     EXECUTIONER,
@@ -44,6 +43,7 @@ from analyzer.games.pyramidion.state import (
     THIEF_TARGET,
 )
 from analyzer.games.pyramidion.view import View
+from analyzer.model.base import param, param_default
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from analyzer.games.base import rank_and_won
+from analyzer.model.base import rank_and_won
 
 
 def tiebreak_keys(boats: Sequence[int], goods: Sequence[int], order: Sequence[str]) -> list[list[int]]:

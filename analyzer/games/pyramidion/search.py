@@ -1,4 +1,4 @@
-"""The search player of Pyramidion: ISMCTS (games/ismcts.py) over the forward model (engine.py).
+"""The search player of Pyramidion: ISMCTS (model/ismcts.py) over the forward model (engine.py).
 
 Not compiled (a subclass of the generic, interpreted ``Ismcts``); the playouts it runs call
 the compiled engine and policies. ``POLICIES`` here is the game's whole policy registry: the
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param, param_default
-from analyzer.games.ismcts import Ismcts, tuned_rollout
 from analyzer.games.pyramidion.engine import LEAF_GOOD, LEAF_SCALE, LEAF_TILE
 from analyzer.games.pyramidion.policies import POLICIES as HEURISTIC_POLICIES
 from analyzer.games.pyramidion.policies import GreedyPolicy, RandomPolicy
+from analyzer.model.base import param, param_default
+from analyzer.model.ismcts import Ismcts, tuned_rollout
 
 TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/pyramidion-greedy.toml
 

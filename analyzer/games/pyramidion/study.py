@@ -25,7 +25,6 @@ from matplotlib.ticker import NullFormatter
 from scipy import stats as sps
 
 from analyzer import stats
-from analyzer.games.base import StudySection
 from analyzer.games.pyramidion import findings
 from analyzer.report import charts, design
 from analyzer.report.document import (
@@ -38,6 +37,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
+from analyzer.report.extension import StudySection
 from analyzer.report.players import counts as arm_player_counts
 from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table

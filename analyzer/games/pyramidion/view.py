@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class View:
-    """Seat ``seat``'s view of a game at its decision (the ``SeatView`` of games/forward.py)."""
+    """Seat ``seat``'s view of a game at its decision (the ``SeatView`` of model/forward.py)."""
 
     def __init__(self, game: Game, seat: int):
         self._game = game

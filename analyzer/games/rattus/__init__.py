@@ -1,16 +1,15 @@
 """Rattus (2010) + Rattus Africanus (2011): rules engine, players and records.
 
 Public interface: ``SPEC`` (the ``GameSpec`` the runner uses), ``default_config``,
-``new_state`` (the forward model, ``analyzer.games.forward``), ``play_game`` and ``POLICIES``.
+``new_state`` (the forward model, ``analyzer.model.forward``), ``play_game`` and ``POLICIES``.
 Rules: ``docs/rules/rattus.md`` (sections cited in each function's docstring).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from analyzer.games.base import Benchmark, GameSpec, StudySection, config_rule_values
-from analyzer.games.forward import ForwardGame
 from analyzer.games.rattus.ablations import ablations
 from analyzer.games.rattus.config import (
     CARD_NAMES,
@@ -26,6 +25,11 @@ from analyzer.games.rattus.engine import start
 from analyzer.games.rattus.metrics import GAME_COLUMNS, GUESSES, SEAT_COLUMNS
 from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
 from analyzer.games.rattus.search import RattusIsmcts
+from analyzer.model.base import Benchmark, GameSpec, config_rule_values
+from analyzer.model.forward import ForwardGame
+
+if TYPE_CHECKING:  # the report layer is imported only when a report is built
+    from analyzer.report.extension import StudySection
 
 # policy registry: the key is a policy's only name
 POLICIES: dict[str, type] = {**_HEURISTICS, "ismcts": RattusIsmcts}
@@ -37,7 +41,7 @@ COMPILED_MODULES = ("config", "state", "information", "core", "view", "plague", 
                     "policies", "engine")
 
 
-# the game's forward model and play loop (games/forward.py): new_state(config, seed, log=None)
+# the game's forward model and play loop (model/forward.py): new_state(config, seed, log=None)
 # and play_game(config, policies, seed, log=None), documented there
 FORWARD = ForwardGame(start, POLICIES)
 new_state = FORWARD.new_state

@@ -9,9 +9,9 @@ Africanus ones (the bundled study swaps the Sultan for the Merchant the same way
 from __future__ import annotations
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Ablation
 from analyzer.games.rattus.config import BASE_CARDS, CARD_EXPANSION, CARD_NAMES
 from analyzer.games.rattus.metrics import SEAT_COLUMNS
+from analyzer.model.base import Ablation
 
 
 def ablations(config) -> list[Ablation]:

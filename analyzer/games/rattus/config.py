@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from analyzer.errors import RuleError
-from analyzer.games.base import Option, OptionSet, PlayerCounts, RuleValue
-from analyzer.games.tables import builtin_table, check_keys, integer, load_table, one_of, rows
+from analyzer.model.base import Option, OptionSet, PlayerCounts, RuleValue
+from analyzer.model.tables import builtin_table, check_keys, integer, load_table, one_of, rows
 
 RULES_VERSION = "rattus-1"
 

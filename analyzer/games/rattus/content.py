@@ -11,9 +11,9 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from analyzer.games.content import ContentPrior, composition, fill_rows
 from analyzer.games.rattus.config import CLASSES
-from analyzer.games.tables import builtin_table
+from analyzer.model.content import ContentPrior, composition, fill_rows
+from analyzer.model.tables import builtin_table
 
 _RULES = "docs/rules/rattus.md"
 _BUILTIN_MAP = builtin_table("analyzer.games.rattus", "map.toml")

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 from mypy_extensions import mypyc_attr
 
-from analyzer.games.draws import randbelow, shuffle
 from analyzer.games.rattus import information
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.state import State
+from analyzer.model.draws import randbelow, shuffle
 
 
 def copy_rng(rng: random.Random) -> random.Random:

@@ -1,7 +1,7 @@
 """Rattus rules engine as a forward model: setup, turns, plague move and spread, end, final round,
 final plague (docs/rules/rattus.md §6–§10, decision points §15).
 
-``Game`` is a game in progress (``analyzer.games.forward.GameState``): the position and the point
+``Game`` is a game in progress (``analyzer.model.forward.GameState``): the position and the point
 the rules have reached are data (``State``), so a game can be asked for its pending decision,
 copied (``clone``) and advanced (``apply``) from any decision. ``apply`` runs the rules, chance
 included, until the next decision with at least two options; a decision with a single option is
@@ -22,9 +22,6 @@ import numpy as np
 from mypy_extensions import mypyc_attr
 
 from analyzer.errors import IllegalChoice, TurnCapExceeded
-from analyzer.games.base import rank_and_won, seed_of
-from analyzer.games.logtext import plural
-from analyzer.games.play import offered
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus import plague
 from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
@@ -33,6 +30,9 @@ from analyzer.games.rattus.metrics import build_records, final_scores, log_final
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
 from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State, total
 from analyzer.games.rattus.view import RattusView
+from analyzer.model.base import rank_and_won, seed_of
+from analyzer.model.logtext import plural
+from analyzer.model.play import offered
 
 KNIGHT: Final = CARD_INDEX["knight"]
 PEASANT: Final = CARD_INDEX["peasant"]
@@ -42,7 +42,7 @@ _ABILITY_NAMES: Final = {c: CARD_NAMES[c] for c in _cards.FINAL_ABILITIES}
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests and studies force positions by subclassing
 class Game(GameCore):
-    """One game in progress (the forward model, ``analyzer.games.forward.GameState``).
+    """One game in progress (the forward model, ``analyzer.model.forward.GameState``).
 
     Built by ``start``; see ``GameCore`` for the parts. Views of the seats are made on demand
     and kept for the life of this object (``view``).

@@ -22,8 +22,8 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Sequence
 
-from analyzer.games.draws import shuffle
 from analyzer.games.rattus.state import STARTER_SLOT, State
+from analyzer.model.draws import shuffle
 
 
 def information_key(st: State, seat: int) -> Hashable:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from analyzer.games.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter, rank_and_won
 from analyzer.games.rattus.config import CARD_NAMES
 from analyzer.games.rattus.scoring import (
     diplomat_points,
@@ -14,6 +13,7 @@ from analyzer.games.rattus.scoring import (
     tiebreak_keys,
 )
 from analyzer.games.rattus.state import NOT_IN_PLAY, State
+from analyzer.model.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter, rank_and_won
 
 _RULES = "docs/rules/rattus.md"
 # The labelled defaults counted where they act (GameSpec.guesses): each a game record column

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from analyzer.games.logtext import plural
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.state import NOT_IN_PLAY, total
+from analyzer.model.logtext import plural
 
 _KNIGHT: Final = CARD_INDEX["knight"]
 

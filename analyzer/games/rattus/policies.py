@@ -1,6 +1,6 @@
 """Rattus players: ``random`` and ``greedy`` (docs/rules/rattus.md §15 decision points).
 
-A policy is a frozen dataclass of typed parameters (``analyzer.games.forward.Policy``);
+A policy is a frozen dataclass of typed parameters (``analyzer.model.forward.Policy``);
 ``policy.player(seat)`` makes the player of one seat for one game, and
 ``player.choose(view, rng)`` returns one of ``view.legal_actions()``. Players decide from the
 seat's ``RattusView`` only: the public board (cube counts, rat counts, cards held), the seat's own
@@ -15,13 +15,13 @@ from typing import Any, Final
 
 from mypy_extensions import i64, mypyc_attr
 
-from analyzer.games.base import param
-from analyzer.games.draws import randbelow
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
 from analyzer.games.rattus.state import NOT_IN_PLAY, total
 from analyzer.games.rattus.view import RattusView
+from analyzer.model.base import param
+from analyzer.model.draws import randbelow
 
 _PEASANT: Final = CARD_INDEX["peasant"]
 

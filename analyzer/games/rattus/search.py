@@ -1,4 +1,4 @@
-"""The Rattus search player: single-observer ISMCTS (``analyzer.games.ismcts``) over the forward model.
+"""The Rattus search player: single-observer ISMCTS (``analyzer.model.ismcts``) over the forward model.
 
 Not compiled (setup.py): ``Ismcts`` is an ordinary Python dataclass, and the search's time goes to
 the compiled engine (``engine.Game.apply``, ``clone``, ``determinize``) and rollout players.
@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from analyzer.games.base import param, param_default
-from analyzer.games.ismcts import Ismcts, tuned_rollout
 from analyzer.games.rattus.engine import HEURISTIC_SCALE
 from analyzer.games.rattus.policies import GreedyPolicy, RandomPolicy
+from analyzer.model.base import param, param_default
+from analyzer.model.ismcts import Ismcts, tuned_rollout
 
 TUNED = Path(__file__).resolve().parent / "greedy-tuned.toml"  # = scenarios/tuned/rattus-greedy.toml
 

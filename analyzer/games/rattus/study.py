@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
-from analyzer.games.base import StudySection
 from analyzer.games.rattus import findings
 from analyzer.report import balance, charts, design
 from analyzer.report import players as player_counts
@@ -40,6 +39,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 
 

@@ -1,6 +1,6 @@
 """One seat's view of a Rattus game: what that seat may see, and nothing else (docs/rules/rattus.md §15).
 
-Players decide from a ``RattusView`` (``analyzer.games.forward.SeatView``): the public board
+Players decide from a ``RattusView`` (``analyzer.model.forward.SeatView``): the public board
 (cubes, discs, class cards held, plague piece, caravan, how many rats lie in each region, supply
 sizes), the seat's own region cards, the faces it has been shown (a Witch look, §8.1) and its
 pending decision with that decision's context. Face-down tokens, the rat supply, other hands and

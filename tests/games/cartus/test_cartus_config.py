@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 
 from analyzer.errors import RuleError
-from analyzer.games.base import build_policy
 from analyzer.games.cartus import (
     SPEC,
     building_set_id,
@@ -19,6 +18,7 @@ from analyzer.games.cartus import (
 )
 from analyzer.games.cartus.config import DEFAULT_BUILDINGS, OPTIONS
 from analyzer.games.cartus.metrics import _building_columns
+from analyzer.model.base import build_policy
 
 
 def test_spec_contract():

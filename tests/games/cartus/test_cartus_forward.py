@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 
 from analyzer.errors import HiddenInformation, IllegalChoice
-from analyzer.games.base import build_policy, game_streams
 from analyzer.games.cartus import SPEC, default_config, new_state, play_game
 from analyzer.games.cartus.config import N_TYPES, PASS
 from analyzer.games.cartus.resolution import count_vectors, counts_ok
+from analyzer.model.base import build_policy, game_streams
 
 RULES = [{}, {"rats_visible": False, "sword_chooser": "random", "start_player": "random"},
          {"sword_target": "any_player", "flute_target": "any_player", "building_spaces": 2}]

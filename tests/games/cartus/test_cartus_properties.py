@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
 
-from analyzer.games.base import game_streams, resolve_policies
 from analyzer.games.cartus import SPEC, default_config, engine, play_game
 from analyzer.games.cartus.config import FLUTE, JOKER, PASS, SWORD
 from analyzer.games.cartus.metrics import GAME_COLUMNS, SEAT_COLUMNS
 from analyzer.games.cartus.scoring import outcome
+from analyzer.model.base import game_streams, resolve_policies
 
 POLS = ("random", "greedy", "cautious")
 

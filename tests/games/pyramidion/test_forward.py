@@ -10,10 +10,10 @@ import random
 import pytest
 
 from analyzer.errors import HiddenInformation
-from analyzer.games.base import build_policy
 from analyzer.games.pyramidion import SPEC, default_config, new_state
 from analyzer.games.pyramidion.search import POLICIES
 from analyzer.games.pyramidion.state import LOAD, PASS, PLAY, THIEF_TARGET
+from analyzer.model.base import build_policy
 
 HIDING = [{}, {"goods_visible": False}, {"boat_vp_public": False},
           {"goods_visible": False, "boat_vp_public": False, "phase8_slave_driver_benefit": "keep_card",

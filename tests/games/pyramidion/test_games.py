@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer.errors import IllegalChoice, RuleError, TurnCapExceeded
-from analyzer.games.base import build_policy
 from analyzer.games.pyramidion import SPEC, engine, new_state
 from analyzer.games.pyramidion.policies import POLICIES, GreedyPolicy, RandomPolicy
+from analyzer.model.base import build_policy
 
 CFGS = {n: SPEC.make_config(n, (), {}) for n in (2, 3, 4)}
 
@@ -38,7 +38,7 @@ def check_invariants(state):
 def run_checked(cfg, names, seed):
     """Play a game with invariant checks at every decision and at the end; returns the game,
     its end reason and the number of decisions checked."""
-    from analyzer.games.base import game_streams
+    from analyzer.model.base import game_streams
 
     players = [build_policy(POLICIES, n).player(s) for s, n in enumerate(names)]
     _, seats = game_streams(seed, cfg.players)

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from analyzer.errors import IllegalChoice
-from analyzer.games.base import build_policy
 from analyzer.games.rattus import POLICIES, default_config, new_state, play_game
 from analyzer.games.rattus.config import CARD_INDEX
 from analyzer.games.rattus.state import STARTER_SLOT
+from analyzer.model.base import build_policy
 
 AFR = ("africanus",)
 # configs whose hidden information differs: base tokens, region cards, 5-6 players, the Witch in play

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from analyzer.games.base import game_streams
-from analyzer.games.forward import play
 from analyzer.games.rattus import POLICIES, SPEC, default_config, new_state, play_game
 from analyzer.games.rattus.metrics import GAME_COLUMNS, SEAT_COLUMNS
+from analyzer.model.base import game_streams
+from analyzer.model.forward import play
 
 CONFIGS = [(2, ()), (3, ()), (4, ()), (2, ("africanus",)), (4, ("africanus",)), (5, ("africanus",)),
            (6, ("africanus",))]
@@ -158,7 +158,7 @@ def test_greedy_beats_random_at_four_players():
 def test_policy_parameters_validated():
     """Policy params: typed, and build_policy refuses a value outside the declared bounds."""
     from analyzer.errors import RuleError
-    from analyzer.games.base import build_policy
+    from analyzer.model.base import build_policy
     with pytest.raises(RuleError, match=r"^params\.plague_risk: must be in \[0, 3\] \(got 9\.0\)"):
         build_policy(SPEC.policies, "greedy", {"plague_risk": 9.0})
     assert build_policy(SPEC.policies, "greedy", {"plague_risk": 1}).plague_risk == 1.0

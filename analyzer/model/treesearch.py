@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from analyzer.games.draws import randbelow
+from analyzer.model.draws import randbelow
 
 NO_HINT: Any = object()  # no hint at a node (an action may itself be None)
 

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from analyzer.games.base import GameSpec, RuleValue
-from analyzer.games.tables import DRAWN_KEY
+from analyzer.model.base import GameSpec, RuleValue
+from analyzer.model.tables import DRAWN_KEY
 
 
 @dataclass(frozen=True)

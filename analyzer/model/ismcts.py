@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from analyzer.games import treesearch
-from analyzer.games.base import param
-from analyzer.games.forward import GameState, Player, SeatView
+from analyzer.model import treesearch
+from analyzer.model.base import param
+from analyzer.model.forward import GameState, Player, SeatView
 
 ROLLOUT_KINDS = ("random", "greedy", "tuned")
 OPPONENT_MODELS = ("tree", "rollout")

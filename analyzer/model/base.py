@@ -24,7 +24,7 @@ import numpy as np
 from analyzer.errors import RuleError
 
 if typing.TYPE_CHECKING:
-    from analyzer.games.content import ContentPrior
+    from analyzer.model.content import ContentPrior
 
 # Columns every record carries, whatever the game. The runner adds game_id/seed/variant.
 COMMON_GAME_COLUMNS: dict[str, str] = {
@@ -452,7 +452,7 @@ class GameSpec:
         ``ablations(config) -> list[Ablation]``: one "without this card/building/special card"
         variant per item in play, for ``analyzer ablate``. ``None``: the game offers none.
     new_state : callable, optional
-        ``new_state(config, seed, log=None) -> GameState``: the forward model (``games/forward.py``)
+        ``new_state(config, seed, log=None) -> GameState``: the forward model (``model/forward.py``)
         paused at the game's first decision; ``seed`` as for ``play_game``
         (``forward.ForwardGame.new_state``).
     title : str
@@ -461,7 +461,8 @@ class GameSpec:
         What ``analyzer ablate`` takes out, in the report's words: ``"class card"``,
         ``"building"``... (default ``"item"``).
     sections : callable, optional
-        ``sections() -> tuple of StudySection``: the game's own report sections (its
+        ``sections() -> tuple of StudySection`` (``analyzer.report.extension``, the report's
+        extension point; not imported here, the model sits below the report): the game's own report sections (its
         ``study.py``), called by the report after the generic ones, in this order. A callable so
         that the study module (pandas, matplotlib) is imported only when a report is built, not
         by the workers that play games. ``None``: the generic report only.
@@ -480,7 +481,7 @@ class GameSpec:
         The labelled defaults the game counts where they act (each a game record column).
     content_priors : tuple of ContentPrior
         One per guessed content table: what is known about it, what a plausible alternative
-        varies, and ``draw(seed) -> table`` (``analyzer/games/content.py``); ``analyzer list
+        varies, and ``draw(seed) -> table`` (``analyzer/model/content.py``); ``analyzer list
         content`` shows them.
     """
 
@@ -499,7 +500,7 @@ class GameSpec:
     new_state: Callable[..., Any] | None = None
     title: str = ""
     item_kind: str = "item"
-    sections: Callable[[], Sequence[StudySection]] | None = None
+    sections: Callable[[], Sequence[Any]] | None = None  # of report.extension.StudySection
     benchmark: Benchmark | None = None
     content_groups: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
     tables: Mapping[str, Path] = field(default_factory=dict)
@@ -560,44 +561,6 @@ class GuessCounter:
     default: str
     what: str
     section: str
-
-
-@dataclass(frozen=True)
-class StudySection:
-    """One of a game's own report sections, declared in its ``study.py``.
-
-    Attributes
-    ----------
-    key : str
-        Where its numbers go in ``summary.json["results"]``, e.g. ``"sultan"``.
-    build : callable
-        ``build(doc, games, seats, players, run) -> dict or None``. ``doc``: the
-        ``analyzer.report.document.Doc`` to fill; ``games``, ``seats``: the record tables
-        (``analyzer.report.records.Table`` or DataFrames; read only the columns used, one
-        variant at a time where possible); ``players``: the player count; ``run``: the run
-        facts (``summary.json["run"]``, may be empty). Returns the numbers for
-        ``summary.json``, or ``None`` when the section does not apply to these records (then
-        it writes nothing and has no key).
-    replaces_balance : callable, optional
-        ``replaces_balance(games) -> bool``: True when, for these records, the section shows
-        each arm's balance itself; with many arms the generic balance section is then left out.
-    findings : callable, optional
-        ``findings(numbers, run) -> list of analyzer.report.findings.Finding``: the section's
-        headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
-        value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
-        the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
-    key_patterns : tuple of str
-        The keys its findings can have, as ``fnmatch`` patterns (``"sultan:leader_edge"``,
-        ``"sultan:users:*"``): a study file's question naming a key of the same family (the part
-        before the first ``:``) that matches none, or a family no section or study has, is
-        refused before a game is played.
-    """
-
-    key: str
-    build: Callable[..., dict | None]
-    replaces_balance: Callable[[Any], bool] | None = None
-    findings: Callable[[dict, dict], Sequence[Any]] | None = None
-    key_patterns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

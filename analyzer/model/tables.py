@@ -77,7 +77,7 @@ def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, s
     """The table a game uses: the user's file when ``path`` is set, else the built-in one.
 
     A file with a top-level ``drawn_by`` key (``DRAWN_KEY``) is a plausible draw of a guessed
-    table (``analyzer.games.content`` writes it): still a labelled guess, so it is read from
+    table (``analyzer.model.content`` writes it): still a labelled guess, so it is read from
     ``path`` but its rows keep their own provenances, as the built-in table's do (its guess
     counters count), instead of all being ``"user"``. The key is removed before the game's
     loader sees the table.

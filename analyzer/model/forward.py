@@ -36,9 +36,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from analyzer.games.base import game_streams, resolve_policies
-from analyzer.games.logtext import seats_line
-from analyzer.games.play import offered, play  # the legality check and the loop, compiled (play.py)
+from analyzer.model.base import game_streams, resolve_policies
+from analyzer.model.logtext import seats_line
+from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
 __all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "offered", "play", "policy_name"]
 

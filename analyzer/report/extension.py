@@ -1,0 +1,51 @@
+"""The report's extension point: a game's own report sections (``StudySection``).
+
+A game package (``analyzer/games/<game>/study.py``) declares its sections with this class and
+hands them over through ``GameSpec.sections``; the report builds them after its generic
+sections. It lives in the report layer, so the game contract (``analyzer.model``) never names
+the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StudySection:
+    """One of a game's own report sections, declared in its ``study.py``.
+
+    Attributes
+    ----------
+    key : str
+        Where its numbers go in ``summary.json["results"]``, e.g. ``"my_section"``.
+    build : callable
+        ``build(doc, games, seats, players, run) -> dict or None``. ``doc``: the
+        ``analyzer.report.document.Doc`` to fill; ``games``, ``seats``: the record tables
+        (``analyzer.report.records.Table`` or DataFrames; read only the columns used, one
+        variant at a time where possible); ``players``: the player count; ``run``: the run
+        facts (``summary.json["run"]``, may be empty). Returns the numbers for
+        ``summary.json``, or ``None`` when the section does not apply to these records (then
+        it writes nothing and has no key).
+    replaces_balance : callable, optional
+        ``replaces_balance(games) -> bool``: True when, for these records, the section shows
+        each arm's balance itself; with many arms the generic balance section is then left out.
+    findings : callable, optional
+        ``findings(numbers, run) -> list of analyzer.report.findings.Finding``: the section's
+        headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
+        value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
+        the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
+    key_patterns : tuple of str
+        The keys its findings can have, as ``fnmatch`` patterns (``"my_section:edge"``,
+        ``"my_section:arm:*"``): a study file's question naming a key of the same family (the part
+        before the first ``:``) that matches none, or a family no section or study has, is
+        refused before a game is played.
+    """
+
+    key: str
+    build: Callable[..., dict | None]
+    replaces_balance: Callable[[Any], bool] | None = None
+    findings: Callable[[dict, dict], Sequence[Any]] | None = None
+    key_patterns: tuple[str, ...] = ()
