@@ -988,6 +988,18 @@ def spread_variance(values: np.ndarray) -> tuple[float, np.ndarray]:
     return point, jack
 
 
+def jackknife_variance(replicates: np.ndarray | Sequence[float]) -> float:
+    """The jackknife variance ``(n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²`` of a statistic from its ``n``
+    leave-one-out (or leave-one-group-out) values, shape (n,) (Efron & Tibshirani, *An
+    Introduction to the Bootstrap*, 1993, eq. 11.5); ``nan`` when ``n < 2`` or a value is
+    missing. The project's one jackknife: ``jackknife_interval`` and the balance check use it."""
+    j = np.asarray(replicates, dtype=float)
+    n = j.size
+    if n < 2 or np.isnan(j).any():
+        return math.nan
+    return (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
+
+
 def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
                        confidence: float = 0.95) -> tuple[Interval, float]:
     """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
@@ -997,15 +1009,10 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
     ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
     Bootstrap*, 1993, eq. 11.5).
     """
-    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
-        [np.asarray(j, dtype=float) for j in jackknife]
-    var = 0.0
-    for j in samples:
-        n = j.size
-        if n < 2 or np.isnan(j).any():
-            return Interval(estimate, math.nan, math.nan), math.nan
-        var += (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
-    se = math.sqrt(var)
+    samples = [jackknife] if np.ndim(jackknife[0]) == 0 else list(jackknife)
+    se = math.sqrt(sum(jackknife_variance(j) for j in samples))
+    if math.isnan(se):
+        return Interval(estimate, math.nan, math.nan), math.nan
     z = _z(confidence)
     if se == 0:
         return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)
