@@ -680,7 +680,7 @@ def jackknife(full: float, replicates: Sequence[float], confidence: float = 0.95
     k = len(reps)
     if k < 2 or np.isnan(reps).any() or _nan(full):
         return {"estimate": full, "se": math.nan, "lo": math.nan, "hi": math.nan, "groups": k}
-    se = math.sqrt((k - 1) / k * float(((reps - reps.mean()) ** 2).sum()))
+    se = math.sqrt(stats.jackknife_variance(reps))
     t = float(sps.t.ppf(0.5 + confidence / 2, k - 1))
     return {"estimate": float(full), "se": se, "lo": float(full) - t * se,
             "hi": float(full) + t * se, "groups": k}

@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
@@ -512,50 +513,9 @@ def with_overrides(scenario: Scenario, games: int | None = None, seed: int | Non
 
 
 def to_toml(scenario: Scenario) -> str:
-    """The scenario as TOML text that ``load_scenario`` reads back to an equal scenario."""
-    data = scenario.to_dict()
-    lines = []
-    for key, value in data.items():
-        if key not in ("rules", "seats", "variants", "questions"):
-            lines.append(f"{key} = {toml_value(value)}")
-    lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
-    for seat in data["seats"]:
-        lines += ["", "[[seats]]"] + [f"{k} = {toml_value(v)}" for k, v in seat.items()]
-    for var in data.get("variants", []):
-        lines += ["", "[[variants]]"] + [f"{k} = {toml_value(v)}" for k, v in var.items()]
-    for q in data.get("questions", []):
-        lines += ["", "[[questions]]"] + [f"{k} = {toml_value(v)}" for k, v in q.items()]
-    return "\n".join(lines) + "\n"
-
-
-def toml_key(key: str) -> str:
-    """``key`` as a TOML key: bare when it can be, else quoted."""
-    return key if key and all(c.isalnum() or c in "-_" for c in key) else json.dumps(key)
-
-
-def toml_value(value: Any) -> str:
-    """``value`` (bool, int, float, str, list, table) as a TOML value on one line.
-
-    Raises
-    ------
-    TypeError
-        A value TOML cannot hold.
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot write {value!r} as TOML")
+    """The scenario as TOML text (``tomli_w``) that ``load_scenario`` reads back to an equal
+    scenario."""
+    return tomli_w.dumps(scenario.to_dict())
 
 
 def known_keys(table, where: str, allowed, fail) -> None:

@@ -12,6 +12,7 @@ not independent (their deaths cluster, their win shares add up to at most 1), ga
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -61,7 +62,7 @@ def _z(confidence: float) -> float:
 
 
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
-    """Wilson score interval of a proportion ``k / n``.
+    """Wilson score interval of a proportion ``k / n`` (statsmodels ``proportion_confint``).
 
     Parameters
     ----------
@@ -75,20 +76,20 @@ def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     E. B. Wilson (1927), "Probable inference, the law of succession, and statistical
     inference", JASA 22(158): 209–212.
     """
+    from statsmodels.stats.proportion import proportion_confint  # slow import, as below
+
+    _z(confidence)  # refuses a confidence outside (0, 1)
     if n <= 0:
         return Interval(math.nan, math.nan, math.nan)
-    z = _z(confidence)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if k <= 0 else max(0.0, centre - half)  # exact bounds at 0 and n, no rounding
-    hi = 1.0 if k >= n else min(1.0, centre + half)
-    return Interval(p, lo, hi)
+    lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+    lo = 0.0 if k <= 0 else max(0.0, float(lo))  # exact bounds at 0 and n, no rounding
+    hi = 1.0 if k >= n else min(1.0, float(hi))
+    return Interval(k / n, lo, hi)
 
 
 def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
-    """Mean of ``x`` with a Student-t interval (``nan`` bounds for fewer than 2 values)."""
+    """Mean of ``x`` with a Student-t interval (``scipy.stats.ttest_1samp``; ``nan`` bounds for
+    fewer than 2 values)."""
     x = np.asarray(x, dtype=float)
     n = x.size
     if n == 0:
@@ -96,8 +97,10 @@ def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> 
     m = float(x.mean())
     if n < 2:
         return Interval(m, math.nan, math.nan)
-    half = float(sps.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-    return Interval(m, m - half, m + half)
+    with warnings.catch_warnings():  # nearly equal values: scipy warns, the interval is right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = sps.ttest_1samp(x, 0.0).confidence_interval(confidence)
+    return Interval(m, float(ci.low), float(ci.high))
 
 
 def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndarray,
@@ -988,6 +991,18 @@ def spread_variance(values: np.ndarray) -> tuple[float, np.ndarray]:
     return point, jack
 
 
+def jackknife_variance(replicates: np.ndarray | Sequence[float]) -> float:
+    """The jackknife variance ``(n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²`` of a statistic from its ``n``
+    leave-one-out (or leave-one-group-out) values, shape (n,) (Efron & Tibshirani, *An
+    Introduction to the Bootstrap*, 1993, eq. 11.5); ``nan`` when ``n < 2`` or a value is
+    missing. The project's one jackknife: ``jackknife_interval`` and the balance check use it."""
+    j = np.asarray(replicates, dtype=float)
+    n = j.size
+    if n < 2 or np.isnan(j).any():
+        return math.nan
+    return (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
+
+
 def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
                        confidence: float = 0.95) -> tuple[Interval, float]:
     """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
@@ -997,15 +1012,10 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
     ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
     Bootstrap*, 1993, eq. 11.5).
     """
-    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
-        [np.asarray(j, dtype=float) for j in jackknife]
-    var = 0.0
-    for j in samples:
-        n = j.size
-        if n < 2 or np.isnan(j).any():
-            return Interval(estimate, math.nan, math.nan), math.nan
-        var += (n - 1) / n * float(np.sum((j - j.mean()) ** 2))
-    se = math.sqrt(var)
+    samples = [jackknife] if np.ndim(jackknife[0]) == 0 else list(jackknife)
+    se = math.sqrt(sum(jackknife_variance(j) for j in samples))
+    if math.isnan(se):
+        return Interval(estimate, math.nan, math.nan), math.nan
     z = _z(confidence)
     if se == 0:
         return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)

@@ -49,6 +49,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from analyzer import runner
 from analyzer.errors import OptionError
 from analyzer.games import get_game
@@ -65,8 +67,6 @@ from analyzer.scenario import (
     parse_questions,
     parse_seat,
     read_toml,
-    toml_key,
-    toml_value,
     typed,
     with_overrides,
 )
@@ -380,15 +380,7 @@ def as_scenario(pool: Pool, deals: int) -> Scenario:
 def pool_toml(pool: Pool) -> str:
     """The pool as TOML (entrants' parameters spelled out), for the run's ``pool.toml``;
     ``load_pool`` reads it back to an equal pool."""
-    data = pool.to_dict()
-    lines = [f"{k} = {toml_value(v)}" for k, v in data.items()
-             if k not in ("rules", "entrants", "questions")]
-    lines += ["", "[rules]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in data["rules"].items()]
-    for entrant in data["entrants"]:
-        lines += ["", "[[entrants]]"] + [f"{k} = {toml_value(v)}" for k, v in entrant.items()]
-    for q in data.get("questions", []):
-        lines += ["", "[[questions]]"] + [f"{k} = {toml_value(v)}" for k, v in q.items()]
-    return "\n".join(lines) + "\n"
+    return tomli_w.dumps(pool.to_dict())
 
 
 @checked

@@ -48,13 +48,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import tomli_w
 
 from analyzer import __version__, runner, studies
 from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
-from analyzer.scenario import MAX_GAMES, Scenario, Seat, toml_key, toml_value, with_overrides
+from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
 from analyzer.study_run import Results, StudyRun, only_base, run_dir, run_options, validate
 
 SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
@@ -518,13 +519,9 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
         (f"# Check on {figures['games']} fresh games: win rate {_pct(figures['tuned'])} "
          f"against {_pct(figures['start'])} with the starting parameters;"),
         f"# paired difference {difference_text(d)} (95%).",
-        f"game = {toml_value(scenario.game)}",
-        f"policy = {toml_value(p.policy)}",
-        "",
-        "[params]",
     ]
-    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in tuned.items()]
-    return "\n".join(lines) + "\n"
+    return ("\n".join(lines) + "\n"
+            + tomli_w.dumps({"game": scenario.game, "policy": p.policy, "params": tuned}))
 
 
 def _pct(iv: dict) -> str:

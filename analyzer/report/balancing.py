@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc
+from analyzer.report.document import Doc, p_text, param_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table
 
@@ -57,10 +57,6 @@ class _Units:
         return f"{text} [{self.num(lo, sign)}, {self.num(hi, sign)}]"
 
 
-def _value(v: Any) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
 def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
     t = study.get("target")
     if t is None and rec is not None:
@@ -82,8 +78,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     doc.h("The value found and its check")
     same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)
     doc.p("**Value found**: " + "; ".join(
-        f"`{k['label']}` = **{_value(k['found'])}** (the scenario: {_value(k['start'])}, "
-        f"searched {_value(k['low'])}..{_value(k['high'])})" for k in knobs) + "."
+        f"`{k['label']}` = **{param_text(k['found'])}** (the scenario: {param_text(k['start'])}, "
+        f"searched {param_text(k['low'])}..{param_text(k['high'])})" for k in knobs) + "."
           + (" The search found no setting nearer the goal than the scenario's own." if same
              else ""))
     n = check["games"]
@@ -182,7 +178,7 @@ def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: 
               "games.")
         return
     near = near.assign(size=near["gap"].abs()).sort_values("size", kind="stable")
-    shown = [", ".join(f"`{k['label']}` = {_value(r[k['path']])}" for k in study["knobs"])
+    shown = [", ".join(f"`{k['label']}` = {param_text(r[k['path']])}" for k in study["knobs"])
              + f" ({u.span(r['estimate_0'], r['lo_0'], r['hi_0'], bool(study.get('signed')))})"
              for _, r in near.head(most).iterrows()]
     more = f"; and {len(near) - most} more" if len(near) > most else ""
@@ -240,7 +236,7 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
         if len(hist):
             table = pd.DataFrame({"round": hist["round"] + 1})
             for i, k in enumerate(study["knobs"]):
-                table[f"mean {k['label']}"] = [_value(m[i]) for m in hist["mean"]]
+                table[f"mean {k['label']}"] = [param_text(m[i]) for m in hist["mean"]]
             table["step (sigma)"] = [f"{s:.3f}" for s in hist["sigma"]]
             table["nearest candidate from the goal"] = [
                 u.with_unit(x) if x is not None else "–" for x in hist["nearest"]]
@@ -264,8 +260,7 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                                if f is not None else "not computed")
             if not study["equalize"]:
                 row["− target"] = u.with_unit(g.get("gap", math.nan), True)
-                row["Holm p"] = ("–" if _nan(g.get("p_holm")) else
-                                 f"{g['p_holm']:.3f}" if g["p_holm"] >= 0.001 else "< 0.001")
+                row["Holm p"] = p_text(g.get("p_holm"))
                 if f is not None and not _nan(g.get("p_holm")):
                     (away if g.get("away") else holds).append(r["label"])
             rows.append(row)
@@ -300,7 +295,7 @@ def key_findings(study: dict[str, Any]) -> list[Finding]:
             f" (target {_Units(study).with_unit(t)})")
         shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
                  "digits": int(b.get("digits") or 1)}
-        found = ", ".join(f"`{kn['label']}` = {_value(kn['found'])}" for kn in study["knobs"])
+        found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
         out.append(Finding(
             statement=f"At the value found, {found}, `{k}` is {{value}} on {check['games']:,} "
                       f"fresh games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],

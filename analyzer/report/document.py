@@ -141,9 +141,24 @@ def clip_share(iv: stats.Interval) -> stats.Interval:
     return stats.Interval(iv.estimate, max(0.0, iv.lo), min(1.0, iv.hi))
 
 
-def p_text(p: float) -> str:
-    """A p-value for a table cell: three decimals, ``"< 0.001"``, ``"–"`` when missing."""
-    return "–" if p is None or math.isnan(p) else (f"{p:.3f}" if p >= 0.001 else "< 0.001")
+def p_text(p: Any, phrase: bool = False) -> str:
+    """The report's one p-value format: three decimals, ``"< 0.001"`` below 0.001, ``"–"`` when
+    missing (``None``, NaN or not a number). ``phrase``: for a sentence, ``"p = 0.042"``,
+    ``"p < 0.001"``, ``"p –"``."""
+    try:
+        v = float(p)
+    except (TypeError, ValueError):
+        v = math.nan
+    cell = "–" if math.isnan(v) else (f"{v:.3f}" if v >= 0.001 else "< 0.001")
+    if not phrase:
+        return cell
+    return f"p = {cell}" if cell[0].isdigit() else f"p {cell}"
+
+
+def param_text(v: Any) -> str:
+    """The report's one format of a parameter's value (a knob, a tuned or an entrant's
+    parameter): a float to four significant digits (``0.1235``), anything else as ``str``."""
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
 def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:

@@ -65,7 +65,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.files import atomic_path
 from analyzer.report import guesses
-from analyzer.report.document import BASE, Doc
+from analyzer.report.document import BASE, Doc, p_text
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
@@ -773,10 +773,6 @@ def replay_command(run_dir: Path | None, game_id: int, variant: str = BASE) -> s
     return shlex.join(words)
 
 
-def _p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
 def _examples(f: Finding, run_dir: Path | None) -> str:
     if not f.examples:
         return ""
@@ -866,7 +862,8 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
             verdict = "Exact: the same difference in every game, not a test."
         else:
             verdict = ("**Holds after Holm**" if a.holds else "Not significant after Holm")
-            verdict += (f" ({_p(a.p_value)}; Holm-adjusted {_p(a.p_holm)}; size "
+            verdict += (f" ({p_text(a.p_value, phrase=True)}; Holm-adjusted "
+                        f"{p_text(a.p_holm, phrase=True)}; size "
                         f"{a.size:.2f}).")
         part.p(f"{i}. {f.sentence()}. {verdict}{checked(f)}{_lean(f, acted)}"
                f"{_examples(f, run_dir)}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.report.document import Doc
+from analyzer.report.document import Doc, p_text
 
 FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
 RESULT = "robustness.json"
@@ -152,7 +152,7 @@ def _difference(row: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
         what = (f"a difference of {_show(row, test['diff'], True)}{_unit(row).replace(' %', ' pp')}"
                 f" [{_show(row, test.get('lo'), True)}, {_show(row, test.get('hi'), True)}]")
     p = test.get("p_holm", test.get("p_value"))
-    return what + (f", Holm p {_p(p)}" if p is not None else "")
+    return what + (f", Holm p {p_text(p)}" if p is not None else "")
 
 
 def _there(row: Mapping[str, Any], found: Mapping[str, Any] | None) -> str:
@@ -272,7 +272,7 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
         if not row.get("base_significant", True):
             p = row.get("p_holm")
             return ("not significant in this run after Holm"
-                    + (f" (Holm p {_p(p)})" if p is not None and _p(p) != "–" else "")
+                    + (f" (Holm p {p_text(p)})" if p is not None and p_text(p) != "–" else "")
                     + ", so no condition is judged.")
         wide = _by_size(row, list(row.get("unresolved_in") or []))
         other = "its replicate" if row.get("reference") == "replicate" else "this run"
@@ -449,7 +449,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                     else "") if tested else ""
             test = (found or {}).get("test") or {}
             if mark and tested and test.get("test") in TESTS and state != "same":
-                mark += f" (Holm p {_p(test.get('p_holm'))}, {TESTS[test['test']]})"
+                mark += f" (Holm p {p_text(test.get('p_holm'))}, {TESTS[test['test']]})"
             line[c["label"]] = _cell(found, scale, mark, sign)
         table.append(line)
     if table:
@@ -503,14 +503,6 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
              for r in rows if r.get("content")]
     if lines:
         doc.table(pd.DataFrame(lines))
-
-
-def _p(p: Any) -> str:
-    try:
-        v = float(p)
-    except (TypeError, ValueError):
-        return "–"
-    return "< 0.001" if v < 0.001 else f"{v:.3f}"
 
 
 def _changed(c: Mapping[str, Any]) -> str:

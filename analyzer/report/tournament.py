@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyzer import ratings
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, num, pct, rows_of
+from analyzer.report.document import Doc, num, param_text, pct, rows_of
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
@@ -216,19 +216,15 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
                  f"not reached at the cap of {tc['games']} deals (widest "
                  f"±{100 * tc['half_width']:.2f} pp)."))
     rules = (run.get("arms") or [{}])[0].get("rules", {})
-    doc.p("Rules: " + ("; ".join(f"{k} = {_short(v)}" for k, v in rules.items())
+    doc.p("Rules: " + ("; ".join(f"{k} = {param_text(v)}" for k, v in rules.items())
                        or "the game's defaults") + ".")
     # the labelled defaults in use: the appendix table (``report._appendix``, issue #25)
     doc.h("Entrants")
     doc.table(pd.DataFrame([
         {"entrant": e["name"], "policy": e["policy"],
-         "parameters": ", ".join(f"{k} = {_short(v)}" for k, v in e["params"].items())
+         "parameters": ", ".join(f"{k} = {param_text(v)}" for k, v in e["params"].items())
          or "the policy's defaults"}
         for e in study.get("entrants", [])]))
-
-
-def _short(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _matrix(h2h: pd.DataFrame, order: list[str]) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, pct
+from analyzer.report.document import Doc, p_text, param_text, pct
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
@@ -160,7 +160,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"{stats.MIN_GAMES}.")
     else:
         doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points "
-              f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]** (p {_p(d['p_value'])}): the tuned "
+              f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]** ({p_text(d['p_value'], phrase=True)}): the tuned "
               f"parameters are {verdict} on fresh seeds.")
     doc.p(f"The check's seeds are derived from this whole tune (scenario, seat, seed, budget, "
           f"games, population, check size and opponents; root seed "
@@ -172,8 +172,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     doc.h("Parameters")
     doc.table(pd.DataFrame([
         {"parameter": p["name"], "type": p["type"],
-         "bounds": f"[{_num(p['low'])}, {_num(p['high'])}]", "start": _num(p["start"]),
-         "tuned": _num(p["tuned"])} for p in study["dimensions"]]))
+         "bounds": f"[{param_text(p['low'])}, {param_text(p['high'])}]", "start": param_text(p["start"]),
+         "tuned": param_text(p["tuned"])} for p in study["dimensions"]]))
     if study.get("fixed"):
         doc.p("Kept as the seat has them (not numeric or without bounds): " + ", ".join(
             f"{k} = {v}" for k, v in study["fixed"].items()) + ".")
@@ -243,14 +243,6 @@ def _signed(d: dict[str, Any]) -> str:
 
 def _iv(x: dict) -> dict:
     return {"rate": x["rate"], "lo": x["lo"], "hi": x["hi"]}
-
-
-def _num(v: Any) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
-def _p(p: float) -> str:
-    return "–" if p is None or np.isnan(p) else (f"= {p:.3f}" if p >= 0.001 else "< 0.001")
 
 
 def plot_convergence(ax, history: pd.DataFrame, start: float, players: int,
