@@ -62,6 +62,7 @@ import json
 import math
 import shutil
 import time
+import tomllib
 import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -525,8 +526,16 @@ def finished(c: Condition, run_dir: Path) -> bool:
     run = (summary.get("run") or {}) if isinstance(summary, dict) else {}
     return (bool(summary.get("results")) and run.get("seed") == c.scenario.seed
             and run.get("games") == c.scenario.games and run.get("target_ci") is None
-            and written == to_toml(portable(c, run_dir))
+            and _same_toml(written, to_toml(portable(c, run_dir)))
             and table == c.prior.to_toml(c.prior.draw(c.draw_seed), c.draw_seed))
+
+
+def _same_toml(a: str, b: str) -> bool:
+    """Whether two TOML texts hold the same data (a writer's layout may differ by version)."""
+    try:
+        return tomllib.loads(a) == tomllib.loads(b)
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
