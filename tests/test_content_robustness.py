@@ -348,3 +348,24 @@ def test_a_content_run_moved_elsewhere_keeps_its_content_conditions(tmp_path):
         stamp)
     again = json.loads((moved / "robustness" / "robustness.json").read_text())
     assert [r["verdict"] for r in again["findings"]] == [r["verdict"] for r in data["findings"]]
+
+
+def test_a_moved_content_condition_written_in_another_toml_layout_is_kept(tmp_path):
+    """A moved content condition is recognised by its ``scenario.toml``'s data, not its text:
+    a run written by an earlier TOML writer (another layout, comments) is not played again."""
+    import shutil
+
+    first = tmp_path / "first"
+    args = ["--players", "none", "--defaults", "none", "--content", "1", "--content-tables",
+            "tokens", "--games", "12", "--jobs", "1", "--quiet"]
+    assert _run(["robustness", str(_small(tmp_path)), *args, "--out", str(first)]).exit_code == 0
+    written = first / "robustness" / "content-tokens-1" / "scenario.toml"
+    written.write_text("# written by an older release\n\n" + written.read_text().replace(
+        " = ", "   =   "))
+    moved = tmp_path / "elsewhere" / "moved"
+    moved.parent.mkdir()
+    shutil.move(str(first), str(moved))
+    res = _run(["robustness", str(tmp_path / "small.toml"), *args[:-1], "--out", str(moved),
+                "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "finished earlier, kept" in res.output and "arm(s) x 12 games" not in res.output
