@@ -400,3 +400,13 @@ def test_validation_compares_each_variant_name_a_bounded_number_of_times(monkeyp
     assert len(scenario.arms) == n + 1
     assert _CountedName.compared < 5 * n, _CountedName.compared
     assert len(calls) <= 4  # the base's rules and the three settings of vp_token_value
+
+
+def test_a_table_file_that_is_a_symlink_loop_is_one_line(tmp_path):
+    """A ``*_file`` rule option naming a symlink loop ended in a RuntimeError traceback from
+    ``Path.resolve`` (break-it trial); the reader now refuses it naming the option."""
+    (tmp_path / "a.toml").symlink_to(tmp_path / "b.toml")
+    (tmp_path / "b.toml").symlink_to(tmp_path / "a.toml")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(_scenario('cards_file = "a.toml"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(scenario)]), "cards_file")
