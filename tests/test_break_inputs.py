@@ -410,3 +410,15 @@ def test_a_table_file_that_is_a_symlink_loop_is_one_line(tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text(_scenario('cards_file = "a.toml"'))
     _one_line_exit_2(cli.invoke(app, ["validate", str(scenario)]), "cards_file")
+
+
+@pytest.mark.parametrize("target", ["nan", "inf"])
+def test_balance_refuses_a_target_that_is_not_finite(balance_toy, tmp_path, target):
+    """--target nan played the whole search and then blamed another run for the directory (nan
+    is unequal to itself, so the run's own fingerprint never matched; break-it trial)."""
+    out = tmp_path / "never"
+    res = cli.invoke(app, ["balance", str(balance_toy), "--finding", "first_player:base", "--vary",
+                           "rules.edge=-0.3..0.3", "--target", target, "--out", str(out),
+                           "--quiet"])
+    _one_line_exit_2(res, "--target: must be a finite number")
+    assert not out.exists()
