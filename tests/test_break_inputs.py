@@ -422,3 +422,15 @@ def test_balance_refuses_a_target_that_is_not_finite(balance_toy, tmp_path, targ
                            "--quiet"])
     _one_line_exit_2(res, "--target: must be a finite number")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("damage", [lambda b: b"PAR1garbage", lambda b: b[: len(b) // 2], lambda b: b""])
+def test_report_of_damaged_records_is_one_line_naming_the_file(toy_file, tmp_path, damage):
+    """`analyzer report DIR` with a cut-short or garbage games.parquet ended in a pyarrow
+    ArrowInvalid traceback (break-it trial); it is one line naming the file."""
+    from analyzer import api
+
+    run = api.simulate(toy_file, out=tmp_path / "run", jobs=1).out_dir
+    records = run / "games.parquet"
+    records.write_bytes(damage(records.read_bytes()))
+    _one_line_exit_2(cli.invoke(app, ["report", str(run)]), "games.parquet: cannot be read")
