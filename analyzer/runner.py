@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from analyzer import __version__
@@ -361,7 +362,8 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
     """Whether the chunk ``first..stop-1`` is on disk whole, so a resume keeps it.
 
     Both parts must exist and read as Parquet (a file cut short by a full disk or a copy, or
-    damaged otherwise, does not), the games part with one row per game and arm. A part that
+    damaged otherwise, does not), the games part with one row per game and arm, and both
+    hold only the games ``first..stop-1`` (not another chunk's file under this name). A part that
     exists but cannot be read is said in one line on stderr; the chunk is played again (its
     records are a pure function of the seed, so the replay writes the same rows).
     """
@@ -370,12 +372,20 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
         return False
     for part in parts:
         try:
-            rows = pq.read_table(part).num_rows
+            table = pq.read_table(part)
         except (OSError, pa.ArrowException) as err:
             problem = " ".join(str(err).split()) or type(err).__name__
             break
+        rows = table.num_rows
         if part == parts[0] and rows != (stop - first) * n_arms:
             problem = f"{rows} game records, expected {(stop - first) * n_arms}"
+            break
+        # A file of another chunk under this chunk's name (a copy or a move gone wrong)
+        # reads fine but holds other games: keeping it would duplicate them.
+        span = pc.min_max(table.column("game_id"))
+        low, high = span["min"].as_py(), span["max"].as_py()
+        if rows and not (low is not None and first <= low and high < stop):
+            problem = f"holds games {low}..{high}, not {first}..{stop - 1}"
             break
     else:
         return True

@@ -191,6 +191,25 @@ def test_resume_replays_a_chunk_cut_short_and_says_so(toy_file, tmp_path, capsys
     pd.testing.assert_frame_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("part", ["games", "seats"])
+def test_resume_replays_a_chunk_holding_another_chunks_games(toy_file, tmp_path, capsys, part):
+    """Another chunk's file under a chunk's name reads fine but holds other games: --resume
+    kept it and the records held those games twice (break-it trial). It is played again,
+    said in one line, and the records equal a clean run's."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    want = _tables(out)
+    files = sorted((out / "chunks").glob(f"{part}-*.parquet"))
+    files[2].write_bytes(files[3].read_bytes())
+    capsys.readouterr()
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10, resume=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "cannot be read" in x]
+    assert len(lines) == 1 and files[2].name in lines[0] and "holds games" in lines[0], lines
+    got = _tables(out)
+    pd.testing.assert_frame_equal(got[0], want[0])
+    pd.testing.assert_frame_equal(got[1], want[1])
+
+
 def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp_path):
     """A damaged ``fingerprint.json`` is named as such, not as a run of another scenario; the
     chunks are kept for a look, and a run without resume plays them again."""
