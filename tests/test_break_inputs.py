@@ -327,6 +327,17 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
         finding_keys.lookup(records, "goods:largest_gpa", patterns=("goods:*",))
 
 
+@pytest.mark.parametrize("records", [[{"key": "first_player:base", "estimate": 1.0}], []])
+def test_lookup_of_a_huge_unknown_key_gives_a_short_message(records):
+    """`balance --finding` of 10,000 characters echoed them all in its one line (break-it
+    trial): the key is cut in the message."""
+    from analyzer import finding_keys
+
+    with pytest.raises(OptionError) as err:
+        finding_keys.lookup(records, "x" * 10_000)
+    assert len(str(err.value)) < 300 and "10,000 characters" in str(err.value)
+
+
 # --- 6. names and texts a report shows ----------------------------------------------------------
 
 @pytest.mark.parametrize(("extra", "fragment"), [
