@@ -445,3 +445,20 @@ def test_report_of_damaged_records_is_one_line_naming_the_file(toy_file, tmp_pat
     records = run / "games.parquet"
     records.write_bytes(damage(records.read_bytes()))
     _one_line_exit_2(cli.invoke(app, ["report", str(run)]), "games.parquet: cannot be read")
+
+
+@pytest.mark.parametrize("args", [
+    ["list", "rules", "--game", "{L}"],
+    ["simulate", "{S}", "--backend", "{L}"],
+    ["robustness", "{S}", "--players", "{L}", "--out", "{O}"],
+    ["replay", "{S}", "--game", "0", "--variant", "{L}"],
+])
+def test_an_error_echoing_a_huge_value_stays_a_short_line(tmp_path, args):
+    """Every option that echoes its value in an error gave a line as long as the value (5,000
+    characters and more; break-it trial): the CLI cuts a run without blanks to its two ends."""
+    long = "y" * 5000
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(_scenario())
+    args = [a.format(L=long, S=scenario, O=tmp_path / "out") for a in args]
+    line = _one_line_exit_2(cli.invoke(app, args), " characters)")
+    assert len(line) < 400
