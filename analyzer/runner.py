@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -332,13 +333,15 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):
             try:
-                for first, stop, games, seats in _execute(stack, spec, arms, root_seed, pending,
-                                                           rotate, jobs, backend, scheduler):
-                    gpath, spath = chunk_paths(chunk_dir, first, stop)
-                    write_parquet_atomic(seats, spath)
-                    write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
-                    saved += 1
-                    bar((stop - first) * len(arms))
+                with _quiet_cancel():
+                    for first, stop, games, seats in _execute(stack, spec, arms, root_seed,
+                                                               pending, rotate, jobs, backend,
+                                                               scheduler):
+                        gpath, spath = chunk_paths(chunk_dir, first, stop)
+                        write_parquet_atomic(seats, spath)
+                        write_parquet_atomic(games, gpath)  # games last: both ⇒ chunk complete
+                        saved += 1
+                        bar((stop - first) * len(arms))
                 break
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI's handler
                 stop_workers()
@@ -392,6 +395,17 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
     print(f"analyzer: {part} cannot be read ({problem[:200]}); playing games {first}..{stop - 1} "
           "again", file=sys.stderr, flush=True)
     return False
+
+
+@contextmanager
+def _quiet_cancel() -> Iterator[None]:
+    """While chunks are played: joblib's warning that an interrupt cancelled the queued chunks
+    (a UserWarning on stderr) is not shown; the interrupt's one line says what is saved."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed "
+                                                  r"by the workers have been cancelled",
+                                category=UserWarning)
+        yield
 
 
 def _saved(saved: int, total: int, chunk_dir: Path) -> str:
