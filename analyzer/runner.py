@@ -399,11 +399,12 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
 
 @contextmanager
 def _quiet_cancel() -> Iterator[None]:
-    """While chunks are played: joblib's warning that an interrupt cancelled the queued chunks
-    (a UserWarning on stderr) is not shown; the interrupt's one line says what is saved."""
+    """While chunks are played: joblib's warning that a stop (an interrupt, a full disk)
+    cancelled or left unused the queued chunks (a UserWarning on stderr) is not shown; the
+    stop's one line says what is saved."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed "
-                                                  r"by the workers have been cancelled",
+        warnings.filterwarnings("ignore", message=r"\d+ tasks (which were still being "
+                                                  r"processed|have been successfully executed)",
                                 category=UserWarning)
         yield
 

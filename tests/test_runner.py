@@ -223,3 +223,25 @@ def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp
     assert len(list((out / "chunks").glob("games-*.parquet"))) == 6
     res = api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
     assert res.summary["run"]["chunks_resumed"] == 0
+
+
+def test_a_full_disk_in_a_parallel_run_shows_no_joblib_warning(toy_file, tmp_path, monkeypatch,
+                                                              recwarn):
+    """A full disk while two workers play: joblib warned that queued chunks were cancelled or
+    left unused (a UserWarning before the one line; break-it trial). It is not shown."""
+    import errno
+
+    from analyzer.errors import AnalyzerError
+
+    real, calls = runner.write_parquet_atomic, []
+
+    def full(table, path):
+        calls.append(path)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(table, path)
+
+    monkeypatch.setattr(runner, "write_parquet_atomic", full)
+    with pytest.raises((OSError, AnalyzerError)):
+        api.simulate(toy_file, out=tmp_path / "run", jobs=2, chunk_size=5, games=2000)
+    assert not [w for w in recwarn if "tasks" in str(w.message)], [str(w.message) for w in recwarn]
