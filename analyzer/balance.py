@@ -355,6 +355,9 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if equal and target is not None:
         raise OptionError("target", "not with {equalize}: the findings are made equal",
                           equalize=None)
+    if target is not None and not math.isfinite(target):
+        # nan is unequal to itself: the run's identity could never match its own chunks.
+        raise OptionError("target", f"must be a finite number (got {target})")
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]

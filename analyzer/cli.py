@@ -14,6 +14,7 @@ A stop (Ctrl-C, SIGTERM) anywhere is one line saying what is saved and how to re
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -27,6 +28,17 @@ from typer.core import TyperGroup
 from analyzer import __version__, api, build, files, studies, study_cli, userfiles
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, get_game
+
+LONG_WORD = 300  # characters without a blank that an error line shows whole
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
+def one_line(message: str) -> str:
+    """``message`` with every run of more than ``LONG_WORD`` non-blank characters (a user's
+    value echoed back: a 10,000-character name, a list without spaces) cut to its start and
+    end, so an error stays a line a person reads; a path keeps its file name."""
+    return _LONG_WORD.sub(lambda m: f"{m[0][:60]}…{m[0][-60:]} ({len(m[0]):,} characters)",
+                          message)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -62,7 +74,7 @@ class _Group(TyperGroup):
             message = " ".join(err.format_message().split())
             ctx = getattr(err, "ctx", None)
             where = ctx.command_path if ctx is not None else "analyzer"
-            typer.echo(f"analyzer: error: {message} (see: {where} --help)", err=True)
+            typer.echo(one_line(f"analyzer: error: {message} (see: {where} --help)"), err=True)
             sys.exit(getattr(err, "exit_code", 2))
         except typer.Abort:
             typer.echo("Aborted!", err=True)
@@ -82,13 +94,13 @@ class _Group(TyperGroup):
             raise typer.Exit(143 if isinstance(err, _Terminated) else 130) from None
         except (AnalyzerError, TurnCapExceeded) as err:  # a never-ending game: see simulate
             for line in getattr(err, "problems", None) or [study_cli.cli_message(err)]:
-                typer.echo(f"analyzer: error: {line}", err=True)
+                typer.echo(one_line(f"analyzer: error: {line}"), err=True)
             raise typer.Exit(2) from None
         except OSError as err:  # the disk's state (full, read-only, not allowed), not a bug
             if err.errno not in files.WRITE_ERRNOS:
                 raise
             where = f"{err.filename}: " if err.filename else ""
-            typer.echo(f"analyzer: error: {where}{err.strerror or err}", err=True)
+            typer.echo(one_line(f"analyzer: error: {where}{err.strerror or err}"), err=True)
             raise typer.Exit(2) from None
 
 

@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from analyzer import __version__
@@ -342,15 +344,16 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         pending = list(todo)
         for attempt in range(WORKER_RETRIES + 1):
             try:
-                for first, stop, games, seats, cpu in _execute(stack, spec, arms, root_seed,
-                                                                pending, rotate, jobs, backend,
-                                                                scheduler):
-                    cpu_seconds += cpu
-                    gpath, spath = chunk_paths(chunk_dir, first, stop)
-                    write_parquet_atomic(seats, spath)
-                    write_parquet_atomic(games, gpath)  # games last: both exist ⇒ chunk complete
-                    saved += 1
-                    bar((stop - first) * len(arms))
+                with _quiet_cancel():
+                    for first, stop, games, seats, cpu in _execute(stack, spec, arms, root_seed,
+                                                                    pending, rotate, jobs,
+                                                                    backend, scheduler):
+                        cpu_seconds += cpu
+                        gpath, spath = chunk_paths(chunk_dir, first, stop)
+                        write_parquet_atomic(seats, spath)
+                        write_parquet_atomic(games, gpath)  # games last: both ⇒ chunk complete
+                        saved += 1
+                        bar((stop - first) * len(arms))
                 break
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI's handler
                 stop_workers()
@@ -374,7 +377,8 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
     """Whether the chunk ``first..stop-1`` is on disk whole, so a resume keeps it.
 
     Both parts must exist and read as Parquet (a file cut short by a full disk or a copy, or
-    damaged otherwise, does not), the games part with one row per game and arm. A part that
+    damaged otherwise, does not), the games part with one row per game and arm, and both
+    hold only the games ``first..stop-1`` (not another chunk's file under this name). A part that
     exists but cannot be read is said in one line on stderr; the chunk is played again (its
     records are a pure function of the seed, so the replay writes the same rows).
     """
@@ -383,18 +387,38 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
         return False
     for part in parts:
         try:
-            rows = pq.read_table(part).num_rows
+            table = pq.read_table(part)
         except (OSError, pa.ArrowException) as err:
             problem = " ".join(str(err).split()) or type(err).__name__
             break
+        rows = table.num_rows
         if part == parts[0] and rows != (stop - first) * n_arms:
             problem = f"{rows} game records, expected {(stop - first) * n_arms}"
+            break
+        # A file of another chunk under this chunk's name (a copy or a move gone wrong)
+        # reads fine but holds other games: keeping it would duplicate them.
+        span = pc.min_max(table.column("game_id"))
+        low, high = span["min"].as_py(), span["max"].as_py()
+        if rows and not (low is not None and first <= low and high < stop):
+            problem = f"holds games {low}..{high}, not {first}..{stop - 1}"
             break
     else:
         return True
     print(f"analyzer: {part} cannot be read ({problem[:200]}); playing games {first}..{stop - 1} "
           "again", file=sys.stderr, flush=True)
     return False
+
+
+@contextmanager
+def _quiet_cancel() -> Iterator[None]:
+    """While chunks are played: joblib's warning that a stop (an interrupt, a full disk)
+    cancelled or left unused the queued chunks (a UserWarning on stderr) is not shown; the
+    stop's one line says what is saved."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"\d+ tasks (which were still being "
+                                                  r"processed|have been successfully executed)",
+                                category=UserWarning)
+        yield
 
 
 def _saved(saved: int, total: int, chunk_dir: Path) -> str:

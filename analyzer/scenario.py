@@ -589,13 +589,22 @@ def text_field(data, key, fail, limit: int, default=..., where: str = "") -> Any
     return value
 
 
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or ``path`` as given where it cannot be resolved (a symlink loop):
+    the table reader then refuses it in one line naming the file."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
 def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     """Rule options with relative ``*_file`` paths resolved against the scenario's folder."""
     out = dict(rules)
     for key, value in rules.items():
         if key.endswith("_file") and isinstance(value, str) and base_dir is not None:
             p = Path(value)
-            out[key] = str(p if p.is_absolute() else (base_dir / p).resolve())
+            out[key] = str(p if p.is_absolute() else _resolved(base_dir / p))
     return out
 
 

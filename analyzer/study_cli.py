@@ -540,9 +540,11 @@ def tournament(
                f"= {figures['games']} games")
     width = max(len(r["entrant"]) for r in rows)
     for i, r in enumerate(rows, 1):
-        typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f} "
-                   f"[{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]  win rate "
-                   f"{100 * r['win_rate']:.1f} %")
+        # --bootstrap 0 asks for no replicates: the ratings then have no interval.
+        interval = ("" if r["rating_lo"] is None or r["rating_hi"] is None
+                    else f" [{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]")
+        typer.echo(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f}"
+                   f"{interval}  win rate {100 * r['win_rate']:.1f} %")
     if figures.get("reliability"):
         typer.echo(figures["reliability"])
     typer.echo(f"report: {res.out_dir / 'report.html'}")

@@ -26,7 +26,7 @@ from typing import Any
 
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
-from analyzer.scenario import BASE, Scenario, Seat, add_variants
+from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
 from analyzer.study_run import Results, only_base, simulate, validate
 
 MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
@@ -92,14 +92,19 @@ def parse_param(text: str) -> Param:
     path = path.strip()
     m = _PATH.match(path)
     if not eq or not m:
-        raise OptionError("params", f"{text!r} must read PATH=v1,v2,… with PATH one of "
+        raise OptionError("params", f"{shown(text)} must read PATH=v1,v2,… with PATH one of "
                                     "rules.NAME, params.NAME, seats[I].params.NAME, players")
     tokens = split_values(rest)
     if not rest.strip() or any(not t for t in tokens):
-        raise OptionError("params", f"{path}: give one or more comma-separated values (got {rest!r})")
+        raise OptionError("params", f"{path}: give one or more comma-separated values "
+                                    f"(got {shown(rest)})")
     values = tuple(parse_value(t) for t in tokens)
-    if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
-        raise OptionError("params", f"{path}: a value is listed twice (got {rest!r})")
+    seen: set[str] = set()
+    for token, value in zip(tokens, values):
+        key = json.dumps(value, sort_keys=True)
+        if key in seen:  # name the repeated value, not the whole (maybe huge) list
+            raise OptionError("params", f"{path}: a value is listed twice ({shown(token)})")
+        seen.add(key)
     if m["players"]:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             raise OptionError("params", f"players: give whole player counts (got {rest!r})")

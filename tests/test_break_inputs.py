@@ -327,6 +327,17 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
         finding_keys.lookup(records, "goods:largest_gpa", patterns=("goods:*",))
 
 
+@pytest.mark.parametrize("records", [[{"key": "first_player:base", "estimate": 1.0}], []])
+def test_lookup_of_a_huge_unknown_key_gives_a_short_message(records):
+    """`balance --finding` of 10,000 characters echoed them all in its one line (break-it
+    trial): the key is cut in the message."""
+    from analyzer import finding_keys
+
+    with pytest.raises(OptionError) as err:
+        finding_keys.lookup(records, "x" * 10_000)
+    assert len(str(err.value)) < 300 and "10,000 characters" in str(err.value)
+
+
 # --- 6. names and texts a report shows ----------------------------------------------------------
 
 @pytest.mark.parametrize(("extra", "fragment"), [
@@ -400,3 +411,54 @@ def test_validation_compares_each_variant_name_a_bounded_number_of_times(monkeyp
     assert len(scenario.arms) == n + 1
     assert _CountedName.compared < 5 * n, _CountedName.compared
     assert len(calls) <= 4  # the base's rules and the three settings of vp_token_value
+
+
+def test_a_table_file_that_is_a_symlink_loop_is_one_line(tmp_path):
+    """A ``*_file`` rule option naming a symlink loop ended in a RuntimeError traceback from
+    ``Path.resolve`` (break-it trial); the reader now refuses it naming the option."""
+    (tmp_path / "a.toml").symlink_to(tmp_path / "b.toml")
+    (tmp_path / "b.toml").symlink_to(tmp_path / "a.toml")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(_scenario('cards_file = "a.toml"'))
+    _one_line_exit_2(cli.invoke(app, ["validate", str(scenario)]), "cards_file")
+
+
+@pytest.mark.parametrize("target", ["nan", "inf"])
+def test_balance_refuses_a_target_that_is_not_finite(balance_toy, tmp_path, target):
+    """--target nan played the whole search and then blamed another run for the directory (nan
+    is unequal to itself, so the run's own fingerprint never matched; break-it trial)."""
+    out = tmp_path / "never"
+    res = cli.invoke(app, ["balance", str(balance_toy), "--finding", "first_player:base", "--vary",
+                           "rules.edge=-0.3..0.3", "--target", target, "--out", str(out),
+                           "--quiet"])
+    _one_line_exit_2(res, "--target: must be a finite number")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("damage", [lambda b: b"PAR1garbage", lambda b: b[: len(b) // 2], lambda b: b""])
+def test_report_of_damaged_records_is_one_line_naming_the_file(toy_file, tmp_path, damage):
+    """`analyzer report DIR` with a cut-short or garbage games.parquet ended in a pyarrow
+    ArrowInvalid traceback (break-it trial); it is one line naming the file."""
+    from analyzer import api
+
+    run = api.simulate(toy_file, out=tmp_path / "run", jobs=1).out_dir
+    records = run / "games.parquet"
+    records.write_bytes(damage(records.read_bytes()))
+    _one_line_exit_2(cli.invoke(app, ["report", str(run)]), "games.parquet: cannot be read")
+
+
+@pytest.mark.parametrize("args", [
+    ["list", "rules", "--game", "{L}"],
+    ["simulate", "{S}", "--backend", "{L}"],
+    ["robustness", "{S}", "--players", "{L}", "--out", "{O}"],
+    ["replay", "{S}", "--game", "0", "--variant", "{L}"],
+])
+def test_an_error_echoing_a_huge_value_stays_a_short_line(tmp_path, args):
+    """Every option that echoes its value in an error gave a line as long as the value (5,000
+    characters and more; break-it trial): the CLI cuts a run without blanks to its two ends."""
+    long = "y" * 5000
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(_scenario())
+    args = [a.format(L=long, S=scenario, O=tmp_path / "out") for a in args]
+    line = _one_line_exit_2(cli.invoke(app, args), " characters)")
+    assert len(line) < 400

@@ -582,3 +582,35 @@ def test_keyboard_interrupt_in_a_session_is_a_run_interrupted(tmp_path):
     assert str(info.value).startswith("interrupted: 3 of 9 things saved in somewhere; resume")
     assert isinstance(info.value.__context__, KeyboardInterrupt)
     assert os.path.isdir(tmp_path / "s")
+
+
+_PLAIN_DRIVER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {tests!r})
+    import toygame
+    from analyzer.games import register_game
+    register_game(toygame.SPEC)
+    from analyzer.cli import app
+    app(sys.argv[1:], prog_name="analyzer")
+""")
+
+
+def test_ctrl_c_of_a_parallel_run_is_one_line_without_joblib_warning(toy_file, tmp_path):
+    """Ctrl-C of a run on two worker processes printed joblib's UserWarning ("tasks which
+    were still being processed by the workers have been cancelled") before the one line
+    (break-it trial)."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PLAIN_DRIVER.format(tests=str(TESTS)), "simulate",
+         str(toy_file), "--games", "100000", "--chunk-size", "20", "--jobs", "2", "--out",
+         str(out), "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    end = time.monotonic() + 120
+    while len(list(out.glob("chunks/games-*.parquet"))) < 2:
+        assert proc.poll() is None and time.monotonic() < end, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("analyzer: interrupted: "), err

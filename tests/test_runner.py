@@ -191,6 +191,25 @@ def test_resume_replays_a_chunk_cut_short_and_says_so(toy_file, tmp_path, capsys
     pd.testing.assert_frame_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("part", ["games", "seats"])
+def test_resume_replays_a_chunk_holding_another_chunks_games(toy_file, tmp_path, capsys, part):
+    """Another chunk's file under a chunk's name reads fine but holds other games: --resume
+    kept it and the records held those games twice (break-it trial). It is played again,
+    said in one line, and the records equal a clean run's."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
+    want = _tables(out)
+    files = sorted((out / "chunks").glob(f"{part}-*.parquet"))
+    files[2].write_bytes(files[3].read_bytes())
+    capsys.readouterr()
+    api.simulate(toy_file, out=out, jobs=1, chunk_size=10, resume=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "cannot be read" in x]
+    assert len(lines) == 1 and files[2].name in lines[0] and "holds games" in lines[0], lines
+    got = _tables(out)
+    pd.testing.assert_frame_equal(got[0], want[0])
+    pd.testing.assert_frame_equal(got[1], want[1])
+
+
 def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp_path):
     """A damaged ``fingerprint.json`` is named as such, not as a run of another scenario; the
     chunks are kept for a look, and a run without resume plays them again."""
@@ -204,3 +223,25 @@ def test_resume_with_a_fingerprint_cut_short_is_one_line_naming_it(toy_file, tmp
     assert len(list((out / "chunks").glob("games-*.parquet"))) == 6
     res = api.simulate(toy_file, out=out, jobs=1, chunk_size=10)
     assert res.summary["run"]["chunks_resumed"] == 0
+
+
+def test_a_full_disk_in_a_parallel_run_shows_no_joblib_warning(toy_file, tmp_path, monkeypatch,
+                                                              recwarn):
+    """A full disk while two workers play: joblib warned that queued chunks were cancelled or
+    left unused (a UserWarning before the one line; break-it trial). It is not shown."""
+    import errno
+
+    from analyzer.errors import AnalyzerError
+
+    real, calls = runner.write_parquet_atomic, []
+
+    def full(table, path):
+        calls.append(path)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(table, path)
+
+    monkeypatch.setattr(runner, "write_parquet_atomic", full)
+    with pytest.raises((OSError, AnalyzerError)):
+        api.simulate(toy_file, out=tmp_path / "run", jobs=2, chunk_size=5, games=2000)
+    assert not [w for w in recwarn if "tasks" in str(w.message)], [str(w.message) for w in recwarn]

@@ -31,6 +31,16 @@ def test_bad_param_names_the_problem(text, msg):
         parse_param(text)
 
 
+@pytest.mark.parametrize("text", ["rules.sides=" + ",".join(["4"] * 20000),
+                                  "x" * 20000, "rules.sides=" + "," * 20000])
+def test_a_huge_bad_param_gives_a_short_message(text):
+    """A --param of 20,000 values with a repeat echoed all of them: a 40,000-character error
+    line (break-it trial). The message names the repeated value, and cuts what it quotes."""
+    with pytest.raises(ScenarioError) as err:
+        parse_param(text)
+    assert len(str(err.value)) < 300
+
+
 def test_expand_grid_and_policy_params(toy_file):
     sc = api.validate(toy_file)
     sc = sc.__class__(**{**sc.__dict__, "arms": sc.arms[:1]})

@@ -398,3 +398,14 @@ def test_a_win_rate_counts_the_seat_games_the_ratings_table_shows(tmp_path):
                                                               sentence)[0]]
         assert counts == [row["seat_games"], row["games"]], sentence
         assert f"| {row['games']} | {row['seat_games']} |" in text
+
+
+def test_cli_bootstrap_zero_prints_ratings_without_intervals(tmp_path):
+    """--bootstrap 0 (allowed: no replicates) printed the ratings with a None interval and
+    died with a TypeError traceback after the report was written (break-it trial)."""
+    pool = _game_pool(available_games()[0], tmp_path)
+    result = CliRunner().invoke(app, ["tournament", str(pool), "--out", str(tmp_path / "run"),
+                                      "--bootstrap", "0", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "1. " in result.stdout and "report: " in result.stdout
+    assert "None" not in result.stdout

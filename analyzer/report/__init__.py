@@ -387,7 +387,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     Raises
     ------
     AnalyzerError
-        ``run_dir`` lacks the record files.
+        ``run_dir`` lacks the record files, or one cannot be read as Parquet.
     """
     run_dir = userfiles.looked_up(run_dir)
     for name in ("games.parquet", "seats.parquet"):

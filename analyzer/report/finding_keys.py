@@ -21,6 +21,7 @@ from typing import Any
 from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, OptionError
 from analyzer.report.findings import Finding
+from analyzer.scenario import shown
 
 
 def of_summary(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -128,15 +129,15 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
         if r.get("key") == key:
             return r
     if unestimated(records, key, patterns):
-        raise OptionError(option, f"{key!r} is a key of this game, but {where} gave it no value "
+        raise OptionError(option, f"{shown(key)} is a key of this game, but {where} gave it no value "
                                   "(too few games, or too few decisive ones, for its model): "
                                   "play more games")
     keys = [str(r.get("key")) for r in records]
     if not keys:
-        raise OptionError(option, f"{key!r}: {where} has no key finding or measured figure")
+        raise OptionError(option, f"{shown(key)}: {where} has no key finding or measured figure")
     close = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-    raise OptionError(option, f"unknown finding key {key!r} in {where}{hint}; allowed: "
+    raise OptionError(option, f"unknown finding key {shown(key)} in {where}{hint}; allowed: "
                               f"{', '.join(keys)}")
 
 

@@ -33,6 +33,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analyzer.errors import AnalyzerError
+
 INT32_MAX = 2 ** 31 - 1
 KEYS = ("game_id", "seat")  # integer keys: compared, grouped and joined, never summed
 BATCH_ROWS = 4096  # rows decoded at a time while reading; the memory beyond the result
@@ -218,7 +220,11 @@ class Table:
             self.columns: list[str] = list(source.columns)
         else:
             self.source = Path(source)
-            self.columns = pq.read_schema(self.source).names
+            try:
+                self.columns = pq.read_schema(self.source).names
+            except (OSError, pa.ArrowException) as err:  # cut short, damaged, not Parquet
+                raise AnalyzerError(f"{self.source}: cannot be read as Parquet records "
+                                    f"({str(err)[:160]}); run the study again") from None
         self.restricted = None if variants is None else tuple(variants)
         self._names: list[str] | None = None  # variants(), read once
         self.derived: dict = {}  # facts derived from the records, computed once (design.py)
