@@ -331,7 +331,7 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
 def test_lookup_of_a_huge_unknown_key_gives_a_short_message(records):
     """`balance --finding` of 10,000 characters echoed them all in its one line (break-it
     trial): the key is cut in the message."""
-    from analyzer import finding_keys
+    from analyzer.report import finding_keys
 
     with pytest.raises(OptionError) as err:
         finding_keys.lookup(records, "x" * 10_000)

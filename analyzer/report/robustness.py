@@ -374,7 +374,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           "differs measurably (? too wide), and always when the finding is not significant "
           "after Holm in this run itself (then no condition is judged). A condition that cannot "
           "measure a finding (no comparison group, a card nobody takes: n/m) says why and counts "
-          "neither way. A finding about an item this run chose (a site, a goods source) is "
+          "neither way. A finding about an item this run chose (the strongest of several candidates) is "
           "compared on that same item in every condition. Measured figures get their range, "
           "no verdict. Measured false-alarm rates of this rule: `tests/stats/"
           "test_robustness_calibration.py`.")
