@@ -63,7 +63,7 @@ CONFIDENCE = 0.95
 MIN_DEALS = 30
 # an entrant that won in fewer deals than this leaves its rating (and, the ratings being
 # centred, every other's) barely identified: the intervals cover far less than 95 %. Measured
-# on the same pool with one entrant 5 log-strength below the rest (issue 32 T1; 80–150 pools
+# on the same pool with one entrant 5 log-strength below the rest (issue #32, T1; 80–150 pools
 # each): 85 % at 14 deals, where it won in 0.8 deals per pool; 93 % at 30 and 60 deals, where
 # it won in 1.2 and 2.9; one 7 below, winning in 0.1–0.3 deals per pool: 49 % at 14 deals,
 # 76 % at 30, 85 % at 60. An entrant 3.5 below, winning in 3 deals per pool at 15: 93 %.

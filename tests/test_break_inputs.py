@@ -1,4 +1,4 @@
-"""Input-side faults of the break-it trial (issue 33): unbounded sizes, special files, hangs,
+"""Input-side faults of the break-it trial (issue #33): unbounded sizes, special files, hangs,
 non-numeric ranges, deep nesting, long names, hand-edited summaries. Each bad input is one
 line, exit 2, no traceback, and nothing hangs."""
 

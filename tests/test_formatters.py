@@ -1,4 +1,4 @@
-"""The report's one p-value format and one parameter-value format (issue 31, step 4)."""
+"""The report's one p-value format and one parameter-value format (issue #31, step 4)."""
 
 import math
 

@@ -91,7 +91,7 @@ def test_calibration_of_paired_rule_conditions():
 
 
 # ------------------------------------------------------------------ given the finding is shown
-# (issue #32 §1: a verdict is shown only for a finding that passed the run's Holm gate, whose
+# (issue #32, its first part: a verdict is shown only for a finding that passed the run's Holm gate, whose
 # base estimate is biased away from no effect; the conditions are judged against a replicate
 # of the base on new seeds instead)
 

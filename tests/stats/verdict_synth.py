@@ -122,7 +122,7 @@ def mc_interval(rate: float, replicates: int) -> tuple[float, float]:
 GATE_FINDINGS = 10  # key findings in the run's Holm family (the default study reports about 10)
 EFFECTS = (1.5, 2.0, 2.8, 3.5)  # true effect in base standard errors (issue #32)
 
-# the designs of issue #32 §1, as (name, kind, shares): "independent" conditions have the
+# the designs of issue #32 (its first part), as (name, kind, shares): "independent" conditions have the
 # base's standard error and no per-game values; "paired" conditions are per-game values on the
 # replicate's seeds, condition k re-drawing share ``shares[k]`` of the games (1.0: every game,
 # as a ladder player or a content draw does) on ``games[k]`` of them (None: all; a search rung

@@ -536,7 +536,7 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     else ``sultan_points``); a game where nobody has one has no leader. Those games are left
     out of the edge, its reference included: a player's win share "when not leading" is taken
     over the games that have a leader, so that games without one (e.g. nobody placed a
-    diplomat, a different game) do not set what leading is compared with (issue 32 F1: taking
+    diplomat, a different game) do not set what leading is compared with (issue #32, F1: taking
     them in put the reference at the leader's 0 wins in such games; the interval covered
     89.6 %).
 
