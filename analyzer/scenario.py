@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -274,11 +275,16 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
             taken.add(arm.name)
     if seats is not None:
         memo: dict[tuple, RuleError | None] = {}
+        inherited: RuleError | None = None  # the base's error, said once, not per variant
         for i, arm in enumerate(arms):
             with each():
                 where = "rules" if arm.name == BASE else f"variants[{i - 1}].rules"
+                own = {k for k, v in arm.rules.items() if k not in rules or rules[k] != v}
+                if arm.name == BASE:
+                    inherited = rules_error(spec, players, head.expansions, rules, memo)
                 check_rules(spec, arm.players or players, head.expansions, arm.rules, where,
-                            fail, memo)
+                            fail, memo, inherited=None if arm.name == BASE else inherited,
+                            own=own)
     questions: tuple[Question, ...] = ()
     with each():
         questions = parse_questions(data, fail)
@@ -460,29 +466,48 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
     return Head(name, description, spec, expansions, players, games, seed, rules)
 
 
-def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
-                rules: Mapping[str, Any], where: str, fail,
-                memo: dict[tuple, RuleError | None] | None = None) -> None:
-    """``fail`` with the field inside ``where`` (e.g. ``rules``) unless the game's
-    ``make_config`` accepts ``rules``. With ``memo`` (one dict per study file) the same rules
-    at the same player count are checked once: many variants often share their rules."""
+def rules_error(spec: GameSpec, players: int, expansions: tuple[str, ...],
+                rules: Mapping[str, Any],
+                memo: dict[tuple, RuleError | None] | None = None) -> RuleError | None:
+    """The ``RuleError`` the game's ``make_config`` raises for ``rules``, else None; with
+    ``memo``, the same rules at the same player count are checked once."""
     key = None
     if memo is not None:
         key = (players, tuple(expansions), json.dumps(rules, sort_keys=True, default=repr))
-    if key is not None and key in memo:
-        found = memo[key]
-    else:
-        try:
-            spec.make_config(players, tuple(expansions), rules)
-            found = None
-        except RuleError as err:
-            found = err
-        if key is not None:
-            memo[key] = found
-    if found is not None:
-        err = found
-        fld = f"{where}.{err.field}" if err.field not in ("", "players") else (err.field or where)
-        fail(fld, err.message)
+        if key in memo:
+            return memo[key]
+    try:
+        spec.make_config(players, tuple(expansions), rules)
+        found = None
+    except RuleError as err:
+        found = err
+    if key is not None:
+        memo[key] = found
+    return found
+
+
+def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
+                rules: Mapping[str, Any], where: str, fail,
+                memo: dict[tuple, RuleError | None] | None = None,
+                inherited: RuleError | None = None,
+                own: Collection[str] = ()) -> RuleError | None:
+    """``fail`` with the field inside ``where`` (e.g. ``rules``) unless the game's
+    ``make_config`` accepts ``rules``; returns the error found, else None. With ``memo`` (one
+    dict per study file) the same rules at the same player count are checked once: many
+    variants often share their rules. A variant's error equal to ``inherited`` (the base's) on
+    a field the variant does not set itself (``own``: its rule options that differ from the
+    base's) is the base's mistake, already said: not said again."""
+    found = rules_error(spec, players, expansions, rules, memo)
+    if found is None:
+        return None
+    option = re.split(r"[.\[]", found.field, maxsplit=1)[0]
+    if (inherited is not None and (found.field, found.message) == (inherited.field,
+                                                                   inherited.message)
+            and option not in own):
+        return found
+    fld = f"{where}.{found.field}" if found.field not in ("", "players") else (found.field or where)
+    fail(fld, found.message)
+    return found
 
 
 def valid_name(name: str) -> bool:

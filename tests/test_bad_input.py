@@ -17,7 +17,8 @@ from analyzer.games import available_games, get_game
 from analyzer.scenario import parse_scenario
 
 cli = CliRunner()
-GAMES_DIR = Path(__file__).resolve().parents[1] / "analyzer" / "games"
+ROOT = Path(__file__).resolve().parents[1]
+GAMES_DIR = ROOT / "analyzer" / "games"
 MALFORMED = "[[regions]\nname = \n"
 
 
@@ -280,3 +281,24 @@ def test_fuzz_real_game_rules_only_raise_scenario_error(data):
         lines = str(err).splitlines()
         assert lines and all(line.startswith("<scenario>: ") for line in lines), lines
         assert len(set(lines)) == len(lines), lines
+
+
+def test_a_typo_in_the_base_rules_is_said_once_not_per_variant(tmp_path):
+    """A misspelt base rule option is inherited by every variant: one line (``rules.…``), not
+    one more per variant; a variant's own mistake is still its own line."""
+    text = (ROOT / "scenarios" / "africanus-sultan.toml").read_text().replace(
+        "class_cards = [", "class_card = [", 1)
+    path = tmp_path / "typo.toml"
+    path.write_text(text)
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "rattus-greedy.toml").write_text(
+        (ROOT / "scenarios" / "tuned" / "rattus-greedy.toml").read_text())
+    res = CliRunner().invoke(app, ["validate", str(path)])
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if "class_card" in x]
+    assert len(lines) == 1 and "rules.class_card" in lines[0], res.output
+    assert "variants[" not in lines[0]
+    own = text.replace('"sultan", "peasant"] }', '"sultan", "peasant"], class_card = ["monk"] }')
+    path.write_text(own)  # the variant writes the misspelt key itself: its own line too
+    res = CliRunner().invoke(app, ["validate", str(path)])
+    assert any("variants[1].rules" in x for x in res.output.splitlines()), res.output
