@@ -40,9 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import norm
-
-from analyzer import __version__, runner
+from analyzer import __version__, runner, stats
 from analyzer.errors import OptionError
 from analyzer.files import atomic_write
 
@@ -228,9 +226,9 @@ def duration(seconds: float) -> str:
 def seat_half_width(games: int, players: int, confidence: float = 0.95) -> float:
     """The 95 % Wilson half-width of a seat's win share over ``games`` games at the fair
     share ``p = 1/players`` (each game counts once for the seat: the game is the unit)."""
-    n, p = max(games, 1), 1 / max(players, 1)
-    z = float(norm.ppf(0.5 + confidence / 2))
-    return z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    n = max(games, 1)
+    iv = stats.wilson(n / max(players, 1), n, confidence)
+    return (iv.hi - iv.lo) / 2
 
 
 # ------------------------------------------------------------------ the measured speed
