@@ -19,21 +19,21 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import report, runner
-from analyzer.ablate import ablate
-from analyzer.balance import balance
-from analyzer.compare import compare
+from analyzer.study.ablate import ablate
+from analyzer.study.balance import balance
+from analyzer.study.compare import compare
 from analyzer.errors import OptionError, RuleError
 from analyzer.games import available_games, get_game
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy, policy_doc, policy_params
 from analyzer.model.content import catalogue_rows as content_catalogue
 from analyzer.report import finding_keys
-from analyzer.robustness import robustness
+from analyzer.study.robustness import robustness
 from analyzer.scenario import BASE, Scenario
-from analyzer.study_run import Results, simulate, validate
-from analyzer.sweep import sweep
-from analyzer.tournament import is_pool, tournament, validate_pool
-from analyzer.tune import tune
+from analyzer.study.run import Results, simulate, validate
+from analyzer.study.sweep import sweep
+from analyzer.study.tournament import is_pool, tournament, validate_pool
+from analyzer.study.tune import tune
 
 __all__ = [
     "Results",

@@ -29,7 +29,7 @@ import typer
 from analyzer import api, plan, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 from analyzer.games import available_games, get_game
-from analyzer.robustness import DEFAULT_CONTENT, DEFAULT_LADDER, SEARCH_GAMES
+from analyzer.study.robustness import DEFAULT_CONTENT, DEFAULT_LADDER, SEARCH_GAMES
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
 _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND",
@@ -587,7 +587,7 @@ def tune(
 
       analyzer tune study.toml --seat 0 --opponents scenarios/rattus-ladder.toml
     """
-    from analyzer.tune import DEFAULT_GAMES
+    from analyzer.study.tune import DEFAULT_GAMES
 
     options = {k: v for k, v in flags.api().items() if k != "progress"}
     options["games"] = DEFAULT_GAMES if flags.games is None else flags.games

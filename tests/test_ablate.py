@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.ablate import ablate, expand
+from analyzer.study.ablate import ablate, expand
 from analyzer.api import validate
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import get_game

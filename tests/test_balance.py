@@ -20,7 +20,7 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from analyzer import api, runner
-from analyzer.balance import GROUPS, balance, jackknife
+from analyzer.study.balance import GROUPS, balance, jackknife
 from analyzer.cli import app
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.games import available_games, register_game
@@ -123,7 +123,7 @@ def test_scan_keeps_integers_and_balanced_toml_reproduces_the_check(toy, tmp_pat
     data = tomllib.loads(res.balanced_file.read_text())
     assert data["rules"]["steps"] == 5 and type(data["rules"]["steps"]) is int
     assert data["games"] == 400
-    from analyzer.tune import derived_seed
+    from analyzer.study.tune import derived_seed
     assert data["seed"] != derived_seed(5, 2)  # the check's seed is this balance's own (B1)
     near = search[(search["lo_0"] <= search["null"]) & (search["null"] <= search["hi_0"])]
     text = (tmp_path / "b" / "report.md").read_text()
@@ -410,10 +410,10 @@ def test_the_check_seed_comes_from_the_whole_balance_identity(toy, tmp_path):
     Before, every balance of a scenario took ``derived_seed(seed, 2)``."""
     from dataclasses import replace
 
-    from analyzer import knobs
-    from analyzer.balance import Plan, Study, check_seed
+    from analyzer.study import knobs
+    from analyzer.study.balance import Plan, Study, check_seed
     from analyzer.scenario import load_scenario
-    from analyzer.tune import derived_seed
+    from analyzer.study.tune import derived_seed
 
     scenario = load_scenario(toy(extra=VARIANTS))
     edge = knobs.knob(scenario, "rules.edge=-0.3..0.3")

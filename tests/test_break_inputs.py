@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from analyzer import knobs, userfiles
+from analyzer import userfiles
+from analyzer.study import knobs
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games import get_game
@@ -118,7 +119,7 @@ def test_vary_ranges_are_bounded_by_the_game(vary, fragment):
 def test_settling_an_integer_knob_of_a_wide_range_builds_no_range():
     """balance.settle kept floor/ceil of the mean that lie in the knob's range by building the
     whole range as a set: 10**9 integers."""
-    from analyzer import balance
+    from analyzer.study import balance
 
     k = knobs.Knob("rules.x", "x", None, (), None, int, 1.0, 1e12, 5.0)
     plan = type("P", (), {"knobs": [k]})()
@@ -218,7 +219,7 @@ def test_tune_does_not_tune_a_time_or_effort_budget(game):
     search would raise them, and a tune's games would take hours. Every parameter measured in
     seconds or iterations is declared ``tunable=False``."""
     from analyzer.model.base import parameter_fields
-    from analyzer.tune import dimensions
+    from analyzer.study.tune import dimensions
 
     spec = get_game(game)
     dims, fixed = dimensions(spec, "ismcts")
@@ -276,7 +277,7 @@ def test_a_balance_whose_directory_another_run_took_does_not_blame_resume(balanc
     name --resume, which it was not given."""
     import json
 
-    from analyzer import balance as balance_module
+    from analyzer.study import balance as balance_module
 
     searched = balance_module.search
 

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from analyzer.report.render import to_html
-from analyzer.sweep import sweep
+from analyzer.study.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "reports" / "browser-test"

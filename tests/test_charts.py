@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from analyzer import api
 from analyzer.report import charts
-from analyzer.sweep import sweep
+from analyzer.study.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 

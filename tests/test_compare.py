@@ -12,7 +12,7 @@ from conftest import TOY_SCENARIO
 from typer.testing import CliRunner
 
 from analyzer.cli import app
-from analyzer.compare import combine, compare
+from analyzer.study.compare import combine, compare
 from analyzer.errors import ScenarioError
 from analyzer.games.cartus import study as building_sets
 from analyzer.report import balance

@@ -1,4 +1,4 @@
-"""``analyzer robustness --content K`` (analyzer/robustness.py ``content_conditions``,
+"""``analyzer robustness --content K`` (analyzer/study/robustness.py ``content_conditions``,
 ``content_verdicts``): K plausible draws of each guessed content table in use, each one
 condition ``content-<table>-<i>`` played on the same seeds with its drawn table in its own run
 directory, and per finding a verdict over each table's draws in words."""
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analyzer import robustness
+from analyzer.study import robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games.rattus import content as rat

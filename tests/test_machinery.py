@@ -1,4 +1,4 @@
-"""The one run machinery (analyzer/studies.py, rundir.py, study_run.py, keywords.py,
+"""The one run machinery (analyzer/studies.py, rundir.py, study/run.py, keywords.py,
 study_cli.py) and the faults of issue #22 (its section 2), one test or more per fault."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from analyzer import api, robustness, runner, studies, study_run
+from analyzer import api, runner, studies
+from analyzer.study import robustness, run as study_run
 from analyzer.cli import app
 from analyzer.errors import OptionError, RunInterrupted, ScenarioError
 from analyzer.keywords import accepts, describe
@@ -97,7 +98,7 @@ def test_the_fingerprint_is_parsed_in_one_place_and_ablate_has_no_out_checked():
              if "fingerprint.json" in p.read_text() or "FINGERPRINT" in p.read_text()]
     assert users == ["rundir.py"]
     assert "out_checked" not in inspect.signature(api.simulate).parameters
-    assert "_prepare_out" not in (ROOT / "analyzer" / "tune.py").read_text()
+    assert "_prepare_out" not in (ROOT / "analyzer" / "study" / "tune.py").read_text()
     assert "_arm_setup" not in (ROOT / "analyzer" / "api.py").read_text()
     assert callable(robustness.defaults_in_use)
 

@@ -62,7 +62,7 @@ def test_column_and_variant_reads_give_the_same_report(scenario, games, tmp_path
 def test_ablation_usage_columns_are_read(tmp_path):
     """analyzer ablate follows each building's users through columns (premium_*, standard_*)
     named in the study facts: they are read, and the numbers equal the whole-table ones."""
-    from analyzer.ablate import ablate
+    from analyzer.study.ablate import ablate
 
     res = ablate(_random_copy("cartus-first-game.toml", tmp_path), games=8, jobs=1,
                  out=tmp_path / "ab")
@@ -74,7 +74,7 @@ def test_ablation_usage_columns_are_read(tmp_path):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_sweep_metric_column_is_read(tmp_path):
     """analyzer sweep --metric COLUMN: the metric named at run time is read."""
-    from analyzer.sweep import sweep
+    from analyzer.study.sweep import sweep
 
     res = sweep(_random_copy("africanus-sultan.toml", tmp_path), ["rules.knight_range=1,2"],
                 metric="cubes_placed", games=12, jobs=1, out=tmp_path / "sw")

@@ -13,11 +13,11 @@ import pytest
 from scipy import stats as sps
 
 from analyzer import api, stats
-from analyzer.compare import compare
+from analyzer.study.compare import compare
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.report import players
 from analyzer.scenario import load_scenario, to_toml
-from analyzer.sweep import parse_param, sweep
+from analyzer.study.sweep import parse_param, sweep
 
 ONE_SEAT = """\
 name = "toy-counts"

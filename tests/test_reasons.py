@@ -7,7 +7,7 @@ import json
 import math
 from pathlib import Path
 
-from analyzer import robustness
+from analyzer.study import robustness
 from analyzer.games.rattus import findings as rattus_findings
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import Scenario

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from analyzer import api, tablediff
-from analyzer.ablate import ablate
-from analyzer.compare import compare
+from analyzer.study.ablate import ablate
+from analyzer.study.compare import compare
 from analyzer.games import get_game
 from analyzer.report import citations
-from analyzer.sweep import sweep
+from analyzer.study.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = "Does the Sultan pay for itself? Three seats, one of them bold."

@@ -1,4 +1,4 @@
-"""``analyzer robustness`` (analyzer/robustness.py, analyzer/report/robustness.py): the
+"""``analyzer robustness`` (analyzer/study/robustness.py, analyzer/report/robustness.py): the
 conditions it builds, the state of a finding under each, the verdict, and a whole run on the toy
 game where a condition takes a finding away."""
 
@@ -14,7 +14,8 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from analyzer import api, robustness
+from analyzer import api
+from analyzer.study import robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.model.base import Option

@@ -10,7 +10,7 @@ import pytest
 
 from analyzer import api, precision
 from analyzer.errors import ScenarioError
-from analyzer.sweep import expand, parse_param, split_values, sweep
+from analyzer.study.sweep import expand, parse_param, split_values, sweep
 
 
 def test_split_and_parse_values():

@@ -21,7 +21,7 @@ from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import available_games, get_game
 from analyzer.model.base import parameter_fields
-from analyzer.tournament import (
+from analyzer.study.tournament import (
     ALL_SEATINGS_MAX,
     default_sample,
     load_pool,

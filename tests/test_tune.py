@@ -17,8 +17,8 @@ from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.games import available_games, get_game
 from analyzer.scenario import load_scenario, read_params_file
-from analyzer.tournament import load_pool
-from analyzer.tune import Dimension, derived_seed, dimensions, tune
+from analyzer.study.tournament import load_pool
+from analyzer.study.tune import Dimension, derived_seed, dimensions, tune
 
 SCENARIO = """\
 name = "toy-tune"
@@ -276,7 +276,7 @@ def test_the_check_seed_comes_from_the_whole_run_identity(scenario_file, tmp_pat
     """Issue #21: two tunes with budgets 3,300 and 2,200 were checked on identical games. The
     check's root seed now depends on every option of the run (and is printed), not only on
     the scenario's seed; the same tune keeps it (resume, determinism)."""
-    from analyzer.tune import plan
+    from analyzer.study.tune import plan
 
     scenario = api.validate(scenario_file)
 

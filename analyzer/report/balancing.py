@@ -276,7 +276,7 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
               + "A rung whose interval is wide holds only in the sense that it cannot tell.")
     for k, v in (lad.get("verdicts") or {}).items():
         doc.p(f"Robustness verdict of `{k}` at the value found over the rungs "
-              f"(`analyzer.robustness.verdict`): **{v.get('verdict')}**"
+              f"(`analyzer.study.robustness.verdict`): **{v.get('verdict')}**"
               + (f"; sensitive to {', '.join(v['sensitive_to'])}" if v.get("sensitive_to")
                  else "") + ".")
 

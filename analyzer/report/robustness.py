@@ -1,7 +1,7 @@
 """The "Robustness" section: each key finding under other players and other rule defaults.
 
 Reads what ``analyzer robustness`` wrote (``OUT/robustness/robustness.json``, made by
-``analyzer.robustness.assess``) and shows, per key finding, its verdict — holds, sensitive
+``analyzer.study.robustness.assess``) and shows, per key finding, its verdict — holds, sensitive
 (naming the conditions) or unresolved — the table of findings × conditions and a chart. The
 verdict phrase of one finding (``verdict_text``) also goes into the key findings section.
 Names no game: the findings and conditions are read from the file.

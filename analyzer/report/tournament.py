@@ -33,7 +33,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     Parameters
     ----------
     run : dict
-        The run facts; ``run["study"]`` as ``analyzer.tournament.tournament`` wrote it
+        The run facts; ``run["study"]`` as ``analyzer.study.tournament.tournament`` wrote it
         (``entrants``, ``tables``, ``bootstrap``, ``boot_seed``...).
     seats : Table or DataFrame
         Seat records (``SEAT_COLUMNS`` are read).

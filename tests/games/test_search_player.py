@@ -18,7 +18,7 @@ from hypothesis import strategies as hst
 from analyzer.games import available_games, get_game
 from analyzer.model.base import build_policy, game_streams
 from analyzer.model.draws import shuffle
-from analyzer.tune import dimensions
+from analyzer.study.tune import dimensions
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE = os.environ.get("ANALYZER_PURE_PYTHON") == "1"

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from analyzer import stats
-from analyzer.balance import jackknife
+from analyzer.study.balance import jackknife
 
 
 def _leave_one_out_means(x: np.ndarray) -> np.ndarray:

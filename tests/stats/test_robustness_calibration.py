@@ -1,4 +1,4 @@
-"""Calibration of the robustness verdict (``analyzer.robustness.verdict``, issue #21 item 1):
+"""Calibration of the robustness verdict (``analyzer.study.robustness.verdict``, issue #21 item 1):
 with the same true effect in the base and in every condition (a robust finding) at about 80 %
 power, "sensitive" is a false alarm and must come up in at most 5 % of runs (plus Monte-Carlo
 error); with no effect anywhere "holds" must come up in at most 5 %. The fast tests run a few
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import verdict_synth as vs
 
-from analyzer import robustness
+from analyzer.study import robustness
 
 
 def _at_most(rate: float, bound: float, replicates: int) -> bool:

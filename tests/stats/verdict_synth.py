@@ -1,5 +1,5 @@
 """Synthetic robustness runs with a known truth, for the calibration of the verdict
-(``analyzer.robustness.verdict``, tests/stats/test_robustness_calibration.py).
+(``analyzer.study.robustness.verdict``, tests/stats/test_robustness_calibration.py).
 
 A finding is estimated in the base run and under each condition. Either every estimate is an
 independent normal sample (``independent_rates``: the condition's games are other games, or a
@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analyzer import robustness
+from analyzer.study import robustness
 
 Z = 1.959963984540054
 POWER_80 = Z + 0.8416212335729143  # effect / se giving 80 % power to a two-sided 5 % z-test

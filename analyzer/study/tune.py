@@ -56,7 +56,7 @@ from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
-from analyzer.study_run import Results, StudyRun, only_base, run_dir, run_options, validate
+from analyzer.study.run import Results, StudyRun, only_base, run_dir, run_options, validate
 
 SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
 DEFAULT_GAMES = 200  # games per candidate per generation
@@ -230,7 +230,7 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     if opponents is None:
         tables = (tuple(s for j, s in enumerate(base.seats) if j != seat),)
     else:
-        from analyzer.tournament import is_pool, load_pool, seatings
+        from analyzer.study.tournament import is_pool, load_pool, seatings
 
         if not is_pool(opponents):
             raise OptionError("opponents", f"{opponents} is not a tournament pool (it names no "

@@ -9,7 +9,7 @@ games: the report compares its game-level outcomes paired by seed. A player coun
 base's is the base itself: it is not played again (its row in the study names ``base``).
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
-records and report are ``analyzer.study_run.simulate``'s, with a sweep section added
+records and report are ``analyzer.study.run.simulate``'s, with a sweep section added
 (``analyzer.report.sweep``).
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
-from analyzer.study_run import Results, only_base, simulate, validate
+from analyzer.study.run import Results, only_base, simulate, validate
 
 MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
 

@@ -72,7 +72,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import plan, report, runner, stats, study_run
+from analyzer import plan, report, runner, stats
+from analyzer.study import run as study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy
@@ -81,7 +82,7 @@ from analyzer.model.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
-from analyzer.study_run import Results, prepare, simulate, validate
+from analyzer.study.run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 REPLICATE = "replicate"  # OUT/robustness/replicate/: the base run again on new seeds
@@ -161,7 +162,7 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     OptionError
         (keyword ``players``) an unknown policy, a bad parameter, a missing or bad file.
     """
-    from analyzer.sweep import parse_value
+    from analyzer.study.sweep import parse_value
 
     spec = scenario.spec
     token = token.strip()
@@ -309,7 +310,7 @@ def alternatives(option: Any, value: Any) -> list[Any]:
 
 def defaults_in_use(scenario: Scenario) -> list[tuple[str, Any, str]]:
     """``(name, value, section)`` of every labelled default any arm of the scenario uses, in
-    the game's order (``analyzer.study_run.defaults_in_use``, the arms merged)."""
+    the game's order (``analyzer.study.run.defaults_in_use``, the arms merged)."""
     seen: dict[str, tuple[str, Any, str]] = {}
     for values in study_run.defaults_in_use(scenario).values():
         for rv in values:

@@ -11,7 +11,7 @@ Before anything is written, a small probe run of the scenario as it is (``PROBE_
 in a temporary folder) checks the keys, and finds whether the finding needs only the base arm
 (its value is the same without the other arms): the search then plays that arm alone.
 
-**The knobs** (``--vary``, ``analyzer.knobs``): numeric rule options within their bounds and
+**The knobs** (``--vary``, ``analyzer.study.knobs``): numeric rule options within their bounds and
 numbers of content tables; several are searched jointly.
 
 **The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned exhaustively:
@@ -45,9 +45,9 @@ interval is the full-sample value ± ``t(GROUPS − 1)`` × the jackknife standa
 "The delete-a-group jackknife", J. Official Statistics 17, 2001). It needs only the findings'
 values, so it serves every key; it assumes a finding that is a smooth function of per-game
 means (shares, mean differences, rates). With ``robustness`` the value found is also played by
-every rung of the player ladder (``analyzer.robustness.player_conditions``) on the check's seeds:
+every rung of the player ladder (``analyzer.study.robustness.player_conditions``) on the check's seeds:
 per rung the finding against the target (Holm over the rungs), and the robustness verdict of the
-finding (``analyzer.robustness.verdict``).
+finding (``analyzer.study.robustness.verdict``).
 
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
 check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
@@ -79,17 +79,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from analyzer import __version__, knobs, report, runner, stats
+from analyzer import __version__, report, runner, stats
+from analyzer.study import knobs
 from analyzer import plan as planning
-from analyzer.ablate import expand as ablation
+from analyzer.study.ablate import expand as ablation
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
-from analyzer.robustness import SEARCH_GAMES, player_conditions, verdict
+from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
-from analyzer.study_run import Results, StudyRun, run_dir, run_options, validate
-from analyzer.tune import SIGMA0, derived_seed
+from analyzer.study.run import Results, StudyRun, run_dir, run_options, validate
+from analyzer.study.tune import SIGMA0, derived_seed
 
 DEFAULT_GAMES = 200  # games per candidate per round
 DEFAULT_BUDGET = 6000  # games of the whole search
@@ -125,7 +126,7 @@ class Study:
         Raises
         ------
         ScenarioError
-            ``analyzer.ablate.expand``: the game has no ablations, nothing to ablate.
+            ``analyzer.study.ablate.expand``: the game has no ablations, nothing to ablate.
         """
         if self.kind == "ablate":
             expanded, rows = ablation(replace(scenario, arms=scenario.arms[:1]), folder)
@@ -346,7 +347,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     Raises
     ------
     OptionError
-        A bad key (with the allowed ones), knob (``analyzer.knobs.knob``), target, size or
+        A bad key (with the allowed ones), knob (``analyzer.study.knobs.knob``), target, size or
         budget; nothing is written.
     """
     keys, equal = _keys(finding, equalize)

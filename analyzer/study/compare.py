@@ -1,7 +1,7 @@
 """``analyzer compare A.toml B.toml …``: several scenarios on the same game seeds.
 
 The scenarios are merged into one scenario whose arms are every arm of every file, in order,
-and that scenario is run by ``analyzer.study_run.simulate`` (the one machinery, the one report). So game
+and that scenario is run by ``analyzer.study.run.simulate`` (the one machinery, the one report). So game
 ``i`` of every scenario is played from ``SeedSequence(seed, spawn_key=(i,))`` with the seed and
 game count of the first file (or ``--seed`` / ``--games``), and every difference is paired game
 by game against the first scenario, whose base arm keeps the name ``base``; every other arm
@@ -22,7 +22,7 @@ from pathlib import Path
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
-from analyzer.study_run import Results, simulate
+from analyzer.study.run import Results, simulate
 
 # what must agree for the arms to be played as one study (the player count may differ: such arms
 # are compared on game-level outcomes only, paired by seed)

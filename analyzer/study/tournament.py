@@ -32,7 +32,7 @@ the same hands to every table). So every entrant plays every seat equally often,
 deals as every other entrant. ``games`` per seating is rounded up to whole deals
 (``deals × orders``).
 
-The seat orders are the arms of one run of the study machinery (``analyzer.study_run``; seat
+The seat orders are the arms of one run of the study machinery (``analyzer.study.run``; seat
 rotation off: the orders are the rotation), so the tournament has the runner's chunks,
 backends, ``resume`` and ``target_ci`` (there: every entrant's win-rate interval, deals as the
 unit: the ``half_width`` of its entry in ``analyzer.studies``). Ratings, win rates,
@@ -70,7 +70,7 @@ from analyzer.scenario import (
     typed,
     with_overrides,
 )
-from analyzer.study_run import Results, prepare
+from analyzer.study.run import Results, prepare
 
 POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "seed", "rules",
              "entrants", "seatings", "seat_orders", "questions")

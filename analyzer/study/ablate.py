@@ -6,7 +6,7 @@ game seeds, so each item's effect is a paired, game-by-game difference; the repo
 items by the change in win rate of the seat that used the item most (see
 ``analyzer.report.ablate``), with intervals and a multiple-comparison correction. The
 generated data tables of the variants are written into the run directory (``tables/``) once
-``analyzer.study_run.prepare`` has checked it.
+``analyzer.study.run.prepare`` has checked it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.keywords import checked
 from analyzer.scenario import Scenario, add_variants
-from analyzer.study_run import Results, only_base, prepare, validate
+from analyzer.study.run import Results, only_base, prepare, validate
 
 
 def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
