@@ -1256,3 +1256,54 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
     p_value = float(2 * sps.t.sf(abs(edge) / se, n - 1))
     return Edge(share, reference, edge, edge - half, edge + half, p_value, games, groups,
                 per_game)
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """The two one-sided tests (TOST) of ``|θ − target| < tolerance``.
+
+    ``shown`` is true when both one-sided tests reject at ``alpha`` — equivalently, when the
+    ``1 − 2 alpha`` interval ``[lo, hi]`` (90 % at the usual 5 %) lies inside ``target ±
+    tolerance``. ``p_value`` is the larger of the two one-sided p-values.
+    """
+
+    estimate: float
+    lo: float
+    hi: float
+    target: float
+    tolerance: float
+    p_value: float
+    shown: bool
+
+
+def equivalence(estimate: float, se: float, tolerance: float, *, target: float = 0.0,
+                df: float | None = None, alpha: float = 0.05) -> Equivalence:
+    """Two one-sided tests that an estimate with standard error ``se`` lies within ``target ±
+    tolerance`` (Schuirmann 1987): reject ``θ ≤ target − tolerance`` and ``θ ≥ target +
+    tolerance``, each at ``alpha``, with a t reference on ``df`` degrees of freedom (normal when
+    ``None``). Units are the estimate's (a share as a fraction with a tolerance as a fraction).
+
+    Raises
+    ------
+    ValueError
+        ``tolerance`` not positive and finite, or ``alpha`` outside (0, 0.5).
+
+    A missing or infinite ``se`` or estimate gives ``shown = False`` with ``nan`` bounds: no
+    equivalence is claimed without an interval.
+    """
+    if not (math.isfinite(tolerance) and tolerance > 0):
+        raise ValueError(f"tolerance must be positive and finite (got {tolerance})")
+    if not 0.0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5) (got {alpha})")
+    ref = sps.norm if df is None or not math.isfinite(df) else sps.t(df)
+    if not (math.isfinite(estimate) and math.isfinite(se)) or se < 0:
+        return Equivalence(estimate, math.nan, math.nan, target, tolerance, math.nan, False)
+    q = float(ref.ppf(1.0 - alpha))
+    lo, hi = estimate - q * se, estimate + q * se
+    if se == 0:
+        p = 0.0 if abs(estimate - target) < tolerance else 1.0
+    else:
+        p_low = float(ref.sf((estimate - (target - tolerance)) / se))
+        p_high = float(ref.cdf((estimate - (target + tolerance)) / se))
+        p = max(p_low, p_high)
+    return Equivalence(estimate, lo, hi, target, tolerance, p, bool(p < alpha))
