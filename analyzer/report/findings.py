@@ -966,7 +966,7 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
               "figure": not (a.tested or a.exact) and not a.same_test_as and f.measured,
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
-              "log": f.log, "se": _se(f) if f.measured else math.nan}
+              "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}
     if a.same_test_as:
         record["same_test_as"] = a.same_test_as
     if f.unmeasurable:

@@ -563,3 +563,94 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
 
 
 __all__ = ["FOLDER", "RESULT", "content_text", "load", "reason", "section", "verdict_text"]
+
+
+# ------------------------------------------------------------------ the verdict in a few words
+
+MAX_VALUES = 3  # condition values quoted in a short verdict
+
+
+def _group(c: Mapping[str, Any]) -> tuple[str, str]:
+    """The group a condition is counted in for a short verdict, and its plural noun: the
+    ladder's players, the rule defaults, each guessed content table's draws."""
+    kind = c.get("kind")
+    if kind == "content":
+        return f"content:{c.get('table')}", str(c.get("draws_noun") or f"{c.get('table')} draws")
+    return str(kind), {"players": "ladder players", "rule": "rule defaults"}.get(
+        str(kind), "conditions")
+
+
+def _side_of(x: float, null: float) -> int:
+    return 0 if x == null else (1 if x > null else -1)
+
+
+def moved_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """What moved a finding, in a few words, from the conditions' own numbers, per group of
+    conditions (the ladder's players, the rule defaults, each content table's draws): under how
+    many the estimate lies on the other side of no effect (``"flips sign under 2 of 4 token
+    lists: +14.9, +23.8"``), then those that lost it or left it too uncertain. ``""`` when no
+    condition did either."""
+    conds = {c["name"]: c for c in data.get("conditions", [])}
+    by = row.get("by_condition") or {}
+    states = row.get("states") or {}
+    null = float(row.get("null") or 0.0)
+    try:
+        here = _side_of(float(row.get("estimate")), null)
+    except (TypeError, ValueError):
+        here = 0
+    groups: dict[str, tuple[str, list[str]]] = {}
+    for name, c in conds.items():
+        found = by.get(name) or {}
+        if found.get("estimate") is None or found.get("unmeasurable"):
+            continue
+        g, noun = _group(c)
+        groups.setdefault(g, (noun, []))[1].append(name)
+
+    def values(names: list[str], kind: str) -> str:
+        shown = []
+        for n in names[:MAX_VALUES]:
+            v = _show(row, (by.get(n) or {}).get("estimate"))
+            label = str(conds[n].get("label", n)).removeprefix("every seat: ")
+            shown.append(v if kind.startswith("content") else f"{label} {v}")
+        return ", ".join(shown) + (" …" if len(names) > MAX_VALUES else "")
+
+    parts = []
+    for g, (noun, names) in groups.items():
+        flips = [n for n in names if here and _side_of(
+            float(by[n]["estimate"]), float(by[n].get("null") or null)) == -here]
+        lost = [n for n in names if states.get(n) == "lost" and n not in flips]
+        wide = [n for n in names if states.get(n) == "wide" and n not in flips]
+        for what, these in (("flips sign", flips), ("loses significance", lost),
+                            ("too uncertain", wide)):
+            if these:
+                parts.append(f"{what} under {len(these)} of {len(names)} {noun}: "
+                             f"{values(these, g)}")
+    return "; ".join(parts)
+
+
+def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """A finding's robustness verdict for the Answers table, in a few words: ``"holds"``;
+    ``"sensitive: flips sign under …"``; ``"unresolved: not significant in this run after
+    Holm; flips sign under 2 of 4 token lists: +14.9, +23.8"``; a figure's range; ``"not
+    checked"`` when no condition measures it."""
+    v = row.get("verdict")
+    moved = moved_text(row, data)
+    if v == "holds":
+        n = sum(1 for s in (row.get("states") or {}).values()
+                if s not in ("absent", "unmeasurable"))
+        return f"holds under all {n} other condition{'s' if n != 1 else ''}"
+    if v == "sensitive":
+        return "sensitive: " + (moved or _names(list(row.get("sensitive_to") or []),
+                                                _labels(data)))
+    if v == "unresolved":
+        why = ("not significant in this run after Holm" if not row.get("base_significant", True)
+               else "")
+        return "unresolved: " + "; ".join(p for p in (why, moved) if p) if why or moved \
+            else "unresolved"
+    if v == "figure":
+        rng = row.get("range")
+        if rng:
+            return (f"measured figure: {_show(row, rng[0])} to {_show(row, rng[1])}{_unit(row)} "
+                    "over the conditions")
+        return "measured figure"
+    return "not checked (no condition measures it)"
