@@ -950,16 +950,25 @@ def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
     return f" Its own caveat: {clause.removeprefix(' — ')}."
 
 
+def value_unit(unit: str, scale: float) -> str:
+    """The unit a finding's numbers are stored in (``estimate``, ``lo``, ``hi``, ``null``,
+    ``se`` of its record): ``"fraction"`` for a share (``%``) or a difference of shares
+    (``pp``) shown ×100, else the shown ``unit`` itself (shown as stored)."""
+    return "fraction" if unit in ("%", "pp") and float(scale) == 100.0 else unit
+
+
 def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A finding for ``summary.json`` (the replay command is the report's: it depends on where
     the run directory is; ``examples`` and ``example_variant`` make it). ``defaults_acted``:
     whether its arm's games lean on labelled defaults (``guesses.lean``; ``None`` when the run
-    counts none)."""
+    counts none). ``unit`` is the unit shown (the numbers × ``scale``), ``value_unit`` the
+    unit the numbers are stored in (``value_unit``)."""
     f = a.finding
     lo, hi = f.shown_interval() if f.measured else (math.nan, math.nan)
     record = {"key": f.key, "sentence": f.sentence(),
               "estimate": f.estimate if f.measured else math.nan, "lo": lo, "hi": hi,
-              "unit": f.unit, "scale": f.scale, "digits": f.digits,
+              "unit": f.unit, "value_unit": value_unit(f.unit, f.scale), "scale": f.scale,
+              "digits": f.digits,
               "signed": f.signed, "null": f.null, "games": f.games,
               "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
               "exact": a.exact,
@@ -983,4 +992,4 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
 
 
 __all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "own_caveats",
-           "replay_command", "section"]
+           "replay_command", "section", "value_unit"]

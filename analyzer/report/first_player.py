@@ -57,7 +57,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         # imbalance at any position (the Answers' "Also found", issue #34)
         held = s.groupby("start_position")["game_id"].nunique()
         positions = [{"position": int(k), "rate": w.estimate, "lo": w.lo, "hi": w.hi,
-                      "unit": "share"}
+                      "unit": "fraction"}
                      for k, w in ((k, stats.wilson(float(won), int(held[k])))
                                   for k, won in s.groupby("start_position")["won"].sum().items())]
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
