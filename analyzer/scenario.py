@@ -693,8 +693,9 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
     """One ``[[seats]]`` table (or a pool's ``[[entrants]]``) as a checked ``Seat``.
 
     Keys: ``policy``, ``params``, ``params_file`` (``read_params_file``, relative to
-    ``base_dir``; its parameters first, then ``params`` on top) and ``name``. ``policy`` may be
-    left out when the params file names one. ``fail(field, message)`` raises the caller's
+    ``base_dir``; its parameters first, then ``params`` on top) and ``name`` (default: the
+    params file's stem, else the policy). ``policy`` may be left out when the params file
+    names one. ``fail(field, message)`` raises the caller's
     error; ``at`` prefixes every field (``seats[2]``).
     """
     known_keys(entry, at, SEAT_KEYS, fail)
@@ -713,7 +714,9 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
         build_policy(spec.policies, policy, params)
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
-    name = text_field(entry, "name", fail, NAME_MAX, default=policy, where=at)
+    # a player from a parameters file is named by the file (its stem), not by its policy
+    name = text_field(entry, "name", fail, NAME_MAX,
+                      default=Path(path).stem if path is not None else policy, where=at)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))

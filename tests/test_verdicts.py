@@ -129,3 +129,77 @@ def test_a_fair_seat_order_is_not_also_found(tmp_path):
                       {"arms": [{"name": "base"}], "seat_rotation": True})
     assert answers.seat_order({"studies": {"first_player": fp}}) == ""
     assert answers.also_found([], {"studies": {"first_player": fp}}, []) == []
+
+
+# ------------------------------------------------------------------ 7. units and names
+
+
+def test_a_seat_from_a_parameters_file_is_named_by_the_file(tmp_path):
+    from conftest import TOY_SCENARIO
+
+    from analyzer.scenario import load_scenario
+    from analyzer.study import robustness as study_robustness
+
+    (tmp_path / "bold-weights.toml").write_text(
+        'policy = "biased"\n[params]\nboost = 2.0\nchance = 0.7\n')
+    text = TOY_SCENARIO.replace('policy = "biased"\nname = "bold"\nparams = { boost = 1.0, '
+                                'chance = 0.8 }', 'params_file = "bold-weights.toml"')
+    (tmp_path / "s.toml").write_text(text)
+    sc = load_scenario(tmp_path / "s.toml")
+    assert [s.name for s in sc.arms[0].seats] == ["bold-weights", "random", "biased"]
+    assert sc.arms[0].seats[0].params == {"boost": 2.0, "chance": 0.7}
+    # a ladder player from a file: its label names the file, not its values
+    conds, _ = study_robustness.player_conditions(
+        sc, [str(tmp_path / "bold-weights.toml")], 20, 20)
+    assert conds[0].label == ("every seat: bold-weights (biased, parameters from "
+                              "bold-weights.toml)")
+
+
+def test_finding_records_say_the_unit_their_numbers_are_stored_in():
+    from analyzer.report.findings import Finding, assess, _record
+
+    share = Finding("x {value}", 0.12, 0.10, 0.14, "pp", 100, 1, True, 0.0, games=400,
+                    key="a")
+    points = Finding("y {value}", 1.5, 1.0, 2.0, "points", 1, 2, True, 0.0, games=400,
+                     key="b")
+    recs = {r["key"]: r for r in (_record(a) for a in assess([share, points]))}
+    assert (recs["a"]["unit"], recs["a"]["value_unit"]) == ("pp", "fraction")
+    assert (recs["b"]["unit"], recs["b"]["value_unit"]) == ("points", "points")
+
+
+def test_findings_json_and_csv_give_key_question_interval_unit_verdict(tmp_path):
+    import csv
+    import io
+    import json
+
+    from conftest import TOY_SCENARIO
+    from typer.testing import CliRunner
+
+    from analyzer import api
+    from analyzer.cli import app
+
+    path = tmp_path / "s.toml"
+    path.write_text(TOY_SCENARIO + '[[questions]]\nask = "Start edge?"\n'
+                    'finding = "first_player:base"\ntolerance = 50\n')
+    api.simulate(path, games=60, jobs=1, out=tmp_path / "run", progress=False)
+    got = CliRunner().invoke(app, ["findings", str(tmp_path / "run"), "--json"])
+    assert got.exit_code == 0, got.stdout
+    rows = {r["key"]: r for r in json.loads(got.stdout)}
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    start = rows["first_player:base"]
+    answer = summary["results"]["answers"]["answers"][0]
+    assert start["question"] == "Start edge?" and start["unit"] == "pp"
+    assert (start["estimate"], start["lo"], start["hi"]) == pytest.approx(
+        (answer["estimate"], answer["lo"], answer["hi"]))
+    # ±50 pp around no effect: a 60-game interval is well inside it
+    assert start["verdict"] == answer["verdict"] and "; balanced within ±50 pp" in start["verdict"]
+    assert set(start) == {"key", "question", "estimate", "lo", "hi", "unit", "null", "verdict"}
+    unasked = [r for k, r in rows.items() if k != "first_player:base"]
+    assert unasked and all(r["question"] == "" and r["verdict"] for r in unasked)
+    table = list(csv.DictReader(io.StringIO(
+        CliRunner().invoke(app, ["findings", str(tmp_path / "run"), "--csv"]).stdout)))
+    assert [r["key"] for r in table] == list(rows)
+    assert float(table[list(rows).index("first_player:base")]["estimate"]) == pytest.approx(
+        start["estimate"])
+    both = CliRunner().invoke(app, ["findings", str(tmp_path / "run"), "--csv", "--json"])
+    assert both.exit_code == 2

@@ -610,7 +610,7 @@ def moved_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         shown = []
         for n in names[:MAX_VALUES]:
             v = _show(row, (by.get(n) or {}).get("estimate"))
-            label = str(conds[n].get("label", n)).removeprefix("every seat: ")
+            label = str(conds[n].get("label", n)).removeprefix("every seat: ").split(" (")[0]
             shown.append(v if kind.startswith("content") else f"{label} {v}")
         return ", ".join(shown) + (" …" if len(names) > MAX_VALUES else "")
 
