@@ -203,3 +203,19 @@ def test_findings_json_and_csv_give_key_question_interval_unit_verdict(tmp_path)
         start["estimate"])
     both = CliRunner().invoke(app, ["findings", str(tmp_path / "run"), "--csv", "--json"])
     assert both.exit_code == 2
+
+
+def test_the_answers_chart_keeps_a_readable_scale_for_a_share():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    narrow = {"ask": "edge?", "key": "first_player:base",
+              "record": _rec("first_player:base", 0.014, -0.001, 0.029)}
+    fig = Figure()
+    answers.draw([narrow], None)(fig.add_subplot())
+    lo, hi = fig.axes[0].get_xlim()
+    assert lo <= -0.1 - 3.0 and hi >= 2.9 + 3.0  # ±3 pp beyond the interval at least
+    assert answers.axis_range((95.0, 99.0), "%") == (92.0, 100.0)
+    assert answers.axis_range((1.0, 2.0), "points") == (1.0, 2.0)

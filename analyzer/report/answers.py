@@ -548,6 +548,7 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
             if null is not None:
                 ax.axvline(float(null) * float(mine[0]["record"].get("scale") or 1.0),
                            color="#999", lw=1, ls="--")
+            ax.set_xlim(*axis_range(ax.get_xlim(), unit))
             ax.set_yticks(range(len(mine)), [_label(a) for a in mine], fontsize=8)
             ax.set_ylim(len(mine) - 0.5, -0.6)
             ax.set_xlabel(unit or "value (its own unit: see the answer)", fontsize=8)
@@ -561,6 +562,23 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
         fig.suptitle("Answers with 95 % intervals" + (" and each robustness condition"
                                                      if conds else ""), fontsize=9)
     return plot
+
+
+SHARE_UNITS = ("pp", "%")
+SHARE_PAD = 3.0  # pp a share's axis keeps on each side of what it draws
+
+
+def axis_range(limits: tuple[float, float], unit: str) -> tuple[float, float]:
+    """The x range of an answers panel: for a share or a difference of shares (``pp``, ``%``)
+    at least ``SHARE_PAD`` pp beyond what is drawn on each side, so that a ±1.5 pp interval
+    does not fill the panel (a % axis stays within 0–100); other units as drawn."""
+    lo, hi = limits
+    if unit not in SHARE_UNITS:
+        return lo, hi
+    lo, hi = lo - SHARE_PAD, hi + SHARE_PAD
+    if unit == "%":
+        lo, hi = max(lo, 0.0), min(hi, 100.0)
+    return lo, hi
 
 
 def chart_size(answers: Sequence[Answer], robust: Mapping[str, Any] | None
