@@ -65,7 +65,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.files import atomic_path
 from analyzer.report import guesses
-from analyzer.report.document import BASE, Doc, p_text
+from analyzer.report.document import BASE, Doc, p_text, value_text
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
@@ -223,23 +223,15 @@ class Finding:
         """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``;
         ``"not measurable here (REASON)"`` or ``"too few games to estimate (N games; at least
         M needed)"`` instead when the run cannot give one."""
-        sign = "+" if self.signed else ""
-
-        def show(x: float) -> str:
-            return f"{self.scale * x:{sign}.{self.digits}f}"
-
         if self.unmeasurable:
             return f"not measurable here ({self.unmeasurable})"
         if self.too_few:
             return (f"too few games to estimate ({self.games} game{'s' if self.games != 1 else ''}"
                     f"; at least {self.min_games} needed)")
-        unit = f" {self.unit}" if self.unit else ""
         lo, hi = self.shown_interval()
-        if _missing(lo) or _missing(hi):
-            return show(self.estimate) + unit
-        if lo == hi and self.null is not None:  # a difference without spread
-            return f"{show(self.estimate)}{unit} (the same in every game)"
-        return f"{show(self.estimate)}{unit} [{show(lo)}, {show(hi)}]"
+        # a difference without spread is the same in every game; a figure keeps its interval
+        return value_text(self.estimate, lo, hi, self.unit, self.scale, self.digits,
+                          self.signed, no_spread=self.null is not None)
 
     def sentence(self) -> str:
         """The statement with the value filled in, then its ``caveats``."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.report.document import Doc, p_text
+from analyzer.report.document import Doc, number, p_text, value_text
 
 FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
 RESULT = "robustness.json"
@@ -115,15 +115,10 @@ def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
 
 
 def _show(row: Mapping[str, Any], x: Any, signed: bool | None = None) -> str:
-    """``x`` in the finding's display unit (its ``scale``, ``digits`` and sign)."""
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    if math.isnan(v):
-        return "–"
-    sign = "+" if (row.get("signed") if signed is None else signed) else ""
-    return f"{(row.get('scale') or 1.0) * v:{sign}.{int(row.get('digits') or 2)}f}"
+    """``x`` in the finding's display unit (its ``scale``, ``digits`` and sign;
+    ``document.number``)."""
+    return number(x, float(row.get("scale") or 1.0), int(row.get("digits") or 2),
+                  bool(row.get("signed") if signed is None else signed))
 
 
 def _unit(row: Mapping[str, Any]) -> str:
@@ -131,13 +126,13 @@ def _unit(row: Mapping[str, Any]) -> str:
 
 
 def _value(row: Mapping[str, Any], r: Mapping[str, Any] | None) -> str:
-    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``."""
+    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``
+    (``document.value_text``)."""
     if not r:
         return "–"
-    text = _show(row, r.get("estimate")) + _unit(row)
-    if _show(row, r.get("lo")) != "–" and _show(row, r.get("hi")) != "–":
-        text += f" [{_show(row, r.get('lo'))}, {_show(row, r.get('hi'))}]"
-    return text
+    return value_text(r.get("estimate"), r.get("lo"), r.get("hi"), str(row.get("unit") or ""),
+                      float(row.get("scale") or 1.0), int(row.get("digits") or 2),
+                      bool(row.get("signed")), no_spread=False)
 
 
 def _difference(row: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
@@ -316,14 +311,12 @@ def content_text(row: Mapping[str, Any] | None) -> str:
 
 
 def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
-    if r is None:
+    """A table cell: the estimate and interval (``document.value_text``, two decimals) and
+    ``mark``; ``"—"`` when not computed."""
+    if r is None or value_text(r.get("estimate")) == "–":
         return "—"
-    est, lo, hi = (r.get(k) for k in ("estimate", "lo", "hi"))
-    if est is None or (isinstance(est, float) and math.isnan(est)):
-        return "—"
-    text = f"{scale * est:+.2f}" if signed else f"{scale * est:.2f}"
-    if lo is not None and hi is not None and not (isinstance(lo, float) and math.isnan(lo)):
-        text += f" [{scale * lo:.2f}, {scale * hi:.2f}]"
+    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "", scale, 2, signed,
+                      no_spread=False)
     return f"{text} {mark}".strip()
 
 
