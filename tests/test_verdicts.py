@@ -219,3 +219,19 @@ def test_the_answers_chart_keeps_a_readable_scale_for_a_share():
     assert lo <= -0.1 - 3.0 and hi >= 2.9 + 3.0  # ±3 pp beyond the interval at least
     assert answers.axis_range((95.0, 99.0), "%") == (92.0, 100.0)
     assert answers.axis_range((1.0, 2.0), "points") == (1.0, 2.0)
+
+
+# ------------------------------------------------------------------ 8. the guide
+
+
+def test_the_guide_says_how_to_ask_your_own_questions():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()
+    part = text.split("## Asking your own questions", 1)[1].split("\n## ", 1)[0]
+    for needed in ("[[questions]]", "analyzer findings SCENARIO.toml", "tolerance = 2",
+                   "`rating_gap:best`", "`win_rate:best`", "`seat:worst`", "`seat:spread`",
+                   "`sets:A-B`", "`diff:ARM_A:ARM_B:KEY`", "--json",
+                   answers.SIGNIFICANT, answers.NOT_SIGNIFICANT, answers.FIGURE,
+                   "balanced within ±2 pp", "not shown within", "Also found"):
+        assert needed in part, needed
