@@ -1,9 +1,13 @@
 """The Answers table that opens every report, its chart, and the caveats it rests on (issue #25).
 
 Right under the title and the study's description a report shows one row per question: the
-question, the answer in one short sentence with its number, unit and 95 % interval, the
-robustness verdict when ``analyzer robustness`` ran on this run, and the replay command of an
-example game. The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
+question, the answer in one short sentence with its number, unit and 95 % interval, its verdict
+— whether to act on it (issue #34): "significant after Holm over this run's findings", "not
+significant" or "measured figure", or, where ``analyzer robustness`` checked it, the
+robustness verdict saying what moved it; with the question's ``tolerance``, whether an
+equivalence test shows it within that of no effect (``verdict``) — and the replay command of an
+example game. Under the table, "Also found": a seat-order imbalance at any position and the
+largest findings that hold after Holm that no question asked (``also_found``). The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
 key of a key finding or measured figure of the run (``analyzer findings RUN_DIR`` lists them);
 without any, the study kind's own answers in a fixed order (the study registry's ``answers``:
 ``simulate``, ``compare``, ``sweep`` … below), never the largest effects. A chart beside the
@@ -790,7 +794,8 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
-           "game_key_patterns", "key_families",
+__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "check_questions",
+           "compare", "declared", "draw", "game_key_patterns", "holm_verdict", "key_families",
+           "seat_order", "tolerance_text",
            "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
            "tournament", "tune", "verdict"]

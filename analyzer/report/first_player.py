@@ -30,6 +30,11 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
     over the variants (``correction``), each column its own family. With several policies, no
     seat rotation and a start player who never moves, position and policy are confounded: the
     tests are skipped and the report says so (``design.SeatDesign``).
+
+    Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
+    fractions) and ``positions``, each turn-order position's win share with its Wilson
+    interval (``{position, rate, lo, hi, unit: "fraction"}``; 0 = the start player), from which
+    the Answers' "Also found" names a seat-order imbalance at any position.
     """
     doc.h("First-player advantage")
     seats = as_table(seats)

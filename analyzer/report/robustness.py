@@ -555,9 +555,6 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
         panel.remove()
 
 
-__all__ = ["FOLDER", "RESULT", "content_text", "load", "reason", "section", "verdict_text"]
-
-
 # ------------------------------------------------------------------ the verdict in a few words
 
 MAX_VALUES = 3  # condition values quoted in a short verdict
@@ -647,3 +644,7 @@ def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
                     "over the conditions")
         return "measured figure"
     return "not checked (no condition measures it)"
+
+
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "reason", "section",
+           "short_verdict", "verdict_text"]
