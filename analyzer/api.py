@@ -42,6 +42,7 @@ __all__ = [
     "catalogue",
     "compare",
     "findings",
+    "findings_table",
     "is_pool",
     "render_report",
     "replay",
@@ -75,6 +76,22 @@ def findings(run_dir: str | Path) -> list[dict[str, Any]]:
         ``run_dir`` holds no finished run.
     """
     return finding_keys.read(run_dir)
+
+
+@checked
+def findings_table(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The findings of a finished run as machine-readable rows (``analyzer findings --json``):
+    ``key, question, estimate, lo, hi, unit, null, verdict``, numbers in the unit the report
+    shows (``analyzer.report.finding_table``).
+
+    Raises
+    ------
+    AnalyzerError
+        ``run_dir`` holds no finished run.
+    """
+    from analyzer.report import finding_table
+
+    return finding_table.rows(run_dir)
 
 
 @checked

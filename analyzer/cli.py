@@ -203,18 +203,31 @@ def report(run_dir: Annotated[Path, typer.Argument(
 
 @app.command()
 def findings(run_dir: Annotated[Path, typer.Argument(
-        help="A run directory made by a study command.")]) -> None:
+        help="A run directory made by a study command.")],
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="Print key, question, estimate, lo, hi, unit, null, verdict of each "
+                           "finding as JSON (numbers in the unit the report shows).")] = False,
+        as_csv: Annotated[bool, typer.Option(
+            "--csv", help="The same as CSV with a header.")] = False) -> None:
     """List a run's key findings and measured figures by key: the value with its 95 %
     interval and unit, the no-effect value of a tested finding, and the sentence.
 
     These keys are what analyzer balance --finding KEY names (and a scenario's questions).
 
-    Example:
+    Examples:
 
       analyzer findings reports/africanus-sultan
-    """
-    from analyzer.report import finding_keys
 
+      analyzer findings reports/africanus-sultan --json
+    """
+    from analyzer.report import finding_keys, finding_table
+
+    if as_json and as_csv:
+        raise typer.BadParameter("give --json or --csv, not both")
+    if as_json or as_csv:
+        found = api.findings_table(run_dir)
+        typer.echo((finding_table.as_json if as_json else finding_table.as_csv)(found).rstrip())
+        return
     for line in finding_keys.listing(api.findings(run_dir)):
         typer.echo(line)
 

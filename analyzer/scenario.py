@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -58,7 +59,7 @@ TOP_KEYS = (
 SEAT_KEYS = ("policy", "params", "params_file", "name")
 PARAMS_FILE_KEYS = ("game", "policy", "params")
 VARIANT_KEYS = ("name", "description", "rules", "seats", "players")
-QUESTION_KEYS = ("ask", "finding")
+QUESTION_KEYS = ("ask", "finding", "tolerance")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
 MAX_GAMES = 100_000_000  # games per variant; more would take days and terabytes of records
@@ -93,10 +94,21 @@ class Arm:
 class Question:
     """One ``[[questions]]`` entry: ``ask``, the question in words, and ``finding``, the key of
     the key finding or measured figure of the run that answers it (``analyzer findings
-    RUN_DIR`` lists a run's keys); the report's Answers table opens with it (issue #25)."""
+    RUN_DIR`` lists a run's keys); the report's Answers table opens with it (issue #25).
+    ``tolerance``: a practical threshold in the finding's unit (``2`` = ±2 pp for a finding in
+    pp); the answer's verdict then says whether an equivalence test shows the finding within
+    it of no effect (issue #34)."""
 
     ask: str
     finding: str
+    tolerance: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The question as plain TOML-able data (``tolerance`` only when given)."""
+        out: dict[str, Any] = {"ask": self.ask, "finding": self.finding}
+        if self.tolerance is not None:
+            out["tolerance"] = self.tolerance
+        return out
 
 
 @dataclass(frozen=True)
@@ -151,7 +163,7 @@ class Scenario:
                 for a in self.arms[1:]
             ]
         if self.questions:
-            out["questions"] = [{"ask": q.ask, "finding": q.finding} for q in self.questions]
+            out["questions"] = [q.as_dict() for q in self.questions]
         return out
 
     def fingerprint(self) -> str:
@@ -295,21 +307,34 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
 
 def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
     """The ``[[questions]]`` of a scenario or pool: each a table of ``ask`` and ``finding``,
-    both non-empty strings. Whether ``finding`` names a key of the run is checked where the
-    keys can be known (``analyzer.report.answers``)."""
+    both non-empty strings, and optionally ``tolerance``, a positive finite number (in the
+    finding's unit). Whether ``finding`` names a key of the run is checked where the keys can
+    be known (``analyzer.report.answers``)."""
     out = []
     for j, entry in enumerate(typed(data, "questions", list, fail, default=[])):
         at = f"questions[{j}]"
         known_keys(entry, at, QUESTION_KEYS, fail)
+        names = ("ask", "finding")
         texts = [text_field(entry, k, fail, TEXT_MAX if k == "ask" else NAME_MAX,
-                            where=at).strip() for k in QUESTION_KEYS]
-        for key, text in zip(QUESTION_KEYS, texts):
+                            where=at).strip() for k in names]
+        for key, text in zip(names, texts):
             if not text:
                 fail(f"{at}.{key}", "must not be empty" + (
                     " (a key as `analyzer findings RUN_DIR` lists, e.g. first_player:base)"
                     if key == "finding" else ""))
-        out.append(Question(*texts))
+        out.append(Question(*texts, tolerance=_tolerance(entry, at, fail)))
     return tuple(out)
+
+
+def _tolerance(entry: Mapping[str, Any], at: str, fail) -> float | None:
+    """A question's ``tolerance``: a positive, finite number, or ``None`` when not given."""
+    if "tolerance" not in entry:
+        return None
+    v = entry["tolerance"]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        fail(f"{at}.tolerance", "must be a positive, finite number in the finding's unit "
+             f"(e.g. 2 for ±2 pp; got {shown(v)})")
+    return float(v)
 
 
 def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], head: Head,
@@ -668,8 +693,9 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
     """One ``[[seats]]`` table (or a pool's ``[[entrants]]``) as a checked ``Seat``.
 
     Keys: ``policy``, ``params``, ``params_file`` (``read_params_file``, relative to
-    ``base_dir``; its parameters first, then ``params`` on top) and ``name``. ``policy`` may be
-    left out when the params file names one. ``fail(field, message)`` raises the caller's
+    ``base_dir``; its parameters first, then ``params`` on top) and ``name`` (default: the
+    params file's stem, else the policy). ``policy`` may be left out when the params file
+    names one. ``fail(field, message)`` raises the caller's
     error; ``at`` prefixes every field (``seats[2]``).
     """
     known_keys(entry, at, SEAT_KEYS, fail)
@@ -688,7 +714,9 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
         build_policy(spec.policies, policy, params)
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
-    name = text_field(entry, "name", fail, NAME_MAX, default=policy, where=at)
+    # a player from a parameters file is named by the file (its stem), not by its policy
+    name = text_field(entry, "name", fail, NAME_MAX,
+                      default=Path(path).stem if path is not None else policy, where=at)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))

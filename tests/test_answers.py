@@ -65,7 +65,18 @@ def test_questions_are_read_and_written_back(write_scenario):
 
 @pytest.mark.parametrize("text, line", [
     ('[[questions]]\nask = "x"\nfinding = "first_player:base"\nkey = 1\n',
-     "questions[0].key: unknown key (allowed: ask, finding)"),
+     "questions[0].key: unknown key (allowed: ask, finding, tolerance)"),
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = -2\n',
+     "questions[0].tolerance: must be a positive, finite number in the finding's unit "
+     "(e.g. 2 for ±2 pp; got -2)"),
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = 0\n',
+     "questions[0].tolerance: must be a positive"),
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = inf\n',
+     "questions[0].tolerance: must be a positive"),
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = "2 pp"\n',
+     "questions[0].tolerance: must be a positive"),
+    ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = true\n',
+     "questions[0].tolerance: must be a positive"),
     ('[[questions]]\nask = "x"\n', "questions[0].finding: missing"),
     ('[[questions]]\nask = "x"\nfinding = " "\n', "questions[0].finding: must not be empty"),
     ('questions = "first_player:base"\n', "questions: must be a list"),
@@ -144,7 +155,9 @@ def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path
         assert a["estimate"] == pytest.approx(r["estimate"] * r["scale"])
         assert (a["lo"], a["hi"]) == (pytest.approx(r["lo"] * r["scale"]),
                                       pytest.approx(r["hi"] * r["scale"]))
-        assert a["unit"] == "pp" and a["verdict"] == "not checked"
+        assert a["unit"] == "pp"
+        # without robustness the verdict is the run's own Holm correction, in words
+        assert a["verdict"] == (answers.SIGNIFICANT if r["holds"] else answers.NOT_SIGNIFICANT)
         assert a["answer"].endswith(".") and "[" in a["answer"]
     assert got["answers"][0]["question"].startswith("What does leaving the Sultan out")
     example = got["answers"][1]["example"]
@@ -299,13 +312,13 @@ def test_after_a_robustness_check_each_answer_has_its_verdict(write_scenario, tm
     got = {a["key"]: a for a in res.summary["results"]["answers"]["answers"]}
     assert set(got) == {"policy:no-sultan:bold", "first_player:base"}
     start = rows["first_player:base"]
-    want = {"holds": "holds", "unresolved": "unresolved"}.get(start["verdict"])
-    if start["verdict"] == "sensitive":
-        labels = {c["name"]: c["label"] for c in data["conditions"]}
-        want = "sensitive to " + "; ".join(labels[c] for c in start["sensitive_to"])
-    assert want is not None and got["first_player:base"]["verdict"] == want
+    said = got["first_player:base"]["verdict"]
+    assert said == answers.robustness.short_verdict(start, data)
+    word = {"holds": "holds", "sensitive": "sensitive", "unresolved": "unresolved",
+            "figure": "measured figure", "unchecked": "not checked"}[start["verdict"]]
+    assert said.startswith(word)
     md = (tmp_path / "r" / "report.md").read_text()
-    assert "| question | answer | robustness | example game |" in md
+    assert "| question | answer | verdict | example game |" in md
     for cond in data["conditions"]:  # the conditions' own runs answer no question
         sub = json.loads((tmp_path / "r" / "robustness" / cond["name"] / "summary.json")
                          .read_text())

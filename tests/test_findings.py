@@ -72,7 +72,7 @@ def test_an_arm_equal_to_the_base_says_nothing_and_an_exact_change_is_not_a_test
     assert [a.finding.key for a in out] == ["exact", "other"]
     assert out[0].exact and not out[0].tested and math.isnan(out[0].p_holm)
     assert out[1].p_holm == pytest.approx(0.05)  # a family of one: the exact change is not in it
-    assert "(the same in every game)" in exact.sentence()
+    assert "(same in every game)" in exact.sentence()
 
 
 def test_value_text_has_interval_and_unit():

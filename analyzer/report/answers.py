@@ -1,9 +1,13 @@
 """The Answers table that opens every report, its chart, and the caveats it rests on (issue #25).
 
 Right under the title and the study's description a report shows one row per question: the
-question, the answer in one short sentence with its number, unit and 95 % interval, the
-robustness verdict when ``analyzer robustness`` ran on this run, and the replay command of an
-example game. The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
+question, the answer in one short sentence with its number, unit and 95 % interval, its verdict
+— whether to act on it (issue #34): "significant after Holm over this run's findings", "not
+significant" or "measured figure", or, where ``analyzer robustness`` checked it, the
+robustness verdict saying what moved it; with the question's ``tolerance``, whether an
+equivalence test shows it within that of no effect (``verdict``) — and the replay command of an
+example game. Under the table, "Also found": a seat-order imbalance at any position and the
+largest findings that hold after Holm that no question asked (``also_found``). The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
 key of a key finding or measured figure of the run (``analyzer findings RUN_DIR`` lists them);
 without any, the study kind's own answers in a fixed order (the study registry's ``answers``:
 ``simulate``, ``compare``, ``sweep`` … below), never the largest effects. A chart beside the
@@ -29,15 +33,17 @@ from typing import Any
 import pandas as pd
 from matplotlib import colormaps
 
-from analyzer import studies
+from analyzer import stats, studies
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.games import get_game
-from analyzer.report import citations, finding_keys, guesses
-from analyzer.report.document import BASE, Doc
+from analyzer.report import citations, finding_keys, guesses, robustness
+from analyzer.report.document import BASE, Doc, p_text, pct
 from analyzer.report.findings import replay_command
 
 HEADING = "Answers"
 CAVEATS = "What these answers rest on"
+ALSO = "Also found"
+MAX_ALSO = 3  # lines under the Answers: the largest unasked findings that hold
 CHART = "answers.png"
 MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every one
 MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
@@ -414,21 +420,61 @@ def short_text(record: Mapping[str, Any]) -> str:
     return _PLAIN_PARENS.sub("", sentence).rstrip(".") + "."
 
 
-def verdict(record_key: str, robust: Mapping[str, Any] | None) -> str:
-    """The robustness verdict in a few words: holds / sensitive to … / unresolved / not
-    checked."""
-    if not robust:
-        return "not checked"
-    labels = {c["name"]: c["label"] for c in robust.get("conditions", [])}
-    row = next((r for r in robust.get("findings", []) if r.get("key") == record_key), None)
-    if row is None:
-        return "not checked"
-    v = row.get("verdict")
-    if v == "sensitive":
-        return "sensitive to " + "; ".join(labels.get(c, c) for c in row.get("sensitive_to", []))
-    if v == "figure":
-        return "measured figure (no verdict)"
-    return {"holds": "holds", "unresolved": "unresolved"}.get(str(v), "not checked")
+SIGNIFICANT = "significant after Holm over this run's findings"
+NOT_SIGNIFICANT = "not significant"
+FIGURE = "measured figure"
+
+
+def holm_verdict(record: Mapping[str, Any]) -> str:
+    """Whether to act on a finding without a robustness check: ``SIGNIFICANT`` (it holds after
+    Holm over this run's tested findings), ``NOT_SIGNIFICANT``, ``FIGURE`` for a number with
+    no test (a share, a rate, a sweep's own per-arm value), or why there is no answer."""
+    if record.get("not_estimated") or record.get("unmeasurable"):
+        return "no answer (not estimated in this run)"
+    if _missing(record.get("estimate")) or record.get("too_few_games"):
+        return "no answer (too few games)"
+    if record.get("exact"):
+        return "exact: the same difference in every game"
+    if record.get("figure") or "holds" not in record:
+        return FIGURE
+    return SIGNIFICANT if record.get("holds") else NOT_SIGNIFICANT
+
+
+def tolerance_text(record: Mapping[str, Any], tolerance: float) -> str:
+    """The equivalence verdict of a question's ``tolerance`` (in the finding's shown unit):
+    ``"balanced within ±2 pp"`` only when two one-sided tests at 5 % (``stats.equivalence``)
+    put the finding within ``tolerance`` of its no-effect value, else ``"not shown within ±2
+    pp"``; a finding without a no-effect value or on a log scale cannot be tested."""
+    unit = f" {record['unit']}" if record.get("unit") else ""
+    bound = f"±{tolerance:g}{unit}"
+    if record.get("null") is None or record.get("log"):
+        return f"{bound} not tested (the finding has no no-effect value on its own scale)"
+    scale = float(record.get("scale") or 1.0)
+    se = record.get("se")
+    est = record.get("estimate")
+    if _missing(se) or _missing(est):
+        return f"not shown within {bound} (no interval)"
+    df = record.get("t_df")
+    eq = stats.equivalence(float(est), float(se), tolerance / scale,
+                           target=float(record["null"]),
+                           df=None if _missing(df) else float(df))
+    return (f"balanced within {bound} (equivalence test, {p_text(eq.p_value, phrase=True)})"
+            if eq.shown else f"not shown within {bound}")
+
+
+def verdict(record: Mapping[str, Any], robust: Mapping[str, Any] | None = None,
+            tolerance: float | None = None) -> str:
+    """Whether to act on an answer, in a few words: the robustness verdict where ``analyzer
+    robustness`` checked the finding (``robustness.short_verdict``: "unresolved" and
+    "sensitive" say what moved it), else ``holm_verdict``; then, with a question's
+    ``tolerance``, ``tolerance_text``."""
+    key = str(record.get("key"))
+    row = next((r for r in (robust or {}).get("findings", []) if r.get("key") == key), None)
+    text = (robustness.short_verdict(row, robust) if row is not None and robust
+            else holm_verdict(record))
+    if tolerance is not None and not text.startswith("no answer"):
+        text += "; " + tolerance_text(record, tolerance)
+    return text
 
 
 def _label(answer: Answer) -> str:
@@ -449,13 +495,12 @@ def _label(answer: Answer) -> str:
 
 def table(answers: Sequence[Answer], run_dir: Path | None,
           robust: Mapping[str, Any] | None) -> pd.DataFrame:
-    """One row per answer: question, answer, (verdict,) example game."""
+    """One row per answer: question, answer, verdict (``verdict``), example game."""
     rows = []
     for a in answers:
         r = a["record"]
-        row = {"question": a["ask"], "answer": short_text(r)}
-        if robust:
-            row["robustness"] = verdict(a["key"], robust)
+        row = {"question": a["ask"], "answer": short_text(r),
+               "verdict": verdict(r, robust, a.get("tolerance"))}
         ex = list(r.get("examples") or [])
         row["example game"] = (f"`{replay_command(run_dir, int(ex[0]), r.get('example_variant') or BASE)}`"
                                if ex else "–")
@@ -507,6 +552,7 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
             if null is not None:
                 ax.axvline(float(null) * float(mine[0]["record"].get("scale") or 1.0),
                            color="#999", lw=1, ls="--")
+            ax.set_xlim(*axis_range(ax.get_xlim(), unit))
             ax.set_yticks(range(len(mine)), [_label(a) for a in mine], fontsize=8)
             ax.set_ylim(len(mine) - 0.5, -0.6)
             ax.set_xlabel(unit or "value (its own unit: see the answer)", fontsize=8)
@@ -520,6 +566,23 @@ def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
         fig.suptitle("Answers with 95 % intervals" + (" and each robustness condition"
                                                      if conds else ""), fontsize=9)
     return plot
+
+
+SHARE_UNITS = ("pp", "%")
+SHARE_PAD = 3.0  # pp a share's axis keeps on each side of what it draws
+
+
+def axis_range(limits: tuple[float, float], unit: str) -> tuple[float, float]:
+    """The x range of an answers panel: for a share or a difference of shares (``pp``, ``%``)
+    at least ``SHARE_PAD`` pp beyond what is drawn on each side, so that a ±1.5 pp interval
+    does not fill the panel (a % axis stays within 0–100); other units as drawn."""
+    lo, hi = limits
+    if unit not in SHARE_UNITS:
+        return lo, hi
+    lo, hi = lo - SHARE_PAD, hi + SHARE_PAD
+    if unit == "%":
+        lo, hi = max(lo, 0.0), min(hi, 100.0)
+    return lo, hi
 
 
 def chart_size(answers: Sequence[Answer], robust: Mapping[str, Any] | None
@@ -574,6 +637,59 @@ def _share(share: float) -> str:
     return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
 
 
+# ------------------------------------------------------------------ also found
+
+
+def seat_order(results: Mapping[str, Any]) -> str:
+    """The seat-order imbalance of the base arm in one line, or ``""`` when the test that
+    every turn-order position wins equally often (``first_player``'s chi-square, corrected
+    over the arms) does not reject: the position furthest from a fair share — any position,
+    not only the start player's — with its win share, Wilson interval and the fair share."""
+    rows = ((results.get("studies") or {}).get("first_player") or {}).get("by_variant") or []
+    rec = next((r for r in rows if r.get("variant") == BASE), None)
+    if rec is None or not rec.get("all_significant") or not rec.get("positions"):
+        return ""
+    fair = float(rec["fair"])
+    worst = max(rec["positions"], key=lambda r: abs(float(r["rate"]) - fair))
+    where = "the start player" if worst["position"] == 0 else (
+        f"the {_ordinal(int(worst['position']) + 1)} to move")
+    word = "below" if worst["rate"] < fair else "above"
+    return (f"Seat order: position {int(worst['position']) + 1} ({where}) wins "
+            f"{pct(worst['rate'], worst['lo'], worst['hi'])} of the games of `{BASE}`, {word} a "
+            f"fair {100 * fair:.1f} % (chi-square test that every position wins equally often, "
+            f"{p_text(rec.get('p_all_adjusted'), phrase=True)} after Holm over the arms).")
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}.get(
+        n, f"{n}th")
+
+
+def also_found(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+               asked: Sequence[str]) -> list[str]:
+    """Up to ``MAX_ALSO`` lines under the Answers: a seat-order imbalance (``seat_order``)
+    unless a question asks about it, then the largest findings (by standardized size) that
+    hold after Holm over the run's findings and that no answer shows, each in one short
+    sentence (``short_text``)."""
+    asked = set(asked)
+    out = []
+    seat = seat_order(results)
+    if seat and not any(k.startswith(("seat:", "seat_order")) for k in asked):
+        out.append(seat)
+    holding = [r for r in records if r.get("holds") and not r.get("same_test_as")
+               and not r.get("figure") and str(r.get("key")) not in asked
+               and not (seat and str(r.get("key")).startswith("seat:"))]
+    holding.sort(key=lambda r: -_size(r))
+    for r in holding[:MAX_ALSO - len(out)]:
+        out.append(f"`{r['key']}`: {short_text(r)}")
+    return out
+
+
+def _size(record: Mapping[str, Any]) -> float:
+    v = record.get("size")
+    return math.inf if record.get("exact") else (-math.inf if _missing(v) else float(v))
+
+
 # ------------------------------------------------------------------ the section
 
 
@@ -610,6 +726,8 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     elif questions and kind not in AS_WRITTEN:  # a study of arms of its own: its question first
         asked = {a["key"]: a for a in chosen}  # the file's words where both ask the same
         chosen = ([asked.pop(a["key"], a) for a in own]) + list(asked.values())
+    tolerances = {(q.get("ask"), q.get("finding")): q.get("tolerance") for q in questions}
+    chosen = [{**a, "tolerance": tolerances.get((a["ask"], a["key"]))} for a in chosen]
     part = Doc(doc.chart_dir)
     part.h(HEADING)
     link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
@@ -625,8 +743,12 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         else:
             how = (f"the {word}'s own questions, in a fixed order (declare yours with "
                    "[[questions]] and a key of analyzer findings RUN_DIR)")
-        verdicts = ("; robustness: the verdict of this run's robustness check"
-                    if robust else "; robustness: not checked (run analyzer robustness)")
+        verdicts = ("; verdict: the robustness check's verdict (and what moved it) where it "
+                    "checked the answer, else" if robust else "; verdict:")
+        verdicts += (f" \"{SIGNIFICANT}\", \"{NOT_SIGNIFICANT}\" or \"{FIGURE}\" (a number "
+                     "with no test)" + ("" if robust else
+                                       "; not checked for other players or rule defaults "
+                                       "(run analyzer robustness)"))
         shown = chosen[:MAX_SHOWN]
         more = (f" The first {MAX_SHOWN} of {len(chosen)} are shown; all are in "
                 "`summary.json` (`answers`)." if len(chosen) > MAX_SHOWN else "")
@@ -634,14 +756,20 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                   f"Answers: {how}. Numbers with their 95 % intervals{verdicts}; the key "
                   f"findings below give each one's test and method.{more}",
                   draw(shown, robust), chart_size(shown, robust))
+    extra = also_found(records, results, [a["key"] for a in chosen])
+    if extra:
+        part.p(f"**{ALSO}** (not asked; the largest findings that hold after Holm, and any "
+               "seat-order imbalance):")
+        for line in extra:
+            part.p(f"- {line}")
     if notes:
         part.p("Not answered here: " + "; ".join(notes) + (
             f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
             if kind not in AS_WRITTEN else "."))
     part.p(caveats(acted, run.get("defaults") or {}, link))
     doc.blocks[at:at] = part.blocks
-    return {"declared": bool(questions) and chosen is not own, "not_answered": notes, "answers": [_summary(a, run_dir, robust)
-                                                     for a in chosen]}
+    return {"declared": bool(questions) and chosen is not own, "not_answered": notes,
+            "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
 
 
 def _spec(game: Any) -> Any:
@@ -658,14 +786,16 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
     ex = list(r.get("examples") or [])
     return {"question": a["ask"], "key": a["key"], "answer": short_text(r),
             "estimate": _scaled(r, "estimate"), "lo": _scaled(r, "lo"), "hi": _scaled(r, "hi"),
-            "unit": r.get("unit") or "", "verdict": verdict(a["key"], robust),
+            "unit": r.get("unit") or "", "verdict": verdict(r, robust, a.get("tolerance")),
+            **({"tolerance": a["tolerance"]} if a.get("tolerance") is not None else {}),
             # the game the table's replay command shows (the command depends on where the run
             # directory is, so it is the report's, as for the key findings)
             "example": ({"game_id": int(ex[0]), "variant": r.get("example_variant") or BASE}
                         if ex else None)}
 
 
-__all__ = ["ablate", "balance", "caveats", "check_questions", "compare", "declared", "draw",
-           "game_key_patterns", "key_families",
+__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "check_questions",
+           "compare", "declared", "draw", "game_key_patterns", "holm_verdict", "key_families",
+           "seat_order", "tolerance_text",
            "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
            "tournament", "tune", "verdict"]

@@ -18,7 +18,16 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import design
-from analyzer.report.document import BASE, CORRECTION_NAME, Doc, num, pct, rows_of, signed
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_NAME,
+    Doc,
+    num,
+    pct,
+    rows_of,
+    signed,
+    value_text,
+)
 from analyzer.report.records import Table, as_table
 
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
@@ -225,8 +234,9 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                              zip(arms["score"], arms["score_lo"], arms["score_hi"])]
         if has_adv:
             tab["start-player advantage"] = [
-                f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo) else
-                f"{100 * m:+.1f} pp (too few games to estimate)" for m, lo, hi in
+                value_text(m, lo, hi, "pp", 100, 1, True, no_spread=False) if not math.isnan(lo)
+                else f"{value_text(m, None, None, 'pp', 100, 1, True)} (too few games to estimate)"
+                for m, lo, hi in
                 zip(arms["start_adv"], arms["start_adv_lo"], arms["start_adv_hi"])]
     tab["no winner"] = [pct(r, lo, hi) for r, lo, hi in
                         zip(arms["no_winner"], arms["no_winner_lo"], arms["no_winner_hi"])]

@@ -53,33 +53,56 @@ class Doc:
         self.blocks.append(("side", df, name, caption))
 
 
-def pct(rate: float, lo: float, hi: float) -> str:
-    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``"–"`` when missing; the share
-    alone without an interval; ``"(same in every game)"`` when there is no spread to make one
-    from, never a zero-width ``[0.0, 0.0]``)."""
-    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+def _missing(x: Any) -> bool:
+    try:
+        return x is None or math.isnan(float(x))
+    except (TypeError, ValueError):
+        return True
+
+
+def number(x: Any, scale: float = 1.0, digits: int = 1, signed: bool = False) -> str:
+    """The report's one number format: ``x × scale`` with ``digits`` decimals, with a sign
+    when ``signed`` (``"+4.6"``); ``"–"`` when missing (``None``, NaN, not a number)."""
+    if _missing(x):
         return "–"
-    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
-        return f"{100 * rate:.1f} %"
-    if lo == hi:
-        return f"{100 * rate:.1f} % (same in every game)"
-    return f"{100 * rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{scale * float(x):{'+' if signed else ''}.{digits}f}"
+
+
+def value_text(estimate: Any, lo: Any = None, hi: Any = None, unit: str = "",
+               scale: float = 1.0, digits: int = 1, signed: bool = False,
+               no_spread: bool = True) -> str:
+    """The report's one value format: an estimate with its unit and 95 % interval,
+    ``"+10.0 pp [+4.6, +15.4]"`` (``number`` for each; the estimate alone without an interval;
+    ``"–"`` when missing). ``no_spread``: an interval of no width (``lo == hi``) reads
+    ``"+0.0 pp (same in every game)"``, never a zero-width ``[0.0, 0.0]``."""
+    if _missing(estimate):
+        return "–"
+    unit = f" {unit.strip()}" if unit and unit.strip() else ""
+    text = number(estimate, scale, digits, signed) + unit
+    if _missing(lo) or _missing(hi):
+        return text
+    if no_spread and float(lo) == float(hi):
+        return f"{text} (same in every game)"
+    return f"{text} [{number(lo, scale, digits, signed)}, {number(hi, scale, digits, signed)}]"
+
+
+def pct(rate: float, lo: float, hi: float) -> str:
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``value_text`` in %: ``"–"`` when
+    missing; the share alone without an interval; ``"(same in every game)"`` when there is no
+    spread to make one from, never a zero-width ``[0.0, 0.0]``)."""
+    return value_text(rate, lo, hi, "%", 100, 1)
 
 
 def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (the mean alone without one;
-    ``"8.00 (same in every game)"`` when there is no spread to make an interval from)."""
-    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return "–"
-    if isinstance(lo, float) and math.isnan(lo):
-        return f"{mean:.{digits}f}"
-    if lo == hi == mean:
-        return f"{mean:.{digits}f} (same in every game)"
-    return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (``value_text``: the mean alone
+    without one; ``"8.00 (same in every game)"`` when there is no spread to make an interval
+    from)."""
+    return value_text(mean, lo, hi, digits=digits)
 
 
 def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
-    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [0.40, 2.00] *"``.
+    """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [+0.40, +2.00] *"``
+    (``value_text``).
 
     ``*`` = significant after the table's multiple-comparison correction when ``d`` has
     ``significant_adjusted`` (``stats.correct``), else the 95% interval excludes 0. A difference
@@ -88,14 +111,11 @@ def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int 
     ``"+0.0 pp (too few games to estimate: 5; at least 20)"``.
     """
     if "n" in d and d["n"] is not None and 0 < int(d["n"]) < stats.MIN_GAMES:
-        return (f"{scale * d['diff']:+.{digits}f}{unit} (too few games to estimate: {int(d['n'])};"
-                f" at least {stats.MIN_GAMES})")
+        return (f"{value_text(d['diff'], None, None, unit, scale, digits, True)} (too few games "
+                f"to estimate: {int(d['n'])}; at least {stats.MIN_GAMES})")
     sig = d["significant_adjusted"] if "significant_adjusted" in d else d["significant"]
     star = " *" if sig else ""
-    if d["lo"] == d["hi"]:
-        return f"{scale * d['diff']:+.{digits}f}{unit} (same in every game){star}"
-    return (f"{scale * d['diff']:+.{digits}f}{unit} [{scale * d['lo']:+.{digits}f}, "
-            f"{scale * d['hi']:+.{digits}f}]{star}")
+    return value_text(d["diff"], d["lo"], d["hi"], unit, scale, digits, True) + star
 
 
 def correction_name(method: str) -> str:
@@ -162,10 +182,7 @@ def param_text(v: Any) -> str:
 
 
 def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:
-    """A signed estimate with its interval, ``"+1.2 pp [+0.4, +2.0]"`` (``"–"`` when missing;
-    ``"(same in every game)"`` when there is no spread)."""
-    if m is None or math.isnan(m):
-        return "–"
-    if lo == hi == m:  # no spread over the games: the same in every game
-        return f"{m:+.{digits}f}{unit} (same in every game)"
-    return f"{m:+.{digits}f}{unit} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+    """A signed estimate with its interval, ``"+1.2 pp [+0.4, +2.0]"`` (``value_text`` of
+    numbers already in the shown unit; ``"–"`` when missing; ``"(same in every game)"`` when
+    there is no spread)."""
+    return value_text(m, lo, hi, unit, 1.0, digits, True)

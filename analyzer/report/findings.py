@@ -65,7 +65,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.files import atomic_path
 from analyzer.report import guesses
-from analyzer.report.document import BASE, Doc, p_text
+from analyzer.report.document import BASE, Doc, p_text, value_text
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
@@ -223,23 +223,15 @@ class Finding:
         """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``;
         ``"not measurable here (REASON)"`` or ``"too few games to estimate (N games; at least
         M needed)"`` instead when the run cannot give one."""
-        sign = "+" if self.signed else ""
-
-        def show(x: float) -> str:
-            return f"{self.scale * x:{sign}.{self.digits}f}"
-
         if self.unmeasurable:
             return f"not measurable here ({self.unmeasurable})"
         if self.too_few:
             return (f"too few games to estimate ({self.games} game{'s' if self.games != 1 else ''}"
                     f"; at least {self.min_games} needed)")
-        unit = f" {self.unit}" if self.unit else ""
         lo, hi = self.shown_interval()
-        if _missing(lo) or _missing(hi):
-            return show(self.estimate) + unit
-        if lo == hi and self.null is not None:  # a difference without spread
-            return f"{show(self.estimate)}{unit} (the same in every game)"
-        return f"{show(self.estimate)}{unit} [{show(lo)}, {show(hi)}]"
+        # a difference without spread is the same in every game; a figure keeps its interval
+        return value_text(self.estimate, lo, hi, self.unit, self.scale, self.digits,
+                          self.signed, no_spread=self.null is not None)
 
     def sentence(self) -> str:
         """The statement with the value filled in, then its ``caveats``."""
@@ -950,23 +942,32 @@ def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
     return f" Its own caveat: {clause.removeprefix(' — ')}."
 
 
+def value_unit(unit: str, scale: float) -> str:
+    """The unit a finding's numbers are stored in (``estimate``, ``lo``, ``hi``, ``null``,
+    ``se`` of its record): ``"fraction"`` for a share (``%``) or a difference of shares
+    (``pp``) shown ×100, else the shown ``unit`` itself (shown as stored)."""
+    return "fraction" if unit in ("%", "pp") and float(scale) == 100.0 else unit
+
+
 def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A finding for ``summary.json`` (the replay command is the report's: it depends on where
     the run directory is; ``examples`` and ``example_variant`` make it). ``defaults_acted``:
     whether its arm's games lean on labelled defaults (``guesses.lean``; ``None`` when the run
-    counts none)."""
+    counts none). ``unit`` is the unit shown (the numbers × ``scale``), ``value_unit`` the
+    unit the numbers are stored in (``value_unit``)."""
     f = a.finding
     lo, hi = f.shown_interval() if f.measured else (math.nan, math.nan)
     record = {"key": f.key, "sentence": f.sentence(),
               "estimate": f.estimate if f.measured else math.nan, "lo": lo, "hi": hi,
-              "unit": f.unit, "scale": f.scale, "digits": f.digits,
+              "unit": f.unit, "value_unit": value_unit(f.unit, f.scale), "scale": f.scale,
+              "digits": f.digits,
               "signed": f.signed, "null": f.null, "games": f.games,
               "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
               "exact": a.exact,
               "figure": not (a.tested or a.exact) and not a.same_test_as and f.measured,
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
-              "log": f.log, "se": _se(f) if f.measured else math.nan}
+              "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}
     if a.same_test_as:
         record["same_test_as"] = a.same_test_as
     if f.unmeasurable:
@@ -983,4 +984,4 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
 
 
 __all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "own_caveats",
-           "replay_command", "section"]
+           "replay_command", "section", "value_unit"]

@@ -30,6 +30,11 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
     over the variants (``correction``), each column its own family. With several policies, no
     seat rotation and a start player who never moves, position and policy are confounded: the
     tests are skipped and the report says so (``design.SeatDesign``).
+
+    Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
+    fractions) and ``positions``, each turn-order position's win share with its Wilson
+    interval (``{position, rate, lo, hi, unit: "fraction"}``; 0 = the start player), from which
+    the Answers' "Also found" names a seat-order imbalance at any position.
     """
     doc.h("First-player advantage")
     seats = as_table(seats)
@@ -53,6 +58,13 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         p_all = (float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 and not confounded
                  else math.nan)
         n_seats[var] = int(per["seats"].max()) if n else players
+        # each position's win share over the games it was held in (Wilson), for a seat-order
+        # imbalance at any position (the Answers' "Also found", issue #34)
+        held = s.groupby("start_position")["game_id"].nunique()
+        positions = [{"position": int(k), "rate": w.estimate, "lo": w.lo, "hi": w.hi,
+                      "unit": "fraction"}
+                     for k, w in ((k, stats.wilson(float(won), int(held[k])))
+                                  for k, won in s.groupby("start_position")["won"].sum().items())]
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
                      "fair": fair, "p_first": p_first, "p_all_seats": p_all,
                      "no_winner": no_winner,
@@ -60,7 +72,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                      "advantage_lo": adv.lo if adv else math.nan,
                      "advantage_hi": adv.hi if adv else math.nan,
                      "position_test": "skipped: policy and position confounded" if confounded
-                     else "done"})
+                     else "done", "positions": positions})
     table = pd.DataFrame(recs)
     table = stats.correct(table, correction, p_column="p_first").rename(
         columns={"p_adjusted": "p_first_adjusted", "significant_adjusted": "first_significant"})

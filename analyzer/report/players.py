@@ -29,7 +29,16 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import balance
-from analyzer.report.document import BASE, CORRECTION_NAME, Doc, num, pct, rows_of, signed
+from analyzer.report.document import (
+    BASE,
+    CORRECTION_NAME,
+    Doc,
+    num,
+    pct,
+    rows_of,
+    signed,
+    value_text,
+)
 from analyzer.report.records import Table, as_table
 
 # game-level outcomes compared: metric -> (label, scale, unit, digits); start_adv first
@@ -182,8 +191,10 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
             tab[label] = [pct(e, lo, hi) for e, lo, hi in
                           zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         elif m == "start_adv":
-            tab[label] = [f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not math.isnan(lo)
-                          else f"{100 * e:+.1f} pp (too few games to estimate)"
+            tab[label] = [value_text(e, lo, hi, "pp", 100, 1, True, no_spread=False)
+                          if not math.isnan(lo) else
+                          f"{value_text(e, None, None, 'pp', 100, 1, True)} (too few games to "
+                          "estimate)"
                           for e, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
         else:
             tab[label] = [num(e, lo, hi, digits) for e, lo, hi in

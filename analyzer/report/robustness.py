@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.report.document import Doc, p_text
+from analyzer.report.document import Doc, number, p_text, value_text
 
 FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
 RESULT = "robustness.json"
@@ -115,15 +115,10 @@ def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
 
 
 def _show(row: Mapping[str, Any], x: Any, signed: bool | None = None) -> str:
-    """``x`` in the finding's display unit (its ``scale``, ``digits`` and sign)."""
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    if math.isnan(v):
-        return "–"
-    sign = "+" if (row.get("signed") if signed is None else signed) else ""
-    return f"{(row.get('scale') or 1.0) * v:{sign}.{int(row.get('digits') or 2)}f}"
+    """``x`` in the finding's display unit (its ``scale``, ``digits`` and sign;
+    ``document.number``)."""
+    return number(x, float(row.get("scale") or 1.0), int(row.get("digits") or 2),
+                  bool(row.get("signed") if signed is None else signed))
 
 
 def _unit(row: Mapping[str, Any]) -> str:
@@ -131,13 +126,13 @@ def _unit(row: Mapping[str, Any]) -> str:
 
 
 def _value(row: Mapping[str, Any], r: Mapping[str, Any] | None) -> str:
-    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``."""
+    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``
+    (``document.value_text``)."""
     if not r:
         return "–"
-    text = _show(row, r.get("estimate")) + _unit(row)
-    if _show(row, r.get("lo")) != "–" and _show(row, r.get("hi")) != "–":
-        text += f" [{_show(row, r.get('lo'))}, {_show(row, r.get('hi'))}]"
-    return text
+    return value_text(r.get("estimate"), r.get("lo"), r.get("hi"), str(row.get("unit") or ""),
+                      float(row.get("scale") or 1.0), int(row.get("digits") or 2),
+                      bool(row.get("signed")), no_spread=False)
 
 
 def _difference(row: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
@@ -316,14 +311,12 @@ def content_text(row: Mapping[str, Any] | None) -> str:
 
 
 def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
-    if r is None:
+    """A table cell: the estimate and interval (``document.value_text``, two decimals) and
+    ``mark``; ``"—"`` when not computed."""
+    if r is None or value_text(r.get("estimate")) == "–":
         return "—"
-    est, lo, hi = (r.get(k) for k in ("estimate", "lo", "hi"))
-    if est is None or (isinstance(est, float) and math.isnan(est)):
-        return "—"
-    text = f"{scale * est:+.2f}" if signed else f"{scale * est:.2f}"
-    if lo is not None and hi is not None and not (isinstance(lo, float) and math.isnan(lo)):
-        text += f" [{scale * lo:.2f}, {scale * hi:.2f}]"
+    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "", scale, 2, signed,
+                      no_spread=False)
     return f"{text} {mark}".strip()
 
 
@@ -562,4 +555,96 @@ def _plot(ax, rows: list[Mapping[str, Any]], conds: list[Mapping[str, Any]]) -> 
         panel.remove()
 
 
-__all__ = ["FOLDER", "RESULT", "content_text", "load", "reason", "section", "verdict_text"]
+# ------------------------------------------------------------------ the verdict in a few words
+
+MAX_VALUES = 3  # condition values quoted in a short verdict
+
+
+def _group(c: Mapping[str, Any]) -> tuple[str, str]:
+    """The group a condition is counted in for a short verdict, and its plural noun: the
+    ladder's players, the rule defaults, each guessed content table's draws."""
+    kind = c.get("kind")
+    if kind == "content":
+        return f"content:{c.get('table')}", str(c.get("draws_noun") or f"{c.get('table')} draws")
+    return str(kind), {"players": "ladder players", "rule": "rule defaults"}.get(
+        str(kind), "conditions")
+
+
+def _side_of(x: float, null: float) -> int:
+    return 0 if x == null else (1 if x > null else -1)
+
+
+def moved_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """What moved a finding, in a few words, from the conditions' own numbers, per group of
+    conditions (the ladder's players, the rule defaults, each content table's draws): under how
+    many the estimate lies on the other side of no effect (``"flips sign under 2 of 4 token
+    lists: +14.9, +23.8"``), then those that lost it or left it too uncertain. ``""`` when no
+    condition did either."""
+    conds = {c["name"]: c for c in data.get("conditions", [])}
+    by = row.get("by_condition") or {}
+    states = row.get("states") or {}
+    null = float(row.get("null") or 0.0)
+    try:
+        here = _side_of(float(row.get("estimate")), null)
+    except (TypeError, ValueError):
+        here = 0
+    groups: dict[str, tuple[str, list[str]]] = {}
+    for name, c in conds.items():
+        found = by.get(name) or {}
+        if found.get("estimate") is None or found.get("unmeasurable"):
+            continue
+        g, noun = _group(c)
+        groups.setdefault(g, (noun, []))[1].append(name)
+
+    def values(names: list[str], kind: str) -> str:
+        shown = []
+        for n in names[:MAX_VALUES]:
+            v = _show(row, (by.get(n) or {}).get("estimate"))
+            label = str(conds[n].get("label", n)).removeprefix("every seat: ").split(" (")[0]
+            shown.append(v if kind.startswith("content") else f"{label} {v}")
+        return ", ".join(shown) + (" …" if len(names) > MAX_VALUES else "")
+
+    parts = []
+    for g, (noun, names) in groups.items():
+        flips = [n for n in names if here and _side_of(
+            float(by[n]["estimate"]), float(by[n].get("null") or null)) == -here]
+        lost = [n for n in names if states.get(n) == "lost" and n not in flips]
+        wide = [n for n in names if states.get(n) == "wide" and n not in flips]
+        for what, these in (("flips sign", flips), ("loses significance", lost),
+                            ("too uncertain", wide)):
+            if these:
+                parts.append(f"{what} under {len(these)} of {len(names)} {noun}: "
+                             f"{values(these, g)}")
+    return "; ".join(parts)
+
+
+def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """A finding's robustness verdict for the Answers table, in a few words: ``"holds"``;
+    ``"sensitive: flips sign under …"``; ``"unresolved: not significant in this run after
+    Holm; flips sign under 2 of 4 token lists: +14.9, +23.8"``; a figure's range; ``"not
+    checked"`` when no condition measures it."""
+    v = row.get("verdict")
+    moved = moved_text(row, data)
+    if v == "holds":
+        n = sum(1 for s in (row.get("states") or {}).values()
+                if s not in ("absent", "unmeasurable"))
+        return f"holds under all {n} other condition{'s' if n != 1 else ''}"
+    if v == "sensitive":
+        return "sensitive: " + (moved or _names(list(row.get("sensitive_to") or []),
+                                                _labels(data)))
+    if v == "unresolved":
+        why = ("not significant in this run after Holm" if not row.get("base_significant", True)
+               else "")
+        return "unresolved: " + "; ".join(p for p in (why, moved) if p) if why or moved \
+            else "unresolved"
+    if v == "figure":
+        rng = row.get("range")
+        if rng:
+            return (f"measured figure: {_show(row, rng[0])} to {_show(row, rng[1])}{_unit(row)} "
+                    "over the conditions")
+        return "measured figure"
+    return "not checked (no condition measures it)"
+
+
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "reason", "section",
+           "short_verdict", "verdict_text"]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, p_text, param_text, pct
+from analyzer.report.document import Doc, p_text, param_text, pct, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
@@ -94,7 +94,8 @@ def difference_text(d: dict[str, Any]) -> str:
     report: ``"+3.2 pp [+1.0, +5.4]"``, or ``"+0.0 pp (too few games to estimate: 5 seeds; at
     least 20 needed)"``."""
     if d.get("too_few") or d.get("n", stats.MIN_GAMES) < stats.MIN_GAMES:
-        return (f"{100 * d['diff']:+.1f} pp (too few games to estimate: {d['n']} seeds; at "
+        return (f"{value_text(d['diff'], None, None, 'pp', 100, 1, True)} (too few games to "
+                f"estimate: {d['n']} seeds; at "
                 f"least {stats.MIN_GAMES} needed)")
     return _signed(d)
 
@@ -159,9 +160,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"the tuned parameters are better; give `--validation-games` at least "
               f"{stats.MIN_GAMES}.")
     else:
-        doc.p(f"**Tuned − start: {100 * d['diff']:+.1f} percentage points "
-              f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]** ({p_text(d['p_value'], phrase=True)}): the tuned "
-              f"parameters are {verdict} on fresh seeds.")
+        doc.p(f"**Tuned − start: {_signed(d)}** ({p_text(d['p_value'], phrase=True)}): the "
+              f"tuned parameters are {verdict} on fresh seeds.")
     doc.p(f"The check's seeds are derived from this whole tune (scenario, seat, seed, budget, "
           f"games, population, check size and opponents; root seed "
           f"{study['validation_seed']}), so another tune is checked on other games. Still, "
@@ -236,9 +236,7 @@ def _fair_sentence(check: dict[str, Any], players: int) -> str:
 
 def _signed(d: dict[str, Any]) -> str:
     """A difference with its interval in pp, ``"+12.3 pp [+8.0, +16.6]"``."""
-    if np.isnan(d["lo"]) or np.isnan(d["hi"]):
-        return f"{100 * d['diff']:+.1f} pp"
-    return f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+    return value_text(d["diff"], d["lo"], d["hi"], "pp", 100, 1, True, no_spread=False)
 
 
 def _iv(x: dict) -> dict:

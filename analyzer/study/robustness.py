@@ -275,9 +275,13 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
         arms = tuple(replace(a, seats=tuple(seat for _ in a.seats)) for a in scenario.arms)
         n = min(games, search_games) if searches(scenario, seat) else games
         params = ", ".join(f"{k} = {_value_text(v)}" for k, v in seat.params.items())
-        label = f"every seat: {seat.policy}" + (f" ({params})" if params and name != "tuned"
-                                                else "") + (" with the tuned parameters"
-                                                            if name == "tuned" else "")
+        if name == "tuned":
+            label = f"every seat: {seat.policy} with the tuned parameters"
+        elif token.strip().endswith(".toml"):  # named by its file, not its many values
+            label = (f"every seat: {name} ({seat.policy}, parameters from "
+                     f"{Path(token.strip()).name})")
+        else:
+            label = f"every seat: {seat.policy}" + (f" ({params})" if params else "")
         out.append(Condition(f"players-{name}", "players", label,
                              replace(scenario, arms=arms, games=n,
                                      name=f"{scenario.name}-players-{name}")))

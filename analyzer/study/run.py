@@ -244,7 +244,7 @@ class StudyRun:
                       "seats": [s.name for s in a.seats], "players": scenario.arm_players(a)}
                      for a in scenario.arms],
             "defaults": defaults_facts(scenario),
-            "questions": [{"ask": q.ask, "finding": q.finding} for q in scenario.questions],
+            "questions": [q.as_dict() for q in scenario.questions],
             # what each user data table changes, read now: the report is re-rendered from these
             "tables": tablediff.run_facts(scenario.spec.tables,
                                           [(a.name, a.rules) for a in scenario.arms]),

@@ -130,7 +130,7 @@ class Pool:
         out["entrants"] = [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
                            for e in self.entrants]
         if self.questions:
-            out["questions"] = [{"ask": q.ask, "finding": q.finding} for q in self.questions]
+            out["questions"] = [q.as_dict() for q in self.questions]
         return out
 
 

@@ -27,7 +27,8 @@ picked as the best of many noisy ones). They are played against the starting par
 win rates and the paired per-deal difference with 95 % intervals.
 
 Files in the run directory: ``tuned.toml`` (``params_file`` of a scenario seat or pool entrant),
-``search.parquet`` (every candidate of every generation: parameters and win rate),
+``search.parquet`` (every candidate of every generation: parameters and win rate, a
+fraction as its ``win_rate_unit`` says),
 ``games.parquet`` / ``seats.parquet`` (the fresh-seed check), ``scenario.toml``,
 ``summary.json``, the report with the convergence chart and the parameter trajectories, and
 ``search/gen-NNNN/`` and ``chunks/`` (the runner's parts, for ``resume``).
@@ -436,7 +437,8 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
         history.append({"generation": g, "seed": root, "best": wins[best],
                         "mean": float(np.mean(wins)), "best_params": cands[best],
                         "mean_params": mean, "sigma": float(es.sigma)})
-        rows += [{"generation": g, "candidate": k, "win_rate": w, "games": p.games,
+        rows += [{"generation": g, "candidate": k, "win_rate": w, "win_rate_unit": "fraction",
+                  "games": p.games,
                   **{dim.name: c[dim.name] for dim in p.dims}}
                  for k, (c, w) in enumerate(zip(cands, wins))]
         say(f"generation {g + 1}/{p.generations}: best {100 * wins[best]:.1f} %, mean "

@@ -53,7 +53,14 @@ from analyzer.games.cartus import findings
 from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
-from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
+from analyzer.report.document import (
+    CORRECTION_SHORT,
+    Doc,
+    correction_of,
+    p_text,
+    pct,
+    rows_of,
+)
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 
@@ -549,7 +556,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     # no interval here: max − min is biased upward, its interval need not contain it
     view["balance"] = [f"{100 * b:.1f} pp" for b in table["balance"]]
     view["unbalanced"] = ["yes" if s else "" for s in table["imbalance_sig"]]
-    view[f"p ({mname})"] = [f"{p:.3g}" for p in table["imbalance_p_adj"]]
+    view[f"p ({mname})"] = [p_text(p) for p in table["imbalance_p_adj"]]
     if has_death:
         view["death rate"] = [pct(d, lo, hi) for d, lo, hi in
                               zip(table["death"], table["death_lo"], table["death_hi"])]

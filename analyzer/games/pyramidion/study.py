@@ -33,6 +33,7 @@ from analyzer.report.document import (
     Doc,
     correction_of,
     num,
+    p_text,
     pct,
     rows_of,
     signed,
@@ -286,11 +287,6 @@ def goods_win_model(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                          "hi": np.exp(ci[:, 1]), "p_value": p})
 
 
-def _p(p: float) -> str:
-    """A p-value for a table; below 1e-16 it is only "< 1e-16" (float precision)."""
-    return "< 1e-16" if p < 1e-16 else f"{p:.2g}"
-
-
 def _plot_sites(ax, table: pd.DataFrame, value: str, lo: str, hi: str, xlabel: str,
                 title: str) -> None:
     """Horizontal bars per site (most contested on top) with 95% error bars."""
@@ -418,8 +414,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         "variant": sp["variant"], "start position": sp["start_position"],
         "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
         "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
-        f"p (all equal), {mname}": [(_p(p) if p < 0.001 else f"{p:.3f}") + (" *" if sig else "")
-                                if not math.isnan(p) else "–"
+        f"p (all equal), {mname}": [p_text(p) + (" *" if sig and not math.isnan(p) else "")
                                 for p, sig in zip(sp["p_equal_adjusted"],
                                                   sp["equal_significant"])],
     }))
@@ -552,7 +547,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
             "source": [dict(SOURCES)[c] for c in model["source"]],
             "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
                                     zip(model["odds_ratio"], model["lo"], model["hi"])],
-            f"p ({mname})": [_p(p) + (" *" if sig else "")
+            f"p ({mname})": [p_text(p) + (" *" if sig else "")
                          for p, sig in zip(model["p_adjusted"], model["significant_adjusted"])],
         }))
         doc.chart("pyramidion_goods_odds.png",
@@ -602,8 +597,8 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
                      f"wins most ({100 * best.rate:.1f} %), {int(worst.start_position)} least "
                      f"({100 * worst.rate:.1f} %) against a fair "
                      f"{100 * fair.get(arm, 1 / players):.1f} %; "
-                     f"p = {_p(float(b['p_equal_adjusted'].iloc[0]))} ({mname}) for all positions "
-                     "equal.")
+                     f"{p_text(float(b['p_equal_adjusted'].iloc[0]), phrase=True)} ({mname}) "
+                     "for all positions equal.")
     for r in h2h[h2h["policy"] == "greedy"].to_dict("records"):
         lines.append(f"**Greedy in `{r['variant']}`** wins {100 * r['rate']:.1f} % per seat, "
                      f"the other seats {100 * r['others']:.1f} %: "
