@@ -19,8 +19,8 @@ import typer
 
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
-from analyzer.keywords import checked
 from analyzer.games import available_games, get_game
+from analyzer.keywords import checked
 from analyzer.scenario import Scenario, add_variants
 from analyzer.studies import CORRECTIONS, StudyKind, TargetCi
 from analyzer.study import sweep

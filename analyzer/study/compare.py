@@ -23,7 +23,6 @@ from typing import Annotated, Any
 import typer
 
 from analyzer import runner
-
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name

@@ -27,7 +27,6 @@ from typing import Annotated, Any
 import typer
 
 from analyzer import studies
-
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
