@@ -39,7 +39,6 @@ _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "
 FORCE_HELP = ("Replace the run in --out, everything in it, even when another scenario, seed "
               "or study made it (else refused, so a mistyped --out loses no study).")
 
-CSV_HELP = studies.CSV_HELP
 
 
 class Backend(str, Enum):
@@ -67,7 +66,7 @@ Force = Annotated[bool, typer.Option("--force", help=FORCE_HELP)]
 Quiet = Annotated[bool, typer.Option(
     "--quiet", help=f"No progress (a bar on a terminal, else a line every "
                     f"{runner.PROGRESS_EVERY:.0f} s).")]
-Csv = Annotated[bool, typer.Option("--csv", help=CSV_HELP)]
+Csv = Annotated[bool, typer.Option("--csv", help=studies.CSV_HELP)]
 PlanFlag = Annotated[bool, typer.Option(
     "--plan", help="Print the plan (parts, arms, games) and its estimated CPU and wall time, "
                    "from this machine's measured speed of these players, then exit without "

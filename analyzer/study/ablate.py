@@ -82,12 +82,8 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: Correction = 
         Variants already in the scenario are left out (only the base is ablated).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the ranked table.
-    target_ci : float, optional
-        As in ``analyzer.api.simulate``.
-    **run_options
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
-        ``reports/<name>-ablate``), ``resume``, ``force``, ``progress``, ``csv``).
+    target_ci, **run_options
+        The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-ablate``).
 
     Raises
     ------

@@ -138,12 +138,8 @@ def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: Target
     name : str, optional
         Run name (default from the file names); the run directory is ``reports/<name>`` unless
         ``out`` is given.
-    target_ci : float, optional
-        As in ``analyzer.api.simulate``.
-    **run_options
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out``, ``resume``, ``force``,
-        ``progress``, ``csv``).
+    target_ci, **run_options
+        The run flags of ``analyzer.api.simulate``.
 
     Returns
     -------

@@ -236,12 +236,8 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
         ``won`` (win rate) or a numeric seat column (``score``, a game's own metric).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the variant-vs-base table.
-    target_ci : float, optional
-        As in ``analyzer.api.simulate``.
-    **simulate_kwargs
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
-        ``reports/<name>-sweep``), ``resume``, ``force``, ``progress``, ``csv``).
+    target_ci, **simulate_kwargs
+        The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
 
     Returns
     -------
