@@ -235,17 +235,17 @@ def options(kind: studies.StudyKind) -> list[inspect.Parameter]:
     hints = typing.get_type_hints(kind.api, include_extras=True)
     out = []
     for p in inspect.signature(kind.api).parameters.values():
-        info = getattr(hints.get(p.name), "__metadata__", (None,))[0]
-        if isinstance(info, OptionInfo):
+        base, *info = typing.get_args(hints.get(p.name)) or (None,)
+        if info and isinstance(info[0], OptionInfo):
             out.append(inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
-                                         annotation=Annotated[_cli_type(hints[p.name].__origin__),
-                                                              info]))
+                                         annotation=Annotated[_cli_type(base), info[0]]))
     return out + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                     annotation=annotation)
                   for name, (annotation, default) in kind.options.items()]
 
 
-def _flag_of(p: inspect.Parameter) -> str:
+def option_flag(p: inspect.Parameter) -> str:
+    """The flag of an option of ``options``: its declared one (``--param``) or ``flag``'s."""
     info = typing.get_args(p.annotation)[1]
     return info.param_decls[0] if info.param_decls else flag(p.name)
 
@@ -282,7 +282,7 @@ def command(kind: studies.StudyKind) -> Callable:
             return instead(argument, given, flags)
         words = ["analyzer", kind.kind, *map(str, argument if isinstance(argument, list)
                                               else [argument])]
-        hint = {_flag_of(p): given[p.name] for p in own if given[p.name] != p.default}
+        hint = {option_flag(p): given[p.name] for p in own if given[p.name] != p.default}
         with resumable(words, {**hint, **flags.hint()}):
             res = kind.api(argument, **given, **api_flags(kind.api, flags))
         kind.tell(res, typer.echo)

@@ -40,7 +40,7 @@ def test_each_option_of_a_kind_is_in_its_help_once(kind):
     res = cli.invoke(app, [kind, "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     own = study_cli.options(studies.STUDIES[kind])
-    flags = [study_cli._flag_of(p) for p in own]
+    flags = [study_cli.option_flag(p) for p in own]
     assert flags, kind  # every kind has options of its own
     for option in [*flags, *(study_cli.flag(f) for f in studies.RUN_FLAGS if f != "quiet"),
                    "--quiet"]:
