@@ -1,44 +1,49 @@
-"""The study kinds, each declared once: what ``analyzer simulate``, ``compare``, ``sweep``,
-``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` are.
+"""The study kinds: what ``analyzer simulate``, ``compare``, ``sweep``, ``ablate``,
+``tournament``, ``tune``, ``robustness`` and ``balance`` are.
+
+Each study module of ``MODULES`` (``analyzer/study/<kind>.py``) declares its kind once, as
+``KIND = StudyKind(...)``: its Python function, whose own options are its parameters annotated
+with ``typing.Annotated[type, typer.Option(help=...)]`` (the command line is built from them
+and the shared run flags ``RUN_FLAGS``, ``analyzer.study_cli``), its report, its finding-key
+families and its answers. This module only collects them (``kinds``, ``STUDIES``), importing
+the modules by name when first asked, so it imports no study and makes no import cycle.
 
 A study kind is the ``kind`` a run records (``summary.json["run"]["study"]["kind"]``; a plain
-run is ``simulate``) and the command that runs it. Its entry in ``STUDIES`` names
-
-- ``api``: its Python function (``analyzer.api`` exports every one),
-- ``command``: its command-line function (``analyzer.study_cli``); every one takes the run
-  flags ``RUN_FLAGS`` (declared once there, as ``typing.Annotated`` aliases) and its own
-  options,
-- ``section``: its section of the generic report, or ``own_report``: the module whose
-  ``build`` writes a report of its own instead (with the labelled-defaults appendix when
-  ``appendix``),
-- ``results``: where its numbers are in ``summary.json["results"]``,
-- ``half_width``: what ``--target-ci`` narrows (``None``: every reported win-rate interval,
-  ``analyzer.precision.max_half_width``),
-- ``answers``: the function that gives the study's answers in a fixed order when the study
-  file declares no ``[[questions]]`` — the report's Answers table (issue #25,
-  ``analyzer.report.answers``).
-
-Functions are named by dotted path (``"module:function"``, ``load``) and imported when used,
-so this module imports no study and the registry makes no import cycle.
+run is ``simulate``) and the command that runs it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
+import typer
+
+# the modules declaring a ``KIND``, in the order of the commands
+MODULES = tuple(f"analyzer.study.{m}" for m in (
+    "simulate", "compare", "sweep", "ablate", "tournament", "tune", "robustness", "balance"))
 # the run flags every study command takes (``analyzer.study_cli``), as API keyword arguments
 # (``quiet`` is the API's ``progress=False``)
-ANSWERS = "analyzer.report.answers"  # the module of every study kind's ``answers``
 RUN_FLAGS = ("games", "seed", "jobs", "backend", "scheduler", "chunk_size", "out", "resume",
              "force", "quiet", "csv", "plan", "time")
+
+CSV_HELP = ("Also write the records as games.csv and seats.csv beside the Parquet files (one "
+            "row per game / per seat and game, with a header row), for spreadsheets.")
+# options several study kinds take
+TargetCi = Annotated[float | None, typer.Option(
+    help="Keep adding chunks until every win-rate interval is within ± this share (e.g. 0.01 "
+         "= ±1 pp), or --games is reached; says how many games it took.")]
+ScenarioFile = Annotated[Path, typer.Argument(help="Scenario TOML file.")]
+CORRECTIONS = Literal["holm", "bh"]
 
 
 @dataclass(frozen=True)
 class StudyKind:
-    """One study kind (see the module docstring).
+    """One study kind, declared once in its module as ``KIND``.
 
     Attributes
     ----------
@@ -46,93 +51,101 @@ class StudyKind:
         Its name: the command and ``run.study.kind``.
     word : str
         A run of it in a message: ``"the sweep of 'toy' (seed 3)"``.
-    summary : str
-        One line for the command-line help.
-    api, command : str
-        ``"module:function"`` of its Python function and of its command.
+    api : callable
+        Its Python function (``analyzer.api`` exports it). Its parameters annotated
+        ``Annotated[type, typer.Option(...)]`` are the command's own options (a union type is
+        read on the command line as its first member, a sequence as a repeated option).
+    argument : tuple of (str, annotation)
+        The command's argument: its name and ``Annotated[type, typer.Argument(...)]``.
+    help : str or callable
+        The command's help (a callable: made when the command is registered).
+    tell : callable
+        ``tell(result, say)``: what the command prints once the study is done.
     default_out : str
         Its run directory under ``reports/``: a format string of ``name`` (the scenario's or
         pool's) and the study's own keyword arguments (``seat`` of ``tune``).
     section, own_report : str, optional
         ``"module:function"`` of its section in the generic report (called as
-        ``section(doc, study, run, games, seats, context)``), or the module whose
+        ``section(doc, run, games, seats, players, item_kind)``), or the module whose
         ``build(doc, run, seats, run_dir)`` writes a report of its own.
     appendix : bool
         An own report ends with the labelled-defaults appendix of the generic one.
     results : tuple of str
         The path of its numbers in ``summary.json["results"]``.
     half_width : str, optional
-        ``"module:function"`` of the widest interval ``--target-ci`` narrows.
-    answers : str, optional
-        ``"module:function"`` giving the study's answers in a fixed order (issue #25).
+        ``"module:function"`` of the widest interval ``--target-ci`` narrows (``None``: every
+        reported win-rate interval, ``analyzer.precision.max_half_width``).
+    answers : str
+        ``"module:function"`` giving the study's answers in a fixed order when the study file
+        declares no ``[[questions]]`` (issue #25, ``analyzer.report.answers``).
+    families : tuple of str
+        The finding-key families only this kind makes (``tuned_minus_start``).
+    as_written : bool
+        It plays the study file's own arms, so a question's unknown key is an error; a kind
+        making arms of its own (a sweep's values) has keys the file cannot know.
+    entrants : bool
+        Its keys are per entrant of a pool (``win_rate:ENTRANT``, ``rating_gap``).
+    game_keys : bool
+        Its report has the game's own sections, whose keys a question may name.
+    flag_help : mapping
+        Run flags whose meaning the command narrows (``tune --games``), by keyword.
+    budgets : bool or str
+        A reason ``--time`` cannot size its games (``True``: it can).
+    options : mapping
+        Command-line options its Python function does not take, ``name: (annotation,
+        default)``; with ``command``, ``"module:function"`` of what the command runs instead
+        of the function: ``command(argument, options, flags)``.
     """
 
     kind: str
     word: str
-    summary: str
-    api: str
-    command: str
+    api: Callable[..., Any]
+    argument: tuple[str, Any]
+    help: str | Callable[[], str]
+    tell: Callable[[Any, Callable[[str], None]], None]
     default_out: str = "{name}"
     section: str | None = None
     own_report: str | None = None
     appendix: bool = True
     results: tuple[str, ...] = ()
     half_width: str | None = None
-    answers: str | None = None
+    answers: str = "analyzer.report.answers:simulate"
+    families: tuple[str, ...] = ()
+    as_written: bool = False
+    entrants: bool = False
+    game_keys: bool = True
+    flag_help: Mapping[str, str] = field(default_factory=dict)
+    budgets: bool | str = True
+    options: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+    command: str | None = None
 
 
-STUDIES: dict[str, StudyKind] = {s.kind: s for s in (
-    StudyKind("simulate", "run", "Run a scenario, store the records and write the report.",
-              "analyzer.api:simulate", "analyzer.study_cli:simulate",
-              answers=f"{ANSWERS}:simulate"),
-    StudyKind("compare", "comparison",
-              "Play several scenarios on the same game seeds; paired differences.",
-              "analyzer.study.compare:compare", "analyzer.study_cli:compare",
-              section="analyzer.report.compare:section", results=("studies", "compare"),
-              answers=f"{ANSWERS}:compare"),
-    StudyKind("sweep", "sweep",
-              "One variant per parameter value on shared seeds; the metric against the value.",
-              "analyzer.study.sweep:sweep", "analyzer.study_cli:sweep", "{name}-sweep",
-              section="analyzer.report.sweep:section", results=("studies", "sweep"),
-              answers=f"{ANSWERS}:sweep"),
-    StudyKind("ablate", "ablation", "Value of each item in play, by leaving it out.",
-              "analyzer.study.ablate:ablate", "analyzer.study_cli:ablate", "{name}-ablate",
-              section="analyzer.report.ablate:section", results=("studies", "ablate"),
-              answers=f"{ANSWERS}:ablate"),
-    StudyKind("tournament", "tournament",
-              "Rate players on common seeds (Plackett–Luce, head to head).",
-              "analyzer.study.tournament:tournament", "analyzer.study_cli:tournament",
-              own_report="analyzer.report.tournament",
-              results=("tournament",),
-              half_width="analyzer.precision:entrant_half_width",
-              answers=f"{ANSWERS}:tournament"),
-    StudyKind("tune", "tuning",
-              "Fit one seat's policy parameters (CMA-ES), checked on fresh seeds.",
-              "analyzer.study.tune:tune", "analyzer.study_cli:tune", "{name}-tune-seat{seat}",
-              own_report="analyzer.report.tuning", results=("tune",),
-              answers=f"{ANSWERS}:tune"),
-    StudyKind("robustness", "robustness check",
-              "Do the key findings hold for other players and other rule defaults?",
-              "analyzer.study.robustness:robustness", "analyzer.study_cli:robustness",
-              section="analyzer.report.robustness:section", results=("robustness",),
-              answers=f"{ANSWERS}:simulate"),
-    StudyKind("balance", "balance search",
-              "Find the rule or table value that brings a finding to a target, checked on "
-              "fresh seeds.", "analyzer.study.balance:balance", "analyzer.study_cli:balance",
-              "{name}-balance", own_report="analyzer.report.balancing", results=("balance",),
-              answers=f"{ANSWERS}:balance"),
-)}
+@functools.cache
+def _collect(modules: tuple[str, ...]) -> dict[str, StudyKind]:
+    kinds = [importlib.import_module(m).KIND for m in modules]
+    return {k.kind: k for k in kinds}
+
+
+def kinds() -> dict[str, StudyKind]:
+    """Every study kind, by name, in the order of ``MODULES``."""
+    return _collect(MODULES)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "STUDIES":  # collected when first used: the study modules import this one
+        return kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def study_kind(kind: str | None) -> StudyKind:
     """The entry of ``kind`` (``None`` or a kind this version does not know: ``simulate``)."""
-    return STUDIES.get(kind or "simulate", STUDIES["simulate"])
+    return kinds().get(kind or "simulate", kinds()["simulate"])
 
 
 def word(kind: str) -> str:
     """How a message names a run of ``kind`` (``"sweep"``, ``"ablation"``); an unknown kind
     by its name."""
-    return STUDIES[kind].word if kind in STUDIES else kind
+    return kinds()[kind].word if kind in kinds() else kind
 
 
 def of_run(run: Mapping[str, Any]) -> StudyKind:
@@ -150,13 +163,13 @@ def load(ref: str) -> Any:
 def results_of(results: Mapping[str, Any], kind: str) -> Any:
     """The numbers of study ``kind`` in ``summary.json["results"]`` (``None`` when absent)."""
     node: Any = results
-    for key in STUDIES[kind].results:
+    for key in kinds()[kind].results:
         node = (node or {}).get(key) if isinstance(node, Mapping) else None
-    return node if STUDIES[kind].results else None
+    return node if kinds()[kind].results else None
 
 
 def listing() -> str:
     """``"simulate, compare, sweep, ablate, tournament, tune and robustness"``: every study
     command, for help texts."""
-    names = list(STUDIES)
+    names = list(kinds())
     return ", ".join(names[:-1]) + " and " + names[-1]

@@ -51,12 +51,12 @@ APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imp
 # finding-key families whose keys follow from a study's arms and seats, before a game is played
 ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players", "win_rate")
 ENTRANT_FAMILIES = ("win_rate",)
-# the study kinds that play the study file's own arms: a question's unknown key is an error
-AS_WRITTEN = ("simulate", "robustness", "tournament")
-# finding-key families only one study kind makes
-OWN_FAMILIES = {"tune": ("tuned_minus_start", "tuned_above_fair"),
-                "tournament": ("rating_gap",), "balance": ("balance",),
-                "ablate": ("item",)}
+
+
+def as_written(kind: str) -> bool:
+    """Whether study ``kind`` plays the study file's own arms (its ``as_written``): there a
+    question's unknown key is an error (a kind this version does not know: no)."""
+    return kind in studies.kinds() and studies.kinds()[kind].as_written
 
 Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (or None)
 
@@ -70,7 +70,7 @@ def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
 
     A key of another family (a game's own, an item's, a tune's) is known only once the run has
     its findings (``declared``)."""
-    if kind == "tournament":
+    if studies.study_kind(kind).entrants:
         names = {s.name for arm in scenario.arms for s in arm.seats}
         out = {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
         out["rating_gap"] = {f"rating_gap:{a}:{b}" for a in names for b in names if a != b}
@@ -102,7 +102,7 @@ def game_key_patterns(spec: Any) -> tuple[str, ...]:
 def key_families(spec: Any) -> set[str]:
     """Every finding-key family a study of ``spec``'s game can have: the generic ones (arms,
     entrants, each study kind's own) and those of the game's report sections."""
-    generic = {*ARM_FAMILIES, *ENTRANT_FAMILIES, *(f for fams in OWN_FAMILIES.values() for f in fams),
+    generic = {*ARM_FAMILIES, *ENTRANT_FAMILIES, *(f for k in studies.kinds().values() for f in k.families),
                "score_mean"}  # a sweep's own answer per arm (``sweep``)
     return generic | {p.partition(":")[0] for p in game_key_patterns(spec)}
 
@@ -111,7 +111,7 @@ def check_questions(scenario: Any, kind: str) -> None:
     """Refuse, before a game is played, a question whose key cannot be one of this study's:
     its family is none of the game's (``key_families``), or its family's keys follow from the
     arms (``possible_keys``) and it is not one of them. The second is checked only in a study
-    that plays the file's own arms (``AS_WRITTEN``): a sweep, an ablation or a tune makes arms
+    that plays the file's own arms (``as_written``): a sweep, an ablation or a tune makes arms
     of its own, whose keys the file cannot know.
 
     Raises
@@ -120,7 +120,7 @@ def check_questions(scenario: Any, kind: str) -> None:
         ``FILE: questions[i].finding: unknown finding key … (did you mean …?)``, one line per
         bad key.
     """
-    known = possible_keys(scenario, kind) if kind in AS_WRITTEN else {}
+    known = possible_keys(scenario, kind) if as_written(kind) else {}
     spec = getattr(scenario, "spec", None)
     families = key_families(spec)
     patterns = {}  # the game's own families: their keys' patterns
@@ -129,14 +129,14 @@ def check_questions(scenario: Any, kind: str) -> None:
     lines = []
     for i, q in enumerate(getattr(scenario, "questions", ()) or ()):
         family = q.finding.partition(":")[0]
-        if family in patterns and kind not in ("tournament", "tune") and not any(
+        if family in patterns and studies.study_kind(kind).game_keys and not any(
                 fnmatch.fnmatchcase(q.finding, p) for p in patterns[family]):
             close = difflib.get_close_matches(q.finding, patterns[family], n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
             lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
                          f"{q.finding!r}{hint}; the game's keys in family {family!r}: "
                          f"{', '.join(patterns[family])} (* = a variant or item name)")
-        elif kind == "tournament" and family not in known:
+        elif studies.study_kind(kind).entrants and family not in known:
             lines.append(f"{scenario.file}: questions[{i}].finding: {q.finding!r} is not a "
                          "tournament's key: a tournament answers win_rate:ENTRANT and "
                          "rating_gap:BEST:NEXT (the best-rated entrant and the next)")
@@ -168,7 +168,7 @@ def other_kind(key: str, kind: str) -> str:
     """The study kind whose own key ``key`` is when that is not ``kind`` (``"tune"`` for
     ``tuned_minus_start`` in a simulate run), else ``""``."""
     family = key.partition(":")[0]
-    return next((k for k, fams in OWN_FAMILIES.items() if family in fams and k != kind), "")
+    return next((k for k, s in studies.kinds().items() if family in s.families and k != kind), "")
 
 
 def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
@@ -188,7 +188,7 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     ScenarioError
         ``FILE: questions[i].finding: unknown finding key … (did you mean …?); allowed: …``
         (``finding_keys.lookup``), one line per unknown key, in a study that plays the file's
-        own arms (``AS_WRITTEN``).
+        own arms (``as_written``).
     """
     out, notes, lines = [], [], []
     for i, q in enumerate(questions):
@@ -201,7 +201,7 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
                     "key": q["finding"], "estimate": None, "not_estimated": True}})
             elif other:
                 notes.append(f"`{q['finding']}` is answered by `analyzer {other}`")
-            elif kind not in AS_WRITTEN:
+            elif not as_written(kind):
                 have = sorted(str(r.get("key")) for r in records)
                 close = difflib.get_close_matches(q["finding"], have, n=1, cutoff=0.75)
                 notes.append(f"`{q['finding']}` is not a key of this {studies.word(kind)}"
@@ -359,8 +359,7 @@ def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
              run: Mapping[str, Any]) -> list[Answer]:
     """The study kind's answers in its fixed order (the registry's ``answers``); a kind
     without one takes simulate's."""
-    ref = studies.of_run(run).answers or "analyzer.report.answers:simulate"
-    return studies.load(ref)(records, results, run)
+    return studies.load(studies.of_run(run).answers)(records, results, run)
 
 
 # ------------------------------------------------------------------ the table and chart
@@ -718,12 +717,12 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
-    patterns = game_key_patterns(_spec(run.get("game"))) if kind in AS_WRITTEN else ()
+    patterns = game_key_patterns(_spec(run.get("game"))) if as_written(kind) else ()
     chosen, notes = (declared(questions, known, str(run.get("scenario_file") or "the scenario"),
                               kind, patterns) if questions else (own, []))
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
-    elif questions and kind not in AS_WRITTEN:  # a study of arms of its own: its question first
+    elif questions and not as_written(kind):  # a study of arms of its own: its question first
         asked = {a["key"]: a for a in chosen}  # the file's words where both ask the same
         chosen = ([asked.pop(a["key"], a) for a in own]) + list(asked.values())
     tolerances = {(q.get("ask"), q.get("finding")): q.get("tolerance") for q in questions}
@@ -735,7 +734,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         part.p("No answer: this run has no finding with an interval to answer with.")
     else:
         word = studies.word(kind)
-        if questions and chosen is not own and kind not in AS_WRITTEN:
+        if questions and chosen is not own and not as_written(kind):
             how = (f"the {word}'s own questions, then those of the study file ([[questions]]) "
                    f"this {word} answers")
         elif questions and chosen is not own:
@@ -765,7 +764,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     if notes:
         part.p("Not answered here: " + "; ".join(notes) + (
             f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
-            if kind not in AS_WRITTEN else "."))
+            if not as_written(kind) else "."))
     part.p(caveats(acted, run.get("defaults") or {}, link))
     doc.blocks[at:at] = part.blocks
     return {"declared": bool(questions) and chosen is not own, "not_answered": notes,

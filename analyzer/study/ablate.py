@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.files import atomic_write
+from analyzer.games import available_games, get_game
 from analyzer.keywords import checked
 from analyzer.scenario import Scenario, add_variants
+from analyzer.studies import CORRECTIONS, StudyKind, TargetCi
+from analyzer.study import sweep
 from analyzer.study.run import Results, only_base, prepare, validate
 
 
@@ -65,8 +70,8 @@ def expand(scenario: Scenario, table_dir: Path) -> tuple[Scenario, list[dict]]:
 
 
 @checked
-def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
-           **run_options: Any) -> Results:
+def ablate(path_or_scenario: str | Path | Scenario, *, correction: Correction = "holm",
+           target_ci: TargetCi = None, **run_options: Any) -> Results:
     """Run the leave-one-out study of a scenario and write its report (``analyzer ablate``).
 
     Parameters
@@ -77,11 +82,8 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
         Variants already in the scenario are left out (only the base is ablated).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the ranked table.
-    **run_options
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
-        ``reports/<name>-ablate``), ``resume``, ``force``, ``progress``, ``target_ci``,
-        ``csv``).
+    target_ci, **run_options
+        The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-ablate``).
 
     Raises
     ------
@@ -93,7 +95,8 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
     if correction not in ("holm", "bh"):
         raise OptionError("correction", f"must be holm or bh (got {correction!r})")
     dropped = [arm.name for arm in scenario.arms[1:]]
-    run = prepare(only_base(scenario), "ablate", **run_options)  # the study's own variants only
+    run = prepare(only_base(scenario), "ablate", target_ci=target_ci,
+                   **run_options)  # the study's own variants only
     seats = [s.name for s in run.scenario.arms[0].seats]
     note = f"ablate plays the base arm's seats ({', '.join(seats)})"
     if dropped:
@@ -106,3 +109,27 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: str = "holm",
         study = {"kind": "ablate", "items": rows, "correction": correction,
                  "dropped_variants": dropped, "seats": seats, "note": note + "."}
         return run.play(expanded, study=study)
+
+
+def _help() -> str:
+    """``analyzer ablate --help``, with what each game ablates (its GameSpec)."""
+    kinds = "; ".join(f"{get_game(g).display_name()}: {get_game(g).item_kind}s"
+                      for g in available_games() if get_game(g).ablations is not None)
+    return (f"Value of each item in play, by leaving it out ({kinds}); in reports/NAME-ablate."
+            "\n\nEach item in play gets a paired variant without it (replaced as the game's "
+            "rules say); the report ranks the items by the win-rate change of the seat that "
+            "used each most.\n\n"
+            "Examples:\n\n"
+            "  analyzer ablate scenarios/africanus-sultan.toml --games 400\n\n"
+            "  analyzer ablate scenarios/cartus-first-game.toml --games 1000 --correction bh")
+
+
+Correction = Annotated[CORRECTIONS, typer.Option(
+    help="Multiple-comparison correction of the ranked table.")]
+
+KIND = StudyKind(
+    "ablate", "ablation", ablate, ("scenario", Annotated[Path, typer.Argument(
+        help="Scenario TOML file (its rules must fix the items in play).")]),
+    help=_help, tell=sweep.tell, default_out="{name}-ablate",
+    section="analyzer.report.ablate:section", results=("studies", "ablate"),
+    answers="analyzer.report.answers:ablate", families=("item",))

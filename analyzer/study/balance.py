@@ -73,10 +73,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+import typer
 from scipy import stats as sps
 
 from analyzer import __version__, report, runner, stats
@@ -89,6 +90,7 @@ from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
 from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
+from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study.run import Results, StudyRun, run_dir, run_options, validate
 from analyzer.study.tune import SIGMA0, derived_seed
 
@@ -943,12 +945,12 @@ class BalanceResults(Results):
 
 
 @checked
-def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
-            finding: str | None = None, equalize: str | Sequence[str] | None = None,
-            target: float | None = None, budget: int = DEFAULT_BUDGET,
-            games: int | None = None, popsize: int | None = None,
-            validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
-            search_games: int = SEARCH_GAMES, seed: int | None = None,
+def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Finding = None,
+            equalize: Equalize = None, target: Target = None, budget: Budget = DEFAULT_BUDGET,
+            games: int | None = None, popsize: Popsize = None,
+            validation_games: ValidationGames = DEFAULT_VALIDATION,
+            robustness: Robust = False, search_games: SearchGames = SEARCH_GAMES,
+            seed: int | None = None,
             jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
             out: str | Path | None = None, chunk_size: int | None = None,
             resume: bool = False, force: bool = False, progress: bool = False,
@@ -1150,3 +1152,75 @@ def _command(p: Plan) -> str:
 
 __all__ = ["BalanceResults", "Plan", "Study", "balance", "check", "findings_of", "gap",
            "jackknife", "objective", "plan", "search"]
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The value found, the findings at it on fresh seeds and the balanced scenario."""
+    check = res.summary["results"]["balance"]["check"]
+    say("found: " + ", ".join(f"{k} = {v}"
+                              for k, v in res.summary["results"]["balance"]["values"].items()))
+    for key, b in (check["findings"]["balanced"] or {}).items():
+        o = check["findings"]["original"].get(key)
+        if b is None:
+            continue
+        line = f"fresh seeds ({check['games']} games): {key} {finding_keys.value_text(b)}"
+        if o is not None:
+            line += f" (the scenario as it is: {finding_keys.value_text(o)})"
+        say(line)
+    say(f"balanced scenario: {res.balanced_file}")
+
+
+# the command's options (``analyzer.studies``); a union is read as its first type
+Vary = Annotated[Sequence[str] | str, typer.Option(
+    "--vary", help="PATH=LO..HI with PATH rules.NAME (a numeric rule option, within its bounds) "
+                   "or tables.TABLE.ENTRY.FIELD (a number of a content table); repeat to search "
+                   "several jointly.")]
+Finding = Annotated[str | None, typer.Option(
+    help="The key finding or measured figure to bring to --target (analyzer findings RUN_DIR "
+         "lists a run's keys).")]
+Equalize = Annotated[str | Sequence[str] | None, typer.Option(
+    help="KEY,KEY,…: make these findings equal instead.")]
+Target = Annotated[float | None, typer.Option(
+    help="The value to reach, in the unit analyzer findings shows (10 for 10 % or 10 pp); "
+         "default the finding's no-effect value.")]
+Budget = Annotated[int, typer.Option(
+    help="Games the search may play in all (a scan of integer knobs: budget / settings per "
+         "setting).")]
+Popsize = Annotated[int | None, typer.Option(
+    help="Candidates per round of a CMA-ES search (default 4 + 3 ln(knobs)).")]
+ValidationGames = Annotated[int, typer.Option(
+    help="Games of the check on fresh seeds, per arm, the original and the value found on the "
+         "same seeds.")]
+Robust = Annotated[bool, typer.Option(
+    "--robustness", help="Also play the value found by every rung of the player ladder "
+                         "(random, greedy, tuned, ismcts) and say where the balance holds.")]
+SearchGames = Annotated[int, typer.Option(
+    help="With --robustness: games per arm for a ladder player that searches (ismcts).")]
+
+KIND = StudyKind(
+    "balance", "balance search", balance, ("scenario", ScenarioFile), tell=tell,
+    default_out="{name}-balance", own_report="analyzer.report.balancing",
+    results=("balance",), answers="analyzer.report.answers:balance", families=("balance",),
+    budgets="its cost is set by --budget and --validation-games; its probe plays first",
+    flag_help={"games": "Games per candidate per round of a CMA-ES search (all candidates of a "
+                        "round on the same seeds; default 200).",
+               "chunk_size": "Game seeds per chunk (default: about 250 games per chunk; never "
+                             "changes results).",
+               "quiet": "No line per round."},
+    help="""Find the rule or table value that brings a finding to a target, checked on fresh seeds
+    (in reports/NAME-balance).
+
+    Integer knobs of at most 64 settings in all are scanned (every setting on the same
+    seeds); else CMA-ES searches, all candidates of a round on the same seeds. The value found is checked
+    on fresh seeds against the target and against the scenario as it is (paired). Writes
+    DIR/balanced.toml (the scenario at the value found; changed tables beside it), the report
+    and the records. Same scenario, seed and options => same value.
+
+    Examples:
+
+      analyzer balance scenarios/africanus-sultan.toml --finding sultan:winner_changed --target 10 --vary rules.diplomat_points_first=0..6 --vary rules.diplomat_points_second=0..4
+
+      analyzer balance scenarios/cartus-first-game.toml --finding item:palace --vary tables.buildings.palace.premium=0..4
+
+      analyzer balance study.toml --equalize item:a,item:b --vary rules.NAME=0..10
+    """)

@@ -15,13 +15,18 @@ each is dealt from seed i, so the report compares their game-level outcomes pair
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated, Any
 
+import typer
+
+from analyzer import runner
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
+from analyzer.studies import StudyKind, TargetCi
 from analyzer.study.run import Results, simulate
 
 # what must agree for the arms to be played as one study (the player count may differ: such arms
@@ -122,7 +127,8 @@ def load_all(paths: Sequence[str | Path]) -> list[Scenario]:
 
 
 @checked
-def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_options) -> Results:
+def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: TargetCi = None,
+            **run_options) -> Results:
     """Run several scenarios on the same game seeds and write one report.
 
     Parameters
@@ -132,10 +138,8 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
     name : str, optional
         Run name (default from the file names); the run directory is ``reports/<name>`` unless
         ``out`` is given.
-    **run_options
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out``, ``resume``, ``force``,
-        ``progress``, ``target_ci``, ``csv``).
+    target_ci, **run_options
+        The run flags of ``analyzer.api.simulate``.
 
     Returns
     -------
@@ -152,4 +156,37 @@ def compare(paths: Sequence[str | Path], *, name: str | None = None, **run_optio
              "scenarios": [{"name": sc.name, "file": str(sc.file), "description": sc.description,
                             "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
                            for j, sc in enumerate(unique_names(scenarios))]}
-    return simulate(combined, study=study, **run_options)
+    return simulate(combined, study=study, target_ci=target_ci, **run_options)
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The games played, from how many scenarios, and where the report is."""
+    run = res.summary.get("run", {})
+    rate = run.get("games_per_second")
+    say(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
+        f"{len(run['study']['scenarios'])} scenarios" + (f", {runner.speed(rate)}" if rate else ""))
+
+
+Name = Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")]
+
+KIND = StudyKind(
+    "compare", "comparison", compare, ("scenarios", Annotated[list[Path], typer.Argument(
+        help="Two or more scenario TOML files.")]), tell=tell,
+    section="analyzer.report.compare:section", results=("studies", "compare"),
+    answers="analyzer.report.answers:compare",
+    flag_help={"games": "Games per scenario (default: the first file's).",
+               "seed": "Root seed (default: the first file's)."},
+    help="""Play several scenarios on the same game seeds and report paired differences (in
+    reports/compare-A-vs-B, or reports/NAME with --name).
+
+    Per scenario: win rate by seat, no-winner share, death rate (games that record deaths),
+    score spread between first and last place, game length; and each scenario minus the first,
+    game by game, with 95% intervals. The scenarios must share game, players, expansions and
+    seat rotation; seed and games come from the first file unless given.
+
+    Examples:
+
+      analyzer compare scenarios/cartus-first-game.toml my-cartus-set.toml
+
+      analyzer compare a.toml b.toml c.toml --games 2000 --out /tmp/abc
+    """)

@@ -67,12 +67,13 @@ import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+import typer
 
-from analyzer import plan, report, runner, stats
+from analyzer import plan, report, runner, stats, studies
 from analyzer.study import run as study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
@@ -82,6 +83,7 @@ from analyzer.model.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
+from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study.run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
@@ -1116,12 +1118,10 @@ def ladder_tokens(keyword: str, value: str | Sequence[str] | None) -> list[str] 
 
 
 @checked
-def robustness(path_or_scenario: str | Path | Scenario, *,
-               players: str | Sequence[str] | None = None,
-               defaults: str | Sequence[str] | None = None,
-               content: int | None = None, content_tables: str | Sequence[str] | None = None,
-               games: int | None = None,
-               search_games: int = SEARCH_GAMES, seed: int | None = None,
+def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = None,
+               defaults: Defaults = None, search_games: SearchGames = SEARCH_GAMES,
+               content: Content = None, content_tables: ContentTables = None,
+               games: int | None = None, seed: int | None = None,
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
@@ -1291,3 +1291,65 @@ __all__ = ["REPLICATE", "Condition", "alternatives", "assess", "compare", "conte
            "ladder_tokens", "left_out", "paired_record", "player_conditions", "replicate_condition",
            "replicate_seed", "robustness", "rule_conditions", "rung", "state", "tuned_file",
            "verdict"]
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The verdict counts of the key findings (or the conditions still missing)."""
+    rob = studies.results_of(res.summary.get("results", {}), "robustness") or {}
+    if rob.get("complete") is False:
+        say(f"robustness check incomplete: {len(rob['finished'])} of {rob['conditions']} "
+            "conditions finished; missing: " + "; ".join(rob["missing"]))
+        return
+    repeats = set(rob.get("repeats") or ())  # a mirror finding is one finding
+    verdicts = [v for k, v in (rob.get("verdicts") or {}).items() if k not in repeats]
+    say(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
+        f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "unchecked",
+                                             "figure")))
+
+
+# the command's options (``analyzer.studies``); a union is read as its first type
+Ladder = Annotated[str | Sequence[str] | None, typer.Option(
+    help="The ladder of players, comma-separated: policy names, POLICY:key=value[:…], tuned "
+         "(tuned/GAME-greedy.toml beside the scenario, else the game's own) or a parameters "
+         f"file; 'none' for no player conditions (default: {','.join(DEFAULT_LADDER)} where "
+         "the game has each).")]
+Defaults = Annotated[str | Sequence[str] | None, typer.Option(
+    help="The labelled defaults to vary, comma-separated, or 'none' (default: every one in "
+         "use with a documented alternative).")]
+SearchGames = Annotated[int, typer.Option(
+    help="Games per variant for a ladder player that searches (ismcts).")]
+Content = Annotated[int | None, typer.Option(
+    help="Draws of each guessed content table in use, each a condition content-TABLE-I (0: "
+         f"none; default {DEFAULT_CONTENT}; `analyzer list content`).")]
+ContentTables = Annotated[str | Sequence[str] | None, typer.Option(
+    help="The guessed content tables to draw, comma-separated, or 'none' (default: every one "
+         "in use).")]
+
+KIND = StudyKind(
+    "robustness", "robustness check", robustness, ("scenario", ScenarioFile), tell=tell,
+    section="analyzer.report.robustness:section", results=("robustness",), as_written=True,
+    flag_help={"games": "Games per variant of the base and of every condition (overrides the "
+                        "file).",
+               "out": "Run directory of the base run (default: reports/NAME); the conditions "
+                      "go to OUT/robustness/.",
+               "csv": studies.CSV_HELP + " (the base run's records)"},
+    help="""Does each key finding hold for other players, other rule defaults and other plausible
+    guessed content?
+
+    Plays the scenario (kept if --out already holds its finished run; default reports/NAME)
+    and again under each condition on the same seeds, in OUT/robustness/: every seat
+    replaced by each player of a ladder, and each labelled default with a documented
+    alternative changed one at a time, and K plausible draws of each guessed content
+    table (--content K). The report gets a verdict per key finding (holds, sensitive,
+    unresolved) and a Robustness section.
+
+    Examples:
+
+      analyzer robustness scenarios/africanus-sultan.toml
+
+      analyzer robustness scenarios/africanus-sultan.toml --games 2000 --search-games 100
+
+      analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
+
+      analyzer robustness scenarios/africanus-sultan.toml --players none --defaults none --content 8 --content-tables tokens,map
+    """)

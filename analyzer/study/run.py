@@ -336,7 +336,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              seed: int | None = None, jobs: int | None = None, backend: str = "loky",
              scheduler: str | None = None, out: str | Path | None = None,
              chunk_size: int | None = None, resume: bool = False, force: bool = False,
-             progress: bool = False, target_ci: float | None = None,
+             progress: bool = False, target_ci: studies.TargetCi = None,
              study: dict[str, Any] | None = None, csv: bool = False) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 

@@ -19,14 +19,18 @@ import itertools
 import json
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
+
+from analyzer import studies
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
+from analyzer.studies import CORRECTIONS, ScenarioFile, StudyKind, TargetCi
 from analyzer.study.run import Results, only_base, simulate, validate
 
 MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
@@ -218,8 +222,9 @@ def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
 
 
 @checked
-def sweep(path_or_scenario: str | Path | Scenario, params: str | Sequence[str], *,
-          metric: str = "won", correction: str = "holm", **simulate_kwargs) -> Results:
+def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
+          metric: Metric = "won", correction: Correction = "holm", target_ci: TargetCi = None,
+          **simulate_kwargs) -> Results:
     """Run a sweep and write its report (``analyzer sweep``).
 
     Parameters
@@ -231,11 +236,8 @@ def sweep(path_or_scenario: str | Path | Scenario, params: str | Sequence[str], 
         ``won`` (win rate) or a numeric seat column (``score``, a game's own metric).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the variant-vs-base table.
-    **simulate_kwargs
-        The run flags of ``analyzer.api.simulate`` (``games``, ``seed``, ``jobs``,
-        ``backend``, ``scheduler``, ``chunk_size``, ``out`` (default
-        ``reports/<name>-sweep``), ``resume``, ``force``, ``progress``, ``target_ci``,
-        ``csv``).
+    target_ci, **simulate_kwargs
+        The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
 
     Returns
     -------
@@ -264,4 +266,50 @@ def sweep(path_or_scenario: str | Path | Scenario, params: str | Sequence[str], 
     expanded, rows = expand(scenario, parsed)
     study = {"kind": "sweep", "params": [p.path for p in parsed], "variants": rows,
              "metric": metric, "correction": correction}
-    return simulate(expanded, study=study, **simulate_kwargs)
+    return simulate(expanded, study=study, target_ci=target_ci, **simulate_kwargs)
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The games played (and the target precision reached), the study's note, the values that
+    changed no decision, and where the report is (``analyzer sweep`` and ``ablate``)."""
+    run = res.summary.get("run", {})
+    tc = run.get("target_ci")
+    games = f"{run.get('games')} games"
+    if tc:
+        games += (f" (target ±{100 * tc['target']:.2f} pp "
+                  + ("reached" if tc["reached"] else f"not reached at the cap; widest "
+                     f"±{100 * tc['half_width']:.2f} pp") + ")")
+    say(f"{games} x {len(run.get('arms', []))} variant(s)")
+    if (run.get("study") or {}).get("note"):
+        say(run["study"]["note"])
+    sweep = studies.results_of(res.summary.get("results", {}), "sweep") or {}
+    for variant in sweep.get("same_games", []):
+        say(f"{variant}: games identical to the base's (this value changed no decision)")
+
+
+Params = Annotated[Sequence[str] | str, typer.Option(
+    "--param", help="PATH=v1,v2,… with PATH rules.NAME, params.NAME (every seat whose policy "
+                    "has it), seats[I].params.NAME or players (the player count: compared on "
+                    "game-level outcomes, paired by seed); repeat for a grid.")]
+Metric = Annotated[str, typer.Option(
+    help="won (win rate) or a numeric seat column such as score.")]
+Correction = Annotated[CORRECTIONS, typer.Option(
+    help="Multiple-comparison correction of the change-vs-base table.")]
+
+KIND = StudyKind(
+    "sweep", "sweep", sweep, ("scenario", ScenarioFile), tell=tell,
+    default_out="{name}-sweep", section="analyzer.report.sweep:section",
+    results=("studies", "sweep"), answers="analyzer.report.answers:sweep",
+    help="""One variant per parameter value on shared seeds; chart the metric against the value (in
+    reports/NAME-sweep).
+
+    Examples:
+
+      analyzer sweep scenarios/africanus-sultan.toml --param params.plague_risk=0,0.5,1 --games 400
+
+      analyzer sweep scenarios/africanus-sultan.toml --param rules.diplomat_points_first=2,4,6 --metric score
+
+      analyzer sweep study.toml --param params.a=1,2 --param params.b=x,y   # a 2x2 grid
+
+      analyzer sweep scenarios/cartus-first-game.toml --param players=3,4,5 --games 400
+    """)

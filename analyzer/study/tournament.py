@@ -45,13 +45,15 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import tomli_w
+import typer
 
-from analyzer import runner
+from analyzer import runner, studies
 from analyzer.errors import OptionError
 from analyzer.games import get_game
 from analyzer.keywords import checked
@@ -70,6 +72,7 @@ from analyzer.scenario import (
     typed,
     with_overrides,
 )
+from analyzer.studies import StudyKind
 from analyzer.study.run import Results, prepare
 
 POOL_KEYS = ("name", "description", "game", "expansions", "players", "games", "seed", "rules",
@@ -385,8 +388,8 @@ def pool_toml(pool: Pool) -> str:
 
 @checked
 def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
-               seed: int | None = None, bootstrap: int = DEFAULT_BOOT,
-               **run_options: Any) -> Results:
+               seed: int | None = None, bootstrap: Bootstrap = DEFAULT_BOOT,
+               target_ci: TargetCi = None, **run_options: Any) -> Results:
     """Run a tournament and write its report (``analyzer tournament``).
 
     Parameters
@@ -399,12 +402,13 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         bootstrap.
     bootstrap : int
         Bootstrap replicates of the report's intervals, 0..100,000 (0: no intervals).
+    target_ci : float, optional
+        Stop once every entrant's win-rate interval, deals as the unit, is within
+        ``±target_ci``, or at ``games``.
     **run_options
         ``jobs``, ``backend``, ``scheduler``, ``out`` (default ``reports/<pool name>``),
         ``chunk_size`` (deals per chunk; default about 250 games per chunk), ``resume``,
-        ``force``, ``progress``, ``csv``, ``target_ci`` (stop once every entrant's win-rate
-        interval, deals as the unit, is within ``±target_ci``, or at ``games``): as for
-        ``analyzer.api.simulate``.
+        ``force``, ``progress``, ``csv``: as for ``analyzer.api.simulate``.
 
     Returns
     -------
@@ -443,7 +447,8 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         "tables": [{"arm": t.arm, "seating": t.seating, "order": t.order,
                     "seats": [pool.entrants[e].name for e in t.who]} for t in tables],
     }
-    run = prepare(scenario, "tournament", **run_options).settle()  # --time: deals
+    run = prepare(scenario, "tournament", target_ci=target_ci,
+                  **run_options).settle()  # --time: deals
     with run.session():
         return run.play(study=study, files={"pool.toml": pool_toml(pool)})
 
@@ -454,3 +459,52 @@ def _all_count(n: int, players: int) -> int:
         return sum(1 for c in itertools.combinations_with_replacement(range(n), players)
                    if len(set(c)) > 1)
     return math.comb(n, players)
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The games played, the ratings (best first) and where the report is."""
+    figures = studies.results_of(res.summary["results"], "tournament")
+    rows = figures["ratings"]
+    run = res.summary.get("run", {})
+    say(f"{run.get('games')} deals x {len(run.get('arms', []))} tables = {figures['games']} games")
+    width = max(len(r["entrant"]) for r in rows)
+    for i, r in enumerate(rows, 1):
+        # --bootstrap 0 asks for no replicates: the ratings then have no interval.
+        interval = ("" if r["rating_lo"] is None or r["rating_hi"] is None
+                    else f" [{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]")
+        say(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f}"
+            f"{interval}  win rate {100 * r['win_rate']:.1f} %")
+    if figures.get("reliability"):
+        say(figures["reliability"])
+
+
+Bootstrap = Annotated[int, typer.Option(
+    help="Bootstrap replicates of the report's intervals (resampled deals).")]
+TargetCi = Annotated[float | None, typer.Option(
+    help="Stop once every entrant's win-rate interval (deals as the unit) is within ± this "
+         "share, or at --games.")]
+
+KIND = StudyKind(
+    "tournament", "tournament", tournament, ("pool", Annotated[Path, typer.Argument(
+        help="Pool TOML file: game, players, games, seed, [rules] and [[entrants]].")]),
+    tell=tell, own_report="analyzer.report.tournament", results=("tournament",),
+    half_width="analyzer.precision:entrant_half_width",
+    answers="analyzer.report.answers:tournament", families=("rating_gap",), as_written=True,
+    entrants=True, game_keys=False,
+    flag_help={"games": "Games per seating (overrides the file; rounded up to whole deals).",
+               "chunk_size": "Deals per chunk (default: about 250 games per chunk; never "
+                             "changes results)."},
+    help="""Rate players on common seeds: Plackett–Luce ratings, win rates, mean ranks and a
+    head-to-head matrix, each with a 95% bootstrap interval over deals (in reports/NAME).
+
+    Every seating of the entrants (or a balanced sample) plays every seat order on the same
+    deals (game seeds), so every entrant plays every seat equally often on the same deals.
+
+    Examples:
+
+      analyzer tournament scenarios/rattus-ladder.toml
+
+      analyzer tournament my-pool.toml --games 400 --jobs 2 --out /tmp/ladder
+
+      analyzer tournament my-pool.toml --resume   # after Ctrl-C
+    """)

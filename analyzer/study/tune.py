@@ -45,11 +45,12 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
 import tomli_w
+import typer
 
 from analyzer import __version__, runner, studies
 from analyzer import plan as planning
@@ -57,6 +58,7 @@ from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
+from analyzer.studies import StudyKind
 from analyzer.study.run import Results, StudyRun, only_base, run_dir, run_options, validate
 
 SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
@@ -296,9 +298,9 @@ def check_sizes(*, budget: int, games: int, popsize: int | None,
 
 
 @checked
-def tune(path_or_scenario: str | Path | Scenario, *, seat: int, budget: int = DEFAULT_BUDGET,
-         games: int = DEFAULT_GAMES, popsize: int | None = None,
-         validation_games: int = DEFAULT_VALIDATION, opponents: str | Path | None = None,
+def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
+         budget: Budget = DEFAULT_BUDGET, games: int = DEFAULT_GAMES, popsize: Popsize = None,
+         validation_games: ValidationGames = DEFAULT_VALIDATION, opponents: Opponents = None,
          seed: int | None = None, jobs: int | None = None, backend: str = "loky",
          scheduler: str | None = None, out: str | Path | None = None,
          chunk_size: int | None = None, resume: bool = False, force: bool = False,
@@ -528,3 +530,58 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
 
 def _pct(iv: dict) -> str:
     return f"{100 * iv['rate']:.1f} % [{100 * iv['lo']:.1f}, {100 * iv['hi']:.1f}]"
+
+
+def tell(res: Any, say: Callable[[str], None]) -> None:
+    """The tuned parameters, their check on fresh seeds and the params file."""
+    from analyzer.report.tuning import difference_text
+
+    figures = studies.results_of(res.summary["results"], "tune")
+    say(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
+    say(f"fresh seeds ({figures['games']} games): win rate {100 * figures['tuned']['rate']:.1f} % "
+        f"tuned vs {100 * figures['start']['rate']:.1f} % start; tuned - start "
+        f"{difference_text(figures['difference'])}")
+    say(f"params file: {res.tuned_file}")
+
+
+# the command's options (``analyzer.studies``); a union is read as its first type
+SeatEntry = Annotated[int, typer.Option(
+    help="The seat entry (0-based, before rotation) whose policy is tuned.")]
+Budget = Annotated[int, typer.Option(
+    help="Games the search may play: budget // (popsize x games) generations.")]
+Popsize = Annotated[int | None, typer.Option(
+    help="Candidates per generation (default 4 + 3 ln(parameters)).")]
+ValidationGames = Annotated[int, typer.Option(
+    help="Games of the final check on fresh seeds, tuned and start on the same seeds.")]
+Opponents = Annotated[Path | str | None, typer.Option(
+    help="A tournament pool file: play every table of players-1 of its entrants instead of "
+         "the scenario's other seats.")]
+
+KIND = StudyKind(
+    "tune", "tuning", tune, ("scenario", Annotated[Path, typer.Argument(
+        help="Scenario TOML file (its base arm).")]), tell=tell,
+    default_out="{name}-tune-seat{seat}", own_report="analyzer.report.tuning",
+    results=("tune",), answers="analyzer.report.answers:tune",
+    families=("tuned_minus_start", "tuned_above_fair"), game_keys=False,
+    budgets="its cost is set by --budget, the games in all; --games only splits them",
+    flag_help={"games": "Games per candidate per generation (all candidates on the same seeds; "
+                        "default 200).",
+               "chunk_size": "Game seeds per chunk (default: about 250 games per chunk; never "
+                             "changes results).",
+               "quiet": "No line per generation."},
+    help="""Fit the parameters of one seat's policy (CMA-ES) to maximise its win rate; check
+    the result against the starting parameters on fresh seeds (in reports/NAME-tune-seatI).
+
+    Every numeric parameter with declared bounds (analyzer list policies) is fitted inside
+    them. Candidates of one generation play the same seeds; the tuned parameters (the
+    search's final mean) are written to DIR/tuned.toml, usable from any scenario seat as
+    params_file = "tuned.toml". Same scenario, seed and budget => same tuned.toml.
+
+    Examples:
+
+      analyzer tune scenarios/africanus-sultan.toml --seat 0 --budget 20000
+
+      analyzer tune study.toml --seat 2 --budget 4000 --games 100 --out /tmp/tuned
+
+      analyzer tune study.toml --seat 0 --opponents scenarios/rattus-ladder.toml
+    """)
