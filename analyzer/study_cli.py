@@ -631,6 +631,10 @@ def balance(
     target: Annotated[float | None, typer.Option(
         help="The value to reach, in the unit analyzer findings shows (10 for 10 % or "
              "10 pp); default the finding's no-effect value.")] = None,
+    tolerance: Annotated[float | None, typer.Option(
+        help="D, in the finding's unit: the check on fresh seeds says \"balanced within ±D\" "
+             "only when two one-sided tests at 5 % show it (its 90 % interval inside target "
+             "± D; --equalize: every difference inside 0 ± D), else \"not shown\".")] = None,
     budget: Annotated[int, typer.Option(
         help="Games the search may play in all (a scan of integer knobs: budget / settings "
              "per setting).")] = 6000,
@@ -670,12 +674,12 @@ def balance(
     options = {k: v for k, v in flags.api().items() if k != "games"}
     options["games"] = flags.games  # None: the default (a scan says when it does not use it)
     with resumable(["analyzer", "balance", str(scenario)], finding=finding, equalize=equalize,
-                   target=target, vary=vary, budget=budget, popsize=popsize,
+                   target=target, tolerance=tolerance, vary=vary, budget=budget, popsize=popsize,
                    validation_games=validation_games, robustness=robustness,
                    search_games=None if search_games == SEARCH_GAMES else search_games,
                    **flags.hint()):
         res = api.balance(scenario, vary=vary, finding=finding, equalize=equalize,
-                          target=target, budget=budget, popsize=popsize,
+                          target=target, tolerance=tolerance, budget=budget, popsize=popsize,
                           validation_games=validation_games, robustness=robustness,
                           search_games=search_games,
                           log=None if flags.quiet else lambda line: typer.echo(line, err=True),
@@ -690,6 +694,9 @@ def balance(
         line = f"fresh seeds ({check['games']} games): {key} {finding_keys.value_text(b)}"
         if o is not None:
             line += f" (the scenario as it is: {finding_keys.value_text(o)})"
+        typer.echo(line)
+    from analyzer.report.balancing import command_lines
+    for line in command_lines(res.summary["run"]["study"]):
         typer.echo(line)
     typer.echo(f"balanced scenario: {res.balanced_file}")
     typer.echo(f"report: {res.out_dir / 'report.html'}")

@@ -103,6 +103,7 @@ ROUNDS_CAP = 1000
 SEARCH_STREAM, CHECK_STREAM, PROBE_STREAM = 1, 2, 3  # spawn keys of the root seeds
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
 Z95 = float(sps.norm.ppf(0.975))
+ALPHA_TOST = 0.05  # each one-sided test of ``--tolerance`` (a 90 % interval inside the band)
 ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
 
 
@@ -254,6 +255,8 @@ class Plan:
     validation_games: int
     budget: int
     probe: dict[str, dict[str, Any]]  # the probe's record of each key
+    tolerance: float | None = None  # ``--tolerance``, in the finding's own scale
+    keep: tuple[tuple[str, float, float], ...] = ()  # ``--keep KEY=LO..HI``, own scale
 
     @property
     def record(self) -> dict[str, Any]:
@@ -336,7 +339,8 @@ def _nan(x: Any) -> bool:
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          equalize: str | Sequence[str] | None, target: float | None,
          vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
-         validation_games: int, say: Callable[[str], None]) -> Plan:
+         validation_games: int, say: Callable[[str], None], tolerance: float | None = None,
+         keep: Sequence[str] = ()) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
 
     Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
@@ -359,6 +363,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if target is not None and not math.isfinite(target):
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
+    _check_tolerance(tolerance)
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
@@ -408,10 +413,49 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if equal and len({(probe[k].get("unit"), probe[k].get("scale")) for k in keys}) > 1:
         raise OptionError("equalize", "the findings are in different units ("
                           + ", ".join(f"{k}: {probe[k].get('unit')}" for k in keys) + ")")
+    _check_target(rec, keys[0], target, tolerance)
     stored = None if target is None else finding_keys.stored(rec, target)
     say(target_line(rec, keys, equal, target))
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
-                lam, per, rounds, validation_games, budget, probe)
+                lam, per, rounds, validation_games, budget, probe,
+                None if tolerance is None else finding_keys.stored(rec, tolerance))
+
+
+def possible_range(rec: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The values a finding can take, in its own scale (a share 0–1, a difference of shares
+    −1–1, a ratio above 0), read off its record's unit as the report's ``Finding.range``
+    does; ``None``: unbounded."""
+    if rec.get("log"):
+        return (0.0, math.inf)
+    return {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(str(rec.get("unit") or ""))
+
+
+def _check_tolerance(tolerance: float | None) -> None:
+    """Refuse a tolerance that is not a positive finite number, before anything is played."""
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
+        raise OptionError("tolerance", f"must be a positive finite number, in the finding's "
+                                       f"unit (got {tolerance})")
+
+
+def _check_target(rec: Mapping[str, Any], key: str, target: float | None,
+                  tolerance: float | None) -> None:
+    """Refuse, before the search, a target outside the values the finding can take (``--target
+    150`` for a share) and a tolerance as wide as that whole range (it would claim nothing).
+    ``target`` and ``tolerance`` are in the unit ``analyzer findings`` shows."""
+    bounds = possible_range(rec)
+    if bounds is None:
+        return
+    unit = rec.get("unit") or ""
+    lo, hi = (finding_keys.display(rec, b) if math.isfinite(b) else b for b in bounds)
+    inside = (lambda x: x > lo) if rec.get("log") else (lambda x: lo <= x <= hi)
+    if target is not None and not inside(target):
+        span = f"above {lo:g}" if math.isinf(hi) else f"{lo:g}..{hi:g}"
+        raise OptionError("target", f"{target:g}{' ' + unit if unit else ''} is outside what "
+                                    f"{key} can be ({span}{' ' + unit if unit else ''})")
+    if tolerance is not None and math.isfinite(hi) and tolerance >= hi - lo:
+        raise OptionError("tolerance", f"{tolerance:g} covers every value {key} can be "
+                                       f"({lo:g}..{hi:g}{' ' + unit if unit else ''}): give "
+                                       "a smaller one")
 
 
 def target_line(rec: Mapping[str, Any], keys: Sequence[str], equal: bool,
@@ -727,6 +771,10 @@ def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]
             out.append((f"difference:change:{first}-{key}",
                         lambda o, b, key=key: (_est(b, first) - _est(b, key))
                         - (_est(o, first) - _est(o, key))))
+        if p.tolerance is not None:  # every pair is tested for equivalence (``equivalence``)
+            for a, b in itertools.combinations(p.keys[1:], 2):
+                out.append((f"difference:{BALANCED}:{a}-{b}",
+                            lambda o, bal, a=a, b=b: _est(bal, a) - _est(bal, b)))
     return out
 
 
@@ -831,7 +879,105 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
            "jackknife_arms": sorted(keep_b),
            "findings": {name: {k: _keep(at[name].get(k)) for k in p.keys} for name in at},
            "paired": paired}
+    out.update(verdicts(p, at[BALANCED], paired, at[ORIGINAL]))
     return result, out, balanced
+
+
+# ------------------------------------------------------------------ the verdicts
+
+
+def _pairs(p: Plan) -> list[tuple[str, str]]:
+    """The differences ``--equalize`` makes small: the first key against each other; with a
+    tolerance every pair (``_contrasts``)."""
+    if p.tolerance is None:
+        return [(p.keys[0], k) for k in p.keys[1:]]
+    return list(itertools.combinations(p.keys, 2))
+
+
+def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
+             paired: Mapping[str, Mapping[str, Any]],
+             original: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What the fresh-seed check says of the value found, for ``study["check"]``: whether the
+    target was reached (``reached``: the target inside the finding's 95 % interval there;
+    ``equalize``: 0 inside every difference's), with ``--tolerance`` the equivalence verdict
+    (``equivalence``), and the scenario's ``[[questions]]`` at the value found and as it is
+    (``questions``: setting -> key -> record, issue #34). Only the check's games decide: the search's own estimates,
+    picked as the best of many noisy ones, would flatter the value found (winner's curse).
+
+    Parameters
+    ----------
+    p : Plan
+    found : mapping
+        The finding records at the value found on the check's games (every key of the run).
+    paired : mapping
+        The check's paired statistics (``_contrasts``), with jackknife ``se``.
+    original : mapping, optional
+        The records of the scenario as it is on the same games.
+    """
+    out: dict[str, Any] = {"reached": reached(p, found, paired)}
+    if p.tolerance is not None:
+        out["equivalence"] = equivalence_check(p, found, paired)
+    if p.scenario.questions:
+        out["questions"] = {name: {q.finding: _keep(recs.get(q.finding))
+                                   for q in p.scenario.questions}
+                            for name, recs in ((BALANCED, found), (ORIGINAL, original or {}))}
+    return out
+
+
+def reached(p: Plan, found: Mapping[str, Mapping[str, Any]],
+            paired: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether the check cannot tell the value found from the goal: the target inside the
+    finding's 95 % interval (``equalize``: 0 inside each difference's jackknife interval)."""
+    if p.equalize:
+        ds = [paired.get(f"difference:{BALANCED}:{a}-{b}") for a, b in _pairs(p)]
+        return all(d is not None and not _nan(d.get("lo")) and not _nan(d.get("hi"))
+                   and d["lo"] <= 0 <= d["hi"] for d in ds)
+    r = found.get(p.keys[0])
+    if r is None or _nan(r.get("lo")) or _nan(r.get("hi")):
+        return False
+    t = p.target if p.target is not None else r.get("null")
+    return t is not None and float(r["lo"]) <= float(t) <= float(r["hi"])
+
+
+def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
+                      paired: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``--tolerance D``: two one-sided tests at 5 % (``stats.equivalence``) on the check's
+    fresh games that the finding at the value found is within ``target ± D`` (its own standard
+    error, normal reference), or, with ``equalize``, that every difference between the
+    findings is within ``0 ± D`` (the paired jackknife's standard error, ``t(GROUPS − 1)``;
+    all must be shown, an intersection-union test, so no correction). "balanced within ±D"
+    only when every test rejects both sides — its 90 % interval inside the band.
+
+    Returns
+    -------
+    dict
+        ``tolerance`` (own scale), ``alpha``, ``shown`` (bool), ``tests``: one per finding or
+        difference with ``what``, ``estimate``, ``lo``, ``hi`` (the 90 % interval), ``target``,
+        ``p_value`` (the larger one-sided p) and ``shown``.
+    """
+    tol = float(p.tolerance)
+    tests = []
+    if p.equalize:
+        for a, b in _pairs(p):
+            d = paired.get(f"difference:{BALANCED}:{a}-{b}") or {}
+            eq = stats.equivalence(float(d.get("diff", math.nan)), float(d.get("se", math.nan)),
+                                   tol, target=0.0, df=GROUPS - 1)
+            tests.append({"what": f"{a} − {b}", **_eq(eq)})
+    else:
+        key = p.keys[0]
+        r = found.get(key) or {}
+        t = p.target if p.target is not None else r.get("null")
+        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
+        eq = stats.equivalence(est, record_se(r) if r else math.nan, tol,
+                               target=math.nan if t is None else float(t))
+        tests.append({"what": key, **_eq(eq)})
+    return {"tolerance": tol, "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
+            "tests": tests}
+
+
+def _eq(eq: stats.Equivalence) -> dict[str, Any]:
+    return {"estimate": eq.estimate, "lo": eq.lo, "hi": eq.hi, "target": eq.target,
+            "p_value": eq.p_value, "shown": bool(eq.shown)}
 
 
 def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -945,7 +1091,8 @@ class BalanceResults(Results):
 @checked
 def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
             finding: str | None = None, equalize: str | Sequence[str] | None = None,
-            target: float | None = None, budget: int = DEFAULT_BUDGET,
+            target: float | None = None, tolerance: float | None = None,
+            budget: int = DEFAULT_BUDGET,
             games: int | None = None, popsize: int | None = None,
             validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
             search_games: int = SEARCH_GAMES, seed: int | None = None,
@@ -968,7 +1115,13 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         Instead of ``finding``: keys (a string: comma-separated) whose estimates are made equal.
     target : float, optional
         In the unit ``analyzer findings`` shows (``10`` for 10 % or 10 pp); default the
-        finding's no-effect value (a measured figure has none: give it).
+        finding's no-effect value (a measured figure has none: give it). Refused before the
+        search when outside what the finding can be (above 100 % for a share).
+    tolerance : float, optional
+        In the finding's unit (``2`` for ±2 pp): the fresh-seed check then says "balanced
+        within ±D" only when two one-sided tests at 5 % both reject (its 90 % interval inside
+        target ± D; ``equalize``: every difference inside 0 ± D), else "not shown within ±D"
+        (``equivalence_check``).
     budget : int
         Games the search may play in all (a scan: ``budget // settings`` per setting).
     games : int, optional
@@ -1029,7 +1182,7 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         scratch = Path(tmp)
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
-                 validation_games=validation_games, say=say)
+                 validation_games=validation_games, say=say, tolerance=tolerance)
         fingerprint = {"scenario": scenario.fingerprint(), "vary": [
             [k.path, k.low, k.high] for k in p.knobs], "keys": list(p.keys),
             "equalize": p.equalize, "target": p.target, "budget": budget, "games": p.games,
@@ -1102,6 +1255,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         "ladder": ladder_numbers,
         "files": ["balanced.toml", *sorted({f"{k.table}.toml" for k in p.knobs if k.table})],
     }
+    if p.tolerance is not None:
+        study["tolerance"] = p.tolerance
     if p.method == "cma":
         import cma
 
@@ -1139,6 +1294,8 @@ def _command(p: Plan) -> str:
         words += ["--finding", p.keys[0]]
         if p.target is not None:
             words += ["--target", f"{finding_keys.display(p.record, p.target):g}"]
+    if p.tolerance is not None:
+        words += ["--tolerance", f"{finding_keys.display(p.record, p.tolerance):g}"]
     for k in p.knobs:
         words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
     words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
