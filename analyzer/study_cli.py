@@ -635,6 +635,9 @@ def balance(
         help="D, in the finding's unit: the check on fresh seeds says \"balanced within ±D\" "
              "only when two one-sided tests at 5 % show it (its 90 % interval inside target "
              "± D; --equalize: every difference inside 0 ± D), else \"not shown\".")] = None,
+    keep: Annotated[list[str] | None, typer.Option(
+        "--keep", help="KEY=LO..HI (any finding key, the band in its unit): a setting whose "
+                       "estimate of KEY leaves the band is refused; repeat for several.")] = None,
     budget: Annotated[int, typer.Option(
         help="Games the search may play in all (a scan of integer knobs: budget / settings "
              "per setting).")] = 6000,
@@ -674,12 +677,12 @@ def balance(
     options = {k: v for k, v in flags.api().items() if k != "games"}
     options["games"] = flags.games  # None: the default (a scan says when it does not use it)
     with resumable(["analyzer", "balance", str(scenario)], finding=finding, equalize=equalize,
-                   target=target, tolerance=tolerance, vary=vary, budget=budget, popsize=popsize,
+                   target=target, tolerance=tolerance, keep=keep, vary=vary, budget=budget, popsize=popsize,
                    validation_games=validation_games, robustness=robustness,
                    search_games=None if search_games == SEARCH_GAMES else search_games,
                    **flags.hint()):
         res = api.balance(scenario, vary=vary, finding=finding, equalize=equalize,
-                          target=target, tolerance=tolerance, budget=budget, popsize=popsize,
+                          target=target, tolerance=tolerance, keep=keep or (), budget=budget, popsize=popsize,
                           validation_games=validation_games, robustness=robustness,
                           search_games=search_games,
                           log=None if flags.quiet else lambda line: typer.echo(line, err=True),

@@ -114,6 +114,18 @@ def _closest(study: dict[str, Any]) -> str:
             f"within the range searched ({ranges})")
 
 
+def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
+    """Each ``--keep`` finding at the value found against its band: ``(kept, text)``."""
+    out = []
+    for k in study["check"].get("keep") or []:
+        u = _Units(k)
+        band = f"{u.num(k['low'])}..{u.num(k['high'])}{' ' + u.unit if u.unit else ''}"
+        value = u.span(k["estimate"], k["lo"], k["hi"], bool(k.get("signed")))
+        out.append((bool(k["kept"]), f"{k['key']} {value}, "
+                    f"{'inside' if k['kept'] else 'outside'} the band {band} kept"))
+    return out
+
+
 def command_lines(study: dict[str, Any]) -> list[str]:
     """What ``analyzer balance`` prints after the value found: with ``--tolerance`` the
     verdict and each test, and, when the check cannot reach the goal, the closest value
@@ -127,6 +139,9 @@ def command_lines(study: dict[str, Any]) -> list[str]:
     closest = _closest(study)
     if closest:
         out.append(f"closest: {closest}")
+    for ok, text in _keep_texts(study):
+        out.append(f"kept: {text}" if ok else
+                   f"refused: the value found leaves a --keep band on the fresh seeds: {text}")
     return out
 
 
@@ -147,6 +162,16 @@ def _verdict(doc: Doc, study: dict[str, Any]) -> None:
     if closest:
         doc.p(f"**Target not reached.** The value found is the closest the search came: "
               f"{closest}.")
+    keeps = _keep_texts(study)
+    if keeps:
+        refused = [t for ok, t in keeps if not ok]
+        doc.p(("**Refused: the value found leaves a kept band** on the check's fresh games, so "
+               "it is not a balance that keeps what was asked: " + "; ".join(refused) + ". "
+               if refused else "")
+              + "**Kept** (`--keep`; the search refused every setting whose estimate left a "
+              "band, and the check tests the value found on its fresh games): "
+              + "; ".join(f"`{t.split(' ', 1)[0]}` {t.split(' ', 1)[1]}" for _, t in keeps)
+              + ".")
 
 
 def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:

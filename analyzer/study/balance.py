@@ -279,10 +279,11 @@ def _keys(finding: str | None, equalize: str | Sequence[str] | None) -> tuple[li
 
 
 def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
-           say: Callable[[str], None]) -> tuple[Study, Study, dict[str, dict[str, Any]]]:
+           say: Callable[[str], None], kept: Sequence[str] = ()
+           ) -> tuple[Study, Study, dict[str, dict[str, Any]]]:
     """Play the scenario as it is on ``PROBE_GAMES`` games in a temporary folder and look the
-    keys up; returns the study the search plays, the study the check plays and each key's
-    record."""
+    keys up (and the ``kept`` keys of ``--keep``); returns the study the search plays, the
+    study the check plays and each key's record."""
     spec = scenario.spec
     items = [k[len(ITEM):] for k in keys if k.startswith(ITEM)]
     if items and len(items) != len(keys):
@@ -314,6 +315,9 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
                                               where=f"the run of {scenario.name}"))
                   for k in keys}
+        chosen.update({k: dict(finding_keys.lookup(records, k, option="keep", patterns=patterns,
+                                                   where=f"the run of {scenario.name}"))
+                       for k in kept if k not in chosen})
         study = full
         if not items and len(sc.arms) > 1:  # does the finding need the other arms?
             alone = Study("simulate", (BASE,))
@@ -321,7 +325,7 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
             gb = g[g["variant"] == BASE].reset_index(drop=True)
             sbs = s[s["variant"] == BASE].reset_index(drop=True)
             only = findings_of(sb, fb, gb, sbs, folder)
-            if all(_same(only.get(k), chosen[k]) for k in keys):
+            if all(_same(only.get(k), chosen[k]) for k in chosen):
                 study = alone
     return study, full, chosen
 
@@ -355,6 +359,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         budget; nothing is written.
     """
     keys, equal = _keys(finding, equalize)
+    bands = [parse_keep(text) for text in keep]
     option = "equalize" if equal else "finding"
     asked_games, games = games, DEFAULT_GAMES if games is None else games
     if equal and target is not None:
@@ -404,7 +409,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if rounds > ROUNDS_CAP:
             raise OptionError("budget", f"{budget:,} games make {rounds:,} rounds; at most "
                                         f"{ROUNDS_CAP:,} (raise {{games}})", games=None)
-    study, full, probe = _probe(scenario, keys, run, option=option, say=say)
+    study, full, probe = _probe(scenario, keys, run, option=option, say=say,
+                                kept=[k for k, _, _ in bands])
     rec = probe[keys[0]]
     if not equal and target is None and rec.get("null") is None:
         raise OptionError("target", f"{keys[0]} is a measured figure without a no-effect value: "
@@ -418,7 +424,56 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     say(target_line(rec, keys, equal, target))
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
                 lam, per, rounds, validation_games, budget, probe,
-                None if tolerance is None else finding_keys.stored(rec, tolerance))
+                None if tolerance is None else finding_keys.stored(rec, tolerance),
+                _kept_bands(probe, bands, say))
+
+
+def parse_keep(text: str) -> tuple[str, float, float]:
+    """``--keep KEY=LO..HI`` as ``(key, lo, hi)``, the band in the unit ``analyzer findings``
+    shows.
+
+    Raises
+    ------
+    OptionError
+        (keyword ``keep``) not of that shape, a bound that is not a finite number, or LO not
+        below HI.
+    """
+    key, eq, band = str(text).rpartition("=")
+    parts = band.split("..")
+    if not eq or not key.strip() or len(parts) != 2:
+        raise OptionError("keep", f"{text!r} must read KEY=LO..HI (a finding key and the band "
+                                  "to keep it in, in its unit, e.g. score:twice=1..2)")
+    try:
+        lo, hi = (float(x) for x in parts)
+    except ValueError:
+        raise OptionError("keep", f"{key.strip()}: {band!r} is not LO..HI of numbers") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise OptionError("keep", f"{key.strip()}: LO must be below HI, both finite (got "
+                                  f"{band})")
+    return key.strip(), lo, hi
+
+
+def _kept_bands(probe: Mapping[str, Mapping[str, Any]], bands: Sequence[tuple[str, float, float]],
+                say: Callable[[str], None]) -> tuple[tuple[str, float, float], ...]:
+    """The ``--keep`` bands in each finding's own scale, echoed with their units."""
+    out = []
+    for key, lo, hi in bands:
+        rec = probe[key]
+        unit = rec.get("unit") or ""
+        say(f"keep: {key} within {lo:g}..{hi:g}{' ' + unit if unit else ''} (a setting whose "
+            "estimate leaves it is refused)")
+        out.append((key, finding_keys.stored(rec, lo), finding_keys.stored(rec, hi)))
+    return tuple(out)
+
+
+def kept(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether a setting keeps every ``--keep`` finding inside its band (its estimate on the
+    setting's games; a key not computed there is not kept)."""
+    for key, lo, hi in p.keep:
+        r = found.get(key)
+        if r is None or _nan(r.get("estimate")) or not lo <= float(r["estimate"]) <= hi:
+            return False
+    return True
 
 
 def possible_range(rec: Mapping[str, Any]) -> tuple[float, float] | None:
@@ -485,10 +540,10 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     """How far a setting is from the goal, in the findings' scale: the estimate minus the
     target (its no-effect value there when no target is given); with ``equalize`` the
     largest estimate minus the smallest (two keys: the first minus the second). ``nan`` when
-    a key is not computed there."""
+    a key is not computed there or a ``--keep`` finding leaves its band (``kept``)."""
     recs = [found.get(k) for k in p.keys]
-    if any(r is None or _nan(r.get("estimate")) for r in recs):
-        return math.nan
+    if any(r is None or _nan(r.get("estimate")) for r in recs) or not kept(p, found):
+        return math.nan  # a setting that leaves a --keep band is refused: it ranks last
     est = [float(r["estimate"]) for r in recs]
     if p.equalize:
         return est[0] - est[1] if len(est) == 2 else max(est) - min(est)
@@ -578,6 +633,11 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
     row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
     row["gap"] = gap(p, found)
     row["gap_se"] = gap_se(p, found)
+    if p.keep:
+        for i, (key, _, _) in enumerate(p.keep):
+            r = found.get(key) or {}
+            row[f"keep_{i}"] = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
+        row["kept"] = kept(p, found)
     return row
 
 
@@ -623,6 +683,7 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
         rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
         scale = float(np.nanmedian([r["gap_se"] for r in rows]))
+        smoothed = [s if row.get("kept", True) else math.nan for row, s in zip(rows, smoothed)]
         for row, s in zip(rows, smoothed):
             row["smoothed_gap"] = s
         best = min(range(len(cands)), key=lambda k: objective(p, smoothed[k],
@@ -793,7 +854,8 @@ def check_seed(p: Plan) -> int:
         "method": p.method, "values": [list(v) for v in p.values], "popsize": p.popsize,
         "games": p.games, "rounds": p.rounds, "budget": p.budget,
         "validation_games": p.validation_games,
-        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)]},
+        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)],
+        **({"keep": [list(b) for b in p.keep]} if p.keep else {})},
         sort_keys=True, default=str)
     digest = hashlib.sha256(identity.encode()).digest()
     words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
@@ -915,12 +977,29 @@ def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
         The records of the scenario as it is on the same games.
     """
     out: dict[str, Any] = {"reached": reached(p, found, paired)}
+    if p.keep:
+        out["keep"] = keep_check(p, found)
     if p.tolerance is not None:
         out["equivalence"] = equivalence_check(p, found, paired)
     if p.scenario.questions:
         out["questions"] = {name: {q.finding: _keep(recs.get(q.finding))
                                    for q in p.scenario.questions}
                             for name, recs in ((BALANCED, found), (ORIGINAL, original or {}))}
+    return out
+
+
+def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``--keep``: each kept finding at the value found on the check's fresh games against its
+    band (own scale): ``key``, ``low``, ``high``, the record's ``estimate``, ``lo``, ``hi`` and
+    ``kept`` (its estimate inside the band; otherwise the value found is refused)."""
+    out = []
+    for key, lo, hi in p.keep:
+        r = found.get(key) or {}
+        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
+        out.append({"key": key, "low": lo, "high": hi, "estimate": est,
+                    "lo": r.get("lo", math.nan), "hi": r.get("hi", math.nan),
+                    "unit": r.get("unit"), "scale": r.get("scale"), "digits": r.get("digits"),
+                    "signed": r.get("signed"), "kept": bool(lo <= est <= hi)})
     return out
 
 
@@ -1092,7 +1171,7 @@ class BalanceResults(Results):
 def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str],
             finding: str | None = None, equalize: str | Sequence[str] | None = None,
             target: float | None = None, tolerance: float | None = None,
-            budget: int = DEFAULT_BUDGET,
+            keep: str | Sequence[str] = (), budget: int = DEFAULT_BUDGET,
             games: int | None = None, popsize: int | None = None,
             validation_games: int = DEFAULT_VALIDATION, robustness: bool = False,
             search_games: int = SEARCH_GAMES, seed: int | None = None,
@@ -1122,6 +1201,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         within ±D" only when two one-sided tests at 5 % both reject (its 90 % interval inside
         target ± D; ``equalize``: every difference inside 0 ± D), else "not shown within ±D"
         (``equivalence_check``).
+    keep : str or sequence of str
+        ``KEY=LO..HI`` (any finding key, the band in its unit): a setting whose estimate of
+        ``KEY`` leaves the band is refused by the search, and the check says whether the value
+        found keeps it on fresh games (``keep_check``).
     budget : int
         Games the search may play in all (a scan: ``budget // settings`` per setting).
     games : int, optional
@@ -1182,7 +1265,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
         scratch = Path(tmp)
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
-                 validation_games=validation_games, say=say, tolerance=tolerance)
+                 validation_games=validation_games, say=say, tolerance=tolerance,
+                 keep=[keep] if isinstance(keep, str) else list(keep))
         fingerprint = {"scenario": scenario.fingerprint(), "vary": [
             [k.path, k.low, k.high] for k in p.knobs], "keys": list(p.keys),
             "equalize": p.equalize, "target": p.target, "budget": budget, "games": p.games,
@@ -1190,6 +1274,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: str | Sequence[str
             "robustness": robustness, "search_games": search_games, "seed": scenario.seed,
             "version": __version__, "name": scenario.name, "kind": "balance",
             "chunk_size": chunk_size}
+        if p.keep:  # the bands change what the search takes
+            fingerprint["keep"] = [list(b) for b in p.keep]
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
                         options.jobs, options.backend)
@@ -1257,6 +1343,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     }
     if p.tolerance is not None:
         study["tolerance"] = p.tolerance
+    if p.keep:
+        study["keep"] = [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]
     if p.method == "cma":
         import cma
 
@@ -1296,6 +1384,10 @@ def _command(p: Plan) -> str:
             words += ["--target", f"{finding_keys.display(p.record, p.target):g}"]
     if p.tolerance is not None:
         words += ["--tolerance", f"{finding_keys.display(p.record, p.tolerance):g}"]
+    for key, lo, hi in p.keep:
+        rec = p.probe[key]
+        words += ["--keep", f"{key}={finding_keys.display(rec, lo):g}.."
+                            f"{finding_keys.display(rec, hi):g}"]
     for k in p.knobs:
         words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
     words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
