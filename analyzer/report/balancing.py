@@ -296,8 +296,27 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     key = findings.key_findings(doc, key_findings(study, run.get("questions") or ()), run_dir,
                                 at=top,
                                 note="Here the unit is the game of the fresh-seed check.")
+    key["findings"] = answer_order(study, key["findings"])
     return {"values": {k["path"]: k["found"] for k in knobs}, "check": check,
             "ladder": study.get("ladder"), "findings": key}
+
+
+def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The finding records in the order the balance answers (issue #34): each key at the value
+    found (the balanced finding first), then each paired change, then the study file's
+    questions — not the key findings' ranking by size, which would put a significant change
+    before the finding balanced."""
+    first = [f"balance:at_value:{k}" for k in study["keys"]]
+    second = [f"balance:change:{k}" for k in study["keys"]]
+
+    def rank(r: dict[str, Any]) -> tuple[int, int]:
+        k = str(r.get("key"))
+        for i, names in enumerate((first, second)):
+            if k in names:
+                return i, names.index(k)
+        return 2, 0
+
+    return sorted(records, key=rank)
 
 
 def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: int = 12

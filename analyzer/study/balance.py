@@ -1149,6 +1149,11 @@ def balanced_toml(p: Plan, balanced: Scenario, values: list[Any], numbers: Mappi
         if r is not None:
             lines.append(f"# Checked on {numbers['games']} fresh games: {k} = "
                          f"{finding_keys.value_text(r)}.")
+    eq = numbers.get("equivalence")
+    if eq:
+        within = f"{finding_keys.display(p.record, eq['tolerance']):g}"
+        lines.append(f"# Verdict (two one-sided tests at 5 % on those games): "
+                     f"{'balanced' if eq['shown'] else 'not shown'} within ±{within}.")
     lines.append(f"# `analyzer {rerun} balanced.toml` plays those games again (seed and games "
                  "below) and reproduces that estimate.")
     return "\n".join(lines) + "\n" + to_toml(sc)
