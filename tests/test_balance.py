@@ -689,7 +689,11 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     assert "**Kept** (`--keep`" in text and "**Target not reached.**" in text
     # the questions: at the value found, after the balance's own answer
     answers = summary["results"]["answers"]["answers"]
-    assert answers[0]["key"] == f"balance:at_value:{START}"
+    assert answers[0]["key"] == f"balance:at_value:{START}"  # the balanced finding first,
+    assert answers[1]["key"] == f"balance:change:{START}"  # though its change ranks above it
+    order = [r["key"] for r in summary["results"]["balance"]["findings"]["findings"]]
+    change = summary["results"]["balance"]["check"]["paired"][f"change:{START}"]
+    assert change["p_value"] < 0.05 and order[:2] == [a["key"] for a in answers[:2]]
     asked = {a["key"]: a for a in answers[1:]}
     assert asked["score:twice"]["question"] == "How much does doubling change the mean score?"
     q = check["questions"]["balanced"]["score:twice"]
