@@ -49,6 +49,18 @@ every rung of the player ladder (``analyzer.study.robustness.player_conditions``
 per rung the finding against the target (Holm over the rungs), and the robustness verdict of the
 finding (``analyzer.study.robustness.verdict``).
 
+**The verdicts** (``verdicts``, issue #35), from the check's games only — the search's own
+estimates, the best of many noisy ones, would flatter the value found (winner's curse):
+``reached`` (the target inside the finding's 95 % interval there; else the command line says
+the closest value, not an error); with ``tolerance`` D two one-sided tests at 5 %
+(``stats.equivalence``): "balanced within ±D" only when the 90 % interval lies inside target ±
+D (``equalize``: every pairwise difference inside 0 ± D); with ``keep`` (``KEY=LO..HI``) each
+band at the value found — the search already refuses a setting whose estimate leaves a band
+(``gap`` is ``nan`` there). The scenario's ``[[questions]]`` are answered at the value found on
+the same games (issue #34). A target outside what the finding can be (``possible_range``), a
+tolerance as wide as that range, and a simulator guard as a knob are refused before the
+search.
+
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
 check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
 of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
