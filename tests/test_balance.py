@@ -519,6 +519,9 @@ def test_the_tolerance_verdict_is_two_one_sided_tests_on_the_check(toy):
                                                abs=1e-4)
     wide = {START: {**near[START], "se": 0.02}}  # 90 %: [-0.023, +0.043], not inside ±0.03
     assert not equivalence_check(p, wide, {})["shown"]
+    ratio = {START: {"estimate": 1.05, "se": 0.02, "log": True, "null": 1.0}}
+    t = equivalence_check(_plan(toy, tolerance=0.1), ratio, {})["tests"][0]
+    assert t["hi"] - t["lo"] == pytest.approx(2 * 1.6449 * 0.02 * 1.05, rel=1e-4)  # delta method
     aimed = equivalence_check(_plan(toy, tolerance=0.03, target=0.05), near, {})
     assert not aimed["shown"] and aimed["tests"][0]["target"] == 0.05  # 0.05 ± 0.03 misses it
     # --equalize: every paired difference within 0 ± D, on t(GROUPS − 1) with the jackknife se

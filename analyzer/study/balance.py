@@ -1034,9 +1034,10 @@ def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
                       paired: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """``--tolerance D``: two one-sided tests at 5 % (``stats.equivalence``) on the check's
     fresh games that the finding at the value found is within ``target ± D`` (its own standard
-    error, normal reference), or, with ``equalize``, that every difference between the
-    findings is within ``0 ± D`` (the paired jackknife's standard error, ``t(GROUPS − 1)``;
-    all must be shown, an intersection-union test, so no correction). "balanced within ±D"
+    error, normal reference; a ratio's by the delta method from its log scale), or, with
+    ``equalize``, that every difference between the findings is within ``0 ± D`` (the paired
+    jackknife's standard error, ``t(GROUPS − 1)``; all must be shown, an intersection-union
+    test, so no correction). "balanced within ±D"
     only when every test rejects both sides — its 90 % interval inside the band.
 
     Returns
@@ -1059,8 +1060,10 @@ def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
         r = found.get(key) or {}
         t = p.target if p.target is not None else r.get("null")
         est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
-        eq = stats.equivalence(est, record_se(r) if r else math.nan, tol,
-                               target=math.nan if t is None else float(t))
+        se = record_se(r) if r else math.nan
+        if r.get("log"):  # a ratio's se is on the log scale: the delta method brings it back
+            se *= est
+        eq = stats.equivalence(est, se, tol, target=math.nan if t is None else float(t))
         tests.append({"what": key, **_eq(eq)})
     return {"tolerance": tol, "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
             "tests": tests}
