@@ -352,8 +352,8 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
     (["--finding", START, "--tolerance", "250", "--vary", "rules.steps=4..6"],
      f"--tolerance: 250 covers every value {START} can be (-100..100 pp)"),
     (["--finding", START, "--vary", "rules.max_rolls=1..5"],
-     "--vary: rules.max_rolls: a simulator guard (a cap that stops a runaway game), not a rule "
-     "of the game, so not a knob; numeric options: edge"),
+     ("--vary: rules.max_rolls: a simulator guard (a cap that stops a runaway game), not a rule "
+      "of the game, so not a knob; numeric options: edge")),
     (["--finding", START, "--vary", "rules.steps=4..6", "--keep", "score"],
      "--keep: 'score' must read KEY=LO..HI"),
     (["--finding", START, "--vary", "rules.steps=4..6", "--keep", "score:nope=0..1"],
@@ -576,8 +576,8 @@ def test_reached_and_the_closest_line(toy):
              "digits": 1, "knobs": [{"label": "steps", "found": 8, "low": 0, "high": 8}],
              "check": {"games": 400, "reached": False, "findings": {"balanced": {START: rec}}}}
     assert command_lines(study) == [
-        "closest: steps = 8, 22.4 % [21.0, 23.8], target 10.0 % not reached within the range "
-        "searched (steps 0..8)"]
+        ("closest: steps = 8, 22.4 % [21.0, 23.8], target 10.0 % not reached within the range "
+         "searched (steps 0..8)")]
     study["check"]["reached"] = True
     assert command_lines(study) == []
 

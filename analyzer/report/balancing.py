@@ -21,8 +21,8 @@ from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc, p_text, param_text
-from analyzer.report.findings import Finding
 from analyzer.report.finding_keys import value_text
+from analyzer.report.findings import Finding
 from analyzer.report.records import Table
 
 ORIGINAL, BALANCED = "original", "balanced"
@@ -121,8 +121,9 @@ def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
         u = _Units(k)
         band = f"{u.num(k['low'])}..{u.num(k['high'])}{' ' + u.unit if u.unit else ''}"
         value = u.span(k["estimate"], k["lo"], k["hi"], bool(k.get("signed")))
-        out.append((bool(k["kept"]), f"{k['key']} {value}, "
-                    f"{'inside' if k['kept'] else 'outside'} the band {band} kept"))
+        out.append((bool(k["kept"]), (f"{k['key']} {value}, "
+                                      f"{'inside' if k['kept'] else 'outside'} the band "
+                                      f"{band} kept")))
     return out
 
 
@@ -488,7 +489,8 @@ def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, st
         ask = f"The study file asks: *{asks[k]}* " if k in asks else ""
         out.append(Finding(
             statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on "
-                      f"{check['games']:,} fresh games", estimate=r["estimate"], lo=r["lo"], hi=r["hi"],
+                      f"{check['games']:,} fresh games", estimate=r["estimate"], lo=r["lo"],
+            hi=r["hi"],
             unit=r.get("unit") or "", scale=float(r.get("scale") or 1),
             digits=int(r.get("digits") or 1), signed=bool(r.get("signed")), null=None,
             games=check["games"], key=k))

@@ -975,8 +975,9 @@ def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
     target was reached (``reached``: the target inside the finding's 95 % interval there;
     ``equalize``: 0 inside every difference's), with ``--tolerance`` the equivalence verdict
     (``equivalence``), and the scenario's ``[[questions]]`` at the value found and as it is
-    (``questions``: setting -> key -> record, issue #34). Only the check's games decide: the search's own estimates,
-    picked as the best of many noisy ones, would flatter the value found (winner's curse).
+    (``questions``: setting -> key -> record, issue #34). Only the check's games decide: the
+    search's own estimates, picked as the best of many noisy ones, would flatter the value found
+    (winner's curse).
 
     Parameters
     ----------
@@ -1406,8 +1407,8 @@ def _command(p: Plan) -> str:
         words += ["--tolerance", f"{finding_keys.display(p.record, p.tolerance):g}"]
     for key, lo, hi in p.keep:
         rec = p.probe[key]
-        words += ["--keep", f"{key}={finding_keys.display(rec, lo):g}.."
-                            f"{finding_keys.display(rec, hi):g}"]
+        words += ["--keep", (f"{key}={finding_keys.display(rec, lo):g}.."
+                             f"{finding_keys.display(rec, hi):g}")]
     for k in p.knobs:
         words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
     words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
