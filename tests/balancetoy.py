@@ -69,6 +69,8 @@ OPTIONS = OptionSet("balancetoy", (
            high=4),
     Option("bonus_file", None, Path, "rule 6", "TOML table replacing the built-in bonus table"),
     Option("mode", "plain", str, "rule 7", "a text option", choices=("plain", "fancy")),
+    Option("max_rolls", 100, int, "rule 9", "a simulator guard: a cap the game never reaches",
+           low=1, high=1000, guard=True),
 ))
 
 

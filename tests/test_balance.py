@@ -338,6 +338,26 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
      "less than one round"),
     (["--finding", START, "--vary", "rules.edge=-0.3..0.3", "--validation-games", "10"],
      "--validation-games: must be at least 40"),
+    # issue #35 item 6: one line before the search, exit 2
+    (["--finding", START, "--target", "nan", "--vary", "rules.steps=4..6"],
+     "--target: must be a finite number (got nan)"),
+    (["--finding", START, "--target", "inf", "--vary", "rules.steps=4..6"],
+     "--target: must be a finite number (got inf)"),
+    (["--finding", START, "--target", "150", "--vary", "rules.steps=4..6"],
+     f"--target: 150 pp is outside what {START} can be (-100..100 pp)"),
+    (["--finding", START, "--tolerance", "0", "--vary", "rules.steps=4..6"],
+     "--tolerance: must be a positive finite number, in the finding's unit (got 0.0)"),
+    (["--finding", START, "--tolerance", "nan", "--vary", "rules.steps=4..6"],
+     "--tolerance: must be a positive finite number"),
+    (["--finding", START, "--tolerance", "250", "--vary", "rules.steps=4..6"],
+     f"--tolerance: 250 covers every value {START} can be (-100..100 pp)"),
+    (["--finding", START, "--vary", "rules.max_rolls=1..5"],
+     ("--vary: rules.max_rolls: a simulator guard (a cap that stops a runaway game), not a rule "
+      "of the game, so not a knob; numeric options: edge")),
+    (["--finding", START, "--vary", "rules.steps=4..6", "--keep", "score"],
+     "--keep: 'score' must read KEY=LO..HI"),
+    (["--finding", START, "--vary", "rules.steps=4..6", "--keep", "score:nope=0..1"],
+     "--keep: unknown finding key 'score:nope' in the run of btoy"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(toy, tmp_path, args, message):
     out = tmp_path / "never"
@@ -465,3 +485,223 @@ def test_plan_prints_the_search_and_the_check_after_the_probe_and_writes_nothing
     assert [ln.split(":")[0] for ln in lines[1:3]] == ["check on fresh seeds"] * 2
     assert "x 60 games" in lines[1] and lines[-1].startswith("plan: 3 part(s)")
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ issue #35: verdicts, faults
+
+
+def _plan(toy, **fields):
+    """A plan of the toy scenario without a probe (the verdicts need only its fields)."""
+    from dataclasses import replace
+
+    from analyzer.scenario import load_scenario
+    from analyzer.study import knobs
+    from analyzer.study.balance import Plan, Study
+
+    scenario = load_scenario(toy(extra=VARIANTS))
+    steps = knobs.knob(scenario, "rules.steps=0..8")
+    p = Plan(scenario, (steps,), (START,), False, None, Study("simulate"), Study("simulate"),
+             "scan", (), 9, 200, 1, 400, 1800, {})
+    return replace(p, **fields)
+
+
+def test_the_tolerance_verdict_is_two_one_sided_tests_on_the_check(toy):
+    """``--tolerance``: "balanced within ±D" only when the 90 % interval (estimate ± 1.645 se,
+    the record's own se) lies inside target ± D; the target defaults to the no-effect value."""
+    from analyzer.study.balance import equivalence_check
+
+    p = _plan(toy, tolerance=0.03)
+    near = {START: {"estimate": 0.01, "se": 0.01, "null": 0.0, "lo": -0.0096, "hi": 0.0296}}
+    eq = equivalence_check(p, near, {})
+    (t,) = eq["tests"]
+    assert eq["shown"] and t["shown"] and t["target"] == 0.0
+    assert (t["lo"], t["hi"]) == pytest.approx((0.01 - 1.6449 * 0.01, 0.01 + 1.6449 * 0.01),
+                                               abs=1e-4)
+    wide = {START: {**near[START], "se": 0.02}}  # 90 %: [-0.023, +0.043], not inside ±0.03
+    assert not equivalence_check(p, wide, {})["shown"]
+    ratio = {START: {"estimate": 1.05, "se": 0.02, "log": True, "null": 1.0}}
+    t = equivalence_check(_plan(toy, tolerance=0.1), ratio, {})["tests"][0]
+    assert t["hi"] - t["lo"] == pytest.approx(2 * 1.6449 * 0.02 * 1.05, rel=1e-4)  # delta method
+    aimed = equivalence_check(_plan(toy, tolerance=0.03, target=0.05), near, {})
+    assert not aimed["shown"] and aimed["tests"][0]["target"] == 0.05  # 0.05 ± 0.03 misses it
+    # --equalize: every paired difference within 0 ± D, on t(GROUPS − 1) with the jackknife se
+    eqp = _plan(toy, keys=("score:twice", "score:plus", "score:base"), equalize=True,
+                tolerance=0.1)
+    paired = {f"difference:balanced:{a}-{b}": {"diff": d, "se": 0.02}
+              for (a, b), d in zip([("score:twice", "score:plus"), ("score:twice", "score:base"),
+                                    ("score:plus", "score:base")], (0.02, -0.03, -0.05))}
+    eq = equivalence_check(eqp, {}, paired)
+    assert [t["what"] for t in eq["tests"]] == ["score:twice − score:plus",
+                                                "score:twice − score:base",
+                                                "score:plus − score:base"]
+    q = sps.t.ppf(0.95, GROUPS - 1)
+    assert eq["tests"][2]["lo"] == pytest.approx(-0.05 - q * 0.02)
+    assert eq["shown"]  # -0.05 - 1.73 x 0.02 = -0.085 > -0.1
+    paired["difference:balanced:score:plus-score:base"]["diff"] = -0.07
+    assert not equivalence_check(eqp, {}, paired)["shown"]  # one pair out: not shown
+
+
+def test_the_tolerance_verdict_errs_at_most_5_percent_at_the_margin(toy):
+    """With the truth exactly at target + D, "balanced within ±D" is a wrong claim: over 4,000
+    replicate checks it is made in at most 5 % of them (and in most when the truth is at the
+    target)."""
+    from analyzer.study.balance import equivalence_check
+
+    rng = np.random.default_rng(11)
+    p = _plan(toy, tolerance=0.02)
+    se = 0.006  # power at the target: P(|Z| < 0.02 / 0.006 - 1.645) = 0.91
+
+    def rate(truth: float) -> float:
+        ests = rng.normal(truth, se, 4000)
+        return float(np.mean([equivalence_check(p, {START: {"estimate": e, "se": se,
+                                                            "null": 0.0}}, {})["shown"]
+                              for e in ests]))
+
+    assert rate(0.02) <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 4000)
+    assert rate(0.0) > 0.87
+
+
+def test_reached_and_the_closest_line(toy):
+    """The check cannot reach the target when it lies outside the finding's 95 % interval at
+    the value found: the command line says the closest value, with the target, not an error."""
+    from analyzer.report.balancing import command_lines
+    from analyzer.study.balance import reached
+
+    p = _plan(toy, target=0.10)
+    rec = {"estimate": 0.224, "lo": 0.21, "hi": 0.238, "null": None, "unit": "%",
+           "scale": 100, "digits": 1}
+    assert not reached(p, {START: rec}, {})
+    assert reached(p, {START: {**rec, "lo": 0.09}}, {})
+    study = {"keys": [START], "equalize": False, "target": 0.10, "unit": "%", "scale": 100,
+             "digits": 1, "knobs": [{"label": "steps", "found": 8, "low": 0, "high": 8}],
+             "check": {"games": 400, "reached": False, "findings": {"balanced": {START: rec}}}}
+    assert command_lines(study) == [
+        ("closest: steps = 8, 22.4 % [21.0, 23.8], target 10.0 % not reached within the range "
+         "searched (steps 0..8)")]
+    study["check"]["reached"] = True
+    assert command_lines(study) == []
+
+
+def test_keep_refuses_a_setting_that_leaves_its_band(toy):
+    """``--keep KEY=LO..HI``: a setting whose estimate of KEY is outside the band has no gap
+    (the search ranks it last); the check says whether the value found keeps it."""
+    from analyzer.study.balance import gap, keep_check, kept, parse_keep
+
+    assert parse_keep("score:twice=-1.5..2") == ("score:twice", -1.5, 2.0)
+    for bad, message in (("score:twice", "must read KEY=LO..HI"),
+                         ("score:twice=2..1", "LO must be below HI"),
+                         ("score:twice=a..1", "is not LO..HI of numbers"),
+                         ("score:twice=nan..1", "both finite")):
+        with pytest.raises(OptionError, match=message):
+            parse_keep(bad)
+    p = _plan(toy, keep=(("score:twice", 1.0, 2.0),))
+    inside = {START: {"estimate": 0.03, "null": 0.0}, "score:twice": {"estimate": 1.5}}
+    outside = {**inside, "score:twice": {"estimate": 2.5}}
+    assert kept(p, inside) and gap(p, inside) == pytest.approx(0.03)
+    assert not kept(p, outside) and math.isnan(gap(p, outside))
+    assert not kept(p, {START: inside[START]})  # not computed: not kept
+    (row,) = keep_check(p, outside)
+    assert row["key"] == "score:twice" and not row["kept"] and row["estimate"] == 2.5
+
+
+def test_a_target_outside_the_findings_range_and_a_whole_range_tolerance_are_refused():
+    from analyzer.study.balance import _check_target, possible_range
+
+    share = {"unit": "%", "scale": 100}
+    assert possible_range(share) == (0.0, 1.0) and possible_range({"unit": "points"}) is None
+    with pytest.raises(OptionError, match=r"target: 150 % is outside what k can be \(0..100 %\)"):
+        _check_target(share, "k", 150.0, None)
+    with pytest.raises(OptionError, match=r"-120 pp is outside what k can be \(-100..100 pp\)"):
+        _check_target({"unit": "pp", "scale": 100}, "k", -120.0, None)
+    with pytest.raises(OptionError, match="target: 0 is outside"):
+        _check_target({"log": True, "unit": ""}, "k", 0.0, None)
+    with pytest.raises(OptionError, match="tolerance: 100 covers every value"):
+        _check_target(share, "k", 10.0, 100.0)
+    _check_target(share, "k", 10.0, 2.0)  # fine
+    _check_target({"unit": "points"}, "k", 1e6, 5.0)  # unbounded
+
+
+def test_simulator_guards_are_not_knobs():
+    """Issue #35: a round or turn cap is not offered by --vary and is refused with a line."""
+    from analyzer.scenario import load_scenario
+    from analyzer.study import knobs
+
+    root = Path(__file__).resolve().parents[1]
+    for file, guard in (("africanus-sultan.toml", "max_turns"),
+                        ("africanus-sultan.toml", "max_rounds")):
+        sc = load_scenario(root / "scenarios" / file)
+        with pytest.raises(OptionError, match=rf"rules.{guard}: a simulator guard .*not a knob; "
+                                              r"numeric options: ") as err:
+            knobs.knob(sc, f"rules.{guard}=10..20")
+        assert "max_rounds" not in str(err.value).split("numeric options:")[1]
+    from analyzer.games import get_game
+    assert get_game("pyramidion").options["max_rounds"].guard
+
+
+QUESTIONS = """
+[[questions]]
+ask = "How much does doubling change the mean score?"
+finding = "score:twice"
+
+[[questions]]
+ask = "Does the start player have an edge?"
+finding = "first_player:base"
+"""
+
+
+def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
+    """lead = 0.1 × (steps − 5) at edge 0: the start player's advantage is 0 at steps 5 and
+    about +10 pp at 6 (three seats, uniform scores: P(win) = 0.433). ``--keep
+    first_player:base=5..100`` refuses every setting whose estimate is below 5 pp, so the
+    target 0 cannot be reached: the command says the closest value (exit 0), the tolerance
+    verdict is "not shown", the report shows what was kept, and the study file's questions are
+    answered at the value found after the balance's own answer."""
+    out = tmp_path / "b"
+    res = cli.invoke(app, ["balance", str(toy(extra=VARIANTS + QUESTIONS)), "--finding", START,
+                           "--vary", "rules.steps=3..8", "--keep", f"{START}=5..100",
+                           "--tolerance", "3", "--budget", "1200", "--validation-games", "400",
+                           "--jobs", "1", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output + res.stderr
+    search = pd.read_parquet(out / "search.parquet")
+    assert search["kept"].tolist() == (search["keep_0"] >= 0.05).tolist()
+    assert not search.loc[search["rules.steps"] <= 5, "kept"].any()
+    summary = json.loads((out / "summary.json").read_text())
+    study = summary["run"]["study"]
+    found = study["knobs"][0]["found"]
+    assert found == int(search.loc[search["kept"], "rules.steps"].min())  # nearest kept to 0
+    check = summary["results"]["balance"]["check"]
+    b = check["findings"]["balanced"][START]
+    assert not check["reached"] and b["lo"] > 0
+    lines = res.stdout.splitlines()
+    assert (f"closest: steps = {found}, {finding_keys.value_text(b)}, target 0.0 pp not reached "
+            f"within the range searched (steps 3..8)") in lines
+    # the verdict: TOST at 5 % on the check's record, never on the search's estimates
+    eq = check["equivalence"]
+    assert eq["tolerance"] == pytest.approx(0.03) and not eq["shown"]
+    (t,) = eq["tests"]
+    assert t["estimate"] == b["estimate"] and t["lo"] > 0.03
+    assert any(x.startswith("verdict on 400 fresh games the search never used: not shown "
+                            "within ±3 pp (two one-sided tests at 5 %): first_player:base")
+               for x in lines)
+    (kept,) = check["keep"]
+    assert kept["kept"] and kept["low"] == pytest.approx(0.05)
+    assert any(x.startswith(f"kept: {START} ") and "inside the band 5.0..100.0 pp kept" in x
+               for x in lines)
+    text = (out / "report.md").read_text()
+    assert "**Verdict: not shown within ±3 pp.**" in text and "seeds the search never used" in text
+    assert "**Kept** (`--keep`" in text and "**Target not reached.**" in text
+    # the questions: at the value found, after the balance's own answer
+    answers = summary["results"]["answers"]["answers"]
+    assert answers[0]["key"] == f"balance:at_value:{START}"  # the balanced finding first,
+    assert answers[1]["key"] == f"balance:change:{START}"  # though its change ranks above it
+    order = [r["key"] for r in summary["results"]["balance"]["findings"]["findings"]]
+    change = summary["results"]["balance"]["check"]["paired"][f"change:{START}"]
+    assert change["p_value"] < 0.05 and order[:2] == [a["key"] for a in answers[:2]]
+    asked = {a["key"]: a for a in answers[1:]}
+    assert asked["score:twice"]["question"] == "How much does doubling change the mean score?"
+    q = check["questions"]["balanced"]["score:twice"]
+    assert asked["score:twice"]["estimate"] == pytest.approx(q["estimate"])
+    assert check["questions"]["original"]["score:twice"] is not None
+    assert "**The study file's questions at the value found**" in text
+    assert f"--keep {START}=5..100 --tolerance" not in study["command"]  # tolerance first
+    assert f"--tolerance 3 --keep {START}=5..100" in study["command"]

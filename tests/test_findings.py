@@ -448,3 +448,31 @@ def test_the_picked_goods_source_is_tested_as_picked():
     assert picked / reps <= 0.05 + 2.58 * math.sqrt(0.05 * 0.95 / reps)
     assert covered / reps >= 0.95 - 2.58 * math.sqrt(0.05 * 0.95 / reps)
     assert "picked as the largest of the 5" in f.sentence()
+
+
+def test_cartus_never_calls_a_flagged_set_most_balanced():
+    """Issue #34: the set with the smallest seat spread is "the most balanced" only when it is
+    not flagged unbalanced; flagged, the sentence says so, and so does its Answers row."""
+    def row(name, balance, sig):
+        return {"building_set": name, "games": 400, "balance": balance, "balance_lo": 0.01,
+                "balance_hi": 0.2, "imbalance_p": 0.001 if sig else 0.5,
+                "imbalance_p_adj": 0.002 if sig else 0.9, "imbalance_sig": sig}
+
+    def first(sets):
+        out = cartus_findings.building_sets({"sets": sets, "noise_floor": 0.05}, {})
+        return next(f for f in out if f.key == "sets:most_balanced").sentence()
+
+    both = first([row("a+b", 0.06, True), row("a+c", 0.09, True)])
+    assert "most balanced" not in both
+    assert both.startswith("None of the 2 building sets is balanced (all flagged unbalanced")
+    assert "the smallest seat spread is `a`, `b`'s: seat win rates 6.0 pp" in both
+    one = first([row("a+b", 0.06, True), row("a+c", 0.09, False)])
+    assert "most balanced" not in one and one.startswith(
+        "The building set with the smallest seat spread, `a`, `b`, is flagged unbalanced")
+    fair = first([row("a+b", 0.06, False), row("a+c", 0.09, True)])
+    assert fair.startswith("The most balanced of the 2 building sets is `a`, `b`: seat win "
+                           "rates 6.0 pp")
+    from analyzer.report import answers
+    record = {"key": "sets:most_balanced", "sentence": both, "estimate": 0.06, "lo": 0.01,
+              "hi": 0.2, "unit": "pp", "scale": 100, "digits": 1}
+    assert "most balanced" not in answers.short_text(record)

@@ -175,6 +175,9 @@ class Option:
         alternative spread table); ``analyzer robustness`` re-runs a study with each. A ``bool``
         default's alternative is the other value and a ``str`` option's are its other
         ``choices`` without being listed; a simulator guard (a turn cap) lists none.
+    guard : bool
+        A simulator guard (a round or turn cap that stops a runaway game), not a rule of the
+        game: ``analyzer balance`` never varies it (``analyzer.study.knobs``).
     """
 
     name: str
@@ -192,6 +195,7 @@ class Option:
     allowed: str = ""
     provenance_at: Mapping[int, str] = field(default_factory=dict)
     alternatives: tuple = ()
+    guard: bool = False
 
     def allowed_text(self) -> str:
         """What the option accepts, e.g. ``"integer 1..6"`` or ``"one of discard, deck_bottom"``."""

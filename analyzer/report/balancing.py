@@ -11,6 +11,7 @@ from the original setting on the same fresh games.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc, p_text, param_text
+from analyzer.report.finding_keys import value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table
 
@@ -55,6 +57,139 @@ class _Units:
         if lo == hi:
             return f"{text} (the same in every game)"
         return f"{text} [{self.num(lo, sign)}, {self.num(hi, sign)}]"
+
+
+def tolerance_text(study: dict[str, Any]) -> str:
+    """``--tolerance`` as shown: ``"±2 pp"`` (a share's band in percentage points)."""
+    u = _Units(study)
+    unit = "pp" if u.unit == "%" else u.unit
+    return f"±{u.scale * float(study['tolerance']):g}{' ' + unit if unit else ''}"
+
+
+def verdict_text(study: dict[str, Any]) -> str:
+    """The equivalence verdict in words: ``"balanced within ±2 pp"`` or ``"not shown within
+    ±2 pp"``; ``""`` without ``--tolerance``."""
+    eq = study.get("check", {}).get("equivalence")
+    if not eq:
+        return ""
+    return f"{'balanced' if eq['shown'] else 'not shown'} within {tolerance_text(study)}"
+
+
+def _test_text(study: dict[str, Any], t: dict[str, Any]) -> str:
+    """One test of the verdict: the estimate, its 90 % interval and the band."""
+    u = _Units(study)
+    sign = bool(study["equalize"]) or bool(study.get("signed"))
+    if _nan(t["lo"]) or _nan(t["hi"]):
+        return f"`{t['what']}` {u.with_unit(t['estimate'], sign)} (no interval: nothing shown)"
+    band = f"{u.num(t['target'])} ± {tolerance_text(study)[1:]}"
+    return (f"`{t['what']}` {u.with_unit(t['estimate'], sign)}, 90 % interval "
+            f"[{u.num(t['lo'], sign)}, {u.num(t['hi'], sign)}] "
+            f"{'inside' if t['shown'] else 'not inside'} {band}")
+
+
+def _closest(study: dict[str, Any]) -> str:
+    """The value found when the check cannot reach the goal, with the finding there and the
+    target: ``"steps = 8, 22.4 % [21.0, 23.8], target 10 % not reached within the range
+    searched (steps 0..8)"``; ``""`` when reached (or a run from before ``reached``)."""
+    check = study["check"]
+    if check.get("reached", True):
+        return ""
+    u = _Units(study)
+    knobs = study["knobs"]
+    values = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in knobs)
+    ranges = ", ".join(f"{k['label']} {param_text(k['low'])}..{param_text(k['high'])}"
+                       for k in knobs)
+    if study["equalize"]:
+        first = study["keys"][0]
+        parts = [f"{first} − {k} {u.span(d['diff'], d['lo'], d['hi'], True)}"
+                 for k in study["keys"][1:]
+                 for d in [check["paired"].get(f"difference:{BALANCED}:{first}-{k}")] if d]
+        return (f"{values}, {'; '.join(parts)}: not made equal within the range searched "
+                f"({ranges})")
+    b = check["findings"][BALANCED].get(study["keys"][0])
+    t = _target(study, b)
+    shown = ("not computed" if b is None else
+             u.span(b["estimate"], b["lo"], b["hi"], bool(b.get("signed"))))
+    return (f"{values}, {shown}, target {u.with_unit(t) if t is not None else '–'} not reached "
+            f"within the range searched ({ranges})")
+
+
+def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
+    """Each ``--keep`` finding at the value found against its band: ``(kept, text)``."""
+    out = []
+    for k in study["check"].get("keep") or []:
+        u = _Units(k)
+        band = f"{u.num(k['low'])}..{u.num(k['high'])}{' ' + u.unit if u.unit else ''}"
+        value = u.span(k["estimate"], k["lo"], k["hi"], bool(k.get("signed")))
+        out.append((bool(k["kept"]), (f"{k['key']} {value}, "
+                                      f"{'inside' if k['kept'] else 'outside'} the band "
+                                      f"{band} kept")))
+    return out
+
+
+def command_lines(study: dict[str, Any]) -> list[str]:
+    """What ``analyzer balance`` prints after the value found: with ``--tolerance`` the
+    verdict and each test, and, when the check cannot reach the goal, the closest value
+    (``"closest: …, target 10 % not reached within the range searched"``; not an error)."""
+    out = []
+    eq = study["check"].get("equivalence")
+    if eq:
+        out.append(f"verdict on {study['check']['games']:,} fresh games the search never used: "
+                   f"{verdict_text(study)} (two one-sided tests at 5 %): "
+                   + "; ".join(_test_text(study, t).replace("`", "") for t in eq["tests"]))
+    closest = _closest(study)
+    if closest:
+        out.append(f"closest: {closest}")
+    for ok, text in _keep_texts(study):
+        out.append(f"kept: {text}" if ok else
+                   f"refused: the value found leaves a --keep band on the fresh seeds: {text}")
+    return out
+
+
+def _verdict(doc: Doc, study: dict[str, Any]) -> None:
+    """The report's paragraphs of the check's verdicts (``command_lines`` in words)."""
+    check = study["check"]
+    eq = check.get("equivalence")
+    if eq:
+        doc.p(f"**Verdict: {verdict_text(study)}.** Two one-sided tests at 5 % each (Schuirmann; "
+              "\"within\" only when both reject, i.e. the 90 % interval lies inside the band)"
+              f" on the check's {check['games']:,} fresh games — seeds the search never used, "
+              "so the search's own estimates, the best of many noisy ones, do not decide it: "
+              + "; ".join(_test_text(study, t) + f" (p = {p_text(t['p_value'])})"
+                          for t in eq["tests"])
+              + (". Every difference must be shown (an intersection-union test: no correction)"
+                 if len(eq["tests"]) > 1 else "") + ".")
+    closest = _closest(study)
+    if closest:
+        doc.p(f"**Target not reached.** The value found is the closest the search came: "
+              f"{closest}.")
+    keeps = _keep_texts(study)
+    if keeps:
+        refused = [t for ok, t in keeps if not ok]
+        doc.p(("**Refused: the value found leaves a kept band** on the check's fresh games, so "
+               "it is not a balance that keeps what was asked: " + "; ".join(refused) + ". "
+               if refused else "")
+              + "**Kept** (`--keep`; the search refused every setting whose estimate left a "
+              "band, and the check tests the value found on its fresh games): "
+              + "; ".join(f"`{t.split(' ', 1)[0]}` {t.split(' ', 1)[1]}" for _, t in keeps)
+              + ".")
+
+
+def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
+    """The study file's ``[[questions]]`` at the value found and as it is, on the check's
+    fresh games (issue #34)."""
+    qs = (study["check"].get("questions") or {})
+    at, before = qs.get(BALANCED) or {}, qs.get(ORIGINAL) or {}
+    rows = []
+    for q in run.get("questions") or []:
+        b, o = at.get(q["finding"]), before.get(q["finding"])
+        rows.append(f"*{q['ask']}* (`{q['finding']}`): "
+                    + (value_text(b) if b else "not computed there")
+                    + (f" (as it is: {value_text(o)})" if o else ""))
+    if rows:
+        doc.p(f"**The study file's questions at the value found**, on the same "
+              f"{study['check']['games']:,} fresh games (the Answers table gives them after the "
+              "balance's own): " + "; ".join(rows) + ".")
 
 
 def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
@@ -128,6 +263,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc.p(f"On **{n:,} fresh games** never searched on, {parts[0]}. On the same games, "
               f"{parts[1]} ({jk}; a difference whose interval includes 0 is equal within the "
               "games played).")
+    _verdict(doc, study)
+    _questions(doc, run, study, u)
     if run_dir is not None and (Path(run_dir) / "search.parquet").is_file():
         rows = pd.read_parquet(Path(run_dir) / "search.parquet")
         for i, k in enumerate(knobs):
@@ -157,10 +294,30 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           + "`search.parquet`: every setting evaluated. The records (`games.parquet`, "
           f"`seats.parquet`) are the check's, arms `{ORIGINAL}` and `{BALANCED}` (`:ARM` for a "
           f"variant). Command: `{study.get('command', '')}`.")
-    key = findings.key_findings(doc, key_findings(study), run_dir, at=top,
+    key = findings.key_findings(doc, key_findings(study, run.get("questions") or ()), run_dir,
+                                at=top,
                                 note="Here the unit is the game of the fresh-seed check.")
+    key["findings"] = answer_order(study, key["findings"])
     return {"values": {k["path"]: k["found"] for k in knobs}, "check": check,
             "ladder": study.get("ladder"), "findings": key}
+
+
+def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The finding records in the order the balance answers (issue #34): each key at the value
+    found (the balanced finding first), then each paired change, then the study file's
+    questions — not the key findings' ranking by size, which would put a significant change
+    before the finding balanced."""
+    first = [f"balance:at_value:{k}" for k in study["keys"]]
+    second = [f"balance:change:{k}" for k in study["keys"]]
+
+    def rank(r: dict[str, Any]) -> tuple[int, int]:
+        k = str(r.get("key"))
+        for i, names in enumerate((first, second)):
+            if k in names:
+                return i, names.index(k)
+        return 2, 0
+
+    return sorted(records, key=rank)
 
 
 def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: int = 12
@@ -281,9 +438,12 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                  else "") + ".")
 
 
-def key_findings(study: dict[str, Any]) -> list[Finding]:
+def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] = ()
+                 ) -> list[Finding]:
     """The balance's findings: each key at the value found on the fresh games (a measured
-    figure), and its paired change from the original setting (a test against no change)."""
+    figure), and its paired change from the original setting (a test against no change); then
+    the study file's ``questions`` (``{ask, finding}``) at the value found
+    (``question_findings``)."""
     check = study["check"]
     out = []
     for k in study["keys"]:
@@ -292,7 +452,8 @@ def key_findings(study: dict[str, Any]) -> list[Finding]:
             continue
         t = _target(study, b)
         target = "" if study["equalize"] or t is None else (
-            f" (target {_Units(study).with_unit(t)})")
+            f" (target {_Units(study).with_unit(t)}"
+            + (f"; {verdict_text(study)}" if verdict_text(study) else "") + ")")
         shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
                  "digits": int(b.get("digits") or 1)}
         found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
@@ -309,6 +470,30 @@ def key_findings(study: dict[str, Any]) -> list[Finding]:
                 estimate=c["diff"], lo=c["lo"], hi=c["hi"], signed=True, null=0.0,
                 p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
                 **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
+    return out + question_findings(study, questions)
+
+
+def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] = ()
+                      ) -> list[Finding]:
+    """The scenario's ``[[questions]]`` answered at the value found, on the check's fresh
+    games (issue #34): one measured figure per question's key, under that key, so the
+    Answers table finds it (after the balance's own answers, the balanced finding first). A
+    key the check did not compute there is left out (the Answers table then says so)."""
+    check = study["check"]
+    found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
+    out = []
+    asks = {q["finding"]: q["ask"] for q in questions}
+    for k, r in ((check.get("questions") or {}).get(BALANCED) or {}).items():
+        if r is None or _nan(r.get("estimate")):
+            continue
+        ask = f"The study file asks: *{asks[k]}* " if k in asks else ""
+        out.append(Finding(
+            statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on "
+                      f"{check['games']:,} fresh games", estimate=r["estimate"], lo=r["lo"],
+            hi=r["hi"],
+            unit=r.get("unit") or "", scale=float(r.get("scale") or 1),
+            digits=int(r.get("digits") or 1), signed=bool(r.get("signed")), null=None,
+            games=check["games"], key=k))
     return out
 
 

@@ -49,6 +49,18 @@ every rung of the player ladder (``analyzer.study.robustness.player_conditions``
 per rung the finding against the target (Holm over the rungs), and the robustness verdict of the
 finding (``analyzer.study.robustness.verdict``).
 
+**The verdicts** (``verdicts``, issue #35), from the check's games only — the search's own
+estimates, the best of many noisy ones, would flatter the value found (winner's curse):
+``reached`` (the target inside the finding's 95 % interval there; else the command line says
+the closest value, not an error); with ``tolerance`` D two one-sided tests at 5 %
+(``stats.equivalence``): "balanced within ±D" only when the 90 % interval lies inside target ±
+D (``equalize``: every pairwise difference inside 0 ± D); with ``keep`` (``KEY=LO..HI``) each
+band at the value found — the search already refuses a setting whose estimate leaves a band
+(``gap`` is ``nan`` there). The scenario's ``[[questions]]`` are answered at the value found on
+the same games (issue #34). A target outside what the finding can be (``possible_range``), a
+tolerance as wide as that range, and a simulator guard as a knob are refused before the
+search.
+
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
 check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
 of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
@@ -105,6 +117,7 @@ ROUNDS_CAP = 1000
 SEARCH_STREAM, CHECK_STREAM, PROBE_STREAM = 1, 2, 3  # spawn keys of the root seeds
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
 Z95 = float(sps.norm.ppf(0.975))
+ALPHA_TOST = 0.05  # each one-sided test of ``--tolerance`` (a 90 % interval inside the band)
 ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
 
 
@@ -256,6 +269,8 @@ class Plan:
     validation_games: int
     budget: int
     probe: dict[str, dict[str, Any]]  # the probe's record of each key
+    tolerance: float | None = None  # ``--tolerance``, in the finding's own scale
+    keep: tuple[tuple[str, float, float], ...] = ()  # ``--keep KEY=LO..HI``, own scale
 
     @property
     def record(self) -> dict[str, Any]:
@@ -278,10 +293,11 @@ def _keys(finding: str | None, equalize: str | Sequence[str] | None) -> tuple[li
 
 
 def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
-           say: Callable[[str], None]) -> tuple[Study, Study, dict[str, dict[str, Any]]]:
+           say: Callable[[str], None], kept: Sequence[str] = ()
+           ) -> tuple[Study, Study, dict[str, dict[str, Any]]]:
     """Play the scenario as it is on ``PROBE_GAMES`` games in a temporary folder and look the
-    keys up; returns the study the search plays, the study the check plays and each key's
-    record."""
+    keys up (and the ``kept`` keys of ``--keep``); returns the study the search plays, the
+    study the check plays and each key's record."""
     spec = scenario.spec
     items = [k[len(ITEM):] for k in keys if k.startswith(ITEM)]
     if items and len(items) != len(keys):
@@ -313,6 +329,9 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
                                               where=f"the run of {scenario.name}"))
                   for k in keys}
+        chosen.update({k: dict(finding_keys.lookup(records, k, option="keep", patterns=patterns,
+                                                   where=f"the run of {scenario.name}"))
+                       for k in kept if k not in chosen})
         study = full
         if not items and len(sc.arms) > 1:  # does the finding need the other arms?
             alone = Study("simulate", (BASE,))
@@ -320,7 +339,7 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
             gb = g[g["variant"] == BASE].reset_index(drop=True)
             sbs = s[s["variant"] == BASE].reset_index(drop=True)
             only = findings_of(sb, fb, gb, sbs, folder)
-            if all(_same(only.get(k), chosen[k]) for k in keys):
+            if all(_same(only.get(k), chosen[k]) for k in chosen):
                 study = alone
     return study, full, chosen
 
@@ -338,7 +357,8 @@ def _nan(x: Any) -> bool:
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          equalize: str | Sequence[str] | None, target: float | None,
          vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
-         validation_games: int, say: Callable[[str], None]) -> Plan:
+         validation_games: int, say: Callable[[str], None], tolerance: float | None = None,
+         keep: Sequence[str] = ()) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
 
     Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
@@ -353,6 +373,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         budget; nothing is written.
     """
     keys, equal = _keys(finding, equalize)
+    bands = [parse_keep(text) for text in keep]
     option = "equalize" if equal else "finding"
     asked_games, games = games, DEFAULT_GAMES if games is None else games
     if equal and target is not None:
@@ -361,6 +382,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if target is not None and not math.isfinite(target):
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
+    _check_tolerance(tolerance)
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
@@ -401,7 +423,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if rounds > ROUNDS_CAP:
             raise OptionError("budget", f"{budget:,} games make {rounds:,} rounds; at most "
                                         f"{ROUNDS_CAP:,} (raise {{games}})", games=None)
-    study, full, probe = _probe(scenario, keys, run, option=option, say=say)
+    study, full, probe = _probe(scenario, keys, run, option=option, say=say,
+                                kept=[k for k, _, _ in bands])
     rec = probe[keys[0]]
     if not equal and target is None and rec.get("null") is None:
         raise OptionError("target", f"{keys[0]} is a measured figure without a no-effect value: "
@@ -410,10 +433,98 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if equal and len({(probe[k].get("unit"), probe[k].get("scale")) for k in keys}) > 1:
         raise OptionError("equalize", "the findings are in different units ("
                           + ", ".join(f"{k}: {probe[k].get('unit')}" for k in keys) + ")")
+    _check_target(rec, keys[0], target, tolerance)
     stored = None if target is None else finding_keys.stored(rec, target)
     say(target_line(rec, keys, equal, target))
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
-                lam, per, rounds, validation_games, budget, probe)
+                lam, per, rounds, validation_games, budget, probe,
+                None if tolerance is None else finding_keys.stored(rec, tolerance),
+                _kept_bands(probe, bands, say))
+
+
+def parse_keep(text: str) -> tuple[str, float, float]:
+    """``--keep KEY=LO..HI`` as ``(key, lo, hi)``, the band in the unit ``analyzer findings``
+    shows.
+
+    Raises
+    ------
+    OptionError
+        (keyword ``keep``) not of that shape, a bound that is not a finite number, or LO not
+        below HI.
+    """
+    key, eq, band = str(text).rpartition("=")
+    parts = band.split("..")
+    if not eq or not key.strip() or len(parts) != 2:
+        raise OptionError("keep", f"{text!r} must read KEY=LO..HI (a finding key and the band "
+                                  "to keep it in, in its unit, e.g. score:twice=1..2)")
+    try:
+        lo, hi = (float(x) for x in parts)
+    except ValueError:
+        raise OptionError("keep", f"{key.strip()}: {band!r} is not LO..HI of numbers") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise OptionError("keep", f"{key.strip()}: LO must be below HI, both finite (got "
+                                  f"{band})")
+    return key.strip(), lo, hi
+
+
+def _kept_bands(probe: Mapping[str, Mapping[str, Any]], bands: Sequence[tuple[str, float, float]],
+                say: Callable[[str], None]) -> tuple[tuple[str, float, float], ...]:
+    """The ``--keep`` bands in each finding's own scale, echoed with their units."""
+    out = []
+    for key, lo, hi in bands:
+        rec = probe[key]
+        unit = rec.get("unit") or ""
+        say(f"keep: {key} within {lo:g}..{hi:g}{' ' + unit if unit else ''} (a setting whose "
+            "estimate leaves it is refused)")
+        out.append((key, finding_keys.stored(rec, lo), finding_keys.stored(rec, hi)))
+    return tuple(out)
+
+
+def kept(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether a setting keeps every ``--keep`` finding inside its band (its estimate on the
+    setting's games; a key not computed there is not kept)."""
+    for key, lo, hi in p.keep:
+        r = found.get(key)
+        if r is None or _nan(r.get("estimate")) or not lo <= float(r["estimate"]) <= hi:
+            return False
+    return True
+
+
+def possible_range(rec: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The values a finding can take, in its own scale (a share 0–1, a difference of shares
+    −1–1, a ratio above 0), read off its record's unit as the report's ``Finding.range``
+    does; ``None``: unbounded."""
+    if rec.get("log"):
+        return (0.0, math.inf)
+    return {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(str(rec.get("unit") or ""))
+
+
+def _check_tolerance(tolerance: float | None) -> None:
+    """Refuse a tolerance that is not a positive finite number, before anything is played."""
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
+        raise OptionError("tolerance", f"must be a positive finite number, in the finding's "
+                                       f"unit (got {tolerance})")
+
+
+def _check_target(rec: Mapping[str, Any], key: str, target: float | None,
+                  tolerance: float | None) -> None:
+    """Refuse, before the search, a target outside the values the finding can take (``--target
+    150`` for a share) and a tolerance as wide as that whole range (it would claim nothing).
+    ``target`` and ``tolerance`` are in the unit ``analyzer findings`` shows."""
+    bounds = possible_range(rec)
+    if bounds is None:
+        return
+    unit = rec.get("unit") or ""
+    lo, hi = (finding_keys.display(rec, b) if math.isfinite(b) else b for b in bounds)
+    inside = (lambda x: x > lo) if rec.get("log") else (lambda x: lo <= x <= hi)
+    if target is not None and not inside(target):
+        span = f"above {lo:g}" if math.isinf(hi) else f"{lo:g}..{hi:g}"
+        raise OptionError("target", f"{target:g}{' ' + unit if unit else ''} is outside what "
+                                    f"{key} can be ({span}{' ' + unit if unit else ''})")
+    if tolerance is not None and math.isfinite(hi) and tolerance >= hi - lo:
+        raise OptionError("tolerance", f"{tolerance:g} covers every value {key} can be "
+                                       f"({lo:g}..{hi:g}{' ' + unit if unit else ''}): give "
+                                       "a smaller one")
 
 
 def target_line(rec: Mapping[str, Any], keys: Sequence[str], equal: bool,
@@ -443,10 +554,10 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     """How far a setting is from the goal, in the findings' scale: the estimate minus the
     target (its no-effect value there when no target is given); with ``equalize`` the
     largest estimate minus the smallest (two keys: the first minus the second). ``nan`` when
-    a key is not computed there."""
+    a key is not computed there or a ``--keep`` finding leaves its band (``kept``)."""
     recs = [found.get(k) for k in p.keys]
-    if any(r is None or _nan(r.get("estimate")) for r in recs):
-        return math.nan
+    if any(r is None or _nan(r.get("estimate")) for r in recs) or not kept(p, found):
+        return math.nan  # a setting that leaves a --keep band is refused: it ranks last
     est = [float(r["estimate"]) for r in recs]
     if p.equalize:
         return est[0] - est[1] if len(est) == 2 else max(est) - min(est)
@@ -536,6 +647,11 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
     row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
     row["gap"] = gap(p, found)
     row["gap_se"] = gap_se(p, found)
+    if p.keep:
+        for i, (key, _, _) in enumerate(p.keep):
+            r = found.get(key) or {}
+            row[f"keep_{i}"] = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
+        row["kept"] = kept(p, found)
     return row
 
 
@@ -581,6 +697,7 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
         rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
         scale = float(np.nanmedian([r["gap_se"] for r in rows]))
+        smoothed = [s if row.get("kept", True) else math.nan for row, s in zip(rows, smoothed)]
         for row, s in zip(rows, smoothed):
             row["smoothed_gap"] = s
         best = min(range(len(cands)), key=lambda k: objective(p, smoothed[k],
@@ -729,6 +846,10 @@ def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]
             out.append((f"difference:change:{first}-{key}",
                         lambda o, b, key=key: (_est(b, first) - _est(b, key))
                         - (_est(o, first) - _est(o, key))))
+        if p.tolerance is not None:  # every pair is tested for equivalence (``equivalence``)
+            for a, b in itertools.combinations(p.keys[1:], 2):
+                out.append((f"difference:{BALANCED}:{a}-{b}",
+                            lambda o, bal, a=a, b=b: _est(bal, a) - _est(bal, b)))
     return out
 
 
@@ -747,7 +868,8 @@ def check_seed(p: Plan) -> int:
         "method": p.method, "values": [list(v) for v in p.values], "popsize": p.popsize,
         "games": p.games, "rounds": p.rounds, "budget": p.budget,
         "validation_games": p.validation_games,
-        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)]},
+        "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)],
+        **({"keep": [list(b) for b in p.keep]} if p.keep else {})},
         sort_keys=True, default=str)
     digest = hashlib.sha256(identity.encode()).digest()
     words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
@@ -833,7 +955,126 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
            "jackknife_arms": sorted(keep_b),
            "findings": {name: {k: _keep(at[name].get(k)) for k in p.keys} for name in at},
            "paired": paired}
+    out.update(verdicts(p, at[BALANCED], paired, at[ORIGINAL]))
     return result, out, balanced
+
+
+# ------------------------------------------------------------------ the verdicts
+
+
+def _pairs(p: Plan) -> list[tuple[str, str]]:
+    """The differences ``--equalize`` makes small: the first key against each other; with a
+    tolerance every pair (``_contrasts``)."""
+    if p.tolerance is None:
+        return [(p.keys[0], k) for k in p.keys[1:]]
+    return list(itertools.combinations(p.keys, 2))
+
+
+def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
+             paired: Mapping[str, Mapping[str, Any]],
+             original: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What the fresh-seed check says of the value found, for ``study["check"]``: whether the
+    target was reached (``reached``: the target inside the finding's 95 % interval there;
+    ``equalize``: 0 inside every difference's), with ``--tolerance`` the equivalence verdict
+    (``equivalence``), and the scenario's ``[[questions]]`` at the value found and as it is
+    (``questions``: setting -> key -> record, issue #34). Only the check's games decide: the
+    search's own estimates, picked as the best of many noisy ones, would flatter the value found
+    (winner's curse).
+
+    Parameters
+    ----------
+    p : Plan
+    found : mapping
+        The finding records at the value found on the check's games (every key of the run).
+    paired : mapping
+        The check's paired statistics (``_contrasts``), with jackknife ``se``.
+    original : mapping, optional
+        The records of the scenario as it is on the same games.
+    """
+    out: dict[str, Any] = {"reached": reached(p, found, paired)}
+    if p.keep:
+        out["keep"] = keep_check(p, found)
+    if p.tolerance is not None:
+        out["equivalence"] = equivalence_check(p, found, paired)
+    if p.scenario.questions:
+        out["questions"] = {name: {q.finding: _keep(recs.get(q.finding))
+                                   for q in p.scenario.questions}
+                            for name, recs in ((BALANCED, found), (ORIGINAL, original or {}))}
+    return out
+
+
+def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``--keep``: each kept finding at the value found on the check's fresh games against its
+    band (own scale): ``key``, ``low``, ``high``, the record's ``estimate``, ``lo``, ``hi`` and
+    ``kept`` (its estimate inside the band; otherwise the value found is refused)."""
+    out = []
+    for key, lo, hi in p.keep:
+        r = found.get(key) or {}
+        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
+        out.append({"key": key, "low": lo, "high": hi, "estimate": est,
+                    "lo": r.get("lo", math.nan), "hi": r.get("hi", math.nan),
+                    "unit": r.get("unit"), "scale": r.get("scale"), "digits": r.get("digits"),
+                    "signed": r.get("signed"), "kept": bool(lo <= est <= hi)})
+    return out
+
+
+def reached(p: Plan, found: Mapping[str, Mapping[str, Any]],
+            paired: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether the check cannot tell the value found from the goal: the target inside the
+    finding's 95 % interval (``equalize``: 0 inside each difference's jackknife interval)."""
+    if p.equalize:
+        ds = [paired.get(f"difference:{BALANCED}:{a}-{b}") for a, b in _pairs(p)]
+        return all(d is not None and not _nan(d.get("lo")) and not _nan(d.get("hi"))
+                   and d["lo"] <= 0 <= d["hi"] for d in ds)
+    r = found.get(p.keys[0])
+    if r is None or _nan(r.get("lo")) or _nan(r.get("hi")):
+        return False
+    t = p.target if p.target is not None else r.get("null")
+    return t is not None and float(r["lo"]) <= float(t) <= float(r["hi"])
+
+
+def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
+                      paired: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``--tolerance D``: two one-sided tests at 5 % (``stats.equivalence``) on the check's
+    fresh games that the finding at the value found is within ``target ± D`` (its own standard
+    error, normal reference; a ratio's by the delta method from its log scale), or, with
+    ``equalize``, that every difference between the findings is within ``0 ± D`` (the paired
+    jackknife's standard error, ``t(GROUPS − 1)``; all must be shown, an intersection-union
+    test, so no correction). "balanced within ±D"
+    only when every test rejects both sides — its 90 % interval inside the band.
+
+    Returns
+    -------
+    dict
+        ``tolerance`` (own scale), ``alpha``, ``shown`` (bool), ``tests``: one per finding or
+        difference with ``what``, ``estimate``, ``lo``, ``hi`` (the 90 % interval), ``target``,
+        ``p_value`` (the larger one-sided p) and ``shown``.
+    """
+    tol = float(p.tolerance)
+    tests = []
+    if p.equalize:
+        for a, b in _pairs(p):
+            d = paired.get(f"difference:{BALANCED}:{a}-{b}") or {}
+            eq = stats.equivalence(float(d.get("diff", math.nan)), float(d.get("se", math.nan)),
+                                   tol, target=0.0, df=GROUPS - 1)
+            tests.append({"what": f"{a} − {b}", **_eq(eq)})
+    else:
+        key = p.keys[0]
+        r = found.get(key) or {}
+        t = p.target if p.target is not None else r.get("null")
+        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
+        se = record_se(r) if r else math.nan
+        if r.get("log"):  # a ratio's se is on the log scale: the delta method brings it back
+            se *= est
+        eq = stats.equivalence(est, se, tol, target=math.nan if t is None else float(t))
+        tests.append({"what": key, **_eq(eq)})
+    return {"tolerance": tol, "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
+            "tests": tests}
+
+
+def _eq(eq: stats.Equivalence) -> dict[str, Any]:
+    return {"estimate": eq.estimate, "lo": eq.lo, "hi": eq.hi, "target": eq.target,
+            "p_value": eq.p_value, "shown": bool(eq.shown)}
 
 
 def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -926,6 +1167,11 @@ def balanced_toml(p: Plan, balanced: Scenario, values: list[Any], numbers: Mappi
         if r is not None:
             lines.append(f"# Checked on {numbers['games']} fresh games: {k} = "
                          f"{finding_keys.value_text(r)}.")
+    eq = numbers.get("equivalence")
+    if eq:
+        within = f"{finding_keys.display(p.record, eq['tolerance']):g}"
+        lines.append(f"# Verdict (two one-sided tests at 5 % on those games): "
+                     f"{'balanced' if eq['shown'] else 'not shown'} within ±{within}.")
     lines.append(f"# `analyzer {rerun} balanced.toml` plays those games again (seed and games "
                  "below) and reproduces that estimate.")
     return "\n".join(lines) + "\n" + to_toml(sc)
@@ -946,7 +1192,8 @@ class BalanceResults(Results):
 
 @checked
 def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Finding = None,
-            equalize: Equalize = None, target: Target = None, budget: Budget = DEFAULT_BUDGET,
+            equalize: Equalize = None, target: Target = None, tolerance: Tolerance = None,
+            keep: Keep = None, budget: Budget = DEFAULT_BUDGET,
             games: int | None = None, popsize: Popsize = None,
             validation_games: ValidationGames = DEFAULT_VALIDATION,
             robustness: Robust = False, search_games: SearchGames = SEARCH_GAMES,
@@ -970,7 +1217,17 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
         Instead of ``finding``: keys (a string: comma-separated) whose estimates are made equal.
     target : float, optional
         In the unit ``analyzer findings`` shows (``10`` for 10 % or 10 pp); default the
-        finding's no-effect value (a measured figure has none: give it).
+        finding's no-effect value (a measured figure has none: give it). Refused before the
+        search when outside what the finding can be (above 100 % for a share).
+    tolerance : float, optional
+        In the finding's unit (``2`` for ±2 pp): the fresh-seed check then says "balanced
+        within ±D" only when two one-sided tests at 5 % both reject (its 90 % interval inside
+        target ± D; ``equalize``: every difference inside 0 ± D), else "not shown within ±D"
+        (``equivalence_check``).
+    keep : str or sequence of str
+        ``KEY=LO..HI`` (any finding key, the band in its unit): a setting whose estimate of
+        ``KEY`` leaves the band is refused by the search, and the check says whether the value
+        found keeps it on fresh games (``keep_check``).
     budget : int
         Games the search may play in all (a scan: ``budget // settings`` per setting).
     games : int, optional
@@ -1031,7 +1288,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
         scratch = Path(tmp)
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
-                 validation_games=validation_games, say=say)
+                 validation_games=validation_games, say=say, tolerance=tolerance,
+                 keep=[keep] if isinstance(keep, str) else list(keep or ()))
         fingerprint = {"scenario": scenario.fingerprint(), "vary": [
             [k.path, k.low, k.high] for k in p.knobs], "keys": list(p.keys),
             "equalize": p.equalize, "target": p.target, "budget": budget, "games": p.games,
@@ -1039,6 +1297,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
             "robustness": robustness, "search_games": search_games, "seed": scenario.seed,
             "version": __version__, "name": scenario.name, "kind": "balance",
             "chunk_size": chunk_size}
+        if p.keep:  # the bands change what the search takes
+            fingerprint["keep"] = [list(b) for b in p.keep]
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
                         options.jobs, options.backend)
@@ -1104,6 +1364,10 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         "ladder": ladder_numbers,
         "files": ["balanced.toml", *sorted({f"{k.table}.toml" for k in p.knobs if k.table})],
     }
+    if p.tolerance is not None:
+        study["tolerance"] = p.tolerance
+    if p.keep:
+        study["keep"] = [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]
     if p.method == "cma":
         import cma
 
@@ -1141,6 +1405,12 @@ def _command(p: Plan) -> str:
         words += ["--finding", p.keys[0]]
         if p.target is not None:
             words += ["--target", f"{finding_keys.display(p.record, p.target):g}"]
+    if p.tolerance is not None:
+        words += ["--tolerance", f"{finding_keys.display(p.record, p.tolerance):g}"]
+    for key, lo, hi in p.keep:
+        rec = p.probe[key]
+        words += ["--keep", (f"{key}={finding_keys.display(rec, lo):g}.."
+                             f"{finding_keys.display(rec, hi):g}")]
     for k in p.knobs:
         words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
     words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
@@ -1167,6 +1437,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
         if o is not None:
             line += f" (the scenario as it is: {finding_keys.value_text(o)})"
         say(line)
+    from analyzer.report.balancing import command_lines  # the report layer, imported when told
+    for line in command_lines(res.summary["run"]["study"]):
+        say(line)
     say(f"balanced scenario: {res.balanced_file}")
 
 
@@ -1183,6 +1456,13 @@ Equalize = Annotated[str | Sequence[str] | None, typer.Option(
 Target = Annotated[float | None, typer.Option(
     help="The value to reach, in the unit analyzer findings shows (10 for 10 % or 10 pp); "
          "default the finding's no-effect value.")]
+Tolerance = Annotated[float | None, typer.Option(
+    help="D, in the finding's unit: the check on fresh seeds says \"balanced within ±D\" only "
+         "when two one-sided tests at 5 % show it (its 90 % interval inside target ± D; "
+         "--equalize: every difference inside 0 ± D), else \"not shown\".")]
+Keep = Annotated[Sequence[str] | str | None, typer.Option(
+    "--keep", help="KEY=LO..HI (any finding key, the band in its unit): a setting whose "
+                   "estimate of KEY leaves the band is refused; repeat for several.")]
 Budget = Annotated[int, typer.Option(
     help="Games the search may play in all (a scan of integer knobs: budget / settings per "
          "setting).")]

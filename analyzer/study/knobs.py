@@ -3,7 +3,8 @@
 A knob is one number of a scenario's game:
 
 - ``rules.NAME``: a numeric rule option (``int`` or ``float``, ``analyzer list rules``),
-  inside its declared bounds; an ``int`` option stays an integer;
+  inside its declared bounds; an ``int`` option stays an integer; a simulator guard (a round
+  or turn cap, ``Option.guard``) is no rule of the game and is never a knob (issue #35);
 - ``tables.TABLE.ENTRY.FIELD``: a number in one of the game's content tables, the TOML file a
   ``TABLE_file`` rule option replaces (``GameSpec.tables``). ``ENTRY`` names a top-level table
   of the file, an entry of an array of tables by its ``name`` (or, without one, its first text
@@ -149,9 +150,14 @@ def _numeric(option: Any) -> bool:
     return option.type in (int, float) and not option.also
 
 
+def _knob_option(option: Any) -> bool:
+    """Whether a rule option may be a knob: numeric and not a simulator guard."""
+    return _numeric(option) and not getattr(option, "guard", False)
+
+
 def _numeric_options(scenario: Scenario) -> str:
     spec = scenario.spec
-    rows = [f"{o.name} ({o.allowed_text()})" for o in spec.options if _numeric(o)]
+    rows = [f"{o.name} ({o.allowed_text()})" for o in spec.options if _knob_option(o)]
     return ", ".join(rows) or "none"
 
 
@@ -166,6 +172,10 @@ def _rule(scenario: Scenario, path: str, name: str, lo: float, hi: float) -> Kno
     if not _numeric(option):  # also an option whose values include a word (a seat or "random")
         raise OptionError("vary", f"{path}: not a numeric option ({option.allowed_text()}); "
                                   f"numeric options: {_numeric_options(scenario)}")
+    if getattr(option, "guard", False):  # a cap that stops a runaway game, not a rule
+        raise OptionError("vary", f"{path}: a simulator guard (a cap that stops a runaway "
+                                  "game), not a rule of the game, so not a knob; numeric "
+                                  f"options: {_numeric_options(scenario)}")
     _range(path, option.type, lo, hi, name)
     if (option.low is not None and lo < option.low) or (option.high is not None
                                                         and hi > option.high):

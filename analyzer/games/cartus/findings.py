@@ -45,6 +45,31 @@ def _choice(row: Mapping[str, Any]) -> str:
     return f"{row['class']}: {row['alternative']} vs {row['reference']}"
 
 
+def _flagged(row: Mapping[str, Any]) -> bool:
+    """A set flagged unbalanced: its seats' win rates differ after the section's correction
+    over the sets (``imbalance_sig``; else its corrected p below 5 %)."""
+    if row.get("imbalance_sig") is not None:
+        return bool(row["imbalance_sig"])
+    p = row.get("imbalance_p_adj", row.get("imbalance_p"))
+    return p is not None and not math.isnan(p) and p < 0.05
+
+
+def _smallest(best: Mapping[str, Any], sets: list[Mapping[str, Any]], chance: str) -> str:
+    """The sentence of the set with the smallest seat spread: "the most balanced" only when it
+    is not flagged unbalanced (issue #34: a flagged set is never called balanced)."""
+    spread = (f"seat win rates {{value}} apart (max − min over {best['games']} games{chance})")
+    if not _flagged(best):
+        return (f"The most balanced of the {len(sets)} building sets is "
+                f"{_set(best['building_set'])}: {spread}")
+    test = ("flagged unbalanced: chi-square that every seat wins equally often, corrected over "
+            "the sets")
+    if all(_flagged(r) for r in sets):
+        return (f"None of the {len(sets)} building sets is balanced (all {test}); the smallest "
+                f"seat spread is {_set(best['building_set'])}'s: {spread}")
+    return (f"The building set with the smallest seat spread, {_set(best['building_set'])}, is "
+            f"{test}: {spread}")
+
+
 def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
     """Findings of the building-set section (see the module docstring)."""
     sets = numbers.get("sets") or []
@@ -59,9 +84,8 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
     # every set's value, so that another run is compared on the same set (analyzer robustness)
     items = {r["building_set"]: (r["balance"], r["balance_lo"], r["balance_hi"]) for r in sets}
     out = [Finding(
-        f"The most balanced of the {len(sets)} building sets is {_set(best['building_set'])}: "
-        f"seat win rates {{value}} apart (max − min over {best['games']} games{chance})"
-        + _note(best["building_set"].split("+"), guessed), best["balance"], best["balance_lo"],
+        _smallest(best, sets, chance) + _note(best["building_set"].split("+"), guessed),
+        best["balance"], best["balance_lo"],
         best["balance_hi"], "pp", 100, 1, games=int(best["games"]), key="sets:most_balanced",
         item=best["building_set"], items=items)]
     if len(sets) > 1:

@@ -103,7 +103,7 @@ OPTIONS = OptionSet("pyramidion", (
            allowed='"random" or a seat number 0..players-1'),
     Option("boat_vp_public", True, bool, "§5 phase 7", "policies may see the VP of loaded boats"),
     Option("max_rounds", 50, int, "§6", "round cap; a game reaching it ends as turn_cap (rounds)",
-           low=1, high=10000),
+           low=1, high=10000, guard=True),
     Option("sites_file", None, Path, "§7", "user TOML of [[site]] tables replacing data/sites.toml"),
     Option("cards_file", None, Path, "§10.2", "user TOML of [[starting]] and [[common]] tables replacing "
            "data/cards.toml"),

@@ -100,9 +100,9 @@ OPTIONS = OptionSet("rattus", (
     Option("plague_start", "random", str, "§6.1", "plague piece start region",
          allowed="random or a region name in use"),
     Option("max_rounds", 100, int, "§10.1", "simulator guard: after this many rounds the final round and final "
-         "plague are played, end = turn_cap (rounds)", low=1, high=10000),
+         "plague are played, end = turn_cap (rounds)", low=1, high=10000, guard=True),
     Option("max_turns", 5000, int, "§10.1", "hard cap on regular turns; exceeding it raises TurnCapExceeded "
-         "naming the seed (turns)", low=1, high=100000),
+         "naming the seed (turns)", low=1, high=100000, guard=True),
     Option("class_cards", None, list, "§6.2", "class cards in play (6, or 8 at 5-6 players); unset: the six base "
          "cards, or with africanus the Knight plus random others drawn per game", item=str,
            allowed="list of card names (`analyzer list cards --game rattus`)"),
