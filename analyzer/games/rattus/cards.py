@@ -17,7 +17,6 @@ from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_INDEX
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import most
 
 _DRAW: Final = ("draw",)  # the single first option of the Astronomer and Explorer (draw 3 cards)
 
@@ -206,7 +205,7 @@ def trader_options(game: GameCore, p: int) -> tuple:
 
 def majority_holders(row, seat_from: int) -> list[int]:
     """Seats tied for most cubes (at least 1) in a region, clockwise from ``seat_from`` (§2.2)."""
-    top = most(row)
+    top = max(row)
     if top == 0:
         return []
     n = len(row)

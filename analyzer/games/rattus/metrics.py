@@ -87,11 +87,8 @@ _TOOK_COLUMNS: Final = tuple(f"took_{c}" for c in CARD_NAMES)  # in card order
 
 
 def _column(rows: list[list[int]], p: int) -> int:
-    """Sum of column ``p`` of a table of counts (a loop: compiled code calls ``sum`` generically)."""
-    out = 0
-    for row in rows:
-        out += row[p]
-    return out
+    """Sum of column ``p`` of a table of counts."""
+    return sum(row[p] for row in rows)
 
 
 def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[int]]:

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import NOT_IN_PLAY, total
+from analyzer.games.rattus.state import NOT_IN_PLAY
 from analyzer.model.logtext import plural
 
 _KNIGHT: Final = CARD_INDEX["knight"]
@@ -83,9 +83,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         ``True``: k cards of a class cost k cubes per matching symbol (§5.1 default).
     """
     _, n_a, n_m, classes = token
-    top = 0  # max(row): cubes are never negative (a loop: compiled code calls max generically)
-    for c in row:
-        top = max(top, c)
+    top = max(row)
     out = []
     for p, c in enumerate(row):
         if c == 0:
@@ -109,14 +107,6 @@ def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Se
         for p, c in enumerate(row):
             if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
                 return True
-    return False
-
-
-def _any_hand(hands: list[list[int]]) -> bool:
-    """``any(hands)``: some seat holds a region card (a loop: compiled code calls ``any`` generically)."""
-    for hand in hands:
-        if hand:
-            return True
     return False
 
 
@@ -155,18 +145,18 @@ def _resolve(game: GameCore) -> None:
                 return  # waiting for a region-card decision
             _apply_token(game, st.res_token)
             st.res_token = -1
-        if not (tokens and total(row)):
+        if not (tokens and sum(row)):
             break
         tid, _ = game.take_token(r, game.draw_reveal(r))
         st.discarded_tokens += 1
-        present = total(row) + st.res_neutral
+        present = sum(row) + st.res_neutral
         if present < cfg.tokens[tid][0]:
             if log is not None:
                 log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}, no effect")
             continue
         if log is not None:  # before any region card played against it (§7 C.3)
             log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}")
-        if cfg.africanus and cfg.tokens[tid][3] and _any_hand(st.hands):
+        if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
             st.res_token = tid
             st.res_offer = 0
             continue

@@ -94,10 +94,7 @@ def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Seque
             mine = row[p]
             if mine == 0:
                 continue
-            others = 0  # most cubes of another seat (a loop: this runs at every search leaf)
-            for q in range(len(row)):
-                if q != p:
-                    others = max(others, row[q])
+            others = max(c for q, c in enumerate(row) if q != p)  # most cubes of another seat
             if mine > others:
                 alone[p] += 1
             elif mine == others:

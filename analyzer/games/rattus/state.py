@@ -21,23 +21,6 @@ UNTAKEN: Final = -1  # holder value of a card lying beside the board
 STARTER_SLOT: Final = 1 << 8
 
 
-def total(row: list[int]) -> int:
-    """``sum(row)`` of a row of counts, as a compiled loop (compiled code calls the builtins
-    ``sum`` and ``max`` of a list generically, looked up by name at every call)."""
-    out = 0
-    for x in row:
-        out += x
-    return out
-
-
-def most(row: list[int]) -> int:
-    """``max(row)`` of a non-empty row of counts, as a compiled loop (see ``total``)."""
-    out = row[0]
-    for x in row:
-        out = max(out, x)
-    return out
-
-
 class State:
     """One game position and the point the rules have reached (docs/rules/rattus.md §3, §6, §15).
 
@@ -334,10 +317,7 @@ class State:
 
     def on_board(self, seat: int) -> int:
         """Cubes of ``seat`` in regions (palace excluded)."""
-        out = 0
-        for row in self.cubes:
-            out += row[seat]
-        return out
+        return sum(row[seat] for row in self.cubes)
 
     def describe(self) -> str:
         """A few readable lines: tokens and cubes per region, supplies, palace, cards."""
