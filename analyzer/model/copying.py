@@ -4,9 +4,9 @@ A game's ``State`` is a dataclass: its fields are listed once, in the class body
 copies any such position from that list, so adding a field never means editing a copy.
 """
 
-# Loop style (compiled with mypyc, as in every compiled module): the builtins sum, max, min, any
-# and all wherever one of them does the job; a loop is written out only where one pass does more
-# (several results at once, float terms computed on the way) or needs native ints (i64).
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
 
 from __future__ import annotations
 

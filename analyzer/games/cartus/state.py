@@ -10,6 +10,10 @@ The rules run as a small program (``engine.py``): ``stack`` holds the steps stil
 (``dec_kind`` … ``dec_opts``) and pauses the program until ``apply`` brings the answer.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import itertools

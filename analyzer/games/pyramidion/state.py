@@ -7,6 +7,10 @@ position is a copy of the game in progress. Decision kinds are module constants 
 engine and the policies (docs/rules/pyramidion.md §14.1).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

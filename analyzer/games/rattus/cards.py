@@ -10,6 +10,10 @@ so neither is an ability of the regular turn; the Peasant is one in the final ro
 so is the Knight with the rule option ``knight_moves_plague_in_final_round``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -11,6 +11,10 @@ resumes it. Class-card abilities are in ``cards.py``, plague resolution in ``pla
 each seat may see is in ``information.py`` and ``view.py``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import math

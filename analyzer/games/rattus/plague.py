@@ -6,6 +6,10 @@ resolution. When the region is finished it hands back to the turn structure
 (``game.region_done()``).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -92,9 +96,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         loss = n_a + (n_m if c == top else 0)
         hc = held_class[p]
         prot = protected[p]
-        for k in classes:
-            if hc[k] and not (prot >> k) & 1:
-                loss += hc[k] if stack else 1
+        loss += sum(hc[k] if stack else 1 for k in classes if hc[k] and not (prot >> k) & 1)
         out.append(min(c, loss))
     return out
 
@@ -103,11 +105,8 @@ def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Se
             protected: Sequence[int]) -> bool:
     """Whether a seat with cubes in the region holds two or more cards of an unprotected class
     printed on the token: only then does ``same_class_cards_stack`` decide a loss (§5.1)."""
-    for k in classes:
-        for p, c in enumerate(row):
-            if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
-                return True
-    return False
+    return any(c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1
+               for k in classes for p, c in enumerate(row))
 
 
 def start_resolve(game: GameCore, r: int, chooser: int) -> None:

@@ -7,6 +7,10 @@ progress, what is left to resolve), so a game can be copied at any decision and 
 what each seat has been shown (docs/rules/rattus.md §15 "Hidden information").
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
