@@ -8,6 +8,10 @@ the interpreted ``random.shuffle`` cost about a third of a determinization; ``ra
 drawn at every token reveal and every tie a player breaks.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random

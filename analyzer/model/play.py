@@ -5,6 +5,10 @@ they serve (``GameState``, ``SeatView``, ``Player``) is stated in ``forward.py``
 them as ``forward.play`` and ``forward.offered``. This module imports nothing of analyzer.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random
@@ -19,10 +23,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is tuple:
         if len(a) != len(b):
             return False
-        for x, y in zip(a, b):
-            if not _same(x, y):
-                return False
-        return True
+        return all(_same(x, y) for x, y in zip(a, b))
     return bool(a == b)
 
 

@@ -7,6 +7,10 @@ while the policy stays plain Python. Every call into the game (``determinize``, 
 ``apply``, the players' ``choose``) is an ordinary method call on the game's own objects.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,10 @@ Tests force an outcome by building the piles directly or by monkeypatching one o
 functions. ``rng`` is always the game's chance generator (``game_streams`` child 0).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random

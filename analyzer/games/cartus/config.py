@@ -5,6 +5,10 @@ Content (buildings, supply icons, component counts) is data; every ``[G]``/``DEF
 only indexes the precomputed tuples of :class:`CartusConfig`.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import itertools

@@ -12,9 +12,12 @@ when only one answer is possible (the built-in ``random`` policy draws from its 
 and its games must stay the same).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections.abc import Hashable, Sequence
@@ -33,6 +36,7 @@ from analyzer.games.cartus.state import (
     CARDS,
     DECISION_NAMES,
     ENTER,
+    FIELDS,
     GIVE,
     HOSPITAL,
     LOOK,
@@ -54,14 +58,13 @@ from analyzer.games.cartus.state import (
     USE_PASS,
     Log,
     State,
+    next_uid,
     positions,
 )
 from analyzer.games.cartus.view import CartusView
 from analyzer.model.base import seed_of
+from analyzer.model.copying import copy_fields
 from analyzer.model.logtext import plural
-
-_uids = itertools.count(1)
-
 
 # ---------------------------------------------------------------- setup and phases A–C, E
 
@@ -277,10 +280,13 @@ class CartusState(State):
     large hand, so the play loop never needs it and ``apply`` checks an answer directly.
     """
 
-    def __init__(self, cfg: CartusConfig) -> None:
-        super().__init__(cfg)
-        self.uid = next(_uids)
-        self.outcome: Outcome | None = None
+    outcome: Outcome | None = None  # the final scores, once the game is over
+
+    def copy(self) -> CartusState:
+        """An independent copy of this position (``copy_fields`` over ``state.FIELDS``): the
+        generator, the log and ``uid`` shared, ``outcome`` not set (``clone`` and
+        ``determinize`` set them)."""
+        return copy_fields(self, FIELDS)
 
     # -- asking
     def is_terminal(self) -> bool:
@@ -356,11 +362,11 @@ class CartusState(State):
 
     def clone(self) -> CartusState:
         """An independent copy, chance generator included (its replay log is not copied)."""
-        other = CartusState(self.cfg)
-        self.copy_to(other)
-        other.uid = next(_uids)
+        other = self.copy()
+        other.uid = next_uid()
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
+        other.log = None
         other.outcome = self.outcome
         return other
 
@@ -376,9 +382,9 @@ class CartusState(State):
     def determinize(self, seat: int, seed: int) -> CartusState:
         """A copy with everything hidden from ``seat`` redrawn (``view.redraw_hidden``) and
         future chance drawn from ``random.Random(seed)``; same ``information_key(seat)``."""
-        other = CartusState(self.cfg)
-        self.copy_to(other)
-        other.uid = next(_uids)
+        other = self.copy()
+        other.uid = next_uid()
+        other.log = None
         other.outcome = self.outcome
         other.rng = random.Random(seed)
         seatview.redraw_hidden(other, seat, other.rng)

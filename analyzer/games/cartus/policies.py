@@ -22,6 +22,10 @@ Count tuples have one entry per card type (``config.py``: the six classes, then 
 Flute, Pass).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import math
@@ -389,10 +393,7 @@ class GreedyPlayer(Player):
         for i in range(n_g):
             p = p_need if i >= need else tie if i == half else 0.0
             mine = own - g0 - i
-            got = 0
-            for h in others:
-                if h >= mine:
-                    got += min(h, pa)
+            got = sum(min(h, pa) for h in others if h >= mine)
             out.append(p * (take * got * cv + pv) + (1 - p) * pv)
         return out
 
@@ -463,9 +464,7 @@ class GreedyPlayer(Player):
         off_max = [0.0]  # off_max[x] = max(off_cost[:x + 1]), for _make_plan's bound
         for v in off_cost[1:]:
             off_max.append(max(off_max[-1], v))
-        entered = 0
-        for r in range(n_rows):
-            entered += len(view.sizes(r))
+        entered = sum(len(view.sizes(r)) for r in range(n_rows))
         fr = cfg.flute_rats
         flutes = min(hand[FLUTE], (rats0 + fr - 1) // fr) if rats0 > 0 else 0
         ctx = _Context(tables, off_cost, off_max, 0 if entered < view.n_players - 1 else 1, flutes, n_pop,

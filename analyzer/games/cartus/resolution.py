@@ -7,6 +7,10 @@ cards, looking at the Nun-row, handing cards over, and the card-count vectors a 
 (``counts_ok``, ``count_vectors``).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -10,13 +10,20 @@ The rules run as a small program (``engine.py``): ``stack`` holds the steps stil
 (``dec_kind`` … ``dec_opts``) and pauses the program until ``apply`` brings the answer.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from analyzer.games.cartus.config import N_TYPES, CartusConfig
+from analyzer.model.copying import field_names
 
 # One step of the rules program: (operation, three int arguments); see engine.py ``_OPS``.
 Step = tuple[int, int, int, int]
@@ -52,7 +59,18 @@ OP_END_ROUND: Final = 11
 
 Log = Callable[[str], None] | None
 
+_UIDS: Final = itertools.count(1)
 _POSITIONS: Final = tuple(tuple(range(k)) for k in range(8))
+
+
+def _unused_chance() -> random.Random:
+    """The chance generator of a position nothing has set one for (``engine.start`` does)."""
+    return random.Random(0)
+
+
+def next_uid() -> int:
+    """A number no other game object of this process has (``State.uid``)."""
+    return next(_UIDS)
 
 
 def positions(k: int) -> tuple[int, ...]:
@@ -60,6 +78,7 @@ def positions(k: int) -> tuple[int, ...]:
     return _POSITIONS[k] if k < 8 else tuple(range(k))
 
 
+@dataclass(slots=True)
 class State:
     """One game position (docs/rules/cartus.md §2–§4) with the rules program's counter.
 
@@ -73,60 +92,81 @@ class State:
     the kinds answered by one int, the options ``dec_opts`` in the order they are offered.
     """
 
-    def __init__(self, cfg: CartusConfig) -> None:
-        n = cfg.n_players
+    cfg: CartusConfig
+    n: int = 0
+    hands: list[list[int]] = field(default_factory=list)
+    rats: list[int] = field(default_factory=list)
+    influence: list[list[int]] = field(default_factory=list)  # [seat][class]
+    gold: list[int] = field(default_factory=list)
+    vp: list[int] = field(default_factory=list)
+    deck: list[int] = field(default_factory=list)  # population draw pile (class indices)
+    discard: list[int] = field(default_factory=list)  # population discard pile, face up
+    nun_row: list[int] = field(default_factory=list)  # nun symbols per Nun-row position
+    nun_row_class: list[int] = field(default_factory=list)
+    seen: list[int] = field(default_factory=list)  # per seat: bit p set = has looked at Nun-row position p
+    building_deck: list[int] = field(default_factory=list)  # card ids, top last
+    replacement: list[int] = field(default_factory=list)  # card ids, top last, bottom = index 0
+    known_bottom: int = 0  # cards at the bottom of the replacement pile put there in the open (phase A)
+    in_play: tuple[int, ...] = ()  # the 30 building card ids of this game
+    supply: list[int] = field(default_factory=list)  # open supplies per card type (JOKER..PASS)
+    gold_supply: int = 0
+    vp_supply: int = 0
+    start: int = 0
+    first_start: int = 0  # the start player of round 1 (start_position, rules §3 step 8)
+    round: int = 0  # 1-based once play starts
+    row: list[int] = field(default_factory=list)
+    entries: list[list[Entry]] = field(default_factory=list)
+    sizes: list[list[tuple[int, int]]] = field(default_factory=list)  # public: (seat, cards) per entry
+    revealed: int = 0  # row positions whose entries are face up (phase D step a)
+    protected: int = 0  # bit s = seat s entered a Guard Tower this round
+    round_influence: list[int] = field(default_factory=list)
+    # record counters
+    premium: list[list[int]] = field(default_factory=list)  # [seat][building]
+    standard: list[list[int]] = field(default_factory=list)
+    offclass: list[int] = field(default_factory=list)
+    rats_gained: list[int] = field(default_factory=list)
+    rats_discarded: list[int] = field(default_factory=list)
+    rats_given: list[int] = field(default_factory=list)  # moved away by own Flutes
+    # labelled defaults that decided something (metrics.GUESSES; the rest are counted at the end)
+    acted_magic_b: int = 0  # actions of the guessed 12th building performed (§2, §5)
+    acted_premium_tie: int = 0  # premium ties settled by tie_mode (§4 phase D b)
+    acted_pass: int = 0  # Passes played for a second disc (pass_mode, §6)
+    # the rules program (engine.py)
+    stack: list[Step] = field(default_factory=list)
+    dec_kind: int = NO_DECISION
+    dec_seat: int = -1
+    dec_a: int = 0
+    dec_b: int = 0
+    dec_c: int = 0
+    dec_opts: tuple[int, ...] = ()
+    rng: random.Random = field(default_factory=_unused_chance)  # chance (game_streams child 0)
+    seed: Any = 0  # the game seed (int or SeedSequence), named in messages only
+    log: Log = None
+    uid: int = 0  # tells game objects apart (a clone is another object): numbered at creation
+
+    def __post_init__(self) -> None:
+        """Size the per-seat lists and the supplies for ``cfg`` (the fields whose start depends
+        on the config), and number the new game object."""
+        cfg = self.cfg
+        n = self.n = cfg.n_players
         nb = len(cfg.building_names)
-        self.cfg = cfg
-        self.n = n
-        self.hands: list[list[int]] = [[0] * N_TYPES for _ in range(n)]
-        self.rats: list[int] = [cfg.start_rats] * n
-        self.influence: list[list[int]] = [[0] * len(cfg.class_names) for _ in range(n)]  # [seat][class]
-        self.gold: list[int] = [0] * n
-        self.vp: list[int] = [0] * n
-        self.deck: list[int] = []  # population draw pile (class indices)
-        self.discard: list[int] = []  # population discard pile, face up
-        self.nun_row: list[int] = []  # nun symbols per Nun-row position
-        self.nun_row_class: list[int] = []
-        self.seen: list[int] = [0] * n  # per seat: bit p set = has looked at Nun-row position p
-        self.building_deck: list[int] = []  # card ids, top last
-        self.replacement: list[int] = []  # card ids, top last, bottom = index 0
-        self.known_bottom = 0  # cards at the bottom of the replacement pile put there in the open (phase A)
-        self.in_play: tuple[int, ...] = ()  # the 30 building card ids of this game
-        self.supply: list[int] = list(cfg.supply)  # open supplies per card type (JOKER..PASS)
+        self.hands = [[0] * N_TYPES for _ in range(n)]
+        self.rats = [cfg.start_rats] * n
+        self.influence = [[0] * len(cfg.class_names) for _ in range(n)]
+        self.gold = [0] * n
+        self.vp = [0] * n
+        self.seen = [0] * n
+        self.supply = list(cfg.supply)
         self.gold_supply = cfg.gold_total
         self.vp_supply = cfg.vp_total
-        self.start = 0
-        self.first_start = 0  # the start player of round 1 (start_position, rules §3 step 8)
-        self.round = 0  # 1-based once play starts
-        self.row: list[int] = []
-        self.entries: list[list[Entry]] = []
-        self.sizes: list[list[tuple[int, int]]] = []  # public: (seat, cards) per entry
-        self.revealed = 0  # row positions whose entries are face up (phase D step a)
-        self.protected = 0  # bit s = seat s entered a Guard Tower this round
-        self.round_influence: list[int] = [0] * n
-        # record counters
-        self.premium: list[list[int]] = [[0] * nb for _ in range(n)]  # [seat][building]
-        self.standard: list[list[int]] = [[0] * nb for _ in range(n)]
-        self.offclass: list[int] = [0] * n
-        self.rats_gained: list[int] = [0] * n
-        self.rats_discarded: list[int] = [0] * n
-        self.rats_given: list[int] = [0] * n  # moved away by own Flutes
-        # labelled defaults that decided something (metrics.GUESSES; the rest are counted at the end)
-        self.acted_magic_b = 0  # actions of the guessed 12th building performed (§2, §5)
-        self.acted_premium_tie = 0  # premium ties settled by tie_mode (§4 phase D b)
-        self.acted_pass = 0  # Passes played for a second disc (pass_mode, §6)
-        # the rules program (engine.py)
-        self.stack: list[Step] = []
-        self.dec_kind = NO_DECISION
-        self.dec_seat = -1
-        self.dec_a = 0
-        self.dec_b = 0
-        self.dec_c = 0
-        self.dec_opts: tuple[int, ...] = ()
-        self.rng = random.Random(0)  # chance (game_streams child 0)
-        self.seed: Any = 0  # the game seed (int or SeedSequence), named in messages only
-        self.log: Log = None
-        self.uid = 0  # tells game objects apart (a clone is another object): engine.py numbers them
+        self.round_influence = [0] * n
+        self.premium = [[0] * nb for _ in range(n)]
+        self.standard = [[0] * nb for _ in range(n)]
+        self.offclass = [0] * n
+        self.rats_gained = [0] * n
+        self.rats_discarded = [0] * n
+        self.rats_given = [0] * n
+        self.uid = next_uid()
 
     def post(self, kind: int, seat: int, a: int = 0, b: int = 0, c: int = 0, opts: tuple[int, ...] = ()) -> None:
         """Pause the program: ``seat`` must answer a decision of ``kind`` (engine.py ``apply``)."""
@@ -140,58 +180,6 @@ class State:
     def hand_size(self, seat: int) -> int:
         """All cards in ``seat``'s hand (population, jokers, Swords, Flutes, Passes)."""
         return sum(self.hands[seat])
-
-    def copy_to(self, other: State) -> None:
-        """Make ``other`` an independent copy of this position (generator shared: the caller
-        sets ``other.rng``; log not copied)."""
-        other.cfg = self.cfg
-        other.n = self.n
-        other.hands = [list(h) for h in self.hands]
-        other.rats = list(self.rats)
-        other.influence = [list(x) for x in self.influence]
-        other.gold = list(self.gold)
-        other.vp = list(self.vp)
-        other.deck = list(self.deck)
-        other.discard = list(self.discard)
-        other.nun_row = list(self.nun_row)
-        other.nun_row_class = list(self.nun_row_class)
-        other.seen = list(self.seen)
-        other.building_deck = list(self.building_deck)
-        other.replacement = list(self.replacement)
-        other.known_bottom = self.known_bottom
-        other.in_play = self.in_play
-        other.supply = list(self.supply)
-        other.gold_supply = self.gold_supply
-        other.vp_supply = self.vp_supply
-        other.start = self.start
-        other.first_start = self.first_start
-        other.round = self.round
-        other.row = list(self.row)
-        other.entries = [list(e) for e in self.entries]
-        other.sizes = [list(e) for e in self.sizes]
-        other.revealed = self.revealed
-        other.protected = self.protected
-        other.round_influence = list(self.round_influence)
-        other.premium = [list(x) for x in self.premium]
-        other.standard = [list(x) for x in self.standard]
-        other.offclass = list(self.offclass)
-        other.rats_gained = list(self.rats_gained)
-        other.rats_discarded = list(self.rats_discarded)
-        other.rats_given = list(self.rats_given)
-        other.acted_magic_b = self.acted_magic_b
-        other.acted_premium_tie = self.acted_premium_tie
-        other.acted_pass = self.acted_pass
-        other.stack = list(self.stack)
-        other.dec_kind = self.dec_kind
-        other.dec_seat = self.dec_seat
-        other.dec_a = self.dec_a
-        other.dec_b = self.dec_b
-        other.dec_c = self.dec_c
-        other.dec_opts = self.dec_opts
-        other.rng = self.rng
-        other.seed = self.seed
-        other.log = None
-        other.uid = self.uid
 
     def describe(self) -> str:
         """A one-line public summary for the replay log (influence abbreviated, see the legend)."""
@@ -207,3 +195,6 @@ class State:
 def new_state(cfg: CartusConfig) -> State:
     """An empty position for ``cfg.n_players`` seats (piles empty; filled by setup or a test)."""
     return State(cfg)
+
+
+FIELDS: Final = field_names(State)  # in declaration order: what CartusState.copy() copies

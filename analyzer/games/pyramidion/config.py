@@ -5,6 +5,10 @@ small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
 ``docs/rules/pyramidion.md`` that needs a scenario option is a named option in ``OPTIONS``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -11,6 +11,10 @@ through the named draws of ``chance.py`` so a test can force outcomes by setting
 Sections refer to ``docs/rules/pyramidion.md``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import math

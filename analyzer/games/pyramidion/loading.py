@@ -1,6 +1,10 @@
 """Phase 7, loading boats (docs/rules/pyramidion.md §5 phase 7): which loads are legal and how a
 load is paid. Pure functions of the state; the engine adds the record keeping and the log."""
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from analyzer.games.pyramidion.config import ORDINARY, STATUE

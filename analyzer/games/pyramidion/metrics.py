@@ -5,13 +5,19 @@
 keys equal ``GAME_COLUMNS`` / ``SEAT_COLUMNS``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Final
 
 from analyzer.games.pyramidion.config import CARD_TYPES, GOODS
 from analyzer.model.base import COMMON_GAME_COLUMNS, COMMON_SEAT_COLUMNS, GuessCounter
+from analyzer.model.copying import copy_fields, field_names
 
 RULES_VERSION = "pyramidion-1"
 
@@ -118,15 +124,11 @@ class Tally:
         self.revolts = [0] * s
 
     def copy(self) -> Tally:
-        """An independent copy (for ``engine.Game.clone``)."""
-        return Tally(self.n, self.n_sites, self.start_order[:], self.goods_merchant[:],
-                  self.goods_revolt[:], self.goods_negotiator[:], self.goods_slave_driver[:],
-                  self.goods_phase8[:], self.goods_special[:], self.tiles_placed[:], self.tiles_lost[:],
-                  self.revolts_won[:], self.cards_lost_revolt[:], self.giza_tiles[:],
-                  [row[:] for row in self.cards_played], self.activations[:],
-                  self.contestants[:], self.revolts[:], self.acted_site_minimum, self.acted_conversion,
-                  self.acted_revolt_tile, self.acted_special_effect, self.acted_philosopher_tie,
-                  self.acted_tiebreak)
+        """An independent copy (for ``engine.Game.clone``): every list copied (``copy_fields``)."""
+        return copy_fields(self, _TALLY_FIELDS)
+
+
+_TALLY_FIELDS: Final = field_names(Tally)  # in declaration order: what copy() copies
 
 
 def game_record(state, tally: Tally, end: str, winners: list[int]) -> dict:

@@ -7,6 +7,10 @@ game itself (§14.2), and draws any randomness from its seat's ``rng``. Values a
 "VP-equivalents": a good that ends on a boat is worth about 1 VP.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random
@@ -196,10 +200,7 @@ class GreedyPlayer:
         if mine < minimum or mine <= 0:
             return False
         row = totals[cat]
-        for s in range(len(row)):
-            if s != seat and row[s] >= mine:
-                return False
-        return True
+        return all(s == seat or row[s] < mine for s in range(len(row)))
 
     # -- decisions
 

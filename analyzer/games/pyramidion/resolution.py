@@ -4,6 +4,10 @@ They depend only on the totals, the revolt strength, the site minimum and the Ph
 holder (§14.3), so they are tested directly with the seed's worked examples.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Sequence

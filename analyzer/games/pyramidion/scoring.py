@@ -1,5 +1,9 @@
 """Pure scoring of a finished Pyramidion position (docs/rules/pyramidion.md §6)."""
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -7,6 +7,10 @@ merchant, discard, sundial).
 ``log``, ``decide`` and ``gain``. The pure step rules are in ``resolution.py``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random

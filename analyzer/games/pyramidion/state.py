@@ -7,6 +7,10 @@ position is a copy of the game in progress. Decision kinds are module constants 
 engine and the policies (docs/rules/pyramidion.md §14.1).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,6 +18,7 @@ from typing import Final
 
 from analyzer.games.pyramidion.config import GOODS, PyramidionConfig
 from analyzer.games.pyramidion.metrics import Tally
+from analyzer.model.copying import copy_fields, field_names
 
 # Decision kinds (rules §14.1). Options are tuples of small ints / tuples, in a fixed order.
 # Constants are Final: mypyc compiles them in place.
@@ -151,29 +156,11 @@ class State:
         )
 
     def copy(self) -> State:
-        """An independent copy (every list copied; the config and the option tuple shared)."""
-        return State(
-            cfg=self.cfg, n=self.n, tally=self.tally.copy(), order=self.order[:], round=self.round,
-            hand=[h[:] for h in self.hand], aside=[a[:] for a in self.aside],
-            kept=[k[:] for k in self.kept], draw_pile=self.draw_pile[:],
-            discard_pile=self.discard_pile[:], goods=[g[:] for g in self.goods],
-            supply=self.supply[:], site_goods=self.site_goods[:], sd_owner=self.sd_owner[:],
-            ng_owner=self.ng_owner[:], sd_used=self.sd_used[:], sundial=self.sundial[:],
-            sd_left=self.sd_left[:], ng_left=self.ng_left[:], display=self.display[:],
-            boat_deck=self.boat_deck[:], boats=[b[:] for b in self.boats],
-            boats_before_round=self.boats_before_round[:], vp=self.vp[:],
-            dist_deck=self.dist_deck[:], dist_discard=self.dist_discard[:],
-            revolt_stack=self.revolt_stack[:], philosopher=self.philosopher,
-            giza_tiles=self.giza_tiles[:], first_to_target=self.first_to_target,
-            pub=self.pub[:], epoch=self.epoch[:], reshuffles=self.reshuffles, site=self.site,
-            pc_seat=self.pc_seat[:], pc_card=self.pc_card[:], pc_cat=self.pc_cat[:],
-            pc_alive=self.pc_alive[:], pc_mark=self.pc_mark[:], totals=[t[:] for t in self.totals],
-            step=self.step, kind=self.kind, to_move=self.to_move, options=self.options,
-            end=self.end, decisions=self.decisions, act_i=self.act_i, turn=self.turn,
-            passed=self.passed[:], acted=self.acted[:], n_passed=self.n_passed,
-            giza_card=self.giza_card[:], load_i=self.load_i, passes=self.passes, out=self.out[:],
-            keep_i=self.keep_i, keep_left=self.keep_left,
-        )
+        """An independent copy: every list copied (``copy_fields``), the tally by its own
+        ``copy``; the config and the option tuple shared."""
+        out = copy_fields(self, _FIELDS)
+        out.tally = self.tally.copy()
+        return out
 
     def goods_total(self, kind: int) -> int:
         """Supply + sites + players for one good (constant: rules §3.1 conservation)."""
@@ -199,3 +186,6 @@ class State:
                          f"hand={len(self.hand[p])} tiles sd={cfg.tiles_per_colour - self.sd_left[p]} "
                          f"ng={cfg.tiles_per_colour - self.ng_left[p]}")
         return "\n".join(lines)
+
+
+_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies

@@ -13,6 +13,10 @@ changes them. A view shows the game as it is now; the game does not keep it (no 
 cycle: a finished game, and each of a search's playout copies, is freed at once).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable

@@ -10,6 +10,10 @@ so neither is an ability of the regular turn; the Peasant is one in the final ro
 so is the Knight with the rule option ``knight_moves_plague_in_final_round``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -17,7 +21,6 @@ from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_INDEX
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import most
 
 _DRAW: Final = ("draw",)  # the single first option of the Astronomer and Explorer (draw 3 cards)
 
@@ -206,7 +209,7 @@ def trader_options(game: GameCore, p: int) -> tuple:
 
 def majority_holders(row, seat_from: int) -> list[int]:
     """Seats tied for most cubes (at least 1) in a region, clockwise from ``seat_from`` (§2.2)."""
-    top = most(row)
+    top = max(row)
     if top == 0:
         return []
     n = len(row)

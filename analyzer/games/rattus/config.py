@@ -7,6 +7,10 @@ effects, region-card masks) is precomputed here once, as tuples of small ints
 the option, what is wrong and what is allowed.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -12,6 +12,10 @@ returns; ``engine.Game.apply`` resumes it with the choice. Where a rule module h
 to the turn structure it calls one of the two hooks below, which ``engine.Game`` defines.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random

@@ -11,6 +11,10 @@ resumes it. Class-card abilities are in ``cards.py``, plague resolution in ``pla
 each seat may see is in ``information.py`` and ``view.py``.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import math
@@ -28,7 +32,7 @@ from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
-from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State, total
+from analyzer.games.rattus.state import NOT_IN_PLAY, STARTER_SLOT, UNTAKEN, State
 from analyzer.games.rattus.view import RattusView
 from analyzer.model.base import rank_and_won, seed_of
 from analyzer.model.logtext import plural
@@ -149,7 +153,7 @@ class Game(GameCore):
             row = st.cubes[r][:]
             for tid in st.tokens[r]:
                 token = cfg.tokens[tid]
-                if total(row) >= token[0]:
+                if sum(row) >= token[0]:
                     lost = plague.losses(row, st.held_class, token, unprotected, cfg.same_class_cards_stack)
                     row = [c - k for c, k in zip(row, lost)]
             rows.append(row)
@@ -462,7 +466,7 @@ class Game(GameCore):
 
     def _ask_final_order(self) -> None:
         st, cfg = self.state, self.cfg
-        todo = tuple([r for r in range(cfg.n_regions) if st.tokens[r] and total(st.cubes[r])])
+        todo = tuple([r for r in range(cfg.n_regions) if st.tokens[r] and sum(st.cubes[r])])
         if todo:
             self.ask(st.last_seat, "final_order", todo)
             return

@@ -17,6 +17,10 @@ into the deck (and of an Astronomer's cards put under the deck). Forgetting only
 arrangements a seat considers possible; the real one always stays among them.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random

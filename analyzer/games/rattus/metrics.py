@@ -1,5 +1,9 @@
 """Declared record columns and the record builders of a finished game (docs/rules/rattus.md §10.4)."""
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -87,11 +91,8 @@ _TOOK_COLUMNS: Final = tuple(f"took_{c}" for c in CARD_NAMES)  # in card order
 
 
 def _column(rows: list[list[int]], p: int) -> int:
-    """Sum of column ``p`` of a table of counts (a loop: compiled code calls ``sum`` generically)."""
-    out = 0
-    for row in rows:
-        out += row[p]
-    return out
+    """Sum of column ``p`` of a table of counts."""
+    return sum(row[p] for row in rows)
 
 
 def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[int]]:

@@ -6,6 +6,10 @@ resolution. When the region is finished it hands back to the turn structure
 (``game.region_done()``).
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -13,7 +17,7 @@ from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
 from analyzer.games.rattus.core import GameCore
-from analyzer.games.rattus.state import NOT_IN_PLAY, total
+from analyzer.games.rattus.state import NOT_IN_PLAY
 from analyzer.model.logtext import plural
 
 _KNIGHT: Final = CARD_INDEX["knight"]
@@ -83,9 +87,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         ``True``: k cards of a class cost k cubes per matching symbol (§5.1 default).
     """
     _, n_a, n_m, classes = token
-    top = 0  # max(row): cubes are never negative (a loop: compiled code calls max generically)
-    for c in row:
-        top = max(top, c)
+    top = max(row)
     out = []
     for p, c in enumerate(row):
         if c == 0:
@@ -94,9 +96,7 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         loss = n_a + (n_m if c == top else 0)
         hc = held_class[p]
         prot = protected[p]
-        for k in classes:
-            if hc[k] and not (prot >> k) & 1:
-                loss += hc[k] if stack else 1
+        loss += sum(hc[k] if stack else 1 for k in classes if hc[k] and not (prot >> k) & 1)
         out.append(min(c, loss))
     return out
 
@@ -105,19 +105,8 @@ def _stacks(row: Sequence[int], held_class: Sequence[Sequence[int]], classes: Se
             protected: Sequence[int]) -> bool:
     """Whether a seat with cubes in the region holds two or more cards of an unprotected class
     printed on the token: only then does ``same_class_cards_stack`` decide a loss (§5.1)."""
-    for k in classes:
-        for p, c in enumerate(row):
-            if c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1:
-                return True
-    return False
-
-
-def _any_hand(hands: list[list[int]]) -> bool:
-    """``any(hands)``: some seat holds a region card (a loop: compiled code calls ``any`` generically)."""
-    for hand in hands:
-        if hand:
-            return True
-    return False
+    return any(c and held_class[p][k] >= 2 and not (protected[p] >> k) & 1
+               for k in classes for p, c in enumerate(row))
 
 
 def start_resolve(game: GameCore, r: int, chooser: int) -> None:
@@ -155,18 +144,18 @@ def _resolve(game: GameCore) -> None:
                 return  # waiting for a region-card decision
             _apply_token(game, st.res_token)
             st.res_token = -1
-        if not (tokens and total(row)):
+        if not (tokens and sum(row)):
             break
         tid, _ = game.take_token(r, game.draw_reveal(r))
         st.discarded_tokens += 1
-        present = total(row) + st.res_neutral
+        present = sum(row) + st.res_neutral
         if present < cfg.tokens[tid][0]:
             if log is not None:
                 log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}, no effect")
             continue
         if log is not None:  # before any region card played against it (§7 C.3)
             log(f"    reveal {cfg.token_labels[tid]} in {cfg.region_names[r]}: {plural(present, 'cube')}")
-        if cfg.africanus and cfg.tokens[tid][3] and _any_hand(st.hands):
+        if cfg.africanus and cfg.tokens[tid][3] and any(st.hands):
             st.res_token = tid
             st.res_offer = 0
             continue

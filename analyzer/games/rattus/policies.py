@@ -7,6 +7,10 @@ seat's ``RattusView`` only: the public board (cube counts, rat counts, cards hel
 region cards and what the Witch showed it, never a face-down token's face or another hand.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 import random
@@ -18,7 +22,7 @@ from mypy_extensions import i64, mypyc_attr
 from analyzer.games.rattus.cards import majority_holders
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, RattusConfig
 from analyzer.games.rattus.plague import losses
-from analyzer.games.rattus.state import NOT_IN_PLAY, total
+from analyzer.games.rattus.state import NOT_IN_PLAY
 from analyzer.games.rattus.view import RattusView
 from analyzer.model.base import param
 from analyzer.model.draws import randbelow
@@ -39,14 +43,6 @@ class RandomPolicy:
         """One option drawn uniformly from ``view.legal_actions()``."""
         options = view.legal_actions()
         return options[randbelow(rng, len(options))]
-
-
-def _top(xs: list[float]) -> float:
-    """``max(xs)``, the first largest, as a compiled loop (no generic comparisons)."""
-    best = xs[0]
-    for x in xs:
-        best = max(best, x)
-    return best
 
 
 class _RegionValues:
@@ -93,36 +89,12 @@ class _RegionValues:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
         return self.cls[t]
 
-    def values(self, row: list[int], n_tokens: int) -> list[float]:
-        """Value per seat of a region holding ``row`` cubes and ``n_tokens`` rats."""
-        n = len(row)
-        tot = top = 0
-        for c in row:
-            tot += c
-            top = max(top, c)
-        if tot == 0:
-            return [0.0] * n
-        cfg = self.cfg
-        assert cfg is not None  # set by sync()
-        k = (n_tokens + self.fr) * self.pr
-        t = min(cfg.threshold_top, tot)
-        ea, em = cfg.exp_a[t], cfg.exp_m[t]
-        cls = self.cls[t]
-        out = []
-        for q in range(n):
-            c = row[q]
-            x = 0.0
-            if c:
-                loss = k * (ea + (em if c == top else 0.0) + cls[q])
-                if loss < c:  # the seat keeps c - loss of its cubes, at least none
-                    x = c - loss
-            out.append(x)
-        return out
-
-    def relative(self, row: list[int], n_tokens: int, d: int) -> float:
-        """The seat's value of a region holding ``row`` cubes (with ``d`` more of the seat's) and
-        ``n_tokens`` rats, times ``own``, minus ``oth`` times the sum of every seat's value there
-        (as ``values``, summed in seat order). The hottest function of the greedy player: native
+    def relative(self, row: list[int], n_tokens: int, d: int, own: float, oth: float) -> float:
+        """The one greedy valuation of a region holding ``row`` cubes (with ``d`` more of the
+        seat's) and ``n_tokens`` rats: the seat's value there times ``own``, minus ``oth`` times
+        the sum of every seat's value there (summed in seat order). A seat's value is its cubes
+        minus its expected losses, at least none (``GreedyPolicy``). ``own = 1, oth = 0`` gives
+        the seat's own value alone, exactly. The hottest function of the greedy player: native
         64-bit ints (``i64``) spare the compiled code its checks on Python ints."""
         p: i64 = self.seat
         dd: i64 = d
@@ -161,7 +133,7 @@ class _RegionValues:
             if q == p:
                 mine = x
             q += 1
-        return mine * self.own - self.oth * total
+        return mine * own - oth * total
 
 
 class _Valuation:
@@ -197,15 +169,15 @@ class _Valuation:
         """Per seat: expected class-symbol damage of one token at ``t`` cubes, given the cards held."""
         return self.rv.class_loss(t)
 
-    def values(self, r: int) -> list[float]:
-        """Per-seat value of region ``r`` as it is."""
-        return self.rv.values(self.st.cubes[r], self.rats[r])
+    def own_value(self, r: int) -> float:
+        """p's own value of region ``r`` as it is (its cubes there minus its expected losses)."""
+        return self.rv.relative(self.st.cubes[r], self.rats[r], 0, 1.0, 0.0)
 
     def now(self, r: int) -> float:
         """Value of region ``r`` as it is."""
         x = self._now[r]
         if x is None:
-            x = self._now[r] = self.rv.relative(self.st.cubes[r], self.rats[r], 0)
+            x = self._now[r] = self.rv.relative(self.st.cubes[r], self.rats[r], 0, self.own, self.oth)
         return x
 
     def with_cubes(self, r: int, d: int) -> float:
@@ -213,7 +185,7 @@ class _Valuation:
         key = r * 64 + d * 2 + 32  # |d| <= 15
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r], d)
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r], d, self.own, self.oth)
         return x
 
     def with_tokens(self, r: int, d: int) -> float:
@@ -221,7 +193,7 @@ class _Valuation:
         key = r * 64 + d * 2 + 33
         x = self._alt.get(key)
         if x is None:
-            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0)
+            x = self._alt[key] = self.rv.relative(self.st.cubes[r], self.rats[r] + d, 0, self.own, self.oth)
         return x
 
     def occupied(self) -> list[list[int]]:
@@ -233,9 +205,7 @@ class _Valuation:
             fr, pr, rats = self.fr, self.pr, self.rats
             got = []
             for r, row in enumerate(self.st.cubes):
-                tot = 0
-                for c in row:
-                    tot += c
+                tot = sum(row)
                 if tot:
                     got.append(row)
                     self._occ_factor.append((rats[r] + fr) * pr)
@@ -317,7 +287,7 @@ class GreedyPlayer:
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
         (no draw when there is a single best)."""
-        cut = _top(scores) - 1e-9
+        cut = max(scores) - 1e-9
         first, ties = -1, 0
         for i in range(len(scores)):
             if scores[i] >= cut:
@@ -343,7 +313,7 @@ class GreedyPlayer:
                 out.append(-0.01)
                 continue
             # not v.with_cubes: each region and count is valued once here, nothing to keep
-            out.append(rv.relative(cubes[r], rats[r], k) - v.now(r))
+            out.append(rv.relative(cubes[r], rats[r], k, v.own, v.oth) - v.now(r))
         return out
 
     def _place_value(self, v: _Valuation, r: int, k: int) -> float:
@@ -398,7 +368,7 @@ class GreedyPlayer:
 
     def _sultan_value(self, v: _Valuation, r: int) -> float:
         c = v.st.cubes[r][v.p]
-        return self.diplomat_value * (v.values(r)[v.p] / c if c else 0.0)
+        return self.diplomat_value * (v.own_value(r) / c if c else 0.0)
 
     def _trader_value(self, v: _Valuation, opt: tuple[int, int]) -> float:
         mid, _ = opt
@@ -484,13 +454,13 @@ class GreedyPlayer:
                 cards = tuple([c for c in range(len(holder)) if holder[c] != NOT_IN_PLAY and holder[c] != p])
                 sub = self._take_values(v, cards)
                 subs[o] = (cards, sub)
-                s = _top(sub) - self.take_threshold
+                s = max(sub) - self.take_threshold
             elif o == "place":
                 regions = tuple(range(view.cfg.n_regions))
                 extra = 1 if view.holder[_PEASANT] == p else 0
                 sub = self._place_values(v, regions, [n + extra for n in v.rats])
                 subs[o] = (regions, sub)
-                s = _top(sub)
+                s = max(sub)
             elif o == "astronomer" or o == "explorer":
                 s = 0.5
             elif o == "witch":
@@ -499,7 +469,7 @@ class GreedyPlayer:
                 opts = abil[CARD_INDEX[o]]
                 sub = self._scores(v, o, opts)
                 subs[o] = (opts, sub)
-                s = _top(sub)
+                s = max(sub)
             scores.append(s)
         choice = self._pick(options, scores, rng)
         if choice in subs:
@@ -529,13 +499,13 @@ class GreedyPlayer:
             v = _Valuation(self, view)
             values = self._place_values(v, options, [2] * len(options))
             cubes = view.cubes
-            return self._pick(options, [x - 0.3 * total(cubes[r]) for x, r in zip(values, options)], rng)
+            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
         if kind == "plague_move":
             v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
         if kind == "spread":
             cubes = view.cubes
-            return self._pick(options, [float(total(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
+            return self._pick(options, [float(sum(cubes[x]) - 2 * cubes[x][p]) for x in options], rng)
         if kind in ("merchant", "monk", "king", "trader", "peasant", "sultan", "knight"):
             return self._pick(options, self._scores(_Valuation(self, view), kind, options), rng)
         if kind == "caravan_bonus":
@@ -545,7 +515,7 @@ class GreedyPlayer:
             return self._pick(options, [float(cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_second":
             cubes = view.cubes
-            return self._pick(options, [float(total(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
+            return self._pick(options, [float(sum(cubes[r]) - 2 * cubes[r][p]) for r, _ in options], rng)
         if kind == "witch_swap":
             return self._witch_swap(view)
         if kind == "explorer":
@@ -566,7 +536,7 @@ class GreedyPlayer:
 
         def hurt(r: int, tid: int) -> float:
             row = view.cubes[r]
-            if total(row) < cfg.tokens[tid][0]:
+            if sum(row) < cfg.tokens[tid][0]:
                 return 0.0
             lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
             return lost[p] - w * (sum(lost) - lost[p]) / (len(row) - 1)

@@ -1,5 +1,9 @@
 """Final scoring: pure functions of a finished position (docs/rules/rattus.md §2.3, §9, §10.4, §10.5)."""
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -94,10 +98,7 @@ def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Seque
             mine = row[p]
             if mine == 0:
                 continue
-            others = 0  # most cubes of another seat (a loop: this runs at every search leaf)
-            for q in range(len(row)):
-                if q != p:
-                    others = max(others, row[q])
+            others = max(c for q, c in enumerate(row) if q != p)  # most cubes of another seat
             if mine > others:
                 alone[p] += 1
             elif mine == others:

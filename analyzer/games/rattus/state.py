@@ -7,11 +7,17 @@ progress, what is left to resolve), so a game can be copied at any decision and 
 what each seat has been shown (docs/rules/rattus.md §15 "Hidden information").
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
+from analyzer.model.copying import copy_fields, field_names
 
 NOT_IN_PLAY: Final = -2  # holder value of a class card not used this game
 UNTAKEN: Final = -1  # holder value of a card lying beside the board
@@ -21,23 +27,7 @@ UNTAKEN: Final = -1  # holder value of a card lying beside the board
 STARTER_SLOT: Final = 1 << 8
 
 
-def total(row: list[int]) -> int:
-    """``sum(row)`` of a row of counts, as a compiled loop (compiled code calls the builtins
-    ``sum`` and ``max`` of a list generically, looked up by name at every call)."""
-    out = 0
-    for x in row:
-        out += x
-    return out
-
-
-def most(row: list[int]) -> int:
-    """``max(row)`` of a non-empty row of counts, as a compiled loop (see ``total``)."""
-    out = row[0]
-    for x in row:
-        out = max(out, x)
-    return out
-
-
+@dataclass(slots=True)
 class State:
     """One game position and the point the rules have reached (docs/rules/rattus.md §3, §6, §15).
 
@@ -99,234 +89,100 @@ class State:
     """
 
     cfg: RattusConfig
-    cubes: list[list[int]]
-    discs: list[list[int]]
-    tokens: list[list[int]]
-    supply_tokens: list[int]
-    supply_cubes: list[int]
-    palace: list[int]
-    holder: list[int]
-    held_class: list[list[int]]
-    plague: int
-    caravan: int
-    disc_supply: int
-    token_flags: list[list[int]]
-    removed_tokens: list[int]
-    hands: list[list[int]]
-    deck: list[int]
-    rdiscard: list[int]
-    rdiscard_seen: list[int]
-    drawn: list[int]
-    discarded_tokens: int
-    start_seat: int
-    active: int
-    turns: int
-    phase: str  # setup | regular | final_round | final_plague | over
-    last_seat: int  # L: the player of the last regular turn (§10.2)
-    trigger_seat: int
-    end: str
-    final_round_turns: int
+    cubes: list[list[int]] = field(default_factory=list)
+    discs: list[list[int]] = field(default_factory=list)
+    tokens: list[list[int]] = field(default_factory=list)
+    supply_tokens: list[int] = field(default_factory=list)
+    supply_cubes: list[int] = field(default_factory=list)
+    palace: list[int] = field(default_factory=list)
+    holder: list[int] = field(default_factory=list)
+    held_class: list[list[int]] = field(default_factory=list)
+    plague: int = 0
+    caravan: int = -1
+    disc_supply: int = 0
+    token_flags: list[list[int]] = field(default_factory=list)
+    removed_tokens: list[int] = field(default_factory=list)
+    hands: list[list[int]] = field(default_factory=list)
+    deck: list[int] = field(default_factory=list)
+    rdiscard: list[int] = field(default_factory=list)
+    rdiscard_seen: list[int] = field(default_factory=list)
+    drawn: list[int] = field(default_factory=list)
+    discarded_tokens: int = 0
+    start_seat: int = 0
+    active: int = 0
+    turns: int = 0
+    phase: str = "setup"  # setup | regular | final_round | final_plague | over
+    last_seat: int = -1  # L: the player of the last regular turn (§10.2)
+    trigger_seat: int = -1
+    end: str = ""
+    final_round_turns: int = 0
     # per-seat statistics for the records
-    cubes_placed: list[int]
-    cubes_lost: list[int]
-    diplomats_placed: list[int]
-    caravan_moves: list[int]
-    caravan_own: list[int]
-    caravan_given: list[int]
-    caravan_received: list[int]
-    tag_own: list[list[float]]
-    tag_recv: list[list[float]]
-    palace_tag_own: list[float]
-    palace_tag_recv: list[float]
-    took: list[list[int]]  # [seat][card]: times taken (§7 A)
+    cubes_placed: list[int] = field(default_factory=list)
+    cubes_lost: list[int] = field(default_factory=list)
+    diplomats_placed: list[int] = field(default_factory=list)
+    caravan_moves: list[int] = field(default_factory=list)
+    caravan_own: list[int] = field(default_factory=list)
+    caravan_given: list[int] = field(default_factory=list)
+    caravan_received: list[int] = field(default_factory=list)
+    tag_own: list[list[float]] = field(default_factory=list)
+    tag_recv: list[list[float]] = field(default_factory=list)
+    palace_tag_own: list[float] = field(default_factory=list)
+    palace_tag_recv: list[float] = field(default_factory=list)
+    took: list[list[int]] = field(default_factory=list)  # [seat][card]: times taken (§7 A)
     # labelled defaults that acted (game record columns acted_*, metrics.GUESSES); the reveals
     # of guessed token faces are ``discarded_tokens``, the scoring ones are read at the end
-    acted_africa: int  # the plague piece or the caravan entered a stand-in region (§4.3)
-    acted_stack: int  # a seat's loss to a token differed with one cube per symbol (§5.1)
-    acted_astronomer: int  # an Astronomer use left cards it did not keep (§8.2)
-    acted_explorer: int  # an Explorer use placed cubes (§8.2)
-    acted_card_elsewhere: int  # a region card naming another region protected (§9)
-    acted_no_placing: int  # a turn went to phase C without placing though it could (§7 B)
+    acted_africa: int = 0  # the plague piece or the caravan entered a stand-in region (§4.3)
+    acted_stack: int = 0  # a seat's loss to a token differed with one cube per symbol (§5.1)
+    acted_astronomer: int = 0  # an Astronomer use left cards it did not keep (§8.2)
+    acted_explorer: int = 0  # an Explorer use placed cubes (§8.2)
+    acted_card_elsewhere: int = 0  # a region card naming another region protected (§9)
+    acted_no_placing: int = 0  # a turn went to phase C without placing though it could (§7 B)
     # program counter (see the class docstring)
-    kind: str
-    seat: int
-    options: tuple
-    ctx: Any
-    serial: int
-    opening_i: int
-    opening_first: list[int]
-    taken: bool
-    placed: bool
-    used: int
-    witch_first: tuple[int, int]
-    witch_second: tuple[int, int]
-    bonus: list[int]
-    bonus_i: int
-    spread_left: int
-    res_region: int
-    res_chooser: int
-    res_token: int
-    res_offer: int
-    res_neutral: int
-    res_protected: list[int]
-    res_played: list[int]
-    final_i: int
-
-
-    def __init__(self, cfg: RattusConfig, src: State | None = None) -> None:
-        """An empty position for ``cfg`` (``empty``), or an independent copy of ``src`` (``copy``).
-
-        Written out field by field and compiled: ``copy`` is the hot path of search
-        (``Game.clone``), where a dataclass's generated ``__init__`` ran interpreted."""
-        self.cfg = cfg
-        if src is None:
-            n, nr = cfg.n_players, cfg.n_regions
-            self.cubes = [[0] * n for _ in range(nr)]
-            self.discs = [[0] * n for _ in range(nr)]
-            self.tokens = [[] for _ in range(nr)]
-            self.supply_tokens = []
-            self.supply_cubes = [cfg.cubes_per_player] * n
-            self.palace = [0] * n
-            self.holder = [NOT_IN_PLAY] * len(CARD_NAMES)
-            self.held_class = [[0] * len(CLASSES) for _ in range(n)]
-            self.plague = 0
-            self.caravan = -1
-            self.disc_supply = cfg.diplomat_discs
-            self.token_flags = [[] for _ in range(nr)]
-            self.removed_tokens = []
-            self.hands = [[] for _ in range(n)]
-            self.deck = []
-            self.rdiscard = []
-            self.rdiscard_seen = []
-            self.drawn = []
-            self.discarded_tokens = 0
-            self.start_seat = 0
-            self.active = 0
-            self.turns = 0
-            self.phase = "setup"
-            self.last_seat = -1
-            self.trigger_seat = -1
-            self.end = ""
-            self.final_round_turns = 0
-            self.cubes_placed = [0] * n
-            self.cubes_lost = [0] * n
-            self.diplomats_placed = [0] * n
-            self.caravan_moves = [0] * n
-            self.caravan_own = [0] * n
-            self.caravan_given = [0] * n
-            self.caravan_received = [0] * n
-            self.tag_own = [[0.0] * n for _ in range(nr)]
-            self.tag_recv = [[0.0] * n for _ in range(nr)]
-            self.palace_tag_own = [0.0] * n
-            self.palace_tag_recv = [0.0] * n
-            self.took = [[0] * len(CARD_NAMES) for _ in range(n)]
-            self.acted_africa = 0
-            self.acted_stack = 0
-            self.acted_astronomer = 0
-            self.acted_explorer = 0
-            self.acted_card_elsewhere = 0
-            self.acted_no_placing = 0
-            self.kind = ""
-            self.seat = -1
-            self.options = ()
-            self.ctx = None
-            self.serial = 0
-            self.opening_i = 0
-            self.opening_first = [-1] * n
-            self.taken = False
-            self.placed = False
-            self.used = 0
-            self.witch_first = (-1, -1)
-            self.witch_second = (-1, -1)
-            self.bonus = []
-            self.bonus_i = 0
-            self.spread_left = 0
-            self.res_region = -1
-            self.res_chooser = -1
-            self.res_token = -1
-            self.res_offer = 0
-            self.res_neutral = 0
-            self.res_protected = [0] * n
-            self.res_played = []
-            self.final_i = 0
-        else:  # every list copied, the config and the immutable values shared
-            self.cubes = [r[:] for r in src.cubes]
-            self.discs = [r[:] for r in src.discs]
-            self.tokens = [r[:] for r in src.tokens]
-            self.supply_tokens = src.supply_tokens[:]
-            self.supply_cubes = src.supply_cubes[:]
-            self.palace = src.palace[:]
-            self.holder = src.holder[:]
-            self.held_class = [r[:] for r in src.held_class]
-            self.plague = src.plague
-            self.caravan = src.caravan
-            self.disc_supply = src.disc_supply
-            self.token_flags = [r[:] for r in src.token_flags]
-            self.removed_tokens = src.removed_tokens[:]
-            self.hands = [r[:] for r in src.hands]
-            self.deck = src.deck[:]
-            self.rdiscard = src.rdiscard[:]
-            self.rdiscard_seen = src.rdiscard_seen[:]
-            self.drawn = src.drawn[:]
-            self.discarded_tokens = src.discarded_tokens
-            self.start_seat = src.start_seat
-            self.active = src.active
-            self.turns = src.turns
-            self.phase = src.phase
-            self.last_seat = src.last_seat
-            self.trigger_seat = src.trigger_seat
-            self.end = src.end
-            self.final_round_turns = src.final_round_turns
-            self.cubes_placed = src.cubes_placed[:]
-            self.cubes_lost = src.cubes_lost[:]
-            self.diplomats_placed = src.diplomats_placed[:]
-            self.caravan_moves = src.caravan_moves[:]
-            self.caravan_own = src.caravan_own[:]
-            self.caravan_given = src.caravan_given[:]
-            self.caravan_received = src.caravan_received[:]
-            self.tag_own = [r[:] for r in src.tag_own]
-            self.tag_recv = [r[:] for r in src.tag_recv]
-            self.palace_tag_own = src.palace_tag_own[:]
-            self.palace_tag_recv = src.palace_tag_recv[:]
-            self.took = [r[:] for r in src.took]
-            self.acted_africa = src.acted_africa
-            self.acted_stack = src.acted_stack
-            self.acted_astronomer = src.acted_astronomer
-            self.acted_explorer = src.acted_explorer
-            self.acted_card_elsewhere = src.acted_card_elsewhere
-            self.acted_no_placing = src.acted_no_placing
-            self.kind = src.kind
-            self.seat = src.seat
-            self.options = src.options
-            self.ctx = src.ctx
-            self.serial = src.serial
-            self.opening_i = src.opening_i
-            self.opening_first = src.opening_first[:]
-            self.taken = src.taken
-            self.placed = src.placed
-            self.used = src.used
-            self.witch_first = src.witch_first
-            self.witch_second = src.witch_second
-            self.bonus = src.bonus[:]
-            self.bonus_i = src.bonus_i
-            self.spread_left = src.spread_left
-            self.res_region = src.res_region
-            self.res_chooser = src.res_chooser
-            self.res_token = src.res_token
-            self.res_offer = src.res_offer
-            self.res_neutral = src.res_neutral
-            self.res_protected = src.res_protected[:]
-            self.res_played = src.res_played[:]
-            self.final_i = src.final_i
+    kind: str = ""
+    seat: int = -1
+    options: tuple = ()
+    ctx: Any = None
+    serial: int = 0
+    opening_i: int = 0
+    opening_first: list[int] = field(default_factory=list)
+    taken: bool = False
+    placed: bool = False
+    used: int = 0
+    witch_first: tuple[int, int] = (-1, -1)
+    witch_second: tuple[int, int] = (-1, -1)
+    bonus: list[int] = field(default_factory=list)
+    bonus_i: int = 0
+    spread_left: int = 0
+    res_region: int = -1
+    res_chooser: int = -1
+    res_token: int = -1
+    res_offer: int = 0
+    res_neutral: int = 0
+    res_protected: list[int] = field(default_factory=list)
+    res_played: list[int] = field(default_factory=list)
+    final_i: int = 0
 
     @classmethod
     def empty(cls, cfg: RattusConfig) -> State:
-        """A position with an empty board, full cube supplies and no cards in play."""
-        return cls(cfg)
+        """A position with an empty board, full cube supplies and no cards in play (the fields
+        whose size or start depends on the config; every other field starts at its default)."""
+        n, nr = cfg.n_players, cfg.n_regions
+        return cls(
+            cfg, cubes=[[0] * n for _ in range(nr)], discs=[[0] * n for _ in range(nr)],
+            tokens=[[] for _ in range(nr)], supply_cubes=[cfg.cubes_per_player] * n, palace=[0] * n,
+            holder=[NOT_IN_PLAY] * len(CARD_NAMES), held_class=[[0] * len(CLASSES) for _ in range(n)],
+            disc_supply=cfg.diplomat_discs, token_flags=[[] for _ in range(nr)], hands=[[] for _ in range(n)],
+            cubes_placed=[0] * n, cubes_lost=[0] * n, diplomats_placed=[0] * n, caravan_moves=[0] * n,
+            caravan_own=[0] * n, caravan_given=[0] * n, caravan_received=[0] * n,
+            tag_own=[[0.0] * n for _ in range(nr)], tag_recv=[[0.0] * n for _ in range(nr)],
+            palace_tag_own=[0.0] * n, palace_tag_recv=[0.0] * n, took=[[0] * len(CARD_NAMES) for _ in range(n)],
+            opening_first=[-1] * n, res_protected=[0] * n,
+        )
 
     def copy(self) -> State:
-        """An independent copy: every list copied, the config and the immutable values shared."""
-        return State(self.cfg, self)
+        """An independent copy: every list copied, the config and the immutable values shared
+        (``copy_fields``)."""
+        return copy_fields(self, _FIELDS)
 
     def cards_of(self, seat: int) -> list[str]:
         """Names of the class cards ``seat`` holds, in card order."""
@@ -334,10 +190,7 @@ class State:
 
     def on_board(self, seat: int) -> int:
         """Cubes of ``seat`` in regions (palace excluded)."""
-        out = 0
-        for row in self.cubes:
-            out += row[seat]
-        return out
+        return sum(row[seat] for row in self.cubes)
 
     def describe(self) -> str:
         """A few readable lines: tokens and cubes per region, supplies, palace, cards."""
@@ -351,3 +204,6 @@ class State:
         lines.append("  cards " + ", ".join(f"{s}: {'/'.join(self.cards_of(s)) or '-'}"
                                             for s in range(cfg.n_players)))
         return "\n".join(lines)
+
+
+_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies

@@ -10,6 +10,10 @@ the deck are not reachable from here; search players get full states only throug
 The lists returned are the game's own (no copies, for speed): read them, never change them.
 """
 
+# Loop style (compiled with mypyc; the same in every compiled module): the builtins sum, max, min,
+# any and all wherever one of them does the job; a loop is written out only where one pass does
+# more (several results at once, float terms computed on the way, an index found) or needs i64.
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
