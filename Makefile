@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed$(if $(PURE),-pure)
 .PHONY: run test lint bench clean
 
 # setup.py compiles the game engines with mypyc: a changed module is rebuilt here
-$(STAMP): pyproject.toml setup.py analyzer/model/play.py analyzer/model/draws.py analyzer/model/treesearch.py $(wildcard analyzer/games/*/*.py)
+$(STAMP): pyproject.toml setup.py $(wildcard analyzer/model/*.py) $(wildcard analyzer/games/*/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(if $(PURE),rm -f analyzer/model/*.so analyzer/games/*/*.so)
