@@ -189,7 +189,7 @@ def _quick_gc() -> Iterator[None]:
 
 
 def _play(run: StudyRun, settings: Sequence[Scenario], labels: Sequence[str], root: int,
-          games: int, folder: Path, chunk_size: int, **how: Any
+          games: int, folder: Path, **how: Any
           ) -> tuple[runner.RunResult, dict[str, tuple[int, str]]]:
     """Play every arm of every setting on the same ``games`` seeds of ``root`` into ``folder``
     (``StudyRun.play_arms``, with ``how``); the variant of setting ``k``'s arm is ``labels[k]``
@@ -206,8 +206,7 @@ def _play(run: StudyRun, settings: Sequence[Scenario], labels: Sequence[str], ro
             name = label if p.name == BASE else f"{label}:{p.name}"
             names[name] = (k, p.name)
             plans.append(replace(p, name=name))
-    return run.play_arms(plans, root, games, folder, scenario=settings[0],
-                         chunk_size=chunk_size, **how), names
+    return run.play_arms(plans, root, games, folder, scenario=settings[0], **how), names
 
 
 def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
@@ -300,8 +299,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
             "check the finding keys")
         size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(sc.arms)))
-        result, names = _play(run, [sc], ["probe"], root, games, folder / "chunks", size,
-                              resume=False)
+        result, names = _play(run, [sc], ["probe"], root, games, folder / "chunks",
+                              chunk_size=size, resume=False)
         (g, s), = _records(result, names, 1)
         found = findings_of(sc, facts, g, s, folder)
         records = [found[k] for k in found]
@@ -539,7 +538,7 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
 
 
 def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
-           size: int, scratch: Path) -> list[dict[str, dict[str, Any]]]:
+           scratch: Path) -> list[dict[str, dict[str, Any]]]:
     """Play round ``g`` (every candidate on the same fresh seeds) into ``search/round-G/sKK``
     (``StudyRun.play_batch``: a stop keeps every finished candidate); the findings of each
     candidate."""
@@ -554,7 +553,7 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
     batch = [(f"s{k:02d}", runner.plan_arms(sc)) for k, sc in enumerate(settings)]
     results = run.play_batch(folder / f"round-{g:04d}", batch,
                              derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1), games,
-                             scenario=p.scenario, chunk_size=size)
+                             scenario=p.scenario)
     records = [_records(r, {a.name: (0, a.name) for a in arms}, 1)[0]
                for r, (_, arms) in zip(results, batch)]
     return [findings_of(sc, f, gm, st, scratch)
@@ -566,13 +565,11 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
     """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
     (``search.parquet``) and one entry per round."""
     d = run.dir
-    arms = len(p.study.of(p.scenario, scratch / "arms")[0].arms)
     rows, history = [], []
     if p.method == "scan":
         cands = [list(v) for v in p.values]
-        size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (len(cands) * arms)))
         d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
-        found = _round(run, p, 0, cands, p.games, run.options.chunk_size or size, scratch)
+        found = _round(run, p, 0, cands, p.games, scratch)
         rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
         scale = float(np.nanmedian([r["gap_se"] for r in rows]))
@@ -587,13 +584,12 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
     dims = [k.dimension for k in p.knobs]
     x0 = [min(max(dim.encode(k.start if k.start is not None else (k.low + k.high) / 2), 0.0),
               1.0) for dim, k in zip(dims, p.knobs)]
-    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (p.popsize * arms)))
     new: list[dict[str, Any]] = []
 
     def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
-        found = _round(run, p, g, cands, p.games, run.options.chunk_size or size, scratch)
+        found = _round(run, p, g, cands, p.games, scratch)
         new[:] = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
         return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
@@ -729,8 +725,7 @@ def check_seed(p: Plan) -> int:
     the study played and the check's size. Two balances of one scenario that differ in any of
     these are checked on different games (checking them on the same games would let picking
     the better balance select on that check's luck); the same balance is checked on the same
-    games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit words of a
-    SHA-256 of the identity."""
+    games (``search.identity_seed``)."""
     return identity_seed(p.scenario.seed, CHECK_STREAM, {
         "scenario": p.scenario.fingerprint(), "keys": list(p.keys), "equalize": p.equalize,
         "target": p.target, "knobs": [(k.path, k.low, k.high) for k in p.knobs],
@@ -764,8 +759,8 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     d.saved = f"the search finished in {d.path / 'search'}, the fresh-seed check not yet"
     say(f"check: {len(so.arms) + len(sb.arms)} arms x {n} fresh games")
     try:  # the check's chunks join the run's own (prepared by _run): a resume of this run
-        result, names = _play(run, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks, size,
-                              fingerprint=fingerprint, resume=True,
+        result, names = _play(run, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks,
+                              chunk_size=size, fingerprint=fingerprint, resume=True,
                               progress=run.options.progress)
     except OptionError as err:
         if d.resume or err.option not in ("resume", "out", "chunk_size"):
@@ -845,10 +840,8 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
         d.saved = f"the check finished, {i - 1} of {len(conditions)} ladder rungs in {folder}"
         say(f"ladder [{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
             f"{c.scenario.games} games")
-        size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(
-            c.scenario.arms)))
         result, names = _play(run, [c.scenario], ["rung"], root, c.scenario.games,
-                              folder / c.name, size)
+                              folder / c.name)
         (g, s), = _records(result, names, 1)
         found = findings_of(c.scenario, facts, g, s, scratch)
         rungs[c.name] = {"label": c.label, "games": c.scenario.games,

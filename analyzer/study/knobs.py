@@ -81,8 +81,8 @@ class Knob:
 
     @property
     def dimension(self) -> Dimension:
-        """The knob as a search dimension (``analyzer.study.search.Dimension``: ``[0, 1]`` mapped onto
-        ``low..high``, an ``int`` rounded)."""
+        """The knob as a search dimension (``analyzer.study.search.Dimension``: ``[0, 1]``
+        mapped onto ``low..high``, an ``int`` rounded)."""
         return Dimension(self.path, self.kind, self.low, self.high)
 
     def label(self) -> str:

@@ -198,23 +198,25 @@ class StudyRun:
             yield self
 
     def play_arms(self, arms: Sequence[runner.ArmPlan], root: int, games: int, folder: Path, *,
-                  scenario: Scenario, chunk_size: int, fingerprint: Mapping[str, Any] | None = None,
-                  resume: bool | None = None, progress: bool = False) -> runner.RunResult:
+                  scenario: Scenario, chunk_size: int | None = None,
+                  fingerprint: Mapping[str, Any] | None = None, resume: bool | None = None,
+                  progress: bool = False) -> runner.RunResult:
         """Play ``arms`` on the same ``games`` seeds of ``root`` into ``folder`` with the run's
-        jobs, backend and scheduler (``runner.run``): ``scenario`` gives the game and the seat
-        rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of ``scenario``,
-        ``root`` and a hash of the arms) and kept on ``resume`` (default the run's)."""
+        options (``runner.run``; ``chunk_size`` default the run's): ``scenario`` gives the game
+        and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
+        ``scenario``, ``root`` and a hash of the arms) and kept on ``resume`` (default the
+        run's)."""
         if fingerprint is None:
             fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
         o = self.options
         return runner.run(scenario.spec, arms, root, games, folder,
                           rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
-                          scheduler=o.scheduler, chunk_size=chunk_size,
+                          scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
                           resume=self.dir.resume if resume is None else resume,
                           fingerprint=dict(fingerprint), progress=progress)
 
     def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
-                   root: int, games: int, *, scenario: Scenario, chunk_size: int,
+                   root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
                    what: str = "setting") -> list[runner.RunResult]:
         """Play each ``(label, arms)`` of ``batch`` (a setting, a candidate) on the same
         ``games`` seeds of ``root`` into ``folder/label``, one after the other (``play_arms``):

@@ -64,22 +64,10 @@ def identity_seed(seed: int, stream: int, identity: Mapping[str, Any]) -> int:
 
 @dataclass(frozen=True)
 class Step:
-    """One round of ``cma_es`` after CMA-ES was told its losses.
-
-    Attributes
-    ----------
-    round : int
-        ``0..rounds-1``.
-    xs : list of ndarray
-        The candidates, as positions in ``[0, 1]``.
-    losses : list of float
-        What ``evaluate`` gave each.
-    centre : ndarray
-        The search distribution's mean after the round, clipped to ``[0, 1]`` (the estimate
-        of the optimum; the best single candidate is biased by having been picked).
-    sigma : float
-        CMA-ES's step after the round.
-    """
+    """One round of ``cma_es`` after CMA-ES was told its losses: the candidates (positions in
+    ``[0, 1]``), their losses, the search distribution's mean clipped to ``[0, 1]`` (the
+    estimate of the optimum: the best single candidate is biased by having been picked) and
+    the step ``sigma``."""
 
     round: int
     xs: list[np.ndarray]

@@ -109,8 +109,7 @@ def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: 
     budget, games per candidate, population, check size and the opponents' tables. Two tunes
     that differ in any of these are checked on different games (a check on the same games
     would let picking the better tune select on that check's luck); the same tune is checked
-    on the same games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit
-    words of a SHA-256 of the identity."""
+    on the same games (``search.identity_seed``)."""
     return identity_seed(scenario.seed, CHECK_STREAM, {
         "scenario": scenario.fingerprint(), "seat": seat, "budget": budget, "games": games,
         "popsize": popsize, "validation_games": validation_games,
