@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from analyzer import studies, userfiles
+from analyzer import __version__, studies, userfiles
 from analyzer.errors import (
     OptionError,
     RunInterrupted,
@@ -344,11 +344,29 @@ class RunDir:
             child.rename(self.path / child.name)
         aside.rmdir()
 
-    def prepare_chunks(self, fingerprint: dict[str, Any], chunk_dir: Path | None = None) -> None:
-        """``prepare_chunks`` of ``chunk_dir`` (default ``chunks/``) with this run's
-        ``resume``."""
-        prepare_chunks(self.chunks if chunk_dir is None else chunk_dir, fingerprint,
-                       self.resume)
+    def fingerprint(self, scenario: Any, seed: int | None = None, **decides: Any
+                    ) -> dict[str, Any]:
+        """What a folder of this run's chunks depends on: ``scenario``'s hash
+        (``Scenario.fingerprint``), the root ``seed`` of its games (default the scenario's),
+        the package version and ``decides`` (a study's options, the arms of a batch), with the
+        run's ``IDENTITY`` keys. The one place a fingerprint is made."""
+        return {"scenario": scenario.fingerprint(),
+                "seed": scenario.seed if seed is None else seed, "version": __version__,
+                **decides, **{k: self.run[k] for k in IDENTITY if k in self.run}}
+
+    def prepare_chunks(self, fingerprint: dict[str, Any], *folders: str) -> None:
+        """``prepare_chunks`` of ``chunks/`` with this run's ``resume``; without ``resume``
+        the study's ``folders`` (``search``, ``ladder``…) are removed too (``remove``)."""
+        prepare_chunks(self.chunks, fingerprint, self.resume)
+        if not self.resume:
+            self.remove(*folders)
+
+    def remove(self, *folders: str) -> None:
+        """Remove the subfolders ``folders`` of the run directory (none: the whole
+        directory), as far as they exist: a study starting over, a condition's run of
+        another chunk size."""
+        for name in folders or ("",):
+            shutil.rmtree(self.path / name, ignore_errors=True)
 
     def write(self, name: str, data: str | bytes) -> Path:
         """Write ``name`` (relative to the directory; its folders are made) atomically;

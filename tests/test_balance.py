@@ -265,6 +265,36 @@ def test_interrupted_and_resumed_equals_uninterrupted(toy, tmp_path, monkeypatch
         balance(path, out=cut, resume=True, **{**opts, "budget": 960})
 
 
+def test_ctrl_c_in_a_one_knob_scan_keeps_every_finished_setting(toy, tmp_path, monkeypatch):
+    """Issue #35 fault: a stop during a scan keeps each setting played (its own chunks in
+    ``search/round-0000/sKK``) and the finished chunks of the one playing; the resume plays
+    only the rest, and ends with the values, search table and records of an uninterrupted
+    run."""
+    path = toy(edge=0.2)
+    opts = {"finding": START, "vary": "rules.steps=2..6", "budget": 5 * 40,
+            "validation_games": 60, "backend": "sequential", "chunk_size": 10}
+    full = balance(path, out=tmp_path / "full", **opts)
+    cut = tmp_path / "cut"
+    # the probe plays 100 games, then settings 2 and 3 (40 games each), one chunk of 4
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [100 + 2 * 40 + 10 + 3])
+    with pytest.raises(runner.RunInterrupted) as info:
+        balance(path, out=cut, **opts)
+    assert "2 of 5 settings saved in " in str(info.value)
+    assert f"1 of 4 chunks saved in {cut / 'search' / 'round-0000' / 's02'}" in str(info.value)
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [10 ** 6])
+    res = balance(path, out=cut, resume=True, **opts)
+    # the probe again (100), the rest of the scan (3 x 40 - 10) and the check (2 x 60)
+    assert 10 ** 6 - balancetoy.INTERRUPT_AFTER[0] == 100 + 3 * 40 - 10 + 2 * 60
+    assert res.values == full.values
+    pd.testing.assert_frame_equal(pd.read_parquet(cut / "search.parquet"),
+                                  pd.read_parquet(full.out_dir / "search.parquet"))
+    for name in ("games", "seats"):
+        pd.testing.assert_frame_equal(pd.read_parquet(cut / f"{name}.parquet"),
+                                      pd.read_parquet(full.out_dir / f"{name}.parquet"))
+    assert (res.summary["results"]["balance"]["check"]
+            == full.summary["results"]["balance"]["check"])
+
+
 def test_the_ladder_check_plays_each_rung_and_gives_the_verdict(tmp_path, toy_file):
     """With robustness the value found is played by every rung the game has (the toy game:
     random) and each key gets the robustness verdict over the rungs."""

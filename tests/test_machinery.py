@@ -424,13 +424,15 @@ def test_resume_into_another_studys_directory_names_out_not_the_chunk_size(toy_f
 def test_interrupted_tune_counts_generations(write_scenario, tmp_path, monkeypatch):
     path = write_scenario('name = "t"\ngame = "toy"\nplayers = 3\ngames = 10\nseed = 1\n'
                           '[[seats]]\npolicy = "biased"\n')
-    # 3 generations of 4 candidates x 10 games, then 1 chunk of the 4th
-    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [3 * 40 + 4 * 5 + 1])
+    # 3 generations of 4 candidates x 10 games, then 2 candidates and 1 chunk of the 4th
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [3 * 40 + 2 * 10 + 5 + 1])
     with pytest.raises(RunInterrupted) as info:
         api.tune(path, seat=0, budget=200, games=10, popsize=4, validation_games=10,
                  backend="sequential", chunk_size=5, out=tmp_path / "t")
     assert str(info.value).startswith("interrupted: 3 of 5 generations saved in ")
-    assert "(1 of 2 chunks saved in " in str(info.value)
+    gen = tmp_path / "t" / "search" / "gen-0003"
+    assert (f"(2 of 4 candidates saved in {gen}; 1 of 2 chunks saved in {gen / 'c02'})"
+            in str(info.value))
 
 
 # ------------------------------------------------------------------ fault 8: out removed

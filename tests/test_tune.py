@@ -113,14 +113,18 @@ def test_interrupted_and_resumed_equals_uninterrupted(scenario_file, tmp_path, m
     full = tune(scenario_file, seat=0, out=tmp_path / "full", backend="sequential",
                 chunk_size=5, **SMALL)
     cut = tmp_path / "cut"
-    # generation 1: 4 candidates x 20 games; stop in generation 2 after one chunk of it
-    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [4 * 20 + 4 * 5 + 3])
-    with pytest.raises(runner.RunInterrupted, match="1 of 4 chunks saved"):
+    # generation 1: 4 candidates x 20 games; stop in generation 2 after its first candidate
+    # and one chunk (5 games) of the second: each candidate has its own chunks (issue #35)
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [4 * 20 + 20 + 5 + 3])
+    with pytest.raises(runner.RunInterrupted, match=r"1 of 3 generations saved in .* \(1 of 4 "
+                                                    r"candidates saved in .*gen-0001; 1 of 4 "
+                                                    r"chunks saved in .*gen-0001/c01\)"):
         tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, **SMALL)
     monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [])
     res = tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, resume=True,
                **SMALL)
-    assert res.summary["run"]["chunks_resumed"] == 4 + 1
+    # generation 1 (4 candidates x 4 chunks), the first candidate of generation 2 and one chunk
+    assert res.summary["run"]["chunks_resumed"] == 4 * 4 + 4 + 1
     assert res.tuned_file.read_text() == full.tuned_file.read_text()
     pd.testing.assert_frame_equal(pd.read_parquet(cut / "seats.parquet"),
                                   pd.read_parquet(full.out_dir / "seats.parquet"))

@@ -67,8 +67,9 @@ of it reproduces the checked estimate; valid for ``analyzer validate``), each ch
 beside it as ``TABLE.toml`` (named by its ``TABLE_file`` option), ``search.parquet`` (every
 setting evaluated: values and the findings' estimates and intervals), ``games.parquet`` /
 ``seats.parquet`` (the check: arms ``original``/``balanced``, ``:ARM`` for a variant),
-``scenario.toml``, ``summary.json``, the report, and ``search/``, ``chunks/``, ``ladder/``
-(the runner's parts, for ``resume``).
+``scenario.toml``, ``summary.json``, the report, and ``search/round-NNNN/sKK/`` (one folder
+per setting: a stop keeps every finished one), ``chunks/``, ``ladder/`` (the runner's parts, for
+``resume``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ import hashlib
 import itertools
 import json
 import math
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -103,8 +103,9 @@ from analyzer.report.document import BASE, Doc
 from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
-from analyzer.study.run import Results, StudyRun, run_dir, run_options, validate
-from analyzer.study.tune import SIGMA0, derived_seed
+from analyzer.study.run import Results, StudyRun, prepare, validate
+from analyzer.study.search import (SEARCH_STREAM, SIGMA0, cma_es, cma_version, derived_seed,
+                                   identity_seed)
 
 DEFAULT_GAMES = 200  # games per candidate per round
 DEFAULT_BUDGET = 6000  # games of the whole search
@@ -114,7 +115,7 @@ SCAN_MAX = 64  # integer knobs of at most this many settings in all are scanned,
 GROUPS = 20  # blocks of games of the delete-a-group jackknife
 LOWESS_MIN, LOWESS_FRAC = 5, 0.6  # a scan of at least 5 values is smoothed (``smooth_gaps``)
 ROUNDS_CAP = 1000
-SEARCH_STREAM, CHECK_STREAM, PROBE_STREAM = 1, 2, 3  # spawn keys of the root seeds
+CHECK_STREAM, PROBE_STREAM = 2, 3  # spawn keys of the root seeds (``search.SEARCH_STREAM``: 1)
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
 Z95 = float(sps.norm.ppf(0.975))
 ALPHA_TOST = 0.05  # each one-sided test of ``--tolerance`` (a 90 % interval inside the band)
@@ -202,12 +203,12 @@ def _quick_gc() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _play(spec: Any, settings: Sequence[Scenario], labels: Sequence[str], root: int, games: int,
-          chunk_dir: Path, run: StudyRun, chunk_size: int, fingerprint: Mapping[str, Any],
-          resume: bool, progress: bool = False
+def _play(run: StudyRun, settings: Sequence[Scenario], labels: Sequence[str], root: int,
+          games: int, folder: Path, **how: Any
           ) -> tuple[runner.RunResult, dict[str, tuple[int, str]]]:
-    """Play every arm of every setting on the same ``games`` seeds of ``root``; the variant
-    of setting ``k``'s arm is ``labels[k]`` for its base and ``labels[k]:ARM`` for a variant.
+    """Play every arm of every setting on the same ``games`` seeds of ``root`` into ``folder``
+    (``StudyRun.play_arms``, with ``how``); the variant of setting ``k``'s arm is ``labels[k]``
+    for its base and ``labels[k]:ARM`` for a variant.
 
     Returns
     -------
@@ -220,11 +221,7 @@ def _play(spec: Any, settings: Sequence[Scenario], labels: Sequence[str], root: 
             name = label if p.name == BASE else f"{label}:{p.name}"
             names[name] = (k, p.name)
             plans.append(replace(p, name=name))
-    result = runner.run(spec, plans, root, games, chunk_dir, rotate=settings[0].seat_rotation,
-                        jobs=run.options.jobs, backend=run.options.backend,
-                        scheduler=run.options.scheduler, chunk_size=chunk_size, resume=resume,
-                        fingerprint=dict(fingerprint), progress=progress)
-    return result, names
+    return run.play_arms(plans, root, games, folder, scenario=settings[0], **how), names
 
 
 def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
@@ -320,8 +317,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
             "check the finding keys")
         size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(sc.arms)))
-        result, names = _play(spec, [sc], ["probe"], root, games, folder / "chunks", run, size,
-                              {}, False)
+        result, names = _play(run, [sc], ["probe"], root, games, folder / "chunks",
+                              chunk_size=size, resume=False)
         (g, s), = _records(result, names, 1)
         found = findings_of(sc, facts, g, s, folder)
         records = [found[k] for k in found]
@@ -659,11 +656,11 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
 
 
 def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
-           size: int, scratch: Path) -> list[dict[str, dict[str, Any]]]:
-    """Play round ``g`` (every candidate on the same fresh seeds) into ``search/round-G``;
-    the findings of each candidate."""
-    d = run.dir
-    folder = d.path / "search"
+           scratch: Path) -> list[dict[str, dict[str, Any]]]:
+    """Play round ``g`` (every candidate on the same fresh seeds) into ``search/round-G/sKK``
+    (``StudyRun.play_batch``: a stop keeps every finished candidate); the findings of each
+    candidate."""
+    folder = run.dir.path / "search"
     settings, facts = [], []
     for vals in candidates:
         tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
@@ -671,13 +668,12 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
         s, f = p.study.of(sc, folder / "ablate" / tag)
         settings.append(s)
         facts.append(f)
-    root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1)
-    fp = {"candidates": hashlib.sha256(json.dumps(candidates).encode()).hexdigest()[:16],
-          "scenario": p.scenario.fingerprint(), "seed": root, "version": __version__}
-    labels = [f"s{k:02d}" for k in range(len(candidates))]
-    result, names = _play(p.scenario.spec, settings, labels, root, games,
-                          folder / f"round-{g:04d}", run, size, fp, d.resume)
-    records = _records(result, names, len(candidates))
+    batch = [(f"s{k:02d}", runner.plan_arms(sc)) for k, sc in enumerate(settings)]
+    results = run.play_batch(folder / f"round-{g:04d}", batch,
+                             derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1), games,
+                             scenario=p.scenario)
+    records = [_records(r, {a.name: (0, a.name) for a in arms}, 1)[0]
+               for r, (_, arms) in zip(results, batch)]
     return [findings_of(sc, f, gm, st, scratch)
             for sc, f, (gm, st) in zip(settings, facts, records)]
 
@@ -687,13 +683,11 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
     """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
     (``search.parquet``) and one entry per round."""
     d = run.dir
-    arms = len(p.study.of(p.scenario, scratch / "arms")[0].arms)
     rows, history = [], []
     if p.method == "scan":
         cands = [list(v) for v in p.values]
-        size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (len(cands) * arms)))
         d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
-        found = _round(run, p, 0, cands, p.games, run.options.chunk_size or size, scratch)
+        found = _round(run, p, 0, cands, p.games, scratch)
         rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
         scale = float(np.nanmedian([r["gap_se"] for r in rows]))
@@ -706,35 +700,29 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
             "goal: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
         history.append({"round": 0, "values": cands[best]})
         return cands[best], rows, history
-    import cma
-
     dims = [k.dimension for k in p.knobs]
-    rng = np.random.default_rng(derived_seed(p.scenario.seed, SEARCH_STREAM, 0))
     x0 = [min(max(dim.encode(k.start if k.start is not None else (k.low + k.high) / 2), 0.0),
               1.0) for dim, k in zip(dims, p.knobs)]
-    opts = {"bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
-            "randn": lambda *shape: rng.standard_normal(shape)}
-    if len(dims) == 1:  # cma 4.x cannot cap the step of a 1-D search to its bounds (it raises
-        opts["maxstd"] = np.inf  # "not yet initialized"); the bounds still hold every candidate
-    es = cma.CMAEvolutionStrategy(x0, SIGMA0, opts)
-    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (p.popsize * arms)))
-    for g in range(p.rounds):
+    new: list[dict[str, Any]] = []
+
+    def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
-        xs = es.ask()
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
-        found = _round(run, p, g, cands, p.games, run.options.chunk_size or size, scratch)
-        new = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        found = _round(run, p, g, cands, p.games, scratch)
+        new[:] = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
-        es.tell(xs, [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)])
-        centre = np.clip(es.result.xfavorite, 0, 1)
-        mean = [dim.decode(v) for dim, v in zip(dims, centre)]
+        return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
+
+    for step in cma_es(x0, popsize=p.popsize, seed=p.scenario.seed, rounds=p.rounds,
+                       evaluate=play):
+        mean = [dim.decode(v) for dim, v in zip(dims, step.centre)]
         rows += new
         gaps = [abs(r["gap"]) for r in new if not math.isnan(r["gap"])]
-        history.append({"round": g, "mean": mean, "sigma": float(es.sigma),
+        history.append({"round": step.round, "mean": mean, "sigma": step.sigma,
                         "nearest": min(gaps) if gaps else None,
                         "centre": [k.low + float(v) * (k.high - k.low)
-                                   for k, v in zip(p.knobs, centre)]})
-        say(f"round {g + 1}/{p.rounds}: mean " + ", ".join(
+                                   for k, v in zip(p.knobs, step.centre)]})
+        say(f"round {step.round + 1}/{p.rounds}: mean " + ", ".join(
             f"{k.label()} = {v}" for k, v in zip(p.knobs, mean))
             + (f"; nearest candidate {_show(p, min(gaps))} from the goal" if gaps else ""))
     values = settle(p, rows, history[-1]["centre"])
@@ -860,20 +848,15 @@ def check_seed(p: Plan) -> int:
     the study played and the check's size. Two balances of one scenario that differ in any of
     these are checked on different games (checking them on the same games would let picking
     the better balance select on that check's luck); the same balance is checked on the same
-    games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit words of a
-    SHA-256 of the identity."""
-    identity = json.dumps({
+    games (``search.identity_seed``)."""
+    return identity_seed(p.scenario.seed, CHECK_STREAM, {
         "scenario": p.scenario.fingerprint(), "keys": list(p.keys), "equalize": p.equalize,
         "target": p.target, "knobs": [(k.path, k.low, k.high) for k in p.knobs],
         "method": p.method, "values": [list(v) for v in p.values], "popsize": p.popsize,
         "games": p.games, "rounds": p.rounds, "budget": p.budget,
         "validation_games": p.validation_games,
         "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)],
-        **({"keep": [list(b) for b in p.keep]} if p.keep else {})},
-        sort_keys=True, default=str)
-    digest = hashlib.sha256(identity.encode()).digest()
-    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
-    return derived_seed(p.scenario.seed, CHECK_STREAM, *words)
+        **({"keep": [list(b) for b in p.keep]} if p.keep else {})})
 
 
 def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, Any],
@@ -889,7 +872,6 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         The check's run, its numbers (``study["check"]``) and the scenario at the value found.
     """
     d = run.dir
-    spec = p.scenario.spec
     tables = {k.table: f"{k.table}.toml" for k in p.knobs if k.table}
     balanced = knobs.setting(p.scenario, p.knobs, values, d.path, tables)
     so, fo = p.full.of(p.scenario, d.path / "tables" / ORIGINAL)
@@ -901,8 +883,9 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     d.saved = f"the search finished in {d.path / 'search'}, the fresh-seed check not yet"
     say(f"check: {len(so.arms) + len(sb.arms)} arms x {n} fresh games")
     try:  # the check's chunks join the run's own (prepared by _run): a resume of this run
-        result, names = _play(spec, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks, run, size,
-                              fingerprint, True, run.options.progress)
+        result, names = _play(run, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks,
+                              chunk_size=size, fingerprint=fingerprint, resume=True,
+                              progress=run.options.progress)
     except OptionError as err:
         if d.resume or err.option not in ("resume", "out", "chunk_size"):
             raise
@@ -1100,11 +1083,8 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
         d.saved = f"the check finished, {i - 1} of {len(conditions)} ladder rungs in {folder}"
         say(f"ladder [{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
             f"{c.scenario.games} games")
-        size = run.options.chunk_size or max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(
-            c.scenario.arms)))
-        fp = {"scenario": c.scenario.fingerprint(), "seed": root, "version": __version__}
-        result, names = _play(c.scenario.spec, [c.scenario], ["rung"], root, c.scenario.games,
-                              folder / c.name, run, size, fp, d.resume)
+        result, names = _play(run, [c.scenario], ["rung"], root, c.scenario.games,
+                              folder / c.name)
         (g, s), = _records(result, names, 1)
         found = findings_of(c.scenario, facts, g, s, scratch)
         rungs[c.name] = {"label": c.label, "games": c.scenario.games,
@@ -1277,31 +1257,27 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     for name, value in (("games", games), ("validation_games", validation_games)):
         if isinstance(value, int) and value > MAX_GAMES:  # before the run options size chunks
             raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
-    options = run_options(max(games or DEFAULT_GAMES, validation_games), jobs=jobs,
-                          backend=backend,
-                          scheduler=scheduler, chunk_size=chunk_size, progress=progress,
-                          csv=csv, games_flag="validation_games"
-                          if validation_games > (games or DEFAULT_GAMES) else "games")
-    run = StudyRun(scenario, "balance", options, run_dir("balance", scenario, out, force=force,
-                                                         resume=resume))
+    flag = "validation_games" if validation_games > (games or DEFAULT_GAMES) else "games"
+    run = prepare(scenario, "balance", jobs=jobs, backend=backend, scheduler=scheduler,
+                  out=out, chunk_size=chunk_size, resume=resume, force=force,
+                  progress=progress, csv=csv, sizes=[(max(games or DEFAULT_GAMES,
+                                                          validation_games), flag,
+                                                      runner.DEFAULT_CHUNK_SIZE)])
     with tempfile.TemporaryDirectory(prefix="analyzer-balance-") as tmp, _quick_gc():
         scratch = Path(tmp)
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
                  validation_games=validation_games, say=say, tolerance=tolerance,
                  keep=[keep] if isinstance(keep, str) else list(keep or ()))
-        fingerprint = {"scenario": scenario.fingerprint(), "vary": [
-            [k.path, k.low, k.high] for k in p.knobs], "keys": list(p.keys),
-            "equalize": p.equalize, "target": p.target, "budget": budget, "games": p.games,
-            "popsize": p.popsize, "validation_games": validation_games,
-            "robustness": robustness, "search_games": search_games, "seed": scenario.seed,
-            "version": __version__, "name": scenario.name, "kind": "balance",
-            "chunk_size": chunk_size}
-        if p.keep:  # the bands change what the search takes
-            fingerprint["keep"] = [list(b) for b in p.keep]
+        fingerprint = run.dir.fingerprint(
+            scenario, vary=[[k.path, k.low, k.high] for k in p.knobs], keys=list(p.keys),
+            equalize=p.equalize, target=p.target, budget=budget, games=p.games,
+            popsize=p.popsize, validation_games=validation_games, robustness=robustness,
+            search_games=search_games, chunk_size=chunk_size,
+            **({"keep": [list(b) for b in p.keep]} if p.keep else {}))  # the bands change what the search takes
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
-                        options.jobs, options.backend)
+                        run.options.jobs, run.options.backend)
         with run.session(nest=True):
             return _run(run, p, fingerprint, robustness, search_games, scratch, say)
 
@@ -1330,10 +1306,7 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
 def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, search_games: int,
          scratch: Path, say: Callable[[str], None]) -> BalanceResults:
     d = run.dir
-    d.prepare_chunks(fingerprint)  # marks a run directory
-    if not d.resume:
-        for name in ("search", "ladder", "tables"):
-            shutil.rmtree(d.path / name, ignore_errors=True)
+    d.prepare_chunks(fingerprint, "search", "ladder", "tables")  # marks a run directory
     started = time.monotonic()
     values, rows, history = search(run, p, scratch, say)
     search_seconds = time.monotonic() - started
@@ -1369,9 +1342,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     if p.keep:
         study["keep"] = [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]
     if p.method == "cma":
-        import cma
-
-        study["cma_version"] = cma.__version__
+        study["cma_version"] = cma_version()
     played = sum(1 for _ in rows) * p.games * max(1, len(p.study.of(p.scenario, scratch)[0]
                                                         .arms))
     played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())

@@ -38,7 +38,7 @@ from analyzer import userfiles
 from analyzer.errors import OptionError, RuleError
 from analyzer.files import atomic_write
 from analyzer.scenario import Scenario
-from analyzer.study.tune import Dimension
+from analyzer.study.search import Dimension
 
 _VARY = re.compile(r"^\s*(?P<path>[^=\s]+)\s*=\s*(?P<lo>\S+?)\s*\.\.\s*(?P<hi>\S+)\s*$")
 _STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
@@ -82,8 +82,8 @@ class Knob:
 
     @property
     def dimension(self) -> Dimension:
-        """The knob as a search dimension (``analyzer.study.tune.Dimension``: ``[0, 1]`` mapped onto
-        ``low..high``, an ``int`` rounded)."""
+        """The knob as a search dimension (``analyzer.study.search.Dimension``: ``[0, 1]``
+        mapped onto ``low..high``, an ``int`` rounded)."""
         return Dimension(self.path, self.kind, self.low, self.high)
 
     def label(self) -> str:

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import time
 import tomllib
 import zlib
@@ -1247,7 +1246,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                 f"{c.scenario.games} games")
             size = chunk_size or _chunk(c.scenario.games)
             if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
-                shutil.rmtree(target.path, ignore_errors=True)
+                target.remove()
             done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
                             scheduler=scheduler, out=target.path, chunk_size=size, resume=True,
                             force=True, progress=progress)

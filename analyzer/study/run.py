@@ -4,29 +4,34 @@
 is written and returns a ``StudyRun``. Its ``session`` creates the directory and turns every
 stop into one line (``analyzer.rundir.RunDir.session``); ``play`` plays a scenario's arms on
 shared seeds (to a target precision if asked) and ``finish`` writes the records, the scenario
-as run, the run facts (with the labelled defaults in use) and the report. So:
+as run, the run facts (with the labelled defaults in use) and the report. ``play_arms`` plays a
+list of arms into a folder of the run (fingerprinted, resumable) and ``play_batch`` a batch of
+them, one subfolder each, so a stop keeps every finished one. So, every study starts with
+``prepare``:
 
 - ``simulate`` is ``prepare`` then ``play``;
 - ``compare``, ``sweep``, ``ablate`` and ``tournament`` turn their input into one scenario and
   ``play`` it with their study facts;
-- ``tune`` plays its search in the run directory and ``finish``es with its fresh-seed check;
+- ``tune`` and ``balance`` play their search (``analyzer.study.search``) as batches into
+  ``search/`` and ``finish`` with their fresh-seed check (``play_arms`` into ``chunks/``);
 - ``robustness`` is a ``simulate`` of the base and of each condition, in one session.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from analyzer import __version__, plan, report, runner, studies, tablediff
-from analyzer.errors import OptionError, ScenarioError
+from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import answers
 from analyzer.rundir import RunDir, identity
@@ -192,11 +197,46 @@ class StudyRun:
         with self.dir.session(nest=nest, on_stop=runner.stop_workers):
             yield self
 
-    def fingerprint(self, scenario: Scenario) -> dict[str, Any]:
-        """What the chunks of ``scenario``'s records depend on, and the run's identity."""
-        return {"scenario": scenario.fingerprint(), "seed": scenario.seed,
-                "version": __version__, "name": self.dir.run["name"],
-                "kind": self.dir.run["kind"]}
+    def play_arms(self, arms: Sequence[runner.ArmPlan], root: int, games: int, folder: Path, *,
+                  scenario: Scenario, chunk_size: int | None = None,
+                  fingerprint: Mapping[str, Any] | None = None, resume: bool | None = None,
+                  progress: bool = False) -> runner.RunResult:
+        """Play ``arms`` on the same ``games`` seeds of ``root`` into ``folder`` with the run's
+        options (``runner.run``; ``chunk_size`` default the run's): ``scenario`` gives the game
+        and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
+        ``scenario``, ``root`` and a hash of the arms) and kept on ``resume`` (default the
+        run's)."""
+        if fingerprint is None:
+            fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
+        o = self.options
+        return runner.run(scenario.spec, arms, root, games, folder,
+                          rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
+                          scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
+                          resume=self.dir.resume if resume is None else resume,
+                          fingerprint=dict(fingerprint), progress=progress)
+
+    def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
+                   root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
+                   what: str = "setting") -> list[runner.RunResult]:
+        """Play each ``(label, arms)`` of ``batch`` (a setting, a candidate) on the same
+        ``games`` seeds of ``root`` into ``folder/label``, one after the other (``play_arms``):
+        a stop keeps every finished one, and the finished chunks of the one playing, and says
+        so; a resume plays only the rest.
+
+        Raises
+        ------
+        RunStopped
+            Its ``saved`` names the finished ``what``s, then the chunks of the one stopped.
+        """
+        results = []
+        for k, (label, arms) in enumerate(batch):
+            try:
+                results.append(self.play_arms(arms, root, games, folder / label,
+                                              scenario=scenario, chunk_size=chunk_size))
+            except RunStopped as err:
+                err.saved = f"{k} of {len(batch)} {what}s saved in {folder}; {err.saved}"
+                raise
+        return results
 
     def play(self, scenario: Scenario | None = None, *, study: dict[str, Any] | None = None,
              files: Mapping[str, str] | None = None) -> Results:
@@ -206,7 +246,7 @@ class StudyRun:
         answers.check_questions(scenario, self.kind)  # before a game is played (issue #25)
         spec = scenario.spec
         arms = runner.plan_arms(scenario)
-        common = {"rotate": scenario.seat_rotation, "fingerprint": self.fingerprint(scenario),
+        common = {"rotate": scenario.seat_rotation, "fingerprint": self.dir.fingerprint(scenario),
                   "resume": self.dir.resume, **self.options.play()}
         precision = None
         if self.target_ci is not None:
@@ -297,10 +337,15 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
             scheduler: str | None = None, out: str | Path | None = None,
             chunk_size: int | None = None, resume: bool = False, force: bool = False,
             progress: bool = False, target_ci: float | None = None, csv: bool = False,
-            naming: Mapping[str, Any] | None = None) -> StudyRun:
+            naming: Mapping[str, Any] | None = None,
+            sizes: Sequence[tuple] | None = None) -> StudyRun:
     """Check a study before anything runs or is written: the ``games`` / ``seed`` overrides,
     the run options, the target precision and the run directory (``RunDir.choose``; default
     ``reports/`` + the study kind's ``default_out`` of the scenario name and ``naming``).
+
+    ``sizes``: what the run options are checked for (``run_options``), each ``(games per
+    arm, the option that set them, default chunk size)``; the first sets the options, the
+    others are only checked (a tune's fresh-seed check). Default: the scenario's games.
 
     Raises
     ------
@@ -311,8 +356,10 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
         raise OptionError("kind", f"unknown study kind {kind!r} (allowed: "
                                   f"{', '.join(studies.STUDIES)})")
     scenario = with_overrides(scenario, games=games, seed=seed)
-    options = run_options(scenario.games, jobs=jobs, backend=backend, scheduler=scheduler,
-                          chunk_size=chunk_size, progress=progress, csv=csv)
+    sizes = sizes or [(scenario.games, "games", runner.DEFAULT_CHUNK_SIZE)]
+    options, *_ = [run_options(n, jobs=jobs, backend=backend, scheduler=scheduler,
+                               chunk_size=chunk_size, progress=progress, csv=csv,
+                               games_flag=flag, default_chunk=size) for n, flag, size in sizes]
     if target_ci is not None and not 0 < target_ci < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
     return StudyRun(scenario, kind, options,
@@ -397,6 +444,11 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
                   target_ci=target_ci, csv=csv).settle()
     with run.session():
         return run.play(study=study)
+
+
+def _digest(arms: Sequence[runner.ArmPlan]) -> str:
+    """A short hash of what ``arms`` play (names, rules, seats)."""
+    return hashlib.sha256(json.dumps([astuple(a) for a in arms]).encode()).hexdigest()[:16]
 
 
 def only_base(scenario: Scenario) -> Scenario:

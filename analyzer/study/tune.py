@@ -31,7 +31,8 @@ Files in the run directory: ``tuned.toml`` (``params_file`` of a scenario seat o
 fraction as its ``win_rate_unit`` says),
 ``games.parquet`` / ``seats.parquet`` (the fresh-seed check), ``scenario.toml``,
 ``summary.json``, the report with the convergence chart and the parameter trajectories, and
-``search/gen-NNNN/`` and ``chunks/`` (the runner's parts, for ``resume``).
+``search/gen-NNNN/cKK/`` (one folder per candidate) and ``chunks/`` (the runner's parts, for
+``resume``; a stop keeps every finished candidate).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shutil
 import time
 import typing
 from collections.abc import Callable
@@ -59,37 +59,23 @@ from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
 from analyzer.studies import StudyKind
-from analyzer.study.run import Results, StudyRun, only_base, run_dir, run_options, validate
+from analyzer.study.run import Results, StudyRun, only_base, prepare, validate
+from analyzer.study.search import (
+    SEARCH_STREAM,
+    SIGMA0,
+    Dimension,
+    cma_es,
+    cma_version,
+    derived_seed,
+    identity_seed,
+)
 
-SIGMA0 = 0.3  # CMA-ES's initial step, in units of each parameter's declared range
 DEFAULT_GAMES = 200  # games per candidate per generation
 DEFAULT_BUDGET = 20_000  # games of the whole search
 DEFAULT_VALIDATION = 2000  # games of the fresh-seed check, per arm
-SEARCH_STREAM, CHECK_STREAM = 1, 2  # spawn keys of the search's and the check's root seeds
+CHECK_STREAM = 2  # spawn key of the check's root seed (the search's: ``search.SEARCH_STREAM``)
 MAX_POPSIZE = 1000  # candidates per generation (CMA-ES's memory grows with its square)
 MAX_GENERATIONS = 10_000  # generations of one search
-
-
-@dataclass(frozen=True)
-class Dimension:
-    """One tuned parameter: its name, type, declared bounds and how ``[0, 1]`` maps to it."""
-
-    name: str
-    kind: type
-    low: float
-    high: float
-
-    def decode(self, x: float) -> int | float:
-        """The parameter value at position ``x`` in ``[0, 1]`` of the range (clipped):
-        rounded for an ``int``, 4 significant digits for a ``float``, inside the bounds."""
-        v = self.low + min(max(float(x), 0.0), 1.0) * (self.high - self.low)
-        if self.kind is int:
-            return int(min(max(round(v), math.ceil(self.low)), math.floor(self.high)))
-        return min(max(float(f"{v:.4g}"), self.low), self.high)
-
-    def encode(self, value: float) -> float:
-        """The position of ``value`` in ``[0, 1]`` of the range."""
-        return (float(value) - self.low) / (self.high - self.low) if self.high > self.low else 0.5
 
 
 def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]:
@@ -119,12 +105,6 @@ def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]
     return dims, fixed
 
 
-def derived_seed(seed: int, *key: int) -> int:
-    """A root seed in ``0..2**63-1`` drawn from ``SeedSequence(seed, spawn_key=key)``."""
-    state = np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(1))
-
-
 def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: int,
                validation_games: int, tables: tuple[tuple[Seat, ...], ...]) -> int:
     """The root seed of a tune's fresh-seed check, derived from the whole run identity: the
@@ -132,16 +112,11 @@ def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: 
     budget, games per candidate, population, check size and the opponents' tables. Two tunes
     that differ in any of these are checked on different games (a check on the same games
     would let picking the better tune select on that check's luck); the same tune is checked
-    on the same games. ``derived_seed(seed, CHECK_STREAM, *words)`` with ``words`` four 32-bit
-    words of a SHA-256 of the identity."""
-    identity = json.dumps({"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
-                           "games": games, "popsize": popsize,
-                           "validation_games": validation_games,
-                           "tables": [[(s.name, s.policy, dict(s.params)) for s in t]
-                                      for t in tables]}, sort_keys=True, default=str)
-    digest = hashlib.sha256(identity.encode()).digest()
-    words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)]
-    return derived_seed(scenario.seed, CHECK_STREAM, *words)
+    on the same games (``search.identity_seed``)."""
+    return identity_seed(scenario.seed, CHECK_STREAM, {
+        "scenario": scenario.fingerprint(), "seat": seat, "budget": budget, "games": games,
+        "popsize": popsize, "validation_games": validation_games,
+        "tables": [[(s.name, s.policy, dict(s.params)) for s in t] for t in tables]})
 
 
 @dataclass(frozen=True)
@@ -256,11 +231,11 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
                 check_seed(scenario, seat, budget, games, lam, validation_games, tables))
 
 
-def _win_rates(result: runner.RunResult, label: str) -> dict[str, float]:
-    """Win rate of the tuned seat per candidate (arm name before ``:``) over its games."""
-    parts = [pd.read_parquet(p, columns=["variant", "policy", "won"])
-             for p in result.parts("seats")]
-    seats = pd.concat(parts, ignore_index=True)
+def _win_rates(parts: list[Path], label: str) -> dict[str, float]:
+    """Win rate of the tuned seat per candidate (arm name before ``:``) over its games, from
+    the seats ``parts`` of a generation."""
+    seats = pd.concat([pd.read_parquet(p, columns=["variant", "policy", "won"]) for p in parts],
+                      ignore_index=True)
     mine = seats[seats["policy"].astype(str) == label]
     cand = mine["variant"].astype(str).str.split(":").str[0]
     return mine.groupby(cand.to_numpy())["won"].mean().to_dict()
@@ -353,8 +328,6 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
     analyzer.errors.RunInterrupted
         Ctrl-C; says how many generations are saved.
     """
-    import cma
-
     say = log or (lambda line: None)
     scenario = only_base(with_overrides(validate(path_or_scenario, "tune"), seed=seed))
     check_sizes(budget=budget, games=games, popsize=popsize, validation_games=validation_games)
@@ -366,23 +339,20 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
                                     f"{MAX_GENERATIONS:,} (lower {{budget}}, or raise {{games}} "
                                     "or {popsize})", budget=None, games=None, popsize=None)
     n_arms = p.popsize * len(p.tables)
-    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // n_arms)) if chunk_size is None else chunk_size
-    check_size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (2 * len(p.tables)))) \
-        if chunk_size is None else chunk_size
-    options = run_options(p.deals, jobs=jobs, backend=backend, scheduler=scheduler,
-                          chunk_size=chunk_size, default_chunk=size, csv=csv)
-    run_options(p.validation_deals, jobs=jobs, backend=backend, scheduler=scheduler,
-                chunk_size=chunk_size, default_chunk=check_size,
-                games_flag="validation_games")  # the check's chunks: checked now, not kept
-    run = StudyRun(scenario, "tune", options,
-                   run_dir("tune", scenario, out, force=force, resume=resume, seat=seat))
-    fingerprint = {"scenario": scenario.fingerprint(), "seat": seat, "budget": budget,
-                   "games": games, "popsize": p.popsize, "validation_games": validation_games,
-                   "opponents": _pool_hash(p), "seed": scenario.seed, "version": __version__,
-                   "name": scenario.name, "kind": "tune", "chunk_size": check_size}
-    run.estimate = planning.settle(plan_parts(p), options.jobs, options.backend)  # --plan: stop
-    with run.session(nest=True):
-        return _search_and_check(run, p, fingerprint, cma, say)
+    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // n_arms))
+    check_size = (max(1, -(-runner.DEFAULT_CHUNK_SIZE // (2 * len(p.tables))))
+                  if chunk_size is None else chunk_size)
+    run = prepare(scenario, "tune", jobs=jobs, backend=backend, scheduler=scheduler, out=out,
+                  chunk_size=chunk_size, resume=resume, force=force, csv=csv,
+                  naming={"seat": seat}, sizes=[(p.deals, "games", size),
+                                                (p.validation_deals, "validation_games",
+                                                 check_size)])
+    fingerprint = run.dir.fingerprint(
+        scenario, seat=seat, budget=budget, games=games, popsize=p.popsize,
+        validation_games=validation_games, opponents=_pool_hash(p), chunk_size=check_size)
+    run.estimate = planning.settle(plan_parts(p), run.options.jobs, run.options.backend)
+    with run.session(nest=True):  # --plan stopped above
+        return _search_and_check(run, p, fingerprint, say)
 
 
 def plan_parts(p: Plan) -> list[planning.Part]:
@@ -397,66 +367,59 @@ def plan_parts(p: Plan) -> list[planning.Part]:
                           arms=tuple(p.arms([p.start, p.start], ["start", "tuned"])))]
 
 
-def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: Any,
+def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
                       say: Callable[[str], None]) -> TuneResults:
-    """The search (CMA-ES, one runner run per generation in ``search/gen-NNNN/``) and the
-    fresh-seed check (``chunks/``) of a prepared tune, then its report and ``tuned.toml``."""
-    scenario, spec, d = run.scenario, run.scenario.spec, run.dir
+    """The search (``search.cma_es``, each generation's candidates played into
+    ``search/gen-NNNN/cKK/``: ``StudyRun.play_batch``) and the fresh-seed check (``chunks/``)
+    of a prepared tune, then its report and ``tuned.toml``."""
+    scenario, d = run.scenario, run.dir
     search_dir = d.path / "search"
-    d.prepare_chunks(fingerprint)  # marks a run directory
-    if not d.resume:
-        shutil.rmtree(search_dir, ignore_errors=True)
-    options = {"jobs": run.options.jobs, "backend": run.options.backend,
-               "scheduler": run.options.scheduler}
+    d.prepare_chunks(fingerprint, "search")  # marks a run directory
     started = time.monotonic()
-    rng = np.random.default_rng(derived_seed(scenario.seed, SEARCH_STREAM, 0))
-    x0 = [dim.encode(p.start[dim.name]) for dim in p.dims]
-    es = cma.CMAEvolutionStrategy(x0, SIGMA0, {
-        "bounds": [0, 1], "popsize": p.popsize, "seed": np.nan, "verbose": -9,
-        "randn": lambda *shape: rng.standard_normal(shape)})
-    history, rows, resumed, played, cpu = [], [], 0, 0, 0.0
-    for g in range(p.generations):
+    played: list[runner.RunResult] = []
+
+    def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.generations} generations saved in {search_dir}"
-        xs = es.ask()
-        cands = [p.params(x) for x in xs]
-        names = [f"c{k:02d}" for k in range(len(cands))]
-        root = derived_seed(scenario.seed, SEARCH_STREAM, g + 1)
-        arms = p.arms(cands, names)
-        fp = {"candidates": hashlib.sha256(json.dumps(cands, sort_keys=True).encode())
-              .hexdigest()[:16], "scenario": fingerprint["scenario"], "seed": root,
-              "version": __version__}
-        res = runner.run(spec, arms, root, p.deals, search_dir / f"gen-{g:04d}",
-                         rotate=scenario.seat_rotation, chunk_size=run.options.chunk_size,
-                         resume=d.resume, fingerprint=fp, **options)
-        resumed += res.resumed
-        played += res.games_played * len(arms)
-        cpu += res.cpu_seconds
-        rates = _win_rates(res, p.label)
-        wins = [rates[n] for n in names]
-        es.tell(xs, [-w for w in wins])  # CMA-ES minimises
-        mean = p.params(np.clip(es.result.xfavorite, 0, 1))
+        names = [f"c{k:02d}" for k in range(len(xs))]
+        batch = [(n, p.arms([p.params(x)], [n])) for n, x in zip(names, xs)]
+        results = run.play_batch(search_dir / f"gen-{g:04d}", batch,
+                                 derived_seed(scenario.seed, SEARCH_STREAM, g + 1), p.deals,
+                                 scenario=scenario, chunk_size=run.options.chunk_size,
+                                 what="candidate")
+        played.extend(results)
+        rates = _win_rates([part for r in results for part in r.parts("seats")], p.label)
+        return [-rates[n] for n in names]  # CMA-ES minimises
+
+    history, rows = [], []
+    x0 = [dim.encode(p.start[dim.name]) for dim in p.dims]
+    for step in cma_es(x0, popsize=p.popsize, seed=scenario.seed, rounds=p.generations,
+                       evaluate=play):
+        g, cands, wins = step.round, [p.params(x) for x in step.xs], [-w for w in step.losses]
         best = int(np.argmax(wins))
-        history.append({"generation": g, "seed": root, "best": wins[best],
-                        "mean": float(np.mean(wins)), "best_params": cands[best],
-                        "mean_params": mean, "sigma": float(es.sigma)})
+        history.append({"generation": g, "seed": derived_seed(scenario.seed, SEARCH_STREAM, g + 1),
+                        "best": wins[best], "mean": float(np.mean(wins)),
+                        "best_params": cands[best], "mean_params": p.params(step.centre),
+                        "sigma": step.sigma})
         rows += [{"generation": g, "candidate": k, "win_rate": w, "win_rate_unit": "fraction",
                   "games": p.games,
                   **{dim.name: c[dim.name] for dim in p.dims}}
                  for k, (c, w) in enumerate(zip(cands, wins))]
         say(f"generation {g + 1}/{p.generations}: best {100 * wins[best]:.1f} %, mean "
             f"{100 * float(np.mean(wins)):.1f} % over {len(cands)} candidates x {p.games} games")
+    resumed = sum(r.resumed for r in played)
+    games_played = sum(r.games_played for r in played) * len(p.tables)
+    cpu = sum(r.cpu_seconds for r in played)
     tuned = history[-1]["mean_params"]
     search_seconds = time.monotonic() - started
     d.saved = (f"all {p.generations} generations saved in {search_dir}, the fresh-seed check "
                "not yet finished")
     # the check: start and tuned on fresh seeds, paired game by game
     check_root = p.check_seed
-    check_size = fingerprint["chunk_size"]
-    check = runner.run(spec, p.arms([p.start, tuned], ["start", "tuned"]), check_root,
-                       p.validation_deals, d.chunks, rotate=scenario.seat_rotation,
-                       chunk_size=check_size, resume=True, fingerprint=dict(fingerprint),
-                       **options)
-    played += check.games_played * 2 * len(p.tables)
+    check = run.play_arms(p.arms([p.start, tuned], ["start", "tuned"]), check_root,
+                          p.validation_deals, d.chunks, scenario=scenario,
+                          chunk_size=fingerprint["chunk_size"], fingerprint=fingerprint,
+                          resume=True)
+    games_played += check.games_played * 2 * len(p.tables)
     cpu += check.cpu_seconds
     with d.writing("search.parquet") as tmp:
         pd.DataFrame(rows).to_parquet(tmp)
@@ -470,7 +433,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
         "fixed": {k: p.start.get(k) for k in p.fixed if k in p.start}, "start": p.start,
         "tuned": tuned, "popsize": p.popsize, "generations": p.generations,
         "games_per_candidate": p.games, "budget": p.budget, "sigma0": SIGMA0,
-        "cma_version": cma.__version__, "history": history,
+        "cma_version": cma_version(), "history": history,
         "validation_games": p.validation_deals * len(p.tables), "validation_seed": check_root,
         "opponents": p.opponents,
         "tables": [[s.name for s in t] for t in p.tables], "search_seconds": search_seconds,
@@ -480,9 +443,9 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any], cma: 
         "arms": [{"name": a.name, "rules": json.loads(a.rules),
                   "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
                                                                    ["start", "tuned"])],
-        "chunks_resumed": resumed + check.resumed, "games_played": played, "seconds": seconds,
-        "cpu_seconds": cpu,
-        "games_per_second": played / seconds if seconds > 0 and played else None,
+        "chunks_resumed": resumed + check.resumed, "games_played": games_played,
+        "seconds": seconds, "cpu_seconds": cpu,
+        "games_per_second": games_played / seconds if seconds > 0 and games_played else None,
     }
     res = run.finish(scenario, check, study=study, facts=facts)
     figures = studies.results_of(res.summary["results"], "tune")
