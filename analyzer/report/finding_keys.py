@@ -24,6 +24,30 @@ from analyzer.report.findings import Finding
 from analyzer.scenario import shown
 
 
+# the study kinds that play the study file's own arms: their keys are known before play
+# (``analyzer.study.questions.plan``), and a question's key is held against them exactly
+AS_WRITTEN = ("simulate", "robustness", "tournament")
+# finding-key families only one study kind makes, each with its meaning and unit
+OWN_FAMILIES: dict[str, dict[str, tuple[str, str]]] = {
+    "tune": {"tuned_minus_start": ("the tuned parameters' win rate minus the start's, on fresh "
+                                   "seeds", "pp"),
+             "tuned_above_fair": ("the tuned seat's win rate minus a fair seat's, on fresh "
+                                  "seeds", "pp")},
+    "tournament": {"rating_gap": ("the best-rated entrant's rating minus the next one's",
+                                  "log-strength")},
+    "balance": {"balance": ("the value that brings the finding to its target, and its change",
+                            "the finding's unit")},
+    "ablate": {"item": ("an item's value in win rate to the seat that used it most", "pp")},
+}
+
+
+def other_kind(key: str, kind: str) -> str:
+    """The study kind whose own key ``key`` is when that is not ``kind`` (``"tune"`` for
+    ``tuned_minus_start`` in a simulate run), else ``""``."""
+    family = key.partition(":")[0]
+    return next((k for k, fams in OWN_FAMILIES.items() if family in fams and k != kind), "")
+
+
 def of_summary(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The finding records of a run's ``summary.json`` content, in the report's order (tested
     findings by size, then the measured figures); empty when the run has none."""
@@ -115,7 +139,7 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
     where : str
         What the records are of, for the message (``"the run in reports/x"``).
     patterns : sequence of str
-        The game's own keys as ``fnmatch`` patterns (``answers.game_key_patterns``): a key
+        The game's own keys as ``fnmatch`` patterns (``extension.key_patterns``): a key
         matching one of which no record has a key is real, only not estimated in these records
         (``unestimated``), and is said to be so.
 
@@ -183,5 +207,5 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
+__all__ = ["AS_WRITTEN", "OWN_FAMILIES", "other_kind", "display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
            "value_text"]

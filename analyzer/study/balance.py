@@ -307,7 +307,7 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         (g, s), = _records(result, names, 1)
         found = findings_of(sc, facts, g, s, folder)
         records = [found[k] for k in found]
-        patterns = report.answers.game_key_patterns(spec)
+        patterns = report.extension.key_patterns(spec)
         chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
                                               where=f"the run of {scenario.name}"))
                   for k in keys}

@@ -172,11 +172,11 @@ def validate_pool(path: str | Path) -> Pool:
     ScenarioError
         Every problem ``load_pool`` finds, or a question's key a tournament cannot have.
     """
-    from analyzer.report import answers  # the report layer; imported here as study_run does
+    from analyzer.study import questions  # it imports this module (``of_file``)
 
     pool = load_pool(path)
-    answers.check_questions(as_scenario(pool, deals_for(pool.games, orders_per_seating(pool))),
-                            "tournament")
+    questions.check(as_scenario(pool, deals_for(pool.games, orders_per_seating(pool))),
+                    "tournament")
     return pool
 
 

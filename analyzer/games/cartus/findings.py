@@ -96,3 +96,27 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             games=n_games, key=f"effects:{metric}", item=_choice(top),
             items={_choice(r): (r["effect"], r["lo"], r["hi"]) for r in rows}))
     return out
+
+
+# ------------------------------------------------------------------ the keys before play
+
+#: the keys the building-set findings make whenever a run plays several building selections
+KEYS = (("sets:most_balanced", "the most balanced building set: its seat win rates max − min "
+         "(a figure; docs/rules/cartus.md §3)", "pp"),
+        ("sets:least_balanced", "the least balanced building set: its seat win rates max − min, "
+         "chi-square that every seat wins equally often, corrected over the sets", "pp"))
+
+
+def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
+    """The keys the building-set findings will make for ``arms``
+    (``report.extension.PlanArm``) as ``(key, meaning, unit)``, and why none when the run
+    plays one building selection only; then each ``effects:METRIC`` (``EFFECTS``), made where
+    the sets differ in classes of two choices."""
+    random = any(a.config.selection != "explicit" for a in arms)
+    if not random and len({tuple(a.config.fixed_cards) for a in arms}) < 2:
+        return [], ("the run plays one building selection (rule options building_selection, "
+                    "buildings; docs/rules/cartus.md §3): no set comparison")
+    effects = [(f"effects:{m}", f"the clearest building choice for {what}: its effect where "
+                "the sets differ in a class of two choices", unit)
+               for m, (what, _, unit) in EFFECTS.items()]
+    return [*KEYS, *effects], ""

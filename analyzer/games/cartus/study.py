@@ -54,7 +54,7 @@ from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
 from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
 from analyzer.report.document import CORRECTION_SHORT, Doc, correction_of, pct, rows_of
-from analyzer.report.extension import StudySection
+from analyzer.report.extension import PlannedKey, StudySection
 from analyzer.report.records import Table, as_table
 
 BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand
@@ -771,6 +771,12 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     return section(doc, games, seats, players, correction_of(run))
 
 
+def _plan(arms):
+    """The section's ``plan`` (``StudySection.plan``): ``findings.plan``."""
+    keys, why = findings.plan(arms)
+    return [PlannedKey(*k) for k in keys], why
+
+
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
-                             "sets:most_balanced", "sets:least_balanced", "effects:*")),)
+                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan),)
