@@ -76,9 +76,14 @@ def plan_keys(path: str | Path) -> tuple[Any, str]:
     ScenarioError
         The file does not load (as ``validate`` says).
     """
-    from analyzer.study import questions
+    from analyzer.scenario import load_scenario
+    from analyzer.study import questions, tournament as pools
 
-    return questions.of_file(path)
+    if is_pool(path):
+        pool = pools.load_pool(path)
+        return questions.plan(pools.as_scenario(pool, pools.deals_for(
+            pool.games, pools.orders_per_seating(pool))), "tournament"), "tournament"
+    return questions.plan(load_scenario(path), "simulate"), "simulate"
 
 
 @checked

@@ -245,11 +245,11 @@ def problems(scenario: Any, kind: str) -> list[str]:
     for i, q in enumerate(questions):
         key = q.finding
         family = key.partition(":")[0]
-        where = f"{scenario.file}: questions[{i}].finding: {key!r}"
+        where = f"{scenario.file}: questions[{i}].finding: unknown finding key {key!r}"
         if family not in families:
             close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-            lines.append(f"{where}: unknown finding key: no key of this game starts with "
+            lines.append(f"{where}: no key of this game starts with "
                          f"{family + ':'!r}{hint}; families: {', '.join(sorted(families))}")
             continue
         if kind not in AS_WRITTEN:  # its arms are its own: the family is what the file can know
@@ -264,7 +264,7 @@ def problems(scenario: Any, kind: str) -> list[str]:
             continue
         close = nearest(key, planned)
         hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        lines.append(f"{where}: unknown finding key for this {studies.word(kind)}: "
+        lines.append(f"{where} for this {studies.word(kind)}: "
                      f"{why_not(key, planned, scenario, kind)}{hint}; `analyzer findings "
                      f"{scenario.file}` lists every key it makes")
     return lines
@@ -276,7 +276,8 @@ def check(scenario: Any, kind: str) -> None:
     Raises
     ------
     ScenarioError
-        ``FILE: questions[i].finding: 'KEY': unknown finding key …: WHY (did you mean …?)``,
+        ``FILE: questions[i].finding: unknown finding key 'KEY' for this run: WHY (did you mean
+        …?); `analyzer findings FILE` lists every key it makes``,
         one line per bad key.
     """
     lines = problems(scenario, kind)
@@ -304,26 +305,5 @@ def listing(planned: Plan, kind: str) -> list[str]:
     return lines
 
 
-def of_file(path: Any) -> tuple[Plan, str]:
-    """The plan of a scenario or tournament pool file (a pool plans a tournament), with the
-    study kind planned for.
-
-    Raises
-    ------
-    ScenarioError
-        The file does not load (``analyzer validate`` says the same).
-    """
-    from analyzer.study import tournament
-
-    if tournament.is_pool(path):
-        pool = tournament.load_pool(path)
-        sc = tournament.as_scenario(pool, tournament.deals_for(
-            pool.games, tournament.orders_per_seating(pool)))
-        return plan(sc, "tournament"), "tournament"
-    from analyzer.scenario import load_scenario
-
-    return plan(load_scenario(path), "simulate"), "simulate"
-
-
-__all__ = ["Plan", "check", "key_families", "listing", "nearest", "of_file", "plan",
+__all__ = ["Plan", "check", "key_families", "listing", "nearest", "plan",
            "problems", "why_not"]
