@@ -9,7 +9,7 @@ the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -84,11 +84,16 @@ class PlanArm:
 @dataclass(frozen=True)
 class PlannedKey:
     """A finding key a run will make, with its meaning in words and its unit (``"pp"``,
-    ``"points"``, ``"%"``; ``""`` when it has none)."""
+    ``"points"``, ``"%"``; ``""`` when it has none).
+
+    A key written with placeholders (``sets:ARM_A-ARM_B``: the run makes the one a question
+    asks) has ``check``: ``check(key) -> str``, ``""`` when ``key`` is one the run will make,
+    else why not in a few words."""
 
     key: str
     meaning: str
     unit: str
+    check: Callable[[str], str] | None = field(default=None, compare=False)
 
 
 def key_patterns(spec: Any) -> tuple[str, ...]:

@@ -147,14 +147,16 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
                          for p in section.key_patterns]
             continue
         keys, why = section.plan(arms)
-        out.keys += list(keys)
+        out.keys += [k for k in keys if k.check is None]
+        out.templates += [k for k in keys if k.check is not None]
         if not keys:
             for p in section.key_patterns:
                 out.absent[p.partition(":")[0]] = why
     if any(k.key.startswith("win_rate:") for k in out.keys):
         out.keys.append(PlannedKey("win_rate:best", *roles["win_rate:best"]))
     out.keys += [PlannedKey(k, *roles[k]) for k in role_keys.SEAT_KEYS]
-    out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"]))
+    out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"],
+                                    check=lambda key: _diff_problem(key, scenario)))
     return out
 
 
@@ -176,6 +178,13 @@ def _diff_problem(key: str, scenario: Any) -> str:
     return ""
 
 
+def _template(key: str, planned: Plan) -> PlannedKey | None:
+    """The key with placeholders of ``planned`` in ``key``'s family, if any."""
+    family = key.partition(":")[0]
+    return next((t for t in planned.templates if t.key.partition(":")[0] == family
+                 and t.check is not None), None)
+
+
 def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
     """Why the run will not make ``key``, in a few words (``key`` not in ``planned``)."""
     family, _, rest = key.partition(":")
@@ -186,13 +195,14 @@ def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
                 f"analyzer {other}")
     if family in planned.absent:
         return planned.absent[family]
+    template = _template(key, planned)
+    if template is not None:
+        return template.check(key)
     if kind == "tournament":
         if family == "rating_gap":  # (a pair is allowed: ``check``)
             return "a tournament's rating gap is rating_gap:best (or rating_gap:BEST:NEXT)"
         return (f"a family a tournament has none of: a tournament answers win_rate:ENTRANT, "
                 "win_rate:best and rating_gap:best (the best-rated entrant and the next)")
-    if family == "diff":
-        return _diff_problem(key, scenario)
     parts = key.split(":")
     if family in GENERIC_KEYS:
         arm = {"first_player": rest, "score": rest, "start_adv": rest,
@@ -260,7 +270,8 @@ def problems(scenario: Any, kind: str) -> list[str]:
             parts = key.split(":")
             if len(parts) == 3 and parts[1] != parts[2] and {parts[1], parts[2]} <= set(entrants):
                 continue  # the best and the next are known after play: the Answers say which
-        if family == "diff" and kind != "tournament" and not _diff_problem(key, scenario):
+        template = _template(key, planned)
+        if template is not None and not template.check(key):
             continue
         close = nearest(key, planned)
         hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
@@ -298,7 +309,8 @@ def listing(planned: Plan, kind: str) -> list[str]:
         lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]")
         lines.append(f"{'':<{width}}  {k.meaning}")
     for k in planned.templates:
-        lines.append(f"{k.key:<{width}}  [{k.unit}]  (ARM_A, ARM_B: {', '.join(planned.arms)})")
+        lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]  (ARM_A, ARM_B: "
+                     f"{', '.join(planned.arms)})")
         lines.append(f"{'':<{width}}  {k.meaning}")
     for family, why in planned.absent.items():
         lines.append(f"(no {family}:* key: {why})")

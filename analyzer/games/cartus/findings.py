@@ -75,6 +75,7 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             p_value=worst.get("imbalance_p_adj", worst.get("imbalance_p")),
             games=int(worst["games"]),
             key="sets:least_balanced", item=worst["building_set"], items=items))
+    out += pairs(numbers)
     effects = numbers.get("main_effects") or numbers.get("simple_effects") or []
     n_games = int(min(r["games"] for r in sets))
     kind = "main effect" if numbers.get("main_effects") else "effect against the reference set"
@@ -107,11 +108,38 @@ KEYS = (("sets:most_balanced", "the most balanced building set: its seat win rat
          "chi-square that every seat wins equally often, corrected over the sets", "pp"))
 
 
+PAIR = ("sets:ARM_A-ARM_B", "the building set of arm ARM_A minus that of ARM_B in seat "
+        "spread² (variance of the seat win rates without chance's part): paired by seed where "
+        "the sets share their games, jackknife interval and z-test; asked by a question, made "
+        "for that pair", "pp²")
+
+
+def split_pair(rest: str, names: Any) -> tuple[str, str] | None:
+    """``(A, B)`` of ``A-B`` with both among ``names`` (names may hold ``-``), else ``None``."""
+    for i, ch in enumerate(rest):
+        if ch == "-" and rest[:i] in names and rest[i + 1:] in names and rest[:i] != rest[i + 1:]:
+            return rest[:i], rest[i + 1:]
+    return None
+
+
+def pair_check(names: Any):
+    """``check(key)`` of ``PAIR`` for a run of arms ``names``: ``""`` when ``key`` is
+    ``sets:A-B`` of two of them, else why not."""
+    def check(key: str) -> str:
+        rest = key.partition(":")[2]
+        if split_pair(rest, names) is not None:
+            return ""
+        return (f"sets:ARM_A-ARM_B compares the building sets of two different arms "
+                f"(the arms: {', '.join(names)})")
+    return check
+
+
 def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
     """The keys the building-set findings will make for ``arms``
     (``report.extension.PlanArm``) as ``(key, meaning, unit)``, and why none when the run
     plays one building selection only; then each ``effects:METRIC`` (``EFFECTS``), made where
-    the sets differ in classes of two choices."""
+    the sets differ in classes of two choices. The pair ``PAIR`` a question asks is planned by
+    ``pair_check``."""
     random = any(a.config.selection != "explicit" for a in arms)
     if not random and len({tuple(a.config.fixed_cards) for a in arms}) < 2:
         return [], ("the run plays one building selection (rule options building_selection, "
@@ -120,3 +148,19 @@ def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
                 "the sets differ in a class of two choices", unit)
                for m, (what, _, unit) in EFFECTS.items()]
     return [*KEYS, *effects], ""
+
+
+def pairs(numbers: Mapping[str, Any]) -> list[Finding]:
+    """The ``sets:A-B`` findings a study file's questions asked (``numbers["pairs"]``)."""
+    out = []
+    for r in numbers.get("pairs") or []:
+        how = ("paired by seed: both sets play the same games" if r["paired"] else
+               "unpaired: the sets play different games")
+        out.append(Finding(
+            f"The building set of `{r['a']}` minus that of `{r['b']}` in seat spread²: "
+            f"{{value}} ({how}; jackknife interval and z-test; max − min of the seat win rates "
+            f"{100 * r['balance_a']:.1f} against {100 * r['balance_b']:.1f} pp)",
+            r["effect"], r["lo"], r["hi"], "pp²", 1e4, 1, True, 0.0,
+            p_value=None if math.isnan(r["p_value"]) else r["p_value"], games=int(r["games"]),
+            key=r["key"], example_variant=r["a"]))
+    return out
