@@ -255,3 +255,35 @@ def test_declared_never_raises_for_a_missing_key():
     assert "no `win_rate:` finding to pick the best from" in answers.short_text(
         chosen[1]["record"])
     assert chosen[2]["record"] is records[0]
+
+
+def test_a_pair_of_building_sets_is_a_paired_difference_with_its_test(tmp_path):
+    """``sets:A-B`` (issue #34): the set of arm A minus that of arm B in seat spread², paired by
+    seed, from the shipped set comparison cut to three arms; the plan lists exactly the keys
+    the run makes (no main effects: three sets are neither a 2^k design nor one class at a
+    time), and a pair of one arm with itself is refused before play."""
+    text = (SCENARIOS / "cartus-building-sets.toml").read_text().split("\n[[variants]]\n")
+    a, b = (tomllib.loads(v)["name"] for v in text[1:3])
+    body = "\n[[variants]]\n".join(text[:3])
+    path = tmp_path / "sets.toml"
+    path.write_text(body.replace("games = 1000", "games = 30") + _ask(f"sets:{a}-base"))
+    planned = questions.plan(load_scenario(path), "simulate")
+    assert not [k for k in planned.names() if k.startswith("effects:")]
+    assert [t.key for t in planned.templates] == ["sets:ARM_A-ARM_B", "diff:ARM_A:ARM_B:KEY"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(body + _ask(f"sets:{b}-{b}"))
+    assert "compares the building sets of two different arms" in _refused(bad)
+    run = api.simulate(path, jobs=1, out=tmp_path / "run", progress=False)
+    summary = json.loads((run.out_dir / "summary.json").read_text())
+    made = {str(r["key"]): r for r in of_summary(summary)}
+    assert set(made) - {f"sets:{a}-base"} <= set(planned.names())
+    assert {k for k in planned.names() if k.startswith("sets:")} <= set(made)
+    pair = made[f"sets:{a}-base"]
+    assert pair["unit"] == "pp²" and pair["lo"] <= pair["estimate"] <= pair["hi"]
+    numbers = summary["results"]["building_sets"]
+    rows = {r["building_set"]: r for r in numbers["sets"]}
+    (got,) = numbers["pairs"]
+    assert got["paired"] is True and got["effect"] == pytest.approx(
+        rows[got["set_a"]]["spread2"] - rows[got["set_b"]]["spread2"])
+    answer = summary["results"]["answers"]["answers"][0]
+    assert answer["key"] == f"sets:{a}-base" and "paired by seed" in pair["sentence"]

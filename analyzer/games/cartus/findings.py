@@ -145,9 +145,37 @@ def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
         return [], ("the run plays one building selection (rule options building_selection, "
                     "buildings; docs/rules/cartus.md §3): no set comparison")
     effects = [(f"effects:{m}", f"the clearest building choice for {what}: its effect where "
-                "the sets differ in a class of two choices", unit)
+                "the sets form a complete 2^k design of the classes with two choices, or "
+                "change one class at a time" + (" (sets drawn per game: when every "
+                                                 "combination occurs)" if random else ""), unit)
                for m, (what, _, unit) in EFFECTS.items()]
-    return [*KEYS, *effects], ""
+    return [*KEYS, *(effects if random or _effects_estimable(arms) else [])], ""
+
+
+def _effects_estimable(arms: Any) -> bool:
+    """Whether the fixed building sets of ``arms`` give the section main or simple effects:
+    the classes with two choices form a complete 2^k design, or every set but the reference
+    (the base's) changes exactly one of them (``study.effects``, ``study.one_at_a_time``)."""
+    def choice(config: Any) -> dict[int, str]:
+        return {config.building_class[config.card_building[c]]:
+                config.building_names[config.card_building[c]] for c in config.fixed_cards}
+
+    sets = list(dict.fromkeys(tuple(sorted(choice(a.config).items())) for a in arms))
+    per_class: dict[int, list[str]] = {}
+    for s in sets:
+        for cls, name in s:
+            per_class.setdefault(cls, [])
+            if name not in per_class[cls]:
+                per_class[cls].append(name)
+    two = [cls for cls, names in per_class.items() if len(names) == 2]
+    if not two:
+        return False
+    alts = [tuple(dict(s)[cls] != per_class[cls][0] for cls in two) for s in sets]
+    if len(set(alts)) == len(sets) == 2 ** len(two):
+        return True
+    changed = [sum(a) for a in alts]
+    return (len(set(alts)) == len(sets) and changed.count(0) == 1 and changed.count(1) >= 2
+            and max(changed) <= 1)
 
 
 def pairs(numbers: Mapping[str, Any]) -> list[Finding]:
