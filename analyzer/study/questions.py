@@ -18,6 +18,7 @@ arms lack is a row of the Answers saying so (``report.answers.declared``).
 from __future__ import annotations
 
 import difflib
+import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,9 +143,10 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
     out.keys += _generic(scenario)
     arms = _arms(scenario)
     for section in (spec.sections() if spec.sections is not None else ()):
-        if section.plan is None:
-            out.keys += [PlannedKey(p, f"a finding of the {section.key} section", "")
-                         for p in section.key_patterns]
+        if section.plan is None:  # a section without a plan: its patterns, as written
+            out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "
+                                            "name the run fills in)", "", check=_matches(p))
+                              for p in section.key_patterns]
             continue
         keys, why = section.plan(arms)
         out.keys += [k for k in keys if k.check is None]
@@ -158,6 +160,13 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
     out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"],
                                     check=lambda key: _diff_problem(key, scenario)))
     return out
+
+
+def _matches(pattern: str):
+    """``PlannedKey.check`` of a section's ``fnmatch`` pattern (a section without ``plan``)."""
+    def check(key: str) -> str:
+        return "" if fnmatch.fnmatchcase(key, pattern) else f"not of the form {pattern}"
+    return check
 
 
 def _diff_problem(key: str, scenario: Any) -> str:
@@ -181,8 +190,9 @@ def _diff_problem(key: str, scenario: Any) -> str:
 def _template(key: str, planned: Plan) -> PlannedKey | None:
     """The key with placeholders of ``planned`` in ``key``'s family, if any."""
     family = key.partition(":")[0]
-    return next((t for t in planned.templates if t.key.partition(":")[0] == family
-                 and t.check is not None), None)
+    mine = [t for t in planned.templates if t.key.partition(":")[0] == family
+            and t.check is not None]
+    return next((t for t in mine if not t.check(key)), mine[0] if mine else None)
 
 
 def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
