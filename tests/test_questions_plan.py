@@ -287,3 +287,16 @@ def test_a_pair_of_building_sets_is_a_paired_difference_with_its_test(tmp_path):
         rows[got["set_a"]]["spread2"] - rows[got["set_b"]]["spread2"])
     answer = summary["results"]["answers"]["answers"][0]
     assert answer["key"] == f"sets:{a}-base" and "paired by seed" in pair["sentence"]
+
+
+@pytest.mark.parametrize("key, why", [
+    ("policy:no-sultan:nobody", "no policy 'nobody' among the seats of no-sultan"),
+    ("score:base", "base is the reference"),
+    ("start_adv:elsewhere", "no such variant 'elsewhere' (the arms: base, no-sultan"),
+    ("win_rate:nobody", "no policy 'nobody' in the base arm"),
+])
+def test_each_refusal_says_why(write_scenario, key, why):
+    sc = load_scenario(write_scenario(TOY_SCENARIO + _ask(key)))
+    with pytest.raises(ScenarioError) as err:
+        questions.check(sc, "simulate")
+    assert why in str(err.value) and "did you mean" in str(err.value)

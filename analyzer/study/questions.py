@@ -229,6 +229,14 @@ def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
                     if not any(k.key.startswith("win_rate:") for k in planned.keys
                                if k.key != "win_rate:best")
                     else f"no policy {rest!r} in the base arm")
+        if arm == names[0] and family != "policy":
+            return f"{arm} is the reference: a {family} key is a variant's change against it"
+        if family == "policy" and len(parts) == 3 and any(
+                k.key.startswith(f"policy:{arm}:") for k in planned.keys):
+            return f"no policy {parts[2]!r} among the seats of {arm}"
+        if family == "policy" and not any(k.key.startswith("policy:") for k in planned.keys):
+            return ("a policy's change is made only where several policies play (with one, "
+                    "it is the mean score's change: score:VARIANT)")
         if family in ("score", "start_adv", "policy", "players"):
             return ("this variant plays another player count: its changes are players:METRIC:"
                     "VARIANT" if family != "players" else
