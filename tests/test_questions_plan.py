@@ -300,3 +300,21 @@ def test_each_refusal_says_why(write_scenario, key, why):
     with pytest.raises(ScenarioError) as err:
         questions.check(sc, "simulate")
     assert why in str(err.value) and "did you mean" in str(err.value)
+
+
+def test_a_diff_across_player_counts_is_unpaired_and_says_so(write_scenario, tmp_path):
+    """Arms of another player count play other games: the difference is Welch's over the two
+    arms' per-game values, and its sentence says it is unpaired; with the same count it is
+    paired game by game."""
+    text = ('name = "counts"\ngame = "toy"\nplayers = 3\ngames = 50\nseed = 5\n[rules]\n'
+            'sides = 6\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "two"\nplayers = 2\n'
+            + _ask("diff:two:base:score_mean") + _ask("diff:two:base:first_player"))
+    res = api.simulate(write_scenario(text), jobs=1, out=tmp_path / "run", progress=False)
+    summary = json.loads((res.out_dir / "summary.json").read_text())
+    made = {r["key"]: r for r in of_summary(summary)}
+    score = made["diff:two:base:score_mean"]
+    assert "unpaired" in score["sentence"] and "Welch" in score["sentence"]
+    seats = pd.read_parquet(res.out_dir / "seats.parquet")
+    per = seats.groupby([seats["variant"].astype(str), "game_id"])["score"].mean()
+    assert score["estimate"] == pytest.approx(per["two"].mean() - per["base"].mean())
+    assert "unpaired" in made["diff:two:base:first_player"]["sentence"]
