@@ -242,6 +242,9 @@ def plan(card: str, arms: Any) -> tuple[list[tuple[str, str, str]], str]:
     when it makes none: the card is in no arm's class cards (§6.2, §2.2-2.3)."""
     playing = [a for a in arms if _in_play(a.config, card) is not False]
     if not playing:
+        if not any(a.config.africanus for a in arms):
+            return [], (f"the {card.title()} is an Africanus card and no arm plays the "
+                        "expansion (expansions = [\"africanus\"]; docs/rules/rattus.md §6.2)")
         return [], (f"the {card.title()} is in no arm's class cards (rule option class_cards; "
                     "docs/rules/rattus.md §6.2)")
     keys = list(CARD_KEYS[card])
