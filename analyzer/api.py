@@ -3,7 +3,7 @@
 Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
 ``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` — and so do
 ``validate`` (``validate_pool`` and ``is_pool`` for tournament pools), ``replay``,
-``replay_scenario``, ``render_report``, ``findings`` and ``catalogue``. Each checks its
+``replay_scenario``, ``render_report``, ``findings``, ``plan_keys`` and ``catalogue``. Each checks its
 arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
 ``analyzer.keywords``) and raises only ``AnalyzerError`` for what a caller can get wrong.
 
@@ -44,6 +44,7 @@ __all__ = [
     "findings",
     "findings_table",
     "is_pool",
+    "plan_keys",
     "render_report",
     "replay",
     "replay_scenario",
@@ -62,6 +63,28 @@ def render_report(run_dir: str | Path) -> Path:
     """Re-render the report of a run directory from its Parquet files; returns ``report.html``."""
     report.render(run_dir)
     return Path(run_dir) / "report.html"
+
+
+@checked
+def plan_keys(path: str | Path) -> tuple[Any, str]:
+    """The finding keys a run of the scenario or tournament pool file ``path`` will make,
+    before any game is played (``analyzer findings SCENARIO.toml``): the
+    ``analyzer.study.questions.Plan`` (``.keys``: each with ``key``, ``meaning``, ``unit``) and
+    the study kind it is planned for (``"simulate"``, or ``"tournament"`` for a pool).
+
+    Raises
+    ------
+    ScenarioError
+        The file does not load (as ``validate`` says).
+    """
+    from analyzer.scenario import load_scenario
+    from analyzer.study import questions, tournament as pools
+
+    if is_pool(path):
+        pool = pools.load_pool(path)
+        return questions.plan(pools.as_scenario(pool, pools.deals_for(
+            pool.games, pools.orders_per_seating(pool))), "tournament"), "tournament"
+    return questions.plan(load_scenario(path), "simulate"), "simulate"
 
 
 @checked

@@ -203,7 +203,8 @@ def report(run_dir: Annotated[Path, typer.Argument(
 
 @app.command()
 def findings(run_dir: Annotated[Path, typer.Argument(
-        help="A run directory made by a study command.")],
+        help="A run directory made by a study command, or a scenario or tournament pool TOML "
+             "file (the keys its run will make, before any game).")],
         as_json: Annotated[bool, typer.Option(
             "--json", help="Print key, question, estimate, lo, hi, unit, null, verdict of each "
                            "finding as JSON (numbers in the unit the report shows).")] = False,
@@ -212,9 +213,15 @@ def findings(run_dir: Annotated[Path, typer.Argument(
     """List a run's key findings and measured figures by key: the value with its 95 %
     interval and unit, the no-effect value of a tested finding, and the sentence.
 
-    These keys are what analyzer balance --finding KEY names (and a scenario's questions).
+    Given a scenario or tournament pool file instead, list every key its run WILL make,
+    before any game is played, each with its meaning and unit, and the keys by role
+    (seat:worst, win_rate:best, rating_gap:best, diff:ARM_A:ARM_B:KEY ...).
+
+    These keys are what a scenario's [[questions]] name (and analyzer balance --finding KEY).
 
     Examples:
+
+      analyzer findings scenarios/africanus-sultan.toml
 
       analyzer findings reports/africanus-sultan
 
@@ -224,6 +231,12 @@ def findings(run_dir: Annotated[Path, typer.Argument(
 
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
+    if run_dir.is_file() or run_dir.suffix == ".toml":
+        from analyzer.study import questions
+
+        for line in questions.listing(*api.plan_keys(run_dir)):
+            typer.echo(line)
+        return
     if as_json or as_csv:
         found = api.findings_table(run_dir)
         typer.echo((finding_table.as_json if as_json else finding_table.as_csv)(found).rstrip())

@@ -78,8 +78,9 @@ class StudyKind:
     answers : str
         ``"module:function"`` giving the study's answers in a fixed order when the study file
         declares no ``[[questions]]`` (issue #25, ``analyzer.report.answers``).
-    families : tuple of str
-        The finding-key families only this kind makes (``tuned_minus_start``).
+    families : mapping
+        The finding-key families only this kind makes, each with its meaning and unit
+        (``{"tuned_minus_start": ("the tuned … minus the start's …", "pp")}``).
     as_written : bool
         It plays the study file's own arms, so a question's unknown key is an error; a kind
         making arms of its own (a sweep's values) has keys the file cannot know.
@@ -110,7 +111,7 @@ class StudyKind:
     results: tuple[str, ...] = ()
     half_width: str | None = None
     answers: str = "analyzer.report.answers:simulate"
-    families: tuple[str, ...] = ()
+    families: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     as_written: bool = False
     entrants: bool = False
     game_keys: bool = True

@@ -15,8 +15,10 @@ from analyzer import api
 from analyzer.cli import app
 from analyzer.errors import ScenarioError
 from analyzer.report import answers
+from analyzer.report.extension import key_patterns
 from analyzer.report.finding_keys import of_summary
 from analyzer.scenario import Question, load_scenario, parse_scenario, to_toml
+from analyzer.study import questions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,13 +110,14 @@ def test_an_unknown_arm_key_is_refused_before_a_game_is_played(write_scenario, t
     assert "did you mean 'policy:no-sultan:bold'" in proc.stderr
 
 
-def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scenario, tmp_path):
-    """A key whose family the scenario cannot tell (a game's own) is checked once the run's
-    findings exist: one line with the closest keys, exit 2, no report rendered."""
+def test_an_unknown_key_of_a_game_family_is_refused_before_play(write_scenario, tmp_path):
+    """Every key is planned from the scenario before play (issue #34): a variant's first player,
+    a family the game has none of and a typo of a game section's key are each one line with the
+    reason and the nearest keys, exit 2, nothing played."""
     path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base",
                                                            "first_player:bsae"))
-    assert answers.possible_keys(load_scenario(path), "simulate")["first_player"] == {
-        "first_player:base", "first_player:no-sultan", "first_player:no-trader"}
+    names = questions.plan(load_scenario(path), "simulate").names()
+    assert [k for k in names if k.startswith("first_player:")] == ["first_player:base"]
     # a family no key of the game has is refused before play
     path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "firstplayer:base"))
     out = tmp_path / "run"
@@ -122,24 +125,16 @@ def test_an_unknown_key_of_a_game_family_is_refused_before_the_report(write_scen
                 "--quiet")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "did you mean 'first_player'" in proc.stderr and not out.exists()
-    # a key of a game's family that matches its patterns is known once the run's findings exist
+    # a game section's key the run will not make: refused before play too, now
     path = write_scenario(TOY_SCENARIO + QUESTIONS.replace("first_player:base", "sultan:users:no-sultn"))
     proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
                 "--quiet")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 2 and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert f"{path}: questions[1].finding: unknown finding key 'sultan:users:no-sultn'" in lines[0]
     assert "did you mean 'sultan:users:no-sultan'" in lines[0]
-    assert f"the games are saved in {out}: fix the file and resume the run" in lines[1]
-    assert not (out / "report.html").exists()
-    # fixed, the run resumes from its saved chunks and plays no game again
-    path.write_text(path.read_text().replace("sultan:users:no-sultn", "first_player:base"))
-    proc = _cli("simulate", str(path), "--games", "30", "--jobs", "1", "--out", str(out),
-                "--quiet", "--resume")
-    assert proc.returncode == 0, proc.stderr
-    assert "0 chunk(s) resumed" not in proc.stdout and "chunk(s) resumed" in proc.stdout
-    assert (out / "report.html").exists()
+    assert not (out / "games.parquet").exists()
 
 
 def test_declared_questions_are_answered_in_their_order(write_scenario, tmp_path):
@@ -338,8 +333,8 @@ def test_every_key_of_a_game_is_in_a_declared_family(scenario, tmp_path):
     spec = load_scenario(path).spec
     res = api.simulate(path, games=40, jobs=1, out=tmp_path / "run", progress=False)
     keys = {str(r["key"]) for r in of_summary(_summary(res))}
-    assert {k.partition(":")[0] for k in keys} <= answers.key_families(spec)
-    patterns = answers.game_key_patterns(spec)
+    assert {k.partition(":")[0] for k in keys} <= questions.key_families(spec)
+    patterns = key_patterns(spec)
     own = {p.partition(":")[0] for p in patterns}
     for key in keys:
         if key.partition(":")[0] in own:

@@ -14,9 +14,10 @@ from scipy import stats as sps
 
 from analyzer import api
 from analyzer.errors import ScenarioError
-from analyzer.report import answers, findings
+from analyzer.report import findings
 from analyzer.report.finding_keys import of_summary
 from analyzer.scenario import load_scenario
+from analyzer.study import questions
 
 # one block of 8 games at 4 seats, "solo" at seat game % 4 (rotated), the rest "crowd":
 # solo wins 4 games outright, ties for first with one crowd seat in one, nobody wins one (every
@@ -78,11 +79,11 @@ def test_a_simulate_question_asks_for_a_seat_policy_win_rate(write_scenario, tmp
     base = TOY_SCENARIO.split("[[variants]]")[0]
     ask = '\n[[questions]]\nask = "How much more than a fair seat does bold win?"\nfinding = "{}"\n'
     sc = load_scenario(write_scenario(base + ask.format("win_rate:bold")))
-    assert answers.possible_keys(sc, "simulate")["win_rate"] == {
-        "win_rate:bold", "win_rate:random", "win_rate:biased"}
+    assert {k for k in questions.plan(sc, "simulate").names() if k.startswith("win_rate:")} == {
+        "win_rate:bold", "win_rate:random", "win_rate:biased", "win_rate:best"}
     bad = load_scenario(write_scenario(base + ask.format("win_rate:bolt"), "bad.toml"))
     with pytest.raises(ScenarioError, match="did you mean 'win_rate:bold'"):
-        answers.check_questions(bad, "simulate")
+        questions.check(bad, "simulate")
 
     res = api.simulate(sc.file, games=40, jobs=1, out=tmp_path / "run", progress=False)
     summary = json.loads((res.out_dir / "summary.json").read_text())

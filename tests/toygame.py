@@ -36,6 +36,12 @@ class ToyConfig:
     sides: int
     cards: tuple[str, ...]
     tie_to_start: bool = True
+    africanus: bool = True  # as Rattus's config: the card sections' plan reads these two
+
+    @property
+    def class_cards(self) -> tuple[str, ...]:
+        """The cards in play, under Rattus's name (the card sections' ``plan`` reads it)."""
+        return self.cards
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from analyzer.report import (
     guesses,
     records,
     robustness,
+    role_keys,
     sample_size,
 )
 from analyzer.report import render as fmt
@@ -276,7 +277,8 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         results["guesses"] = acted
     robust = robustness.load(run_dir, run)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
-                                           run_dir, at=top, robust=robust)
+                                           run_dir, at=top, robust=robust,
+                                           extra=role_keys.findings(run, seats))
     # the robustness check of this run (``analyzer robustness``): its section, or what is
     # missing when the check stopped between its conditions
     # the Answers (issue #25) above the key findings, right under the description

@@ -23,7 +23,6 @@ or game metric.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -34,10 +33,12 @@ import pandas as pd
 from matplotlib import colormaps
 
 from analyzer import stats, studies
-from analyzer.errors import OptionError, RuleError, ScenarioError
+from analyzer.errors import RuleError
 from analyzer.games import get_game
-from analyzer.report import citations, finding_keys, guesses, robustness
+from analyzer.report import citations, finding_keys, guesses, robustness, role_keys
 from analyzer.report.document import BASE, Doc, p_text, pct
+from analyzer.report.extension import key_patterns
+from analyzer.report.finding_keys import as_written
 from analyzer.report.findings import replay_command
 
 HEADING = "Answers"
@@ -48,127 +49,10 @@ CHART = "answers.png"
 MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every one
 MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
 APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
-# finding-key families whose keys follow from a study's arms and seats, before a game is played
-ARM_FAMILIES = ("first_player", "score", "start_adv", "policy", "players", "win_rate")
-ENTRANT_FAMILIES = ("win_rate",)
-
-
-def as_written(kind: str) -> bool:
-    """Whether study ``kind`` plays the study file's own arms (its ``as_written``): there a
-    question's unknown key is an error (a kind this version does not know: no)."""
-    return kind in studies.kinds() and studies.kinds()[kind].as_written
-
 Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (or None)
 
 
-# ------------------------------------------------------------------ checking the questions
-
-
-def possible_keys(scenario: Any, kind: str) -> dict[str, set[str]]:
-    """The finding keys a study of ``kind`` on ``scenario`` can have in the families that
-    follow from its arms (``ARM_FAMILIES``; a tournament's ``ENTRANT_FAMILIES``), by family.
-
-    A key of another family (a game's own, an item's, a tune's) is known only once the run has
-    its findings (``declared``)."""
-    if studies.study_kind(kind).entrants:
-        names = {s.name for arm in scenario.arms for s in arm.seats}
-        out = {f: {f"{f}:{n}" for n in names} for f in ENTRANT_FAMILIES}
-        out["rating_gap"] = {f"rating_gap:{a}:{b}" for a in names for b in names if a != b}
-        return out
-    if studies.study_kind(kind).own_report:
-        return {}
-    out: dict[str, set[str]] = {f: set() for f in ARM_FAMILIES}
-    out["first_player"] |= {f"first_player:{a.name}" for a in scenario.arms}
-    names = {s.name for s in scenario.arms[0].seats}
-    if len(names) > 1:  # the base seats several policies: each one's win rate vs a fair seat's
-        out["win_rate"] |= {f"win_rate:{n}" for n in names}
-    for arm in scenario.arms[1:]:
-        if scenario.arm_players(arm) == scenario.players:
-            out["score"].add(f"score:{arm.name}")
-            out["start_adv"].add(f"start_adv:{arm.name}")
-            out["policy"] |= {f"policy:{arm.name}:{s.name}" for s in arm.seats}
-        else:
-            out["players"] |= {f"players:{m}:{arm.name}" for m in ("start_adv", "score")}
-    return out
-
-
-def game_key_patterns(spec: Any) -> tuple[str, ...]:
-    """The finding keys ``spec``'s report sections can make, as ``fnmatch`` patterns
-    (``StudySection.key_patterns``)."""
-    sections = getattr(spec, "sections", None)
-    return tuple(p for s in (sections() if sections else ()) for p in s.key_patterns)
-
-
-def key_families(spec: Any) -> set[str]:
-    """Every finding-key family a study of ``spec``'s game can have: the generic ones (arms,
-    entrants, each study kind's own) and those of the game's report sections."""
-    generic = {*ARM_FAMILIES, *ENTRANT_FAMILIES, *(f for k in studies.kinds().values() for f in k.families),
-               "score_mean"}  # a sweep's own answer per arm (``sweep``)
-    return generic | {p.partition(":")[0] for p in game_key_patterns(spec)}
-
-
-def check_questions(scenario: Any, kind: str) -> None:
-    """Refuse, before a game is played, a question whose key cannot be one of this study's:
-    its family is none of the game's (``key_families``), or its family's keys follow from the
-    arms (``possible_keys``) and it is not one of them. The second is checked only in a study
-    that plays the file's own arms (``as_written``): a sweep, an ablation or a tune makes arms
-    of its own, whose keys the file cannot know.
-
-    Raises
-    ------
-    ScenarioError
-        ``FILE: questions[i].finding: unknown finding key … (did you mean …?)``, one line per
-        bad key.
-    """
-    known = possible_keys(scenario, kind) if as_written(kind) else {}
-    spec = getattr(scenario, "spec", None)
-    families = key_families(spec)
-    patterns = {}  # the game's own families: their keys' patterns
-    for p in game_key_patterns(spec):
-        patterns.setdefault(p.partition(":")[0], []).append(p)
-    lines = []
-    for i, q in enumerate(getattr(scenario, "questions", ()) or ()):
-        family = q.finding.partition(":")[0]
-        if family in patterns and studies.study_kind(kind).game_keys and not any(
-                fnmatch.fnmatchcase(q.finding, p) for p in patterns[family]):
-            close = difflib.get_close_matches(q.finding, patterns[family], n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
-                         f"{q.finding!r}{hint}; the game's keys in family {family!r}: "
-                         f"{', '.join(patterns[family])} (* = a variant or item name)")
-        elif studies.study_kind(kind).entrants and family not in known:
-            lines.append(f"{scenario.file}: questions[{i}].finding: {q.finding!r} is not a "
-                         "tournament's key: a tournament answers win_rate:ENTRANT and "
-                         "rating_gap:BEST:NEXT (the best-rated entrant and the next)")
-        elif family not in families:
-            close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
-                         f"{q.finding!r}: no key of this game starts with {family + ':'!r}"
-                         f"{hint}; families: {', '.join(sorted(families))}")
-        elif family in known and q.finding not in known[family]:
-            allowed = sorted(known[family])
-            close = difflib.get_close_matches(q.finding, allowed, n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
-                         f"{q.finding!r} for this {studies.word(kind)}{hint}; allowed in "
-                         f"family {family!r}: {', '.join(allowed) or _none(family, kind)}")
-    if lines:
-        raise ScenarioError.of(lines)
-
-
-def _none(family: str, kind: str) -> str:
-    """Why a family has no key in this study, for ``check_questions``."""
-    if family == "win_rate":
-        return "none (the base arm seats one policy: its win rate is a fair seat's by construction)"
-    return f"none (this {studies.word(kind)}'s arms make no {family!r} key)"
-
-
-def other_kind(key: str, kind: str) -> str:
-    """The study kind whose own key ``key`` is when that is not ``kind`` (``"tune"`` for
-    ``tuned_minus_start`` in a simulate run), else ``""``."""
-    family = key.partition(":")[0]
-    return next((k for k, s in studies.kinds().items() if family in s.families and k != kind), "")
+# ------------------------------------------------------------------ the questions' answers
 
 
 def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
@@ -178,41 +62,52 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     records, and a note for each question this study kind does not answer (a key of another
     kind's, or, in a study that makes its own arms, a key its arms do not have).
 
-    A key the run lacks that matches one of ``patterns`` (the game's own keys,
-    ``game_key_patterns``) of which the run has no key is a real key this run could not
-    estimate (too few games for its model, say; ``finding_keys.unestimated``): its question
-    gets a row saying so (``not_estimated``), not an error.
-
-    Raises
-    ------
-    ScenarioError
-        ``FILE: questions[i].finding: unknown finding key … (did you mean …?); allowed: …``
-        (``finding_keys.lookup``), one line per unknown key, in a study that plays the file's
-        own arms (``as_written``).
+    A key by role (``role_keys``: ``rating_gap:best``, ``win_rate:best``) is answered by the
+    record it picks. A question the run cannot answer after all is a row saying why
+    (``why``; issue #34: one unanswerable row, never a lost report): a key by role with nothing
+    to pick, a key of the game's own (``patterns``, ``extension.key_patterns``) the records
+    could not estimate (``not_estimated``; ``finding_keys.unestimated``), or any other key the
+    run did not make (nobody used the card, too few games) — with the nearest keys it has.
+    Before play ``analyzer.study.questions.check`` has refused a key the run could never make,
+    so this is what the games decided. ``file`` names the study file in no message any more;
+    it is kept for the callers.
     """
-    out, notes, lines = [], [], []
-    for i, q in enumerate(questions):
-        try:
-            record = finding_keys.lookup(records, q["finding"], where="the run")
-        except OptionError as err:
-            other = other_kind(q["finding"], kind)
-            if finding_keys.unestimated(records, q["finding"], patterns):
-                out.append({"ask": q["ask"], "key": q["finding"], "record": {
-                    "key": q["finding"], "estimate": None, "not_estimated": True}})
-            elif other:
-                notes.append(f"`{q['finding']}` is answered by `analyzer {other}`")
-            elif not as_written(kind):
-                have = sorted(str(r.get("key")) for r in records)
-                close = difflib.get_close_matches(q["finding"], have, n=1, cutoff=0.75)
-                notes.append(f"`{q['finding']}` is not a key of this {studies.word(kind)}"
-                             + (f" (did you mean `{close[0]}`?)" if close else ""))
-            else:
-                lines.append(f"{file}: questions[{i}].finding: {err.message}")
+    out, notes = [], []
+    have = [str(r.get("key")) for r in records]
+    for q in questions:
+        key = q["finding"]
+        record = next((r for r in records if r.get("key") == key), None)
+        if record is None and key in role_keys.ALIASES:
+            record = role_keys.alias(records, key)
+            if record is None:
+                out.append(_unanswered(q, f"the run has no `{key.partition(':')[0]}:` finding "
+                                          "to pick the best from"))
+                continue
+        if record is not None:
+            out.append({"ask": q["ask"], "key": key, "record": record})
             continue
-        out.append({"ask": q["ask"], "key": q["finding"], "record": record})
-    if lines:
-        raise ScenarioError.of(lines)
+        other = finding_keys.other_kind(key, kind)
+        close = difflib.get_close_matches(key, have, n=2, cutoff=0.6)
+        hint = f" (nearest: {', '.join(f'`{k}`' for k in close)})" if close else ""
+        if finding_keys.unestimated(records, key, patterns):
+            out.append({"ask": q["ask"], "key": key, "record": {
+                "key": key, "estimate": None, "not_estimated": True}})
+        elif other:
+            notes.append(f"`{key}` is answered by `analyzer {other}`")
+        elif not as_written(kind):
+            notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
+                         + (f" (did you mean `{close[0]}`?)" if close else ""))
+        else:
+            out.append(_unanswered(q, "the run did not make this finding: its games gave "
+                                      "it nothing to measure (nobody did what it is about, or "
+                                      f"too few games){hint}"))
     return out, notes
+
+
+def _unanswered(q: Mapping[str, str], why: str) -> Answer:
+    """A row of the Answers for a question the run cannot answer, saying why."""
+    return {"ask": q["ask"], "key": q["finding"],
+            "record": {"key": q["finding"], "estimate": None, "why": why}}
 
 
 # ------------------------------------------------------------------ each study kind's answers
@@ -388,6 +283,8 @@ def short_text(record: Mapping[str, Any]) -> str:
     parentheses (the key findings below keep them)."""
     key = str(record.get("key") or "")
     parts = key.split(":")
+    if record.get("why"):
+        return f"`{key}`: not answered: {record['why']}."
     if record.get("not_estimated"):
         return (f"`{key}`: not estimated in this run: its games gave this finding no value (too "
                 "few games, or too few decisive ones, for its model); play more games.")
@@ -703,12 +600,8 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     dict
         ``{"declared": bool, "answers": [{question, key, answer, estimate, lo, hi, unit,
         verdict, example: {game_id, variant}}]}`` for ``summary.json["results"]["answers"]``
-        (numbers in the unit shown).
-
-    Raises
-    ------
-    ScenarioError
-        A declared question names a key the run does not have (``declared``).
+        (numbers in the unit shown). A question the run cannot answer is a row saying why
+        (``declared``), never an error.
     """
     questions = list(run.get("questions") or [])
     own = of_study(records, results, run)
@@ -717,7 +610,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
-    patterns = game_key_patterns(_spec(run.get("game"))) if as_written(kind) else ()
+    patterns = key_patterns(_spec(run.get("game"))) if as_written(kind) else ()
     chosen, notes = (declared(questions, known, str(run.get("scenario_file") or "the scenario"),
                               kind, patterns) if questions else (own, []))
     if questions and not chosen:  # none is this study kind's: its own answers
@@ -793,8 +686,8 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "check_questions",
-           "compare", "declared", "draw", "game_key_patterns", "holm_verdict", "key_families",
+__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats",
+           "compare", "declared", "draw", "holm_verdict",
            "seat_order", "tolerance_text",
-           "of_study", "possible_keys", "section", "short_text", "simulate", "sweep", "table",
+           "of_study", "section", "short_text", "simulate", "sweep", "table",
            "tournament", "tune", "verdict"]

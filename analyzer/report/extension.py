@@ -9,7 +9,7 @@ the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -42,6 +42,13 @@ class StudySection:
         ``"my_section:arm:*"``): a study file's question naming a key of the same family (the part
         before the first ``:``) that matches none, or a family no section or study has, is
         refused before a game is played.
+    plan : callable, optional
+        ``plan(arms) -> (keys, why)``: the keys its findings WILL have in a run of ``arms``
+        (a sequence of ``PlanArm``), before a game is played, each a ``PlannedKey`` (key,
+        meaning, unit); ``why``: when it makes none, the reason in a few words ("the X card is
+        in no arm's rules"), else ``""``. ``analyzer findings SCENARIO.toml`` lists them and
+        ``validate`` checks a question's key against them (``analyzer.study.questions``).
+        Without one, the section's keys are its ``key_patterns``, unchecked against the arms.
     """
 
     key: str
@@ -49,3 +56,48 @@ class StudySection:
     replaces_balance: Callable[[Any], bool] | None = None
     findings: Callable[[dict, dict], Sequence[Any]] | None = None
     key_patterns: tuple[str, ...] = ()
+    plan: Callable[[Sequence[Any]], tuple[Sequence[Any], str]] | None = None
+
+
+@dataclass(frozen=True)
+class PlanArm:
+    """One arm of a study as a section's ``plan`` sees it before a game is played.
+
+    Attributes
+    ----------
+    name : str
+        The arm's name (``"base"`` for the scenario's own rules).
+    players : int
+        Its player count.
+    config : object
+        The game's own configuration of the arm (``GameSpec.make_config``).
+    policies : tuple of str
+        The names of its seats' players, seat by seat.
+    """
+
+    name: str
+    players: int
+    config: Any
+    policies: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlannedKey:
+    """A finding key a run will make, with its meaning in words and its unit (``"pp"``,
+    ``"points"``, ``"%"``; ``""`` when it has none).
+
+    A key written with placeholders (``sets:ARM_A-ARM_B``: the run makes the one a question
+    asks) has ``check``: ``check(key) -> str``, ``""`` when ``key`` is one the run will make,
+    else why not in a few words."""
+
+    key: str
+    meaning: str
+    unit: str
+    check: Callable[[str], str] | None = field(default=None, compare=False)
+
+
+def key_patterns(spec: Any) -> tuple[str, ...]:
+    """The finding keys ``spec``'s (a ``GameSpec``'s, or ``None``) report sections can make,
+    as ``fnmatch`` patterns (``StudySection.key_patterns``)."""
+    sections = getattr(spec, "sections", None)
+    return tuple(p for s in (sections() if sections else ()) for p in s.key_patterns)

@@ -24,6 +24,27 @@ from analyzer.report.findings import Finding
 from analyzer.scenario import shown
 
 
+def as_written(kind: str) -> bool:
+    """Whether study ``kind`` plays the study file's own arms (its ``StudyKind.as_written``):
+    its keys are known before play (``analyzer.study.questions.plan``) and a question's key is
+    held against them exactly (a kind this version does not know: no)."""
+    kinds = studies.kinds()
+    return kind in kinds and kinds[kind].as_written
+
+
+def own_families() -> dict[str, Mapping[str, tuple[str, str]]]:
+    """Study kind -> the finding-key families only it makes, each with its meaning and unit
+    (``StudyKind.families``)."""
+    return {k: s.families for k, s in studies.kinds().items() if s.families}
+
+
+def other_kind(key: str, kind: str) -> str:
+    """The study kind whose own key ``key`` is when that is not ``kind`` (``"tune"`` for
+    ``tuned_minus_start`` in a simulate run), else ``""``."""
+    family = key.partition(":")[0]
+    return next((k for k, fams in own_families().items() if family in fams and k != kind), "")
+
+
 def of_summary(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The finding records of a run's ``summary.json`` content, in the report's order (tested
     findings by size, then the measured figures); empty when the run has none."""
@@ -115,7 +136,7 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
     where : str
         What the records are of, for the message (``"the run in reports/x"``).
     patterns : sequence of str
-        The game's own keys as ``fnmatch`` patterns (``answers.game_key_patterns``): a key
+        The game's own keys as ``fnmatch`` patterns (``extension.key_patterns``): a key
         matching one of which no record has a key is real, only not estimated in these records
         (``unestimated``), and is said to be so.
 
@@ -183,5 +204,5 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
+__all__ = ["as_written", "own_families", "other_kind", "display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
            "value_text"]

@@ -371,6 +371,28 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
 
 # ------------------------------------------------------------------ the generic findings
 
+#: The generic findings' keys (``generic``) by family: the key's shape, its meaning in words
+#: and its unit, for the plan of a run's keys before play (``analyzer.study.questions``).
+GENERIC_KEYS: dict[str, tuple[str, str, str]] = {
+    "first_player": ("first_player:base", "the start player's win rate minus a fair "
+                     "position's in the base arm (the game as the unit)", "pp"),
+    "win_rate": ("win_rate:POLICY", "POLICY's win rate minus a fair seat's in the base arm, "
+                 "where the base seats several policies", "pp"),
+    "score": ("score:VARIANT", "VARIANT's change of the mean final score per seat-game against "
+              "base (paired on shared seeds)", "points"),
+    "start_adv": ("start_adv:VARIANT", "VARIANT's change of the start player's advantage "
+                  "against base (paired on shared seeds)", "pp"),
+    "players": ("players:METRIC:VARIANT", "VARIANT (another player count)'s change of METRIC "
+                "(start_adv: the start player's advantage, pp; score: the mean final score, "
+                "points) against base, paired by seed where the arms share seeds, else Welch",
+                "pp or points"),
+    "policy": ("policy:VARIANT:POLICY", "POLICY's change of its win rate in VARIANT against "
+               "its seats in the same games of base (paired)", "pp"),
+    "item": ("item:NAME", "NAME's value in win rate to the seat that used it most (with − "
+             "without, paired; an ablation's)", "pp"),
+}
+
+
 
 def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | pd.DataFrame,
             item_kind: str = "item") -> list[Finding]:
@@ -779,11 +801,13 @@ def _examples(f: Finding, run_dir: Path | None) -> str:
 def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             seats: Table | pd.DataFrame, game_sections: Sequence[StudySection] = (),
             item_kind: str = "item", run_dir: Path | None = None, at: int = 0,
-            robust: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            robust: Mapping[str, Any] | None = None,
+            extra: Sequence[Finding] = ()) -> dict[str, Any]:
     """Put the "Key findings" section into ``doc`` at block ``at`` (the report's top).
 
     ``robust``: the run's ``analyzer robustness`` result (``report.robustness.load``), whose
-    verdict then follows each finding it covers.
+    verdict then follows each finding it covers. ``extra``: findings made elsewhere from the
+    same records (the keys by role a question asks, ``role_keys.findings``).
 
     Returns
     -------
@@ -792,7 +816,8 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
         ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
         p-values and example games; ``shown`` are the numbered ones, in their order.
     """
-    return key_findings(doc, collect(results, run, seats, game_sections, item_kind), run_dir,
+    return key_findings(doc, collect(results, run, seats, game_sections, item_kind) + list(extra),
+                        run_dir,
                         at, "No finding to report: this run has no start-player, variant or "
                         "study number with an interval.", robust=robust,
                         acted=results.get("guesses"))

@@ -132,4 +132,5 @@ KIND = StudyKind(
         help="Scenario TOML file (its rules must fix the items in play).")]),
     help=_help, tell=sweep.tell, default_out="{name}-ablate",
     section="analyzer.report.ablate:section", results=("studies", "ablate"),
-    answers="analyzer.report.answers:ablate", families=("item",))
+    answers="analyzer.report.answers:ablate", families={
+        "item": ("an item's value in win rate to the seat that used it most", "pp")})

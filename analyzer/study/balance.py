@@ -322,7 +322,7 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         (g, s), = _records(result, names, 1)
         found = findings_of(sc, facts, g, s, folder)
         records = [found[k] for k in found]
-        patterns = report.answers.game_key_patterns(spec)
+        patterns = report.extension.key_patterns(spec)
         chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
                                               where=f"the run of {scenario.name}"))
                   for k in keys}
@@ -1451,7 +1451,9 @@ SearchGames = Annotated[int, typer.Option(
 KIND = StudyKind(
     "balance", "balance search", balance, ("scenario", ScenarioFile), tell=tell,
     default_out="{name}-balance", own_report="analyzer.report.balancing",
-    results=("balance",), answers="analyzer.report.answers:balance", families=("balance",),
+    results=("balance",), answers="analyzer.report.answers:balance", families={
+        "balance": ("the value that brings the finding to its target, and its change",
+                    "the finding's unit")},
     budgets="its cost is set by --budget and --validation-games; its probe plays first",
     flag_help={"games": "Games per candidate per round of a CMA-ES search (all candidates of a "
                         "round on the same seeds; default 200).",

@@ -33,7 +33,7 @@ import pandas as pd
 from analyzer import __version__, plan, report, runner, studies, tablediff
 from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
-from analyzer.report import answers
+from analyzer.study import questions
 from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
 
@@ -82,12 +82,12 @@ def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate") ->
     ------
     ScenarioError
         Every problem of the file, one line each (``analyzer.scenario.load_scenario``); a
-        question's key its own arms cannot have (``answers.check_questions``).
+        question's key the study will not make (``questions.check``).
     """
     if isinstance(path_or_scenario, Scenario):
         return path_or_scenario
     scenario = load_scenario(path_or_scenario)
-    answers.check_questions(scenario, kind)  # before a game is played
+    questions.check(scenario, kind)  # before a game is played
     return scenario
 
 
@@ -243,7 +243,7 @@ class StudyRun:
         """Play every arm of ``scenario`` (default: the prepared one) on shared seeds into
         ``chunks/`` (to ``target_ci`` if set), then ``finish``."""
         scenario = self.scenario if scenario is None else scenario
-        answers.check_questions(scenario, self.kind)  # before a game is played (issue #25)
+        questions.check(scenario, self.kind)  # before a game is played (issues #25, #34)
         spec = scenario.spec
         arms = runner.plan_arms(scenario)
         common = {"rotate": scenario.seat_rotation, "fingerprint": self.dir.fingerprint(scenario),

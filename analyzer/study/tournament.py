@@ -175,11 +175,11 @@ def validate_pool(path: str | Path) -> Pool:
     ScenarioError
         Every problem ``load_pool`` finds, or a question's key a tournament cannot have.
     """
-    from analyzer.report import answers  # the report layer; imported here as study_run does
+    from analyzer.study import questions  # it imports this module (``of_file``)
 
     pool = load_pool(path)
-    answers.check_questions(as_scenario(pool, deals_for(pool.games, orders_per_seating(pool))),
-                            "tournament")
+    questions.check(as_scenario(pool, deals_for(pool.games, orders_per_seating(pool))),
+                    "tournament")
     return pool
 
 
@@ -489,7 +489,8 @@ KIND = StudyKind(
         help="Pool TOML file: game, players, games, seed, [rules] and [[entrants]].")]),
     tell=tell, own_report="analyzer.report.tournament", results=("tournament",),
     half_width="analyzer.precision:entrant_half_width",
-    answers="analyzer.report.answers:tournament", families=("rating_gap",), as_written=True,
+    answers="analyzer.report.answers:tournament", families={
+        "rating_gap": ("the best-rated entrant's rating minus the next one's", "log-strength")}, as_written=True,
     entrants=True, game_keys=False,
     flag_help={"games": "Games per seating (overrides the file; rounded up to whole deals).",
                "chunk_size": "Deals per chunk (default: about 250 games per chunk; never "

@@ -525,7 +525,11 @@ KIND = StudyKind(
         help="Scenario TOML file (its base arm).")]), tell=tell,
     default_out="{name}-tune-seat{seat}", own_report="analyzer.report.tuning",
     results=("tune",), answers="analyzer.report.answers:tune",
-    families=("tuned_minus_start", "tuned_above_fair"), game_keys=False,
+    families={
+        "tuned_minus_start": ("the tuned parameters' win rate minus the start's, on fresh seeds",
+                              "pp"),
+        "tuned_above_fair": ("the tuned seat's win rate minus a fair seat's, on fresh seeds",
+                             "pp")}, game_keys=False,
     budgets="its cost is set by --budget, the games in all; --games only splits them",
     flag_help={"games": "Games per candidate per generation (all candidates on the same seeds; "
                         "default 200).",

@@ -99,6 +99,7 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             p_value=worst.get("imbalance_p_adj", worst.get("imbalance_p")),
             games=int(worst["games"]),
             key="sets:least_balanced", item=worst["building_set"], items=items))
+    out += pairs(numbers)
     effects = numbers.get("main_effects") or numbers.get("simple_effects") or []
     n_games = int(min(r["games"] for r in sets))
     kind = "main effect" if numbers.get("main_effects") else "effect against the reference set"
@@ -119,4 +120,99 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
             top["lo"], top["hi"], unit, scale, 1, True, 0.0, p_value=p,
             games=n_games, key=f"effects:{metric}", item=_choice(top),
             items={_choice(r): (r["effect"], r["lo"], r["hi"]) for r in rows}))
+    return out
+
+
+# ------------------------------------------------------------------ the keys before play
+
+#: the keys the building-set findings make whenever a run plays several building selections
+KEYS = (("sets:most_balanced", "the most balanced building set: its seat win rates max − min "
+         "(a figure; docs/rules/cartus.md §3)", "pp"),
+        ("sets:least_balanced", "the least balanced building set: its seat win rates max − min, "
+         "chi-square that every seat wins equally often, corrected over the sets", "pp"))
+
+
+PAIR = ("sets:ARM_A-ARM_B", "the building set of arm ARM_A minus that of ARM_B in seat "
+        "spread² (variance of the seat win rates without chance's part): paired by seed where "
+        "the sets share their games, jackknife interval and z-test; asked by a question, made "
+        "for that pair", "pp²")
+
+
+def split_pair(rest: str, names: Any) -> tuple[str, str] | None:
+    """``(A, B)`` of ``A-B`` with both among ``names`` (names may hold ``-``), else ``None``."""
+    for i, ch in enumerate(rest):
+        if ch == "-" and rest[:i] in names and rest[i + 1:] in names and rest[:i] != rest[i + 1:]:
+            return rest[:i], rest[i + 1:]
+    return None
+
+
+def pair_check(names: Any):
+    """``check(key)`` of ``PAIR`` for a run of arms ``names``: ``""`` when ``key`` is
+    ``sets:A-B`` of two of them, else why not."""
+    def check(key: str) -> str:
+        rest = key.partition(":")[2]
+        if split_pair(rest, names) is not None:
+            return ""
+        return (f"sets:ARM_A-ARM_B compares the building sets of two different arms "
+                f"(the arms: {', '.join(names)})")
+    return check
+
+
+def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
+    """The keys the building-set findings will make for ``arms``
+    (``report.extension.PlanArm``) as ``(key, meaning, unit)``, and why none when the run
+    plays one building selection only; then each ``effects:METRIC`` (``EFFECTS``), made where
+    the sets differ in classes of two choices. The pair ``PAIR`` a question asks is planned by
+    ``pair_check``."""
+    random = any(a.config.selection != "explicit" for a in arms)
+    if not random and len({tuple(a.config.fixed_cards) for a in arms}) < 2:
+        return [], ("the run plays one building selection (rule options building_selection, "
+                    "buildings; docs/rules/cartus.md §3): no set comparison")
+    effects = [(f"effects:{m}", f"the clearest building choice for {what}: its effect where "
+                "the sets form a complete 2^k design of the classes with two choices, or "
+                "change one class at a time" + (" (sets drawn per game: when every "
+                                                 "combination occurs)" if random else ""), unit)
+               for m, (what, _, unit) in EFFECTS.items()]
+    return [*KEYS, *(effects if random or _effects_estimable(arms) else [])], ""
+
+
+def _effects_estimable(arms: Any) -> bool:
+    """Whether the fixed building sets of ``arms`` give the section main or simple effects:
+    the classes with two choices form a complete 2^k design, or every set but the reference
+    (the base's) changes exactly one of them (``study.effects``, ``study.one_at_a_time``)."""
+    def choice(config: Any) -> dict[int, str]:
+        return {config.building_class[config.card_building[c]]:
+                config.building_names[config.card_building[c]] for c in config.fixed_cards}
+
+    sets = list(dict.fromkeys(tuple(sorted(choice(a.config).items())) for a in arms))
+    per_class: dict[int, list[str]] = {}
+    for s in sets:
+        for cls, name in s:
+            per_class.setdefault(cls, [])
+            if name not in per_class[cls]:
+                per_class[cls].append(name)
+    two = [cls for cls, names in per_class.items() if len(names) == 2]
+    if not two:
+        return False
+    alts = [tuple(dict(s)[cls] != per_class[cls][0] for cls in two) for s in sets]
+    if len(set(alts)) == len(sets) == 2 ** len(two):
+        return True
+    changed = [sum(a) for a in alts]
+    return (len(set(alts)) == len(sets) and changed.count(0) == 1 and changed.count(1) >= 2
+            and max(changed) <= 1)
+
+
+def pairs(numbers: Mapping[str, Any]) -> list[Finding]:
+    """The ``sets:A-B`` findings a study file's questions asked (``numbers["pairs"]``)."""
+    out = []
+    for r in numbers.get("pairs") or []:
+        how = ("paired by seed: both sets play the same games" if r["paired"] else
+               "unpaired: the sets play different games")
+        out.append(Finding(
+            f"The building set of `{r['a']}` minus that of `{r['b']}` in seat spread²: "
+            f"{{value}} ({how}; jackknife interval and z-test; max − min of the seat win rates "
+            f"{100 * r['balance_a']:.1f} against {100 * r['balance_b']:.1f} pp)",
+            r["effect"], r["lo"], r["hi"], "pp²", 1e4, 1, True, 0.0,
+            p_value=None if math.isnan(r["p_value"]) else r["p_value"], games=int(r["games"]),
+            key=r["key"], example_variant=r["a"]))
     return out

@@ -41,7 +41,7 @@ Method, in the report's words:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -61,7 +61,7 @@ from analyzer.report.document import (
     pct,
     rows_of,
 )
-from analyzer.report.extension import StudySection
+from analyzer.report.extension import PlannedKey, StudySection
 from analyzer.report.records import Table, as_table
 
 BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand
@@ -363,6 +363,33 @@ def _contrast(st: SetStatistics, point: dict[str, np.ndarray], pos: np.ndarray,
     return (est, iv.lo, iv.hi, stats.bca_p_value(est, b, jack))
 
 
+def set_pairs(st: SetStatistics, arms: Mapping[str, Sequence[str]], asked: Sequence[str]
+              ) -> list[dict[str, Any]]:
+    """Each ``sets:A-B`` of ``asked`` (A, B: arm names or building-set ids of the run): the set
+    of A minus the set of B in seat spread² (``_contrast``: a jackknife interval and z-test,
+    paired by seed when the sets share their games), with their seat balance (max − min).
+    ``arms``: the arms playing each set (``_set_layout``)."""
+    ids = list(st.table["building_set"].astype(str))
+    of = {**{a: s for s, names in arms.items() for a in names}, **{s: s for s in ids}}
+    point = _points(st.table)
+    out = []
+    for key in dict.fromkeys(asked):
+        family, _, rest = key.partition(":")
+        pair = findings.split_pair(rest, of) if family == "sets" else None
+        if pair is None or of[pair[0]] == of[pair[1]]:
+            continue
+        pos = np.array([s == of[pair[0]] for s in ids])
+        neg = np.array([s == of[pair[1]] for s in ids])
+        est, lo, hi, p = _contrast(st, point, pos, neg, "spread2")
+        games = st.table["games"].to_numpy()
+        out.append({"key": key, "a": pair[0], "b": pair[1], "set_a": of[pair[0]],
+                    "set_b": of[pair[1]], "effect": est, "lo": lo, "hi": hi, "p_value": p,
+                    "paired": st.paired, "games": int(min(games[pos][0], games[neg][0])),
+                    "balance_a": float(point["balance"][pos][0]),
+                    "balance_b": float(point["balance"][neg][0])})
+    return out
+
+
 def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool:
     """True when the sets are the reference set and sets that each change **one** class's
     building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
@@ -476,8 +503,10 @@ def _changes(row: pd.Series, facs) -> str:
 
 
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
-            method: str = "holm") -> dict:
+            method: str = "holm", asked: Sequence[str] = ()) -> dict:
     """Fill the building-set section (ranked table, main effects, interactions, heat maps).
+    ``asked``: the study file's question keys; each ``sets:A-B`` among them is computed
+    (``set_pairs``) and returned under ``pairs`` (absent when none is asked).
 
     Reads one building set's games at a time (seats ``SET_SEATS``, games ``variant, game_id,
     rounds, building_*``).
@@ -492,6 +521,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     del choice
     st = set_statistics(games, seats)
     table, paired = st.table, st.paired
+    asked_pairs = set_pairs(st, _set_layout(games)[1], asked)
     has_death = "death" in table
     adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
     table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
@@ -576,7 +606,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
     if ofat:
         return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
-            "paired": paired, "correction": method, "noise_floor": floor,
+            "paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
+            "correction": method, "noise_floor": floor,
             "sets": rows_of(table), "arms": n_arms, "design_complete": False,
             "design": "one class at a time", "main_effects": [], "interactions": []})
     if not complete:
@@ -589,7 +620,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                  if len(table) != len(combos) else "")
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
-        return {"paired": paired, "correction": method, "noise_floor": floor,
+        return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
+            "correction": method, "noise_floor": floor,
                 "sets": rows_of(table), "arms": n_arms, "design_complete": False,
                 "design": "incomplete", "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
@@ -636,7 +668,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
-    return {"paired": paired, "correction": method, "noise_floor": floor, "sets": rows_of(table),
+    return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
+            "correction": method, "noise_floor": floor, "sets": rows_of(table),
             "arms": n_arms, "design_complete": True, "design": "complete 2^k",
             "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
@@ -775,9 +808,20 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     hold one."""
     if not active(games):
         return None
-    return section(doc, games, seats, players, correction_of(run))
+    asked = [str(q.get("finding")) for q in (run or {}).get("questions") or []]
+    return section(doc, games, seats, players, correction_of(run), asked)
+
+
+def _plan(arms):
+    """The section's ``plan`` (``StudySection.plan``): ``findings.plan``, and the pair of sets
+    a question may ask (``findings.PAIR``)."""
+    keys, why = findings.plan(arms)
+    if why:
+        return [], why
+    check = findings.pair_check([a.name for a in arms])
+    return [PlannedKey(*k) for k in keys] + [PlannedKey(*findings.PAIR, check=check)], ""
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
-                             "sets:most_balanced", "sets:least_balanced", "effects:*")),)
+                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan),)

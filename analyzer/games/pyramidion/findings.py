@@ -96,7 +96,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
     for r in numbers.get("head_to_head", []):
         if not _absent(r.get("mirror_of")) or _absent(r.get("diff")):
             continue  # with two policies one's lead is the other's lag: the same test
-        key = f"head_to_head:{r['variant']}:{r['policy']}"
+        key = head_to_head_key(r["variant"], r["policy"])
         out.append(Finding(
             f"In `{r['variant']}`, `{r['policy']}` wins {100 * r['rate']:.1f} % per seat against "
             f"the other seats' {100 * r['others']:.1f} % in the same games: {{value}}",
@@ -157,3 +157,36 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             first["estimate"], first["lo"], first["hi"], "%", 100, 1,
             games=int(ends["first_to_target_games"]), key="ends:first_to_target"))
     return out
+
+
+# ------------------------------------------------------------------ the keys before play
+
+#: the keys the baseline study's findings make in every run, with meaning and unit (``plan``)
+KEYS = (("goods:strongest_source", "the goods source with the largest odds ratio of winning "
+         "(picked as the largest; docs/rules/pyramidion.md §6)", "odds ratio"),
+        ("goods:largest_gap", "the goods source winners are furthest ahead on: winners minus "
+         "the others, goods per game", "goods"),
+        ("sites:most_contested", "the most contested building site: seats contesting it per "
+         "game (a figure)", "seats"),
+        ("ends:first_to_target", "share of the games ended by a seat reaching the target first "
+         "(a figure)", "%"))
+
+
+def head_to_head_key(variant: str, policy: str) -> str:
+    """The key of ``policy``'s win share against the other seats in ``variant``."""
+    return f"head_to_head:{variant}:{policy}"
+
+
+def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
+    """The keys the baseline study will make for ``arms`` (``report.extension.PlanArm``) as
+    ``(key, meaning, unit)``: ``KEYS``, and per arm seating several policies each policy's
+    head-to-head key — with two, only the first by name (the other's is the same test,
+    ``stats.mirrors``)."""
+    out = list(KEYS)
+    for arm in arms:
+        pols = sorted(set(arm.policies))
+        for pol in pols[:1] if len(pols) == 2 else pols if len(pols) > 2 else ():
+            out.append((head_to_head_key(arm.name, pol),
+                        f"in {arm.name}, {pol}'s win share per seat minus the other seats' in "
+                        "the same games (paired within games)", "pp"))
+    return out, ""

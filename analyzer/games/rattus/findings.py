@@ -64,7 +64,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
     out = numbers.get(out_key) or {}
     found = []
     for u in out.get("users", []):
-        key = f"{card.lower()}:users:{u['variant']}"
+        key = users_key(card, u["variant"])
         d = u.get("won_diff_game")
         n = int(u.get("games_compared", 0))
         context = _all_users(u, card)
@@ -93,7 +93,7 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
     for variant, why in (out.get("users_unmeasurable") or {}).items():
         found.append(Finding(f"The seats that used the {card} in `base`, followed into "
                              f"`{variant}`", math.nan, math.nan, math.nan,
-                             key=f"{card.lower()}:users:{variant}", example_variant=variant,
+                             key=users_key(card, variant), example_variant=variant,
                              unmeasurable=why))
     return found
 
@@ -201,3 +201,59 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
             caveats=guessed(run, numbers.get("variant", "base"))))
     return (out + _first_last(numbers, "Trader", run)
             + _users(numbers, "trader_out", "Trader", run))
+
+
+# ------------------------------------------------------------------ the keys before play
+
+#: per card section: the keys its findings make whenever the card is in play, with their
+#: meaning and unit (``plan``); a ``users`` key per variant that takes the card out follows
+CARD_KEYS = {
+    "sultan": (("sultan:leader_wins", "share of the games won by the holder(s) of the most "
+                "diplomats (a figure, docs/rules/rattus.md §2.3)", "%"),
+               ("sultan:leader_edge", "the diplomat leader's win share minus the same players' "
+                "when they do not lead", "pp"),
+               ("sultan:winner_changed", "share of the games whose winner the diplomat points "
+                "changed (a figure)", "%"),
+               ("sultan:takes_first_last", "takes of the Sultan per game, start player minus "
+                "the last position (paired within games)", "takes")),
+    "trader": (("caravan:cubes_per_move", "bonus cubes a caravan move hands out (a figure, "
+                "docs/rules/rattus.md §2.2)", "bonus cubes"),
+               ("trader:takes_first_last", "takes of the Trader per game, start player minus "
+                "the last position (paired within games)", "takes")),
+}
+
+
+def users_key(card: str, variant: str) -> str:
+    """The key of the finding on ``card``'s users followed into ``variant`` (``_users``)."""
+    return f"{card.lower()}:users:{variant}"
+
+
+def _in_play(config: Any, card: str) -> bool | None:
+    """Whether ``card`` is in play in games of ``config``: True/False for a fixed list of
+    class cards, ``None`` when they are drawn per game (§6.2) and it may be."""
+    if config.class_cards is not None:
+        return card in config.class_cards
+    return None if config.africanus else False
+
+
+def plan(card: str, arms: Any) -> tuple[list[tuple[str, str, str]], str]:
+    """The keys the ``card`` section (``sultan`` or ``trader``) will make for ``arms``
+    (``report.extension.PlanArm``, the base first) as ``(key, meaning, unit)``, and why none
+    when it makes none: the card is in no arm's class cards (§6.2, §2.2-2.3)."""
+    playing = [a for a in arms if _in_play(a.config, card) is not False]
+    if not playing:
+        if not any(a.config.africanus for a in arms):
+            return [], (f"the {card.title()} is an Africanus card and no arm plays the "
+                        "expansion (expansions = [\"africanus\"]; docs/rules/rattus.md §6.2)")
+        return [], (f"the {card.title()} is in no arm's class cards (rule option class_cards; "
+                    "docs/rules/rattus.md §6.2)")
+    keys = list(CARD_KEYS[card])
+    base = arms[0]
+    if _in_play(base.config, card):
+        for a in arms[1:]:
+            if a.players == base.players and _in_play(a.config, card) is False:
+                keys.append((users_key(card, a.name),
+                             f"the seats that used the {card.title()} in base, their win share "
+                             f"per game in the same games of {a.name} (without it) minus in "
+                             "base", "pp"))
+    return keys, ""

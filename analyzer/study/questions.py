@@ -1,0 +1,339 @@
+"""A study file's questions, planned and checked before a game is played (issues #31, #34).
+
+``plan`` lists every finding key a study of a scenario (or a tournament pool) WILL make, each
+with its meaning in words and its unit: the generic findings' (``report.findings.GENERIC_KEYS``,
+one per arm, seat or policy they follow from), a tournament's, the game's own report sections'
+(``StudySection.plan``, from the code that makes their keys), and the keys by role
+(``report.role_keys``: ``seat:worst``, ``rating_gap:best``, ``diff:ARM_A:ARM_B:KEY`` …).
+``analyzer findings SCENARIO.toml`` prints it; ``check`` holds every ``[[questions]]`` key against
+it exactly, before play (``analyzer validate`` and every study command): a key the run will not
+make is one line saying why — a card not in play, no such variant, a family this study kind has
+none of — and the nearest keys it will make.
+
+A study that makes arms of its own (a sweep, an ablation, a tune, a balance search) cannot know
+its keys from the file: there only a key's family is checked (``key_families``), and a key its
+arms lack is a row of the Answers saying so (``report.answers.declared``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzer import studies
+from analyzer.errors import ScenarioError
+from analyzer.report import role_keys
+from analyzer.report.finding_keys import as_written, other_kind, own_families
+from analyzer.report.extension import PlanArm, PlannedKey, key_patterns
+from analyzer.report.findings import GENERIC_KEYS
+
+# a sweep's own answer per arm (``report.answers.sweep``)
+SWEEP_FAMILIES = ("score_mean",)
+# the seat and diff role keys follow from the seat records of the file's own arms
+ROLE_FAMILIES = ("seat", "diff")
+
+
+@dataclass
+class Plan:
+    """The finding keys a study will make, before a game is played.
+
+    Attributes
+    ----------
+    keys : list of PlannedKey
+        Every key the run will make, in the report's order of kinds (generic, the study kind's,
+        the game's sections', the keys by role).
+    absent : dict of str to str
+        A family the game has that this run will not make (its section's ``plan`` made none),
+        with why in a few words.
+    arms : list of str
+        The arms' names, the base first.
+    templates : list of PlannedKey
+        Keys by role written with placeholders (``diff:ARM_A:ARM_B:KEY``), with their definition.
+    """
+
+    keys: list[PlannedKey] = field(default_factory=list)
+    absent: dict[str, str] = field(default_factory=dict)
+    arms: list[str] = field(default_factory=list)
+    templates: list[PlannedKey] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        """The keys, in order."""
+        return [k.key for k in self.keys]
+
+
+def key_families(spec: Any) -> set[str]:
+    """Every finding-key family a study of ``spec``'s game can have: the generic ones, each
+    study kind's own, the keys by role and those of the game's report sections."""
+    generic = {*GENERIC_KEYS, *(f for fams in own_families().values() for f in fams),
+               *SWEEP_FAMILIES, *ROLE_FAMILIES}
+    return generic | {p.partition(":")[0] for p in key_patterns(spec)}
+
+
+def _arms(scenario: Any) -> list[PlanArm]:
+    """The scenario's arms as a section's ``plan`` sees them (the game's config of each)."""
+    spec = scenario.spec
+    out = []
+    for arm in scenario.arms:
+        players = scenario.arm_players(arm)
+        out.append(PlanArm(arm.name, players,
+                           spec.make_config(players, scenario.expansions, arm.rules),
+                           tuple(s.name for s in arm.seats)))
+    return out
+
+
+def _generic(scenario: Any) -> list[PlannedKey]:
+    """The generic findings' keys of a simulate run of ``scenario`` (``report.findings.generic``:
+    the start player in the base; each policy's win rate where the base seats several; per
+    variant of the base's player count its score, start-player and per-policy changes; per
+    arm of another player count its two changes)."""
+    def k(family: str, key: str, **names: str) -> PlannedKey:
+        meaning = GENERIC_KEYS[family][1]
+        for placeholder, name in names.items():
+            meaning = meaning.replace(placeholder, name)
+        return PlannedKey(key, meaning, GENERIC_KEYS[family][2])
+
+    base = scenario.arms[0]
+    out = [k("first_player", f"first_player:{base.name}")]
+    names = list(dict.fromkeys(s.name for s in base.seats))
+    if len(names) > 1:
+        out += [k("win_rate", f"win_rate:{n}", POLICY=n) for n in names]
+    several = len(names) > 1 or any(len({s.name for s in a.seats}) > 1 for a in scenario.arms)
+    for arm in scenario.arms[1:]:
+        if scenario.arm_players(arm) == scenario.players:
+            out.append(k("score", f"score:{arm.name}", VARIANT=arm.name))
+            out.append(k("start_adv", f"start_adv:{arm.name}", VARIANT=arm.name))
+            if several:
+                out += [k("policy", f"policy:{arm.name}:{n}", VARIANT=arm.name, POLICY=n)
+                        for n in dict.fromkeys(s.name for s in arm.seats)]
+        else:
+            out += [PlannedKey(f"players:{m}:{arm.name}",
+                               f"{arm.name} ({scenario.arm_players(arm)} players)'s change of "
+                               f"{what} against base, paired by seed where the arms share "
+                               "seeds, else Welch", unit)
+                    for m, what, unit in (("start_adv", "the start player's advantage", "pp"),
+                                          ("score", "the mean final score per seat-game",
+                                           "points"))]
+    return out
+
+
+def _entrants(scenario: Any) -> list[str]:
+    return list(dict.fromkeys(s.name for arm in scenario.arms for s in arm.seats))
+
+
+def plan(scenario: Any, kind: str = "simulate") -> Plan:
+    """The keys a study of ``kind`` on ``scenario`` will make (see the module docstring).
+
+    For a tournament (``scenario`` the pool as a scenario, ``tournament.as_scenario``): each
+    entrant's ``win_rate:NAME`` and the role keys ``rating_gap:best``, ``win_rate:best``. For a
+    study of arms of its own, only the study kind's own keys are known (``StudyKind.families``).
+    """
+    spec = scenario.spec
+    out = Plan(arms=[a.name for a in scenario.arms])
+    roles = role_keys.DEFINITIONS
+    if kind == "tournament":
+        out.keys += [PlannedKey(f"win_rate:{n}", f"{n}'s win rate minus a fair seat's, over "
+                                "the deals of the schedule", "pp") for n in _entrants(scenario)]
+        out.keys += [PlannedKey(k, *roles[k]) for k in ("rating_gap:best", "win_rate:best")]
+        return out
+    if not as_written(kind):
+        out.keys += [PlannedKey(f, *v) for f, v in own_families().get(kind, {}).items()]
+        return out
+    out.keys += _generic(scenario)
+    arms = _arms(scenario)
+    for section in (spec.sections() if spec.sections is not None else ()):
+        if section.plan is None:  # a section without a plan: its patterns, as written
+            out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "
+                                            "name the run fills in)", "", check=_matches(p))
+                              for p in section.key_patterns]
+            continue
+        keys, why = section.plan(arms)
+        out.keys += [k for k in keys if k.check is None]
+        out.templates += [k for k in keys if k.check is not None]
+        if not keys:
+            for p in section.key_patterns:
+                out.absent[p.partition(":")[0]] = why
+    if any(k.key.startswith("win_rate:") for k in out.keys):
+        out.keys.append(PlannedKey("win_rate:best", *roles["win_rate:best"]))
+    out.keys += [PlannedKey(k, *roles[k]) for k in role_keys.SEAT_KEYS]
+    out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"],
+                                    check=lambda key: _diff_problem(key, scenario)))
+    return out
+
+
+def _matches(pattern: str):
+    """``PlannedKey.check`` of a section's ``fnmatch`` pattern (a section without ``plan``)."""
+    def check(key: str) -> str:
+        return "" if fnmatch.fnmatchcase(key, pattern) else f"not of the form {pattern}"
+    return check
+
+
+def _diff_problem(key: str, scenario: Any) -> str:
+    """Why ``diff:ARM_A:ARM_B:KEY`` is not a key of this run, or ``""`` when it is."""
+    parts = role_keys.split_diff(key)
+    names = [a.name for a in scenario.arms]
+    if parts is None:
+        return "a cross-arm difference is written diff:ARM_A:ARM_B:KEY"
+    a, b, what = parts
+    for arm in (a, b):
+        if arm not in names:
+            return f"no such variant {arm!r} (the arms: {', '.join(names)})"
+    if a == b:
+        return "a difference needs two different arms"
+    if what not in role_keys.PER_ARM:
+        return (f"{what!r} is not a per-arm figure a difference can take (allowed KEY: "
+                f"{', '.join(role_keys.PER_ARM)})")
+    return ""
+
+
+def _template(key: str, planned: Plan) -> PlannedKey | None:
+    """The key with placeholders of ``planned`` in ``key``'s family, if any."""
+    family = key.partition(":")[0]
+    mine = [t for t in planned.templates if t.key.partition(":")[0] == family
+            and t.check is not None]
+    return next((t for t in mine if not t.check(key)), mine[0] if mine else None)
+
+
+def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
+    """Why the run will not make ``key``, in a few words (``key`` not in ``planned``)."""
+    family, _, rest = key.partition(":")
+    names = planned.arms
+    other = other_kind(key, kind)
+    if other:
+        return (f"a family this {studies.word(kind)} has none of: {family!r} keys are made by "
+                f"analyzer {other}")
+    if family in planned.absent:
+        return planned.absent[family]
+    template = _template(key, planned)
+    if template is not None:
+        return template.check(key)
+    if kind == "tournament":
+        if family == "rating_gap":  # (a pair is allowed: ``check``)
+            return "a tournament's rating gap is rating_gap:best (or rating_gap:BEST:NEXT)"
+        return ("a family a tournament has none of: a tournament answers win_rate:ENTRANT, "
+                "win_rate:best and rating_gap:best (the best-rated entrant and the next)")
+    parts = key.split(":")
+    if family in GENERIC_KEYS:
+        arm = {"first_player": rest, "score": rest, "start_adv": rest,
+               "policy": parts[1] if len(parts) > 1 else "",
+               "players": parts[-1] if len(parts) > 2 else ""}.get(family)
+        if arm is not None and arm not in names:
+            return f"no such variant {arm!r} (the arms: {', '.join(names)})"
+        if family == "first_player":
+            return ("the start player's advantage is made for the base arm only; a variant's "
+                    f"change of it is start_adv:{rest}")
+        if family == "win_rate":
+            return ("win_rate:POLICY is made only where the base arm seats several policies "
+                    "(one policy's win rate is a fair seat's by construction)"
+                    if not any(k.key.startswith("win_rate:") for k in planned.keys
+                               if k.key != "win_rate:best")
+                    else f"no policy {rest!r} in the base arm")
+        if arm == names[0] and family != "policy":
+            return f"{arm} is the reference: a {family} key is a variant's change against it"
+        if family == "policy" and len(parts) == 3 and any(
+                k.key.startswith(f"policy:{arm}:") for k in planned.keys):
+            return f"no policy {parts[2]!r} among the seats of {arm}"
+        if family == "policy" and not any(k.key.startswith("policy:") for k in planned.keys):
+            return ("a policy's change is made only where several policies play (with one, "
+                    "it is the mean score's change: score:VARIANT)")
+        if family in ("score", "start_adv", "policy", "players"):
+            return ("this variant plays another player count: its changes are players:METRIC:"
+                    "VARIANT" if family != "players" else
+                    "this variant plays the base's player count: its changes are score:VARIANT "
+                    "and start_adv:VARIANT")
+    if family in key_families(scenario.spec):
+        return f"not one of the {family!r} keys this run makes"
+    return f"no key of this game starts with {family + ':'!r}"
+
+
+def nearest(key: str, planned: Plan, n: int = 3) -> list[str]:
+    """The keys of ``planned`` closest to ``key`` (difflib; else those of its family; else
+    the closest at all)."""
+    names = planned.names()
+    close = difflib.get_close_matches(key, names, n=n, cutoff=0.5)
+    if not close:
+        family = key.partition(":")[0] + ":"
+        close = [k for k in names if k.startswith(family)][:n]
+    return close or difflib.get_close_matches(key, names, n=n, cutoff=0.0)
+
+
+def problems(scenario: Any, kind: str) -> list[str]:
+    """One line per ``[[questions]]`` key of ``scenario`` a study of ``kind`` will not make
+    (``check``), empty when all are planned."""
+    questions = list(getattr(scenario, "questions", ()) or ())
+    if not questions:
+        return []
+    spec = scenario.spec
+    families = key_families(spec)
+    planned = plan(scenario, kind)
+    names = set(planned.names())
+    entrants = _entrants(scenario) if kind == "tournament" else []
+    lines = []
+    for i, q in enumerate(questions):
+        key = q.finding
+        family = key.partition(":")[0]
+        where = f"{scenario.file}: questions[{i}].finding: unknown finding key {key!r}"
+        if family not in families:
+            close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+            lines.append(f"{where}: no key of this game starts with "
+                         f"{family + ':'!r}{hint}; families: {', '.join(sorted(families))}")
+            continue
+        if not as_written(kind):  # its arms are its own: the family is what the file can know
+            continue
+        if key in names:
+            continue
+        if kind == "tournament" and family == "rating_gap":
+            parts = key.split(":")
+            if len(parts) == 3 and parts[1] != parts[2] and {parts[1], parts[2]} <= set(entrants):
+                continue  # the best and the next are known after play: the Answers say which
+        template = _template(key, planned)
+        if template is not None and not template.check(key):
+            continue
+        close = nearest(key, planned)
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        lines.append(f"{where} for this {studies.word(kind)}: "
+                     f"{why_not(key, planned, scenario, kind)}{hint}; `analyzer findings "
+                     f"{scenario.file}` lists every key it makes")
+    return lines
+
+
+def check(scenario: Any, kind: str) -> None:
+    """Refuse, before a game is played, a question whose key the study will not make.
+
+    Raises
+    ------
+    ScenarioError
+        ``FILE: questions[i].finding: unknown finding key 'KEY' for this run: WHY (did you mean
+        …?); `analyzer findings FILE` lists every key it makes``,
+        one line per bad key.
+    """
+    lines = problems(scenario, kind)
+    if lines:
+        raise ScenarioError.of(lines)
+
+
+def listing(planned: Plan, kind: str) -> list[str]:
+    """``analyzer findings SCENARIO.toml``: one line per key it will make — the key, its unit —
+    then its meaning indented under it; then the keys by role written with placeholders, and
+    the game's families it will not make, with why."""
+    rows = planned.keys + planned.templates
+    if not rows:
+        return [f"(a {studies.word(kind)} makes no key finding known before play)"]
+    width = max(len(k.key) for k in rows)
+    lines = [f"keys a {studies.word(kind)} of this file will make (before any game is played):"]
+    for k in planned.keys:
+        lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]")
+        lines.append(f"{'':<{width}}  {k.meaning}")
+    for k in planned.templates:
+        lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]  (ARM_A, ARM_B: "
+                     f"{', '.join(planned.arms)})")
+        lines.append(f"{'':<{width}}  {k.meaning}")
+    for family, why in planned.absent.items():
+        lines.append(f"(no {family}:* key: {why})")
+    return lines
+
+
+__all__ = ["Plan", "check", "key_families", "listing", "nearest", "plan",
+           "problems", "why_not"]
