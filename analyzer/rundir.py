@@ -358,7 +358,7 @@ class RunDir:
         """``prepare_chunks`` of ``chunks/`` with this run's ``resume``; without ``resume``
         the study's ``folders`` (``search``, ``ladder``…) are removed too (``remove``)."""
         prepare_chunks(self.chunks, fingerprint, self.resume)
-        if not self.resume:
+        if folders and not self.resume:  # none named: nothing else to start over
             self.remove(*folders)
 
     def remove(self, *folders: str) -> None:
