@@ -231,7 +231,7 @@ def findings(run_dir: Annotated[Path, typer.Argument(
 
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
-    if run_dir.is_file() or run_dir.suffix == ".toml":
+    if run_dir.suffix == ".toml" or userfiles.is_file(run_dir):
         from analyzer.study import questions
 
         for line in questions.listing(*api.plan_keys(run_dir)):

@@ -144,3 +144,12 @@ def looked_up(path: str | Path) -> Path:
         shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:40]}…{str(path)[-40:]}"
         raise UnreadableFile(shown, f"cannot use this path ({err.strerror or err})", "os") from None
     return path
+
+
+def is_file(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file; a path the system cannot look up (too long, bad
+    characters) is not: the caller's own check then says what is wrong with it."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
