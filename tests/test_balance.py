@@ -733,6 +733,8 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     assert asked["score:twice"]["question"] == "How much does doubling change the mean score?"
     q = check["questions"]["balanced"]["score:twice"]
     assert asked["score:twice"]["estimate"] == pytest.approx(q["estimate"])
+    assert asked["score:twice"]["answer"].endswith(", at the value found.")
+    assert "at the value found" not in answers[1]["answer"]  # the balance's own says it its way
     assert check["questions"]["original"]["score:twice"] is not None
     # one unit, machine-readable: a share is stored as a fraction, said beside every number
     assert set(search["unit_0"]) == set(search["keep_0_unit"]) == {"fraction"}
