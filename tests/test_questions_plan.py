@@ -158,8 +158,9 @@ def test_a_diff_key_names_arms_of_the_file(write_scenario):
                                             "win_rate:POLICY, seat:N"):
         questions.check(bad, "simulate")
     for key, why in (("diff:no-sultan:base:win_rate:bolt", "no policy 'bolt' among the seats"),
-                     ("diff:no-sultan:base:seat:3", "start positions 0 to 2"),
-                     ("diff:no-sultan:base:seat:first", "allowed KEY")):
+                     ("diff:no-sultan:base:seat:4", "start positions 1 \\(the start player\\) to 3"),
+                     ("diff:no-sultan:base:seat:first", "allowed KEY"),
+                     ("diff:no-sultan:base:seat:0", "allowed KEY")):
         bad = load_scenario(write_scenario(TOY_SCENARIO + _ask(key), "d.toml"))
         with pytest.raises(ScenarioError, match=why):
             questions.check(bad, "simulate")
@@ -187,7 +188,7 @@ def test_a_diff_of_any_per_arm_figure_is_paired_by_seed(write_scenario, tmp_path
         mine = s[s[column].astype(str) == str(name)].groupby("game_id")["won"].mean()
         return mine - fair.reindex(mine.index)
 
-    for key, column, name in ((keys[0], "policy", "bold"), (keys[1], "start_position", 1)):
+    for key, column, name in ((keys[0], "policy", "bold"), (keys[1], "start_position", 0)):  # seat:1 = position 0
         d = (share("no-sultan", column, name) - share("base", column, name)).dropna()
         assert made[key]["estimate"] == pytest.approx(d.mean())
         assert made[key]["unit"] == "pp" and made[key]["games"] == len(d) == 60
@@ -360,6 +361,8 @@ def test_a_diff_across_player_counts_is_unpaired_and_says_so(write_scenario, tmp
     seat = made["diff:two:base:seat:1"]
     s = seats.assign(variant=seats["variant"].astype(str))
     fair = s.groupby(["variant", "game_id"])["won"].sum() / s.groupby(["variant", "game_id"]).size()
-    one = s[s["start_position"] == 1].set_index(["variant", "game_id"])["won"] - fair
-    assert seat["estimate"] == pytest.approx((one["two"].mean() - one["base"].mean()))
+    first = s[s["start_position"] == 0]  # seat:1, the start player
+    one = first.groupby(["variant", "game_id"])["won"].mean() - fair.reindex(
+        first.groupby(["variant", "game_id"]).size().index)
+    assert seat["estimate"] == pytest.approx(one.loc["two"].mean() - one.loc["base"].mean())
     assert "unpaired" in seat["sentence"] and seat["unit"] == "pp"

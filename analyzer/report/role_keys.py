@@ -56,7 +56,7 @@ PER_ARM: dict[str, tuple[str, str, float, int]] = {
     "first_player": ("the start player's advantage", "pp", 100.0, 1),
     "score_mean": ("the mean final score per seat-game", "points", 1.0, 2),
     "win_rate:POLICY": ("POLICY's win share minus a fair seat's", "pp", 100.0, 1),
-    "seat:N": ("the win share of start position N minus a fair seat's", "pp", 100.0, 1),
+    "seat:N": ("the win share of start position N (1 = the start player, as the report counts) minus a fair seat's", "pp", 100.0, 1),
 }
 ALIASES = ("rating_gap:best", "win_rate:best")
 SEAT_KEYS = ("seat:worst", "seat:spread")
@@ -87,7 +87,7 @@ def per_arm(what: str) -> tuple[str, str, float, int] | None:
     if family == "win_rate" and name:
         words, *rest = PER_ARM["win_rate:POLICY"]
         return (words.replace("POLICY", f"`{name}`"), *rest)  # type: ignore[return-value]
-    if family == "seat" and name.isdigit():
+    if family == "seat" and name.isdigit() and int(name) >= 1:
         words, *rest = PER_ARM["seat:N"]
         return (words.replace("N", name), *rest)  # type: ignore[return-value]
     return None
@@ -118,7 +118,8 @@ def per_arm_values(seats: Table, arm: str, what: str, cache: dict) -> pd.Series 
         return None
     s = seats.read(("game_id", col, "won"), [arm])
     fair = s.groupby("game_id", sort=True)["won"].sum() / s.groupby("game_id", sort=True).size()
-    mine = s[s[col].astype(str) == name]
+    # a start position is counted from 1 (the start player), as the report's seat order is
+    mine = s[s[col] == int(name) - 1] if family == "seat" else s[s[col].astype(str) == name]
     if mine.empty:
         return None
     share = mine.groupby("game_id", sort=True)["won"].mean().astype(float)

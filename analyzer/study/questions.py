@@ -189,9 +189,9 @@ def _diff_problem(key: str, scenario: Any) -> str:
         sc_arm = next(x for x in scenario.arms if x.name == arm)
         if family == "win_rate" and name not in {s.name for s in sc_arm.seats}:
             return f"no policy {name!r} among the seats of {arm}"
-        if family == "seat" and int(name) >= scenario.arm_players(sc_arm):
-            return (f"{arm} seats {scenario.arm_players(sc_arm)} players: start positions 0 to "
-                    f"{scenario.arm_players(sc_arm) - 1}")
+        if family == "seat" and int(name) > scenario.arm_players(sc_arm):
+            return (f"{arm} seats {scenario.arm_players(sc_arm)} players: start positions 1 "
+                    f"(the start player) to {scenario.arm_players(sc_arm)}")
     return ""
 
 
