@@ -733,7 +733,14 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     assert asked["score:twice"]["question"] == "How much does doubling change the mean score?"
     q = check["questions"]["balanced"]["score:twice"]
     assert asked["score:twice"]["estimate"] == pytest.approx(q["estimate"])
+    assert asked["score:twice"]["answer"].endswith(", at the value found.")
+    assert "at the value found" not in answers[1]["answer"]  # the balance's own says it its way
     assert check["questions"]["original"]["score:twice"] is not None
+    # one unit, machine-readable: a share is stored as a fraction, said beside every number
+    assert set(search["unit_0"]) == set(search["keep_0_unit"]) == {"fraction"}
+    assert b["value_unit"] == eq["value_unit"] == t["value_unit"] == "fraction"
+    assert kept["value_unit"] == change["value_unit"] == "fraction"
+    assert q["value_unit"] == q["unit"] != "pp" and q["scale"] == 1
     assert "**The study file's questions at the value found**" in text
     assert f"--keep {START}=5..100 --tolerance" not in study["command"]  # tolerance first
     assert f"--tolerance 3 --keep {START}=5..100" in study["command"]

@@ -154,8 +154,47 @@ def test_a_diff_key_names_arms_of_the_file(write_scenario):
                                             "no-sultan"):
         questions.check(bad, "simulate")
     bad = load_scenario(write_scenario(TOY_SCENARIO + _ask("diff:no-sultan:base:wins"), "c.toml"))
-    with pytest.raises(ScenarioError, match="allowed KEY: first_player, score_mean"):
+    with pytest.raises(ScenarioError, match="allowed KEY: first_player, score_mean, "
+                                            "win_rate:POLICY, seat:N"):
         questions.check(bad, "simulate")
+    for key, why in (("diff:no-sultan:base:win_rate:bolt", "no policy 'bolt' among the seats"),
+                     ("diff:no-sultan:base:seat:4", "start positions 1 \\(the start player\\) to 3"),
+                     ("diff:no-sultan:base:seat:first", "allowed KEY"),
+                     ("diff:no-sultan:base:seat:0", "allowed KEY")):
+        bad = load_scenario(write_scenario(TOY_SCENARIO + _ask(key), "d.toml"))
+        with pytest.raises(ScenarioError, match=why):
+            questions.check(bad, "simulate")
+    for key in ("diff:no-sultan:base:win_rate:bold", "diff:base:no-sultan:seat:2"):
+        questions.check(load_scenario(write_scenario(TOY_SCENARIO + _ask(key), "e.toml")),
+                        "simulate")
+
+
+def test_a_diff_of_any_per_arm_figure_is_paired_by_seed(write_scenario, tmp_path):
+    """``win_rate:POLICY`` and a start position's win share differenced between two arms on
+    the same seeds: the mean over games of the per-game difference, recomputed here from the
+    seat records."""
+    keys = ("diff:no-sultan:base:win_rate:bold", "diff:no-sultan:base:seat:1",
+            "diff:no-sultan:base:score_mean")
+    path = write_scenario(TOY_SCENARIO + "".join(_ask(k) for k in keys))
+    res = api.simulate(path, games=60, jobs=1, out=tmp_path / "run", progress=False)
+    made = {r["key"]: r for r in of_summary(json.loads((res.out_dir / "summary.json")
+                                                       .read_text()))}
+    seats = pd.read_parquet(res.out_dir / "seats.parquet")
+    seats["variant"] = seats["variant"].astype(str)
+
+    def share(arm: str, column: str, name: object) -> pd.Series:
+        s = seats[seats["variant"] == arm]
+        fair = s.groupby("game_id")["won"].sum() / s.groupby("game_id").size()
+        mine = s[s[column].astype(str) == str(name)].groupby("game_id")["won"].mean()
+        return mine - fair.reindex(mine.index)
+
+    for key, column, name in ((keys[0], "policy", "bold"), (keys[1], "start_position", 0)):  # seat:1 = position 0
+        d = (share("no-sultan", column, name) - share("base", column, name)).dropna()
+        assert made[key]["estimate"] == pytest.approx(d.mean())
+        assert made[key]["unit"] == "pp" and made[key]["games"] == len(d) == 60
+        assert "paired over the 60 games" in made[key]["sentence"]
+    per = seats.groupby(["variant", "game_id"])["score"].mean()
+    assert made[keys[2]]["estimate"] == pytest.approx((per["no-sultan"] - per["base"]).mean())
 
 
 def test_the_answers_no_longer_check_questions():
@@ -308,7 +347,8 @@ def test_a_diff_across_player_counts_is_unpaired_and_says_so(write_scenario, tmp
     paired game by game."""
     text = ('name = "counts"\ngame = "toy"\nplayers = 3\ngames = 50\nseed = 5\n[rules]\n'
             'sides = 6\n[[seats]]\npolicy = "random"\n[[variants]]\nname = "two"\nplayers = 2\n'
-            + _ask("diff:two:base:score_mean") + _ask("diff:two:base:first_player"))
+            + _ask("diff:two:base:score_mean") + _ask("diff:two:base:first_player")
+            + _ask("diff:two:base:seat:1"))
     res = api.simulate(write_scenario(text), jobs=1, out=tmp_path / "run", progress=False)
     summary = json.loads((res.out_dir / "summary.json").read_text())
     made = {r["key"]: r for r in of_summary(summary)}
@@ -318,3 +358,11 @@ def test_a_diff_across_player_counts_is_unpaired_and_says_so(write_scenario, tmp
     per = seats.groupby([seats["variant"].astype(str), "game_id"])["score"].mean()
     assert score["estimate"] == pytest.approx(per["two"].mean() - per["base"].mean())
     assert "unpaired" in made["diff:two:base:first_player"]["sentence"]
+    seat = made["diff:two:base:seat:1"]
+    s = seats.assign(variant=seats["variant"].astype(str))
+    fair = s.groupby(["variant", "game_id"])["won"].sum() / s.groupby(["variant", "game_id"]).size()
+    first = s[s["start_position"] == 0]  # seat:1, the start player
+    one = first.groupby(["variant", "game_id"])["won"].mean() - fair.reindex(
+        first.groupby(["variant", "game_id"]).size().index)
+    assert seat["estimate"] == pytest.approx(one.loc["two"].mean() - one.loc["base"].mean())
+    assert "unpaired" in seat["sentence"] and seat["unit"] == "pp"

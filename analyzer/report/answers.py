@@ -280,7 +280,16 @@ _PLAIN_PARENS = re.compile(r" \((?![^()]*\[)[^()]*\)")  # a parenthesis without 
 def short_text(record: Mapping[str, Any]) -> str:
     """The answer in one short sentence with its number, unit and 95 % interval: a phrase per
     generic key family; a game's own finding, its sentence without its explanatory
-    parentheses (the key findings below keep them)."""
+    parentheses (the key findings below keep them). A record marked ``at_value_found`` (a
+    balance's answer to the study file's question, measured at the value found) says so."""
+    text = _short_text(record)
+    if record.get("at_value_found") and not record.get("why") and not _missing(
+            record.get("estimate")):
+        return text.rstrip(".") + ", at the value found."
+    return text
+
+
+def _short_text(record: Mapping[str, Any]) -> str:
     key = str(record.get("key") or "")
     parts = key.split(":")
     if record.get("why"):
@@ -620,6 +629,9 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         chosen = ([asked.pop(a["key"], a) for a in own]) + list(asked.values())
     tolerances = {(q.get("ask"), q.get("finding")): q.get("tolerance") for q in questions}
     chosen = [{**a, "tolerance": tolerances.get((a["ask"], a["key"]))} for a in chosen]
+    if kind == "balance":  # the file's questions are measured at the value found
+        chosen = [a if a["key"].startswith("balance:") else
+                  {**a, "record": {**a["record"], "at_value_found": True}} for a in chosen]
     part = Doc(doc.chart_dir)
     part.h(HEADING)
     link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"

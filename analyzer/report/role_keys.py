@@ -43,16 +43,20 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
                    "since it is picked as the worst)", "pp"),
     "seat:spread": ("the largest minus the smallest seat (start position) win rate in the base "
                     "arm, 95 % BCa bootstrap interval over games", "pp"),
-    "diff:ARM_A:ARM_B:KEY": ("the per-arm figure KEY (first_player, score_mean) of ARM_A minus "
+    "diff:ARM_A:ARM_B:KEY": ("the per-arm figure KEY (first_player, score_mean, win_rate:POLICY, "
+                             "seat:N) of ARM_A minus "
                              "ARM_B: paired over games where the arms share seeds (same player "
                              "count), else matched by seed and compared unpaired (Welch)",
                              "the unit of KEY"),
 }
-#: per-arm figures a ``diff:`` key can name: KEY -> (column of ``findings.arm_games``, words,
-#: unit, scale, digits)
-PER_ARM: dict[str, tuple[str, str, str, float, int]] = {
-    "first_player": ("start_adv", "the start player's advantage", "pp", 100.0, 1),
-    "score_mean": ("score", "the mean final score per seat-game", "points", 1.0, 2),
+#: per-arm figures a ``diff:`` key can name: KEY (``POLICY`` a seat's policy name, ``N`` a start
+#: position, 0 = the start player) -> (words, unit, scale, digits); each is a per-game value of
+#: the arm (``per_arm_values``), so two arms sharing seeds are paired game by game
+PER_ARM: dict[str, tuple[str, str, float, int]] = {
+    "first_player": ("the start player's advantage", "pp", 100.0, 1),
+    "score_mean": ("the mean final score per seat-game", "points", 1.0, 2),
+    "win_rate:POLICY": ("POLICY's win share minus a fair seat's", "pp", 100.0, 1),
+    "seat:N": ("the win share of start position N (1 = the start player, as the report counts) minus a fair seat's", "pp", 100.0, 1),
 }
 ALIASES = ("rating_gap:best", "win_rate:best")
 SEAT_KEYS = ("seat:worst", "seat:spread")
@@ -72,6 +76,54 @@ def split_diff(key: str) -> tuple[str, str, str] | None:
     if len(parts) != 4 or parts[0] != "diff" or not all(parts[1:]):
         return None
     return parts[1], parts[2], parts[3]
+
+
+def per_arm(what: str) -> tuple[str, str, float, int] | None:
+    """``(words, unit, scale, digits)`` of the per-arm figure ``what`` a ``diff:`` key names
+    (``PER_ARM``, its placeholder filled in), or ``None`` when a difference cannot take it."""
+    family, sep, name = what.partition(":")
+    if not sep:
+        return PER_ARM.get(what) if what in ("first_player", "score_mean") else None
+    if family == "win_rate" and name:
+        words, *rest = PER_ARM["win_rate:POLICY"]
+        return (words.replace("POLICY", f"`{name}`"), *rest)  # type: ignore[return-value]
+    if family == "seat" and name.isdigit() and int(name) >= 1:
+        words, *rest = PER_ARM["seat:N"]
+        return (words.replace("N", name), *rest)  # type: ignore[return-value]
+    return None
+
+
+def per_arm_problem(what: str) -> str:
+    """Why ``diff:A:B:what`` cannot be differenced, one line naming the KEYs it can; ``""`` when
+    it can."""
+    if per_arm(what) is not None:
+        return ""
+    return (f"{what!r} is not a per-arm figure a difference can take (allowed KEY: "
+            f"{', '.join(PER_ARM)})")
+
+
+def per_arm_values(seats: Table, arm: str, what: str, cache: dict) -> pd.Series | None:
+    """Per game of ``arm`` (indexed by ``game_id``, ascending) the figure ``what`` (``PER_ARM``)
+    as a fraction or in points; ``None`` when the records lack it. A share is the win share of
+    the seats it names minus the game's fair share (the game's total win share over its seats),
+    so a policy seated twice in a game counts once, the game as the unit."""
+    if what in ("first_player", "score_mean"):
+        column = "start_adv" if what == "first_player" else "score"
+        games = arm_games(seats, arm, cache)
+        return games[column] if column in games else None
+    family, _, name = what.partition(":")
+    col = "policy" if family == "win_rate" else (
+        "start_position" if "start_position" in seats else "seat")
+    if col not in seats or "won" not in seats:
+        return None
+    s = seats.read(("game_id", col, "won"), [arm])
+    fair = s.groupby("game_id", sort=True)["won"].sum() / s.groupby("game_id", sort=True).size()
+    # a start position is counted from 1 (the start player), as the report's seat order is
+    mine = s[s[col] == int(name) - 1] if family == "seat" else s[s[col].astype(str) == name]
+    if mine.empty:
+        return None
+    share = mine.groupby("game_id", sort=True)["won"].mean().astype(float)
+    return (share - fair.reindex(share.index)).rename(None)
 
 
 def alias(records: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any] | None:
@@ -152,24 +204,24 @@ def _seat(seats: Table, key: str) -> list[Finding]:
 
 def _diff(seats: Table, run: Mapping[str, Any], key: str, cache: dict) -> list[Finding]:
     a, b, what = split_diff(key)  # type: ignore[misc]
-    if what not in PER_ARM or a not in seats.variants() or b not in seats.variants():
+    spec = per_arm(what)
+    if spec is None or a not in seats.variants() or b not in seats.variants():
         return []
-    column, words, unit, scale, digits = PER_ARM[what]
-    ga, gb = arm_games(seats, a, cache), arm_games(seats, b, cache)
-    if column not in ga or column not in gb:
+    words, unit, scale, digits = spec
+    va, vb = (per_arm_values(seats, arm, what, cache) for arm in (a, b))
+    if va is None or vb is None:
         return []
     counts = {str(arm.get("name")): arm.get("players") for arm in run.get("arms") or []}
     paired = counts.get(a, run.get("players")) == counts.get(b, run.get("players"))
     bounds = stats.SHARE_DIFFERENCE if unit == "pp" else None
     if paired:
-        both = pd.concat([gb[column].rename("b"), ga[column].rename("a")], axis=1,
-                         join="inner").dropna()
+        both = pd.concat([vb.rename("b"), va.rename("a")], axis=1, join="inner").dropna()
         r = stats.paired_difference(both["b"].to_numpy(), both["a"].to_numpy(), bounds=bounds)
         how = f"paired over the {r.n} games both arms played on the same seeds"
         per_game = (both["a"] - both["b"]).rename(None)
     else:
-        r = stats.unpaired_difference(gb[column].dropna().to_numpy(),
-                                      ga[column].dropna().to_numpy(), bounds=bounds)
+        r = stats.unpaired_difference(vb.dropna().to_numpy(), va.dropna().to_numpy(),
+                                      bounds=bounds)
         how = ("matched by seed but unpaired: the arms seat different player counts, so their "
                "games are not the same games (Welch interval)")
         per_game = None
@@ -187,4 +239,4 @@ def _missing(x: Any) -> bool:
 
 
 __all__ = ["ALIASES", "DEFINITIONS", "PER_ARM", "SEAT_KEYS", "alias", "findings", "is_role",
-           "split_diff"]
+           "per_arm", "per_arm_problem", "per_arm_values", "split_diff"]

@@ -100,6 +100,7 @@ from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
+from analyzer.report.findings import value_unit
 from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
@@ -633,13 +634,26 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
     return best
 
 
+def unit_of(p: Plan, key: str, found: Mapping[str, Mapping] | None = None) -> str:
+    """The unit ``key``'s numbers are stored in (``findings.value_unit``: ``"fraction"`` for a
+    share or a difference of shares, else the unit shown), from its record at the setting
+    (``found``) or else the probe's."""
+    r = (found or {}).get(key) or p.probe.get(key) or {}
+    return str(r.get("value_unit") or value_unit(str(r.get("unit") or ""),
+                                                 float(r.get("scale") or 1.0)))
+
+
 def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Mapping]) -> dict:
+    """One row of ``search.parquet``: ``estimate_I``, ``lo_I``, ``hi_I`` of key I in the unit
+    ``unit_I`` (as tune's ``win_rate_unit``); ``null`` and ``gap`` in ``unit_0``'s, ``keep_J``
+    in ``keep_J_unit``."""
     row: dict[str, Any] = {"round": g, "candidate": k}
     row.update({kn.path: v for kn, v in zip(p.knobs, values)})
     for i, key in enumerate(p.keys):
         r = found.get(key) or {}
         for f in ("estimate", "lo", "hi"):
             row[f"{f}_{i}"] = float(r[f]) if not _nan(r.get(f)) else math.nan
+        row[f"unit_{i}"] = unit_of(p, key, found)
     first = found.get(p.keys[0]) or {}
     row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
     row["gap"] = gap(p, found)
@@ -648,6 +662,7 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
         for i, (key, _, _) in enumerate(p.keep):
             r = found.get(key) or {}
             row[f"keep_{i}"] = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
+            row[f"keep_{i}_unit"] = unit_of(p, key, found)
         row["kept"] = kept(p, found)
     return row
 
@@ -817,6 +832,15 @@ def _est(found: Mapping[str, Mapping[str, Any]], key: str) -> float:
     return math.nan if r is None or _nan(r.get("estimate")) else float(r["estimate"])
 
 
+def _contrast_unit(p: Plan, name: str, found: Mapping[str, Mapping]) -> str:
+    """The unit of the paired statistic ``name`` (``_contrasts``): its (first) key's."""
+    key = name.partition(":")[2]
+    if name.startswith("difference:"):
+        key = key.partition(":")[2]
+        key = next((k for k in p.keys if key.startswith(k + "-")), p.keys[0])
+    return unit_of(p, key, found)
+
+
 def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]:
     """The paired statistics of the check, each a function of the two settings' findings:
     balanced − original of each key; with ``equalize`` also, in each setting, each key minus
@@ -930,8 +954,9 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
                         scratch)
         for name, fn in contrasts:
             reps[name].append(fn(o, b))
-    paired = {name: _interval(fn(at[ORIGINAL], at[BALANCED]),
-                              jackknife(fn(at[ORIGINAL], at[BALANCED]), reps[name]))
+    paired = {name: {**_interval(fn(at[ORIGINAL], at[BALANCED]),
+                                 jackknife(fn(at[ORIGINAL], at[BALANCED]), reps[name])),
+                     "value_unit": _contrast_unit(p, name, at[BALANCED])}
               for name, fn in contrasts}
     out = {"games": n, "seed": root, "groups": GROUPS,
            "arms": {ORIGINAL: [a.name for a in so.arms], BALANCED: [a.name for a in sb.arms]},
@@ -996,7 +1021,8 @@ def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str
         est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
         out.append({"key": key, "low": lo, "high": hi, "estimate": est,
                     "lo": r.get("lo", math.nan), "hi": r.get("hi", math.nan),
-                    "unit": r.get("unit"), "scale": r.get("scale"), "digits": r.get("digits"),
+                    "unit": r.get("unit"), "value_unit": unit_of(p, key, found),
+                    "scale": r.get("scale"), "digits": r.get("digits"),
                     "signed": r.get("signed"), "kept": bool(lo <= est <= hi)})
     return out
 
@@ -1040,7 +1066,7 @@ def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
             d = paired.get(f"difference:{BALANCED}:{a}-{b}") or {}
             eq = stats.equivalence(float(d.get("diff", math.nan)), float(d.get("se", math.nan)),
                                    tol, target=0.0, df=GROUPS - 1)
-            tests.append({"what": f"{a} − {b}", **_eq(eq)})
+            tests.append({"what": f"{a} − {b}", **_eq(eq), "value_unit": unit_of(p, a, found)})
     else:
         key = p.keys[0]
         r = found.get(key) or {}
@@ -1050,8 +1076,8 @@ def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
         if r.get("log"):  # a ratio's se is on the log scale: the delta method brings it back
             se *= est
         eq = stats.equivalence(est, se, tol, target=math.nan if t is None else float(t))
-        tests.append({"what": key, **_eq(eq)})
-    return {"tolerance": tol, "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
+        tests.append({"what": key, **_eq(eq), "value_unit": unit_of(p, key, found)})
+    return {"tolerance": tol, "value_unit": unit_of(p, p.keys[0], found), "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
             "tests": tests}
 
 
@@ -1061,10 +1087,15 @@ def _eq(eq: stats.Equivalence) -> dict[str, Any]:
 
 
 def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A record for the check's numbers: its estimate, interval and no-effect value in
+    ``value_unit``, shown ×``scale`` in ``unit``."""
     if r is None:
         return None
-    return {k: r.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                  "digits", "signed", "null", "figure", "games")}
+    out = {k: r.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
+                                 "digits", "signed", "null", "figure", "games")}
+    out["value_unit"] = r.get("value_unit") or value_unit(str(r.get("unit") or ""),
+                                                          float(r.get("scale") or 1.0))
+    return out
 
 
 def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], root: int,

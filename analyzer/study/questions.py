@@ -181,9 +181,17 @@ def _diff_problem(key: str, scenario: Any) -> str:
             return f"no such variant {arm!r} (the arms: {', '.join(names)})"
     if a == b:
         return "a difference needs two different arms"
-    if what not in role_keys.PER_ARM:
-        return (f"{what!r} is not a per-arm figure a difference can take (allowed KEY: "
-                f"{', '.join(role_keys.PER_ARM)})")
+    problem = role_keys.per_arm_problem(what)
+    if problem:
+        return problem
+    family, _, name = what.partition(":")
+    for arm in (a, b):
+        sc_arm = next(x for x in scenario.arms if x.name == arm)
+        if family == "win_rate" and name not in {s.name for s in sc_arm.seats}:
+            return f"no policy {name!r} among the seats of {arm}"
+        if family == "seat" and int(name) > scenario.arm_players(sc_arm):
+            return (f"{arm} seats {scenario.arm_players(sc_arm)} players: start positions 1 "
+                    f"(the start player) to {scenario.arm_players(sc_arm)}")
     return ""
 
 
