@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -398,16 +399,26 @@ def _label(answer: Answer) -> str:
     return key if len(key) <= 34 else key[:33] + "…"
 
 
+def replay_note(run_dir: Path | None) -> str:
+    """The caption's sentence on the example-game column: the command its flags complete."""
+    command = replay_command(run_dir, 0).rsplit(" --game", 1)[0]
+    return f" Example game: replay it with `{command}` and the flags shown."
+
+
 def table(answers: Sequence[Answer], run_dir: Path | None,
           robust: Mapping[str, Any] | None) -> pd.DataFrame:
-    """One row per answer: question, answer, verdict (``verdict``), example game."""
+    """One row per answer: question, answer, verdict (``verdict``), example game (the flags of
+    ``analyzer replay RUN_DIR/scenario.toml`` that replay it: the caption gives the command once,
+    so the table stays in the first screen)."""
     rows = []
     for a in answers:
         r = a["record"]
         row = {"question": a["ask"], "answer": short_text(r),
                "verdict": verdict(r, robust, a.get("tolerance"))}
         ex = list(r.get("examples") or [])
-        row["example game"] = (f"`{replay_command(run_dir, int(ex[0]), r.get('example_variant') or BASE)}`"
+        variant = r.get("example_variant") or BASE
+        row["example game"] = (f"`--game {int(ex[0])}"
+                               + (f" --variant {shlex.quote(variant)}`" if variant != BASE else "`")
                                if ex else "–")
         rows.append(row)
     out = pd.DataFrame(rows)
@@ -658,7 +669,9 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                 "`summary.json` (`answers`)." if len(chosen) > MAX_SHOWN else "")
         part.side(table(shown, run_dir, robust), CHART,
                   f"Answers: {how}. Numbers with their 95 % intervals{verdicts}; the key "
-                  f"findings below give each one's test and method.{more}",
+                  f"findings below give each one's test and method.{more}"
+                  + (replay_note(run_dir) if any((a["record"] or {}).get("examples")
+                                                 for a in shown) else ""),
                   draw(shown, robust), chart_size(shown, robust))
     extra = also_found(records, results, [a["key"] for a in chosen])
     if extra:
