@@ -27,7 +27,7 @@ from typing import Annotated, Any
 import typer
 from typer.models import OptionInfo
 
-from analyzer import api, plan, runner, studies
+from analyzer import plan, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
@@ -299,8 +299,10 @@ def command(kind: studies.StudyKind) -> Callable:
 def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
     """``analyzer simulate``'s own run (the simulate kind's ``command``): a game stuck at the
     turn cap is one line with the command that replays it, and ``--robustness`` then checks
-    the findings (``analyzer robustness`` with its defaults)."""
+    the findings (``analyzer robustness`` with its defaults). Both run through their kinds' API
+    functions, as every study command does."""
     robustness, content, target_ci = given["robustness"], given["content"], given["target_ci"]
+    sim, check = studies.kinds()["simulate"], studies.kinds()["robustness"]
     if content is not None and not robustness:
         raise OptionError("content", "only with {robustness} (it adds conditions to the "
                                      "robustness check)", robustness=True)
@@ -313,11 +315,11 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
                                   "robustness`, which sizes the base and the conditions)",
                           robustness=True)
     if robustness and flags.plan:  # the plan of the whole check: base and conditions
-        api.robustness(scenario, content=content, **flags.api())
+        check.api(scenario, content=content, **flags.api())
     try:
         with resumable(["analyzer", "simulate", str(scenario)],
                        {"--target-ci": target_ci, **flags.hint()}):
-            res = api.simulate(scenario, target_ci=target_ci, **flags.api())
+            res = sim.api(scenario, target_ci=target_ci, **flags.api())
     except runner.GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.
@@ -327,13 +329,13 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
         raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
                             + (f" (after setting seed = {flags.seed} in the scenario)"
                                if flags.seed is not None else "")) from None
-    studies.kinds()["simulate"].tell(res, typer.echo)
+    sim.tell(res, typer.echo)
     if robustness:
         with resumable(["analyzer", "robustness", str(scenario)],
                        {**flags.hint(), "--out": str(res.out_dir), "--csv": None}):
-            res = api.robustness(scenario, say=typer.echo, content=content,
-                                 **{**flags.api(), "out": res.out_dir, "force": False})
-        studies.kinds()["robustness"].tell(res, typer.echo)
+            res = check.api(scenario, say=typer.echo, content=content,
+                            **{**flags.api(), "out": res.out_dir, "force": False})
+        check.tell(res, typer.echo)
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

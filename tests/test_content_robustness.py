@@ -120,7 +120,7 @@ def test_bad_content_options_are_refused_naming_what_is_allowed(tmp_path):
 def test_simulate_robustness_passes_content_on(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from analyzer import api
+    from analyzer import studies
 
     seen = {}
 
@@ -128,7 +128,8 @@ def test_simulate_robustness_passes_content_on(tmp_path, monkeypatch):
         seen.update(kwargs)
         return SimpleNamespace(summary={}, out_dir=tmp_path)
 
-    monkeypatch.setattr(api, "robustness", fake)
+    monkeypatch.setitem(studies.kinds(), "robustness",
+                        replace(studies.kinds()["robustness"], api=fake))  # what the CLI calls
     res = _run(["simulate", str(_small(tmp_path)), "--games", "10", "--jobs", "1", "--out",
                 str(tmp_path / "run"), "--quiet", "--robustness", "--content", "3"])
     assert res.exit_code == 0, res.output

@@ -507,11 +507,15 @@ def test_the_progress_bar_on_a_terminal_shows_seconds_a_game(monkeypatch, capsys
 
 
 def test_a_slow_run_ends_with_seconds_a_game_not_zero_games_a_second(toy_file, tmp_path, monkeypatch):
+    from dataclasses import replace
     from types import SimpleNamespace
 
     run = {"games": 20, "arms": ["base"], "chunks_resumed": 0, "games_per_second": 0.25}
-    monkeypatch.setattr(api, "simulate", lambda *a, **k: SimpleNamespace(summary={"run": run},
-                                                                         out_dir=tmp_path))
+
+    def fake(*args, **kwargs):
+        return SimpleNamespace(summary={"run": run}, out_dir=tmp_path)
+
+    monkeypatch.setitem(studies.kinds(), "simulate", replace(studies.kinds()["simulate"], api=fake))
     res = cli.invoke(app, ["simulate", str(toy_file), "--quiet"])
     assert res.exit_code == 0, res.output
     assert "20 games x 1 variant(s) (0 chunk(s) resumed), 4.0 s/game" in res.output
