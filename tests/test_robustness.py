@@ -364,6 +364,25 @@ def test_a_finding_not_significant_after_holm_in_the_base_is_unresolved_whatever
     assert "unresolved (not significant in the base after Holm)" in text and "✓" not in text
 
 
+@pytest.mark.parametrize("found", [
+    {"a": _f(0.09, 0.05, 0.13), "b": _f(0.2, 0.1, 0.3), "c": None},  # holds
+    {"a": _f(0.09, 0.05, 0.13), "b": _f(-0.1, -0.2, -0.05)},  # sensitive
+    {"a": _f(0.09, 0.05, 0.13), "b": _f(0.04, -0.05, 0.13)},  # unresolved: too wide
+    {"a": None, "b": None},  # unchecked
+])
+@pytest.mark.parametrize("holds", [True, False])  # False: not significant in the base
+def test_a_tables_verdict_read_on_every_condition_is_the_overall_verdict(found, holds):
+    """One ladder: the overall verdict read back on all its conditions (as ``content_verdicts``
+    reads a table's draws) says the same, with the same conditions and reason."""
+    base = {**_f(0.10, 0.06, 0.14), "holds": holds}
+    overall = robustness.verdict(base, found)
+    table = robustness._on_table(base, found, overall, list(found))
+    assert {k: table[k] for k in ("verdict", "reason", "absent_in", "base_significant")} == {
+        k: overall[k] for k in ("verdict", "reason", "absent_in", "base_significant")}
+    if holds:
+        assert table == overall
+
+
 def test_each_condition_is_judged_against_its_own_reference():
     """sultan:leader_wins-like: the base's leaders win 0.44 against 0.25 without an edge; a
     condition's leaders win 0.43 against its own 0.42: no effect there, and a smaller one —

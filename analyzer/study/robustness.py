@@ -605,28 +605,13 @@ def _on_table(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | N
     if overall.get("verdict") == "figure":
         return verdict(base, {n: found.get(n) for n in names})
     states = {n: (overall.get("states") or {}).get(n, "absent") for n in names}
-    moved = [n for n in names if states[n] in ("flip", "lost")]
-    wide = [n for n in names if states[n] == "wide"]
-    significant = bool(overall.get("base_significant", True))
-    reason = ""
-    if all(s in ("absent", "unmeasurable") for s in states.values()):
-        result = "unchecked"
-    elif not significant:
-        result, reason = "unresolved", overall.get("reason", "")
-    elif moved:
-        result = "sensitive"
-    elif wide:
-        result = "unresolved"
-    else:
-        result = "holds"
     tests = overall.get("tests") or {}
-    return {"verdict": result, "base_significant": significant, "states": states,
-            "sensitive_to": moved, "unresolved_in": wide,
-            "absent_in": [n for n in names if states[n] == "absent"],
-            "unmeasurable_in": {n: r for n, r in (overall.get("unmeasurable_in") or {}).items()
-                                if n in names},
-            "tests": {n: tests[n] for n in names if n in tests}, "reason": reason,
-            "reference": overall.get("reference", "base")}
+    return _ruling(states, bool(overall.get("base_significant", True)),
+                   unmeasurable={n: r for n, r in (overall.get("unmeasurable_in") or {}).items()
+                                 if n in names},
+                   tests={n: tests[n] for n in names if n in tests},
+                   reference=overall.get("reference", "base"),
+                   reason=overall.get("reason", ""), name_unjudged=True)
 
 
 def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
@@ -899,14 +884,30 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     significant = _base_significant(base)
     usable = _usable(reference, bool(base.get("log")))
     states, tests = _judge(base, found, reference=reference if usable else None)
+    return _ruling(states, significant, unmeasurable=unmeasurable, tests=tests,
+                   reference="replicate" if usable else "base",
+                   reason="not significant in the base after Holm")
+
+
+def _ruling(states: Mapping[str, str], significant: bool, *, unmeasurable: Mapping[str, str],
+            tests: Mapping[str, Any], reference: str, reason: str,
+            name_unjudged: bool = False) -> dict[str, Any]:
+    """The verdict ladder, the one place it is written (``verdict``, and a table's draws read
+    on the overall verdict in ``content_verdicts``): ``unchecked`` where no condition measures
+    the finding (``states`` all ``absent``/``unmeasurable``); ``unresolved`` with ``reason``
+    where the base is not ``significant``; ``sensitive`` where some state is ``flip`` or
+    ``lost``; ``unresolved`` where some is ``wide``; else ``holds``. With the base not
+    significant the moved and wide conditions are named only if ``name_unjudged``. Returns
+    ``verdict``'s record (``unmeasurable``, ``tests`` and ``reference`` as given)."""
     moved = [c for c, s in states.items() if s in ("flip", "lost")]
     wide = [c for c, s in states.items() if s == "wide"]
-    reason = ""
+    why = ""
     if all(s in ("absent", "unmeasurable") for s in states.values()):
         result = "unchecked"
     elif not significant:
-        result, reason = "unresolved", "not significant in the base after Holm"
-        moved, wide = [], []
+        result, why = "unresolved", reason
+        if not name_unjudged:
+            moved, wide = [], []
     elif moved:
         result = "sensitive"
     elif wide:
@@ -916,8 +917,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     return {"verdict": result, "base_significant": significant, "states": states,
             "sensitive_to": moved, "unresolved_in": wide,
             "absent_in": [c for c, s in states.items() if s == "absent"],
-            "unmeasurable_in": unmeasurable, "tests": tests, "reason": reason,
-            "reference": "replicate" if usable else "base"}
+            "unmeasurable_in": unmeasurable, "tests": tests, "reason": why,
+            "reference": reference}
 
 
 def _findings(run_dir: Path) -> list[dict[str, Any]]:
