@@ -138,11 +138,10 @@ CASES = [
      "r.toml: [[tile]] 1: unknown good 'gold'"),
 ]
 
-# Every *_file option of every game: a missing file and a malformed one.
-FILE_OPTIONS = [("rattus", '"africanus"', o) for o in ("map_file", "tokens_file", "region_cards_file")]
-FILE_OPTIONS += [("cartus", "", o) for o in ("buildings_file", "supply_icons_file", "components_file")]
-FILE_OPTIONS += [("pyramidion", "", o) for o in ("sites_file", "cards_file", "boats_file",
-                                                 "revolt_tiles_file", "distribution_file")]
+# Every *_file option of every game of the registry (its data tables, ``GameSpec.tables``), at
+# the expansions of its benchmark table: a missing file and a malformed one.
+FILE_OPTIONS = [(game, ", ".join(f'"{e}"' for e in get_game(game).bench_table().expansions), o)
+                for game in available_games() for o in get_game(game).tables]
 for game, exp, option in FILE_OPTIONS:
     CASES.append((f"{game} {option} missing", game, exp, 4, f'{option} = "gone.toml"', {},
                   f"rules.{option}:"))

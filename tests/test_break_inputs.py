@@ -16,12 +16,12 @@ from analyzer import userfiles
 from analyzer.study import knobs
 from analyzer.cli import app
 from analyzer.errors import OptionError
-from analyzer.games import get_game
+from analyzer.games import available_games, get_game
 from analyzer.scenario import load_scenario
 
 cli = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ("rattus", "cartus", "pyramidion")
+GAMES = available_games()  # every game of the registry
 PYRAMIDION = ROOT / "scenarios" / "pyramidion-baseline.toml"
 
 
