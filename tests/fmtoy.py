@@ -68,7 +68,7 @@ class TrickState:
         self.leader = self.to_move = taker
 
     def clone(self) -> TrickState:
-        other = TrickState.__new__(TrickState)
+        other = type(self).__new__(type(self))  # a subclass (tests/newgame/tricks) stays itself
         other.n, other.leader, other.to_move, other.log = self.n, self.leader, self.to_move, None
         other.hands = [list(h) for h in self.hands]
         other.tricks = list(self.tricks)
