@@ -7,7 +7,6 @@ table and its one-core targets in its ``GameSpec.benchmark``.
 
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import os
 import platform
@@ -24,10 +23,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from joblib.externals.loky import get_reusable_executor
 
-from analyzer.build import build
 from analyzer.errors import AnalyzerError
 from analyzer.files import atomic_write
-from analyzer.games import available_games, get_game
+from analyzer.games import available_games, build, get_game, is_compiled
 from analyzer.model.base import Benchmark, build_policy, game_streams, resolve_policies
 
 SEARCH_POLICY = "ismcts"  # the registry key every game gives its search player (model/ismcts.py)
@@ -146,7 +144,7 @@ def compiled_modules() -> list[str]:
     ``COMPILED_MODULES`` with mypyc unless installed with ``ANALYZER_PURE_PYTHON=1``)."""
     return sorted(name for name, mod in list(sys.modules.items())
                   if name.startswith("analyzer.") and not name.endswith("__mypyc")
-                  and isinstance(getattr(mod, "__loader__", None), importlib.machinery.ExtensionFileLoader))
+                  and is_compiled(mod))
 
 
 def machine() -> dict:

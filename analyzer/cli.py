@@ -25,9 +25,9 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from analyzer import __version__, api, build, files, studies, study_cli, userfiles
+from analyzer import __version__, api, files, studies, study_cli, userfiles
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
-from analyzer.games import available_games, get_game
+from analyzer.games import available_games, build, get_game
 
 LONG_WORD = 300  # characters without a blank that an error line shows whole
 _LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
@@ -126,7 +126,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"analyzer {__version__}, {build.build()}")
+        typer.echo(f"analyzer {__version__}, {build()}")
         raise typer.Exit()
 
 
@@ -387,7 +387,7 @@ def bench(
         typer.echo(f"{r.game:<11}{r.players:>8}{bench_mod.SEARCH_POLICY:>15}{r.decisions:>10}"
                    f"{r.iterations_per_s:>9.0f}{r.cpu_s_per_game:>22.3f}{target:>8}"
                    f"{bench_mod.search_target_check(r):>7}")
-    typer.echo(f"build: {build.build()}")
+    typer.echo(f"build: {build()}")
     mem = {}
     if memory:
         for n in (1000, 50000):

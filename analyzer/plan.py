@@ -241,7 +241,7 @@ def cache_file() -> Path:
 
 
 def _machine() -> dict[str, Any]:
-    from analyzer.build import build
+    from analyzer.games import build
 
     return {"node": platform.node(), "machine": platform.machine(),
             "python": platform.python_version(), "cores": os.cpu_count(),

@@ -193,9 +193,9 @@ MODEL_MAY_IMPORT = {"errors", "userfiles"}
 # The one place the report still looks a game up itself (issue #31 step 3: the caller should
 # hand the report its game's spec and sections): report modules importing the registry.
 REPORT_REGISTRY_PENDING = {"analyzer.report", "analyzer.report.answers"}
-# The floors the layers stand on today (12; issue #31 asks at most 12): a new longest chain of
+# The floors the layers stand on today (11; issue #31 asks at most 12): a new longest chain of
 # imports between layers fails here; lower it when a change takes floors away.
-MAX_FLOORS = 12
+MAX_FLOORS = 11
 
 
 def layer(module: str) -> str:
