@@ -262,6 +262,10 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                   "on shared seeds).",
                   lambda ax: _tornado(ax, knobs, unit, scale),
                   size=(7.5, max(2.5, 0.45 * len(knobs) + 1.2)))
+    if study.get("dropped_variants"):
+        doc.p("The scenario's own variants (" + ", ".join(
+            f"`{v}`" for v in study["dropped_variants"]) + ") are not played: sensitivity "
+              "moves the base arm (make a variant the base of its own scenario to move it).")
     if study.get("refused"):
         doc.p("Not played (the game refuses the value): " + "; ".join(
             f"`{r['path']}` → {_plain(r['value'])} ({r['why']})" for r in study["refused"])

@@ -380,8 +380,9 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
         written but the probe's temporary folder.
     """
     say = log or (lambda line: None)
-    scenario = only_base(with_overrides(validate(path_or_scenario, "sensitivity"),
-                                        games=games, seed=seed))
+    given = with_overrides(validate(path_or_scenario, "sensitivity"), games=games, seed=seed)
+    dropped = [a.name for a in given.arms[1:]]
+    scenario = only_base(given)
     if not isinstance(finding, str) or not finding.strip():
         raise OptionError("finding", "give a finding key (analyzer findings RUN_DIR lists them)")
     key = finding.strip()
@@ -414,7 +415,8 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
                  "only": only if isinstance(only, (str, type(None))) else ",".join(only),
                  "moves": [m.facts() for m in found], "refused": refused, "unused": unused,
                  "unit": rec.get("unit"), "scale": rec.get("scale"), "digits": rec.get("digits"),
-                 "sentence": rec.get("sentence"), "correction": "holm"}
+                 "sentence": rec.get("sentence"), "correction": "holm",
+                 "dropped_variants": dropped}
         return run.play(expanded, study=study)
 
 
