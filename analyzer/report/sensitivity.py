@@ -127,7 +127,7 @@ def rows(study: Mapping[str, Any], base: pd.Series,
 
     Each row: ``path, label, direction, start, value, step, arm, games, estimate, lo, hi,
     p_value, p_holm, holds, text`` (numbers in the finding's own scale; ``text`` in its shown
-    unit: ``"+1 on vp_token_value: +2.1 pp [+1.4, +2.8]"``) and ``diffs`` (per-game, not
+    unit: ``"+1 on NAME: +2.1 pp [+1.4, +2.8]"``) and ``diffs`` (per-game, not
     for ``summary.json``).
     """
     unit, scale = study.get("unit") or "", float(study.get("scale") or 1)
@@ -241,7 +241,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     at_base = (f" At the scenario's values: {base_rec.get('sentence')}." if base_rec else
                " The base arm gave the finding no value.")
     doc.p(f"Every numeric rule option and table value the scenario uses (simulator guards "
-          f"excluded) moved one step ({study.get('step_rule')}) down and up, each an arm "
+          f"left out) moved one step ({study.get('step_rule')}) down and up, each an arm "
           f"played on the base's {run.get('games')} game seeds. The effect on `{key}` is the "
           f"mean of the per-game differences from the base with its 95 % t interval (paired on "
           f"shared seeds, the game as the unit), in {unit or 'its unit'}.{at_base} "
