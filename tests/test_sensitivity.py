@@ -7,6 +7,7 @@ closed form: ``edge + 0.1 (steps − 5) − 0.1 lag + (bonus − 0.1)``."""
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -227,3 +228,31 @@ def test_summary_is_json_and_rerenders(run):
     again = json.loads((res.out_dir / "summary.json").read_text())
     assert again["results"]["sensitivity"]["rows"] == json.loads(json.dumps(
         res.summary["results"]["sensitivity"]["rows"]))
+
+
+def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
+    """The command line ends with the ``analyzer balance`` command that varies the top 3 knobs
+    (those that hold after Holm first), each over 3 steps either side where the game allows:
+    steps 5 (bounds 0..10) over 2..8, lag 0 (bounds 0..4) over 0..3; and that command runs."""
+    path = _write(tmp_path, games=200)
+    res = cli.invoke(app, ["sensitivity", str(path), "--finding", KEY, "--only",
+                           "rules.steps,rules.lag", "--out", str(tmp_path / "o"), "--jobs", "1",
+                           "--quiet"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the top"))
+    command = line.split(": ", 1)[1]
+    assert "--vary rules.steps=2..8" in command and "--vary rules.lag=0..3" in command
+    words = shlex.split(command)[2:] + ["--budget", "140", "--validation-games", "40",
+                                        "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
+    ran = cli.invoke(app, ["balance", *words])
+    assert ran.exit_code == 0, ran.output
+
+
+def test_top_knobs_prefer_those_that_hold():
+    rows = [{"path": "a", "estimate": 0.5, "holds": False},
+            {"path": "b", "estimate": -0.1, "holds": True},
+            {"path": "b", "estimate": 0.05, "holds": False},
+            {"path": "c", "estimate": 0.2, "holds": False},
+            {"path": "d", "estimate": float("nan"), "holds": False}]
+    assert [r["path"] for r in S.top_knobs(rows)] == ["b", "a", "c"]
+    assert S.top_knobs(rows)[0]["estimate"] == -0.1

@@ -126,8 +126,9 @@ def rows(study: Mapping[str, Any], base: pd.Series,
     (largest first; a row without a number last).
 
     Each row: ``path, label, direction, start, value, step, arm, games, estimate, lo, hi,
-    p_value, p_holm, holds, text`` (numbers in the finding's own scale; ``text`` in its shown
-    unit: ``"+1 on NAME: +2.1 pp [+1.4, +2.8]"``) and ``diffs`` (per-game, not
+    p_value, p_holm, holds, unchanged, text`` (numbers in the finding's own scale; ``text`` in its shown
+    unit: ``"+1 on NAME: +2.1 pp [+1.4, +2.8]"``; ``unchanged``: the per-game value is the
+    same in every game, the interval then ``no_spread``'s) and ``diffs`` (per-game, not
     for ``summary.json``).
     """
     unit, scale = study.get("unit") or "", float(study.get("scale") or 1)
@@ -136,13 +137,16 @@ def rows(study: Mapping[str, Any], base: pd.Series,
     for m in study["moves"]:
         values = arms.get(m["arm"])
         row = {k: m[k] for k in ("path", "label", "direction", "start", "value", "step", "arm")}
+        row["unchanged"] = False
         if values is None or not len(values):
             row.update(games=0, estimate=math.nan, lo=math.nan, hi=math.nan, p_value=math.nan)
         else:
             d = effect(base, values, unit)
             ids = base.index.intersection(values.index).sort_values()
+            diffs = values.loc[ids] - base.loc[ids]
             row.update(games=int(d.n), estimate=float(d.mean), lo=float(d.lo), hi=float(d.hi),
-                       p_value=float(d.p_value), diffs=(values.loc[ids] - base.loc[ids]))
+                       p_value=float(d.p_value), diffs=diffs,
+                       unchanged=bool(len(diffs) and (diffs == 0).all()))
         out.append(row)
     p = np.array([r["p_value"] for r in out], dtype=float)
     adj, sig = stats.adjust_pvalues(p, "holm") if len(p) else (p, p.astype(bool))
@@ -155,6 +159,8 @@ def rows(study: Mapping[str, Any], base: pd.Series,
             r["text"] = (f"{move}: {_signed(scale * r['estimate'], digits)} {unit} "
                          f"[{_signed(scale * r['lo'], digits)}, "
                          f"{_signed(scale * r['hi'], digits)}]").replace("  ", " ")
+            if r.get("unchanged"):
+                r["text"] += " (no game's value changed)"
     out.sort(key=lambda r: (math.isnan(r["estimate"]), -abs(r["estimate"])
                             if not math.isnan(r["estimate"]) else 0.0))
     return out

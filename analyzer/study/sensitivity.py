@@ -35,6 +35,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import math
+import shlex
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -44,7 +45,7 @@ from typing import Annotated, Any
 import typer
 
 from analyzer import runner
-from analyzer.errors import OptionError, RuleError
+from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
 from analyzer.scenario import BASE, Scenario, with_overrides
@@ -420,8 +421,59 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
         return run.play(expanded, study=study)
 
 
+TOP = 3  # knobs the suggested ``analyzer balance`` varies
+SPAN = 3  # steps each side of the scenario's value the suggested range covers
+
+
+def top_knobs(rows: Sequence[dict[str, Any]], k: int = TOP) -> list[dict[str, Any]]:
+    """The ``k`` knobs of the largest effects (by their larger direction), those that hold
+    after Holm first: one row per knob (its larger effect's)."""
+    best: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        e = r.get("estimate")
+        if e is None or (isinstance(e, float) and math.isnan(e)):
+            continue
+        old = best.get(r["path"])
+        if old is None or (r["holds"], abs(e)) > (old["holds"], abs(old["estimate"])):
+            best[r["path"]] = r
+    ranked = sorted(best.values(), key=lambda r: (not r["holds"], -abs(r["estimate"])))
+    return ranked[:k]
+
+
+def vary_range(scenario: Scenario, row: dict[str, Any], span: int = SPAN) -> str | None:
+    """``PATH=LO..HI`` for ``analyzer balance --vary``: up to ``span`` steps each side of the
+    knob's value, narrowed step by step where the game refuses an end (``None``: no range)."""
+    start, step = row["start"], row["step"]
+    for n_lo, n_hi in ((a, b) for total in range(2 * span, 0, -1) for a in range(span, -1, -1)
+                       for b in (total - a,) if 0 <= b <= span):
+        lo, hi = _number(start - n_lo * step), _number(start + n_hi * step)
+        try:
+            _knob(scenario, row["path"], lo, hi)
+        except OptionError:
+            continue
+        return f"{row['path']}={lo!r}..{hi!r}"
+    return None
+
+
+def balance_command(run: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str | None:
+    """The ``analyzer balance`` command that varies the top knobs (``top_knobs``, each over
+    ``vary_range``) to bring the finding to its no-effect value; ``None`` when the scenario
+    file cannot be read again or no knob has a range."""
+    try:
+        scenario = only_base(validate(run["scenario_file"]))
+    except (ScenarioError, KeyError, OSError, RuleError):  # the file changed or moved since
+        return None
+    varies = [v for r in top_knobs(rows) if (v := vary_range(scenario, r)) is not None]
+    if not varies:
+        return None
+    words = ["analyzer", "balance", str(run["scenario_file"]), "--finding",
+             run["study"]["finding"], *(w for v in varies for w in ("--vary", v))]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def tell(res: Any, say: Callable[[str], None]) -> None:
-    """The games played, the largest effect and where the report is."""
+    """The games played, the largest effect, the ``analyzer balance`` command that varies the
+    top knobs, and where the report is."""
     run = res.summary.get("run", {})
     study = run.get("study") or {}
     say(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s): "
@@ -429,6 +481,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
     rows = ((res.summary.get("results") or {}).get("sensitivity") or {}).get("rows") or []
     if rows:
         say(f"largest: {rows[0]['text']}")
+        command = balance_command(run, rows)
+        if command:
+            say(f"to balance on the top {TOP} knobs: {command}")
 
 
 Finding = Annotated[str, typer.Option(
