@@ -246,6 +246,17 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
                                         "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
     ran = cli.invoke(app, ["balance", *words])
     assert ran.exit_code == 0, ran.output
+    # balance --vary top:K@RUN_DIR starts from the same knobs and ranges
+    top = cli.invoke(app, ["balance", str(path), "--finding", KEY, "--vary",
+                           f"top:2@{tmp_path / 'o'}", "--budget", "140", "--validation-games",
+                           "40", "--out", str(tmp_path / "t"), "--jobs", "1", "--quiet"])
+    assert top.exit_code == 0, top.output
+    knobs = json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["study"]["knobs"]
+    assert {(k["path"], k["low"], k["high"]) for k in knobs} == {("rules.steps", 2, 8),
+                                                                  ("rules.lag", 0, 3)}
+    base = ["balance", str(path), "--finding", KEY, "--out", str(tmp_path / "x"), "--quiet"]
+    _one_line([*base, "--vary", "top:x"], "give top:K")
+    _one_line([*base, "--vary", f"top:2@{tmp_path / 'none'}"], "no finished sensitivity run")
 
 
 def test_top_knobs_prefer_those_that_hold():

@@ -44,7 +44,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import runner
+from analyzer import runner, userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
@@ -469,6 +469,48 @@ def balance_command(run: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str 
     words = ["analyzer", "balance", str(run["scenario_file"]), "--finding",
              run["study"]["finding"], *(w for v in varies for w in ("--vary", v))]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def top_vary(scenario: Scenario, text: str) -> list[str] | None:
+    """``analyzer balance --vary top:K[@RUN_DIR]``: the ``PATH=LO..HI`` of the top ``K`` knobs
+    of a finished sensitivity run (``top_knobs``, each over ``vary_range``); ``RUN_DIR``
+    defaults to ``reports/<scenario name>-sensitivity``. ``None`` for any other text (a plain
+    ``PATH=LO..HI``).
+
+    Raises
+    ------
+    OptionError
+        (``vary``) K not a whole number of at least 1; no finished sensitivity run of the
+        scenario's game there; no knob of it with a range.
+    """
+    head, _, rest = text.strip().partition(":")
+    if head != "top" or not rest:
+        return None
+    count, _, where = rest.partition("@")
+    if not count.strip().isdigit() or int(count) < 1:
+        raise OptionError("vary", f"{text!r}: give top:K with K a whole number of at least 1 "
+                                  "(top:3, top:3@RUN_DIR)")
+    folder = Path(where.strip()) if where.strip() else Path("reports") / (
+        KIND.default_out.format(name=scenario.name))
+    try:
+        summary = userfiles.read_json(userfiles.looked_up(folder / "summary.json"))
+    except userfiles.UnreadableFile as err:
+        raise OptionError("vary", f"{text}: no finished sensitivity run in {folder} ({err.reason}"
+                                  "; run analyzer sensitivity first, or give top:K@RUN_DIR)"
+                          ) from None
+    run = summary.get("run") if isinstance(summary, dict) else None
+    rows = (((summary.get("results") or {}).get("sensitivity") or {}).get("rows")
+            if isinstance(summary, dict) else None)
+    if not isinstance(run, dict) or (run.get("study") or {}).get("kind") != "sensitivity" \
+            or not rows:
+        raise OptionError("vary", f"{text}: {folder} is not a finished sensitivity run")
+    if run.get("game") != scenario.game:
+        raise OptionError("vary", f"{text}: {folder} is a sensitivity run of {run.get('game')}, "
+                                  f"not of {scenario.game}")
+    varies = [v for r in top_knobs(rows, int(count)) if (v := vary_range(scenario, r))]
+    if not varies:
+        raise OptionError("vary", f"{text}: no knob of {folder} has a range to vary")
+    return varies
 
 
 def tell(res: Any, say: Callable[[str], None]) -> None:
