@@ -356,7 +356,8 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
         Its base arm is moved (the scenario's own variants are not played).
     finding : str
         The finding key (``analyzer findings RUN_DIR``) whose change is measured; it must have
-        per-game values (a mean over games: ``first_player:base``, ``score:VARIANT`` …).
+        per-game values (a mean over games: ``first_player:base``, ``win_rate:POLICY``, some
+        of a game's own).
     step : str or float, optional
         The step of every knob (default: 1 for an integer, 10 % of the value for a float).
     only : str, optional
@@ -552,5 +553,5 @@ KIND = StudyKind(
 
       analyzer sensitivity scenarios/cartus-buildings-sensitivity.toml --finding first_player:base --games 200
 
-      analyzer sensitivity study.toml --finding score:base --only 'rules.*' --step 2
+      analyzer sensitivity study.toml --finding win_rate:greedy --only 'rules.*' --step 2
     """)
