@@ -267,3 +267,23 @@ def test_top_knobs_prefer_those_that_hold():
             {"path": "d", "estimate": float("nan"), "holds": False}]
     assert [r["path"] for r in S.top_knobs(rows)] == ["b", "a", "c"]
     assert S.top_knobs(rows)[0]["estimate"] == -0.1
+
+
+def test_ctrl_c_keeps_the_finished_chunks_and_resume_plays_the_rest(tmp_path, monkeypatch):
+    """A stop during play keeps every finished chunk; ``resume`` plays only the rest (the probe
+    again, then the chunks not saved) and gives the same rows as a run never stopped."""
+    from analyzer import runner
+
+    path = _write(tmp_path, games=40)
+    opts = {"finding": KEY, "only": "rules.steps", "jobs": 1, "backend": "sequential",
+            "chunk_size": 10}
+    full = api.sensitivity(path, out=tmp_path / "full", **opts)
+    cut = tmp_path / "cut"
+    # the probe plays 40 games; then chunks of 10 games x 3 arms: stop in the third chunk
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [40 + 2 * 30 + 5])
+    with pytest.raises(runner.RunInterrupted, match="2 of 4 chunks saved"):
+        api.sensitivity(path, out=cut, **opts)
+    monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [10 ** 6])
+    res = api.sensitivity(path, out=cut, resume=True, **opts)
+    assert 10 ** 6 - balancetoy.INTERRUPT_AFTER[0] == 40 + 2 * 30  # the probe, 2 chunks
+    assert _rows(res) == _rows(full)
