@@ -1,7 +1,8 @@
 """The Python API; the CLI is a thin shell over it, so a notebook can do what a shell does.
 
 Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
-``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness`` and ``balance`` — and so do
+``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness``, ``balance`` and
+``sensitivity`` — and so do
 ``validate`` (``validate_pool`` and ``is_pool`` for tournament pools), ``replay``,
 ``replay_scenario``, ``render_report``, ``findings``, ``plan_keys`` and ``catalogue``. Each checks its
 arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
@@ -31,6 +32,7 @@ from analyzer.report import finding_keys
 from analyzer.study.robustness import robustness
 from analyzer.scenario import BASE, Scenario
 from analyzer.study.run import Results, simulate, validate
+from analyzer.study.sensitivity import sensitivity
 from analyzer.study.sweep import sweep
 from analyzer.study.tournament import is_pool, tournament, validate_pool
 from analyzer.study.tune import tune
@@ -49,6 +51,7 @@ __all__ = [
     "replay",
     "replay_scenario",
     "robustness",
+    "sensitivity",
     "simulate",
     "sweep",
     "tournament",

@@ -105,6 +105,7 @@ from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study.run import Results, StudyRun, prepare, validate
+from analyzer.study.sensitivity import top_vary
 from analyzer.study.search import (SEARCH_STREAM, SIGMA0, cma_es, cma_version, derived_seed,
                                    identity_seed)
 
@@ -381,6 +382,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
     _check_tolerance(tolerance)
+    vary = [v for text in vary for v in (top_vary(scenario, text) or [text])]  # top:K
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
@@ -1449,7 +1451,8 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
 Vary = Annotated[Sequence[str] | str, typer.Option(
     "--vary", help="PATH=LO..HI with PATH rules.NAME (a numeric rule option, within its bounds) "
                    "or tables.TABLE.ENTRY.FIELD (a number of a content table); repeat to search "
-                   "several jointly.")]
+                   "several jointly; top:K[@RUN_DIR]: the top K knobs of an analyzer "
+                   "sensitivity run (default reports/NAME-sensitivity), 3 steps either side.")]
 Finding = Annotated[str | None, typer.Option(
     help="The key finding or measured figure to bring to --target (analyzer findings RUN_DIR "
          "lists a run's keys).")]
