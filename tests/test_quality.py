@@ -4,16 +4,17 @@ on and off, resume, and the three games."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
 
+import flowtoy
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-import flowtoy
 from analyzer import api, runner
 from analyzer.errors import ScenarioError
 from analyzer.games import get_game, register_game
@@ -143,14 +144,14 @@ def _recompute(rounds: pd.DataFrame, arm: str, margin: float) -> dict[str, float
         won = est[last]
         winners = [s for s, x in enumerate(won) if x == max(won) and x > 0]
 
-        def sole(xs):
+        def sole(xs: list[float]) -> int | None:
             top = [s for s, x in enumerate(xs) if x == max(xs)]
             return top[0] if len(top) == 1 else None
 
-        def changes(table):
+        def changes(table: dict, rs: list = rs) -> int:
             lead = [sole(table[r]) for r in rs]
             lead = [x for x in lead if x is not None]
-            return sum(1 for a, b in zip(lead, lead[1:]) if a != b)
+            return sum(1 for a, b in itertools.pairwise(lead) if a != b)
 
         sums.setdefault("rounds", []).append(len(rs))
         sums.setdefault("lead_changes", []).append(changes(score))

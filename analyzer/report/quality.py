@@ -56,19 +56,19 @@ FAMILY = "quality"
 #: metric -> (what it is in words, unit, scale, digits, 0/1 per game, possible range)
 METRICS: dict[str, tuple[str, str, float, int, bool, tuple[float, float] | None]] = {
     "rounds": ("game length: rounds per game", "rounds", 1.0, 2, False, None),
-    "close_finish": ("share of the games with a winner whose winner finished at most the game's "
-                     "close margin ahead of the next seat", "%", 100.0, 1, True, (0.0, 1.0)),
+    "close_finish": (("share of the games with a winner whose winner finished at most the game's "
+                     "close margin ahead of the next seat"), "%", 100.0, 1, True, (0.0, 1.0)),
     "tie_break": ("share of the games with a winner decided by a tie-break (equal final scores)",
                   "%", 100.0, 1, True, (0.0, 1.0)),
     "lead_changes": ("changes of the score leader per game", "per game", 1.0, 2, False, None),
     "lead_changes_estimate": ("changes of the leader by position estimate per game",
                               "per game", 1.0, 2, False, None),
-    "decided_at": ("share of the game, in rounds, elapsed when the eventual winner takes the "
-                   "lead by estimate for good (1 = at the end)", "%", 100.0, 1, False, (0.0, 1.0)),
-    "comeback": ("share of the games won by a seat not leading on score at two thirds of the "
-                 "game", "%", 100.0, 1, True, (0.0, 1.0)),
-    "drama": ("mean gap between the leader's estimated win share and the eventual winner's, "
-              "over the rounds where the winner was behind", "pp", 100.0, 1, False, (0.0, 1.0)),
+    "decided_at": (("share of the game, in rounds, elapsed when the eventual winner takes the "
+                   "lead by estimate to the end (1 = at the end)"), "%", 100.0, 1, False, (0.0, 1.0)),
+    "comeback": (("share of the games won by a seat not leading on score at two thirds of the "
+                 "game"), "%", 100.0, 1, True, (0.0, 1.0)),
+    "drama": (("mean gap between the leader's estimated win share and the eventual winner's, "
+              "over the rounds where the winner was behind"), "pp", 100.0, 1, False, (0.0, 1.0)),
     "eliminated": ("share of the seats out of the game (eliminated) at its end", "%", 100.0, 1,
                    False, (0.0, 1.0)),
     "rounds_out": ("rounds a seat sat out before the end, mean over seats", "rounds", 1.0, 2,
@@ -276,8 +276,7 @@ def section(doc: Doc, found: Sequence[Finding]) -> None:
     doc.h("Game flow")
     doc.p("Recorded after every round (`rounds.parquet`, `--rounds`): game length, close "
           "finishes, lead changes, when the game is decided, comebacks and drama, each with "
-          "its 95 % interval over games (docs/guide.md, \"Is the game still good after my "
-          "fix?\"). Changes against the first arm are key findings (`quality:METRIC:ARM:change`).")
+          "its 95 % interval over games (docs/guide.md, the game-quality section). Changes against the first arm are key findings (`quality:METRIC:ARM:change`).")
     parts = [f.key.split(":", 2)[1:] for f in figures]  # (metric, arm)
     arms = list(dict.fromkeys(arm for _, arm in parts))
     rows: dict[str, dict[str, str]] = {}
