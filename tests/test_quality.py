@@ -195,6 +195,12 @@ def test_findings_recomputed_from_rounds_parquet(tmp_path, write_scenario):
         -_recompute(rounds, "base", 1.0)["lead_changes"])
     summary = json.loads((res.out_dir / "summary.json").read_text())
     assert "Game flow" in (res.out_dir / "report.md").read_text()
+    assert (res.out_dir / "charts" / "game_flow.png").exists()
+    assert (res.out_dir / "charts" / "game_length.png").exists()
+    flow = quality.by_round(rounds, "steady")  # seat 0 wins every steady race, 2 points a round
+    winner = flow[flow["who"] == "winner"].set_index("round")
+    assert list(winner["score"]) == [2.0 * t for t in range(1, R + 1)]
+    assert winner.loc[R, "estimate"] == 1.0
     assert summary["results"]["findings"]["findings"]
 
 

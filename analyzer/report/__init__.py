@@ -277,8 +277,7 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     if acted is not None:
         results["guesses"] = acted
     robust = robustness.load(run_dir, run)
-    flow = quality.run_findings(run_dir, run, spec.flow if spec is not None else None)
-    quality.section(doc, flow)
+    flow = quality.report(doc, run_dir, run, spec.flow if spec is not None else None)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top, robust=robust,
                                            extra=role_keys.findings(run, seats) + flow)

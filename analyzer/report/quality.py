@@ -258,18 +258,77 @@ def _players(run: Mapping[str, Any]) -> dict[str, int]:
 def run_findings(run_dir: Path | None, run: Mapping[str, Any], flow: Any) -> list[Finding]:
     """The ``quality:`` findings of the run in ``run_dir``: none without ``rounds.parquet`` or
     without the game's ``flow`` (``GameSpec.flow``: close margin, elimination, round)."""
+    return report(None, run_dir, run, flow)
+
+
+def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
+           flow: Any) -> list[Finding]:
+    """The ``quality:`` findings of the run in ``run_dir`` (``findings``) and, into ``doc``
+    when given, its "Game flow" section (``section``); nothing without ``rounds.parquet`` or
+    the game's ``flow``."""
     rounds = read(run_dir)
     if rounds is None or flow is None or rounds.empty:
         return []
     games = per_game(rounds, float(flow.close_margin))
     arms = [str(a.get("name")) for a in run.get("arms") or []] or [BASE]
-    return findings(games, arms, _players(run), bool(flow.eliminates),
-                    getattr(flow, "round_name", "round"))
+    found = findings(games, arms, _players(run), bool(flow.eliminates),
+                     getattr(flow, "round_name", "round"))
+    if doc is not None:
+        section(doc, found, rounds, games)
+    return found
 
 
-def section(doc: Doc, found: Sequence[Finding]) -> None:
+def by_round(rounds: pd.DataFrame, arm: str) -> pd.DataFrame:
+    """Mean score and estimate by round of ``arm``'s sole winners and of the other seats
+    (games without a sole winner left out): columns ``round``, ``who`` (``"winner"`` or
+    ``"others"``), ``score``, ``estimate``, ``games``."""
+    r = rounds[rounds["variant"] == arm]
+    last = r.groupby("game_id")["round"].transform("max")
+    final = r[r["round"] == last]
+    top = final.groupby("game_id")["estimate"].transform("max")
+    lead = final[(final["estimate"] == top) & (top > 0)]
+    sole = lead.groupby("game_id")["seat"].agg(["first", "size"])
+    winner = sole.loc[sole["size"] == 1, "first"]
+    r = r[r["game_id"].isin(winner.index)]
+    who = np.where(r["seat"].to_numpy() == winner.reindex(r["game_id"]).to_numpy(),
+                   "winner", "others")
+    out = (r.assign(who=who).groupby(["round", "who"])
+           .agg(score=("score", "mean"), estimate=("estimate", "mean"),
+                games=("game_id", "nunique")).reset_index())
+    return out
+
+
+def _draw_flow(ax: Any, flow: pd.DataFrame) -> None:
+    twin = ax.twinx()
+    for who, style in (("winner", "-"), ("others", "--")):
+        part = flow[flow["who"] == who]
+        ax.plot(part["round"], part["score"], style, color="tab:blue", label=f"score, {who}")
+        twin.plot(part["round"], 100 * part["estimate"], style, color="tab:orange",
+                  label=f"estimate, {who}")
+    ax.set_xlabel("round (the last is the end)")
+    ax.set_ylabel("mean score (points)")
+    twin.set_ylabel("mean estimated win share (%)")
+    lines = ax.get_lines() + twin.get_lines()
+    ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="upper left")
+
+
+def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
+    lengths = games["rounds"]
+    lo, hi = int(lengths.min()), int(lengths.max())
+    bins = np.arange(lo - 0.5, hi + 1.5, 1.0)
+    for arm in arms:
+        ax.hist(lengths.loc[arm], bins=bins, histtype="step", label=arm)
+    ax.set_xlabel("rounds per game")
+    ax.set_ylabel("games")
+    ax.legend(fontsize=8)
+
+
+def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = None,
+            games: pd.DataFrame | None = None) -> None:
     """The "Game flow" section: every ``quality:`` figure, one row per metric and one column
-    per arm, then the changes against the first arm."""
+    per arm; with the checkpoints (``rounds``) and ``per_game``'s table, a chart of the mean
+    score and estimate by round of the winners and the others (first arm) and a histogram
+    of game length per arm."""
     figures = [f for f in found if f.key.startswith(FAMILY + ":") and f.null is None]
     if not figures:
         return
@@ -284,7 +343,17 @@ def section(doc: Doc, found: Sequence[Finding]) -> None:
         rows.setdefault(metric, {"metric": metric})[arm] = f.value_text()
     rows = list(rows.values())
     doc.table(pd.DataFrame(rows, columns=["metric", *arms]))
+    if rounds is None or games is None:
+        return
+    flow = by_round(rounds, arms[0])
+    if not flow.empty:
+        doc.chart("game_flow.png", f"Mean score (blue) and estimated win share (orange) by "
+                  f"round in `{arms[0]}`: the eventual winner (solid) and the other seats "
+                  "(dashed); games with a shared win or none left out.",
+                  lambda ax: _draw_flow(ax, flow))
+    doc.chart("game_length.png", "Game length: games by number of rounds, per arm.",
+              lambda ax: _draw_lengths(ax, games, arms))
 
 
-__all__ = ["FAMILY", "METRICS", "findings", "game_values", "key", "metrics", "per_game", "read",
-           "run_findings", "section"]
+__all__ = ["FAMILY", "METRICS", "by_round", "findings", "game_values", "key", "metrics",
+           "per_game", "read", "report", "run_findings", "section"]
