@@ -209,7 +209,7 @@ def _arm_change(base: pd.Series, other: pd.Series, metric: str, ref: str, arm: s
         d = stats.unpaired_difference(base.dropna(), other.dropna(), bounds=bounds)
         per_game = None
         how = "unpaired (other player count): Welch"
-    return Finding(f"`{arm}` changes the {words} by {{value}} against `{ref}` ({how})", d.mean,
+    return Finding(f"`{arm}` minus `{ref}` in the {words}: {{value}} ({how})", d.mean,
                    d.lo, d.hi, "pp" if unit == "%" else unit, scale, digits, True, 0.0,
                    p_value=None if math.isnan(d.p_value) else d.p_value, games=d.n,
                    key=key(metric, arm, change=True), example_variant=arm,
