@@ -228,3 +228,16 @@ def test_every_game_makes_the_quality_findings(tmp_path, write_scenario, name, p
         assert quality.key(metric, "base") in keys
     assert keys["quality:rounds:base"]["estimate"] >= 2
     assert ("quality:eliminated:base" in keys) == (name == "cartus")
+
+
+def test_rounds_independent_of_jobs_and_chunks(tmp_path):
+    spec = get_game("rattus")
+    arm = runner.ArmPlan("base", 4, (), "{}", tuple((f"p{s}", "greedy", "{}") for s in range(4)))
+    one = runner.run(spec, [arm], 5, 6, tmp_path / "one", backend="sequential", chunk_size=6,
+                     rounds=True)
+    two = runner.run(spec, [arm], 5, 6, tmp_path / "two", jobs=2, chunk_size=2, rounds=True)
+    runner.aggregate(one.parts("rounds"), tmp_path / "one.parquet")
+    runner.aggregate(two.parts("rounds"), tmp_path / "two.parquet")
+    assert pq.read_table(tmp_path / "one.parquet").equals(pq.read_table(tmp_path / "two.parquet"))
+    assert one.parts("rounds") and not runner.run(spec, [arm], 5, 2, tmp_path / "off",
+                                                  backend="sequential").parts("rounds")
