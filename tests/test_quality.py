@@ -241,3 +241,19 @@ def test_rounds_independent_of_jobs_and_chunks(tmp_path):
     assert pq.read_table(tmp_path / "one.parquet").equals(pq.read_table(tmp_path / "two.parquet"))
     assert one.parts("rounds") and not runner.run(spec, [arm], 5, 2, tmp_path / "off",
                                                   backend="sequential").parts("rounds")
+
+
+def test_sweep_and_compare_make_the_quality_findings(tmp_path, write_scenario):
+    path = write_scenario(_scenario("coin", games=20))
+    res = api.sweep(path, "rules.rounds=3,9", out=tmp_path / "sweep", jobs=1, rounds=True)
+    keys = {r["key"]: r for r in finding_keys.read(res.out_dir)}
+    arms = [a["name"] for a in res.summary["run"]["arms"]]
+    assert quality.key("rounds", arms[0]) in keys
+    longer = [a for a in arms[1:] if keys[quality.key("rounds", a)]["estimate"] == 9]
+    assert longer and keys[quality.key("rounds", longer[0], change=True)]["estimate"] == 9 - \
+        keys[quality.key("rounds", arms[0])]["estimate"]
+    other = write_scenario(_scenario("steady", games=20).replace("race-steady", "race-b"),
+                           "b.toml")
+    res = api.compare([path, other], out=tmp_path / "cmp", jobs=1, rounds=True)
+    keys = {r["key"] for r in finding_keys.read(res.out_dir)}
+    assert any(k.startswith("quality:lead_changes:") and k.endswith(":change") for k in keys)
