@@ -325,8 +325,8 @@ def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
 
 def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = None,
             games: pd.DataFrame | None = None) -> None:
-    """The "Game flow" section: every ``quality:`` figure, one row per metric and one column
-    per arm; with the checkpoints (``rounds``) and ``per_game``'s table, a chart of the mean
+    """The "Game flow" section: every ``quality:`` figure, one row per arm and one column per
+    metric; with the checkpoints (``rounds``) and ``per_game``'s table, a chart of the mean
     score and estimate by round of the winners and the others (first arm) and a histogram
     of game length per arm."""
     figures = [f for f in found if f.key.startswith(FAMILY + ":") and f.null is None]
@@ -338,11 +338,11 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
           "its 95 % interval over games (docs/guide.md, the game-quality section). Changes against the first arm are key findings (`quality:METRIC:ARM:change`).")
     parts = [f.key.split(":", 2)[1:] for f in figures]  # (metric, arm)
     arms = list(dict.fromkeys(arm for _, arm in parts))
-    rows: dict[str, dict[str, str]] = {}
+    names = list(dict.fromkeys(metric for metric, _ in parts))
+    rows: dict[str, dict[str, str]] = {a: {"arm": a} for a in arms}
     for (metric, arm), f in zip(parts, figures):
-        rows.setdefault(metric, {"metric": metric})[arm] = f.value_text()
-    rows = list(rows.values())
-    doc.table(pd.DataFrame(rows, columns=["metric", *arms]))
+        rows[arm][metric] = f.value_text()
+    doc.table(pd.DataFrame(list(rows.values()), columns=["arm", *names]))
     if rounds is None or games is None:
         return
     flow = by_round(rounds, arms[0])
