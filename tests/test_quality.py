@@ -228,6 +228,9 @@ def test_every_game_makes_the_quality_findings(tmp_path, write_scenario, name, p
         assert quality.key(metric, "base") in keys
     assert keys["quality:rounds:base"]["estimate"] >= 2
     assert ("quality:eliminated:base" in keys) == (name == "cartus")
+    if name == "cartus":  # the seats out are the seats the plague killed (seats.parquet)
+        died = pd.read_parquet(res.out_dir / "seats.parquet")["died"].mean()
+        assert keys["quality:eliminated:base"]["estimate"] == pytest.approx(died)
 
 
 def test_rounds_independent_of_jobs_and_chunks(tmp_path):
