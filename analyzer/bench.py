@@ -8,6 +8,7 @@ table and its one-core targets in its ``GameSpec.benchmark``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import resource
@@ -197,6 +198,57 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
 
 
 @dataclass
+class RoundsCostRow:
+    """The cost of the checkpoints after every round (``--rounds``, ``model.flow``) for one game
+    and policy at its standard table, on one core: games/s without and with them."""
+
+    game: str
+    players: int
+    policy: str
+    games_per_s_off: float
+    games_per_s_on: float
+    cost: float  # 1 − on / off: the share of games/s the checkpoints take
+
+
+def rounds_cost(game: str, players: int, expansions: tuple[str, ...], policy: str,
+                games: int = 200, repeats: int = 3) -> tuple[float, float]:
+    """Games/s on one core without and with the checkpoints (``runner.play_chunk`` with
+    ``rounds``), on the same games, each the best of ``repeats`` timed runs taken in turn
+    (CPU time of this process, after a warm-up of both)."""
+    from analyzer import runner
+
+    spec = get_game(game)
+    arm = runner.ArmPlan("base", players, expansions, "{}",
+                         tuple((f"p{s}", policy, "{}") for s in range(players)))
+    warm = max(2, games // 10)
+    runner.play_chunk(spec, [arm], 1, 0, warm)
+    runner.play_chunk(spec, [arm], 1, 0, warm, rounds=True)
+    best = {False: math.inf, True: math.inf}
+    for _ in range(repeats):
+        for on in (False, True):
+            t0 = time.process_time()
+            runner.play_chunk(spec, [arm], 1, 0, games, rounds=on)
+            best[on] = min(best[on], time.process_time() - t0)
+    return games / best[False], games / best[True]
+
+
+def bench_rounds(games: int = 200, repeats: int = 3, policies: tuple[str, ...] = ("greedy",),
+                 only: tuple[str, ...] = ()) -> list[RoundsCostRow]:
+    """``rounds_cost`` of every game with checkpoints (``GameSpec.flow``) at its standard
+    table."""
+    rows = []
+    for game, table in standard_tables():
+        if (only and game not in only) or get_game(game).flow is None:
+            continue
+        for policy in policies:
+            off, on = rounds_cost(game, table.players, tuple(table.expansions), policy, games,
+                                  repeats)
+            rows.append(RoundsCostRow(game, table.players, policy, round(off, 1), round(on, 1),
+                                      round(1 - on / off, 3)))
+    return rows
+
+
+@dataclass
 class SearchBenchRow:
     """One line of the search-player table: the game's ``ismcts`` at its default parameters,
     on one core, at the game's standard table."""
@@ -294,11 +346,13 @@ def bench_search(decisions: int = 30, games: int = 8, only: tuple[str, ...] = ()
 
 
 def write_json(rows: list[BenchRow], path: Path, memory: dict | None = None, settings: dict | None = None,
-               search_rows: list[SearchBenchRow] | None = None) -> None:
+               search_rows: list[SearchBenchRow] | None = None,
+               rounds_rows: list[RoundsCostRow] | None = None) -> None:
     """Write ``bench.json``: the machine, the settings (games per run, repeats), every row, the
-    search-player rows, and the run-memory figures (MiB, default study, by games per variant)
-    if measured."""
+    search-player rows, the cost of the checkpoints (``--rounds``) if measured, and the
+    run-memory figures (MiB, default study, by games per variant) if measured."""
     payload = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"), "settings": settings or {},
                "rows": [asdict(r) for r in rows], "search_rows": [asdict(r) for r in search_rows or ()],
+               "rounds_rows": [asdict(r) for r in rounds_rows or ()],
                "run_memory_mib": memory or {}}
     atomic_write(path, json.dumps(payload, indent=2))

@@ -353,6 +353,10 @@ def bench(
         "--skip-search", help="Leave out the search-player table (ismcts at default parameters: "
         "iterations per CPU second over 30 decisions of a seeded greedy game, and CPU seconds per "
         "game of one ismcts seat against greedy over 8 games; about half a minute).")] = False,
+    rounds: Annotated[bool, typer.Option(
+        "--rounds", help="Also time the checkpoints after every round (simulate --rounds): "
+        "greedy games/s on one core without and with them, on the same games (best of 3 runs "
+        "of 200 games).")] = False,
     out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench.json"),
 ) -> None:
     """Measure games/s and memory (help text: ``_bench_help``, from each game's benchmark)."""
@@ -387,6 +391,13 @@ def bench(
         typer.echo(f"{r.game:<11}{r.players:>8}{bench_mod.SEARCH_POLICY:>15}{r.decisions:>10}"
                    f"{r.iterations_per_s:>9.0f}{r.cpu_s_per_game:>22.3f}{target:>8}"
                    f"{bench_mod.search_target_check(r):>7}")
+    rounds_rows = bench_mod.bench_rounds(only=tuple(game or ())) if rounds else []
+    if rounds_rows:
+        typer.echo(f"\n{'game':<11}{'players':>8}{'policy':>9}{'g/s off':>10}{'g/s --rounds':>14}"
+                   f"{'cost':>8}")
+    for r in rounds_rows:
+        typer.echo(f"{r.game:<11}{r.players:>8}{r.policy:>9}{r.games_per_s_off:>10.1f}"
+                   f"{r.games_per_s_on:>14.1f}{r.cost:>8.1%}")
     typer.echo(f"build: {build()}")
     mem = {}
     if memory:
@@ -396,7 +407,7 @@ def bench(
         grow = mem["50000"] - mem["1000"]
         typer.echo(f"50,000 vs 1,000 games: {grow:+.1f} MiB ({grow / mem['1000']:+.1%})")
     bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats},
-                         search_rows)
+                         search_rows, rounds_rows)
     typer.echo(f"wrote {out}")
 
 

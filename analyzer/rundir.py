@@ -128,8 +128,9 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
     rest_old = {k: v for k, v in old.items() if k != "chunk_size" and k not in IDENTITY}
     rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
     if rest_old != rest_new:
-        diff = ", ".join(k for k in rest_new if rest_old.get(k) != rest_new[k])
-        stored = ", ".join(f"{k} {rest_old.get(k)}" for k in rest_new)
+        keys = {**rest_new, **rest_old}  # a key of either run (``rounds`` only when recorded)
+        diff = ", ".join(k for k in keys if rest_old.get(k) != rest_new.get(k))
+        stored = ", ".join(f"{k} {rest_old.get(k)}" for k in keys)
         raise OptionError(
             "resume", f"{chunk_dir.parent} holds a run of a different {diff} (stored: "
             f"{stored}); use another {{out}} or drop {{resume}} to start over",

@@ -39,6 +39,7 @@ from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
 )
 from analyzer.files import atomic_path
 from analyzer.model.base import GameSpec, build_policy
+from analyzer.model.flow import ROUND_COLUMNS, Checkpoints
 from analyzer.rundir import prepare_chunks
 
 BACKENDS = ("loky", "sequential", "dask")
@@ -176,27 +177,39 @@ def arm_setup(spec: GameSpec, arm: ArmPlan) -> tuple[Any, list, list[str]]:
 
 
 def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-               rotate: bool = True) -> tuple[int, int, pa.Table, pa.Table]:
+               rotate: bool = True, rounds: bool = False) -> tuple:
     """Play games ``first..stop-1`` under every arm; a pure function of its arguments.
+
+    ``rounds`` (a game with ``spec.flow``): also record a checkpoint after every round
+    (``model.flow``); the games and their records are the same either way.
 
     Returns
     -------
-    (int, int, pyarrow.Table, pyarrow.Table)
+    (int, int, pyarrow.Table, pyarrow.Table) or, with ``rounds``, and a fifth pyarrow.Table
         ``first``, ``stop``, the game records (one row per game and arm: ``game_id, seed,
         variant`` + ``spec.game_columns``) and the seat records (``game_id, variant`` +
-        ``spec.seat_columns``), each in id order, arms in scenario order.
+        ``spec.seat_columns``), each in id order, arms in scenario order; with ``rounds`` the
+        checkpoints (``flow.ROUND_COLUMNS``: one row per game, arm, round and seat; no row for
+        a game without ``flow``).
     """
     gcols = {**ID_GAME_COLUMNS, **spec.game_columns}
     scols = {**ID_SEAT_COLUMNS, **spec.seat_columns}
     grows: dict[str, list] = {c: [] for c in gcols}
     srows: dict[str, list] = {c: [] for c in scols}
     setups = [arm_setup(spec, arm) for arm in arms]
+    record = rounds and spec.flow is not None
+    rrows: dict[str, list] = {c: [] for c in ROUND_COLUMNS}
     for i in range(first, stop):
         for arm, (config, policies, names) in zip(arms, setups):
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
+            marks = Checkpoints(spec.flow) if record else None
             try:
-                game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+                if marks is None:
+                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+                else:
+                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
+                                                 checkpoints=marks)
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None
@@ -210,16 +223,34 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
                        "policy": names[(rec["seat"] + r) % len(names)]}
                 for c in scols:
                     srows[c].append(rec[c])
-    return first, stop, _table(grows, gcols), _table(srows, scols)
+            if marks is not None:
+                _add_rounds(rrows, marks, i, arm.name)
+    out = (first, stop, _table(grows, gcols), _table(srows, scols))
+    return (*out, _table(rrows, ROUND_COLUMNS)) if rounds else out
+
+
+def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: str) -> None:
+    """Append the checkpoints of one game to the ``rounds`` columns."""
+    for round_no, scores, est, out in marks.rows:
+        for seat, (score, e, o) in enumerate(zip(scores, est, out)):
+            rows["game_id"].append(game_id)
+            rows["variant"].append(arm)
+            rows["round"].append(round_no)
+            rows["seat"].append(seat)
+            rows["score"].append(score)
+            rows["estimate"].append(e)
+            rows["out"].append(o)
 
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-                rotate: bool = True) -> tuple[int, int, pa.Table, pa.Table, float]:
+                rotate: bool = True, rounds: bool = False
+                ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None]:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
-    cost a run reports against its estimate, ``analyzer.plan``)."""
+    cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
+    (``None`` without ``rounds``)."""
     start = time.process_time()
-    out = play_chunk(spec, arms, root_seed, first, stop, rotate)
-    return (*out, time.process_time() - start)
+    out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds)
+    return (*out[:4], time.process_time() - start, out[4] if rounds else None)
 
 
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
@@ -232,6 +263,12 @@ def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
 
 def _table(rows: dict[str, list], columns: dict[str, str]) -> pa.Table:
     return pa.table({c: pa.array(rows[c], type=_ARROW.get(t, None)) for c, t in columns.items()})
+
+
+def rounds_path(chunk_dir: Path, first: int, stop: int) -> Path:
+    """The checkpoints part of a chunk (``rounds-FIRST-STOP.parquet``, written with
+    ``rounds``)."""
+    return chunk_dir / f"rounds-{first:09d}-{stop:09d}.parquet"
 
 
 def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
@@ -256,9 +293,14 @@ class RunResult:
     seconds: float
     games_played: int
     cpu_seconds: float = 0.0  # CPU time of playing, summed over the processes that played
+    rounds: bool = False  # the chunks have checkpoints (``rounds_path``)
 
     def parts(self, kind: str) -> list[Path]:
-        """The ``"games"`` or ``"seats"`` Parquet parts of the run, in game-id order."""
+        """The ``"games"``, ``"seats"`` or ``"rounds"`` Parquet parts of the run, in game-id
+        order (``"rounds"``: none when the run recorded no checkpoints)."""
+        if kind == "rounds":
+            return ([rounds_path(self.chunk_dir, a, b) for a, b in self.chunks] if self.rounds
+                    else [])
         i = 0 if kind == "games" else 1
         return [chunk_paths(self.chunk_dir, a, b)[i] for a, b in self.chunks]
 
@@ -267,7 +309,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         rotate: bool = True, jobs: int | None = None, backend: str = "loky",
         scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, resume: bool = False,
         fingerprint: dict | None = None, progress: bool = False,
-        clock: Callable[[], float] = time.monotonic) -> RunResult:
+        clock: Callable[[], float] = time.monotonic, rounds: bool = False) -> RunResult:
     """Play ``n_games`` games under each arm and write one Parquet pair per chunk.
 
     Reusable by any study that compares a list of arms over one seed range.
@@ -301,6 +343,10 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         line every ``PROGRESS_EVERY`` seconds (``ProgressLines``).
     clock : callable
         Time source in seconds, injectable for tests.
+    rounds : bool
+        Record a checkpoint after every round (a game with ``GameSpec.flow``; ``model.flow``)
+        into ``rounds-FIRST-STOP.parquet`` beside each chunk. The games and seats parts are the
+        same either way; a resume keeps only chunks with their checkpoints part.
 
     Returns
     -------
@@ -324,6 +370,9 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     fingerprint.setdefault("seed", root_seed)
     fingerprint.setdefault("version", __version__)
     fingerprint["chunk_size"] = chunk_size  # chunk files are named by their game-id ranges
+    rounds = rounds and spec.flow is not None
+    if rounds:  # only then: a run without checkpoints keeps the fingerprint it always had
+        fingerprint["rounds"] = True
     with ExitStack() as stack:
         if backend == "dask":  # connect first: a bad --scheduler writes nothing
             _start_dask(stack, scheduler, jobs)
@@ -334,7 +383,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         prepare_chunks(chunk_dir, fingerprint, resume)
         chunks = plan_chunks(n_games, chunk_size)
         todo = [c for c in chunks
-                if not (resume and _chunk_saved(chunk_dir, *c, n_arms=len(arms)))]
+                if not (resume and _chunk_saved(chunk_dir, *c, n_arms=len(arms),
+                                                rounds=rounds))]
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
@@ -345,11 +395,13 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         for attempt in range(WORKER_RETRIES + 1):
             try:
                 with _quiet_cancel():
-                    for first, stop, games, seats, cpu in _execute(stack, spec, arms, root_seed,
-                                                                    pending, rotate, jobs,
-                                                                    backend, scheduler):
+                    for first, stop, games, seats, cpu, marks in _execute(
+                            stack, spec, arms, root_seed, pending, rotate, jobs, backend,
+                            scheduler, rounds):
                         cpu_seconds += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
+                        if marks is not None:
+                            write_parquet_atomic(marks, rounds_path(chunk_dir, first, stop))
                         write_parquet_atomic(seats, spath)
                         write_parquet_atomic(games, gpath)  # games last: both ⇒ chunk complete
                         saved += 1
@@ -370,10 +422,11 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
                         _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
-    return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds)
+    return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds, rounds)
 
 
-def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
+def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bool = False
+                 ) -> bool:
     """Whether the chunk ``first..stop-1`` is on disk whole, so a resume keeps it.
 
     Both parts must exist and read as Parquet (a file cut short by a full disk or a copy, or
@@ -383,6 +436,8 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int) -> bool:
     records are a pure function of the seed, so the replay writes the same rows).
     """
     parts = chunk_paths(chunk_dir, first, stop)
+    if rounds:  # with checkpoints, the chunk has a third part (``rounds_path``)
+        parts = (*parts, rounds_path(chunk_dir, first, stop))
     if not all(p.exists() for p in parts):
         return False
     for part in parts:
@@ -445,13 +500,15 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler) -> Iterator[tuple[int, int, pa.Table, pa.Table, float]]:
-    """Chunk results as they finish (any order), each with its CPU seconds (``timed_chunk``)."""
+             scheduler, rounds: bool = False
+             ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None]]:
+    """Chunk results as they finish (any order), each with its CPU seconds and checkpoints
+    (``timed_chunk``)."""
     arms = list(arms)
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
-            yield timed_chunk(spec, arms, root_seed, first, stop, rotate)
+            yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds)
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -464,7 +521,8 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
     else:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate) for a, b in todo)
+    yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate, rounds)
+                        for a, b in todo)
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:

@@ -318,8 +318,10 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
         check.api(scenario, content=content, **flags.api())
     try:
         with resumable(["analyzer", "simulate", str(scenario)],
-                       {"--target-ci": target_ci, **flags.hint()}):
-            res = sim.api(scenario, target_ci=target_ci, **flags.api())
+                       {"--target-ci": target_ci, "--rounds": given["rounds"] or None,
+                        **flags.hint()}):
+            res = sim.api(scenario, target_ci=target_ci, rounds=given["rounds"],
+                          **flags.api())
     except runner.GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.

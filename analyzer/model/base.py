@@ -487,6 +487,11 @@ class GameSpec:
         One per guessed content table: what is known about it, what a plausible alternative
         varies, and ``draw(seed) -> table`` (``analyzer/model/content.py``); ``analyzer list
         content`` shows them.
+    flow : model.flow.Flow, optional
+        What a round is, the visible score, the position estimate, the close margin and who is
+        out (``analyzer/model/flow.py``): the runner then records a checkpoint after every
+        round (``rounds.parquet``), and its ``play_game`` takes ``checkpoints=``. ``None``: no
+        checkpoints, no quality findings.
     """
 
     name: str
@@ -510,6 +515,7 @@ class GameSpec:
     tables: Mapping[str, Path] = field(default_factory=dict)
     guesses: tuple[GuessCounter, ...] = ()
     content_priors: tuple[ContentPrior, ...] = ()
+    flow: Any = None  # model.flow.Flow (flow imports nothing of base; kept loose for the layers)
 
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""

@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from analyzer.model.base import game_streams, resolve_policies
+from analyzer.model.flow import Checkpoints, play_recorded
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
@@ -217,7 +218,8 @@ class ForwardGame:
         return self.start(config, chance, seed, log)
 
     def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
-                  log: Log = None) -> tuple[dict, list[dict]]:
+                  log: Log = None, checkpoints: Checkpoints | None = None
+                  ) -> tuple[dict, list[dict]]:
         """Play one seeded game and return its records (``GameSpec.play_game``).
 
         Parameters
@@ -232,6 +234,9 @@ class ForwardGame:
             the same seed and policies give the same records and log.
         log : callable or None
             Receives the readable replay log line by line, starting with the seats' policies.
+        checkpoints : flow.Checkpoints, optional
+            Gets a checkpoint after every round and at the end (``flow.play_recorded``; the
+            same game and records as without).
 
         Returns
         -------
@@ -255,5 +260,9 @@ class ForwardGame:
         if log is not None:
             log(seats_line(names))
         state = self.start(config, chance, seed, log)
-        play(state, [p.player(s) for s, p in enumerate(objs)], seat_rngs)
+        players = [p.player(s) for s, p in enumerate(objs)]
+        if checkpoints is None:
+            play(state, players, seat_rngs)
+        else:
+            play_recorded(state, players, seat_rngs, checkpoints)
         return state.records(names)

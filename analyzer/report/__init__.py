@@ -41,6 +41,7 @@ from analyzer.report import (
     finding_keys,
     findings,
     guesses,
+    quality,
     records,
     robustness,
     role_keys,
@@ -276,9 +277,10 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     if acted is not None:
         results["guesses"] = acted
     robust = robustness.load(run_dir, run)
+    flow = quality.report(doc, run_dir, run, spec.flow if spec is not None else None)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top, robust=robust,
-                                           extra=role_keys.findings(run, seats))
+                                           extra=role_keys.findings(run, seats) + flow)
     # the robustness check of this run (``analyzer robustness``): its section, or what is
     # missing when the check stopped between its conditions
     # the Answers (issue #25) above the key findings, right under the description

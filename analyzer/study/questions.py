@@ -24,7 +24,7 @@ from typing import Any
 
 from analyzer import studies
 from analyzer.errors import ScenarioError
-from analyzer.report import role_keys
+from analyzer.report import quality, role_keys
 from analyzer.report.finding_keys import as_written, other_kind, own_families
 from analyzer.report.extension import PlanArm, PlannedKey, key_patterns
 from analyzer.report.findings import GENERIC_KEYS
@@ -68,7 +68,28 @@ def key_families(spec: Any) -> set[str]:
     study kind's own, the keys by role and those of the game's report sections."""
     generic = {*GENERIC_KEYS, *(f for fams in own_families().values() for f in fams),
                *SWEEP_FAMILIES, *ROLE_FAMILIES}
+    if getattr(spec, "flow", None) is not None:  # the game records its rounds (``--rounds``)
+        generic.add(quality.FAMILY)
     return generic | {p.partition(":")[0] for p in key_patterns(spec)}
+
+
+def _quality(scenario: Any) -> list[PlannedKey]:
+    """The ``quality:`` keys a run of ``scenario`` with ``--rounds`` makes
+    (``report.quality``): per metric each arm's figure, then each later arm's change against
+    the first; none when the game records no rounds (``GameSpec.flow``)."""
+    flow = getattr(scenario.spec, "flow", None)
+    if flow is None:
+        return []
+    names = [a.name for a in scenario.arms]
+    out = []
+    for metric in quality.metrics(flow.eliminates):
+        words, unit = quality.METRICS[metric][:2]
+        out += [PlannedKey(quality.key(metric, a), f"{a}'s {words} (with --rounds)", unit)
+                for a in names]
+        out += [PlannedKey(quality.key(metric, a, change=True),
+                           f"{a}'s change of the {words} against {names[0]} (paired by seed; "
+                           "with --rounds)", "pp" if unit == "%" else unit) for a in names[1:]]
+    return out
 
 
 def _arms(scenario: Any) -> list[PlanArm]:
@@ -142,6 +163,7 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
         return out
     out.keys += _generic(scenario)
     arms = _arms(scenario)
+    out.keys += _quality(scenario)
     for section in (spec.sections() if spec.sections is not None else ()):
         if section.plan is None:  # a section without a plan: its patterns, as written
             out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "

@@ -38,6 +38,7 @@ from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
 
 CSV_FILES = ("games", "seats")  # record tables written as <name>.csv with csv=True
+ROUNDS_FILE = "rounds.parquet"  # the checkpoints after every round (``rounds=True``)
 
 
 @dataclass
@@ -125,17 +126,20 @@ class RunOptions:
     chunk_size: int
     progress: bool = False
     csv: bool = False
+    rounds: bool = False  # record the checkpoints after every round (``model.flow``)
 
     def play(self) -> dict[str, Any]:
         """The keyword arguments of ``runner.run`` these options set."""
         return {"jobs": self.jobs, "backend": self.backend, "scheduler": self.scheduler,
-                "chunk_size": self.chunk_size, "progress": self.progress}
+                "chunk_size": self.chunk_size, "progress": self.progress,
+                "rounds": self.rounds}
 
 
 def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
                 scheduler: str | None = None, chunk_size: int | None = None,
                 progress: bool = False, csv: bool = False, games_flag: str = "games",
-                default_chunk: int = runner.DEFAULT_CHUNK_SIZE) -> RunOptions:
+                default_chunk: int = runner.DEFAULT_CHUNK_SIZE, rounds: bool = False
+                ) -> RunOptions:
     """Check the run options of ``n_games`` games per arm (``runner.check_options``).
 
     ``chunk_size`` ``None`` is ``default_chunk``; then too many chunks are blamed on
@@ -152,7 +156,7 @@ def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
         raise OptionError(games_flag, f"{n_games:,} games make more than "
                                       f"{runner.MAX_CHUNKS:,} chunks of {size}")
     jobs = runner.check_options(jobs, size, backend, scheduler, n_games)
-    return RunOptions(jobs, backend, scheduler, size, progress, csv)
+    return RunOptions(jobs, backend, scheduler, size, progress, csv, bool(rounds))
 
 
 class StudyRun:
@@ -307,6 +311,10 @@ class StudyRun:
         d = self.dir
         runner.aggregate(result.parts("games"), d.path / "games.parquet")
         runner.aggregate(result.parts("seats"), d.path / "seats.parquet")
+        if result.parts("rounds"):
+            runner.aggregate(result.parts("rounds"), d.path / ROUNDS_FILE)
+        else:  # an earlier run's checkpoints would disagree with these records
+            (d.path / ROUNDS_FILE).unlink(missing_ok=True)
         for name in CSV_FILES:
             if self.options.csv:
                 runner.write_csv(d.path / f"{name}.parquet", d.path / f"{name}.csv")
@@ -338,7 +346,7 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
             chunk_size: int | None = None, resume: bool = False, force: bool = False,
             progress: bool = False, target_ci: float | None = None, csv: bool = False,
             naming: Mapping[str, Any] | None = None,
-            sizes: Sequence[tuple] | None = None) -> StudyRun:
+            sizes: Sequence[tuple] | None = None, rounds: bool = False) -> StudyRun:
     """Check a study before anything runs or is written: the ``games`` / ``seed`` overrides,
     the run options, the target precision and the run directory (``RunDir.choose``; default
     ``reports/`` + the study kind's ``default_out`` of the scenario name and ``naming``).
@@ -359,7 +367,8 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
     sizes = sizes or [(scenario.games, "games", runner.DEFAULT_CHUNK_SIZE)]
     options, *_ = [run_options(n, jobs=jobs, backend=backend, scheduler=scheduler,
                                chunk_size=chunk_size, progress=progress, csv=csv,
-                               games_flag=flag, default_chunk=size) for n, flag, size in sizes]
+                               games_flag=flag, default_chunk=size, rounds=rounds)
+                  for n, flag, size in sizes]
     if target_ci is not None and not 0 < target_ci < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
     return StudyRun(scenario, kind, options,
@@ -384,7 +393,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              scheduler: str | None = None, out: str | Path | None = None,
              chunk_size: int | None = None, resume: bool = False, force: bool = False,
              progress: bool = False, target_ci: studies.TargetCi = None,
-             study: dict[str, Any] | None = None, csv: bool = False) -> Results:
+             study: dict[str, Any] | None = None, csv: bool = False,
+             rounds: studies.Rounds = False) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
     Parameters
@@ -421,6 +431,10 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Also write the records as ``games.csv`` and ``seats.csv`` beside the Parquet files
         (``runner.write_csv``: same columns and rows, atomically). Without it, CSV files an
         earlier run left in ``out`` are removed, so they never disagree with the records.
+    rounds : bool
+        Also record every game's checkpoints after each round (``rounds.parquet``,
+        ``model.flow``; a game that declares ``GameSpec.flow``) and report the ``quality:``
+        findings from them. The games and seats records are the same either way.
 
     Returns
     -------
@@ -441,7 +455,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     run = prepare(scenario, (study or {}).get("kind", "simulate"), games=games, seed=seed,
                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,
-                  target_ci=target_ci, csv=csv).settle()
+                  target_ci=target_ci, csv=csv, rounds=rounds).settle()
     with run.session():
         return run.play(study=study)
 

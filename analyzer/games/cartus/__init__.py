@@ -24,6 +24,7 @@ from analyzer.games.cartus.config import (
 )
 from analyzer.games.cartus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.cartus.engine import start
+from analyzer.games.cartus.flow import FLOW
 from analyzer.games.cartus.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.cartus.search import POLICIES
 from analyzer.model.base import Benchmark, GameSpec, config_rule_values
@@ -82,6 +83,7 @@ SPEC = GameSpec(
     new_state=new_state,
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
+    flow=FLOW,
 )
 
 __all__ = [

@@ -18,6 +18,7 @@ from analyzer.games.pyramidion.config import (
 )
 from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.pyramidion.engine import start
+from analyzer.games.pyramidion.flow import FLOW
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
 from analyzer.games.pyramidion.search import POLICIES
 from analyzer.model.base import Benchmark, GameSpec, config_rule_values
@@ -88,6 +89,7 @@ SPEC = GameSpec(
     new_state=new_state,
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
+    flow=FLOW,
 )
 
 __all__ = ["SPEC", "default_config", "new_state", "play_game"]

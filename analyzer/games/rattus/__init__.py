@@ -22,6 +22,7 @@ from analyzer.games.rattus.config import (
 )
 from analyzer.games.rattus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.rattus.engine import start
+from analyzer.games.rattus.flow import FLOW
 from analyzer.games.rattus.metrics import GAME_COLUMNS, GUESSES, SEAT_COLUMNS
 from analyzer.games.rattus.policies import POLICIES as _HEURISTICS
 from analyzer.games.rattus.search import RattusIsmcts
@@ -85,4 +86,5 @@ SPEC = GameSpec(
     new_state=new_state,
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
+    flow=FLOW,
 )
