@@ -511,6 +511,10 @@ class GameSpec:
     guesses: tuple[GuessCounter, ...] = ()
     content_priors: tuple[ContentPrior, ...] = ()
 
+    def default_config(self, players: int, expansions: Sequence[str] = (), **rules: Any) -> Any:
+        """``make_config(players, expansions, rules)``: the game's defaults unless overridden."""
+        return self.make_config(players, expansions, rules)
+
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""
         return self.title or self.name

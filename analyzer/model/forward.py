@@ -29,18 +29,22 @@ accessor for. A view of a seat that is not deciding has ``decision_kind() == ""`
 
 from __future__ import annotations
 
+import importlib
 import random
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from analyzer.model.base import game_streams, resolve_policies
+from analyzer.model.base import GameSpec, config_rule_values, game_streams, resolve_policies
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
-__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "offered", "play", "policy_name"]
+__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "game_spec", "offered", "play", "policy_name"]
 
 Log = Callable[[str], None] | None  # the replay log: one readable line per call, None when nobody reads it
 
@@ -257,3 +261,25 @@ class ForwardGame:
         state = self.start(config, chance, seed, log)
         play(state, [p.player(s) for s, p in enumerate(objs)], seat_rngs)
         return state.records(names)
+
+
+def _study_sections(package: str) -> tuple:
+    """``package``'s report sections, ``<package>.study.SECTIONS`` (imported only when called)."""
+    return importlib.import_module(f"{package}.study").SECTIONS
+
+
+def game_spec(package: str, start: Callable[..., GameState], policies: Mapping[str, type],
+              tables: Sequence[str] = (), **fields: Any) -> GameSpec:
+    """The ``GameSpec`` of the game package ``package`` (its ``__name__``), declared once.
+
+    Shared by every game: ``play_game`` and ``new_state`` are ``ForwardGame(start, policies)``'s,
+    ``rule_values`` is ``config_rule_values``, ``sections`` imports ``<package>.study.SECTIONS``
+    when a report is built (never in a worker), and each name ``T`` of ``tables`` is the rule
+    option ``T_file`` replacing the built-in ``<package>/data/T.toml``. ``fields`` are the rest
+    of ``GameSpec``: what is the game's own.
+    """
+    game = ForwardGame(start, policies)
+    data = Path(sys.modules[package].__file__).resolve().parent / "data"
+    return GameSpec(play_game=game.play_game, new_state=game.new_state, policies=policies,
+                    rule_values=config_rule_values, sections=partial(_study_sections, package),
+                    tables={f"{t}_file": data / f"{t}.toml" for t in tables}, **fields)
