@@ -40,7 +40,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from analyzer.model.base import GameSpec, config_rule_values, game_streams, resolve_policies
+from analyzer.model.base import (
+    GameSpec,
+    OptionSet,
+    config_rule_values,
+    game_streams,
+    resolve_policies,
+)
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
@@ -269,17 +275,19 @@ def _study_sections(package: str) -> tuple:
 
 
 def game_spec(package: str, start: Callable[..., GameState], policies: Mapping[str, type],
-              tables: Sequence[str] = (), **fields: Any) -> GameSpec:
+              options: OptionSet, **fields: Any) -> GameSpec:
     """The ``GameSpec`` of the game package ``package`` (its ``__name__``), declared once.
 
     Shared by every game: ``play_game`` and ``new_state`` are ``ForwardGame(start, policies)``'s,
     ``rule_values`` is ``config_rule_values``, ``sections`` imports ``<package>.study.SECTIONS``
-    when a report is built (never in a worker), and each name ``T`` of ``tables`` is the rule
-    option ``T_file`` replacing the built-in ``<package>/data/T.toml``. ``fields`` are the rest
-    of ``GameSpec``: what is the game's own.
+    when a report is built (never in a worker), and each rule option ``T_file`` of ``options``
+    replaces the built-in table ``<package>/data/T.toml``. ``fields`` are the rest of
+    ``GameSpec``: what is the game's own.
     """
     game = ForwardGame(start, policies)
     data = Path(sys.modules[package].__file__).resolve().parent / "data"
     return GameSpec(play_game=game.play_game, new_state=game.new_state, policies=policies,
                     rule_values=config_rule_values, sections=partial(_study_sections, package),
-                    tables={f"{t}_file": data / f"{t}.toml" for t in tables}, **fields)
+                    options=options, **fields,
+                    tables={o.name: data / f"{o.name.removesuffix('_file')}.toml"
+                            for o in options if o.name.endswith("_file")})

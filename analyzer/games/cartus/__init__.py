@@ -28,14 +28,13 @@ from analyzer.model.forward import game_spec
 COMPILED_MODULES = ("config", "chance", "state", "scoring", "resolution", "view", "policies", "metrics", "engine")
 
 SPEC = game_spec(
-    __name__, start, POLICIES, tables=("buildings", "supply_icons", "components"),
+    __name__, start, POLICIES, OPTIONS,
     name="cartus",
     players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    options=OPTIONS,
     content={"buildings": DEFAULT_BUILDINGS},
     ablations=ablations,
     title="Rattus Cartus",

@@ -6,8 +6,13 @@ Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 from __future__ import annotations
 
 from analyzer.games.pyramidion.ablations import ablations
-from analyzer.games.pyramidion.config import CARD_TYPES, DEFAULT_SITES, OPTIONS, PLAYERS
-from analyzer.games.pyramidion.config import make_config
+from analyzer.games.pyramidion.config import (
+                    CARD_TYPES,
+                    DEFAULT_SITES,
+                    OPTIONS,
+                    PLAYERS,
+                    make_config,
+)
 from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.pyramidion.engine import start
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
@@ -21,15 +26,13 @@ COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loadi
 
 # boats_file is compared with the default boat set's table (boat_set = "size_eq_vp")
 SPEC = game_spec(
-    __name__, start, POLICIES,
-    tables=("sites", "cards", "boats", "revolt_tiles", "distribution"),
+    __name__, start, POLICIES, OPTIONS,
     name="pyramidion",
     players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    options=OPTIONS,
     content={"sites": DEFAULT_SITES, "cards": CARD_TYPES},
     ablations=ablations,
     title="Pyramidion",

@@ -25,14 +25,13 @@ COMPILED_MODULES = ("config", "state", "information", "core", "view", "plague", 
                     "policies", "engine")
 
 SPEC = game_spec(
-    __name__, start, POLICIES, tables=("map", "tokens", "region_cards"),
+    __name__, start, POLICIES, OPTIONS,
     name="rattus",
     players=PLAYERS,
     rules_version=RULES_VERSION,
     make_config=make_config,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    options=OPTIONS,
     content={"cards": CARD_NAMES},
     ablations=ablations,
     title="Rattus (+ Africanus)",
