@@ -40,13 +40,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from analyzer.model.base import (
-    GameSpec,
-    OptionSet,
-    config_rule_values,
-    game_streams,
-    resolve_policies,
-)
+from analyzer.model import base
+from analyzer.model.base import game_streams, resolve_policies
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
@@ -275,7 +270,7 @@ def _study_sections(package: str) -> tuple:
 
 
 def game_spec(package: str, start: Callable[..., GameState], policies: Mapping[str, type],
-              options: OptionSet, **fields: Any) -> GameSpec:
+              options: base.OptionSet, **fields: Any) -> base.GameSpec:
     """The ``GameSpec`` of the game package ``package`` (its ``__name__``), declared once.
 
     Shared by every game: ``play_game`` and ``new_state`` are ``ForwardGame(start, policies)``'s,
@@ -286,8 +281,8 @@ def game_spec(package: str, start: Callable[..., GameState], policies: Mapping[s
     """
     game = ForwardGame(start, policies)
     data = Path(sys.modules[package].__file__).resolve().parent / "data"
-    return GameSpec(play_game=game.play_game, new_state=game.new_state, policies=policies,
-                    rule_values=config_rule_values, sections=partial(_study_sections, package),
+    return base.GameSpec(play_game=game.play_game, new_state=game.new_state, policies=policies,
+                    rule_values=base.config_rule_values, sections=partial(_study_sections, package),
                     options=options, **fields,
                     tables={o.name: data / f"{o.name.removesuffix('_file')}.toml"
                             for o in options if o.name.endswith("_file")})

@@ -5,14 +5,8 @@ Rules: ``docs/rules/pyramidion.md``. Content tables: ``data/*.toml``.
 
 from __future__ import annotations
 
+from analyzer.games.pyramidion import config
 from analyzer.games.pyramidion.ablations import ablations
-from analyzer.games.pyramidion.config import (
-                    CARD_TYPES,
-                    DEFAULT_SITES,
-                    OPTIONS,
-                    PLAYERS,
-                    make_config,
-)
 from analyzer.games.pyramidion.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.pyramidion.engine import start
 from analyzer.games.pyramidion.metrics import GAME_COLUMNS, GUESSES, RULES_VERSION, SEAT_COLUMNS
@@ -26,14 +20,14 @@ COMPILED_MODULES = ("config", "metrics", "state", "chance", "resolution", "loadi
 
 # boats_file is compared with the default boat set's table (boat_set = "size_eq_vp")
 SPEC = game_spec(
-    __name__, start, POLICIES, OPTIONS,
+    __name__, start, POLICIES, config.OPTIONS,
     name="pyramidion",
-    players=PLAYERS,
+    players=config.PLAYERS,
     rules_version=RULES_VERSION,
-    make_config=make_config,
+    make_config=config.make_config,
     game_columns=GAME_COLUMNS,
     seat_columns=SEAT_COLUMNS,
-    content={"sites": DEFAULT_SITES, "cards": CARD_TYPES},
+    content={"sites": config.DEFAULT_SITES, "cards": config.CARD_TYPES},
     ablations=ablations,
     title="Pyramidion",
     item_kind="special card",
