@@ -408,9 +408,3 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     if m.say is not None:
         m.say(est.summary())
     return est
-
-
-def budget_given() -> bool:
-    """Whether the command gave ``--time``."""
-    m = _MODE.get()
-    return m is not None and m.budget is not None

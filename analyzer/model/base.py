@@ -517,6 +517,10 @@ class GameSpec:
     content_priors: tuple[ContentPrior, ...] = ()
     flow: Any = None  # model.flow.Flow (flow imports nothing of base; kept loose for the layers)
 
+    def default_config(self, players: int, expansions: Sequence[str] = (), **rules: Any) -> Any:
+        """``make_config(players, expansions, rules)``: the game's defaults unless overridden."""
+        return self.make_config(players, expansions, rules)
+
     def display_name(self) -> str:
         """``title``, or ``name`` when the game gives none."""
         return self.title or self.name

@@ -29,19 +29,24 @@ accessor for. A view of a seat that is not deciding has ``decision_kind() == ""`
 
 from __future__ import annotations
 
+import importlib
 import random
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from analyzer.model import base
 from analyzer.model.base import game_streams, resolve_policies
 from analyzer.model.flow import Checkpoints, play_recorded
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
-__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "offered", "play", "policy_name"]
+__all__ = ["ForwardGame", "GameState", "Player", "Policy", "SeatView", "game_spec", "offered", "play", "policy_name"]
 
 Log = Callable[[str], None] | None  # the replay log: one readable line per call, None when nobody reads it
 
@@ -266,3 +271,27 @@ class ForwardGame:
         else:
             play_recorded(state, players, seat_rngs, checkpoints)
         return state.records(names)
+
+
+def _study_sections(package: str) -> tuple:
+    """``package``'s report sections, ``<package>.study.SECTIONS`` (imported only when called)."""
+    return importlib.import_module(f"{package}.study").SECTIONS
+
+
+def game_spec(package: str, start: Callable[..., GameState], policies: Mapping[str, type],
+              options: base.OptionSet, **fields: Any) -> base.GameSpec:
+    """The ``GameSpec`` of the game package ``package`` (its ``__name__``), declared once.
+
+    Shared by every game: ``play_game`` and ``new_state`` are ``ForwardGame(start, policies)``'s,
+    ``rule_values`` is ``config_rule_values``, ``sections`` imports ``<package>.study.SECTIONS``
+    when a report is built (never in a worker), and each rule option ``T_file`` of ``options``
+    replaces the built-in table ``<package>/data/T.toml``. ``fields`` are the rest of
+    ``GameSpec``: what is the game's own.
+    """
+    game = ForwardGame(start, policies)
+    data = Path(sys.modules[package].__file__).resolve().parent / "data"
+    return base.GameSpec(play_game=game.play_game, new_state=game.new_state, policies=policies,
+                    rule_values=base.config_rule_values, sections=partial(_study_sections, package),
+                    options=options, **fields,
+                    tables={o.name: data / f"{o.name.removesuffix('_file')}.toml"
+                            for o in options if o.name.endswith("_file")})

@@ -118,11 +118,6 @@ def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int 
     return value_text(d["diff"], d["lo"], d["hi"], unit, scale, digits, True) + star
 
 
-def correction_name(method: str) -> str:
-    """The name of a multiple-comparison correction for a caption."""
-    return CORRECTION_NAME[method]
-
-
 CORRECTION_NAME = {"holm": "Holm (family-wise error 5 %)",
                    "bh": "Benjamini–Hochberg (false-discovery rate 5 %)"}
 CORRECTION_SHORT = {"holm": "Holm", "bh": "Benjamini–Hochberg"}

@@ -44,8 +44,8 @@ class StudySection:
         refused before a game is played.
     plan : callable, optional
         ``plan(arms) -> (keys, why)``: the keys its findings WILL have in a run of ``arms``
-        (a sequence of ``PlanArm``), before a game is played, each a ``PlannedKey`` (key,
-        meaning, unit); ``why``: when it makes none, the reason in a few words ("the X card is
+        (a sequence of ``PlanArm``), before a game is played, each a ``PlannedKey`` or a tuple
+        of its fields (key, meaning, unit); ``why``: when it makes none, the reason in a few words ("the X card is
         in no arm's rules"), else ``""``. ``analyzer findings SCENARIO.toml`` lists them and
         ``validate`` checks a question's key against them (``analyzer.study.questions``).
         Without one, the section's keys are its ``key_patterns``, unchecked against the arms.

@@ -25,8 +25,8 @@ from typing import Any
 from analyzer import studies
 from analyzer.errors import ScenarioError
 from analyzer.report import quality, role_keys
-from analyzer.report.finding_keys import as_written, other_kind, own_families
 from analyzer.report.extension import PlanArm, PlannedKey, key_patterns
+from analyzer.report.finding_keys import as_written, other_kind, own_families
 from analyzer.report.findings import GENERIC_KEYS
 
 # a sweep's own answer per arm (``report.answers.sweep``)
@@ -171,6 +171,7 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
                               for p in section.key_patterns]
             continue
         keys, why = section.plan(arms)
+        keys = [k if isinstance(k, PlannedKey) else PlannedKey(*k) for k in keys]
         out.keys += [k for k in keys if k.check is None]
         out.templates += [k for k in keys if k.check is not None]
         if not keys:

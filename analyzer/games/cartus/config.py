@@ -498,7 +498,3 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
 
 _FILE_OPTIONS = frozenset({"buildings_file", "supply_icons_file", "components_file"})  # listed by their tables
 
-
-def default_config(players: int, **rule_options: Any) -> CartusConfig:
-    """``make_config(players, (), rule_options)``: the rules file's defaults unless overridden."""
-    return make_config(players, (), rule_options)

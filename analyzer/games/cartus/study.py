@@ -819,7 +819,7 @@ def _plan(arms):
     if why:
         return [], why
     check = findings.pair_check([a.name for a in arms])
-    return [PlannedKey(*k) for k in keys] + [PlannedKey(*findings.PAIR, check=check)], ""
+    return [*keys, PlannedKey(*findings.PAIR, check=check)], ""
 
 
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,

@@ -38,7 +38,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
-from analyzer.report.extension import PlannedKey, StudySection
+from analyzer.report.extension import StudySection
 from analyzer.report.players import counts as arm_player_counts
 from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table
@@ -622,12 +622,6 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
     return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
 
 
-def _plan(arms):
-    """The section's ``plan`` (``StudySection.plan``): ``findings.plan``."""
-    keys, why = findings.plan(arms)
-    return [PlannedKey(*k) for k in keys], why
-
-
 SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion,
                          key_patterns=(*(k for k, _, _ in findings.KEYS), "head_to_head:*"),
-                         plan=_plan),)
+                         plan=findings.plan),)

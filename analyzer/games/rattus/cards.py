@@ -144,14 +144,6 @@ def witch_swap_chosen(game: GameCore, p: int, choice: Any) -> None:
     game.ability_done()
 
 
-def witch_seen(game: GameCore) -> tuple:
-    """Context of a ``witch_swap`` decision: ``(first, second, token at first, token at second)``,
-    the two faces the holder is looking at."""
-    st = game.state
-    (r1, i1), (r2, i2) = st.witch_first, st.witch_second
-    return st.witch_first, st.witch_second, st.tokens[r1][i1], st.tokens[r2][i2]
-
-
 # ---------------------------------------------------------------- King (§8.1)
 
 def king_options(game: GameCore, p: int) -> tuple:

@@ -518,7 +518,3 @@ def make_config(players: int, expansions: Sequence[str] = (), rules: Mapping[str
         **opts.same_named(RattusConfig, but=("class_cards", "caravan_start", "plague_start")),
     )
 
-
-def default_config(players: int, expansions: Sequence[str] = (), **rule_options: Any) -> RattusConfig:
-    """``make_config`` with rule options as keyword arguments (see ``make_config``)."""
-    return make_config(players, expansions, rule_options)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
-from analyzer.report.extension import PlannedKey, StudySection
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 
 
@@ -680,17 +681,9 @@ def _examples(game_ids, k: int = 3) -> list[int]:
     return sorted(int(i) for i in game_ids)[:k]
 
 
-def _plan(card: str):
-    """A section's ``plan`` (``StudySection.plan``): ``findings.plan`` of ``card``."""
-    def plan(arms):
-        keys, why = findings.plan(card, arms)
-        return [PlannedKey(*k) for k in keys], why
-    return plan
-
-
 SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_patterns=(
                 *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
-                plan=_plan("sultan")),
+                plan=partial(findings.plan, "sultan")),
             StudySection("caravan", caravan, findings=findings.caravan, key_patterns=(
                 *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
-                plan=_plan("trader")))
+                plan=partial(findings.plan, "trader")))
