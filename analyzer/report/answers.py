@@ -36,7 +36,7 @@ from matplotlib import colormaps
 from analyzer import stats, studies
 from analyzer.errors import RuleError
 from analyzer.games import get_game
-from analyzer.report import citations, finding_keys, guesses, robustness, role_keys
+from analyzer.report import citations, finding_keys, guesses, robustness, role_keys, units
 from analyzer.report.document import BASE, Doc, p_text, pct
 from analyzer.report.extension import key_patterns
 from analyzer.report.finding_keys import as_written
@@ -703,7 +703,7 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
     ex = list(r.get("examples") or [])
     return {"question": a["ask"], "key": a["key"], "answer": short_text(r),
             "estimate": _scaled(r, "estimate"), "lo": _scaled(r, "lo"), "hi": _scaled(r, "hi"),
-            "unit": r.get("unit") or "", "verdict": verdict(r, robust, a.get("tolerance")),
+            "unit": units.shown(r), "verdict": verdict(r, robust, a.get("tolerance")),
             **({"tolerance": a["tolerance"]} if a.get("tolerance") is not None else {}),
             # the game the table's replay command shows (the command depends on where the run
             # directory is, so it is the report's, as for the key findings)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import userfiles
-from analyzer.report import answers, finding_keys, robustness
+from analyzer.report import answers, finding_keys, robustness, units
 
 COLUMNS = ("key", "question", "estimate", "lo", "hi", "unit", "null", "verdict")
 
@@ -58,7 +58,7 @@ def table(records: Sequence[Mapping[str, Any]], said: Sequence[Mapping[str, Any]
             "key": key, "question": str(a.get("question") or ""),
             "estimate": _shown(r.get("estimate"), scale), "lo": _shown(r.get("lo"), scale),
             "hi": _shown(r.get("hi"), scale),
-            "unit": str(r.get("unit") or ("ratio" if r.get("log") else "")),
+            "unit": units.shown(r),
             "null": None if r.get("null") is None else _shown(r.get("null"), scale),
             "verdict": str(a.get("verdict") or answers.verdict(r, robust, tolerance.get(key)))})
     return out

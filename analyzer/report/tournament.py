@@ -152,7 +152,8 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
             float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
             p_value=_p(best, "gap_p"),
-            key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2))
+            key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2,
+            stored_unit="log-strength"))
     for r in table.itertuples():
         count = (f"{r.games:,} games" if r.seat_games == r.games else
                  f"{r.seat_games:,} seat-games (its seats in the {r.games:,} games it sat in)")
