@@ -75,28 +75,19 @@ def _header(doc: Doc, run: RunFacts, games: pd.DataFrame, options: set[str] | No
     editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
     counts = sorted({int(n) for n in pd.unique(games["n_players"])}) if "n_players" in games \
         else []
-    said = {k: getattr(run, k) if run.present is None or k in run.present else "?" for k in (
-        "players", "game", "seed", "scenario_file", "jobs", "backend", "version")}
-    players = (f"{said['players']} players" if len(counts) < 2 else
-               f"{said['players']} players in the base, "
+    players = (f"{run.said('players')} players" if len(counts) < 2 else
+               f"{run.said('players')} players in the base, "
                f"arms of {', '.join(map(str, counts[:-1]))} and {counts[-1]} players (column "
                "`players` below)")
-    doc.p(f"Game **{said['game']}** (expansions: {', '.join(run.expansions) or 'none'}), "
-          f"{players}, **{n} games** per variant, root seed **{said['seed']}**, seat rotation "
-          f"{'on' if run.seat_rotation else 'off'}. Rules edition: `{editions}`. "
-          f"Scenario: `{said['scenario_file']}` (as run: `scenario.toml`).")
+    doc.p(f"Game **{run.said('game')}** (expansions: {', '.join(run.expansions) or 'none'}), "
+          f"{players}, **{n} games** per variant, root seed **{run.said('seed')}**, seat "
+          f"rotation {'on' if run.seat_rotation else 'off'}. Rules edition: `{editions}`. "
+          f"Scenario: `{run.said('scenario_file')}` (as run: `scenario.toml`).")
     doc.p(defaults_line(run.defaults, options))  # how often: the Answers box
-    if run.games_per_second:
-        k = len(variants)
-        total = int(run.games_played or n * k)
-        doc.p(f"Played {n:,} games × {k} variant{'s' if k != 1 else ''} = {total:,} games in "
-              f"{run.seconds:.1f} s ({run.games_per_second:.0f} games/s over "
-              f"{said['jobs']} job(s), backend {said['backend']}); "
-              f"{run.chunks_resumed} chunk(s) resumed. analyzer {said['version']}.")
-    if run.estimate:
-        from analyzer.plan import against
-
-        doc.p(against(run.estimate, run.cpu_seconds, run.seconds))
+    k = len(variants)
+    for text in run.how_played(f"Played {n:,} games × {k} variant{'s' if k != 1 else ''} = "
+                               f"{int(run.games_played or n * k):,} games in {run.seconds:.1f} s"):
+        doc.p(text)
     if run.arms:
         doc.p("Variants (all on the same game seeds):")
         doc.table(_variants_table(run.arms, run.tables))
@@ -232,15 +223,16 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         (``citations.linked``); ``None``: citations stay plain text.
     """
     games, seats = records.as_table(games), records.as_table(seats)
+    facts = RunFacts.of(run)
     study = studies.of_run(run)
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
         results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
                                                                          run_dir)}
-        spec = _known_game(run)
+        spec = _known_game(facts.game)
         acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
                  if spec is not None else None)
         # the Answers (issue #25) right under the title and the description
-        at = int(bool(run.get("description")) and doc.blocks[:1] == [("p", run["description"])])
+        at = int(bool(facts.description) and doc.blocks[:1] == [("p", facts.description)])
         results["answers"] = answers.section(
             doc, run, finding_keys.of_summary({"run": run, "results": results}), results, at,
             run_dir, acted=acted)
@@ -248,18 +240,18 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
             _appendix(doc, run, run_dir, acted)
         return results
     head = games.read(("variant", "rules_version", "n_players"))
-    players = int(run.get("players") or head["n_players"].iloc[0])
-    if run.get("description"):  # what the study asks, under the title
-        doc.p(run["description"])
-    if small := sample_size.small_run(int(run.get("games") or 0), players):  # said first
+    players = int(facts.players or head["n_players"].iloc[0])
+    if facts.description:  # what the study asks, under the title
+        doc.p(facts.description)
+    if small := sample_size.small_run(int(facts.games or 0), players):  # said first
         doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    spec = _known_game(run)
+    spec = _known_game(facts.game)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
-    _header(doc, RunFacts.of(run), head, set(spec.options.names()) if spec is not None else None,
+    _header(doc, facts, head, set(spec.options.names()) if spec is not None else None,
             acted)
     del head
-    spec = _game(doc, run)
+    spec = _game(doc, facts.game)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
@@ -295,8 +287,8 @@ def _study_sections(doc: Doc, run: dict[str, Any], games: records.Table, seats: 
     out: dict[str, Any] = {"first_player": first_player(doc, seats, players, run,
                                                         correction_of(run))}
     records.release_memory()
-    if run.get("target_ci"):
-        out["target_ci"] = target_precision(doc, run["target_ci"], seats)
+    if tc := RunFacts.of(run).target_ci:
+        out["target_ci"] = target_precision(doc, dict(tc), seats)
     if study.section is not None and study.results[:1] == ("studies",):
         out[study.results[1]] = studies.load(study.section)(doc, run, games, seats, players,
                                                             item_kind)
@@ -343,18 +335,18 @@ def _pending_section(doc: Doc, pending: dict[str, Any]) -> dict[str, Any]:
     return pending
 
 
-def _known_game(run: dict[str, Any]) -> GameSpec | None:
-    """The ``GameSpec`` of the run's game, ``None`` when this installation has none."""
+def _known_game(name: str) -> GameSpec | None:
+    """The ``GameSpec`` of the game ``name`` (the run's), ``None`` when this installation has
+    none."""
     try:
-        return get_game(run["game"]) if run.get("game") else None
+        return get_game(name) if name else None
     except RuleError:
         return None
 
 
-def _game(doc: Doc, run: dict[str, Any]) -> GameSpec | None:
-    """The ``GameSpec`` of the run's game, or ``None`` (with a note in ``doc``) when the run
-    facts do not name one this installation has: the report is then the generic one."""
-    name = run.get("game")
+def _game(doc: Doc, name: str) -> GameSpec | None:
+    """The ``GameSpec`` of the run's game ``name``, or ``None`` (with a note in ``doc``) when
+    the run facts do not name one this installation has: the report is then the generic one."""
     try:
         return get_game(name) if name else None
     except RuleError:
@@ -398,7 +390,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     results = build(doc, run, records.Table(run_dir / "games.parquet"),
                     records.Table(run_dir / "seats.parquet"), run_dir)
     title = f"{facts.name or run_dir.name}: {facts.game} study report"
-    spec = _known_game(run)
+    spec = _known_game(facts.game)
     written = summary.content(summary.Summary(facts, results),
                               spec.sections() if spec and spec.sections else ())
     atomic_write(summary_path, json.dumps(written, indent=1))

@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import userfiles
 from analyzer.report import answers, finding_keys, robustness, units
 
 COLUMNS = ("key", "question", "estimate", "lo", "hi", "unit", "null", "verdict")
@@ -33,12 +32,11 @@ def rows(run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         ``run_dir`` holds no finished run (``finding_keys.read``).
     """
-    records = finding_keys.read(run_dir)
-    summary = userfiles.read_json(userfiles.looked_up(Path(run_dir) / "summary.json"))
-    run = summary.get("run") or {}
-    robust = robustness.load(run_dir, run)
-    said = ((summary.get("results") or {}).get("answers") or {}).get("answers") or []
-    return table(records, said, run.get("questions") or [], robust)
+    found = finding_keys.finished(run_dir)
+    records = finding_keys.records_of(found, run_dir)
+    robust = robustness.load(run_dir, found.run.as_dict())
+    said = (found.results.get("answers") or {}).get("answers") or []
+    return table(records, said, found.run.questions, robust)
 
 
 def table(records: Sequence[Mapping[str, Any]], said: Sequence[Mapping[str, Any]],

@@ -98,6 +98,29 @@ class RunFacts:
         return cls(**given, extra={k: v for k, v in run.items() if k not in known},
                    present=tuple(run))
 
+    def said(self, name: str) -> Any:
+        """The fact ``name`` as a report says it: ``"?"`` where the facts do not hold it (an
+        older run's, a run without a ``summary.json``)."""
+        value = getattr(self, name)
+        missing = value in (None, "") if self.present is None else name not in self.present
+        return "?" if missing else value
+
+    def how_played(self, head: str) -> list[str]:
+        """The report's paragraphs on how the games were played: ``head`` (what was played,
+        "Played 200 games in 1.2 s") with the throughput, jobs, backend, chunks resumed and
+        version (none without a throughput), then the estimate against the actual times
+        (``analyzer.plan.against``; none without one)."""
+        out = []
+        if self.games_per_second:
+            out.append(f"{head} ({self.games_per_second:.0f} games/s over {self.said('jobs')} "
+                       f"job(s), backend {self.said('backend')}); {self.chunks_resumed} chunk(s) "
+                       f"resumed. analyzer {self.said('version')}.")
+        if self.estimate:
+            from analyzer.plan import against
+
+            out.append(against(dict(self.estimate), self.cpu_seconds, self.seconds))
+        return out
+
     def kind(self) -> str:
         """The study kind that made the run (``simulate`` when none says)."""
         return str((self.study or {}).get("kind") or "simulate")
@@ -229,4 +252,7 @@ def schema_markdown() -> str:
             found = units.rule(prefix + f.name) if numeric else None
             kind = str(f.type).replace(" | ", " or ")
             lines.append(f"| `{f.name}` | {kind} | {found[1] if found else ''} |")
+    lines += ["", "Units (`units.UNITS`; a game's own sections add theirs under `results.<section>.`):",
+              "", "| path pattern | unit |", "|---|---|"]
+    lines += [f"| `{p}` | {u.replace('|', '/')} |" for p, u in units.UNITS]
     return "\n".join(lines) + "\n"

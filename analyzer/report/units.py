@@ -113,7 +113,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("results.variants.*[].n", "games"), ("results.variants.*[].seat", "seat"),
     ("results.variants.won_*", SHARE), ("results.variants.score_*", "points"),
     ("results.guesses.arms[].*.acted", "games"),
-    ("results.guesses.arms[].*.mean*", "activations per game"),
+    ("results.guesses.arms[].*.mean*", "times acted per game"),
     ("results.guesses.arms[].*", SHARE),
     # the findings, the Answers and what every section shares
     ("*.findings.tested", "findings"),
