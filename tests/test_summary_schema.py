@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from analyzer import api
 from analyzer.cli import app
-from analyzer.report import summary
+from analyzer.report import summary, units
 from analyzer.report.summary import SCHEMA_VERSION, Arm, RunFacts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,3 +92,39 @@ def test_a_newer_schema_is_one_line_exit_2(run_dir, tmp_path, command):
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in res.stderr
     assert f"schema_version {SCHEMA_VERSION + 1}" in lines[0] and "upgrade analyzer" in lines[0]
+
+
+# ------------------------------------------------------------------ a section: numbers, write
+
+
+def _seats(wins: list[list[float]]) -> pd.DataFrame:
+    rows = [{"variant": "base", "game_id": g, "policy": "p", "seat": s, "start_position": s,
+             "won": w} for g, game in enumerate(wins) for s, w in enumerate(game)]
+    return pd.DataFrame(rows)
+
+
+def test_the_stopping_rule_section_is_its_numbers_then_its_words(tmp_path):
+    """``target_precision.numbers`` recomputes the widest win-rate half-width from the records
+    (what ``summary.json`` holds); ``write`` only words them."""
+    from analyzer import stats
+    from analyzer.report import target_precision
+    from analyzer.report.document import Doc
+
+    seats = _seats([[1.0, 0.0]] * 30 + [[0.0, 1.0]] * 10)
+    facts = {"target": 0.2, "games": 40, "half_width": 0.15, "reached": True, "steps": [20, 40],
+             "max_games": 100}
+    n = target_precision.numbers(facts, seats)
+    assert n["half_width_report"] == pytest.approx(stats.max_win_rate_half_width(seats))
+    assert 0 < n["half_width_report"] < 0.2 and n["covers"] == list(stats.HALF_WIDTH_COVERS)
+    assert {k: n[k] for k in facts} == facts
+    doc = Doc(tmp_path)
+    target_precision.write(doc, n)
+    assert "reached after **40 games**" in doc.blocks[1][1]
+    doc = Doc(tmp_path)
+    target_precision.write(doc, {**n, "target": n["half_width_report"] / 2})
+    assert "**above** the target" in doc.blocks[1][1]
+    doc = Doc(tmp_path)
+    target_precision.write(doc, {**n, "reached": False})
+    assert "**not reached**" in doc.blocks[1][1]
+    assert units.missing({"results": {"studies": {"target_ci": n}}, "run": {"target_ci": facts}}
+                         ) == []

@@ -41,7 +41,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.estimate.load", "load average"), ("run.estimate.games", "games per arm"),
     ("run.target_ci.target", SHARE), ("run.target_ci.half_width", SHARE),
     ("run.target_ci.games", "games per arm"), ("run.target_ci.max_games", "games per arm"),
-    ("run.target_ci.steps[]", "games per arm"),
+    ("run.target_ci.steps[]", "games per arm"), ("run.target_ci.half_width_report", SHARE),
     ("run.tables[].entries", "entries"), ("run.tables[].differ", "entries"),
     ("run.questions[].tolerance", "finding unit as shown"),
     # the study facts of each kind (``run.study``)
