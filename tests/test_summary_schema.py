@@ -107,24 +107,24 @@ def test_the_stopping_rule_section_is_its_numbers_then_its_words(tmp_path):
     """``target_precision.numbers`` recomputes the widest win-rate half-width from the records
     (what ``summary.json`` holds); ``write`` only words them."""
     from analyzer import stats
-    from analyzer.report import target_precision
     from analyzer.report.document import Doc
+    from analyzer.report.target_precision import numbers, write
 
     seats = _seats([[1.0, 0.0]] * 30 + [[0.0, 1.0]] * 10)
     facts = {"target": 0.2, "games": 40, "half_width": 0.15, "reached": True, "steps": [20, 40],
              "max_games": 100}
-    n = target_precision.numbers(facts, seats)
+    n = numbers(facts, seats)
     assert n["half_width_report"] == pytest.approx(stats.max_win_rate_half_width(seats))
     assert 0 < n["half_width_report"] < 0.2 and n["covers"] == list(stats.HALF_WIDTH_COVERS)
     assert {k: n[k] for k in facts} == facts
     doc = Doc(tmp_path)
-    target_precision.write(doc, n)
+    write(doc, n)
     assert "reached after **40 games**" in doc.blocks[1][1]
     doc = Doc(tmp_path)
-    target_precision.write(doc, {**n, "target": n["half_width_report"] / 2})
+    write(doc, {**n, "target": n["half_width_report"] / 2})
     assert "**above** the target" in doc.blocks[1][1]
     doc = Doc(tmp_path)
-    target_precision.write(doc, {**n, "reached": False})
+    write(doc, {**n, "reached": False})
     assert "**not reached**" in doc.blocks[1][1]
     assert units.missing({"results": {"studies": {"target_ci": n}}, "run": {"target_ci": facts}}
                          ) == []

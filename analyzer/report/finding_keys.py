@@ -101,7 +101,7 @@ def records_of(found: Summary, run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         They are not a list of finding records.
     """
-    path = Path(run_dir) / "summary.json"
+    path = userfiles.looked_up(Path(run_dir) / "summary.json")
     try:
         records = of_summary({"run": found.run.as_dict(), "results": found.results})
     except (AttributeError, TypeError, ValueError, KeyError):

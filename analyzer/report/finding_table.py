@@ -35,7 +35,7 @@ def rows(run_dir: str | Path) -> list[dict[str, Any]]:
     found = finding_keys.finished(run_dir)
     records = finding_keys.records_of(found, run_dir)
     robust = robustness.load(run_dir, found.run.as_dict())
-    said = (found.results.get("answers") or {}).get("answers") or []
+    said = ((found.results or {}).get("answers") or {}).get("answers") or []
     return table(records, said, found.run.questions, robust)
 
 

@@ -156,7 +156,7 @@ class Summary:
     (``analyzer.report.units.declared``)."""
 
     run: RunFacts
-    results: Mapping[str, Any] | None = None
+    results: Any = None  # a Mapping as written; a hand-edited file's as it is
     units: Mapping[str, str] | None = None
     schema_version: int = SCHEMA_VERSION
 
@@ -195,8 +195,9 @@ def loads(data: Any, path: str | Path = "summary.json") -> Summary:
     Raises
     ------
     AnalyzerError
-        Its ``schema_version`` is newer than ``SCHEMA_VERSION`` or not a whole number. (Content
-        that is not an object has no facts: an empty ``Summary`` of version 0.)
+        Its ``schema_version`` is newer than ``SCHEMA_VERSION`` or not a whole number, or its
+        ``run`` is not an object. (Content that is not an object has no facts: an empty
+        ``Summary`` of version 0.)
     """
     if not isinstance(data, Mapping):  # no facts to read
         return Summary(RunFacts.of({}), None, None, 0)
@@ -207,11 +208,11 @@ def loads(data: Any, path: str | Path = "summary.json") -> Summary:
         raise AnalyzerError(f"{path}: written by a newer analyzer (summary.json schema_version "
                             f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade "
                             "analyzer, or re-run the study with this one")
-    run = data.get("run")
-    facts = RunFacts.of(run if isinstance(run, Mapping) else {})
-    results = data.get("results")
-    return Summary(facts, results if isinstance(results, Mapping) else None,
-                   data.get("units"), version)
+    run = data.get("run", {})
+    if not isinstance(run, Mapping):
+        raise AnalyzerError(f"{path}: not a summary analyzer wrote (its run facts are not a "
+                            "table)")
+    return Summary(RunFacts.of(run), data.get("results"), data.get("units"), version)
 
 
 def read(path: str | Path) -> Summary:
