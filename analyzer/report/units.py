@@ -11,8 +11,8 @@ number's own object (an answer, in the unit the report shows it).
 
 One unit per quantity across every output: a share (a win rate, a share of games) and a
 difference of shares are stored as fractions of 1 with the unit ``share`` (the report shows
-them as % and pp); a p-value is a ``probability``; scores are ``points``. The report writes the
-patterns that matched into ``summary.json["units"]`` (``units``).
+them as % and pp); a p-value is a ``probability``; scores are ``points``. The patterns that
+matched are written into ``summary.json["units"]`` (``declared``, by ``analyzer.report.summary``).
 """
 
 from __future__ import annotations
