@@ -70,7 +70,7 @@ def _sections(summary: dict) -> tuple:
 def test_every_number_of_summary_json_has_a_unit(runs, name):
     summary = json.loads((runs / name / "summary.json").read_text())
     sections = _sections(summary)
-    body = {k: summary[k] for k in ("run", "results")}
+    body = {k: summary[k] for k in ("schema_version", "run", "results")}
     assert sum(1 for _ in units.numbers(body)) > 20
     assert units.missing(body, sections) == []
     # summary.json says them: each pattern a number matched, in the table's order
@@ -84,7 +84,7 @@ def test_every_number_of_summary_json_has_a_unit(runs, name):
 
 def test_shares_are_shares_and_counts_are_counts(runs):
     summary = json.loads((runs / "simulate" / "summary.json").read_text())
-    body = {k: summary[k] for k in ("run", "results")}
+    body = {k: summary[k] for k in ("schema_version", "run", "results")}
     got = {path: units.unit_of(path, chain, units.table(_sections(summary)))
            for path, _, chain in units.numbers(body)}
     assert got["run.games"] == "games per arm" and got["run.seconds"] == "seconds"

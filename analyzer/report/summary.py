@@ -180,7 +180,7 @@ def content(summary: Summary, sections: Any = ()) -> dict[str, Any]:
                            "run": _json_safe(summary.run.as_dict())}
     if summary.results is not None:
         out["results"] = _json_safe(summary.results)
-        out["units"] = units.declared({"run": out["run"], "results": out["results"]}, sections)
+        out["units"] = units.declared(out, sections)
     return out
 
 

@@ -28,6 +28,7 @@ PROBABILITY = "probability"
 
 # (path pattern, unit), first match wins: exact paths first, then fields by name
 UNITS: tuple[tuple[str, str], ...] = (
+    ("schema_version", "schema version"),
     # run facts (``summary.json["run"]``)
     ("run.games", "games per arm"), ("run.players", "players"),
     ("run.arms[].players", "players"), ("run.arms[].rules.*", "rule value"),
