@@ -28,6 +28,7 @@ from typer.core import TyperGroup
 from analyzer import __version__, api, files, studies, study_cli, userfiles
 from analyzer.errors import AnalyzerError, RunInterrupted, TurnCapExceeded
 from analyzer.games import available_games, build, get_game
+from analyzer.report import summary
 
 LONG_WORD = 300  # characters without a blank that an error line shows whole
 _LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
@@ -191,8 +192,7 @@ def report(run_dir: Annotated[Path, typer.Argument(
                                             "not re-written")
         err.resume_with = f"analyzer report {run_dir}"
         raise err from None
-    summary = userfiles.read_json(run_dir / "summary.json")  # the one render_report wrote
-    results = (summary.get("results") if isinstance(summary, dict) else None) or {}
+    results = summary.read(run_dir / "summary.json").results or {}  # render_report wrote it
     rob = studies.results_of(results, "robustness") or {}
     if rob.get("complete") is False:
         typer.echo(f"robustness check incomplete: {len(rob['finished'])} of "

@@ -736,10 +736,10 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     assert asked["score:twice"]["answer"].endswith(", at the value found.")
     assert "at the value found" not in answers[1]["answer"]  # the balance's own says it its way
     assert check["questions"]["original"]["score:twice"] is not None
-    # one unit, machine-readable: a share is stored as a fraction, said beside every number
-    assert set(search["unit_0"]) == set(search["keep_0_unit"]) == {"fraction"}
-    assert b["value_unit"] == eq["value_unit"] == t["value_unit"] == "fraction"
-    assert kept["value_unit"] == change["value_unit"] == "fraction"
+    # one unit, machine-readable: a share is stored as a fraction of 1, unit "share"
+    assert set(search["unit_0"]) == set(search["keep_0_unit"]) == {"share"}
+    assert b["value_unit"] == eq["value_unit"] == t["value_unit"] == "share"
+    assert kept["value_unit"] == change["value_unit"] == "share"
     assert q["value_unit"] == q["unit"] != "pp" and q["scale"] == 1
     assert "**The study file's questions at the value found**" in text
     assert f"--keep {START}=5..100 --tolerance" not in study["command"]  # tolerance first

@@ -187,7 +187,8 @@ def test_cycle_finder_names_a_cycle_and_skips_type_checking(tmp_path):
 # The report's extension point and the report modules a game's own sections build with: a game
 # imports nothing else of ``report/``.
 REPORT_API = {f"analyzer.report.{m}" for m in (
-    "extension", "document", "records", "charts", "design", "findings", "players", "balance")}
+    "extension", "document", "records", "charts", "design", "findings", "players", "balance",
+    "units")}
 # What the model layer (the contract and the shared machinery) may import besides itself.
 MODEL_MAY_IMPORT = {"errors", "userfiles"}
 # The one place the report still looks a game up itself (issue #31 step 3: the caller should

@@ -163,7 +163,7 @@ def test_finding_records_say_the_unit_their_numbers_are_stored_in():
     points = Finding("y {value}", 1.5, 1.0, 2.0, "points", 1, 2, True, 0.0, games=400,
                      key="b")
     recs = {r["key"]: r for r in (_record(a) for a in assess([share, points]))}
-    assert (recs["a"]["unit"], recs["a"]["value_unit"]) == ("pp", "fraction")
+    assert (recs["a"]["unit"], recs["a"]["value_unit"]) == ("pp", "share")
     assert (recs["b"]["unit"], recs["b"]["value_unit"]) == ("points", "points")
 
 

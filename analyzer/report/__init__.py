@@ -25,7 +25,7 @@ near flat in the number of games.
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +46,14 @@ from analyzer.report import (
     robustness,
     role_keys,
     sample_size,
+    summary,
 )
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc, correction_of
 from analyzer.report.files import atomic_write
 from analyzer.report.first_player import first_player
 from analyzer.report.sections import all_sections
+from analyzer.report.summary import Arm, RunFacts
 from analyzer.report.target_precision import target_precision
 
 __all__ = ["RUN_FILES", "atomic_write", "build", "render"]
@@ -60,58 +62,37 @@ RUN_FILES = ("scenario.toml", "games.parquet", "seats.parquet", "summary.json", 
              "report.html")
 
 
-def _json_safe(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if hasattr(obj, "item"):  # numpy scalars
-        return _json_safe(obj.item())
-    return obj
-
-
 def _short(value: Any, width: int = 60) -> str:
     """A value for a table cell; long tables (a map, a token list) are cut with an ellipsis."""
     text = str(value)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _header(doc: Doc, run: dict, games: pd.DataFrame, options: set[str] | None = None,
+def _header(doc: Doc, run: RunFacts, games: pd.DataFrame, options: set[str] | None = None,
             acted: dict | None = None) -> None:
     doc.h("This run")
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
     editions = ", ".join(sorted(map(str, pd.unique(games["rules_version"]))))
-    exp = ", ".join(run.get("expansions", [])) or "none"
     counts = sorted({int(n) for n in pd.unique(games["n_players"])}) if "n_players" in games \
         else []
-    players = (f"{run.get('players', '?')} players" if len(counts) < 2 else
-               f"{run.get('players', '?')} players in the base, "
+    players = (f"{run.said('players')} players" if len(counts) < 2 else
+               f"{run.said('players')} players in the base, "
                f"arms of {', '.join(map(str, counts[:-1]))} and {counts[-1]} players (column "
                "`players` below)")
-    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {players}, "
-          f"**{n} games** per variant, root seed **{run.get('seed', '?')}**, seat rotation "
-          f"{'on' if run.get('seat_rotation', True) else 'off'}. Rules edition: `{editions}`. "
-          f"Scenario: `{run.get('scenario_file', '?')}` (as run: `scenario.toml`).")
-    doc.p(defaults_line(run.get("defaults", {}), options))  # how often: the Answers box
-    if run.get("games_per_second"):
-        k = len(variants)
-        total = int(run.get("games_played", 0) or n * k)
-        doc.p(f"Played {n:,} games × {k} variant{'s' if k != 1 else ''} = {total:,} games in "
-              f"{run.get('seconds', 0):.1f} s ({run['games_per_second']:.0f} games/s over "
-              f"{run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
-              f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer {run.get('version', '?')}.")
-    if run.get("estimate"):
-        from analyzer.plan import against
-
-        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
-    arms = run.get("arms", [])
-    if arms:
+    doc.p(f"Game **{run.said('game')}** (expansions: {', '.join(run.expansions) or 'none'}), "
+          f"{players}, **{n} games** per variant, root seed **{run.said('seed')}**, seat "
+          f"rotation {'on' if run.seat_rotation else 'off'}. Rules edition: `{editions}`. "
+          f"Scenario: `{run.said('scenario_file')}` (as run: `scenario.toml`).")
+    doc.p(defaults_line(run.defaults, options))  # how often: the Answers box
+    k = len(variants)
+    for text in run.how_played(f"Played {n:,} games × {k} variant{'s' if k != 1 else ''} = "
+                               f"{int(run.games_played or n * k):,} games in {run.seconds:.1f} s"):
+        doc.p(text)
+    if run.arms:
         doc.p("Variants (all on the same game seeds):")
-        doc.table(_variants_table(arms, run.get("tables", [])))
-    _user_tables(doc, run.get("tables", []), len(arms))
+        doc.table(_variants_table(run.arms, run.tables))
+    _user_tables(doc, run.tables, len(run.arms))
 
 
 APPENDIX = "Appendix: labelled defaults in use"
@@ -174,39 +155,39 @@ def _appendix(doc: Doc, run: dict, run_dir: Path | None, acted: dict | None = No
     guesses.section(doc, acted, lambda text: citations.linked(text, run_dir))
 
 
-def _variants_table(arms: list[dict], tables: list[dict]) -> pd.DataFrame:
+def _variants_table(arms: Sequence[Arm], tables: Sequence[Mapping]) -> pd.DataFrame:
     """One row per arm: its name, description, rule options (the base's in full, a variant's
     changes from the base) and seats. A user table's path is shown as in the table notes."""
     files = {(t["option"], t["path"]): t["file"] for t in tables}
 
-    def show(rules: dict) -> list[str]:
+    def show(rules: Mapping) -> list[str]:
         return [f"{k} = {files.get((k, str(v)), v)}" for k, v in rules.items()]
 
-    base = arms[0].get("rules", {})
-    described = any(arm.get("description") for arm in arms)
-    varied = len({arm.get("players") for arm in arms}) > 1  # arms of several player counts
+    base = arms[0].rules
+    described = any(arm.description for arm in arms)
+    varied = len({arm.players for arm in arms}) > 1  # arms of several player counts
     column = "rules" if len(arms) == 1 else "rules (changes from base)"
     rows = []
     for i, arm in enumerate(arms):
-        rules = arm.get("rules", {})
+        rules = arm.rules
         if i == 0:
             text = "; ".join(show(rules)) or "none set (the game's defaults)"
         else:
             changed = show({k: v for k, v in rules.items() if base.get(k) != v})
             changed += [f"{k} = the game's default" for k in base if k not in rules]
             text = "; ".join(changed) or "same rules as the base"
-        row = {"variant": arm["name"]}
+        row = {"variant": arm.name}
         if described:
-            row["description"] = arm.get("description", "")
+            row["description"] = arm.description
         row[column] = text
         if varied:
-            row["players"] = arm.get("players", "")
-        row["seats"] = ", ".join(arm.get("seats", []))
+            row["players"] = "" if arm.players is None else arm.players
+        row["seats"] = ", ".join(arm.seats)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _user_tables(doc: Doc, tables: list[dict], n_arms: int) -> None:
+def _user_tables(doc: Doc, tables: Sequence[Mapping], n_arms: int) -> None:
     """One sentence per user data table: what it changes against the built-in table it
     replaces (``analyzer.tablediff``, computed at run time)."""
     for t in tables:
@@ -243,15 +224,16 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         (``citations.linked``); ``None``: citations stay plain text.
     """
     games, seats = records.as_table(games), records.as_table(seats)
+    facts = RunFacts.of(run)
     study = studies.of_run(run)
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
         results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
                                                                          run_dir)}
-        spec = _known_game(run)
+        spec = _known_game(facts.game)
         acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
                  if spec is not None else None)
         # the Answers (issue #25) right under the title and the description
-        at = int(bool(run.get("description")) and doc.blocks[:1] == [("p", run["description"])])
+        at = int(bool(facts.description) and doc.blocks[:1] == [("p", facts.description)])
         results["answers"] = answers.section(
             doc, run, finding_keys.of_summary({"run": run, "results": results}), results, at,
             run_dir, acted=acted)
@@ -259,17 +241,18 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
             _appendix(doc, run, run_dir, acted)
         return results
     head = games.read(("variant", "rules_version", "n_players"))
-    players = int(run.get("players") or head["n_players"].iloc[0])
-    if run.get("description"):  # what the study asks, under the title
-        doc.p(run["description"])
-    if small := sample_size.small_run(int(run.get("games") or 0), players):  # said first
+    players = int(facts.players or head["n_players"].iloc[0])
+    if facts.description:  # what the study asks, under the title
+        doc.p(facts.description)
+    if small := sample_size.small_run(int(facts.games or 0), players):  # said first
         doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    spec = _known_game(run)
+    spec = _known_game(facts.game)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
-    _header(doc, run, head, set(spec.options.names()) if spec is not None else None, acted)
+    _header(doc, facts, head, set(spec.options.names()) if spec is not None else None,
+            acted)
     del head
-    spec = _game(doc, run)
+    spec = _game(doc, facts.game)
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
@@ -306,8 +289,8 @@ def _study_sections(doc: Doc, run: dict[str, Any], games: records.Table, seats: 
     out: dict[str, Any] = {"first_player": first_player(doc, seats, players, run,
                                                         correction_of(run))}
     records.release_memory()
-    if run.get("target_ci"):
-        out["target_ci"] = target_precision(doc, run["target_ci"], seats)
+    if tc := RunFacts.of(run).target_ci:
+        out["target_ci"] = target_precision(doc, dict(tc), seats)
     if study.section is not None and study.results[:1] == ("studies",):
         out[study.results[1]] = studies.load(study.section)(doc, run, games, seats, players,
                                                             item_kind)
@@ -354,18 +337,18 @@ def _pending_section(doc: Doc, pending: dict[str, Any]) -> dict[str, Any]:
     return pending
 
 
-def _known_game(run: dict[str, Any]) -> GameSpec | None:
-    """The ``GameSpec`` of the run's game, ``None`` when this installation has none."""
+def _known_game(name: str) -> GameSpec | None:
+    """The ``GameSpec`` of the game ``name`` (the run's), ``None`` when this installation has
+    none."""
     try:
-        return get_game(run["game"]) if run.get("game") else None
+        return get_game(name) if name else None
     except RuleError:
         return None
 
 
-def _game(doc: Doc, run: dict[str, Any]) -> GameSpec | None:
-    """The ``GameSpec`` of the run's game, or ``None`` (with a note in ``doc``) when the run
-    facts do not name one this installation has: the report is then the generic one."""
-    name = run.get("game")
+def _game(doc: Doc, name: str) -> GameSpec | None:
+    """The ``GameSpec`` of the run's game ``name``, or ``None`` (with a note in ``doc``) when
+    the run facts do not name one this installation has: the report is then the generic one."""
     try:
         return get_game(name) if name else None
     except RuleError:
@@ -391,7 +374,8 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     Raises
     ------
     AnalyzerError
-        ``run_dir`` lacks the record files, or one cannot be read as Parquet.
+        ``run_dir`` lacks the record files, or one cannot be read as Parquet; its
+        ``summary.json`` cannot be read or is of a newer schema (``summary.read``).
     """
     run_dir = userfiles.looked_up(run_dir)
     for name in ("games.parquet", "seats.parquet"):
@@ -399,23 +383,19 @@ def render(run_dir: str | Path) -> dict[str, Any]:
             raise AnalyzerError(f"{run_dir}: no {name} here (is this a run directory made by "
                                 "`analyzer simulate`?)")
     summary_path = run_dir / "summary.json"
-    run: dict[str, Any] = {}
-    if summary_path.is_file():
-        try:
-            run = userfiles.read_json(summary_path).get("run", {})
-        except userfiles.UnreadableFile as err:
-            raise AnalyzerError(f"{summary_path}: cannot read it ({err.reason})") from None
-        except AttributeError:
-            run = {}
+    facts = summary.read(summary_path).run if summary_path.is_file() else RunFacts.of({})
+    run = facts.as_dict()
     chart_dir = run_dir / "charts"
     chart_dir.mkdir(exist_ok=True)
     doc = Doc(chart_dir)
     records.release_memory()  # what playing and aggregating the records left behind
     results = build(doc, run, records.Table(run_dir / "games.parquet"),
                     records.Table(run_dir / "seats.parquet"), run_dir)
-    title = f"{run.get('name', run_dir.name)}: {run.get('game', '')} study report"
-    summary = _json_safe({"run": run, "results": results})
-    atomic_write(summary_path, json.dumps(summary, indent=1))
+    title = f"{facts.name or run_dir.name}: {facts.game} study report"
+    spec = _known_game(facts.game)
+    written = summary.content(summary.Summary(facts, results),
+                              spec.sections() if spec and spec.sections else ())
+    atomic_write(summary_path, json.dumps(written, indent=1))
     atomic_write(run_dir / "report.md", fmt.to_markdown(title, doc.blocks))
     atomic_write(run_dir / "report.html", fmt.to_html(title, doc.blocks, chart_dir))
-    return summary
+    return written

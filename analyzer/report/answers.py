@@ -36,11 +36,12 @@ from matplotlib import colormaps
 from analyzer import stats, studies
 from analyzer.errors import RuleError
 from analyzer.games import get_game
-from analyzer.report import citations, finding_keys, guesses, robustness, role_keys
+from analyzer.report import citations, finding_keys, guesses, robustness, role_keys, units
 from analyzer.report.document import BASE, Doc, p_text, pct
 from analyzer.report.extension import key_patterns
 from analyzer.report.finding_keys import as_written
 from analyzer.report.findings import replay_command
+from analyzer.report.summary import RunFacts
 
 HEADING = "Answers"
 CAVEATS = "What these answers rest on"
@@ -119,7 +120,7 @@ def _by_key(records: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]
 
 
 def _arms(run: Mapping[str, Any]) -> list[str]:
-    return [a["name"] for a in run.get("arms") or []] or [BASE]
+    return [a.name for a in RunFacts.of(run).arms] or [BASE]
 
 
 def _answer(ask: str, record: Mapping[str, Any] | None) -> list[Answer]:
@@ -173,8 +174,7 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     """Along the swept value, in its order. Across player counts: per arm the start player's
     advantage and the mean score (their own values, from the sections' numbers); else each
     value's paired effect on the players it is about (simulate's answers)."""
-    arms = run.get("arms") or []
-    if len({a.get("players") for a in arms}) < 2:
+    if len({a.players for a in RunFacts.of(run).arms}) < 2:
         # the swept player (``NAME*``, sweep.py) is the one each value is about
         swept = [r for r in records if str(r.get("key")).startswith("policy:")
                  and str(r.get("key")).endswith("*")]
@@ -623,15 +623,16 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         (numbers in the unit shown). A question the run cannot answer is a row saying why
         (``declared``), never an error.
     """
-    questions = list(run.get("questions") or [])
+    facts = RunFacts.of(run)
+    questions = list(facts.questions)
     own = of_study(records, results, run)
     # a question may name a finding's key or one of the study kind's own answers (a sweep's
     # ``first_player:ARM``, ``score_mean:ARM``)
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
-    patterns = key_patterns(_spec(run.get("game"))) if as_written(kind) else ()
-    chosen, notes = (declared(questions, known, str(run.get("scenario_file") or "the scenario"),
+    patterns = key_patterns(_spec(facts.game)) if as_written(kind) else ()
+    chosen, notes = (declared(questions, known, facts.scenario_file or "the scenario",
                               kind, patterns) if questions else (own, []))
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
@@ -683,7 +684,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         part.p("Not answered here: " + "; ".join(notes) + (
             f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
             if not as_written(kind) else "."))
-    part.p(caveats(acted, run.get("defaults") or {}, link))
+    part.p(caveats(acted, RunFacts.of(run).defaults, link))
     doc.blocks[at:at] = part.blocks
     return {"declared": bool(questions) and chosen is not own, "not_answered": notes,
             "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
@@ -703,7 +704,7 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
     ex = list(r.get("examples") or [])
     return {"question": a["ask"], "key": a["key"], "answer": short_text(r),
             "estimate": _scaled(r, "estimate"), "lo": _scaled(r, "lo"), "hi": _scaled(r, "hi"),
-            "unit": r.get("unit") or "", "verdict": verdict(r, robust, a.get("tolerance")),
+            "unit": units.shown(r), "verdict": verdict(r, robust, a.get("tolerance")),
             **({"tolerance": a["tolerance"]} if a.get("tolerance") is not None else {}),
             # the game the table's replay command shows (the command depends on where the run
             # directory is, so it is the report's, as for the key findings)

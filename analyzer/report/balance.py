@@ -29,6 +29,7 @@ from analyzer.report.document import (
     value_text,
 )
 from analyzer.report.records import Table, as_table
+from analyzer.report.units import SHARE
 
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
 
@@ -285,12 +286,19 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:
     """``diff_table`` rows with ``p_adjusted`` and ``significant_adjusted``, each metric (a
-    column of the report's table) corrected over its rows (the variants)."""
+    column of the report's table) corrected over its rows (the variants), and the
+    ``value_unit`` of each row's numbers (``METRIC_UNITS``)."""
     if diffs.empty:
         return diffs.assign(p_adjusted=pd.Series(dtype=float),
-                            significant_adjusted=pd.Series(dtype=bool))
+                            significant_adjusted=pd.Series(dtype=bool),
+                            value_unit=pd.Series(dtype=str))
     parts = [stats.correct(grp, correction) for _, grp in diffs.groupby("metric", sort=False)]
-    return pd.concat(parts).sort_index()
+    out = pd.concat(parts).sort_index()
+    return out.assign(value_unit=[METRIC_UNITS.get(m, SHARE) for m in out["metric"]])
+
+
+# the unit of a metric's numbers (``diff_table``); every other metric is a share
+METRIC_UNITS = {"score": "points", "spread": "points", "rounds": "rounds"}
 
 
 def spread_noise_floor(n_games: int, n_seats: int, no_winner: float = 0.0, draws: int = 2000,

@@ -24,6 +24,7 @@ from analyzer.report.document import Doc, p_text, param_text
 from analyzer.report.finding_keys import value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table
+from analyzer.report.summary import RunFacts
 
 ORIGINAL, BALANCED = "original", "balanced"
 
@@ -181,7 +182,7 @@ def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) 
     qs = (study["check"].get("questions") or {})
     at, before = qs.get(BALANCED) or {}, qs.get(ORIGINAL) or {}
     rows = []
-    for q in run.get("questions") or []:
+    for q in RunFacts.of(run).questions:
         b, o = at.get(q["finding"]), before.get(q["finding"])
         rows.append(f"*{q['ask']}* (`{q['finding']}`): "
                     + (value_text(b) if b else "not computed there")
@@ -207,8 +208,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     check = study["check"]
     keys = study["keys"]
     at = check["findings"]
-    if run.get("description"):
-        doc.p(run["description"])
+    if description := RunFacts.of(run).description:
+        doc.p(description)
     knobs = study["knobs"]
     doc.h("The value found and its check")
     same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)
@@ -294,7 +295,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           + "`search.parquet`: every setting evaluated. The records (`games.parquet`, "
           f"`seats.parquet`) are the check's, arms `{ORIGINAL}` and `{BALANCED}` (`:ARM` for a "
           f"variant). Command: `{study.get('command', '')}`.")
-    key = findings.key_findings(doc, key_findings(study, run.get("questions") or ()), run_dir,
+    key = findings.key_findings(doc, key_findings(study, RunFacts.of(run).questions), run_dir,
                                 at=top,
                                 note="Here the unit is the game of the fresh-seed check.")
     key["findings"] = answer_order(study, key["findings"])
@@ -347,15 +348,15 @@ def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: 
 
 def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
     doc.h("How it was found")
-    exp = ", ".join(run.get("expansions", [])) or "none"
+    facts = RunFacts.of(run)
     arms = ", ".join(f"`{a}`" for a in study["arms_searched"])
     what = (f"an ablation (the base and the leave-one-out arm of "
             f"{', '.join(f'`{i}`' for i in study['items'])})" if study.get("study") == "ablate"
             else "every arm of the scenario" if study["arms_searched"] == ["all"]
             else f"the scenario's arms {arms}")
-    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
-          f"players, scenario `{run.get('scenario_file', '?')}`, root seed "
-          f"**{run.get('seed', '?')}**. Each setting plays {what}"
+    doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
+          f"), {facts.said('players')} players, scenario `{facts.said('scenario_file')}`, root "
+          f"seed **{facts.said('seed')}**. Each setting plays {what}"
           + (" — the finding has the same value without the other arms (checked on a "
              f"{study['probe_games']}-game probe), so they were left out of the search"
              if study.get("study") != "ablate" and study["arms_searched"] != ["all"] else "")

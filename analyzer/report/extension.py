@@ -49,6 +49,9 @@ class StudySection:
         in no arm's rules"), else ``""``. ``analyzer findings SCENARIO.toml`` lists them and
         ``validate`` checks a question's key against them (``analyzer.study.questions``).
         Without one, the section's keys are its ``key_patterns``, unchecked against the arms.
+    units : tuple of (str, str)
+        The unit of each number its ``build`` returns, as ``(path pattern, unit)`` relative to
+        ``key`` (``"rows[].mean"``, ``"*.share"``; ``analyzer.report.units``), first match wins.
     """
 
     key: str
@@ -57,6 +60,7 @@ class StudySection:
     findings: Callable[[dict, dict], Sequence[Any]] | None = None
     key_patterns: tuple[str, ...] = ()
     plan: Callable[[Sequence[Any]], tuple[Sequence[Any], str]] | None = None
+    units: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

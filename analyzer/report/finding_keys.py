@@ -20,7 +20,9 @@ from typing import Any
 
 from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, OptionError
+from analyzer.report import summary
 from analyzer.report.findings import Finding
+from analyzer.report.summary import Summary
 from analyzer.scenario import shown
 
 
@@ -57,12 +59,24 @@ def of_summary(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def read(run_dir: str | Path) -> list[dict[str, Any]]:
-    """The finding records of the run in ``run_dir`` (``of_summary`` of its ``summary.json``).
+    """The finding records of the run in ``run_dir`` (``records_of`` its ``finished``).
 
     Raises
     ------
     AnalyzerError
-        ``run_dir`` holds no readable ``summary.json`` with results (not a finished run).
+        As ``finished``, or its findings are malformed.
+    """
+    return records_of(finished(run_dir), run_dir)
+
+
+def finished(run_dir: str | Path) -> Summary:
+    """The ``summary.json`` of the finished run in ``run_dir`` (``summary.read``).
+
+    Raises
+    ------
+    AnalyzerError
+        ``run_dir`` holds no readable ``summary.json`` with results (not a finished run), or
+        one of a newer schema.
     """
     path = userfiles.looked_up(Path(run_dir) / "summary.json")
     if not path.exists() and not path.is_symlink():
@@ -71,16 +85,25 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
                                 "finish it with its command and `analyzer ... --resume`")
         raise AnalyzerError(f"{run_dir}: not a run directory, no summary.json here (give the directory of a "
                             "finished run, e.g. reports/NAME)")
-    try:
-        summary = userfiles.read_json(path)
-    except userfiles.UnreadableFile as err:
-        raise AnalyzerError(f"{path}: cannot read it ({err.reason})") from None
-    if not isinstance(summary, dict) or not summary.get("results"):
+    found = summary.read(path)
+    if not found.results:
         raise AnalyzerError(f"{run_dir}: the run has no results yet (re-render it with "
                             f"`analyzer report {run_dir}`, or finish it with its command "
                             "and `analyzer ... --resume`)")
+    return found
+
+
+def records_of(found: Summary, run_dir: str | Path) -> list[dict[str, Any]]:
+    """The finding records of the run ``found`` (``of_summary``) of ``run_dir``.
+
+    Raises
+    ------
+    AnalyzerError
+        They are not a list of finding records.
+    """
+    path = userfiles.looked_up(Path(run_dir) / "summary.json")
     try:
-        records = of_summary(summary)
+        records = of_summary({"run": found.run.as_dict(), "results": found.results})
     except (AttributeError, TypeError, ValueError, KeyError):
         records = None
     problem = "its findings are not a list of records" if records is None else _malformed(records)
@@ -204,5 +227,5 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["as_written", "own_families", "other_kind", "display", "listing", "lookup", "of_summary", "read", "stored", "unestimated",
+__all__ = ["as_written", "own_families", "other_kind", "display", "listing", "lookup", "of_summary", "read", "finished", "records_of", "stored", "unestimated",
            "value_text"]

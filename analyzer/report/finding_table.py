@@ -18,8 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import userfiles
-from analyzer.report import answers, finding_keys, robustness
+from analyzer.report import answers, finding_keys, robustness, units
 
 COLUMNS = ("key", "question", "estimate", "lo", "hi", "unit", "null", "verdict")
 
@@ -33,12 +32,11 @@ def rows(run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         ``run_dir`` holds no finished run (``finding_keys.read``).
     """
-    records = finding_keys.read(run_dir)
-    summary = userfiles.read_json(userfiles.looked_up(Path(run_dir) / "summary.json"))
-    run = summary.get("run") or {}
-    robust = robustness.load(run_dir, run)
-    said = ((summary.get("results") or {}).get("answers") or {}).get("answers") or []
-    return table(records, said, run.get("questions") or [], robust)
+    found = finding_keys.finished(run_dir)
+    records = finding_keys.records_of(found, run_dir)
+    robust = robustness.load(run_dir, found.run.as_dict())
+    said = ((found.results or {}).get("answers") or {}).get("answers") or []
+    return table(records, said, found.run.questions, robust)
 
 
 def table(records: Sequence[Mapping[str, Any]], said: Sequence[Mapping[str, Any]],
@@ -58,7 +56,7 @@ def table(records: Sequence[Mapping[str, Any]], said: Sequence[Mapping[str, Any]
             "key": key, "question": str(a.get("question") or ""),
             "estimate": _shown(r.get("estimate"), scale), "lo": _shown(r.get("lo"), scale),
             "hi": _shown(r.get("hi"), scale),
-            "unit": str(r.get("unit") or ("ratio" if r.get("log") else "")),
+            "unit": units.shown(r),
             "null": None if r.get("null") is None else _shown(r.get("null"), scale),
             "verdict": str(a.get("verdict") or answers.verdict(r, robust, tolerance.get(key)))})
     return out

@@ -69,6 +69,7 @@ from analyzer.report.document import BASE, Doc, p_text, value_text
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
+from analyzer.report.units import SHARE, SQUARED
 
 Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
@@ -152,6 +153,9 @@ class Finding:
         are the finding's own: ``key_findings`` drops one that acted in (nearly) every game of
         the run (``own_caveats``), which the report's "What these answers rest on" box says
         once.
+    stored_unit : str
+        The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
+        rating's log-strength, shown without a unit).
     """
 
     statement: str
@@ -182,6 +186,7 @@ class Finding:
     context: str = ""
     t_df: float | None = None
     caveats: tuple[tuple[str, str], ...] = ()
+    stored_unit: str = ""
 
     def quantile(self) -> float:
         """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
@@ -967,11 +972,16 @@ def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
     return f" Its own caveat: {clause.removeprefix(' — ')}."
 
 
-def value_unit(unit: str, scale: float) -> str:
+def value_unit(unit: str, scale: float, log: bool = False) -> str:
     """The unit a finding's numbers are stored in (``estimate``, ``lo``, ``hi``, ``null``,
-    ``se`` of its record): ``"fraction"`` for a share (``%``) or a difference of shares
-    (``pp``) shown ×100, else the shown ``unit`` itself (shown as stored)."""
-    return "fraction" if unit in ("%", "pp") and float(scale) == 100.0 else unit
+    ``se`` of its record): ``"share"`` (``units.SHARE``, a fraction of 1) for a share (``%``)
+    or a difference of shares (``pp``) shown ×100, ``"share²"`` for a squared one (``pp²``), else the shown ``unit`` itself (shown as
+    stored); a ratio without a unit of its own (``log``) is ``"ratio"``."""
+    if unit in ("%", "pp") and float(scale) == 100.0:
+        return SHARE
+    if unit == "pp²" and float(scale) == 1e4:
+        return SQUARED
+    return unit or ("ratio" if log else "")
 
 
 def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -984,7 +994,7 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
     lo, hi = f.shown_interval() if f.measured else (math.nan, math.nan)
     record = {"key": f.key, "sentence": f.sentence(),
               "estimate": f.estimate if f.measured else math.nan, "lo": lo, "hi": hi,
-              "unit": f.unit, "value_unit": value_unit(f.unit, f.scale), "scale": f.scale,
+              "unit": f.unit, "value_unit": f.stored_unit or value_unit(f.unit, f.scale, f.log), "scale": f.scale,
               "digits": f.digits,
               "signed": f.signed, "null": f.null, "games": f.games,
               "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,

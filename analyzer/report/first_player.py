@@ -15,6 +15,7 @@ from analyzer.report import design
 from analyzer.report import players as players_mod
 from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, span
 from analyzer.report.records import Table, as_table
+from analyzer.report.units import SHARE
 
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
@@ -33,7 +34,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
 
     Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
     fractions) and ``positions``, each turn-order position's win share with its Wilson
-    interval (``{position, rate, lo, hi, unit: "fraction"}``; 0 = the start player), from which
+    interval (``{position, rate, lo, hi, unit: "share"}``; 0 = the start player), from which
     the Answers' "Also found" names a seat-order imbalance at any position.
     """
     doc.h("First-player advantage")
@@ -62,7 +63,7 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         # imbalance at any position (the Answers' "Also found", issue #34)
         held = s.groupby("start_position")["game_id"].nunique()
         positions = [{"position": int(k), "rate": w.estimate, "lo": w.lo, "hi": w.hi,
-                      "unit": "fraction"}
+                      "unit": SHARE}
                      for k, w in ((k, stats.wilson(float(won), int(held[k])))
                                   for k, won in s.groupby("start_position")["won"].sum().items())]
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,

@@ -30,6 +30,7 @@ from analyzer import stats
 from analyzer.report.document import BASE
 from analyzer.report.findings import Finding, arm_games
 from analyzer.report.records import Table, as_table
+from analyzer.report.summary import RunFacts
 
 #: key (or pattern) -> (what it measures in words, unit)
 DEFINITIONS: dict[str, tuple[str, str]] = {
@@ -145,7 +146,7 @@ def findings(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> list[Findin
     """The seat and ``diff:`` findings the run's questions ask (``run["questions"]``), made
     from the seat records; a key that cannot be computed from them is left out (its question
     then gets a row saying why, ``answers.declared``)."""
-    asked = [str(q.get("finding")) for q in run.get("questions") or []]
+    asked = [str(q.get("finding")) for q in RunFacts.of(run).questions]
     seats = as_table(seats)
     out: list[Finding] = []
     cache: dict = {}
@@ -211,8 +212,9 @@ def _diff(seats: Table, run: Mapping[str, Any], key: str, cache: dict) -> list[F
     va, vb = (per_arm_values(seats, arm, what, cache) for arm in (a, b))
     if va is None or vb is None:
         return []
-    counts = {str(arm.get("name")): arm.get("players") for arm in run.get("arms") or []}
-    paired = counts.get(a, run.get("players")) == counts.get(b, run.get("players"))
+    facts = RunFacts.of(run)
+    counts = {arm.name: arm.players for arm in facts.arms}
+    paired = counts.get(a, facts.players) == counts.get(b, facts.players)
     bounds = stats.SHARE_DIFFERENCE if unit == "pp" else None
     if paired:
         both = pd.concat([vb.rename("b"), va.rename("a")], axis=1, join="inner").dropna()

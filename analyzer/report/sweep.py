@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
-from analyzer.report import balance, charts, design
+from analyzer.report import balance, charts, design, units
 from analyzer.report import players as players_mod
 from analyzer.report.document import (
     BASE,
@@ -27,6 +27,7 @@ from analyzer.report.document import (
     span,
 )
 from analyzer.report.records import Table, as_table, glob_escape
+from analyzer.report.units import SHARE
 
 
 def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
@@ -152,6 +153,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                     .rename(columns={"lo": "d_lo", "hi": "d_hi"}),
                     on=["variant", by], how="left")
     result = {"metric": metric, "correction": correction, "table": rows_of(tab),
+              "value_unit": SHARE if metric == "won" else units.of_column(metric),
               "tests": n_tests, "same_games": same}
     if metric == "won" and by == "seat" and design.all_exchangeable(found) and games is not None:
         doc.p(design.exchangeable_reason(found) + " So the sweep is read from game-level "

@@ -22,6 +22,7 @@ from analyzer.report import charts, findings
 from analyzer.report.document import Doc, num, param_text, pct, rows_of
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
+from analyzer.report.summary import RunFacts
 
 SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
 
@@ -152,7 +153,8 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
             float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
             p_value=_p(best, "gap_p"),
-            key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2))
+            key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2,
+            stored_unit="log-strength"))
     for r in table.itertuples():
         count = (f"{r.games:,} games" if r.seat_games == r.games else
                  f"{r.seat_games:,} seat-games (its seats in the {r.games:,} games it sat in)")
@@ -184,7 +186,7 @@ def _signed(d: float, lo: float, hi: float, scale: float, unit: str, digits: int
 def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
             run_dir: Path | None) -> None:
     n_tables = len(study.get("tables", [])) or len(set(map(str, found.deal)))
-    exp = ", ".join(run.get("expansions", [])) or "none"
+    facts = RunFacts.of(run)
     seatings = study.get("seatings", "?")
     how = ("every seating" if study.get("all_seatings", True)
            else f"a balanced sample of {seatings} seatings")
@@ -192,30 +194,22 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
               else "every rotation")
     deals = len(np.unique(found.deal))
     doc.h("This run")
-    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {run.get('players', '?')} "
-          f"players. **{len(found.entrants)} entrants**, {how} of them "
-          f"({seatings}), each in {orders}: {n_tables} tables, each playing the same "
-          f"**{deals} deals** (game seeds from root seed **{run.get('seed', '?')}**), so every "
+    doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
+          f"), {facts.said('players')} players. **{len(found.entrants)} entrants**, {how} of "
+          f"them ({seatings}), each in {orders}: {n_tables} tables, each playing the same "
+          f"**{deals} deals** (game seeds from root seed **{facts.said('seed')}**), so every "
           f"entrant plays every seat equally often on the same deals. **{found.n_games:,} "
-          f"games** in all. Pool file: `{study.get('pool_file', run.get('scenario_file', '?'))}` "
+          f"games** in all. Pool file: `{study.get('pool_file', facts.said('scenario_file'))}` "
           "(as run: `pool.toml`).")
-    if run.get("games_per_second"):
-        doc.p(f"Played in {run.get('seconds', 0):.1f} s ({run['games_per_second']:.1f} games/s "
-              f"over {run.get('jobs', '?')} job(s), backend {run.get('backend', '?')}); "
-              f"{run.get('chunks_resumed', 0)} chunk(s) resumed. analyzer "
-              f"{run.get('version', '?')}.")
-    if run.get("estimate"):
-        from analyzer.plan import against
-
-        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
-    tc = run.get("target_ci")
-    if tc:
+    for text in facts.how_played(f"Played in {facts.seconds:.1f} s"):
+        doc.p(text)
+    if tc := facts.target_ci:
         doc.p(f"Stopping rule: every entrant's win-rate interval (deals as the unit) within "
               f"±{100 * tc['target']:.2f} pp — "
               + (f"reached after {tc['games']} deals." if tc["reached"] else
                  f"not reached at the cap of {tc['games']} deals (widest "
                  f"±{100 * tc['half_width']:.2f} pp)."))
-    rules = (run.get("arms") or [{}])[0].get("rules", {})
+    rules = facts.arms[0].rules if facts.arms else {}
     doc.p("Rules: " + ("; ".join(f"{k} = {param_text(v)}" for k, v in rules.items())
                        or "the game's defaults") + ".")
     # the labelled defaults in use: the appendix table (``report._appendix``, issue #25)

@@ -21,6 +21,7 @@ from analyzer.report import charts, findings
 from analyzer.report.document import Doc, p_text, param_text, pct, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
+from analyzer.report.summary import RunFacts
 
 ARMS = ("start", "tuned")
 
@@ -104,24 +105,24 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
     """Fill ``doc`` with the tune report; returns the check's numbers (``fresh_seed_check``)
     and the parameters for ``summary.json``."""
-    study = run["study"]
-    players = int(run.get("players") or 0)
+    facts = RunFacts.of(run)
+    study, players = run["study"], int(facts.players or 0)
     check = fresh_seed_check(as_table(seats).read(("variant", "game_id", "policy", "won")),
                              study["label"])
-    if run.get("description"):
-        doc.p(run["description"])
+    if facts.description:
+        doc.p(facts.description)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
-    exp = ", ".join(run.get("expansions", [])) or "none"
     opponents = (f"every table of {players - 1} entrants of the pool `{study['opponents']}` "
                  f"({len(study['tables'])} tables, the games split between them)"
                  if study.get("opponents") else
                  "the scenario's other seats (" + ", ".join(study["tables"][0]) + ")")
     gens, lam, per = study["generations"], study["popsize"], study["games_per_candidate"]
-    doc.p(f"Game **{run.get('game', '?')}** (expansions: {exp}), {players} players, scenario "
-          f"`{run.get('scenario_file', '?')}` (as run: `scenario.toml`), root seed "
-          f"**{run.get('seed', '?')}**. Tuned: seat {study['seat']} (`{study['seat_name']}`, "
-          f"policy `{study['policy']}`, in the records `{study['label']}`), against "
-          f"{opponents}; seat rotation {'on' if run.get('seat_rotation', True) else 'off'}.")
+    doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}), "
+          f"{players} players, scenario `{facts.said('scenario_file')}` (as run: "
+          f"`scenario.toml`), root seed **{facts.said('seed')}**. Tuned: seat {study['seat']} "
+          f"(`{study['seat_name']}`, policy `{study['policy']}`, in the records "
+          f"`{study['label']}`), against {opponents}; seat rotation "
+          f"{'on' if facts.seat_rotation else 'off'}.")
     doc.p(f"Search: CMA-ES (`cma` {study.get('cma_version', '?')}) over the "
           f"{len(study['dimensions'])} numeric parameters scaled to their declared bounds, "
           f"from the starting parameters with step {study.get('sigma0', '?')} of each range; "
@@ -129,15 +130,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"games ({study['search_seconds']:.0f} s). All candidates of a generation play the "
           f"same game seeds (common random numbers), each generation new ones. The tuned "
           f"parameters are the search distribution's final mean.")
-    if run.get("games_per_second"):
-        doc.p(f"{run.get('games_played', 0):,} games in {run.get('seconds', 0):.0f} s "
-              f"({run['games_per_second']:.0f} games/s over {run.get('jobs', '?')} job(s), "
-              f"backend {run.get('backend', '?')}); {run.get('chunks_resumed', 0)} chunk(s) "
-              f"resumed. analyzer {run.get('version', '?')}.")
-    if run.get("estimate"):
-        from analyzer.plan import against
-
-        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
+    for text in facts.how_played(f"{facts.games_played:,} games in {facts.seconds:.0f} s"):
+        doc.p(text)
     doc.h("Tuned against start, on fresh seeds")
     d = check["difference"]
     unit = ("Wilson intervals" if check["tables"] == 1

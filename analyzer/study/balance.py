@@ -637,7 +637,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
 
 
 def unit_of(p: Plan, key: str, found: Mapping[str, Mapping] | None = None) -> str:
-    """The unit ``key``'s numbers are stored in (``findings.value_unit``: ``"fraction"`` for a
+    """The unit ``key``'s numbers are stored in (``findings.value_unit``: ``"share"`` for a
     share or a difference of shares, else the unit shown), from its record at the setting
     (``found``) or else the probe's."""
     r = (found or {}).get(key) or p.probe.get(key) or {}
@@ -1356,7 +1356,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         "kind": "balance", "keys": list(p.keys), "equalize": p.equalize,
         "target": p.target, "target_is_null": p.target is None and not p.equalize,
         "unit": rec.get("unit"), "scale": rec.get("scale"), "digits": rec.get("digits"),
-        "signed": rec.get("signed"),
+        "signed": rec.get("signed"), "value_unit": unit_of(p, p.keys[0], None),
         "sentences": {k: p.probe[k].get("sentence") for k in p.keys},
         "knobs": [{"path": k.path, "label": k.label(), "type": k.kind.__name__,
                    "low": k.low, "high": k.high, "start": k.start, "found": v,

@@ -34,6 +34,7 @@ from analyzer import __version__, plan, report, runner, studies, tablediff
 from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
 from analyzer.study import questions
+from analyzer.report.summary import Arm, RunFacts, Summary, dumps
 from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
 
@@ -274,33 +275,25 @@ class StudyRun:
                                   "max_games": self.scenario.games}
         return self.finish(scenario, result, study=study, facts=facts, files=files)
 
-    def run_facts(self, scenario: Scenario, result: runner.RunResult) -> dict[str, Any]:
+    def run_facts(self, scenario: Scenario, result: runner.RunResult) -> RunFacts:
         """``summary.json["run"]``: the scenario's facts, the labelled defaults in use per arm,
         what each user data table changes, and how the games were played."""
         played = result.games_played * len(scenario.arms)
-        return {
-            "name": scenario.name, "description": scenario.description,
-            "scenario_file": scenario.file, "game": scenario.game,
-            "expansions": list(scenario.expansions), "players": scenario.players,
-            "games": scenario.games, "seed": scenario.seed,
-            "seat_rotation": scenario.seat_rotation,
-            "arms": [{"name": a.name, "description": a.description, "rules": dict(a.rules),
-                      "seats": [s.name for s in a.seats], "players": scenario.arm_players(a)}
-                     for a in scenario.arms],
-            "defaults": defaults_facts(scenario),
-            "questions": [q.as_dict() for q in scenario.questions],
+        return RunFacts(
+            scenario.name, scenario.description, scenario.file, scenario.game,
+            tuple(scenario.expansions), scenario.players, scenario.games, scenario.seed,
+            scenario.seat_rotation,
+            tuple(Arm(a.name, a.description, dict(a.rules), tuple(s.name for s in a.seats),
+                      scenario.arm_players(a)) for a in scenario.arms),
+            defaults_facts(scenario), tuple(q.as_dict() for q in scenario.questions),
             # what each user data table changes, read now: the report is re-rendered from these
-            "tables": tablediff.run_facts(scenario.spec.tables,
-                                          [(a.name, a.rules) for a in scenario.arms]),
-            "version": __version__, "jobs": self.options.jobs, "backend": self.options.backend,
-            "chunk_size": self.options.chunk_size, "chunks_resumed": result.resumed,
-            "games_played": played, "seconds": result.seconds,
-            "cpu_seconds": result.cpu_seconds,
-            "estimate": self.estimate.facts() if self.estimate is not None else None,
-            "games_per_second": (played / result.seconds if result.seconds > 0 and played
-                                 else None),
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
-        }
+            tuple(tablediff.run_facts(scenario.spec.tables,
+                                      [(a.name, a.rules) for a in scenario.arms])),
+            __version__, self.options.jobs, self.options.backend, self.options.chunk_size,
+            result.resumed, played, result.seconds, result.cpu_seconds,
+            self.estimate.facts() if self.estimate is not None else None,
+            played / result.seconds if result.seconds > 0 and played else None,
+            time.strftime("%Y-%m-%d %H:%M:%S"))
 
     def finish(self, scenario: Scenario, result: runner.RunResult, *,
                study: dict[str, Any] | None = None, facts: Mapping[str, Any] | None = None,
@@ -323,20 +316,19 @@ class StudyRun:
         d.write("scenario.toml", to_toml(scenario))
         for name, text in (files or {}).items():
             d.write(name, text)
-        run = {**self.run_facts(scenario, result), **(facts or {})}
-        if study is not None:
-            run["study"] = study
-        d.write("summary.json", json.dumps({"run": run}, default=str))
+        run = {**self.run_facts(scenario, result).as_dict(), **(facts or {}),
+               **({"study": study} if study is not None else {})}
+        d.write("summary.json", dumps(Summary(RunFacts.of(run)), indent=None))
         d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
                    "report not yet written")
         try:
-            summary = report.render(d.path)
+            written = report.render(d.path)
         except ScenarioError as err:  # e.g. a question's unknown key: the games are kept
             lines = err.problems or [str(err)]
             saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
                      "game is played again)")
             raise ScenarioError.of([*lines, saved]) from None
-        return Results(d.path, summary)
+        return Results(d.path, written)
 
 
 @checked

@@ -57,6 +57,7 @@ from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
+from analyzer.report.units import SHARE
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
 from analyzer.studies import StudyKind
 from analyzer.study.run import Results, StudyRun, only_base, prepare, validate
@@ -400,7 +401,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
                         "best": wins[best], "mean": float(np.mean(wins)),
                         "best_params": cands[best], "mean_params": p.params(step.centre),
                         "sigma": step.sigma})
-        rows += [{"generation": g, "candidate": k, "win_rate": w, "win_rate_unit": "fraction",
+        rows += [{"generation": g, "candidate": k, "win_rate": w, "win_rate_unit": SHARE,
                   "games": p.games,
                   **{dim.name: c[dim.name] for dim in p.dims}}
                  for k, (c, w) in enumerate(zip(cands, wins))]

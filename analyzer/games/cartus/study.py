@@ -63,6 +63,7 @@ from analyzer.report.document import (
 )
 from analyzer.report.extension import PlannedKey, StudySection
 from analyzer.report.records import Table, as_table
+from analyzer.report.units import SHARE, SQUARED
 
 BOOTSTRAP = 2000  # bootstrap draws: BCa tails and p-values down to ~1/2000 need a few thousand
 SEED = 20240607  # fixed, so a re-render gives the same intervals
@@ -451,11 +452,14 @@ def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
 
 def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
     """``frame`` (main effects or interactions) with ``p_adjusted``/``significant_adjusted``,
-    each metric (a column of the report's table) corrected over its rows."""
+    each metric (a column of the report's table) corrected over its rows, and the
+    ``value_unit`` of its numbers (a share, the seat spread² a squared one)."""
     if frame.empty:
         return frame
     parts = [stats.correct(grp, method) for _, grp in frame.groupby("metric", sort=False)]
-    return pd.concat(parts).sort_index()
+    out = pd.concat(parts).sort_index()
+    return out.assign(value_unit=[SQUARED if m == "spread2" else SHARE for m in out["metric"]])
+
 
 
 def _pp(e: float, lo: float, hi: float, significant: bool = False) -> str:
@@ -822,6 +826,12 @@ def _plan(arms):
     return [*keys, PlannedKey(*findings.PAIR, check=check)], ""
 
 
+# the units of the section's numbers (``analyzer.report.units``)
+UNITS = (("arms", "arms"), ("sets[].arms", "arms"), ("sets[].rank", "rank"),
+         ("sets[].games", "games"), ("sets[].spread2*", SQUARED), ("sets[].*", SHARE),
+         ("noise_floor", SHARE), ("*effects[].*", "@value_unit"),
+         ("interactions[].*", "@value_unit"))
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
-                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan),)
+                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan,
+                         units=UNITS),)

@@ -42,6 +42,7 @@ from analyzer.report.extension import StudySection
 from analyzer.report.players import counts as arm_player_counts
 from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table
+from analyzer.report.units import SHARE
 
 # goods sources in the seat records (docs/rules/pyramidion.md §5 phases 3, 5, 7 and 8, §10.2)
 SOURCES: tuple[tuple[str, str], ...] = (
@@ -622,6 +623,20 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
     return [("h", "Pyramidion baseline: the answers in short"), *(("p", x) for x in lines)]
 
 
+# the units of the section's numbers (``analyzer.report.units``)
+UNITS = (
+    ("start_position[].start_position", "seat"), ("start_position[].n", "games"),
+    ("start_position[].wins", "games"), ("*.vp*", "victory points"),
+    ("start_position[].*", SHARE), ("head_to_head[].games", "games"),
+    ("head_to_head[].*", SHARE), ("policy_profile[].goods_*", "goods per seat-game"),
+    ("policy_profile[].boats_loaded", "boats per seat-game"),
+    ("policy_profile[].tiles_placed", "tiles per seat-game"),
+    ("policy_profile[].revolts_won", "revolts per seat-game"), ("sites[].rank", "rank"),
+    ("sites[].act*", "activations per game"), ("sites[].rev*", "revolts per activation"),
+    ("sites[].games_revolt", SHARE), ("sites[].*", "contestants per activation"),
+    ("ends.ends.*", "games"), ("ends.first_to_target_games", "games"),
+    ("ends.first_to_target_won.*", SHARE), ("goods[].share", SHARE),
+    ("goods[].*", "goods per seat-game"))
 SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion,
                          key_patterns=(*(k for k, _, _ in findings.KEYS), "head_to_head:*"),
-                         plan=findings.plan),)
+                         plan=findings.plan, units=UNITS),)

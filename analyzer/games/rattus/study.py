@@ -42,6 +42,7 @@ from analyzer.report.document import (
 )
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
+from analyzer.report.units import SHARE
 
 
 def _arms_with_card(games: Table, seats: Table, card: str, active: str) -> list[str]:
@@ -411,7 +412,8 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         if "policy" in s and s["policy"].nunique() > 1:
             for c in cols:
                 for r in stats.mean_values(s, ("policy",), c).to_dict("records"):
-                    pol_rows.append({"variant": a, "column": c, **r})
+                    pol_rows.append({"variant": a, "column": c, **r, "value_unit":
+                                     f"{'takes' if c == take else 'uses'} per seat-game"})
             for pol, grp in s.groupby("policy", sort=True, observed=True):
                 cell = {"variant": a, "policy": pol, "seat-games": len(grp)}
                 for r in pol_rows:
@@ -681,9 +683,38 @@ def _examples(game_ids, k: int = 3) -> list[int]:
     return sorted(int(i) for i in game_ids)[:k]
 
 
+# the units of a card section's numbers (``analyzer.report.units``): its take and use counts,
+# then the card-out comparison (``_card_out``)
+CARD_UNITS = (
+    ("take_use.by_arm[].*_share.*", SHARE), ("take_use.by_arm[].took_*", "takes per game"),
+    ("take_use.by_arm[].*", "uses per game"), ("take_use.by_position[].start_position", "seat"),
+    ("take_use.by_position[].took_share.*", SHARE),
+    ("take_use.by_position[].took_*", "takes per seat-game"),
+    ("take_use.by_position[].*", "uses per seat-game"),
+    ("take_use.by_policy[].n", "seat-games"), ("take_use.by_policy[].*", "@value_unit"),
+    ("take_use.first_last.*.last_position", "seat"), ("take_use.first_last.*.n", "games"),
+    ("take_use.first_last.*.examples[]", "game id"),
+    ("take_use.first_last.take.*", "takes per seat-game"),
+    ("take_use.first_last.use.*", "uses per seat-game"),
+    ("*_out.*[].start_position", "seat"), ("*_out.*[].n", "games"),
+    ("*_out.won_by_position[].*", SHARE), ("*_out.score_by_position[].*", "points"),
+    ("*_out.game_level[].*", "@value_unit"), ("*_out.users[].n", "seat-games"),
+    ("*_out.users[].*.n", "seat-games"), ("*_out.users[].examples[]", "game id"),
+    ("*_out.users[].*games*", "games"), ("*_out.users[].score_diff.*", "points"),
+    ("*_out.users[].*", SHARE))
 SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_patterns=(
                 *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
-                plan=partial(findings.plan, "sultan")),
+                plan=partial(findings.plan, "sultan"), units=(
+                    *CARD_UNITS, ("*[].start_position", "seat"), ("*[].n", "games"),
+                    ("placed_mean[].*", "diplomats per seat-game"),
+                    ("points_distribution[].value", "points"),
+                    ("points_distribution[].count", "games"), ("points_distribution[].*", SHARE),
+                    ("points_mean[].*", "points"), ("*.examples[]", "game id"),
+                    ("winner_changed.changed", "games"), ("leader_wins.*", SHARE),
+                    ("winner_changed.*", SHARE))),
             StudySection("caravan", caravan, findings=findings.caravan, key_patterns=(
                 *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
-                plan=partial(findings.plan, "trader")))
+                plan=partial(findings.plan, "trader"), units=(
+                    *CARD_UNITS, ("moves_per_game.*", "caravan moves per game"),
+                    ("per_move[].*", "bonus cubes per move"),
+                    ("total_per_move.*", "bonus cubes per move"), ("survival_*", SHARE))))

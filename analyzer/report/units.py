@@ -1,0 +1,217 @@
+"""The unit of every number in ``summary.json`` (issue #34 item 7), declared once.
+
+A number's *path* is its place in ``summary.json``: keys joined by ``.``, a list item as
+``[]`` (``results.findings.findings[].estimate``, ``run.study.history[].centre[]``). ``UNITS``
+maps path patterns (``*`` matches any run of characters, dots included) to units; the first
+pattern matching a number's path gives its unit. A game's own sections declare theirs
+(``StudySection.units``, relative to the section's key). A unit starting with ``@`` names a
+field of the record: ``@value_unit`` is the ``value_unit`` of the nearest enclosing object
+that has one (a finding, a paired difference, a balance search), ``@unit`` the ``unit`` of the
+number's own object (an answer, in the unit the report shows it).
+
+One unit per quantity across every output: a share (a win rate, a share of games) and a
+difference of shares are stored as fractions of 1 with the unit ``share`` (the report shows
+them as % and pp); a p-value is a ``probability``; scores are ``points``. The patterns that
+matched are written into ``summary.json["units"]`` (``declared``, by ``analyzer.report.summary``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+SHARE = "share"  # a fraction of 1: a win rate, a share of games, or a difference of them
+SQUARED = "share²"  # a variance of shares (the seat spread²)
+PROBABILITY = "probability"
+
+# (path pattern, unit), first match wins: exact paths first, then fields by name
+UNITS: tuple[tuple[str, str], ...] = (
+    ("schema_version", "schema version"),
+    # run facts (``summary.json["run"]``)
+    ("run.games", "games per arm"), ("run.players", "players"),
+    ("run.arms[].players", "players"), ("run.arms[].rules.*", "rule value"),
+    ("run.defaults.*.value", "rule value"), ("run.jobs", "processes"),
+    ("run.chunk_size", "games per chunk"), ("run.chunks_resumed", "chunks"),
+    ("run.games_played", "games"), ("run.seconds", "seconds"), ("run.cpu_seconds", "seconds"),
+    ("run.games_per_second", "games per second"),
+    ("run.estimate.cpu", "seconds"), ("run.estimate.wall", "seconds"),
+    ("run.estimate.budget", "seconds"), ("run.estimate.workers", "processes"),
+    ("run.estimate.jobs", "processes"), ("run.estimate.cores", "cores"),
+    ("run.estimate.load", "load average"), ("run.estimate.games", "games per arm"),
+    ("run.target_ci.target", SHARE), ("run.target_ci.half_width", SHARE),
+    ("run.target_ci.games", "games per arm"), ("run.target_ci.max_games", "games per arm"),
+    ("run.target_ci.steps[]", "games per arm"), ("run.target_ci.half_width_report", SHARE),
+    ("run.tables[].entries", "entries"), ("run.tables[].differ", "entries"),
+    ("run.questions[].tolerance", "finding unit as shown"),
+    # the study facts of each kind (``run.study``)
+    ("run.study.seat", "seat"), ("run.study.popsize", "candidates"),
+    ("run.study.generations", "generations"), ("run.study.rounds", "rounds"),
+    ("run.study.budget", "games"), ("run.study.games_per_candidate", "games"),
+    ("run.study.validation_games", "games"), ("run.study.probe_games", "games"),
+    ("run.study.games_asked", "games per seating"), ("run.study.sigma0", "search step"),
+    ("run.study.search_seconds", "seconds"), ("run.study.bootstrap", "resamples"),
+    ("run.study.seatings", "seatings"), ("run.study.orders", "seat orders"),
+    ("run.study.tables[].seating", "seating"), ("run.study.tables[].order", "seat order"),
+    ("run.study.scale", "factor"), ("run.study.digits", "digits"),
+    ("run.study.target", "@value_unit"),
+    ("run.study.history[].generation", "generation"), ("run.study.history[].round", "round"),
+    ("run.study.history[].sigma", "search step"),
+    ("run.study.history[].best", SHARE), ("run.study.history[].mean", SHARE),
+    ("run.study.history[].nearest", "@value_unit"),
+    ("run.study.history[].mean[]", "knob value"), ("run.study.history[].centre[]", "knob value"),
+    ("run.study.history[].*_params.*", "parameter value"),
+    ("run.study.start.*", "parameter value"), ("run.study.tuned.*", "parameter value"),
+    ("run.study.fixed.*", "parameter value"), ("run.study.entrants[].params.*", "parameter value"),
+    ("run.study.dimensions[].*", "parameter value"), ("run.study.knobs[].*", "knob value"),
+    ("run.study.variants[].values.*", "rule value"),
+    ("run.study.check.*", "=results.balance.check"),
+    # fields of one meaning wherever they are (after the run facts' own)
+    ("*.p_value*", PROBABILITY), ("*.p_*", PROBABILITY), ("*_p", PROBABILITY),
+    ("*_p_adj", PROBABILITY), ("*.games", "games"), ("*.too_few_games", "games"),
+    ("*.examples[]", "game id"), ("*.seed", "seed"), ("*_seed", "seed"),
+    ("*.digits", "digits"),
+    ("*.scale", "factor"), ("*.t_df", "degrees of freedom"), ("*.mirror_of", "seat"),
+    # the results of a study's own report
+    ("results.tune.params.*", "parameter value"), ("results.tune.players", "players"),
+    ("results.tune.tables", "tables"), ("results.tune.*.n", "games"),
+    ("results.tune.start.*", SHARE),
+    ("results.tune.tuned.*", SHARE), ("results.tune.difference.*", SHARE),
+    ("results.balance.values.*", "knob value"), ("results.balance.check.groups", "groups"),
+    ("results.balance.*.target", "@value_unit"),
+    ("results.balance.*.tolerance", "@value_unit"), ("results.balance.*.alpha", PROBABILITY),
+    ("results.balance.arms[].score*", "points"), ("results.balance.arms[].spread*", "points"),
+    ("results.balance.arms[].rounds*", "rounds"), ("results.balance.arms[].*", SHARE),
+    ("results.balance.vs_base[].n", "games"), ("results.balance.vs_base[].*", "@value_unit"),
+    ("results.tournament.ratings[].rating*", "log-strength"),
+    ("results.tournament.ratings[].gap_next", "log-strength"),
+    ("results.tournament.ratings[].gap_lo", "log-strength"),
+    ("results.tournament.ratings[].gap_hi", "log-strength"),
+    ("results.tournament.ratings[].mean_rank", "rank"),
+    ("results.tournament.ratings[].rank_*", "rank"),
+    ("results.tournament.ratings[].seat_games", "games"),
+    ("results.tournament.ratings[].deals_won", "deals"),
+    ("results.tournament.ratings[].*", SHARE),
+    ("results.tournament.head_to_head[].meetings", "games"),
+    ("results.tournament.head_to_head[].*", SHARE), ("results.tournament.deals", "deals"),
+    ("results.tournament.min_deals", "deals"), ("results.tournament.bootstrap", "resamples"),
+    ("results.robustness.conditions", "conditions"),
+    ("results.studies.target_ci.*", "=run.target_ci"),
+    ("results.studies.ablate.table[].games*", "games"),
+    ("results.studies.ablate.table[].score*", "points"),
+    ("results.studies.ablate.table[].*", SHARE),
+    ("results.studies.sweep.tests", "tests"), ("results.studies.sweep.table[].n", "games"),
+    ("results.studies.sweep.table[].wins", "games"),
+    ("results.studies.sweep.table[].*", "@value_unit"),
+    ("results.studies.first_player.by_variant[].positions[].position", "seat"),
+    ("results.studies.first_player.by_variant[].*", SHARE),
+    # the generic sections
+    ("results.results.*[].n", "games"), ("results.results.*[].wins", "games"),
+    ("results.results.*[].position", "seat"), ("results.results.*[].turn-cap ends", "games"),
+    ("results.results.score_by_policy[].*", "points"), ("results.results.scores[].*", "points"),
+    ("results.results.seat_order[].score*", "points"), ("results.results.*", SHARE),
+    ("results.variants.*[].n", "games"), ("results.variants.*[].seat", "seat"),
+    ("results.variants.won_*", SHARE), ("results.variants.score_*", "points"),
+    ("results.guesses.arms[].*.acted", "games"),
+    ("results.guesses.arms[].*.mean*", "times acted per game"),
+    ("results.guesses.arms[].*", SHARE),
+    # the findings, the Answers and what every section shares
+    ("*.findings.tested", "findings"),
+    ("*.findings[].defaults_acted.games", "games"), ("*.findings[].defaults_acted.*", SHARE),
+    ("*.findings[].items.*", "@value_unit"),
+    ("*.answers[].example.game_id", "game id"), ("results.answers.answers[].*", "@unit"),
+    ("*.size", "@value_unit"), ("*.estimate", "@value_unit"), ("*.lo", "@value_unit"), ("*.hi", "@value_unit"),
+    ("*.null", "@value_unit"), ("*.se", "@value_unit"), ("*.diff", "@value_unit"),
+)
+
+
+def of_column(column: str) -> str:
+    """The unit of a seat record column's values: ``score`` in points, a ``won`` flag's mean a
+    share, another (a game's own count) in its own name per seat and game."""
+    return {"score": "points", "won": SHARE}.get(column, f"{column} per seat-game")
+
+
+def shown(record: Mapping[str, Any]) -> str:
+    """The unit a finding record's numbers are shown in (× its ``scale``): its ``unit``, else
+    the unit they are stored in (a rating's log-strength), else ``"ratio"`` for a ratio."""
+    return str(record.get("unit") or record.get("value_unit")
+               or ("ratio" if record.get("log") else ""))
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(re.escape(pattern).replace(r"\*", ".*"))
+
+
+@functools.cache
+def _compiled(table: tuple[tuple[str, str], ...]) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    return tuple((p, _regex(p), u) for p, u in table)
+
+
+def table(sections: Iterable[Any] = ()) -> tuple[tuple[str, str], ...]:
+    """``UNITS`` with the units the game's ``sections`` (``StudySection``) declare, theirs
+    first, each pattern prefixed with ``results.<section key>.``."""
+    own = tuple((f"results.{s.key}.{p}", u) for s in sections
+                for p, u in getattr(s, "units", ()))
+    return own + UNITS
+
+
+def numbers(node: Any, path: str = "", chain: tuple[Mapping, ...] = ()
+            ) -> Iterator[tuple[str, float, tuple[Mapping, ...]]]:
+    """Every number of ``node`` (a ``summary.json`` content) as ``(path, value, objects)``:
+    ``objects`` are the enclosing objects, innermost last. Booleans are not numbers."""
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            yield from numbers(v, f"{path}.{k}" if path else str(k), (*chain, node))
+    elif isinstance(node, (list, tuple)):
+        for v in node:
+            yield from numbers(v, path + "[]", chain)
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        yield path, node, chain
+
+
+def rule(path: str, units: Sequence[tuple[str, str]] = UNITS) -> tuple[str, str] | None:
+    """The first ``(pattern, unit)`` of ``units`` whose pattern matches ``path``; a unit
+    ``=PREFIX`` reads the rest of the path under ``PREFIX`` (``run.study.check.*`` is laid out
+    as ``results.balance.*``)."""
+    for pattern, regex, unit in _compiled(tuple(units)):
+        if regex.fullmatch(path):
+            if unit.startswith("="):
+                head = pattern.rstrip("*").rstrip(".")
+                found = rule(unit[1:] + path[len(head):], units)
+                return (pattern, found[1]) if found else None
+            return pattern, unit
+    return None
+
+
+def unit_of(path: str, chain: Sequence[Mapping] = (),
+            units: Sequence[tuple[str, str]] = UNITS) -> str | None:
+    """The unit of the number at ``path`` (``rule``), an ``@field`` read from the enclosing
+    objects ``chain`` (innermost last); ``None`` when none is declared or the field is
+    missing or empty."""
+    found = rule(path, units)
+    if found is None:
+        return None
+    unit = found[1]
+    if unit == "@unit":
+        return str(chain[-1].get("unit") or "") or None if chain else None
+    if unit.startswith("@"):
+        field = unit[1:]
+        return next((str(o[field]) for o in reversed(chain) if o.get(field)), None)
+    return unit
+
+
+def declared(summary: Mapping[str, Any], sections: Iterable[Any] = ()) -> dict[str, str]:
+    """``summary.json["units"]``: each pattern of ``table(sections)`` that a number of
+    ``summary`` matches, with its unit, in the table's order (the first match wins)."""
+    units = table(sections)
+    used = {found[0] for path, _, _ in numbers(summary)
+            if (found := rule(path, units)) is not None}
+    return {p: u for p, u in units if p in used}
+
+
+def missing(summary: Mapping[str, Any], sections: Iterable[Any] = ()) -> list[str]:
+    """The paths of ``summary``'s numbers without a unit (``unit_of`` ``None``), each once."""
+    units = table(sections)
+    return list(dict.fromkeys(path for path, _, chain in numbers(summary)
+                              if unit_of(path, chain, units) is None))
