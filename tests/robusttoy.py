@@ -13,7 +13,7 @@ gives ±9.5 pp, ``±0.2`` ±18 pp. Over both players (worst case) the value is `
 0.1 away), not the single player's 5.
 
 The bonus table is a labelled guess with a content prior ``bonus``, whose every draw puts the
-start bonus at ``DRAWN`` (0.05: the lead 0.05 lower).
+start bonus at ``DRAWN`` (0.03: the lead 0.07 lower).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import balancetoy
 from analyzer.model.base import GameSpec, OptionSet, RuleValue, game_streams, rank_and_won
 from analyzer.model.content import ContentPrior
 
-DRAWN = 0.05  # the start bonus of every draw of the prior
+DRAWN = 0.03  # the start bonus of every draw of the prior
 SHIFT = 0.2  # the lead a bold start player adds
 
 

@@ -44,6 +44,7 @@ import numpy as np
 from analyzer import stats
 from analyzer.errors import OptionError
 from analyzer.model.content import ContentPrior
+from analyzer.report.balancing import runs
 from analyzer.scenario import Scenario, Seat
 from analyzer.study.robustness import (
     DEFAULT_CONTENT,
@@ -283,24 +284,6 @@ def test(estimate: float, se: float, tolerance: float, target: float) -> dict[st
     eq = stats.equivalence(estimate, se, tolerance, target=target)
     return {"estimate": eq.estimate, "lo90": eq.lo, "hi90": eq.hi, "target": eq.target,
             "p_value": eq.p_value, "shown": bool(eq.shown), "se": se}
-
-
-def runs(values: Sequence[Any]) -> str:
-    """Integer values as runs: ``[1, 2, 3, 5]`` -> ``"1–3, 5"``; floats listed."""
-    if not values:
-        return "none"
-    if not all(float(v).is_integer() for v in values):
-        return ", ".join(f"{v:g}" for v in values)
-    vs = sorted(int(v) for v in values)
-    out, start, prev = [], vs[0], vs[0]
-    for v in vs[1:] + [None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(out)
 
 
 def ranges(rows: Sequence[Mapping[str, Any]], knobs: Sequence[Mapping[str, Any]],
