@@ -40,8 +40,8 @@ edge = 0.0
 policy = "plain"
 """
 START = "first_player:base"
-ARGS = dict(finding=START, vary="rules.steps=0..10", tolerance=14, budget=11 * 400,
-            validation_games=2000, jobs=1)
+ARGS = {"finding": START, "vary": "rules.steps=0..10", "tolerance": 14, "budget": 11 * 400,
+        "validation_games": 2000, "jobs": 1}
 
 
 @pytest.fixture
@@ -179,3 +179,27 @@ def test_content_without_a_guessed_table_is_refused(tmp_path):
     assert r.exit_code == 2, r.output
     assert "--over: content: rtoy uses no guessed content table" in r.output
     assert not out.exists()
+
+
+def test_a_cells_test_is_tost_on_the_finding_or_on_the_difference(toy):
+    """A cell holds when the 90 % interval of its finding (``--equalize``: of the difference,
+    standard error the root sum of squares) lies inside target ± D."""
+    from analyzer.scenario import load_scenario
+    from analyzer.study import knobs
+    from analyzer.study.balance import Plan, Study, _cell_test
+
+    scenario = load_scenario(toy)
+    steps = knobs.knob(scenario, "rules.steps=0..10")
+    p = Plan(scenario, (steps,), (START,), False, 0.1, Study("simulate"), Study("simulate"),
+             "scan", (), 11, 200, 1, 400, 2200, {}, tolerance=0.05)
+    rec = {"estimate": 0.13, "se": 0.01, "lo": 0.11, "hi": 0.15}
+    t = _cell_test(p, {START: rec})  # 0.13 ± 1.645 x 0.01 = [0.1136, 0.1464] inside 0.05..0.15
+    assert t["shown"] and t["lo90"] == pytest.approx(0.13 - 0.016449, abs=1e-5)
+    assert not _cell_test(p, {START: {**rec, "estimate": 0.14}})["shown"]  # 0.1564 > 0.15
+    assert not _cell_test(p, {})["shown"]  # not computed: nothing shown
+    q = Plan(scenario, (steps,), ("a", "b"), True, None, Study("simulate"), Study("simulate"),
+             "scan", (), 11, 200, 1, 400, 2200, {}, tolerance=0.05)
+    both = {"a": {"estimate": 0.03, "se": 0.006}, "b": {"estimate": 0.0, "se": 0.008}}
+    t = _cell_test(q, both)  # 0.03 ± 1.645 x 0.01: [0.0136, 0.0464] inside ±0.05
+    assert t["shown"] and t["se"] == pytest.approx(0.01) and t["what"] == "a − b"
+    assert not _cell_test(q, {**both, "a": {"estimate": 0.04, "se": 0.006}})["shown"]
