@@ -157,6 +157,8 @@ def test_over_players_and_content_draws_each_guessed_table(toy, tmp_path):
     (["--over", "players", "--tolerance", "5"], "has no player of robusttoy other than"),
     (["--over-quantile", "0.5", "--tolerance", "5"], "only with --over"),
     (["--ladder", "bold", "--tolerance", "5"], "only with --over players"),
+    (["--over", "players", "--ladder", "brave", "--tolerance", "5"],
+     "--ladder: 'brave' is not a robusttoy policy"),
 ])
 def test_bad_over_is_one_line_exit_2_and_writes_nothing(toy, tmp_path, args, message):
     out = tmp_path / "out"

@@ -197,12 +197,17 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
     OptionError
         (keyword ``over``) ``players`` where the ladder has no player other than the
         scenario's own; ``content`` where the scenario uses no guessed content table (or only
-        tables a knob changes). (``players``) a bad ``--ladder`` entry.
+        tables a knob changes). (``ladder``) a bad ``--ladder`` entry.
     """
     rungs: list[tuple[str, str, Seat | None, int | None]] = [
         (OWN, "the scenario's players", None, None)]
     if over.players:
-        conditions, _same = player_conditions(scenario, ladder, games, search_games)
+        try:
+            conditions, _same = player_conditions(scenario, ladder, games, search_games)
+        except OptionError as err:  # robustness's ``players`` is balance's ``ladder``
+            if err.option != "players":
+                raise
+            raise OptionError("ladder", err.message, **err.refs) from None
         for c in conditions:
             seat = c.scenario.arms[0].seats[0]
             cap = search_games if searches(scenario, seat) else None
