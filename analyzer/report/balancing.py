@@ -128,22 +128,30 @@ def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
 
 
 def _cells_text(names: Sequence[str], over: dict[str, Any]) -> str:
-    """Cells in words: a rung all of whose content conditions are named by its label alone
-    (``"bold"``), else with the conditions (``"greedy with tokens draw 1 (seed 7)"``); the
-    scenario's players on their own draws alone as the draws (``"built-in tables"``)."""
+    """Cells in words, per rung (``"bold"`` when every content condition of the rung is named,
+    else ``"greedy with built-in tables, tokens draws 1, 3, every map draw"``); one rung
+    alone: its content conditions only."""
     cells = over["cells"]
     rungs = list(dict.fromkeys(c["rung"] for c in cells))
-    draws = list(dict.fromkeys(c["draw"] for c in cells))
     chosen = [c for c in cells if c["name"] in names]
+    every = {r: [c for c in cells if c["rung"] == r] for r in rungs}
     parts = []
     for r in rungs:
-        mine = [c["draw"] for c in chosen if c["rung"] == r]
+        mine = [c for c in chosen if c["rung"] == r]
         if not mine:
             continue
-        if len(mine) == len(draws):
+        if len(mine) == len(every[r]):
             parts.append(r)
-        else:
-            parts.append(f"{r} with {', '.join(mine)}" if len(rungs) > 1 else ", ".join(mine))
+            continue
+        items = ["built-in tables"] if any(c.get("table") is None for c in mine) else []
+        for table in dict.fromkeys(c["table"] for c in every[r] if c.get("table")):
+            idx = [int(c["name"].rsplit("-", 1)[1]) for c in mine if c.get("table") == table]
+            of = [c for c in every[r] if c.get("table") == table]
+            if len(idx) == len(of):
+                items.append(f"every {table} draw")
+            elif idx:
+                items.append(f"{table} draw{'s' if len(idx) > 1 else ''} {runs(idx)}")
+        parts.append(f"{r} with {', '.join(items)}" if len(rungs) > 1 else ", ".join(items))
     return "; ".join(parts)
 
 
