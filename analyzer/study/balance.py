@@ -61,6 +61,13 @@ the same games (issue #34). A target outside what the finding can be (``possible
 tolerance as wide as that range, and a simulator guard as a knob are refused before the
 search.
 
+**Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
+played in every rung × content cell on the same seeds and the search minimises the worst cell's
+distance (or a stated quantile); ``over_check`` plays every value of each knob in every cell on
+the check's seeds and gives the verdict at the value found for every cell and the range of
+values within ``±tolerance`` in all (``study["over"]``, ``over.parquet``, ``over-check/``,
+``drawn-tables/``).
+
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
 check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
 of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
