@@ -109,8 +109,8 @@ def test_over_players_takes_the_worst_case_and_gives_the_range(toy, tmp_path):
                             [5, ["own/built-in"]], [6, ["own/built-in"]]]
     assert over_summary(study).startswith(
         "steps = 4 (the worst case over the cells): balanced within ±14 pp for every player "
-        "and draw (2 players); the values within ±14 pp in every cell: steps 4; 2–3 hold for "
-        "bold only; 5–6 hold for the scenario's players only")
+        "and draw (2 players). The values within ±14 pp in every cell: steps 4. 2–3 hold only "
+        "for bold. 5–6 hold only for the scenario's players")
     # the scenario's own cell at the value found is the check's balanced estimate (same seeds)
     assert over["at_found"]["own/built-in"]["estimate"] == pytest.approx(
         study["check"]["findings"]["balanced"][START]["estimate"])
@@ -123,7 +123,7 @@ def test_over_players_takes_the_worst_case_and_gives_the_range(toy, tmp_path):
     assert over["search_games_played"] == 11 * 2 * 400
     assert over["games_played"] == 11 * 2 * 2000
     md = (Path(res.out_dir) / "report.md").read_text()
-    assert "## Across players and content draws" in md and "5–6 hold for" in md
+    assert "## Across players and content draws" in md and "5–6 hold only for" in md
     answers = json.loads((Path(res.out_dir) / "summary.json").read_text())
     first = answers["results"]["balance"]["findings"]["findings"][0]
     assert first["key"] == f"balance:at_value:{START}" and "over players" in first["sentence"]
@@ -143,8 +143,10 @@ def test_over_players_and_content_draws_each_guessed_table(toy, tmp_path):
     # plain players on the drawn table lead by -0.17 at 4 (-15.5 pp): not within ±14 pp
     assert not over["shown"] and over["failing"] == ["own/content-bonus-1"]
     assert over["ranges"][0]["holds"] == []
-    assert "not shown for the scenario's players with bonus draw 1" in over_summary(
-        res.summary["run"]["study"])
+    assert over_summary(res.summary["run"]["study"]).startswith(
+        "steps = 4 (the worst case over the cells): not shown within ±14 pp for every player "
+        "and draw (2 players × 1 content draw): not shown for the scenario's players with every "
+        "bonus draw. The values within ±14 pp in every cell: steps: none. ")
 
 
 # ------------------------------------------------------------------ faults

@@ -163,8 +163,8 @@ def _draw_noun(over: dict[str, Any]) -> str:
 def over_summary(study: dict[str, Any]) -> str:
     """``--over`` in one sentence: the value found, the verdict there in every cell and the
     range of values within ±D in every cell, e.g. ``"steps = 4: balanced within ±14 pp for
-    every player and draw (2 players x 1 content draw); range within ±14 pp in every one:
-    steps 4; 2–3 hold for bold only"``; ``""`` without ``--over``."""
+    every player and draw (2 players). The values within ±14 pp in every cell: steps 4. 2–3
+    hold only for bold"``; ``""`` without ``--over``."""
     over = study.get("over")
     if not over:
         return ""
@@ -180,18 +180,18 @@ def over_summary(study: dict[str, Any]) -> str:
                    + _cells_text(over["failing"], over))
     parts = []
     for r in over["ranges"]:
-        text = f"{r['label']} {r['holds_text']}"
+        text = f"{r['label']} {r['holds_text']}" if r["holds"] else f"{r['label']}: none"
         groups: dict[tuple[str, ...], list[Any]] = {}
         for v, names in r["partial"]:
             groups.setdefault(tuple(names), []).append(v)
-        text += "".join(f"; {runs(vs)} hold{'s' if len(vs) == 1 else ''} for "
-                        f"{_cells_text(list(names), over)} only"
+        text += "".join(f". {runs(vs)} hold{'s' if len(vs) == 1 else ''} only for "
+                        f"{_cells_text(list(names), over)}"
                         for names, vs in groups.items())
         parts.append(text)
     many = len(study["knobs"]) > 1
-    return (f"{found} ({over['objective']} over the cells): {verdict}; the values within "
+    return (f"{found} ({over['objective']} over the cells): {verdict}. The values within "
             f"{tol} in every cell{' (each knob at the others’ values found)' if many else ''}: "
-            + " | ".join(parts))
+            + ". ".join(parts))
 
 
 def runs(values: Sequence[Any]) -> str:
