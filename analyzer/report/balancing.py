@@ -93,8 +93,8 @@ def _closest(study: dict[str, Any]) -> str:
     target: ``"steps = 8, 22.4 % [21.0, 23.8], target 10 % not reached within the range
     searched (steps 0..8)"``; ``""`` when reached (or a run from before ``reached``)."""
     check = study["check"]
-    if check.get("reached", True):
-        return ""
+    if check.get("reached", True) or study.get("over"):  # --over: the worst case's value,
+        return ""  # off target for some players by design (``over_summary`` says where)
     u = _Units(study)
     knobs = study["knobs"]
     values = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in knobs)
@@ -128,6 +128,91 @@ def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
     return out
 
 
+def _cells_text(names: Sequence[str], over: dict[str, Any]) -> str:
+    """Cells in words, per rung (``"bold"`` when every content condition of the rung is named,
+    else ``"greedy with built-in tables, tokens draws 1, 3, every map draw"``); one rung
+    alone: its content conditions only."""
+    cells = over["cells"]
+    rungs = list(dict.fromkeys(c["rung"] for c in cells))
+    chosen = [c for c in cells if c["name"] in names]
+    every = {r: [c for c in cells if c["rung"] == r] for r in rungs}
+    parts = []
+    for r in rungs:
+        mine = [c for c in chosen if c["rung"] == r]
+        if not mine:
+            continue
+        if len(mine) == len(every[r]):
+            parts.append(r)
+            continue
+        items = ["built-in tables"] if any(c.get("table") is None for c in mine) else []
+        for table in dict.fromkeys(c["table"] for c in every[r] if c.get("table")):
+            idx = [int(c["name"].rsplit("-", 1)[1]) for c in mine if c.get("table") == table]
+            of = [c for c in every[r] if c.get("table") == table]
+            if len(idx) == len(of):
+                items.append(f"every {table} draw")
+            elif idx:
+                items.append(f"{table} draw{'s' if len(idx) > 1 else ''} {runs(idx)}")
+        parts.append(f"{r} with {', '.join(items)}" if len(rungs) > 1 else ", ".join(items))
+    return "; ".join(parts)
+
+
+def _draw_noun(over: dict[str, Any]) -> str:
+    n = len({c["draw"] for c in over["cells"]}) - 1
+    return f"{n} content draw{'s' if n != 1 else ''}" if n else ""
+
+
+def over_summary(study: dict[str, Any]) -> str:
+    """``--over`` in one sentence: the value found, the verdict there in every cell and the
+    range of values within ±D in every cell, e.g. ``"steps = 4: balanced within ±14 pp for
+    every player and draw (2 players). The values within ±14 pp in every cell: steps 4. 2–3
+    hold only for bold"``; ``""`` without ``--over``."""
+    over = study.get("over")
+    if not over:
+        return ""
+    tol = tolerance_text(study)
+    rungs = len({c["rung"] for c in over["cells"]})
+    what = " × ".join(x for x in (f"{rungs} player{'s' if rungs != 1 else ''}",
+                                  _draw_noun(over)) if x)
+    found = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in study["knobs"])
+    if over["shown"]:
+        verdict = f"balanced within {tol} for every player and draw ({what})"
+    else:
+        verdict = (f"not shown within {tol} for every player and draw ({what}): not shown for "
+                   + _cells_text(over["failing"], over))
+    parts = []
+    for r in over["ranges"]:
+        text = f"{r['label']} {r['holds_text']}" if r["holds"] else f"{r['label']}: none"
+        groups: dict[tuple[str, ...], list[Any]] = {}
+        for v, names in r["partial"]:
+            groups.setdefault(tuple(names), []).append(v)
+        text += "".join(f". {runs(vs)} hold{'s' if len(vs) == 1 else ''} only for "
+                        f"{_cells_text(list(names), over)}"
+                        for names, vs in groups.items())
+        parts.append(text)
+    many = len(study["knobs"]) > 1
+    return (f"{found} ({over['objective']} over the cells): {verdict}. The values within "
+            f"{tol} in every cell{' (each knob at the others’ values found)' if many else ''}: "
+            + ". ".join(parts))
+
+
+def runs(values: Sequence[Any]) -> str:
+    """Integer values as runs: ``[1, 2, 3, 5]`` -> ``"1–3, 5"``; floats listed."""
+    if not values:
+        return "none"
+    if not all(float(v).is_integer() for v in values):
+        return ", ".join(f"{v:g}" for v in values)
+    vs = sorted(int(v) for v in values)
+    out, start, prev = [], vs[0], vs[0]
+    for v in vs[1:] + [None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(str(start) if start == prev else f"{start}–{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
+
+
 def command_lines(study: dict[str, Any]) -> list[str]:
     """What ``analyzer balance`` prints after the value found: with ``--tolerance`` the
     verdict and each test, and, when the check cannot reach the goal, the closest value
@@ -141,6 +226,9 @@ def command_lines(study: dict[str, Any]) -> list[str]:
     closest = _closest(study)
     if closest:
         out.append(f"closest: {closest}")
+    if study.get("over"):
+        out.append(f"over {study['over']['parts']} on {study['over']['games']:,} fresh games "
+                   f"per cell: {over_summary(study)}")
     for ok, text in _keep_texts(study):
         out.append(f"kept: {text}" if ok else
                    f"refused: the value found leaves a --keep band on the fresh seeds: {text}")
@@ -265,6 +353,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"{parts[1]} ({jk}; a difference whose interval includes 0 is equal within the "
               "games played).")
     _verdict(doc, study)
+    if study.get("over"):
+        _over(doc, study, u)
     _questions(doc, run, study, u)
     if run_dir is not None and (Path(run_dir) / "search.parquet").is_file():
         rows = pd.read_parquet(Path(run_dir) / "search.parquet")
@@ -344,6 +434,58 @@ def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: 
           f"games contains the target ({len(near)} of {len(rows)}, nearest first on its own "
           "estimate; each interval alone, so a list of settings the scan cannot tell from the "
           "goal, not a test): " + "; ".join(shown) + more + ".")
+
+
+def _over(doc: Doc, study: dict[str, Any], u: _Units) -> None:
+    """``--over``: the robust value's verdict and range, the finding per rung × draw at the
+    value found, each checked value per cell, and the games played."""
+    over = study["over"]
+    doc.h("Across players and content draws")
+    tol = tolerance_text(study)
+    n_cells = len(over["cells"])
+    doc.p(f"**{over_summary(study)}.** The search minimised {over['objective']} of the "
+          f"distances from the goal over {n_cells} cells (every rung of the player ladder × the "
+          "built-in tables and each draw of the guessed content tables, one table drawn at a "
+          "time), all cells of a setting on the same game seeds. The check plays every value "
+          f"of each knob in every cell on {over['games']:,} fresh games per cell (seeds the "
+          "search never used; a player that searches plays fewer, as the table says), and a "
+          f"value holds in a cell when two one-sided tests at 5 % put the finding within {tol} "
+          "of the target (its 90 % interval inside the band); it holds for every player and "
+          "draw only when it holds in every cell (an intersection-union test: no correction)."
+          + (" With several findings made equal, a cell's difference has the standard error "
+             "of the two findings' as if independent (conservative when they move together)."
+             if study["equalize"] else ""))
+    sign = bool(study["equalize"]) or bool(study.get("signed"))
+    cells = {c["name"]: c for c in over["cells"]}
+    rows = []
+    for name, r in over["at_found"].items():
+        c = cells[name]
+        rows.append({"players": c["rung"],
+                     "content": c["draw"] + (f" ({c['differs']})" if c.get("differs") else ""),
+                     "games": r["games"],
+                     "finding (95 %)": u.span(r["estimate"], r.get("lo", math.nan),
+                                              r.get("hi", math.nan), sign),
+                     "90 % interval": ("–" if _nan(r["lo90"]) else
+                                       f"[{u.num(r['lo90'], sign)}, {u.num(r['hi90'], sign)}]"),
+                     f"within {tol}": "yes" if r["shown"] else "no",
+                     "p (TOST)": p_text(r["p_value"])})
+    doc.p("At the value found, per player × content (each cell's own test):")
+    doc.table(pd.DataFrame(rows))
+    grid: dict[tuple[int, Any], dict[str, str]] = {}
+    short = {c["name"]: (c["rung"] if len({x['draw'] for x in over['cells']}) == 1 else
+                         c["draw"] if len({x['rung'] for x in over['cells']}) == 1 else
+                         f"{c['rung']} / {c['draw']}") for c in over["cells"]}
+    for r in over["rows"]:
+        k = study["knobs"][r["knob"]]
+        row = grid.setdefault((r["knob"], r["value"]), {"knob": k["label"],
+                                                        "value": param_text(r["value"])})
+        row[short[r["cell"]]] = (f"{u.num(r['estimate'], sign)}{' ✓' if r['shown'] else ' ✗'}")
+    doc.p(f"Every value checked, per cell: the finding on the fresh games, ✓ within {tol} "
+          "(two one-sided tests at 5 %), ✗ not shown.")
+    doc.table(pd.DataFrame(list(grid.values())))
+    doc.p(f"Games played with `--over {over['parts']}`: {over['search_games_played']:,} in the "
+          f"search and {over['games_played']:,} in its check (besides the check of the scenario "
+          "as it is); cells' records in `over.parquet` (the search) and `over-check/`.")
 
 
 def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
@@ -455,6 +597,8 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
         target = "" if study["equalize"] or t is None else (
             f" (target {_Units(study).with_unit(t)}"
             + (f"; {verdict_text(study)}" if verdict_text(study) else "") + ")")
+        if study.get("over"):
+            target += f"; over {study['over']['parts']}: {over_summary(study)}"
         shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
                  "digits": int(b.get("digits") or 1)}
         found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])

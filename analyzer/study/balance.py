@@ -61,6 +61,13 @@ the same games (issue #34). A target outside what the finding can be (``possible
 tolerance as wide as that range, and a simulator guard as a knob are refused before the
 search.
 
+**Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
+played in every rung × content cell on the same seeds and the search minimises the worst cell's
+distance (or a stated quantile); ``over_check`` plays every value of each knob in every cell on
+the check's seeds and gives the verdict at the value found for every cell and the range of
+values within ``±tolerance`` in all (``study["over"]``, ``over.parquet``, ``over-check/``,
+``drawn-tables/``).
+
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
 check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
 of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
@@ -94,6 +101,7 @@ from scipy import stats as sps
 
 from analyzer import __version__, report, runner, stats
 from analyzer.study import knobs
+from analyzer.study import over as overs
 from analyzer import plan as planning
 from analyzer.study.ablate import expand as ablation
 from analyzer.errors import OptionError
@@ -102,6 +110,7 @@ from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import value_unit
 from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
+from analyzer.study.robustness import ladder_tokens as robustness_ladder
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study.run import Results, StudyRun, prepare, validate
@@ -270,6 +279,9 @@ class Plan:
     probe: dict[str, dict[str, Any]]  # the probe's record of each key
     tolerance: float | None = None  # ``--tolerance``, in the finding's own scale
     keep: tuple[tuple[str, float, float], ...] = ()  # ``--keep KEY=LO..HI``, own scale
+    over: overs.Over | None = None  # ``--over``: the objective over rungs and draws
+    cells: tuple[overs.Cell, ...] = ()  # its rung x content cells (``over.cells``)
+    ladder: tuple[str, ...] | None = None  # ``--ladder`` (``None``: the default ladder)
 
     @property
     def record(self) -> dict[str, Any]:
@@ -357,7 +369,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          equalize: str | Sequence[str] | None, target: float | None,
          vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
          validation_games: int, say: Callable[[str], None], tolerance: float | None = None,
-         keep: Sequence[str] = ()) -> Plan:
+         keep: Sequence[str] = (), over: str | None = None, over_quantile: float | None = None,
+         ladder: str | Sequence[str] | None = None, search_games: int = SEARCH_GAMES) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
 
     Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
@@ -365,13 +378,27 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     scan given ``games``, that a scan does not use it (it plays ``budget // settings`` per
     setting).
 
+    With ``over`` (``analyzer.study.over``) the search's objective is the worst case (or
+    ``over_quantile``) over the rung x content cells, and ``tolerance`` is required (the range
+    of values is those within ±D in every cell).
+
     Raises
     ------
     OptionError
         A bad key (with the allowed ones), knob (``analyzer.study.knobs.knob``), target, size or
-        budget; nothing is written.
+        budget; a bad ``over`` (an unknown part, ``K`` < 1, no ladder player or guessed table
+        to vary), or ``over`` without ``tolerance``; nothing is written.
     """
     keys, equal = _keys(finding, equalize)
+    robust = overs.parse_over(over, over_quantile)
+    rungs = robustness_ladder("ladder", ladder)
+    if rungs is not None and (robust is None or not robust.players):
+        raise OptionError("ladder", "only with {over} players (the rungs the value must hold "
+                                    "for)", over=None)
+    if robust is not None and tolerance is None:
+        raise OptionError("over", "needs {tolerance} D (in the finding's unit): the range it "
+                                  "reports is the values whose fresh-seed check is within ±D "
+                                  "for every player and draw", tolerance=None)
     bands = [parse_keep(text) for text in keep]
     option = "equalize" if equal else "finding"
     asked_games, games = games, DEFAULT_GAMES if games is None else games
@@ -389,6 +416,13 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     paths = [k.path for k in found]
     if len(set(paths)) != len(paths):
         raise OptionError("vary", "the same PATH is given twice")
+    grid_cells: list[overs.Cell] = []
+    if robust is not None:  # before the probe: a bad --over plays nothing
+        grid_cells = overs.cells(scenario, robust, rungs, max(budget, validation_games),
+                                 search_games, run.dir.path / overs.TABLES,
+                                 [k.option for k in found if k.table])
+        say(f"over {robust.text}: {len(grid_cells)} cells (players x content), the objective "
+            f"{robust.objective} of their distances from the goal, all on the same seeds")
     for name, value, least in (("games", games, 1), ("validation_games", validation_games,
                                                      2 * GROUPS), ("budget", budget, 1)):
         if value < least:
@@ -439,7 +473,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     return Plan(scenario, tuple(found), tuple(keys), equal, stored, study, full, method, values,
                 lam, per, rounds, validation_games, budget, probe,
                 None if tolerance is None else finding_keys.stored(rec, tolerance),
-                _kept_bands(probe, bands, say))
+                _kept_bands(probe, bands, say), robust, tuple(grid_cells),
+                None if rungs is None else tuple(rungs))
 
 
 def parse_keep(text: str) -> tuple[str, float, float]:
@@ -695,12 +730,91 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
             for sc, f, (gm, st) in zip(settings, facts, records)]
 
 
-def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
-           ) -> tuple[list[Any], list[dict], list[dict]]:
+def _round_cells(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
+                 scratch: Path, folder_name: str = "search", root: int | None = None
+                 ) -> list[list[dict[str, dict[str, Any]]]]:
+    """``_round`` over ``p.cells``: every candidate in every cell (``overs.Cell.apply``) on
+    the same seeds (a cell that searches: the first ``cap`` of them) into
+    ``FOLDER/round-G/sKKcJJ``; per candidate, per cell, its findings."""
+    folder = run.dir.path / folder_name
+    settings, facts, batch, where = [], [], [], []
+    for k, vals in enumerate(candidates):
+        tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
+        base = knobs.setting(p.scenario, p.knobs, vals, run.dir.path / "search" / "tables")
+        for j, cell in enumerate(p.cells):
+            s, f = p.study.of(cell.apply(base), folder / "ablate" / f"{tag}-{j:02d}")
+            settings.append(s)
+            facts.append(f)
+            batch.append((f"s{k:02d}c{j:02d}", runner.plan_arms(s), cell.games(games)))
+            where.append((k, j))
+    root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1) if root is None else root
+    results: dict[int, runner.RunResult] = {}
+    for n in sorted({b[2] for b in batch}, reverse=True):  # a capped rung: its own batch
+        idx = [i for i, b in enumerate(batch) if b[2] == n]
+        for i, r in zip(idx, run.play_batch(folder / f"round-{g:04d}",
+                                            [batch[i][:2] for i in idx], root, n,
+                                            scenario=p.scenario)):
+            results[i] = r
+    out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in p.cells] for _ in candidates]
+    for i, (k, j) in enumerate(where):
+        (gm, st), = _records(results[i], {a.name: (0, a.name) for a in batch[i][1]}, 1)
+        out[k][j] = findings_of(settings[i], facts[i], gm, st, scratch)
+    return out
+
+
+def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
+                 found: list[list[dict[str, dict[str, Any]]]], smooth: bool,
+                 cell_rows: list[dict]) -> list[dict]:
+    """The rows of a round over the cells: each cell's row (``_row`` with ``cell``) is added
+    to ``cell_rows`` (``over.parquet``); each candidate's row is its worst cell's (by
+    ``overs.robust``: ``worst_cell``, ``gap`` that cell's signed distance, ``robust_gap`` its
+    size). ``smooth``: one knob's scan, each cell's estimates smoothed over the values first
+    (``smooth_gaps``)."""
+    per_cell = [[_row(p, g, k, c, found[k][j]) for k, c in enumerate(candidates)]
+                for j in range(len(p.cells))]
+    for j, rows in enumerate(per_cell):
+        sm = smooth_gaps(p, rows) if smooth else [r["gap"] for r in rows]
+        for r, x in zip(rows, sm):
+            r["smoothed_gap"] = x if r.get("kept", True) and not _nan(r["gap"]) else math.nan
+            r["cell"] = p.cells[j].name
+    out = []
+    for k in range(len(candidates)):
+        gaps = [per_cell[j][k]["smoothed_gap"] for j in range(len(p.cells))]
+        value, pick = overs.robust(gaps, p.over.quantile if p.over else None)
+        row = dict(per_cell[pick if pick is not None else 0][k])
+        row.pop("cell")
+        row.update({"worst_cell": p.cells[pick].name if pick is not None else "",
+                    "robust_gap": abs(value), "smoothed_gap": value})
+        if not smooth:
+            row["gap"] = value
+        out.append(row)
+    cell_rows += [r for rows in per_cell for r in rows]
+    return out
+
+
+def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
+           cell_rows: list[dict] | None = None) -> tuple[list[Any], list[dict], list[dict]]:
     """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
-    (``search.parquet``) and one entry per round."""
+    (``search.parquet``) and one entry per round. With ``p.cells`` (``--over``) a setting's
+    distance is the robust one over the cells (``_robust_rows``; each cell's row is added to
+    ``cell_rows``)."""
     d = run.dir
     rows, history = [], []
+    sink = [] if cell_rows is None else cell_rows
+    if p.method == "scan" and p.cells:
+        cands = [list(v) for v in p.values]
+        d.saved = (f"the scan of {len(cands)} settings x {len(p.cells)} cells not yet finished "
+                   f"in {d.path / 'search'}")
+        found = _round_cells(run, p, 0, cands, p.games, scratch)
+        rows = _robust_rows(p, 0, cands, found, len(p.knobs) == 1, sink)
+        scale = float(np.nanmedian([r["gap_se"] for r in sink]))
+        best = min(range(len(cands)), key=lambda k: objective(
+            p, rows[k]["smoothed_gap"], distance(p, cands[k]), scale))
+        say(f"scan: {len(cands)} settings x {len(p.cells)} cells x {p.games} games each on the "
+            f"same seeds; nearest the goal in {p.over.objective}: "
+            + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
+        history.append({"round": 0, "values": cands[best]})
+        return cands[best], rows, history
     if p.method == "scan":
         cands = [list(v) for v in p.values]
         d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
@@ -725,8 +839,12 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None]
     def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
-        found = _round(run, p, g, cands, p.games, scratch)
-        new[:] = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        if p.cells:
+            new[:] = _robust_rows(p, g, cands, _round_cells(run, p, g, cands, p.games, scratch),
+                                  False, sink)
+        else:
+            found = _round(run, p, g, cands, p.games, scratch)
+            new[:] = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
         return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
 
@@ -882,7 +1000,17 @@ def check_seed(p: Plan) -> int:
         "games": p.games, "rounds": p.rounds, "budget": p.budget,
         "validation_games": p.validation_games,
         "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)],
-        **({"keep": [list(b) for b in p.keep]} if p.keep else {})})
+        **({"keep": [list(b) for b in p.keep]} if p.keep else {}),
+        **_over_identity(p)})
+
+
+def _over_identity(p: Plan) -> dict[str, Any]:
+    """``--over`` in a balance's identity (nothing without it, so the seeds of a balance
+    without ``--over`` are as before): its parts, quantile, cells and tolerance."""
+    if p.over is None:
+        return {}
+    return {"over": [p.over.text, p.over.quantile, [c.name for c in p.cells],
+                     [c.cap for c in p.cells], p.tolerance]}
 
 
 def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, Any],
@@ -1157,6 +1285,86 @@ def _target_test(p: Plan, r: Mapping[str, Any], found: Mapping[str, Any]) -> dic
     return {"gap": g, "p_value": pv}
 
 
+def _cell_test(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One cell's two one-sided tests at 5 % that the finding is within ``target ± D``
+    (``overs.test``; a ratio's standard error by the delta method), with its 95 % interval;
+    ``equalize``: every difference of the findings within ``0 ± D`` (its standard error the
+    root sum of squares of theirs), the largest difference's numbers shown."""
+    tol = float(p.tolerance)
+    if p.equalize:
+        tests = []
+        for a, b in _pairs(p):
+            ra, rb = found.get(a) or {}, found.get(b) or {}
+            d = _est(found, a) - _est(found, b)
+            se = math.sqrt(record_se(ra) ** 2 + record_se(rb) ** 2) if ra and rb else math.nan
+            t = overs.test(d, se, tol, 0.0)
+            t.update(what=f"{a} − {b}", lo=d - Z95 * se, hi=d + Z95 * se)
+            tests.append(t)
+        worst = max(tests, key=lambda t: (-1 if _nan(t["estimate"]) else abs(t["estimate"])))
+        return {**worst, "shown": all(t["shown"] for t in tests)}
+    key = p.keys[0]
+    r = found.get(key) or {}
+    t = p.target if p.target is not None else r.get("null")
+    est = _est(found, key)
+    se = record_se(r) if r else math.nan
+    if r.get("log"):
+        se *= est
+    out = overs.test(est, se, tol, math.nan if t is None else float(t))
+    out.update(what=key, lo=r.get("lo", math.nan), hi=r.get("hi", math.nan))
+    return out
+
+
+def over_check(run: StudyRun, p: Plan, values: list[Any], scratch: Path,
+               say: Callable[[str], None]) -> dict[str, Any]:
+    """``--over``'s check on fresh seeds (``overs`` module docstring): every value of each
+    knob (the others at their values found, ``overs.check_values``) in every cell, on the
+    check's seeds (``check_seed``, so the scenario's own cell at the value found is the
+    check's ``balanced`` estimate), ``validation_games`` per arm (a cell that searches: its
+    cap), into ``over-check/``; per value and cell the two one-sided tests (``_cell_test``),
+    the values that hold in every cell (``overs.ranges``) and the verdict at the value found.
+
+    Returns
+    -------
+    dict
+        ``study["over"]``: the parts, objective, cells, the check's ``rows`` (``knob``,
+        ``value``, ``setting``, ``cell``, the tests' numbers, ``shown``), ``at_found`` (cell ->
+        row at the value found), ``shown`` (every cell), ``failing`` (cells not shown),
+        ``ranges`` per knob, ``games_played``.
+    """
+    assert p.over is not None and p.tolerance is not None
+    plan_rows = overs.check_values(p.knobs, values)
+    unique: list[list[Any]] = []
+    for _, _, setting in plan_rows:
+        if setting not in unique:
+            unique.append(setting)
+    n = p.validation_games
+    say(f"over check: {len(unique)} settings x {len(p.cells)} cells x {n} fresh games, to find "
+        "the values within the tolerance in every cell")
+    run.dir.saved = f"the check finished; the over check's settings in {run.dir.path / 'over-check'}"
+    found = _round_cells(run, p, 0, unique, n, scratch, "over-check", check_seed(p))
+    tests = [[_cell_test(p, f) for f in per] for per in found]
+    rows = []
+    for i, v, setting in plan_rows:
+        u = unique.index(setting)
+        for j, cell in enumerate(p.cells):
+            rows.append({"knob": i, "value": v, "setting": list(setting), "cell": cell.name,
+                         "games": cell.games(n), **tests[u][j]})
+    at = unique.index(list(values))
+    at_found = {cell.name: {"value": list(values), "games": cell.games(n), **tests[at][j]}
+                for j, cell in enumerate(p.cells)}
+    failing = [c for c, r in at_found.items() if not r["shown"]]
+    arms = len(p.study.of(p.scenario, scratch / "count")[0].arms)
+    played = sum(c.games(n) for c in p.cells) * len(unique) * arms
+    knob_facts = [{"path": k.path, "label": k.label()} for k in p.knobs]
+    return {"parts": p.over.text, "quantile": p.over.quantile, "objective": p.over.objective,
+            "ladder": None if p.ladder is None else list(p.ladder),
+            "cells": [c.facts() for c in p.cells], "tolerance": p.tolerance, "games": n,
+            "seed": check_seed(p), "rows": rows, "at_found": at_found,
+            "shown": not failing, "failing": failing,
+            "ranges": overs.ranges(rows, knob_facts, [c.name for c in p.cells]),
+            "games_played": played}
+
+
 # ------------------------------------------------------------------ the files
 
 
@@ -1210,7 +1418,8 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
             games: int | None = None, popsize: Popsize = None,
             validation_games: ValidationGames = DEFAULT_VALIDATION,
             robustness: Robust = False, search_games: SearchGames = SEARCH_GAMES,
-            seed: int | None = None,
+            over: OverParts = None, over_quantile: OverQuantile = None,
+            ladder: LadderOption = None, seed: int | None = None,
             jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
             out: str | Path | None = None, chunk_size: int | None = None,
             resume: bool = False, force: bool = False, progress: bool = False,
@@ -1254,7 +1463,19 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     robustness : bool
         Also play the value found by every rung of the player ladder.
     search_games : int
-        Games per arm of a ladder rung that searches (``ismcts``).
+        Games per arm of a ladder rung that searches (``ismcts``), with ``robustness`` or
+        ``over``.
+    over : str, optional
+        ``players``, ``content[:K]`` or both, comma-separated (``analyzer.study.over``): the
+        search's objective is the worst case over the player ladder's rungs and ``K`` draws of
+        each guessed content table, all on the same seeds, and the check gives each rung and
+        draw's finding at the value found and the range of values within ``±tolerance`` in
+        every one (``over_check``). Needs ``tolerance``.
+    over_quantile : float, optional
+        With ``over``: that quantile (in (0, 1]) of the cells' distances instead of the worst.
+    ladder : str or sequence of str, optional
+        With ``over`` players: the rungs (``robustness`` ``players`` tokens, comma-separated;
+        default random, greedy, tuned, ismcts where the game has each).
     seed : int, optional
         Root seed (default the scenario's): the probe, the search, the check derive from it.
     jobs, backend, scheduler, chunk_size, progress, csv
@@ -1301,13 +1522,14 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
                  validation_games=validation_games, say=say, tolerance=tolerance,
-                 keep=[keep] if isinstance(keep, str) else list(keep or ()))
+                 keep=[keep] if isinstance(keep, str) else list(keep or ()), over=over,
+                 over_quantile=over_quantile, ladder=ladder, search_games=search_games)
         fingerprint = run.dir.fingerprint(
             scenario, vary=[[k.path, k.low, k.high] for k in p.knobs], keys=list(p.keys),
             equalize=p.equalize, target=p.target, budget=budget, games=p.games,
             popsize=p.popsize, validation_games=validation_games, robustness=robustness,
             search_games=search_games, chunk_size=chunk_size,
-            **({"keep": [list(b) for b in p.keep]} if p.keep else {}))  # the bands change what the search takes
+            **({"keep": [list(b) for b in p.keep]} if p.keep else {}), **_over_identity(p))  # the bands change what the search takes
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
                         run.options.jobs, run.options.backend)
@@ -1333,17 +1555,37 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
         conditions, _ = player_conditions(full, None, p.validation_games, search_games)
         parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,
                                 scales=False) for c in conditions]
+    if p.over is not None:  # priced at each cell's players (the drawn tables are not yet)
+        settings = len(overs.check_values(p.knobs, [k.start if k.start is not None else k.low
+                                                    for k in p.knobs]))
+        for c in p.cells:
+            sc = c.apply(search, content=False)
+            parts.append(planning.Part(f"over, cell {c.name}: {candidates} setting(s) x "
+                                       f"{c.games(p.games)} games", sc,
+                                       candidates * c.games(p.games), scales=False))
+            parts.append(planning.Part(f"over check, cell {c.name}: about {settings} "
+                                       f"setting(s) x {c.games(p.validation_games)} fresh "
+                                       "games", sc, settings * c.games(p.validation_games),
+                                       scales=False))
+        parts = [parts[1], parts[2], *parts[3:]]  # the search's own part is the cells'
     return parts
 
 
 def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, search_games: int,
          scratch: Path, say: Callable[[str], None]) -> BalanceResults:
     d = run.dir
-    d.prepare_chunks(fingerprint, "search", "ladder", "tables")  # marks a run directory
+    d.prepare_chunks(fingerprint, "search", "ladder", "tables", "over-check", overs.TABLES)
     started = time.monotonic()
-    values, rows, history = search(run, p, scratch, say)
+    overs.write(p.cells, d.path / overs.TABLES)  # the drawn tables the cells read
+    cell_rows: list[dict] = []
+    values, rows, history = search(run, p, scratch, say, cell_rows)
     search_seconds = time.monotonic() - started
     check_result, numbers, balanced = check(run, p, values, fingerprint, scratch, say)
+    over_numbers = None
+    if p.over is not None:
+        over_numbers = over_check(run, p, values, scratch, say)
+        with d.writing("over.parquet") as tmp:
+            pd.DataFrame(cell_rows).to_parquet(tmp)
     ladder_numbers = None
     if robust:
         ladder_numbers = ladder(run, p, balanced, numbers["findings"], numbers["seed"],
@@ -1376,8 +1618,14 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         study["keep"] = [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]
     if p.method == "cma":
         study["cma_version"] = cma_version()
-    played = sum(1 for _ in rows) * p.games * max(1, len(p.study.of(p.scenario, scratch)[0]
-                                                        .arms))
+    search_arms = max(1, len(p.study.of(p.scenario, scratch)[0].arms))
+    played = sum(1 for _ in rows) * p.games * search_arms
+    if over_numbers is not None:
+        played = (sum(1 for _ in rows) * sum(c.games(p.games) for c in p.cells) * search_arms
+                  + over_numbers["games_played"])
+        over_numbers["search_games_played"] = played - over_numbers["games_played"]
+        study["over"] = over_numbers
+        study["files"].append("over.parquet")
     played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())
     facts = {
         "games": p.validation_games,
@@ -1411,6 +1659,12 @@ def _command(p: Plan) -> str:
             words += ["--target", f"{finding_keys.display(p.record, p.target):g}"]
     if p.tolerance is not None:
         words += ["--tolerance", f"{finding_keys.display(p.record, p.tolerance):g}"]
+    if p.over is not None:
+        words += ["--over", p.over.text]
+        if p.over.quantile is not None:
+            words += ["--over-quantile", f"{p.over.quantile:g}"]
+        if p.ladder is not None:
+            words += ["--ladder", ",".join(p.ladder)]
     for key, lo, hi in p.keep:
         rec = p.probe[key]
         words += ["--keep", (f"{key}={finding_keys.display(rec, lo):g}.."
@@ -1480,7 +1734,21 @@ Robust = Annotated[bool, typer.Option(
     "--robustness", help="Also play the value found by every rung of the player ladder "
                          "(random, greedy, tuned, ismcts) and say where the balance holds.")]
 SearchGames = Annotated[int, typer.Option(
-    help="With --robustness: games per arm for a ladder player that searches (ismcts).")]
+    help="With --robustness or --over players: games per arm for a ladder player that "
+         "searches (ismcts).")]
+OverParts = Annotated[str | None, typer.Option(
+    "--over", help="players, content[:K] or players,content[:K]: the value must balance for "
+                   "every rung of the player ladder and K draws of each guessed content table "
+                   "(default K 2): the search minimises the worst case over them (same seeds) "
+                   "and the check gives the range of values within --tolerance in every one. "
+                   "Needs --tolerance.")]
+OverQuantile = Annotated[float | None, typer.Option(
+    help="With --over: minimise this quantile (0..1] of the players' and draws' distances "
+         "from the goal instead of the worst (1).")]
+LadderOption = Annotated[str | None, typer.Option(
+    "--ladder", help="With --over players: the rungs, comma-separated (policy names, "
+                     "POLICY:key=value, tuned or a parameters file; default random, greedy, "
+                     "tuned, ismcts where the game has each).")]
 
 KIND = StudyKind(
     "balance", "balance search", balance, ("scenario", ScenarioFile), tell=tell,
