@@ -242,13 +242,13 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
     line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the top"))
     command = line.split(": ", 1)[1]
     assert "--vary rules.steps=2..8" in command and "--vary rules.lag=0..3" in command
-    words = shlex.split(command)[2:] + ["--budget", "140", "--validation-games", "40",
+    words = shlex.split(command)[2:] + ["--budget", "560", "--validation-games", "40",
                                         "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
     ran = cli.invoke(app, ["balance", *words])
     assert ran.exit_code == 0, ran.output
     # balance --vary top:K@RUN_DIR starts from the same knobs and ranges
     top = cli.invoke(app, ["balance", str(path), "--finding", KEY, "--vary",
-                           f"top:2@{tmp_path / 'o'}", "--budget", "140", "--validation-games",
+                           f"top:2@{tmp_path / 'o'}", "--budget", "560", "--validation-games",
                            "40", "--out", str(tmp_path / "t"), "--jobs", "1", "--quiet"])
     assert top.exit_code == 0, top.output
     knobs = json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["study"]["knobs"]
