@@ -198,6 +198,10 @@ def test_bad_input_is_one_line(tmp_path):
     _one_line(["sensitivity", path, "--finding", KEY, "--step", "0.5", "--only", "rules.steps",
                *out], "not a whole number")
     _one_line(["sensitivity", path, "--finding", "score:base", *out], "unknown finding key")
+    # under stats.MIN_GAMES games the rows had intervals the Answers called "too few games"
+    _one_line(["sensitivity", path, "--finding", KEY, "--games", "5", *out],
+              "--games: 5 games per arm are fewer than the 20 a paired difference needs; give "
+              "at least --games 20")
     assert not (tmp_path / "bad").exists()
 
 
