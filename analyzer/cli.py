@@ -105,6 +105,18 @@ class _Group(TyperGroup):
             raise typer.Exit(2) from None
 
 
+def _csv_text(rows: list[dict[str, str]], columns: tuple[str, ...]) -> str:
+    """``rows`` as CSV with a header of ``columns``."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
 def _in_words(items: list[str]) -> str:
     """``"a, b and c"`` (``items`` not empty)."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -207,7 +219,8 @@ def findings(run_dir: Annotated[Path, typer.Argument(
              "file (the keys its run will make, before any game).")],
         as_json: Annotated[bool, typer.Option(
             "--json", help="Print key, question, estimate, lo, hi, unit, null, verdict of each "
-                           "finding as JSON (numbers in the unit the report shows).")] = False,
+                           "finding as JSON (numbers in the unit the report shows); for a "
+                           "scenario or pool file: key, unit, meaning, role of each planned key.")] = False,
         as_csv: Annotated[bool, typer.Option(
             "--csv", help="The same as CSV with a header.")] = False) -> None:
     """List a run's key findings and measured figures by key: the value with its 95 %
@@ -234,7 +247,15 @@ def findings(run_dir: Annotated[Path, typer.Argument(
     if run_dir.suffix == ".toml" or userfiles.is_file(run_dir):
         from analyzer.study import questions
 
-        for line in questions.listing(*api.plan_keys(run_dir)):
+        planned, kind = api.plan_keys(run_dir)
+        if as_json or as_csv:  # the keys with their unit and meaning, machine-readable
+            rows = questions.plan_rows(planned)
+            import json
+
+            typer.echo(json.dumps(rows, indent=1, ensure_ascii=False) if as_json
+                       else _csv_text(rows, questions.PLAN_COLUMNS).rstrip())
+            return
+        for line in questions.listing(planned, kind):
             typer.echo(line)
         return
     if as_json or as_csv:

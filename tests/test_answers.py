@@ -397,3 +397,19 @@ def test_the_box_names_every_caveat_of_nearly_every_game():
     text = answers.caveats({"counters": counters, "arms": [arm]}, {}, "[x](#y)")
     assert all(f"(`rule_{i}`)" in text for i in range(5))
     assert "`rule_5`" not in text and "2 more, each in at most 50.0 %" in text
+
+
+def test_a_quality_question_of_a_run_without_rounds_says_it_needs_rounds():
+    """A ``quality:`` key asked of a run played without ``--rounds`` is one row saying to play
+    again with ``--rounds`` (it used to read "too few games", with a misleading nearest key);
+    once the run has ``quality:`` findings, a missing one is the games' doing again."""
+    q = [{"ask": "Lead changes?", "finding": "quality:lead_changes:fix:change"}]
+    records = [{"key": "score:fix", "estimate": 0.1, "lo": 0.0, "hi": 0.2, "unit": "points"}]
+    chosen, notes = answers.declared(q, records, "f.toml")
+    assert not notes and len(chosen) == 1
+    record = chosen[0]["record"]
+    assert "only with --rounds" in answers.short_text(record)
+    assert answers.holm_verdict(record) == "no answer (needs --rounds)"
+    with_rounds = records + [{"key": "quality:rounds:base", "estimate": 7.0, "figure": True}]
+    chosen, _ = answers.declared(q, with_rounds, "f.toml")
+    assert answers.holm_verdict(chosen[0]["record"]) == "no answer (too few games)"

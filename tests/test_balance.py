@@ -370,6 +370,13 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
      "less than one round"),
     (["--finding", START, "--vary", "rules.edge=-0.3..0.3", "--validation-games", "10"],
      "--validation-games: must be at least 40"),
+    # a scan or a search too small for any setting's estimate would "find" the first setting
+    (["--finding", START, "--vary", "rules.steps=4..6", "--budget", "30"],
+     ("--budget: 30 games give the 3 settings to scan 10 games each, fewer than the 20 a "
+      "finding needs; give at least --budget 60")),
+    (["--finding", START, "--vary", "rules.edge=-0.3..0.3", "--games", "5"],
+     ("--games: 5 games per candidate are fewer than the 20 a finding needs; give at least "
+      "--games 20")),
     # issue #35 item 6: one line before the search, exit 2
     (["--finding", START, "--target", "nan", "--vary", "rules.steps=4..6"],
      "--target: must be a finite number (got nan)"),

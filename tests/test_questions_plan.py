@@ -81,6 +81,22 @@ def test_findings_of_a_scenario_lists_its_keys_before_play_on_every_game(game, t
     assert made and made <= set(planned.names()), made - set(planned.names())
 
 
+def test_findings_of_a_scenario_as_json_and_csv_give_each_planned_key_with_its_unit():
+    """``analyzer findings SCENARIO.toml --json`` (and ``--csv``) give the planned keys as
+    rows with their unit and meaning, not the text listing (it used to ignore the flag)."""
+    path = _shipped("scenario")["rattus"]
+    planned = questions.plan(load_scenario(path), "simulate")
+    res = CliRunner().invoke(app, ["findings", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert [r["key"] for r in rows] == planned.names() + [k.key for k in planned.templates]
+    assert all(r["unit"] == k.unit for r, k in zip(rows, planned.keys, strict=False))
+    res = CliRunner().invoke(app, ["findings", str(path), "--csv"])
+    assert res.exit_code == 0, res.output
+    head, first = res.stdout.splitlines()[:2]
+    assert head == "key,unit,meaning,role" and first.startswith(planned.keys[0].key + ",")
+
+
 @pytest.mark.parametrize("game", sorted(_shipped("pool")))
 def test_findings_of_a_tournament_pool_lists_each_entrant_and_the_role_keys(game):
     path = _shipped("pool")[game]

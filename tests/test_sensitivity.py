@@ -198,6 +198,10 @@ def test_bad_input_is_one_line(tmp_path):
     _one_line(["sensitivity", path, "--finding", KEY, "--step", "0.5", "--only", "rules.steps",
                *out], "not a whole number")
     _one_line(["sensitivity", path, "--finding", "score:base", *out], "unknown finding key")
+    # under stats.MIN_GAMES games the rows had intervals the Answers called "too few games"
+    _one_line(["sensitivity", path, "--finding", KEY, "--games", "5", *out],
+              "--games: 5 games per arm are fewer than the 20 a paired difference needs; give "
+              "at least --games 20")
     assert not (tmp_path / "bad").exists()
 
 
@@ -242,13 +246,13 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
     line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the top"))
     command = line.split(": ", 1)[1]
     assert "--vary rules.steps=2..8" in command and "--vary rules.lag=0..3" in command
-    words = shlex.split(command)[2:] + ["--budget", "140", "--validation-games", "40",
+    words = shlex.split(command)[2:] + ["--budget", "560", "--validation-games", "40",
                                         "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
     ran = cli.invoke(app, ["balance", *words])
     assert ran.exit_code == 0, ran.output
     # balance --vary top:K@RUN_DIR starts from the same knobs and ranges
     top = cli.invoke(app, ["balance", str(path), "--finding", KEY, "--vary",
-                           f"top:2@{tmp_path / 'o'}", "--budget", "140", "--validation-games",
+                           f"top:2@{tmp_path / 'o'}", "--budget", "560", "--validation-games",
                            "40", "--out", str(tmp_path / "t"), "--jobs", "1", "--quiet"])
     assert top.exit_code == 0, top.output
     knobs = json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["study"]["knobs"]

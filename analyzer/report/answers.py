@@ -36,7 +36,15 @@ from matplotlib import colormaps
 from analyzer import stats, studies
 from analyzer.errors import RuleError
 from analyzer.games import get_game
-from analyzer.report import citations, finding_keys, guesses, robustness, role_keys, units
+from analyzer.report import (
+    citations,
+    finding_keys,
+    guesses,
+    quality,
+    robustness,
+    role_keys,
+    units,
+)
 from analyzer.report.document import BASE, Doc, p_text, pct
 from analyzer.report.extension import key_patterns
 from analyzer.report.finding_keys import as_written
@@ -96,6 +104,11 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
                 "key": key, "estimate": None, "not_estimated": True}})
         elif other:
             notes.append(f"`{key}` is answered by `analyzer {other}`")
+        elif (key.partition(":")[0] == quality.FAMILY
+              and not any(k.partition(":")[0] == quality.FAMILY for k in have)):
+            out.append(_unanswered(q, "`quality:` findings are measured only with --rounds "
+                                      "(the checkpoints after every round): play the study "
+                                      "again with --rounds", needs_rounds=True))
         elif not as_written(kind):
             notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
                          + (f" (did you mean `{close[0]}`?)" if close else ""))
@@ -106,10 +119,13 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     return out, notes
 
 
-def _unanswered(q: Mapping[str, str], why: str) -> Answer:
-    """A row of the Answers for a question the run cannot answer, saying why."""
-    return {"ask": q["ask"], "key": q["finding"],
-            "record": {"key": q["finding"], "estimate": None, "why": why}}
+def _unanswered(q: Mapping[str, str], why: str, needs_rounds: bool = False) -> Answer:
+    """A row of the Answers for a question the run cannot answer, saying why
+    (``needs_rounds``: a ``quality:`` key of a run played without ``--rounds``)."""
+    record: dict[str, Any] = {"key": q["finding"], "estimate": None, "why": why}
+    if needs_rounds:
+        record["needs_rounds"] = True
+    return {"ask": q["ask"], "key": q["finding"], "record": record}
 
 
 # ------------------------------------------------------------------ each study kind's answers
@@ -337,6 +353,8 @@ def holm_verdict(record: Mapping[str, Any]) -> str:
     no test (a share, a rate, a sweep's own per-arm value), or why there is no answer."""
     if record.get("not_estimated") or record.get("unmeasurable"):
         return "no answer (not estimated in this run)"
+    if record.get("needs_rounds"):
+        return "no answer (needs --rounds)"
     if _missing(record.get("estimate")) or record.get("too_few_games"):
         return "no answer (too few games)"
     if record.get("exact"):

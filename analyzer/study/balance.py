@@ -441,6 +441,11 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if per < 1:
             raise OptionError("budget", f"{budget} games are fewer than the {len(values)} "
                                         "settings to scan")
+        if per < stats.MIN_GAMES:  # no setting would get an estimate: the first would "win"
+            raise OptionError("budget", f"{budget} games give the {len(values)} settings to "
+                                        f"scan {per} games each, fewer than the "
+                                        f"{stats.MIN_GAMES} a finding needs; give at least "
+                                        f"{{budget}}", budget=len(values) * stats.MIN_GAMES)
         if asked_games is not None and asked_games != per:
             say(f"scan: --games {asked_games} is not used: a scan of {len(values)} settings "
                 f"plays --budget {budget} / {len(values)} = {per} games per setting (raise "
@@ -449,6 +454,10 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         method = "cma"
         lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
         per = games
+        if per < stats.MIN_GAMES:
+            raise OptionError("games", f"{games} games per candidate are fewer than the "
+                                       f"{stats.MIN_GAMES} a finding needs; give at least "
+                                       "{games}", games=stats.MIN_GAMES)
         rounds = budget // (lam * games)
         if rounds < 1:
             raise OptionError("budget", f"{budget} games are less than one round of {lam} "

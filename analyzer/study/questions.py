@@ -366,5 +366,19 @@ def listing(planned: Plan, kind: str) -> list[str]:
     return lines
 
 
-__all__ = ["Plan", "check", "key_families", "listing", "nearest", "plan",
-           "problems", "why_not"]
+PLAN_COLUMNS = ("key", "unit", "meaning", "role")
+
+
+def plan_rows(planned: Plan) -> list[dict[str, str]]:
+    """``analyzer findings SCENARIO.toml --json`` / ``--csv``: one row per key the run will
+    make (``PLAN_COLUMNS``): ``key``, ``unit`` (the report's unit, ``""`` for none),
+    ``meaning`` (in words) and ``role`` (``""`` for a key of the run, ``"template"`` for a key
+    by role written with placeholders, whose arms are ``planned.arms``)."""
+    return ([{"key": k.key, "unit": k.unit, "meaning": k.meaning, "role": ""}
+             for k in planned.keys]
+            + [{"key": k.key, "unit": k.unit, "meaning": k.meaning, "role": "template"}
+               for k in planned.templates])
+
+
+__all__ = ["PLAN_COLUMNS", "Plan", "check", "key_families", "listing", "nearest", "plan",
+           "plan_rows", "problems", "why_not"]

@@ -44,7 +44,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import runner, userfiles
+from analyzer import runner, stats, userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
@@ -385,6 +385,10 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
     given = with_overrides(validate(path_or_scenario, "sensitivity"), games=games, seed=seed)
     dropped = [a.name for a in given.arms[1:]]
     scenario = only_base(given)
+    if scenario.games < stats.MIN_GAMES:  # no row would get an interval worth reading
+        raise OptionError("games", f"{scenario.games} games per arm are fewer than the "
+                                   f"{stats.MIN_GAMES} a paired difference needs; give at "
+                                   "least {games}", games=stats.MIN_GAMES)
     if not isinstance(finding, str) or not finding.strip():
         raise OptionError("finding", "give a finding key (analyzer findings RUN_DIR lists them)")
     key = finding.strip()
