@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from analyzer import api, report, stats
-from analyzer.report import records
+from analyzer.report import records, summary
 from analyzer.report.document import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +43,7 @@ def _results_from_whole_tables(out: Path, tmp_path: Path) -> str:
     chart_dir.mkdir()
     results = report.build(Doc(chart_dir), run, pd.read_parquet(out / "games.parquet"),
                            pd.read_parquet(out / "seats.parquet"))
-    return json.dumps(report._json_safe(results))
+    return json.dumps(summary._json_safe(results))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -107,8 +107,8 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
         part = raw.strip()
         name, colon, k = part.partition(":")
         if name not in PARTS or (name == "players" and colon):
-            raise OptionError("over", f"{part!r} is not a part of --over (allowed: players, "
-                                      "content or content:K, comma-separated)")
+            raise OptionError("over", f"{part!r} is not a part of {{over}} (allowed: players, "
+                                      "content or content:K, comma-separated)", over=None)
         if name in seen:
             raise OptionError("over", f"{name} is given twice in {text!r}")
         seen.add(name)
@@ -216,7 +216,7 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
             given = ", ".join(ladder) if ladder else "the default: " + ", ".join(DEFAULT_LADDER)
             raise OptionError("over", f"players: the ladder ({given}) has no player of "
                                       f"{scenario.spec.name} other than the scenario's own; "
-                                      "name them with --ladder")
+                                      "name them with {ladder}", ladder=None)
     draws: list[tuple[str, str, Any]] = [("built-in", "built-in tables", None)]
     if over.draws:
         used = [p for p in content_in_use(scenario) if p.option not in knob_options]
