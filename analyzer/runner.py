@@ -201,7 +201,7 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     srows: dict[str, list] = {c: [] for c in scols}
     setups = [arm_setup(spec, arm) for arm in arms]
     record = rounds and spec.flow is not None
-    king = record and kingmaking > 0
+    testing = record and kingmaking > 0
     rrows: dict[str, list] = {c: [] for c in ROUND_COLUMNS}
     krows: dict[str, list] = {c: [] for c in KINGMAKING_COLUMNS}
     for i in range(first, stop):
@@ -209,16 +209,17 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
             marks = Checkpoints(spec.flow) if record else None
-            test = Kingmaking(kingmaking) if king else None
+            trial = Kingmaking(kingmaking) if testing else None
             try:
                 if marks is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
-                elif test is None:
+                elif trial is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
                                                  checkpoints=marks)
                 else:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
-                                                 checkpoints=marks, king=test)
+                                                 checkpoints=marks,
+                                                 kingmaking_test=trial)
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None
@@ -234,10 +235,10 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
                     srows[c].append(rec[c])
             if marks is not None:
                 _add_rounds(rrows, marks, i, arm.name)
-            if test is not None:
-                for c, v in (("game_id", i), ("variant", arm.name), ("kingmade", test.kingmade),
-                             ("playouts", test.playouts), ("candidates", test.candidates),
-                             ("cpu_seconds", test.cpu_seconds)):
+            if trial is not None:
+                for c, v in (("game_id", i), ("variant", arm.name), ("kingmade", trial.kingmade),
+                             ("playouts", trial.playouts), ("candidates", trial.candidates),
+                             ("cpu_seconds", trial.cpu_seconds)):
                     krows[c].append(v)
     out = (first, stop, _table(grows, gcols), _table(srows, scols))
     if not rounds:
@@ -425,13 +426,13 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         for attempt in range(WORKER_RETRIES + 1):
             try:
                 with _quiet_cancel():
-                    for first, stop, games, seats, cpu, marks, king in _execute(
+                    for first, stop, games, seats, cpu, marks, tested in _execute(
                             stack, spec, arms, root_seed, pending, rotate, jobs, backend,
                             scheduler, rounds, kingmaking):
                         cpu_seconds += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
-                        if king is not None:
-                            write_parquet_atomic(king, rounds_path(chunk_dir, first, stop,
+                        if tested is not None:
+                            write_parquet_atomic(tested, rounds_path(chunk_dir, first, stop,
                                                                    "kingmaking"))
                         if marks is not None:
                             write_parquet_atomic(marks, rounds_path(chunk_dir, first, stop))

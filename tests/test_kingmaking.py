@@ -28,7 +28,7 @@ from analyzer.model.flow import (
     play_recorded,
     play_with_choice,
 )
-from analyzer.report import finding_keys, quality
+from analyzer.report import finding_keys, quality, units
 
 register_game(kingtoy.SPEC)
 
@@ -42,7 +42,8 @@ def _scenario(mode: str, games: int = 30, name: str = "king", variants: str = ""
 def _one(mode: str, seed: int, samples: int) -> tuple[dict, Checkpoints, Kingmaking]:
     cfg = kingtoy.make_config(3, (), {"mode": mode})
     marks, king = Checkpoints(kingtoy.FLOW), Kingmaking(samples)
-    game, _ = kingtoy.SPEC.play_game(cfg, "random", seed, checkpoints=marks, king=king)
+    game, _ = kingtoy.SPEC.play_game(cfg, "random", seed, checkpoints=marks,
+                                         kingmaking_test=king)
     return game, marks, king
 
 
@@ -136,6 +137,13 @@ def test_records_identical_with_the_test_on_and_off(tmp_path, write_scenario):
     facts = summary["run"]["kingmaking"]
     assert facts["samples"] == 3 and facts["playouts"] == king["playouts"].sum()
     assert facts["out_of_contention"] == kingtoy.FLOW.out_of_contention
+    # every number of summary.json has its unit (as tests/test_summary_units.py checks)
+    body = {k: summary[k] for k in ("schema_version", "run", "results")}
+    assert units.missing(body) == []
+    table = units.table(())
+    got = {path: units.unit_of(path, chain, table) for path, _, chain in units.numbers(body)}
+    assert got["run.kingmaking.cpu_seconds"] == "seconds"
+    assert got["run.kingmaking.out_of_contention"] == units.SHARE
     text = (on.out_dir / "report.md").read_text()
     assert "Kingmaking (`quality:kingmaking`)" in text and "CPU s" in text
 

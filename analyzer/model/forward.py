@@ -231,7 +231,7 @@ class ForwardGame:
 
     def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
                   log: Log = None, checkpoints: Checkpoints | None = None,
-                  king: Kingmaking | None = None) -> tuple[dict, list[dict]]:
+                  kingmaking_test: Kingmaking | None = None) -> tuple[dict, list[dict]]:
         """Play one seeded game and return its records (``GameSpec.play_game``).
 
         Parameters
@@ -249,10 +249,10 @@ class ForwardGame:
         checkpoints : flow.Checkpoints, optional
             Gets a checkpoint after every round and at the end (``flow.play_recorded``; the
             same game and records as without).
-        king : flow.Kingmaking, optional
+        kingmaking_test : flow.Kingmaking, optional
             With ``checkpoints``: after the game, test it for kingmaking (``flow.kingmaking``,
-            at most ``king.samples`` counterfactual games, each replayed from ``seed`` with
-            fresh players, the same streams and one choice changed) and fill ``king``. The
+            at most ``kingmaking_test.samples`` counterfactual games, each replayed from ``seed`` with
+            fresh players, the same streams and one choice changed) and fill it. The
             game and its records are the same as without.
 
         Returns
@@ -280,7 +280,7 @@ class ForwardGame:
         players = [p.player(s) for s, p in enumerate(objs)]
         if checkpoints is None:
             play(state, players, seat_rngs)
-        elif king is None:
+        elif kingmaking_test is None:
             play_recorded(state, players, seat_rngs, checkpoints)
         else:
             decisions: list = []
@@ -293,7 +293,7 @@ class ForwardGame:
                                  decision, option)
                 return again.returns()
 
-            kingmaking(king, checkpoints, decisions, kingmaking_stream(seed), replay)
+            kingmaking(kingmaking_test, checkpoints, decisions, kingmaking_stream(seed), replay)
         return state.records(names)
 
 

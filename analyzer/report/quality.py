@@ -197,24 +197,24 @@ def read(run_dir: Path | None, name: str = ROUNDS_FILE) -> pd.DataFrame | None:
     return frame
 
 
-def with_kingmaking(games: pd.DataFrame, king: pd.DataFrame | None) -> pd.DataFrame:
+def with_kingmaking(games: pd.DataFrame, tested: pd.DataFrame | None) -> pd.DataFrame:
     """``per_game``'s table with its ``kingmaking`` column from ``kingmaking.parquet``'s
     ``kingmade`` (``flow.KINGMAKING_COLUMNS``), matched by variant and game."""
-    if king is None or king.empty:
+    if tested is None or tested.empty:
         return games
-    made = king.set_index(["variant", "game_id"])["kingmade"].astype(float)
+    made = tested.set_index(["variant", "game_id"])["kingmade"].astype(float)
     return games.assign(kingmaking=made.reindex(games.index).to_numpy())
 
 
-def kingmaking_cost(king: pd.DataFrame | None) -> dict[str, float] | None:
+def kingmaking_cost(tested: pd.DataFrame | None) -> dict[str, float] | None:
     """What the kingmaking test cost (``kingmaking.parquet``): ``games`` tested (games x
     arms), ``playouts`` (counterfactual games, in all), ``cpu_seconds`` (CPU time of the
     playouts, in all), ``kingmade`` (games found kingmade); ``None`` without a test."""
-    if king is None or king.empty:
+    if tested is None or tested.empty:
         return None
-    return {"games": len(king), "playouts": int(king["playouts"].sum()),
-            "cpu_seconds": float(king["cpu_seconds"].sum()),
-            "kingmade": int(king["kingmade"].sum())}
+    return {"games": len(tested), "playouts": int(tested["playouts"].sum()),
+            "cpu_seconds": float(tested["cpu_seconds"].sum()),
+            "kingmade": int(tested["kingmade"].sum())}
 
 
 def _arm_figure(values: pd.Series, metric: str, arm: str, round_name: str) -> Finding:
@@ -305,14 +305,14 @@ def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
     rounds = read(run_dir)
     if rounds is None or flow is None or rounds.empty:
         return []
-    king = read(run_dir, KINGMAKING_FILE)
-    games = with_kingmaking(per_game(rounds, float(flow.close_margin)), king)
+    tested = read(run_dir, KINGMAKING_FILE)
+    games = with_kingmaking(per_game(rounds, float(flow.close_margin)), tested)
     arms = [str(a.get("name")) for a in run.get("arms") or []] or [BASE]
     found = findings(games, arms, _players(run), bool(flow.eliminates),
                      getattr(flow, "round_name", "round"),
-                     kingmaking=king is not None and not king.empty)
+                     kingmaking=tested is not None and not tested.empty)
     if doc is not None:
-        section(doc, found, rounds, games, kingmaking_cost(king),
+        section(doc, found, rounds, games, kingmaking_cost(tested),
                 (run.get("kingmaking") or {}).get("samples"),
                 getattr(flow, "out_of_contention", None))
     return found

@@ -332,13 +332,13 @@ class StudyRun:
             d.write(name, text)
         facts = dict(facts or {})
         if result.parts("kingmaking"):  # what the kingmaking test cost (``report.quality``)
-            king = pd.read_parquet(d.path / KINGMAKING_FILE,
+            tested = pd.read_parquet(d.path / KINGMAKING_FILE,
                                    columns=["playouts", "cpu_seconds", "kingmade"])
             facts["kingmaking"] = {
                 "samples": result.kingmaking,
                 "out_of_contention": float(scenario.spec.flow.out_of_contention),
-                "games": len(king), "playouts": int(king["playouts"].sum()),
-                "cpu_seconds": float(king["cpu_seconds"].sum())}
+                "games": len(tested), "playouts": int(tested["playouts"].sum()),
+                "cpu_seconds": float(tested["cpu_seconds"].sum())}
         run = {**self.run_facts(scenario, result).as_dict(), **facts,
                **({"study": study} if study is not None else {})}
         d.write("summary.json", dumps(Summary(RunFacts.of(run)), indent=None))
