@@ -17,7 +17,7 @@ from analyzer import api, runner
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games import get_game, register_game
-from analyzer.model.base import game_streams
+from analyzer.model.base import build_policy, game_streams
 from analyzer.model.flow import (
     Checkpoints,
     Decision,
@@ -201,6 +201,27 @@ def test_flag_needs_rounds_and_a_count(tmp_path, write_scenario):
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and "--kingmaking-samples: only with --rounds" in lines[0], lines
         assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("name,players", [("rattus", 4), ("cartus", 4), ("pyramidion", 3)])
+def test_a_replay_with_the_choice_taken_is_the_recorded_game(name, players):
+    """The counterfactual's common random numbers on each game: replayed from the seed with
+    fresh players and the choice actually taken at a decision, the game ends as recorded."""
+    spec = get_game(name)
+    cfg = spec.make_config(players, (), {})
+    pols = [build_policy(spec.policies, "greedy", {}) for _ in range(players)]
+    seed = runner.game_seed(4, 1)
+    _, rngs = game_streams(seed, players)
+    state = spec.new_state(cfg, seed)
+    marks, decisions = Checkpoints(spec.flow), []
+    play_recorded(state, [p.player(s) for s, p in enumerate(pols)], rngs, marks, decisions)
+    recorded = state.records(["greedy"] * players)
+    for d in (0, len(decisions) // 2, len(decisions) - 1):
+        _, rngs = game_streams(seed, players)
+        again = spec.new_state(cfg, seed)
+        play_with_choice(again, [p.player(s) for s, p in enumerate(pols)], rngs, d,
+                         decisions[d].chosen)
+        assert again.records(["greedy"] * players) == recorded, (name, d)
 
 
 @pytest.mark.parametrize("name,players", [("rattus", 4), ("cartus", 4), ("pyramidion", 3)])
