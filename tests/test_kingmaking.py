@@ -186,6 +186,35 @@ def test_paired_change_between_arms(tmp_path, write_scenario):
                                                  finding_keys.read(res.out_dir)}
 
 
+def test_resume_replays_a_chunk_without_its_kingmaking_part(tmp_path, write_scenario):
+    path = write_scenario(_scenario("planted", games=15))
+    kw = {"jobs": 1, "chunk_size": 5, "rounds": True, "kingmaking_samples": 1}
+    whole = api.simulate(path, out=tmp_path / "whole", **kw)
+    run = tmp_path / "cut"
+    api.simulate(path, out=run, **kw)
+    (run / "chunks" / "kingmaking-000000005-000000010.parquet").unlink()
+    (run / "summary.json").unlink()
+    again = api.simulate(path, out=run, resume=True, **kw)
+    assert again.summary["run"]["chunks_resumed"] == 2
+    for name in ("games.parquet", "seats.parquet", "rounds.parquet"):
+        assert pq.read_table(whole.out_dir / name).equals(pq.read_table(run / name))
+    pd.testing.assert_frame_equal(_drop_cpu(whole.out_dir / "kingmaking.parquet"),
+                                  _drop_cpu(run / "kingmaking.parquet"))
+
+
+def test_a_question_on_kingmaking_says_the_flag_it_needs(tmp_path, write_scenario):
+    q = '\n[[questions]]\nask = "Kingmakers?"\nfinding = "quality:kingmaking:base"\n'
+    path = write_scenario(_scenario("planted", games=20) + q)
+    res = api.simulate(path, out=tmp_path / "r", jobs=1, rounds=True)
+    answers = res.summary["results"]["answers"]["answers"]
+    said = json.dumps(answers)
+    assert "quality:kingmaking:base" in said and "--kingmaking-samples" in said
+    res = api.simulate(path, out=tmp_path / "k", jobs=1, rounds=True, kingmaking_samples=3)
+    row = next(a for a in res.summary["results"]["answers"]["answers"]
+               if a.get("key") == "quality:kingmaking:base")
+    assert row["estimate"] == 100.0  # in the unit the report shows: %
+
+
 def test_flag_needs_rounds_and_a_count(tmp_path, write_scenario):
     path = write_scenario(_scenario("planted", games=10))
     with pytest.raises(OptionError, match="only with rounds=True"):
