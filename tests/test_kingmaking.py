@@ -146,6 +146,8 @@ def test_records_identical_with_the_test_on_and_off(tmp_path, write_scenario):
     assert got["run.kingmaking.out_of_contention"] == units.SHARE
     text = (on.out_dir / "report.md").read_text()
     assert "Kingmaking (`quality:kingmaking`)" in text and "CPU s" in text
+    assert "20 games had a choice to try (3.0 candidates per game" in text
+    assert "20 were kingmade" in text
 
 
 def test_same_seed_same_result_whatever_the_jobs_and_chunks(tmp_path):

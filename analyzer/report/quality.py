@@ -209,10 +209,14 @@ def with_kingmaking(games: pd.DataFrame, tested: pd.DataFrame | None) -> pd.Data
 def kingmaking_cost(tested: pd.DataFrame | None) -> dict[str, float] | None:
     """What the kingmaking test cost (``kingmaking.parquet``): ``games`` tested (games x
     arms), ``playouts`` (counterfactual games, in all), ``cpu_seconds`` (CPU time of the
-    playouts, in all), ``kingmade`` (games found kingmade); ``None`` without a test."""
+    playouts, in all), ``kingmade`` (games found kingmade), ``open`` (games with at least
+    one candidate: a choice of a seat out of contention) and ``candidates`` (the mean number
+    of candidates per game); ``None`` without a test."""
     if tested is None or tested.empty:
         return None
     return {"games": len(tested), "playouts": int(tested["playouts"].sum()),
+            "open": int((tested["candidates"] > 0).sum()),
+            "candidates": float(tested["candidates"].mean()),
             "cpu_seconds": float(tested["cpu_seconds"].sum()),
             "kingmade": int(tested["kingmade"].sum())}
 
@@ -394,8 +398,9 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
               f"counterfactual replays with the same chance and players ({budget}, "
               f"`--kingmaking-samples`): {cost['playouts']:,} playouts over {cost['games']:,} "
               f"games ({cost['playouts'] / n:.2f} per game), {cost['cpu_seconds']:.1f} CPU s "
-              f"({cost['cpu_seconds'] / n:.3f} s per game); {cost['kingmade']:,} games "
-              "kingmade. A lower bound: more samples find more.")
+              f"({cost['cpu_seconds'] / n:.3f} s per game); {cost['open']:,} games had a "
+              f"choice to try ({cost['candidates']:.1f} candidates per game on average), "
+              f"{cost['kingmade']:,} were kingmade. A lower bound: more samples find more.")
     if rounds is None or games is None:
         return
     flow = by_round(rounds, arms[0])
