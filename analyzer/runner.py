@@ -39,7 +39,7 @@ from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
 )
 from analyzer.files import atomic_path
 from analyzer.model.base import GameSpec, build_policy
-from analyzer.model.flow import ROUND_COLUMNS, Checkpoints
+from analyzer.model.flow import KINGMAKING_COLUMNS, ROUND_COLUMNS, Checkpoints, Kingmaking
 from analyzer.rundir import prepare_chunks
 
 BACKENDS = ("loky", "sequential", "dask")
@@ -177,11 +177,14 @@ def arm_setup(spec: GameSpec, arm: ArmPlan) -> tuple[Any, list, list[str]]:
 
 
 def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-               rotate: bool = True, rounds: bool = False) -> tuple:
+               rotate: bool = True, rounds: bool = False, kingmaking: int = 0) -> tuple:
     """Play games ``first..stop-1`` under every arm; a pure function of its arguments.
 
     ``rounds`` (a game with ``spec.flow``): also record a checkpoint after every round
-    (``model.flow``); the games and their records are the same either way.
+    (``model.flow``); the games and their records are the same either way. ``kingmaking``
+    (with ``rounds``): also test every game for kingmaking with at most this many
+    counterfactual games (``flow.kingmaking``; 0: not tested), a sixth table
+    (``flow.KINGMAKING_COLUMNS``, one row per game and arm); the records are the same.
 
     Returns
     -------
@@ -198,18 +201,25 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     srows: dict[str, list] = {c: [] for c in scols}
     setups = [arm_setup(spec, arm) for arm in arms]
     record = rounds and spec.flow is not None
+    testing = record and kingmaking > 0
     rrows: dict[str, list] = {c: [] for c in ROUND_COLUMNS}
+    krows: dict[str, list] = {c: [] for c in KINGMAKING_COLUMNS}
     for i in range(first, stop):
         for arm, (config, policies, names) in zip(arms, setups):
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
             marks = Checkpoints(spec.flow) if record else None
+            trial = Kingmaking(kingmaking) if testing else None
             try:
                 if marks is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
-                else:
+                elif trial is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
                                                  checkpoints=marks)
+                else:
+                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
+                                                 checkpoints=marks,
+                                                 kingmaking_test=trial)
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None
@@ -225,8 +235,16 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
                     srows[c].append(rec[c])
             if marks is not None:
                 _add_rounds(rrows, marks, i, arm.name)
+            if trial is not None:
+                for c, v in (("game_id", i), ("variant", arm.name), ("kingmade", trial.kingmade),
+                             ("playouts", trial.playouts), ("candidates", trial.candidates),
+                             ("cpu_seconds", trial.cpu_seconds)):
+                    krows[c].append(v)
     out = (first, stop, _table(grows, gcols), _table(srows, scols))
-    return (*out, _table(rrows, ROUND_COLUMNS)) if rounds else out
+    if not rounds:
+        return out
+    out = (*out, _table(rrows, ROUND_COLUMNS))
+    return (*out, _table(krows, KINGMAKING_COLUMNS)) if kingmaking > 0 else out
 
 
 def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: str) -> None:
@@ -243,14 +261,16 @@ def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: st
 
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-                rotate: bool = True, rounds: bool = False
-                ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None]:
+                rotate: bool = True, rounds: bool = False, kingmaking: int = 0
+                ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
+                           pa.Table | None]:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
     cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
-    (``None`` without ``rounds``)."""
+    (``None`` without ``rounds``) and the kingmaking table (``None`` without ``kingmaking``)."""
     start = time.process_time()
-    out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds)
-    return (*out[:4], time.process_time() - start, out[4] if rounds else None)
+    out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking)
+    return (*out[:4], time.process_time() - start, out[4] if rounds else None,
+            out[5] if len(out) > 5 else None)
 
 
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
@@ -265,10 +285,11 @@ def _table(rows: dict[str, list], columns: dict[str, str]) -> pa.Table:
     return pa.table({c: pa.array(rows[c], type=_ARROW.get(t, None)) for c, t in columns.items()})
 
 
-def rounds_path(chunk_dir: Path, first: int, stop: int) -> Path:
+def rounds_path(chunk_dir: Path, first: int, stop: int, kind: str = "rounds") -> Path:
     """The checkpoints part of a chunk (``rounds-FIRST-STOP.parquet``, written with
-    ``rounds``)."""
-    return chunk_dir / f"rounds-{first:09d}-{stop:09d}.parquet"
+    ``rounds``), or with ``kind="kingmaking"`` its kingmaking part
+    (``kingmaking-FIRST-STOP.parquet``, written with ``kingmaking``)."""
+    return chunk_dir / f"{kind}-{first:09d}-{stop:09d}.parquet"
 
 
 def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
@@ -294,13 +315,15 @@ class RunResult:
     games_played: int
     cpu_seconds: float = 0.0  # CPU time of playing, summed over the processes that played
     rounds: bool = False  # the chunks have checkpoints (``rounds_path``)
+    kingmaking: int = 0  # counterfactual games per game of the kingmaking test (0: none)
 
     def parts(self, kind: str) -> list[Path]:
-        """The ``"games"``, ``"seats"`` or ``"rounds"`` Parquet parts of the run, in game-id
-        order (``"rounds"``: none when the run recorded no checkpoints)."""
-        if kind == "rounds":
-            return ([rounds_path(self.chunk_dir, a, b) for a, b in self.chunks] if self.rounds
-                    else [])
+        """The ``"games"``, ``"seats"``, ``"rounds"`` or ``"kingmaking"`` Parquet parts of the
+        run, in game-id order (``"rounds"``, ``"kingmaking"``: none when the run recorded no
+        checkpoints, no kingmaking test)."""
+        if kind in ("rounds", "kingmaking"):
+            on = self.rounds if kind == "rounds" else self.rounds and self.kingmaking > 0
+            return [rounds_path(self.chunk_dir, a, b, kind) for a, b in self.chunks] if on else []
         i = 0 if kind == "games" else 1
         return [chunk_paths(self.chunk_dir, a, b)[i] for a, b in self.chunks]
 
@@ -309,7 +332,8 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         rotate: bool = True, jobs: int | None = None, backend: str = "loky",
         scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, resume: bool = False,
         fingerprint: dict | None = None, progress: bool = False,
-        clock: Callable[[], float] = time.monotonic, rounds: bool = False) -> RunResult:
+        clock: Callable[[], float] = time.monotonic, rounds: bool = False,
+        kingmaking: int = 0) -> RunResult:
     """Play ``n_games`` games under each arm and write one Parquet pair per chunk.
 
     Reusable by any study that compares a list of arms over one seed range.
@@ -347,6 +371,10 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         Record a checkpoint after every round (a game with ``GameSpec.flow``; ``model.flow``)
         into ``rounds-FIRST-STOP.parquet`` beside each chunk. The games and seats parts are the
         same either way; a resume keeps only chunks with their checkpoints part.
+    kingmaking : int
+        With ``rounds``: test every game for kingmaking with at most this many counterfactual
+        games (``flow.kingmaking``) into ``kingmaking-FIRST-STOP.parquet`` beside each chunk
+        (0: no test). The other parts are the same either way.
 
     Returns
     -------
@@ -373,6 +401,9 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     rounds = rounds and spec.flow is not None
     if rounds:  # only then: a run without checkpoints keeps the fingerprint it always had
         fingerprint["rounds"] = True
+    kingmaking = kingmaking if rounds else 0
+    if kingmaking:
+        fingerprint["kingmaking"] = kingmaking
     with ExitStack() as stack:
         if backend == "dask":  # connect first: a bad --scheduler writes nothing
             _start_dask(stack, scheduler, jobs)
@@ -384,7 +415,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         chunks = plan_chunks(n_games, chunk_size)
         todo = [c for c in chunks
                 if not (resume and _chunk_saved(chunk_dir, *c, n_arms=len(arms),
-                                                rounds=rounds))]
+                                                rounds=rounds, kingmaking=kingmaking > 0))]
         resumed = len(chunks) - len(todo)
         done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
         saved = resumed
@@ -395,11 +426,14 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         for attempt in range(WORKER_RETRIES + 1):
             try:
                 with _quiet_cancel():
-                    for first, stop, games, seats, cpu, marks in _execute(
+                    for first, stop, games, seats, cpu, marks, tested in _execute(
                             stack, spec, arms, root_seed, pending, rotate, jobs, backend,
-                            scheduler, rounds):
+                            scheduler, rounds, kingmaking):
                         cpu_seconds += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
+                        if tested is not None:
+                            write_parquet_atomic(tested, rounds_path(chunk_dir, first, stop,
+                                                                   "kingmaking"))
                         if marks is not None:
                             write_parquet_atomic(marks, rounds_path(chunk_dir, first, stop))
                         write_parquet_atomic(seats, spath)
@@ -422,11 +456,12 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
                         _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
-    return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds, rounds)
+    return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds, rounds,
+                     kingmaking)
 
 
-def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bool = False
-                 ) -> bool:
+def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bool = False,
+                 kingmaking: bool = False) -> bool:
     """Whether the chunk ``first..stop-1`` is on disk whole, so a resume keeps it.
 
     Both parts must exist and read as Parquet (a file cut short by a full disk or a copy, or
@@ -438,6 +473,8 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bo
     parts = chunk_paths(chunk_dir, first, stop)
     if rounds:  # with checkpoints, the chunk has a third part (``rounds_path``)
         parts = (*parts, rounds_path(chunk_dir, first, stop))
+    if rounds and kingmaking:  # and with the kingmaking test a fourth
+        parts = (*parts, rounds_path(chunk_dir, first, stop, "kingmaking"))
     if not all(p.exists() for p in parts):
         return False
     for part in parts:
@@ -500,15 +537,16 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler, rounds: bool = False
-             ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None]]:
-    """Chunk results as they finish (any order), each with its CPU seconds and checkpoints
-    (``timed_chunk``)."""
+             scheduler, rounds: bool = False, kingmaking: int = 0
+             ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
+                                 pa.Table | None]]:
+    """Chunk results as they finish (any order), each with its CPU seconds, checkpoints and
+    kingmaking test (``timed_chunk``)."""
     arms = list(arms)
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
-            yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds)
+            yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking)
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -521,7 +559,8 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
     else:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate, rounds)
+    yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate, rounds,
+                                             kingmaking)
                         for a, b in todo)
 
 

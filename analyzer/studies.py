@@ -43,6 +43,12 @@ Rounds = Annotated[bool, typer.Option(
                      "(rounds.parquet) and report the game-quality findings (quality:...: game "
                      "length, close finishes, lead changes, comebacks, drama). Costs about "
                      "15-65 % of games/s with fast players, so it is off by default.")]
+KingmakingSamples = Annotated[int, typer.Option(
+    "--kingmaking-samples",
+    help="With --rounds: test each game for kingmaking (quality:kingmaking) by trying at most "
+         "N other choices of seats that could no longer win, each a counterfactual replay "
+         "of the game with the same chance and players (0: off). Costs up to N games per "
+         "game.")]
 ScenarioFile = Annotated[Path, typer.Argument(help="Scenario TOML file.")]
 CORRECTIONS = Literal["holm", "bh"]
 

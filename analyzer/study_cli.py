@@ -319,9 +319,10 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
     try:
         with resumable(["analyzer", "simulate", str(scenario)],
                        {"--target-ci": target_ci, "--rounds": given["rounds"] or None,
+                        "--kingmaking-samples": given["kingmaking_samples"] or None,
                         **flags.hint()}):
             res = sim.api(scenario, target_ci=target_ci, rounds=given["rounds"],
-                          **flags.api())
+                          kingmaking_samples=given["kingmaking_samples"], **flags.api())
     except runner.GameTurnCap as err:
         # A game that never ends is reported like a user error (one line, exit 2) with the
         # command that replays it, since the fix is usually a rule option or a policy.

@@ -42,7 +42,14 @@ import numpy as np
 
 from analyzer.model import base
 from analyzer.model.base import game_streams, resolve_policies
-from analyzer.model.flow import Checkpoints, play_recorded
+from analyzer.model.flow import (
+    Checkpoints,
+    Kingmaking,
+    kingmaking,
+    kingmaking_stream,
+    play_recorded,
+    play_with_choice,
+)
 from analyzer.model.logtext import seats_line
 from analyzer.model.play import offered, play  # the legality check and the loop, compiled (play.py)
 
@@ -223,8 +230,8 @@ class ForwardGame:
         return self.start(config, chance, seed, log)
 
     def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
-                  log: Log = None, checkpoints: Checkpoints | None = None
-                  ) -> tuple[dict, list[dict]]:
+                  log: Log = None, checkpoints: Checkpoints | None = None,
+                  kingmaking_test: Kingmaking | None = None) -> tuple[dict, list[dict]]:
         """Play one seeded game and return its records (``GameSpec.play_game``).
 
         Parameters
@@ -242,6 +249,11 @@ class ForwardGame:
         checkpoints : flow.Checkpoints, optional
             Gets a checkpoint after every round and at the end (``flow.play_recorded``; the
             same game and records as without).
+        kingmaking_test : flow.Kingmaking, optional
+            With ``checkpoints``: after the game, test it for kingmaking (``flow.kingmaking``,
+            at most ``kingmaking_test.samples`` counterfactual games, each replayed from ``seed`` with
+            fresh players, the same streams and one choice changed) and fill it. The
+            game and its records are the same as without.
 
         Returns
         -------
@@ -268,8 +280,20 @@ class ForwardGame:
         players = [p.player(s) for s, p in enumerate(objs)]
         if checkpoints is None:
             play(state, players, seat_rngs)
-        else:
+        elif kingmaking_test is None:
             play_recorded(state, players, seat_rngs, checkpoints)
+        else:
+            decisions: list = []
+            play_recorded(state, players, seat_rngs, checkpoints, decisions)
+
+            def replay(decision: int, option: int) -> tuple[float, ...]:
+                again_chance, again_rngs = game_streams(seed, n)
+                again = self.start(config, again_chance, seed, None)
+                play_with_choice(again, [p.player(s) for s, p in enumerate(objs)], again_rngs,
+                                 decision, option)
+                return again.returns()
+
+            kingmaking(kingmaking_test, checkpoints, decisions, kingmaking_stream(seed), replay)
         return state.records(names)
 
 

@@ -109,6 +109,11 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             out.append(_unanswered(q, "`quality:` findings are measured only with --rounds "
                                       "(the checkpoints after every round): play the study "
                                       "again with --rounds", needs_rounds=True))
+        elif (key.partition(":")[0] == quality.FAMILY
+              and key.split(":")[1:2] == list(quality.KINGMAKING)):
+            out.append(_unanswered(q, "`quality:kingmaking` is measured only with --rounds "
+                                      "--kingmaking-samples N (counterfactual replays): play "
+                                      "the study again with them", needs_rounds=True))
         elif not as_written(kind):
             notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
                          + (f" (did you mean `{close[0]}`?)" if close else ""))
@@ -730,8 +735,25 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats",
-           "compare", "declared", "draw", "holm_verdict",
-           "seat_order", "tolerance_text",
-           "of_study", "section", "short_text", "simulate", "sweep", "table",
-           "tournament", "tune", "verdict"]
+__all__ = [
+    "ablate",
+    "also_found",
+    "axis_range",
+    "balance",
+    "caveats",
+    "compare",
+    "declared",
+    "draw",
+    "holm_verdict",
+    "of_study",
+    "seat_order",
+    "section",
+    "short_text",
+    "simulate",
+    "sweep",
+    "table",
+    "tolerance_text",
+    "tournament",
+    "tune",
+    "verdict",
+]

@@ -28,6 +28,12 @@ end, where the estimate is the win share. From them, per game (the unit of every
 ``eliminated`` / ``rounds_out`` (a game that eliminates)
     The share of the game's seats out at the end; the rounds a seat sat out before the end,
     mean over seats.
+``kingmaking`` (a run with ``--kingmaking-samples``, ``kingmaking.parquet``)
+    1 when a seat that could no longer win (its estimate below the game's
+    ``Flow.out_of_contention`` from some round to the end) had a choice that, tried in a
+    counterfactual replay with the same chance and players, changed the winner to another
+    seat, else 0 (``model.flow.kingmaking``). Under a sample budget: a lower bound of the
+    share with every choice tried.
 
 Each metric gives one figure per arm (the mean over games with its 95 % interval: Wilson for a
 0/1 per game, Student's t otherwise) and, for every arm after the first, its change against the
@@ -51,6 +57,7 @@ from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import Finding
 
 ROUNDS_FILE = "rounds.parquet"
+KINGMAKING_FILE = "kingmaking.parquet"
 FAMILY = "quality"
 
 #: metric -> (what it is in words, unit, scale, digits, 0/1 per game, possible range)
@@ -73,13 +80,19 @@ METRICS: dict[str, tuple[str, str, float, int, bool, tuple[float, float] | None]
                    False, (0.0, 1.0)),
     "rounds_out": ("rounds a seat sat out before the end, mean over seats", "rounds", 1.0, 2,
                    False, None),
+    "kingmaking": (("share of the games where a seat that could no longer win made a choice "
+                    "that changed the winner (counterfactual replays under a sample budget: a "
+                    "lower bound)"), "%", 100.0, 1, True, (0.0, 1.0)),
 }
 ELIMINATION = ("eliminated", "rounds_out")
+KINGMAKING = ("kingmaking",)
 
 
-def metrics(eliminates: bool) -> list[str]:
-    """The metrics a game makes: every one, the elimination ones only where it eliminates."""
-    return [m for m in METRICS if eliminates or m not in ELIMINATION]
+def metrics(eliminates: bool, kingmaking: bool = False) -> list[str]:
+    """The metrics a game makes: every one, the elimination ones only where it eliminates,
+    ``kingmaking`` only when the run tested it (``--kingmaking-samples``)."""
+    return [m for m in METRICS if (eliminates or m not in ELIMINATION)
+            and (kingmaking or m not in KINGMAKING)]
 
 
 def key(metric: str, arm: str, change: bool = False) -> str:
@@ -134,7 +147,7 @@ def game_values(score: np.ndarray, estimate: np.ndarray, out: np.ndarray,
          "eliminated": float(out[-1].mean()),
          "rounds_out": float(out[:-1].sum(axis=0).mean()) if n_rounds > 1 else 0.0,
          "close_finish": nan, "tie_break": nan, "decided_at": nan, "comeback": nan,
-         "drama": nan}
+         "drama": nan, "kingmaking": nan}
     if len(winners) > 1:  # a shared win: as close as can be, no tie-break decided it
         v["close_finish"], v["tie_break"] = 1.0, 0.0
     if len(winners) != 1:
@@ -174,14 +187,38 @@ def per_game(rounds: pd.DataFrame, close_margin: float) -> pd.DataFrame:
                         columns=list(METRICS))
 
 
-def read(run_dir: Path | None) -> pd.DataFrame | None:
-    """The run's ``rounds.parquet``, or ``None`` when it has none (played without
-    ``--rounds``)."""
-    if run_dir is None or not (Path(run_dir) / ROUNDS_FILE).is_file():
+def read(run_dir: Path | None, name: str = ROUNDS_FILE) -> pd.DataFrame | None:
+    """The run's ``rounds.parquet`` (or ``name``: ``KINGMAKING_FILE``), or ``None`` when it
+    has none (played without ``--rounds``, ``--kingmaking-samples``)."""
+    if run_dir is None or not (Path(run_dir) / name).is_file():
         return None
-    frame = pd.read_parquet(Path(run_dir) / ROUNDS_FILE)
+    frame = pd.read_parquet(Path(run_dir) / name)
     frame["variant"] = frame["variant"].astype(str)
     return frame
+
+
+def with_kingmaking(games: pd.DataFrame, tested: pd.DataFrame | None) -> pd.DataFrame:
+    """``per_game``'s table with its ``kingmaking`` column from ``kingmaking.parquet``'s
+    ``kingmade`` (``flow.KINGMAKING_COLUMNS``), matched by variant and game."""
+    if tested is None or tested.empty:
+        return games
+    made = tested.set_index(["variant", "game_id"])["kingmade"].astype(float)
+    return games.assign(kingmaking=made.reindex(games.index).to_numpy())
+
+
+def kingmaking_cost(tested: pd.DataFrame | None) -> dict[str, float] | None:
+    """What the kingmaking test cost (``kingmaking.parquet``): ``games`` tested (games x
+    arms), ``playouts`` (counterfactual games, in all), ``cpu_seconds`` (CPU time of the
+    playouts, in all), ``kingmade`` (games found kingmade), ``open`` (games with at least
+    one candidate: a choice of a seat out of contention) and ``candidates`` (the mean number
+    of candidates per game); ``None`` without a test."""
+    if tested is None or tested.empty:
+        return None
+    return {"games": len(tested), "playouts": int(tested["playouts"].sum()),
+            "open": int((tested["candidates"] > 0).sum()),
+            "candidates": float(tested["candidates"].mean()),
+            "cpu_seconds": float(tested["cpu_seconds"].sum()),
+            "kingmade": int(tested["kingmade"].sum())}
 
 
 def _arm_figure(values: pd.Series, metric: str, arm: str, round_name: str) -> Finding:
@@ -217,7 +254,8 @@ def _arm_change(base: pd.Series, other: pd.Series, metric: str, ref: str, arm: s
 
 
 def findings(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int],
-             eliminates: bool, round_name: str = "round") -> list[Finding]:
+             eliminates: bool, round_name: str = "round", kingmaking: bool = False
+             ) -> list[Finding]:
     """The ``quality:`` findings of a run from its ``per_game`` metrics.
 
     Parameters
@@ -230,6 +268,8 @@ def findings(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int
         Each arm's player count: arms of the reference's count are paired by seed.
     eliminates : bool
         The game eliminates (``Flow.eliminates``): the elimination metrics are made.
+    kingmaking : bool
+        The run tested kingmaking (``games`` has its ``kingmaking`` column filled).
 
     Returns
     -------
@@ -241,7 +281,7 @@ def findings(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int
         return []
     ref = present[0]
     out: list[Finding] = []
-    for metric in metrics(eliminates):
+    for metric in metrics(eliminates, kingmaking):
         by_arm = {a: games.loc[a][metric] for a in present}
         out += [_arm_figure(by_arm[a], metric, a, round_name) for a in present]
         for a in present[1:]:
@@ -269,12 +309,16 @@ def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
     rounds = read(run_dir)
     if rounds is None or flow is None or rounds.empty:
         return []
-    games = per_game(rounds, float(flow.close_margin))
+    tested = read(run_dir, KINGMAKING_FILE)
+    games = with_kingmaking(per_game(rounds, float(flow.close_margin)), tested)
     arms = [str(a.get("name")) for a in run.get("arms") or []] or [BASE]
     found = findings(games, arms, _players(run), bool(flow.eliminates),
-                     getattr(flow, "round_name", "round"))
+                     getattr(flow, "round_name", "round"),
+                     kingmaking=tested is not None and not tested.empty)
     if doc is not None:
-        section(doc, found, rounds, games)
+        section(doc, found, rounds, games, kingmaking_cost(tested),
+                (run.get("kingmaking") or {}).get("samples"),
+                getattr(flow, "out_of_contention", None))
     return found
 
 
@@ -324,11 +368,13 @@ def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
 
 
 def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = None,
-            games: pd.DataFrame | None = None) -> None:
+            games: pd.DataFrame | None = None, cost: Mapping[str, float] | None = None,
+            samples: int | None = None, threshold: float | None = None) -> None:
     """The "Game flow" section: every ``quality:`` figure, one row per arm and one column per
     metric; with the checkpoints (``rounds``) and ``per_game``'s table, a chart of the mean
     score and estimate by round of the winners and the others (first arm) and a histogram
-    of game length per arm."""
+    of game length per arm. ``cost`` (``kingmaking_cost``), ``samples`` (the budget per game)
+    and ``threshold`` (``Flow.out_of_contention``): what the kingmaking test cost."""
     figures = [f for f in found if f.key.startswith(FAMILY + ":") and f.null is None]
     if not figures:
         return
@@ -343,6 +389,18 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
     for (metric, arm), f in zip(parts, figures):
         rows[arm][metric] = f.value_text()
     doc.table(pd.DataFrame(list(rows.values()), columns=["arm", *names]))
+    if cost is not None:
+        n = max(cost["games"], 1)
+        budget = f"at most {samples} per game" if samples else "a sample per game"
+        out = (f"below {100 * threshold:g} % estimated win share to the end"
+               if threshold is not None else "out of contention")
+        doc.p(f"Kingmaking (`quality:kingmaking`): choices of seats {out} tried again in "
+              f"counterfactual replays with the same chance and players ({budget}, "
+              f"`--kingmaking-samples`): {cost['playouts']:,} playouts over {cost['games']:,} "
+              f"games ({cost['playouts'] / n:.2f} per game), {cost['cpu_seconds']:.1f} CPU s "
+              f"({cost['cpu_seconds'] / n:.3f} s per game); {cost['open']:,} games had a "
+              f"choice to try ({cost['candidates']:.1f} candidates per game on average), "
+              f"{cost['kingmade']:,} were kingmade. A lower bound: more samples find more.")
     if rounds is None or games is None:
         return
     flow = by_round(rounds, arms[0])
@@ -355,5 +413,6 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
               lambda ax: _draw_lengths(ax, games, arms))
 
 
-__all__ = ["FAMILY", "METRICS", "by_round", "findings", "game_values", "key", "metrics",
-           "per_game", "read", "report", "run_findings", "section"]
+__all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "findings", "game_values", "key",
+           "kingmaking_cost", "metrics", "per_game", "read", "report", "run_findings", "section",
+           "with_kingmaking"]

@@ -45,6 +45,10 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.target_ci.steps[]", "games per arm"), ("run.target_ci.half_width_report", SHARE),
     ("run.tables[].entries", "entries"), ("run.tables[].differ", "entries"),
     ("run.questions[].tolerance", "finding unit as shown"),
+    ("run.kingmaking.samples", "counterfactual games per game"),
+    ("run.kingmaking.out_of_contention", SHARE), ("run.kingmaking.games", "games"),
+    ("run.kingmaking.playouts", "counterfactual games"),
+    ("run.kingmaking.cpu_seconds", "seconds"),
     # the study facts of each kind (``run.study``)
     ("run.study.seat", "seat"), ("run.study.popsize", "candidates"),
     ("run.study.generations", "generations"), ("run.study.rounds", "rounds"),

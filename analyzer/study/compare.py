@@ -26,7 +26,7 @@ from analyzer import runner
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, load_scenario, valid_name
-from analyzer.studies import Rounds, StudyKind, TargetCi
+from analyzer.studies import KingmakingSamples, Rounds, StudyKind, TargetCi
 from analyzer.study.run import Results, simulate
 
 # what must agree for the arms to be played as one study (the player count may differ: such arms
@@ -128,7 +128,8 @@ def load_all(paths: Sequence[str | Path]) -> list[Scenario]:
 
 @checked
 def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: TargetCi = None,
-            rounds: Rounds = False, **run_options) -> Results:
+            rounds: Rounds = False, kingmaking_samples: KingmakingSamples = 0,
+          **run_options) -> Results:
     """Run several scenarios on the same game seeds and write one report.
 
     Parameters
@@ -138,7 +139,7 @@ def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: Target
     name : str, optional
         Run name (default from the file names); the run directory is ``reports/<name>`` unless
         ``out`` is given.
-    target_ci, rounds, **run_options
+    target_ci, rounds, kingmaking_samples, **run_options
         The run flags of ``analyzer.api.simulate``.
 
     Returns
@@ -156,7 +157,8 @@ def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: Target
              "scenarios": [{"name": sc.name, "file": str(sc.file), "description": sc.description,
                             "arms": [arm_label(sc, a.name, j == 0) for a in sc.arms]}
                            for j, sc in enumerate(unique_names(scenarios))]}
-    return simulate(combined, study=study, target_ci=target_ci, rounds=rounds, **run_options)
+    return simulate(combined, study=study, target_ci=target_ci, rounds=rounds,
+                    kingmaking_samples=kingmaking_samples, **run_options)
 
 
 def tell(res: Any, say: Callable[[str], None]) -> None:

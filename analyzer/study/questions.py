@@ -74,7 +74,8 @@ def key_families(spec: Any) -> set[str]:
 
 
 def _quality(scenario: Any) -> list[PlannedKey]:
-    """The ``quality:`` keys a run of ``scenario`` with ``--rounds`` makes
+    """The ``quality:`` keys a run of ``scenario`` with ``--rounds`` makes (``kingmaking``
+    with ``--kingmaking-samples``)
     (``report.quality``): per metric each arm's figure, then each later arm's change against
     the first; none when the game records no rounds (``GameSpec.flow``)."""
     flow = getattr(scenario.spec, "flow", None)
@@ -82,13 +83,15 @@ def _quality(scenario: Any) -> list[PlannedKey]:
         return []
     names = [a.name for a in scenario.arms]
     out = []
-    for metric in quality.metrics(flow.eliminates):
+    for metric in quality.metrics(flow.eliminates, kingmaking=True):
         words, unit = quality.METRICS[metric][:2]
-        out += [PlannedKey(quality.key(metric, a), f"{a}'s {words} (with --rounds)", unit)
+        needs = ("--rounds --kingmaking-samples N" if metric in quality.KINGMAKING
+                 else "--rounds")
+        out += [PlannedKey(quality.key(metric, a), f"{a}'s {words} (with {needs})", unit)
                 for a in names]
         out += [PlannedKey(quality.key(metric, a, change=True),
                            f"{a}'s change of the {words} against {names[0]} (paired by seed; "
-                           "with --rounds)", "pp" if unit == "%" else unit) for a in names[1:]]
+                           f"with {needs})", "pp" if unit == "%" else unit) for a in names[1:]]
     return out
 
 

@@ -33,13 +33,14 @@ import pandas as pd
 from analyzer import __version__, plan, report, runner, studies, tablediff
 from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
-from analyzer.study import questions
 from analyzer.report.summary import Arm, RunFacts, Summary, dumps
 from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
+from analyzer.study import questions
 
 CSV_FILES = ("games", "seats")  # record tables written as <name>.csv with csv=True
 ROUNDS_FILE = "rounds.parquet"  # the checkpoints after every round (``rounds=True``)
+KINGMAKING_FILE = "kingmaking.parquet"  # the kingmaking test per game (``kingmaking_samples``)
 
 
 @dataclass
@@ -128,19 +129,20 @@ class RunOptions:
     progress: bool = False
     csv: bool = False
     rounds: bool = False  # record the checkpoints after every round (``model.flow``)
+    kingmaking: int = 0  # counterfactual games per game of the kingmaking test (with rounds)
 
     def play(self) -> dict[str, Any]:
         """The keyword arguments of ``runner.run`` these options set."""
         return {"jobs": self.jobs, "backend": self.backend, "scheduler": self.scheduler,
                 "chunk_size": self.chunk_size, "progress": self.progress,
-                "rounds": self.rounds}
+                "rounds": self.rounds, "kingmaking": self.kingmaking}
 
 
 def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
                 scheduler: str | None = None, chunk_size: int | None = None,
                 progress: bool = False, csv: bool = False, games_flag: str = "games",
-                default_chunk: int = runner.DEFAULT_CHUNK_SIZE, rounds: bool = False
-                ) -> RunOptions:
+                default_chunk: int = runner.DEFAULT_CHUNK_SIZE, rounds: bool = False,
+                kingmaking_samples: int = 0) -> RunOptions:
     """Check the run options of ``n_games`` games per arm (``runner.check_options``).
 
     ``chunk_size`` ``None`` is ``default_chunk``; then too many chunks are blamed on
@@ -150,14 +152,25 @@ def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
     Raises
     ------
     OptionError
-        See ``runner.check_options``.
+        See ``runner.check_options``; ``kingmaking_samples`` not a whole number >= 0, or
+        above 0 without ``rounds``.
     """
+    if (isinstance(kingmaking_samples, bool) or not isinstance(kingmaking_samples, int)
+            or kingmaking_samples < 0):
+        raise OptionError("kingmaking_samples", "must be a whole number of counterfactual "
+                                                f"games per game, 0 or more (got "
+                                                f"{kingmaking_samples!r})")
+    if kingmaking_samples and not rounds:
+        raise OptionError("kingmaking_samples", "only with {rounds} (the test needs each "
+                                                "game's position estimate after every round)",
+                          rounds=True)
     size = default_chunk if chunk_size is None else chunk_size
     if chunk_size is None and -(-n_games // size) > runner.MAX_CHUNKS:
         raise OptionError(games_flag, f"{n_games:,} games make more than "
                                       f"{runner.MAX_CHUNKS:,} chunks of {size}")
     jobs = runner.check_options(jobs, size, backend, scheduler, n_games)
-    return RunOptions(jobs, backend, scheduler, size, progress, csv, bool(rounds))
+    return RunOptions(jobs, backend, scheduler, size, progress, csv, bool(rounds),
+                      kingmaking_samples)
 
 
 class StudyRun:
@@ -304,10 +317,11 @@ class StudyRun:
         d = self.dir
         runner.aggregate(result.parts("games"), d.path / "games.parquet")
         runner.aggregate(result.parts("seats"), d.path / "seats.parquet")
-        if result.parts("rounds"):
-            runner.aggregate(result.parts("rounds"), d.path / ROUNDS_FILE)
-        else:  # an earlier run's checkpoints would disagree with these records
-            (d.path / ROUNDS_FILE).unlink(missing_ok=True)
+        for kind, name in (("rounds", ROUNDS_FILE), ("kingmaking", KINGMAKING_FILE)):
+            if result.parts(kind):
+                runner.aggregate(result.parts(kind), d.path / name)
+            else:  # an earlier run's checkpoints would disagree with these records
+                (d.path / name).unlink(missing_ok=True)
         for name in CSV_FILES:
             if self.options.csv:
                 runner.write_csv(d.path / f"{name}.parquet", d.path / f"{name}.csv")
@@ -316,7 +330,16 @@ class StudyRun:
         d.write("scenario.toml", to_toml(scenario))
         for name, text in (files or {}).items():
             d.write(name, text)
-        run = {**self.run_facts(scenario, result).as_dict(), **(facts or {}),
+        facts = dict(facts or {})
+        if result.parts("kingmaking"):  # what the kingmaking test cost (``report.quality``)
+            tested = pd.read_parquet(d.path / KINGMAKING_FILE,
+                                   columns=["playouts", "cpu_seconds", "kingmade"])
+            facts["kingmaking"] = {
+                "samples": result.kingmaking,
+                "out_of_contention": float(scenario.spec.flow.out_of_contention),
+                "games": len(tested), "playouts": int(tested["playouts"].sum()),
+                "cpu_seconds": float(tested["cpu_seconds"].sum())}
+        run = {**self.run_facts(scenario, result).as_dict(), **facts,
                **({"study": study} if study is not None else {})}
         d.write("summary.json", dumps(Summary(RunFacts.of(run)), indent=None))
         d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
@@ -338,7 +361,8 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
             chunk_size: int | None = None, resume: bool = False, force: bool = False,
             progress: bool = False, target_ci: float | None = None, csv: bool = False,
             naming: Mapping[str, Any] | None = None,
-            sizes: Sequence[tuple] | None = None, rounds: bool = False) -> StudyRun:
+            sizes: Sequence[tuple] | None = None, rounds: bool = False,
+            kingmaking_samples: int = 0) -> StudyRun:
     """Check a study before anything runs or is written: the ``games`` / ``seed`` overrides,
     the run options, the target precision and the run directory (``RunDir.choose``; default
     ``reports/`` + the study kind's ``default_out`` of the scenario name and ``naming``).
@@ -359,7 +383,8 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
     sizes = sizes or [(scenario.games, "games", runner.DEFAULT_CHUNK_SIZE)]
     options, *_ = [run_options(n, jobs=jobs, backend=backend, scheduler=scheduler,
                                chunk_size=chunk_size, progress=progress, csv=csv,
-                               games_flag=flag, default_chunk=size, rounds=rounds)
+                               games_flag=flag, default_chunk=size, rounds=rounds,
+                               kingmaking_samples=kingmaking_samples)
                   for n, flag, size in sizes]
     if target_ci is not None and not 0 < target_ci < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
@@ -386,7 +411,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
              chunk_size: int | None = None, resume: bool = False, force: bool = False,
              progress: bool = False, target_ci: studies.TargetCi = None,
              study: dict[str, Any] | None = None, csv: bool = False,
-             rounds: studies.Rounds = False) -> Results:
+             rounds: studies.Rounds = False,
+             kingmaking_samples: studies.KingmakingSamples = 0) -> Results:
     """Run a scenario: play, store the records, compute the statistics and write the report.
 
     Parameters
@@ -427,6 +453,10 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
         Also record every game's checkpoints after each round (``rounds.parquet``,
         ``model.flow``; a game that declares ``GameSpec.flow``) and report the ``quality:``
         findings from them. The games and seats records are the same either way.
+    kingmaking_samples : int
+        With ``rounds``: test every game for kingmaking (``quality:kingmaking``) with at
+        most this many counterfactual games per game (``model.flow.kingmaking``), into
+        ``kingmaking.parquet``; 0 (default): no test. The other records are the same.
 
     Returns
     -------
@@ -447,7 +477,8 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     run = prepare(scenario, (study or {}).get("kind", "simulate"), games=games, seed=seed,
                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,
-                  target_ci=target_ci, csv=csv, rounds=rounds).settle()
+                  target_ci=target_ci, csv=csv, rounds=rounds,
+                  kingmaking_samples=kingmaking_samples).settle()
     with run.session():
         return run.play(study=study)
 

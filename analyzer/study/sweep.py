@@ -30,7 +30,14 @@ from analyzer import studies
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
-from analyzer.studies import CORRECTIONS, Rounds, ScenarioFile, StudyKind, TargetCi
+from analyzer.studies import (
+    CORRECTIONS,
+    KingmakingSamples,
+    Rounds,
+    ScenarioFile,
+    StudyKind,
+    TargetCi,
+)
 from analyzer.study.run import Results, only_base, simulate, validate
 
 MAX_VARIANTS = 2000  # value combinations of one sweep (each an arm of the run)
@@ -224,7 +231,8 @@ def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
 @checked
 def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
           metric: Metric = "won", correction: Correction = "holm", target_ci: TargetCi = None,
-          rounds: Rounds = False, **simulate_kwargs) -> Results:
+          rounds: Rounds = False, kingmaking_samples: KingmakingSamples = 0,
+          **simulate_kwargs) -> Results:
     """Run a sweep and write its report (``analyzer sweep``).
 
     Parameters
@@ -236,7 +244,7 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
         ``won`` (win rate) or a numeric seat column (``score``, a game's own metric).
     correction : {"holm", "bh"}
         Multiple-comparison correction of the variant-vs-base table.
-    target_ci, rounds, **simulate_kwargs
+    target_ci, rounds, kingmaking_samples, **simulate_kwargs
         The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
 
     Returns
@@ -267,6 +275,7 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     study = {"kind": "sweep", "params": [p.path for p in parsed], "variants": rows,
              "metric": metric, "correction": correction}
     return simulate(expanded, study=study, target_ci=target_ci, rounds=rounds,
+                    kingmaking_samples=kingmaking_samples,
                     **simulate_kwargs)
 
 
