@@ -67,6 +67,12 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.study.dimensions[].*", "parameter value"), ("run.study.knobs[].*", "knob value"),
     ("run.study.variants[].values.*", "rule value"),
     ("run.study.check.*", "=results.balance.check"),
+    ("run.study.race.looks[].look", "look"), ("run.study.race.looks[].games", "games per arm"),
+    ("run.study.race.looks[].level", PROBABILITY),
+    ("run.study.race.looks[].running", "settings"), ("run.study.race.looks[].stopped", "settings"),
+    ("run.study.race.looks[].half_width", "@value_unit"), ("run.study.race.alpha", PROBABILITY),
+    ("run.study.race.games", "games per arm"), ("run.study.race.scan_games", "games per arm"),
+    ("run.study.race.stopped", "settings"), ("run.study.race.settings", "settings"),
     # fields of one meaning wherever they are (after the run facts' own)
     ("*.p_value*", PROBABILITY), ("*.p_*", PROBABILITY), ("*_p", PROBABILITY),
     ("*_p_adj", PROBABILITY), ("*.games", "games"), ("*.too_few_games", "games"),
