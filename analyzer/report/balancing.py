@@ -548,14 +548,14 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
 
 
 def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
-    """``--race``: the looks, how many settings each stopped and the games saved."""
+    """``--race``: the looks, how many settings each stopped and the games played."""
     r = study["race"]
     looks = r["looks"]
     sizes = ", ".join(f"{x['games']:,}" for x in looks)
     doc.p(f"The scan was **raced** (`--race`): the settings played the scan's own seeds in "
           f"{len(looks)} look(s) of {sizes} games "
-          "each; at every look but the last a setting whose 95 % interval (at the look's "
-          "level) excluded the goal region — the target ± the tolerance, or ± the smallest "
+          "each; at every look but the last a setting whose interval (at the look's level) "
+          "lay wholly outside the goal band — the target ± the tolerance, or ± the smallest "
           "upper bound on any running setting's distance if larger — stopped (Holm over the "
           "running settings at each look, Pocock-type alpha spending over the looks, "
           f"{r['alpha']:g} in all: a setting on target stops with at most that chance). "
@@ -569,9 +569,9 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                           "level": [f"{x['level']:.4f}" for x in looks],
                           "running": [x["running"] for x in looks],
                           "stopped": [x["stopped"] for x in looks],
-                          "goal region ±": [u.with_unit(x["half_width"])
-                                            if x["half_width"] is not None else "–"
-                                            for x in looks]})
+                          "goal band ±": [u.with_unit(x["half_width"])
+                                          if x["half_width"] is not None else "–"
+                                          for x in looks]})
     doc.table(table)
 
 

@@ -61,6 +61,13 @@ the same games (issue #34). A target outside what the finding can be (``possible
 tolerance as wide as that range, and a simulator guard as a knob are refused before the
 search.
 
+**Racing** (``race``, issue #35; ``analyzer.study.race``): a scan's settings play its own
+seeds in looks of doubling size, and at each look a setting surely farther from the goal than
+the tolerance and than another setting stops (Holm over the settings, Pocock-type alpha
+spending over the looks: a setting on target stops with at most 5 % chance); the value is taken
+by the scan's rule among the settings still running, which played the scan's games, and the
+check is the same (``search/race/sKK``: one growing folder per setting, resumable).
+
 **Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
 played in every rung × content cell on the same seeds and the search minimises the worst cell's
 distance (or a stated quantile); ``over_check`` plays every value of each knob in every cell on
@@ -1656,7 +1663,8 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
     search, _ = p.study.of(p.scenario, folder / "search")
     full, _ = p.full.of(p.scenario, folder / "full")
     candidates = len(p.values) if p.method == "scan" else p.rounds * p.popsize
-    parts = [planning.Part(f"search ({p.method}): {candidates} setting(s) x {p.games} games",
+    how = f"{p.method}, raced: at most" if p.race else p.method
+    parts = [planning.Part(f"search ({how}): {candidates} setting(s) x {p.games} games",
                            search, candidates * p.games, scales=False),
              planning.Part("check on fresh seeds: as it is", full, p.validation_games,
                            scales=False),
