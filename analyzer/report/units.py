@@ -61,6 +61,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.study.history[].best", SHARE), ("run.study.history[].mean", SHARE),
     ("run.study.history[].nearest", "@value_unit"),
     ("run.study.history[].mean[]", "knob value"), ("run.study.history[].centre[]", "knob value"),
+    ("run.study.history[].values[]", "knob value"), ("run.study.tolerance", "@value_unit"),
     ("run.study.history[].*_params.*", "parameter value"),
     ("run.study.start.*", "parameter value"), ("run.study.tuned.*", "parameter value"),
     ("run.study.fixed.*", "parameter value"), ("run.study.entrants[].params.*", "parameter value"),
