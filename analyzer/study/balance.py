@@ -82,8 +82,8 @@ beside it as ``TABLE.toml`` (named by its ``TABLE_file`` option), ``search.parqu
 setting evaluated: values and the findings' estimates and intervals), ``games.parquet`` /
 ``seats.parquet`` (the check: arms ``original``/``balanced``, ``:ARM`` for a variant),
 ``scenario.toml``, ``summary.json``, the report, and ``search/round-NNNN/sKK/`` (one folder
-per setting: a stop keeps every finished one), ``chunks/``, ``ladder/`` (the runner's parts, for
-``resume``).
+per setting: a stop keeps every finished one; a race: ``search/race/sKK/``, grown look by look),
+``chunks/``, ``ladder/`` (the runner's parts, for ``resume``).
 """
 
 from __future__ import annotations
