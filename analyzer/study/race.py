@@ -23,7 +23,10 @@ n_j / N``), and the looks are joined by the union bound (Bonferroni over the loo
 whatever the correlation between the looks' estimates: a finding computed by the report's code
 need not have independent increments). A setting whose true distance is within ``±D`` of the
 goal (on target) is inside every look's region, so the chance it is ever stopped is at most
-``Σ α_j = α`` (Holm within a look, the union bound across them). Pocock-type rather than
+``Σ α_j = α`` (Holm within a look, the union bound across them; the normal reference of the
+report's intervals is assumed). The setting truly nearest the goal, when it is outside ``±D``,
+is stopped only if some running setting's bound in ``M`` or Holm's test errs: at most ``2α``.
+The tests measure both rates on simulated races. Pocock-type rather than
 O'Brien–Fleming-type spending: the games saved come from the early looks, where O'Brien–
 Fleming spends almost nothing (``α(1/16) ≈ 4·10⁻¹⁵`` at 5 %), while the Pocock-type spends
 about a tenth of ``α`` at the first of five doubling looks; the last look, which spends the least
