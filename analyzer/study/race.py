@@ -26,7 +26,7 @@ goal (on target) is inside every look's region, so the chance it is ever stopped
 ``Σ α_j = α`` (Holm within a look, the union bound across them; the normal reference of the
 report's intervals is assumed). The setting truly nearest the goal, when it is outside ``±D``,
 is stopped only if some running setting's bound in ``M`` or Holm's test errs: at most ``2α``.
-The tests measure both rates on simulated races. Pocock-type rather than
+The tests measure the first on simulated races. Pocock-type rather than
 O'Brien–Fleming-type spending: the games saved come from the early looks, where O'Brien–
 Fleming spends almost nothing (``α(1/16) ≈ 4·10⁻¹⁵`` at 5 %), while the Pocock-type spends
 about a tenth of ``α`` at the first of five doubling looks; the last look, which spends the least
