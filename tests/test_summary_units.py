@@ -37,6 +37,9 @@ RUNS = {
                                      vary="rules.edge=-0.3..0.3", budget=80, games=20,
                                      popsize=4, validation_games=40, jobs=1,
                                      out=d / "balance"),
+    "balance-race": lambda d: api.balance(d / "btoy.toml", finding="first_player:base",
+                                          vary="rules.steps=3..7", budget=5 * 40, race=True,
+                                          validation_games=40, jobs=1, out=d / "balance-race"),
     # a real game's own sections: Cartus's building sets (ablate and a set design), Pyramidion's
     "ablate": lambda d: api.ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=4,
                                    jobs=1, out=d / "ablate"),

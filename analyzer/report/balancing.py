@@ -519,6 +519,8 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
               "as one standard error from the goal) picks the smallest change among settings "
               "the games cannot tell apart. Several settings may be within noise of the goal; "
               "the chart shows which.")
+        if study.get("race"):
+            _race(doc, study, u)
     else:
         doc.p(f"Search: **CMA-ES** (`cma` {study.get('cma_version', '?')}) over the knobs "
               f"scaled to their ranges, from the scenario's values with step "
@@ -543,6 +545,34 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
             doc.table(table)
     doc.p(f"Search time {study['search_seconds']:.0f} s; in all {run.get('games_played', 0):,} "
           f"games in {run.get('seconds', 0):.0f} s over {run.get('jobs', '?')} job(s).")
+
+
+def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
+    """``--race``: the looks, how many settings each stopped and the games played."""
+    r = study["race"]
+    looks = r["looks"]
+    sizes = ", ".join(f"{x['games']:,}" for x in looks)
+    doc.p(f"The scan was **raced** (`--race`): the settings played the scan's own seeds in "
+          f"{len(looks)} look(s) of {sizes} games "
+          "each; at every look but the last a setting whose interval (at the look's level) "
+          "lay wholly outside the goal band — the target ± the tolerance, or ± the smallest "
+          "upper bound on any running setting's distance if larger — stopped (Holm over the "
+          "running settings at each look, Pocock-type alpha spending over the looks, "
+          f"{r['alpha']:g} in all: a setting on target stops with at most that chance). "
+          f"{r['stopped']} of {r['settings']} settings stopped early; the race played "
+          f"**{r['games']:,} games per arm against {r['scan_games']:,} for the whole scan** "
+          f"({r['scan_games'] / max(r['games'], 1):.1f}× fewer). The settings still running "
+          "at the end played the scan's games and have its estimates; the value is taken "
+          "among them by the scan's rule, and the check on fresh seeds is the same.")
+    table = pd.DataFrame({"look": [x["look"] + 1 for x in looks],
+                          "games per setting": [x["games"] for x in looks],
+                          "level": [f"{x['level']:.4f}" for x in looks],
+                          "running": [x["running"] for x in looks],
+                          "stopped": [x["stopped"] for x in looks],
+                          "goal band ±": [u.with_unit(x["half_width"])
+                                          if x["half_width"] is not None else "–"
+                                          for x in looks]})
+    doc.table(table)
 
 
 def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:

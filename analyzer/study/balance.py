@@ -61,6 +61,13 @@ the same games (issue #34). A target outside what the finding can be (``possible
 tolerance as wide as that range, and a simulator guard as a knob are refused before the
 search.
 
+**Racing** (``race``, issue #35; ``analyzer.study.race``): a scan's settings play its own
+seeds in looks of doubling size, and at each look a setting surely farther from the goal than
+the tolerance and than another setting stops (Holm over the settings, Pocock-type alpha
+spending over the looks: a setting on target stops with at most 5 % chance); the value is taken
+by the scan's rule among the settings still running, which played the scan's games, and the
+check is the same (``search/race/sKK``: one growing folder per setting, resumable).
+
 **Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
 played in every rung × content cell on the same seeds and the search minimises the worst cell's
 distance (or a stated quantile); ``over_check`` plays every value of each knob in every cell on
@@ -75,8 +82,8 @@ beside it as ``TABLE.toml`` (named by its ``TABLE_file`` option), ``search.parqu
 setting evaluated: values and the findings' estimates and intervals), ``games.parquet`` /
 ``seats.parquet`` (the check: arms ``original``/``balanced``, ``:ARM`` for a variant),
 ``scenario.toml``, ``summary.json``, the report, and ``search/round-NNNN/sKK/`` (one folder
-per setting: a stop keeps every finished one), ``chunks/``, ``ladder/`` (the runner's parts, for
-``resume``).
+per setting: a stop keeps every finished one; a race: ``search/race/sKK/``, grown look by look),
+``chunks/``, ``ladder/`` (the runner's parts, for ``resume``).
 """
 
 from __future__ import annotations
@@ -101,10 +108,11 @@ from scipy import stats as sps
 
 from analyzer import __version__, report, runner, stats
 from analyzer.study import knobs
+from analyzer.study import race as racing
 from analyzer.study import over as overs
 from analyzer import plan as planning
 from analyzer.study.ablate import expand as ablation
-from analyzer.errors import OptionError
+from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
 from analyzer.report.document import BASE, Doc
@@ -282,6 +290,7 @@ class Plan:
     over: overs.Over | None = None  # ``--over``: the objective over rungs and draws
     cells: tuple[overs.Cell, ...] = ()  # its rung x content cells (``over.cells``)
     ladder: tuple[str, ...] | None = None  # ``--ladder`` (``None``: the default ladder)
+    race: bool = False  # ``--race``: the scan's settings raced (``analyzer.study.race``)
 
     @property
     def record(self) -> dict[str, Any]:
@@ -370,7 +379,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
          vary: Sequence[str], budget: int, games: int | None, popsize: int | None,
          validation_games: int, say: Callable[[str], None], tolerance: float | None = None,
          keep: Sequence[str] = (), over: str | None = None, over_quantile: float | None = None,
-         ladder: str | Sequence[str] | None = None, search_games: int = SEARCH_GAMES) -> Plan:
+         ladder: str | Sequence[str] | None = None, search_games: int = SEARCH_GAMES,
+         race: bool = False) -> Plan:
     """Check every option of a balance, probe the keys and split the budget.
 
     Before the search starts, ``say`` echoes the target with its unit (``"target: 0.10 % of
@@ -387,7 +397,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     OptionError
         A bad key (with the allowed ones), knob (``analyzer.study.knobs.knob``), target, size or
         budget; a bad ``over`` (an unknown part, ``K`` < 1, no ladder player or guessed table
-        to vary), or ``over`` without ``tolerance``; nothing is written.
+        to vary), or ``over`` without ``tolerance``; ``race`` with ``over`` or where the knobs
+        are searched by CMA-ES, not scanned; nothing is written.
     """
     keys, equal = _keys(finding, equalize)
     robust = overs.parse_over(over, over_quantile)
@@ -451,6 +462,10 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
                 f"plays --budget {budget} / {len(values)} = {per} games per setting (raise "
                 "--budget for more)")
     else:
+        if race:
+            raise OptionError("race", "races the settings of a scan (integer knobs of at most "
+                                      f"{SCAN_MAX} settings in all); these knobs are searched "
+                                      "by CMA-ES")
         method = "cma"
         lam = popsize if popsize is not None else 4 + int(3 * math.log(len(found)))
         per = games
@@ -466,6 +481,14 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         if rounds > ROUNDS_CAP:
             raise OptionError("budget", f"{budget:,} games make {rounds:,} rounds; at most "
                                         f"{ROUNDS_CAP:,} (raise {{games}})", games=None)
+    if race and robust is not None:
+        raise OptionError("race", "not with {over} (its objective is a worst case over the "
+                                  "cells, not one interval per setting)", over=None)
+    if race:
+        schedule = racing.looks(per)
+        say(f"race: {len(values)} settings, looks at {', '.join(map(str, schedule))} games "
+            f"each on the scan's seeds; a setting surely off the goal stops (Holm over the "
+            f"settings, Pocock-type alpha spending over the looks, {racing.ALPHA:g} in all)")
     study, full, probe = _probe(scenario, keys, run, option=option, say=say,
                                 kept=[k for k, _, _ in bands])
     rec = probe[keys[0]]
@@ -483,7 +506,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
                 lam, per, rounds, validation_games, budget, probe,
                 None if tolerance is None else finding_keys.stored(rec, tolerance),
                 _kept_bands(probe, bands, say), robust, tuple(grid_cells),
-                None if rungs is None else tuple(rungs))
+                None if rungs is None else tuple(rungs), race)
 
 
 def parse_keep(text: str) -> tuple[str, float, float]:
@@ -802,11 +825,13 @@ def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
 
 
 def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
-           cell_rows: list[dict] | None = None) -> tuple[list[Any], list[dict], list[dict]]:
+           cell_rows: list[dict] | None = None, looks: list[dict] | None = None
+           ) -> tuple[list[Any], list[dict], list[dict]]:
     """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
     (``search.parquet``) and one entry per round. With ``p.cells`` (``--over``) a setting's
     distance is the robust one over the cells (``_robust_rows``; each cell's row is added to
-    ``cell_rows``)."""
+    ``cell_rows``); with ``p.race`` the scan is raced (``_race``; each look's entry is added
+    to ``looks``)."""
     d = run.dir
     rows, history = [], []
     sink = [] if cell_rows is None else cell_rows
@@ -824,6 +849,8 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
             + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
         history.append({"round": 0, "values": cands[best]})
         return cands[best], rows, history
+    if p.method == "scan" and p.race:
+        return _race(run, p, scratch, say, [] if looks is None else looks)
     if p.method == "scan":
         cands = [list(v) for v in p.values]
         d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
@@ -875,6 +902,81 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
             + " (of the integer settings around the mean, the nearest the goal over every "
               "round that played it)")
     return values, rows, history
+
+
+def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
+          looks: list[dict]) -> tuple[list[Any], list[dict], list[dict]]:
+    """The scan raced (``--race``, ``analyzer.study.race``): at each look every setting still
+    running plays the scan's own seeds up to ``looks[j]`` games into ``search/race/sKK`` (the
+    runner's chunks of ``looks[0]`` games: a look plays only the new ones, and a stop keeps
+    every finished chunk, so a resume replays the looks from them to the same decisions);
+    then the settings surely off the goal stop (``race.stops``). The value taken is the
+    scan's rule (``objective`` on the LOWESS smooth of one knob) among the settings still
+    running at the end. Returns as ``search``: each row is a setting's last look, with
+    ``games`` (its games), ``look`` (that look, 0-based) and ``stopped`` (it stopped early);
+    ``looks`` gets one entry per look played (``games`` per setting, ``level``, ``running``,
+    ``stopped``, ``half_width``: the goal region's ``M``, ``None`` at the last look)."""
+    d = run.dir
+    cands = [list(v) for v in p.values]
+    schedule = racing.looks(p.games)
+    levels = racing.look_levels(schedule)
+    folder = d.path / "search" / "race"
+    settings, facts = [], []
+    for vals in cands:
+        tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
+        sc = knobs.setting(p.scenario, p.knobs, vals, d.path / "search" / "tables")
+        s, f = p.study.of(sc, d.path / "search" / "ablate" / tag)
+        settings.append(s)
+        facts.append(f)
+    arms = [runner.plan_arms(sc) for sc in settings]
+    root = derived_seed(p.scenario.seed, SEARCH_STREAM, 1)  # the scan's own seeds
+    tolerance = 0.0 if p.tolerance is None else float(p.tolerance)
+    rows: list[dict] = [{} for _ in cands]
+    running = list(range(len(cands)))
+    history = looks
+    for j, n in enumerate(schedule):
+        for i, k in enumerate(running):
+            d.saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of {len(running)} "
+                       f"settings saved in {folder}")
+            try:
+                result = run.play_arms(arms[k], root, n, folder / f"s{k:02d}",
+                                       scenario=p.scenario, chunk_size=schedule[0],
+                                       resume=d.resume or j > 0)
+            except RunStopped as err:
+                err.saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of "
+                             f"{len(running)} settings saved in {folder}; {err.saved}")
+                raise
+            (gm, st), = _records(result, {a.name: (0, a.name) for a in arms[k]}, 1)
+            rows[k] = _row(p, 0, k, cands[k],
+                           findings_of(settings[k], facts[k], gm, st, scratch))
+            rows[k].update(games=n, look=j, stopped=False)
+        entry = {"look": j, "games": n, "level": levels[j], "running": len(running),
+                 "stopped": 0, "half_width": None}
+        if j < len(schedule) - 1 and len(running) > 1:
+            stopped, half = racing.stops([rows[k]["gap"] for k in running],
+                                         [rows[k]["gap_se"] for k in running], tolerance,
+                                         levels[j])
+            gone = [k for k, s in zip(running, stopped) if s]
+            for k in gone:
+                rows[k]["stopped"] = True
+            running = [k for k in running if k not in gone]
+            entry.update(stopped=len(gone), half_width=half)
+        history.append(entry)
+        say(f"race look {j + 1}/{len(schedule)}: {entry['running']} settings x {n} games; "
+            f"{entry['stopped']} stopped, {len(running)} still running")
+        if len(running) == 1:
+            break
+    smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
+    scale = float(np.nanmedian([rows[k]["gap_se"] for k in running]))
+    for row, sm in zip(rows, smoothed):
+        row["smoothed_gap"] = sm if row.get("kept", True) else math.nan
+    best = min(running, key=lambda k: objective(p, rows[k]["smoothed_gap"],
+                                                distance(p, cands[k]), scale))
+    played = sum(r["games"] for r in rows)
+    say(f"race: {played:,} games per arm in all, against {len(cands) * p.games:,} for the "
+        f"scan; nearest the goal of the {len(running)} still running: "
+        + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
+    return cands[best], rows, [{"round": 0, "values": cands[best]}]
 
 
 def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
@@ -1010,7 +1112,7 @@ def check_seed(p: Plan) -> int:
         "validation_games": p.validation_games,
         "study": [p.full.kind, list(p.full.arms or ()), list(p.full.items)],
         **({"keep": [list(b) for b in p.keep]} if p.keep else {}),
-        **_over_identity(p)})
+        **({"race": True} if p.race else {}), **_over_identity(p)})
 
 
 def _over_identity(p: Plan) -> dict[str, Any]:
@@ -1428,7 +1530,7 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
             validation_games: ValidationGames = DEFAULT_VALIDATION,
             robustness: Robust = False, search_games: SearchGames = SEARCH_GAMES,
             over: OverParts = None, over_quantile: OverQuantile = None,
-            ladder: LadderOption = None, seed: int | None = None,
+            ladder: LadderOption = None, race: RaceOption = False, seed: int | None = None,
             jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
             out: str | Path | None = None, chunk_size: int | None = None,
             resume: bool = False, force: bool = False, progress: bool = False,
@@ -1485,6 +1587,11 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     ladder : str or sequence of str, optional
         With ``over`` players: the rungs (``robustness`` ``players`` tokens, comma-separated;
         default random, greedy, tuned, ismcts where the game has each).
+    race : bool
+        A scan's settings raced (``analyzer.study.race``): played in looks of growing size on
+        the scan's seeds, a setting surely off the goal stopping early (Holm over the settings,
+        Pocock-type alpha spending over the looks, 5 % in all), so fewer games reach the
+        scan's answer; the check is unchanged. Refused with ``over`` and for a CMA-ES search.
     seed : int, optional
         Root seed (default the scenario's): the probe, the search, the check derive from it.
     jobs, backend, scheduler, chunk_size, progress, csv
@@ -1532,13 +1639,15 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
                  budget=budget, games=games, popsize=popsize,
                  validation_games=validation_games, say=say, tolerance=tolerance,
                  keep=[keep] if isinstance(keep, str) else list(keep or ()), over=over,
-                 over_quantile=over_quantile, ladder=ladder, search_games=search_games)
+                 over_quantile=over_quantile, ladder=ladder, search_games=search_games,
+                 race=race)
         fingerprint = run.dir.fingerprint(
             scenario, vary=[[k.path, k.low, k.high] for k in p.knobs], keys=list(p.keys),
             equalize=p.equalize, target=p.target, budget=budget, games=p.games,
             popsize=p.popsize, validation_games=validation_games, robustness=robustness,
             search_games=search_games, chunk_size=chunk_size,
-            **({"keep": [list(b) for b in p.keep]} if p.keep else {}), **_over_identity(p))  # the bands change what the search takes
+            **({"keep": [list(b) for b in p.keep]} if p.keep else {}), **_over_identity(p),
+            **({"race": True} if p.race else {}))  # the bands change what the search takes
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
                         run.options.jobs, run.options.backend)
@@ -1554,7 +1663,8 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
     search, _ = p.study.of(p.scenario, folder / "search")
     full, _ = p.full.of(p.scenario, folder / "full")
     candidates = len(p.values) if p.method == "scan" else p.rounds * p.popsize
-    parts = [planning.Part(f"search ({p.method}): {candidates} setting(s) x {p.games} games",
+    how = f"{p.method}, raced: at most" if p.race else p.method
+    parts = [planning.Part(f"search ({how}): {candidates} setting(s) x {p.games} games",
                            search, candidates * p.games, scales=False),
              planning.Part("check on fresh seeds: as it is", full, p.validation_games,
                            scales=False),
@@ -1587,7 +1697,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     started = time.monotonic()
     overs.write(p.cells, d.path / overs.TABLES)  # the drawn tables the cells read
     cell_rows: list[dict] = []
-    values, rows, history = search(run, p, scratch, say, cell_rows)
+    looks: list[dict] = []
+    values, rows, history = search(run, p, scratch, say, cell_rows, looks)
     search_seconds = time.monotonic() - started
     check_result, numbers, balanced = check(run, p, values, fingerprint, scratch, say)
     over_numbers = None
@@ -1629,6 +1740,13 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         study["cma_version"] = cma_version()
     search_arms = max(1, len(p.study.of(p.scenario, scratch)[0].arms))
     played = sum(1 for _ in rows) * p.games * search_arms
+    if p.race:
+        raced = sum(int(r["games"]) for r in rows)
+        study["race"] = {"alpha": racing.ALPHA, "spending": racing.SPENDING,
+                         "looks": looks, "games": raced, "scan_games": len(rows) * p.games,
+                         "stopped": sum(bool(r["stopped"]) for r in rows),
+                         "settings": len(rows)}
+        played = raced * search_arms
     if over_numbers is not None:
         played = (sum(1 for _ in rows) * sum(c.games(p.games) for c in p.cells) * search_arms
                   + over_numbers["games_played"])
@@ -1680,6 +1798,8 @@ def _command(p: Plan) -> str:
                              f"{finding_keys.display(rec, hi):g}")]
     for k in p.knobs:
         words += ["--vary", f"{k.path}={knobs._plain(k.low)}..{knobs._plain(k.high)}"]
+    if p.race:
+        words += ["--race"]
     words += ["--budget", str(p.budget), "--validation-games", str(p.validation_games),
               "--seed", str(p.scenario.seed)]
     if p.method == "cma":
@@ -1754,6 +1874,10 @@ OverParts = Annotated[str | None, typer.Option(
 OverQuantile = Annotated[float | None, typer.Option(
     help="With --over: minimise this quantile (0..1] of the players' and draws' distances "
          "from the goal instead of the worst (1).")]
+RaceOption = Annotated[bool, typer.Option(
+    "--race", help="Race the scan's settings: play them in looks of growing size on the same "
+                   "seeds and stop a setting surely off the goal early (Holm over the settings, "
+                   "alpha spending over the looks, 5 % in all); fewer games, same check.")]
 LadderOption = Annotated[str | None, typer.Option(
     "--ladder", help="With --over players: the rungs, comma-separated (policy names, "
                      "POLICY:key=value, tuned or a parameters file; default random, greedy, "

@@ -1,0 +1,177 @@
+"""Racing for ``analyzer balance --race`` (issue #35 item 5): the scan's settings are played in
+looks of growing size on common seeds, and a setting that is clearly off the goal stops early.
+
+**The looks** (``looks``): every setting plays the scan's own game seeds ``0..n_j − 1`` at
+look ``j``, ``n_1 = max(MIN_GAMES, ⌈N / 2^(LOOKS − 1)⌉)`` and doubling up to ``N`` (the scan's
+games per setting, ``budget // settings``), so a setting that runs to the end plays exactly the
+scan's games and has the scan's estimate. Each look adds games to the ones before (the runner's
+chunks of ``n_1`` games are kept and only the new ones are played).
+
+**The stop** (``stops``): at look ``j`` each setting still running has its distance from the
+goal ``g`` (the estimate minus the target) with its standard error ``s`` (from the report's own
+95 % interval). The goal region is ``0 ± M`` with ``M = max(D, min_k(|g_k| + z·s_k))``: ``D``
+the ``--tolerance`` (0 without one) and the second term the smallest upper confidence bound on
+any running setting's distance (``z`` Bonferroni over them at the look's level), so a setting is
+stopped only when it is surely farther from the goal than ``D`` *and* than some other setting;
+the setting with that smallest bound never stops, so the race never stops every setting. The
+test of each setting is two-sided, ``p = 2·(1 − Φ((|g| − M)/s))``, and Holm's step-down at the
+look's level ``α_j`` decides over the running settings.
+
+**The error rate over the looks** (``look_levels``): ``α_j`` are the increments of a
+Pocock-type alpha-spending function (Lan & DeMets 1983: ``α(t) = α·ln(1 + (e − 1)·t)``, ``t =
+n_j / N``), and the looks are joined by the union bound (Bonferroni over the looks, which holds
+whatever the correlation between the looks' estimates: a finding computed by the report's code
+need not have independent increments). A setting whose true distance is within ``±D`` of the
+goal (on target) is inside every look's region, so the chance it is ever stopped is at most
+``Σ α_j = α`` (Holm within a look, the union bound across them; the normal reference of the
+report's intervals is assumed). The setting truly nearest the goal, when it is outside ``±D``,
+is stopped only if some running setting's bound in ``M`` or Holm's test errs: at most ``2α``.
+The tests measure the first on simulated races. Pocock-type rather than
+O'Brien–Fleming-type spending: the games saved come from the early looks, where O'Brien–
+Fleming spends almost nothing (``α(1/16) ≈ 4·10⁻¹⁵`` at 5 %), while the Pocock-type spends
+about a tenth of ``α`` at the first of five doubling looks; the last look, which spends the least
+here, only decides settings that have already played the scan's full games.
+
+The value taken is decided as in the scan (``balance.search``) among the settings still running
+at the end; the fresh-seed check is the same as after a scan (the race's estimates never decide
+the verdict).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from analyzer import stats
+
+ALPHA = 0.05  # the chance, over every look, that a setting on target is stopped
+LOOKS = 5  # at most this many looks, doubling to the scan's games per setting
+SPENDING = "pocock"  # Lan–DeMets Pocock-type alpha spending (``spent``)
+
+
+def looks(per: int, most: int = LOOKS, least: int = stats.MIN_GAMES) -> list[int]:
+    """The cumulative games per setting at each look: ``n_1 = max(least, ⌈per / 2^(most −
+    1)⌉)``, doubling, the last ``per``; ``[per]`` when ``per <= n_1``.
+
+    Parameters
+    ----------
+    per : int
+        The scan's games per setting (``>= 1``).
+    most : int
+        The largest number of looks.
+    least : int
+        The smallest first look (a finding needs ``stats.MIN_GAMES`` games).
+    """
+    first = max(least, -(-per // 2 ** (most - 1)))
+    out, n = [], first
+    while n < per:
+        out.append(n)
+        n *= 2
+    return out + [per]
+
+
+def spent(t: float, alpha: float = ALPHA) -> float:
+    """The Pocock-type spending function ``α·ln(1 + (e − 1)·t)`` at information fraction ``t``
+    in ``[0, 1]`` (Lan & DeMets 1983): 0 at 0, ``α`` at 1."""
+    t = min(max(float(t), 0.0), 1.0)
+    return alpha * math.log1p((math.e - 1.0) * t)
+
+
+def look_levels(schedule: Sequence[int], alpha: float = ALPHA) -> list[float]:
+    """The level of each look: the increments of ``spent`` at ``t_j = n_j / n_J`` (they sum to
+    ``alpha``)."""
+    total = float(schedule[-1])
+    marks = [0.0] + [spent(n / total, alpha) for n in schedule]
+    return [b - a for a, b in itertools.pairwise(marks)]
+
+
+def region(gaps: Sequence[float], ses: Sequence[float], tolerance: float, level: float
+           ) -> float:
+    """The half-width ``M`` of the goal region at a look: ``max(tolerance, min_k(|g_k| +
+    z·s_k))`` over the settings with a finite distance, ``z = Φ⁻¹(1 − level / (2m))``
+    (Bonferroni over the ``m`` of them); ``tolerance`` when none has one."""
+    g, s = np.abs(np.asarray(gaps, dtype=float)), np.asarray(ses, dtype=float)
+    ok = np.isfinite(g) & np.isfinite(s)
+    if not ok.any():
+        return float(tolerance)
+    z = float(sps.norm.isf(level / (2 * int(ok.sum()))))
+    return float(max(tolerance, np.min(g[ok] + z * s[ok])))
+
+
+def p_values(gaps: Sequence[float], ses: Sequence[float], half: float) -> np.ndarray:
+    """Per setting the two-sided p-value that its distance from the goal lies inside ``0 ±
+    half``: ``2·(1 − Φ((|g| − half)/s))``, 1 when ``|g| <= half`` or the distance or its error
+    is not finite; with ``s = 0`` (the same outcome in every game) 0 outside the region."""
+    out = np.ones(len(gaps))
+    for i, (g, s) in enumerate(zip(gaps, ses)):
+        if not (math.isfinite(g) and math.isfinite(s)) or abs(g) <= half:
+            continue
+        out[i] = 0.0 if s <= 0 else min(1.0, 2.0 * float(sps.norm.sf((abs(g) - half) / s)))
+    return out
+
+
+def holm(p: Sequence[float], level: float) -> np.ndarray:
+    """Holm's step-down at ``level``: which hypotheses are rejected (a boolean per p-value)."""
+    p = np.asarray(p, dtype=float)
+    order = np.argsort(p, kind="stable")
+    out = np.zeros(len(p), dtype=bool)
+    for i, k in enumerate(order):
+        if p[k] > level / (len(p) - i):
+            break
+        out[k] = True
+    return out
+
+
+def stops(gaps: Sequence[float], ses: Sequence[float], tolerance: float, level: float
+          ) -> tuple[np.ndarray, float]:
+    """Which running settings stop at a look of level ``level``, and the region's half-width.
+
+    Parameters
+    ----------
+    gaps, ses : sequence of float
+        Each running setting's distance from the goal and its standard error (the finding's
+        scale); a setting without a finite one never stops.
+    tolerance : float
+        ``--tolerance`` in the finding's scale (0 without one).
+    level : float
+        The look's level (``look_levels``).
+
+    Returns
+    -------
+    (ndarray of bool, float)
+        Stopped per setting (Holm over the settings at ``level``) and ``M`` (``region``).
+    """
+    half = region(gaps, ses, tolerance, level)
+    return holm(p_values(gaps, ses, half), level), half
+
+
+def simulate(truth: Sequence[float], sd: float, schedule: Sequence[int], tolerance: float,
+             rng: np.random.Generator, common: float = 0.5, alpha: float = ALPHA
+             ) -> list[int]:
+    """One race on simulated draws (for the tests and the measurements): setting ``k``'s games
+    give outcomes of mean ``truth[k]`` and standard deviation ``sd``, a share ``common`` of the
+    variance shared by every setting game by game (common seeds); returns per setting the look
+    (0-based) at which it stopped, ``len(schedule)`` for a setting that ran to the end."""
+    k = len(truth)
+    total = schedule[-1]
+    shared = rng.standard_normal(total)
+    own = rng.standard_normal((k, total))
+    x = np.asarray(truth, dtype=float)[:, None] + sd * (
+        math.sqrt(common) * shared[None, :] + math.sqrt(1 - common) * own)
+    sums = np.cumsum(x, axis=1)
+    end = [len(schedule)] * k
+    active = list(range(k))
+    for j, (n, level) in enumerate(zip(schedule, look_levels(schedule, alpha))):
+        if j == len(schedule) - 1 or len(active) < 2:
+            break
+        gaps = [sums[i, n - 1] / n for i in active]
+        stopped, _ = stops(gaps, [sd / math.sqrt(n)] * len(active), tolerance, level)
+        for i, s in zip(list(active), stopped):
+            if s:
+                end[i] = j
+                active.remove(i)
+    return end

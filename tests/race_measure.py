@@ -1,0 +1,174 @@
+"""Measurements of ``analyzer balance --race`` for the README (issue #35 item 5); not a test.
+
+    PYTHONPATH=. python tests/race_measure.py engine SEEDS PER   # the toy game through balance
+    PYTHONPATH=. python tests/race_measure.py sim REPLICATES     # simulated draws, TAG-style too
+
+The synthetic objective is tests/balancetoy.py with 3 players: the start player scores ``u0 +
+L`` against ``u1``, ``u2`` (uniform), ``L = edge + 0.1 × (steps − 5)``, so its share of wins is
+``P(L) = ∫₀¹ clip(u + L, 0, 1)² du`` and the finding ``first_player:base`` is ``P(L) − 1/3``;
+with ``edge = 0`` the answer over ``steps = 0..10`` is 5 (the only setting within ±5 pp).
+
+``engine``: per seed, ``balance`` scan and ``balance --race`` of ``steps = 0..10`` at ``PER``
+games per setting with ``--tolerance 5``: games, value, verdict, seconds (one process, jobs 1).
+
+``sim``: the same objective on Bernoulli draws of ``P``: the exhaustive scan (the setting
+nearest the target on its estimate; no LOWESS), the race (``race.stops`` as balance plays it),
+and two TAG-style searches with one fresh game per evaluation: an NTBEA-like bandit (the
+1-tuple of the one knob: UCB over the 11 settings on ``−|mean − target|``, exploration ``k``)
+and CMA-ES on single games (``search.cma_es``; the loss ``(Y₁ − t)(Y₂ − t)`` of two fresh
+games, unbiased for ``(P − t)²``; one game's ``(Y − t)²`` is minimised by the smallest ``P``,
+not the target). For each: games until the recommended setting is within the tolerance and
+stays there to the cap.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from analyzer.study import race
+from analyzer.study.search import cma_es
+
+TARGET = 1 / 3
+TOLERANCE = 0.05
+STEPS = np.arange(11)
+CAP = 20_000
+
+
+def share(lead: float) -> float:
+    """The start player's share of wins with lead ``lead`` (3 players, uniform draws)."""
+    u = np.linspace(0, 1, 200_001)
+    return float(np.trapezoid(np.clip(u + lead, 0, 1) ** 2, u))
+
+
+TRUTH = np.array([share(0.1 * (s - 5)) for s in STEPS])
+
+
+def within(k: int) -> bool:
+    return abs(TRUTH[k] - TARGET) <= TOLERANCE
+
+
+def scan_sim(rng, per):
+    wins = rng.random((len(STEPS), per)) < TRUTH[:, None]  # not common seeds: conservative
+    return int(np.argmin(np.abs(wins.mean(1) - TARGET))), len(STEPS) * per
+
+
+def race_sim(rng, per):
+    schedule = race.looks(per)
+    u = rng.random(per)  # common seeds: one uniform per game, a setting wins if u < P
+    wins = u[None, :] < TRUTH[:, None]
+    sums = np.cumsum(wins, axis=1)
+    running = list(range(len(STEPS)))
+    played = [0] * len(STEPS)
+    for j, (n, level) in enumerate(zip(schedule, race.look_levels(schedule))):
+        for k in running:
+            played[k] = n
+        if j == len(schedule) - 1 or len(running) == 1:
+            break
+        p = sums[running, n - 1] / n
+        se = np.sqrt(np.maximum(p * (1 - p), 1.0 / n) / n)
+        stopped, _ = race.stops(list(p - TARGET), list(se), TOLERANCE, level)
+        running = [k for k, s in zip(running, stopped) if not s]
+    p = sums[running, per - 1] / per
+    return running[int(np.argmin(np.abs(p - TARGET)))], sum(played)
+
+
+def settle_time(recommended: list[int]) -> int | None:
+    """Games until the recommendation is within the tolerance for good (``None``: never)."""
+    last_bad = max((i for i, k in enumerate(recommended) if not within(k)), default=-1)
+    return None if last_bad == len(recommended) - 1 else last_bad + 1
+
+
+def ntbea_sim(rng, explore):
+    n, wins, rec = np.zeros(len(STEPS)), np.zeros(len(STEPS)), []
+    for t in range(CAP):
+        if t < len(STEPS):
+            k = t
+        else:
+            value = -np.abs(wins / n - TARGET)
+            k = int(np.argmax(value + explore * np.sqrt(np.log(t) / n)))
+        n[k] += 1
+        wins[k] += rng.random() < TRUTH[k]
+        rec.append(int(np.argmax(np.where(n > 0, -np.abs(wins / np.maximum(n, 1) - TARGET),
+                                          -np.inf))))
+    return settle_time(rec)
+
+
+def cma_sim(rng, seed):
+    rec: list[int] = []
+
+    def evaluate(g, xs):
+        out = []
+        for x in xs:
+            k = round(float(np.clip(x[0], 0, 1)) * 10)
+            y1, y2 = (rng.random(2) < TRUTH[k]).astype(float)
+            out.append((y1 - TARGET) * (y2 - TARGET))
+        return out
+
+    for step in cma_es([0.8], popsize=6, seed=seed, rounds=CAP // 12, evaluate=evaluate):
+        rec += [round(float(step.centre[0]) * 10)] * 12  # 6 candidates x 2 games
+    return settle_time(rec)
+
+
+def sim(replicates: int) -> dict:
+    rng = np.random.default_rng(2026)
+    out: dict = {"truth_pp": [round(100 * (x - TARGET), 2) for x in TRUTH]}
+    for per in (400, 1000):
+        sc = [scan_sim(rng, per) for _ in range(replicates)]
+        rc = [race_sim(rng, per) for _ in range(replicates)]
+        out[f"per{per}"] = {
+            "scan_games": sc[0][1], "scan_right": np.mean([v == 5 for v, _ in sc]),
+            "race_games_mean": float(np.mean([g for _, g in rc])),
+            "race_right": float(np.mean([v == 5 for v, _ in rc])),
+            "race_same_as_scan_value_rate": float(np.mean([a[0] == b[0] for a, b in zip(sc, rc)]))}
+    for explore in (0.1, 0.3, 1.0):
+        t = [ntbea_sim(rng, explore) for _ in range(max(20, replicates // 10))]
+        ok = [x for x in t if x is not None]
+        out[f"ntbea_k{explore}"] = {"median_games": float(np.median(ok)) if ok else None,
+                                    "settled": len(ok) / len(t)}
+    t = [cma_sim(rng, s) for s in range(max(10, replicates // 40))]
+    ok = [x for x in t if x is not None]
+    out["cma_single_games"] = {"median_games": float(np.median(ok)) if ok else None,
+                               "settled": len(ok) / len(t)}
+    return out
+
+
+def engine(seeds: int, per: int) -> list[dict]:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import balancetoy
+    from test_balance import START, TOY
+
+    from analyzer.games import register_game
+    from analyzer.study.balance import balance
+
+    register_game(balancetoy.SPEC)
+    d = Path("/tmp/race-measure")
+    d.mkdir(exist_ok=True)
+    rows = []
+    for seed in range(1, seeds + 1):
+        (d / "btoy.toml").write_text(TOY.format(edge=0.0))
+        for raced in (False, True):
+            t = time.monotonic()
+            res = balance(d / "btoy.toml", finding=START, vary="rules.steps=0..10",
+                          budget=11 * per, tolerance=5, validation_games=1000, seed=seed,
+                          jobs=1, out=d / f"s{seed}-{raced}", race=raced)
+            st = res.summary["run"]["study"]
+            eq = st["check"]["equivalence"]
+            rows.append({"seed": seed, "race": raced, "value": res.values["rules.steps"],
+                         "search_games": (st["race"]["games"] if raced else 11 * per),
+                         "shown": eq["shown"], "seconds": round(time.monotonic() - t, 1),
+                         "check": [round(100 * x, 2) for x in (eq["tests"][0]["lo"],
+                                                               eq["tests"][0]["hi"])]})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "engine":
+        engine(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        print(json.dumps(sim(int(sys.argv[2])), indent=1, default=float))
