@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
+from analyzer.report import charts
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import Finding
 
@@ -356,6 +357,21 @@ def _draw_flow(ax: Any, flow: pd.DataFrame) -> None:
     ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="upper left")
 
 
+LENGTH_ARMS = 6  # more arms than this: the histogram shows the first, shortest and longest
+
+
+def _length_arms(games: pd.DataFrame, arms: Sequence[str]) -> tuple[list[str], str]:
+    """The arms the game-length histogram draws and the caption's words for them: every arm,
+    or past ``LENGTH_ARMS`` (step lines on top of each other read as one) the first arm and
+    those with the shortest and the longest mean game length."""
+    if len(arms) <= LENGTH_ARMS:
+        return list(arms), "per arm"
+    means = games["rounds"].groupby(level=0).mean().reindex(arms)
+    shown = list(dict.fromkeys([arms[0], str(means.idxmin()), str(means.idxmax())]))
+    return shown, (f"in `{arms[0]}` and the arms with the shortest and the longest mean game "
+                   f"({len(arms)} arms: the Game flow table gives every one)")
+
+
 def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
     lengths = games["rounds"]
     lo, hi = int(lengths.min()), int(lengths.max())
@@ -364,7 +380,7 @@ def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
         ax.hist(lengths.loc[arm], bins=bins, histtype="step", label=arm)
     ax.set_xlabel("rounds per game")
     ax.set_ylabel("games")
-    ax.legend(fontsize=8)
+    charts.legend(ax)
 
 
 def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = None,
@@ -409,8 +425,9 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
                   f"round in `{arms[0]}`: the eventual winner (solid) and the other seats "
                   "(dashed); games with a shared win or none left out.",
                   lambda ax: _draw_flow(ax, flow))
-    doc.chart("game_length.png", "Game length: games by number of rounds, per arm.",
-              lambda ax: _draw_lengths(ax, games, arms))
+    shown, which = _length_arms(games, arms)
+    doc.chart("game_length.png", f"Game length: games by number of rounds, {which}.",
+              lambda ax: _draw_lengths(ax, games, shown))
 
 
 __all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "findings", "game_values", "key",
