@@ -122,7 +122,7 @@ def test_rows_sorted_by_absolute_effect_with_units(run):
     rows = _rows(res)
     sizes = [abs(r["estimate"]) for r in rows]
     assert sizes == sorted(sizes, reverse=True)
-    assert rows[0]["text"].startswith(("+1 on steps: +", "−1 on steps: −", "+1 on lag: −"))
+    assert rows[0]["text"].startswith(("+1 on steps: +", "-1 on steps: -", "+1 on lag: -"))
     assert " pp [" in rows[0]["text"]
 
 
@@ -150,6 +150,18 @@ def test_report_answers_first_and_tornado(run):
     assert (res.out_dir / "charts" / "sensitivity_tornado.png").stat().st_size > 1000
     answers = res.summary["results"]["answers"]["answers"]
     assert answers and answers[0]["key"].startswith("sensitivity:rules.")
+    # the caption says the order the answers are in (largest effect first, not "fixed")
+    assert "the sensitivity study's own questions, largest absolute effect first" in text
+    assert "in a fixed order" not in text
+    assert [abs(a["estimate"]) for a in answers] == sorted((abs(a["estimate"])
+                                                            for a in answers), reverse=True)
+    # one minus sign in the Answers, the sensitivity table and the command line's rows: the
+    # report's own (``document.value_text``), never a Unicode minus beside an ASCII one
+    import re
+
+    assert not re.search("\u2212[0-9]", text) and re.search(r"\[-[0-9]", text)
+    rows = res.summary["results"]["sensitivity"]["rows"]
+    assert any("-" in r["text"] for r in rows) and not any("\u2212" in r["text"] for r in rows)
 
 
 def test_the_per_game_effect_is_the_paired_difference():
@@ -291,3 +303,45 @@ def test_ctrl_c_keeps_the_finished_chunks_and_resume_plays_the_rest(tmp_path, mo
     res = api.sensitivity(path, out=cut, resume=True, **opts)
     assert 10 ** 6 - balancetoy.INTERRUPT_AFTER[0] == 40 + 2 * 30  # the probe, 2 chunks
     assert _rows(res) == _rows(full)
+
+
+def test_an_unknown_finding_is_refused_before_any_game(tmp_path, monkeypatch):
+    """``--finding`` is held against the plan of the scenario's run (``analyzer findings
+    SCENARIO.toml``) before the probe plays a game (it used to take a 100-game probe), and the
+    suggestions are keys that run makes, never another study kind's families."""
+    from analyzer.errors import OptionError
+
+    def no_game(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(S, "probe", no_game)
+    monkeypatch.setattr(S.StudyRun, "play_arms", no_game)
+    path = _write(tmp_path, games=40)
+    for key, says in (("first_playr:base", "did you mean 'first_player:base'?"),
+                      ("seat:wrst", "did you mean 'seat:worst'"),
+                      ("score:base", "base is the reference"),
+                      ("win_rate:plain", "several policies")):
+        with pytest.raises(OptionError) as err:
+            api.sensitivity(path, finding=key, out=tmp_path / "o", jobs=1)
+        line = str(err.value)
+        assert says in line and "unknown finding key" in line, line
+        for other in ("tuned_minus_start", "sensitivity", "balance", "rating_gap", "item"):
+            assert other not in line.replace("a sensitivity of", ""), line
+    with pytest.raises(OptionError, match="no key of this run starts with 'nothing:'; its "
+                                          "families: first_player, seat;"):
+        api.sensitivity(path, finding="nothing:x", out=tmp_path / "o", jobs=1)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_quality_finding_needs_rounds_a_sensitivity_does_not_record(tmp_path):
+    import flowtoy
+
+    register_game(flowtoy.SPEC)
+    path = tmp_path / "race.toml"
+    path.write_text('name = "race"\ngame = "flowtoy"\nplayers = 2\ngames = 40\nseed = 7\n\n'
+                    '[rules]\nrounds = 6\n\n[[seats]]\npolicy = "random"\n')
+    from analyzer.errors import OptionError
+
+    with pytest.raises(OptionError, match="measured only with --rounds.*analyzer sensitivity "
+                                          "records no rounds"):
+        api.sensitivity(path, finding="quality:rounds:base", out=tmp_path / "o", jobs=1)

@@ -318,40 +318,53 @@ def rounds_fix(kind: str) -> str:
 
 
 def key_problem(scenario: Any, key: str, kind: str = "simulate",
-                rounds: bool | None = None, planned: Plan | None = None) -> str:
+                rounds: bool | None = None, planned: Plan | None = None, *,
+                asked_by: str | None = None, close_only: bool = False) -> str:
     """Why a study of ``kind`` on ``scenario`` will not make finding ``key``, in one line
     ending with the nearest keys it makes (``why_not``, ``nearest``); ``""`` when it will.
     A ``quality:`` key the run would make with ``--rounds`` but is played without it
-    (``rounds`` False) says so and the fix (``rounds_fix``). ``planned``: ``plan(scenario,
-    kind, rounds)`` when the caller has it."""
+    (``rounds`` False) says so and the fix (``rounds_fix`` of ``asked_by``, the study kind
+    asking: default ``kind``). ``planned``: ``plan(scenario, kind, rounds)`` when the caller
+    has it. ``close_only``: suggest only the planned keys close to ``key`` (difflib), and for
+    an unknown family the families the plan makes, not every family of the game's studies
+    (a command that names one finding of this run, ``analyzer sensitivity --finding``)."""
     family = key.partition(":")[0]
     families = key_families(scenario.spec)
-    if family not in families:
-        close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
-        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        return (f"no key of this game starts with {family + ':'!r}{hint}; families: "
-                f"{', '.join(sorted(families))}")
-    needs_rounds = family == quality.FAMILY and rounds is False
+    needs_rounds = family == quality.FAMILY and rounds is False and family in families
     if needs_rounds:  # held against the keys it would make with --rounds
         planned = plan(scenario, kind, rounds=True)
     elif planned is None:
         planned = plan(scenario, kind, rounds)
+    names = planned.names()
+    if close_only:
+        close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        if family not in families:
+            made = sorted({k.partition(":")[0] for k in names})
+            return (f"no key of this run starts with {family + ':'!r}{hint}; its families: "
+                    f"{', '.join(made)}")
+    elif family not in families:
+        close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        return (f"no key of this game starts with {family + ':'!r}{hint}; families: "
+                f"{', '.join(sorted(families))}")
     if not as_written(kind):  # its arms are its own: the family is what the file can know
         why = ""
-    elif key in planned.names():
+    elif key in names:
         why = ""
     elif kind == "tournament" and family == "rating_gap" and _pair(key, scenario):
         why = ""  # the best and the next are known after play: the Answers say which
     elif (template := _template(key, planned)) is not None and not template.check(key):
         why = ""
     else:
-        close = nearest(key, planned)
+        close = (difflib.get_close_matches(key, names, n=3, cutoff=0.6) if close_only
+                 else nearest(key, planned))
         hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
         why = f"{why_not(key, planned, scenario, kind)}{hint}"
     if needs_rounds:
         return (f"{key!r} is a game-quality finding, measured only with --rounds (the "
                 f"checkpoints after every round), and this run is played without it: "
-                f"{rounds_fix(kind)}" + (f"; besides, {why}" if why else ""))
+                f"{rounds_fix(asked_by or kind)}" + (f"; besides, {why}" if why else ""))
     return why
 
 

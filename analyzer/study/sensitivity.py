@@ -305,6 +305,28 @@ def expand(scenario: Scenario, found: Sequence[Move], folder: Path) -> Scenario:
     return replace(scenario, arms=tuple(arms))
 
 
+def check_key(scenario: Scenario, key: str) -> None:
+    """Refuse, before any game, a ``key`` the run of ``scenario``'s base arm will not make
+    (``questions.key_problem`` of its plan, ``analyzer findings SCENARIO.toml``: why, and the
+    nearest keys it makes; a ``quality:`` key needs rounds, which a sensitivity does not
+    record).
+
+    Raises
+    ------
+    OptionError
+        (``finding``) ``unknown finding key 'KEY' for a sensitivity of NAME: WHY (did you mean
+        …?); analyzer findings FILE lists every key its run makes``.
+    """
+    from analyzer.study import questions
+
+    why = questions.key_problem(only_base(scenario), key, "simulate", rounds=False,
+                                asked_by="sensitivity", close_only=True)
+    if why:
+        raise OptionError("finding", f"unknown finding key {key!r} for a sensitivity of "
+                                     f"{scenario.name}: {why}; analyzer findings "
+                                     f"{scenario.file} lists every key its run makes")
+
+
 def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
           say: Callable[[str], None]) -> dict[str, Any]:
     """Play the base arm on ``PROBE_GAMES`` games into ``folder`` and check that ``key`` is a
@@ -331,14 +353,17 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
              "arms": [{"name": BASE, "rules": dict(scenario.arms[0].rules)}]}
     records, values = numbers.arm_findings(facts, g, s, BASE, folder / "report")
     from analyzer.report import extension
-    rec = finding_keys.lookup(records, key, option="finding",
-                              where=f"the run of {scenario.name}",
-                              patterns=extension.key_patterns(scenario.spec))
-    if key not in values:
-        paired = sorted(k for k in values if k in {r.get("key") for r in records})
-        raise OptionError("finding", f"{key} has no per-game values, so it cannot be paired "
-                                     "game by game; keys that can: "
-                                     f"{', '.join(paired) or 'none'}")
+    made = {r.get("key"): r for r in records}
+    patterns = extension.key_patterns(scenario.spec)
+    if key not in made and finding_keys.unestimated(records, key, patterns):
+        finding_keys.lookup(records, key, option="finding", where=f"the run of {scenario.name}",
+                            patterns=patterns)  # raises: a key of the game's, not estimated
+    if key not in values or key not in made:  # planned (``check_key``), yet not pairable
+        paired = sorted(k for k in values if k in made)
+        raise OptionError("finding", f"{key} has no per-game values in the run of "
+                                     f"{scenario.name}'s base arm, so it cannot be paired game "
+                                     f"by game; keys that can: {', '.join(paired) or 'none'}")
+    rec = made[key]
     return dict(rec)
 
 
@@ -392,6 +417,7 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
     if not isinstance(finding, str) or not finding.strip():
         raise OptionError("finding", "give a finding key (analyzer findings RUN_DIR lists them)")
     key = finding.strip()
+    check_key(scenario, key)  # before any game: the probe only checks its per-game values
     s = parse_step(step)
     paths = _selected(scenario, candidates(scenario), only)
     if not paths:
