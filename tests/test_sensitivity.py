@@ -255,8 +255,11 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
                            "rules.steps,rules.lag", "--out", str(tmp_path / "o"), "--jobs", "1",
                            "--quiet"])
     assert res.exit_code == 0, res.output
-    line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the top"))
-    command = line.split(": ", 1)[1]
+    line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the"))
+    # what the knobs are, named: not "the top 3 knobs"
+    assert line.startswith(f"to balance on the 2 knob(s) with the largest effect on {KEY} in "
+                           "this run (steps, lag): "), line
+    command = line.split("): ", 1)[1]
     assert "--vary rules.steps=2..8" in command and "--vary rules.lag=0..3" in command
     words = shlex.split(command)[2:] + ["--budget", "560", "--validation-games", "40",
                                         "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
@@ -265,14 +268,30 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
     # balance --vary top:K@RUN_DIR starts from the same knobs and ranges
     top = cli.invoke(app, ["balance", str(path), "--finding", KEY, "--vary",
                            f"top:2@{tmp_path / 'o'}", "--budget", "560", "--validation-games",
-                           "40", "--out", str(tmp_path / "t"), "--jobs", "1", "--quiet"])
+                           "40", "--out", str(tmp_path / "t"), "--jobs", "1"])
     assert top.exit_code == 0, top.output
+    assert (f"--vary top:2@{tmp_path / 'o'}: the 2 knob(s) with the largest effect on {KEY} in "
+            f"the sensitivity run {tmp_path / 'o'}") in top.stderr
     knobs = json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["study"]["knobs"]
     assert {(k["path"], k["low"], k["high"]) for k in knobs} == {("rules.steps", 2, 8),
                                                                   ("rules.lag", 0, 3)}
     base = ["balance", str(path), "--finding", KEY, "--out", str(tmp_path / "x"), "--quiet"]
     _one_line([*base, "--vary", "top:x"], "give top:K")
     _one_line([*base, "--vary", f"top:2@{tmp_path / 'none'}"], "no finished sensitivity run")
+    # a mismatched or stale run directory is named: another finding, another scenario, or
+    # a knob's value changed in the scenario since the sensitivity moved it
+    top2 = ["--vary", f"top:2@{tmp_path / 'o'}"]
+    line = _one_line(["balance", str(path), "--finding", "seat:worst", *top2, "--out",
+                      str(tmp_path / "x"), "--quiet"], f"{tmp_path / 'o'} ranks the knobs by "
+                     f"their effect on {KEY}, not on seat:worst")
+    other = _write(tmp_path, "other.toml", games=200)
+    _one_line(["balance", str(other), "--finding", KEY, *top2, "--out", str(tmp_path / "x"),
+               "--quiet"], f"{tmp_path / 'o'} is a sensitivity run of scenario 'stoy', not of "
+                           "'other'")
+    path.write_text(path.read_text().replace("steps = 5", "steps = 6"))
+    _one_line([*base, *top2], f"{tmp_path / 'o'} is stale: it moved rules.steps from 5, and "
+                              "the scenario now has 6; run analyzer sensitivity")
+    assert not (tmp_path / "x").exists()
 
 
 def test_top_knobs_prefer_those_that_hold():

@@ -409,7 +409,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
     _check_tolerance(tolerance)
-    vary = [v for text in vary for v in (top_vary(scenario, text) or [text])]  # top:K
+    vary = [v for text in vary  # top:K: the K knobs of a sensitivity run, named
+            for v in (top_vary(scenario, text, keys, say) or [text])]
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
@@ -1714,8 +1715,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
 Vary = Annotated[Sequence[str] | str, typer.Option(
     "--vary", help="PATH=LO..HI with PATH rules.NAME (a numeric rule option, within its bounds) "
                    "or tables.TABLE.ENTRY.FIELD (a number of a content table); repeat to search "
-                   "several jointly; top:K[@RUN_DIR]: the top K knobs of an analyzer "
-                   "sensitivity run (default reports/NAME-sensitivity), 3 steps either side.")]
+                   "several jointly; top:K[@RUN_DIR]: the K knobs with the largest effect on "
+                   "the finding in the analyzer sensitivity run RUN_DIR (default "
+                   "reports/NAME-sensitivity), 3 steps either side.")]
 Finding = Annotated[str | None, typer.Option(
     help="The key finding or measured figure to bring to --target (analyzer findings RUN_DIR "
          "lists a run's keys).")]

@@ -502,17 +502,22 @@ def balance_command(run: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str 
     return " ".join(shlex.quote(w) for w in words)
 
 
-def top_vary(scenario: Scenario, text: str) -> list[str] | None:
-    """``analyzer balance --vary top:K[@RUN_DIR]``: the ``PATH=LO..HI`` of the top ``K`` knobs
-    of a finished sensitivity run (``top_knobs``, each over ``vary_range``); ``RUN_DIR``
-    defaults to ``reports/<scenario name>-sensitivity``. ``None`` for any other text (a plain
-    ``PATH=LO..HI``).
+def top_vary(scenario: Scenario, text: str, keys: Sequence[str] = (),
+             say: Callable[[str], None] | None = None) -> list[str] | None:
+    """``analyzer balance --vary top:K[@RUN_DIR]``: the ``PATH=LO..HI`` of the ``K`` knobs with
+    the largest effect in the finished sensitivity run ``RUN_DIR`` (``top_knobs``: those that
+    hold after Holm first, each over ``vary_range``); ``RUN_DIR`` defaults to
+    ``reports/<scenario name>-sensitivity``. ``None`` for any other text (a plain
+    ``PATH=LO..HI``). ``keys``: the findings the balance moves (the run must rank the knobs by
+    one of them); ``say`` is told which knobs were taken, named, and from where.
 
     Raises
     ------
     OptionError
-        (``vary``) K not a whole number of at least 1; no finished sensitivity run of the
-        scenario's game there; no knob of it with a range.
+        (``vary``) K not a whole number of at least 1; no finished sensitivity run there; one
+        of another game or scenario, or ranking the knobs by another finding than ``keys``;
+        a stale one (the scenario's value of a knob is no longer the one it moved); no knob
+        of it with a range. Every message names ``RUN_DIR``.
     """
     head, _, rest = text.strip().partition(":")
     if head != "top" or not rest:
@@ -523,6 +528,8 @@ def top_vary(scenario: Scenario, text: str) -> list[str] | None:
                                   "(top:3, top:3@RUN_DIR)")
     folder = Path(where.strip()) if where.strip() else Path("reports") / (
         KIND.default_out.format(name=scenario.name))
+    again = (f"run analyzer sensitivity {scenario.file or scenario.name} again, or give "
+             "top:K@RUN_DIR of a sensitivity of this scenario")
     try:
         summary = userfiles.read_json(userfiles.looked_up(folder / "summary.json"))
     except userfiles.UnreadableFile as err:
@@ -538,9 +545,31 @@ def top_vary(scenario: Scenario, text: str) -> list[str] | None:
     if run.get("game") != scenario.game:
         raise OptionError("vary", f"{text}: {folder} is a sensitivity run of {run.get('game')}, "
                                   f"not of {scenario.game}")
-    varies = [v for r in top_knobs(rows, int(count)) if (v := vary_range(scenario, r))]
+    if run.get("name") != scenario.name:
+        raise OptionError("vary", f"{text}: {folder} is a sensitivity run of scenario "
+                                  f"{run.get('name')!r}, not of {scenario.name!r}; {again}")
+    ranked_by = (run.get("study") or {}).get("finding")
+    if keys and ranked_by not in keys:
+        raise OptionError("vary", f"{text}: {folder} ranks the knobs by their effect on "
+                                  f"{ranked_by}, not on {' or '.join(keys)} (the finding "
+                                  f"balanced); run analyzer sensitivity --finding {keys[0]}, or "
+                                  "give top:K@RUN_DIR of one")
+    top = top_knobs(rows, int(count))
+    for r in top:
+        now = _start(scenario, r["path"])
+        if now is None or not math.isclose(now, float(r["start"]), rel_tol=1e-9, abs_tol=1e-12):
+            raise OptionError("vary", f"{text}: {folder} is stale: it moved {r['path']} from "
+                                      f"{_number(r['start'])!r}, and the scenario now "
+                                      + ("has no such value" if now is None else
+                                         f"has {_number(now)!r}") + f"; {again}")
+    varies = [v for r in top if (v := vary_range(scenario, r))]
     if not varies:
         raise OptionError("vary", f"{text}: no knob of {folder} has a range to vary")
+    if say is not None:
+        few = (f" (it has {len(varies)} with a range)" if len(varies) < int(count) else "")
+        say(f"--vary {text}: the {count.strip()} knob(s) with the largest effect on {ranked_by} "
+            f"in the sensitivity run {folder}{few}, those that hold after Holm first, each {SPAN} "
+            f"steps either side: {', '.join(varies)}")
     return varies
 
 
@@ -556,7 +585,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
         say(f"largest: {rows[0]['text']}")
         command = balance_command(run, rows)
         if command:
-            say(f"to balance on the top {TOP} knobs: {command}")
+            named = [r["label"] for r in top_knobs(rows)]
+            say(f"to balance on the {len(named)} knob(s) with the largest effect on "
+                f"{study.get('finding')} in this run ({', '.join(named)}): {command}")
 
 
 Finding = Annotated[str, typer.Option(
