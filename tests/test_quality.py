@@ -300,3 +300,25 @@ def test_a_quality_question_without_rounds_is_refused_before_play(tmp_path, writ
     res = api.simulate(path, out=tmp_path / "r", jobs=1, rounds=True)
     answer = res.summary["results"]["answers"]["answers"][0]
     assert answer["key"] == "quality:comeback:base" and answer["estimate"] is not None
+
+
+def test_balance_keeps_a_quality_finding_in_its_band(tmp_path, write_scenario):
+    """Issue #36 item 4: ``balance --keep quality:rounds:base=3..4`` records the rounds of every
+    setting it plays (the quality findings need them; the probe used to call the key unknown),
+    refuses each setting whose game length leaves the band (the race lasts exactly its
+    ``rounds`` option: 5..8 are refused, their gap NaN), finds a value inside it, and its report
+    says what was kept, measured on the check's fresh games."""
+    path = write_scenario(_scenario("coin", games=100))
+    res = api.balance(path, finding="first_player:base", vary="rules.rounds=3..8",
+                      keep="quality:rounds:base=3..4", budget=240, validation_games=40,
+                      out=tmp_path / "b", jobs=1)
+    rows = pd.read_parquet(res.out_dir / "search.parquet").set_index("rules.rounds")
+    assert list(rows["keep_0"]) == [3.0, 4.0, 5.0, 6.0, 7.0, 8.0]  # each setting's own rounds
+    assert rows.loc[[5, 6, 7, 8], "gap"].isna().all() and rows.loc[[3, 4], "gap"].notna().all()
+    study = res.summary["run"]["study"]
+    assert study["keep"] == [{"key": "quality:rounds:base", "low": 3.0, "high": 4.0}]
+    balanced = res.balanced_file.read_text()
+    assert "rounds = 3" in balanced or "rounds = 4" in balanced  # inside the band
+    text = (res.out_dir / "report.md").read_text()
+    assert "**Kept**" in text and "inside the band 3.00..4.00 rounds kept" in text
+    assert (res.out_dir / "rounds.parquet").is_file()

@@ -210,8 +210,8 @@ class StudyRun:
                   fingerprint: Mapping[str, Any] | None = None, resume: bool | None = None,
                   progress: bool = False) -> runner.RunResult:
         """Play ``arms`` on the same ``games`` seeds of ``root`` into ``folder`` with the run's
-        options (``runner.run``; ``chunk_size`` default the run's): ``scenario`` gives the game
-        and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
+        options (``runner.run``; ``chunk_size`` default the run's; the checkpoints after every
+        round with ``RunOptions.rounds``): ``scenario`` gives the game and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
         ``scenario``, ``root`` and a hash of the arms) and kept on ``resume`` (default the
         run's)."""
         if fingerprint is None:
@@ -221,7 +221,7 @@ class StudyRun:
                           rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
                           scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
                           resume=self.dir.resume if resume is None else resume,
-                          fingerprint=dict(fingerprint), progress=progress)
+                          fingerprint=dict(fingerprint), progress=progress, rounds=o.rounds)
 
     def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
                    root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
