@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from analyzer import api, runner, studies, study_cli
-from analyzer.study import robustness, run as study_run
 from analyzer.cli import app
 from analyzer.errors import OptionError, RunInterrupted, ScenarioError
 from analyzer.keywords import accepts, describe
 from analyzer.rundir import RunDir, read_fingerprint
+from analyzer.study import robustness
+from analyzer.study import run as study_run
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent

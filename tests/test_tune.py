@@ -171,8 +171,8 @@ def test_opponents_from_a_pool(scenario_file, tmp_path):
     ({"seat": 0, "budget": 10}, "--budget", "less than one generation"),
     ({"seat": 0, "games": 0}, "--games", "must be at least 1"),
     # under stats.MIN_GAMES per candidate no win rate is estimated: refused before play
-    ({"seat": 0, "games": 19, "budget": 10000}, "--games", "19 games per candidate are fewer "
-     "than the 20 a win rate needs to be estimated"),
+    ({"seat": 0, "games": 19, "budget": 10000}, "--games",
+     "19 games per candidate are fewer than the 20 a win rate needs to be estimated"),
     ({"seat": 0, "popsize": 1}, "--popsize", "must be at least 2"),
     ({"seat": 0, "validation_games": 1}, "--validation-games", "must be at least 2"),
     ({"seat": 0, "jobs": 0}, "--jobs", "must be at least 1"),

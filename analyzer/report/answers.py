@@ -732,8 +732,25 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats",
-           "compare", "declared", "draw", "holm_verdict",
-           "seat_order", "tolerance_text",
-           "of_study", "section", "short_text", "simulate", "sweep", "table",
-           "tournament", "tune", "verdict"]
+__all__ = [
+    "ablate",
+    "also_found",
+    "axis_range",
+    "balance",
+    "caveats",
+    "compare",
+    "declared",
+    "draw",
+    "holm_verdict",
+    "of_study",
+    "seat_order",
+    "section",
+    "short_text",
+    "simulate",
+    "sweep",
+    "table",
+    "tolerance_text",
+    "tournament",
+    "tune",
+    "verdict",
+]

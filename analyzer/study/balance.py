@@ -100,23 +100,29 @@ import typer
 from scipy import stats as sps
 
 from analyzer import __version__, report, runner, stats
-from analyzer.study import knobs
-from analyzer.study import over as overs
 from analyzer import plan as planning
-from analyzer.study.ablate import expand as ablation
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys, quality
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import value_unit
-from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
-from analyzer.study.robustness import ladder_tokens as robustness_ladder
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
+from analyzer.study import knobs
+from analyzer.study import over as overs
+from analyzer.study.ablate import expand as ablation
+from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
+from analyzer.study.robustness import ladder_tokens as robustness_ladder
 from analyzer.study.run import Results, StudyRun, prepare, validate
+from analyzer.study.search import (
+    SEARCH_STREAM,
+    SIGMA0,
+    cma_es,
+    cma_version,
+    derived_seed,
+    identity_seed,
+)
 from analyzer.study.sensitivity import top_vary
-from analyzer.study.search import (SEARCH_STREAM, SIGMA0, cma_es, cma_version, derived_seed,
-                                   identity_seed)
 
 DEFAULT_GAMES = 200  # games per candidate per round
 DEFAULT_BUDGET = 6000  # games of the whole search

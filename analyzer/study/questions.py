@@ -348,10 +348,8 @@ def key_problem(scenario: Any, key: str, kind: str = "simulate",
         hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
         return (f"no key of this game starts with {family + ':'!r}{hint}; families: "
                 f"{', '.join(sorted(families))}")
-    if not as_written(kind):  # its arms are its own: the family is what the file can know
-        why = ""
-    elif key in names:
-        why = ""
+    if not as_written(kind) or key in names:  # (not as written: its arms are its own, the
+        why = ""  # family is what the file can know)
     elif kind == "tournament" and family == "rating_gap" and _pair(key, scenario):
         why = ""  # the best and the next are known after play: the Answers say which
     elif (template := _template(key, planned)) is not None and not template.check(key):

@@ -33,10 +33,10 @@ import pandas as pd
 from analyzer import __version__, plan, report, runner, studies, tablediff
 from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
-from analyzer.study import questions
 from analyzer.report.summary import Arm, RunFacts, Summary, dumps
 from analyzer.rundir import RunDir, identity
 from analyzer.scenario import Scenario, load_scenario, to_toml, with_overrides
+from analyzer.study import questions
 
 CSV_FILES = ("games", "seats")  # record tables written as <name>.csv with csv=True
 ROUNDS_FILE = "rounds.parquet"  # the checkpoints after every round (``rounds=True``)
