@@ -274,8 +274,9 @@ def test_a_quality_question_without_rounds_is_refused_before_play(tmp_path, writ
 
     q = '\n[[questions]]\nask = "Comebacks?"\nfinding = "quality:comeback:base"\n'
     path = write_scenario(_scenario("coin", questions_text=q, games=20))
-    api.validate(path)  # the run may record rounds
-    sc = api.validate(path)
+    sc = api.validate(path)  # the run may record rounds: `analyzer validate` says it needs them
+    said = CliRunner().invoke(app, ["validate", str(path)])
+    assert said.exit_code == 0 and "note: " in said.stdout and "run it with --rounds" in said.stdout
     assert "quality:comeback:base" not in questions.plan(sc, rounds=False).names()
     assert questions.plan(sc, rounds=False).absent["quality"] == questions.NO_ROUNDS
     res = CliRunner().invoke(app, ["simulate", str(path), "--out", str(tmp_path / "o"),

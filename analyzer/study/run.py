@@ -211,8 +211,9 @@ class StudyRun:
                   progress: bool = False) -> runner.RunResult:
         """Play ``arms`` on the same ``games`` seeds of ``root`` into ``folder`` with the run's
         options (``runner.run``; ``chunk_size`` default the run's; the checkpoints after every
-        round with ``RunOptions.rounds``): ``scenario`` gives the game and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
-        ``scenario``, ``root`` and a hash of the arms) and kept on ``resume`` (default the
+        round with ``RunOptions.rounds``): ``scenario`` gives the game and the seat rotation.
+        The folder is fingerprinted (default: ``RunDir.fingerprint`` of ``scenario``, ``root``
+        and a hash of the arms) and kept on ``resume`` (default the
         run's)."""
         if fingerprint is None:
             fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
