@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import report, runner
-from analyzer.study.ablate import ablate
-from analyzer.study.balance import balance
-from analyzer.study.compare import compare
 from analyzer.errors import OptionError, RuleError
 from analyzer.games import available_games, get_game
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy, policy_doc, policy_params
 from analyzer.model.content import catalogue_rows as content_catalogue
 from analyzer.report import finding_keys
-from analyzer.study.robustness import robustness
 from analyzer.scenario import BASE, Scenario
+from analyzer.study.ablate import ablate
+from analyzer.study.balance import balance
+from analyzer.study.compare import compare
+from analyzer.study.robustness import robustness
 from analyzer.study.run import Results, simulate, validate
 from analyzer.study.sensitivity import sensitivity
 from analyzer.study.sweep import sweep
@@ -81,7 +81,8 @@ def plan_keys(path: str | Path) -> tuple[Any, str]:
         The file does not load (as ``validate`` says).
     """
     from analyzer.scenario import load_scenario
-    from analyzer.study import questions, tournament as pools
+    from analyzer.study import questions
+    from analyzer.study import tournament as pools
 
     if is_pool(path):
         pool = pools.load_pool(path)

@@ -183,6 +183,12 @@ def validate(scenario: Annotated[Path, typer.Argument(
         ", ".join(names[:5]) + f", … ({len(names)} variants)")
     typer.echo(f"{scenario}: ok ({sc.game}, {sc.players} players, {sc.games} games, seed "
                f"{sc.seed}; variants: {arms})")
+    from analyzer.study import questions  # a quality: question needs a run with --rounds
+
+    for line in questions.problems(sc, "simulate", rounds=False):
+        if "measured only with --rounds" in line:
+            typer.echo("note: " + line.replace("add --rounds to the command",
+                                               "run it with --rounds"))
 
 
 @app.command()

@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.study.ablate import ablate, expand
 from analyzer.api import validate
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import get_game
 from analyzer.report.ablate import item_users
+from analyzer.study.ablate import ablate, expand
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -70,8 +70,8 @@ def test_questions_are_read_and_written_back(write_scenario):
     ('[[questions]]\nask = "x"\nfinding = "first_player:base"\nkey = 1\n',
      "questions[0].key: unknown key (allowed: ask, finding, tolerance)"),
     ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = -2\n',
-     "questions[0].tolerance: must be a positive, finite number in the finding's unit "
-     "(e.g. 2 for ±2 pp; got -2)"),
+     ("questions[0].tolerance: must be a positive, finite number in the finding's unit "
+      "(e.g. 2 for ±2 pp; got -2)")),
     ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = 0\n',
      "questions[0].tolerance: must be a positive"),
     ('[[questions]]\nask = "x"\nfinding = "first_player:base"\ntolerance = inf\n',

@@ -20,11 +20,11 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from analyzer import api, runner
-from analyzer.study.balance import GROUPS, balance, jackknife
 from analyzer.cli import app
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.games import available_games, register_game
 from analyzer.report import finding_keys
+from analyzer.study.balance import GROUPS, balance, jackknife
 
 register_game(balancetoy.SPEC)
 cli = CliRunner()
@@ -469,9 +469,9 @@ def test_the_check_seed_comes_from_the_whole_balance_identity(toy, tmp_path):
     Before, every balance of a scenario took ``derived_seed(seed, 2)``."""
     from dataclasses import replace
 
+    from analyzer.scenario import load_scenario
     from analyzer.study import knobs
     from analyzer.study.balance import Plan, Study, check_seed
-    from analyzer.scenario import load_scenario
     from analyzer.study.tune import derived_seed
 
     scenario = load_scenario(toy(extra=VARIANTS))

@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer import userfiles
-from analyzer.study import knobs
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games import available_games, get_game
 from analyzer.scenario import load_scenario
+from analyzer.study import knobs
 
 cli = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]

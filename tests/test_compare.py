@@ -12,11 +12,11 @@ from conftest import TOY_SCENARIO
 from typer.testing import CliRunner
 
 from analyzer.cli import app
-from analyzer.study.compare import combine, compare
 from analyzer.errors import ScenarioError
 from analyzer.games.cartus import study as building_sets
 from analyzer.report import balance
 from analyzer.scenario import load_scenario
+from analyzer.study.compare import combine, compare
 
 ROOT = Path(__file__).resolve().parents[1]
 

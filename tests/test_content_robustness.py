@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.study import robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.games.rattus import content as rat
 from analyzer.model.tables import builtin_table
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import load_scenario
+from analyzer.study import robustness
 
 REPO = Path(__file__).resolve().parents[1]
 STUDY = REPO / "scenarios" / "africanus-sultan.toml"

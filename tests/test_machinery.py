@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from analyzer import api, runner, studies, study_cli
-from analyzer.study import robustness, run as study_run
 from analyzer.cli import app
 from analyzer.errors import OptionError, RunInterrupted, ScenarioError
 from analyzer.keywords import accepts, describe
 from analyzer.rundir import RunDir, read_fingerprint
+from analyzer.study import robustness
+from analyzer.study import run as study_run
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -127,7 +128,7 @@ def test_sweep_ablate_and_compare_take_backend_and_chunk_size(toy_file, tmp_path
 def test_tune_report_has_the_labelled_defaults_appendix(tmp_path, write_scenario):
     path = write_scenario('name = "t"\ngame = "toy"\nplayers = 3\ngames = 10\nseed = 1\n'
                           '[[seats]]\npolicy = "biased"\n')
-    res = api.tune(path, seat=0, budget=40, games=10, popsize=4, validation_games=10, jobs=1,
+    res = api.tune(path, seat=0, budget=80, games=20, popsize=4, validation_games=10, jobs=1,
                    out=tmp_path / "t")
     assert "tie_to_start" in [d["name"] for d in res.summary["run"]["defaults"]["base"]]
     text = (tmp_path / "t" / "report.md").read_text()
@@ -195,7 +196,7 @@ def test_ctrl_c_in_a_cma_es_step_counts_the_generations(write_scenario, tmp_path
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(cma.CMAEvolutionStrategy, "tell", tell)
-    res = cli.invoke(app, ["tune", str(path), "--seat", "0", "--budget", "200", "--games", "10",
+    res = cli.invoke(app, ["tune", str(path), "--seat", "0", "--budget", "400", "--games", "20",
                            "--popsize", "4", "--validation-games", "10", "--jobs", "1", "--out",
                            str(tmp_path / "t"), "--quiet"])
     line = _one_line(res, "interrupted: 2 of 5 generations saved in ", 130)
@@ -424,14 +425,14 @@ def test_resume_into_another_studys_directory_names_out_not_the_chunk_size(toy_f
 def test_interrupted_tune_counts_generations(write_scenario, tmp_path, monkeypatch):
     path = write_scenario('name = "t"\ngame = "toy"\nplayers = 3\ngames = 10\nseed = 1\n'
                           '[[seats]]\npolicy = "biased"\n')
-    # 3 generations of 4 candidates x 10 games, then 2 candidates and 1 chunk of the 4th
-    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [3 * 40 + 2 * 10 + 5 + 1])
+    # 3 generations of 4 candidates x 20 games, then 2 candidates and 1 chunk of the 4th
+    monkeypatch.setattr(toygame, "INTERRUPT_AFTER", [3 * 80 + 2 * 20 + 5 + 1])
     with pytest.raises(RunInterrupted) as info:
-        api.tune(path, seat=0, budget=200, games=10, popsize=4, validation_games=10,
+        api.tune(path, seat=0, budget=400, games=20, popsize=4, validation_games=10,
                  backend="sequential", chunk_size=5, out=tmp_path / "t")
     assert str(info.value).startswith("interrupted: 3 of 5 generations saved in ")
     gen = tmp_path / "t" / "search" / "gen-0003"
-    assert (f"(2 of 4 candidates saved in {gen}; 1 of 2 chunks saved in {gen / 'c02'})"
+    assert (f"(2 of 4 candidates saved in {gen}; 1 of 4 chunks saved in {gen / 'c02'})"
             in str(info.value))
 
 

@@ -242,8 +242,8 @@ def test_a_tournament_sized_by_time_reports_its_estimate(tmp_path, monkeypatch, 
 
 def test_a_tune_reports_its_estimate_against_its_search_and_check(toy_file, tmp_path, cache):
     out = tmp_path / "o"
-    res = cli.invoke(app, ["tune", str(toy_file), "--seat", "0", "--budget", "80", "--games",
-                           "10", "--popsize", "4", "--validation-games", "20", "--jobs", "1",
+    res = cli.invoke(app, ["tune", str(toy_file), "--seat", "0", "--budget", "160", "--games",
+                           "20", "--popsize", "4", "--validation-games", "20", "--jobs", "1",
                            "--backend", "sequential", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "plan: 2 part(s)" in res.stderr  # said before play

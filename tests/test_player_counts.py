@@ -13,10 +13,10 @@ import pytest
 from scipy import stats as sps
 
 from analyzer import api, stats
-from analyzer.study.compare import compare
 from analyzer.errors import OptionError, ScenarioError
 from analyzer.report import players
 from analyzer.scenario import load_scenario, to_toml
+from analyzer.study.compare import compare
 from analyzer.study.sweep import parse_param, sweep
 
 ONE_SEAT = """\

@@ -260,3 +260,66 @@ def test_sweep_and_compare_make_the_quality_findings(tmp_path, write_scenario):
     res = api.compare([path, other], out=tmp_path / "cmp", jobs=1, rounds=True)
     keys = {r["key"] for r in finding_keys.read(res.out_dir)}
     assert any(k.startswith("quality:lead_changes:") and k.endswith(":change") for k in keys)
+
+
+def test_a_quality_question_without_rounds_is_refused_before_play(tmp_path, write_scenario):
+    """A ``quality:`` question of a run played without ``--rounds`` used to be answered "no
+    answer (needs --rounds)" after every game was played: it is refused before play, one line
+    naming the question, the key and the fix; with ``--rounds`` it is played and answered.
+    ``analyzer validate`` (whether the run will record rounds is not known) accepts it, and
+    ``analyzer findings`` of the file lists the quality keys as made "with --rounds"."""
+    from typer.testing import CliRunner
+
+    from analyzer.cli import app
+
+    q = '\n[[questions]]\nask = "Comebacks?"\nfinding = "quality:comeback:base"\n'
+    path = write_scenario(_scenario("coin", questions_text=q, games=20))
+    sc = api.validate(path)  # the run may record rounds: `analyzer validate` says it needs them
+    said = CliRunner().invoke(app, ["validate", str(path)])
+    assert said.exit_code == 0 and "note: " in said.stdout and "run it with --rounds" in said.stdout
+    assert "quality:comeback:base" not in questions.plan(sc, rounds=False).names()
+    assert questions.plan(sc, rounds=False).absent["quality"] == questions.NO_ROUNDS
+    res = CliRunner().invoke(app, ["simulate", str(path), "--out", str(tmp_path / "o"),
+                                   "--jobs", "1", "--quiet"])
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.output
+    assert "questions[0] ('Comebacks?')" in lines[0] and "'quality:comeback:base'" in lines[0]
+    assert "add --rounds to the command" in lines[0]
+    assert not (tmp_path / "o").exists()
+    # a sweep without --rounds: the family alone is known, and refused the same way
+    with pytest.raises(ScenarioError, match="add --rounds"):
+        api.sweep(path, "rules.rounds=5,6", out=tmp_path / "sw", jobs=1)
+    # a study that never records rounds says where to ask it instead
+    with pytest.raises(ScenarioError, match="analyzer ablate records no rounds"):
+        questions.check(sc, "ablate")
+    # a quality key misspelled: the rounds fix and the nearest quality key
+    bad = write_scenario(_scenario("coin", questions_text=q.replace("comeback", "combeack")),
+                         "bad.toml")
+    with pytest.raises(ScenarioError, match="add --rounds.*did you mean 'quality:comeback:base'"):
+        api.simulate(bad, out=tmp_path / "b", jobs=1)
+    res = api.simulate(path, out=tmp_path / "r", jobs=1, rounds=True)
+    answer = res.summary["results"]["answers"]["answers"][0]
+    assert answer["key"] == "quality:comeback:base" and answer["estimate"] is not None
+
+
+def test_balance_keeps_a_quality_finding_in_its_band(tmp_path, write_scenario):
+    """Issue #36 item 4: ``balance --keep quality:rounds:base=3..4`` records the rounds of every
+    setting it plays (the quality findings need them; the probe used to call the key unknown),
+    refuses each setting whose game length leaves the band (the race lasts exactly its
+    ``rounds`` option: 5..8 are refused, their gap NaN), finds a value inside it, and its report
+    says what was kept, measured on the check's fresh games."""
+    path = write_scenario(_scenario("coin", games=100))
+    res = api.balance(path, finding="first_player:base", vary="rules.rounds=3..8",
+                      keep="quality:rounds:base=3..4", budget=240, validation_games=40,
+                      out=tmp_path / "b", jobs=1)
+    rows = pd.read_parquet(res.out_dir / "search.parquet").set_index("rules.rounds")
+    assert list(rows["keep_0"]) == [3.0, 4.0, 5.0, 6.0, 7.0, 8.0]  # each setting's own rounds
+    assert rows.loc[[5, 6, 7, 8], "gap"].isna().all() and rows.loc[[3, 4], "gap"].notna().all()
+    study = res.summary["run"]["study"]
+    assert study["keep"] == [{"key": "quality:rounds:base", "low": 3.0, "high": 4.0}]
+    balanced = res.balanced_file.read_text()
+    assert "rounds = 3" in balanced or "rounds = 4" in balanced  # inside the band
+    text = (res.out_dir / "report.md").read_text()
+    assert "**Kept**" in text and "inside the band 3.00..4.00 rounds kept" in text
+    assert (res.out_dir / "rounds.parquet").is_file()

@@ -7,10 +7,10 @@ import json
 import math
 from pathlib import Path
 
-from analyzer.study import robustness
 from analyzer.games.rattus import findings as rattus_findings
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import Scenario
+from analyzer.study import robustness
 
 
 def _f(est, lo, hi, key="adv", **extra):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from analyzer import api, tablediff
-from analyzer.study.ablate import ablate
-from analyzer.study.compare import compare
 from analyzer.games import get_game
 from analyzer.report import citations
+from analyzer.study.ablate import ablate
+from analyzer.study.compare import compare
 from analyzer.study.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,12 +15,12 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from analyzer import api
-from analyzer.study import robustness
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.model.base import Option
 from analyzer.report import robustness as report_robustness
 from analyzer.scenario import Scenario, Seat
+from analyzer.study import robustness
 
 REPO = Path(__file__).resolve().parents[1]
 

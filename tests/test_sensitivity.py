@@ -122,7 +122,7 @@ def test_rows_sorted_by_absolute_effect_with_units(run):
     rows = _rows(res)
     sizes = [abs(r["estimate"]) for r in rows]
     assert sizes == sorted(sizes, reverse=True)
-    assert rows[0]["text"].startswith(("+1 on steps: +", "−1 on steps: −", "+1 on lag: −"))
+    assert rows[0]["text"].startswith(("+1 on steps: +", "-1 on steps: -", "+1 on lag: -"))
     assert " pp [" in rows[0]["text"]
 
 
@@ -150,6 +150,18 @@ def test_report_answers_first_and_tornado(run):
     assert (res.out_dir / "charts" / "sensitivity_tornado.png").stat().st_size > 1000
     answers = res.summary["results"]["answers"]["answers"]
     assert answers and answers[0]["key"].startswith("sensitivity:rules.")
+    # the caption says the order the answers are in (largest effect first, not "fixed")
+    assert "the sensitivity study's own questions, largest absolute effect first" in text
+    assert "in a fixed order" not in text
+    assert [abs(a["estimate"]) for a in answers] == sorted((abs(a["estimate"])
+                                                            for a in answers), reverse=True)
+    # one minus sign in the Answers, the sensitivity table and the command line's rows: the
+    # report's own (``document.value_text``), never a Unicode minus beside an ASCII one
+    import re
+
+    assert not re.search("\u2212[0-9]", text) and re.search(r"\[-[0-9]", text)
+    rows = res.summary["results"]["sensitivity"]["rows"]
+    assert any("-" in r["text"] for r in rows) and not any("\u2212" in r["text"] for r in rows)
 
 
 def test_the_per_game_effect_is_the_paired_difference():
@@ -243,8 +255,11 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
                            "rules.steps,rules.lag", "--out", str(tmp_path / "o"), "--jobs", "1",
                            "--quiet"])
     assert res.exit_code == 0, res.output
-    line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the top"))
-    command = line.split(": ", 1)[1]
+    line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the"))
+    # what the knobs are, named: not "the top 3 knobs"
+    assert line.startswith(f"to balance on the 2 knob(s) with the largest effect on {KEY} in "
+                           "this run (steps, lag): "), line
+    command = line.split("): ", 1)[1]
     assert "--vary rules.steps=2..8" in command and "--vary rules.lag=0..3" in command
     words = shlex.split(command)[2:] + ["--budget", "560", "--validation-games", "40",
                                         "--out", str(tmp_path / "b"), "--jobs", "1", "--quiet"]
@@ -253,14 +268,30 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
     # balance --vary top:K@RUN_DIR starts from the same knobs and ranges
     top = cli.invoke(app, ["balance", str(path), "--finding", KEY, "--vary",
                            f"top:2@{tmp_path / 'o'}", "--budget", "560", "--validation-games",
-                           "40", "--out", str(tmp_path / "t"), "--jobs", "1", "--quiet"])
+                           "40", "--out", str(tmp_path / "t"), "--jobs", "1"])
     assert top.exit_code == 0, top.output
+    assert (f"--vary top:2@{tmp_path / 'o'}: the 2 knob(s) with the largest effect on {KEY} in "
+            f"the sensitivity run {tmp_path / 'o'}") in top.stderr
     knobs = json.loads((tmp_path / "t" / "summary.json").read_text())["run"]["study"]["knobs"]
     assert {(k["path"], k["low"], k["high"]) for k in knobs} == {("rules.steps", 2, 8),
                                                                   ("rules.lag", 0, 3)}
     base = ["balance", str(path), "--finding", KEY, "--out", str(tmp_path / "x"), "--quiet"]
     _one_line([*base, "--vary", "top:x"], "give top:K")
     _one_line([*base, "--vary", f"top:2@{tmp_path / 'none'}"], "no finished sensitivity run")
+    # a mismatched or stale run directory is named: another finding, another scenario, or
+    # a knob's value changed in the scenario since the sensitivity moved it
+    top2 = ["--vary", f"top:2@{tmp_path / 'o'}"]
+    line = _one_line(["balance", str(path), "--finding", "seat:worst", *top2, "--out",
+                      str(tmp_path / "x"), "--quiet"], f"{tmp_path / 'o'} ranks the knobs by "
+                     f"their effect on {KEY}, not on seat:worst")
+    other = _write(tmp_path, "other.toml", games=200)
+    _one_line(["balance", str(other), "--finding", KEY, *top2, "--out", str(tmp_path / "x"),
+               "--quiet"], f"{tmp_path / 'o'} is a sensitivity run of scenario 'stoy', not of "
+                           "'other'")
+    path.write_text(path.read_text().replace("steps = 5", "steps = 6"))
+    _one_line([*base, *top2], f"{tmp_path / 'o'} is stale: it moved rules.steps from 5, and "
+                              "the scenario now has 6; run analyzer sensitivity")
+    assert not (tmp_path / "x").exists()
 
 
 def test_top_knobs_prefer_those_that_hold():
@@ -291,3 +322,45 @@ def test_ctrl_c_keeps_the_finished_chunks_and_resume_plays_the_rest(tmp_path, mo
     res = api.sensitivity(path, out=cut, resume=True, **opts)
     assert 10 ** 6 - balancetoy.INTERRUPT_AFTER[0] == 40 + 2 * 30  # the probe, 2 chunks
     assert _rows(res) == _rows(full)
+
+
+def test_an_unknown_finding_is_refused_before_any_game(tmp_path, monkeypatch):
+    """``--finding`` is held against the plan of the scenario's run (``analyzer findings
+    SCENARIO.toml``) before the probe plays a game (it used to take a 100-game probe), and the
+    suggestions are keys that run makes, never another study kind's families."""
+    from analyzer.errors import OptionError
+
+    def no_game(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(S, "probe", no_game)
+    monkeypatch.setattr(S.StudyRun, "play_arms", no_game)
+    path = _write(tmp_path, games=40)
+    for key, says in (("first_playr:base", "did you mean 'first_player:base'?"),
+                      ("seat:wrst", "did you mean 'seat:worst'"),
+                      ("score:base", "base is the reference"),
+                      ("win_rate:plain", "several policies")):
+        with pytest.raises(OptionError) as err:
+            api.sensitivity(path, finding=key, out=tmp_path / "o", jobs=1)
+        line = str(err.value)
+        assert says in line and "unknown finding key" in line, line
+        for other in ("tuned_minus_start", "sensitivity", "balance", "rating_gap", "item"):
+            assert other not in line.replace("a sensitivity of", ""), line
+    with pytest.raises(OptionError, match="no key of this run starts with 'nothing:'; its "
+                                          "families: first_player, seat;"):
+        api.sensitivity(path, finding="nothing:x", out=tmp_path / "o", jobs=1)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_quality_finding_needs_rounds_a_sensitivity_does_not_record(tmp_path):
+    import flowtoy
+
+    register_game(flowtoy.SPEC)
+    path = tmp_path / "race.toml"
+    path.write_text('name = "race"\ngame = "flowtoy"\nplayers = 2\ngames = 40\nseed = 7\n\n'
+                    '[rules]\nrounds = 6\n\n[[seats]]\npolicy = "random"\n')
+    from analyzer.errors import OptionError
+
+    with pytest.raises(OptionError, match="measured only with --rounds.*analyzer sensitivity "
+                                          "records no rounds"):
+        api.sensitivity(path, finding="quality:rounds:base", out=tmp_path / "o", jobs=1)

@@ -28,7 +28,7 @@ RUNS = {
                                  out=d / "sweep"),
     "tournament": lambda d: api.tournament(d / "pool.toml", games=10, bootstrap=20, jobs=1,
                                            out=d / "tournament"),
-    "tune": lambda d: api.tune(d / "toy.toml", seat=0, budget=80, games=10, popsize=4,
+    "tune": lambda d: api.tune(d / "toy.toml", seat=0, budget=80, games=20, popsize=4,
                                validation_games=20, jobs=1, out=d / "tune"),
     "robustness": lambda d: api.robustness(d / "toy.toml", players="biased,random",
                                            defaults="none", games=20, jobs=1,

@@ -170,6 +170,9 @@ def test_opponents_from_a_pool(scenario_file, tmp_path):
     ({"seat": 2}, "--seat", "policy 'random' has no numeric parameter"),
     ({"seat": 0, "budget": 10}, "--budget", "less than one generation"),
     ({"seat": 0, "games": 0}, "--games", "must be at least 1"),
+    # under stats.MIN_GAMES per candidate no win rate is estimated: refused before play
+    ({"seat": 0, "games": 19, "budget": 10000}, "--games",
+     "19 games per candidate are fewer than the 20 a win rate needs to be estimated"),
     ({"seat": 0, "popsize": 1}, "--popsize", "must be at least 2"),
     ({"seat": 0, "validation_games": 1}, "--validation-games", "must be at least 2"),
     ({"seat": 0, "jobs": 0}, "--jobs", "must be at least 1"),
@@ -214,7 +217,7 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     path.write_text(f'name = "{game}-tune"\ngame = "{game}"\nplayers = {players}\nseed = 4\n'
                     '[[seats]]\npolicy = "greedy"\n' + '[[seats]]\npolicy = "random"\n'
                     * (players - 1))
-    small = ["--budget", "8", "--games", "4", "--popsize", "2", "--validation-games", "4",
+    small = ["--budget", "40", "--games", "20", "--popsize", "2", "--validation-games", "4",
              "--jobs", "1"]
     result = CliRunner().invoke(app, ["tune", str(path), "--seat", "0", "--out",
                                       str(tmp_path / "cli"), "--quiet", *small])
@@ -222,7 +225,7 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     assert "params file: " in result.stdout and "tuned - start" in result.stdout
     # four check seeds: the command line says so as the report does (no interval)
     assert "too few games to estimate: 4 seeds" in result.stdout
-    res = tune(path, seat=0, out=tmp_path / "api", budget=8, games=4, popsize=2,
+    res = tune(path, seat=0, out=tmp_path / "api", budget=40, games=20, popsize=2,
                validation_games=4, jobs=1)
     assert res.tuned_file.read_text() == (tmp_path / "cli" / "tuned.toml").read_text()
     dims, _ = dimensions(spec, "greedy")

@@ -38,7 +38,7 @@ def test_a_tolerance_says_balanced_only_when_the_equivalence_test_shows_it():
     # +0.5 pp with se 0.5 pp: the 90 % interval [−0.32, +1.32] pp lies inside ±2 pp
     tight = _rec(est=0.005, lo=0.005 - 0.0098, hi=0.005 + 0.0098, se=0.005)
     said = answers.verdict(tight, tolerance=2)
-    assert said.startswith("significant after Holm") or said.startswith("not significant")
+    assert said.startswith(("significant after Holm", "not significant"))
     assert "; balanced within ±2 pp (equivalence test, p = " in said
     # the same estimate with se 1.5 pp: the upper test fails (z = (0.5 − 2) / 1.5 = −1, p = 0.16)
     wide = _rec(est=0.005, lo=0.005 - 0.0294, hi=0.005 + 0.0294, se=0.015, holds=False)
@@ -156,7 +156,7 @@ def test_a_seat_from_a_parameters_file_is_named_by_the_file(tmp_path):
 
 
 def test_finding_records_say_the_unit_their_numbers_are_stored_in():
-    from analyzer.report.findings import Finding, assess, _record
+    from analyzer.report.findings import Finding, _record, assess
 
     share = Finding("x {value}", 0.12, 0.10, 0.14, "pp", 100, 1, True, 0.0, games=400,
                     key="a")

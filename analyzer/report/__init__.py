@@ -208,7 +208,8 @@ def _user_tables(doc: Doc, tables: Sequence[Mapping], n_arms: int) -> None:
 
 
 def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
-          seats: records.Table | pd.DataFrame, run_dir: Path | None = None) -> dict[str, Any]:
+          seats: records.Table | pd.DataFrame, run_dir: Path | None = None,
+          rounds: pd.DataFrame | None = None) -> dict[str, Any]:
     """Fill ``doc`` with the header and every section; returns the results for ``summary.json``.
 
     Parameters
@@ -222,6 +223,9 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     run_dir : Path, optional
         Where the report is written: rules citations link to ``docs/rules/`` relative to it
         (``citations.linked``); ``None``: citations stay plain text.
+    rounds : DataFrame, optional
+        The checkpoints after every round (``quality.ROUNDS_FILE``'s rows) when they are not
+        ``run_dir``'s file (``analyzer balance``'s settings): the ``quality:`` findings.
     """
     games, seats = records.as_table(games), records.as_table(seats)
     facts = RunFacts.of(run)
@@ -260,7 +264,7 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     if acted is not None:
         results["guesses"] = acted
     robust = robustness.load(run_dir, run)
-    flow = quality.report(doc, run_dir, run, spec.flow if spec is not None else None)
+    flow = quality.report(doc, run_dir, run, spec.flow if spec is not None else None, rounds)
     results["findings"] = findings.section(doc, results, run, seats, sections, item_kind,
                                            run_dir, at=top, robust=robust,
                                            extra=role_keys.findings(run, seats) + flow)

@@ -679,8 +679,10 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                    f"this {word} answers")
         elif questions and chosen is not own:
             how = "the questions the study file declares ([[questions]])"
-        else:
-            how = (f"the {word}'s own questions, in a fixed order (declare yours with "
+        else:  # a kind's answers may say their order (``order``: sensitivity's by effect)
+            order = getattr(studies.load(studies.of_run(run).answers), "order",
+                            "in a fixed order")
+            how = (f"the {word}'s own questions, {order} (declare yours with "
                    "[[questions]] and a key of analyzer findings RUN_DIR)")
         verdicts = ("; verdict: the robustness check's verdict (and what moved it) where it "
                     "checked the answer, else" if robust else "; verdict:")

@@ -227,5 +227,18 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["as_written", "own_families", "other_kind", "display", "listing", "lookup", "of_summary", "read", "finished", "records_of", "stored", "unestimated",
-           "value_text"]
+__all__ = [
+    "as_written",
+    "display",
+    "finished",
+    "listing",
+    "lookup",
+    "of_summary",
+    "other_kind",
+    "own_families",
+    "read",
+    "records_of",
+    "stored",
+    "unestimated",
+    "value_text",
+]

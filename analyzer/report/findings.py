@@ -379,22 +379,24 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
 #: The generic findings' keys (``generic``) by family: the key's shape, its meaning in words
 #: and its unit, for the plan of a run's keys before play (``analyzer.study.questions``).
 GENERIC_KEYS: dict[str, tuple[str, str, str]] = {
-    "first_player": ("first_player:base", "the start player's win rate minus a fair "
-                     "position's in the base arm (the game as the unit)", "pp"),
-    "win_rate": ("win_rate:POLICY", "POLICY's win rate minus a fair seat's in the base arm, "
-                 "where the base seats several policies", "pp"),
-    "score": ("score:VARIANT", "VARIANT's change of the mean final score per seat-game against "
-              "base (paired on shared seeds)", "points"),
-    "start_adv": ("start_adv:VARIANT", "VARIANT's change of the start player's advantage "
-                  "against base (paired on shared seeds)", "pp"),
-    "players": ("players:METRIC:VARIANT", "VARIANT (another player count)'s change of METRIC "
-                "(start_adv: the start player's advantage, pp; score: the mean final score, "
-                "points) against base, paired by seed where the arms share seeds, else Welch",
+    "first_player": ("first_player:base", ("the start player's win rate minus a fair "
+                                           "position's in the base arm (the game as the unit)"),
+                     "pp"),
+    "win_rate": ("win_rate:POLICY", ("POLICY's win rate minus a fair seat's in the base arm, "
+                                     "where the base seats several policies"), "pp"),
+    "score": ("score:VARIANT", ("VARIANT's change of the mean final score per seat-game against "
+                                "base (paired on shared seeds)"), "points"),
+    "start_adv": ("start_adv:VARIANT", ("VARIANT's change of the start player's advantage "
+                                        "against base (paired on shared seeds)"), "pp"),
+    "players": ("players:METRIC:VARIANT",
+                ("VARIANT (another player count)'s change of METRIC "
+                 "(start_adv: the start player's advantage, pp; score: the mean final score, "
+                 "points) against base, paired by seed where the arms share seeds, else Welch"),
                 "pp or points"),
-    "policy": ("policy:VARIANT:POLICY", "POLICY's change of its win rate in VARIANT against "
-               "its seats in the same games of base (paired)", "pp"),
-    "item": ("item:NAME", "NAME's value in win rate to the seat that used it most (with − "
-             "without, paired; an ablation's)", "pp"),
+    "policy": ("policy:VARIANT:POLICY", ("POLICY's change of its win rate in VARIANT against "
+                                         "its seats in the same games of base (paired)"), "pp"),
+    "item": ("item:NAME", ("NAME's value in win rate to the seat that used it most (with − "
+                           "without, paired; an ablation's)"), "pp"),
 }
 
 

@@ -303,11 +303,13 @@ def run_findings(run_dir: Path | None, run: Mapping[str, Any], flow: Any) -> lis
 
 
 def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
-           flow: Any) -> list[Finding]:
+           flow: Any, rounds: pd.DataFrame | None = None) -> list[Finding]:
     """The ``quality:`` findings of the run in ``run_dir`` (``findings``) and, into ``doc``
     when given, its "Game flow" section (``section``); nothing without ``rounds.parquet`` or
-    the game's ``flow``."""
-    rounds = read(run_dir)
+    the game's ``flow``. ``rounds``: the checkpoints themselves (``ROUND_COLUMNS``, variants
+    named by arm) instead of ``run_dir``'s file (``analyzer balance``'s settings)."""
+    if rounds is None:
+        rounds = read(run_dir)
     if rounds is None or flow is None or rounds.empty:
         return []
     tested = read(run_dir, KINGMAKING_FILE)

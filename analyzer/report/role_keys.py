@@ -34,20 +34,20 @@ from analyzer.report.summary import RunFacts
 
 #: key (or pattern) -> (what it measures in words, unit)
 DEFINITIONS: dict[str, tuple[str, str]] = {
-    "rating_gap:best": ("the best-rated entrant's rating minus the next one's (whoever they "
-                        "turn out to be; the tournament's rating_gap:BEST:NEXT)", "log-strength"),
-    "win_rate:best": ("the largest win_rate:NAME finding: that player's win rate minus a fair "
-                      "seat's (picked after the games as the largest)", "pp"),
-    "seat:worst": ("the seat in turn order (start position) furthest below a fair share in the "
-                   "base arm: its win share minus the game's fair share, mean over every game "
-                   "(the game as the unit; p multiplied by the number of seats, Bonferroni, "
-                   "since it is picked as the worst)", "pp"),
-    "seat:spread": ("the largest minus the smallest seat (start position) win rate in the base "
-                    "arm, 95 % BCa bootstrap interval over games", "pp"),
-    "diff:ARM_A:ARM_B:KEY": ("the per-arm figure KEY (first_player, score_mean, win_rate:POLICY, "
-                             "seat:N) of ARM_A minus "
-                             "ARM_B: paired over games where the arms share seeds (same player "
-                             "count), else matched by seed and compared unpaired (Welch)",
+    "rating_gap:best": (("the best-rated entrant's rating minus the next one's (whoever they "
+                         "turn out to be; the tournament's rating_gap:BEST:NEXT)"), "log-strength"),
+    "win_rate:best": (("the largest win_rate:NAME finding: that player's win rate minus a fair "
+                       "seat's (picked after the games as the largest)"), "pp"),
+    "seat:worst": (("the seat in turn order (start position) furthest below a fair share in the "
+                    "base arm: its win share minus the game's fair share, mean over every game "
+                    "(the game as the unit; p multiplied by the number of seats, Bonferroni, "
+                    "since it is picked as the worst)"), "pp"),
+    "seat:spread": (("the largest minus the smallest seat (start position) win rate in the base "
+                     "arm, 95 % BCa bootstrap interval over games"), "pp"),
+    "diff:ARM_A:ARM_B:KEY": (("the per-arm figure KEY (first_player, score_mean, win_rate:POLICY, "
+                              "seat:N) of ARM_A minus "
+                              "ARM_B: paired over games where the arms share seeds (same player "
+                              "count), else matched by seed and compared unpaired (Welch)"),
                              "the unit of KEY"),
 }
 #: per-arm figures a ``diff:`` key can name: KEY (``POLICY`` a seat's policy name, ``N`` a start
@@ -111,7 +111,7 @@ def per_arm_values(seats: Table, arm: str, what: str, cache: dict) -> pd.Series 
     if what in ("first_player", "score_mean"):
         column = "start_adv" if what == "first_player" else "score"
         games = arm_games(seats, arm, cache)
-        return games[column] if column in games else None
+        return games.get(column)
     family, _, name = what.partition(":")
     col = "policy" if family == "win_rate" else (
         "start_position" if "start_position" in seats else "seat")

@@ -27,7 +27,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts, findings
-from analyzer.report.document import BASE, Doc, p_text
+from analyzer.report.document import BASE, Doc, p_text, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
@@ -115,10 +115,6 @@ def _plain(x: Any) -> str:
     return str(int(x)) if float(x).is_integer() else f"{float(x):g}"
 
 
-def _signed(x: float, digits: int) -> str:
-    return f"{x:+.{digits}f}".replace("-", "−")
-
-
 def rows(study: Mapping[str, Any], base: pd.Series,
          arms: Mapping[str, pd.Series | None]) -> list[dict[str, Any]]:
     """One row per move (``study["moves"]``): the effect of that arm on the finding, paired
@@ -152,13 +148,13 @@ def rows(study: Mapping[str, Any], base: pd.Series,
     adj, sig = stats.adjust_pvalues(p, "holm") if len(p) else (p, p.astype(bool))
     for r, a, s in zip(out, adj, sig):
         r["p_holm"], r["holds"] = float(a), bool(s)
-        move = f"{'+' if r['direction'] > 0 else '−'}{_plain(r['step'])} on {r['label']}"
+        # the report's one signed format (``document.value_text``), its one minus sign
+        move = f"{'+' if r['direction'] > 0 else '-'}{_plain(r['step'])} on {r['label']}"
         if math.isnan(r["estimate"]):
             r["text"] = f"{move}: not measured (the finding has no value at this setting)"
         else:
-            r["text"] = (f"{move}: {_signed(scale * r['estimate'], digits)} {unit} "
-                         f"[{_signed(scale * r['lo'], digits)}, "
-                         f"{_signed(scale * r['hi'], digits)}]").replace("  ", " ")
+            r["text"] = (f"{move}: " + value_text(r["estimate"], r["lo"], r["hi"], unit, scale,
+                                                  digits, signed=True, no_spread=False))
             if r.get("unchanged"):
                 r["text"] += " (no game's value changed)"
     out.sort(key=lambda r: (math.isnan(r["estimate"]), -abs(r["estimate"])
@@ -293,9 +289,14 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
 
 def answers(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             run: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The largest one-step effects, largest first (``MAX_ANSWERS``)."""
+    """The largest one-step effects, largest first (``MAX_ANSWERS``; ``answers.order`` says
+    so in the Answers caption)."""
     mine = [r for r in records if str(r.get("key")).startswith("sensitivity:")]
     mine.sort(key=lambda r: -abs(float(r.get("estimate") or 0.0)))
     return [{"ask": f"What does one step {str(r['key']).rsplit(':', 1)[1]} on "
                     f"`{str(r['key']).split(':')[1].split('.', 1)[1]}` do?",
              "key": str(r["key"]), "record": r} for r in mine[:MAX_ANSWERS]]
+
+
+# the order of these answers, for the Answers caption (``analyzer.report.answers.section``)
+answers.order = "largest absolute effect first"  # type: ignore[attr-defined]

@@ -107,24 +107,30 @@ import typer
 from scipy import stats as sps
 
 from analyzer import __version__, report, runner, stats
-from analyzer.study import knobs
-from analyzer.study import race as racing
-from analyzer.study import over as overs
 from analyzer import plan as planning
-from analyzer.study.ablate import expand as ablation
 from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
-from analyzer.report import finding_keys
+from analyzer.report import finding_keys, quality
 from analyzer.report.document import BASE, Doc
 from analyzer.report.findings import value_unit
-from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
-from analyzer.study.robustness import ladder_tokens as robustness_ladder
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
+from analyzer.study import knobs
+from analyzer.study import over as overs
+from analyzer.study import race as racing
+from analyzer.study.ablate import expand as ablation
+from analyzer.study.robustness import SEARCH_GAMES, player_conditions, verdict
+from analyzer.study.robustness import ladder_tokens as robustness_ladder
 from analyzer.study.run import Results, StudyRun, prepare, validate
+from analyzer.study.search import (
+    SEARCH_STREAM,
+    SIGMA0,
+    cma_es,
+    cma_version,
+    derived_seed,
+    identity_seed,
+)
 from analyzer.study.sensitivity import top_vary
-from analyzer.study.search import (SEARCH_STREAM, SIGMA0, cma_es, cma_version, derived_seed,
-                                   identity_seed)
 
 DEFAULT_GAMES = 200  # games per candidate per round
 DEFAULT_BUDGET = 6000  # games of the whole search
@@ -184,7 +190,8 @@ class _Numbers(Doc):
 
 
 def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFrame,
-                seats: pd.DataFrame, chart_dir: Path) -> dict[str, dict[str, Any]]:
+                seats: pd.DataFrame, chart_dir: Path, rounds: pd.DataFrame | None = None
+                ) -> dict[str, dict[str, Any]]:
     """The key findings of one setting's records, by key: what ``analyzer report`` of them would
     put in ``summary.json`` (``analyzer.report.build`` without charts).
 
@@ -198,6 +205,9 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
         Its records (``variant`` = arm names).
     chart_dir : Path
         A scratch folder (nothing is meant to be written there).
+    rounds : DataFrame, optional
+        Its checkpoints after every round (``_records``; recorded when a ``quality:`` key is
+        balanced or kept): the ``quality:`` findings.
     """
     run = {"name": scenario.name, "game": scenario.game,
            "expansions": list(scenario.expansions), "players": scenario.players,
@@ -205,7 +215,7 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
            "seat_rotation": scenario.seat_rotation, "study": dict(facts),
            "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats],
                      "players": scenario.arm_players(a)} for a in scenario.arms]}
-    results = report.build(_Numbers(chart_dir), run, games, seats)
+    results = report.build(_Numbers(chart_dir), run, games, seats, rounds=rounds)
     return {str(r["key"]): r for r in finding_keys.of_summary({"run": run, "results": results})}
 
 
@@ -243,23 +253,26 @@ def _play(run: StudyRun, settings: Sequence[Scenario], labels: Sequence[str], ro
     return run.play_arms(plans, root, games, folder, scenario=settings[0], **how), names
 
 
-def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
-             ) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
-    """Per setting ``0..n-1``: its games and seats records, variants named by arm again."""
+def _records_rounds(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
+                    ) -> list[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]]:
+    """Per setting ``0..n-1``: its games and seats records and its checkpoints after every
+    round (``None``: the run recorded none, ``RunOptions.rounds``), variants named by arm
+    again."""
+    kinds = ("games", "seats", "rounds") if result.parts("rounds") else ("games", "seats")
     tables = []
-    for kind in ("games", "seats"):
+    for kind in kinds:
         frame = pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
         frame["variant"] = frame["variant"].astype(str)
         tables.append(frame)
     out = []
     for k in range(n):
         mine = {v: arm for v, (j, arm) in names.items() if j == k}
-        pair = []
+        parts = []
         for frame in tables:
             part = frame[frame["variant"].isin(list(mine))].copy()
             part["variant"] = part["variant"].map(mine)
-            pair.append(part.reset_index(drop=True))
-        out.append((pair[0], pair[1]))
+            parts.append(part.reset_index(drop=True))
+        out.append((parts[0], parts[1], parts[2] if len(parts) > 2 else None))
     return out
 
 
@@ -342,8 +355,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(sc.arms)))
         result, names = _play(run, [sc], ["probe"], root, games, folder / "chunks",
                               chunk_size=size, resume=False)
-        (g, s), = _records(result, names, 1)
-        found = findings_of(sc, facts, g, s, folder)
+        (g, s, r), = _records_rounds(result, names, 1)
+        found = findings_of(sc, facts, g, s, folder, r)
         records = [found[k] for k in found]
         patterns = report.extension.key_patterns(spec)
         chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
@@ -358,7 +371,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
             sb, fb = alone.of(scenario, folder)
             gb = g[g["variant"] == BASE].reset_index(drop=True)
             sbs = s[s["variant"] == BASE].reset_index(drop=True)
-            only = findings_of(sb, fb, gb, sbs, folder)
+            rb = None if r is None else r[r["variant"] == BASE].reset_index(drop=True)
+            only = findings_of(sb, fb, gb, sbs, folder, rb)
             if all(_same(only.get(k), chosen[k]) for k in chosen):
                 study = alone
     return study, full, chosen
@@ -420,7 +434,8 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
     _check_tolerance(tolerance)
-    vary = [v for text in vary for v in (top_vary(scenario, text) or [text])]  # top:K
+    vary = [v for text in vary  # top:K: the K knobs of a sensitivity run, named
+            for v in (top_vary(scenario, text, keys, say) or [text])]
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
@@ -507,6 +522,17 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
                 None if tolerance is None else finding_keys.stored(rec, tolerance),
                 _kept_bands(probe, bands, say), robust, tuple(grid_cells),
                 None if rungs is None else tuple(rungs), race)
+
+
+def needs_rounds(finding: str | None, equalize: str | Sequence[str] | None,
+                 keep: Sequence[str]) -> bool:
+    """Whether a balance must record every game's checkpoints after each round
+    (``rounds.parquet``, ``RunOptions.rounds``): a ``quality:`` key is balanced, made equal or
+    kept in a band (``--keep quality:lead_changes:base=1..3``; ``analyzer.report.quality``)."""
+    keys = [finding or ""]
+    keys += (equalize.split(",") if isinstance(equalize, str) else list(equalize or ()))
+    keys += [str(text).rpartition("=")[0] for text in keep]
+    return any(str(k).strip().startswith(quality.FAMILY + ":") for k in keys)
 
 
 def parse_keep(text: str) -> tuple[str, float, float]:
@@ -756,10 +782,10 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
     results = run.play_batch(folder / f"round-{g:04d}", batch,
                              derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1), games,
                              scenario=p.scenario)
-    records = [_records(r, {a.name: (0, a.name) for a in arms}, 1)[0]
+    records = [_records_rounds(r, {a.name: (0, a.name) for a in arms}, 1)[0]
                for r, (_, arms) in zip(results, batch)]
-    return [findings_of(sc, f, gm, st, scratch)
-            for sc, f, (gm, st) in zip(settings, facts, records)]
+    return [findings_of(sc, f, gm, st, scratch, rd)
+            for sc, f, (gm, st, rd) in zip(settings, facts, records)]
 
 
 def _round_cells(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
@@ -789,8 +815,9 @@ def _round_cells(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], ga
             results[i] = r
     out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in p.cells] for _ in candidates]
     for i, (k, j) in enumerate(where):
-        (gm, st), = _records(results[i], {a.name: (0, a.name) for a in batch[i][1]}, 1)
-        out[k][j] = findings_of(settings[i], facts[i], gm, st, scratch)
+        (gm, st, rd), = _records_rounds(results[i], {a.name: (0, a.name)
+                                                     for a in batch[i][1]}, 1)
+        out[k][j] = findings_of(settings[i], facts[i], gm, st, scratch, rd)
     return out
 
 
@@ -946,9 +973,9 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
                 err.saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of "
                              f"{len(running)} settings saved in {folder}; {err.saved}")
                 raise
-            (gm, st), = _records(result, {a.name: (0, a.name) for a in arms[k]}, 1)
+            (gm, st, rd), = _records_rounds(result, {a.name: (0, a.name) for a in arms[k]}, 1)
             rows[k] = _row(p, 0, k, cands[k],
-                           findings_of(settings[k], facts[k], gm, st, scratch))
+                           findings_of(settings[k], facts[k], gm, st, scratch, rd))
             rows[k].update(games=n, look=j, stopped=False)
         entry = {"look": j, "games": n, "level": levels[j], "running": len(running),
                  "stopped": 0, "half_width": None}
@@ -1159,25 +1186,28 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         raise OptionError("out", f"another run wrote into {d.path} while this one searched "
                                  "(its chunks are of another balance); give each run its own "
                                  "{out}", out=None) from None
-    (go, sto), (gb, stb) = _records(result, names, 2)
-    at = {ORIGINAL: findings_of(so, fo, go, sto, scratch),
-          BALANCED: findings_of(sb, fb, gb, stb, scratch)}
+    (go, sto, ro), (gb, stb, rb) = _records_rounds(result, names, 2)
+    at = {ORIGINAL: findings_of(so, fo, go, sto, scratch, ro),
+          BALANCED: findings_of(sb, fb, gb, stb, scratch, rb)}
     # the jackknife replays each setting without a block of games; the search's arms suffice
     # when the finding is the same from them alone
     lean_o, lean_fo = p.study.of(p.scenario, d.path / "tables" / ORIGINAL)
     lean_b, lean_fb = p.study.of(balanced, d.path / "tables" / BALANCED)
     keep_o, keep_b = {a.name for a in lean_o.arms}, {a.name for a in lean_b.arms}
 
-    def part(frame: pd.DataFrame, keep: set[str], drop: tuple[int, int] | None) -> pd.DataFrame:
+    def part(frame: pd.DataFrame | None, keep: set[str], drop: tuple[int, int] | None
+             ) -> pd.DataFrame | None:
+        if frame is None:
+            return None
         mask = frame["variant"].isin(keep)
         if drop is not None:
             mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
         return frame[mask].reset_index(drop=True)
 
     lean = (findings_of(lean_o, lean_fo, part(go, keep_o, None), part(sto, keep_o, None),
-                        scratch),
+                        scratch, part(ro, keep_o, None)),
             findings_of(lean_b, lean_fb, part(gb, keep_b, None), part(stb, keep_b, None),
-                        scratch))
+                        scratch, part(rb, keep_b, None)))
     if not all(_same(lean[0].get(k), at[ORIGINAL][k]) and _same(lean[1].get(k), at[BALANCED][k])
                for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]):
         lean_o, lean_fo, lean_b, lean_fb = so, fo, sb, fb
@@ -1190,9 +1220,9 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         d.saved = (f"the fresh-seed check's games saved in {d.chunks}; its jackknife at block "
                    f"{i + 1} of {len(blocks)}")
         o = findings_of(lean_o, lean_fo, part(go, keep_o, block), part(sto, keep_o, block),
-                        scratch)
+                        scratch, part(ro, keep_o, block))
         b = findings_of(lean_b, lean_fb, part(gb, keep_b, block), part(stb, keep_b, block),
-                        scratch)
+                        scratch, part(rb, keep_b, block))
         for name, fn in contrasts:
             reps[name].append(fn(o, b))
     paired = {name: {**_interval(fn(at[ORIGINAL], at[BALANCED]),
@@ -1357,8 +1387,8 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
             f"{c.scenario.games} games")
         result, names = _play(run, [c.scenario], ["rung"], root, c.scenario.games,
                               folder / c.name)
-        (g, s), = _records(result, names, 1)
-        found = findings_of(c.scenario, facts, g, s, scratch)
+        (g, s, r), = _records_rounds(result, names, 1)
+        found = findings_of(c.scenario, facts, g, s, scratch, r)
         rungs[c.name] = {"label": c.label, "games": c.scenario.games,
                          "findings": {k: _keep(found.get(k)) for k in p.keys}}
     for name in same:  # the scenario's own players are this rung: the check is its run
@@ -1620,7 +1650,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
         Ctrl-C; says what is saved.
     """
     say = log or (lambda line: None)
-    scenario = with_overrides(validate(path_or_scenario, "balance"), seed=seed)
+    kept = [keep] if isinstance(keep, str) else list(keep or ())
+    wanted = needs_rounds(finding, equalize, kept)
+    scenario = with_overrides(validate(path_or_scenario, "balance", wanted or None), seed=seed)
+    rounds = wanted and scenario.spec.flow is not None  # (else the probe names the key)
     varied = [vary] if isinstance(vary, str) else list(vary)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
@@ -1632,13 +1665,14 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
                   out=out, chunk_size=chunk_size, resume=resume, force=force,
                   progress=progress, csv=csv, sizes=[(max(games or DEFAULT_GAMES,
                                                           validation_games), flag,
-                                                      runner.DEFAULT_CHUNK_SIZE)])
+                                                      runner.DEFAULT_CHUNK_SIZE)],
+                  rounds=rounds)
     with tempfile.TemporaryDirectory(prefix="analyzer-balance-") as tmp, _quick_gc():
         scratch = Path(tmp)
         p = plan(scenario, run, finding=finding, equalize=equalize, target=target, vary=varied,
                  budget=budget, games=games, popsize=popsize,
                  validation_games=validation_games, say=say, tolerance=tolerance,
-                 keep=[keep] if isinstance(keep, str) else list(keep or ()), over=over,
+                 keep=kept, over=over,
                  over_quantile=over_quantile, ladder=ladder, search_games=search_games,
                  race=race)
         fingerprint = run.dir.fingerprint(
@@ -1646,8 +1680,9 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
             equalize=p.equalize, target=p.target, budget=budget, games=p.games,
             popsize=p.popsize, validation_games=validation_games, robustness=robustness,
             search_games=search_games, chunk_size=chunk_size,
-            **({"keep": [list(b) for b in p.keep]} if p.keep else {}), **_over_identity(p),
-            **({"race": True} if p.race else {}))  # the bands change what the search takes
+            **({"keep": [list(b) for b in p.keep]} if p.keep else {}),  # the bands change
+            **({"rounds": True} if rounds else {}),  # what the search takes; as runner.run's
+            **_over_identity(p), **({"race": True} if p.race else {}))
         # --plan stops here, after the probe (it finds the finding's study)
         planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
                         run.options.jobs, run.options.backend)
@@ -1834,8 +1869,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
 Vary = Annotated[Sequence[str] | str, typer.Option(
     "--vary", help="PATH=LO..HI with PATH rules.NAME (a numeric rule option, within its bounds) "
                    "or tables.TABLE.ENTRY.FIELD (a number of a content table); repeat to search "
-                   "several jointly; top:K[@RUN_DIR]: the top K knobs of an analyzer "
-                   "sensitivity run (default reports/NAME-sensitivity), 3 steps either side.")]
+                   "several jointly; top:K[@RUN_DIR]: the K knobs with the largest effect on "
+                   "the finding in the analyzer sensitivity run RUN_DIR (default "
+                   "reports/NAME-sensitivity), 3 steps either side.")]
 Finding = Annotated[str | None, typer.Option(
     help="The key finding or measured figure to bring to --target (analyzer findings RUN_DIR "
          "lists a run's keys).")]
@@ -1850,7 +1886,8 @@ Tolerance = Annotated[float | None, typer.Option(
          "--equalize: every difference inside 0 ± D), else \"not shown\".")]
 Keep = Annotated[Sequence[str] | str | None, typer.Option(
     "--keep", help="KEY=LO..HI (any finding key, the band in its unit): a setting whose "
-                   "estimate of KEY leaves the band is refused; repeat for several.")]
+                   "estimate of KEY leaves the band is refused; repeat for several. A quality: "
+                   "key (quality:lead_changes:base=1..3) records every game's rounds.")]
 Budget = Annotated[int, typer.Option(
     help="Games the search may play in all (a scan of integer knobs: budget / settings per "
          "setting).")]

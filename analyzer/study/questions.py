@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ from analyzer.report.findings import GENERIC_KEYS
 SWEEP_FAMILIES = ("score_mean",)
 # the seat and diff role keys follow from the seat records of the file's own arms
 ROLE_FAMILIES = ("seat", "diff")
+# why a run without ``--rounds`` makes no ``quality:`` key (``Plan.absent``)
+NO_ROUNDS = ("the game-quality findings are measured only from the checkpoints after every "
+             "round, which this run does not record (it is played without --rounds)")
 
 
 @dataclass
@@ -146,8 +150,13 @@ def _entrants(scenario: Any) -> list[str]:
     return list(dict.fromkeys(s.name for arm in scenario.arms for s in arm.seats))
 
 
-def plan(scenario: Any, kind: str = "simulate") -> Plan:
+def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> Plan:
     """The keys a study of ``kind`` on ``scenario`` will make (see the module docstring).
+
+    ``rounds``: whether the run records its rounds (``--rounds``), which the ``quality:`` keys
+    need; ``None`` (not known: ``analyzer findings SCENARIO.toml``, ``analyzer validate``)
+    plans them, each saying "with --rounds"; ``False`` names the family in ``Plan.absent``
+    (``NO_ROUNDS``).
 
     For a tournament (``scenario`` the pool as a scenario, ``tournament.as_scenario``): each
     entrant's ``win_rate:NAME`` and the role keys ``rating_gap:best``, ``win_rate:best``. For a
@@ -166,7 +175,11 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
         return out
     out.keys += _generic(scenario)
     arms = _arms(scenario)
-    out.keys += _quality(scenario)
+    if rounds is False:
+        if getattr(spec, "flow", None) is not None:
+            out.absent[quality.FAMILY] = NO_ROUNDS
+    else:
+        out.keys += _quality(scenario)
     for section in (spec.sections() if spec.sections is not None else ()):
         if section.plan is None:  # a section without a plan: its patterns, as written
             out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "
@@ -292,58 +305,121 @@ def nearest(key: str, planned: Plan, n: int = 3) -> list[str]:
     return close or difflib.get_close_matches(key, names, n=n, cutoff=0.0)
 
 
-def problems(scenario: Any, kind: str) -> list[str]:
+def records_rounds(kind: str) -> bool:
+    """Whether a study of ``kind`` can record its rounds (its Python function takes
+    ``rounds``: ``analyzer simulate``, ``compare``, ``sweep`` with ``--rounds``)."""
+    kinds = studies.kinds()
+    return kind in kinds and "rounds" in inspect.signature(kinds[kind].api).parameters
+
+
+def rounds_fix(kind: str) -> str:
+    """What to do for a ``quality:`` key in a run of ``kind`` without ``--rounds``."""
+    if records_rounds(kind):
+        return "add --rounds to the command"
+    return (f"analyzer {kind} records no rounds: ask it of analyzer simulate, compare or "
+            "sweep with --rounds")
+
+
+def key_problem(scenario: Any, key: str, kind: str = "simulate",
+                rounds: bool | None = None, planned: Plan | None = None, *,
+                asked_by: str | None = None, close_only: bool = False) -> str:
+    """Why a study of ``kind`` on ``scenario`` will not make finding ``key``, in one line
+    ending with the nearest keys it makes (``why_not``, ``nearest``); ``""`` when it will.
+    A ``quality:`` key the run would make with ``--rounds`` but is played without it
+    (``rounds`` False) says so and the fix (``rounds_fix`` of ``asked_by``, the study kind
+    asking: default ``kind``). ``planned``: ``plan(scenario, kind, rounds)`` when the caller
+    has it. ``close_only``: suggest only the planned keys close to ``key`` (difflib), and for
+    an unknown family the families the plan makes, not every family of the game's studies
+    (a command that names one finding of this run, ``analyzer sensitivity --finding``)."""
+    family = key.partition(":")[0]
+    families = key_families(scenario.spec)
+    needs_rounds = family == quality.FAMILY and rounds is False and family in families
+    if needs_rounds:  # held against the keys it would make with --rounds
+        planned = plan(scenario, kind, rounds=True)
+    elif planned is None:
+        planned = plan(scenario, kind, rounds)
+    names = planned.names()
+    if close_only:
+        close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        if family not in families:
+            made = sorted({k.partition(":")[0] for k in names})
+            return (f"no key of this run starts with {family + ':'!r}{hint}; its families: "
+                    f"{', '.join(made)}")
+    elif family not in families:
+        close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        return (f"no key of this game starts with {family + ':'!r}{hint}; families: "
+                f"{', '.join(sorted(families))}")
+    if not as_written(kind) or key in names:  # (not as written: its arms are its own, the
+        why = ""  # family is what the file can know)
+    elif kind == "tournament" and family == "rating_gap" and _pair(key, scenario):
+        why = ""  # the best and the next are known after play: the Answers say which
+    elif (template := _template(key, planned)) is not None and not template.check(key):
+        why = ""
+    else:
+        close = (difflib.get_close_matches(key, names, n=3, cutoff=0.6) if close_only
+                 else nearest(key, planned))
+        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
+        why = f"{why_not(key, planned, scenario, kind)}{hint}"
+    if needs_rounds:
+        return (f"{key!r} is a game-quality finding, measured only with --rounds (the "
+                f"checkpoints after every round), and this run is played without it: "
+                f"{rounds_fix(asked_by or kind)}" + (f"; besides, {why}" if why else ""))
+    return why
+
+
+def _pair(key: str, scenario: Any) -> bool:
+    """``rating_gap:A:B`` of two different entrants of the pool."""
+    parts = key.split(":")
+    return (len(parts) == 3 and parts[1] != parts[2]
+            and {parts[1], parts[2]} <= set(_entrants(scenario)))
+
+
+def problems(scenario: Any, kind: str, rounds: bool | None = None) -> list[str]:
     """One line per ``[[questions]]`` key of ``scenario`` a study of ``kind`` will not make
-    (``check``), empty when all are planned."""
+    (``check``, ``key_problem``), empty when all are planned. ``rounds``: whether the run
+    records its rounds (``None``: not known; a kind that cannot record them, ``False``)."""
     questions = list(getattr(scenario, "questions", ()) or ())
     if not questions:
         return []
-    spec = scenario.spec
-    families = key_families(spec)
-    planned = plan(scenario, kind)
-    names = set(planned.names())
-    entrants = _entrants(scenario) if kind == "tournament" else []
+    if rounds is None and kind in studies.kinds() and not records_rounds(kind):
+        rounds = False
+    planned = plan(scenario, kind, rounds)
     lines = []
     for i, q in enumerate(questions):
         key = q.finding
-        family = key.partition(":")[0]
-        where = f"{scenario.file}: questions[{i}].finding: unknown finding key {key!r}"
-        if family not in families:
-            close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-            lines.append(f"{where}: no key of this game starts with "
-                         f"{family + ':'!r}{hint}; families: {', '.join(sorted(families))}")
+        why = key_problem(scenario, key, kind, rounds, planned)
+        if not why:
             continue
-        if not as_written(kind):  # its arms are its own: the family is what the file can know
-            continue
-        if key in names:
-            continue
-        if kind == "tournament" and family == "rating_gap":
-            parts = key.split(":")
-            if len(parts) == 3 and parts[1] != parts[2] and {parts[1], parts[2]} <= set(entrants):
-                continue  # the best and the next are known after play: the Answers say which
-        template = _template(key, planned)
-        if template is not None and not template.check(key):
-            continue
-        close = nearest(key, planned)
-        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        lines.append(f"{where} for this {studies.word(kind)}: "
-                     f"{why_not(key, planned, scenario, kind)}{hint}; `analyzer findings "
-                     f"{scenario.file}` lists every key it makes")
+        if key.partition(":")[0] == quality.FAMILY and rounds is False and why.startswith(
+                repr(key)):
+            lines.append(f"{scenario.file}: questions[{i}] ({q.ask!r}): {why}")
+        elif why.startswith("no key of this game starts with"):
+            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
+                         f"{key!r}: {why}")
+        else:
+            lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
+                         f"{key!r} for this {studies.word(kind)}: {why}; `analyzer findings "
+                         f"{scenario.file}` lists every key it makes")
     return lines
 
 
-def check(scenario: Any, kind: str) -> None:
+def check(scenario: Any, kind: str, rounds: bool | None = None) -> None:
     """Refuse, before a game is played, a question whose key the study will not make.
+
+    ``rounds``: whether the run records its rounds (``--rounds``); ``None`` when not known
+    (``analyzer validate``), which a kind that never records them reads as ``False``.
 
     Raises
     ------
     ScenarioError
         ``FILE: questions[i].finding: unknown finding key 'KEY' for this run: WHY (did you mean
-        …?); `analyzer findings FILE` lists every key it makes``,
-        one line per bad key.
+        …?); `analyzer findings FILE` lists every key it makes``, one line per bad key; a
+        ``quality:`` key of a run without rounds: ``FILE: questions[i] ('ASK'): 'KEY' is a
+        game-quality finding, measured only with --rounds …: add --rounds to the command``.
     """
-    lines = problems(scenario, kind)
+    lines = problems(scenario, kind, rounds)
     if lines:
         raise ScenarioError.of(lines)
 
@@ -383,5 +459,6 @@ def plan_rows(planned: Plan) -> list[dict[str, str]]:
                for k in planned.templates])
 
 
-__all__ = ["PLAN_COLUMNS", "Plan", "check", "key_families", "listing", "nearest", "plan",
-           "plan_rows", "problems", "why_not"]
+__all__ = ["NO_ROUNDS", "PLAN_COLUMNS", "Plan", "check", "key_families", "key_problem",
+           "listing", "nearest", "plan", "plan_rows", "problems", "records_rounds", "rounds_fix",
+           "why_not"]

@@ -73,7 +73,6 @@ import pandas as pd
 import typer
 
 from analyzer import plan, report, runner, stats, studies
-from analyzer.study import run as study_run
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy
@@ -83,6 +82,7 @@ from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
 from analyzer.studies import ScenarioFile, StudyKind
+from analyzer.study import run as study_run
 from analyzer.study.run import Results, prepare, simulate, validate
 
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first

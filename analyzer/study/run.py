@@ -77,9 +77,12 @@ class Results:
 
 
 @checked
-def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate") -> Scenario:
+def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate",
+             rounds: bool | None = None) -> Scenario:
     """Load and validate a scenario (a path, or an already built ``Scenario``) for a study of
-    ``kind`` (``analyzer.studies``: its questions are checked as that study reads them).
+    ``kind`` (``analyzer.studies``: its questions are checked as that study reads them), played
+    with ``--rounds`` or not (``rounds``; ``None``: not known, ``analyzer validate``; a
+    ``quality:`` question of a run without rounds is refused, ``questions.check``).
 
     Raises
     ------
@@ -90,7 +93,7 @@ def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate") ->
     if isinstance(path_or_scenario, Scenario):
         return path_or_scenario
     scenario = load_scenario(path_or_scenario)
-    questions.check(scenario, kind)  # before a game is played
+    questions.check(scenario, kind, rounds)  # before a game is played
     return scenario
 
 
@@ -220,9 +223,10 @@ class StudyRun:
                   fingerprint: Mapping[str, Any] | None = None, resume: bool | None = None,
                   progress: bool = False) -> runner.RunResult:
         """Play ``arms`` on the same ``games`` seeds of ``root`` into ``folder`` with the run's
-        options (``runner.run``; ``chunk_size`` default the run's): ``scenario`` gives the game
-        and the seat rotation. The folder is fingerprinted (default: ``RunDir.fingerprint`` of
-        ``scenario``, ``root`` and a hash of the arms) and kept on ``resume`` (default the
+        options (``runner.run``; ``chunk_size`` default the run's; the checkpoints after every
+        round with ``RunOptions.rounds``): ``scenario`` gives the game and the seat rotation.
+        The folder is fingerprinted (default: ``RunDir.fingerprint`` of ``scenario``, ``root``
+        and a hash of the arms) and kept on ``resume`` (default the
         run's)."""
         if fingerprint is None:
             fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
@@ -231,7 +235,7 @@ class StudyRun:
                           rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
                           scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
                           resume=self.dir.resume if resume is None else resume,
-                          fingerprint=dict(fingerprint), progress=progress)
+                          fingerprint=dict(fingerprint), progress=progress, rounds=o.rounds)
 
     def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
                    root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
@@ -261,7 +265,8 @@ class StudyRun:
         """Play every arm of ``scenario`` (default: the prepared one) on shared seeds into
         ``chunks/`` (to ``target_ci`` if set), then ``finish``."""
         scenario = self.scenario if scenario is None else scenario
-        questions.check(scenario, self.kind)  # before a game is played (issues #25, #34)
+        # before a game is played (issues #25, #34); a quality: key needs --rounds
+        questions.check(scenario, self.kind, self.options.rounds)
         spec = scenario.spec
         arms = runner.plan_arms(scenario)
         common = {"rotate": scenario.seat_rotation, "fingerprint": self.dir.fingerprint(scenario),
@@ -473,7 +478,7 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
     analyzer.errors.RunInterrupted
         Ctrl-C; what is finished is kept for ``resume``.
     """
-    scenario = validate(path_or_scenario)
+    scenario = validate(path_or_scenario, rounds=rounds)
     run = prepare(scenario, (study or {}).get("kind", "simulate"), games=games, seed=seed,
                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,

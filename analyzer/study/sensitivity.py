@@ -305,6 +305,28 @@ def expand(scenario: Scenario, found: Sequence[Move], folder: Path) -> Scenario:
     return replace(scenario, arms=tuple(arms))
 
 
+def check_key(scenario: Scenario, key: str) -> None:
+    """Refuse, before any game, a ``key`` the run of ``scenario``'s base arm will not make
+    (``questions.key_problem`` of its plan, ``analyzer findings SCENARIO.toml``: why, and the
+    nearest keys it makes; a ``quality:`` key needs rounds, which a sensitivity does not
+    record).
+
+    Raises
+    ------
+    OptionError
+        (``finding``) ``unknown finding key 'KEY' for a sensitivity of NAME: WHY (did you mean
+        …?); analyzer findings FILE lists every key its run makes``.
+    """
+    from analyzer.study import questions
+
+    why = questions.key_problem(only_base(scenario), key, "simulate", rounds=False,
+                                asked_by="sensitivity", close_only=True)
+    if why:
+        raise OptionError("finding", f"unknown finding key {key!r} for a sensitivity of "
+                                     f"{scenario.name}: {why}; analyzer findings "
+                                     f"{scenario.file} lists every key its run makes")
+
+
 def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
           say: Callable[[str], None]) -> dict[str, Any]:
     """Play the base arm on ``PROBE_GAMES`` games into ``folder`` and check that ``key`` is a
@@ -331,14 +353,17 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
              "arms": [{"name": BASE, "rules": dict(scenario.arms[0].rules)}]}
     records, values = numbers.arm_findings(facts, g, s, BASE, folder / "report")
     from analyzer.report import extension
-    rec = finding_keys.lookup(records, key, option="finding",
-                              where=f"the run of {scenario.name}",
-                              patterns=extension.key_patterns(scenario.spec))
-    if key not in values:
-        paired = sorted(k for k in values if k in {r.get("key") for r in records})
-        raise OptionError("finding", f"{key} has no per-game values, so it cannot be paired "
-                                     "game by game; keys that can: "
-                                     f"{', '.join(paired) or 'none'}")
+    made = {r.get("key"): r for r in records}
+    patterns = extension.key_patterns(scenario.spec)
+    if key not in made and finding_keys.unestimated(records, key, patterns):
+        finding_keys.lookup(records, key, option="finding", where=f"the run of {scenario.name}",
+                            patterns=patterns)  # raises: a key of the game's, not estimated
+    if key not in values or key not in made:  # planned (``check_key``), yet not pairable
+        paired = sorted(k for k in values if k in made)
+        raise OptionError("finding", f"{key} has no per-game values in the run of "
+                                     f"{scenario.name}'s base arm, so it cannot be paired game "
+                                     f"by game; keys that can: {', '.join(paired) or 'none'}")
+    rec = made[key]
     return dict(rec)
 
 
@@ -392,6 +417,7 @@ def sensitivity(path_or_scenario: str | Path | Scenario, *, finding: Finding,
     if not isinstance(finding, str) or not finding.strip():
         raise OptionError("finding", "give a finding key (analyzer findings RUN_DIR lists them)")
     key = finding.strip()
+    check_key(scenario, key)  # before any game: the probe only checks its per-game values
     s = parse_step(step)
     paths = _selected(scenario, candidates(scenario), only)
     if not paths:
@@ -476,17 +502,22 @@ def balance_command(run: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str 
     return " ".join(shlex.quote(w) for w in words)
 
 
-def top_vary(scenario: Scenario, text: str) -> list[str] | None:
-    """``analyzer balance --vary top:K[@RUN_DIR]``: the ``PATH=LO..HI`` of the top ``K`` knobs
-    of a finished sensitivity run (``top_knobs``, each over ``vary_range``); ``RUN_DIR``
-    defaults to ``reports/<scenario name>-sensitivity``. ``None`` for any other text (a plain
-    ``PATH=LO..HI``).
+def top_vary(scenario: Scenario, text: str, keys: Sequence[str] = (),
+             say: Callable[[str], None] | None = None) -> list[str] | None:
+    """``analyzer balance --vary top:K[@RUN_DIR]``: the ``PATH=LO..HI`` of the ``K`` knobs with
+    the largest effect in the finished sensitivity run ``RUN_DIR`` (``top_knobs``: those that
+    hold after Holm first, each over ``vary_range``); ``RUN_DIR`` defaults to
+    ``reports/<scenario name>-sensitivity``. ``None`` for any other text (a plain
+    ``PATH=LO..HI``). ``keys``: the findings the balance moves (the run must rank the knobs by
+    one of them); ``say`` is told which knobs were taken, named, and from where.
 
     Raises
     ------
     OptionError
-        (``vary``) K not a whole number of at least 1; no finished sensitivity run of the
-        scenario's game there; no knob of it with a range.
+        (``vary``) K not a whole number of at least 1; no finished sensitivity run there; one
+        of another game or scenario, or ranking the knobs by another finding than ``keys``;
+        a stale one (the scenario's value of a knob is no longer the one it moved); no knob
+        of it with a range. Every message names ``RUN_DIR``.
     """
     head, _, rest = text.strip().partition(":")
     if head != "top" or not rest:
@@ -497,6 +528,8 @@ def top_vary(scenario: Scenario, text: str) -> list[str] | None:
                                   "(top:3, top:3@RUN_DIR)")
     folder = Path(where.strip()) if where.strip() else Path("reports") / (
         KIND.default_out.format(name=scenario.name))
+    again = (f"run analyzer sensitivity {scenario.file or scenario.name} again, or give "
+             "top:K@RUN_DIR of a sensitivity of this scenario")
     try:
         summary = userfiles.read_json(userfiles.looked_up(folder / "summary.json"))
     except userfiles.UnreadableFile as err:
@@ -512,9 +545,31 @@ def top_vary(scenario: Scenario, text: str) -> list[str] | None:
     if run.get("game") != scenario.game:
         raise OptionError("vary", f"{text}: {folder} is a sensitivity run of {run.get('game')}, "
                                   f"not of {scenario.game}")
-    varies = [v for r in top_knobs(rows, int(count)) if (v := vary_range(scenario, r))]
+    if run.get("name") != scenario.name:
+        raise OptionError("vary", f"{text}: {folder} is a sensitivity run of scenario "
+                                  f"{run.get('name')!r}, not of {scenario.name!r}; {again}")
+    ranked_by = (run.get("study") or {}).get("finding")
+    if keys and ranked_by not in keys:
+        raise OptionError("vary", f"{text}: {folder} ranks the knobs by their effect on "
+                                  f"{ranked_by}, not on {' or '.join(keys)} (the finding "
+                                  f"balanced); run analyzer sensitivity --finding {keys[0]}, or "
+                                  "give top:K@RUN_DIR of one")
+    top = top_knobs(rows, int(count))
+    for r in top:
+        now = _start(scenario, r["path"])
+        if now is None or not math.isclose(now, float(r["start"]), rel_tol=1e-9, abs_tol=1e-12):
+            raise OptionError("vary", f"{text}: {folder} is stale: it moved {r['path']} from "
+                                      f"{_number(r['start'])!r}, and the scenario now "
+                                      + ("has no such value" if now is None else
+                                         f"has {_number(now)!r}") + f"; {again}")
+    varies = [v for r in top if (v := vary_range(scenario, r))]
     if not varies:
         raise OptionError("vary", f"{text}: no knob of {folder} has a range to vary")
+    if say is not None:
+        few = (f" (it has {len(varies)} with a range)" if len(varies) < int(count) else "")
+        say(f"--vary {text}: the {count.strip()} knob(s) with the largest effect on {ranked_by} "
+            f"in the sensitivity run {folder}{few}, those that hold after Holm first, each {SPAN} "
+            f"steps either side: {', '.join(varies)}")
     return varies
 
 
@@ -530,7 +585,9 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
         say(f"largest: {rows[0]['text']}")
         command = balance_command(run, rows)
         if command:
-            say(f"to balance on the top {TOP} knobs: {command}")
+            named = [r["label"] for r in top_knobs(rows)]
+            say(f"to balance on the {len(named)} knob(s) with the largest effect on "
+                f"{study.get('finding')} in this run ({', '.join(named)}): {command}")
 
 
 Finding = Annotated[str, typer.Option(

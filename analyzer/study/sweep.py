@@ -256,7 +256,7 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     OptionError
         A bad ``params``, metric or correction, or anything ``api.simulate`` refuses.
     """
-    scenario = validate(path_or_scenario, "sweep")
+    scenario = validate(path_or_scenario, "sweep", rounds)
     if isinstance(params, str):
         params = [params]
     if correction not in ("holm", "bh"):

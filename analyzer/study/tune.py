@@ -52,7 +52,7 @@ import pandas as pd
 import tomli_w
 import typer
 
-from analyzer import __version__, runner, studies
+from analyzer import __version__, runner, stats, studies
 from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
@@ -182,8 +182,9 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     Raises
     ------
     OptionError
-        ``seat`` outside the scenario's seats or a policy with nothing to tune; ``games``,
-        ``popsize``, ``validation_games`` below their minimum; a ``budget`` smaller than one
+        ``seat`` outside the scenario's seats or a policy with nothing to tune; ``games``
+        (at least ``stats.MIN_GAMES`` per candidate), ``popsize``, ``validation_games`` below
+        their minimum; a ``budget`` smaller than one
         generation (``popsize × games``); an ``opponents`` pool of another game.
     """
     base = scenario.arms[0]
@@ -195,6 +196,12 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     dims, fixed = dimensions(spec, policy)
     if games < 1:
         raise OptionError("games", f"must be at least 1 (got {games})")
+    if games < stats.MIN_GAMES:  # no candidate's win rate would be estimated: the search
+        # would follow noise and the first candidate be as good as any (as balance refuses)
+        raise OptionError("games", f"{games} games per candidate are fewer than the "
+                                   f"{stats.MIN_GAMES} a win rate needs to be estimated (the "
+                                   f"budget would buy no estimate); give at least {{games}}",
+                          games=stats.MIN_GAMES)
     if validation_games < 2:
         raise OptionError("validation_games", f"must be at least 2 (got {validation_games})")
     lam = popsize if popsize is not None else 4 + int(3 * math.log(len(dims)))

@@ -126,16 +126,19 @@ def building_sets(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Fi
 # ------------------------------------------------------------------ the keys before play
 
 #: the keys the building-set findings make whenever a run plays several building selections
-KEYS = (("sets:most_balanced", "the most balanced building set: its seat win rates max − min "
-         "(a figure; docs/rules/cartus.md §3)", "pp"),
-        ("sets:least_balanced", "the least balanced building set: its seat win rates max − min, "
-         "chi-square that every seat wins equally often, corrected over the sets", "pp"))
+KEYS = (("sets:most_balanced",
+         ("the most balanced building set: its seat win rates max − min "
+          "(a figure; docs/rules/cartus.md §3)"), "pp"),
+        ("sets:least_balanced",
+         ("the least balanced building set: its seat win rates max − min, "
+          "chi-square that every seat wins equally often, corrected over the sets"), "pp"))
 
 
-PAIR = ("sets:ARM_A-ARM_B", "the building set of arm ARM_A minus that of ARM_B in seat "
-        "spread² (variance of the seat win rates without chance's part): paired by seed where "
-        "the sets share their games, jackknife interval and z-test; asked by a question, made "
-        "for that pair", "pp²")
+PAIR = ("sets:ARM_A-ARM_B",
+        ("the building set of arm ARM_A minus that of ARM_B in seat "
+         "spread² (variance of the seat win rates without chance's part): paired by seed where "
+         "the sets share their games, jackknife interval and z-test; asked by a question, made "
+         "for that pair"), "pp²")
 
 
 def split_pair(rest: str, names: Any) -> tuple[str, str] | None:

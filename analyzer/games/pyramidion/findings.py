@@ -162,14 +162,15 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
 # ------------------------------------------------------------------ the keys before play
 
 #: the keys the baseline study's findings make in every run, with meaning and unit (``plan``)
-KEYS = (("goods:strongest_source", "the goods source with the largest odds ratio of winning "
-         "(picked as the largest; docs/rules/pyramidion.md §6)", "odds ratio"),
-        ("goods:largest_gap", "the goods source winners are furthest ahead on: winners minus "
-         "the others, goods per game", "goods"),
-        ("sites:most_contested", "the most contested building site: seats contesting it per "
-         "game (a figure)", "seats"),
-        ("ends:first_to_target", "share of the games ended by a seat reaching the target first "
-         "(a figure)", "%"))
+KEYS = (("goods:strongest_source", ("the goods source with the largest odds ratio of winning "
+                                    "(picked as the largest; docs/rules/pyramidion.md §6)"),
+         "odds ratio"),
+        ("goods:largest_gap", ("the goods source winners are furthest ahead on: winners minus "
+                               "the others, goods per game"), "goods"),
+        ("sites:most_contested", ("the most contested building site: seats contesting it per "
+                                  "game (a figure)"), "seats"),
+        ("ends:first_to_target", ("share of the games ended by a seat reaching the target first "
+                                  "(a figure)"), "%"))
 
 
 def head_to_head_key(variant: str, policy: str) -> str:
@@ -187,6 +188,6 @@ def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
         pols = sorted(set(arm.policies))
         for pol in pols[:1] if len(pols) == 2 else pols if len(pols) > 2 else ():
             out.append((head_to_head_key(arm.name, pol),
-                        f"in {arm.name}, {pol}'s win share per seat minus the other seats' in "
-                        "the same games (paired within games)", "pp"))
+                        (f"in {arm.name}, {pol}'s win share per seat minus the other seats' in "
+                         "the same games (paired within games)"), "pp"))
     return out, ""

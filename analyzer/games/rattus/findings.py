@@ -208,18 +208,18 @@ def caravan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]
 #: per card section: the keys its findings make whenever the card is in play, with their
 #: meaning and unit (``plan``); a ``users`` key per variant that takes the card out follows
 CARD_KEYS = {
-    "sultan": (("sultan:leader_wins", "share of the games won by the holder(s) of the most "
-                "diplomats (a figure, docs/rules/rattus.md §2.3)", "%"),
-               ("sultan:leader_edge", "the diplomat leader's win share minus the same players' "
-                "when they do not lead", "pp"),
-               ("sultan:winner_changed", "share of the games whose winner the diplomat points "
-                "changed (a figure)", "%"),
-               ("sultan:takes_first_last", "takes of the Sultan per game, start player minus "
-                "the last position (paired within games)", "takes")),
-    "trader": (("caravan:cubes_per_move", "bonus cubes a caravan move hands out (a figure, "
-                "docs/rules/rattus.md §2.2)", "bonus cubes"),
-               ("trader:takes_first_last", "takes of the Trader per game, start player minus "
-                "the last position (paired within games)", "takes")),
+    "sultan": (("sultan:leader_wins", ("share of the games won by the holder(s) of the most "
+                                       "diplomats (a figure, docs/rules/rattus.md §2.3)"), "%"),
+               ("sultan:leader_edge", ("the diplomat leader's win share minus the same players' "
+                                       "when they do not lead"), "pp"),
+               ("sultan:winner_changed", ("share of the games whose winner the diplomat points "
+                                          "changed (a figure)"), "%"),
+               ("sultan:takes_first_last", ("takes of the Sultan per game, start player minus "
+                                            "the last position (paired within games)"), "takes")),
+    "trader": (("caravan:cubes_per_move", ("bonus cubes a caravan move hands out (a figure, "
+                                           "docs/rules/rattus.md §2.2)"), "bonus cubes"),
+               ("trader:takes_first_last", ("takes of the Trader per game, start player minus "
+                                            "the last position (paired within games)"), "takes")),
 }
 
 
@@ -253,7 +253,7 @@ def plan(card: str, arms: Any) -> tuple[list[tuple[str, str, str]], str]:
         for a in arms[1:]:
             if a.players == base.players and _in_play(a.config, card) is False:
                 keys.append((users_key(card, a.name),
-                             f"the seats that used the {card.title()} in base, their win share "
-                             f"per game in the same games of {a.name} (without it) minus in "
-                             "base", "pp"))
+                             (f"the seats that used the {card.title()} in base, their win share "
+                              f"per game in the same games of {a.name} (without it) minus in "
+                              "base"), "pp"))
     return keys, ""
