@@ -223,7 +223,7 @@ class ForwardGame:
         return self.start(config, chance, seed, log)
 
     def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
-                  log: Log = None, checkpoints: Checkpoints | None = None
+                  log: Log = None, checkpoints: Checkpoints | None = None, replay: int = 0
                   ) -> tuple[dict, list[dict]]:
         """Play one seeded game and return its records (``GameSpec.play_game``).
 
@@ -242,6 +242,10 @@ class ForwardGame:
         checkpoints : flow.Checkpoints, optional
             Gets a checkpoint after every round and at the end (``flow.play_recorded``; the
             same game and records as without).
+        replay : int
+            ``0``: the game as every run plays it. ``r >= 1``: the same deal (chance stream)
+            with the players drawing from other streams (``base.game_streams``), for
+            ``analyzer quality --luck``.
 
         Returns
         -------
@@ -261,7 +265,7 @@ class ForwardGame:
         n = config.n_players
         objs = resolve_policies(self.policies, policies, n)
         names = [policy_name(self.policies, p) for p in objs]
-        chance, seat_rngs = game_streams(seed, n)
+        chance, seat_rngs = game_streams(seed, n, replay)
         if log is not None:
             log(seats_line(names))
         state = self.start(config, chance, seed, log)

@@ -67,6 +67,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.study.dimensions[].*", "parameter value"), ("run.study.knobs[].*", "knob value"),
     ("run.study.variants[].values.*", "rule value"),
     ("run.study.check.*", "=results.balance.check"),
+    ("run.study.luck", "replays"), ("run.study.probe.drew[]", "games"),
     # fields of one meaning wherever they are (after the run facts' own)
     ("*.p_value*", PROBABILITY), ("*.p_*", PROBABILITY), ("*_p", PROBABILITY),
     ("*_p_adj", PROBABILITY), ("*.games", "games"), ("*.too_few_games", "games"),
@@ -97,6 +98,14 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("results.tournament.head_to_head[].*", SHARE), ("results.tournament.deals", "deals"),
     ("results.tournament.min_deals", "deals"), ("results.tournament.bootstrap", "resamples"),
     ("results.robustness.conditions", "conditions"),
+    # ``analyzer quality --luck``: variances in the outcome's unit squared (each row's ``unit``)
+    ("results.luck.outcomes[].between", "@unit"), ("results.luck.outcomes[].within", "@unit"),
+    ("results.luck.outcomes[].total", "@unit"),
+    ("results.luck.outcomes[].naive_between", "@unit"),
+    ("results.luck.outcomes[].share", SHARE), ("results.luck.outcomes[].lo", SHARE),
+    ("results.luck.outcomes[].hi", SHARE), ("results.luck.outcomes[].position", "seat"),
+    ("results.luck.*deals", "deals"), ("results.luck.*replays", "replays"),
+    ("results.luck.*n_boot", "resamples"), ("results.luck.bootstrap", "resamples"),
     ("results.studies.target_ci.*", "=run.target_ci"),
     ("results.studies.ablate.table[].games*", "games"),
     ("results.studies.ablate.table[].score*", "points"),
