@@ -96,6 +96,8 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("results.tournament.ratings[].*", SHARE),
     ("results.tournament.head_to_head[].meetings", "games"),
     ("results.tournament.head_to_head[].*", SHARE), ("results.tournament.deals", "deals"),
+    ("results.tournament.skill_spread.rating*", "log-strength"),
+    ("results.tournament.skill_spread.win*", SHARE),
     ("results.tournament.min_deals", "deals"), ("results.tournament.bootstrap", "resamples"),
     ("results.robustness.conditions", "conditions"),
     # ``analyzer quality --luck``: variances in the outcome's unit squared (each row's ``unit``)

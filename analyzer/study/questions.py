@@ -33,6 +33,13 @@ from analyzer.report.findings import GENERIC_KEYS
 SWEEP_FAMILIES = ("score_mean",)
 # the seat and diff role keys follow from the seat records of the file's own arms
 ROLE_FAMILIES = ("seat", "diff")
+# a tournament's skill spread (``report.tournament.key_findings``, issue #36)
+SKILL_SPREAD = {
+    "quality:skill_spread": ("the best-rated entrant's win rate minus the worst-rated's, "
+                             "bootstrap over deals (a figure)", "pp"),
+    "quality:skill_spread:rating": ("the best-rated entrant's Plackett–Luce rating minus the "
+                                    "worst-rated's, bootstrap over deals (a figure)",
+                                    "log-strength")}
 
 
 @dataclass
@@ -157,6 +164,7 @@ def plan(scenario: Any, kind: str = "simulate") -> Plan:
         out.keys += [PlannedKey(f"win_rate:{n}", f"{n}'s win rate minus a fair seat's, over "
                                 "the deals of the schedule", "pp") for n in _entrants(scenario)]
         out.keys += [PlannedKey(k, *roles[k]) for k in ("rating_gap:best", "win_rate:best")]
+        out.keys += [PlannedKey(k, *v) for k, v in SKILL_SPREAD.items()]
         return out
     if not as_written(kind):
         out.keys += [PlannedKey(f, *v) for f, v in own_families().get(kind, {}).items()]
@@ -243,7 +251,8 @@ def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
         if family == "rating_gap":  # (a pair is allowed: ``check``)
             return "a tournament's rating gap is rating_gap:best (or rating_gap:BEST:NEXT)"
         return ("a family a tournament has none of: a tournament answers win_rate:ENTRANT, "
-                "win_rate:best and rating_gap:best (the best-rated entrant and the next)")
+                "win_rate:best, rating_gap:best (the best-rated entrant and the next) and "
+                "quality:skill_spread[:rating]")
     parts = key.split(":")
     if family in GENERIC_KEYS:
         arm = {"first_player": rest, "score": rest, "start_adv": rest,
@@ -296,7 +305,7 @@ def problems(scenario: Any, kind: str) -> list[str]:
     if not questions:
         return []
     spec = scenario.spec
-    families = key_families(spec)
+    families = key_families(spec) | ({"quality"} if kind == "tournament" else set())
     planned = plan(scenario, kind)
     names = set(planned.names())
     entrants = _entrants(scenario) if kind == "tournament" else []
