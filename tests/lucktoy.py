@@ -10,7 +10,9 @@ picks a number ``a`` in 0..5; its score, by the rule option ``mode``, is
   ``Var(a) = 35/12``: luck share 1/2 of the score.
 
 The highest score wins (a tie for first shares the win, ``1/k`` each). ``first`` always picks
-0 (no randomness of its own); ``random`` picks uniformly from its seat's stream.
+0 and ``high`` always 5 (no randomness of their own); ``random`` picks uniformly from its
+seat's stream. In ``play`` mode with two seats ``high`` beats ``random`` with chance 5/6 and
+ties with 1/6 (half a win): its win rate is 11/12, ``random``'s 1/12.
 """
 
 from __future__ import annotations
@@ -128,6 +130,17 @@ class First:
 
 
 @dataclass(frozen=True)
+class High:
+    """Always picks 5, the largest number: the strongest play in ``play`` mode."""
+
+    def player(self, seat: int):
+        return self
+
+    def choose(self, view, rng):
+        return view.legal_actions()[-1]
+
+
+@dataclass(frozen=True)
 class Uniform:
     """Picks uniformly at random from its seat's stream."""
 
@@ -138,7 +151,7 @@ class Uniform:
         return rng.choice(view.legal_actions())
 
 
-POLICIES = {"first": First, "random": Uniform}
+POLICIES = {"first": First, "high": High, "random": Uniform}
 PLAYERS = PlayerCounts("lucktoy", 2, 4)
 OPTIONS = OptionSet("lucktoy", (
     Option("mode", "mixed", str, "rule 1", "what decides the score", choices=MODES),

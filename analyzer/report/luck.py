@@ -18,7 +18,7 @@ ICC(1)):
   by chance when the deal explains little) is reported as it is: no luck is detectable.
 
 An outcome with several seats (each seat's win share, its final score, by start position) is
-also pooled: the between and within components summed over the seats (the trace of the
+also pooled: the between and within parts summed over the seats (the trace of the
 covariance matrices) before the share is taken, so ``luck:won`` is the share of the total
 win-share variance of a game the deal explains. The winner's margin (its final score minus the
 runner-up's) is one number per game. A seat's win share is the project's fair share: ``1/k``
@@ -90,14 +90,14 @@ def split(y: np.ndarray, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
     within_ss = ((y - means[:, None, :]) ** 2).sum(axis=(1, 2))  # (D,)
     sq = (means ** 2).sum(axis=1)  # (D,)
 
-    def components(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def parts(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         grand = c @ means / d  # (B, K)
         ssb = r * (c @ sq - d * (grand ** 2).sum(axis=-1))
         msb = ssb / (d - 1)
         msw = (c @ within_ss) / (d * (r - 1))
         return (msb - msw) / r, msw
 
-    b, w = components(np.ones((1, d)))
+    b, w = parts(np.ones((1, d)))
     between, within = float(b[0]), float(w[0])
     total = between + within
     naive = float(means.var(axis=0, ddof=1).sum())
@@ -106,7 +106,7 @@ def split(y: np.ndarray, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
     if n_boot > 0 and total > 0:
         rng = np.random.default_rng(seed)
         c = rng.multinomial(d, np.full(d, 1.0 / d), size=n_boot).astype(float)
-        bb, ww = components(c)
+        bb, ww = parts(c)
         with np.errstate(invalid="ignore", divide="ignore"):
             shares = bb / (bb + ww)
         shares = shares[np.isfinite(shares)]
@@ -117,7 +117,7 @@ def split(y: np.ndarray, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
             "n_boot": n_boot if n_boot > 0 and total > 0 else 0}
 
 
-def cube(seats: pd.DataFrame, column: str, replays: Sequence[str]
+def by_deal(seats: pd.DataFrame, column: str, replays: Sequence[str]
          ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """``column`` of the seat records as ``(D, R, P)``: deal, replay, start position; with the
     deals' ids and the positions. Deals missing a replay are left out."""
@@ -152,8 +152,8 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
     by position, and ``margin``; each a ``split`` dict with ``outcome``, ``position`` (``None``
     pooled), ``pooled``, ``key`` (``luck:won``, ``luck:won:P``…) and ``unit`` (of the
     variances)."""
-    won, _, positions = cube(seats, "won", replays)
-    score, _, _ = cube(seats, "score", replays)
+    won, _, positions = by_deal(seats, "won", replays)
+    score, _, _ = by_deal(seats, "score", replays)
     out = []
     for name, arr in (("won", won), ("score", score)):
         rows = [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]
