@@ -24,6 +24,10 @@ win-share variance of a game the deal explains. The winner's margin (its final s
 runner-up's) is one number per game. A seat's win share is the project's fair share: ``1/k``
 for a ``k``-way tie for first, ``0`` for every seat when nobody wins.
 
+**Where the deal ends.** The game draws from its one chance stream in the order events
+happen: once two replays take different choices, later draws can fall to different events.
+Those count as play, so the luck share is a lower bound of the part chance plays.
+
 **The interval.** 95 % percentile bootstrap over deals (a deal is resampled with all its
 replays: the deal is the unit; ``ratings.expanded_levels`` widens the levels for few deals),
 ``bootstrap`` replicates seeded by the run's seed.
@@ -251,7 +255,10 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "by start position (turn order); its win share is 1/k for a k-way tie for first and "
           f"0 when nobody wins. 95 % percentile bootstrap intervals over the {deals} deals "
           f"({n_boot if not deterministic else 0} replicates; a deal is resampled with all its "
-          "replays). **How to read it**: a high luck share of the win means the players' "
+          "replays). A game draws from its one chance stream in the order events happen, "
+          "so once two replays take different choices later draws can fall to different "
+          "events: those count as play here, and the luck share is a lower bound of the part "
+          "chance plays. **How to read it**: a high luck share of the win means the players' "
           "choices barely move who wins at this table (for these players: a stronger player "
           "may leave less to the deal).")
     doc.table(pd.DataFrame([{
