@@ -150,21 +150,21 @@ def quality(path_or_scenario: str | Path | Scenario, *, luck: Luck = 4,
         raise OptionError("luck", f"{scenario.game}'s play loop cannot replay a deal with other "
                                   "player streams (it is not the shared forward model's, "
                                   "model/forward.py)")
-    drew = drawing_seats(scenario)
+    played = replays(scenario, luck)
+    run = prepare(played, "quality", **run_options).settle()  # --plan stops here, unplayed
+    drew, probed = drawing_seats(scenario), min(PROBE_GAMES, scenario.games)
     if not any(drew):
         seats = ", ".join(dict.fromkeys(s.policy for s in scenario.arms[0].seats))
         raise OptionError("luck", f"no player of {scenario.name} ({seats}) drew from its own "
-                                  f"stream in {min(PROBE_GAMES, scenario.games)} deals: "
+                                  f"stream in {probed} deals: "
                                   "deterministic players replay every deal alike, so the "
                                   "split would be meaningless; seat players with their own "
                                   "randomness (random, ismcts)")
-    played = replays(scenario, luck)
-    run = prepare(played, "quality", **run_options).settle()
     scenario = run.scenario
     arms = [replace(a, replay=r) for r, a in enumerate(runner.plan_arms(scenario))]
     study = {"kind": "quality", "luck": luck, "bootstrap": bootstrap, "boot_seed": scenario.seed,
              "dropped_variants": [a.name for a in given.arms[1:]],
-             "probe": {"games": min(PROBE_GAMES, scenario.games), "drew": drew}}
+             "probe": {"games": probed, "drew": drew}}
     with run.session():
         result = run.play_arms(arms, scenario.seed, scenario.games, run.dir.chunks,
                                scenario=scenario, progress=run.options.progress)
