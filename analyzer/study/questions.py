@@ -35,10 +35,10 @@ SWEEP_FAMILIES = ("score_mean",)
 ROLE_FAMILIES = ("seat", "diff")
 # a tournament's skill spread (``report.tournament.key_findings``, issue #36)
 SKILL_SPREAD = {
-    "quality:skill_spread": ("the best-rated entrant's win rate minus the worst-rated's, "
-                             "bootstrap over deals (a figure)", "pp"),
-    "quality:skill_spread:rating": ("the best-rated entrant's Plackett–Luce rating minus the "
-                                    "worst-rated's, bootstrap over deals (a figure)",
+    "quality:skill_spread": (("the best-rated entrant's win rate minus the worst-rated's, "
+                              "bootstrap over deals (a figure)"), "pp"),
+    "quality:skill_spread:rating": (("the best-rated entrant's Plackett–Luce rating minus the "
+                                     "worst-rated's, bootstrap over deals (a figure)"),
                                     "log-strength")}
 
 
