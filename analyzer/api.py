@@ -1,8 +1,8 @@
 """The Python API; the CLI is a thin shell over it, so a notebook can do what a shell does.
 
 Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
-``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness``, ``balance`` and
-``sensitivity`` — and so do
+``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness``, ``balance``,
+``sensitivity`` and ``quality`` — and so do
 ``validate`` (``validate_pool`` and ``is_pool`` for tournament pools), ``replay``,
 ``replay_scenario``, ``render_report``, ``findings``, ``plan_keys`` and ``catalogue``. Each checks its
 arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
@@ -30,6 +30,7 @@ from analyzer.scenario import BASE, Scenario
 from analyzer.study.ablate import ablate
 from analyzer.study.balance import balance
 from analyzer.study.compare import compare
+from analyzer.study.quality import quality
 from analyzer.study.robustness import robustness
 from analyzer.study.run import Results, simulate, validate
 from analyzer.study.sensitivity import sensitivity
@@ -47,6 +48,7 @@ __all__ = [
     "findings_table",
     "is_pool",
     "plan_keys",
+    "quality",
     "render_report",
     "replay",
     "replay_scenario",

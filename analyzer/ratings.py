@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -395,12 +396,19 @@ class Ratings:
         predicts, ``1 / (1 + exp(θ_opponent − θ_entrant))``.
     deals, n_boot : int
         Deals (game seeds) and bootstrap replicates behind the intervals.
+    spread : dict
+        The skill spread (issue #36): the best-rated entrant (``strongest``, the table's first
+        row) against the worst-rated (``weakest``, its last): ``win`` its win rate minus the
+        weakest's (a share), ``rating`` its rating minus the weakest's (log-strength), each
+        with ``*_lo``, ``*_hi`` from the same bootstrap replicates (the two entrants fixed, as
+        picked on all deals); empty with fewer than two entrants.
     """
 
     table: pd.DataFrame
     head_to_head: pd.DataFrame
     deals: int
     n_boot: int
+    spread: dict = field(default_factory=dict)
 
 
 def _per_deal(f: Finishes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -563,4 +571,25 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             for a in range(n) for b in range(n) if a != b and meet[a, b] > 0]
     h2h = pd.DataFrame(rows, columns=["entrant", "opponent", "meetings", "above", "lo", "hi",
                                       "model"])
-    return Ratings(table, h2h, d, n_boot)
+    return Ratings(table, h2h, d, n_boot, _spread(f, theta, point["win"], order, boots, q))
+
+
+def _spread(f: Finishes, theta: np.ndarray, win: np.ndarray, order: np.ndarray,
+            boots: dict[str, list], q: tuple[float, float]) -> dict[str, Any]:
+    """``Ratings.spread``: the best-rated entrant (``order[0]``) minus the worst-rated
+    (``order[-1]``) in win rate and in rating, intervals from the bootstrap replicates."""
+    if len(order) < 2:
+        return {}
+    a, b = int(order[0]), int(order[-1])
+    out: dict[str, Any] = {"strongest": f.entrants[a], "weakest": f.entrants[b]}
+    for name, point, key in (("win", win, "win"), ("rating", theta, "theta")):
+        out[name] = float(point[a] - point[b])
+        lo = hi = math.nan
+        if boots[key]:
+            x = np.array(boots[key])
+            x = x[:, a] - x[:, b]
+            x = x[np.isfinite(x)]
+            if x.size:
+                lo, hi = (float(v) for v in np.quantile(x, q))
+        out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
+    return out

@@ -93,6 +93,10 @@ class ArmPlan:
         The rule options as sorted JSON (hashable, cheap to send).
     seats : tuple of (str, str, str)
         ``(display name, policy name, params as JSON)`` per seat, before rotation.
+    replay : int
+        ``0``: game ``i`` as every run plays it. ``r >= 1``: game ``i``'s deal (its chance
+        stream) with the players drawing from replay ``r``'s streams (``base.game_streams``;
+        ``analyzer quality --luck``).
     """
 
     name: str
@@ -100,6 +104,7 @@ class ArmPlan:
     expansions: tuple[str, ...]
     rules: str
     seats: tuple[tuple[str, str, str], ...]
+    replay: int = 0
 
 
 def plan_arms(scenario) -> list[ArmPlan]:
@@ -210,16 +215,17 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
             pols = policies[r:] + policies[:r]
             marks = Checkpoints(spec.flow) if record else None
             trial = Kingmaking(kingmaking) if testing else None
+            extra = {"replay": arm.replay} if arm.replay else {}
             try:
                 if marks is None:
-                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i))
+                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i), **extra)
                 elif trial is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
-                                                 checkpoints=marks)
+                                                 checkpoints=marks, **extra)
                 else:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
                                                  checkpoints=marks,
-                                                 kingmaking_test=trial)
+                                                 kingmaking_test=trial, **extra)
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None

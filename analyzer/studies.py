@@ -26,7 +26,7 @@ import typer
 # the modules declaring a ``KIND``, in the order of the commands
 MODULES = tuple(f"analyzer.study.{m}" for m in (
     "simulate", "compare", "sweep", "ablate", "tournament", "tune", "robustness", "balance",
-    "sensitivity"))
+    "sensitivity", "quality"))
 # the run flags every study command takes (``analyzer.study_cli``), as API keyword arguments
 # (``quiet`` is the API's ``progress=False``)
 RUN_FLAGS = ("games", "seed", "jobs", "backend", "scheduler", "chunk_size", "out", "resume",

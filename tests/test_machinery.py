@@ -60,7 +60,8 @@ def _one_line(res, fragment: str, code: int = 2) -> str:
 
 def test_every_study_kind_is_declared_once_and_resolves():
     assert list(studies.STUDIES) == ["simulate", "compare", "sweep", "ablate", "tournament",
-                                     "tune", "robustness", "balance", "sensitivity"]
+                                     "tune", "robustness", "balance", "sensitivity",
+                                     "quality"]
     for kind in studies.STUDIES.values():
         func = kind.api
         assert getattr(api, func.__name__) is func and func.__name__ in api.__all__

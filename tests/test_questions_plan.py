@@ -105,7 +105,9 @@ def test_findings_of_a_tournament_pool_lists_each_entrant_and_the_role_keys(game
     entrants = [e.get("name") or e["policy"]
                 for e in tomllib.loads(path.read_text())["entrants"]]
     keys = [line.split()[0] for line in res.stdout.splitlines()[1::2]]
-    assert keys == [f"win_rate:{e}" for e in entrants] + ["rating_gap:best", "win_rate:best"]
+    assert keys == [f"win_rate:{e}" for e in entrants] + ["rating_gap:best", "win_rate:best",
+                                                          "quality:skill_spread",
+                                                          "quality:skill_spread:rating"]
     assert "[log-strength]" in res.stdout
 
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import balancetoy
+import lucktoy
 import pytest
 import test_balance
 import test_tournament
@@ -18,6 +19,7 @@ from analyzer.games import get_game, register_game
 from analyzer.report import finding_table, units
 
 register_game(balancetoy.SPEC)
+register_game(lucktoy.SPEC)
 ROOT = Path(__file__).resolve().parents[1]
 
 RUNS = {
@@ -40,6 +42,8 @@ RUNS = {
     "balance-race": lambda d: api.balance(d / "btoy.toml", finding="first_player:base",
                                           vary="rules.steps=3..7", budget=5 * 40, race=True,
                                           validation_games=40, jobs=1, out=d / "balance-race"),
+    "quality": lambda d: api.quality(d / "luck.toml", luck=3, bootstrap=20, jobs=1,
+                                     out=d / "quality"),
     # a real game's own sections: Cartus's building sets (ablate and a set design), Pyramidion's
     "ablate": lambda d: api.ablate(ROOT / "scenarios" / "cartus-first-game.toml", games=4,
                                    jobs=1, out=d / "ablate"),
@@ -59,6 +63,8 @@ def runs(tmp_path_factory) -> Path:
     (d / "mid.toml").write_text('policy = "biased"\n[params]\nboost = 0.5\n')
     (d / "pool.toml").write_text(test_tournament.POOL)
     (d / "btoy.toml").write_text(test_balance.TOY.format(edge=0.2))
+    (d / "luck.toml").write_text(lucktoy.SCENARIO.format(mode="mixed", games=30,
+                                                         policy="random"))
     for run in RUNS.values():
         run(d)
     return d

@@ -633,7 +633,8 @@ def config_rule_values(config: Any) -> list[RuleValue]:
     return list(config.rule_values)
 
 
-def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[random.Random, list[random.Random]]:
+def game_streams(seed: int | np.random.SeedSequence, n_seats: int, replay: int = 0
+                 ) -> tuple[random.Random, list[random.Random]]:
     """Independent generators for one game: one for chance, one per seat.
 
     Child 0 of the game's SeedSequence drives every chance event (token draws, shuffles);
@@ -646,6 +647,10 @@ def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[rand
         The game's seed; an int ``s`` means ``SeedSequence(s)``.
     n_seats : int
         Number of seats.
+    replay : int
+        ``0`` (every run): the streams above. ``r >= 1``: the same chance stream (child 0,
+        the same deal) with seat ``s``'s player drawing from grandchild ``(1 + s, r)``
+        instead, a stream of its own per replay (``analyzer quality --luck``, issue #36).
 
     Returns
     -------
@@ -657,6 +662,13 @@ def game_streams(seed: int | np.random.SeedSequence, n_seats: int) -> tuple[rand
     # mutated: the same SeedSequence passed twice must replay the same game.
     children = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,), pool_size=ss.pool_size)
                 for k in range(n_seats + 1)]
+    if replay:
+        if not isinstance(replay, int) or replay < 0:
+            raise ValueError(f"replay must be a whole number >= 0 (got {replay!r})")
+        children[1:] = [np.random.SeedSequence(ss.entropy,
+                                               spawn_key=tuple(ss.spawn_key) + (k, replay),
+                                               pool_size=ss.pool_size)
+                        for k in range(1, n_seats + 1)]
     gens = [random.Random(int(c.generate_state(2, np.uint64)[0])) for c in children]
     return gens[0], gens[1:]
 

@@ -231,7 +231,8 @@ class ForwardGame:
 
     def play_game(self, config: Any, policies: Any, seed: int | np.random.SeedSequence,
                   log: Log = None, checkpoints: Checkpoints | None = None,
-                  kingmaking_test: Kingmaking | None = None) -> tuple[dict, list[dict]]:
+                  kingmaking_test: Kingmaking | None = None, replay: int = 0
+                  ) -> tuple[dict, list[dict]]:
         """Play one seeded game and return its records (``GameSpec.play_game``).
 
         Parameters
@@ -254,6 +255,10 @@ class ForwardGame:
             at most ``kingmaking_test.samples`` counterfactual games, each replayed from ``seed`` with
             fresh players, the same streams and one choice changed) and fill it. The
             game and its records are the same as without.
+        replay : int
+            ``0``: the game as every run plays it. ``r >= 1``: the same deal (chance stream)
+            with the players drawing from other streams (``base.game_streams``), for
+            ``analyzer quality --luck``.
 
         Returns
         -------
@@ -273,7 +278,7 @@ class ForwardGame:
         n = config.n_players
         objs = resolve_policies(self.policies, policies, n)
         names = [policy_name(self.policies, p) for p in objs]
-        chance, seat_rngs = game_streams(seed, n)
+        chance, seat_rngs = game_streams(seed, n, replay)
         if log is not None:
             log(seats_line(names))
         state = self.start(config, chance, seed, log)
@@ -286,14 +291,15 @@ class ForwardGame:
             decisions: list = []
             play_recorded(state, players, seat_rngs, checkpoints, decisions)
 
-            def replay(decision: int, option: int) -> tuple[float, ...]:
-                again_chance, again_rngs = game_streams(seed, n)
+            def again_with(decision: int, option: int) -> tuple[float, ...]:
+                again_chance, again_rngs = game_streams(seed, n, replay)
                 again = self.start(config, again_chance, seed, None)
                 play_with_choice(again, [p.player(s) for s, p in enumerate(objs)], again_rngs,
                                  decision, option)
                 return again.returns()
 
-            kingmaking(kingmaking_test, checkpoints, decisions, kingmaking_stream(seed), replay)
+            kingmaking(kingmaking_test, checkpoints, decisions, kingmaking_stream(seed),
+                       again_with)
         return state.records(names)
 
 

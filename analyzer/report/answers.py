@@ -250,8 +250,10 @@ def tournament(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     out = [a for r in gap for a in _answer("Which player is strongest, and by how much?", r)]
     wins = sorted((r for r in records if str(r.get("key")).startswith("win_rate:")),
                   key=lambda r: -_value(r))
+    spread = _by_key(records).get("quality:skill_spread")
     return out + [a for r in wins for a in _answer(
-        f"How often does `{str(r['key']).partition(':')[2]}` win, against a fair seat?", r)]
+        f"How often does `{str(r['key']).partition(':')[2]}` win, against a fair seat?", r)] + \
+        _answer("How far apart are the strongest and the weakest player (skill spread)?", spread)
 
 
 def tune(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],

@@ -107,9 +107,23 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc.chart("head_to_head.png", "Share of meetings the row's entrant finished above the "
                                       "column's.", lambda ax: plot_head_to_head(ax, h2h, order),
                   size=(2.5 + 0.9 * len(order), 1.5 + 0.8 * len(order)))
+    spread = result.spread
+    if spread:
+        doc.h("Skill spread")
+        doc.p(f"How far apart the pool's players are (issue #36): the best-rated entrant "
+              f"`{spread['strongest']}` against the worst-rated `{spread['weakest']}`, their win "
+              f"rates' difference {_signed(spread['win'], spread['win_lo'], spread['win_hi'], 100, ' pp', 1)} "
+              f"and their ratings' "
+              f"{_signed(spread['rating'], spread['rating_lo'], spread['rating_hi'], 1, '', 2)} "
+              f"(log-strength; `quality:skill_spread` and `quality:skill_spread:rating`). 95 % "
+              f"bootstrap intervals over the {result.deals} deals from the same replicates as "
+              "the table, the two entrants held fixed as ranked on all deals; being picked as "
+              "the extremes, the spread leans high when the entrants are close. A wide spread "
+              "says the game rewards skill (for these players); near 0, the players' strength "
+              "barely matters (compare `analyzer quality --luck`).")
     _schedule(doc, study)
     key = findings.key_findings(
-        doc, key_findings(table, result.deals, players), run_dir, at=top,
+        doc, key_findings(table, result.deals, players, spread), run_dir, at=top,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
              "together) instead of the game. The intervals are percentile bootstrap intervals "
@@ -117,6 +131,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
              "for an entrant that won none of its games, or a pair where one always finished "
              "above, the exact binomial over deals), not read off the interval.")
     return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
+            "skill_spread": dict(spread),
             "bootstrap": result.n_boot, "games": found.n_games, "findings": key,
             "reliable": not warning, "reliability": warning,
             "min_deals": ratings.MIN_DEALS}
@@ -135,14 +150,18 @@ def fair_text(fair: float, players: int) -> str:
             "share of games nobody won (a loss for every seat)")
 
 
-def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]:
+def key_findings(table: pd.DataFrame, deals: int, players: int,
+                 spread: dict[str, Any] | None = None) -> list[Finding]:
     """The tournament's findings: the best-rated entrant's rating gap to the next-rated one, and
     each entrant's win rate minus a fair seat's (``ratings.Ratings.table``, best first), each
     with its bootstrap interval over ``deals`` and the p-value of its test over deals
     (``gap_p``, ``above_fair_p``: a t-test of per-deal values, an exact binomial over deals
     for a share of 0 or 1), not one read off the asymmetric percentile interval. A win rate is
     per seat-game: its sentence counts the entrant's games, and its seat-games too where it held
-    several seats of a table (as the ratings table's ``games`` and ``seat-games`` columns)."""
+    several seats of a table (as the ratings table's ``games`` and ``seat-games`` columns).
+    With ``spread`` (``ratings.Ratings.spread``), the skill spread as two measured figures:
+    ``quality:skill_spread`` (the best-rated entrant's win rate minus the worst-rated's) and
+    ``quality:skill_spread:rating`` (their rating difference)."""
     out = []
     if len(table) >= 2:
         best, second = table.iloc[0], table.iloc[1]
@@ -165,6 +184,19 @@ def key_findings(table: pd.DataFrame, deals: int, players: int) -> list[Finding]
             float(r.above_fair), float(r.above_fair_lo), float(r.above_fair_hi), "pp", 100, 1,
             True, 0.0, games=deals, key=f"win_rate:{r.entrant}", min_games=2,
             p_value=_p(r._asdict(), "above_fair_p")))
+    if spread:
+        pair = f"`{spread['strongest']}` (best-rated) minus `{spread['weakest']}` (worst-rated)"
+        out.append(Finding(
+            f"Skill spread: {pair} in win rate, {{value}} (bootstrap over {deals} deals)",
+            float(spread["win"]), float(spread["win_lo"]), float(spread["win_hi"]), "pp", 100,
+            1, True, None, games=deals, key="quality:skill_spread", min_games=2,
+            bounds=(-1.0, 1.0)))
+        out.append(Finding(
+            f"Rating spread: {pair}, {{value}} in Plackett–Luce rating (log-strength; "
+            f"bootstrap over {deals} deals)", float(spread["rating"]),
+            float(spread["rating_lo"]), float(spread["rating_hi"]), "", 1, 2, True, None,
+            games=deals, key="quality:skill_spread:rating", min_games=2,
+            stored_unit="log-strength"))
     return out
 
 

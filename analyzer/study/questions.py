@@ -37,6 +37,13 @@ ROLE_FAMILIES = ("seat", "diff")
 # why a run without ``--rounds`` makes no ``quality:`` key (``Plan.absent``)
 NO_ROUNDS = ("the game-quality findings are measured only from the checkpoints after every "
              "round, which this run does not record (it is played without --rounds)")
+# a tournament's skill spread (``report.tournament.key_findings``, issue #36)
+SKILL_SPREAD = {
+    "quality:skill_spread": (("the best-rated entrant's win rate minus the worst-rated's, "
+                              "bootstrap over deals (a figure)"), "pp"),
+    "quality:skill_spread:rating": (("the best-rated entrant's Plackett–Luce rating minus the "
+                                     "worst-rated's, bootstrap over deals (a figure)"),
+                                    "log-strength")}
 
 
 @dataclass
@@ -169,6 +176,7 @@ def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> P
         out.keys += [PlannedKey(f"win_rate:{n}", f"{n}'s win rate minus a fair seat's, over "
                                 "the deals of the schedule", "pp") for n in _entrants(scenario)]
         out.keys += [PlannedKey(k, *roles[k]) for k in ("rating_gap:best", "win_rate:best")]
+        out.keys += [PlannedKey(k, *v) for k, v in SKILL_SPREAD.items()]
         return out
     if not as_written(kind):
         out.keys += [PlannedKey(f, *v) for f, v in own_families().get(kind, {}).items()]
@@ -259,7 +267,8 @@ def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
         if family == "rating_gap":  # (a pair is allowed: ``check``)
             return "a tournament's rating gap is rating_gap:best (or rating_gap:BEST:NEXT)"
         return ("a family a tournament has none of: a tournament answers win_rate:ENTRANT, "
-                "win_rate:best and rating_gap:best (the best-rated entrant and the next)")
+                "win_rate:best, rating_gap:best (the best-rated entrant and the next) and "
+                "quality:skill_spread[:rating]")
     parts = key.split(":")
     if family in GENERIC_KEYS:
         arm = {"first_player": rest, "score": rest, "start_adv": rest,
@@ -333,11 +342,13 @@ def key_problem(scenario: Any, key: str, kind: str = "simulate",
     (a command that names one finding of this run, ``analyzer sensitivity --finding``)."""
     family = key.partition(":")[0]
     families = key_families(scenario.spec)
-    needs_rounds = family == quality.FAMILY and rounds is False and family in families
+    if planned is None:
+        planned = plan(scenario, kind, rounds)
+    # a quality: key the run makes without its rounds (a tournament's skill spread) needs none
+    needs_rounds = (family == quality.FAMILY and rounds is False and family in families
+                    and key not in planned.names())
     if needs_rounds:  # held against the keys it would make with --rounds
         planned = plan(scenario, kind, rounds=True)
-    elif planned is None:
-        planned = plan(scenario, kind, rounds)
     names = planned.names()
     if close_only:
         close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)

@@ -489,8 +489,10 @@ def simulate(path_or_scenario: str | Path | Scenario, *, games: int | None = Non
 
 
 def _digest(arms: Sequence[runner.ArmPlan]) -> str:
-    """A short hash of what ``arms`` play (names, rules, seats)."""
-    return hashlib.sha256(json.dumps([astuple(a) for a in arms]).encode()).hexdigest()[:16]
+    """A short hash of what ``arms`` play (names, rules, seats; a replay's index, so an arm
+    of replay 0 hashes as before replays existed)."""
+    return hashlib.sha256(json.dumps([astuple(a)[:5] if not a.replay else astuple(a)
+                                      for a in arms]).encode()).hexdigest()[:16]
 
 
 def only_base(scenario: Scenario) -> Scenario:

@@ -1,0 +1,312 @@
+"""The report of ``analyzer quality --luck R``: how much of the outcome the deal decides
+(issue #36 item 3).
+
+**The split.** Each deal ``d = 1..D`` (a game seed: its chance stream) is played ``R`` times
+with other player streams (``analyzer.study.quality``). For an outcome ``Y`` the law of total
+variance splits ``Var(Y) = Var(E[Y | deal]) + E[Var(Y | deal)]``: the first part is what the
+deal decides (luck of the draw: cards, tokens, dice, the seating), the second what is left to
+the players' own choices. The variance of the observed deal means overstates the first part by
+``E[Var(Y | deal)] / R`` (each mean is over only ``R`` replays), so it is estimated as in a
+one-way random-effects ANOVA (Searle, Casella & McCulloch 1992, ch. 3; Shrout & Fleiss 1979,
+ICC(1)):
+
+- ``MSW = Σ_d Σ_r (y_dr − ȳ_d)² / (D (R − 1))`` estimates the within-deal variance ``σ²_w``;
+- ``MSB = R Σ_d (ȳ_d − ȳ)² / (D − 1)`` estimates ``σ²_w + R σ²_b``, so
+  ``σ²_b = (MSB − MSW) / R`` is unbiased for the between-deal variance;
+- the **luck share** is ``σ²_b / (σ²_b + σ²_w)`` (the intraclass correlation ICC(1)): 1 when
+  the deal alone decides, 0 when play alone does. An estimate below 0 (``MSB < MSW``, possible
+  by chance when the deal explains little) is reported as it is: no luck is detectable.
+
+An outcome with several seats (each seat's win share, its final score, by start position) is
+also pooled: the between and within parts summed over the seats (the trace of the
+covariance matrices) before the share is taken, so ``luck:won`` is the share of the total
+win-share variance of a game the deal explains. The winner's margin (its final score minus the
+runner-up's) is one number per game. A seat's win share is the project's fair share: ``1/k``
+for a ``k``-way tie for first, ``0`` for every seat when nobody wins.
+
+**Where the deal ends.** The game draws from its one chance stream in the order events
+happen: once two replays take different choices, later draws can fall to different events.
+Those count as play, so the luck share is a lower bound of the part chance plays.
+
+**The interval.** 95 % percentile bootstrap over deals (a deal is resampled with all its
+replays: the deal is the unit; ``ratings.expanded_levels`` widens the levels for few deals),
+``bootstrap`` replicates seeded by the run's seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import ratings
+from analyzer.report import answers as answer_rows
+from analyzer.report import findings
+from analyzer.report.document import Doc, param_text
+from analyzer.report.findings import Finding
+from analyzer.report.records import Table, as_table
+from analyzer.report.summary import RunFacts
+
+SEAT_COLUMNS = ("variant", "game_id", "seat", "start_position", "score", "won")
+OUTCOMES = {  # outcome -> (words, unit of its variance)
+    "won": ("each seat's win share", "share²"),
+    "score": ("each seat's final score", "points²"),
+    "margin": ("the winner's margin over the runner-up", "points²"),
+}
+
+
+def split(y: np.ndarray, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
+    """The one-way random-effects split of ``y`` over deals, with a bootstrap over deals.
+
+    Parameters
+    ----------
+    y : ndarray, shape (D, R) or (D, R, K)
+        ``D`` deals, ``R >= 2`` replays each, ``K`` outcomes pooled (the seats).
+    n_boot : int
+        Bootstrap replicates (resampled deals); 0: no interval (``nan``).
+    seed : int
+        Seed of ``numpy.random.default_rng`` for the replicates.
+
+    Returns
+    -------
+    dict
+        ``between`` (``σ²_b``, unbiased), ``within`` (``σ²_w``), ``total`` (their sum),
+        ``naive_between`` (the variance of the deal means, which overstates ``σ²_b`` by
+        ``σ²_w / R``), ``share`` (``σ²_b / total``; ``nan`` when ``total`` is 0), ``lo``,
+        ``hi`` (its 95 % interval), ``deals``, ``replays``, ``n_boot`` (replicates used).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 deals or 2 replays.
+    """
+    y = np.asarray(y, float)
+    if y.ndim == 2:
+        y = y[:, :, None]
+    d, r = y.shape[:2]
+    if d < 2 or r < 2:
+        raise ValueError(f"the split needs at least 2 deals and 2 replays (got {d} x {r})")
+    means = y.mean(axis=1)  # (D, K)
+    within_ss = ((y - means[:, None, :]) ** 2).sum(axis=(1, 2))  # (D,)
+    sq = (means ** 2).sum(axis=1)  # (D,)
+
+    def parts(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        grand = c @ means / d  # (B, K)
+        ssb = r * (c @ sq - d * (grand ** 2).sum(axis=-1))
+        msb = ssb / (d - 1)
+        msw = (c @ within_ss) / (d * (r - 1))
+        return (msb - msw) / r, msw
+
+    b, w = parts(np.ones((1, d)))
+    between, within = float(b[0]), float(w[0])
+    total = between + within
+    naive = float(means.var(axis=0, ddof=1).sum())
+    share = between / total if total > 0 else math.nan
+    lo = hi = math.nan
+    if n_boot > 0 and total > 0:
+        rng = np.random.default_rng(seed)
+        c = rng.multinomial(d, np.full(d, 1.0 / d), size=n_boot).astype(float)
+        bb, ww = parts(c)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = bb / (bb + ww)
+        shares = shares[np.isfinite(shares)]
+        if shares.size:
+            lo, hi = (float(x) for x in np.quantile(shares, ratings.expanded_levels(d)))
+    return {"between": between, "within": within, "total": total, "naive_between": naive,
+            "share": share, "lo": lo, "hi": hi, "deals": d, "replays": r,
+            "n_boot": n_boot if n_boot > 0 and total > 0 else 0}
+
+
+def by_deal(seats: pd.DataFrame, column: str, replays: Sequence[str]
+         ) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """``column`` of the seat records as ``(D, R, P)``: deal, replay, start position; with the
+    deals' ids and the positions. Deals missing a replay are left out."""
+    s = seats[seats["variant"].isin(replays)]
+    wide = s.pivot_table(index="game_id", columns=["variant", "start_position"], values=column,
+                         aggfunc="first").dropna()
+    positions = sorted({p for _, p in wide.columns})
+    arr = np.stack([wide[v][positions].to_numpy(float) for v in replays], axis=1)
+    return arr, wide.index.to_numpy(), positions
+
+
+def margins(scores: np.ndarray) -> np.ndarray:
+    """The winner's final score minus the runner-up's, per game: ``scores`` ``(..., P)`` ->
+    ``(...)`` (0 for a tie on score)."""
+    top = np.sort(scores, axis=-1)
+    return top[..., -1] - top[..., -2]
+
+
+def varied(seats: pd.DataFrame, replays: Sequence[str]) -> int:
+    """How many deals' replays differ in some seat's score, win share or rank (0: every
+    player played every replay alike)."""
+    cols = [c for c in ("score", "won", "rank") if c in seats.columns]
+    s = seats[seats["variant"].isin(replays)].sort_values(["game_id", "variant", "seat"])
+    per = s.groupby(["game_id", "variant"], sort=True)[cols].apply(
+        lambda g: tuple(g.to_numpy(float).ravel()))
+    return int(per.groupby(level=0).nunique().gt(1).sum())
+
+
+def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
+             ) -> list[dict[str, Any]]:
+    """The split of every outcome: ``won`` and ``score`` pooled over the start positions then
+    by position, and ``margin``; each a ``split`` dict with ``outcome``, ``position`` (``None``
+    pooled), ``pooled``, ``key`` (``luck:won``, ``luck:won:P``…) and ``unit`` (of the
+    variances)."""
+    won, _, positions = by_deal(seats, "won", replays)
+    score, _, _ = by_deal(seats, "score", replays)
+    out = []
+    for name, arr in (("won", won), ("score", score)):
+        rows = [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]
+        for pos, a in rows:
+            out.append({"outcome": name, "position": pos, "pooled": pos is None,
+                        "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
+                        "unit": OUTCOMES[name][1], **split(a, n_boot, seed)})
+    if len(positions) >= 2:
+        out.append({"outcome": "margin", "position": None, "pooled": True, "key": "luck:margin",
+                    "unit": OUTCOMES["margin"][1], **split(margins(score), n_boot, seed)})
+    return out
+
+
+def _pct(x: float) -> str:
+    return "–" if x is None or math.isnan(x) else f"{100 * x:.1f} %"
+
+
+def _share_text(row: Mapping[str, Any]) -> str:
+    s = _pct(row["share"])
+    if not math.isnan(row["lo"]):
+        s += f" [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
+    return s
+
+
+def _what(row: Mapping[str, Any]) -> str:
+    words = OUTCOMES[row["outcome"]][0]
+    if row["position"] is None:
+        return words + (" (pooled over the seats)" if row["outcome"] != "margin" else "")
+    where = "the start player" if row["position"] == 0 else f"start position {row['position'] + 1}"
+    return words.replace("each seat's", f"{where}'s")
+
+
+def finding(row: Mapping[str, Any]) -> Finding:
+    """A pooled outcome's luck share as a measured figure (``luck:won``, ``luck:score``,
+    ``luck:margin``): no test, an interval over deals."""
+    return Finding(
+        f"The deal explains {{value}} of the variance of {_what(row)}; the rest is left to play "
+        f"(one-way random-effects ANOVA over {row['deals']} deals × {row['replays']} replays, "
+        "bootstrap over deals)", float(row["share"]), float(row["lo"]), float(row["hi"]), "%",
+        100, 1, False, None, games=int(row["deals"]), key=str(row["key"]),
+        bounds=(-1.0, 1.0), min_games=2, stored_unit="share")
+
+
+def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """Fill ``doc`` with the luck report; returns its numbers for ``summary.json``
+    (``results["luck"]``: ``outcomes`` (each ``outcomes`` row with its ``text``), ``deals``,
+    ``replays``, ``varied_deals``, ``deterministic`` and the key ``findings``)."""
+    study = run.get("study") or {}
+    facts = RunFacts.of(run)
+    replays = [a.name for a in facts.arms]
+    records = as_table(seats).read(["*"])
+    records["variant"] = records["variant"].astype(str)
+    n_boot = int(study.get("bootstrap", 0))
+    seed = int(study.get("boot_seed", 0))
+    moved = varied(records, replays)
+    drew = list((study.get("probe") or {}).get("drew") or [])
+    deterministic = bool(drew) and not any(drew)  # refused before play: an old or edited run
+    rows = outcomes(records, replays, 0 if deterministic else n_boot, seed)
+    note = _note(moved, drew, facts, deterministic)
+    for row in rows:
+        row["text"] = f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
+    deals = rows[0]["deals"] if rows else 0
+    if run.get("description"):
+        doc.p(run["description"])
+    if note:
+        doc.p(f"**{note}**")
+    top = len(doc.blocks)
+    doc.h("This run")
+    seats_text = ", ".join(f"`{s}`" for s in (facts.arms[0].seats if facts.arms else ()))
+    doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
+          f"), {facts.said('players')} players ({seats_text}). **{deals} deals** (game seeds "
+          f"from root seed **{facts.said('seed')}**), each played **{len(replays)} times** "
+          f"with the same chance stream and seating and other player streams (replay 0 is "
+          f"the game `analyzer simulate` plays). {moved} of the {deals} deals played out "
+          f"differently in some replay.")
+    for text in facts.how_played(f"Played in {facts.seconds:.1f} s"):
+        doc.p(text)
+    rules = facts.arms[0].rules if facts.arms else {}
+    doc.p("Rules: " + ("; ".join(f"{k} = {param_text(v)}" for k, v in rules.items())
+                       or "the game's defaults") + ".")
+    if study.get("dropped_variants"):
+        doc.p("The scenario's own variants (" + ", ".join(
+            f"`{v}`" for v in study["dropped_variants"]) + ") are not played: the study "
+              "replays the base arm.")
+    doc.h("Luck and skill: the deal's share of the outcome")
+    doc.p("The law of total variance splits an outcome's variance into the part the deal "
+          "decides (the variance of its expected value given the deal: luck of the draw) and "
+          "the part left to play (the mean variance over replays of one deal). Estimated as a "
+          "one-way random-effects ANOVA over deals: the between-deal part is `(MSB − MSW)/R`, "
+          "the variance of the deal means corrected for the within-deal noise that is in "
+          "each mean of only R replays; the **luck share** is between / (between + within), "
+          "the intraclass correlation ICC(1): 100 % when the deal alone decides, 0 % when "
+          "play alone does (below 0: no luck detectable, a chance estimate). A seat is read "
+          "by start position (turn order); its win share is 1/k for a k-way tie for first and "
+          f"0 when nobody wins. 95 % percentile bootstrap intervals over the {deals} deals "
+          f"({n_boot if not deterministic else 0} replicates; a deal is resampled with all its "
+          "replays). A game draws from its one chance stream in the order events happen, "
+          "so once two replays take different choices later draws can fall to different "
+          "events: those count as play here, and the luck share is a lower bound of the part "
+          "chance plays. **How to read it**: a high luck share of the win means the players' "
+          "choices barely move who wins at this table (for these players: a stronger player "
+          "may leave less to the deal).")
+    doc.table(pd.DataFrame([{
+        "outcome": _what(r), "luck share": _share_text(r),
+        "between deals": f"{r['between']:.4g}", "within a deal": f"{r['within']:.4g}",
+        "variance unit": r["unit"]} for r in rows]))
+    found = [finding(r) for r in rows if r["pooled"] and not math.isnan(r["share"])
+             and not deterministic]
+    key = findings.key_findings(
+        doc, found, run_dir, top,
+        "No split to report: the replays did not differ (deterministic players)."
+        if deterministic else "No outcome varied.",
+        note="Here the unit is the **deal** (a game seed with all its replays); each figure "
+             "is a share of variance with a bootstrap interval over deals, not a test.")
+    return {"outcomes": rows, "deals": deals, "replays": len(replays), "varied_deals": moved,
+            "deterministic": deterministic, "note": note,
+            "bootstrap": n_boot if not deterministic else 0, "findings": key}
+
+
+def _note(moved: int, drew: Sequence[int], facts: RunFacts, deterministic: bool) -> str:
+    """What the reader must know before the split: players without randomness (all: the
+    split is meaningless; some: named), or replays that never differed."""
+    if deterministic:
+        return ("No player drew from its own stream (deterministic players): every replay of "
+                "a deal plays out alike, so the replays cannot tell the deal from the play and "
+                "the split below is meaningless. Seat players with their own randomness "
+                "(`random`, `ismcts`) to measure it.")
+    names = list(facts.arms[0].seats) if facts.arms else []
+    still = [f"seat {s + 1} (`{names[s]}`)" if s < len(names) else f"seat {s + 1}"
+             for s, k in enumerate(drew) if not k]
+    out = []
+    if still:
+        out.append(f"{', '.join(still)} drew nothing from its own stream in the probe's "
+                   "deals: it plays every replay alike, so its choices count as the deal's "
+                   "here (its skill is inside the luck share).")
+    if moved == 0:
+        out.append("The players drew from their streams, yet no replay of any deal changed an "
+                   "outcome: the deal decided every game.")
+    return " ".join(out)
+
+
+def answers(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
+            run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """How much of the win, the score and the margin the deal decides."""
+    found = {str(r.get("key")): r for r in records}
+    return (answer_rows._answer("How much of who wins does the deal decide?",
+                                found.get("luck:won"))
+            + answer_rows._answer("How much of the final scores does the deal decide?",
+                                  found.get("luck:score"))
+            + answer_rows._answer("How much of the winning margin does the deal decide?",
+                                  found.get("luck:margin")))
