@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from analyzer.games.rattus.config import CARD_NAMES
+from analyzer.games.rattus.config import CARD_NAMES, READ_DIPLOMAT_2P_TIE
 from analyzer.games.rattus.scoring import (
     diplomat_points,
     region_card_majorities,
@@ -106,6 +106,8 @@ def final_scores(state: State) -> tuple[list[int], list[int], list[int], list[in
     rc = (region_card_points(state.hands, state.cubes, cfg.rcard_region, cfg.region_card_points,
                              cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
     discs = [_column(state.discs, p) for p in range(n)]
+    if n == 2 and discs[0] == discs[1] > 0:
+        cfg.reads[0] |= READ_DIPLOMAT_2P_TIE
     dp = diplomat_points(discs, n, cfg.diplomat_points)
     return [cubes[p] + rc[p] + dp[p] for p in range(n)], cubes, rc, dp
 
