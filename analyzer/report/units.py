@@ -97,6 +97,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("results.tournament.head_to_head[].*", SHARE), ("results.tournament.deals", "deals"),
     ("results.tournament.min_deals", "deals"), ("results.tournament.bootstrap", "resamples"),
     ("results.robustness.conditions", "conditions"),
+    ("results.robustness.replayed.*", SHARE),
     ("results.studies.target_ci.*", "=run.target_ci"),
     ("results.studies.ablate.table[].games*", "games"),
     ("results.studies.ablate.table[].score*", "points"),
