@@ -24,8 +24,6 @@ from analyzer.games.pyramidion.chance import (
     shuffle,
 )
 from analyzer.games.pyramidion.config import (
-    READ_GIZA_LOST,
-    READ_PHILOSOPHER,
     BANDIT,
     CARD_DRAW,
     CARD_TYPES,
@@ -37,6 +35,8 @@ from analyzer.games.pyramidion.config import (
     ORDINARY,
     PHILOSOPHER,
     PLAYER_ORDER,
+    READ_GIZA_LOST,
+    READ_PHILOSOPHER,
     REVOLT,
     SLAVE_DRIVER,
     STONE_DRAGGER,

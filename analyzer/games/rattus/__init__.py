@@ -8,7 +8,14 @@ Rules: ``docs/rules/rattus.md`` (sections cited in each function's docstring).
 from __future__ import annotations
 
 from analyzer.games.rattus.ablations import ablations
-from analyzer.games.rattus.config import CARD_NAMES, CONSULTS, OPTIONS, PLAYERS, RULES_VERSION, make_config
+from analyzer.games.rattus.config import (
+    CARD_NAMES,
+    CONSULTS,
+    OPTIONS,
+    PLAYERS,
+    RULES_VERSION,
+    make_config,
+)
 from analyzer.games.rattus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.rattus.engine import start
 from analyzer.games.rattus.flow import FLOW

@@ -167,7 +167,7 @@ class Game(GameCore):
             cfg.reads[0] |= READ_DIPLOMAT_2P_TIE
         dp = diplomat_points(discs, n, cfg.diplomat_points)
         rc = (region_card_points(st.hands, rows, cfg.rcard_region, cfg.region_card_points,
-                                 cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
+                                 cfg.region_card_majority_ties_count, cfg.reads) if cfg.africanus else [0] * n)
         score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
         top = max(score)
         w = [math.exp((x - top) / scale) for x in score]
