@@ -154,3 +154,56 @@ def test_copy_needs_the_same_seed(tmp_path):
             assert runner._copy_source(spec, [arm], 99, False) is None
         return
     pytest.skip("no game tracks an option")
+
+
+def _robust_game():
+    """A shipped scenario of a game that tracks an option the scenario's robustness check
+    varies, with that option: (scenario file, option)."""
+    from pathlib import Path
+
+    from analyzer.scenario import load_scenario
+    from analyzer.study.robustness import rule_conditions
+
+    for path in sorted(Path("scenarios").glob("*.toml")):
+        try:
+            sc = load_scenario(path)
+        except Exception:  # noqa: BLE001 (a scenario for another study kind)
+            continue
+        if sc.questions or len(sc.arms) != 1 or any(s.policy != "greedy" for s in sc.arms[0].seats):
+            continue
+        conds, _ = rule_conditions(sc, None, 10)
+        tracked = [c.option for c in conds if sc.spec.consult_bit(c.option)]
+        if tracked:
+            return path, tracked[-1]
+    return None, None
+
+
+def test_robustness_copies_what_a_rule_does_not_touch(tmp_path):
+    """``analyzer robustness`` on a shipped scenario, one tracked rule default: the condition
+    copied from the replicate gives the same records, byte for byte, as ``--full-replay``,
+    and robustness.json and summary.json give the share replayed."""
+    from analyzer import api
+
+    path, option = _robust_game()
+    if path is None:
+        pytest.skip("no shipped one-arm greedy scenario varies a tracked option")
+    runs = {}
+    for mode in ("full", "copy"):
+        out = tmp_path / mode
+        api.robustness(path, players="none", content=0, defaults=option, games=60, jobs=1,
+                       out=out, force=True, full_replay=mode == "full")
+        runs[mode] = out
+    data = {m: json.loads((d / "robustness" / "robustness.json").read_text())
+            for m, d in runs.items()}
+    (cond,) = data["copy"]["conditions"]
+    assert data["full"]["conditions"][0]["replayed"] == 1.0
+    assert 0 <= cond["replayed"] <= 1
+    folder = [d / "robustness" / cond["name"] for d in runs.values()]
+    for name in ("games.parquet", "seats.parquet"):
+        assert (folder[0] / name).read_bytes() == (folder[1] / name).read_bytes()
+    copied = _copied(folder[1])
+    assert copied > 0, f"{path}: {option} was consulted in every game; the copy is untested"
+    assert cond["replayed"] == pytest.approx(1 - copied / (60 * cond["arms"]))
+    summary = json.loads((runs["copy"] / "summary.json").read_text())
+    found = json.dumps(summary["results"])
+    assert '"replayed"' in found
