@@ -54,7 +54,7 @@ PROGRESS_EVERY = 30.0  # seconds between progress lines when stderr is not a ter
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 # per game played: the bit mask of the rule options it consulted (GameSpec.consults; -1: none
-# tracked, every option counts as consulted)
+# recorded, every option counts as consulted)
 CONSULT_COLUMNS = {"game_id": "int64", "variant": "string", "consulted": "int64"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
@@ -189,7 +189,7 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     (``model.flow``); the games and their records are the same either way. ``skip``: the
     ``(game id, arm index)`` pairs not to play (no rows for them; ``copy_from`` fills them
     in). ``masks``: a list that gets ``(game id, arm name, mask)`` per game played, the rule
-    options it consulted (``GameSpec.consults``; -1 when the game tracks none).
+    options it consulted (``GameSpec.consults``; -1 when the game records none).
 
     Returns
     -------
@@ -588,7 +588,7 @@ def copy_from(run_dir: Path, option: str) -> Iterator[None]:
     read ``option`` (its mask in ``run_dir/chunks/consults-*.parquet`` lacks the option's bit,
     ``GameSpec.consults``) is the same game under any value of it, seed for seed, so its
     records there are its records here. A game without a mask (a chunk of an older run), an
-    option the game does not track, or a run whose seed or checkpoints differ from the
+    option the game does not record, or a run whose seed or checkpoints differ from the
     source's is played. The copied games of each chunk are listed in ``copied_path``; the
     records do not say it (they equal a full replay's).
     """
@@ -649,7 +649,7 @@ class _Source:
 def _copy_source(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, rounds: bool
                  ) -> _Source | None:
     """The source ``copy_from`` set, read for a run of ``arms`` at ``root_seed``; ``None``
-    when nothing can be copied (no source, an untracked option, another seed, checkpoints
+    when nothing can be copied (no source, an option not recorded, another seed, checkpoints
     the source lacks, unreadable files)."""
     given = _COPY.get()
     if given is None:

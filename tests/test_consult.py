@@ -161,13 +161,16 @@ def _robust_game():
     varies, with that option: (scenario file, option)."""
     from pathlib import Path
 
+    from analyzer.errors import ScenarioError
     from analyzer.scenario import load_scenario
     from analyzer.study.robustness import rule_conditions
 
     for path in sorted(Path("scenarios").glob("*.toml")):
         try:
             sc = load_scenario(path)
-        except Exception:  # noqa: BLE001 (a scenario for another study kind)
+        except ScenarioError:  # a scenario another study kind reads
+            sc = None
+        if sc is None:
             continue
         if sc.questions or len(sc.arms) != 1 or any(s.policy != "greedy" for s in sc.arms[0].seats):
             continue
