@@ -11,6 +11,7 @@ dask cluster needs no shared disk.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import re
@@ -18,7 +19,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,9 @@ DASK_CONNECT_TIMEOUT = "10s"  # how long to wait for a --scheduler before a one-
 PROGRESS_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal
 ID_GAME_COLUMNS = {"game_id": "int64", "seed": "int64", "variant": "string"}
 ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
+# per game played: the bit mask of the rule options it consulted (GameSpec.consults; -1: none
+# recorded, every option counts as consulted)
+CONSULT_COLUMNS = {"game_id": "int64", "variant": "string", "consulted": "int64"}
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
@@ -182,7 +186,8 @@ def arm_setup(spec: GameSpec, arm: ArmPlan) -> tuple[Any, list, list[str]]:
 
 
 def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-               rotate: bool = True, rounds: bool = False, kingmaking: int = 0) -> tuple:
+               rotate: bool = True, rounds: bool = False, kingmaking: int = 0, *,
+               skip: Collection[tuple[int, int]] = (), masks: list | None = None) -> tuple:
     """Play games ``first..stop-1`` under every arm; a pure function of its arguments.
 
     ``rounds`` (a game with ``spec.flow``): also record a checkpoint after every round
@@ -190,6 +195,9 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     (with ``rounds``): also test every game for kingmaking with at most this many
     counterfactual games (``flow.kingmaking``; 0: not tested), a sixth table
     (``flow.KINGMAKING_COLUMNS``, one row per game and arm); the records are the same.
+    ``skip``: the ``(game id, arm index)`` pairs not to play (no rows for them; ``copy_from``
+    fills them in). ``masks``: a list that gets ``(game id, arm name, mask)`` per game played,
+    the rule options it consulted (``GameSpec.consults``; -1 when the game records none).
 
     Returns
     -------
@@ -209,13 +217,19 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     testing = record and kingmaking > 0
     rrows: dict[str, list] = {c: [] for c in ROUND_COLUMNS}
     krows: dict[str, list] = {c: [] for c in KINGMAKING_COLUMNS}
+    skipped = set(skip)
     for i in range(first, stop):
-        for arm, (config, policies, names) in zip(arms, setups):
+        for k, (arm, (config, policies, names)) in enumerate(zip(arms, setups)):
+            if (i, k) in skipped:
+                continue
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
             marks = Checkpoints(spec.flow) if record else None
             trial = Kingmaking(kingmaking) if testing else None
             extra = {"replay": arm.replay} if arm.replay else {}
+            reads = getattr(config, "reads", None) if spec.consults else None
+            if reads is not None:
+                reads[0] = 0
             try:
                 if marks is None:
                     game, seats = spec.play_game(config, pols, game_seed(root_seed, i), **extra)
@@ -229,6 +243,8 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None
+            if masks is not None:
+                masks.append((i, arm.name, -1 if reads is None else int(reads[0])))
             _check_keys(spec, game, spec.game_columns, "game")
             game = {**game, "game_id": i, "seed": root_seed, "variant": arm.name}
             for c in gcols:
@@ -267,16 +283,22 @@ def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: st
 
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
-                rotate: bool = True, rounds: bool = False, kingmaking: int = 0
+                rotate: bool = True, rounds: bool = False, kingmaking: int = 0,
+                skip: Collection[tuple[int, int]] = ()
                 ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                           pa.Table | None]:
+                           pa.Table | None, pa.Table]:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
     cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
-    (``None`` without ``rounds``) and the kingmaking table (``None`` without ``kingmaking``)."""
+    (``None`` without ``rounds``), the kingmaking table (``None`` without ``kingmaking``) and
+    the consulted options of each game played (``CONSULT_COLUMNS``)."""
     start = time.process_time()
-    out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking)
+    masks: list = []
+    out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking, skip=skip,
+                     masks=masks)
+    consulted = _table({c: [m[k] for m in masks] for k, c in enumerate(CONSULT_COLUMNS)},
+                       CONSULT_COLUMNS)
     return (*out[:4], time.process_time() - start, out[4] if rounds else None,
-            out[5] if len(out) > 5 else None)
+            out[5] if len(out) > 5 else None, consulted)
 
 
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
@@ -296,6 +318,18 @@ def rounds_path(chunk_dir: Path, first: int, stop: int, kind: str = "rounds") ->
     ``rounds``), or with ``kind="kingmaking"`` its kingmaking part
     (``kingmaking-FIRST-STOP.parquet``, written with ``kingmaking``)."""
     return chunk_dir / f"{kind}-{first:09d}-{stop:09d}.parquet"
+
+
+def consults_path(chunk_dir: Path, first: int, stop: int) -> Path:
+    """The consulted rule options of a chunk's games (``consults-FIRST-STOP.parquet``,
+    ``CONSULT_COLUMNS``), beside its records; not one of its records."""
+    return chunk_dir / f"consults-{first:09d}-{stop:09d}.parquet"
+
+
+def copied_path(chunk_dir: Path, first: int, stop: int) -> Path:
+    """The games of a chunk copied from another run (``copy_from``): ``copied-FIRST-STOP.parquet``
+    with ``game_id, variant``; absent when every game of the chunk was played."""
+    return chunk_dir / f"copied-{first:09d}-{stop:09d}.parquet"
 
 
 def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
@@ -429,17 +463,28 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         bar = stack.enter_context(_progress(progress, n_games * len(arms),
                                             done_games * len(arms), clock))
         pending = list(todo)
+        source = None if kingmaking > 0 else _copy_source(spec, arms, root_seed, rounds)
+        skips = {c: source.skip(*c) if source is not None else () for c in todo}
         for attempt in range(WORKER_RETRIES + 1):
             try:
                 with _quiet_cancel():
-                    for first, stop, games, seats, cpu, marks, tested in _execute(
+                    for first, stop, games, seats, cpu, marks, tested, consulted in _execute(
                             stack, spec, arms, root_seed, pending, rotate, jobs, backend,
-                            scheduler, rounds, kingmaking):
+                            scheduler, rounds, kingmaking, skips):
                         cpu_seconds += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
                         if tested is not None:
                             write_parquet_atomic(tested, rounds_path(chunk_dir, first, stop,
                                                                    "kingmaking"))
+                        note = copied_path(chunk_dir, first, stop)
+                        if skips.get((first, stop)):
+                            assert source is not None
+                            games, seats, marks, consulted, copied = source.fill(
+                                skips[(first, stop)], games, seats, marks, consulted)
+                            write_parquet_atomic(copied, note)
+                        else:
+                            note.unlink(missing_ok=True)
+                        write_parquet_atomic(consulted, consults_path(chunk_dir, first, stop))
                         if marks is not None:
                             write_parquet_atomic(marks, rounds_path(chunk_dir, first, stop))
                         write_parquet_atomic(seats, spath)
@@ -543,16 +588,19 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler, rounds: bool = False, kingmaking: int = 0
+             scheduler, rounds: bool = False, kingmaking: int = 0, skips: dict | None = None
              ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                                 pa.Table | None]]:
-    """Chunk results as they finish (any order), each with its CPU seconds, checkpoints and
-    kingmaking test (``timed_chunk``)."""
+                                 pa.Table | None, pa.Table]]:
+    """Chunk results as they finish (any order), each with its CPU seconds, checkpoints,
+    kingmaking test and consulted options (``timed_chunk``); ``skips``: chunk -> the games
+    not to play in it."""
     arms = list(arms)
+    skips = skips or {}
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
-            yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking)
+            yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking,
+                              skips.get((first, stop), ()))
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -566,8 +614,116 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             pre_dispatch="2*n_jobs")
     yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate, rounds,
-                                             kingmaking)
+                                             kingmaking, skips.get((a, b), ()))
                         for a, b in todo)
+
+
+# ------------------------------------------------------------------ copy-on-consult
+
+_COPY: contextvars.ContextVar[tuple[Path, str] | None] = contextvars.ContextVar(
+    "analyzer_copy_from", default=None)
+
+
+@contextmanager
+def copy_from(run_dir: Path, option: str) -> Iterator[None]:
+    """Within this block, ``run`` copies from the finished run in ``run_dir`` every game that
+    did not consult rule option ``option`` there instead of playing it.
+
+    The caller promises that the runs it makes here differ from that run in the value of
+    ``option`` only (same game, seed, arms by name, seats and rotation). A game that never
+    read ``option`` (its mask in ``run_dir/chunks/consults-*.parquet`` lacks the option's bit,
+    ``GameSpec.consults``) is the same game under any value of it, seed for seed, so its
+    records there are its records here. A game without a mask (a chunk of an older run), an
+    option the game does not record, or a run whose seed or checkpoints differ from the
+    source's is played. The copied games of each chunk are listed in ``copied_path``; the
+    records do not say it (they equal a full replay's).
+    """
+    token = _COPY.set((Path(run_dir), option))
+    try:
+        yield
+    finally:
+        _COPY.reset(token)
+
+
+class _Source:
+    """The games a run copies from a finished run (``copy_from``) and their records."""
+
+    def __init__(self, games: pa.Table, seats: pa.Table, rounds: pa.Table | None,
+                 consulted: pa.Table, free: set[tuple[int, str]], order: dict[str, int]):
+        self.games, self.seats, self.rounds, self.consulted = games, seats, rounds, consulted
+        self.free, self.order = free, order
+
+    def skip(self, first: int, stop: int) -> tuple[tuple[int, int], ...]:
+        """The ``(game id, arm index)`` pairs of chunk ``first..stop-1`` to copy."""
+        return tuple((i, k) for i in range(first, stop) for name, k in self.order.items()
+                     if (i, name) in self.free)
+
+    def _rows(self, table: pa.Table, pairs: set[tuple[int, str]], like: pa.Table) -> pa.Table:
+        ids = table.column("game_id").to_pylist()
+        names = table.column("variant").to_pylist()
+        keep = [j for j, key in enumerate(zip(ids, names)) if key in pairs]
+        rows = table.take(pa.array(keep, type=pa.int64())).select(like.column_names)
+        return rows.cast(like.schema)
+
+    def _merge(self, played: pa.Table, pairs: set[tuple[int, str]], source: pa.Table) -> pa.Table:
+        """``played`` with the rows of ``pairs`` from ``source``, in the order ``play_chunk``
+        writes them: by game id, then arm, each game's rows in their own order."""
+        both = pa.concat_tables([played, self._rows(source, pairs, played)])
+        gid = np.asarray(both.column("game_id").to_pylist(), dtype=np.int64)
+        arm = np.asarray([self.order[v] for v in both.column("variant").to_pylist()],
+                         dtype=np.int64)
+        order = np.lexsort((arm, gid))  # stable: a game's rows keep their order
+        return both.take(pa.array(order, type=pa.int64())).combine_chunks()
+
+    def fill(self, skip: Sequence[tuple[int, int]], games: pa.Table, seats: pa.Table,
+             marks: pa.Table | None, consulted: pa.Table
+             ) -> tuple[pa.Table, pa.Table, pa.Table | None, pa.Table, pa.Table]:
+        """A chunk's tables with its skipped games copied in, and the list of those games."""
+        names = {k: name for name, k in self.order.items()}
+        pairs = {(i, names[k]) for i, k in skip}
+        games = self._merge(games, pairs, self.games)
+        seats = self._merge(seats, pairs, self.seats)
+        if marks is not None and self.rounds is not None:
+            marks = self._merge(marks, pairs, self.rounds)
+        consulted = self._merge(consulted, pairs, self.consulted)
+        listed = sorted(pairs, key=lambda p: (p[0], self.order[p[1]]))
+        copied = _table({"game_id": [i for i, _ in listed], "variant": [v for _, v in listed]},
+                        ID_SEAT_COLUMNS)
+        return games, seats, marks, consulted, copied
+
+
+def _copy_source(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, rounds: bool
+                 ) -> _Source | None:
+    """The source ``copy_from`` set, read for a run of ``arms`` at ``root_seed``; ``None``
+    when nothing can be copied (no source, an option not recorded, another seed, checkpoints
+    the source lacks, unreadable files)."""
+    given = _COPY.get()
+    if given is None:
+        return None
+    folder, option = given
+    bit = spec.consult_bit(option)
+    if not bit:
+        return None
+    try:
+        parts = sorted((folder / "chunks").glob("consults-*.parquet"))
+        if not parts:
+            return None
+        consulted = pa.concat_tables([pq.read_table(p) for p in parts])
+        games = pq.read_table(folder / "games.parquet")
+        seats = pq.read_table(folder / "seats.parquet")
+        marks = pq.read_table(folder / "rounds.parquet") if rounds else None
+    except (OSError, pa.ArrowException):
+        return None
+    seeds = set(games.column("seed").to_pylist())
+    if seeds != {root_seed}:
+        return None
+    order = {a.name: k for k, a in enumerate(arms)}
+    recorded = set(zip(games.column("game_id").to_pylist(), games.column("variant").to_pylist()))
+    free = {(i, v) for i, v, m in zip(consulted.column("game_id").to_pylist(),
+                                      consulted.column("variant").to_pylist(),
+                                      consulted.column("consulted").to_pylist())
+            if m is not None and m >= 0 and not m & bit and v in order and (i, v) in recorded}
+    return _Source(games, seats, marks, consulted, free, order)
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:

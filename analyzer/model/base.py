@@ -492,6 +492,14 @@ class GameSpec:
         out (``analyzer/model/flow.py``): the runner then records a checkpoint after every
         round (``rounds.parquet``), and its ``play_game`` takes ``checkpoints=``. ``None``: no
         checkpoints, no quality findings.
+    consults : tuple of str
+        The rule options whose reads the game records per game (bit ``i`` of a game's mask is
+        ``consults[i]``): the config has a field ``reads``, a one-element ``list[int]`` that
+        the runner sets to 0 before a game and reads after it; every place that reads one of
+        these options, in the rules, in a player's heuristics or in a search player's playouts
+        (clones share the config), sets its bit. A game whose mask lacks
+        an option's bit is the same game, seed for seed, under any other value of it
+        (``runner.copy_from``). An option not listed counts as consulted in every game.
     """
 
     name: str
@@ -516,6 +524,12 @@ class GameSpec:
     guesses: tuple[GuessCounter, ...] = ()
     content_priors: tuple[ContentPrior, ...] = ()
     flow: Any = None  # model.flow.Flow (flow imports nothing of base; kept loose for the layers)
+    consults: tuple[str, ...] = ()
+
+    def consult_bit(self, option: str) -> int:
+        """The bit of ``option`` in a game's mask of consulted options (``consults``); 0 when
+        the game does not track it (then it counts as consulted in every game)."""
+        return 1 << self.consults.index(option) if option in self.consults else 0
 
     def default_config(self, players: int, expansions: Sequence[str] = (), **rules: Any) -> Any:
         """``make_config(players, expansions, rules)``: the game's defaults unless overridden."""

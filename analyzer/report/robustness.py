@@ -335,7 +335,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     dict
         ``{"verdicts": {key: verdict}, "conditions": n, "repeats": [key, …]}`` for
         ``summary.json``; ``repeats``: the findings that repeat another's test (a mirror),
-        which a tally counts once.
+        which a tally counts once; ``replayed``: rule condition -> the share of its games
+        played rather than copied from the replicate (``study.robustness.replayed``).
     """
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
@@ -377,11 +378,17 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         actual = data.get("actual") or {}
         doc.p("The whole check. " + against(data["estimate"], actual.get("cpu"),
                                             actual.get("wall")))
+    replaying = any(c.get("replayed") is not None for c in conds)
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),
-                             "games changed": _changed(c)}
+                             "games changed": _changed(c),
+                             **({"games replayed": _replayed(c)} if replaying else {})}
                             for c in conds]))
+    if replaying:
+        doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
+              "rule in the replicate and copies the others from there (the same game, seed for "
+              "seed; `--full-replay` plays them all); the records are the same either way.")
     idle = [c["label"] for c in conds if c.get("changed_games") == 0]
     if idle:
         doc.p(f"Changed no decision (every game the same as {against}'s, so every finding is "
@@ -467,7 +474,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       size=(11.0 if ncols > 1 else 7.0,
                             0.4 + panel * -(-len(drawn) // ncols)))
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
-            "repeats": [r["key"] for r in rows if r.get("same_test_as")]}
+            "repeats": [r["key"] for r in rows if r.get("same_test_as")],
+            "replayed": {c["name"]: c["replayed"] for c in conds
+                         if c.get("replayed") is not None}}
 
 
 def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
@@ -496,6 +505,13 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
              for r in rows if r.get("content")]
     if lines:
         doc.table(pd.DataFrame(lines))
+
+
+def _replayed(c: Mapping[str, Any]) -> str:
+    """The share of a rule condition's games played rather than copied (``—``: not a rule
+    condition, or not known)."""
+    share = c.get("replayed")
+    return "—" if share is None else f"{share:.0%}"
 
 
 def _changed(c: Mapping[str, Any]) -> str:

@@ -119,6 +119,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("results.luck.outcomes[].hi", SHARE), ("results.luck.outcomes[].position", "seat"),
     ("results.luck.*deals", "deals"), ("results.luck.*replays", "replays"),
     ("results.luck.*n_boot", "resamples"), ("results.luck.bootstrap", "resamples"),
+    ("results.robustness.replayed.*", SHARE),
     ("results.studies.target_ci.*", "=run.target_ci"),
     ("results.studies.ablate.table[].games*", "games"),
     ("results.studies.ablate.table[].score*", "points"),

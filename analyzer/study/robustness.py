@@ -64,12 +64,14 @@ import time
 import tomllib
 import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import typer
 
 from analyzer import plan, report, runner, stats, studies
@@ -79,7 +81,7 @@ from analyzer.model.base import build_policy
 from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT, reason
-from analyzer.rundir import RunDir
+from analyzer.rundir import CHUNKS, RunDir
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study import run as study_run
@@ -120,6 +122,9 @@ class Condition:
         The seed of that draw (``ContentPrior.draw``).
     differs : str
         What differs in that draw from the built-in table (``ContentPrior.describe``).
+    option : str
+        A ``"rule"`` condition's rule option (the one value it changes): its games that did
+        not consult it in the replicate are copied from there (``runner.copy_from``).
     """
 
     name: str
@@ -129,6 +134,7 @@ class Condition:
     prior: ContentPrior | None = None
     draw_seed: int = 0
     differs: str = ""
+    option: str = ""
 
 
 # ------------------------------------------------------------------ the conditions
@@ -379,7 +385,7 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
             out.append(Condition(
                 f"rule-{tag}", "rule", f"{name} = {_value_text(alt)} (default "
                 f"{_value_text(value)})", replace(scenario, arms=tuple(arms), games=games,
-                                                  name=f"{scenario.name}-{tag}")))
+                                                  name=f"{scenario.name}-{tag}"), option=name))
     return out, without
 
 
@@ -1125,7 +1131,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
-               csv: bool = False, say: Callable[[str], None] = lambda line: None) -> Results:
+               csv: bool = False, full_replay: FullReplay = False,
+               say: Callable[[str], None] = lambda line: None) -> Results:
     """Run the scenario (unless ``out`` holds its finished run), its replicate on new seeds
     (``replicate_condition``) and every condition on the replicate's seeds; write
     ``robustness.json`` and re-render the base report with the verdicts.
@@ -1159,6 +1166,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
         after ``out`` was moved: ``finished``).
     force : bool
         Replace another run in ``out`` (as ``simulate``).
+    full_replay : bool
+        Play every game of a rule-default condition. By default a game that did not consult
+        the condition's rule option in the replicate is copied from there (the same game, seed
+        for seed: ``runner.copy_from``; its records equal a full replay's); the share replayed
+        is in ``robustness.json`` (``replayed``) and the report.
     say : callable
         Gets one line per condition (what runs, how many games).
 
@@ -1248,14 +1260,19 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
             size = chunk_size or _chunk(c.scenario.games)
             if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
                 target.remove()
-            done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
-                            scheduler=scheduler, out=target.path, chunk_size=size, resume=True,
-                            force=True, progress=progress)
+            copying = (runner.copy_from(folder / replicate.name, c.option)
+                       if c.kind == "rule" and c.option and not full_replay else nullcontext())
+            with copying:
+                done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
+                                scheduler=scheduler, out=target.path, chunk_size=size,
+                                resume=True, force=True, progress=progress)
             cpu += done.summary["run"].get("cpu_seconds") or 0.0
             keep_draw(c, target.path)
         base.dir.saved = (f"the base run, its replicate and all {len(conditions)} conditions "
                           f"finished in {out_dir}, the verdicts not yet written")
         data = assess(out_dir, conditions, without, replicate)
+        for row, c in zip(data["conditions"], conditions):
+            row["replayed"] = replayed(folder / c.name, c) if c.kind == "rule" else None
         data["same_as_base"] = same
         data["left_out"] = left_out(scenario, ladder)
         data["seconds"] = time.monotonic() - started
@@ -1278,6 +1295,18 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching))
     return [p for p in parts if p.label not in kept]
+
+
+def replayed(run_dir: Path, c: Condition) -> float | None:
+    """The share of a rule condition's games (games x arms) that were played, not copied from
+    the replicate (``runner.copied_path``): 1.0 for a full replay; ``None`` when its records
+    are missing."""
+    try:
+        total = pq.read_metadata(run_dir / "games.parquet").num_rows
+    except (OSError, ValueError):
+        return None
+    copied = sum(pq.read_metadata(p).num_rows for p in (run_dir / CHUNKS).glob("copied-*.parquet"))
+    return 1.0 - copied / total if total else None
 
 
 def _chunk(games: int) -> int:
@@ -1321,6 +1350,10 @@ SearchGames = Annotated[int, typer.Option(
 Content = Annotated[int | None, typer.Option(
     help="Draws of each guessed content table in use, each a condition content-TABLE-I (0: "
          f"none; default {DEFAULT_CONTENT}; `analyzer list content`).")]
+FullReplay = Annotated[bool, typer.Option(
+    "--full-replay", help="Replay every game of a rule-default condition (default: the games "
+                          "that did not consult the rule are copied from the replicate; the "
+                          "records are the same).")]
 ContentTables = Annotated[str | Sequence[str] | None, typer.Option(
     help="The guessed content tables to draw, comma-separated, or 'none' (default: every one "
          "in use).")]

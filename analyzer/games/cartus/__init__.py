@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from analyzer.games.cartus.ablations import ablations
 from analyzer.games.cartus.config import (
+    CONSULTS,
     DEFAULT_BUILDINGS,
     DEFAULT_CLASSES,
     OPTIONS,
@@ -47,6 +48,7 @@ SPEC = game_spec(
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
     flow=FLOW,
+    consults=CONSULTS,
 )
 default_config, new_state, play_game = SPEC.default_config, SPEC.new_state, SPEC.play_game
 

@@ -11,6 +11,7 @@ only indexes the precomputed tuples of :class:`CartusConfig`.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -142,6 +143,20 @@ class CartusConfig:
     rule_values: tuple[RuleValue, ...]
     # derived tables for the policies' look-ahead (not rule options)
     nun_cdf: tuple[tuple[float, ...], ...]  # [u][x] = P(sum of u random Nun-row cards <= x)
+    # the options of CONSULTS read in the game being played (bits); the runner resets it
+    reads: list[int] = dataclasses.field(default_factory=lambda: [0], compare=False, hash=False,
+                                         repr=False)
+
+
+# The rule options whose reads a game records (GameSpec.consults): bit i of ``reads[0]`` is
+# CONSULTS[i], set wherever the rules or a player read the option where its value can matter.
+CONSULTS: Final[tuple[str, ...]] = ("tie_mode", "pass_mode", "sword_chooser",
+                                    "dead_excluded_from_majorities", "all_dead_result")
+READ_TIE_MODE: Final = 1  # entrants tied for the most cards in a building, premium at stake
+READ_PASS_MODE: Final = 2  # a first entrant held a Pass with a row still open
+READ_SWORD_CHOOSER: Final = 4  # a Sword took cards
+READ_DEAD_EXCLUDED: Final = 8  # majorities scored with a player dead of the plague
+READ_ALL_DEAD: Final = 16  # every player died of the plague
 
 
 # ---------------------------------------------------------------- data tables (built-in or user)

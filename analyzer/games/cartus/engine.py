@@ -29,7 +29,7 @@ import numpy as np
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.cartus import chance, metrics, resolution, scoring
 from analyzer.games.cartus import view as seatview
-from analyzer.games.cartus.config import PASS, CartusConfig
+from analyzer.games.cartus.config import PASS, READ_PASS_MODE, CartusConfig
 from analyzer.games.cartus.resolution import cards_text, draw_cards
 from analyzer.games.cartus.scoring import Outcome
 from analyzer.games.cartus.state import (
@@ -206,8 +206,10 @@ def answer_cards(st: State, seat: int, r: int, first: bool, c: tuple[int, ...]) 
         st.protected |= 1 << seat
     if st.log:
         st.log(f"  seat {seat} enters row {r + 1} (space {len(st.entries[r])}) with {plural(n_cards, 'card')}")
-    if first and cfg.pass_mode == "second_building" and hand[PASS] and open_rows(st, r):
-        st.post(USE_PASS, seat, r)
+    if first and hand[PASS] and open_rows(st, r):
+        cfg.reads[0] |= READ_PASS_MODE
+        if cfg.pass_mode == "second_building":
+            st.post(USE_PASS, seat, r)
 
 
 def answer_use_pass(st: State, seat: int, first: int, use: bool) -> None:

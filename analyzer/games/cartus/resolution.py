@@ -17,7 +17,17 @@ from collections.abc import Sequence
 from typing import Final
 
 from analyzer.games.cartus import chance
-from analyzer.games.cartus.config import FLUTE, JOKER, MAGIC_B, N_TYPES, PASS, SWORD, CartusConfig
+from analyzer.games.cartus.config import (
+    FLUTE,
+    JOKER,
+    MAGIC_B,
+    N_TYPES,
+    PASS,
+    READ_SWORD_CHOOSER,
+    READ_TIE_MODE,
+    SWORD,
+    CartusConfig,
+)
 from analyzer.games.cartus.state import (
     GIVE,
     HOSPITAL,
@@ -170,6 +180,8 @@ def hand_over(st: State, giver: int, taker: int, k: int, kind: int) -> None:
     """
     if k <= 0:
         return
+    if kind == GIVE_SWORD:
+        st.cfg.reads[0] |= READ_SWORD_CHOOSER
     if kind == GIVE_SWORD and st.cfg.sword_chooser == "random":
         _move_cards(st, giver, taker, chance.random_cards(st.rng, st.hands[giver], k), kind)
     else:
@@ -295,6 +307,7 @@ def actions(st: State, r: int) -> None:
             tied = [i for i, x in enumerate(counts) if x == best]
             if len(tied) > 1:  # the rules text breaks off here: tie_mode decides
                 st.acted_premium_tie += 1
+                cfg.reads[0] |= READ_TIE_MODE
             if cfg.tie_mode == "all_tied_premium" or len(tied) == 1:
                 for i in tied:
                     prem[i] = True

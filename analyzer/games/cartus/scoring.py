@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from analyzer.games.cartus.config import JOKER
+from analyzer.games.cartus.config import JOKER, READ_ALL_DEAD, READ_DEAD_EXCLUDED
 from analyzer.games.cartus.state import State
 from analyzer.model.base import rank_and_won
 
@@ -202,7 +202,10 @@ def outcome(st: State) -> Outcome:
     nuns = sum(st.nun_row)
     alive = survivors(st.rats, nuns)
     table = rank_table(cfg.track_points, cfg.track_tie, n)  # majority_points as a lookup
-    dead_out = cfg.dead_excluded_from_majorities and not all(alive)
+    dead_out = False
+    if not all(alive):
+        cfg.reads[0] |= READ_DEAD_EXCLUDED
+        dead_out = cfg.dead_excluded_from_majorities
 
     places = len(cfg.track_points)
     # [ties, dead in majorities]: a list, as mypyc's nested functions rebind no outer name
@@ -229,11 +232,13 @@ def outcome(st: State) -> Outcome:
     neg_rats = [-r for r in st.rats]
     if any(alive):
         ranks, won = rank_and_won([1 if a else 0 for a in alive], (scores, neg_rats))
-    elif cfg.all_dead_result == "fewest_rats":
-        ranks, won = rank_and_won(neg_rats)
     else:
-        ranks, _ = rank_and_won(scores, (neg_rats,))
-        won = [0.0] * n
+        cfg.reads[0] |= READ_ALL_DEAD
+        if cfg.all_dead_result == "fewest_rats":
+            ranks, won = rank_and_won(neg_rats)
+        else:
+            ranks, _ = rank_and_won(scores, (neg_rats,))
+            won = [0.0] * n
     winners = tuple(s for s in range(n) if won[s] > 0)
     return Outcome(nuns, tuple(alive), tracks, tuple(vp), tuple(gold), tuple(hand), tuple(scores),
                    tuple(ranks), tuple(won), winners, acted[0], acted[1])

@@ -36,6 +36,7 @@ SPEC = game_spec(
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
     flow=FLOW,
+    consults=config.CONSULTS,
 )
 default_config, new_state, play_game = SPEC.default_config, SPEC.new_state, SPEC.play_game
 

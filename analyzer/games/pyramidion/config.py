@@ -12,7 +12,7 @@ small ints so the engine only indexes them. Every ``[GAP → DEFAULT]`` of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -120,6 +120,16 @@ OPTIONS = OptionSet("pyramidion", (
 RULES = OPTIONS.rules_file
 
 
+# The rule options whose reads a game records (GameSpec.consults): bit i of ``reads[0]`` is
+# CONSULTS[i], set wherever the rules or a player read the option where its value can matter.
+CONSULTS: Final[tuple[str, ...]] = ("philosopher", "giza_tile_lost_on_revolt", "loading_pass_is_final",
+                                    "discard_unplayed_drawn_cards")
+READ_PHILOSOPHER: Final = 1  # a site's steps were resolved with the Philosopher token held
+READ_GIZA_LOST: Final = 2  # a revolt hit the card that took a Giza tile
+READ_LOADING_PASS: Final = 4  # a player passed in the loading phase
+READ_DISCARD_UNPLAYED: Final = 8  # a drawn card was left unplayed at the end of a round
+
+
 @dataclass(frozen=True)
 class PyramidionConfig:
     """Everything a Pyramidion game needs, flattened into tuples of ints (rules §3–§10).
@@ -184,6 +194,8 @@ class PyramidionConfig:
     card_play_info: tuple[tuple[int, int, int, int, int], ...] = ()
     boat_need_items: tuple[tuple[tuple[int, int], ...], ...] = ()  # (kind, units) with units > 0
     boat_plain_load: tuple[tuple[int, tuple], ...] = ()  # the load option (b, ()) per boat
+    # the options of CONSULTS read in the game being played (bits); the runner resets it
+    reads: list[int] = field(default_factory=lambda: [0], compare=False, hash=False, repr=False)
 
     @property
     def n_sites(self) -> int:

@@ -28,7 +28,13 @@ from analyzer.games.pyramidion.chance import (
     draw_start_player,
     shuffle,
 )
-from analyzer.games.pyramidion.config import GOODS, ORDINARY, PyramidionConfig
+from analyzer.games.pyramidion.config import (
+    GOODS,
+    ORDINARY,
+    READ_DISCARD_UNPLAYED,
+    READ_LOADING_PASS,
+    PyramidionConfig,
+)
 from analyzer.games.pyramidion.loading import load_options, pay_boat
 from analyzer.games.pyramidion.metrics import Tally, game_record, seat_records
 from analyzer.games.pyramidion.resolution import new_player_order
@@ -403,6 +409,7 @@ class Game(SitePlay):
         p = st.to_move
         if choice == PASS:
             st.passes += 1
+            cfg.reads[0] |= READ_LOADING_PASS
             if cfg.loading_pass_is_final:
                 st.out[p] = True
                 if all(st.out):
@@ -485,10 +492,12 @@ class Game(SitePlay):
             for c in st.hand[p]:
                 if cfg.card_owner[c] >= 0:
                     st.aside[p].append(c)
-                elif cfg.discard_unplayed_drawn_cards:
-                    st.discard_pile.append(c)
                 else:
-                    keep.append(c)
+                    cfg.reads[0] |= READ_DISCARD_UNPLAYED
+                    if cfg.discard_unplayed_drawn_cards:
+                        st.discard_pile.append(c)
+                    else:
+                        keep.append(c)
             st.hand[p] = keep
         for s in range(cfg.n_sites):
             st.sundial[s] = False

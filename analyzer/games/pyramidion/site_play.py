@@ -35,6 +35,8 @@ from analyzer.games.pyramidion.config import (
     ORDINARY,
     PHILOSOPHER,
     PLAYER_ORDER,
+    READ_GIZA_LOST,
+    READ_PHILOSOPHER,
     REVOLT,
     SLAVE_DRIVER,
     STONE_DRAGGER,
@@ -336,6 +338,8 @@ class SitePlay:
             st.totals[1][seat] -= v[1]
             st.totals[2][seat] -= v[2]
         self.put_away(seat, c)
+        if st.giza_card[seat] == j:
+            cfg.reads[0] |= READ_GIZA_LOST
         if cfg.giza_tile_lost_on_revolt and st.giza_card[seat] == j:
             # variant (§5 phase 6): the tile goes back to Giza, where it can be taken again
             tile = st.giza_tiles.index(seat)
@@ -392,6 +396,8 @@ class SitePlay:
                     st.tally.acted_special_effect += 1
                     if log:
                         log(f"  executioner: seat {st.pc_seat[j]}'s {self.card_text(st.pc_card[j])} is discarded")
+        if st.philosopher >= 0:
+            cfg.reads[0] |= READ_PHILOSOPHER
         holder = st.philosopher if cfg.philosopher_wins_ties else -1
         mins = cfg.site_min[site]
         if log:

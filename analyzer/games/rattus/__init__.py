@@ -8,7 +8,14 @@ Rules: ``docs/rules/rattus.md`` (sections cited in each function's docstring).
 from __future__ import annotations
 
 from analyzer.games.rattus.ablations import ablations
-from analyzer.games.rattus.config import CARD_NAMES, OPTIONS, PLAYERS, RULES_VERSION, make_config
+from analyzer.games.rattus.config import (
+    CARD_NAMES,
+    CONSULTS,
+    OPTIONS,
+    PLAYERS,
+    RULES_VERSION,
+    make_config,
+)
 from analyzer.games.rattus.content import PRIORS as CONTENT_PRIORS
 from analyzer.games.rattus.engine import start
 from analyzer.games.rattus.flow import FLOW
@@ -41,6 +48,7 @@ SPEC = game_spec(
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
     flow=FLOW,
+    consults=CONSULTS,
 )
 default_config, new_state, play_game = SPEC.default_config, SPEC.new_state, SPEC.play_game
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from analyzer.games.rattus.config import CARD_INDEX
+from analyzer.games.rattus.config import CARD_INDEX, READ_ASTRONOMER, READ_KNIGHT_FINAL
 from analyzer.games.rattus.core import GameCore
 
 _DRAW: Final = ("draw",)  # the single first option of the Astronomer and Explorer (draw 3 cards)
@@ -290,6 +290,7 @@ def astronomer_chosen(game: GameCore, p: int, keep: Any) -> None:
     rest = [c for c in drawn if c != keep]
     if rest:  # what happens to them is a labelled default (§8.2)
         st.acted_astronomer += 1
+    game.cfg.reads[0] |= READ_ASTRONOMER
     if game.cfg.astronomer_leftovers == "discard":
         game.discard_region_cards(rest, 1 << p)
     else:
@@ -346,6 +347,7 @@ def knight_final_options(game: GameCore, p: int) -> tuple:
     """Regions within Knight range of the plague piece, with the rule option
     ``knight_moves_plague_in_final_round``; none by default (the Knight has no effect, §10.2)."""
     cfg = game.cfg
+    cfg.reads[0] |= READ_KNIGHT_FINAL
     return cfg.knight_reach[game.state.plague] if cfg.knight_moves_plague_in_final_round else ()
 
 

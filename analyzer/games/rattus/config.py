@@ -14,7 +14,7 @@ the option, what is wrong and what is allowed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -119,6 +119,21 @@ OPTIONS = OptionSet("rattus", (
 ))
 
 
+# The rule options whose reads a game records (GameSpec.consults): bit i of ``reads[0]`` is
+# CONSULTS[i], set wherever the rules or a player read the option where its value can matter.
+CONSULTS: Final[tuple[str, ...]] = (
+    "knight_adds_two_neutral_cubes", "knight_moves_plague_in_final_round", "same_class_cards_stack",
+    "region_card_must_match_plague_region", "astronomer_leftovers", "diplomat_2p_tie_points",
+    "region_card_majority_ties_count")
+READ_KNIGHT_NEUTRAL: Final = 1  # the plague resolved in the plague piece's region, Knight in play
+READ_KNIGHT_FINAL: Final = 2  # the Knight holder's final-round move was offered
+READ_STACK: Final = 4  # a seat with cubes held 2+ cards of an unprotected class on a token
+READ_CARD_ELSEWHERE: Final = 8  # a region card naming another region could have protected
+READ_ASTRONOMER: Final = 16  # the Astronomer's leftovers were placed
+READ_DIPLOMAT_2P_TIE: Final = 32  # diplomats scored at 2 players with a tie
+READ_TIES_COUNT: Final = 64  # a region card's holder tied for most cubes in its region
+
+
 @dataclass(frozen=True, slots=True)
 class RattusConfig:
     """Everything one game needs, precomputed (docs/rules/rattus.md §3–§13).
@@ -182,6 +197,8 @@ class RattusConfig:
     guessed_regions: int = 0
     labelled_defaults: frozenset[str] = frozenset()
     rules_version: str = RULES_VERSION
+    # the options of CONSULTS read in the game being played (bits); the runner resets it
+    reads: list[int] = field(default_factory=lambda: [0], compare=False, hash=False, repr=False)
 
     @property
     def n_regions(self) -> int:

@@ -28,7 +28,7 @@ from mypy_extensions import mypyc_attr
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus import plague
-from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, RattusConfig
+from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, READ_DIPLOMAT_2P_TIE, RattusConfig
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
@@ -154,7 +154,8 @@ class Game(GameCore):
             for tid in st.tokens[r]:
                 token = cfg.tokens[tid]
                 if sum(row) >= token[0]:
-                    lost = plague.losses(row, st.held_class, token, unprotected, cfg.same_class_cards_stack)
+                    lost = plague.losses(row, st.held_class, token, unprotected, cfg.same_class_cards_stack,
+                                         cfg.reads)
                     row = [c - k for c, k in zip(row, lost)]
             rows.append(row)
         discs = [0] * n
@@ -162,9 +163,11 @@ class Game(GameCore):
             for p in range(n):
                 if st.discs[r][p] and rows[r][p]:
                     discs[p] += 1
+        if n == 2 and discs[0] == discs[1] > 0:
+            cfg.reads[0] |= READ_DIPLOMAT_2P_TIE
         dp = diplomat_points(discs, n, cfg.diplomat_points)
         rc = (region_card_points(st.hands, rows, cfg.rcard_region, cfg.region_card_points,
-                                 cfg.region_card_majority_ties_count) if cfg.africanus else [0] * n)
+                                 cfg.region_card_majority_ties_count, cfg.reads) if cfg.africanus else [0] * n)
         score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
         top = max(score)
         w = [math.exp((x - top) / scale) for x in score]

@@ -15,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from analyzer.games.rattus.config import CARD_INDEX, CLASS_INDEX, CLASSES, SYMBOLS
+from analyzer.games.rattus.config import (
+    CARD_INDEX,
+    CLASS_INDEX,
+    CLASSES,
+    READ_CARD_ELSEWHERE,
+    READ_KNIGHT_NEUTRAL,
+    READ_STACK,
+    SYMBOLS,
+)
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.state import NOT_IN_PLAY
 from analyzer.model.logtext import plural
@@ -66,11 +74,11 @@ def token_losses(cubes: Sequence[int], cards_held: Sequence[Mapping[str, int]], 
     token = (threshold, list(symbols).count("A"), list(symbols).count("M"), classes)
     if sum(cubes) < threshold:
         return [0] * len(cubes)
-    return losses(list(cubes), held, token, [0] * len(cubes), True)
+    return losses(list(cubes), held, token, [0] * len(cubes), True, [0])
 
 
 def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple, protected: Sequence[int],
-           stack: bool) -> list[int]:
+           stack: bool, reads: list[int]) -> list[int]:
     """Losses per seat for one token whose threshold is met (§7.1), computed from ``row`` at reveal.
 
     Parameters
@@ -85,6 +93,8 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         Bit mask of the classes each seat has protected in this region with a region card (§9).
     stack : bool
         ``True``: k cards of a class cost k cubes per matching symbol (§5.1 default).
+    reads : list of int
+        The config's ``reads``: ``READ_STACK`` is set when ``stack`` decides a loss.
     """
     _, n_a, n_m, classes = token
     top = max(row)
@@ -96,7 +106,14 @@ def losses(row: Sequence[int], held_class: Sequence[Sequence[int]], token: tuple
         loss = n_a + (n_m if c == top else 0)
         hc = held_class[p]
         prot = protected[p]
-        loss += sum(hc[k] if stack else 1 for k in classes if hc[k] and not (prot >> k) & 1)
+        for k in classes:
+            h = hc[k]
+            if h and not (prot >> k) & 1:
+                if h > 1:  # only here does the option decide (§5.1)
+                    reads[0] |= READ_STACK
+                    loss += h if stack else 1
+                else:
+                    loss += 1
         out.append(min(c, loss))
     return out
 
@@ -124,8 +141,11 @@ def start_resolve(game: GameCore, r: int, chooser: int) -> None:
     st.res_offer = 0
     st.res_protected = [0] * cfg.n_players
     st.res_played = []
-    st.res_neutral = 2 if (cfg.knight_adds_two_neutral_cubes and st.holder[_KNIGHT] != NOT_IN_PLAY
-                           and st.plague == r) else 0
+    st.res_neutral = 0
+    if st.holder[_KNIGHT] != NOT_IN_PLAY and st.plague == r:
+        cfg.reads[0] |= READ_KNIGHT_NEUTRAL
+        if cfg.knight_adds_two_neutral_cubes:
+            st.res_neutral = 2
     _resolve(game)
 
 
@@ -174,9 +194,10 @@ def _apply_token(game: GameCore, tid: int) -> None:
     r = st.res_region
     row = st.cubes[r]
     token = cfg.tokens[tid]
-    lost = losses(row, st.held_class, token, st.res_protected, cfg.same_class_cards_stack)
+    lost = losses(row, st.held_class, token, st.res_protected, cfg.same_class_cards_stack, cfg.reads)
     if _stacks(row, st.held_class, token[3], st.res_protected):  # §5.1: rare, two cards of a class
-        other = losses(row, st.held_class, token, st.res_protected, not cfg.same_class_cards_stack)
+        other = losses(row, st.held_class, token, st.res_protected, not cfg.same_class_cards_stack,
+                       cfg.reads)
         for p, k in enumerate(lost):
             if other[p] != k:
                 st.acted_stack += 1
@@ -202,6 +223,8 @@ def region_card_options(game: GameCore, q: int, r: int, tid: int) -> tuple:
     for k in set(cfg.tokens[tid][3]):
         if held[k] and not (prot >> k) & 1:
             for cid in st.hands[q]:
+                if (cfg.rcard_mask[cid] >> k) & 1 and cfg.rcard_region[cid] != r:
+                    cfg.reads[0] |= READ_CARD_ELSEWHERE  # only such a card does the option decide
                 if (cfg.rcard_mask[cid] >> k) & 1 and (not match or cfg.rcard_region[cid] == r):
                     opts.append((cid, k))
     return tuple(opts)

@@ -538,7 +538,8 @@ class GreedyPlayer:
             row = view.cubes[r]
             if sum(row) < cfg.tokens[tid][0]:
                 return 0.0
-            lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack)
+            lost = losses(row, view.held_class, cfg.tokens[tid], [0] * len(row), cfg.same_class_cards_stack,
+                          cfg.reads)
             return lost[p] - w * (sum(lost) - lost[p]) / (len(row) - 1)
 
         keep = hurt(r1, a) + hurt(r2, b)

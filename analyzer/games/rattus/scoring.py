@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from analyzer.games.rattus.config import READ_TIES_COUNT
+
 DEFAULT_DIPLOMAT_POINTS = (4, 2, 6, 2, 3)  # first, second, tie-first pool, tie-second pool, 2p tie each
 
 
@@ -58,7 +60,7 @@ def diplomat_points(diplomats: Sequence[int], n_players: int, table: Sequence[in
 
 
 def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[int]], card_region: Sequence[int],
-                       points: int = 1, ties_count: bool = True) -> list[int]:
+                       points: int = 1, ties_count: bool = True, reads: list[int] | None = None) -> list[int]:
     """Points for region cards in hand (§9 default, Q17).
 
     Parameters
@@ -73,6 +75,9 @@ def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[
         Points per scoring card.
     ties_count : bool
         A tie for most cubes counts as the majority.
+    reads : list of int, optional
+        The config's ``reads``: ``config.READ_TIES_COUNT`` is set when a card's holder ties
+        (only then does ``ties_count`` decide).
 
     Returns
     -------
@@ -80,6 +85,8 @@ def region_card_points(hands: Sequence[Sequence[int]], cubes: Sequence[Sequence[
         A card scores if its holder has at least 1 cube in its region and the (tied) majority.
     """
     alone, tied = region_card_majorities(hands, cubes, card_region)
+    if reads is not None and any(tied):
+        reads[0] |= READ_TIES_COUNT
     return [points * (alone[p] + (tied[p] if ties_count else 0)) for p in range(len(hands))]
 
 
