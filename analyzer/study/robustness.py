@@ -1411,7 +1411,8 @@ KIND = StudyKind(
     replaced by each player of a ladder, and each labelled default with a documented
     alternative changed one at a time, and K plausible draws of each guessed content
     table (--content K). The report gets a verdict per key finding (holds, sensitive,
-    unresolved) and a Robustness section.
+    unresolved) and a Robustness section. With --rounds every run records its rounds and the
+    game-quality findings (quality:...) are judged too.
 
     Examples:
 
@@ -1422,4 +1423,6 @@ KIND = StudyKind(
       analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
 
       analyzer robustness scenarios/africanus-sultan.toml --players none --defaults none --content 8 --content-tables tokens,map
+
+      analyzer robustness scenarios/africanus-diplomats-flow.toml --rounds   # quality: findings too
     """)
