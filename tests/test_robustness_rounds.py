@@ -135,3 +135,17 @@ def test_copy_on_consult_copies_the_rounds_too(tmp_path):
     assert any(r["key"].startswith("quality:") for r in verdicts["copy"]["findings"])
     assert ({r["key"]: r["verdict"] for r in verdicts["full"]["findings"]}
             == {r["key"]: r["verdict"] for r in verdicts["copy"]["findings"]})
+
+
+def test_simulate_with_robustness_passes_rounds_on(tmp_path):
+    """``analyzer simulate --rounds --robustness``: the check keeps the base run (recorded with
+    its rounds) and records them in every condition, so the quality question gets its verdict."""
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["simulate", str(_race(tmp_path)), "--rounds", "--robustness",
+                                   "--jobs", "1", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "holds this run" in res.stdout and "kept" in res.stdout
+    data = json.loads((out / "robustness" / "robustness.json").read_text())
+    assert data["rounds"] is True
+    (row,) = [r for r in data["findings"] if r["key"] == "quality:comeback:coin:change"]
+    assert row["verdict"] == "sensitive"
