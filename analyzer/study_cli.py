@@ -315,7 +315,7 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
                                   "robustness`, which sizes the base and the conditions)",
                           robustness=True)
     if robustness and flags.plan:  # the plan of the whole check: base and conditions
-        check.api(scenario, content=content, **flags.api())
+        check.api(scenario, content=content, rounds=given["rounds"], **flags.api())
     try:
         with resumable(["analyzer", "simulate", str(scenario)],
                        {"--target-ci": target_ci, "--rounds": given["rounds"] or None,
@@ -335,8 +335,9 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
     sim.tell(res, typer.echo)
     if robustness:
         with resumable(["analyzer", "robustness", str(scenario)],
-                       {**flags.hint(), "--out": str(res.out_dir), "--csv": None}):
-            res = check.api(scenario, say=typer.echo, content=content,
+                       {**flags.hint(), "--out": str(res.out_dir), "--csv": None,
+                        "--rounds": given["rounds"] or None}):
+            res = check.api(scenario, say=typer.echo, content=content, rounds=given["rounds"],
                             **{**flags.api(), "out": res.out_dir, "force": False})
         check.tell(res, typer.echo)
     typer.echo(f"report: {res.out_dir / 'report.html'}")

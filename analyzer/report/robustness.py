@@ -336,7 +336,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         ``{"verdicts": {key: verdict}, "conditions": n, "repeats": [key, …]}`` for
         ``summary.json``; ``repeats``: the findings that repeat another's test (a mirror),
         which a tally counts once; ``replayed``: rule condition -> the share of its games
-        played rather than copied from the replicate (``study.robustness.replayed``).
+        played rather than copied from the replicate (``study.robustness.replayed``);
+        ``rounds``: every run recorded its rounds (``--rounds``: the ``quality:`` findings are
+        judged).
     """
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
@@ -372,6 +374,11 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           "compared on that same item in every condition. Measured figures get their range, "
           "no verdict. Measured false-alarm rates of this rule: `tests/stats/"
           "test_robustness_calibration.py`.")
+    if data.get("rounds"):  # ``analyzer robustness --rounds``: the quality findings too
+        doc.p("Every run of this check (this run, the replicate and each condition) recorded "
+              "its rounds (`--rounds`), so the game-quality findings (`quality:…`) are judged "
+              "like any other: a change between arms by its own test, a measured figure by "
+              "its range over the conditions.")
     if data.get("estimate"):  # the whole check (base, replicate, conditions) as planned
         from analyzer.plan import against
 
@@ -476,7 +483,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
             "repeats": [r["key"] for r in rows if r.get("same_test_as")],
             "replayed": {c["name"]: c["replayed"] for c in conds
-                         if c.get("replayed") is not None}}
+                         if c.get("replayed") is not None},
+            "rounds": bool(data.get("rounds"))}
 
 
 def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],

@@ -316,7 +316,8 @@ def nearest(key: str, planned: Plan, n: int = 3) -> list[str]:
 
 def records_rounds(kind: str) -> bool:
     """Whether a study of ``kind`` can record its rounds (its Python function takes
-    ``rounds``: ``analyzer simulate``, ``compare``, ``sweep`` with ``--rounds``)."""
+    ``rounds``: ``analyzer simulate``, ``compare``, ``sweep``, ``robustness`` with
+    ``--rounds``)."""
     kinds = studies.kinds()
     return kind in kinds and "rounds" in inspect.signature(kinds[kind].api).parameters
 
@@ -325,8 +326,8 @@ def rounds_fix(kind: str) -> str:
     """What to do for a ``quality:`` key in a run of ``kind`` without ``--rounds``."""
     if records_rounds(kind):
         return "add --rounds to the command"
-    return (f"analyzer {kind} records no rounds: ask it of analyzer simulate, compare or "
-            "sweep with --rounds")
+    return (f"analyzer {kind} records no rounds: ask it of analyzer simulate, compare, "
+            "sweep or robustness with --rounds")
 
 
 def key_problem(scenario: Any, key: str, kind: str = "simulate",

@@ -81,9 +81,9 @@ from analyzer.model.base import build_policy
 from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
 from analyzer.report.robustness import FOLDER, RESULT, reason
-from analyzer.rundir import CHUNKS, RunDir
+from analyzer.rundir import CHUNKS, RunDir, read_fingerprint
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
-from analyzer.studies import ScenarioFile, StudyKind
+from analyzer.studies import Rounds, ScenarioFile, StudyKind
 from analyzer.study import run as study_run
 from analyzer.study.run import Results, prepare, simulate, validate
 
@@ -516,14 +516,32 @@ def portable(c: Condition, run_dir: Path) -> Scenario:
     return replace(c.scenario, arms=arms)
 
 
-def finished(c: Condition, run_dir: Path) -> bool:
-    """Whether ``run_dir`` holds the finished run of condition ``c``.
+def recorded_rounds(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` recorded its rounds (its chunks' fingerprint says
+    ``rounds``, ``runner.run``); false when it has no readable fingerprint."""
+    found = read_fingerprint(Path(run_dir) / CHUNKS)
+    return bool((found or {}).get("rounds"))
+
+
+def wants_rounds(scenario: Scenario, rounds: bool) -> bool:
+    """Whether a run of ``scenario`` with ``rounds`` records them (only a game with a
+    ``GameSpec.flow`` does)."""
+    return bool(rounds) and getattr(scenario.spec, "flow", None) is not None
+
+
+def finished(c: Condition, run_dir: Path, rounds: bool = False) -> bool:
+    """Whether ``run_dir`` holds the finished run of condition ``c``, with its rounds
+    recorded exactly when ``rounds`` asks them (``wants_rounds``): a run without them is
+    played again for ``--rounds``, one with them for a check without it (its findings
+    would differ by the ``quality:`` family).
 
     A content condition plays its drawn table by an absolute path, which its chunks'
     fingerprint keeps; a run directory moved elsewhere (with its ``OUT``) is found by what
     ``keep_draw`` wrote instead, which names the table by a relative path: its
     ``scenario.toml`` is this condition's (``portable``), the drawn table beside it is this
     draw, and its ``summary.json`` is of a finished run of these seeds and games."""
+    if recorded_rounds(run_dir) != wants_rounds(c.scenario, rounds):
+        return False
     target = RunDir(run_dir, {})
     if target.finished(c.scenario):
         return True
@@ -1131,7 +1149,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                out: str | Path | None = None, chunk_size: int | None = None,
                resume: bool = False, force: bool = False, progress: bool = False,
-               csv: bool = False, full_replay: FullReplay = False,
+               csv: bool = False, full_replay: FullReplay = False, rounds: Rounds = False,
                say: Callable[[str], None] = lambda line: None) -> Results:
     """Run the scenario (unless ``out`` holds its finished run), its replicate on new seeds
     (``replicate_condition``) and every condition on the replicate's seeds; write
@@ -1171,6 +1189,13 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
         the condition's rule option in the replicate is copied from there (the same game, seed
         for seed: ``runner.copy_from``; its records equal a full replay's); the share replayed
         is in ``robustness.json`` (``replayed``) and the report.
+    rounds : bool
+        Record every game's checkpoints after each round (``rounds.parquet``) in the base,
+        the replicate and every condition, so that their findings include the ``quality:``
+        family (``analyzer.report.quality``), judged like any other finding; a copied game's
+        checkpoints are copied with it. A run kept from earlier is kept only when it recorded
+        its rounds exactly as asked (``finished``). Without it a ``quality:`` question is
+        refused before play.
     say : callable
         Gets one line per condition (what runs, how many games).
 
@@ -1189,9 +1214,10 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
     ladder = ladder_tokens("players", players)
     varied = ladder_tokens("defaults", defaults)
     tables = ladder_tokens("content_tables", content_tables)
-    base = prepare(validate(path_or_scenario), games=games, seed=seed, jobs=jobs,
-                   backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
-                   resume=resume, force=force, progress=progress, csv=csv)
+    base = prepare(validate(path_or_scenario, rounds=rounds), games=games, seed=seed,
+                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
+                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,
+                   csv=csv, rounds=rounds)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
     out_dir = base.dir.path
@@ -1220,20 +1246,21 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
 
     replicate, conditions, same, without = build(base.scenario)
     # runs finished earlier are kept, not played: left out of the plan
-    kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name)}
-    if not force and base.dir.finished(base.scenario):
+    kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name, rounds)}
+    if not force and base_kept(base.dir, base.scenario, rounds):
         kept.add("base")
     estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept),
                            base.options.jobs, base.options.backend)
     if estimate is not None and estimate.games not in (None, base.scenario.games):  # --time
-        base = prepare(validate(path_or_scenario), games=estimate.games, seed=seed, jobs=jobs,
-                       backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
-                       resume=resume, force=force, progress=progress, csv=csv)
+        base = prepare(validate(path_or_scenario, rounds=rounds), games=estimate.games,
+                       seed=seed, jobs=jobs, backend=backend, scheduler=scheduler, out=out,
+                       chunk_size=chunk_size, resume=resume, force=force, progress=progress,
+                       csv=csv, rounds=rounds)
         replicate, conditions, same, without = build(base.scenario)
     scenario = base.scenario
     begun, cpu = time.monotonic(), 0.0  # the whole check, against the estimate
     with base.session(nest=True):
-        if not force and base.dir.finished(scenario):
+        if not force and base_kept(base.dir, scenario, rounds):
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
         else:
             say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
@@ -1251,21 +1278,23 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
             target = RunDir(folder / c.name, {})
             write_draw(c, folder / TABLES)
             step = "replicate" if i == 0 else f"{i}/{len(conditions)}"
-            if finished(c, target.path):
+            if finished(c, target.path, rounds):
                 keep_draw(c, target.path)
                 say(f"[{step}] {c.label}: finished earlier, kept")
                 continue
             say(f"[{step}] {c.label}: {len(c.scenario.arms)} arm(s) x "
                 f"{c.scenario.games} games")
             size = chunk_size or _chunk(c.scenario.games)
-            if not target.same_chunks(c.scenario, size):  # another size's chunks: start over
+            if (not target.same_chunks(c.scenario, size)  # another size's chunks: start over
+                    or target.path.exists()  # or chunks recorded with(out) rounds
+                    and recorded_rounds(target.path) != wants_rounds(c.scenario, rounds)):
                 target.remove()
             copying = (runner.copy_from(folder / replicate.name, c.option)
                        if c.kind == "rule" and c.option and not full_replay else nullcontext())
             with copying:
                 done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
                                 scheduler=scheduler, out=target.path, chunk_size=size,
-                                resume=True, force=True, progress=progress)
+                                resume=True, force=True, progress=progress, rounds=rounds)
             cpu += done.summary["run"].get("cpu_seconds") or 0.0
             keep_draw(c, target.path)
         base.dir.saved = (f"the base run, its replicate and all {len(conditions)} conditions "
@@ -1274,12 +1303,20 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
         for row, c in zip(data["conditions"], conditions):
             row["replayed"] = replayed(folder / c.name, c) if c.kind == "rule" else None
         data["same_as_base"] = same
+        data["rounds"] = wants_rounds(scenario, rounds)
         data["left_out"] = left_out(scenario, ladder)
         data["seconds"] = time.monotonic() - started
         data["estimate"] = estimate.facts() if estimate is not None else None
         data["actual"] = {"cpu": cpu, "wall": time.monotonic() - begun}
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
         return Results(out_dir, report.render(out_dir))
+
+
+def base_kept(run_dir: RunDir, scenario: Scenario, rounds: bool) -> bool:
+    """Whether the base run directory holds the finished run of ``scenario`` with its rounds
+    recorded exactly as ``rounds`` asks (``RunDir.finished``, ``wants_rounds``)."""
+    return (run_dir.finished(scenario)
+            and recorded_rounds(run_dir.path) == wants_rounds(scenario, rounds))
 
 
 def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Condition],
@@ -1374,7 +1411,8 @@ KIND = StudyKind(
     replaced by each player of a ladder, and each labelled default with a documented
     alternative changed one at a time, and K plausible draws of each guessed content
     table (--content K). The report gets a verdict per key finding (holds, sensitive,
-    unresolved) and a Robustness section.
+    unresolved) and a Robustness section. With --rounds every run records its rounds and the
+    game-quality findings (quality:...) are judged too.
 
     Examples:
 
@@ -1385,4 +1423,6 @@ KIND = StudyKind(
       analyzer robustness scenarios/cartus-first-game.toml --players random,greedy --defaults tie_mode,track_tie
 
       analyzer robustness scenarios/africanus-sultan.toml --players none --defaults none --content 8 --content-tables tokens,map
+
+      analyzer robustness scenarios/africanus-diplomats-flow.toml --rounds   # quality: findings too
     """)
