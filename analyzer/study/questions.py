@@ -345,6 +345,7 @@ def key_problem(scenario: Any, key: str, kind: str = "simulate",
     families = key_families(scenario.spec)
     if planned is None:
         planned = plan(scenario, kind, rounds)
+    families |= {k.partition(":")[0] for k in planned.names()}  # a kind's own (skill spread)
     # a quality: key the run makes without its rounds (a tournament's skill spread) needs none
     needs_rounds = (family == quality.FAMILY and rounds is False and family in families
                     and key not in planned.names())

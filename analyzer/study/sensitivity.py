@@ -552,7 +552,7 @@ def top_vary(scenario: Scenario, text: str, keys: Sequence[str] = (),
     if keys and ranked_by not in keys:
         raise OptionError("vary", f"{text}: {folder} ranks the knobs by their effect on "
                                   f"{ranked_by}, not on {' or '.join(keys)} (the finding "
-                                  f"balanced); run analyzer sensitivity --finding {keys[0]}, or "
+                                  f"balanced); run `analyzer sensitivity --finding {keys[0]}`, or "
                                   "give top:K@RUN_DIR of one")
     top = top_knobs(rows, int(count))
     for r in top:
