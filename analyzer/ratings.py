@@ -54,6 +54,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from analyzer.stats import expanded_levels
+
 PRIOR_SD = 10.0  # sd of the weak Gaussian penalty on log-strengths (see the module docstring)
 DEFAULT_BOOT = 1000
 CONFIDENCE = 0.95
@@ -234,21 +236,6 @@ def plackett_luce(who: np.ndarray, rank: np.ndarray, n: int,
                    method="trust-exact", options={"gtol": 1e-8})
     theta = res.x
     return theta - theta.mean()
-
-
-def expanded_levels(deals: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The percentile levels of the expanded percentile bootstrap interval over ``deals``
-    resampled units (Hesterberg 2015, Amer. Statist. 69:371–386): the normal quantile is
-    widened to ``√(d/(d − 1)) · t_{d−1}``, which undoes the plain percentile interval's
-    narrowness at few units (it uses ``z`` and the ``1/d`` variance); at many deals the levels
-    are ``(1 ± confidence)/2``."""
-    from scipy import stats as sps
-
-    if deals < 2:
-        return (1 - confidence) / 2, (1 + confidence) / 2
-    z = math.sqrt(deals / (deals - 1)) * float(sps.t.ppf(0.5 + confidence / 2, deals - 1))
-    a = float(sps.norm.sf(z))
-    return a, 1 - a
 
 
 def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None) -> str:

@@ -12,11 +12,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analyzer import api, runner
+from analyzer import api, runner, stats
 from analyzer.cli import app
 from analyzer.games import register_game
 from analyzer.model.base import game_streams
-from analyzer.report import luck
 
 register_game(lucktoy.SPEC)
 cli = CliRunner()
@@ -41,7 +40,7 @@ def test_the_split_recovers_known_variance_components():
     rng = np.random.default_rng(1)
     d, r = 4000, 4
     y = rng.normal(0, 1, (d, 1)) + rng.normal(0, np.sqrt(3), (d, r))
-    out = luck.split(y, n_boot=200, seed=2)
+    out = stats.variance_split(y, n_boot=200, seed=2)
     assert out["share"] == pytest.approx(0.25, abs=0.02)
     assert out["lo"] < 0.25 < out["hi"] and out["hi"] - out["lo"] < 0.06
     assert out["between"] == pytest.approx(1.0, abs=0.1)
@@ -52,29 +51,29 @@ def test_the_split_recovers_known_variance_components():
 def test_the_split_is_near_zero_without_a_deal_effect_and_matches_anova_by_hand():
     rng = np.random.default_rng(3)
     y = rng.normal(0, 1, (3000, 3))
-    out = luck.split(y)
+    out = stats.variance_split(y)
     assert abs(out["share"]) < 0.03 and np.isnan(out["lo"])
     # ICC(1) from the ANOVA table by hand (Shrout & Fleiss 1979) on a small case
     y = np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]])
     k, n = 2, 3
     msb = k * np.var(y.mean(axis=1), ddof=1)
     msw = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
-    assert luck.split(y)["share"] == pytest.approx((msb - msw) / (msb + (k - 1) * msw))
+    assert stats.variance_split(y)["share"] == pytest.approx((msb - msw) / (msb + (k - 1) * msw))
 
 
 def test_pooled_seats_sum_the_components():
     rng = np.random.default_rng(4)
     a = rng.normal(0, 1, (500, 3, 1)) + rng.normal(0, 1, (500, 3, 1))
     b = rng.normal(0, 2, (500, 1, 1)) + rng.normal(0, 1, (500, 3, 1))
-    pooled = luck.split(np.concatenate([a, b], axis=2))
-    one, two = luck.split(a), luck.split(b)
+    pooled = stats.variance_split(np.concatenate([a, b], axis=2))
+    one, two = stats.variance_split(a), stats.variance_split(b)
     assert pooled["between"] == pytest.approx(one["between"] + two["between"])
     assert pooled["within"] == pytest.approx(one["within"] + two["within"])
 
 
 def test_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="2 deals and 2 replays"):
-        luck.split(np.zeros((5, 1)))
+        stats.variance_split(np.zeros((5, 1)))
 
 
 # ------------------------------------------------------------------ the replays

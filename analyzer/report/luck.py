@@ -29,7 +29,7 @@ happen: once two replays take different choices, later draws can fall to differe
 Those count as play, so the luck share is a lower bound of the part chance plays.
 
 **The interval.** 95 % percentile bootstrap over deals (a deal is resampled with all its
-replays: the deal is the unit; ``ratings.expanded_levels`` widens the levels for few deals),
+replays: the deal is the unit; ``stats.expanded_levels`` widens the levels for few deals),
 ``bootstrap`` replicates seeded by the run's seed.
 """
 
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import ratings
+from analyzer import stats
 from analyzer.report import answers as answer_rows
 from analyzer.report import findings
 from analyzer.report.document import Doc, param_text
@@ -57,68 +57,6 @@ OUTCOMES = {  # outcome -> (words, unit of its variance)
     "score": ("each seat's final score", "points²"),
     "margin": ("the winner's margin over the runner-up", "points²"),
 }
-
-
-def split(y: np.ndarray, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
-    """The one-way random-effects split of ``y`` over deals, with a bootstrap over deals.
-
-    Parameters
-    ----------
-    y : ndarray, shape (D, R) or (D, R, K)
-        ``D`` deals, ``R >= 2`` replays each, ``K`` outcomes pooled (the seats).
-    n_boot : int
-        Bootstrap replicates (resampled deals); 0: no interval (``nan``).
-    seed : int
-        Seed of ``numpy.random.default_rng`` for the replicates.
-
-    Returns
-    -------
-    dict
-        ``between`` (``σ²_b``, unbiased), ``within`` (``σ²_w``), ``total`` (their sum),
-        ``naive_between`` (the variance of the deal means, which overstates ``σ²_b`` by
-        ``σ²_w / R``), ``share`` (``σ²_b / total``; ``nan`` when ``total`` is 0), ``lo``,
-        ``hi`` (its 95 % interval), ``deals``, ``replays``, ``n_boot`` (replicates used).
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 deals or 2 replays.
-    """
-    y = np.asarray(y, float)
-    if y.ndim == 2:
-        y = y[:, :, None]
-    d, r = y.shape[:2]
-    if d < 2 or r < 2:
-        raise ValueError(f"the split needs at least 2 deals and 2 replays (got {d} x {r})")
-    means = y.mean(axis=1)  # (D, K)
-    within_ss = ((y - means[:, None, :]) ** 2).sum(axis=(1, 2))  # (D,)
-    sq = (means ** 2).sum(axis=1)  # (D,)
-
-    def parts(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        grand = c @ means / d  # (B, K)
-        ssb = r * (c @ sq - d * (grand ** 2).sum(axis=-1))
-        msb = ssb / (d - 1)
-        msw = (c @ within_ss) / (d * (r - 1))
-        return (msb - msw) / r, msw
-
-    b, w = parts(np.ones((1, d)))
-    between, within = float(b[0]), float(w[0])
-    total = between + within
-    naive = float(means.var(axis=0, ddof=1).sum())
-    share = between / total if total > 0 else math.nan
-    lo = hi = math.nan
-    if n_boot > 0 and total > 0:
-        rng = np.random.default_rng(seed)
-        c = rng.multinomial(d, np.full(d, 1.0 / d), size=n_boot).astype(float)
-        bb, ww = parts(c)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            shares = bb / (bb + ww)
-        shares = shares[np.isfinite(shares)]
-        if shares.size:
-            lo, hi = (float(x) for x in np.quantile(shares, ratings.expanded_levels(d)))
-    return {"between": between, "within": within, "total": total, "naive_between": naive,
-            "share": share, "lo": lo, "hi": hi, "deals": d, "replays": r,
-            "n_boot": n_boot if n_boot > 0 and total > 0 else 0}
 
 
 def by_deal(seats: pd.DataFrame, column: str, replays: Sequence[str]
@@ -164,10 +102,10 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
         for pos, a in rows:
             out.append({"outcome": name, "position": pos, "pooled": pos is None,
                         "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
-                        "unit": OUTCOMES[name][1], **split(a, n_boot, seed)})
+                        "unit": OUTCOMES[name][1], **stats.variance_split(a, n_boot, seed)})
     if len(positions) >= 2:
         out.append({"outcome": "margin", "position": None, "pooled": True, "key": "luck:margin",
-                    "unit": OUTCOMES["margin"][1], **split(margins(score), n_boot, seed)})
+                    "unit": OUTCOMES["margin"][1], **stats.variance_split(margins(score), n_boot, seed)})
     return out
 
 
