@@ -3,10 +3,10 @@
 ``--target-ci H`` asks that every win-rate interval the report shows be no wider than ``±H``:
 per variant and policy (variants with several policies; a policy at several seats of a game
 gets the games-as-unit interval), per variant and seat, and per variant and start position
-(95% Wilson, ``stats.win_rates``) — ``COVERED`` names them for the report. The run grows in whole chunks on the
-runner's resume mechanism: a larger ``n_games`` keeps every chunk already on disk (same seeds,
-same chunk boundaries) and plays only the new ones, so a run stopped at ``n`` games holds
-exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
+(95% Wilson, ``stats.win_rates``) — ``stats.HALF_WIDTH_COVERS`` names them for the report.
+The run grows in whole chunks on the runner's resume mechanism: a larger ``n_games`` keeps
+every chunk already on disk (same seeds, same chunk boundaries) and plays only the new ones,
+so a run stopped at ``n`` games holds exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
 """
 
 from __future__ import annotations
@@ -47,12 +47,9 @@ class Precision:
     steps: tuple[int, ...]
 
 
-COVERED = stats.HALF_WIDTH_COVERS
-
-
 def max_half_width(seats: pd.DataFrame) -> float:
     """Widest half-width of the 95% win-rate intervals the report lists
-    (``stats.max_win_rate_half_width``: ``COVERED``).
+    (``stats.max_win_rate_half_width``: ``stats.HALF_WIDTH_COVERS``).
 
     Parameters
     ----------

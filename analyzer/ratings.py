@@ -58,7 +58,6 @@ from analyzer.stats import expanded_levels
 
 PRIOR_SD = 10.0  # sd of the weak Gaussian penalty on log-strengths (see the module docstring)
 DEFAULT_BOOT = 1000
-CONFIDENCE = 0.95
 # below this many deals the intervals may cover less than 95 % (measured on a known
 # Plackett–Luce pool of 5 at 4 seats with deal-shared luck, 300 pools each: the expanded
 # percentile interval covered 92–95 % of the true ratings at 15 deals — the plain percentile

@@ -747,9 +747,6 @@ def _holm(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return adj, rej
 
 
-CORRECTIONS = ("holm", "bh")
-
-
 def correct(table: pd.DataFrame, method: str = "holm", by: str | None = None,
             p_column: str = "p_value", alpha: float = 0.05) -> pd.DataFrame:
     """``table`` with ``p_adjusted`` and ``significant_adjusted``: its rows as one family.

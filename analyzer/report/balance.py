@@ -132,29 +132,14 @@ def arm_table(pg: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def diff_table(pg: pd.DataFrame, base: str = BASE) -> pd.DataFrame:
-    """Per non-base arm and metric: paired difference arm − base over shared game ids.
-
-    Returns
-    -------
-    DataFrame
-        ``variant, metric, n, diff, lo, hi, p_value, significant``; metrics ``won_<seat>``,
-        ``no_winner``, ``death`` (if present), ``spread``, ``rounds``, ``score``, ``start_adv``
-        (if present).
-    """
-    b = pg[pg["variant"] == base].set_index("game_id")
-    rows = []
-    for var in pd.unique(pg["variant"]):
-        if var != base:
-            rows += arm_differences(b, pg[pg["variant"] == var].set_index("game_id"), var)
-    return pd.DataFrame(rows, columns=DIFF_COLUMNS)
-
-
 DIFF_COLUMNS = ["variant", "metric", "n", "diff", "lo", "hi", "p_value", "significant"]
 
 
 def arm_differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tuple]:
-    """``diff_table`` rows of one arm: ``base`` and ``arm`` are ``per_game`` rows indexed by
+    """Per metric, the paired difference arm − base over their shared game ids: rows
+    ``DIFF_COLUMNS`` (``variant, metric, n, diff, lo, hi, p_value, significant``); metrics
+    ``won_<seat>``, ``no_winner``, ``death`` (if present), ``spread``, ``rounds``, ``score``,
+    ``start_adv`` (if present). ``base`` and ``arm`` are ``per_game`` rows indexed by
     ``game_id``."""
     metrics = [*_seat_cols(base), "no_winner", *(["death"] if "death" in base else []),
                "spread", "rounds", "score", *(["start_adv"] if "start_adv" in base else [])]
@@ -285,7 +270,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 
 def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:
-    """``diff_table`` rows with ``p_adjusted`` and ``significant_adjusted``, each metric (a
+    """``arm_differences`` rows with ``p_adjusted`` and ``significant_adjusted``, each metric (a
     column of the report's table) corrected over its rows (the variants), and the
     ``value_unit`` of each row's numbers (``METRIC_UNITS``)."""
     if diffs.empty:
@@ -297,7 +282,7 @@ def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataF
     return out.assign(value_unit=[METRIC_UNITS.get(m, SHARE) for m in out["metric"]])
 
 
-# the unit of a metric's numbers (``diff_table``); every other metric is a share
+# the unit of a metric's numbers (``arm_differences``); every other metric is a share
 METRIC_UNITS = {"score": "points", "spread": "points", "rounds": "rounds"}
 
 

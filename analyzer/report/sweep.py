@@ -262,7 +262,7 @@ OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player adv
 
 def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms: list[str],
                       values: dict, params: list[str], correction: str) -> list[dict]:
-    """The sweep read from game-level outcomes (``balance.arm_table``, ``balance.diff_table``):
+    """The sweep read from game-level outcomes (``balance.arm_table``, ``balance.arm_differences``):
     one row per value and outcome, the change against the base corrected over the values in
     each outcome."""
     games = as_table(games)

@@ -20,9 +20,6 @@ _RULES = "docs/rules/pyramidion.md"
 _PACKAGE = "analyzer.games.pyramidion"
 _SITES = builtin_table(_PACKAGE, "sites.toml")
 _CARDS = builtin_table(_PACKAGE, "cards.toml")
-_BOATS = builtin_table(_PACKAGE, "boats.toml")
-_TILES = builtin_table(_PACKAGE, "revolt_tiles.toml")
-_DIST = builtin_table(_PACKAGE, "distribution.toml")
 KINDS = GOODS[:ORDINARY]
 
 # ---------------------------------------------------------------- sites (§7.1)

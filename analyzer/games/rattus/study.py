@@ -115,7 +115,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     Per start position (0 = the start player; per seat when the records have no
     ``start_position``), the same position of the same game paired across the arms — and, when
     every arm's seats are exchangeable (``design.SeatDesign``: a seat's win rate cannot move),
-    also the game-level outcomes (``balance.diff_table``'s metrics) — over the games whose base
+    also the game-level outcomes (``balance.arm_differences``' metrics) — over the games whose base
     had the card; then the seats that used the card in a base game
     (``user`` > 0) followed into the same game without the card (cluster-robust over games:
     the game is the unit). Marks are corrected over the rows of each column (the run's
