@@ -134,10 +134,8 @@ def play_recorded(state: Any, players: Sequence[Any], seat_rngs: Sequence[random
     IllegalChoice, TurnCapExceeded
         As ``forward.play``.
     """
-    if decisions is not None:
-        _play_logged(state, players, seat_rngs, marks, decisions)
-        return
     is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply
+    legal_actions = state.legal_actions
     choose = [p.choose for p in players]
     rngs = list(seat_rngs)
     rounds_done = marks.flow.rounds_done
@@ -145,7 +143,12 @@ def play_recorded(state: Any, players: Sequence[Any], seat_rngs: Sequence[random
     last = 0
     while not is_terminal():
         seat = current_seat()
-        apply(choose[seat](view(seat), rngs[seat]))
+        action = choose[seat](view(seat), rngs[seat])
+        if decisions is not None:
+            legal = legal_actions()
+            decisions.append(Decision(seat, len(marks.rows) - 1, len(legal),
+                                      offered(legal, action)))
+        apply(action)
         if is_terminal():
             break
         r = rounds_done(state)
@@ -165,31 +168,6 @@ class Decision:
     checkpoint: int
     options: int
     chosen: int
-
-
-def _play_logged(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random],
-                 marks: Checkpoints, decisions: list[Decision]) -> None:
-    """``play_recorded`` that also logs every decision into ``decisions``."""
-    is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply
-    legal_actions = state.legal_actions
-    choose = [p.choose for p in players]
-    rngs = list(seat_rngs)
-    rounds_done = marks.flow.rounds_done
-    done = rounds_done(state) if not is_terminal() else 0
-    last = 0
-    while not is_terminal():
-        seat = current_seat()
-        action = choose[seat](view(seat), rngs[seat])
-        legal = legal_actions()
-        decisions.append(Decision(seat, len(marks.rows) - 1, len(legal), offered(legal, action)))
-        apply(action)
-        if is_terminal():
-            break
-        r = rounds_done(state)
-        if r != done:
-            done = last = r
-            marks.take(state, r, False)
-    marks.take(state, last + 1, True)
 
 
 def play_with_choice(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random],
