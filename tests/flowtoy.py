@@ -21,10 +21,10 @@ The game record's ``coin`` column is the coin's seat (-1 without a coin).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from analyzer.errors import IllegalChoice
+from toybase import Coin, First, OpenState, softmax
+
 from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
@@ -36,7 +36,7 @@ from analyzer.model.base import (
     rank_and_won,
 )
 from analyzer.model.flow import Flow
-from analyzer.model.forward import ForwardGame, offered
+from analyzer.model.forward import ForwardGame
 
 MODES = ("steady", "coin", "tie", "elim")
 ACTIONS = ("go", "wait")
@@ -49,27 +49,10 @@ class RaceConfig:
     mode: str
 
 
-class RaceView:
-    """What a seat sees: everything (a game without hidden information)."""
-
-    def __init__(self, state: RaceState, seat: int):
-        self.state, self.seat, self.n_players, self.log = state, seat, state.n, None
-
-    def decision_kind(self) -> str:
-        return self.state.decision_kind() if self.state.to_move == self.seat else ""
-
-    def legal_actions(self) -> tuple:
-        return self.state.legal_actions() if self.state.to_move == self.seat else ()
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def describe_action(self, action) -> str:
-        return str(action)
-
-
-class RaceState:
+class RaceState(OpenState):
     """A race in progress: scores, the rounds completed, whose turn."""
+
+    KIND, ACTIONS = "race", ACTIONS
 
     def __init__(self, cfg: RaceConfig, chance):
         self.cfg, self.rng, self.n = cfg, chance, cfg.n_players
@@ -81,21 +64,7 @@ class RaceState:
     def is_terminal(self) -> bool:
         return self.round >= self.cfg.rounds
 
-    def current_seat(self) -> int:
-        return self.to_move
-
-    def decision_kind(self) -> str:
-        return "" if self.is_terminal() else "race"
-
-    def legal_actions(self) -> tuple:
-        return () if self.is_terminal() else ACTIONS
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def apply(self, action) -> None:
-        if offered(self.legal_actions(), action) < 0:
-            raise IllegalChoice(self.to_move, self.decision_kind(), action, self.legal_actions())
+    def act(self, action) -> None:
         self.to_move += 1
         if self.to_move == self.n:
             self._score()
@@ -120,28 +89,18 @@ class RaceState:
         gone = self.cfg.mode == "elim" and self.round >= 1
         return tuple(gone and s == self.n - 1 for s in range(self.n))
 
-    def view(self, seat: int) -> RaceView:
-        return RaceView(self, seat)
-
     def returns(self) -> tuple[float, ...]:
         alive = [0.0 if o else 1.0 for o in self.out()]
         _, won = rank_and_won([float(x) for x in self.scores], [alive, [-s for s in range(self.n)]])
         return tuple(won)
 
     def heuristic_returns(self) -> tuple[float, ...]:
-        top = max(self.scores)
-        w = [math.exp(x - top) for x in self.scores]
-        return tuple(x / sum(w) for x in w)
+        return softmax(self.scores)
 
     def records(self, names) -> tuple[dict, list[dict]]:
         won = self.returns()
         ranks, _ = rank_and_won(list(won))
-        game = {"n_players": self.n, "rounds": self.round, "end": "trigger",
-                "winner_seats": ",".join(str(s) for s in range(self.n) if won[s] > 0),
-                "rules_version": "flowtoy-1", "coin": self.coin}
-        seats = [{"seat": s, "policy": names[s], "score": float(self.scores[s]), "rank": ranks[s],
-                  "won": won[s], "start_position": s} for s in range(self.n)]
-        return game, seats
+        return self.rows(names, self.scores, won, ranks, self.round, "flowtoy-1", coin=self.coin)
 
     def clone(self) -> RaceState:
         other = RaceState(self.cfg, self.rng)
@@ -150,29 +109,7 @@ class RaceState:
         return other
 
 
-@dataclass(frozen=True)
-class Go:
-    """Always says the first action."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return view.legal_actions()[0]
-
-
-@dataclass(frozen=True)
-class Coin:
-    """Says either action at random (draws from its seat's stream)."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return rng.choice(view.legal_actions())
-
-
-POLICIES = {"go": Go, "random": Coin}
+POLICIES = {"go": First, "random": Coin}
 PLAYERS = PlayerCounts("flowtoy", 2, 4)
 OPTIONS = OptionSet("flowtoy", (
     Option("rounds", 6, int, "rule 1", "rounds in a game", low=1, high=50),

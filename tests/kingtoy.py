@@ -21,10 +21,10 @@ The game record's ``coin`` column is the coin (0 heads, 1 tails; -1 without a co
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from analyzer.errors import IllegalChoice
+from toybase import Coin, OpenState, softmax
+
 from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
@@ -36,7 +36,7 @@ from analyzer.model.base import (
     rank_and_won,
 )
 from analyzer.model.flow import Flow
-from analyzer.model.forward import ForwardGame, offered
+from analyzer.model.forward import ForwardGame
 
 MODES = ("planted", "null")
 ACTIONS = ("a", "b")
@@ -50,27 +50,10 @@ class KingConfig:
     mode: str
 
 
-class KingView:
-    """What a seat sees: everything."""
-
-    def __init__(self, state: KingState, seat: int):
-        self.state, self.seat, self.n_players, self.log = state, seat, state.n, None
-
-    def decision_kind(self) -> str:
-        return self.state.decision_kind() if self.state.to_move == self.seat else ""
-
-    def legal_actions(self) -> tuple:
-        return self.state.legal_actions() if self.state.to_move == self.seat else ()
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def describe_action(self, action) -> str:
-        return str(action)
-
-
-class KingState:
+class KingState(OpenState):
     """A race in progress: scores, the rounds completed, whose turn, seat 2's last answer."""
+
+    KIND, ACTIONS = "say", ACTIONS
 
     def __init__(self, cfg: KingConfig, chance):
         self.cfg, self.rng, self.n = cfg, chance, cfg.n_players
@@ -83,21 +66,7 @@ class KingState:
     def is_terminal(self) -> bool:
         return self.round >= self.cfg.rounds
 
-    def current_seat(self) -> int:
-        return self.to_move
-
-    def decision_kind(self) -> str:
-        return "" if self.is_terminal() else "say"
-
-    def legal_actions(self) -> tuple:
-        return () if self.is_terminal() else ACTIONS
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def apply(self, action) -> None:
-        if offered(self.legal_actions(), action) < 0:
-            raise IllegalChoice(self.to_move, self.decision_kind(), action, self.legal_actions())
+    def act(self, action) -> None:
         if self.to_move == 2:
             self.said = action
         self.to_move += 1
@@ -111,27 +80,17 @@ class KingState:
             self.round += 1
             self.to_move = 0
 
-    def view(self, seat: int) -> KingView:
-        return KingView(self, seat)
-
     def returns(self) -> tuple[float, ...]:
         _, won = rank_and_won([float(x) for x in self.scores], [[-s for s in range(self.n)]])
         return tuple(won)
 
     def heuristic_returns(self) -> tuple[float, ...]:
-        top = max(self.scores)
-        w = [math.exp(x - top) for x in self.scores]
-        return tuple(x / sum(w) for x in w)
+        return softmax(self.scores)
 
     def records(self, names) -> tuple[dict, list[dict]]:
         won = self.returns()
         ranks, _ = rank_and_won(list(won))
-        game = {"n_players": self.n, "rounds": self.round, "end": "trigger",
-                "winner_seats": ",".join(str(s) for s in range(self.n) if won[s] > 0),
-                "rules_version": "kingtoy-1", "coin": self.coin}
-        seats = [{"seat": s, "policy": names[s], "score": float(self.scores[s]), "rank": ranks[s],
-                  "won": won[s], "start_position": s} for s in range(self.n)]
-        return game, seats
+        return self.rows(names, self.scores, won, ranks, self.round, "kingtoy-1", coin=self.coin)
 
     def clone(self) -> KingState:
         rng = type(self.rng)()
@@ -140,17 +99,6 @@ class KingState:
         other.round, other.to_move, other.scores, other.coin, other.said = (
             self.round, self.to_move, list(self.scores), self.coin, self.said)
         return other
-
-
-@dataclass(frozen=True)
-class Coin:
-    """Says either action at random (draws from its seat's stream)."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return rng.choice(view.legal_actions())
 
 
 POLICIES = {"random": Coin}

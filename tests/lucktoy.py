@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.errors import IllegalChoice
+from toybase import Coin, First, Last, OpenState
+
 from analyzer.model.base import (
     COMMON_GAME_COLUMNS,
     COMMON_SEAT_COLUMNS,
@@ -30,7 +31,7 @@ from analyzer.model.base import (
     RuleValue,
     rank_and_won,
 )
-from analyzer.model.forward import ForwardGame, offered
+from analyzer.model.forward import ForwardGame
 
 MODES = ("deal", "play", "mixed")
 ACTIONS = tuple(range(6))
@@ -42,24 +43,9 @@ class LuckConfig:
     mode: str
 
 
-class LuckView:
-    def __init__(self, state: LuckState, seat: int):
-        self.state, self.seat, self.n_players, self.log = state, seat, state.n, None
+class LuckState(OpenState):
+    KIND, ACTIONS = "pick", ACTIONS
 
-    def decision_kind(self) -> str:
-        return self.state.decision_kind() if self.state.to_move == self.seat else ""
-
-    def legal_actions(self) -> tuple:
-        return self.state.legal_actions() if self.state.to_move == self.seat else ()
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def describe_action(self, action) -> str:
-        return str(action)
-
-
-class LuckState:
     def __init__(self, cfg: LuckConfig, chance):
         self.cfg, self.n = cfg, cfg.n_players
         self.draws = [chance.randrange(6) for _ in range(self.n)]
@@ -69,21 +55,7 @@ class LuckState:
     def is_terminal(self) -> bool:
         return len(self.picks) == self.n
 
-    def current_seat(self) -> int:
-        return self.to_move
-
-    def decision_kind(self) -> str:
-        return "" if self.is_terminal() else "pick"
-
-    def legal_actions(self) -> tuple:
-        return () if self.is_terminal() else ACTIONS
-
-    def search_actions(self) -> tuple:
-        return self.legal_actions()
-
-    def apply(self, action) -> None:
-        if offered(self.legal_actions(), action) < 0:
-            raise IllegalChoice(self.to_move, self.decision_kind(), action, self.legal_actions())
+    def act(self, action) -> None:
         self.picks.append(int(action))
         self.to_move += 1
 
@@ -91,9 +63,6 @@ class LuckState:
         mode = self.cfg.mode
         return [float((self.draws[s] if mode != "play" else 0)
                       + (self.picks[s] if mode != "deal" else 0)) for s in range(self.n)]
-
-    def view(self, seat: int) -> LuckView:
-        return LuckView(self, seat)
 
     def returns(self) -> tuple[float, ...]:
         return tuple(rank_and_won(self.scores())[1])
@@ -104,12 +73,7 @@ class LuckState:
     def records(self, names) -> tuple[dict, list[dict]]:
         score = self.scores()
         ranks, won = rank_and_won(score)
-        game = {"n_players": self.n, "rounds": 1, "end": "trigger",
-                "winner_seats": ",".join(str(s) for s in range(self.n) if ranks[s] == 1),
-                "rules_version": "lucktoy-1"}
-        seats = [{"seat": s, "policy": names[s], "score": score[s], "rank": ranks[s],
-                  "won": won[s], "start_position": s} for s in range(self.n)]
-        return game, seats
+        return self.rows(names, score, won, ranks, 1, "lucktoy-1")
 
     def clone(self) -> LuckState:
         other = object.__new__(LuckState)
@@ -118,40 +82,7 @@ class LuckState:
         return other
 
 
-@dataclass(frozen=True)
-class First:
-    """Always picks 0: no randomness of its own."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return view.legal_actions()[0]
-
-
-@dataclass(frozen=True)
-class High:
-    """Always picks 5, the largest number: the strongest play in ``play`` mode."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return view.legal_actions()[-1]
-
-
-@dataclass(frozen=True)
-class Uniform:
-    """Picks uniformly at random from its seat's stream."""
-
-    def player(self, seat: int):
-        return self
-
-    def choose(self, view, rng):
-        return rng.choice(view.legal_actions())
-
-
-POLICIES = {"first": First, "high": High, "random": Uniform}
+POLICIES = {"first": First, "high": Last, "random": Coin}
 PLAYERS = PlayerCounts("lucktoy", 2, 4)
 OPTIONS = OptionSet("lucktoy", (
     Option("mode", "mixed", str, "rule 1", "what decides the score", choices=MODES),
