@@ -12,7 +12,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts
-from analyzer.report.document import BASE, CORRECTION_NAME, Doc, p_text, rows_of, span
+from analyzer.report.document import BASE, CORRECTION_NAME, Doc, p_text, pct, rows_of, span
 from analyzer.report.records import Table, as_table, glob_escape
 
 
@@ -128,9 +128,10 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
     n_split = stats.family_size(table)
     rows = [{"rank": i + 1, kind: r["item"], "replaced by": r["replaced_by"],
              "games used": f"{r['games_used']} of {n_games}",
-             "tied games": _pc(r["tied_share"]),
+             "tied games": pct(r["tied_share"], None, None),
              "win rate with → without (single user)":
-                 f"{_pc(r['won_with_single'])} → {_pc(r['won_without_single'])}",
+                 pct(r["won_with_single"], None, None) + " → "
+                 + pct(r["won_without_single"], None, None),
              "value, single user [pp]": span(100 * r["value_single"], 100 * r["lo_single"],
                                               100 * r["hi_single"], 1)
              + (" *" if r["significant_adjusted_single"] else ""),
@@ -174,10 +175,6 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                   lambda ax: plot_ablation(ax, shown, kind), size=(7.5, 0.6 + 0.45 * len(shown)
                                                                   if len(shown) > 6 else 4.0))
     return {"correction": correction, "table": rows_of(table)}
-
-
-def _pc(x: float) -> str:
-    return "–" if x is None or math.isnan(x) else f"{100 * x:.1f} %"
 
 
 def plot_ablation(ax, table: pd.DataFrame, kind: str) -> None:

@@ -46,7 +46,7 @@ import pandas as pd
 from analyzer import stats
 from analyzer.report import answers as answer_rows
 from analyzer.report import findings
-from analyzer.report.document import Doc, param_text
+from analyzer.report.document import Doc, param_text, pct
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -109,12 +109,8 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
     return out
 
 
-def _pct(x: float) -> str:
-    return "–" if x is None or math.isnan(x) else f"{100 * x:.1f} %"
-
-
 def _share_text(row: Mapping[str, Any]) -> str:
-    s = _pct(row["share"])
+    s = pct(row["share"], None, None)
     if not math.isnan(row["lo"]):
         s += f" [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
     return s
