@@ -778,7 +778,7 @@ _ARMS: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_copy_arms
 @contextmanager
 def copy_arms() -> Iterator[None]:
     """Within this block, ``run`` copies game ``i`` of an arm that differs from an earlier
-    arm of the run only in one tracked rule option (``arm_links``) from that arm's game ``i``
+    arm of the run only in one recorded rule option (``arm_links``) from that arm's game ``i``
     when that game did not consult the option (its mask lacks the option's bit,
     ``GameSpec.consults``), instead of playing it: both arms play game ``i`` from the same
     seed with the same seats and rotation, so it is the same game, and its records are the
@@ -794,12 +794,13 @@ def copy_arms() -> Iterator[None]:
 
 def arm_links(spec: GameSpec, arms: Sequence[ArmPlan]) -> tuple[tuple[int, int] | None, ...]:
     """Per arm, ``(j, bit)``: the first earlier arm ``j`` that differs from it only in the
-    value of one rule option the game tracks (``GameSpec.consult_bit``, ``bit``), or ``None``.
+    value of one rule option whose reads the game records (``GameSpec.consult_bit``: ``bit``),
+    or ``None``.
 
     "Only" means the same player count, expansions, seats (names, policies, parameters) and
     replay, and rule options equal but for that one (an option set in one arm and left to its
-    default in the other counts as differing). Two differences, or one in an option the game
-    does not track, give ``None``: that arm plays every game.
+    default in the other counts as differing). Two differences, or one in an option whose
+    reads the game does not record, give ``None``: that arm plays every game.
     """
     rules = [json.loads(a.rules) for a in arms]
     out: list[tuple[int, int] | None] = []

@@ -234,7 +234,7 @@ def _replayed_note(doc: Doc, study: dict) -> None:
     replayed = study.get("replayed") or {}
     if not any(share < 1 for share in replayed.values()):
         return
-    doc.p("Games played: a variant one tracked rule value away from an earlier arm plays only "
+    doc.p("Games played: a variant one recorded rule value away from an earlier arm plays only "
           "the games that consulted that rule and copies the others from that arm (the same "
           "game, seed for seed; `--full-replay` plays them all); the records are the same "
           "either way. Share played: " + ", ".join(

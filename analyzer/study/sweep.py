@@ -249,10 +249,11 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
         The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
     full_replay : bool
         Play every game of every variant. By default a variant that differs from an earlier
-        arm (the base first) only in one rule option the game tracks (``GameSpec.consults``)
-        copies from that arm each game that did not consult the option (the same game, seed
-        for seed: ``runner.copy_arms``; its records equal a full replay's); the share of each
-        variant's games played is in ``summary.json`` (``run.study.replayed``) and the report.
+        arm (the base first) only in one rule option whose reads the game records
+        (``GameSpec.consults``) copies from that arm each game that did not consult the option
+        (the same game, seed for seed: ``runner.copy_arms``; its records equal a full
+        replay's); the share of each variant's games played is in ``summary.json``
+        (``run.study.replayed``), the report and the command's output.
         Not with ``kingmaking_samples`` (every game is played).
 
     Returns
@@ -318,7 +319,7 @@ Params = Annotated[Sequence[str] | str, typer.Option(
 Metric = Annotated[str, typer.Option(
     help="won (win rate) or a numeric seat column such as score.")]
 FullReplay = Annotated[bool, typer.Option(
-    "--full-replay", help="Play every game of every variant (default: a variant one tracked "
+    "--full-replay", help="Play every game of every variant (default: a variant one recorded "
                           "rule value away from an earlier arm copies the games that never "
                           "consulted the rule; the records are the same).")]
 Correction = Annotated[CORRECTIONS, typer.Option(
