@@ -10,7 +10,9 @@ base's is the base itself: it is not played again (its row in the study names ``
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
 records and report are ``analyzer.study.run.simulate``'s, with a sweep section added
-(``analyzer.report.sweep``).
+(``analyzer.report.sweep``). A variant one value of a recorded rule option away from an earlier
+arm copies from it the games that did not consult the option (``runner.copy_arms``; issue #37),
+unless ``full_replay``.
 """
 
 from __future__ import annotations
