@@ -142,7 +142,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
             break
         n = next_games(n, hw, target, chunk_size, max_games)
     total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played,
-                              cpu, result.rounds)
+                              cpu, result.rounds, copied=result.copied)
     return total, Precision(target, n, hw, hw <= target, tuple(steps))
 
 

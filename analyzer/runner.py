@@ -187,7 +187,9 @@ def arm_setup(spec: GameSpec, arm: ArmPlan) -> tuple[Any, list, list[str]]:
 
 def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
                rotate: bool = True, rounds: bool = False, kingmaking: int = 0, *,
-               skip: Collection[tuple[int, int]] = (), masks: list | None = None) -> tuple:
+               skip: Collection[tuple[int, int]] = (), masks: list | None = None,
+               links: Sequence[tuple[int, int] | None] = (), copied: list | None = None
+               ) -> tuple:
     """Play games ``first..stop-1`` under every arm; a pure function of its arguments.
 
     ``rounds`` (a game with ``spec.flow``): also record a checkpoint after every round
@@ -198,6 +200,11 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     ``skip``: the ``(game id, arm index)`` pairs not to play (no rows for them; ``copy_from``
     fills them in). ``masks``: a list that gets ``(game id, arm name, mask)`` per game played,
     the rule options it consulted (``GameSpec.consults``; -1 when the game records none).
+    ``links`` (``arm_links``): per arm, ``(j, bit)`` when it differs from the earlier arm ``j``
+    only in the rule option of mask bit ``bit``; game ``i`` of that arm is then not played when
+    game ``i`` of arm ``j`` did not consult the option: its records are arm ``j``'s with the
+    arm's name (the same game, seed for seed; ``copy_arms``), and ``copied`` (a list) gets
+    ``(game id, arm name)``. Without ``kingmaking`` only (its test plays other games).
 
     Returns
     -------
@@ -218,10 +225,22 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
     rrows: dict[str, list] = {c: [] for c in ROUND_COLUMNS}
     krows: dict[str, list] = {c: [] for c in KINGMAKING_COLUMNS}
     skipped = set(skip)
+    links = tuple(links) if kingmaking <= 0 else ()
     for i in range(first, stop):
+        made: dict[int, tuple] = {}  # arm -> (its rows of game i: start, end; its mask)
         for k, (arm, (config, policies, names)) in enumerate(zip(arms, setups)):
             if (i, k) in skipped:
                 continue
+            link = links[k] if k < len(links) else None
+            if link is not None and link[0] in made and made[link[0]][2] >= 0 \
+                    and not made[link[0]][2] & link[1]:
+                made[k] = _copy_game(made[link[0]], arm.name, grows, srows, rrows)
+                if masks is not None:
+                    masks.append((i, arm.name, made[k][2]))
+                if copied is not None:
+                    copied.append((i, arm.name))
+                continue
+            row = _ends(grows, srows, rrows)
             r = rotation(i, len(policies), rotate)
             pols = policies[r:] + policies[:r]
             marks = Checkpoints(spec.flow) if record else None
@@ -257,6 +276,7 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
                     srows[c].append(rec[c])
             if marks is not None:
                 _add_rounds(rrows, marks, i, arm.name)
+            made[k] = (row, _ends(grows, srows, rrows), -1 if reads is None else int(reads[0]))
             if trial is not None:
                 for c, v in (("game_id", i), ("variant", arm.name), ("kingmade", trial.kingmade),
                              ("playouts", trial.playouts), ("candidates", trial.candidates),
@@ -267,6 +287,21 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
         return out
     out = (*out, _table(rrows, ROUND_COLUMNS))
     return (*out, _table(krows, KINGMAKING_COLUMNS)) if kingmaking > 0 else out
+
+
+def _ends(*tables: dict[str, list]) -> tuple[int, ...]:
+    """The row count of each table of ``play_chunk`` (its columns are equally long)."""
+    return tuple(len(t["game_id"]) for t in tables)
+
+
+def _copy_game(source: tuple, name: str, *tables: dict[str, list]) -> tuple:
+    """Append a copy of one game's rows (``source``: ``(starts, ends, mask)`` in ``tables``)
+    under arm ``name``; returns the copy's ``(starts, ends, mask)``."""
+    (starts, ends, mask), begin = source, _ends(*tables)
+    for table, a, b in zip(tables, starts, ends):
+        for c, values in table.items():
+            values.extend([name] * (b - a) if c == "variant" else values[a:b])
+    return begin, _ends(*tables), mask
 
 
 def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: str) -> None:
@@ -284,21 +319,26 @@ def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: st
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
                 rotate: bool = True, rounds: bool = False, kingmaking: int = 0,
-                skip: Collection[tuple[int, int]] = ()
+                skip: Collection[tuple[int, int]] = (),
+                links: Sequence[tuple[int, int] | None] = ()
                 ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                           pa.Table | None, pa.Table]:
+                           pa.Table | None, pa.Table, pa.Table]:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
     cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
-    (``None`` without ``rounds``), the kingmaking table (``None`` without ``kingmaking``) and
-    the consulted options of each game played (``CONSULT_COLUMNS``)."""
+    (``None`` without ``rounds``), the kingmaking table (``None`` without ``kingmaking``),
+    the consulted options of each game (``CONSULT_COLUMNS``) and the games copied from
+    another arm (``links``; ``game_id, variant``)."""
     start = time.process_time()
     masks: list = []
+    copied: list = []
     out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking, skip=skip,
-                     masks=masks)
+                     masks=masks, links=links, copied=copied)
     consulted = _table({c: [m[k] for m in masks] for k, c in enumerate(CONSULT_COLUMNS)},
                        CONSULT_COLUMNS)
+    copies = _table({c: [m[k] for m in copied] for k, c in enumerate(ID_SEAT_COLUMNS)},
+                    ID_SEAT_COLUMNS)
     return (*out[:4], time.process_time() - start, out[4] if rounds else None,
-            out[5] if len(out) > 5 else None, consulted)
+            out[5] if len(out) > 5 else None, consulted, copies)
 
 
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
@@ -356,6 +396,7 @@ class RunResult:
     cpu_seconds: float = 0.0  # CPU time of playing, summed over the processes that played
     rounds: bool = False  # the chunks have checkpoints (``rounds_path``)
     kingmaking: int = 0  # counterfactual games per game of the kingmaking test (0: none)
+    copied: dict[str, int] | None = None  # arm -> games copied, not played (``copy_arms``)
 
     def parts(self, kind: str) -> list[Path]:
         """The ``"games"``, ``"seats"``, ``"rounds"`` or ``"kingmaking"`` Parquet parts of the
@@ -465,12 +506,13 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         pending = list(todo)
         source = None if kingmaking > 0 else _copy_source(spec, arms, root_seed, rounds)
         skips = {c: source.skip(*c) if source is not None else () for c in todo}
+        links = arm_links(spec, arms) if _ARMS.get() and kingmaking <= 0 else ()
         for attempt in range(WORKER_RETRIES + 1):
             try:
                 with _quiet_cancel():
-                    for first, stop, games, seats, cpu, marks, tested, consulted in _execute(
-                            stack, spec, arms, root_seed, pending, rotate, jobs, backend,
-                            scheduler, rounds, kingmaking, skips):
+                    for first, stop, games, seats, cpu, marks, tested, consulted, copies in (
+                            _execute(stack, spec, arms, root_seed, pending, rotate, jobs,
+                                     backend, scheduler, rounds, kingmaking, skips, links)):
                         cpu_seconds += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
                         if tested is not None:
@@ -481,7 +523,9 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                             assert source is not None
                             games, seats, marks, consulted, copied = source.fill(
                                 skips[(first, stop)], games, seats, marks, consulted)
-                            write_parquet_atomic(copied, note)
+                            write_parquet_atomic(pa.concat_tables([copied, copies]), note)
+                        elif copies.num_rows:
+                            write_parquet_atomic(copies, note)
                         else:
                             note.unlink(missing_ok=True)
                         write_parquet_atomic(consulted, consults_path(chunk_dir, first, stop))
@@ -508,7 +552,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                         _saved(saved, len(chunks), chunk_dir)) from None
     played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds, rounds,
-                     kingmaking)
+                     kingmaking, copied_games(chunk_dir, chunks) if _ARMS.get() else None)
 
 
 def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bool = False,
@@ -588,19 +632,20 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler, rounds: bool = False, kingmaking: int = 0, skips: dict | None = None
+             scheduler, rounds: bool = False, kingmaking: int = 0, skips: dict | None = None,
+             links: Sequence[tuple[int, int] | None] = ()
              ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                                 pa.Table | None, pa.Table]]:
+                                 pa.Table | None, pa.Table, pa.Table]]:
     """Chunk results as they finish (any order), each with its CPU seconds, checkpoints,
-    kingmaking test and consulted options (``timed_chunk``); ``skips``: chunk -> the games
-    not to play in it."""
+    kingmaking test, consulted options and games copied between arms (``timed_chunk``);
+    ``skips``: chunk -> the games not to play in it; ``links``: ``arm_links``."""
     arms = list(arms)
     skips = skips or {}
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
             yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking,
-                              skips.get((first, stop), ()))
+                              skips.get((first, stop), ()), links)
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -614,7 +659,7 @@ def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backen
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             pre_dispatch="2*n_jobs")
     yield from parallel(delayed(timed_chunk)(spec, arms, root_seed, a, b, rotate, rounds,
-                                             kingmaking, skips.get((a, b), ()))
+                                             kingmaking, skips.get((a, b), ()), links)
                         for a, b in todo)
 
 
@@ -724,6 +769,70 @@ def _copy_source(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, rounds
                                       consulted.column("consulted").to_pylist())
             if m is not None and m >= 0 and not m & bit and v in order and (i, v) in recorded}
     return _Source(games, seats, marks, consulted, free, order)
+
+
+_ARMS: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_copy_arms",
+                                                             default=False)
+
+
+@contextmanager
+def copy_arms() -> Iterator[None]:
+    """Within this block, ``run`` copies game ``i`` of an arm that differs from an earlier
+    arm of the run only in one recorded rule option (``arm_links``) from that arm's game ``i``
+    when that game did not consult the option (its mask lacks the option's bit,
+    ``GameSpec.consults``), instead of playing it: both arms play game ``i`` from the same
+    seed with the same seats and rotation, so it is the same game, and its records are the
+    other arm's with this arm's name (they equal a full replay's). The copied games of each
+    chunk are listed in ``copied_path``, their count per arm in ``RunResult.copied``. Not
+    with a kingmaking test (a run with one plays every game)."""
+    token = _ARMS.set(True)
+    try:
+        yield
+    finally:
+        _ARMS.reset(token)
+
+
+def arm_links(spec: GameSpec, arms: Sequence[ArmPlan]) -> tuple[tuple[int, int] | None, ...]:
+    """Per arm, ``(j, bit)``: the first earlier arm ``j`` that differs from it only in the
+    value of one rule option whose reads the game records (``GameSpec.consult_bit``: ``bit``),
+    or ``None``.
+
+    "Only" means the same player count, expansions, seats (names, policies, parameters) and
+    replay, and rule options equal but for that one (an option set in one arm and left to its
+    default in the other counts as differing). Two differences, or one in an option whose
+    reads the game does not record, give ``None``: that arm plays every game.
+    """
+    rules = [json.loads(a.rules) for a in arms]
+    out: list[tuple[int, int] | None] = []
+    for k, arm in enumerate(arms):
+        link = None
+        for j in range(k):
+            other = arms[j]
+            if (other.players, other.expansions, other.seats, other.replay) != (
+                    arm.players, arm.expansions, arm.seats, arm.replay):
+                continue
+            keys = set(rules[j]) | set(rules[k])
+            differ = [o for o in sorted(keys) if o not in rules[j] or o not in rules[k]
+                      or json.dumps(rules[j][o]) != json.dumps(rules[k][o])]
+            if len(differ) == 1 and spec.consult_bit(differ[0]):
+                link = (j, spec.consult_bit(differ[0]))
+                break
+        out.append(link)
+    return tuple(out)
+
+
+def copied_games(chunk_dir: Path, chunks: Sequence[tuple[int, int]]) -> dict[str, int]:
+    """Arm name -> the games of ``chunks`` copied rather than played (``copied_path``: from
+    another run, ``copy_from``, or from another arm, ``copy_arms``); an arm with none is not
+    listed."""
+    counts: dict[str, int] = {}
+    for first, stop in chunks:
+        path = copied_path(chunk_dir, first, stop)
+        if not path.exists():
+            continue
+        for name in pq.read_table(path, columns=["variant"]).column("variant").to_pylist():
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:

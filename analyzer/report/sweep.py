@@ -161,6 +161,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
         result["game_level"] = _sweep_game_level(doc, games, seats, arms, values, params,
                                                  correction)
         _no_decision_note(doc, same)
+        _replayed_note(doc, study)
         return result
     scale, dunit = (100, " pp") if metric == "won" else (1, "")
     rows = []
@@ -205,6 +206,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                    else ""))
     doc.table(pd.DataFrame(rows))
     _no_decision_note(doc, same)
+    _replayed_note(doc, study)
     curve = tab[tab["variant"] != BASE].copy()
     if curve.empty:  # no value other than the base's at this player count: nothing to draw
         return result
@@ -224,6 +226,19 @@ def _no_decision_note(doc: Doc, same: list[str]) -> None:
               + ("Its games are" if len(same) == 1 else "Each one's games are")
               + " identical to the base's (every game and seat record equal, game for game), "
               "so the parameter did not act there on these seeds.")
+
+
+def _replayed_note(doc: Doc, study: dict) -> None:
+    """Say the share of each variant's games played rather than copied (``replayed`` of the
+    study facts, ``runner.copy_arms``; nothing when every game was played)."""
+    replayed = study.get("replayed") or {}
+    if not any(share < 1 for share in replayed.values()):
+        return
+    doc.p("Games played: a variant one recorded rule value away from an earlier arm plays only "
+          "the games that consulted that rule and copies the others from that arm (the same "
+          "game, seed for seed; `--full-replay` plays them all); the records are the same "
+          "either way. Share played: " + ", ".join(
+              f"`{v}` {100 * share:.1f} %" for v, share in replayed.items() if v != BASE) + ".")
 
 
 SAME_SKIP = ("variant", "policy")  # the arm's name and a swept player's name (``greedy*``)

@@ -70,7 +70,7 @@ UNITS: tuple[tuple[str, str], ...] = (
     ("run.study.start.*", "parameter value"), ("run.study.tuned.*", "parameter value"),
     ("run.study.fixed.*", "parameter value"), ("run.study.entrants[].params.*", "parameter value"),
     ("run.study.dimensions[].*", "parameter value"), ("run.study.knobs[].*", "knob value"),
-    ("run.study.variants[].values.*", "rule value"),
+    ("run.study.variants[].values.*", "rule value"), ("run.study.replayed.*", SHARE),
     ("run.study.check.*", "=results.balance.check"),
     ("run.study.race.looks[].look", "look"), ("run.study.race.looks[].games", "games per arm"),
     ("run.study.race.looks[].level", PROBABILITY),

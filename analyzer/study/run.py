@@ -285,6 +285,9 @@ class StudyRun:
                                 **common)
         self.dir.saved = (f"all {len(result.chunks)} chunks saved in {self.dir.chunks}, the "
                           "report not yet written")
+        if result.copied is not None and study is not None:  # ``runner.copy_arms``
+            study = {**study, "replayed": {a.name: 1 - result.copied.get(a.name, 0)
+                                           / scenario.games for a in scenario.arms}}
         facts = {}
         if precision is not None:
             facts["target_ci"] = {"target": precision.target, "games": precision.games,

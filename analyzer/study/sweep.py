@@ -10,7 +10,9 @@ base's is the base itself: it is not played again (its row in the study names ``
 Each combination becomes a variant of the scenario, played on the base's game seeds (common
 random numbers), so the curve of a metric against the value is paired game by game; the run,
 records and report are ``analyzer.study.run.simulate``'s, with a sweep section added
-(``analyzer.report.sweep``).
+(``analyzer.report.sweep``). A variant one value of a recorded rule option away from an earlier
+arm copies from it the games that did not consult the option (``runner.copy_arms``; issue #37),
+unless ``full_replay``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from analyzer import studies
+from analyzer import runner, studies
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
@@ -232,7 +235,7 @@ def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
 def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
           metric: Metric = "won", correction: Correction = "holm", target_ci: TargetCi = None,
           rounds: Rounds = False, kingmaking_samples: KingmakingSamples = 0,
-          **simulate_kwargs) -> Results:
+          full_replay: FullReplay = False, **simulate_kwargs) -> Results:
     """Run a sweep and write its report (``analyzer sweep``).
 
     Parameters
@@ -246,6 +249,14 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
         Multiple-comparison correction of the variant-vs-base table.
     target_ci, rounds, kingmaking_samples, **simulate_kwargs
         The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
+    full_replay : bool
+        Play every game of every variant. By default a variant that differs from an earlier
+        arm (the base first) only in one rule option whose reads the game records
+        (``GameSpec.consults``) copies from that arm each game that did not consult the option
+        (the same game, seed for seed: ``runner.copy_arms``; its records equal a full
+        replay's); the share of each variant's games played is in ``summary.json``
+        (``run.study.replayed``), the report and the command's output.
+        Not with ``kingmaking_samples`` (every game is played).
 
     Returns
     -------
@@ -274,9 +285,9 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     expanded, rows = expand(scenario, parsed)
     study = {"kind": "sweep", "params": [p.path for p in parsed], "variants": rows,
              "metric": metric, "correction": correction}
-    return simulate(expanded, study=study, target_ci=target_ci, rounds=rounds,
-                    kingmaking_samples=kingmaking_samples,
-                    **simulate_kwargs)
+    with nullcontext() if full_replay else runner.copy_arms():
+        return simulate(expanded, study=study, target_ci=target_ci, rounds=rounds,
+                        kingmaking_samples=kingmaking_samples, **simulate_kwargs)
 
 
 def tell(res: Any, say: Callable[[str], None]) -> None:
@@ -292,6 +303,12 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
     say(f"{games} x {len(run.get('arms', []))} variant(s)")
     if (run.get("study") or {}).get("note"):
         say(run["study"]["note"])
+    replayed = (run.get("study") or {}).get("replayed") or {}
+    copied = {v: share for v, share in replayed.items() if share < 1}
+    if copied:
+        say("games played (the rest copied from an arm one rule value away, where the rule was "
+            "never consulted): " + ", ".join(f"{v} {100 * share:.0f} %"
+                                             for v, share in copied.items()))
     sweep = studies.results_of(res.summary.get("results", {}), "sweep") or {}
     for variant in sweep.get("same_games", []):
         say(f"{variant}: games identical to the base's (this value changed no decision)")
@@ -303,6 +320,10 @@ Params = Annotated[Sequence[str] | str, typer.Option(
                     "game-level outcomes, paired by seed); repeat for a grid.")]
 Metric = Annotated[str, typer.Option(
     help="won (win rate) or a numeric seat column such as score.")]
+FullReplay = Annotated[bool, typer.Option(
+    "--full-replay", help="Play every game of every variant (default: a variant one recorded "
+                          "rule value away from an earlier arm copies the games that never "
+                          "consulted the rule; the records are the same).")]
 Correction = Annotated[CORRECTIONS, typer.Option(
     help="Multiple-comparison correction of the change-vs-base table.")]
 
