@@ -34,9 +34,9 @@ class PyramidionIsmcts(Ismcts):
     choice is tried first and favoured (``prior``); it plays the most visited option.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 40)
+    iterations: int = param_default(Ismcts, "iterations", 16)
     rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
-    rollout_depth: int = param_default(Ismcts, "rollout_depth", 20)
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 40)
 
     leaf_good: float = param(LEAF_GOOD, low=0, high=5, help="leaf estimate: VP per good held (VP)")
     leaf_tile: float = param(LEAF_TILE, low=0, high=5, help="leaf estimate: VP per slave-driver tile held (VP)")
