@@ -28,7 +28,7 @@ class PyramidionIsmcts(Ismcts):
     Each decision compares the seat's options on up to ``iterations`` worlds drawn among those
     its seat cannot tell apart (other hands, deck orders and, under the hidden-goods/boats
     options, the other seats' goods and boats redrawn): each option is played, every seat plays
-    on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions (about a quarter of a
+    on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions (about half a
     round at 4 players), and the position is scored by VP, goods and slave-driver tiles
     (``heuristic_returns`` at ``leaf_good``, ``leaf_tile``, ``leaf_scale``). The greedy's own
     choice is tried first and favoured (``prior``); it plays the most visited option.
