@@ -109,6 +109,25 @@ def test_ismcts_visits_add_up():
     assert set(root.children) <= set(st.legal_actions())
 
 
+def test_settle_stops_sooner_once_the_lead_is_settle_times_what_is_left():
+    """``settle`` < 1: the search ends as soon as the most visited action leads the runner-up
+    by more than settle x the iterations left, so never later than at settle = 1 (the exact
+    rule: the same choice as the full search) on the same decisions and generator."""
+    ran_short = 0
+    for seed in range(12):
+        st = TrickState(3, seed)
+        full = ToyIsmcts(iterations=64).player(0)
+        full.choose(st.view(0), random.Random(seed))
+        short = ToyIsmcts(iterations=64, settle=0.25).player(0)
+        short.choose(st.view(0), random.Random(seed))
+        root = short.last_root
+        visits = sorted((ch.n for ch in root.children.values()), reverse=True)
+        assert root.n <= full.last_root.n
+        assert root.n == 64 or visits[0] - visits[1] > 0.25 * (64 - root.n)
+        ran_short += root.n < full.last_root.n
+    assert ran_short > 0  # the lever acts on some of these decisions
+
+
 def test_a_cpu_time_budget_stops_the_search_early():
     """``seconds``: the search stops once the decision used that much CPU time (at least one
     iteration runs); without it the iterations are the budget."""
@@ -267,3 +286,19 @@ def test_spread_scales_exploration_by_the_rewards_standard_deviation():
 def test_search_levers_decide_from_the_seats_view_only(policy):
     """The leak test of ``test_players_decide_from_the_seats_view_only`` with every lever on."""
     test_players_decide_from_the_seats_view_only(policy)
+
+
+@pytest.mark.parametrize("game, iterations, depth", [("rattus", 15, 14), ("cartus", 30, 24),
+                                                     ("pyramidion", 16, 40)])
+def test_each_games_search_defaults_are_the_measured_ones(game, iterations, depth):
+    """The default ``ismcts`` of each game is the one measured in the README ("Players of known
+    strength", issue #37): at most 0.25 CPU s a game by ``analyzer bench`` (the game's
+    ``search_seconds``), held-out strength at least fair + 15 pp against three tuned greedy.
+    Changing one changes every record of a run with an ismcts seat: re-measure, then pin."""
+    from analyzer.games import get_game
+
+    spec = get_game(game)
+    search = spec.policies["ismcts"]()
+    assert (search.iterations, search.rollout_depth, search.rollout) == (iterations, depth, "tuned")
+    assert search.settle == 1.0  # the exact early stop (settle < 1 measured weaker, README)
+    assert spec.benchmark.search_seconds == 0.25

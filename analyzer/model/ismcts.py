@@ -25,7 +25,8 @@ al. 2008) of ``prior`` exploration units divided by its visits + 1; and with ``s
 exploration term is scaled by the standard deviation of the rewards seen at the node, so the
 constant means the same whether rewards are 0/1 wins or close estimates. The search stops before
 ``iterations`` once no other root action can catch up with the most visited one (the choice
-is then the same), or, with ``seconds`` > 0, once the decision has used that much CPU time (a
+is then the same; with ``settle`` < 1, once the leader's lead exceeds that share of the
+iterations left, sooner and no longer exact), or, with ``seconds`` > 0, once the decision has used that much CPU time (a
 budget in time instead of iterations; the records then depend on the machine), and plays the
 most visited action.
 
@@ -113,6 +114,11 @@ class Ismcts:
                                 "first); 0 = no time limit. With a limit the iterations run, and so the "
                                 "records, depend on the machine's speed and load: a seed no longer fixes "
                                 "the games (seconds)")
+    settle: float = param(1.0, low=0, high=1,
+                          help="early stop: the search ends once the most visited root action leads the "
+                               "runner-up by more than settle x the iterations left; 1 = only once no other "
+                               "can catch up (the same choice as the full search), lower stops sooner "
+                               "(dimensionless)")
     tree_depth: int = param(1, low=0, high=1_000_000,
                             help="most tree nodes on an iteration's path: 1 = the root's actions only, every later "
                                  "decision the rollout policy's; 0 = no limit (nodes)")
@@ -173,7 +179,7 @@ class IsmctsPlayer:
         root = treesearch.search(view, self.seat, legal, hint, players, rng, pol.leaf_returns, pol.iterations,
                                  pol.exploration, pol.prior, pol.opponents == "rollout", pol.spread == 1,
                                  pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth,
-                                 pol.seconds)
+                                 pol.seconds, pol.settle)
         self.last_root = root
         ranked = sorted(((a, nd) for a, nd in root.children.items()),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))

@@ -64,7 +64,7 @@ def actions(state: Any) -> tuple:
 def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: random.Random,
            leaf: Callable[[Any], Any], iterations: int, c: float, bias: float, own_only: bool,
            spread: bool, common_worlds: bool, depth_cap: int, tree_depth: int = 0,
-           seconds: float = 0.0) -> Node:
+           seconds: float = 0.0, settle: float = 1.0) -> Node:
     """Run one decision's iterations (determinize, select, expand, play out, back up).
 
     Parameters
@@ -85,8 +85,8 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
     leaf : callable
         ``leaf(state)`` -> estimated win shares where a playout stops at ``depth_cap``.
     iterations : int
-        At most this many iterations; fewer once no other root action can catch up with the
-        most visited one (the choice is then the same).
+        At most this many iterations; fewer once the most visited root action leads every
+        other by more than ``settle`` times the iterations left.
     c : float
         UCB1 exploration constant.
     bias : float
@@ -109,6 +109,11 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
         CPU seconds (``time.process_time``) of the whole search at most, checked after each
         iteration (at least one runs); 0: no limit. A limit makes the number of iterations, and
         so the records, depend on the machine's speed and load.
+    settle : float
+        The early stop: the search ends once the most visited root action leads the
+        runner-up by more than ``settle`` x the iterations left. 1: only once no other action
+        can catch up (the choice is then the same as after every iteration); below 1 it
+        stops sooner, when the choice has settled though it could still change.
 
     Returns
     -------
@@ -147,9 +152,10 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
         it += 1
         if deadline > 0.0 and time.process_time() >= deadline:
             break
-        # stop once no other root action can catch up with the most visited one (same choice)
+        # stop once the most visited root action leads by more than settle x the iterations left
+        # (settle = 1: no other can catch up, the choice is the same); the lead is at most it
         left = total - it
-        if it <= left:
+        if it <= settle * left:
             continue
         first = 0
         second = 0
@@ -159,7 +165,7 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
                 first = ch.n
             elif ch.n > second:
                 second = ch.n
-        if first - second > left:
+        if first - second > settle * left:
             break
     root.n = it
     return root

@@ -41,7 +41,7 @@ SPEC = game_spec(
     ablations=ablations,
     title="Rattus Cartus",
     item_kind="building",
-    benchmark=Benchmark(players=4, targets={"greedy": 1000.0}, search_seconds=0.5),
+    benchmark=Benchmark(players=4, targets={"greedy": 1000.0}, search_seconds=0.25),
     # the data table lists the buildings two per class, in class order (config._buildings)
     content_groups={"buildings": ("class", {b: DEFAULT_CLASSES[i // 2]
                                             for i, b in enumerate(DEFAULT_BUILDINGS)})},

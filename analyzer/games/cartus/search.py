@@ -32,7 +32,7 @@ class CartusIsmcts(Ismcts):
     and favoured (``prior``); it plays the most visited answer.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 60)
+    iterations: int = param_default(Ismcts, "iterations", 30)
     rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
     rollout_depth: int = param_default(Ismcts, "rollout_depth", 24)
     leaf_scale: float = param(5.0, low=0, high=100,

@@ -32,7 +32,7 @@ SPEC = game_spec(
     ablations=ablations,
     title="Pyramidion",
     item_kind="special card",
-    benchmark=Benchmark(players=4, targets={"greedy": 300.0}, search_seconds=0.5),
+    benchmark=Benchmark(players=4, targets={"greedy": 300.0}, search_seconds=0.25),
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
     flow=FLOW,

@@ -28,15 +28,15 @@ class PyramidionIsmcts(Ismcts):
     Each decision compares the seat's options on up to ``iterations`` worlds drawn among those
     its seat cannot tell apart (other hands, deck orders and, under the hidden-goods/boats
     options, the other seats' goods and boats redrawn): each option is played, every seat plays
-    on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions (about a quarter of a
+    on as the tuned greedy (``rollout``) for ``rollout_depth`` decisions (about half a
     round at 4 players), and the position is scored by VP, goods and slave-driver tiles
     (``heuristic_returns`` at ``leaf_good``, ``leaf_tile``, ``leaf_scale``). The greedy's own
     choice is tried first and favoured (``prior``); it plays the most visited option.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 40)
+    iterations: int = param_default(Ismcts, "iterations", 16)
     rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
-    rollout_depth: int = param_default(Ismcts, "rollout_depth", 20)
+    rollout_depth: int = param_default(Ismcts, "rollout_depth", 40)
 
     leaf_good: float = param(LEAF_GOOD, low=0, high=5, help="leaf estimate: VP per good held (VP)")
     leaf_tile: float = param(LEAF_TILE, low=0, high=5, help="leaf estimate: VP per slave-driver tile held (VP)")

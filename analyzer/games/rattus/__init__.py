@@ -44,7 +44,7 @@ SPEC = game_spec(
     ablations=ablations,
     title="Rattus (+ Africanus)",
     item_kind="class card",
-    benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 750.0}, search_seconds=0.5),
+    benchmark=Benchmark(players=4, expansions=("africanus",), targets={"greedy": 750.0}, search_seconds=0.25),
     guesses=GUESSES,
     content_priors=CONTENT_PRIORS,
     flow=FLOW,

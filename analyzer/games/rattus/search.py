@@ -30,7 +30,7 @@ class RattusIsmcts(Ismcts):
     (``prior``); it plays the most visited option and logs its top options in the replay log.
     """
 
-    iterations: int = param_default(Ismcts, "iterations", 30)
+    iterations: int = param_default(Ismcts, "iterations", 15)
     rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
     rollout_depth: int = param_default(Ismcts, "rollout_depth", 14)
     leaf_scale: float = param(HEURISTIC_SCALE, low=0.05, high=50,
