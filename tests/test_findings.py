@@ -476,3 +476,17 @@ def test_cartus_never_calls_a_flagged_set_most_balanced():
     record = {"key": "sets:most_balanced", "sentence": both, "estimate": 0.06, "lo": 0.01,
               "hi": 0.2, "unit": "pp", "scale": 100, "digits": 1}
     assert "most balanced" not in answers.short_text(record)
+
+
+def test_findings_of_a_missing_directory_says_it_does_not_exist(tmp_path):
+    """`analyzer findings /no/such/dir` said "not a run directory, no summary.json here" as
+    if the directory were there; it says there is no such directory (exit 2, one line)."""
+    from typer.testing import CliRunner
+
+    from analyzer.cli import app
+    res = CliRunner().invoke(app, ["findings", str(tmp_path / "nope")])
+    assert res.exit_code == 2
+    assert "no such directory" in res.output and "Traceback" not in res.output
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(app, ["findings", str(tmp_path / "empty")])
+    assert res.exit_code == 2 and "not a run directory" in res.output

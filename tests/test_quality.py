@@ -323,3 +323,12 @@ def test_balance_keeps_a_quality_finding_in_its_band(tmp_path, write_scenario):
     text = (res.out_dir / "report.md").read_text()
     assert "**Kept**" in text and "inside the band 3.00..4.00 rounds kept" in text
     assert (res.out_dir / "rounds.parquet").is_file()
+
+
+def test_a_metric_shown_in_percent_says_its_scale_in_percent():
+    """`analyzer findings` shows `quality:decided_at` in % (65.7 %), so its meaning must not
+    say "1 = at the end" (a fraction of 1) but 100 %."""
+    import re
+    for name, (words, unit, scale, *_rest) in quality.METRICS.items():
+        if unit in ("%", "pp") and scale == 100.0:
+            assert not re.search(r"\b1 = ", words), (name, words)

@@ -642,3 +642,25 @@ def test_the_command_line_tally_counts_a_mirror_finding_once(tmp_path, capsys):
     node[last] = numbers
     robustness.tell(SimpleNamespace(summary={"results": results}, out_dir=tmp_path), print)
     assert "1 condition(s); key findings: 1 holds, 0 sensitive" in capsys.readouterr().out
+
+
+def test_the_section_names_what_a_condition_is_compared_with_when_the_check_was_planned(
+        tmp_path):
+    """With the plan's estimate in the data the section imported ``plan.against`` over its own
+    words ``against`` ("the replicate"), and the report read "every game the same as
+    <function against at 0x…>'s" and "its difference from <function against …>"."""
+    from analyzer.report.document import Doc
+    cond = {"name": "c", "label": "philosopher = none", "games": 20, "policies": ["greedy"],
+            "changed_games": 0}
+    row = {"key": "first_player:base", "verdict": "unresolved", "base_significant": False,
+           "estimate": 1.0, "lo": -1.0, "hi": 3.0, "by_condition": {}, "states": {}}
+    data = {"findings": [row], "conditions": [cond], "replicate": {"seed": 5},
+            "estimate": None, "seconds": 60}
+    texts = []
+    for estimate in (None, {"cpu": 1.0, "wall": 2.0}):
+        doc = Doc(tmp_path)
+        report_robustness.section(doc, {**data, "estimate": estimate}, {})
+        texts.append(" ".join(str(b[1]) for b in doc.blocks if b[0] == "p"))
+    for text in texts:
+        assert "<function" not in text
+        assert "every game the same as the replicate's" in text

@@ -364,3 +364,24 @@ def test_a_quality_finding_needs_rounds_a_sensitivity_does_not_record(tmp_path):
     with pytest.raises(OptionError, match="measured only with --rounds.*analyzer sensitivity "
                                           "records no rounds"):
         api.sensitivity(path, finding="quality:rounds:base", out=tmp_path / "o", jobs=1)
+
+
+def test_every_candidate_of_a_table_with_a_name_in_two_arrays_names_one_entry(tmp_path):
+    """Pyramidion's card table has a `merchant` in `starting` and seven in `common`, its site
+    table an `Abu Simbel`: every candidate path must name one entry and parse as a knob, or
+    the sensitivity of a plain scenario stops before any game ("'merchant' names 8 entries")
+    and the sites' numbers are refused as "not played" ("must read PATH=LO..HI")."""
+    from analyzer.study import knobs
+    data = {"starting": [{"name": "a", "n": 1}], "common": [{"name": "a", "n": 2},
+                                                           {"name": "b", "n": 3},
+                                                           {"name": "c.d", "n": 4}]}
+    assert knobs.entries(data) == ["starting[0]", "common[0]", "b", "common[2]"]
+    path = tmp_path / "p.toml"
+    path.write_text('name = "p"\ngame = "pyramidion"\nplayers = 3\ngames = 20\n'
+                    '[[seats]]\npolicy = "greedy"\n')
+    scenario = load_scenario(path)
+    paths = [p for p in S.candidates(scenario) if p.startswith("tables.")]
+    assert any(p.startswith("tables.sites.Abu Simbel.") for p in paths)
+    paths = [p for p in paths if "Abu Simbel" in p or ".starting" in p or ".merchant" in p]
+    _, refused, _ = S.moves(scenario, paths, None, tmp_path)
+    assert not [r for r in refused if "must read" in r["why"] or "entries" in r["why"]]

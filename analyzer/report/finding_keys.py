@@ -80,6 +80,9 @@ def finished(run_dir: str | Path) -> Summary:
     """
     path = userfiles.looked_up(Path(run_dir) / "summary.json")
     if not path.exists() and not path.is_symlink():
+        if not Path(run_dir).exists():
+            raise AnalyzerError(f"{run_dir}: no such directory (give the directory of a finished "
+                                "run, e.g. reports/NAME, or a scenario or pool .toml file)")
         if (Path(run_dir) / "chunks").is_dir():
             raise AnalyzerError(f"{run_dir}: the run is not finished (no summary.json yet): "
                                 "finish it with its command and `analyzer ... --resume`")

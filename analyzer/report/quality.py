@@ -72,7 +72,8 @@ METRICS: dict[str, tuple[str, str, float, int, bool, tuple[float, float] | None]
     "lead_changes_estimate": ("changes of the leader by position estimate per game",
                               "per game", 1.0, 2, False, None),
     "decided_at": (("share of the game, in rounds, elapsed when the eventual winner takes the "
-                   "lead by estimate to the end (1 = at the end)"), "%", 100.0, 1, False, (0.0, 1.0)),
+                   "lead by estimate to the end (100 % = at the end)"), "%", 100.0, 1, False,
+                   (0.0, 1.0)),
     "comeback": (("share of the games won by a seat not leading on score at two thirds of the "
                  "game"), "%", 100.0, 1, True, (0.0, 1.0)),
     "drama": (("mean gap between the leader's estimated win share and the eventual winner's, "

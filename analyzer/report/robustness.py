@@ -380,11 +380,12 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
               "like any other: a change between arms by its own test, a measured figure by "
               "its range over the conditions.")
     if data.get("estimate"):  # the whole check (base, replicate, conditions) as planned
-        from analyzer.plan import against
+        # (not imported as ``against``: that name is the comparison's words in this function)
+        from analyzer.plan import against as priced
 
         actual = data.get("actual") or {}
-        doc.p("The whole check. " + against(data["estimate"], actual.get("cpu"),
-                                            actual.get("wall")))
+        doc.p("The whole check. " + priced(data["estimate"], actual.get("cpu"),
+                                           actual.get("wall")))
     replaying = any(c.get("replayed") is not None for c in conds)
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],

@@ -40,9 +40,10 @@ from analyzer.files import atomic_write
 from analyzer.scenario import Scenario
 from analyzer.study.search import Dimension
 
-_VARY = re.compile(r"^\s*(?P<path>[^=\s]+)\s*=\s*(?P<lo>\S+?)\s*\.\.\s*(?P<hi>\S+)\s*$")
+_VARY = re.compile(r"^\s*(?P<path>[^=\s](?:[^=]*[^=\s])?)\s*=\s*(?P<lo>\S+?)\s*\.\.\s*(?P<hi>\S+)\s*$")
 _STEP = re.compile(r"^(?P<key>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
 _INT = re.compile(r"^[+-]?\d+$")
+_UNNAMEABLE = set(".[]=")   # a name with one of these is given by its position in a path
 FILE_SUFFIX = "_file"
 
 
@@ -246,12 +247,15 @@ def _arrays(data: Mapping[str, Any]) -> list[str]:
 def entries(data: Mapping[str, Any]) -> list[str]:
     """The entry names a path may give in this table (``ENTRY`` of the module docstring): its
     top-level tables, the named entries of its arrays of tables (a name used twice by its
-    position, ``ARRAY[I]``)."""
+    position, ``ARRAY[I]``, also when the other use is in another array or a top-level
+    table)."""
     out = [k for k, v in data.items() if isinstance(v, dict)]
+    labels = [_label(e) for key in _arrays(data) for e in data[key]] + list(out)
     for key in _arrays(data):
-        labels = [_label(e) for e in data[key]]
-        for i, lab in enumerate(labels):
-            out.append(lab if lab is not None and labels.count(lab) == 1 else f"{key}[{i}]")
+        for i, entry in enumerate(data[key]):
+            lab = _label(entry)
+            named = lab is not None and labels.count(lab) == 1 and not _UNNAMEABLE & set(lab)
+            out.append(lab if named else f"{key}[{i}]")
     return out
 
 
