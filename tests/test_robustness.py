@@ -664,3 +664,25 @@ def test_the_section_names_what_a_condition_is_compared_with_when_the_check_was_
     for text in texts:
         assert "<function" not in text
         assert "every game the same as the replicate's" in text
+
+
+def test_the_condition_table_shows_each_finding_in_its_unit_and_digits(tmp_path):
+    """Issue #37 trial: a share of 10.0 % showed as "10.00 [2.79, 30.10]" with no unit, while
+    the rest of the report said "10.0 %". The table gives the unit once, in the finding's
+    column, and every cell at the finding's own digits."""
+    from analyzer.report.document import Doc
+
+    cond = {"name": "rule-x-true", "kind": "rule", "label": "x = true (default false)",
+            "games": 100, "policies": ["greedy"]}
+    row = {**_holds_row("quality:close_finish"), "unit": "%", "scale": 100, "digits": 1,
+           "estimate": 0.1, "lo": 0.0279, "hi": 0.301,
+           "by_condition": {"rule-x-true": {"estimate": 0.12, "lo": 0.05, "hi": 0.2}}}
+    (tmp_path / "charts").mkdir()
+    doc = Doc(tmp_path / "charts")
+    report_robustness.section(doc, {"base": {"games": 100}, "conditions": [cond],
+                                    "findings": [row]}, {"quality:close_finish": 1})
+    table = next(b[1] for b in doc.blocks if b[0] == "table" and "finding" in b[1].columns)
+    line = table.iloc[0]
+    assert line["finding"].endswith("[%]")
+    assert line["this run"].startswith("+10.0 [+2.8, +30.1]")
+    assert line["x = true (default false)"].startswith("+12.0 [+5.0, +20.0]")

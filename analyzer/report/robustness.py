@@ -310,12 +310,14 @@ def content_text(row: Mapping[str, Any] | None) -> str:
         f"`{t}`: {v.get('short') or v.get('sentence', '')}" for t, v in content.items()) + "."
 
 
-def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False) -> str:
-    """A table cell: the estimate and interval (``document.value_text``, two decimals) and
-    ``mark``; ``"—"`` when not computed."""
+def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False,
+          digits: int = 2) -> str:
+    """A table cell: the estimate and interval (``document.value_text``, at the finding's
+    ``digits``; its unit is in the row's first column) and ``mark``; ``"—"`` when not
+    computed."""
     if r is None or value_text(r.get("estimate")) == "–":
         return "—"
-    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "", scale, 2, signed,
+    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "", scale, digits, signed,
                       no_spread=False)
     return f"{text} {mark}".strip()
 
@@ -440,13 +442,15 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         verdict = r.get("verdict")
         if unresolved_base:
             verdict = "unresolved (not significant in the base after Holm)"
+        digits = int(r.get("digits") or 2)
         line = {"finding": f"{label}`{r.get('key')}`"
-                + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else ""),
+                + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else "")
+                + (f" [{r['unit']}]" if r.get("unit") else ""),
                 "verdict": verdict,
                 "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
-                                  else ("" if not tested else "?"), sign)}
+                                  else ("" if not tested else "?"), sign, digits)}
         if rep:
-            line["replicate (new seeds)"] = _cell(r.get("replicate"), scale, "", sign)
+            line["replicate (new seeds)"] = _cell(r.get("replicate"), scale, "", sign, digits)
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
             state = (r.get("states") or {}).get(c["name"], "")
@@ -458,11 +462,11 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
             test = (found or {}).get("test") or {}
             if mark and tested and test.get("test") in TESTS and state != "same":
                 mark += f" (Holm p {p_text(test.get('p_holm'))}, {TESTS[test['test']]})"
-            line[c["label"]] = _cell(found, scale, mark, sign)
+            line[c["label"]] = _cell(found, scale, mark, sign, digits)
         table.append(line)
     if table:
-        doc.p("Each finding (number of the key findings list, and its key) under each "
-              "condition: estimate [95 % interval] in the finding's unit, and its state; where a "
+        doc.p("Each finding (number of the key findings list, its key and [unit]) under "
+              "each condition: estimate [95 % interval] in that unit, and its state; where a "
               "condition does not confirm the finding, the Holm-adjusted p-value of its "
               f"difference from {against} and the test (paired per game or two-sample)"
               + (", and this run replayed on new seeds (the replicate), a second look at its "
