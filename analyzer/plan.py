@@ -515,32 +515,35 @@ def startup(jobs: int, backend: str = "loky") -> float:
     return 0.0  # started now: the run finds them running
 
 
-def _report_key(game: str, kind: str) -> str:
-    return hashlib.sha256(json.dumps({**_machine(), "report": [game, kind]}, sort_keys=True)
-                          .encode()).hexdigest()[:24]
+def _report_key(game: str, kind: str, arms: int, rounds: bool) -> str:
+    return hashlib.sha256(json.dumps({**_machine(), "report": [game, kind, arms, rounds]},
+                                     sort_keys=True).encode()).hexdigest()[:24]
 
 
-def record_report(game: str, kind: str, cpu: float) -> None:
-    """Keep the CPU seconds a run of ``kind`` on ``game`` spent writing its records and report
-    (``report_cost``)."""
-    _store(_report_key(game, kind), {"report_cpu": cpu, "game": game, "kind": kind,
-                                     "machine": _machine_key(),
-                                     "measured": time.strftime("%Y-%m-%d")})
+def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool = False) -> None:
+    """Keep the CPU seconds a run of ``kind`` on ``game`` with ``arms`` arms (and ``rounds``
+    recorded) spent writing its records and report (``report_cost``)."""
+    _store(_report_key(game, kind, arms, rounds),
+           {"report_cpu": cpu, "game": game, "kind": kind, "arms": arms, "rounds": rounds,
+            "machine": _machine_key(), "measured": time.strftime("%Y-%m-%d")})
 
 
-def report_cost(game: str, kind: str) -> float | None:
-    """CPU seconds of a run's records and report of ``kind`` on ``game`` (``record_report``):
-    the one measured here, else the mean of this kind's on other games, else of any kind's on
-    this machine and version; ``None`` when none was measured."""
+def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> float | None:
+    """CPU seconds of a run's records and report of ``kind`` on ``game`` with ``arms`` arms
+    and ``rounds`` (``record_report``): the one measured so, else the mean of the nearest
+    measured on this machine and version (the same game and kind, then the kind, then any
+    kind); ``None`` when none was measured."""
     cache = _cache()
-    entry = cache.get(_report_key(game, kind))
+    entry = cache.get(_report_key(game, kind, arms, rounds))
     if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
         return float(entry["report_cpu"])
     here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
             _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
-    same = [e["report_cpu"] for e in here if e.get("kind") == kind] or \
-        [e["report_cpu"] for e in here]
-    return sum(same) / len(same) if same else None
+    for near in ([e for e in here if e.get("kind") == kind and e.get("game") == game],
+                 [e for e in here if e.get("kind") == kind], here):
+        if near:
+            return sum(e["report_cpu"] for e in near) / len(near)
+    return None
 
 
 def _rates(parts: Sequence[Part], rounds: bool = False, kingmaking: int = 0) -> list[float]:
@@ -574,26 +577,29 @@ def workers(jobs: int, backend: str = "loky") -> int:
 
 
 def play_wall(cpu: float, games: int, chunk: int, w: int, cores: int, busy: float,
-              runs: int = 1) -> float:
+              runs: int = 1, tail: bool = True) -> float:
     """Wall seconds to play ``cpu`` CPU seconds of ``games`` games as ``runs`` runs of equal
     games one after the other, each in chunks of ``chunk`` on ``w`` workers:
     ``ceil(chunks / w')`` rounds of one chunk's CPU per run, each worker getting its
     ``capacity`` share of a core (``w' = min(w, chunks)``; a run of one chunk plays in the
-    main process)."""
+    main process). ``tail=False``: ``chunks / w'`` rounds (a last round as full as the others:
+    the wall then grows steadily with the games, for ``fit``)."""
     runs = max(1, runs)
     chunks = max(1, math.ceil(games / runs / max(chunk, 1)))
     used = 1 if chunks == 1 else min(w, chunks)
     per_worker = capacity(used, cores, busy) / used
-    return runs * math.ceil(chunks / used) * (cpu / runs / chunks) / per_worker
+    rounds = math.ceil(chunks / used) if tail else chunks / used
+    return runs * rounds * (cpu / runs / chunks) / per_worker
 
 
 def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
              budget: float | None = None, *, rounds: bool = False, kingmaking: int = 0,
-             chunk: int | None = None, final: str | None = None) -> Estimate:
+             chunk: int | None = None, final: str | None = None, tail: bool = True) -> Estimate:
     """The priced plan of ``parts`` played with ``jobs`` worker processes, each game recording
     ``rounds`` and ``kingmaking`` samples, in chunks of ``chunk`` games (a part's own, else
     this, else the runner's default); ``final``: the study kind of a closing report written
-    after every part (see the module docstring for what the wall time assumes)."""
+    after every part; ``tail``: see ``play_wall`` (see the module docstring for what the
+    wall time assumes)."""
     busy = load()  # before the calibration adds to it
     rates = _rates(parts, rounds, kingmaking)
     w, cores = workers(jobs, backend), os.cpu_count() or 1
@@ -601,9 +607,9 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     single = capacity(1, cores, busy)
     unmeasured = False
 
-    def report(p_game: str, kind: str) -> float:
+    def report(spec: Any, kind: str, arms: int) -> float:
         nonlocal unmeasured
-        cost = report_cost(p_game, kind)
+        cost = report_cost(spec.name, kind, arms, bool(rounds and spec.flow is not None))
         unmeasured |= cost is None
         return (cost or 0.0) / single
 
@@ -618,9 +624,11 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
                                               p.games // max(p.runs, 1) // p.spread))
         played = max(1, round(p.games * share))
         lines.append(Line(p.label, len(p.plans()), p.games, cpu,
-                          play_wall(cpu, played, size, w, cores, busy, p.runs), share,
-                          p.reports * report(p.scenario.spec.name, p.kind)))
-    end = report(parts[0].scenario.spec.name, final) if final and parts else 0.0
+                          play_wall(cpu, played, size, w, cores, busy, p.runs, tail), share,
+                          p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
+                          if p.reports else 0.0))
+    end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))
+           if final and parts else 0.0)
     cpu = sum(line.cpu for line in lines)
     wall = start + sum(ln.wall + ln.report for ln in lines) + end
     games = max((p.games for p in parts if p.scales), default=None)
@@ -633,7 +641,8 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
         most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
         kingmaking: int = 0, chunk: int | None = None, final: str | None = None) -> int:
     """Games per arm of the scaled parts that fit ``budget`` wall seconds (the fixed parts
-    keep theirs; ``estimate``'s wall: start-up, play, reports), at most ``most``.
+    keep theirs; ``estimate``'s wall: start-up, play, reports, with the workers' last round of
+    chunks as full as the others, so that the wall grows with the games), at most ``most``.
 
     Raises
     ------
@@ -643,7 +652,7 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     def wall(games: int) -> float:
         sized = [replace(p, games=games) if p.scales else p for p in parts]
         return estimate(sized, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                        chunk=chunk, final=final).wall
+                        chunk=chunk, final=final, tail=False).wall
 
     if wall(1) > budget:
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "

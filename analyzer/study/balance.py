@@ -1717,10 +1717,12 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
     parts = [planning.Part(f"search ({how}): {candidates} setting(s) x {p.games} games",
                            search, candidates * p.games, scales=False, reports=candidates,
                            runs=candidates, kind="balance-setting"),
+             # the check's findings: on all its games, on the search's arms, and on each
+             # jackknife block left out (``check``)
              planning.Part("check on fresh seeds: as it is", full, p.validation_games,
-                           scales=False, reports=0),
+                           scales=False, reports=2 + GROUPS, kind="balance-setting"),
              planning.Part("check on fresh seeds: the value found", full, p.validation_games,
-                           scales=False, reports=0)]
+                           scales=False, reports=2 + GROUPS, kind="balance-setting")]
     if robust:
         conditions, _ = player_conditions(full, None, p.validation_games, search_games)
         parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,

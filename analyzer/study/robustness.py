@@ -1316,7 +1316,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
         spent = time.process_time()
         written = report.render(out_dir)
-        plan.record_report(scenario.spec.name, "robustness", time.process_time() - spent)
+        plan.record_report(scenario.spec.name, "robustness", time.process_time() - spent,
+                           len(scenario.arms), bool(data["rounds"]))
         return Results(out_dir, written)
 
 

@@ -359,7 +359,8 @@ class StudyRun:
             saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
                      "game is played again)")
             raise ScenarioError.of([*lines, saved]) from None
-        plan.record_report(scenario.spec.name, self.kind, time.process_time() - begun)
+        plan.record_report(scenario.spec.name, self.kind, time.process_time() - begun,
+                           len(scenario.arms), result.rounds)
         return Results(d.path, written)
 
 
