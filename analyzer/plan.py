@@ -25,7 +25,7 @@ Wall time = start-up + each part's play + each report. A part's play is its chun
 ``workers = min(jobs, cores, chunks)`` processes (1 for the sequential backend or one chunk),
 in ``ceil(chunks / workers)`` rounds of a chunk each, every worker getting
 ``min(1, cores / (L + workers))`` of a core beside the other processes that keep the machine
-busy now (the 1-minute load average ``L``; ``capacity``); a report runs in one process. A
+busy now (``L``, measured by ``load``; ``capacity``); a report runs in one process. A
 rule condition that copies the games which did not consult its option (``runner.copy_from``)
 is priced at its ``share`` of games played.
 
@@ -64,6 +64,8 @@ CALIBRATION_TOTAL = 1.5  # CPU seconds of play a plan's calibrations share (a st
 MIN_CPU = 0.03  # ... and at least, per arm
 MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one game)
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
+LOAD_PROBE = 0.25  # wall seconds ``load`` spins to measure the share of a core it gets
+WHOLE_CORE = 0.9  # a share of a core above this is a whole core (scheduling noise)
 MIN_SHARE_GAMES = 20  # calibration games per arm that a consulted share needs (fewer: none)
 TIME_FORM = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh])\s*")
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -557,12 +559,24 @@ def _rates(parts: Sequence[Part], rounds: bool = False, kingmaking: int = 0) -> 
                 for arm in p.plans()) for p in parts]
 
 
-def load() -> float:
-    """The 1-minute load average (0 where the system has none)."""
+def load(probe: float = LOAD_PROBE) -> float:
+    """The runnable processes besides this one that share the cores now: measured by spinning
+    ``probe`` wall seconds and reading the share of a core this process got, ``s``: beside
+    ``L`` others on ``c`` cores a process gets ``min(1, c / (L + 1))``, so ``L = c / s - 1``
+    when ``s < 1``. With a whole core (``s`` near 1, ``L`` anywhere below ``c``), the 1-minute
+    load average, at most ``c - 1``. 0 where the system has no load average."""
+    cores = os.cpu_count() or 1
     try:
-        return os.getloadavg()[0]
+        average = os.getloadavg()[0]
     except (AttributeError, OSError):
         return 0.0
+    wall, cpu = time.monotonic(), time.process_time()
+    while time.monotonic() - wall < probe:
+        pass
+    share = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
+    if share < WHOLE_CORE:
+        return max(cores / max(share, 1e-3) - 1.0, 0.0)
+    return min(average, cores - 1.0)
 
 
 def capacity(workers: int, cores: int, busy: float) -> float:
@@ -594,16 +608,23 @@ def play_wall(cpu: float, games: int, chunk: int, w: int, cores: int, busy: floa
 
 def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
              budget: float | None = None, *, rounds: bool = False, kingmaking: int = 0,
-             chunk: int | None = None, final: str | None = None, tail: bool = True) -> Estimate:
+             chunk: int | None = None, final: str | None = None, tail: bool = True,
+             busy: float | None = None) -> Estimate:
     """The priced plan of ``parts`` played with ``jobs`` worker processes, each game recording
     ``rounds`` and ``kingmaking`` samples, in chunks of ``chunk`` games (a part's own, else
     this, else the runner's default); ``final``: the study kind of a closing report written
-    after every part; ``tail``: see ``play_wall`` (see the module docstring for what the
-    wall time assumes)."""
-    busy = load()  # before the calibration adds to it
+    after every part; ``tail``: see ``play_wall``; ``busy``: the load (default ``load()``,
+    measured now) (see the module docstring for what the wall time assumes)."""
+    busy = load() if busy is None else busy  # before the calibration adds to it
     rates = _rates(parts, rounds, kingmaking)
     w, cores = workers(jobs, backend), os.cpu_count() or 1
-    start = startup(jobs, backend) if any(p.games for p in parts) else 0.0
+    def chunks(p: Part) -> int:  # of each of its runs
+        size = p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
+                                              p.games // max(p.runs, 1) // p.spread))
+        return math.ceil(p.games / max(p.runs, 1) / size)
+
+    # (a run of one chunk plays in this process: no worker is started for it)
+    start = startup(jobs, backend) if any(chunks(p) > 1 for p in parts) else 0.0
     single = capacity(1, cores, busy)
     unmeasured = False
 
@@ -622,9 +643,8 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
         cpu = r * p.games * share
         size = p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
                                               p.games // max(p.runs, 1) // p.spread))
-        played = max(1, round(p.games * share))
         lines.append(Line(p.label, len(p.plans()), p.games, cpu,
-                          play_wall(cpu, played, size, w, cores, busy, p.runs, tail), share,
+                          play_wall(cpu, p.games, size, w, cores, busy, p.runs, tail), share,
                           p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
                           if p.reports else 0.0))
     end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))
@@ -649,10 +669,12 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     OptionError
         Not even one game per arm fits.
     """
+    busy = load()  # once
+
     def wall(games: int) -> float:
         sized = [replace(p, games=games) if p.scales else p for p in parts]
         return estimate(sized, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                        chunk=chunk, final=final, tail=False).wall
+                        chunk=chunk, final=final, tail=False, busy=busy).wall
 
     if wall(1) > budget:
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "

@@ -14,6 +14,7 @@ from analyzer.errors import OptionError
 from analyzer.scenario import load_scenario, with_overrides
 
 cli = CliRunner()
+MEASURED_LOAD = plan.load  # (the tests run on an idle machine of two cores: ``idle``)
 
 
 @pytest.fixture
@@ -415,3 +416,20 @@ def test_a_run_records_its_report_cost_and_its_actual(toy_file, tmp_path, cache)
     assert again.exit_code == 0 and est["tail"] > 0 and est["reports"] == est["tail"]
     assert "wall up to this report (the estimate less this report's own" in \
         (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("rate,average,busy", [(0.5, 9.0, 3.0), (0.25, 0.0, 7.0),
+                                               (1.0, 0.4, 0.4), (1.0, 5.0, 1.0)])
+def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, average, busy):
+    """A probe that gets ``rate`` of a core on two cores: ``2 / rate - 1`` others; with a
+    whole core, the load average, at most one other (the lagging average only breaks the tie)."""
+    clock = {"wall": 0.0, "cpu": 0.0}
+
+    def tick():
+        clock["wall"] += 0.001
+        clock["cpu"] += 0.001 * rate
+        return clock["wall"]
+    monkeypatch.setattr(plan.time, "monotonic", tick)
+    monkeypatch.setattr(plan.time, "process_time", lambda: clock["cpu"])
+    monkeypatch.setattr(plan.os, "getloadavg", lambda: (average, 0.0, 0.0))
+    assert MEASURED_LOAD() == pytest.approx(busy, rel=0.05)
