@@ -618,13 +618,14 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     busy = load() if busy is None else busy  # before the calibration adds to it
     rates = _rates(parts, rounds, kingmaking)
     w, cores = workers(jobs, backend), os.cpu_count() or 1
-    def chunks(p: Part) -> int:  # of each of its runs
-        size = p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
+
+    def size(p: Part) -> int:  # its chunk size
+        return p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
                                               p.games // max(p.runs, 1) // p.spread))
-        return math.ceil(p.games / max(p.runs, 1) / size)
 
     # (a run of one chunk plays in this process: no worker is started for it)
-    start = startup(jobs, backend) if any(chunks(p) > 1 for p in parts) else 0.0
+    start = (startup(jobs, backend)
+             if any(p.games > max(p.runs, 1) * size(p) for p in parts) else 0.0)
     single = capacity(1, cores, busy)
     unmeasured = False
 
@@ -641,10 +642,8 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
             share = consulted_share(p.scenario.spec, p.copy.arms, p.copy.option,
                                     p.copy.run_dir)[0]
         cpu = r * p.games * share
-        size = p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
-                                              p.games // max(p.runs, 1) // p.spread))
         lines.append(Line(p.label, len(p.plans()), p.games, cpu,
-                          play_wall(cpu, p.games, size, w, cores, busy, p.runs, tail), share,
+                          play_wall(cpu, p.games, size(p), w, cores, busy, p.runs, tail), share,
                           p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
                           if p.reports else 0.0))
     end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))

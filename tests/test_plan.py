@@ -305,6 +305,8 @@ def test_start_up_and_reports_are_added_to_the_wall(toy_file, fake, monkeypatch)
     parts = [plan.Part("a", sc, 1000), plan.Part("b", sc, 1000)]  # 15 s of play each
     est = plan.estimate(parts, jobs=2)
     assert est.wall == pytest.approx(2.0 + 2 * (15.0 + 1.5))
+    one = plan.estimate([plan.Part("a", sc, 250)], jobs=2)  # one chunk: no worker started
+    assert one.startup == 0 and one.wall == pytest.approx(7.5 + 1.5)
     assert est.tail == pytest.approx(1.5) and est.reports == pytest.approx(3.0)
     closing = plan.estimate(parts, jobs=2, final="robustness")
     assert closing.wall == pytest.approx(est.wall + 4.0) and closing.tail == pytest.approx(4.0)
