@@ -1,19 +1,33 @@
 """A study's plan and its cost before anything is played (``--plan``, ``--time``; issue #37).
 
 A study lists what it will play as ``Part``s (a scenario whose every arm plays ``games``
-games on shared seeds). ``estimate`` prices them from the measured speed of each arm on this
-machine: ``speed`` plays a few seeded games of the arm in this process (at most
-``CALIBRATION_CPU`` CPU seconds, the arms not yet measured sharing ``CALIBRATION_TOTAL``, at
-least ``MIN_GAMES``) and caches the CPU seconds a game in
-``speed.json`` under the user's cache home (``$XDG_CACHE_HOME/analyzer``, default
-``~/.cache/analyzer``), keyed by machine, analyzer version and build, game, player count,
-expansions, rule options and the seats' policies and parameters. Nothing here is a constant
-speed of a game.
+games on shared seeds). ``estimate`` prices them from what was measured on this machine, for
+this analyzer version and build, cached in ``speed.json`` under the user's cache home
+(``$XDG_CACHE_HOME/analyzer``, default ``~/.cache/analyzer``). Nothing here is a constant
+speed of a game or a constant cost of a run:
 
-Wall time is CPU time / the cores the run gets: ``workers = min(jobs, cores)`` (1 for the
-sequential backend) share the cores with the other processes that keep the machine busy now
-(the 1-minute load average ``L``), each getting ``min(1, cores / (L + workers))`` of a core
-(``capacity``). Only playing is priced: the workers' start-up and the reports are left out.
+* **CPU seconds a game** of each arm (``speed``): a short calibration plays games ``0, 1, …``
+  of the arm in this process through the runner's own chunk code (``runner.play_chunk``, in
+  chunks of 1, 2, 4, … games), at most ``CALIBRATION_CPU`` CPU seconds (the arms not yet
+  measured share ``CALIBRATION_TOTAL``), at least ``MIN_GAMES``, with the run's own
+  ``rounds`` recording and kingmaking samples: their cost is measured, not multiplied. The key:
+  machine, version and build, game, player count, expansions, rule options, the seats'
+  policies and parameters, ``rounds`` and the kingmaking samples. The calibration also keeps
+  which rule options each game consulted (``GameSpec.consults``): ``consulted_share``.
+* **Worker start-up** (``startup``): the wall seconds to start ``jobs`` loky worker processes
+  that import the engines, measured once (the run then reuses those workers).
+* **A run's report** (``report_cost``): the CPU seconds of writing a run's records and report,
+  measured by every run as it finishes (``record_report``) per game and study kind; before the
+  first one on this machine and version, the nearest measured (same kind, then any), else
+  none, and the plan says so.
+
+Wall time = start-up + each part's play + each report. A part's play is its chunks dealt to
+``workers = min(jobs, cores, chunks)`` processes (1 for the sequential backend or one chunk),
+in ``ceil(chunks / workers)`` rounds of a chunk each, every worker getting
+``min(1, cores / (L + workers))`` of a core beside the other processes that keep the machine
+busy now (``L``, measured by ``load``; ``capacity``); a report runs in one process. A
+rule condition that copies the games which did not consult its option (``runner.copy_from``)
+is priced at its ``share`` of games played.
 
 ``--time`` (``parse_time``) sizes the games per arm to fit a wall-time budget (``fit``) and
 says what precision that buys (``seat_half_width``: the 95 % Wilson half-width of a seat's
@@ -21,7 +35,8 @@ win share at the fair share 1/players, with the game as the unit).
 
 The command line sets the mode once for a command (``mode``); a study calls ``settle`` right
 before it plays. Without a mode (the Python API) ``settle`` does nothing and calibrates
-nothing.
+nothing. After the run, the report states the estimate against the actual CPU and wall time
+(``against``).
 """
 
 from __future__ import annotations
@@ -49,6 +64,9 @@ CALIBRATION_TOTAL = 1.5  # CPU seconds of play a plan's calibrations share (a st
 MIN_CPU = 0.03  # ... and at least, per arm
 MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one game)
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
+LOAD_PROBE = 0.25  # wall seconds ``load`` spins to measure the share of a core it gets
+WHOLE_CORE = 0.9  # a share of a core above this is a whole core (scheduling noise)
+MIN_SHARE_GAMES = 20  # calibration games per arm that a consulted share needs (fewer: none)
 TIME_FORM = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh])\s*")
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -102,18 +120,40 @@ def parse_time(text: str) -> float:
 
 
 @dataclass(frozen=True)
+class Copy:
+    """A rule condition that copies the games which did not consult ``option``
+    (``runner.copy_from``) from a run of ``arms`` (the replicate's); ``run_dir``: a finished run
+    of those arms whose records give the share (``consulted_share``)."""
+
+    option: str
+    arms: tuple[runner.ArmPlan, ...]
+    run_dir: Path | None = None
+
+
+@dataclass(frozen=True)
 class Part:
     """Something a study plays: every arm of ``scenario`` (validated) for ``games`` games.
 
     ``scales``: ``--time`` sizes its games (a part of fixed games, such as a search player's
     condition, keeps them). ``arms``: what is played, when not the scenario's own arms (a
-    study that builds ``runner.ArmPlan``s itself)."""
+    study that builds ``runner.ArmPlan``s itself). ``copy``: a rule condition that plays only
+    the games which consult its option (``Copy``; ``None``: all). ``chunk``: its chunk
+    size (default the runner's, but at least ``spread`` chunks a run: a short run's few slow
+    games spread over the workers). ``runs``: it plays as that many runs of equal games one after
+    the other (a balance's settings), each in its own chunks. ``kind``: the study kind of the
+    report it writes, ``reports`` how many (0: none)."""
 
     label: str
     scenario: Any
     games: int
     scales: bool = True
     arms: tuple[runner.ArmPlan, ...] | None = None
+    copy: Copy | None = None
+    chunk: int | None = None
+    kind: str = "simulate"
+    reports: int = 1
+    runs: int = 1
+    spread: int = 1
 
     def plans(self) -> list[runner.ArmPlan]:
         """The arms it plays."""
@@ -122,12 +162,16 @@ class Part:
 
 @dataclass(frozen=True)
 class Line:
-    """One part of a plan, priced: its label, arms, games per arm and CPU seconds."""
+    """One part of a plan, priced: its label, arms, games per arm, CPU seconds of play (at its
+    ``share`` of games played), wall seconds of play and of its reports."""
 
     label: str
     arms: int
     games: int
     cpu: float
+    wall: float = 0.0
+    share: float = 1.0
+    report: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,16 +182,26 @@ class Estimate:
     ----------
     lines : tuple of Line
     cpu, wall : float
-        Estimated CPU seconds (all processes) and wall seconds (``cpu / capacity``).
+        Estimated CPU seconds of play (all worker processes) and wall seconds of everything:
+        ``startup`` + each line's play and report wall + ``final``.
     workers, jobs, cores : int
-    load : float
-        The load average of the other processes, when estimated.
     games : int, optional
         Games per arm of the scaled parts (``None``: no part scales, as a tune's).
     players : int
         Players of the first part (for the precision of a seat's win share).
     budget : float, optional
         The ``--time`` budget in seconds that set ``games``.
+    load : float
+        The load average of the other processes, when estimated.
+    startup : float
+        Wall seconds to start the worker processes (0: none, or already started).
+    final : float
+        Wall seconds of the closing report written after every part (a robustness check's).
+    unmeasured : bool
+        No run's report was measured yet on this machine and version: reports are left out.
+    begun, spent : float
+        ``time.monotonic()`` and ``runner.cpu_spent()`` when the estimate was made (the
+        actual is measured from there).
     """
 
     lines: tuple[Line, ...]
@@ -160,14 +214,33 @@ class Estimate:
     players: int
     budget: float | None = None
     load: float = 0.0
+    startup: float = 0.0
+    final: float = 0.0
+    unmeasured: bool = False
+    begun: float = 0.0
+    spent: float = 0.0
+
+    @property
+    def reports(self) -> float:
+        """Wall seconds of all reports."""
+        return sum(ln.report for ln in self.lines) + self.final
+
+    @property
+    def tail(self) -> float:
+        """Wall seconds of the last report: the one a run's own report cannot time."""
+        if self.final:
+            return self.final
+        return next((ln.report for ln in reversed(self.lines) if ln.report), 0.0)
 
     def assumes(self) -> str:
         """What the wall time assumes, in words."""
         share = (f"cores free (load {self.load:.1f})" if capacity(self.workers, self.cores,
                                                                    self.load) >= self.workers
                  else f"the {self.cores} cores shared with a load of {self.load:.1f}")
-        return (f"CPU / {self.workers} worker(s) (min of --jobs {self.jobs} and {self.cores} "
-                f"cores), {share}, playing only: worker start-up and reports left out")
+        reports = ("reports left out (none measured yet on this machine)" if self.unmeasured
+                   else f"{duration(self.reports)} of reports")
+        return (f"{self.workers} worker(s) (min of --jobs {self.jobs} and {self.cores} "
+                f"cores), {share}; {duration(self.startup)} of worker start-up, {reports}")
 
     def summary(self) -> str:
         """One line: games, CPU and wall time, the ± it buys, and the budget if any."""
@@ -184,31 +257,54 @@ class Estimate:
 
     def text(self) -> str:
         """The plan as ``--plan`` prints it: one line per part, then ``summary``."""
-        rows = [f"{ln.label}: {ln.arms} arm(s) x {ln.games:,} games = {ln.arms * ln.games:,} "
-                f"games, {duration(ln.cpu)} CPU" for ln in self.lines]
+        rows = []
+        for ln in self.lines:
+            copied = (f" ({100 * ln.share:.0f} % played, the rest copied)" if ln.share < 1
+                      else "")
+            rows.append(f"{ln.label}: {ln.arms} arm(s) x {ln.games:,} games = "
+                        f"{ln.arms * ln.games:,} games{copied}, {duration(ln.cpu)} CPU")
         return "\n".join([*rows, self.summary()])
 
     def facts(self) -> dict[str, Any]:
-        """The estimate as run facts (``summary.json["run"]["estimate"]``)."""
+        """The estimate as run facts (``summary.json["run"]["estimate"]``), with what was
+        spent since it was made: ``elapsed`` wall seconds and ``played`` CPU seconds of play
+        (``runner.cpu_spent``), both up to now (a report states them before it is written:
+        ``tail`` is its own estimated wall)."""
         return {"cpu": self.cpu, "wall": self.wall, "workers": self.workers, "jobs": self.jobs,
                 "load": self.load,
                 "cores": self.cores, "games": self.games, "budget": self.budget,
+                "startup": self.startup, "reports": self.reports, "tail": self.tail,
+                "elapsed": time.monotonic() - self.begun if self.begun else None,
+                "played": runner.cpu_spent() - self.spent if self.begun else None,
                 "assumes": self.assumes()}
 
 
 def against(estimate: dict[str, Any] | None, cpu: float | None, wall: float | None) -> str:
     """A report's sentence of the estimate (``Estimate.facts``) against the actual CPU and
-    wall seconds; ``""`` when the run made no estimate (the Python API, ``--quiet``)."""
+    wall seconds; ``""`` when the run made no estimate (the Python API, ``--quiet``).
+
+    The actual is what the estimate's own facts measured since it was made (``played`` CPU
+    seconds, ``elapsed`` wall seconds up to the report) where they are, else ``cpu`` and
+    ``wall`` (an older run's facts: the play only). The wall is compared with the estimate
+    less ``tail``, the estimated wall of the report being written."""
     if not estimate:
         return ""
     def ratio(actual: float | None, est: float) -> str:
         return f" ({actual / est:.2f}x the estimate)" if actual and est > 0 else ""
+    if estimate.get("played") is not None:
+        cpu = estimate["played"]
+    if estimate.get("elapsed") is not None:
+        wall = estimate["elapsed"]
+    tail = float(estimate.get("tail") or 0.0)
     budget = (f" for a --time budget of {duration(estimate['budget'])}"
               if estimate.get("budget") else "")
-    return (f"Estimated before play{budget}: {duration(estimate['cpu'])} CPU, "
+    upto = (f" (the estimate less this report's own {duration(tail)}: "
+            f"{duration(estimate['wall'] - tail)})" if tail else "")
+    return (f"Estimated before play{budget}: {duration(estimate['cpu'])} CPU of play, "
             f"{duration(estimate['wall'])} wall ({estimate.get('assumes', '')}); actual: "
             f"{duration(cpu or 0.0)} CPU{ratio(cpu, estimate['cpu'])}, "
-            f"{duration(wall or 0.0)} wall{ratio(wall, estimate['wall'])}.")
+            f"{duration(wall or 0.0)} wall up to this report{upto}"
+            f"{ratio(wall, estimate['wall'] - tail)}.")
 
 
 def duration(seconds: float) -> str:
@@ -248,29 +344,55 @@ def _machine() -> dict[str, Any]:
             "version": __version__, "build": build()}
 
 
-def arm_key(spec: Any, arm: runner.ArmPlan) -> str:
+def _machine_key() -> str:
+    """A short hash of ``_machine``: the cache entries of this machine, version and build."""
+    return hashlib.sha256(json.dumps(_machine(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def arm_key(spec: Any, arm: runner.ArmPlan, rounds: bool = False, kingmaking: int = 0) -> str:
     """The cache key of an arm's speed: machine, version and build, game, player count,
     expansions, rules and the seats' policies with their parameters (not the seat names nor
-    their order)."""
+    their order), and what the run records: ``rounds`` (with a game's ``flow``) and the
+    kingmaking samples."""
     what = {**_machine(), "game": spec.name, "players": arm.players,
             "expansions": list(arm.expansions), "rules": arm.rules,
             # sorted: the calibration plays the seat rotations, so the order is no cost
             "seats": sorted([policy, params] for _, policy, params in arm.seats)}
+    rounds = bool(rounds and spec.flow is not None)
+    if rounds:  # (only then: the keys without them stay as they were)
+        what["rounds"] = True
+        if kingmaking:
+            what["kingmaking"] = kingmaking
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """What ``calibrate`` measured of an arm: CPU seconds a game over ``games`` games, and
+    ``consulted``: mask -> games whose mask of consulted rule options it was (-1: none
+    recorded)."""
+
+    cpu_per_game: float
+    games: int
+    consulted: dict[int, int]
+
+
 def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
-              cpu: float = CALIBRATION_CPU) -> float:
-    """CPU seconds a game of ``arm``, measured here: games ``0, 1, …`` of root ``seed`` (as
-    the run plays them) until ``cpu`` seconds and ``MIN_GAMES`` games, at most
-    ``MAX_GAMES``."""
-    config, policies, _ = runner.arm_setup(spec, arm)
-    start, n = time.process_time(), 0
+              cpu: float = CALIBRATION_CPU, rounds: bool = False,
+              kingmaking: int = 0) -> Calibration:
+    """Measure ``arm`` here, as a worker plays it (``runner.play_chunk`` with ``rounds`` and
+    ``kingmaking``): games ``0, 1, …`` of root ``seed`` in chunks of 1, 2, 4, … games, until
+    ``cpu`` CPU seconds and ``MIN_GAMES`` games, at most ``MAX_GAMES``."""
+    start, n, size = time.process_time(), 0, 1
+    masks: list = []
     while n < MIN_GAMES or (time.process_time() - start < cpu and n < MAX_GAMES):
-        r = runner.rotation(n, len(policies), rotate)
-        spec.play_game(config, policies[r:] + policies[:r], runner.game_seed(seed, n))
-        n += 1
-    return max(time.process_time() - start, 1e-9) / n
+        stop = min(n + size, max(MAX_GAMES, MIN_GAMES))
+        runner.play_chunk(spec, [arm], seed, n, stop, rotate, rounds, kingmaking, masks=masks)
+        n, size = stop, 2 * size
+    counts: dict[int, int] = {}
+    for _, _, mask in masks:
+        counts[int(mask)] = counts.get(int(mask), 0) + 1
+    return Calibration(max(time.process_time() - start, 1e-9) / n, n, counts)
 
 
 def _cache() -> dict[str, Any]:
@@ -281,49 +403,180 @@ def _cache() -> dict[str, Any]:
     return cache if isinstance(cache, dict) else {}
 
 
-def cached(spec: Any, arm: runner.ArmPlan) -> float | None:
-    """The cached CPU seconds a game of ``arm`` (``None``: not measured on this machine and
-    version)."""
-    entry = _cache().get(arm_key(spec, arm))
-    ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
-        and entry["cpu_per_game"] > 0
-    return float(entry["cpu_per_game"]) if ok else None
-
-
-def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
-          cpu: float = CALIBRATION_CPU) -> float:
-    """CPU seconds a game of ``arm``: from the cache, else ``calibrate`` for ``cpu`` seconds
-    (and cached)."""
-    known = cached(spec, arm)
-    if known is not None:
-        return known
-    path, cache, key = cache_file(), _cache(), arm_key(spec, arm)
-    cpu = calibrate(spec, arm, seed, rotate, cpu)
-    cache[key] = {"cpu_per_game": cpu, "game": spec.name, "measured": time.strftime("%Y-%m-%d")}
+def _store(key: str, entry: dict[str, Any]) -> None:
+    """Keep ``entry`` under ``key`` in the cache (not kept where the cache home is not
+    writable: measured again next time)."""
+    path, cache = cache_file(), _cache()
+    cache[key] = entry
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(cache, indent=1))
-    except OSError:  # no writable cache home: measured again next time
+    except OSError:
         pass
-    return cpu
 
 
-def _rates(parts: Sequence[Part]) -> list[float]:
+def _entry(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
+           kingmaking: int = 0) -> dict[str, Any] | None:
+    entry = _cache().get(arm_key(spec, arm, rounds, kingmaking))
+    ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
+        and entry["cpu_per_game"] > 0
+    return entry if ok else None
+
+
+def cached(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
+           kingmaking: int = 0) -> float | None:
+    """The cached CPU seconds a game of ``arm`` (``None``: not measured on this machine and
+    version)."""
+    entry = _entry(spec, arm, rounds, kingmaking)
+    return float(entry["cpu_per_game"]) if entry is not None else None
+
+
+def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
+          cpu: float = CALIBRATION_CPU, rounds: bool = False, kingmaking: int = 0) -> float:
+    """CPU seconds a game of ``arm`` (with ``rounds`` and ``kingmaking`` samples): from the
+    cache, else ``calibrate`` for ``cpu`` seconds (and cached)."""
+    known = cached(spec, arm, rounds, kingmaking)
+    if known is not None:
+        return known
+    measured = calibrate(spec, arm, seed, rotate, cpu, rounds, kingmaking)
+    _store(arm_key(spec, arm, rounds, kingmaking),
+           {"cpu_per_game": measured.cpu_per_game, "games": measured.games,
+            "consulted": {str(m): c for m, c in measured.consulted.items()},
+            "game": spec.name, "measured": time.strftime("%Y-%m-%d")})
+    return measured.cpu_per_game
+
+
+def consulted_share(spec: Any, arms: Sequence[runner.ArmPlan], option: str,
+                    run_dir: Path | None = None) -> tuple[float, str]:
+    """The share of games (games x arms) that consult rule ``option`` (``GameSpec.consults``),
+    the share a rule condition replays when it copies the rest (``runner.copy_from``), and
+    where it comes from: the finished or partial run in ``run_dir`` (its
+    ``chunks/consults-*.parquet``), else the calibration of ``arms`` (cached, at least
+    ``MIN_SHARE_GAMES`` games each), else ``1.0``, a full replay.
+    A game without a recorded mask counts as consulting."""
+    bit = spec.consult_bit(option)
+    if not bit:
+        return 1.0, "the option is not recorded: full replay"
+    if run_dir is not None:
+        import pyarrow.parquet as pq
+
+        parts = sorted((Path(run_dir) / "chunks").glob("consults-*.parquet"))
+        try:
+            masks = [m for p in parts
+                     for m in pq.read_table(p, columns=["consulted"]).column(0).to_pylist()]
+        except (OSError, ValueError):
+            masks = []
+        if masks:
+            hit = sum(1 for m in masks if m is None or m < 0 or m & bit)
+            return hit / len(masks), f"measured on {len(masks):,} games of {run_dir}"
+    hit = total = 0
+    for arm in arms:
+        entry = _entry(spec, arm)
+        counts = entry.get("consulted") if entry is not None else None
+        if not isinstance(counts, dict) or sum(counts.values()) < MIN_SHARE_GAMES:
+            return 1.0, "not measured: full replay"
+        for mask, c in counts.items():
+            total += c
+            hit += c if int(mask) < 0 or int(mask) & bit else 0
+    if not total:
+        return 1.0, "not measured: full replay"
+    return hit / total, f"measured on {total:,} calibration games"
+
+
+def _warm_worker() -> int:
+    """A worker's first task: import what a chunk needs (``startup``)."""
+    from analyzer import games  # noqa: F401  (the engines)
+    from analyzer.games import build
+
+    build()
+    return os.getpid()
+
+
+_WARM: set[int] = set()  # jobs of the loky workers this process started (``startup``)
+
+
+def startup(jobs: int, backend: str = "loky") -> float:
+    """Wall seconds to start ``jobs`` loky worker processes that import the engines: cached
+    per machine, version, build and ``jobs``, else measured by starting them (the run then
+    reuses them: 0 after that in this process). 0 for one worker or another backend."""
+    if backend != "loky" or workers(jobs, backend) < 2 or jobs in _WARM:
+        return 0.0
+    key = hashlib.sha256(json.dumps({**_machine(), "startup": jobs}, sort_keys=True)
+                         .encode()).hexdigest()[:24]
+    entry = _cache().get(key)
+    if isinstance(entry, dict) and isinstance(entry.get("startup"), (int, float)):
+        return float(entry["startup"])
+    from joblib import Parallel, delayed
+
+    begun = time.monotonic()
+    Parallel(n_jobs=jobs, backend="loky")(delayed(_warm_worker)() for _ in range(jobs))
+    seconds = time.monotonic() - begun
+    _store(key, {"startup": seconds, "jobs": jobs, "machine": _machine_key(),
+                 "measured": time.strftime("%Y-%m-%d")})
+    _WARM.add(jobs)
+    return 0.0  # started now: the run finds them running
+
+
+def _report_key(game: str, kind: str, arms: int, rounds: bool) -> str:
+    return hashlib.sha256(json.dumps({**_machine(), "report": [game, kind, arms, rounds]},
+                                     sort_keys=True).encode()).hexdigest()[:24]
+
+
+def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool = False) -> None:
+    """Keep the CPU seconds a run of ``kind`` on ``game`` with ``arms`` arms (and ``rounds``
+    recorded) spent writing its records and report (``report_cost``)."""
+    _store(_report_key(game, kind, arms, rounds),
+           {"report_cpu": cpu, "game": game, "kind": kind, "arms": arms, "rounds": rounds,
+            "machine": _machine_key(), "measured": time.strftime("%Y-%m-%d")})
+
+
+def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> float | None:
+    """CPU seconds of a run's records and report of ``kind`` on ``game`` with ``arms`` arms
+    and ``rounds`` (``record_report``): the one measured so, else the mean of the nearest
+    measured on this machine and version (the same game and kind, then the kind, then any
+    kind); ``None`` when none was measured."""
+    cache = _cache()
+    entry = cache.get(_report_key(game, kind, arms, rounds))
+    if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
+        return float(entry["report_cpu"])
+    here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
+            _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
+    for near in ([e for e in here if e.get("kind") == kind and e.get("game") == game],
+                 [e for e in here if e.get("kind") == kind], here):
+        if near:
+            return sum(e["report_cpu"] for e in near) / len(near)
+    return None
+
+
+def _rates(parts: Sequence[Part], rounds: bool = False, kingmaking: int = 0) -> list[float]:
     """CPU seconds per game of each part (all its arms); the arms not yet measured share
     ``CALIBRATION_TOTAL`` seconds of calibration."""
-    new = {arm_key(p.scenario.spec, arm) for p in parts for arm in p.plans()
-           if cached(p.scenario.spec, arm) is None}
+    new = {arm_key(p.scenario.spec, arm, rounds, kingmaking) for p in parts for arm in p.plans()
+           if cached(p.scenario.spec, arm, rounds, kingmaking) is None}
     each = min(CALIBRATION_CPU, max(MIN_CPU, CALIBRATION_TOTAL / max(len(new), 1)))
-    return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation, each)
+    return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation, each,
+                      rounds, kingmaking)
                 for arm in p.plans()) for p in parts]
 
 
-def load() -> float:
-    """The 1-minute load average (0 where the system has none)."""
+def load(probe: float = LOAD_PROBE) -> float:
+    """The runnable processes besides this one that share the cores now: measured by spinning
+    ``probe`` wall seconds and reading the share of a core this process got, ``s``: beside
+    ``L`` others on ``c`` cores a process gets ``min(1, c / (L + 1))``, so ``L = c / s - 1``
+    when ``s < 1``. With a whole core (``s`` near 1, ``L`` anywhere below ``c``), the 1-minute
+    load average, at most ``c - 1``. 0 where the system has no load average."""
+    cores = os.cpu_count() or 1
     try:
-        return os.getloadavg()[0]
+        average = os.getloadavg()[0]
     except (AttributeError, OSError):
         return 0.0
+    wall, cpu = time.monotonic(), time.process_time()
+    while time.monotonic() - wall < probe:
+        pass
+    share = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
+    if share < WHOLE_CORE:
+        return max(cores / max(share, 1e-3) - 1.0, 0.0)
+    return min(average, cores - 1.0)
 
 
 def capacity(workers: int, cores: int, busy: float) -> float:
@@ -337,53 +590,112 @@ def workers(jobs: int, backend: str = "loky") -> int:
     return 1 if backend == "sequential" else max(1, min(jobs, os.cpu_count() or 1))
 
 
+def play_wall(cpu: float, games: int, chunk: int, w: int, cores: int, busy: float,
+              runs: int = 1, tail: bool = True) -> float:
+    """Wall seconds to play ``cpu`` CPU seconds of ``games`` games as ``runs`` runs of equal
+    games one after the other, each in chunks of ``chunk`` on ``w`` workers:
+    ``ceil(chunks / w')`` rounds of one chunk's CPU per run, each worker getting its
+    ``capacity`` share of a core (``w' = min(w, chunks)``; a run of one chunk plays in the
+    main process). ``tail=False``: ``chunks / w'`` rounds (a last round as full as the others:
+    the wall then grows steadily with the games, for ``fit``)."""
+    runs = max(1, runs)
+    chunks = max(1, math.ceil(games / runs / max(chunk, 1)))
+    used = 1 if chunks == 1 else min(w, chunks)
+    per_worker = capacity(used, cores, busy) / used
+    rounds = math.ceil(chunks / used) if tail else chunks / used
+    return runs * rounds * (cpu / runs / chunks) / per_worker
+
+
 def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
-             budget: float | None = None) -> Estimate:
-    """The priced plan of ``parts`` played with ``jobs`` worker processes (``speed`` of each
-    arm; see the module docstring for what the wall time assumes)."""
-    busy = load()  # before the calibration adds to it
-    rates = _rates(parts)
-    lines = tuple(Line(p.label, len(p.plans()), p.games, r * p.games)
-                  for p, r in zip(parts, rates))
-    cpu = sum(line.cpu for line in lines)
+             budget: float | None = None, *, rounds: bool = False, kingmaking: int = 0,
+             chunk: int | None = None, final: str | None = None, tail: bool = True,
+             busy: float | None = None) -> Estimate:
+    """The priced plan of ``parts`` played with ``jobs`` worker processes, each game recording
+    ``rounds`` and ``kingmaking`` samples, in chunks of ``chunk`` games (a part's own, else
+    this, else the runner's default); ``final``: the study kind of a closing report written
+    after every part; ``tail``: see ``play_wall``; ``busy``: the load (default ``load()``,
+    measured now) (see the module docstring for what the wall time assumes)."""
+    busy = load() if busy is None else busy  # before the calibration adds to it
+    rates = _rates(parts, rounds, kingmaking)
     w, cores = workers(jobs, backend), os.cpu_count() or 1
+
+    def size(p: Part) -> int:  # its chunk size
+        return p.chunk or chunk or max(1, min(runner.DEFAULT_CHUNK_SIZE,
+                                              p.games // max(p.runs, 1) // p.spread))
+
+    # (a run of one chunk plays in this process: no worker is started for it)
+    start = (startup(jobs, backend)
+             if any(p.games > max(p.runs, 1) * size(p) for p in parts) else 0.0)
+    single = capacity(1, cores, busy)
+    unmeasured = False
+
+    def report(spec: Any, kind: str, arms: int) -> float:
+        nonlocal unmeasured
+        cost = report_cost(spec.name, kind, arms, bool(rounds and spec.flow is not None))
+        unmeasured |= cost is None
+        return (cost or 0.0) / single
+
+    lines = []
+    for p, r in zip(parts, rates):
+        share = 1.0
+        if p.copy is not None and not kingmaking:  # (no copy with the kingmaking test)
+            share = consulted_share(p.scenario.spec, p.copy.arms, p.copy.option,
+                                    p.copy.run_dir)[0]
+        cpu = r * p.games * share
+        lines.append(Line(p.label, len(p.plans()), p.games, cpu,
+                          play_wall(cpu, p.games, size(p), w, cores, busy, p.runs, tail), share,
+                          p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
+                          if p.reports else 0.0))
+    end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))
+           if final and parts else 0.0)
+    cpu = sum(line.cpu for line in lines)
+    wall = start + sum(ln.wall + ln.report for ln in lines) + end
     games = max((p.games for p in parts if p.scales), default=None)
     players = parts[0].scenario.arm_players(parts[0].scenario.arms[0]) if parts else 0
-    return Estimate(lines, cpu, cpu / capacity(w, cores, busy), w, jobs, cores, games,
-                    players, budget, busy)
+    return Estimate(tuple(lines), cpu, wall, w, jobs, cores, games, players, budget, busy,
+                    start, end, unmeasured, time.monotonic(), runner.cpu_spent())
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
-        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE) -> int:
+        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
+        kingmaking: int = 0, chunk: int | None = None, final: str | None = None) -> int:
     """Games per arm of the scaled parts that fit ``budget`` wall seconds (the fixed parts
-    keep theirs), at most ``most``.
+    keep theirs; ``estimate``'s wall: start-up, play, reports, with the workers' last round of
+    chunks as full as the others, so that the wall grows with the games), at most ``most``.
 
     Raises
     ------
     OptionError
         Not even one game per arm fits.
     """
-    busy = load()
-    rates = _rates(parts)
-    w = workers(jobs, backend)
-    cap = capacity(w, os.cpu_count() or 1, busy)
-    fixed = sum(r * p.games for p, r in zip(parts, rates) if not p.scales)
-    per_game = sum(r for p, r in zip(parts, rates) if p.scales)
-    # (a rounding hair below a whole game is that game)
-    games = math.floor((budget * cap - fixed) / per_game + 1e-9) if per_game > 0 else most
-    if games < 1:
-        need = (fixed + per_game) / cap
+    busy = load()  # once
+
+    def wall(games: int) -> float:
+        sized = [replace(p, games=games) if p.scales else p for p in parts]
+        return estimate(sized, jobs, backend, rounds=rounds, kingmaking=kingmaking,
+                        chunk=chunk, final=final, tail=False, busy=busy).wall
+
+    if wall(1) > budget:
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "
-                                  f"about {duration(need)} on {w} worker(s)")
-    return min(games, most)
+                                  f"about {duration(wall(1))} on {workers(jobs, backend)} "
+                                  "worker(s)")
+    if not any(p.scales for p in parts) or wall(most) <= budget:
+        return most
+    lo, hi = 1, most  # wall(lo) fits, wall(hi) does not; the wall grows with the games
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if wall(mid) <= budget * (1 + 1e-9) else (lo, mid)
+    return lo
 
 
 def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
-           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE) -> Estimate | None:
+           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
+           kingmaking: int = 0, chunk: int | None = None,
+           final: str | None = None) -> Estimate | None:
     """What a study does right before it plays ``parts``, in the command's ``mode``: with a
     budget, fit the games (the returned estimate's ``games``: the study plays that many per
     arm of its scaled parts, at most ``most``); with ``plan``, raise ``Planned``; else ``say``
-    the estimate.
+    the estimate. ``rounds``, ``kingmaking``, ``chunk`` and ``final``: see ``estimate``.
     Without a mode: ``None``, nothing measured. It acts once per ``mode``: a study's inner
     runs (a robustness check's conditions) are in its estimate already.
 
@@ -397,11 +709,12 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     m = _MODE.get()
     if m is None or not (m.plan or m.budget is not None or m.say is not None):
         return None
+    how = {"rounds": rounds, "kingmaking": kingmaking, "chunk": chunk, "final": final}
     if m.budget is not None and parts:  # (nothing to play: every run finished earlier)
-        games = fit(parts, m.budget, jobs, backend, most)
+        games = fit(parts, m.budget, jobs, backend, most, **how)
         parts = [replace(p, games=games) if p.scales else replace(p, games=min(p.games, games))
                  for p in parts]
-    est = estimate(parts, jobs, backend, m.budget)
+    est = estimate(parts, jobs, backend, m.budget, **how)
     if m.plan:
         raise Planned(est)
     _MODE.set(None)  # once per command: the runs a study makes inside are in this estimate

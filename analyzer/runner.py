@@ -341,6 +341,16 @@ def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: 
             out[5] if len(out) > 5 else None, consulted, copies)
 
 
+_SPENT = [0.0]  # CPU seconds of every chunk played in this process's runs (``cpu_spent``)
+
+
+def cpu_spent() -> float:
+    """CPU seconds of play (the chunks' ``timed_chunk`` seconds, all processes) of every
+    ``run`` made in this process so far: a study's actual against its estimate
+    (``analyzer.plan``)."""
+    return _SPENT[0]
+
+
 def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
     if record.keys() != declared.keys():
         extra = sorted(set(record) - set(declared))
@@ -514,6 +524,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                             _execute(stack, spec, arms, root_seed, pending, rotate, jobs,
                                      backend, scheduler, rounds, kingmaking, skips, links)):
                         cpu_seconds += cpu
+                        _SPENT[0] += cpu
                         gpath, spath = chunk_paths(chunk_dir, first, stop)
                         if tested is not None:
                             write_parquet_atomic(tested, rounds_path(chunk_dir, first, stop,

@@ -751,3 +751,18 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     assert "**The study file's questions at the value found**" in text
     assert f"--keep {START}=5..100 --tolerance" not in study["command"]  # tolerance first
     assert f"--tolerance 3 --keep {START}=5..100" in study["command"]
+
+
+def test_the_report_states_the_plan_against_the_actual(toy, tmp_path, monkeypatch):
+    """Issue #37: a balance says its plan before the search and its report states that
+    estimate against the actual CPU (every game played since) and wall time."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out = tmp_path / "b"
+    res = cli.invoke(app, ["balance", str(toy()), "--finding", START, "--vary",
+                           "rules.steps=4..6", "--budget", "60", "--validation-games", "40",
+                           "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "plan: 3 part(s)" in res.stderr
+    est = json.loads((out / "summary.json").read_text())["run"]["estimate"]
+    assert est["played"] > 0 and est["elapsed"] > 0 and est["cpu"] > 0
+    assert "Estimated before play" in (out / "report.md").read_text()

@@ -14,6 +14,7 @@ from analyzer.errors import OptionError
 from analyzer.scenario import load_scenario, with_overrides
 
 cli = CliRunner()
+MEASURED_LOAD = plan.load  # (the tests run on an idle machine of two cores: ``idle``)
 
 
 @pytest.fixture
@@ -250,3 +251,187 @@ def test_a_tune_reports_its_estimate_against_its_search_and_check(toy_file, tmp_
     run = json.loads((out / "summary.json").read_text())["run"]
     assert run["estimate"]["cpu"] > 0 and run["cpu_seconds"] > 0
     assert "Estimated before play" in (out / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ the estimate's arithmetic
+
+
+def fake_speed(*args):
+    """A fake calibration: 10 ms a game, twice that with rounds, (1 + samples) times that with
+    the kingmaking test (``speed``'s positional arguments: spec, arm, seed, rotate, cpu,
+    rounds, kingmaking)."""
+    rounds = len(args) > 5 and args[5]
+    samples = args[6] if len(args) > 6 else 0
+    return 0.01 * (2 if rounds else 1) * (1 + samples)
+
+
+@pytest.fixture
+def fake(monkeypatch, cache):
+    """Known costs: ``fake_speed``, no worker start-up, no report measured."""
+    monkeypatch.setattr(plan, "speed", fake_speed)
+    monkeypatch.setattr(plan, "startup", lambda jobs, backend="loky": 0.0)
+    monkeypatch.setattr(plan, "report_cost", lambda game, kind, arms=0, rounds=False: None)
+
+
+def test_a_known_cost_a_game_gives_a_known_estimate_with_rounds_and_kingmaking(toy_file, fake):
+    sc = load_scenario(toy_file)  # three arms
+    part = [plan.Part("run", sc, 1000)]  # 4 chunks of 250
+    base = plan.estimate(part, jobs=1)
+    assert base.cpu == pytest.approx(3 * 1000 * 0.01)  # 30 s
+    assert base.wall == pytest.approx(30.0)  # one worker, idle
+    assert plan.estimate(part, jobs=1, rounds=True).cpu == pytest.approx(60.0)
+    assert plan.estimate(part, jobs=1, rounds=True, kingmaking=4).cpu == pytest.approx(300.0)
+    two = plan.estimate(part, jobs=2)  # 4 chunks on 2 workers: 2 rounds of 7.5 s
+    assert two.wall == pytest.approx(15.0) and two.cpu == pytest.approx(30.0)
+    assert base.unmeasured and "reports left out" in base.summary()
+
+
+def test_the_chunks_set_the_rounds_of_the_workers():
+    # 3 chunks on 2 workers: 2 rounds of a chunk (a third of the CPU) each
+    assert plan.play_wall(30.0, 750, 250, 2, 2, 0.0) == pytest.approx(20.0)
+    # one chunk plays in the main process: one worker, whatever --jobs
+    assert plan.play_wall(30.0, 250, 250, 2, 2, 0.0) == pytest.approx(30.0)
+    # three runs one after the other, each one chunk: serial
+    assert plan.play_wall(30.0, 300, 250, 2, 2, 0.0, runs=3) == pytest.approx(30.0)
+    # a busy machine: 2 workers beside a load of 2 get half a core each
+    assert plan.play_wall(30.0, 1000, 250, 2, 2, 2.0) == pytest.approx(30.0)
+
+
+def test_start_up_and_reports_are_added_to_the_wall(toy_file, fake, monkeypatch):
+    sc = load_scenario(toy_file)
+    monkeypatch.setattr(plan, "startup", lambda jobs, backend="loky": 2.0)
+    monkeypatch.setattr(plan, "report_cost", lambda game, kind, arms=0, rounds=False: {
+        "simulate": 1.5, "robustness": 4.0}[kind])
+    parts = [plan.Part("a", sc, 1000), plan.Part("b", sc, 1000)]  # 15 s of play each
+    est = plan.estimate(parts, jobs=2)
+    assert est.wall == pytest.approx(2.0 + 2 * (15.0 + 1.5))
+    one = plan.estimate([plan.Part("a", sc, 250)], jobs=2)  # one chunk: no worker started
+    assert one.startup == 0 and one.wall == pytest.approx(7.5 + 1.5)
+    assert est.tail == pytest.approx(1.5) and est.reports == pytest.approx(3.0)
+    closing = plan.estimate(parts, jobs=2, final="robustness")
+    assert closing.wall == pytest.approx(est.wall + 4.0) and closing.tail == pytest.approx(4.0)
+    monkeypatch.setattr(plan, "load", lambda: 2.0)  # a report in one process: 2/3 of a core
+    assert plan.estimate([plan.Part("a", sc, 0)], jobs=2).lines[0].report == \
+        pytest.approx(2.25)
+    silent = plan.estimate([plan.Part("a", sc, 1000, reports=0)], jobs=2)
+    assert silent.lines[0].report == 0 and "0 s of reports" in silent.summary()
+    # --time fits the start-up and the reports too: (60 - 2 - 1.5) s x 2 workers / 30 ms
+    monkeypatch.setattr(plan, "load", lambda: 0.0)
+    assert plan.fit([plan.Part("a", sc, 10)], 60.0, jobs=2) == 3766
+
+
+def test_a_copying_rule_condition_is_priced_at_the_share_that_consults(toy_file, fake, tmp_path,
+                                                                       monkeypatch):
+    sc = load_scenario(toy_file)
+    arms = tuple(runner.plan_arms(sc))
+    monkeypatch.setattr(plan, "consulted_share",
+                        lambda spec, a, option, run_dir=None: (0.25, "fake"))
+    copy = plan.Part("rule", sc, 1000, copy=plan.Copy("x", arms))
+    est = plan.estimate([copy], jobs=1)
+    assert est.cpu == pytest.approx(7.5) and est.lines[0].share == 0.25
+    assert "25 % played, the rest copied" in est.text()
+    # the kingmaking test copies nothing: a full replay
+    assert plan.estimate([copy], jobs=1, rounds=True, kingmaking=1).lines[0].share == 1.0
+
+
+class ConsultingSpec:
+    """A game that records two options' consults (bits 1 and 2)."""
+
+    name, flow, consults = "fake", None, ("alpha", "beta")
+
+    def consult_bit(self, option):
+        return 1 << self.consults.index(option) if option in self.consults else 0
+
+
+def test_the_consulted_share_comes_from_a_run_then_the_calibration(tmp_path, cache, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spec = ConsultingSpec()
+    arm = runner.ArmPlan("base", 4, (), "{}", (("a", "greedy", "{}"),))
+    assert plan.consulted_share(spec, [arm], "gamma")[0] == 1.0  # not recorded
+    assert plan.consulted_share(spec, [arm], "alpha")[0] == 1.0  # not measured
+    monkeypatch.setattr(plan, "_machine", lambda: {"node": "test"})
+    plan._store(plan.arm_key(spec, arm), {"cpu_per_game": 0.01,
+                                          "consulted": {"1": 10, "2": 25, "3": 5, "0": 0}})
+    assert plan.consulted_share(spec, [arm], "alpha")[0] == pytest.approx(15 / 40)
+    assert plan.consulted_share(spec, [arm], "beta")[0] == pytest.approx(30 / 40)
+    run = tmp_path / "run"
+    (run / "chunks").mkdir(parents=True)
+    pq.write_table(pa.table({"game_id": [0, 1, 2, 3], "variant": ["base"] * 4,
+                             "consulted": [1, 0, 0, -1]}),
+                   run / "chunks" / "consults-000000000-000000004.parquet")
+    share, said = plan.consulted_share(spec, [arm], "alpha", run)
+    assert share == pytest.approx(0.5) and "4 games" in said  # -1: counted as consulting
+
+
+def test_the_calibration_plays_the_runs_own_chunks_with_rounds_and_kingmaking(toy_file,
+                                                                            monkeypatch):
+    sc = load_scenario(toy_file)
+    arm = runner.plan_arms(sc)[0]
+    calls = []
+
+    def play(spec, arms, seed, first, stop, rotate, rounds, kingmaking, masks):
+        calls.append((first, stop, rounds, kingmaking))
+        masks.extend((i, arms[0].name, 2) for i in range(first, stop))
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, masks: play(*a, masks=masks))
+    monkeypatch.setattr(plan, "MAX_GAMES", 15)
+    got = plan.calibrate(sc.spec, arm, sc.seed, True, 60.0, True, 3)
+    assert calls == [(0, 1, True, 3), (1, 3, True, 3), (3, 7, True, 3), (7, 15, True, 3)]
+    assert got.games == 15 and got.consulted == {2: 15} and got.cpu_per_game > 0
+
+
+def test_a_report_cost_is_kept_per_game_and_kind_with_the_nearest_for_the_rest(cache):
+    assert plan.report_cost("rattus", "simulate") is None
+    plan.record_report("rattus", "simulate", 3.0)
+    plan.record_report("cartus", "simulate", 5.0)
+    plan.record_report("rattus", "robustness", 8.0)
+    plan.record_report("rattus", "simulate", 1.0, 3, True)  # three arms, rounds recorded
+    assert plan.report_cost("rattus", "simulate") == 3.0
+    assert plan.report_cost("rattus", "simulate", 3, True) == 1.0
+    assert plan.report_cost("rattus", "simulate", 2) == pytest.approx(2.0)  # the game's kind
+    assert plan.report_cost("pyramidion", "simulate") == pytest.approx(3.0)  # the kind's mean
+    assert plan.report_cost("pyramidion", "sweep") == pytest.approx(17 / 4)  # any kind's
+
+
+def test_the_report_states_the_estimate_against_what_was_spent_since():
+    facts = {"cpu": 10.0, "wall": 30.0, "tail": 5.0, "elapsed": 50.0, "played": 12.0,
+             "assumes": "x"}
+    text = plan.against(facts, 99.0, 99.0)  # the facts' own actuals win
+    assert "12 s CPU (1.20x the estimate)" in text
+    assert "50 s wall up to this report" in text and "(2.00x the estimate)" in text
+    old = plan.against({"cpu": 10.0, "wall": 20.0, "assumes": "x"}, 5.0, 10.0)  # older facts
+    assert "(0.50x the estimate)" in old
+
+
+def test_a_run_records_its_report_cost_and_its_actual(toy_file, tmp_path, cache):
+    out = tmp_path / "o"
+    res = cli.invoke(app, ["simulate", str(toy_file), "--games", "30", "--jobs", "1",
+                           "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert plan.report_cost("toy", "simulate") > 0  # measured by the run, for the next plan
+    est = json.loads((out / "summary.json").read_text())["run"]["estimate"]
+    assert est["elapsed"] > 0 and est["played"] > 0 and est["tail"] == 0  # none measured before
+    again = cli.invoke(app, ["simulate", str(toy_file), "--games", "30", "--jobs", "1",
+                             "--out", str(out), "--force"])
+    est = json.loads((out / "summary.json").read_text())["run"]["estimate"]
+    assert again.exit_code == 0 and est["tail"] > 0 and est["reports"] == est["tail"]
+    assert "wall up to this report (the estimate less this report's own" in \
+        (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("rate,average,busy", [(0.5, 9.0, 3.0), (0.25, 0.0, 7.0),
+                                               (1.0, 0.4, 0.4), (1.0, 5.0, 1.0)])
+def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, average, busy):
+    """A probe that gets ``rate`` of a core on two cores: ``2 / rate - 1`` others; with a
+    whole core, the load average, at most one other (the lagging average only breaks the tie)."""
+    clock = {"wall": 0.0, "cpu": 0.0}
+
+    def tick():
+        clock["wall"] += 0.001
+        clock["cpu"] += 0.001 * rate
+        return clock["wall"]
+    monkeypatch.setattr(plan.time, "monotonic", tick)
+    monkeypatch.setattr(plan.time, "process_time", lambda: clock["cpu"])
+    monkeypatch.setattr(plan.os, "getloadavg", lambda: (average, 0.0, 0.0))
+    assert MEASURED_LOAD() == pytest.approx(busy, rel=0.05)

@@ -545,6 +545,10 @@ def _how(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> Non
             doc.table(table)
     doc.p(f"Search time {study['search_seconds']:.0f} s; in all {run.get('games_played', 0):,} "
           f"games in {run.get('seconds', 0):.0f} s over {run.get('jobs', '?')} job(s).")
+    if run.get("estimate"):  # the plan's estimate (``analyzer.plan``) against the actual
+        from analyzer.plan import against
+
+        doc.p(against(run["estimate"], run.get("cpu_seconds"), run.get("seconds")))
 
 
 def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:

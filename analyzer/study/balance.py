@@ -215,8 +215,15 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
            "seat_rotation": scenario.seat_rotation, "study": dict(facts),
            "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats],
                      "players": scenario.arm_players(a)} for a in scenario.arms]}
+    begun = time.process_time()  # a setting's findings: priced by the plan (``FINDINGS``)
     results = report.build(_Numbers(chart_dir), run, games, seats, rounds=rounds)
+    FINDINGS[0] += time.process_time() - begun
+    FINDINGS[1] += 1
     return {str(r["key"]): r for r in finding_keys.of_summary({"run": run, "results": results})}
+
+
+FINDINGS = [0.0, 0]  # CPU seconds and calls of ``findings_of`` in this process (the plan's
+# fixed cost of a setting: ``plan.record_report(game, "balance-setting", ...)``)
 
 
 @contextmanager
@@ -1684,10 +1691,18 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
             **({"rounds": True} if rounds else {}),  # what the search takes; as runner.run's
             **_over_identity(p), **({"race": True} if p.race else {}))
         # --plan stops here, after the probe (it finds the finding's study)
-        planning.settle(plan_parts(p, robustness, search_games, scratch / "plan"),
-                        run.options.jobs, run.options.backend)
+        run.estimate = planning.settle(plan_parts(p, robustness, search_games,
+                                                  scratch / "plan"),
+                                       run.options.jobs, run.options.backend,
+                                       rounds=run.options.rounds, final="balance",
+                                       chunk=run.options.chunk_size)
+        spent = FINDINGS.copy()
         with run.session(nest=True):
-            return _run(run, p, fingerprint, robustness, search_games, scratch, say)
+            done = _run(run, p, fingerprint, robustness, search_games, scratch, say)
+        if FINDINGS[1] > spent[1]:  # measured: a setting's findings, for the next plan
+            planning.record_report(scenario.spec.name, "balance-setting",
+                                   (FINDINGS[0] - spent[0]) / (FINDINGS[1] - spent[1]))
+        return done
 
 
 def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[planning.Part]:
@@ -1700,15 +1715,19 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
     candidates = len(p.values) if p.method == "scan" else p.rounds * p.popsize
     how = f"{p.method}, raced: at most" if p.race else p.method
     parts = [planning.Part(f"search ({how}): {candidates} setting(s) x {p.games} games",
-                           search, candidates * p.games, scales=False),
+                           search, candidates * p.games, scales=False, reports=candidates,
+                           runs=candidates, kind="balance-setting"),
+             # the check's findings: on all its games, on the search's arms, and on each
+             # jackknife block left out (``check``)
              planning.Part("check on fresh seeds: as it is", full, p.validation_games,
-                           scales=False),
+                           scales=False, reports=2 + GROUPS, kind="balance-setting"),
              planning.Part("check on fresh seeds: the value found", full, p.validation_games,
-                           scales=False)]
+                           scales=False, reports=2 + GROUPS, kind="balance-setting")]
     if robust:
         conditions, _ = player_conditions(full, None, p.validation_games, search_games)
         parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,
-                                scales=False) for c in conditions]
+                                scales=False, kind="balance-setting")
+                  for c in conditions]
     if p.over is not None:  # priced at each cell's players (the drawn tables are not yet)
         settings = len(overs.check_values(p.knobs, [k.start if k.start is not None else k.low
                                                     for k in p.knobs]))
@@ -1716,11 +1735,14 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
             sc = c.apply(search, content=False)
             parts.append(planning.Part(f"over, cell {c.name}: {candidates} setting(s) x "
                                        f"{c.games(p.games)} games", sc,
-                                       candidates * c.games(p.games), scales=False))
+                                       candidates * c.games(p.games), scales=False,
+                                       reports=candidates, runs=candidates,
+                                       kind="balance-setting"))
             parts.append(planning.Part(f"over check, cell {c.name}: about {settings} "
                                        f"setting(s) x {c.games(p.validation_games)} fresh "
                                        "games", sc, settings * c.games(p.validation_games),
-                                       scales=False))
+                                       scales=False, reports=settings, runs=settings,
+                                       kind="balance-setting"))
         parts = [parts[1], parts[2], *parts[3:]]  # the search's own part is the cells'
     return parts
 

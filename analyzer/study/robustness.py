@@ -87,6 +87,7 @@ from analyzer.studies import Rounds, ScenarioFile, StudyKind
 from analyzer.study import run as study_run
 from analyzer.study.run import Results, prepare, simulate, validate
 
+SPREAD = 8  # chunks per arm a condition has at least (``_chunk``)
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 REPLICATE = "replicate"  # OUT/robustness/replicate/: the base run again on new seeds
 REPLICATE_KEY = 0x7265706C  # spawn key of the replicate's root seed ("repl")
@@ -1249,8 +1250,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
     kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name, rounds)}
     if not force and base_kept(base.dir, base.scenario, rounds):
         kept.add("base")
-    estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept),
-                           base.options.jobs, base.options.backend)
+    copies = None if full_replay else out_dir  # the base's consulted options: the share copied
+    estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept,
+                                      copies, chunk_size),
+                           base.options.jobs, base.options.backend, rounds=rounds,
+                           final="robustness")
     if estimate is not None and estimate.games not in (None, base.scenario.games):  # --time
         base = prepare(validate(path_or_scenario, rounds=rounds), games=estimate.games,
                        seed=seed, jobs=jobs, backend=backend, scheduler=scheduler, out=out,
@@ -1258,7 +1262,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                        csv=csv, rounds=rounds)
         replicate, conditions, same, without = build(base.scenario)
     scenario = base.scenario
-    begun, cpu = time.monotonic(), 0.0  # the whole check, against the estimate
+    # the whole check, against the estimate (from when it was made: calibration and start-up)
+    begun, cpu = estimate.begun if estimate is not None else time.monotonic(), 0.0
     with base.session(nest=True):
         if not force and base_kept(base.dir, scenario, rounds):
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
@@ -1309,7 +1314,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
         data["estimate"] = estimate.facts() if estimate is not None else None
         data["actual"] = {"cpu": cpu, "wall": time.monotonic() - begun}
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
-        return Results(out_dir, report.render(out_dir))
+        spent = time.process_time()
+        written = report.render(out_dir)
+        plan.record_report(scenario.spec.name, "robustness", time.process_time() - spent,
+                           len(scenario.arms), bool(data["rounds"]))
+        return Results(out_dir, written)
 
 
 def base_kept(run_dir: RunDir, scenario: Scenario, rounds: bool) -> bool:
@@ -1320,17 +1329,28 @@ def base_kept(run_dir: RunDir, scenario: Scenario, rounds: bool) -> bool:
 
 
 def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Condition],
-               search_games: int, kept: Collection[str] = ()) -> list[plan.Part]:
+               search_games: int, kept: Collection[str] = (), copies: Path | None = None,
+               chunk_size: int | None = None) -> list[plan.Part]:
     """What a robustness check plays, for ``analyzer.plan``: the base, its replicate and
     each condition (a searching rung at ``search_games``, not sized by ``--time``; a content
     draw priced at the base's speed, as its table is written only when it is played), but
-    not the runs named in ``kept`` (``"base"``, a condition's name: finished earlier)."""
-    parts = [plan.Part("base", scenario, scenario.games),
-             plan.Part(replicate.name, replicate.scenario, scenario.games)]
+    not the runs named in ``kept`` (``"base"``, a condition's name: finished earlier).
+    ``copies``: the base run directory when rule conditions copy the games that did not
+    consult their option (``runner.copy_from``): such a condition is priced at the share of
+    games that consult it (``plan.consulted_share``: the base's records where they are, else
+    the calibration's, else a full replay). ``chunk_size``: the ``--chunk-size`` given."""
+    spread = SPREAD  # as ``_chunk``
+    parts = [plan.Part("base", scenario, scenario.games, chunk=chunk_size),
+             plan.Part(replicate.name, replicate.scenario, scenario.games, chunk=chunk_size,
+                       spread=spread)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
+        copy = (plan.Copy(c.option, tuple(runner.plan_arms(replicate.scenario)),
+                          copies if "base" in kept else None)
+                if copies is not None and c.kind == "rule" and c.option else None)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
-                               c.scenario.games, scales=not searching))
+                               c.scenario.games, scales=not searching, copy=copy,
+                               chunk=chunk_size, spread=spread))
     return [p for p in parts if p.label not in kept]
 
 
@@ -1349,7 +1369,7 @@ def replayed(run_dir: Path, c: Condition) -> float | None:
 def _chunk(games: int) -> int:
     """The chunk size of a condition: the runner's default, but at least 8 chunks per arm for
     a short run (a searching rung), so that its few slow games spread over the workers."""
-    return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // 8))
+    return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // SPREAD))
 
 
 __all__ = ["REPLICATE", "Condition", "alternatives", "assess", "compare", "content_conditions",

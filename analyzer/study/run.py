@@ -202,9 +202,11 @@ class StudyRun:
         ``--time`` budget, with the estimate kept for the run facts. ``--plan`` stops here
         (``plan.Planned``), before anything is written."""
         scenario = self.scenario if scenario is None else scenario
-        part = plan.Part(studies.word(self.kind), scenario, self.scenario.games)
-        est = plan.settle([part], self.options.jobs, self.options.backend,
-                          runner.MAX_CHUNKS * self.options.chunk_size)
+        part = plan.Part(studies.word(self.kind), scenario, self.scenario.games,
+                         chunk=self.options.chunk_size, kind=self.kind)
+        o = self.options
+        est = plan.settle([part], o.jobs, o.backend, runner.MAX_CHUNKS * o.chunk_size,
+                          rounds=o.rounds, kingmaking=o.kingmaking)
         run = self
         if est is not None and est.games not in (None, self.scenario.games):
             run = StudyRun(with_overrides(self.scenario, games=est.games), self.kind,
@@ -323,6 +325,7 @@ class StudyRun:
         their CSV copies), ``scenario.toml``, ``files`` (name -> text), ``summary.json``
         (``run_facts`` updated by ``facts``, then ``study``) and the report."""
         d = self.dir
+        begun = time.process_time()  # the records and report: a run's fixed cost (plan)
         runner.aggregate(result.parts("games"), d.path / "games.parquet")
         runner.aggregate(result.parts("seats"), d.path / "seats.parquet")
         for kind, name in (("rounds", ROUNDS_FILE), ("kingmaking", KINGMAKING_FILE)):
@@ -359,6 +362,8 @@ class StudyRun:
             saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
                      "game is played again)")
             raise ScenarioError.of([*lines, saved]) from None
+        plan.record_report(scenario.spec.name, self.kind, time.process_time() - begun,
+                           len(scenario.arms), result.rounds)
         return Results(d.path, written)
 
 

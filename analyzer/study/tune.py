@@ -358,7 +358,8 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
     fingerprint = run.dir.fingerprint(
         scenario, seat=seat, budget=budget, games=games, popsize=p.popsize,
         validation_games=validation_games, opponents=_pool_hash(p), chunk_size=check_size)
-    run.estimate = planning.settle(plan_parts(p), run.options.jobs, run.options.backend)
+    run.estimate = planning.settle(plan_parts(p), run.options.jobs, run.options.backend,
+                                   final="tune")
     with run.session(nest=True):  # --plan stopped above
         return _search_and_check(run, p, fingerprint, say)
 
@@ -369,10 +370,12 @@ def plan_parts(p: Plan) -> list[planning.Part]:
     search = p.generations * p.popsize * p.deals
     return [planning.Part(f"search: {p.generations} generation(s) x {p.popsize} candidates x "
                           f"{p.deals} deal(s)", p.scenario, search, scales=False,
-                          arms=tuple(p.arms([p.start], ["start"]))),
+                          arms=tuple(p.arms([p.start], ["start"])), reports=0,
+                          runs=p.generations),
             planning.Part("check on fresh seeds: start and tuned", p.scenario,
                           p.validation_deals, scales=False,
-                          arms=tuple(p.arms([p.start, p.start], ["start", "tuned"])))]
+                          arms=tuple(p.arms([p.start, p.start], ["start", "tuned"])),
+                          reports=0)]
 
 
 def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
