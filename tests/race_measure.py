@@ -1,7 +1,7 @@
 """Measurements of ``analyzer balance --race`` for the README (issue #35 item 5); not a test.
 
     PYTHONPATH=. python tests/race_measure.py engine SEEDS PER [race]  # the toy through balance
-    PYTHONPATH=. python tests/race_measure.py sim REPLICATES     # simulated draws, TAG-style too
+    PYTHONPATH=. python tests/race_measure.py sim REPLICATES [race]  # simulated; TAG-style too
 
 The synthetic objective is tests/balancetoy.py with 3 players: the start player scores ``u0 +
 L`` against ``u1``, ``u2`` (uniform), ``L = edge + 0.1 × (steps − 5)``, so its share of wins is
@@ -11,8 +11,11 @@ with ``edge = 0`` the answer over ``steps = 0..10`` is 5 (the only setting withi
 ``engine``: per seed, ``balance`` scan and ``balance --race`` of ``steps = 0..10`` at ``PER``
 games per setting with ``--tolerance 5``: games, value, verdict, seconds (one process, jobs 1).
 
-``sim``: the same objective on Bernoulli draws of ``P``: the exhaustive scan (the setting
-nearest the target on its estimate; no LOWESS), the race (``race.stops`` as balance plays it),
+``sim``: the same objective on the toy's own draws, common seeds (``toy_games``): the
+exhaustive scan (the setting nearest the target on its estimate; no LOWESS; independent draws),
+the race by each rule (``race.pair_stops`` as balance plays it for this finding, and the
+goal-band ``race.stops``): games, the value taken, and how often the setting truly nearest the
+target stopped (also with the target half and a quarter step between two settings),
 and two TAG-style searches with one fresh game per evaluation: an NTBEA-like bandit (the
 1-tuple of the one knob: UCB over the 11 settings on ``−|mean − target|``, exploration ``k``)
 and CMA-ES on single games (``search.cma_es``; the loss ``(Y₁ − t)(Y₂ − t)`` of two fresh
@@ -92,8 +95,9 @@ def race_sim(rng, per, rule="pairs", lead=LEAD):
     truth = np.array([share(x) for x in lead]) if lead is not LEAD else TRUTH
     best = set(np.flatnonzero(np.isclose(np.abs(truth - TARGET),
                                          np.abs(truth - TARGET).min())).tolist())
+    scan = int(np.argmin(np.abs(sums[:, per - 1] / per - TARGET)))  # on the same games
     return (running[int(np.argmin(np.abs(p - TARGET)))], sum(played),
-            not best & set(running))
+            not best & set(running), scan)
 
 
 def settle_time(recommended: list[int]) -> int | None:
@@ -133,7 +137,7 @@ def cma_sim(rng, seed):
     return settle_time(rec)
 
 
-def sim(replicates: int) -> dict:
+def sim(replicates: int, tag: bool = True) -> dict:
     rng = np.random.default_rng(2026)
     out: dict = {"truth_pp": [round(100 * (x - TARGET), 2) for x in TRUTH]}
     for per in (400, 1000, 2000):
@@ -142,16 +146,22 @@ def sim(replicates: int) -> dict:
             rc = [race_sim(rng, per, rule) for _ in range(replicates)]
             out[f"per{per}-{rule}"] = {
                 "scan_games": sc[0][1], "scan_right": np.mean([v == 5 for v, _ in sc]),
-                "race_games_mean": float(np.mean([g for _, g, _ in rc])),
-                "fewer": sc[0][1] / float(np.mean([g for _, g, _ in rc])),
-                "race_right": float(np.mean([v == 5 for v, _, _ in rc])),
-                "best_stopped": float(np.mean([b for _, _, b in rc]))}
+                "race_games_mean": float(np.mean([g for _, g, _, _ in rc])),
+                "fewer": sc[0][1] / float(np.mean([g for _, g, _, _ in rc])),
+                "race_right": float(np.mean([v == 5 for v, _, _, _ in rc])),
+                "scan_same_games_right": float(np.mean([s == 5 for _, _, _, s in rc])),
+                "race_same_as_scan": float(np.mean([v == s for v, _, _, s in rc])),
+                "best_stopped": float(np.mean([b for _, _, b, _ in rc]))}
     # the false stops of the truly nearest setting where it is hardest to keep: the target
     # between two settings (lead shifted half a step: 4 and 5 tie) and a quarter step
     for shift in (0.05, 0.025):
         rc = [race_sim(rng, 1000, "pairs", LEAD + shift) for _ in range(replicates)]
-        out[f"shift{shift}"] = {"best_stopped": float(np.mean([b for _, _, b in rc])),
-                                "fewer": 11_000 / float(np.mean([g for _, g, _ in rc]))}
+        out[f"shift{shift}"] = {"best_stopped": float(np.mean([b for _, _, b, _ in rc])),
+                                "fewer": 11_000 / float(np.mean([g for _, g, _, _ in rc])),
+                                "race_same_as_scan": float(np.mean([v == s
+                                                                    for v, _, _, s in rc]))}
+    if not tag:  # the race only, not the TAG-style searches
+        return out
     for explore in (0.1, 0.3, 1.0):
         t = [ntbea_sim(rng, explore) for _ in range(max(20, replicates // 10))]
         ok = [x for x in t if x is not None]
@@ -199,4 +209,5 @@ if __name__ == "__main__":
         engine(int(sys.argv[2]), int(sys.argv[3]),
                (True,) if sys.argv[4:] == ["race"] else (False, True))
     else:
-        print(json.dumps(sim(int(sys.argv[2])), indent=1, default=float))
+        print(json.dumps(sim(int(sys.argv[2]), sys.argv[3:] != ["race"]), indent=1,
+                         default=float))

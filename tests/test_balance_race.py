@@ -27,10 +27,11 @@ REPLICATES = 2000
 # ------------------------------------------------------------------ the statistics
 
 
-def test_the_looks_double_to_the_scans_games_and_the_levels_spend_alpha():
-    assert race.looks(1000) == [63, 126, 252, 504, 1000]
-    assert race.looks(400) == [25, 50, 100, 200, 400]
+def test_the_looks_grow_to_the_scans_games_and_the_levels_spend_alpha():
+    assert race.looks(1000) == [63, 126, 189, 252, 378, 504, 756, 1000]
+    assert race.looks(400) == [25, 50, 75, 100, 150, 200, 300, 400]
     assert race.looks(30) == [20, 30] and race.looks(20) == [20] and race.looks(7) == [7]
+    assert race.looks(80) == [20, 40, 60, 80]
     levels = race.look_levels(race.looks(1000))
     assert sum(levels) == pytest.approx(race.ALPHA) and all(x > 0 for x in levels)
     assert race.spent(0) == 0 and race.spent(1) == pytest.approx(race.ALPHA)
@@ -83,7 +84,7 @@ def _naive(truth, sd, schedule, tolerance, rng, level):
 
 
 def test_a_setting_on_target_is_stopped_in_at_most_5_percent_of_races():
-    """The false-stop rate over replicates of simulated races (11 settings, 5 looks): a setting
+    """The false-stop rate over replicates of simulated races (11 settings, 8 looks): a setting
     on the edge of the tolerance (truth ``+D``) beside one exactly on target (so the region is
     ``±D`` itself once the games are many), the others far off; and a setting exactly on target
     among settings 1 to 5 steps away. Both at most 5 %; the same race with each look at 10 %,
@@ -138,7 +139,7 @@ def test_pair_stops_names_the_nearer_setting_and_keeps_the_nearest():
 
 
 def _best_stopped(truth, best, replicates, seed, common=0.5, rule="pairs", alpha=race.ALPHA):
-    """The share of simulated races (5 doubling looks to 1,000 games) in which a setting in
+    """The share of simulated races (8 looks to 1,000 games) in which a setting in
     ``best`` (the truly nearest the goal) stopped before the end."""
     rng = np.random.default_rng(seed)
     schedule = race.looks(1000)
@@ -221,14 +222,14 @@ def test_an_interrupted_race_resumes_and_plays_only_the_rest(tmp_path, monkeypat
             "validation_games": 60, "backend": "sequential"}
     full = balance(path, out=tmp_path / "full", **opts)
     games = full.summary["run"]["study"]["race"]["games"]
-    assert race.looks(80) == [20, 40, 80]
+    assert race.looks(80) == [20, 40, 60, 80]
     cut = tmp_path / "cut"
     # the probe plays 100 games, look 1 11 x 20, look 2 two settings' 20 more and 3 games
     monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [100 + 11 * 20 + 2 * 20 + 3])
     with pytest.raises(runner.RunInterrupted) as info:
         balance(path, out=cut, **opts)
     running = full.summary["run"]["study"]["race"]["looks"][1]["running"]
-    assert f"look 2 of 3 of the race: 2 of {running} settings saved" in str(info.value)
+    assert f"look 2 of 4 of the race: 2 of {running} settings saved" in str(info.value)
     monkeypatch.setattr(balancetoy, "INTERRUPT_AFTER", [10 ** 6])
     res = balance(path, out=cut, resume=True, **opts)
     # the probe again, the race's games not yet saved, and the check (2 x 60)

@@ -62,8 +62,9 @@ tolerance as wide as that range, and a simulator guard as a knob are refused bef
 search.
 
 **Racing** (``race``, issue #35; ``analyzer.study.race``): a scan's settings play its own
-seeds in looks of doubling size, and at each look a setting shown farther from the goal than
-another running setting, paired game by game on the common seeds, stops (Bonferroni over the
+seeds in looks of growing size (a sixteenth of its games, then 2, 3, 4, 6, 8, 12 and 16 times
+that), and at each look a setting shown farther from the goal than another running setting,
+paired game by game on the common seeds, stops (Bonferroni over the
 others, Pocock-type alpha spending over the looks: the setting truly nearest the goal stops
 with at most 5 % chance); a finding without per-game values of which it is the mean races by
 the goal region instead (a setting surely farther than the tolerance and than another stops,
@@ -1996,8 +1997,9 @@ OverQuantile = Annotated[float | None, typer.Option(
          "from the goal instead of the worst (1).")]
 RaceOption = Annotated[bool, typer.Option(
     "--race", help="Race the scan's settings: play them in looks of growing size on the same "
-                   "seeds and stop a setting surely off the goal early (Holm over the settings, "
-                   "alpha spending over the looks, 5 % in all); fewer games, same check.")]
+                   "seeds and stop early a setting shown farther from the goal than another "
+                   "(paired on the seeds; alpha spending over the looks: the nearest setting "
+                   "stops with at most 5 % chance); fewer games, same check.")]
 LadderOption = Annotated[str | None, typer.Option(
     "--ladder", help="With --over players: the rungs, comma-separated (policy names, "
                      "POLICY:key=value, tuned or a parameters file; default random, greedy, "

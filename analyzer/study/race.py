@@ -2,10 +2,14 @@
 looks of growing size on common seeds, and a setting that is clearly off the goal stops early.
 
 **The looks** (``looks``): every setting plays the scan's own game seeds ``0..n_j − 1`` at
-look ``j``, ``n_1 = max(MIN_GAMES, ⌈N / 2^(LOOKS − 1)⌉)`` and doubling up to ``N`` (the scan's
-games per setting, ``budget // settings``), so a setting that runs to the end plays exactly the
-scan's games and has the scan's estimate. Each look adds games to the ones before (the runner's
-chunks of ``n_1`` games are kept and only the new ones are played).
+look ``j``: ``n_1 = max(MIN_GAMES, ⌈N / 16⌉)``, then ``n_1`` times 2, 3, 4, 6, 8 and 12
+(``STEPS``; those below ``N``), and last ``N`` (the scan's games per setting, ``budget //
+settings``), so a setting that runs to the end plays exactly the scan's games and has the
+scan's estimate. Each look adds games to the ones before (the runner's chunks of ``n_1`` games
+are kept and only the new ones are played). Steps of 1.33–1.5× rather than doubling: a near
+neighbour shown farther at 750 games of 1,000 stops there instead of playing to the end
+(simulated on the synthetic objective below: 3.3× fewer games than the scan at 1,000 games a
+setting against 3.2× with five doubling looks, 4.7× against 4.2× at 2,000).
 
 **The stop, in pairs** (``pair_stops``; when the finding is the mean of its per-game values,
 e.g. a share of wins): at look ``j`` a running setting stops when it is shown *farther from the
@@ -44,8 +48,8 @@ need not have independent increments); the normal reference of the paired means 
 report's intervals is assumed. Pocock-type rather than O'Brien–Fleming-type spending: the
 games saved come from the early looks, where O'Brien–Fleming spends almost nothing
 (``α(1/16) ≈ 4·10⁻¹⁵`` at 5 %), while the Pocock-type spends about a tenth of ``α`` at the
-first of five doubling looks; the last look, which spends the least here, only decides
-settings that have already played the scan's full games.
+first look (at a sixteenth of the games); the last look only decides settings that have
+already played the scan's full games.
 
 The value taken is decided as in the scan (``balance.search``) among the settings still running
 at the end; the fresh-seed check is the same as after a scan (the race's estimates never decide
@@ -64,29 +68,23 @@ from scipy import stats as sps
 from analyzer import stats
 
 ALPHA = 0.05  # the chance, over every look, that a setting on target is stopped
-LOOKS = 5  # at most this many looks, doubling to the scan's games per setting
+STEPS = (1, 2, 3, 4, 6, 8, 12, 16)  # the looks as multiples of the first (the last: the scan's)
 SPENDING = "pocock"  # Lan–DeMets Pocock-type alpha spending (``spent``)
 
 
-def looks(per: int, most: int = LOOKS, least: int = stats.MIN_GAMES) -> list[int]:
-    """The cumulative games per setting at each look: ``n_1 = max(least, ⌈per / 2^(most −
-    1)⌉)``, doubling, the last ``per``; ``[per]`` when ``per <= n_1``.
+def looks(per: int, least: int = stats.MIN_GAMES) -> list[int]:
+    """The cumulative games per setting at each look: ``n_1 = max(least, ⌈per / 16⌉)``
+    times each of ``STEPS`` below ``per``, then ``per``; ``[per]`` when ``per <= n_1``.
 
     Parameters
     ----------
     per : int
         The scan's games per setting (``>= 1``).
-    most : int
-        The largest number of looks.
     least : int
         The smallest first look (a finding needs ``stats.MIN_GAMES`` games).
     """
-    first = max(least, -(-per // 2 ** (most - 1)))
-    out, n = [], first
-    while n < per:
-        out.append(n)
-        n *= 2
-    return out + [per]
+    first = max(least, -(-per // STEPS[-1]))
+    return [first * m for m in STEPS if first * m < per] + [per]
 
 
 def spent(t: float, alpha: float = ALPHA) -> float:
@@ -235,13 +233,39 @@ def pair_stops(gaps: Sequence[float], values: Sequence[np.ndarray], level: float
     if m < 2:
         return stopped, by
     cut = level / (m - 1)
+    p = _pair_p(np.asarray(gaps, dtype=float), values)
+    np.fill_diagonal(p, np.inf)
     for k in range(m):
-        p = [(farther_p(gaps[k], gaps[j], values[k], values[j]), j) for j in range(m)
-             if j != k]
-        best, j = min(p)
-        if best <= cut:
+        j = int(np.argmin(p[k]))
+        if p[k, j] <= cut:
             stopped[k], by[k] = True, j
     return stopped, by
+
+
+def _pair_p(gaps: np.ndarray, values: Sequence[np.ndarray]) -> np.ndarray:
+    """``farther_p`` of every ordered pair (row: the setting tested, column: the other), at
+    once from the covariance of the per-game values when every value is finite (the same
+    numbers: the variance of ``x ± y`` is ``var x + var y ± 2 cov``), else pair by pair."""
+    x = np.asarray(values, dtype=float)
+    m = len(gaps)
+    if x.ndim != 2 or x.shape[1] < 2 or not np.isfinite(x).all():
+        return np.array([[farther_p(gaps[k], gaps[j], values[k], values[j]) if j != k else 1.0
+                          for j in range(m)] for k in range(m)])
+    c = np.atleast_2d(np.cov(x))
+    v = np.diag(c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up, down = [], []
+        for est, var in ((gaps[:, None] - gaps[None, :], v[:, None] + v[None, :] - 2 * c),
+                         (gaps[:, None] + gaps[None, :], v[:, None] + v[None, :] + 2 * c)):
+            se = np.sqrt(np.maximum(var, 0.0) / x.shape[1])
+            z = np.where(se > 1e-12 * np.maximum(1.0, np.abs(est)), est / se,
+                         np.where(est > 0, np.inf, np.where(est < 0, -np.inf, 0.0)))
+            up.append(sps.norm.sf(z))
+            down.append(sps.norm.cdf(z))
+        out = np.minimum(1.0, np.minimum(2 * np.maximum(*up), 2 * np.maximum(*down)))
+    out[~np.isfinite(gaps)] = 1.0
+    out[:, ~np.isfinite(gaps)] = 1.0
+    return out
 
 
 def simulate(truth: Sequence[float], sd: float, schedule: Sequence[int], tolerance: float,
