@@ -553,8 +553,8 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
     looks = r["looks"]
     sizes = ", ".join(f"{x['games']:,}" for x in looks)
     pairs = any(x.get("rule") == "pairs" for x in looks)
-    region = any(x.get("rule", "region") == "region" and x["half_width"] is not None
-                 for x in looks)
+    band = any(x.get("rule", "band") == "band" and x["half_width"] is not None
+               for x in looks)
     rules = []
     if pairs:
         rules.append("a setting shown farther from the goal than another running setting, "
@@ -563,7 +563,7 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                      "look's level, Pocock-type alpha spending over the looks, "
                      f"{r['alpha']:g} in all: the setting truly nearest the goal stops with at "
                      "most that chance) stopped")
-    if region or not pairs:
+    if band or not pairs:
         rules.append("a setting whose interval (at the look's level) lay wholly outside the "
                      "goal band — the target ± the tolerance, or ± the smallest upper bound on "
                      "any running setting's distance if larger — stopped (Holm over the running "
@@ -583,7 +583,7 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                           "level": [f"{x['level']:.4f}" for x in looks],
                           "running": [x["running"] for x in looks],
                           "stopped": [x["stopped"] for x in looks],
-                          "rule": [{"pairs": "in pairs", "region": "goal band"}.get(
+                          "rule": [{"pairs": "in pairs", "band": "goal band"}.get(
                               x.get("rule") or "", "–") for x in looks],
                           "goal band ±": [u.with_unit(x["half_width"])
                                           if x["half_width"] is not None else "–"

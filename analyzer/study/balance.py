@@ -964,8 +964,8 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     look, with ``games`` (its games), ``look`` (that look, 0-based), ``stopped`` (it stopped
     early) and ``farther_than`` (the setting it was shown farther than, in pairs); ``looks``
     gets one entry per look played (``games`` per setting, ``level``, ``running``,
-    ``stopped``, ``rule``: ``"pairs"``, ``"region"`` or ``None`` at the last look,
-    ``half_width``: the goal region's ``M`` by region, else ``None``)."""
+    ``stopped``, ``rule``: ``"pairs"``, ``"band"`` (the goal band) or ``None`` at the last look,
+    ``half_width``: the goal band's ``M`` by band, else ``None``)."""
     d = run.dir
     cands = [list(v) for v in p.values]
     schedule = racing.looks(p.games)
@@ -1022,7 +1022,7 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
                 stopped, half = racing.stops([rows[k]["gap"] for k in running],
                                              [rows[k]["gap_se"] for k in running], tolerance,
                                              levels[j])
-                entry.update(rule="region", half_width=half)
+                entry.update(rule="band", half_width=half)
             gone = [k for k, s in zip(running, stopped) if s]
             for k in gone:
                 rows[k]["stopped"] = True
