@@ -1,7 +1,7 @@
 """Measurements of ``analyzer balance --race`` for the README (issue #35 item 5); not a test.
 
-    PYTHONPATH=. python tests/race_measure.py engine SEEDS PER   # the toy game through balance
-    PYTHONPATH=. python tests/race_measure.py sim REPLICATES     # simulated draws, TAG-style too
+    PYTHONPATH=. python tests/race_measure.py engine SEEDS PER [race]  # the toy through balance
+    PYTHONPATH=. python tests/race_measure.py sim REPLICATES [race]  # simulated; TAG-style too
 
 The synthetic objective is tests/balancetoy.py with 3 players: the start player scores ``u0 +
 L`` against ``u1``, ``u2`` (uniform), ``L = edge + 0.1 × (steps − 5)``, so its share of wins is
@@ -11,8 +11,11 @@ with ``edge = 0`` the answer over ``steps = 0..10`` is 5 (the only setting withi
 ``engine``: per seed, ``balance`` scan and ``balance --race`` of ``steps = 0..10`` at ``PER``
 games per setting with ``--tolerance 5``: games, value, verdict, seconds (one process, jobs 1).
 
-``sim``: the same objective on Bernoulli draws of ``P``: the exhaustive scan (the setting
-nearest the target on its estimate; no LOWESS), the race (``race.stops`` as balance plays it),
+``sim``: the same objective on the toy's own draws, common seeds (``toy_games``): the
+exhaustive scan (the setting nearest the target on its estimate; no LOWESS; independent draws),
+the race by each rule (``race.pair_stops`` as balance plays it for this finding, and the
+goal-band ``race.stops``): games, the value taken, and how often the setting truly nearest the
+target stopped (also with the target half and a quarter step between two settings),
 and two TAG-style searches with one fresh game per evaluation: an NTBEA-like bandit (the
 1-tuple of the one knob: UCB over the 11 settings on ``−|mean − target|``, exploration ``k``)
 and CMA-ES on single games (``search.cma_es``; the loss ``(Y₁ − t)(Y₂ − t)`` of two fresh
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,7 +49,8 @@ def share(lead: float) -> float:
     return float(np.trapezoid(np.clip(u + lead, 0, 1) ** 2, u))
 
 
-TRUTH = np.array([share(0.1 * (s - 5)) for s in STEPS])
+LEAD = 0.1 * (STEPS - 5)
+TRUTH = np.array([share(x) for x in LEAD])
 
 
 def within(k: int) -> bool:
@@ -57,10 +62,19 @@ def scan_sim(rng, per):
     return int(np.argmin(np.abs(wins.mean(1) - TARGET))), len(STEPS) * per
 
 
-def race_sim(rng, per):
+def toy_games(rng, per, lead=LEAD):
+    """The toy's games on common seeds: game ``i`` deals ``u0, u1, u2`` once and every setting
+    plays it (the start player wins when ``min(u0 + L, 1) > max(u1, u2)``); per setting and game
+    the win (1) or not."""
+    u0, m = rng.random(per), np.maximum(rng.random(per), rng.random(per))
+    return (np.minimum(u0[None, :] + lead[:, None], 1) > m[None, :]).astype(float)
+
+
+def race_sim(rng, per, rule="pairs", lead=LEAD):
+    """One race on the toy's games: the value taken, the games played and whether the setting
+    truly nearest the target (``BEST``, for ``lead``) stopped early."""
     schedule = race.looks(per)
-    u = rng.random(per)  # common seeds: one uniform per game, a setting wins if u < P
-    wins = u[None, :] < TRUTH[:, None]
+    wins = toy_games(rng, per, lead)
     sums = np.cumsum(wins, axis=1)
     running = list(range(len(STEPS)))
     played = [0] * len(STEPS)
@@ -70,11 +84,20 @@ def race_sim(rng, per):
         if j == len(schedule) - 1 or len(running) == 1:
             break
         p = sums[running, n - 1] / n
-        se = np.sqrt(np.maximum(p * (1 - p), 1.0 / n) / n)
-        stopped, _ = race.stops(list(p - TARGET), list(se), TOLERANCE, level)
+        if rule == "pairs":
+            stopped, _ = race.pair_stops(list(p - TARGET), [wins[k, :n] for k in running],
+                                         level)
+        else:
+            se = np.sqrt(np.maximum(p * (1 - p), 1.0 / n) / n)
+            stopped, _ = race.stops(list(p - TARGET), list(se), TOLERANCE, level)
         running = [k for k, s in zip(running, stopped) if not s]
     p = sums[running, per - 1] / per
-    return running[int(np.argmin(np.abs(p - TARGET)))], sum(played)
+    truth = np.array([share(x) for x in lead]) if lead is not LEAD else TRUTH
+    best = set(np.flatnonzero(np.isclose(np.abs(truth - TARGET),
+                                         np.abs(truth - TARGET).min())).tolist())
+    scan = int(np.argmin(np.abs(sums[:, per - 1] / per - TARGET)))  # on the same games
+    return (running[int(np.argmin(np.abs(p - TARGET)))], sum(played),
+            not best & set(running), scan)
 
 
 def settle_time(recommended: list[int]) -> int | None:
@@ -114,17 +137,31 @@ def cma_sim(rng, seed):
     return settle_time(rec)
 
 
-def sim(replicates: int) -> dict:
+def sim(replicates: int, tag: bool = True) -> dict:
     rng = np.random.default_rng(2026)
     out: dict = {"truth_pp": [round(100 * (x - TARGET), 2) for x in TRUTH]}
-    for per in (400, 1000):
+    for per in (400, 1000, 2000):
         sc = [scan_sim(rng, per) for _ in range(replicates)]
-        rc = [race_sim(rng, per) for _ in range(replicates)]
-        out[f"per{per}"] = {
-            "scan_games": sc[0][1], "scan_right": np.mean([v == 5 for v, _ in sc]),
-            "race_games_mean": float(np.mean([g for _, g in rc])),
-            "race_right": float(np.mean([v == 5 for v, _ in rc])),
-            "race_same_as_scan_value_rate": float(np.mean([a[0] == b[0] for a, b in zip(sc, rc)]))}
+        for rule in ("region", "pairs"):
+            rc = [race_sim(rng, per, rule) for _ in range(replicates)]
+            out[f"per{per}-{rule}"] = {
+                "scan_games": sc[0][1], "scan_right": np.mean([v == 5 for v, _ in sc]),
+                "race_games_mean": float(np.mean([g for _, g, _, _ in rc])),
+                "fewer": sc[0][1] / float(np.mean([g for _, g, _, _ in rc])),
+                "race_right": float(np.mean([v == 5 for v, _, _, _ in rc])),
+                "scan_same_games_right": float(np.mean([s == 5 for _, _, _, s in rc])),
+                "race_same_as_scan": float(np.mean([v == s for v, _, _, s in rc])),
+                "best_stopped": float(np.mean([b for _, _, b, _ in rc]))}
+    # the false stops of the truly nearest setting where it is hardest to keep: the target
+    # between two settings (lead shifted half a step: 4 and 5 tie) and a quarter step
+    for shift in (0.05, 0.025):
+        rc = [race_sim(rng, 1000, "pairs", LEAD + shift) for _ in range(replicates)]
+        out[f"shift{shift}"] = {"best_stopped": float(np.mean([b for _, _, b, _ in rc])),
+                                "fewer": 11_000 / float(np.mean([g for _, g, _, _ in rc])),
+                                "race_same_as_scan": float(np.mean([v == s
+                                                                    for v, _, _, s in rc]))}
+    if not tag:  # the race only, not the TAG-style searches
+        return out
     for explore in (0.1, 0.3, 1.0):
         t = [ntbea_sim(rng, explore) for _ in range(max(20, replicates // 10))]
         ok = [x for x in t if x is not None]
@@ -137,7 +174,7 @@ def sim(replicates: int) -> dict:
     return out
 
 
-def engine(seeds: int, per: int) -> list[dict]:
+def engine(seeds: int, per: int, which: tuple[bool, ...] = (False, True)) -> list[dict]:
     sys.path.insert(0, str(Path(__file__).parent))
     import balancetoy
     from test_balance import START, TOY
@@ -146,12 +183,12 @@ def engine(seeds: int, per: int) -> list[dict]:
     from analyzer.study.balance import balance
 
     register_game(balancetoy.SPEC)
-    d = Path("/tmp/race-measure")
+    d = Path(tempfile.gettempdir()) / "race-measure"
     d.mkdir(exist_ok=True)
     rows = []
     for seed in range(1, seeds + 1):
         (d / "btoy.toml").write_text(TOY.format(edge=0.0))
-        for raced in (False, True):
+        for raced in which:
             t = time.monotonic()
             res = balance(d / "btoy.toml", finding=START, vary="rules.steps=0..10",
                           budget=11 * per, tolerance=5, validation_games=1000, seed=seed,
@@ -168,7 +205,9 @@ def engine(seeds: int, per: int) -> list[dict]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "engine":
-        engine(int(sys.argv[2]), int(sys.argv[3]))
+    if sys.argv[1] == "engine":  # a fourth argument "race": the race only
+        engine(int(sys.argv[2]), int(sys.argv[3]),
+               (True,) if sys.argv[4:] == ["race"] else (False, True))
     else:
-        print(json.dumps(sim(int(sys.argv[2])), indent=1, default=float))
+        print(json.dumps(sim(int(sys.argv[2]), sys.argv[3:] != ["race"]), indent=1,
+                         default=float))

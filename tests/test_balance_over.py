@@ -149,6 +149,43 @@ def test_over_players_and_content_draws_each_guessed_table(toy, tmp_path):
         "bonus draw. The values within ±14 pp in every cell: steps: none. ")
 
 
+def test_the_study_files_balance_questions_are_answered_from_the_own_cell(tmp_path):
+    """A study file asking the balance's own keys (``balance:at_value:KEY``,
+    ``balance:change:KEY``) gets them answered in the report's questions paragraph, not "not
+    computed there": at the value found from the games of the scenario's own cell (players and
+    content as they are: the over check's ``own/built-in`` cell, on the check's seeds), and the
+    paired change; each once in the Answers table."""
+    path = tmp_path / "rtoy.toml"
+    path.write_text(TOY + f"""
+[[questions]]
+ask = "Where is the start player's edge at the steps found?"
+finding = "balance:at_value:{START}"
+
+[[questions]]
+ask = "How much do those steps change it?"
+finding = "balance:change:{START}"
+""")
+    args = {**ARGS, "budget": 11 * 100, "validation_games": 400}
+    res = balance(path, over="players", ladder="bold", out=tmp_path / "q", **args)
+    study = res.summary["run"]["study"]
+    asked = study["check"]["questions"]["balanced"]
+    own = study["over"]["at_found"]["own/built-in"]
+    at = asked[f"balance:at_value:{START}"]
+    assert at["estimate"] == pytest.approx(own["estimate"])
+    assert (at["lo"], at["hi"]) == pytest.approx((own["lo"], own["hi"]))
+    change = study["check"]["paired"][f"change:{START}"]
+    assert asked[f"balance:change:{START}"]["estimate"] == pytest.approx(change["diff"])
+    assert study["check"]["questions"]["original"][f"balance:change:{START}"] is None
+    md = (Path(res.out_dir) / "report.md").read_text()
+    para = next(line for line in md.splitlines()
+                if line.startswith("**The study file's questions at the value found**"))
+    assert "not computed there" not in para and "(as it is: " in para
+    answers = res.summary["results"]["answers"]["answers"]
+    keys = [a["key"] for a in answers]
+    assert keys.count(f"balance:at_value:{START}") == 1
+    assert keys.count(f"balance:change:{START}") == 1
+
+
 # ------------------------------------------------------------------ faults
 
 

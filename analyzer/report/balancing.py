@@ -556,13 +556,27 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
     r = study["race"]
     looks = r["looks"]
     sizes = ", ".join(f"{x['games']:,}" for x in looks)
+    pairs = any(x.get("rule") == "pairs" for x in looks)
+    band = any(x.get("rule", "band") == "band" and x["half_width"] is not None
+               for x in looks)
+    rules = []
+    if pairs:
+        rules.append("a setting shown farther from the goal than another running setting, "
+                     "paired game by game on the common seeds (the difference and the sum of "
+                     "their distances both of one sign; Bonferroni over the others at the "
+                     "look's level, Pocock-type alpha spending over the looks, "
+                     f"{r['alpha']:g} in all: the setting truly nearest the goal stops with at "
+                     "most that chance) stopped")
+    if band or not pairs:
+        rules.append("a setting whose interval (at the look's level) lay wholly outside the "
+                     "goal band — the target ± the tolerance, or ± the smallest upper bound on "
+                     "any running setting's distance if larger — stopped (Holm over the running "
+                     "settings at each look, Pocock-type alpha spending over the looks, "
+                     f"{r['alpha']:g} in all: a setting on target stops with at most that "
+                     "chance)")
     doc.p(f"The scan was **raced** (`--race`): the settings played the scan's own seeds in "
-          f"{len(looks)} look(s) of {sizes} games "
-          "each; at every look but the last a setting whose interval (at the look's level) "
-          "lay wholly outside the goal band — the target ± the tolerance, or ± the smallest "
-          "upper bound on any running setting's distance if larger — stopped (Holm over the "
-          "running settings at each look, Pocock-type alpha spending over the looks, "
-          f"{r['alpha']:g} in all: a setting on target stops with at most that chance). "
+          f"{len(looks)} look(s) of {sizes} games each; at every look but the last "
+          + "; at others ".join(rules) + ". "
           f"{r['stopped']} of {r['settings']} settings stopped early; the race played "
           f"**{r['games']:,} games per arm against {r['scan_games']:,} for the whole scan** "
           f"({r['scan_games'] / max(r['games'], 1):.1f}× fewer). The settings still running "
@@ -573,6 +587,8 @@ def _race(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                           "level": [f"{x['level']:.4f}" for x in looks],
                           "running": [x["running"] for x in looks],
                           "stopped": [x["stopped"] for x in looks],
+                          "rule": [{"pairs": "in pairs", "band": "goal band"}.get(
+                              x.get("rule") or "", "–") for x in looks],
                           "goal band ±": [u.with_unit(x["half_width"])
                                           if x["half_width"] is not None else "–"
                                           for x in looks]})
@@ -663,8 +679,8 @@ def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, st
     out = []
     asks = {q["finding"]: q["ask"] for q in questions}
     for k, r in ((check.get("questions") or {}).get(BALANCED) or {}).items():
-        if r is None or _nan(r.get("estimate")):
-            continue
+        if r is None or _nan(r.get("estimate")) or k.startswith("balance:"):
+            continue  # the balance's own (``key_findings``) answer its own keys
         ask = f"The study file asks: *{asks[k]}* " if k in asks else ""
         out.append(Finding(
             statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on "

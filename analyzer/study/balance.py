@@ -62,11 +62,15 @@ tolerance as wide as that range, and a simulator guard as a knob are refused bef
 search.
 
 **Racing** (``race``, issue #35; ``analyzer.study.race``): a scan's settings play its own
-seeds in looks of doubling size, and at each look a setting surely farther from the goal than
-the tolerance and than another setting stops (Holm over the settings, Pocock-type alpha
-spending over the looks: a setting on target stops with at most 5 % chance); the value is taken
-by the scan's rule among the settings still running, which played the scan's games, and the
-check is the same (``search/race/sKK``: one growing folder per setting, resumable).
+seeds in looks of growing size (a sixteenth of its games, then 2, 3, 4, 6, 8, 12 and 16 times
+that), and at each look a setting shown farther from the goal than another running setting,
+paired game by game on the common seeds, stops (Bonferroni over the
+others, Pocock-type alpha spending over the looks: the setting truly nearest the goal stops
+with at most 5 % chance); a finding without per-game values of which it is the mean races by
+the goal region instead (a setting surely farther than the tolerance and than another stops,
+Holm over the settings). The value is taken by the scan's rule among the settings still
+running, which played the scan's games, and the check is the same (``search/race/sKK``: one
+growing folder per setting, resumable).
 
 **Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
 played in every rung × content cell on the same seeds and the search minimises the worst cell's
@@ -112,7 +116,7 @@ from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
 from analyzer.report import finding_keys, quality
 from analyzer.report.document import BASE, Doc
-from analyzer.report.findings import value_unit
+from analyzer.report.findings import PER_GAME, value_unit
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study import knobs
@@ -190,8 +194,8 @@ class _Numbers(Doc):
 
 
 def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFrame,
-                seats: pd.DataFrame, chart_dir: Path, rounds: pd.DataFrame | None = None
-                ) -> dict[str, dict[str, Any]]:
+                seats: pd.DataFrame, chart_dir: Path, rounds: pd.DataFrame | None = None,
+                per_game: dict[str, pd.Series] | None = None) -> dict[str, dict[str, Any]]:
     """The key findings of one setting's records, by key: what ``analyzer report`` of them would
     put in ``summary.json`` (``analyzer.report.build`` without charts).
 
@@ -208,6 +212,10 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
     rounds : DataFrame, optional
         Its checkpoints after every round (``_records``; recorded when a ``quality:`` key is
         balanced or kept): the ``quality:`` findings.
+    per_game : dict, optional
+        Filled with each finding's own per-game values (``game_id`` -> value, the report's
+        ``findings.parquet``, written into ``chart_dir``) for those that have them: the race
+        pairs settings game by game with them.
     """
     run = {"name": scenario.name, "game": scenario.game,
            "expansions": list(scenario.expansions), "players": scenario.players,
@@ -216,7 +224,18 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
            "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats],
                      "players": scenario.arm_players(a)} for a in scenario.arms]}
     begun = time.process_time()  # a setting's findings: priced by the plan (``FINDINGS``)
-    results = report.build(_Numbers(chart_dir), run, games, seats, rounds=rounds)
+    if per_game is None:
+        results = report.build(_Numbers(chart_dir), run, games, seats, rounds=rounds)
+    else:
+        chart_dir.mkdir(parents=True, exist_ok=True)
+        results = report.build(_Numbers(chart_dir), run, games, seats, run_dir=chart_dir,
+                               rounds=rounds)
+        try:
+            table = pd.read_parquet(chart_dir / PER_GAME)
+        except (OSError, ValueError):  # no findings section: no per-game values
+            table = pd.DataFrame(columns=["key", "item", "game_id", "value"])
+        for key, grp in table[table["item"] == ""].groupby("key", sort=False):
+            per_game[str(key)] = grp.set_index("game_id")["value"].sort_index()
     FINDINGS[0] += time.process_time() - begun
     FINDINGS[1] += 1
     return {str(r["key"]): r for r in finding_keys.of_summary({"run": run, "results": results})}
@@ -944,12 +963,16 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     running plays the scan's own seeds up to ``looks[j]`` games into ``search/race/sKK`` (the
     runner's chunks of ``looks[0]`` games: a look plays only the new ones, and a stop keeps
     every finished chunk, so a resume replays the looks from them to the same decisions);
-    then the settings surely off the goal stop (``race.stops``). The value taken is the
-    scan's rule (``objective`` on the LOWESS smooth of one knob) among the settings still
-    running at the end. Returns as ``search``: each row is a setting's last look, with
-    ``games`` (its games), ``look`` (that look, 0-based) and ``stopped`` (it stopped early);
-    ``looks`` gets one entry per look played (``games`` per setting, ``level``, ``running``,
-    ``stopped``, ``half_width``: the goal region's ``M``, ``None`` at the last look)."""
+    then the settings shown farther from the goal than another stop (``race.pair_stops`` on
+    the first key's per-game values on the common games, ``_common_games``; without them, or
+    with ``equalize`` or several keys, those surely off the goal region: ``race.stops``). The
+    value taken is the scan's rule (``objective`` on the LOWESS smooth of one knob) among the
+    settings still running at the end. Returns as ``search``: each row is a setting's last
+    look, with ``games`` (its games), ``look`` (that look, 0-based), ``stopped`` (it stopped
+    early) and ``farther_than`` (the setting it was shown farther than, in pairs); ``looks``
+    gets one entry per look played (``games`` per setting, ``level``, ``running``,
+    ``stopped``, ``rule``: ``"pairs"``, ``"band"`` (the goal band) or ``None`` at the last look,
+    ``half_width``: the goal band's ``M`` by band, else ``None``)."""
     d = run.dir
     cands = [list(v) for v in p.values]
     schedule = racing.looks(p.games)
@@ -966,6 +989,8 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, 1)  # the scan's own seeds
     tolerance = 0.0 if p.tolerance is None else float(p.tolerance)
     rows: list[dict] = [{} for _ in cands]
+    values: list[pd.Series | None] = [None for _ in cands]  # the finding's per-game values
+    paired = len(p.keys) == 1 and not p.equalize  # else the region rule (``racing.stops``)
     running = list(range(len(cands)))
     history = looks
     for j, n in enumerate(schedule):
@@ -981,20 +1006,35 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
                              f"{len(running)} settings saved in {folder}; {err.saved}")
                 raise
             (gm, st, rd), = _records_rounds(result, {a.name: (0, a.name) for a in arms[k]}, 1)
+            per: dict[str, pd.Series] = {}
             rows[k] = _row(p, 0, k, cands[k],
-                           findings_of(settings[k], facts[k], gm, st, scratch, rd))
+                           findings_of(settings[k], facts[k], gm, st, scratch / f"race-{k}",
+                                       rd, per_game=per if paired else None))
             rows[k].update(games=n, look=j, stopped=False)
+            values[k] = per.get(p.keys[0])
         entry = {"look": j, "games": n, "level": levels[j], "running": len(running),
-                 "stopped": 0, "half_width": None}
+                 "stopped": 0, "half_width": None, "rule": None}
         if j < len(schedule) - 1 and len(running) > 1:
-            stopped, half = racing.stops([rows[k]["gap"] for k in running],
-                                         [rows[k]["gap_se"] for k in running], tolerance,
-                                         levels[j])
+            common = _common_games([values[k] for k in running],
+                                   [rows[k]["estimate_0"] for k in running]) if paired else None
+            if common is not None:  # shown farther than another setting, game by game
+                stopped, by = racing.pair_stops([rows[k]["gap"] for k in running],
+                                                [values[k].loc[common].to_numpy(float)
+                                                 for k in running], levels[j])
+                for k, b in zip(running, by):
+                    if b is not None:
+                        rows[k]["farther_than"] = int(running[b])
+                entry["rule"] = "pairs"
+            else:
+                stopped, half = racing.stops([rows[k]["gap"] for k in running],
+                                             [rows[k]["gap_se"] for k in running], tolerance,
+                                             levels[j])
+                entry.update(rule="band", half_width=half)
             gone = [k for k, s in zip(running, stopped) if s]
             for k in gone:
                 rows[k]["stopped"] = True
             running = [k for k in running if k not in gone]
-            entry.update(stopped=len(gone), half_width=half)
+            entry["stopped"] = len(gone)
         history.append(entry)
         say(f"race look {j + 1}/{len(schedule)}: {entry['running']} settings x {n} games; "
             f"{entry['stopped']} stopped, {len(running)} still running")
@@ -1011,6 +1051,24 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
         f"scan; nearest the goal of the {len(running)} still running: "
         + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
     return cands[best], rows, [{"round": 0, "values": cands[best]}]
+
+
+def _common_games(series: Sequence[pd.Series | None], estimates: Sequence[float]
+                  ) -> pd.Index | None:
+    """The games every running setting has a per-game value of the finding for (their
+    common seeds), or ``None`` — the race then uses the region rule — when one has none, its
+    estimate is not the mean of its per-game values (a ratio, a rating: a paired mean would
+    not be its difference), or fewer than ``stats.MIN_GAMES`` games pair."""
+    if any(s is None or not len(s) for s in series):
+        return None
+    for s, est in zip(series, estimates):
+        mean = float(np.nanmean(s.to_numpy(float)))
+        if _nan(est) or not math.isclose(mean, float(est), rel_tol=1e-6, abs_tol=1e-9):
+            return None
+    ids = series[0].index
+    for s in series[1:]:
+        ids = ids.intersection(s.index)
+    return ids.sort_values() if len(ids) >= stats.MIN_GAMES else None
 
 
 def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
@@ -1283,10 +1341,35 @@ def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
     if p.tolerance is not None:
         out["equivalence"] = equivalence_check(p, found, paired)
     if p.scenario.questions:
-        out["questions"] = {name: {q.finding: _keep(recs.get(q.finding))
+        out["questions"] = {name: {q.finding: _asked(q.finding, recs, paired if name == BALANCED
+                                                     else None)
                                    for q in p.scenario.questions}
                             for name, recs in ((BALANCED, found), (ORIGINAL, original or {}))}
     return out
+
+
+def _asked(key: str, found: Mapping[str, Mapping[str, Any]],
+           paired: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
+    """The record answering a study file's question ``key`` on the check's games of one
+    setting (``_keep``'s numbers): a finding of the run as it is; the balance's own
+    ``balance:at_value:KEY`` is ``KEY`` there (with ``--over`` these games are the scenario's
+    own cell's — players and content as they are —, which ``over_check`` plays on the same
+    seeds), ``balance:change:KEY`` the paired change of ``KEY`` (``paired``'s ``change:KEY``,
+    at the value found only; ``None`` as it is)."""
+    kind, _, rest = key.partition(":")
+    if kind != "balance" or ":" not in rest:
+        return _keep(found.get(key))
+    what, _, inner = rest.partition(":")
+    r = found.get(inner)
+    if what == "at_value":
+        return None if r is None else {**(_keep(r) or {}), "key": key}
+    c = (paired or {}).get(f"change:{inner}")
+    if what != "change" or r is None or c is None or _nan(c.get("diff")):
+        return None
+    unit = str(r.get("unit") or "")
+    return {**(_keep(r) or {}), "key": key, "estimate": c["diff"], "lo": c["lo"],
+            "hi": c["hi"], "signed": True, "null": 0.0, "figure": None,
+            "unit": "pp" if unit == "%" else unit, "value_unit": c.get("value_unit")}
 
 
 def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -1800,6 +1883,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     if p.race:
         raced = sum(int(r["games"]) for r in rows)
         study["race"] = {"alpha": racing.ALPHA, "spending": racing.SPENDING,
+                         "rules": sorted({x["rule"] for x in looks if x.get("rule")}),
                          "looks": looks, "games": raced, "scan_games": len(rows) * p.games,
                          "stopped": sum(bool(r["stopped"]) for r in rows),
                          "settings": len(rows)}
@@ -1935,8 +2019,9 @@ OverQuantile = Annotated[float | None, typer.Option(
          "from the goal instead of the worst (1).")]
 RaceOption = Annotated[bool, typer.Option(
     "--race", help="Race the scan's settings: play them in looks of growing size on the same "
-                   "seeds and stop a setting surely off the goal early (Holm over the settings, "
-                   "alpha spending over the looks, 5 % in all); fewer games, same check.")]
+                   "seeds and stop early a setting shown farther from the goal than another "
+                   "(paired on the seeds; alpha spending over the looks: the nearest setting "
+                   "stops with at most 5 % chance); fewer games, same check.")]
 LadderOption = Annotated[str | None, typer.Option(
     "--ladder", help="With --over players: the rungs, comma-separated (policy names, "
                      "POLICY:key=value, tuned or a parameters file; default random, greedy, "
