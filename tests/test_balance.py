@@ -732,6 +732,8 @@ def test_tolerance_keep_closest_and_questions_in_one_run(toy, tmp_path):
     # the questions: at the value found, after the balance's own answer
     answers = summary["results"]["answers"]["answers"]
     assert answers[0]["key"] == f"balance:at_value:{START}"  # the balanced finding first,
+    # with the check's equivalence verdict, not "measured figure" (issue #37 trial)
+    assert answers[0]["verdict"].startswith("not shown within ±3 pp on fresh seeds")
     assert answers[1]["key"] == f"balance:change:{START}"  # though its change ranks above it
     order = [r["key"] for r in summary["results"]["balance"]["findings"]["findings"]]
     change = summary["results"]["balance"]["check"]["paired"][f"change:{START}"]

@@ -357,7 +357,8 @@ FIGURE = "measured figure"
 def holm_verdict(record: Mapping[str, Any]) -> str:
     """Whether to act on a finding without a robustness check: ``SIGNIFICANT`` (it holds after
     Holm over this run's tested findings), ``NOT_SIGNIFICANT``, ``FIGURE`` for a number with
-    no test (a share, a rate, a sweep's own per-arm value), or why there is no answer."""
+    no test (a share, a rate, a sweep's own per-arm value) or the verdict computed with it (a
+    balance's equivalence test, ``Finding.verdict``), or why there is no answer."""
     if record.get("not_estimated") or record.get("unmeasurable"):
         return "no answer (not estimated in this run)"
     if record.get("needs_rounds"):
@@ -367,7 +368,7 @@ def holm_verdict(record: Mapping[str, Any]) -> str:
     if record.get("exact"):
         return "exact: the same difference in every game"
     if record.get("figure") or "holds" not in record:
-        return FIGURE
+        return str(record.get("verdict") or FIGURE)
     return SIGNIFICANT if record.get("holds") else NOT_SIGNIFICANT
 
 

@@ -656,7 +656,7 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
             statement=f"At the value found, {found}, `{k}` is {{value}} on {check['games']:,} "
                       f"fresh games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],
             signed=bool(b.get("signed")), null=None, games=check["games"],
-            key=f"balance:at_value:{k}", **shown))
+            key=f"balance:at_value:{k}", verdict=_at_value_verdict(study, k), **shown))
         c = check["paired"].get(f"change:{k}")
         if c is not None and not _nan(c["diff"]):
             out.append(Finding(
@@ -666,6 +666,20 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
                 p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
                 **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
     return out + question_findings(study, questions)
+
+
+def _at_value_verdict(study: dict[str, Any], key: str) -> str:
+    """The Answers verdict of ``balance:at_value:KEY``: with ``--tolerance`` the check's
+    equivalence verdict (``verdict_text``; ``--over``: whether the value holds in every cell),
+    said of the first key only when several are made equal (their difference is what was
+    tested); ``""`` (a measured figure) otherwise."""
+    if not verdict_text(study) or (study["equalize"] and key != study["keys"][0]):
+        return ""
+    what = "the keys' difference " if study["equalize"] else ""
+    text = f"{what}{verdict_text(study)} on fresh seeds (two one-sided tests at 5 %)"
+    if study.get("over"):
+        text += f"; over {study['over']['parts']}: {over_summary(study)}"
+    return text
 
 
 def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] = ()

@@ -156,6 +156,10 @@ class Finding:
     stored_unit : str
         The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
         rating's log-strength, shown without a unit).
+    verdict : str
+        A measured figure's own verdict, computed where the figure was (a balance's
+        equivalence test: "balanced within ±2 pp"); the Answers table shows it instead of
+        "measured figure".
     """
 
     statement: str
@@ -187,6 +191,7 @@ class Finding:
     t_df: float | None = None
     caveats: tuple[tuple[str, str], ...] = ()
     stored_unit: str = ""
+    verdict: str = ""
 
     def quantile(self) -> float:
         """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
@@ -1011,6 +1016,8 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
         record["unmeasurable"] = f.unmeasurable
     if f.context:
         record["context"] = f.context
+    if f.verdict:
+        record["verdict"] = f.verdict
     if f.too_few:
         record["too_few_games"] = f.min_games
     if f.item:
