@@ -397,6 +397,10 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
      "--keep: 'score' must read KEY=LO..HI"),
     (["--finding", START, "--vary", "rules.steps=4..6", "--keep", "score:nope=0..1"],
      "--keep: unknown finding key 'score:nope' in the run of btoy"),
+    # `analyzer findings` lists the keys by role; balance says why it cannot take one
+    (["--finding", "seat:worst", "--vary", "rules.steps=4..6"],
+     "--finding: 'seat:worst' is a key by role (it names whichever seat, player or arm the "
+     "results pick): a study file's questions answer it, but it cannot be used here"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(toy, tmp_path, args, message):
     out = tmp_path / "never"

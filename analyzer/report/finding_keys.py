@@ -20,7 +20,7 @@ from typing import Any
 
 from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, OptionError
-from analyzer.report import summary
+from analyzer.report import role_keys, summary
 from analyzer.report.findings import Finding
 from analyzer.report.summary import Summary
 from analyzer.scenario import shown
@@ -179,6 +179,11 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
         raise OptionError(option, f"{shown(key)} is a key of this game, but {where} gave it no value "
                                   "(too few games, or too few decisive ones, for its model): "
                                   "play more games")
+    if role_keys.is_role(key):  # listed by `analyzer findings`, but made per question only
+        raise OptionError(option, f"{shown(key)} is a key by role (it names whichever seat, "
+                                  "player or arm the results pick): a study file's questions "
+                                  "answer it, but it cannot be used here; give the key of what "
+                                  "it picks (`analyzer findings RUN_DIR` lists the run's keys)")
     keys = [str(r.get("key")) for r in records]
     if not keys:
         raise OptionError(option, f"{shown(key)}: {where} has no key finding or measured figure")
