@@ -42,6 +42,7 @@ nothing. After the run, the report states the estimate against the actual CPU an
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import json
 import math
@@ -336,16 +337,36 @@ def cache_file() -> Path:
     return Path(home) / "analyzer" / "speed.json"
 
 
+def _engine_files() -> list[Path]:
+    """The sources that play a game: ``analyzer/model`` and ``analyzer/games`` (rules, content
+    tables, players and their default parameters), sorted."""
+    root = Path(__file__).resolve().parent
+    return sorted([*root.glob("model/*.py"), *root.glob("games/**/*.py"),
+                   *root.glob("games/**/*.toml")])
+
+
+@functools.lru_cache(maxsize=1)
+def _engines() -> str:
+    """A short hash of ``_engine_files``' names and bytes: a speed measured before a change to
+    any of them is not this code's (the version string does not move with every change)."""
+    digest = hashlib.sha256()
+    for path in _engine_files():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _machine() -> dict[str, Any]:
     from analyzer.games import build
 
     return {"node": platform.node(), "machine": platform.machine(),
             "python": platform.python_version(), "cores": os.cpu_count(),
-            "version": __version__, "build": build()}
+            "version": __version__, "build": build(), "engines": _engines()}
 
 
 def _machine_key() -> str:
-    """A short hash of ``_machine``: the cache entries of this machine, version and build."""
+    """A short hash of ``_machine``: the cache entries of this machine, version, build and
+    engine sources."""
     return hashlib.sha256(json.dumps(_machine(), sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -435,3 +435,21 @@ def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, average
     monkeypatch.setattr(plan.time, "process_time", lambda: clock["cpu"])
     monkeypatch.setattr(plan.os, "getloadavg", lambda: (average, 0.0, 0.0))
     assert MEASURED_LOAD() == pytest.approx(busy, rel=0.05)
+
+
+def test_a_speed_measured_before_a_change_to_the_engines_is_not_reused(tmp_path, monkeypatch):
+    """The cache key names the sources that play a game: new default parameters of a search
+    player (its ``search.py``) left the version string as it was, and the plan priced the new
+    player at the old player's measured speed."""
+    files = {p.as_posix() for p in plan._engine_files()}
+    assert any(f.endswith("games/rattus/search.py") for f in files)
+    assert any(f.endswith("model/treesearch.py") for f in files)
+    source = tmp_path / "search.py"
+    source.write_text("ITERATIONS = 30\n")
+    monkeypatch.setattr(plan, "_engine_files", lambda: [source])
+    plan._engines.cache_clear()
+    before = plan._machine_key()
+    source.write_text("ITERATIONS = 15\n")
+    plan._engines.cache_clear()
+    assert plan._machine_key() != before
+    plan._engines.cache_clear()
