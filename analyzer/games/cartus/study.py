@@ -52,7 +52,7 @@ from analyzer import stats
 from analyzer.games.cartus import findings
 from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
-from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
+from analyzer.report.balance import seat_numbers, spread_noise_floor
 from analyzer.report.document import (
     CORRECTION_SHORT,
     Doc,
@@ -99,7 +99,7 @@ def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
-SET_SEATS = ("variant", "game_id", "seat", "score", "won", "died")
+SET_SEATS = ("variant", "game_id", "seat", "won", "died")
 
 
 def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
@@ -116,24 +116,49 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
     return order, arms, paired
 
 
-def _set_arrays(games: Table, seats: Table, arms: list[str],
+def _arm_games(seats: Table, names: Sequence[str],
+               seat_ids: list[int]) -> dict[str, pd.DataFrame]:
+    """Per arm of ``names``, its games in ascending ``game_id``: columns ``game_id``,
+    ``won_<k>`` (seat ``k``'s win share; ``nan`` when the game has no seat ``k``),
+    ``no_winner`` (0/1), ``seats`` (seat records of the game) and ``death`` (share of its seats
+    that died; only when the records have ``died``) — the values ``arm_per_game`` gives these
+    columns, from one read of the seat records for all the arms (not one read per arm)."""
+    rec = seats.read(SET_SEATS, list(names))
+    position = {k: i for i, k in enumerate(seat_ids)}
+    out = {}
+    for arm, grp in rec.groupby("variant", sort=False, observed=True):
+        ids, inv = np.unique(grp["game_id"].to_numpy(), return_inverse=True)
+        won = np.nan_to_num(grp["won"].to_numpy(float))  # a missing share adds 0, as a sum
+        col = np.array([position[int(k)] for k in grp["seat"].to_numpy()], dtype=np.intp)
+        cells = np.zeros((len(ids), len(seat_ids)))
+        filled = np.zeros((len(ids), len(seat_ids)), dtype=np.intp)
+        np.add.at(cells, (inv, col), won)
+        np.add.at(filled, (inv, col), 1)
+        cells[filled == 0] = np.nan
+        count = np.bincount(inv, minlength=len(ids)).astype(float)
+        frame = {"game_id": ids, **{f"won_{int(k)}": cells[:, i] for i, k in enumerate(seat_ids)},
+                 "no_winner": (np.bincount(inv, won, len(ids)) <= 0).astype(float),
+                 "seats": count}
+        if "died" in grp:
+            frame["death"] = np.bincount(inv, grp["died"].to_numpy(float), len(ids)) / count
+        out[str(arm)] = pd.DataFrame(frame)
+    return out
+
+
+def _set_arrays(per_arm: Mapping[str, pd.DataFrame], arms: list[str],
                 seat_ids: list[int]) -> dict[str, np.ndarray | None]:
     """Per-game arrays of one building set, one row per game id (ascending): ``ids`` (games,),
     ``won`` (games, seats) 1/k win shares, ``death`` (games,) or ``None``, ``no_winner``
-    (games,) 0/1, ``seats`` (games,).
+    (games,) 0/1, ``seats`` (games,). ``per_arm``: ``_arm_games`` of (at least) ``arms``.
 
     Several arms with this set (a compare of a scenario with a copy, say) play the same seeds:
     a seed's games are one observation, so they are averaged seed by seed, not pooled.
     """
-    pg = pd.concat([arm_per_game(games.read(("variant", "game_id", "rounds"), [arm]),
-                               seats.read(SET_SEATS, [arm]), arm, seat_ids) for arm in arms],
-                   ignore_index=True)
+    pg = pd.concat([per_arm[arm] for arm in arms], ignore_index=True)
     won_cols = [f"won_{int(k)}" for k in seat_ids]
     cols = [*won_cols, "no_winner", "seats", *(["death"] if "death" in pg else [])]
     if len(arms) > 1:
         pg = pg.groupby("game_id", sort=True)[cols].mean().reset_index()
-    else:
-        pg = pg.sort_values("game_id")
     # C order: the mean over games (axis 0) then sums in the same order as always
     return {"ids": pg["game_id"].to_numpy(),
             "won": np.ascontiguousarray(pg[won_cols].to_numpy(float)),
@@ -261,12 +286,14 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     # Sets played by the same arms have the same games (a run that draws its buildings game by
     # game has many sets in one arm): their arrays and everything computed from the arrays alone
     # are computed once. Only the bootstrap draws are made set by set, in the same order.
+    per_arm = _arm_games(seats, list(dict.fromkeys(a for names in arms.values() for a in names)),
+                         seat_ids)
     summaries: dict[tuple[str, ...], _SetSummary] = {}
     diffs: dict[tuple[str, ...], tuple[float, float, float, float]] = {}
     for j, key in enumerate(order):  # one set's games at a time (and the reference set's)
         names = tuple(arms[key])
         if names not in summaries:
-            summaries[names] = _set_summary(_set_arrays(games, seats, list(names), seat_ids))
+            summaries[names] = _set_summary(_set_arrays(per_arm, list(names), seat_ids))
         s = summaries[names]
         d = s.arrays
         ref = d if ref is None else ref
@@ -307,7 +334,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
             row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
         rows.append(row)
     table = pd.DataFrame(rows)
-    del d, ref, shared, w, s, summaries  # the (draws, games) weights before the next read
+    del d, ref, shared, w, s, summaries, per_arm  # the (draws, games) weights before the next read
     choice = games.read(("variant", "building_*"))
     choices = choice.groupby("building_set", sort=False, observed=True)[
         [f"building_{c}" for c, _, _ in factors(choice)]].first()
@@ -551,8 +578,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     ``asked``: the study file's question keys; each ``sets:A-B`` among them is computed
     (``set_pairs``) and returned under ``pairs`` (absent when none is asked).
 
-    Reads one building set's games at a time (seats ``SET_SEATS``, games ``variant, game_id,
-    rounds, building_*``).
+    Reads the seat records once (``SET_SEATS``) and keeps per arm only its per-game arrays;
+    games ``variant, game_id, building_*``.
     """
     games, seats = as_table(games), as_table(seats)
     if not active(games):
