@@ -52,7 +52,7 @@ from analyzer import stats
 from analyzer.games.cartus import findings
 from analyzer.games.cartus.config import _components, building_set_id
 from analyzer.report import charts
-from analyzer.report.balance import arm_per_game, seat_numbers, spread_noise_floor
+from analyzer.report.balance import seat_numbers, spread_noise_floor
 from analyzer.report.document import (
     CORRECTION_SHORT,
     Doc,
@@ -99,7 +99,7 @@ def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
-SET_SEATS = ("variant", "game_id", "seat", "score", "won", "died")
+SET_SEATS = ("variant", "game_id", "seat", "won", "died")
 
 
 def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
@@ -116,24 +116,49 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
     return order, arms, paired
 
 
-def _set_arrays(games: Table, seats: Table, arms: list[str],
+def _arm_games(seats: Table, names: Sequence[str],
+               seat_ids: list[int]) -> dict[str, pd.DataFrame]:
+    """Per arm of ``names``, its games in ascending ``game_id``: columns ``game_id``,
+    ``won_<k>`` (seat ``k``'s win share; ``nan`` when the game has no seat ``k``),
+    ``no_winner`` (0/1), ``seats`` (seat records of the game) and ``death`` (share of its seats
+    that died; only when the records have ``died``) — the values ``arm_per_game`` gives these
+    columns, from one read of the seat records for all the arms (not one read per arm)."""
+    rec = seats.read(SET_SEATS, list(names))
+    position = {k: i for i, k in enumerate(seat_ids)}
+    out = {}
+    for arm, grp in rec.groupby("variant", sort=False, observed=True):
+        ids, inv = np.unique(grp["game_id"].to_numpy(), return_inverse=True)
+        won = np.nan_to_num(grp["won"].to_numpy(float))  # a missing share adds 0, as a sum
+        col = np.array([position[int(k)] for k in grp["seat"].to_numpy()], dtype=np.intp)
+        cells = np.zeros((len(ids), len(seat_ids)))
+        filled = np.zeros((len(ids), len(seat_ids)), dtype=np.intp)
+        np.add.at(cells, (inv, col), won)
+        np.add.at(filled, (inv, col), 1)
+        cells[filled == 0] = np.nan
+        count = np.bincount(inv, minlength=len(ids)).astype(float)
+        frame = {"game_id": ids, **{f"won_{int(k)}": cells[:, i] for i, k in enumerate(seat_ids)},
+                 "no_winner": (np.bincount(inv, won, len(ids)) <= 0).astype(float),
+                 "seats": count}
+        if "died" in grp:
+            frame["death"] = np.bincount(inv, grp["died"].to_numpy(float), len(ids)) / count
+        out[str(arm)] = pd.DataFrame(frame)
+    return out
+
+
+def _set_arrays(per_arm: Mapping[str, pd.DataFrame], arms: list[str],
                 seat_ids: list[int]) -> dict[str, np.ndarray | None]:
     """Per-game arrays of one building set, one row per game id (ascending): ``ids`` (games,),
     ``won`` (games, seats) 1/k win shares, ``death`` (games,) or ``None``, ``no_winner``
-    (games,) 0/1, ``seats`` (games,).
+    (games,) 0/1, ``seats`` (games,). ``per_arm``: ``_arm_games`` of (at least) ``arms``.
 
     Several arms with this set (a compare of a scenario with a copy, say) play the same seeds:
     a seed's games are one observation, so they are averaged seed by seed, not pooled.
     """
-    pg = pd.concat([arm_per_game(games.read(("variant", "game_id", "rounds"), [arm]),
-                               seats.read(SET_SEATS, [arm]), arm, seat_ids) for arm in arms],
-                   ignore_index=True)
+    pg = pd.concat([per_arm[arm] for arm in arms], ignore_index=True)
     won_cols = [f"won_{int(k)}" for k in seat_ids]
     cols = [*won_cols, "no_winner", "seats", *(["death"] if "death" in pg else [])]
     if len(arms) > 1:
         pg = pg.groupby("game_id", sort=True)[cols].mean().reset_index()
-    else:
-        pg = pg.sort_values("game_id")
     # C order: the mean over games (axis 0) then sums in the same order as always
     return {"ids": pg["game_id"].to_numpy(),
             "won": np.ascontiguousarray(pg[won_cols].to_numpy(float)),
@@ -174,6 +199,47 @@ def _jackknife_balance(won: np.ndarray) -> np.ndarray:
     return rates.max(axis=1) - rates.min(axis=1)
 
 
+class _SetSummary(NamedTuple):
+    """What ``set_statistics`` takes from one set's arrays alone (no bootstrap draw):
+    ``arrays`` (``_set_arrays``), the balance ``jackknife`` (games,), the linear metrics'
+    ``per_game`` values, the table ``row``'s point estimates and imbalance p-value, its
+    ``spread`` (seat spread² and jackknife interval) with ``spread_jackknife`` (games,), and
+    its ``death`` rate with Wilson interval (empty when not recorded)."""
+
+    arrays: dict[str, np.ndarray | None]
+    jackknife: np.ndarray
+    per_game: dict[str, np.ndarray]
+    row: dict[str, float]
+    spread: dict[str, float]
+    spread_jackknife: np.ndarray
+    death: dict[str, float]
+
+
+def _set_summary(d: dict[str, np.ndarray | None]) -> _SetSummary:
+    """Everything of one set that depends on its arrays ``d`` (``_set_arrays``) only."""
+    n = len(d["ids"])
+    per_game = {"death": d["death"] if d["death"] is not None else np.full(n, np.nan),
+                "no_winner": d["no_winner"], "first_seat": d["won"][:, 0],
+                "last_seat": d["won"][:, -1]}
+    rates = d["won"].mean(axis=0)
+    point = _metrics(rates[None, :], None if d["death"] is None else d["death"].mean()[None],
+                     d["no_winner"].mean()[None])
+    wins = d["won"].sum(axis=0)
+    total = wins.sum()
+    p_imb = float(sps.chisquare(wins).pvalue) if total > 0 else float("nan")
+    row = {**{f"seat_{k}": float(rates[k]) for k in range(len(rates))},
+           "balance": float(point["balance"][0]), "imbalance_p": p_imb,
+           "no_winner": float(point["no_winner"][0])}
+    spread, sj = stats.spread_variance(d["won"])
+    iv = stats.jackknife_interval(spread, sj)[0]
+    death = {}
+    if d["death"] is not None:
+        dv = stats.clustered_share(d["death"] * d["seats"], d["seats"])
+        death = {"death": dv.estimate, "death_lo": dv.lo, "death_hi": dv.hi}
+    return _SetSummary(d, _jackknife_balance(d["won"]), per_game, row,
+                       {"spread2": spread, "spread2_lo": iv.lo, "spread2_hi": iv.hi}, sj, death)
+
+
 class SetStatistics(NamedTuple):
     """What ``set_statistics`` returns.
 
@@ -209,7 +275,6 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     games, seats = as_table(games), as_table(seats)
     order, arms, paired = _set_layout(games)
     seat_ids = seat_numbers(seats)
-    n_seats = len(seat_ids)
     rng = np.random.default_rng(seed)
     shared = None
     boot = {m: np.empty((draws, len(order))) for m in METRICS}
@@ -218,8 +283,19 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     per_game: dict[str, list[np.ndarray]] = {m: [] for m in LINEAR}
     rows = []
     ref = None
+    # Sets played by the same arms have the same games (a run that draws its buildings game by
+    # game has many sets in one arm): their arrays and everything computed from the arrays alone
+    # are computed once. Only the bootstrap draws are made set by set, in the same order.
+    per_arm = _arm_games(seats, list(dict.fromkeys(a for names in arms.values() for a in names)),
+                         seat_ids)
+    summaries: dict[tuple[str, ...], _SetSummary] = {}
+    diffs: dict[tuple[str, ...], tuple[float, float, float, float]] = {}
     for j, key in enumerate(order):  # one set's games at a time (and the reference set's)
-        d = _set_arrays(games, seats, arms[key], seat_ids)
+        names = tuple(arms[key])
+        if names not in summaries:
+            summaries[names] = _set_summary(_set_arrays(per_arm, list(names), seat_ids))
+        s = summaries[names]
+        d = s.arrays
         ref = d if ref is None else ref
         n = len(d["ids"])
         if paired:
@@ -231,44 +307,34 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         death = w @ d["death"] if d["death"] is not None else None
         for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
             boot[m][:, j] = v
-        jack.append(_jackknife_balance(d["won"]))
-        per_game["death"].append(d["death"] if d["death"] is not None else np.full(n, np.nan))
-        per_game["no_winner"].append(d["no_winner"])
-        per_game["first_seat"].append(d["won"][:, 0])
-        per_game["last_seat"].append(d["won"][:, -1])
-        rates = d["won"].mean(axis=0)
-        point = _metrics(rates[None, :], None if d["death"] is None else d["death"].mean()[None],
-                         d["no_winner"].mean()[None])
-        wins = d["won"].sum(axis=0)
-        total = wins.sum()
-        p_imb = float(sps.chisquare(wins).pvalue) if total > 0 else float("nan")
+        jack.append(s.jackknife)
+        for m in LINEAR:
+            per_game[m].append(s.per_game[m])
         row: dict[str, Any] = {"building_set": key, "games": n, "arms": len(arms[key]),
-                               **{f"seat_{k}": float(rates[k]) for k in range(n_seats)},
-                               "balance": float(point["balance"][0]), "imbalance_p": p_imb,
-                               "no_winner": float(point["no_winner"][0])}
+                               **s.row}
         iv = stats.bca_interval(row["balance"], boot["balance"][:, j], jack[-1])
         row["balance_lo"], row["balance_hi"] = iv.lo, iv.hi
-        spread, sj = stats.spread_variance(d["won"])
-        spread_jack.append(sj)
-        iv = stats.jackknife_interval(spread, sj)[0]
-        row["spread2"], row["spread2_lo"], row["spread2_hi"] = spread, iv.lo, iv.hi
+        spread_jack.append(s.spread_jackknife)
+        row.update(s.spread)
         if d["death"] is not None:
-            iv = stats.clustered_share(d["death"] * d["seats"], d["seats"])
-            row["death"], row["death_lo"], row["death_hi"] = iv.estimate, iv.lo, iv.hi
+            row.update(s.death)
             if j == 0:
                 dd = (0.0, 0.0, 0.0, np.nan)
+            elif names in diffs:
+                dd = diffs[names]
             elif paired:
                 r = stats.paired_difference(ref["death"], d["death"],
                                             bounds=stats.SHARE_DIFFERENCE)
-                dd = (r.mean, r.lo, r.hi, r.p_value)
+                dd = diffs[names] = (r.mean, r.lo, r.hi, r.p_value)
             else:
                 t = sps.ttest_ind(d["death"], ref["death"], equal_var=False)
                 ci = t.confidence_interval()
-                dd = (float(d["death"].mean() - ref["death"].mean()), ci.low, ci.high, t.pvalue)
+                dd = diffs[names] = (float(d["death"].mean() - ref["death"].mean()), ci.low,
+                                     ci.high, t.pvalue)
             row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
         rows.append(row)
     table = pd.DataFrame(rows)
-    del d, ref, shared, w  # the (draws, games) weights before the next read
+    del d, ref, shared, w, s, summaries, per_arm  # the (draws, games) weights before the next read
     choice = games.read(("variant", "building_*"))
     choices = choice.groupby("building_set", sort=False, observed=True)[
         [f"building_{c}" for c, _, _ in factors(choice)]].first()
@@ -512,8 +578,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     ``asked``: the study file's question keys; each ``sets:A-B`` among them is computed
     (``set_pairs``) and returned under ``pairs`` (absent when none is asked).
 
-    Reads one building set's games at a time (seats ``SET_SEATS``, games ``variant, game_id,
-    rounds, building_*``).
+    Reads the seat records once (``SET_SEATS``) and keeps per arm only its per-game arrays;
+    games ``variant, game_id, building_*``.
     """
     games, seats = as_table(games), as_table(seats)
     if not active(games):
