@@ -399,8 +399,8 @@ def test_findings_lists_every_key_and_lookup_says_which_was_meant(toy, tmp_path)
      "--keep: unknown finding key 'score:nope' in the run of btoy"),
     # `analyzer findings` lists the keys by role; balance says why it cannot take one
     (["--finding", "seat:worst", "--vary", "rules.steps=4..6"],
-     "--finding: 'seat:worst' is a key by role (it names whichever seat, player or arm the "
-     "results pick): a study file's questions answer it, but it cannot be used here"),
+     ("--finding: 'seat:worst' is a key by role (it names whichever seat, player or arm the "
+      "results pick): a study file's questions answer it, but it cannot be used here")),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(toy, tmp_path, args, message):
     out = tmp_path / "never"
