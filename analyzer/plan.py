@@ -543,6 +543,10 @@ def _report_key(game: str, kind: str, arms: int, rounds: bool) -> str:
                                      sort_keys=True).encode()).hexdigest()[:24]
 
 
+#: report kinds that price one setting's findings (computed, no report written), not a report
+SETTING_KINDS = frozenset({"balance-setting"})
+
+
 def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool = False) -> None:
     """Keep the CPU seconds a run of ``kind`` on ``game`` with ``arms`` arms (and ``rounds``
     recorded) spent writing its records and report (``report_cost``)."""
@@ -555,15 +559,19 @@ def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> fl
     """CPU seconds of a run's records and report of ``kind`` on ``game`` with ``arms`` arms
     and ``rounds`` (``record_report``): the one measured so, else the mean of the nearest
     measured on this machine and version (the same game and kind, then the kind, then any
-    kind); ``None`` when none was measured."""
+    kind alike: ``SETTING_KINDS`` only stand in for each other); ``None`` when none was
+    measured."""
     cache = _cache()
     entry = cache.get(_report_key(game, kind, arms, rounds))
     if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
         return float(entry["report_cpu"])
     here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
             _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
+    # a setting's findings (no report written) and a whole run's report are not alike: one
+    # never stands in for the other (a 10,000-game report priced 45 settings at 13 s each)
+    alike = [e for e in here if (e.get("kind") in SETTING_KINDS) == (kind in SETTING_KINDS)]
     for near in ([e for e in here if e.get("kind") == kind and e.get("game") == game],
-                 [e for e in here if e.get("kind") == kind], here):
+                 [e for e in here if e.get("kind") == kind], alike):
         if near:
             return sum(e["report_cpu"] for e in near) / len(near)
     return None

@@ -392,6 +392,11 @@ def test_a_report_cost_is_kept_per_game_and_kind_with_the_nearest_for_the_rest(c
     assert plan.report_cost("rattus", "simulate", 2) == pytest.approx(2.0)  # the game's kind
     assert plan.report_cost("pyramidion", "simulate") == pytest.approx(3.0)  # the kind's mean
     assert plan.report_cost("pyramidion", "sweep") == pytest.approx(17 / 4)  # any kind's
+    # a balance setting's findings are priced by settings only, and price no report
+    assert plan.report_cost("rattus", "balance-setting") is None
+    plan.record_report("cartus", "balance-setting", 0.5)
+    assert plan.report_cost("rattus", "balance-setting") == pytest.approx(0.5)
+    assert plan.report_cost("pyramidion", "sweep") == pytest.approx(17 / 4)
 
 
 def test_the_report_states_the_estimate_against_what_was_spent_since():
