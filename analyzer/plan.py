@@ -364,10 +364,15 @@ def _machine() -> dict[str, Any]:
             "version": __version__, "build": build(), "engines": _engines()}
 
 
+def _digest(what: Any, length: int = 24) -> str:
+    """A cache key: the first ``length`` hex digits of the SHA-256 of ``what`` as sorted JSON."""
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:length]
+
+
 def _machine_key() -> str:
     """A short hash of ``_machine``: the cache entries of this machine, version, build and
     engine sources."""
-    return hashlib.sha256(json.dumps(_machine(), sort_keys=True).encode()).hexdigest()[:16]
+    return _digest(_machine(), 16)
 
 
 def arm_key(spec: Any, arm: runner.ArmPlan, rounds: bool = False, kingmaking: int = 0) -> str:
@@ -384,7 +389,7 @@ def arm_key(spec: Any, arm: runner.ArmPlan, rounds: bool = False, kingmaking: in
         what["rounds"] = True
         if kingmaking:
             what["kingmaking"] = kingmaking
-    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
+    return _digest(what)
 
 
 @dataclass(frozen=True)
@@ -522,8 +527,7 @@ def startup(jobs: int, backend: str = "loky") -> float:
     reuses them: 0 after that in this process). 0 for one worker or another backend."""
     if backend != "loky" or workers(jobs, backend) < 2 or jobs in _WARM:
         return 0.0
-    key = hashlib.sha256(json.dumps({**_machine(), "startup": jobs}, sort_keys=True)
-                         .encode()).hexdigest()[:24]
+    key = _digest({**_machine(), "startup": jobs})
     entry = _cache().get(key)
     if isinstance(entry, dict) and isinstance(entry.get("startup"), (int, float)):
         return float(entry["startup"])
@@ -539,8 +543,7 @@ def startup(jobs: int, backend: str = "loky") -> float:
 
 
 def _report_key(game: str, kind: str, arms: int, rounds: bool) -> str:
-    return hashlib.sha256(json.dumps({**_machine(), "report": [game, kind, arms, rounds]},
-                                     sort_keys=True).encode()).hexdigest()[:24]
+    return _digest({**_machine(), "report": [game, kind, arms, rounds]})
 
 
 #: report kinds that price one setting's findings (computed, no report written), not a report
