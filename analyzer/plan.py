@@ -708,9 +708,16 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
                         chunk=chunk, final=final, tail=False, busy=busy).wall
 
     if wall(1) > budget:
+        fixed = [p for p in parts if not p.scales]
+        why = ""
+        if fixed:  # the parts the budget cannot shrink are what does not fit
+            alone = estimate(fixed, jobs, backend, rounds=rounds, kingmaking=kingmaking,
+                             chunk=chunk, final=final, tail=False, busy=busy).wall
+            why = (f", of which the parts of fixed size ({', '.join(p.label for p in fixed)}) "
+                   f"take about {duration(alone)}: make them smaller")
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "
                                   f"about {duration(wall(1))} on {workers(jobs, backend)} "
-                                  "worker(s)")
+                                  f"worker(s){why}")
     if not any(p.scales for p in parts) or wall(most) <= budget:
         return most
     lo, hi = 1, most  # wall(lo) fits, wall(hi) does not; the wall grows with the games

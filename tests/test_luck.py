@@ -179,6 +179,20 @@ def test_the_command_runs_and_tells(tmp_path):
     assert summary["run"]["study"]["probe"]["drew"] == [20, 20]
 
 
+def test_the_plan_prices_the_probe_and_names_the_replays(tmp_path):
+    out = tmp_path / "planned"
+    res = cli.invoke(app, ["quality", str(_scenario(tmp_path, "mixed", games=40)), "--luck",
+                           "3", "--jobs", "1", "--out", str(out), "--plan"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    probe = next(ln for ln in lines if ln.startswith("probe:"))
+    assert "1 arm(s) x 20 games" in probe  # PROBE_GAMES deals, played before the replays
+    assert any(ln.startswith("luck study (each deal played 3 times): 3 arm(s) x 40 games")
+               for ln in lines), res.stdout
+    assert any(ln.startswith("plan: 2 part(s), 4 arm(s), 140 games") for ln in lines)
+    assert not out.exists()
+
+
 # ------------------------------------------------------------------ skill spread
 
 POOL = """\

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,8 +89,16 @@ def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cach
     assert plan.fit(fixed, 60.0, jobs=1) == 1900
     monkeypatch.setattr(plan, "load", lambda: 2.0)  # two busy processes: half the cores
     assert plan.fit(parts, 60.0, jobs=2) == 2000
-    with pytest.raises(OptionError, match="too short"):
+    with pytest.raises(OptionError, match="too short") as refused:
         plan.fit(parts, 0.01, jobs=1)
+    assert "fixed size" not in str(refused.value)
+    with pytest.raises(OptionError, match="too short") as refused:  # 3 s fixed: not 1 game
+        plan.fit(fixed, 2.0, jobs=1)
+    # the search part's 3 s of play and its report: all but the 0.03 s of the scaled part
+    alone = re.search(r"one game per arm takes about (.+) on 1 worker\(s\), of which the "
+                      r"parts of fixed size \(search\) take about (.+): make them smaller",
+                      str(refused.value))
+    assert alone and alone[1] == alone[2], str(refused.value)
     with plan.mode(plan.Mode(budget=600.0)):
         est = plan.settle(parts, jobs=1)
     assert est.games == 13333 and est.wall == pytest.approx(600.0, rel=1e-3)  # 2/3 of a core

@@ -35,7 +35,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import runner, stats, studies
+from analyzer import plan, runner, stats, studies
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import game_streams
@@ -151,7 +151,11 @@ def quality(path_or_scenario: str | Path | Scenario, *, luck: Luck = 4,
                                   "player streams (it is not the shared forward model's, "
                                   "model/forward.py)")
     played = replays(scenario, luck)
-    run = prepare(played, "quality", **run_options).settle()  # --plan stops here, unplayed
+    # --plan stops here, unplayed; it prices the probe's deals (played first, fixed) too
+    probe = plan.Part("probe: which seats draw from their own stream", scenario,
+                      min(PROBE_GAMES, scenario.games), scales=False, reports=0)
+    run = prepare(played, "quality", **run_options).settle(
+        label=f"luck study (each deal played {luck} times)", before=[probe])
     drew, probed = drawing_seats(scenario), min(PROBE_GAMES, scenario.games)
     if not any(drew):
         seats = ", ".join(dict.fromkeys(s.policy for s in scenario.arms[0].seats))

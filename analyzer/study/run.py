@@ -196,16 +196,18 @@ class StudyRun:
         self.dir, self.target_ci = run_dir, target_ci
         self.estimate: plan.Estimate | None = None  # set by ``settle``
 
-    def settle(self, scenario: Scenario | None = None) -> StudyRun:
+    def settle(self, scenario: Scenario | None = None, *, label: str | None = None,
+               before: Sequence[plan.Part] = ()) -> StudyRun:
         """``analyzer.plan.settle`` of playing ``scenario`` (default: the prepared one; its
         arms matter, its games are the prepared run's): the run, its games per arm set by a
         ``--time`` budget, with the estimate kept for the run facts. ``--plan`` stops here
-        (``plan.Planned``), before anything is written."""
+        (``plan.Planned``), before anything is written. ``label`` names the part (default the
+        kind's word); ``before``: parts the study plays first, priced with it (a probe)."""
         scenario = self.scenario if scenario is None else scenario
-        part = plan.Part(studies.word(self.kind), scenario, self.scenario.games,
+        part = plan.Part(label or studies.word(self.kind), scenario, self.scenario.games,
                          chunk=self.options.chunk_size, kind=self.kind)
         o = self.options
-        est = plan.settle([part], o.jobs, o.backend, runner.MAX_CHUNKS * o.chunk_size,
+        est = plan.settle([*before, part], o.jobs, o.backend, runner.MAX_CHUNKS * o.chunk_size,
                           rounds=o.rounds, kingmaking=o.kingmaking)
         run = self
         if est is not None and est.games not in (None, self.scenario.games):
