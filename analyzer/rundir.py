@@ -129,10 +129,11 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
     rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
     if rest_old != rest_new:
         keys = {**rest_new, **rest_old}  # a key of either run (``rounds`` only when recorded)
-        diff = ", ".join(k for k in keys if rest_old.get(k) != rest_new.get(k))
+        differ = [k for k in keys if rest_old.get(k) != rest_new.get(k)]
         stored = ", ".join(f"{k} {rest_old.get(k)}" for k in keys)
         raise OptionError(
-            "resume", f"{chunk_dir.parent} holds a run of a different {diff} (stored: "
+            "resume", f"{chunk_dir.parent} holds a run whose {', '.join(differ)} "
+            f"differ{'s' if len(differ) == 1 else ''} from this one's (stored: "
             f"{stored}); use another {{out}} or drop {{resume}} to start over",
             out=None, resume=True)
     if old_size is not None and size is not None and old_size != size:

@@ -272,3 +272,16 @@ def test_every_game_runs_the_kingmaking_test(tmp_path, write_scenario, name, pla
     king = pq.read_table(res.out_dir / "kingmaking.parquet").to_pandas()
     assert len(king) == 20 and (king["playouts"] <= 4).all()
     assert (king["playouts"] <= king["candidates"]).all()
+
+
+def test_resume_with_other_kingmaking_samples_names_what_differs(tmp_path, write_scenario):
+    path = write_scenario(_scenario("planted", games=10))
+    kw = {"jobs": 1, "chunk_size": 5, "rounds": True}
+    run = tmp_path / "run"
+    api.simulate(path, out=run, kingmaking_samples=1, **kw)
+    (run / "summary.json").unlink()
+    with pytest.raises(OptionError) as refused:
+        api.simulate(path, out=run, resume=True, kingmaking_samples=2, **kw)
+    text = str(refused.value)
+    assert "holds a run whose kingmaking differs from this one's (stored: " in text
+    assert "kingmaking 1)" in text

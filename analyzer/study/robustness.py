@@ -1363,7 +1363,7 @@ def replayed(run_dir: Path, c: Condition) -> float | None:
     except (OSError, ValueError):
         return None
     copied = sum(pq.read_metadata(p).num_rows for p in (run_dir / CHUNKS).glob("copied-*.parquet"))
-    return 1.0 - copied / total if total else None
+    return (total - copied) / total if total else None  # one division: 0.705, not 0.70500…01
 
 
 def _chunk(games: int) -> int:
