@@ -384,3 +384,17 @@ def test_a_diff_across_player_counts_is_unpaired_and_says_so(write_scenario, tmp
         first.groupby(["variant", "game_id"]).size().index)
     assert seat["estimate"] == pytest.approx(one.loc["two"].mean() - one.loc["base"].mean())
     assert "unpaired" in seat["sentence"] and seat["unit"] == "pp"
+
+
+@pytest.mark.parametrize("selection, planned", [("random_cards", False),
+                                                ("random_buildings", True)])
+def test_building_sets_drawn_at_random_are_planned_only_when_selections_repeat(
+        tmp_path, selection, planned):
+    """Cartus building cards drawn per game (mode c) almost never repeat a selection: no set
+    keys are promised; one building per class (mode b, 64 selections) repeats them."""
+    path = tmp_path / "drawn.toml"
+    path.write_text(f'name = "drawn"\ngame = "cartus"\nplayers = 4\ngames = 100\n'
+                    f'[rules]\nbuilding_selection = "{selection}"\n'
+                    + '[[seats]]\npolicy = "greedy"\n' * 4)
+    plan = questions.plan(load_scenario(path), "simulate")
+    assert ("sets:most_balanced" in plan.names()) is planned

@@ -264,3 +264,44 @@ def test_the_run_correction_reaches_the_section(tmp_path):
     want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "bh")
     np.testing.assert_allclose(grp["p_adjusted"], want)
     assert "Benjamini–Hochberg correction" in " ".join(b[1] for b in doc.blocks if b[0] == "p")
+
+
+def _drawn_sets(counts: dict[tuple[str, str], int], rng: np.random.Generator):
+    """One arm that draws its building set game by game (docs/rules/cartus.md §3 mode b):
+    ``counts[(x, y)]`` games of each set, in shuffled order, winners drawn from ``PROBS``."""
+    keys = [k for k, n in counts.items() for _ in range(n)]
+    order = rng.permutation(len(keys))
+    grows, srows = [], []
+    for g, i in enumerate(order):
+        x, y = keys[i]
+        p = PROBS[(x, y)]
+        winner = rng.choice(len(p) + 1, p=[*p, 1 - sum(p)])
+        grows.append({"variant": "base", "game_id": g, "rounds": 8, "building_set": f"{x}+{y}",
+                      "building_x": x, "building_y": y})
+        for s in range(len(p)):
+            srows.append({"variant": "base", "game_id": g, "seat": s, "score": 0.0,
+                          "won": float(winner == s), "died": int(winner == len(p))})
+    return pd.DataFrame(grows), pd.DataFrame(srows)
+
+
+def test_sets_drawn_game_by_game_are_each_measured_on_their_own_games(tmp_path):
+    """An arm that draws its set per game holds several sets: each set's row is computed from
+    the games that drew it (not from the whole arm's), and a set drawn in fewer than
+    ``MIN_DRAWN_GAMES`` games gets no row."""
+    counts = {("a1", "b1"): 120, ("a1", "b2"): 90, ("a2", "b1"): 60,
+              ("a2", "b2"): study.MIN_DRAWN_GAMES - 1}
+    games, seats = _drawn_sets(counts, np.random.default_rng(5))
+    assert study.active(games)
+    table = study.set_statistics(games, seats, draws=100).table.set_index("building_set")
+    assert sorted(table.index) == ["a1+b1", "a1+b2", "a2+b1"]
+    merged = seats.merge(games[["game_id", "building_set"]], on="game_id")
+    for key, row in table.iterrows():
+        x, y = key.split("+")
+        assert row["games"] == counts[(x, y)]
+        own = merged[merged["building_set"] == key]
+        rates = own.groupby("seat")["won"].mean().to_numpy()
+        assert [row[f"seat_{k}"] for k in range(4)] == pytest.approx(rates)
+        assert row["death"] == pytest.approx(own["died"].mean())
+    few, few_seats = _drawn_sets({k: 5 for k in PROBS}, np.random.default_rng(6))
+    assert not study.active(few)  # no set drawn often enough: the generic balance section
+    assert study.section(Doc(tmp_path), few, few_seats, 4) == {}

@@ -164,9 +164,14 @@ def pair_check(names: Any):
 def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
     """The keys the building-set findings will make for ``arms``
     (``report.extension.PlanArm``) as ``(key, meaning, unit)``, and why none when the run
-    plays one building selection only; then each ``effects:METRIC`` (``EFFECTS``), made where
+    plays one building selection only or draws its cards at random (a selection drawn game by
+    game is compared from ``study.MIN_DRAWN_GAMES`` games on); then each ``effects:METRIC`` (``EFFECTS``), made where
     the sets differ in classes of two choices. The pair ``PAIR`` a question asks is planned by
     ``pair_check``."""
+    if all(a.config.selection == "random_cards" for a in arms):
+        return [], ("the building cards are drawn at random game by game (building_selection "
+                    "random_cards, docs/rules/cartus.md §3): a selection rarely repeats, so "
+                    "there are no sets to compare")
     random = any(a.config.selection != "explicit" for a in arms)
     if not random and len({tuple(a.config.fixed_cards) for a in arms}) < 2:
         return [], ("the run plays one building selection (rule options building_selection, "

@@ -76,11 +76,20 @@ LABELS = {"balance": "seat balance (max − min)", "death": "death rate", "no_wi
 TOP_INTERACTIONS = 5  # interactions shown per metric (all are in summary.json)
 
 
+MIN_DRAWN_GAMES = 20  # games a selection drawn game by game needs to get a row of its own
+
+
 def active(games: Table | pd.DataFrame) -> bool:
-    """True when the records hold several building selections."""
+    """True when the records hold several building selections to compare: each arm plays one,
+    or they are drawn game by game and at least one was drawn in ``MIN_DRAWN_GAMES`` games."""
     if "building_set" not in games:
         return False
-    return as_table(games).read(("building_set",))["building_set"].nunique() > 1
+    return len(_set_layout(as_table(games))[0]) > 1
+
+
+def _drawn(sets: pd.DataFrame) -> bool:
+    """Whether some arm plays several building sets (drawn game by game, rules §3 modes b, c)."""
+    return bool((sets.groupby("variant", observed=True)["building_set"].nunique() > 1).any())
 
 
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -102,18 +111,31 @@ def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
 SET_SEATS = ("variant", "game_id", "seat", "won", "died")
 
 
-def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool]:
-    """The building sets in order of first appearance, the arms playing each, and whether
-    every set has the same game ids (then its games are paired by seed)."""
+def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool,
+                                       dict[str, dict[str, np.ndarray]] | None]:
+    """The building sets in order of first appearance, the arms playing each, whether every
+    set has the same game ids (then its games are paired by seed), and, when sets are drawn
+    game by game (``_drawn``), each set's game ids per arm — only the sets drawn in at least
+    ``MIN_DRAWN_GAMES`` games are kept then (``None`` when each arm plays one set)."""
     sets = games.read(("variant", "game_id", "building_set"))
+    drawn = _drawn(sets)
     order = list(pd.unique(sets["building_set"]))
     arms, ids = {}, {}
+    own: dict[str, dict[str, np.ndarray]] | None = {} if drawn else None
     for key, grp in sets.groupby("building_set", sort=False, observed=True):
+        if drawn:
+            if len(grp) < MIN_DRAWN_GAMES:
+                continue
+            own[key] = {str(a): np.unique(g["game_id"].to_numpy())
+                        for a, g in grp.groupby("variant", sort=False, observed=True)}
         arms[key] = list(pd.unique(grp["variant"]))
         ids[key] = np.unique(grp["game_id"].to_numpy())
+    order = [key for key in order if key in arms]
+    if not order:
+        return [], {}, False, own
     ids0 = ids[order[0]]
     paired = all(len(i) == len(ids0) and np.array_equal(i, ids0) for i in ids.values())
-    return order, arms, paired
+    return order, arms, paired, own
 
 
 def _arm_games(seats: Table, names: Sequence[str],
@@ -273,7 +295,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         death_p, no_winner`` and the ``building_<class>`` choices.
     """
     games, seats = as_table(games), as_table(seats)
-    order, arms, paired = _set_layout(games)
+    order, arms, paired, own = _set_layout(games)
     seat_ids = seat_numbers(seats)
     rng = np.random.default_rng(seed)
     shared = None
@@ -292,6 +314,10 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     diffs: dict[tuple[str, ...], tuple[float, float, float, float]] = {}
     for j, key in enumerate(order):  # one set's games at a time (and the reference set's)
         names = tuple(arms[key])
+        if own is not None:  # drawn game by game: each arm's own games of this set
+            names = tuple(f"{arm}\0{key}" for arm in own[key])
+            for arm, ids in own[key].items():
+                per_arm[f"{arm}\0{key}"] = per_arm[arm][per_arm[arm]["game_id"].isin(ids)]
         if names not in summaries:
             summaries[names] = _set_summary(_set_arrays(per_arm, list(names), seat_ids))
         s = summaries[names]
@@ -584,14 +610,17 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     games, seats = as_table(games), as_table(seats)
     if not active(games):
         return {}
+    layout = _set_layout(games)
+    drawn = layout[3] is not None
     choice = games.read(("variant", "building_*"))
     facs = factors(choice)
-    reference = str(choice["building_set"].iloc[0]) if "building_set" in choice else ""
+    reference = str(layout[0][0])  # the first set compared: the base arm's first game's
     n_arms = choice["variant"].nunique()
+    n_drawn = choice["building_set"].nunique()
     del choice
     st = set_statistics(games, seats)
     table, paired = st.table, st.paired
-    asked_pairs = set_pairs(st, _set_layout(games)[1], asked)
+    asked_pairs = set_pairs(st, {} if drawn else layout[1], asked)
     has_death = "death" in table
     adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
     table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
@@ -619,15 +648,20 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
     mname = CORRECTION_SHORT[method]
     ref_desc = reference_text(reference)
+    ref_from = "the first set compared" if drawn else "the base arm's buildings"
 
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
+          + ((f", drawn game by game (each in at least {MIN_DRAWN_GAMES} games)"
+              if n_sets == n_drawn else
+              f", drawn game by game: the {n_sets} of the {n_drawn} drawn in at least "
+              f"{MIN_DRAWN_GAMES} games each (the others are left out)") if drawn else "")
           + (f" from {n_arms} arms (arms with the same selection play the same seeds, so their "
              "games are averaged seed by seed — one observation per seed, not pooled as if "
-             "independent)" if n_arms != n_sets else "")
+             "independent)" if n_arms != n_sets and not drawn else "")
           + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
-          + f" Reference set (the base arm's buildings): {ref_desc}. "
+          + f" Reference set ({ref_from}): {ref_desc}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
     doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
           "all the set's games (a game where everyone died has no winner and counts as a loss for "
