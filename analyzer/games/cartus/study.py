@@ -4,8 +4,9 @@
 Declared in ``SPEC.sections`` (``__init__.py``); the generic report calls it after its own
 sections. It applies when the game records carry ``building_set`` with several values (e.g.
 ``scenarios/cartus-building-sets.toml``: the 64 one-building-per-class selections; also an
-``analyzer compare`` or ``ablate`` of building sets), and then, with many arms, stands in for the
-generic balance section. Works from the records alone: ``building_set`` and ``building_<class>``
+``analyzer compare`` or ``ablate`` of building sets, or one arm drawing one building per class game
+by game: each set then from the games that drew it, from ``MIN_DRAWN_GAMES`` games on), and then
+stands in for the generic balance section. Works from the records alone: ``building_set`` and ``building_<class>``
 (game records), ``seat``, ``won`` and ``died`` (seat records).
 
 Method, in the report's words:
