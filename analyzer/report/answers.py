@@ -45,10 +45,10 @@ from analyzer.report import (
     role_keys,
     units,
 )
-from analyzer.report.document import BASE, Doc, p_text, pct
+from analyzer.report.document import BASE, Doc, p_text, pct, replay_command
 from analyzer.report.extension import key_patterns
-from analyzer.report.finding_keys import as_written
-from analyzer.report.findings import replay_command
+from analyzer.report.finding_keys import as_written, value_text
+from analyzer.report.findings import missing
 from analyzer.report.summary import RunFacts
 
 HEADING = "Answers"
@@ -66,7 +66,7 @@ Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (o
 
 
 def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
-             file: str, kind: str = "simulate", patterns: Sequence[str] = ()
+             kind: str = "simulate", patterns: Sequence[str] = ()
              ) -> tuple[list[Answer], list[str]]:
     """The answers to the declared ``questions`` (``{ask, finding}``) from the run's finding
     records, and a note for each question this study kind does not answer (a key of another
@@ -79,8 +79,7 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     could not estimate (``not_estimated``; ``finding_keys.unestimated``), or any other key the
     run did not make (nobody used the card, too few games) — with the nearest keys it has.
     Before play ``analyzer.study.questions.check`` has refused a key the run could never make,
-    so this is what the games decided. ``file`` names the study file in no message any more;
-    it is kept for the callers.
+    so this is what the games decided.
     """
     out, notes = [], []
     have = [str(r.get("key")) for r in records]
@@ -209,12 +208,12 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     means: list[Answer] = []  # after the start player's advantage at every count
     for arm in _arms(run):
         fp = first.get(arm)
-        if fp is not None and not _missing(fp.get("advantage")):
+        if fp is not None and not missing(fp.get("advantage")):
             out += _own(f"Start player's edge at `{arm}`?", f"first_player:{arm}",
                         "The start player's advantage", arm, fp["advantage"],
                         fp.get("advantage_lo"), fp.get("advantage_hi"), "pp", 100, 1, 0.0)
         sc = scores.get(arm) or {}
-        if not _missing(sc.get("score")):
+        if not missing(sc.get("score")):
             means += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
                         arm, sc["score"], sc.get("score_lo"), sc.get("score_hi"), "points", 1, 2,
                         None)
@@ -284,18 +283,9 @@ def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 # ------------------------------------------------------------------ the table and chart
 
 
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
 def _value(record: Mapping[str, Any]) -> float:
     v = record.get("estimate")
-    return -math.inf if _missing(v) else float(v)
-
-
-def value_text(record: Mapping[str, Any]) -> str:
-    """The number with its unit and 95 % interval (``finding_keys.value_text``)."""
-    return finding_keys.value_text(record)
+    return -math.inf if missing(v) else float(v)
 
 
 _PLAIN_PARENS = re.compile(r" \((?![^()]*\[)[^()]*\)")  # a parenthesis without an interval
@@ -307,7 +297,7 @@ def short_text(record: Mapping[str, Any]) -> str:
     parentheses (the key findings below keep them). A record marked ``at_value_found`` (a
     balance's answer to the study file's question, measured at the value found) says so."""
     text = _short_text(record)
-    if record.get("at_value_found") and not record.get("why") and not _missing(
+    if record.get("at_value_found") and not record.get("why") and not missing(
             record.get("estimate")):
         return text.rstrip(".") + ", at the value found."
     return text
@@ -321,7 +311,7 @@ def _short_text(record: Mapping[str, Any]) -> str:
     if record.get("not_estimated"):
         return (f"`{key}`: not estimated in this run: its games gave this finding no value (too "
                 "few games, or too few decisive ones, for its model); play more games.")
-    if _missing(record.get("estimate")) or record.get("too_few_games"):
+    if missing(record.get("estimate")) or record.get("too_few_games"):
         return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
     what = "win rate" if record.get("unit") == "pp" else "mean"
@@ -363,7 +353,7 @@ def holm_verdict(record: Mapping[str, Any]) -> str:
         return "no answer (not estimated in this run)"
     if record.get("needs_rounds"):
         return "no answer (needs --rounds)"
-    if _missing(record.get("estimate")) or record.get("too_few_games"):
+    if missing(record.get("estimate")) or record.get("too_few_games"):
         return "no answer (too few games)"
     if record.get("exact"):
         return "exact: the same difference in every game"
@@ -384,12 +374,12 @@ def tolerance_text(record: Mapping[str, Any], tolerance: float) -> str:
     scale = float(record.get("scale") or 1.0)
     se = record.get("se")
     est = record.get("estimate")
-    if _missing(se) or _missing(est):
+    if missing(se) or missing(est):
         return f"not shown within {bound} (no interval)"
     df = record.get("t_df")
     eq = stats.equivalence(float(est), float(se), tolerance / scale,
                            target=float(record["null"]),
-                           df=None if _missing(df) else float(df))
+                           df=None if missing(df) else float(df))
     return (f"balanced within {bound} (equivalence test, {p_text(eq.p_value, phrase=True)})"
             if eq.shown else f"not shown within {bound}")
 
@@ -455,7 +445,7 @@ def table(answers: Sequence[Answer], run_dir: Path | None,
 
 def _scaled(record: Mapping[str, Any], name: str) -> float:
     v = record.get(name)
-    return math.nan if _missing(v) else float(v) * float(record.get("scale") or 1.0)
+    return math.nan if missing(v) else float(v) * float(record.get("scale") or 1.0)
 
 
 def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
@@ -629,7 +619,7 @@ def also_found(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 
 def _size(record: Mapping[str, Any]) -> float:
     v = record.get("size")
-    return math.inf if record.get("exact") else (-math.inf if _missing(v) else float(v))
+    return math.inf if record.get("exact") else (-math.inf if missing(v) else float(v))
 
 
 # ------------------------------------------------------------------ the section
@@ -658,8 +648,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
     patterns = key_patterns(_spec(facts.game)) if as_written(kind) else ()
-    chosen, notes = (declared(questions, known, facts.scenario_file or "the scenario",
-                              kind, patterns) if questions else (own, []))
+    chosen, notes = declared(questions, known, kind, patterns) if questions else (own, [])
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
     elif questions and not as_written(kind):  # a study of arms of its own: its question first

@@ -371,12 +371,8 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
             without.append(name)
             continue
         for alt in alts:
-            arms = []
-            for arm in scenario.arms:
-                rules = dict(arm.rules)
-                if name not in rules:
-                    rules[name] = alt
-                arms.append(replace(arm, rules=rules))
+            arms = [replace(a, rules={**a.rules, name: a.rules.get(name, alt)})
+                    for a in scenario.arms]
             try:
                 for arm in arms:
                     spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
@@ -398,8 +394,12 @@ def replicate_seed(seed: int) -> int:
     ``SeedSequence(seed, spawn_key=(REPLICATE_KEY,))`` as a 32-bit integer. Its games are not
     the base's, so the replicate and the conditions are independent of the base run that
     selected the findings; the same run seed gives the same replicate."""
-    ss = np.random.SeedSequence(int(seed), spawn_key=(REPLICATE_KEY,))
-    return int(ss.generate_state(1, np.uint32)[0])
+    return _seed32(seed, REPLICATE_KEY)
+
+
+def _seed32(seed: int, *key: int) -> int:
+    """``SeedSequence(seed, spawn_key=key)`` as a 32-bit integer."""
+    return int(np.random.SeedSequence(int(seed), spawn_key=key).generate_state(1, np.uint32)[0])
 
 
 def replicate_condition(scenario: Scenario) -> Condition:
@@ -423,8 +423,7 @@ def content_seed(seed: int, table: str, i: int) -> int:
     ``seed``: ``SeedSequence(seed, spawn_key=(CONTENT_KEY, crc32(table), i))`` as a 32-bit
     integer, so the same (run seed, table, draw) gives the same draw and two tables' draws
     have seeds of their own (a report naming "seed N" names one draw of one table)."""
-    ss = np.random.SeedSequence(int(seed), spawn_key=(CONTENT_KEY, zlib.crc32(table.encode("utf-8")), int(i)))
-    return int(ss.generate_state(1, np.uint32)[0])
+    return _seed32(seed, CONTENT_KEY, zlib.crc32(table.encode("utf-8")), int(i))
 
 
 def content_in_use(scenario: Scenario) -> list[ContentPrior]:
@@ -699,10 +698,9 @@ PER_GAME = "findings.parquet"  # per-game values of the findings (report.finding
 
 def _num(x: Any) -> float:
     try:
-        v = float(x)
+        return float(x)
     except (TypeError, ValueError):
         return math.nan
-    return v
 
 
 def _effect(record: Mapping[str, Any], log: bool) -> tuple[float, float, float]:
@@ -818,21 +816,11 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
 
 
 def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
-    """The state of a tested finding under one condition, tested alone (``verdict`` corrects
-    over the conditions of a finding):
-
-    ``same``          its own 95 % interval excludes no effect, on the base's side;
-    ``flip``          it excludes no effect on the other side and differs from the base
-                      (``compare``);
-    ``lost``          it does not, and differs from the base towards no effect;
-    ``wide``          neither (too few games to tell);
-    ``unmeasurable``  the condition cannot measure it (the record's ``unmeasurable`` reason);
-    ``absent``        the condition does not compute it.
-
-    ``base`` and ``other`` are finding records of ``summary.json`` (``estimate``, ``lo``,
-    ``hi``, ``null``; optionally ``log`` and the paired difference, see ``compare``); each is
-    judged against its own ``null``.
-    """
+    """The state (the module docstring's: ``same``, ``flip``, ``lost``, ``wide``,
+    ``unmeasurable``, ``absent``) of a tested finding under one condition, tested alone
+    (``verdict`` corrects over the conditions of a finding). ``base`` and ``other`` are finding
+    records of ``summary.json`` (``estimate``, ``lo``, ``hi``, ``null``; optionally ``log`` and
+    the paired difference, see ``compare``); each is judged against its own ``null``."""
     return _judge(base, {"c": other})[0]["c"]
 
 
@@ -875,14 +863,9 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         "base_significant": bool, "states": {condition: state}, "sensitive_to": [...],
         "unresolved_in": [...], "absent_in": [...], "unmeasurable_in": {condition: reason},
         "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str,
-        "reference": "replicate" | "base"}`` (what the differences are taken against).
-        **holds**: ``same`` wherever measured (an intersection–union test, Berger & Hsu 1996);
-        **sensitive**: some condition ``flip`` or ``lost`` — the difference from the base is
-        significant after Holm over the conditions (family-wise error 5 % per finding);
-        **unresolved**: some ``wide``, or the finding is not significant after Holm in the base
-        (``reason`` says so; no state counts then); **unchecked**: no condition measures it.
-        A condition that cannot measure the finding counts for nothing. A figure has
-        ``"range": [low, high]`` of the estimates where computed (and ``range_at``) instead.
+        "reference": "replicate" | "base"}`` (what the differences are taken against); the
+        verdicts as the module docstring and ``_ruling`` define them. A figure has ``"range":
+        [low, high]`` of the estimates where computed (and ``range_at``) instead.
     """
     found = dict(conditions if conditions is not None else (by_condition or {}))
     unmeasurable = {c: str(r["unmeasurable"]) for c, r in found.items()
@@ -1339,10 +1322,9 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
     consult their option (``runner.copy_from``): such a condition is priced at the share of
     games that consult it (``plan.consulted_share``: the base's records where they are, else
     the calibration's, else a full replay). ``chunk_size``: the ``--chunk-size`` given."""
-    spread = SPREAD  # as ``_chunk``
     parts = [plan.Part("base", scenario, scenario.games, chunk=chunk_size),
              plan.Part(replicate.name, replicate.scenario, scenario.games, chunk=chunk_size,
-                       spread=spread)]
+                       spread=SPREAD)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
         copy = (plan.Copy(c.option, tuple(runner.plan_arms(replicate.scenario)),
@@ -1350,7 +1332,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
                 if copies is not None and c.kind == "rule" and c.option else None)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching, copy=copy,
-                               chunk=chunk_size, spread=spread))
+                               chunk=chunk_size, spread=SPREAD))
     return [p for p in parts if p.label not in kept]
 
 
