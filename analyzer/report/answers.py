@@ -34,8 +34,6 @@ import pandas as pd
 from matplotlib import colormaps
 
 from analyzer import stats, studies
-from analyzer.errors import RuleError
-from analyzer.games import get_game
 from analyzer.report import (
     citations,
     finding_keys,
@@ -628,8 +626,10 @@ def _size(record: Mapping[str, Any]) -> float:
 def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             results: Mapping[str, Any], at: int, run_dir: Path | None = None,
             robust: Mapping[str, Any] | None = None,
-            acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            acted: Mapping[str, Any] | None = None, spec: Any = None) -> dict[str, Any]:
     """Put the Answers heading, table, chart and caveats box into ``doc`` at block ``at``.
+    ``spec``: the run's game (``None`` when this installation has none), whose own key
+    patterns tell a key it did not estimate from a typo (``declared``).
 
     Returns
     -------
@@ -647,7 +647,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
-    patterns = key_patterns(_spec(facts.game)) if as_written(kind) else ()
+    patterns = key_patterns(spec) if as_written(kind) else ()
     chosen, notes = declared(questions, known, kind, patterns) if questions else (own, [])
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
@@ -707,14 +707,6 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
             "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
 
 
-def _spec(game: Any) -> Any:
-    """The registered game of a run (``None`` when the run names none the registry has)."""
-    try:
-        return get_game(str(game))
-    except RuleError:
-        return None
-
-
 def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
              ) -> dict[str, Any]:
     r = a["record"]
@@ -729,25 +721,6 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = [
-    "ablate",
-    "also_found",
-    "axis_range",
-    "balance",
-    "caveats",
-    "compare",
-    "declared",
-    "draw",
-    "holm_verdict",
-    "of_study",
-    "seat_order",
-    "section",
-    "short_text",
-    "simulate",
-    "sweep",
-    "table",
-    "tolerance_text",
-    "tournament",
-    "tune",
-    "verdict",
-]
+__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
+           "draw", "holm_verdict", "of_study", "seat_order", "section", "short_text", "simulate",
+           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict"]

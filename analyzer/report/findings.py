@@ -446,13 +446,9 @@ def _paired_values(seats: Table, arm: str, column: str, cache: dict,
     return both["a"] - both["b"]
 
 
-def _position_key(seats: Table) -> str:
-    return "start_position" if "start_position" in seats else "seat"
-
-
 def _start_won(seats: Table, variant: str) -> pd.Series:
     """Per game of ``variant`` (ascending ``game_id``): the start player's share of the win."""
-    key = _position_key(seats)
+    key = "start_position" if "start_position" in seats else "seat"
     s = seats.read(("game_id", key, "won"), [variant])
     first = s[s[key] == 0].groupby("game_id")["won"].sum()
     return first.reindex(np.unique(s["game_id"]), fill_value=0.0)
@@ -766,11 +762,9 @@ def _drop_per_game(numbers: Any) -> None:
     ``PER_GAME_KEY``) from a section's numbers, which go to ``summary.json``."""
     if isinstance(numbers, dict):
         numbers.pop(PER_GAME_KEY, None)
-        for value in numbers.values():
-            _drop_per_game(value)
-    elif isinstance(numbers, list):
-        for value in numbers:
-            _drop_per_game(value)
+    for value in (numbers.values() if isinstance(numbers, dict) else
+                  numbers if isinstance(numbers, list) else ()):
+        _drop_per_game(value)
 
 
 def _examples(f: Finding, run_dir: Path | None) -> str:
@@ -803,9 +797,8 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
         p-values and example games; ``shown`` are the numbered ones, in their order.
     """
     return key_findings(doc, collect(results, run, seats, game_sections, item_kind) + list(extra),
-                        run_dir,
-                        at, "No finding to report: this run has no start-player, variant or "
-                        "study number with an interval.", robust=robust,
+                        run_dir, at, "No finding to report: this run has no start-player, "
+                        "variant or study number with an interval.", robust=robust,
                         acted=results.get("guesses"))
 
 
@@ -840,7 +833,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     exact = [a for a in ranked if a.exact]
     twins = [a for a in ranked if a.same_test_as]
     unmeasured = [a for a in ranked if not a.finding.measured]
-    figures = [a for a in ranked if not a.tested and not a.exact and not a.same_test_as
+    figures = [a for a in ranked if not (a.tested or a.exact or a.same_test_as)
                and a.finding.measured]
     shown = exact + tested[:MAX_TESTED]
     part = Doc(doc.chart_dir)
@@ -981,14 +974,9 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
               "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}
-    if a.same_test_as:
-        record["same_test_as"] = a.same_test_as
-    if f.unmeasurable:
-        record["unmeasurable"] = f.unmeasurable
-    if f.context:
-        record["context"] = f.context
-    if f.verdict:
-        record["verdict"] = f.verdict
+    record.update((k, v) for k, v in (("same_test_as", a.same_test_as),
+                                      ("unmeasurable", f.unmeasurable), ("context", f.context),
+                                      ("verdict", f.verdict)) if v)
     if f.too_few:
         record["too_few_games"] = f.min_games
     if f.item:

@@ -582,27 +582,12 @@ def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, A
     never contradicts the overall verdict (issue #32 R2: Holm over one table's draws alone
     said "sensitive" where the overall verdict said "unresolved").
 
-    Parameters
-    ----------
-    base : mapping
-        The finding's record in the base run (as for ``verdict``).
-    found : mapping
-        Condition name -> the finding's record there (as ``assess`` pairs it).
-    conditions : sequence of Condition
-        All conditions; the ``"content"`` ones are grouped by table.
-    changed : mapping
-        Condition name -> games that differ from the base's (``changed_games``).
-    overall : mapping, optional
-        The finding's verdict over all conditions (default: ``verdict(base, found,
-        reference=reference)``).
-    reference : mapping, optional
-        As for ``verdict`` (used only when ``overall`` is not given).
-
-    Returns
-    -------
-    dict
-        ``table -> {"verdict", "draws", "sentence", "idle", "family", states, tests, …}``;
-        empty without content conditions.
+    ``base``, ``found`` (condition name -> the finding's record there) and ``reference`` are
+    as for ``verdict``; the ``"content"`` ones of ``conditions`` are grouped by table;
+    ``changed``: condition name -> games that differ from the base's (``changed_games``);
+    ``overall``: the finding's verdict over all conditions (default: ``verdict(base, found,
+    reference=reference)``). Returns ``table -> {"verdict", "draws", "sentence", "idle",
+    "family", states, tests, …}``, empty without content conditions.
     """
     by_table: dict[str, list[Condition]] = {}
     for c in conditions:
@@ -827,15 +812,9 @@ def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
 def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
             | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None,
             reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The verdict of one key finding over the conditions.
-
-    The base selects: only a finding significant in the base is judged, on the base's side.
-    A base estimate that passed that selection is biased away from no effect (the winner's
-    curse), so a difference condition − base leans towards "lost". Give ``reference``, the
-    same finding in a replicate of the base on other seeds (``robustness`` plays one), and
-    every difference is taken against it instead: the replicate and the conditions played on
-    its seeds are independent of the base, so a false "sensitive" stays at 5 % *given the
-    finding is shown* (``tests/stats/test_robustness_calibration.py``).
+    """The verdict of one key finding over the conditions: only a finding significant in the
+    base is judged, on the base's side; the differences are taken against ``reference`` where
+    given (the replicate: why, in the module docstring).
 
     Parameters
     ----------
