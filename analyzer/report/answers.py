@@ -160,9 +160,8 @@ def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     out: list[Answer] = []
     for arm in _arms(run)[1:]:
         about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
-        for r in about:
-            player = str(r["key"]).split(":", 2)[2]
-            out += _answer(f"What does `{arm}` do to `{player}`?", r)
+        out += [{"ask": f"What does `{arm}` do to `{str(r['key']).split(':', 2)[2]}`?",
+                 "key": str(r.get("key")), "record": r} for r in about]
         if not about:
             out += _answer(f"What does `{arm}` do to the mean score?", found.get(f"score:{arm}"))
             out += _answer(f"What does `{arm}` do to the start player's edge?",
@@ -281,8 +280,8 @@ def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 # ------------------------------------------------------------------ the table and chart
 
 
-def _value(record: Mapping[str, Any]) -> float:
-    v = record.get("estimate")
+def _value(record: Mapping[str, Any], name: str = "estimate") -> float:
+    v = record.get(name)
     return -math.inf if missing(v) else float(v)
 
 
@@ -540,10 +539,10 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
         # every caveat of (nearly) every game is named here: the findings leave it to the box
         shown = max(MAX_CAVEATS, sum(r["share"] >= guesses.NEARLY_ALL for r in used))
         parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`) in "
-                 f"{_share(r['share'])}" for r in used[:shown]]
+                 f"{guesses.share_text(r['share'])}" for r in used[:shown]]
         if len(used) > shown:
             parts.append(f"{len(used) - shown} more, each in at most "
-                         f"{_share(used[shown]['share'])}")
+                         f"{guesses.share_text(used[shown]['share'])}")
     if not names and not parts:
         return (f"**{CAVEATS}:** no labelled default (guessed content or unsourced rule value) "
                 "is in use in this run.")
@@ -561,10 +560,6 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
                  f" (`[GAP → DEFAULT]`), listed in the {link}. Every answer rests on them; one "
                  "below mentions a caveat only when it is its own.")
     return head.rstrip()
-
-
-def _share(share: float) -> str:
-    return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
 
 
 # ------------------------------------------------------------------ also found
@@ -609,15 +604,10 @@ def also_found(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     holding = [r for r in records if r.get("holds") and not r.get("same_test_as")
                and not r.get("figure") and str(r.get("key")) not in asked
                and not (seat and str(r.get("key")).startswith("seat:"))]
-    holding.sort(key=lambda r: -_size(r))
+    holding.sort(key=lambda r: -math.inf if r.get("exact") else -_value(r, "size"))
     for r in holding[:MAX_ALSO - len(out)]:
         out.append(f"`{r['key']}`: {short_text(r)}")
     return out
-
-
-def _size(record: Mapping[str, Any]) -> float:
-    v = record.get("size")
-    return math.inf if record.get("exact") else (-math.inf if missing(v) else float(v))
 
 
 # ------------------------------------------------------------------ the section

@@ -660,13 +660,11 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
     everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
     if len(ids) and bool(everywhere.all()):
         share = float(both["b"].mean()) if len(both) else math.nan
-        where = (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
-                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
-                 "win rate's distance from a fair seat's")
-        return where, values
-    where = (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
-             "there, not the same ones)")
-    return where, values
+        return (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
+                f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
+                "win rate's distance from a fair seat's"), values
+    return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
+            "there, not the same ones)"), values
 
 
 def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:

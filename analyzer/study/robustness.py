@@ -365,8 +365,7 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     for name, value, _section in used:
         if names is not None and name not in names:
             continue
-        option = spec.options[name] if name in spec.options else None  # noqa: SIM401 (no .get)
-        alts = alternatives(option, value) if option is not None else []
+        alts = alternatives(spec.options[name], value) if name in spec.options else []
         if not alts:
             without.append(name)
             continue
@@ -723,9 +722,8 @@ def compare(base: Mapping[str, Any], other: Mapping[str, Any]) -> stats.Comparis
             p = (0.0 if d else 1.0) if se == 0 else math.erfc(abs(d) / se / math.sqrt(2))
         return stats.Comparison(d, lo, hi, float(p), str(other.get("diff_test") or "paired"),
                                 int(other.get("diff_games") or 0))
-    e0 = _effect(base, log)[0]
-    e1 = _effect(other, log)[0]
-    return stats.two_sample_comparison(e0, _se(base, log), e1, _se(other, log))
+    return stats.two_sample_comparison(_effect(base, log)[0], _se(base, log),
+                                       _effect(other, log)[0], _se(other, log))
 
 
 def _se(record: Mapping[str, Any], log: bool) -> float:
@@ -857,10 +855,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
                                "absent_in": [c for c, r in found.items() if r is None],
                                "unmeasurable_in": unmeasurable}
         if values:
-            low = min(values, key=values.get)
-            high = max(values, key=values.get)
-            out["range"] = [values[low], values[high]]
-            out["range_at"] = [low, high]
+            low, high = min(values, key=values.get), max(values, key=values.get)
+            out.update(range=[values[low], values[high]], range_at=[low, high])
         return out
     if base.get("unmeasurable"):  # the base run itself cannot measure it: nothing to check
         return {"verdict": "unchecked", "base_significant": False,
@@ -949,12 +945,9 @@ def paired_record(base: Mapping[str, Any], other: Mapping[str, Any] | None,
     comp = stats.overlap_comparison(base_values, other_values)
     if math.isnan(comp.lo):
         return dict(other)
-    log = bool(base.get("log"))
     n0, n1 = _num(base.get("null")), _num(other.get("null"))
-    if log:
-        shift = math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan
-    else:
-        shift = n1 - n0
+    shift = ((math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan)
+             if base.get("log") else n1 - n0)
     if math.isnan(shift):
         return dict(other)
     return {**other, "diff": comp.diff - shift, "diff_lo": comp.lo - shift,
