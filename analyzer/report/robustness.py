@@ -93,8 +93,7 @@ def _names(conds: list[str], labels: Mapping[str, str]) -> str:
 def _unmeasurable(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """`` (not measurable under …: reason; …)`` for the conditions that cannot measure the
     finding (they count neither for nor against it)."""
-    why = row.get("unmeasurable_in") or {}
-    if not why:
+    if not (why := row.get("unmeasurable_in") or {}):
         return ""
     return (" (not measurable — so not counted — under " + "; ".join(
         f"{labels.get(c, c)}: {reason}" for c, reason in why.items()) + ")")
@@ -103,8 +102,7 @@ def _unmeasurable(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
 def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """Where a condition chose another item than this run's (the comparison stays on this
     run's item)."""
-    chosen = row.get("chosen_in") or {}
-    if not chosen:
+    if not (chosen := row.get("chosen_in") or {}):
         return ""
     item = str(row.get("item") or "")
     return (f" Compared on this run's choice ({item.replace('_', ' ')}) everywhere; the choice "
@@ -396,20 +394,16 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
               "rule in the replicate and copies the others from there (the same game, seed for "
               "seed; `--full-replay` plays them all); the records are the same either way.")
-    idle = [c["label"] for c in conds if c.get("changed_games") == 0]
-    if idle:
+    if idle := [c["label"] for c in conds if c.get("changed_games") == 0]:
         doc.p(f"Changed no decision (every game the same as {against}'s, so every finding is "
               "unchanged there): " + "; ".join(idle) + ".")
-    same = data.get("same_as_base") or []
-    if same:
+    if same := data.get("same_as_base") or []:
         doc.p("Ladder players the base run already uses (not re-run): "
               + ", ".join(f"`{s}`" for s in same) + ".")
-    gone = data.get("left_out") or {}
-    if gone:
+    if gone := data.get("left_out") or {}:
         doc.p("Ladder players left out (the game lacks them): " + "; ".join(
             f"`{t}` ({why})" for t, why in gone.items()) + ".")
-    without = data.get("without") or []
-    if without:
+    if without := data.get("without") or []:
         shown = ", ".join(f"`{w}`" for w in without[:12])
         more = f" and {len(without) - 12} more" if len(without) > 12 else ""
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
