@@ -147,11 +147,8 @@ class Finding:
     caveats : tuple of (str, str)
         The labelled defaults the finding's games are played on, each ``(name, words)``: the
         default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
-        phrase for the sentence (e.g. ``("content_table", "guessed content")``). The sentence
-        ends with them (``" — played on … (a labelled default, not sourced)"``) only where they
-        are the finding's own: ``key_findings`` drops one that acted in (nearly) every game of
-        the run (``own_caveats``), which the report's "What these answers rest on" box says
-        once.
+        phrase for the sentence (e.g. ``("content_table", "guessed content")``), which ends
+        with its own ones (``own_caveats``; see "Caveats said once" above).
     stored_unit : str
         The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
         rating's log-strength, shown without a unit).
@@ -355,12 +352,12 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
     out = []
     for i, ((f, size, pv, exact), a, s) in enumerate(zip(rows, adj, sig)):
         if twin[i] >= 0:
-            kept = rows[twin[i]][0]
-            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False, kept.key))
+            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False,
+                                rows[twin[i]][0].key))
         else:
             out.append(Assessed(f, size, pv, float(a), bool(s) or exact, exact))
-    tested = [a for a in out if (a.tested or a.exact)]
-    tested.sort(key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
+    tested = sorted((a for a in out if a.tested or a.exact),
+                    key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
     figures = [a for a in out if not (a.tested or a.exact) and not a.same_test_as]
     twins = [a for a in out if a.same_test_as]
     none = [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured]

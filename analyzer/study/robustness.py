@@ -80,6 +80,7 @@ from analyzer.keywords import checked
 from analyzer.model.base import build_policy
 from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
+from analyzer.report.document import number
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import CHUNKS, RunDir, read_fingerprint
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
@@ -258,20 +259,21 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
     """
     out, same = [], []
     named: dict[str, str] = {}  # condition name -> the ladder entry that gave it
-    tokens = list(DEFAULT_LADDER if ladder is None else ladder)
-    stems = [Path(t.strip()).stem for t in tokens if t.strip().endswith(".toml")]
+    tokens = [t.strip() for t in (DEFAULT_LADDER if ladder is None else ladder)]
+    stems = [Path(t).stem for t in tokens if t.endswith(".toml")]
     for token in tokens:
         found = rung(scenario, token, required=ladder is not None)
         if found is None:
             continue
         name, seat = found
-        if token.strip().endswith(".toml") and stems.count(Path(token.strip()).stem) > 1:
+        file = token.endswith(".toml")
+        if file and stems.count(Path(token).stem) > 1:
             # two files of one name in two folders: each named by its path as given
-            name = _folder_name(token.strip().removesuffix(".toml").replace("/", "-"))
+            name = _folder_name(token.removesuffix(".toml").replace("/", "-"))
             seat = replace(seat, name=name)
         if name in named:  # two entries, one folder: the second would overwrite the first
-            twice = ("given twice" if named[name].strip() == token.strip() else
-                     f"{named[name].strip()!r} and {token.strip()!r} both name it")
+            twice = ("given twice" if named[name] == token else
+                     f"{named[name]!r} and {token!r} both name it")
             raise OptionError("players", f"two ladder players would share the condition "
                                          f"players-{name} ({twice}); give each once, or rename "
                                          "a parameters file")
@@ -283,13 +285,10 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
         arms = tuple(replace(a, seats=tuple(seat for _ in a.seats)) for a in scenario.arms)
         n = min(games, search_games) if searches(scenario, seat) else games
         params = ", ".join(f"{k} = {_value_text(v)}" for k, v in seat.params.items())
-        if name == "tuned":
-            label = f"every seat: {seat.policy} with the tuned parameters"
-        elif token.strip().endswith(".toml"):  # named by its file, not its many values
-            label = (f"every seat: {name} ({seat.policy}, parameters from "
-                     f"{Path(token.strip()).name})")
-        else:
-            label = f"every seat: {seat.policy}" + (f" ({params})" if params else "")
+        label = (f"every seat: {seat.policy} with the tuned parameters" if name == "tuned" else
+                 f"every seat: {name} ({seat.policy}, parameters from {Path(token).name})"
+                 if file else  # named by its file, not its many values
+                 f"every seat: {seat.policy}" + (f" ({params})" if params else ""))
         out.append(Condition(f"players-{name}", "players", label,
                              replace(scenario, arms=arms, games=n,
                                      name=f"{scenario.name}-players-{name}")))
@@ -656,11 +655,10 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
         return (f"unresolved over {len(measured)} plausible {noun}: too few games to tell with "
                 + ", ".join(v["unresolved_in"]) + tail)
     if result == "figure" and v.get("range"):
-        scale = float(base.get("scale") or 1.0)
-        d = int(base.get("digits") or 2)
         unit = f" {base['unit']}" if base.get("unit") else ""
-        lo, hi = v["range"]
-        return (f"from {scale * lo:.{d}f}{unit} to {scale * hi:.{d}f}{unit} over "
+        lo, hi = (number(x, float(base.get("scale") or 1.0), int(base.get("digits") or 2)) + unit
+                  for x in v["range"])
+        return (f"from {lo} to {hi} over "
                 f"{len(conds)} plausible {noun} (a measured figure, no verdict){tail}")
     return f"not measured with the {noun}{tail}"
 
