@@ -380,7 +380,7 @@ def test_a_question_of_an_unknown_family_is_refused_before_play(tmp_path):
 def test_a_study_with_arms_of_its_own_notes_a_near_miss_key():
     records = [{"key": "item:palace", "estimate": 0.1, "lo": 0.0, "hi": 0.2, "unit": "pp"}]
     chosen, notes = answers.declared([{"ask": "Palace?", "finding": "item:palce"}], records,
-                                     "f.toml", "ablate")
+                                     "ablate")
     want = "`item:palce` is not a key of this ablation (did you mean `item:palace`?)"
     assert not chosen and notes == [want]
 
@@ -405,11 +405,11 @@ def test_a_quality_question_of_a_run_without_rounds_says_it_needs_rounds():
     once the run has ``quality:`` findings, a missing one is the games' doing again."""
     q = [{"ask": "Lead changes?", "finding": "quality:lead_changes:fix:change"}]
     records = [{"key": "score:fix", "estimate": 0.1, "lo": 0.0, "hi": 0.2, "unit": "points"}]
-    chosen, notes = answers.declared(q, records, "f.toml")
+    chosen, notes = answers.declared(q, records)
     assert not notes and len(chosen) == 1
     record = chosen[0]["record"]
     assert "only with --rounds" in answers.short_text(record)
     assert answers.holm_verdict(record) == "no answer (needs --rounds)"
     with_rounds = records + [{"key": "quality:rounds:base", "estimate": 7.0, "figure": True}]
-    chosen, _ = answers.declared(q, with_rounds, "f.toml")
+    chosen, _ = answers.declared(q, with_rounds)
     assert answers.holm_verdict(chosen[0]["record"]) == "no answer (too few games)"

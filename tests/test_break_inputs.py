@@ -320,7 +320,7 @@ def test_lookup_of_a_real_key_without_a_value_says_so():
     with pytest.raises(OptionError) as err:
         finding_keys.lookup(records, "goods:strongest_source", patterns=("goods:strongest_source",))
     assert "is a key of this game" in str(err.value) and "did you mean" not in str(err.value)
-    answers, notes = declared([{"ask": "?", "finding": "goods:strongest_source"}], records, "f.toml",
+    answers, notes = declared([{"ask": "?", "finding": "goods:strongest_source"}], records,
                               patterns=("goods:strongest_source", "goods:largest_gap"))
     assert answers[0]["record"]["not_estimated"] and not notes
     # a key of a pattern the run has other keys of is a typo of one: "did you mean"

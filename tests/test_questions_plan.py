@@ -305,7 +305,7 @@ def test_declared_never_raises_for_a_missing_key():
     chosen, notes = answers.declared([{"ask": "a", "finding": "policy:x:y"},
                                       {"ask": "b", "finding": "win_rate:best"},
                                       {"ask": "c", "finding": "first_player:base"}],
-                                     records, "f.toml", "simulate")
+                                     records, "simulate")
     assert notes == [] and [a["key"] for a in chosen] == ["policy:x:y", "win_rate:best",
                                                          "first_player:base"]
     assert "not answered" in answers.short_text(chosen[0]["record"])

@@ -240,7 +240,7 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         at = int(bool(facts.description) and doc.blocks[:1] == [("p", facts.description)])
         results["answers"] = answers.section(
             doc, run, finding_keys.of_summary({"run": run, "results": results}), results, at,
-            run_dir, acted=acted)
+            run_dir, acted=acted, spec=spec)
         if study.appendix:
             _appendix(doc, run, run_dir, acted)
         return results
@@ -272,7 +272,7 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     # missing when the check stopped between its conditions
     # the Answers (issue #25) above the key findings, right under the description
     results["answers"] = answers.section(doc, run, results["findings"]["findings"], results,
-                                         top, run_dir, robust, acted)
+                                         top, run_dir, robust, acted, spec)
     key = studies.STUDIES["robustness"].results[0]
     if robust is not None:
         numbers = {k: i for i, k in enumerate(results["findings"]["shown"], 1)}

@@ -34,8 +34,6 @@ import pandas as pd
 from matplotlib import colormaps
 
 from analyzer import stats, studies
-from analyzer.errors import RuleError
-from analyzer.games import get_game
 from analyzer.report import (
     citations,
     finding_keys,
@@ -45,10 +43,10 @@ from analyzer.report import (
     role_keys,
     units,
 )
-from analyzer.report.document import BASE, Doc, p_text, pct
+from analyzer.report.document import BASE, Doc, p_text, pct, replay_command
 from analyzer.report.extension import key_patterns
-from analyzer.report.finding_keys import as_written
-from analyzer.report.findings import replay_command
+from analyzer.report.finding_keys import as_written, value_text
+from analyzer.report.findings import missing
 from analyzer.report.summary import RunFacts
 
 HEADING = "Answers"
@@ -66,7 +64,7 @@ Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (o
 
 
 def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[str, Any]],
-             file: str, kind: str = "simulate", patterns: Sequence[str] = ()
+             kind: str = "simulate", patterns: Sequence[str] = ()
              ) -> tuple[list[Answer], list[str]]:
     """The answers to the declared ``questions`` (``{ask, finding}``) from the run's finding
     records, and a note for each question this study kind does not answer (a key of another
@@ -79,8 +77,7 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
     could not estimate (``not_estimated``; ``finding_keys.unestimated``), or any other key the
     run did not make (nobody used the card, too few games) — with the nearest keys it has.
     Before play ``analyzer.study.questions.check`` has refused a key the run could never make,
-    so this is what the games decided. ``file`` names the study file in no message any more;
-    it is kept for the callers.
+    so this is what the games decided.
     """
     out, notes = [], []
     have = [str(r.get("key")) for r in records]
@@ -163,9 +160,8 @@ def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     out: list[Answer] = []
     for arm in _arms(run)[1:]:
         about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
-        for r in about:
-            player = str(r["key"]).split(":", 2)[2]
-            out += _answer(f"What does `{arm}` do to `{player}`?", r)
+        out += [{"ask": f"What does `{arm}` do to `{str(r['key']).split(':', 2)[2]}`?",
+                 "key": str(r.get("key")), "record": r} for r in about]
         if not about:
             out += _answer(f"What does `{arm}` do to the mean score?", found.get(f"score:{arm}"))
             out += _answer(f"What does `{arm}` do to the start player's edge?",
@@ -209,12 +205,12 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     means: list[Answer] = []  # after the start player's advantage at every count
     for arm in _arms(run):
         fp = first.get(arm)
-        if fp is not None and not _missing(fp.get("advantage")):
+        if fp is not None and not missing(fp.get("advantage")):
             out += _own(f"Start player's edge at `{arm}`?", f"first_player:{arm}",
                         "The start player's advantage", arm, fp["advantage"],
                         fp.get("advantage_lo"), fp.get("advantage_hi"), "pp", 100, 1, 0.0)
         sc = scores.get(arm) or {}
-        if not _missing(sc.get("score")):
+        if not missing(sc.get("score")):
             means += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
                         arm, sc["score"], sc.get("score_lo"), sc.get("score_hi"), "points", 1, 2,
                         None)
@@ -284,18 +280,9 @@ def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 # ------------------------------------------------------------------ the table and chart
 
 
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _value(record: Mapping[str, Any]) -> float:
-    v = record.get("estimate")
-    return -math.inf if _missing(v) else float(v)
-
-
-def value_text(record: Mapping[str, Any]) -> str:
-    """The number with its unit and 95 % interval (``finding_keys.value_text``)."""
-    return finding_keys.value_text(record)
+def _value(record: Mapping[str, Any], name: str = "estimate") -> float:
+    v = record.get(name)
+    return -math.inf if missing(v) else float(v)
 
 
 _PLAIN_PARENS = re.compile(r" \((?![^()]*\[)[^()]*\)")  # a parenthesis without an interval
@@ -307,7 +294,7 @@ def short_text(record: Mapping[str, Any]) -> str:
     parentheses (the key findings below keep them). A record marked ``at_value_found`` (a
     balance's answer to the study file's question, measured at the value found) says so."""
     text = _short_text(record)
-    if record.get("at_value_found") and not record.get("why") and not _missing(
+    if record.get("at_value_found") and not record.get("why") and not missing(
             record.get("estimate")):
         return text.rstrip(".") + ", at the value found."
     return text
@@ -321,7 +308,7 @@ def _short_text(record: Mapping[str, Any]) -> str:
     if record.get("not_estimated"):
         return (f"`{key}`: not estimated in this run: its games gave this finding no value (too "
                 "few games, or too few decisive ones, for its model); play more games.")
-    if _missing(record.get("estimate")) or record.get("too_few_games"):
+    if missing(record.get("estimate")) or record.get("too_few_games"):
         return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
     what = "win rate" if record.get("unit") == "pp" else "mean"
@@ -363,7 +350,7 @@ def holm_verdict(record: Mapping[str, Any]) -> str:
         return "no answer (not estimated in this run)"
     if record.get("needs_rounds"):
         return "no answer (needs --rounds)"
-    if _missing(record.get("estimate")) or record.get("too_few_games"):
+    if missing(record.get("estimate")) or record.get("too_few_games"):
         return "no answer (too few games)"
     if record.get("exact"):
         return "exact: the same difference in every game"
@@ -384,12 +371,12 @@ def tolerance_text(record: Mapping[str, Any], tolerance: float) -> str:
     scale = float(record.get("scale") or 1.0)
     se = record.get("se")
     est = record.get("estimate")
-    if _missing(se) or _missing(est):
+    if missing(se) or missing(est):
         return f"not shown within {bound} (no interval)"
     df = record.get("t_df")
     eq = stats.equivalence(float(est), float(se), tolerance / scale,
                            target=float(record["null"]),
-                           df=None if _missing(df) else float(df))
+                           df=None if missing(df) else float(df))
     return (f"balanced within {bound} (equivalence test, {p_text(eq.p_value, phrase=True)})"
             if eq.shown else f"not shown within {bound}")
 
@@ -455,7 +442,7 @@ def table(answers: Sequence[Answer], run_dir: Path | None,
 
 def _scaled(record: Mapping[str, Any], name: str) -> float:
     v = record.get(name)
-    return math.nan if _missing(v) else float(v) * float(record.get("scale") or 1.0)
+    return math.nan if missing(v) else float(v) * float(record.get("scale") or 1.0)
 
 
 def draw(answers: Sequence[Answer], robust: Mapping[str, Any] | None):
@@ -552,10 +539,10 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
         # every caveat of (nearly) every game is named here: the findings leave it to the box
         shown = max(MAX_CAVEATS, sum(r["share"] >= guesses.NEARLY_ALL for r in used))
         parts = [f"{whats[r['column']][1].split(' (', 1)[0]} (`{whats[r['column']][0]}`) in "
-                 f"{_share(r['share'])}" for r in used[:shown]]
+                 f"{guesses.share_text(r['share'])}" for r in used[:shown]]
         if len(used) > shown:
             parts.append(f"{len(used) - shown} more, each in at most "
-                         f"{_share(used[shown]['share'])}")
+                         f"{guesses.share_text(used[shown]['share'])}")
     if not names and not parts:
         return (f"**{CAVEATS}:** no labelled default (guessed content or unsourced rule value) "
                 "is in use in this run.")
@@ -573,10 +560,6 @@ def caveats(acted: Mapping[str, Any] | None, defaults: Mapping[str, Any], link: 
                  f" (`[GAP → DEFAULT]`), listed in the {link}. Every answer rests on them; one "
                  "below mentions a caveat only when it is its own.")
     return head.rstrip()
-
-
-def _share(share: float) -> str:
-    return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
 
 
 # ------------------------------------------------------------------ also found
@@ -621,15 +604,10 @@ def also_found(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     holding = [r for r in records if r.get("holds") and not r.get("same_test_as")
                and not r.get("figure") and str(r.get("key")) not in asked
                and not (seat and str(r.get("key")).startswith("seat:"))]
-    holding.sort(key=lambda r: -_size(r))
+    holding.sort(key=lambda r: -math.inf if r.get("exact") else -_value(r, "size"))
     for r in holding[:MAX_ALSO - len(out)]:
         out.append(f"`{r['key']}`: {short_text(r)}")
     return out
-
-
-def _size(record: Mapping[str, Any]) -> float:
-    v = record.get("size")
-    return math.inf if record.get("exact") else (-math.inf if _missing(v) else float(v))
 
 
 # ------------------------------------------------------------------ the section
@@ -638,8 +616,10 @@ def _size(record: Mapping[str, Any]) -> float:
 def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             results: Mapping[str, Any], at: int, run_dir: Path | None = None,
             robust: Mapping[str, Any] | None = None,
-            acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            acted: Mapping[str, Any] | None = None, spec: Any = None) -> dict[str, Any]:
     """Put the Answers heading, table, chart and caveats box into ``doc`` at block ``at``.
+    ``spec``: the run's game (``None`` when this installation has none), whose own key
+    patterns tell a key it did not estimate from a typo (``declared``).
 
     Returns
     -------
@@ -657,9 +637,8 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
     kind = studies.of_run(run).kind
-    patterns = key_patterns(_spec(facts.game)) if as_written(kind) else ()
-    chosen, notes = (declared(questions, known, facts.scenario_file or "the scenario",
-                              kind, patterns) if questions else (own, []))
+    patterns = key_patterns(spec) if as_written(kind) else ()
+    chosen, notes = declared(questions, known, kind, patterns) if questions else (own, [])
     if questions and not chosen:  # none is this study kind's: its own answers
         chosen = own
     elif questions and not as_written(kind):  # a study of arms of its own: its question first
@@ -718,14 +697,6 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
             "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
 
 
-def _spec(game: Any) -> Any:
-    """The registered game of a run (``None`` when the run names none the registry has)."""
-    try:
-        return get_game(str(game))
-    except RuleError:
-        return None
-
-
 def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
              ) -> dict[str, Any]:
     r = a["record"]
@@ -740,25 +711,6 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
                         if ex else None)}
 
 
-__all__ = [
-    "ablate",
-    "also_found",
-    "axis_range",
-    "balance",
-    "caveats",
-    "compare",
-    "declared",
-    "draw",
-    "holm_verdict",
-    "of_study",
-    "seat_order",
-    "section",
-    "short_text",
-    "simulate",
-    "sweep",
-    "table",
-    "tolerance_text",
-    "tournament",
-    "tune",
-    "verdict",
-]
+__all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
+           "draw", "holm_verdict", "of_study", "seat_order", "section", "short_text", "simulate",
+           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict"]

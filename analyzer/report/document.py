@@ -8,6 +8,7 @@ each game's own ``study.py`` import this module, and it imports none of them.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,3 +182,14 @@ def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:
     numbers already in the shown unit; ``"–"`` when missing; ``"(same in every game)"`` when
     there is no spread)."""
     return value_text(m, lo, hi, unit, 1.0, digits, True)
+
+
+def replay_command(run_dir: Path | None, game_id: int, variant: str = BASE) -> str:
+    """The command that replays game ``game_id`` of ``variant`` from the run's ``scenario.toml``
+    (the scenario as run: the games, seed and every arm of the run, sweep and compare arms
+    included)."""
+    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / "scenario.toml"
+    words = ["analyzer", "replay", scenario.as_posix(), "--game", str(game_id)]
+    if variant != BASE:
+        words += ["--variant", variant]
+    return shlex.join(words)

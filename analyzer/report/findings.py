@@ -52,7 +52,6 @@ Caveats said once
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,7 +64,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.files import atomic_path
 from analyzer.report import guesses
-from analyzer.report.document import BASE, Doc, p_text, value_text
+from analyzer.report.document import BASE, Doc, p_text, replay_command, value_text
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
@@ -148,11 +147,8 @@ class Finding:
     caveats : tuple of (str, str)
         The labelled defaults the finding's games are played on, each ``(name, words)``: the
         default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
-        phrase for the sentence (e.g. ``("content_table", "guessed content")``). The sentence
-        ends with them (``" — played on … (a labelled default, not sourced)"``) only where they
-        are the finding's own: ``key_findings`` drops one that acted in (nearly) every game of
-        the run (``own_caveats``), which the report's "What these answers rest on" box says
-        once.
+        phrase for the sentence (e.g. ``("content_table", "guessed content")``), which ends
+        with its own ones (``own_caveats``; see "Caveats said once" above).
     stored_unit : str
         The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
         rating's log-strength, shown without a unit).
@@ -196,7 +192,7 @@ class Finding:
     def quantile(self) -> float:
         """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
         normal's."""
-        if self.t_df is None or _missing(self.t_df) or self.t_df < 1:
+        if self.t_df is None or missing(self.t_df) or self.t_df < 1:
             return Z95
         return float(sps.t.ppf(0.975, self.t_df))
 
@@ -209,25 +205,18 @@ class Finding:
     def measured(self) -> bool:
         """The run measures it with an interval worth giving (not unmeasurable, not too few
         games)."""
-        return not self.unmeasurable and not self.too_few and not _missing(self.estimate)
+        return not self.unmeasurable and not self.too_few and not missing(self.estimate)
 
     def range(self) -> tuple[float, float] | None:
         """The possible range of the estimate (``bounds``, or the unit's)."""
-        if self.bounds is not None:
-            return self.bounds
-        if self.unit == "%":
-            return (0.0, 1.0)
-        if self.unit == "pp":
-            return (-1.0, 1.0)
-        return None
+        return self.bounds or {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(self.unit)
 
     def shown_interval(self) -> tuple[float, float]:
         """``(lo, hi)`` clipped to the possible range."""
-        lo, hi = self.lo, self.hi
         r = self.range()
-        if r is not None and not _missing(lo) and not _missing(hi):
-            lo, hi = min(max(lo, r[0]), r[1]), min(max(hi, r[0]), r[1])
-        return lo, hi
+        if r is None or missing(self.lo) or missing(self.hi):
+            return self.lo, self.hi
+        return stats.clip_interval(self.lo, self.hi, *r)
 
     def value_text(self) -> str:
         """The estimate with its interval and unit, e.g. ``"+10.0 pp [+4.6, +15.4]"``;
@@ -284,29 +273,25 @@ class Assessed:
         return not math.isnan(self.p_holm)
 
 
-def _missing(x: Any) -> bool:
+def missing(x: Any) -> bool:
+    """``x`` is ``None`` or a float NaN (a number a record or section does not have)."""
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def _z(f: Finding) -> float:
-    """``(estimate − null) / standard error`` with the error read off the 95 % interval; ``nan``
-    without a null or a usable interval."""
-    if f.null is None or _missing(f.lo) or _missing(f.hi) or _missing(f.estimate):
+    """``(estimate − null) / standard error`` with the error read off the 95 % interval (``_se``);
+    ``nan`` without a null or a usable interval."""
+    if f.null is None or missing(f.estimate) or (f.log and min(f.estimate, f.null) <= 0):
         return math.nan
-    if f.log:
-        if min(f.estimate, f.lo, f.hi, f.null) <= 0:
-            return math.nan
-        est, lo, hi, null = (math.log(x) for x in (f.estimate, f.lo, f.hi, f.null))
-    else:
-        est, lo, hi, null = f.estimate, f.lo, f.hi, f.null
-    se = (hi - lo) / (2 * f.quantile())
-    return (est - null) / se if se > 0 else math.nan
+    se = _se(f)
+    d = math.log(f.estimate) - math.log(f.null) if f.log else f.estimate - f.null
+    return d / se if se > 0 else math.nan
 
 
 def _se(f: Finding) -> float:
     """The standard error read off the (unclipped) 95 % interval, on the log scale for a
     ratio; ``nan`` without one."""
-    if _missing(f.lo) or _missing(f.hi):
+    if missing(f.lo) or missing(f.hi):
         return math.nan
     if f.log:
         if min(f.lo, f.hi) <= 0:
@@ -345,11 +330,11 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
         if not f.measured:
             unmeasured.append(f)
             continue
-        exact = (f.null is not None and not _missing(f.lo) and f.lo == f.hi)
+        exact = (f.null is not None and not missing(f.lo) and f.lo == f.hi)
         if exact and f.estimate == f.null:
             continue
         z = _z(f)
-        p = f.p_value if f.p_value is not None and not _missing(f.p_value) else (
+        p = f.p_value if f.p_value is not None and not missing(f.p_value) else (
             float(2 * sps.norm.sf(abs(z))) if not math.isnan(z) else math.nan)
         if math.isnan(z) and not math.isnan(p):
             z = float(sps.norm.isf(max(p, 1e-300) / 2))
@@ -367,12 +352,12 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
     out = []
     for i, ((f, size, pv, exact), a, s) in enumerate(zip(rows, adj, sig)):
         if twin[i] >= 0:
-            kept = rows[twin[i]][0]
-            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False, kept.key))
+            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False,
+                                rows[twin[i]][0].key))
         else:
             out.append(Assessed(f, size, pv, float(a), bool(s) or exact, exact))
-    tested = [a for a in out if (a.tested or a.exact)]
-    tested.sort(key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
+    tested = sorted((a for a in out if a.tested or a.exact),
+                    key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
     figures = [a for a in out if not (a.tested or a.exact) and not a.same_test_as]
     twins = [a for a in out if a.same_test_as]
     none = [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured]
@@ -458,13 +443,9 @@ def _paired_values(seats: Table, arm: str, column: str, cache: dict,
     return both["a"] - both["b"]
 
 
-def _position_key(seats: Table) -> str:
-    return "start_position" if "start_position" in seats else "seat"
-
-
 def _start_won(seats: Table, variant: str) -> pd.Series:
     """Per game of ``variant`` (ascending ``game_id``): the start player's share of the win."""
-    key = _position_key(seats)
+    key = "start_position" if "start_position" in seats else "seat"
     s = seats.read(("game_id", key, "won"), [variant])
     first = s[s[key] == 0].groupby("game_id")["won"].sum()
     return first.reindex(np.unique(s["game_id"]), fill_value=0.0)
@@ -479,7 +460,7 @@ def _start_player(results: Mapping[str, Any], seats: Table, cache: dict) -> list
     if not rows:
         return []
     rec = next((r for r in rows if r["variant"] == BASE), rows[0])
-    if rec.get("position_test", "done") != "done" or _missing(rec.get("advantage")):
+    if rec.get("position_test", "done") != "done" or missing(rec.get("advantage")):
         return []
     var = rec["variant"]
     won = _start_won(seats, var)
@@ -562,24 +543,21 @@ def _variant_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> l
     (``balance.vs_base``, metrics ``score`` and ``start_adv``)."""
     out = []
     for r in (results.get("balance") or {}).get("vs_base") or []:
-        var, n = r["variant"], int(r["n"])
-        if r["metric"] == "score":
-            out.append(Finding(
-                f"`{var}` changes the mean final score by {{value}} per seat-game against "
-                f"`{BASE}` (paired on {n} games)", r["diff"], r["lo"], r["hi"], "points", 1, 2,
-                True, 0.0, p_value=r["p_value"], games=n, example_variant=var, t_df=n - 1,
-                key=f"score:{var}", per_game=_paired_values(seats, var, "score", cache)))
-        elif r["metric"] == "start_adv":
-            ids = _moved_games(seats, var, r["diff"])
-            out.append(Finding(
-                f"`{var}` changes the start player's advantage by {{value}} against `{BASE}` "
-                f"(paired on {n} games)", r["diff"], r["lo"], r["hi"], "pp", 100, 1, True, 0.0,
-                p_value=r["p_value"], games=n, examples=ids, example_variant=var,
-                t_df=n - 1,
-                example_what=("the start player won here but not in the same game of "
-                              f"`{BASE}`" if r["diff"] >= 0 else "the start player won in "
-                              f"`{BASE}` but not here"),
-                key=f"start_adv:{var}", per_game=_paired_values(seats, var, "start_adv", cache)))
+        var, n, metric = r["variant"], int(r["n"]), r["metric"]
+        if metric not in ("score", "start_adv"):
+            continue
+        score = metric == "score"
+        what = ("the mean final score by {value} per seat-game" if score
+                else "the start player's advantage by {value}")
+        out.append(Finding(
+            f"`{var}` changes {what} against `{BASE}` (paired on {n} games)",
+            r["diff"], r["lo"], r["hi"], *(("points", 1, 2) if score else ("pp", 100, 1)),
+            True, 0.0, p_value=r["p_value"], games=n, example_variant=var, t_df=n - 1,
+            examples=() if score else _moved_games(seats, var, r["diff"]),
+            example_what="" if score else (
+                f"the start player won here but not in the same game of `{BASE}`"
+                if r["diff"] >= 0 else f"the start player won in `{BASE}` but not here"),
+            key=f"{metric}:{var}", per_game=_paired_values(seats, var, metric, cache)))
     return out
 
 
@@ -679,13 +657,11 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
     everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
     if len(ids) and bool(everywhere.all()):
         share = float(both["b"].mean()) if len(both) else math.nan
-        where = (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
-                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
-                 "win rate's distance from a fair seat's")
-        return where, values
-    where = (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
-             "there, not the same ones)")
-    return where, values
+        return (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
+                f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
+                "win rate's distance from a fair seat's"), values
+    return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
+            "there, not the same ones)"), values
 
 
 def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
@@ -703,7 +679,7 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
     out: list[Finding] = []
     cache: dict = {}
     for r in table:
-        if r["variant"] == BASE or _missing(r.get("diff")) or not _missing(r.get("mirror_of")):
+        if r["variant"] == BASE or missing(r.get("diff")) or not missing(r.get("mirror_of")):
             continue
         var, pol, n = r["variant"], r["policy"], int(r.get("n") or 0)
         what = "win rate" if metric == "won" else f"mean `{metric}`"
@@ -732,7 +708,7 @@ def _policy_context(r: Mapping[str, Any], policy: str, variant: str, metric: str
     """``"`greedy-tuned` wins 41.8 % of its seat-games in `base`, 17.3 % in `without-x`"``:
     the two levels behind a policy's change, for a robustness verdict's reason."""
     b, v = r.get("base_mean"), r.get("variant_mean")
-    if metric != "won" or _missing(b) or _missing(v):
+    if metric != "won" or missing(b) or missing(v):
         return ""
     return (f"`{policy}` wins {100 * b:.1f} % of its seat-games in `{BASE}`, {100 * v:.1f} % "
             f"in `{variant}`")
@@ -743,7 +719,7 @@ def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
     table = ((results.get("studies") or {}).get("ablate") or {}).get("table") or []
     out = []
     for r in table:
-        if _missing(r.get("value")):
+        if missing(r.get("value")):
             continue
         n = int(r.get("games_used") or 0)
         out.append(Finding(
@@ -781,22 +757,9 @@ def _drop_per_game(numbers: Any) -> None:
     ``PER_GAME_KEY``) from a section's numbers, which go to ``summary.json``."""
     if isinstance(numbers, dict):
         numbers.pop(PER_GAME_KEY, None)
-        for value in numbers.values():
-            _drop_per_game(value)
-    elif isinstance(numbers, list):
-        for value in numbers:
-            _drop_per_game(value)
-
-
-def replay_command(run_dir: Path | None, game_id: int, variant: str = BASE) -> str:
-    """The command that replays game ``game_id`` of ``variant`` from the run's ``scenario.toml``
-    (the scenario as run: the games, seed and every arm of the run, sweep and compare arms
-    included)."""
-    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / "scenario.toml"
-    words = ["analyzer", "replay", scenario.as_posix(), "--game", str(game_id)]
-    if variant != BASE:
-        words += ["--variant", variant]
-    return shlex.join(words)
+    for value in (numbers.values() if isinstance(numbers, dict) else
+                  numbers if isinstance(numbers, list) else ()):
+        _drop_per_game(value)
 
 
 def _examples(f: Finding, run_dir: Path | None) -> str:
@@ -829,9 +792,8 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
         p-values and example games; ``shown`` are the numbered ones, in their order.
     """
     return key_findings(doc, collect(results, run, seats, game_sections, item_kind) + list(extra),
-                        run_dir,
-                        at, "No finding to report: this run has no start-player, variant or "
-                        "study number with an interval.", robust=robust,
+                        run_dir, at, "No finding to report: this run has no start-player, "
+                        "variant or study number with an interval.", robust=robust,
                         acted=results.get("guesses"))
 
 
@@ -866,7 +828,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     exact = [a for a in ranked if a.exact]
     twins = [a for a in ranked if a.same_test_as]
     unmeasured = [a for a in ranked if not a.finding.measured]
-    figures = [a for a in ranked if not a.tested and not a.exact and not a.same_test_as
+    figures = [a for a in ranked if not (a.tested or a.exact or a.same_test_as)
                and a.finding.measured]
     shown = exact + tested[:MAX_TESTED]
     part = Doc(doc.chart_dir)
@@ -938,12 +900,9 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
         table.to_parquet(tmp, index=False)
 
 
-NEARLY_ALL = guesses.NEARLY_ALL
-
-
 def own_caveats(f: Finding, acted: Mapping[str, Any] | None) -> Finding:
     """``f`` with only its own ``caveats``: one whose labelled default acted in at least
-    ``NEARLY_ALL`` of the games of ``base`` (those the "What these answers rest on" box
+    ``guesses.NEARLY_ALL`` of the games of ``base`` (those the "What these answers rest on" box
     describes) and of the finding's arm is the whole run's, said once in that box, and is
     dropped. Kept: one that acted in fewer of the games (it is a fact about some games), or
     that the run does not count (``acted`` has no counter for it)."""
@@ -951,7 +910,7 @@ def own_caveats(f: Finding, acted: Mapping[str, Any] | None) -> Finding:
         return f
     base, mine = _shares(acted, BASE), _shares(acted, f.example_variant)
     kept = tuple((name, words) for name, words in f.caveats
-                 if not (base.get(name, 0.0) >= NEARLY_ALL and mine.get(name, 0.0) >= NEARLY_ALL))
+                 if not min(base.get(name, 0.0), mine.get(name, 0.0)) >= guesses.NEARLY_ALL)
     return f if kept == f.caveats else replace(f, caveats=kept)
 
 
@@ -1010,14 +969,9 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
               "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}
-    if a.same_test_as:
-        record["same_test_as"] = a.same_test_as
-    if f.unmeasurable:
-        record["unmeasurable"] = f.unmeasurable
-    if f.context:
-        record["context"] = f.context
-    if f.verdict:
-        record["verdict"] = f.verdict
+    record.update((k, v) for k, v in (("same_test_as", a.same_test_as),
+                                      ("unmeasurable", f.unmeasurable), ("context", f.context),
+                                      ("verdict", f.verdict)) if v)
     if f.too_few:
         record["too_few_games"] = f.min_games
     if f.item:

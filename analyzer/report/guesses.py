@@ -139,8 +139,8 @@ def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
     if not lean_["largest"]:
         return f"Leans on defaults: no counted labelled default acted in the games of `{variant}`."
     top = lean_["largest"]
-    return (f"Leans on defaults: a labelled default acted in {_pc(lean_['share'])} of the games "
-            f"of `{variant}` ({short_what(top['what'])}: {_pc(top['share'])}).")
+    return (f"Leans on defaults: a labelled default acted in {share_text(lean_['share'])} of the "
+            f"games of `{variant}` ({short_what(top['what'])}: {share_text(top['share'])}).")
 
 
 # a labelled default acting in at least this share of the games is a caveat of the whole run:
@@ -163,8 +163,8 @@ def specific_clause(numbers: Mapping[str, Any] | None, variant: str, reference: 
     whats = {c["column"]: c["what"] for c in numbers["counters"]}
     ref = {r["column"]: (r["share"] if r["in_use"] else 0.0)
            for r in (arms.get(reference) or {}).get("counters", [])}
-    parts = [f"in {_pc(r['share'])} of these games {short_what(whats[r['column']])} (a labelled "
-             f"default; {_pc(ref.get(r['column'], 0.0))} in `{reference}`)"
+    parts = [f"in {share_text(r['share'])} of these games {short_what(whats[r['column']])} (a "
+             f"labelled default; {share_text(ref.get(r['column'], 0.0))} in `{reference}`)"
              for r in arms[variant]["counters"]
              if r["in_use"] and r["share"] - ref.get(r["column"], 0.0) >= SPECIFIC_GAP]
     return (" — " + "; ".join(parts)) if parts else ""
@@ -180,15 +180,16 @@ def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
     if lean_ is None:
         return ""
     top = lean_["largest"]
-    most = f" (most often: {short_what(top['what'])}, {_pc(top['share'])})" if top else ""
+    most = f" (most often: {short_what(top['what'])}, {share_text(top['share'])})" if top else ""
     k = sum(r["in_use"] for r in arm["counters"])
     return (f" Counted where they act ({k} of them), a labelled default decided something in "
             f"{pct(lean_['share'], lean_['lo'], lean_['hi'])} of the games of "
             f"`{arm['variant']}`{most}; per default in the {link}.")
 
 
-def _pc(share: float) -> str:
-    return f"{100 * share:.0f} %" if share in (0.0, 1.0) else f"{100 * share:.1f} %"
+def share_text(x: float) -> str:
+    """A share of games in %: whole at 0 and 100 %, else to one decimal."""
+    return f"{100 * x:.0f} %" if x in (0.0, 1.0) else f"{100 * x:.1f} %"
 
 
 def _columns(variant: str, many: bool) -> tuple[str, str]:

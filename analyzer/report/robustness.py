@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analyzer.report.document import Doc, number, p_text, value_text
+from analyzer.report.document import BASE, Doc, number, p_text, replay_command, value_text
 
 FOLDER = "robustness"  # OUT/robustness/<condition>/ and OUT/robustness/robustness.json
 RESULT = "robustness.json"
@@ -94,8 +93,7 @@ def _names(conds: list[str], labels: Mapping[str, str]) -> str:
 def _unmeasurable(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """`` (not measurable under …: reason; …)`` for the conditions that cannot measure the
     finding (they count neither for nor against it)."""
-    why = row.get("unmeasurable_in") or {}
-    if not why:
+    if not (why := row.get("unmeasurable_in") or {}):
         return ""
     return (" (not measurable — so not counted — under " + "; ".join(
         f"{labels.get(c, c)}: {reason}" for c, reason in why.items()) + ")")
@@ -104,8 +102,7 @@ def _unmeasurable(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
 def _chosen(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """Where a condition chose another item than this run's (the comparison stays on this
     run's item)."""
-    chosen = row.get("chosen_in") or {}
-    if not chosen:
+    if not (chosen := row.get("chosen_in") or {}):
         return ""
     item = str(row.get("item") or "")
     return (f" Compared on this run's choice ({item.replace('_', ' ')}) everywhere; the choice "
@@ -185,11 +182,9 @@ def _example(found: Mapping[str, Any] | None, c: str, run_dir: str | Path | None
     ids = (found or {}).get("examples") or []
     if not ids:
         return ""
-    variant = (found or {}).get("example_variant") or "base"
-    scenario = (Path(run_dir) if run_dir is not None else Path(".")) / FOLDER / c / "scenario.toml"
-    words = shlex.join(["analyzer", "replay", scenario.as_posix(), "--game", str(int(ids[0]))]
-                       + (["--variant", str(variant)] if variant != "base" else []))
-    return f"; an example game there: `{words}`"
+    where = (Path(run_dir) if run_dir is not None else Path(".")) / FOLDER / c
+    command = replay_command(where, int(ids[0]), (found or {}).get("example_variant") or BASE)
+    return f"; an example game there: `{command}`"
 
 
 def _by_size(row: Mapping[str, Any], conds: list[str]) -> list[str]:
@@ -310,14 +305,14 @@ def content_text(row: Mapping[str, Any] | None) -> str:
         f"`{t}`: {v.get('short') or v.get('sentence', '')}" for t, v in content.items()) + "."
 
 
-def _cell(r: Mapping[str, Any] | None, scale: float, mark: str = "", signed: bool = False,
-          digits: int = 2) -> str:
-    """A table cell: the estimate and interval (``document.value_text``, at the finding's
-    ``digits``; its unit is in the row's first column) and ``mark``; ``"—"`` when not
-    computed."""
+def _cell(row: Mapping[str, Any], r: Mapping[str, Any] | None, mark: str, signed: bool) -> str:
+    """A table cell: the estimate and interval of ``r`` (``document.value_text``, at the
+    finding ``row``'s scale and digits; its unit is in the row's first column) and ``mark``;
+    ``"—"`` when not computed."""
     if r is None or value_text(r.get("estimate")) == "–":
         return "—"
-    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "", scale, digits, signed,
+    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "",
+                      row.get("scale") or 1.0, int(row.get("digits") or 2), signed,
                       no_spread=False)
     return f"{text} {mark}".strip()
 
@@ -399,20 +394,16 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
               "rule in the replicate and copies the others from there (the same game, seed for "
               "seed; `--full-replay` plays them all); the records are the same either way.")
-    idle = [c["label"] for c in conds if c.get("changed_games") == 0]
-    if idle:
+    if idle := [c["label"] for c in conds if c.get("changed_games") == 0]:
         doc.p(f"Changed no decision (every game the same as {against}'s, so every finding is "
               "unchanged there): " + "; ".join(idle) + ".")
-    same = data.get("same_as_base") or []
-    if same:
+    if same := data.get("same_as_base") or []:
         doc.p("Ladder players the base run already uses (not re-run): "
               + ", ".join(f"`{s}`" for s in same) + ".")
-    gone = data.get("left_out") or {}
-    if gone:
+    if gone := data.get("left_out") or {}:
         doc.p("Ladder players left out (the game lacks them): " + "; ".join(
             f"`{t}` ({why})" for t, why in gone.items()) + ".")
-    without = data.get("without") or []
-    if without:
+    if without := data.get("without") or []:
         shown = ", ".join(f"`{w}`" for w in without[:12])
         more = f" and {len(without) - 12} more" if len(without) > 12 else ""
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
@@ -434,23 +425,18 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
              "counted once" if mirrors else "") + ".")
     table = []
     for r in rows:
-        scale = r.get("scale") or 1.0
         tested = r.get("verdict") != "figure"
         label = f"#{numbers[r['key']]} " if r.get("key") in numbers else ""
         sign = bool(r.get("signed", tested))
-        unresolved_base = tested and not r.get("base_significant")
-        verdict = r.get("verdict")
-        if unresolved_base:
-            verdict = "unresolved (not significant in the base after Holm)"
-        digits = int(r.get("digits") or 2)
         line = {"finding": f"{label}`{r.get('key')}`"
                 + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else "")
                 + (f" [{r['unit']}]" if r.get("unit") else ""),
-                "verdict": verdict,
-                "this run": _cell(r, scale, "✓" if tested and r.get("base_significant")
-                                  else ("" if not tested else "?"), sign, digits)}
+                "verdict": ("unresolved (not significant in the base after Holm)"
+                            if tested and not r.get("base_significant") else r.get("verdict")),
+                "this run": _cell(r, r, ("✓" if r.get("base_significant") else "?")
+                                  if tested else "", sign)}
         if rep:
-            line["replicate (new seeds)"] = _cell(r.get("replicate"), scale, "", sign, digits)
+            line["replicate (new seeds)"] = _cell(r, r.get("replicate"), "", sign)
         for c in conds:
             found = (r.get("by_condition") or {}).get(c["name"])
             state = (r.get("states") or {}).get(c["name"], "")
@@ -462,7 +448,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
             test = (found or {}).get("test") or {}
             if mark and tested and test.get("test") in TESTS and state != "same":
                 mark += f" (Holm p {p_text(test.get('p_holm'))}, {TESTS[test['test']]})"
-            line[c["label"]] = _cell(found, scale, mark, sign, digits)
+            line[c["label"]] = _cell(r, found, mark, sign)
         table.append(line)
     if table:
         doc.p("Each finding (number of the key findings list, its key and [unit]) under "

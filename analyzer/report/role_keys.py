@@ -28,7 +28,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report.document import BASE
-from analyzer.report.findings import Finding, arm_games
+from analyzer.report.findings import Finding, arm_games, missing
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
 
@@ -133,7 +133,7 @@ def alias(records: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any] | No
     to pick from."""
     family = key.partition(":")[0]
     pool = [r for r in records if str(r.get("key", "")).startswith(family + ":")
-            and str(r.get("key")) != key and not _missing(r.get("estimate"))]
+            and str(r.get("key")) != key and not missing(r.get("estimate"))]
     if not pool:
         return None
     top = pool[0] if family == "rating_gap" else max(pool, key=lambda r: float(r["estimate"]))
@@ -234,10 +234,6 @@ def _diff(seats: Table, run: Mapping[str, Any], key: str, cache: dict) -> list[F
                     p_value=None if math.isnan(r.p_value) else r.p_value,
                     games=int(r.n), t_df=int(r.n) - 1 if paired else None, key=key,
                     example_variant=a, per_game=per_game)]
-
-
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 __all__ = ["ALIASES", "DEFINITIONS", "PER_ARM", "SEAT_KEYS", "alias", "findings", "is_role",

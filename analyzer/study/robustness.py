@@ -80,6 +80,7 @@ from analyzer.keywords import checked
 from analyzer.model.base import build_policy
 from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
+from analyzer.report.document import number
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import CHUNKS, RunDir, read_fingerprint
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
@@ -258,20 +259,21 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
     """
     out, same = [], []
     named: dict[str, str] = {}  # condition name -> the ladder entry that gave it
-    tokens = list(DEFAULT_LADDER if ladder is None else ladder)
-    stems = [Path(t.strip()).stem for t in tokens if t.strip().endswith(".toml")]
+    tokens = [t.strip() for t in (DEFAULT_LADDER if ladder is None else ladder)]
+    stems = [Path(t).stem for t in tokens if t.endswith(".toml")]
     for token in tokens:
         found = rung(scenario, token, required=ladder is not None)
         if found is None:
             continue
         name, seat = found
-        if token.strip().endswith(".toml") and stems.count(Path(token.strip()).stem) > 1:
+        file = token.endswith(".toml")
+        if file and stems.count(Path(token).stem) > 1:
             # two files of one name in two folders: each named by its path as given
-            name = _folder_name(token.strip().removesuffix(".toml").replace("/", "-"))
+            name = _folder_name(token.removesuffix(".toml").replace("/", "-"))
             seat = replace(seat, name=name)
         if name in named:  # two entries, one folder: the second would overwrite the first
-            twice = ("given twice" if named[name].strip() == token.strip() else
-                     f"{named[name].strip()!r} and {token.strip()!r} both name it")
+            twice = ("given twice" if named[name] == token else
+                     f"{named[name]!r} and {token!r} both name it")
             raise OptionError("players", f"two ladder players would share the condition "
                                          f"players-{name} ({twice}); give each once, or rename "
                                          "a parameters file")
@@ -283,13 +285,10 @@ def player_conditions(scenario: Scenario, ladder: Sequence[str] | None, games: i
         arms = tuple(replace(a, seats=tuple(seat for _ in a.seats)) for a in scenario.arms)
         n = min(games, search_games) if searches(scenario, seat) else games
         params = ", ".join(f"{k} = {_value_text(v)}" for k, v in seat.params.items())
-        if name == "tuned":
-            label = f"every seat: {seat.policy} with the tuned parameters"
-        elif token.strip().endswith(".toml"):  # named by its file, not its many values
-            label = (f"every seat: {name} ({seat.policy}, parameters from "
-                     f"{Path(token.strip()).name})")
-        else:
-            label = f"every seat: {seat.policy}" + (f" ({params})" if params else "")
+        label = (f"every seat: {seat.policy} with the tuned parameters" if name == "tuned" else
+                 f"every seat: {name} ({seat.policy}, parameters from {Path(token).name})"
+                 if file else  # named by its file, not its many values
+                 f"every seat: {seat.policy}" + (f" ({params})" if params else ""))
         out.append(Condition(f"players-{name}", "players", label,
                              replace(scenario, arms=arms, games=n,
                                      name=f"{scenario.name}-players-{name}")))
@@ -365,18 +364,13 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     for name, value, _section in used:
         if names is not None and name not in names:
             continue
-        option = spec.options[name] if name in spec.options else None  # noqa: SIM401 (no .get)
-        alts = alternatives(option, value) if option is not None else []
+        alts = alternatives(spec.options[name], value) if name in spec.options else []
         if not alts:
             without.append(name)
             continue
         for alt in alts:
-            arms = []
-            for arm in scenario.arms:
-                rules = dict(arm.rules)
-                if name not in rules:
-                    rules[name] = alt
-                arms.append(replace(arm, rules=rules))
+            arms = [replace(a, rules={**a.rules, name: a.rules.get(name, alt)})
+                    for a in scenario.arms]
             try:
                 for arm in arms:
                     spec.make_config(scenario.arm_players(arm), scenario.expansions, arm.rules)
@@ -398,8 +392,12 @@ def replicate_seed(seed: int) -> int:
     ``SeedSequence(seed, spawn_key=(REPLICATE_KEY,))`` as a 32-bit integer. Its games are not
     the base's, so the replicate and the conditions are independent of the base run that
     selected the findings; the same run seed gives the same replicate."""
-    ss = np.random.SeedSequence(int(seed), spawn_key=(REPLICATE_KEY,))
-    return int(ss.generate_state(1, np.uint32)[0])
+    return _seed32(seed, REPLICATE_KEY)
+
+
+def _seed32(seed: int, *key: int) -> int:
+    """``SeedSequence(seed, spawn_key=key)`` as a 32-bit integer."""
+    return int(np.random.SeedSequence(int(seed), spawn_key=key).generate_state(1, np.uint32)[0])
 
 
 def replicate_condition(scenario: Scenario) -> Condition:
@@ -423,8 +421,7 @@ def content_seed(seed: int, table: str, i: int) -> int:
     ``seed``: ``SeedSequence(seed, spawn_key=(CONTENT_KEY, crc32(table), i))`` as a 32-bit
     integer, so the same (run seed, table, draw) gives the same draw and two tables' draws
     have seeds of their own (a report naming "seed N" names one draw of one table)."""
-    ss = np.random.SeedSequence(int(seed), spawn_key=(CONTENT_KEY, zlib.crc32(table.encode("utf-8")), int(i)))
-    return int(ss.generate_state(1, np.uint32)[0])
+    return _seed32(seed, CONTENT_KEY, zlib.crc32(table.encode("utf-8")), int(i))
 
 
 def content_in_use(scenario: Scenario) -> list[ContentPrior]:
@@ -583,27 +580,12 @@ def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, A
     never contradicts the overall verdict (issue #32 R2: Holm over one table's draws alone
     said "sensitive" where the overall verdict said "unresolved").
 
-    Parameters
-    ----------
-    base : mapping
-        The finding's record in the base run (as for ``verdict``).
-    found : mapping
-        Condition name -> the finding's record there (as ``assess`` pairs it).
-    conditions : sequence of Condition
-        All conditions; the ``"content"`` ones are grouped by table.
-    changed : mapping
-        Condition name -> games that differ from the base's (``changed_games``).
-    overall : mapping, optional
-        The finding's verdict over all conditions (default: ``verdict(base, found,
-        reference=reference)``).
-    reference : mapping, optional
-        As for ``verdict`` (used only when ``overall`` is not given).
-
-    Returns
-    -------
-    dict
-        ``table -> {"verdict", "draws", "sentence", "idle", "family", states, tests, …}``;
-        empty without content conditions.
+    ``base``, ``found`` (condition name -> the finding's record there) and ``reference`` are
+    as for ``verdict``; the ``"content"`` ones of ``conditions`` are grouped by table;
+    ``changed``: condition name -> games that differ from the base's (``changed_games``);
+    ``overall``: the finding's verdict over all conditions (default: ``verdict(base, found,
+    reference=reference)``). Returns ``table -> {"verdict", "draws", "sentence", "idle",
+    "family", states, tests, …}``, empty without content conditions.
     """
     by_table: dict[str, list[Condition]] = {}
     for c in conditions:
@@ -673,11 +655,10 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
         return (f"unresolved over {len(measured)} plausible {noun}: too few games to tell with "
                 + ", ".join(v["unresolved_in"]) + tail)
     if result == "figure" and v.get("range"):
-        scale = float(base.get("scale") or 1.0)
-        d = int(base.get("digits") or 2)
         unit = f" {base['unit']}" if base.get("unit") else ""
-        lo, hi = v["range"]
-        return (f"from {scale * lo:.{d}f}{unit} to {scale * hi:.{d}f}{unit} over "
+        lo, hi = (number(x, float(base.get("scale") or 1.0), int(base.get("digits") or 2)) + unit
+                  for x in v["range"])
+        return (f"from {lo} to {hi} over "
                 f"{len(conds)} plausible {noun} (a measured figure, no verdict){tail}")
     return f"not measured with the {noun}{tail}"
 
@@ -699,10 +680,9 @@ PER_GAME = "findings.parquet"  # per-game values of the findings (report.finding
 
 def _num(x: Any) -> float:
     try:
-        v = float(x)
+        return float(x)
     except (TypeError, ValueError):
         return math.nan
-    return v
 
 
 def _effect(record: Mapping[str, Any], log: bool) -> tuple[float, float, float]:
@@ -740,9 +720,8 @@ def compare(base: Mapping[str, Any], other: Mapping[str, Any]) -> stats.Comparis
             p = (0.0 if d else 1.0) if se == 0 else math.erfc(abs(d) / se / math.sqrt(2))
         return stats.Comparison(d, lo, hi, float(p), str(other.get("diff_test") or "paired"),
                                 int(other.get("diff_games") or 0))
-    e0 = _effect(base, log)[0]
-    e1 = _effect(other, log)[0]
-    return stats.two_sample_comparison(e0, _se(base, log), e1, _se(other, log))
+    return stats.two_sample_comparison(_effect(base, log)[0], _se(base, log),
+                                       _effect(other, log)[0], _se(other, log))
 
 
 def _se(record: Mapping[str, Any], log: bool) -> float:
@@ -818,36 +797,20 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
 
 
 def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
-    """The state of a tested finding under one condition, tested alone (``verdict`` corrects
-    over the conditions of a finding):
-
-    ``same``          its own 95 % interval excludes no effect, on the base's side;
-    ``flip``          it excludes no effect on the other side and differs from the base
-                      (``compare``);
-    ``lost``          it does not, and differs from the base towards no effect;
-    ``wide``          neither (too few games to tell);
-    ``unmeasurable``  the condition cannot measure it (the record's ``unmeasurable`` reason);
-    ``absent``        the condition does not compute it.
-
-    ``base`` and ``other`` are finding records of ``summary.json`` (``estimate``, ``lo``,
-    ``hi``, ``null``; optionally ``log`` and the paired difference, see ``compare``); each is
-    judged against its own ``null``.
-    """
+    """The state (the module docstring's: ``same``, ``flip``, ``lost``, ``wide``,
+    ``unmeasurable``, ``absent``) of a tested finding under one condition, tested alone
+    (``verdict`` corrects over the conditions of a finding). ``base`` and ``other`` are finding
+    records of ``summary.json`` (``estimate``, ``lo``, ``hi``, ``null``; optionally ``log`` and
+    the paired difference, see ``compare``); each is judged against its own ``null``."""
     return _judge(base, {"c": other})[0]["c"]
 
 
 def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
             | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None,
             reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The verdict of one key finding over the conditions.
-
-    The base selects: only a finding significant in the base is judged, on the base's side.
-    A base estimate that passed that selection is biased away from no effect (the winner's
-    curse), so a difference condition − base leans towards "lost". Give ``reference``, the
-    same finding in a replicate of the base on other seeds (``robustness`` plays one), and
-    every difference is taken against it instead: the replicate and the conditions played on
-    its seeds are independent of the base, so a false "sensitive" stays at 5 % *given the
-    finding is shown* (``tests/stats/test_robustness_calibration.py``).
+    """The verdict of one key finding over the conditions: only a finding significant in the
+    base is judged, on the base's side; the differences are taken against ``reference`` where
+    given (the replicate: why, in the module docstring).
 
     Parameters
     ----------
@@ -875,14 +838,9 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         "base_significant": bool, "states": {condition: state}, "sensitive_to": [...],
         "unresolved_in": [...], "absent_in": [...], "unmeasurable_in": {condition: reason},
         "tests": {condition: {diff, lo, hi, p_value, p_holm, test, games}}, "reason": str,
-        "reference": "replicate" | "base"}`` (what the differences are taken against).
-        **holds**: ``same`` wherever measured (an intersection–union test, Berger & Hsu 1996);
-        **sensitive**: some condition ``flip`` or ``lost`` — the difference from the base is
-        significant after Holm over the conditions (family-wise error 5 % per finding);
-        **unresolved**: some ``wide``, or the finding is not significant after Holm in the base
-        (``reason`` says so; no state counts then); **unchecked**: no condition measures it.
-        A condition that cannot measure the finding counts for nothing. A figure has
-        ``"range": [low, high]`` of the estimates where computed (and ``range_at``) instead.
+        "reference": "replicate" | "base"}`` (what the differences are taken against); the
+        verdicts as the module docstring and ``_ruling`` define them. A figure has ``"range":
+        [low, high]`` of the estimates where computed (and ``range_at``) instead.
     """
     found = dict(conditions if conditions is not None else (by_condition or {}))
     unmeasurable = {c: str(r["unmeasurable"]) for c, r in found.items()
@@ -895,10 +853,8 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
                                "absent_in": [c for c, r in found.items() if r is None],
                                "unmeasurable_in": unmeasurable}
         if values:
-            low = min(values, key=values.get)
-            high = max(values, key=values.get)
-            out["range"] = [values[low], values[high]]
-            out["range_at"] = [low, high]
+            low, high = min(values, key=values.get), max(values, key=values.get)
+            out.update(range=[values[low], values[high]], range_at=[low, high])
         return out
     if base.get("unmeasurable"):  # the base run itself cannot measure it: nothing to check
         return {"verdict": "unchecked", "base_significant": False,
@@ -987,12 +943,9 @@ def paired_record(base: Mapping[str, Any], other: Mapping[str, Any] | None,
     comp = stats.overlap_comparison(base_values, other_values)
     if math.isnan(comp.lo):
         return dict(other)
-    log = bool(base.get("log"))
     n0, n1 = _num(base.get("null")), _num(other.get("null"))
-    if log:
-        shift = math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan
-    else:
-        shift = n1 - n0
+    shift = ((math.log(n1) - math.log(n0) if n0 > 0 and n1 > 0 else math.nan)
+             if base.get("log") else n1 - n0)
     if math.isnan(shift):
         return dict(other)
     return {**other, "diff": comp.diff - shift, "diff_lo": comp.lo - shift,
@@ -1339,10 +1292,9 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
     consult their option (``runner.copy_from``): such a condition is priced at the share of
     games that consult it (``plan.consulted_share``: the base's records where they are, else
     the calibration's, else a full replay). ``chunk_size``: the ``--chunk-size`` given."""
-    spread = SPREAD  # as ``_chunk``
     parts = [plan.Part("base", scenario, scenario.games, chunk=chunk_size),
              plan.Part(replicate.name, replicate.scenario, scenario.games, chunk=chunk_size,
-                       spread=spread)]
+                       spread=SPREAD)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
         copy = (plan.Copy(c.option, tuple(runner.plan_arms(replicate.scenario)),
@@ -1350,7 +1302,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
                 if copies is not None and c.kind == "rule" and c.option else None)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching, copy=copy,
-                               chunk=chunk_size, spread=spread))
+                               chunk=chunk_size, spread=SPREAD))
     return [p for p in parts if p.label not in kept]
 
 
