@@ -10,6 +10,7 @@ from the original setting on the same fresh games.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -201,16 +202,9 @@ def runs(values: Sequence[Any]) -> str:
         return "none"
     if not all(float(v).is_integer() for v in values):
         return ", ".join(f"{v:g}" for v in values)
-    vs = sorted(int(v) for v in values)
-    out, start, prev = [], vs[0], vs[0]
-    for v in vs[1:] + [None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(out)
+    vs = enumerate(sorted(int(v) for v in values))  # a run: one value - position
+    groups = [[v for _, v in g] for _, g in itertools.groupby(vs, lambda iv: iv[1] - iv[0])]
+    return ", ".join(str(g[0]) if len(g) == 1 else f"{g[0]}–{g[-1]}" for g in groups)
 
 
 def command_lines(study: dict[str, Any]) -> list[str]:
@@ -743,12 +737,10 @@ def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, An
         line = (rows["smoothed_gap"].to_numpy(dtype=float) + target) * u.scale
         ax.plot(x[order], line[order], color="C0", linewidth=1,
                 label="LOWESS smooth (the value taken is where it meets the target)")
-    t = None if study["equalize"] else study.get("target")
-    if t is None and not study["equalize"]:
-        b = study["check"]["findings"][BALANCED].get(study["keys"][0])
-        t = None if b is None else b.get("null")
+    t = None if study["equalize"] else _target(
+        study, study["check"]["findings"][BALANCED].get(study["keys"][0]))
     if t is not None:
-        ax.axhline(float(t) * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
+        ax.axhline(t * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
     ax.axvline(float(knob["found"]), color="black", linestyle=":", linewidth=1)
     ax.set_xlabel(f"{knob['label']}" + (" (integer)" if knob["type"] == "int" else ""))
     if knob["type"] == "int":
