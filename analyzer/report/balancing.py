@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, p_text, param_text
+from analyzer.report.document import Doc, number, p_text, param_text
 from analyzer.report.finding_keys import value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table
@@ -43,9 +43,7 @@ class _Units:
         self.digits = int(study.get("digits") or 1)
 
     def num(self, x: float, sign: bool = False) -> str:
-        if _nan(x):
-            return "–"
-        return f"{self.scale * x:{'+' if sign else ''}.{self.digits}f}"
+        return number(x, self.scale, self.digits, sign)
 
     def with_unit(self, x: float, sign: bool = False) -> str:
         """``x`` with its unit; a signed difference of shares in percentage points."""
@@ -258,7 +256,7 @@ def _verdict(doc: Doc, study: dict[str, Any]) -> None:
               + ".")
 
 
-def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
+def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any]) -> None:
     """The study file's ``[[questions]]`` at the value found and as it is, on the check's
     fresh games (issue #34)."""
     qs = (study["check"].get("questions") or {})
@@ -349,7 +347,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     _verdict(doc, study)
     if study.get("over"):
         _over(doc, study, u)
-    _questions(doc, run, study, u)
+    _questions(doc, run, study)
     if run_dir is not None and (Path(run_dir) / "search.parquet").is_file():
         rows = pd.read_parquet(Path(run_dir) / "search.parquet")
         for i, k in enumerate(knobs):

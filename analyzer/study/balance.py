@@ -385,12 +385,10 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         found = findings_of(sc, facts, g, s, folder, r)
         records = [found[k] for k in found]
         patterns = report.extension.key_patterns(spec)
-        chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
-                                              where=f"the run of {scenario.name}"))
-                  for k in keys}
-        chosen.update({k: dict(finding_keys.lookup(records, k, option="keep", patterns=patterns,
-                                                   where=f"the run of {scenario.name}"))
-                       for k in kept if k not in chosen})
+        chosen: dict[str, dict[str, Any]] = {}
+        for k, opt in [*((k, option) for k in keys), *((k, "keep") for k in kept)]:
+            chosen[k] = chosen.get(k) or dict(finding_keys.lookup(
+                records, k, option=opt, patterns=patterns, where=f"the run of {scenario.name}"))
         study = full
         if not items and len(sc.arms) > 1:  # does the finding need the other arms?
             alone = Study("simulate", (BASE,))
