@@ -1528,10 +1528,7 @@ def over_check(run: StudyRun, p: Plan, values: list[Any], scratch: Path,
     """
     assert p.over is not None and p.tolerance is not None
     plan_rows = overs.check_values(p.knobs, values)
-    unique: list[list[Any]] = []
-    for _, _, setting in plan_rows:
-        if setting not in unique:
-            unique.append(setting)
+    unique = [list(t) for t in dict.fromkeys(tuple(setting) for _, _, setting in plan_rows)]
     n = p.validation_games
     say(f"over check: {len(unique)} settings x {len(p.cells)} cells x {n} fresh games, to find "
         "the values within the tolerance in every cell")
@@ -1721,10 +1718,9 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
                            runs=candidates, kind="balance-setting"),
              # the check's findings: on all its games, on the search's arms, and on each
              # jackknife block left out (``check``)
-             planning.Part("check on fresh seeds: as it is", full, p.validation_games,
-                           scales=False, reports=2 + GROUPS, kind="balance-setting"),
-             planning.Part("check on fresh seeds: the value found", full, p.validation_games,
-                           scales=False, reports=2 + GROUPS, kind="balance-setting")]
+             *(planning.Part(f"check on fresh seeds: {what}", full, p.validation_games,
+                             scales=False, reports=2 + GROUPS, kind="balance-setting")
+               for what in ("as it is", "the value found"))]
     if robust:
         conditions, _ = player_conditions(full, None, p.validation_games, search_games)
         parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,
@@ -1798,7 +1794,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     if p.method == "cma":
         study["cma_version"] = cma_version()
     search_arms = max(1, len(p.study.of(p.scenario, scratch)[0].arms))
-    played = sum(1 for _ in rows) * p.games * search_arms
+    played = len(rows) * p.games * search_arms
     if p.race:
         raced = sum(int(r["games"]) for r in rows)
         study["race"] = {"alpha": racing.ALPHA, "spending": racing.SPENDING,
@@ -1808,7 +1804,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
                          "settings": len(rows)}
         played = raced * search_arms
     if over_numbers is not None:
-        played = (sum(1 for _ in rows) * sum(c.games(p.games) for c in p.cells) * search_arms
+        played = (len(rows) * sum(c.games(p.games) for c in p.cells) * search_arms
                   + over_numbers["games_played"])
         over_numbers["search_games_played"] = played - over_numbers["games_played"]
         study["over"] = over_numbers
