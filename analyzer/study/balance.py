@@ -892,10 +892,11 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
         found = _round(run, p, 0, cands, p.games, scratch, cells=bool(p.cells))
         if p.cells:
             rows = _robust_rows(p, 0, cands, found, len(p.knobs) == 1, sink)
+            scale = float(np.nanmedian([r["gap_se"] for r in sink]))
         else:
             rows = [_row(p, 0, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))]
             _smooth(p, rows, len(p.knobs) == 1)
-        scale = float(np.nanmedian([r["gap_se"] for r in (sink if p.cells else rows)]))
+            scale = float(np.nanmedian([r["gap_se"] for r in rows]))
         best = min(range(len(cands)), key=lambda k: objective(
             p, rows[k]["smoothed_gap"], distance(p, cands[k]), scale))
         say(f"scan: {len(cands)} settings{cells} x {p.games} games each on the same seeds; "
