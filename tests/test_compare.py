@@ -101,7 +101,7 @@ def test_per_game_balance_metrics_exact():
          {"variant": "base", "game_id": 0, "seat": 1, "score": 12.0, "won": 0.0, "died": 1},
          {"variant": "base", "game_id": 1, "seat": 0, "score": 5.0, "won": 0.0, "died": 1},
          {"variant": "base", "game_id": 1, "seat": 1, "score": 7.0, "won": 0.0, "died": 1}])
-    pg = balance.per_game(games, seats).set_index("game_id")
+    pg = balance.arm_per_game(games, seats, "base", [0, 1]).set_index("game_id")
     assert pg.loc[0, "spread"] == 18.0 and pg.loc[1, "spread"] == 2.0
     assert pg.loc[0, "no_winner"] == 0.0 and pg.loc[1, "no_winner"] == 1.0
     assert pg.loc[0, "death"] == 0.5 and pg.loc[1, "death"] == 1.0

@@ -10,7 +10,7 @@ variants and by ``analyzer compare``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,42 +34,16 @@ from analyzer.report.units import SHARE
 MAX_DIFF_ROWS = 16  # beyond this many arms the per-arm difference table lives in summary.json
 
 
-def per_game(games: pd.DataFrame, seats: pd.DataFrame,
-             seat_ids: Sequence[int] | None = None) -> pd.DataFrame:
-    """One row per (variant, game_id) with the balance metrics of that game.
-
-    Parameters
-    ----------
-    games, seats : DataFrame
-        Game records with ``variant, game_id, rounds``; seat records with ``variant, game_id,
-        seat, score, won`` and optionally ``died``.
-    seat_ids : sequence of int, optional
-        The seats to give a ``won_<seat>`` column (default: the seats in ``seats``); a seat
-        absent from a game is ``nan`` there.
-
-    Returns
-    -------
-    DataFrame
-        ``variant, game_id, spread`` (best − worst final score [points]), ``death`` (share of the
-        game's seats that died, when seats have ``died``), ``won_<seat>`` (1/k share of the win)
-        for every seat, ``rounds``, ``no_winner`` (0/1), ``score`` (mean final score of the
-        game's seats [points]), ``seats`` (seats in the game) and, when seats have
-        ``start_position``, ``start_adv`` (the start player's win share minus the game's fair
-        share, ``stats.start_player_games``); variant by variant (in order of first
-        appearance), games in order of first appearance.
-    """
-    if seat_ids is None:
-        seat_ids = sorted(pd.unique(seats["seat"]))
-    parts = []
-    for var in pd.unique(seats["variant"]):
-        parts.append(arm_per_game(games[games["variant"] == var], seats[seats["variant"] == var],
-                                var, seat_ids))
-    return pd.concat(parts, ignore_index=True)
-
-
 def arm_per_game(games: pd.DataFrame, seats: pd.DataFrame, variant: str,
-               seat_ids: Sequence[int]) -> pd.DataFrame:
-    """``per_game`` of one variant's rows (``games``, ``seats`` hold that variant only)."""
+                 seat_ids: Sequence[int]) -> pd.DataFrame:
+    """One row per game of one variant (``games``: ``game_id, rounds``; ``seats``: ``game_id,
+    seat, score, won`` and optionally ``died``, ``start_position``; that variant's rows only)
+    with its balance metrics, in order of first appearance: ``variant, game_id, spread`` (best
+    − worst final score [points]), ``death`` (share of the game's seats that died, when seats
+    have ``died``), ``won_<seat>`` (1/k share of the win) for every seat of ``seat_ids`` (``nan``
+    where absent), ``rounds``, ``no_winner`` (0/1), ``score`` (mean final score [points]),
+    ``seats`` (seats in the game) and, with ``start_position``, ``start_adv`` (the start player's
+    win share minus the game's fair share, ``stats.start_player_games``)."""
     g = seats.groupby("game_id", sort=False)
     out = pd.DataFrame({"spread": g["score"].max() - g["score"].min(),
                         "won_total": g["won"].sum()})
@@ -208,31 +182,28 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
           "length [rounds]. Brackets: 95% intervals over games (Wilson for shares — for the "
           "death rate at the effective number of games, as the seats of one game die together "
           "— and t for means).")
+    def column(m: str, fmt: Callable[[float, float, float], str]) -> list[str]:
+        return [fmt(x, lo, hi) for x, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+
+    def advantage(m: float, lo: float, hi: float) -> str:
+        if math.isnan(lo):
+            return f"{value_text(m, None, None, 'pp', 100, 1, True)} (too few games to estimate)"
+        return value_text(m, lo, hi, "pp", 100, 1, True, no_spread=False)
+
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
     for c in seat_cols:
-        s = f"seat_{c[4:]}"
-        tab[f"seat {c[4:]} wins"] = [pct(r, lo, hi) for r, lo, hi in
-                                     zip(arms[s], arms[f"{s}_lo"], arms[f"{s}_hi"])]
+        tab[f"seat {c[4:]} wins"] = column(f"seat_{c[4:]}", pct)
     if not exchangeable:
         tab["max − min"] = [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]]
     else:
-        tab["mean score"] = [num(m, lo, hi) for m, lo, hi in
-                             zip(arms["score"], arms["score_lo"], arms["score_hi"])]
+        tab["mean score"] = column("score", num)
         if has_adv:
-            tab["start-player advantage"] = [
-                value_text(m, lo, hi, "pp", 100, 1, True, no_spread=False) if not math.isnan(lo)
-                else f"{value_text(m, None, None, 'pp', 100, 1, True)} (too few games to estimate)"
-                for m, lo, hi in
-                zip(arms["start_adv"], arms["start_adv_lo"], arms["start_adv_hi"])]
-    tab["no winner"] = [pct(r, lo, hi) for r, lo, hi in
-                        zip(arms["no_winner"], arms["no_winner_lo"], arms["no_winner_hi"])]
+            tab["start-player advantage"] = column("start_adv", advantage)
+    tab["no winner"] = column("no_winner", pct)
     if has_death:
-        tab["death rate"] = [pct(r, lo, hi) for r, lo, hi in
-                             zip(arms["death"], arms["death_lo"], arms["death_hi"])]
-    tab["score spread"] = [num(m, lo, hi, 1) for m, lo, hi in
-                           zip(arms["spread"], arms["spread_lo"], arms["spread_hi"])]
-    tab["rounds"] = [num(m, lo, hi) for m, lo, hi in
-                     zip(arms["rounds"], arms["rounds_lo"], arms["rounds_hi"])]
+        tab["death rate"] = column("death", pct)
+    tab["score spread"] = column("spread", lambda m, lo, hi: num(m, lo, hi, 1))
+    tab["rounds"] = column("rounds", num)
     doc.table(tab)
     out: dict[str, Any] = {"arms": rows_of(arms)}
     if base is None:

@@ -10,6 +10,7 @@ from the original setting on the same fresh games.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, p_text, param_text
+from analyzer.report.document import Doc, number, p_text, param_text
 from analyzer.report.finding_keys import value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table
@@ -42,9 +43,7 @@ class _Units:
         self.digits = int(study.get("digits") or 1)
 
     def num(self, x: float, sign: bool = False) -> str:
-        if _nan(x):
-            return "–"
-        return f"{self.scale * x:{'+' if sign else ''}.{self.digits}f}"
+        return number(x, self.scale, self.digits, sign)
 
     def with_unit(self, x: float, sign: bool = False) -> str:
         """``x`` with its unit; a signed difference of shares in percentage points."""
@@ -201,16 +200,9 @@ def runs(values: Sequence[Any]) -> str:
         return "none"
     if not all(float(v).is_integer() for v in values):
         return ", ".join(f"{v:g}" for v in values)
-    vs = sorted(int(v) for v in values)
-    out, start, prev = [], vs[0], vs[0]
-    for v in vs[1:] + [None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(out)
+    vs = enumerate(sorted(int(v) for v in values))  # a run: one value - position
+    groups = [[v for _, v in g] for _, g in itertools.groupby(vs, lambda iv: iv[1] - iv[0])]
+    return ", ".join(str(g[0]) if len(g) == 1 else f"{g[0]}–{g[-1]}" for g in groups)
 
 
 def command_lines(study: dict[str, Any]) -> list[str]:
@@ -264,7 +256,7 @@ def _verdict(doc: Doc, study: dict[str, Any]) -> None:
               + ".")
 
 
-def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any], u: _Units) -> None:
+def _questions(doc: Doc, run: dict[str, Any], study: dict[str, Any]) -> None:
     """The study file's ``[[questions]]`` at the value found and as it is, on the check's
     fresh games (issue #34)."""
     qs = (study["check"].get("questions") or {})
@@ -355,7 +347,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     _verdict(doc, study)
     if study.get("over"):
         _over(doc, study, u)
-    _questions(doc, run, study, u)
+    _questions(doc, run, study)
     if run_dir is not None and (Path(run_dir) / "search.parquet").is_file():
         rows = pd.read_parquet(Path(run_dir) / "search.parquet")
         for i, k in enumerate(knobs):
@@ -743,12 +735,10 @@ def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, An
         line = (rows["smoothed_gap"].to_numpy(dtype=float) + target) * u.scale
         ax.plot(x[order], line[order], color="C0", linewidth=1,
                 label="LOWESS smooth (the value taken is where it meets the target)")
-    t = None if study["equalize"] else study.get("target")
-    if t is None and not study["equalize"]:
-        b = study["check"]["findings"][BALANCED].get(study["keys"][0])
-        t = None if b is None else b.get("null")
+    t = None if study["equalize"] else _target(
+        study, study["check"]["findings"][BALANCED].get(study["keys"][0]))
     if t is not None:
-        ax.axhline(float(t) * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
+        ax.axhline(t * u.scale, color="C3", linestyle="--", linewidth=1, label="target")
     ax.axvline(float(knob["found"]), color="black", linestyle=":", linewidth=1)
     ax.set_xlabel(f"{knob['label']}" + (" (integer)" if knob["type"] == "int" else ""))
     if knob["type"] == "int":

@@ -385,12 +385,10 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         found = findings_of(sc, facts, g, s, folder, r)
         records = [found[k] for k in found]
         patterns = report.extension.key_patterns(spec)
-        chosen = {k: dict(finding_keys.lookup(records, k, option=option, patterns=patterns,
-                                              where=f"the run of {scenario.name}"))
-                  for k in keys}
-        chosen.update({k: dict(finding_keys.lookup(records, k, option="keep", patterns=patterns,
-                                                   where=f"the run of {scenario.name}"))
-                       for k in kept if k not in chosen})
+        chosen: dict[str, dict[str, Any]] = {}
+        for k, opt in [*((k, option) for k in keys), *((k, "keep") for k in kept)]:
+            chosen[k] = chosen.get(k) or dict(finding_keys.lookup(
+                records, k, option=opt, patterns=patterns, where=f"the run of {scenario.name}"))
         study = full
         if not items and len(sc.arms) > 1:  # does the finding need the other arms?
             alone = Study("simulate", (BASE,))
@@ -459,7 +457,9 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if target is not None and not math.isfinite(target):
         # nan is unequal to itself: the run's identity could never match its own chunks.
         raise OptionError("target", f"must be a finite number (got {target})")
-    _check_tolerance(tolerance)
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
+        raise OptionError("tolerance", f"must be a positive finite number, in the finding's "
+                                       f"unit (got {tolerance})")
     vary = [v for text in vary  # top:K: the K knobs of a sensitivity run, named
             for v in (top_vary(scenario, text, keys, say) or [text])]
     if not vary:
@@ -616,13 +616,6 @@ def possible_range(rec: Mapping[str, Any]) -> tuple[float, float] | None:
     if rec.get("log"):
         return (0.0, math.inf)
     return {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(str(rec.get("unit") or ""))
-
-
-def _check_tolerance(tolerance: float | None) -> None:
-    """Refuse a tolerance that is not a positive finite number, before anything is played."""
-    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
-        raise OptionError("tolerance", f"must be a positive finite number, in the finding's "
-                                       f"unit (got {tolerance})")
 
 
 def _check_target(rec: Mapping[str, Any], key: str, target: float | None,
@@ -791,45 +784,35 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
 # ------------------------------------------------------------------ the search
 
 
-def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
-           scratch: Path) -> list[dict[str, dict[str, Any]]]:
-    """Play round ``g`` (every candidate on the same fresh seeds) into ``search/round-G/sKK``
-    (``StudyRun.play_batch``: a stop keeps every finished candidate); the findings of each
-    candidate."""
-    folder = run.dir.path / "search"
-    settings, facts = [], []
+def _settings(run: StudyRun, p: Plan, candidates: list[list[Any]], folder: Path,
+              cells: Sequence[overs.Cell] | None = None) -> list[list[tuple[Scenario, dict]]]:
+    """Per candidate, per cell of ``cells`` (``overs.Cell.apply``; ``None``: the setting
+    alone), the study scenario and facts it plays (``Study.of``): the tables in
+    ``search/tables``, an ablation's in ``FOLDER/ablate/TAG`` (``TAG-JJ`` in cell ``JJ``)."""
+    out = []
     for vals in candidates:
         tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
-        sc = knobs.setting(p.scenario, p.knobs, vals, folder / "tables")
-        s, f = p.study.of(sc, folder / "ablate" / tag)
-        settings.append(s)
-        facts.append(f)
-    batch = [(f"s{k:02d}", runner.plan_arms(sc)) for k, sc in enumerate(settings)]
-    results = run.play_batch(folder / f"round-{g:04d}", batch,
-                             derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1), games,
-                             scenario=p.scenario)
-    records = [_records_rounds(r, {a.name: (0, a.name) for a in arms}, 1)[0]
-               for r, (_, arms) in zip(results, batch)]
-    return [findings_of(sc, f, gm, st, scratch, rd)
-            for sc, f, (gm, st, rd) in zip(settings, facts, records)]
-
-
-def _round_cells(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
-                 scratch: Path, folder_name: str = "search", root: int | None = None
-                 ) -> list[list[dict[str, dict[str, Any]]]]:
-    """``_round`` over ``p.cells``: every candidate in every cell (``overs.Cell.apply``) on
-    the same seeds (a cell that searches: the first ``cap`` of them) into
-    ``FOLDER/round-G/sKKcJJ``; per candidate, per cell, its findings."""
-    folder = run.dir.path / folder_name
-    settings, facts, batch, where = [], [], [], []
-    for k, vals in enumerate(candidates):
-        tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
         base = knobs.setting(p.scenario, p.knobs, vals, run.dir.path / "search" / "tables")
-        for j, cell in enumerate(p.cells):
-            s, f = p.study.of(cell.apply(base), folder / "ablate" / f"{tag}-{j:02d}")
-            settings.append(s)
-            facts.append(f)
-            batch.append((f"s{k:02d}c{j:02d}", runner.plan_arms(s), cell.games(games)))
+        out.append([p.study.of(base, folder / "ablate" / tag)] if cells is None else
+                   [p.study.of(c.apply(base), folder / "ablate" / f"{tag}-{j:02d}")
+                    for j, c in enumerate(cells)])
+    return out
+
+
+def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: int,
+           scratch: Path, folder_name: str = "search", root: int | None = None,
+           cells: bool = False) -> list[list[dict[str, dict[str, Any]]]]:
+    """Play round ``g``: every candidate (with ``cells``, in every cell of ``p.cells``; a cell
+    that searches: the first ``cap`` of the games) on the same fresh seeds into
+    ``FOLDER/round-G/sKK`` (``sKKcJJ`` in cell ``JJ``; ``StudyRun.play_batch``: a stop keeps
+    every finished one); per candidate, per cell (one without ``cells``), its findings."""
+    folder = run.dir.path / folder_name
+    grid = _settings(run, p, candidates, folder, p.cells if cells else None)
+    batch, where = [], []
+    for k, per in enumerate(grid):
+        for j, (s, _) in enumerate(per):
+            batch.append((f"s{k:02d}c{j:02d}" if cells else f"s{k:02d}", runner.plan_arms(s),
+                          p.cells[j].games(games) if cells else games))
             where.append((k, j))
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1) if root is None else root
     results: dict[int, runner.RunResult] = {}
@@ -839,12 +822,20 @@ def _round_cells(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], ga
                                             [batch[i][:2] for i in idx], root, n,
                                             scenario=p.scenario)):
             results[i] = r
-    out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in p.cells] for _ in candidates]
+    out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in per] for per in grid]
     for i, (k, j) in enumerate(where):
         (gm, st, rd), = _records_rounds(results[i], {a.name: (0, a.name)
                                                      for a in batch[i][1]}, 1)
-        out[k][j] = findings_of(settings[i], facts[i], gm, st, scratch, rd)
+        out[k][j] = findings_of(*grid[k][j], gm, st, scratch, rd)
     return out
+
+
+def _smooth(p: Plan, rows: list[dict], smooth: bool) -> None:
+    """Set each row's ``smoothed_gap``: its ``gap``, or with ``smooth`` (one knob's scan) the
+    LOWESS smooth's (``smooth_gaps``); ``nan`` where a ``--keep`` band is left."""
+    sm = smooth_gaps(p, rows) if smooth else [r["gap"] for r in rows]
+    for r, x in zip(rows, sm):
+        r["smoothed_gap"] = x if r.get("kept", True) and not _nan(r["gap"]) else math.nan
 
 
 def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
@@ -858,9 +849,8 @@ def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
     per_cell = [[_row(p, g, k, c, found[k][j]) for k, c in enumerate(candidates)]
                 for j in range(len(p.cells))]
     for j, rows in enumerate(per_cell):
-        sm = smooth_gaps(p, rows) if smooth else [r["gap"] for r in rows]
-        for r, x in zip(rows, sm):
-            r["smoothed_gap"] = x if r.get("kept", True) and not _nan(r["gap"]) else math.nan
+        _smooth(p, rows, smooth)
+        for r in rows:
             r["cell"] = p.cells[j].name
     out = []
     for k in range(len(candidates)):
@@ -877,6 +867,10 @@ def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
     return out
 
 
+def _said(p: Plan, values: Sequence[Any]) -> str:
+    return ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, values))
+
+
 def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
            cell_rows: list[dict] | None = None, looks: list[dict] | None = None
            ) -> tuple[list[Any], list[dict], list[dict]]:
@@ -888,36 +882,26 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     d = run.dir
     rows, history = [], []
     sink = [] if cell_rows is None else cell_rows
-    if p.method == "scan" and p.cells:
-        cands = [list(v) for v in p.values]
-        d.saved = (f"the scan of {len(cands)} settings x {len(p.cells)} cells not yet finished "
-                   f"in {d.path / 'search'}")
-        found = _round_cells(run, p, 0, cands, p.games, scratch)
-        rows = _robust_rows(p, 0, cands, found, len(p.knobs) == 1, sink)
-        scale = float(np.nanmedian([r["gap_se"] for r in sink]))
-        best = min(range(len(cands)), key=lambda k: objective(
-            p, rows[k]["smoothed_gap"], distance(p, cands[k]), scale))
-        say(f"scan: {len(cands)} settings x {len(p.cells)} cells x {p.games} games each on the "
-            f"same seeds; nearest the goal in {p.over.objective}: "
-            + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
-        history.append({"round": 0, "values": cands[best]})
-        return cands[best], rows, history
     if p.method == "scan" and p.race:
         return _race(run, p, scratch, say, [] if looks is None else looks)
     if p.method == "scan":
         cands = [list(v) for v in p.values]
-        d.saved = f"the scan of {len(cands)} settings not yet finished in {d.path / 'search'}"
-        found = _round(run, p, 0, cands, p.games, scratch)
-        rows = [_row(p, 0, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
-        smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
-        scale = float(np.nanmedian([r["gap_se"] for r in rows]))
-        smoothed = [s if row.get("kept", True) else math.nan for row, s in zip(rows, smoothed)]
-        for row, s in zip(rows, smoothed):
-            row["smoothed_gap"] = s
-        best = min(range(len(cands)), key=lambda k: objective(p, smoothed[k],
-                                                              distance(p, cands[k]), scale))
-        say(f"scan: {len(cands)} settings x {p.games} games each on the same seeds; nearest the "
-            "goal: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
+        cells = f" x {len(p.cells)} cells" if p.cells else ""
+        d.saved = (f"the scan of {len(cands)} settings{cells} not yet finished in "
+                   f"{d.path / 'search'}")
+        found = _round(run, p, 0, cands, p.games, scratch, cells=bool(p.cells))
+        if p.cells:
+            rows = _robust_rows(p, 0, cands, found, len(p.knobs) == 1, sink)
+            scale = float(np.nanmedian([r["gap_se"] for r in sink]))
+        else:
+            rows = [_row(p, 0, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))]
+            _smooth(p, rows, len(p.knobs) == 1)
+            scale = float(np.nanmedian([r["gap_se"] for r in rows]))
+        best = min(range(len(cands)), key=lambda k: objective(
+            p, rows[k]["smoothed_gap"], distance(p, cands[k]), scale))
+        say(f"scan: {len(cands)} settings{cells} x {p.games} games each on the same seeds; "
+            f"nearest the goal{f' in {p.over.objective}' if p.cells else ''}: "
+            + _said(p, cands[best]))
         history.append({"round": 0, "values": cands[best]})
         return cands[best], rows, history
     dims = [k.dimension for k in p.knobs]
@@ -928,12 +912,9 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
-        if p.cells:
-            new[:] = _robust_rows(p, g, cands, _round_cells(run, p, g, cands, p.games, scratch),
-                                  False, sink)
-        else:
-            found = _round(run, p, g, cands, p.games, scratch)
-            new[:] = [_row(p, g, k, c, f) for k, (c, f) in enumerate(zip(cands, found))]
+        found = _round(run, p, g, cands, p.games, scratch, cells=bool(p.cells))
+        new[:] = (_robust_rows(p, g, cands, found, False, sink) if p.cells else
+                  [_row(p, g, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))])
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
         return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
 
@@ -946,14 +927,12 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
                         "nearest": min(gaps) if gaps else None,
                         "centre": [k.low + float(v) * (k.high - k.low)
                                    for k, v in zip(p.knobs, step.centre)]})
-        say(f"round {step.round + 1}/{p.rounds}: mean " + ", ".join(
-            f"{k.label()} = {v}" for k, v in zip(p.knobs, mean))
+        say(f"round {step.round + 1}/{p.rounds}: mean " + _said(p, mean)
             + (f"; nearest candidate {_show(p, min(gaps))} from the goal" if gaps else ""))
     values = settle(p, rows, history[-1]["centre"])
     if values != history[-1]["mean"]:
-        say("value taken: " + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, values))
-            + " (of the integer settings around the mean, the nearest the goal over every "
-              "round that played it)")
+        say("value taken: " + _said(p, values) + " (of the integer settings around the mean, "
+            "the nearest the goal over every round that played it)")
     return values, rows, history
 
 
@@ -978,14 +957,8 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     schedule = racing.looks(p.games)
     levels = racing.look_levels(schedule)
     folder = d.path / "search" / "race"
-    settings, facts = [], []
-    for vals in cands:
-        tag = hashlib.sha256(json.dumps(vals).encode()).hexdigest()[:12]
-        sc = knobs.setting(p.scenario, p.knobs, vals, d.path / "search" / "tables")
-        s, f = p.study.of(sc, d.path / "search" / "ablate" / tag)
-        settings.append(s)
-        facts.append(f)
-    arms = [runner.plan_arms(sc) for sc in settings]
+    grid = _settings(run, p, cands, d.path / "search")
+    arms = [runner.plan_arms(s) for (s, _), in grid]
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, 1)  # the scan's own seeds
     tolerance = 0.0 if p.tolerance is None else float(p.tolerance)
     rows: list[dict] = [{} for _ in cands]
@@ -1008,7 +981,7 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
             (gm, st, rd), = _records_rounds(result, {a.name: (0, a.name) for a in arms[k]}, 1)
             per: dict[str, pd.Series] = {}
             rows[k] = _row(p, 0, k, cands[k],
-                           findings_of(settings[k], facts[k], gm, st, scratch / f"race-{k}",
+                           findings_of(*grid[k][0], gm, st, scratch / f"race-{k}",
                                        rd, per_game=per if paired else None))
             rows[k].update(games=n, look=j, stopped=False)
             values[k] = per.get(p.keys[0])
@@ -1040,17 +1013,20 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
             f"{entry['stopped']} stopped, {len(running)} still running")
         if len(running) == 1:
             break
-    smoothed = smooth_gaps(p, rows) if len(p.knobs) == 1 else [r["gap"] for r in rows]
+    _smooth(p, rows, len(p.knobs) == 1)
     scale = float(np.nanmedian([rows[k]["gap_se"] for k in running]))
-    for row, sm in zip(rows, smoothed):
-        row["smoothed_gap"] = sm if row.get("kept", True) else math.nan
     best = min(running, key=lambda k: objective(p, rows[k]["smoothed_gap"],
                                                 distance(p, cands[k]), scale))
     played = sum(r["games"] for r in rows)
     say(f"race: {played:,} games per arm in all, against {len(cands) * p.games:,} for the "
-        f"scan; nearest the goal of the {len(running)} still running: "
-        + ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, cands[best])))
+        f"scan; nearest the goal of the {len(running)} still running: " + _said(p, cands[best]))
     return cands[best], rows, [{"round": 0, "values": cands[best]}]
+
+
+def _show(p: Plan, value: float) -> str:
+    rec = p.record
+    return f"{finding_keys.display(rec, value):.{int(rec.get('digits') or 1)}f} " \
+           f"{rec.get('unit') or ''}".rstrip()
 
 
 def _common_games(series: Sequence[pd.Series | None], estimates: Sequence[float]
@@ -1096,12 +1072,6 @@ def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
             t = p.target if p.target is not None else r.get("null")
             out.append(math.nan if t is None or _nan(t) else float(e[0] - t))
     return out
-
-
-def _show(p: Plan, value: float) -> str:
-    rec = p.record
-    return f"{finding_keys.display(rec, value):.{int(rec.get('digits') or 1)}f} " \
-           f"{rec.get('unit') or ''}".rstrip()
 
 
 # ------------------------------------------------------------------ the check
@@ -1251,32 +1221,32 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         raise OptionError("out", f"another run wrote into {d.path} while this one searched "
                                  "(its chunks are of another balance); give each run its own "
                                  "{out}", out=None) from None
-    (go, sto, ro), (gb, stb, rb) = _records_rounds(result, names, 2)
-    at = {ORIGINAL: findings_of(so, fo, go, sto, scratch, ro),
-          BALANCED: findings_of(sb, fb, gb, stb, scratch, rb)}
+    records = _records_rounds(result, names, 2)
+    at = {name: findings_of(sc, facts, g, st, scratch, r) for name, (sc, facts), (g, st, r)
+          in zip((ORIGINAL, BALANCED), ((so, fo), (sb, fb)), records)}
+
+    def on(i: int, setting: tuple[Scenario, dict], drop: tuple[int, int] | None = None
+           ) -> dict[str, dict[str, Any]]:
+        """The findings of setting ``i`` (0: the original, 1: the value found) as ``setting``
+        plays it (its arms' records only), without the games ``drop[0] .. drop[1] - 1``."""
+        keep, frames = {a.name for a in setting[0].arms}, []
+        for frame in records[i]:
+            if frame is not None:
+                mask = frame["variant"].isin(keep)
+                if drop is not None:
+                    mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
+                frame = frame[mask].reset_index(drop=True)
+            frames.append(frame)
+        return findings_of(*setting, frames[0], frames[1], scratch, frames[2])
+
     # the jackknife replays each setting without a block of games; the search's arms suffice
     # when the finding is the same from them alone
-    lean_o, lean_fo = p.study.of(p.scenario, d.path / "tables" / ORIGINAL)
-    lean_b, lean_fb = p.study.of(balanced, d.path / "tables" / BALANCED)
-    keep_o, keep_b = {a.name for a in lean_o.arms}, {a.name for a in lean_b.arms}
-
-    def part(frame: pd.DataFrame | None, keep: set[str], drop: tuple[int, int] | None
-             ) -> pd.DataFrame | None:
-        if frame is None:
-            return None
-        mask = frame["variant"].isin(keep)
-        if drop is not None:
-            mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
-        return frame[mask].reset_index(drop=True)
-
-    lean = (findings_of(lean_o, lean_fo, part(go, keep_o, None), part(sto, keep_o, None),
-                        scratch, part(ro, keep_o, None)),
-            findings_of(lean_b, lean_fb, part(gb, keep_b, None), part(stb, keep_b, None),
-                        scratch, part(rb, keep_b, None)))
-    if not all(_same(lean[0].get(k), at[ORIGINAL][k]) and _same(lean[1].get(k), at[BALANCED][k])
+    lean = [p.study.of(p.scenario, d.path / "tables" / ORIGINAL),
+            p.study.of(balanced, d.path / "tables" / BALANCED)]
+    alone = [on(0, lean[0]), on(1, lean[1])]
+    if not all(_same(alone[0].get(k), at[ORIGINAL][k]) and _same(alone[1].get(k), at[BALANCED][k])
                for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]):
-        lean_o, lean_fo, lean_b, lean_fb = so, fo, sb, fb
-        keep_o, keep_b = {a.name for a in so.arms}, {a.name for a in sb.arms}
+        lean = [(so, fo), (sb, fb)]
     edges = np.linspace(0, n, GROUPS + 1).round().astype(int)
     blocks = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
     contrasts = _contrasts(p)
@@ -1284,10 +1254,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     for i, block in enumerate(blocks):
         d.saved = (f"the fresh-seed check's games saved in {d.chunks}; its jackknife at block "
                    f"{i + 1} of {len(blocks)}")
-        o = findings_of(lean_o, lean_fo, part(go, keep_o, block), part(sto, keep_o, block),
-                        scratch, part(ro, keep_o, block))
-        b = findings_of(lean_b, lean_fb, part(gb, keep_b, block), part(stb, keep_b, block),
-                        scratch, part(rb, keep_b, block))
+        o, b = on(0, lean[0], block), on(1, lean[1], block)
         for name, fn in contrasts:
             reps[name].append(fn(o, b))
     paired = {name: {**_interval(fn(at[ORIGINAL], at[BALANCED]),
@@ -1296,7 +1263,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
               for name, fn in contrasts}
     out = {"games": n, "seed": root, "groups": GROUPS,
            "arms": {ORIGINAL: [a.name for a in so.arms], BALANCED: [a.name for a in sb.arms]},
-           "jackknife_arms": sorted(keep_b),
+           "jackknife_arms": sorted({a.name for a in lean[1][0].arms}),
            "findings": {name: {k: _keep(at[name].get(k)) for k in p.keys} for name in at},
            "paired": paired}
     out.update(verdicts(p, at[BALANCED], paired, at[ORIGINAL]))
@@ -1421,30 +1388,34 @@ def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
         ``p_value`` (the larger one-sided p) and ``shown``.
     """
     tol = float(p.tolerance)
-    tests = []
     if p.equalize:
-        for a, b in _pairs(p):
-            d = paired.get(f"difference:{BALANCED}:{a}-{b}") or {}
-            eq = stats.equivalence(float(d.get("diff", math.nan)), float(d.get("se", math.nan)),
-                                   tol, target=0.0, df=GROUPS - 1)
-            tests.append({"what": f"{a} − {b}", **_eq(eq), "value_unit": unit_of(p, a, found)})
+        pairs = [(f"{a} − {b}", a, paired.get(f"difference:{BALANCED}:{a}-{b}") or {})
+                 for a, b in _pairs(p)]
+        eqs = [(what, a, stats.equivalence(float(d.get("diff", math.nan)),
+                                           float(d.get("se", math.nan)), tol, target=0.0,
+                                           df=GROUPS - 1)) for what, a, d in pairs]
     else:
-        key = p.keys[0]
-        r = found.get(key) or {}
-        t = p.target if p.target is not None else r.get("null")
-        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
-        se = record_se(r) if r else math.nan
-        if r.get("log"):  # a ratio's se is on the log scale: the delta method brings it back
-            se *= est
-        eq = stats.equivalence(est, se, tol, target=math.nan if t is None else float(t))
-        tests.append({"what": key, **_eq(eq), "value_unit": unit_of(p, key, found)})
-    return {"tolerance": tol, "value_unit": unit_of(p, p.keys[0], found), "alpha": ALPHA_TOST, "shown": all(t["shown"] for t in tests),
-            "tests": tests}
+        _, t, est, se = _first(p, found)
+        eqs = [(p.keys[0], p.keys[0], stats.equivalence(est, se, tol, target=t))]
+    tests = [{"what": what, "estimate": eq.estimate, "lo": eq.lo, "hi": eq.hi,
+              "target": eq.target, "p_value": eq.p_value, "shown": bool(eq.shown),
+              "value_unit": unit_of(p, key, found)} for what, key, eq in eqs]
+    return {"tolerance": tol, "value_unit": unit_of(p, p.keys[0], found), "alpha": ALPHA_TOST,
+            "shown": all(t["shown"] for t in tests), "tests": tests}
 
 
-def _eq(eq: stats.Equivalence) -> dict[str, Any]:
-    return {"estimate": eq.estimate, "lo": eq.lo, "hi": eq.hi, "target": eq.target,
-            "p_value": eq.p_value, "shown": bool(eq.shown)}
+def _first(p: Plan, found: Mapping[str, Mapping[str, Any]]
+           ) -> tuple[Mapping[str, Any], float, float, float]:
+    """The first key at a setting: its record (``{}`` when not computed), the target (its
+    no-effect value there when none is given; ``nan`` without one), its estimate and standard
+    error (``record_se``; a ratio's, on the log scale, brought back by the delta method)."""
+    r = found.get(p.keys[0]) or {}
+    t = p.target if p.target is not None else r.get("null")
+    est = _est(found, p.keys[0])
+    se = record_se(r) if r else math.nan
+    if r.get("log"):
+        se *= est
+    return r, math.nan if t is None else float(t), est, se
 
 
 def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -1490,7 +1461,7 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
         rung["gap"] = {}
         for k in p.keys:
             r = rung["findings"].get(k)
-            rung["gap"][k] = _target_test(p, r, rung["findings"]) if r is not None else None
+            rung["gap"][k] = _target_test(p, r) if r is not None else None
             if not p.equalize and rung["gap"][k] is not None:
                 tests.append((name, k))
     if tests:
@@ -1503,7 +1474,7 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
     return {"rungs": rungs, "verdicts": verdicts, "correction": "holm"}
 
 
-def _target_test(p: Plan, r: Mapping[str, Any], found: Mapping[str, Any]) -> dict[str, Any]:
+def _target_test(p: Plan, r: Mapping[str, Any]) -> dict[str, Any]:
     """A rung's estimate against the target: the gap and a two-sided p-value with the standard
     error read off its 95 % interval (``record_se``; normal)."""
     target = p.target if p.target is not None else r.get("null")
@@ -1533,15 +1504,9 @@ def _cell_test(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> dict[str, Any
             tests.append(t)
         worst = max(tests, key=lambda t: (-1 if _nan(t["estimate"]) else abs(t["estimate"])))
         return {**worst, "shown": all(t["shown"] for t in tests)}
-    key = p.keys[0]
-    r = found.get(key) or {}
-    t = p.target if p.target is not None else r.get("null")
-    est = _est(found, key)
-    se = record_se(r) if r else math.nan
-    if r.get("log"):
-        se *= est
-    out = overs.test(est, se, tol, math.nan if t is None else float(t))
-    out.update(what=key, lo=r.get("lo", math.nan), hi=r.get("hi", math.nan))
+    r, t, est, se = _first(p, found)
+    out = overs.test(est, se, tol, t)
+    out.update(what=p.keys[0], lo=r.get("lo", math.nan), hi=r.get("hi", math.nan))
     return out
 
 
@@ -1564,15 +1529,12 @@ def over_check(run: StudyRun, p: Plan, values: list[Any], scratch: Path,
     """
     assert p.over is not None and p.tolerance is not None
     plan_rows = overs.check_values(p.knobs, values)
-    unique: list[list[Any]] = []
-    for _, _, setting in plan_rows:
-        if setting not in unique:
-            unique.append(setting)
+    unique = [list(t) for t in dict.fromkeys(tuple(setting) for _, _, setting in plan_rows)]
     n = p.validation_games
     say(f"over check: {len(unique)} settings x {len(p.cells)} cells x {n} fresh games, to find "
         "the values within the tolerance in every cell")
     run.dir.saved = f"the check finished; the over check's settings in {run.dir.path / 'over-check'}"
-    found = _round_cells(run, p, 0, unique, n, scratch, "over-check", check_seed(p))
+    found = _round(run, p, 0, unique, n, scratch, "over-check", check_seed(p), cells=True)
     tests = [[_cell_test(p, f) for f in per] for per in found]
     rows = []
     for i, v, setting in plan_rows:
@@ -1661,68 +1623,23 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     Parameters
     ----------
     path_or_scenario : str, Path or Scenario
-    vary : str or sequence of str
-        ``PATH=LO..HI`` (``rules.NAME`` or ``tables.TABLE.ENTRY.FIELD``); several are searched
-        jointly.
-    finding : str, optional
-        The key to bring to ``target`` (``analyzer findings RUN_DIR`` lists a run's keys).
-    equalize : str or sequence of str, optional
-        Instead of ``finding``: keys (a string: comma-separated) whose estimates are made equal.
-    target : float, optional
-        In the unit ``analyzer findings`` shows (``10`` for 10 % or 10 pp); default the
-        finding's no-effect value (a measured figure has none: give it). Refused before the
-        search when outside what the finding can be (above 100 % for a share).
-    tolerance : float, optional
-        In the finding's unit (``2`` for ±2 pp): the fresh-seed check then says "balanced
-        within ±D" only when two one-sided tests at 5 % both reject (its 90 % interval inside
-        target ± D; ``equalize``: every difference inside 0 ± D), else "not shown within ±D"
-        (``equivalence_check``).
-    keep : str or sequence of str
-        ``KEY=LO..HI`` (any finding key, the band in its unit): a setting whose estimate of
-        ``KEY`` leaves the band is refused by the search, and the check says whether the value
-        found keeps it on fresh games (``keep_check``).
-    budget : int
-        Games the search may play in all (a scan: ``budget // settings`` per setting).
-    games : int, optional
-        Games per candidate per round of a CMA-ES search (default ``DEFAULT_GAMES``). A scan
-        plays ``budget // settings`` per setting instead; given to a scan, it is not used and
-        ``log`` says so.
-    popsize : int, optional
-        Candidates per round (default CMA-ES's ``4 + floor(3 ln d)``).
-    validation_games : int
-        Games of the fresh-seed check per arm and setting (at least ``2 × GROUPS``).
-    robustness : bool
-        Also play the value found by every rung of the player ladder.
-    search_games : int
-        Games per arm of a ladder rung that searches (``ismcts``), with ``robustness`` or
-        ``over``.
-    over : str, optional
-        ``players``, ``content[:K]`` or both, comma-separated (``analyzer.study.over``): the
-        search's objective is the worst case over the player ladder's rungs and ``K`` draws of
-        each guessed content table, all on the same seeds, and the check gives each rung and
-        draw's finding at the value found and the range of values within ``±tolerance`` in
-        every one (``over_check``). Needs ``tolerance``.
-    over_quantile : float, optional
-        With ``over``: that quantile (in (0, 1]) of the cells' distances instead of the worst.
-    ladder : str or sequence of str, optional
-        With ``over`` players: the rungs (``robustness`` ``players`` tokens, comma-separated;
-        default random, greedy, tuned, ismcts where the game has each).
-    race : bool
-        A scan's settings raced (``analyzer.study.race``): played in looks of growing size on
-        the scan's seeds, a setting surely off the goal stopping early (Holm over the settings,
-        Pocock-type alpha spending over the looks, 5 % in all), so fewer games reach the
-        scan's answer; the check is unchanged. Refused with ``over`` and for a CMA-ES search.
+    vary … race
+        The command's own options (``vary``, ``finding``, ``equalize``, ``target``,
+        ``tolerance``, ``keep``, ``budget``, ``games``, ``popsize``, ``validation_games``,
+        ``robustness``, ``search_games``, ``over``, ``over_quantile``, ``ladder``, ``race``),
+        each said once in its annotation below (``Vary``, ``Finding``, …): the knobs ``PATH=LO..HI`` searched jointly; the key brought to
+        ``target`` (in the unit ``analyzer findings`` shows; default its no-effect value,
+        which a measured figure lacks) or the keys made equal (a string: comma-separated);
+        the band of the equivalence verdict (``equivalence_check``) and the kept bands
+        (``keep_check``); the search's and the check's sizes (``games`` is CMA-ES's only: a
+        scan plays ``budget // settings`` per setting and ``log`` says so); the ladder
+        (``ladder``); ``over`` (needs ``tolerance``: ``over_check``) and ``race`` (refused
+        with ``over`` and for CMA-ES, ``analyzer.study.race``).
     seed : int, optional
         Root seed (default the scenario's): the probe, the search, the check derive from it.
-    jobs, backend, scheduler, chunk_size, progress, csv
-        As for ``analyzer.api.simulate``.
-    out : str or Path, optional
-        Run directory (default ``reports/<name>-balance``).
-    resume : bool
-        Keep the finished chunks of an interrupted balance (same scenario, seed and options):
-        the search replays from them to the same point and goes on.
-    force : bool
-        Replace another study's run directory.
+    jobs, backend, scheduler, chunk_size, progress, csv, out, resume, force
+        As for ``analyzer.api.simulate`` (``out`` default ``reports/<name>-balance``;
+        ``resume``: the search replays from the saved chunks to the same point and goes on).
     log : callable, optional
         Called with one line per round and step (the CLI prints them).
 
@@ -1802,10 +1719,9 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
                            runs=candidates, kind="balance-setting"),
              # the check's findings: on all its games, on the search's arms, and on each
              # jackknife block left out (``check``)
-             planning.Part("check on fresh seeds: as it is", full, p.validation_games,
-                           scales=False, reports=2 + GROUPS, kind="balance-setting"),
-             planning.Part("check on fresh seeds: the value found", full, p.validation_games,
-                           scales=False, reports=2 + GROUPS, kind="balance-setting")]
+             *(planning.Part(f"check on fresh seeds: {what}", full, p.validation_games,
+                             scales=False, reports=2 + GROUPS, kind="balance-setting")
+               for what in ("as it is", "the value found"))]
     if robust:
         conditions, _ = player_conditions(full, None, p.validation_games, search_games)
         parts += [planning.Part(f"ladder: {c.label}", c.scenario, c.scenario.games,
@@ -1879,7 +1795,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     if p.method == "cma":
         study["cma_version"] = cma_version()
     search_arms = max(1, len(p.study.of(p.scenario, scratch)[0].arms))
-    played = sum(1 for _ in rows) * p.games * search_arms
+    played = len(rows) * p.games * search_arms
     if p.race:
         raced = sum(int(r["games"]) for r in rows)
         study["race"] = {"alpha": racing.ALPHA, "spending": racing.SPENDING,
@@ -1889,7 +1805,7 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
                          "settings": len(rows)}
         played = raced * search_arms
     if over_numbers is not None:
-        played = (sum(1 for _ in rows) * sum(c.games(p.games) for c in p.cells) * search_arms
+        played = (len(rows) * sum(c.games(p.games) for c in p.cells) * search_arms
                   + over_numbers["games_played"])
         over_numbers["search_games_played"] = played - over_numbers["games_played"]
         study["over"] = over_numbers
@@ -1897,7 +1813,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())
     facts = {
         "games": p.validation_games,
-        "arms": [{"name": name, "rules": {}, "seats": []} for name in _variants(numbers)],
+        "arms": [{"name": name if arm == BASE else f"{name}:{arm}", "rules": {}, "seats": []}
+                 for name in (ORIGINAL, BALANCED) for arm in numbers["arms"][name]],
         "chunks_resumed": check_result.resumed, "games_played": played, "seconds": seconds,
         "games_per_second": played / seconds if seconds > 0 else None,
     }
@@ -1909,11 +1826,6 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     found = dict(zip([k.path for k in p.knobs], values))
     return BalanceResults(res.out_dir, res.summary, values=found,
                           balanced_file=d.path / "balanced.toml")
-
-
-def _variants(numbers: Mapping[str, Any]) -> list[str]:
-    return [(name if arm == BASE else f"{name}:{arm}")
-            for name in (ORIGINAL, BALANCED) for arm in numbers["arms"][name]]
 
 
 def _command(p: Plan) -> str:
