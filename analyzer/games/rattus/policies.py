@@ -262,11 +262,11 @@ class GreedyPlayer:
         "diplomat_value",
         "memo",
         "opponent_weight",
+        "pick_among",
         "policy",
         "region_card_keep",
         "region_values",
         "seat",
-        "pick_among",
         "take_threshold",
     )
 
