@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_consult import check_option
 
-import analyzer.games.rattus as rattus
+from analyzer.games import rattus
 
 TUNED = json.dumps(tomllib.loads(
     (Path(rattus.__file__).parent / "greedy-tuned.toml").read_text())["params"])

@@ -147,7 +147,7 @@ def play_recorded(state: Any, players: Sequence[Any], seat_rngs: Sequence[random
         seat = current_seat()
         action = choose[seat](view(seat), rngs[seat])
         if narrows and state.narrowing:  # as ``forward.play``: the same consulted options
-            spare_declared(state, players[seat])
+            spare_declared(state, players[seat], action)
         if decisions is not None:
             legal = legal_actions()
             decisions.append(Decision(seat, len(marks.rows) - 1, len(legal),
@@ -196,7 +196,7 @@ def play_with_choice(state: Any, players: Sequence[Any], seat_rngs: Sequence[ran
         seat = current_seat()
         action = players[seat].choose(view(seat), seat_rngs[seat])
         if narrows and state.narrowing:
-            spare_declared(state, players[seat])
+            spare_declared(state, players[seat], action)
         apply(action)
     if is_terminal():
         raise RuntimeError(f"the replayed game ended before its decision {decision}: the game "

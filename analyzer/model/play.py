@@ -45,15 +45,16 @@ def offered(options: tuple, action: Any) -> int:
     return -1
 
 
-def spare_declared(state: Any, player: Any) -> None:
+def spare_declared(state: Any, player: Any, action: Any) -> None:
     """At a narrowed decision (``state.narrowing`` nonzero; ``forward.GameState``), before
-    ``apply``: hand the state what ``player`` declared its answer was picked among
+    ``apply(action)``: hand the state what ``player`` declared its answer was picked among
     (``player.pick_among``, ``forward.Player``), so that the state can leave the decision's
     consult bits unset when all of those options are legal under the other value too. A player
-    that declares nothing (no ``pick_among``, or empty) leaves them to be set."""
+    that declares nothing (no ``pick_among``, empty, or without ``action`` in it: not this
+    answer's) leaves them to be set."""
     among = getattr(player, "pick_among", ())
-    if among:
-        state.spare(among)
+    if among and offered(tuple(among), action) >= 0:
+        state.spare(tuple(among))
 
 
 def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
@@ -91,5 +92,5 @@ def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random])
         seat = current_seat()
         action = choose[seat](view(seat), rngs[seat])
         if state.narrowing:  # the one test per decision: rare, see ``spare_declared``
-            spare_declared(state, players[seat])
+            spare_declared(state, players[seat], action)
         apply(action)

@@ -191,7 +191,7 @@ def test_search_iterations_leave_the_real_decision_pending_and_read():
         while not state.is_terminal() and not state.narrowing:
             seat = state.current_seat()
             action = players[seat].choose(state.view(seat), rngs[seat])
-            spare_declared(state, players[seat])
+            spare_declared(state, players[seat], action)
             state.apply(action)
         if state.is_terminal():
             continue
@@ -201,10 +201,28 @@ def test_search_iterations_leave_the_real_decision_pending_and_read():
         action = player.choose(state.view(seat), rngs[seat])
         assert cfg.reads[0] & READ_PLACEMENT  # its iterations took narrowed decisions unspared
         assert state.narrowing == READ_PLACEMENT
-        spare_declared(state, player)
+        spare_declared(state, player, action)
         assert state.narrowing == READ_PLACEMENT
         cfg.reads[0] = 0
         state.apply(action)
         assert cfg.reads[0] & READ_PLACEMENT
         return
     raise AssertionError("no narrowed decision in 20 games")
+
+
+def test_a_declaration_that_does_not_hold_the_answer_spares_nothing():
+    """``spare_declared`` hands the state a declaration only when the answer is in it (a
+    stale one, left from another decision, is not this answer's)."""
+
+    class Declares:
+        pick_among = ("place",)
+
+    game = make_game(4)
+    tokens(game, "Turcia", 0)
+    _at_step(game)
+    spare_declared(game, Declares(), "plague")
+    assert game.narrowing == READ_PLACEMENT
+    spare_declared(game, object(), "place")  # declares nothing
+    assert game.narrowing == READ_PLACEMENT
+    spare_declared(game, Declares(), "place")
+    assert game.narrowing == 0
