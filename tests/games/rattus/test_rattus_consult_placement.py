@@ -8,6 +8,7 @@ rats), so value false marks the decisions it narrows (``Game.narrowing``) and a 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from rattus_helpers import give, make_game, region, tokens
 
@@ -226,3 +227,31 @@ def test_a_declaration_that_does_not_hold_the_answer_spares_nothing():
     assert game.narrowing == READ_PLACEMENT
     spare_declared(game, Declares(), "place")
     assert game.narrowing == 0
+
+
+def test_a_game_that_did_not_read_the_option_is_the_same_under_true():
+    """The scenario's table (africanus-sultan: one tuned greedy, three greedy, each seat in
+    turn): every game whose default run did not read ``placement_mandatory`` gives the same
+    records under true, and some games that read it do change (so a wrong spare shows)."""
+    import tomllib
+
+    from analyzer.games import rattus
+
+    params = tomllib.loads((Path(rattus.__file__).parent / "greedy-tuned.toml").read_text())["params"]
+    tuned = build_policy(SPEC.policies, "greedy", params)
+    greedy = build_policy(SPEC.policies, "greedy")
+    rules = {"class_cards": ["knight", "monk", "witch", "king", "sultan", "trader"]}
+    default = SPEC.make_config(4, ("africanus",), rules)
+    other = SPEC.make_config(4, ("africanus",), {**rules, "placement_mandatory": True})
+    read = changed = 0
+    for seed in range(13):
+        for seat in range(4):
+            pols = [tuned if s == seat else greedy for s in range(4)]
+            default.reads[0] = 0
+            before = SPEC.play_game(default, pols, seed)
+            mask = default.reads[0] & READ_PLACEMENT
+            after = SPEC.play_game(other, pols, seed)
+            assert mask or before == after, (seed, seat)
+            read += bool(mask)
+            changed += before != after
+    assert changed >= 2 and read <= 2 * changed
