@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import TurnCapExceeded
-from analyzer.model.play import offered, play
+from analyzer.model.play import offered, play, spare_declared
 
 #: ``rounds.parquet``'s columns (pandas dtypes), one row per checkpoint and seat
 ROUND_COLUMNS = {"game_id": "int64", "variant": "string", "round": "int64", "seat": "int64",
@@ -127,7 +127,8 @@ def play_recorded(state: Any, players: Sequence[Any], seat_rngs: Sequence[random
     after every round (``Flow.rounds_done`` changed) and at the end.
 
     ``decisions``: when given, gets one ``Decision`` per decision of the game, in order (read
-    from the state: nothing drawn, nothing changed).
+    from the state: nothing drawn, nothing changed). Narrowed decisions are spared as in
+    ``forward.play`` (``play.spare_declared``), so the consulted options are the same too.
 
     Raises
     ------
@@ -141,9 +142,12 @@ def play_recorded(state: Any, players: Sequence[Any], seat_rngs: Sequence[random
     rounds_done = marks.flow.rounds_done
     done = rounds_done(state) if not is_terminal() else 0
     last = 0
+    narrows = hasattr(state, "spare")
     while not is_terminal():
         seat = current_seat()
         action = choose[seat](view(seat), rngs[seat])
+        if narrows and state.narrowing:  # as ``forward.play``: the same consulted options
+            spare_declared(state, players[seat], action)
         if decisions is not None:
             legal = legal_actions()
             decisions.append(Decision(seat, len(marks.rows) - 1, len(legal),
@@ -175,6 +179,7 @@ def play_with_choice(state: Any, players: Sequence[Any], seat_rngs: Sequence[ran
     """Play ``state`` to its end as ``forward.play`` does, except that at decision number
     ``decision`` (0 = the first) the seat's player is asked as usual (its stream advances as in
     the game) and then option ``option`` of the legal actions is taken instead of its answer.
+    The decisions before it are spared as ``forward.play`` spares them; that one is not.
 
     Raises
     ------
@@ -184,17 +189,21 @@ def play_with_choice(state: Any, players: Sequence[Any], seat_rngs: Sequence[ran
         The game ended before decision ``decision`` (a replay that is not the recorded game).
     """
     is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply
+    narrows = hasattr(state, "spare")
     for _ in range(decision):
         if is_terminal():
             break
         seat = current_seat()
-        apply(players[seat].choose(view(seat), seat_rngs[seat]))
+        action = players[seat].choose(view(seat), seat_rngs[seat])
+        if narrows and state.narrowing:
+            spare_declared(state, players[seat], action)
+        apply(action)
     if is_terminal():
         raise RuntimeError(f"the replayed game ended before its decision {decision}: the game "
                            "is not a function of its seed")
     seat = current_seat()
     players[seat].choose(view(seat), seat_rngs[seat])
-    apply(state.legal_actions()[option])
+    apply(state.legal_actions()[option])  # not the player's pick: never spared
     play(state, players, seat_rngs)
 
 

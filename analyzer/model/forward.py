@@ -19,6 +19,16 @@ The contract a ``GameState`` keeps:
   and by type all the way down (``offered``), never coerced (``1.0`` and ``True`` are not ``1``).
 - A terminal state has ``decision_kind() == ""`` and ``legal_actions() == ()``.
 
+Consulted rule options (``GameSpec.consults``) may depend on the player. A state may mark a
+decision *narrowed* when the other value of a tracked rule option would offer a subset of its
+options there: then ``state.narrowing`` is nonzero, and the option's consult bits are set when
+the decision is taken, unless the play loop first calls ``state.spare(among)`` with what the
+deciding player declares its answer was picked among (``pick_among`` below); the state then
+leaves them unset if every option of ``among`` is legal under the other value too (the player
+would answer the same there, with the same draws). A state without ``spare`` never narrows.
+Only the loops that play the recorded game spare (``play``, ``flow.play_recorded``,
+``flow.play_with_choice``); a search's own iterations never do, so their reads stay conservative.
+
 Players see a ``SeatView``: what one seat may see (its own hand, the public board, what it has
 been shown), never the state itself. A view has no accessor for what its seat never sees, and
 raises ``HiddenInformation`` where a rule option or the course of play hides a value it has an
@@ -171,7 +181,19 @@ class SeatView(Protocol):
 
 @runtime_checkable
 class Player(Protocol):
-    """Plays one seat of one game: may keep memory between its decisions in that game."""
+    """Plays one seat of one game: may keep memory between its decisions in that game.
+
+    A player may declare, per answer, ``pick_among: tuple`` (an attribute, read after
+    ``choose``): the options its answer was picked among, in the offered order. Its answer
+    alone when that was the single best, picked without drawing from ``rng``; the tied best
+    when the answer was drawn among them by one draw whose outcome depends only on how many
+    they are. The player promises that its scores each depend on their own option only and
+    that its memory is at most a cache (its later answers would be the same had it not been
+    asked): from any subset of the offered options that holds all of ``pick_among`` it gives
+    the same answer with the same draws, and nothing changes if that subset is a single option
+    (a forced decision, asked of nobody). Not declared (no attribute, or ``()``) counts as an
+    answer a smaller set could change: random and search players never declare one.
+    """
 
     def choose(self, view: Any, rng: random.Random) -> Hashable:
         """One of ``view.legal_actions()``; any randomness comes from ``rng`` (the seat's stream)."""

@@ -45,6 +45,18 @@ def offered(options: tuple, action: Any) -> int:
     return -1
 
 
+def spare_declared(state: Any, player: Any, action: Any) -> None:
+    """At a narrowed decision (``state.narrowing`` nonzero; ``forward.GameState``), before
+    ``apply(action)``: hand the state what ``player`` declared its answer was picked among
+    (``player.pick_among``, ``forward.Player``), so that the state can leave the decision's
+    consult bits unset when all of those options are legal under the other value too. A player
+    that declares nothing (no ``pick_among``, empty, or without ``action`` in it: not this
+    answer's) leaves them to be set."""
+    among = getattr(player, "pick_among", ())
+    if among and offered(tuple(among), action) >= 0:
+        state.spare(tuple(among))
+
+
 def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
     """Advance ``state`` (a ``forward.GameState``) to its end, asking the deciding seat's player
     at every decision.
@@ -63,11 +75,22 @@ def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random])
         A player chose an action that was not offered.
     TurnCapExceeded
         The engine's hard cap on turns was passed (the message names the seed).
+
+    A state that records its consulted rule options per player (``spare``) is told at every
+    narrowed decision what the player declared its answer was picked among (``spare_declared``).
     """
     # the methods looked up once: this loop runs at every decision of every game
     is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply
     choose = [p.choose for p in players]
     rngs = list(seat_rngs)
+    if not hasattr(state, "spare"):  # a game whose decisions never narrow
+        while not is_terminal():
+            seat = current_seat()
+            apply(choose[seat](view(seat), rngs[seat]))
+        return
     while not is_terminal():
         seat = current_seat()
-        apply(choose[seat](view(seat), rngs[seat]))
+        action = choose[seat](view(seat), rngs[seat])
+        if state.narrowing:  # the one test per decision: rare, see ``spare_declared``
+            spare_declared(state, players[seat], action)
+        apply(action)

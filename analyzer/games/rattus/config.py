@@ -124,7 +124,7 @@ OPTIONS = OptionSet("rattus", (
 CONSULTS: Final[tuple[str, ...]] = (
     "knight_adds_two_neutral_cubes", "knight_moves_plague_in_final_round", "same_class_cards_stack",
     "region_card_must_match_plague_region", "astronomer_leftovers", "diplomat_2p_tie_points",
-    "region_card_majority_ties_count")
+    "region_card_majority_ties_count", "placement_mandatory")
 READ_KNIGHT_NEUTRAL: Final = 1  # the plague resolved in the plague piece's region, Knight in play
 READ_KNIGHT_FINAL: Final = 2  # the Knight holder's final-round move was offered
 READ_STACK: Final = 4  # a seat with cubes held 2+ cards of an unprotected class on a token
@@ -132,6 +132,10 @@ READ_CARD_ELSEWHERE: Final = 8  # a region card naming another region could have
 READ_ASTRONOMER: Final = 16  # the Astronomer's leftovers were placed
 READ_DIPLOMAT_2P_TIE: Final = 32  # diplomats scored at 2 players with a tie
 READ_TIES_COUNT: Final = 64  # a region card's holder tied for most cubes in its region
+# phase C or a region without rats was offered where the other value withholds it, and the pick
+# could change: not a unique best that stays legal (``engine.Game.spare``); the value true, which
+# offers less, sets it wherever the other value would offer more
+READ_PLACEMENT: Final = 128
 
 
 @dataclass(frozen=True, slots=True)

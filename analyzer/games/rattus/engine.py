@@ -28,7 +28,13 @@ from mypy_extensions import mypyc_attr
 from analyzer.errors import IllegalChoice, TurnCapExceeded
 from analyzer.games.rattus import cards as _cards
 from analyzer.games.rattus import plague
-from analyzer.games.rattus.config import CARD_INDEX, CARD_NAMES, READ_DIPLOMAT_2P_TIE, RattusConfig
+from analyzer.games.rattus.config import (
+    CARD_INDEX,
+    CARD_NAMES,
+    READ_DIPLOMAT_2P_TIE,
+    READ_PLACEMENT,
+    RattusConfig,
+)
 from analyzer.games.rattus.core import GameCore
 from analyzer.games.rattus.metrics import build_records, final_scores, log_final_scores
 from analyzer.games.rattus.scoring import diplomat_points, region_card_points, tiebreak_keys
@@ -89,6 +95,9 @@ class Game(GameCore):
         st = self.state
         kind, seat = st.kind, st.seat
         st.serial += 1
+        if st.narrow:  # not spared: the other value of an option may have changed this pick
+            self.cfg.reads[0] |= st.narrow
+            st.narrow = 0
         st.kind = ""  # a rule that asks nothing more leaves the game over (or halted)
         if kind == "step":
             self._step_chosen(seat, action)
@@ -111,6 +120,38 @@ class Game(GameCore):
             self._final_order_chosen(action)
         else:
             _cards.CHOSEN[kind](self, seat, action)
+
+    @property
+    def narrowing(self) -> int:
+        """Nonzero when the other value of a tracked rule option would offer fewer options at
+        the pending decision (``State.narrow``; ``forward.GameState``): then its consult bits
+        are set when the decision is taken, unless ``spare`` cleared them."""
+        return self.state.narrow
+
+    def spare(self, among: tuple) -> None:
+        """The deciding seat's player declared that its answer was picked among ``among``
+        (``forward.Player``, ``pick_among``): the pending decision's consult bits
+        (``narrowing``) are cleared when every option of ``among`` is offered under the other
+        value too, where the player gives the same answer from the fewer options with the same
+        draws.
+
+        Only ``placement_mandatory`` false narrows (§7 B): true withholds phase C at a step
+        before cubes were placed where placing is possible, and a place decision's regions
+        without rats. An option not offered at all clears nothing (``apply`` refuses it).
+        """
+        st = self.state
+        if not st.narrow:
+            return
+        step = st.kind == "step"
+        for action in among:
+            if offered(st.options, action) < 0:
+                return
+            if step:
+                if action == "plague":  # withheld until cubes are placed
+                    return
+            elif not st.tokens[action]:  # a place decision's region that no cube goes to
+                return
+        st.narrow = 0
 
     def refresh_options(self, seat: int) -> None:
         """After a redraw for ``seat`` (``determinize``): another seat's pending region-card offer
@@ -289,8 +330,10 @@ class Game(GameCore):
 
         With the rule option ``placement_mandatory`` (§7 B), phase C is offered only once cubes
         have been placed, when some region would get at least one; the region must then be one
-        that gets cubes."""
-        st = self.state
+        that gets cubes. Where the two values offer different options the option is read:
+        value true sets ``READ_PLACEMENT`` at once, value false when the pick is not spared
+        (``State.narrow``, ``spare``)."""
+        st, cfg = self.state, self.cfg
         p = st.active
         abil = self._ability_options(p, st.used, _cards.ABILITIES)
         steps: list = []
@@ -299,9 +342,16 @@ class Game(GameCore):
         if not st.placed:
             steps.append("place")
         steps.extend(_ABILITY_NAMES[c] for c in abil)
-        if st.placed or not (self.cfg.placement_mandatory and self._can_place(p)):
+        narrow = 0
+        if st.placed or not self._can_place(p):
             steps.append("plague")
+        elif cfg.placement_mandatory:  # withheld; the default would offer it: a read
+            cfg.reads[0] |= READ_PLACEMENT
+        else:
+            steps.append("plague")
+            narrow = READ_PLACEMENT  # the option would withhold it (``spare``)
         self.ask(p, "step", tuple(steps), abil)
+        st.narrow = narrow
 
     def _can_place(self, p: int) -> bool:
         """Whether phase B would put at least one cube of ``p`` somewhere (§7 B, §8.1 Peasant)."""
@@ -319,10 +369,17 @@ class Game(GameCore):
             self.ask(p, "take", tuple(c for c, h in enumerate(st.holder) if h != NOT_IN_PLAY and h != p))
         elif step == "place":
             st.placed = True
-            regions = tuple(range(self.cfg.n_regions))
-            if self.cfg.placement_mandatory and st.holder[PEASANT] != p and self._can_place(p):
-                regions = tuple(r for r in regions if st.tokens[r])  # option: a region that gets cubes
+            cfg = self.cfg
+            regions = tuple(range(cfg.n_regions))
+            narrow = 0
+            if st.holder[PEASANT] != p and self._can_place(p) and not all(st.tokens):
+                if cfg.placement_mandatory:  # option: a region that gets cubes
+                    regions = tuple(r for r in regions if st.tokens[r])
+                    cfg.reads[0] |= READ_PLACEMENT
+                else:
+                    narrow = READ_PLACEMENT  # the option would leave out the regions without rats
             self.ask(p, "place", regions)
+            st.narrow = narrow
         else:
             abil = st.ctx  # the step decision's ability options (still the pending context)
             c = CARD_INDEX[step]

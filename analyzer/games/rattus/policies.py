@@ -262,6 +262,7 @@ class GreedyPlayer:
         "diplomat_value",
         "memo",
         "opponent_weight",
+        "pick_among",
         "policy",
         "region_card_keep",
         "region_values",
@@ -283,10 +284,14 @@ class GreedyPlayer:
         self.region_values = _RegionValues(policy.future_rats, policy.plague_risk, policy.opponent_weight)
         # (view, serial of the step decision, step chosen, its options, their scores)
         self.memo: tuple | None = None
+        # what the last answer was picked among (``forward.Player``): the single best, or the
+        # tied best drawn among by one draw; set by ``_pick`` (scores each depend on their own
+        # option only; the memo is a cache only), () after any other answer
+        self.pick_among: tuple = ()
 
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
-        (no draw when there is a single best)."""
+        (no draw when there is a single best); ``pick_among`` gets the best, or the tied best."""
         cut = max(scores) - 1e-9
         first, ties = -1, 0
         for i in range(len(scores)):
@@ -295,8 +300,10 @@ class GreedyPlayer:
                     first = i
                 ties += 1
         if ties == 1:
+            self.pick_among = (options[first],)
             return options[first]
         idx = [i for i in range(len(scores)) if scores[i] >= cut]
+        self.pick_among = tuple([options[i] for i in idx])
         return options[idx[randbelow(rng, len(idx))]]
 
     # ------------------------------------------------------------ option values (on a _Valuation)
@@ -480,6 +487,7 @@ class GreedyPlayer:
         """The option with the highest one-ply value (ties broken by ``rng``)."""
         kind = view.decision_kind()
         options = view.legal_actions()
+        self.pick_among = ()  # declared by ``_pick`` only
         memo = self.memo
         if memo is not None:
             self.memo = None

@@ -70,6 +70,10 @@ class State:
         (the ability options at a step, ``(region, token)`` at a region-card offer, ...).
     serial
         Decisions taken so far, forced ones included.
+    narrow
+        The consult bits (``config.READ_*``) the pending decision sets in ``cfg.reads`` when it
+        is taken: set where the other value of a tracked option would offer fewer options, and
+        cleared by ``engine.Game.spare`` when the pick is sure to be the same there (0: none).
     opening_i, opening_first
         Setup: opening placements made, and each seat's first opening region (§6.1).
     taken, placed, used
@@ -143,6 +147,7 @@ class State:
     options: tuple = ()
     ctx: Any = None
     serial: int = 0
+    narrow: int = 0
     opening_i: int = 0
     opening_first: list[int] = field(default_factory=list)
     taken: bool = False
