@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
-from analyzer.model.copying import copy_fields, field_names
+from analyzer.model.copying import field_names
 
 NOT_IN_PLAY: Final = -2  # holder value of a class card not used this game
 UNTAKEN: Final = -1  # holder value of a card lying beside the board
@@ -180,9 +180,40 @@ class State:
         )
 
     def copy(self) -> State:
-        """An independent copy: every list copied, the config and the immutable values shared
-        (``copy_fields``)."""
-        return copy_fields(self, _FIELDS)
+        """An independent copy: every list copied (a list of lists one level deeper), the config
+        and the immutable values shared: what ``copy_fields(self, _FIELDS)`` gives, field for
+        field, written out because a copy is made at every search iteration and the generic
+        one, by field name, cost about twice as much compiled (tests/games/test_state_copy.py
+        checks that every field is copied, so a field added above and forgotten here fails)."""
+        return State(
+            cfg=self.cfg, cubes=[r[:] for r in self.cubes], discs=[r[:] for r in self.discs],
+            tokens=[r[:] for r in self.tokens], supply_tokens=self.supply_tokens[:],
+            supply_cubes=self.supply_cubes[:], palace=self.palace[:], holder=self.holder[:],
+            held_class=[r[:] for r in self.held_class], plague=self.plague, caravan=self.caravan,
+            disc_supply=self.disc_supply, token_flags=[r[:] for r in self.token_flags],
+            removed_tokens=self.removed_tokens[:], hands=[r[:] for r in self.hands],
+            deck=self.deck[:], rdiscard=self.rdiscard[:], rdiscard_seen=self.rdiscard_seen[:],
+            drawn=self.drawn[:], discarded_tokens=self.discarded_tokens, start_seat=self.start_seat,
+            active=self.active, turns=self.turns, phase=self.phase, last_seat=self.last_seat,
+            trigger_seat=self.trigger_seat, end=self.end, final_round_turns=self.final_round_turns,
+            cubes_placed=self.cubes_placed[:], cubes_lost=self.cubes_lost[:],
+            diplomats_placed=self.diplomats_placed[:], caravan_moves=self.caravan_moves[:],
+            caravan_own=self.caravan_own[:], caravan_given=self.caravan_given[:],
+            caravan_received=self.caravan_received[:], tag_own=[r[:] for r in self.tag_own],
+            tag_recv=[r[:] for r in self.tag_recv], palace_tag_own=self.palace_tag_own[:],
+            palace_tag_recv=self.palace_tag_recv[:], took=[r[:] for r in self.took],
+            acted_africa=self.acted_africa, acted_stack=self.acted_stack,
+            acted_astronomer=self.acted_astronomer, acted_explorer=self.acted_explorer,
+            acted_card_elsewhere=self.acted_card_elsewhere, acted_no_placing=self.acted_no_placing,
+            kind=self.kind, seat=self.seat, options=self.options, ctx=self.ctx, serial=self.serial,
+            opening_i=self.opening_i, opening_first=self.opening_first[:], taken=self.taken,
+            placed=self.placed, used=self.used, witch_first=self.witch_first,
+            witch_second=self.witch_second, bonus=self.bonus[:], bonus_i=self.bonus_i,
+            spread_left=self.spread_left, res_region=self.res_region, res_chooser=self.res_chooser,
+            res_token=self.res_token, res_offer=self.res_offer, res_neutral=self.res_neutral,
+            res_protected=self.res_protected[:], res_played=self.res_played[:],
+            final_i=self.final_i,
+        )
 
     def cards_of(self, seat: int) -> list[str]:
         """Names of the class cards ``seat`` holds, in card order."""
@@ -206,4 +237,4 @@ class State:
         return "\n".join(lines)
 
 
-_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies
+_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies, every one
