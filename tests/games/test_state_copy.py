@@ -1,8 +1,10 @@
 """The one way a position is copied (``analyzer/model/copying.py``), for every registered game.
 
 Each game's position is a dataclass whose fields are listed once; ``copy()`` goes through
-``copy_fields``. Checked on a toy dataclass (what is copied, what is shared) and on positions of
-every game reached by random play: the copy has every field equal, shares no list (nor a list
+``copy_fields``, or gives what it gives with the fields written out (Rattus, whose copy is made
+at every search iteration; ``test_copy_misses_no_field`` catches a field left out). Checked on a
+toy dataclass (what is copied, what is shared) and on positions of every game reached by random
+play: the copy has every field equal, shares no list (nor a list
 inside one) and no mutable dataclass (the config, frozen, is shared), and is of the same class.
 """
 
