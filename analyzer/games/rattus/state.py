@@ -182,38 +182,83 @@ class State:
     def copy(self) -> State:
         """An independent copy: every list copied (a list of lists one level deeper), the config
         and the immutable values shared: what ``copy_fields(self, _FIELDS)`` gives, field for
-        field, written out because a copy is made at every search iteration and the generic
-        one, by field name, cost about twice as much compiled (tests/games/test_state_copy.py
-        checks that every field is copied, so a field added above and forgotten here fails)."""
-        return State(
-            cfg=self.cfg, cubes=[r[:] for r in self.cubes], discs=[r[:] for r in self.discs],
-            tokens=[r[:] for r in self.tokens], supply_tokens=self.supply_tokens[:],
-            supply_cubes=self.supply_cubes[:], palace=self.palace[:], holder=self.holder[:],
-            held_class=[r[:] for r in self.held_class], plague=self.plague, caravan=self.caravan,
-            disc_supply=self.disc_supply, token_flags=[r[:] for r in self.token_flags],
-            removed_tokens=self.removed_tokens[:], hands=[r[:] for r in self.hands],
-            deck=self.deck[:], rdiscard=self.rdiscard[:], rdiscard_seen=self.rdiscard_seen[:],
-            drawn=self.drawn[:], discarded_tokens=self.discarded_tokens, start_seat=self.start_seat,
-            active=self.active, turns=self.turns, phase=self.phase, last_seat=self.last_seat,
-            trigger_seat=self.trigger_seat, end=self.end, final_round_turns=self.final_round_turns,
-            cubes_placed=self.cubes_placed[:], cubes_lost=self.cubes_lost[:],
-            diplomats_placed=self.diplomats_placed[:], caravan_moves=self.caravan_moves[:],
-            caravan_own=self.caravan_own[:], caravan_given=self.caravan_given[:],
-            caravan_received=self.caravan_received[:], tag_own=[r[:] for r in self.tag_own],
-            tag_recv=[r[:] for r in self.tag_recv], palace_tag_own=self.palace_tag_own[:],
-            palace_tag_recv=self.palace_tag_recv[:], took=[r[:] for r in self.took],
-            acted_africa=self.acted_africa, acted_stack=self.acted_stack,
-            acted_astronomer=self.acted_astronomer, acted_explorer=self.acted_explorer,
-            acted_card_elsewhere=self.acted_card_elsewhere, acted_no_placing=self.acted_no_placing,
-            kind=self.kind, seat=self.seat, options=self.options, ctx=self.ctx, serial=self.serial,
-            opening_i=self.opening_i, opening_first=self.opening_first[:], taken=self.taken,
-            placed=self.placed, used=self.used, witch_first=self.witch_first,
-            witch_second=self.witch_second, bonus=self.bonus[:], bonus_i=self.bonus_i,
-            spread_left=self.spread_left, res_region=self.res_region, res_chooser=self.res_chooser,
-            res_token=self.res_token, res_offer=self.res_offer, res_neutral=self.res_neutral,
-            res_protected=self.res_protected[:], res_played=self.res_played[:],
-            final_i=self.final_i,
-        )
+        field, written out because a copy is made at every search iteration. Compiled, setting
+        the fields of a new object one by one costs about a third of the generic copy (by field
+        name) and of a call to the class (its ``__init__`` is made by ``dataclasses`` and runs
+        interpreted). tests/games/test_state_copy.py sets every field and compares this with
+        ``copy_fields``, so a field added above and forgotten here fails there."""
+        cls: Any = State
+        out: State = cls.__new__(cls)  # as copy_fields makes it: no __init__ run
+        out.cfg = self.cfg
+        out.cubes = [r[:] for r in self.cubes]
+        out.discs = [r[:] for r in self.discs]
+        out.tokens = [r[:] for r in self.tokens]
+        out.supply_tokens = self.supply_tokens[:]
+        out.supply_cubes = self.supply_cubes[:]
+        out.palace = self.palace[:]
+        out.holder = self.holder[:]
+        out.held_class = [r[:] for r in self.held_class]
+        out.plague = self.plague
+        out.caravan = self.caravan
+        out.disc_supply = self.disc_supply
+        out.token_flags = [r[:] for r in self.token_flags]
+        out.removed_tokens = self.removed_tokens[:]
+        out.hands = [r[:] for r in self.hands]
+        out.deck = self.deck[:]
+        out.rdiscard = self.rdiscard[:]
+        out.rdiscard_seen = self.rdiscard_seen[:]
+        out.drawn = self.drawn[:]
+        out.discarded_tokens = self.discarded_tokens
+        out.start_seat = self.start_seat
+        out.active = self.active
+        out.turns = self.turns
+        out.phase = self.phase
+        out.last_seat = self.last_seat
+        out.trigger_seat = self.trigger_seat
+        out.end = self.end
+        out.final_round_turns = self.final_round_turns
+        out.cubes_placed = self.cubes_placed[:]
+        out.cubes_lost = self.cubes_lost[:]
+        out.diplomats_placed = self.diplomats_placed[:]
+        out.caravan_moves = self.caravan_moves[:]
+        out.caravan_own = self.caravan_own[:]
+        out.caravan_given = self.caravan_given[:]
+        out.caravan_received = self.caravan_received[:]
+        out.tag_own = [r[:] for r in self.tag_own]
+        out.tag_recv = [r[:] for r in self.tag_recv]
+        out.palace_tag_own = self.palace_tag_own[:]
+        out.palace_tag_recv = self.palace_tag_recv[:]
+        out.took = [r[:] for r in self.took]
+        out.acted_africa = self.acted_africa
+        out.acted_stack = self.acted_stack
+        out.acted_astronomer = self.acted_astronomer
+        out.acted_explorer = self.acted_explorer
+        out.acted_card_elsewhere = self.acted_card_elsewhere
+        out.acted_no_placing = self.acted_no_placing
+        out.kind = self.kind
+        out.seat = self.seat
+        out.options = self.options
+        out.ctx = self.ctx
+        out.serial = self.serial
+        out.opening_i = self.opening_i
+        out.opening_first = self.opening_first[:]
+        out.taken = self.taken
+        out.placed = self.placed
+        out.used = self.used
+        out.witch_first = self.witch_first
+        out.witch_second = self.witch_second
+        out.bonus = self.bonus[:]
+        out.bonus_i = self.bonus_i
+        out.spread_left = self.spread_left
+        out.res_region = self.res_region
+        out.res_chooser = self.res_chooser
+        out.res_token = self.res_token
+        out.res_offer = self.res_offer
+        out.res_neutral = self.res_neutral
+        out.res_protected = self.res_protected[:]
+        out.res_played = self.res_played[:]
+        out.final_i = self.final_i
+        return out
 
     def cards_of(self, seat: int) -> list[str]:
         """Names of the class cards ``seat`` holds, in card order."""
