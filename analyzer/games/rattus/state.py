@@ -182,11 +182,12 @@ class State:
     def copy(self) -> State:
         """An independent copy: every list copied (a list of lists one level deeper), the config
         and the immutable values shared: what ``copy_fields(self, _FIELDS)`` gives, field for
-        field, written out because a copy is made at every search iteration. Compiled, setting
-        the fields of a new object one by one costs about a third of the generic copy (by field
-        name) and of a call to the class (its ``__init__`` is made by ``dataclasses`` and runs
-        interpreted). tests/games/test_state_copy.py sets every field and compares this with
-        ``copy_fields``, so a field added above and forgotten here fails there."""
+        field, written out because a copy is made at every search iteration: compiled, each
+        field is set directly, not looked up by name (``copy_fields``) nor passed to the class,
+        whose ``__init__`` is made by ``dataclasses`` and runs interpreted (a third of that
+        call's cost, measured on a small compiled dataclass). tests/games/test_state_copy.py
+        sets every field and compares this with ``copy_fields``, so a field added above and
+        forgotten here fails there."""
         cls: Any = State
         out: State = cls.__new__(cls)  # as copy_fields makes it: no __init__ run
         out.cfg = self.cfg
