@@ -13,6 +13,7 @@ while the policy stays plain Python. Every call into the game (``determinize``, 
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -125,48 +126,57 @@ def search(view: Any, seat: int, legal: tuple, hint: Any, players: list, rng: ra
     total = iterations
     it = 0
     deadline = time.process_time() + seconds if seconds > 0.0 else 0.0
-    while it < total:
-        a, child = select(root, legal, hint, seat, c, bias, spread, rng)
-        if common_worlds:
-            j = child.n  # this action's visits so far
-            while len(worlds) <= j:
-                worlds.append(view.determinize(rng.getrandbits(63)))
-            state = worlds[j].clone()
-        else:
-            state = view.determinize(rng.getrandbits(63))
-        state.apply(a)
-        path = [child]
-        depth = 0 if tree_depth == 1 else descend(child, state, seat, c, bias, own_only, spread, players, rng,
-                                                  path, tree_depth)
-        while not state.is_terminal() and (depth_cap == 0 or depth < depth_cap):
-            s: int = state.current_seat()
-            state.apply(players[s].choose(state.view(s), rng))
-            depth += 1
-        reward = state.returns() if state.is_terminal() else leaf(state)
-        for node in path:
-            r: float = reward[node.mover]
-            node.n += 1
-            node.w += r
-            node.w2 += r * r
-        child.rewards.append(reward[seat])
-        it += 1
-        if deadline > 0.0 and time.process_time() >= deadline:
-            break
-        # stop once the most visited root action leads by more than settle x the iterations left
-        # (settle = 1: no other can catch up, the choice is the same); the lead is at most it
-        left = total - it
-        if it <= settle * left:
-            continue
-        first = 0
-        second = 0
-        for ch in root.children.values():
-            if ch.n > first:
-                second = first
-                first = ch.n
-            elif ch.n > second:
-                second = ch.n
-        if first - second > settle * left:
-            break
+    # the search's copies are freed by reference counting, but their many lists would set off
+    # the cyclic collector every few hundred allocations (over the whole heap, in time): it is
+    # paused for the search, and any cyclic garbage waits until it ends (the same records)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while it < total:
+            a, child = select(root, legal, hint, seat, c, bias, spread, rng)
+            if common_worlds:
+                j = child.n  # this action's visits so far
+                while len(worlds) <= j:
+                    worlds.append(view.determinize(rng.getrandbits(63)))
+                state = worlds[j].clone()
+            else:
+                state = view.determinize(rng.getrandbits(63))
+            state.apply(a)
+            path = [child]
+            depth = 0 if tree_depth == 1 else descend(child, state, seat, c, bias, own_only, spread, players, rng,
+                                                      path, tree_depth)
+            while not state.is_terminal() and (depth_cap == 0 or depth < depth_cap):
+                s: int = state.current_seat()
+                state.apply(players[s].choose(state.view(s), rng))
+                depth += 1
+            reward = state.returns() if state.is_terminal() else leaf(state)
+            for node in path:
+                r: float = reward[node.mover]
+                node.n += 1
+                node.w += r
+                node.w2 += r * r
+            child.rewards.append(reward[seat])
+            it += 1
+            if deadline > 0.0 and time.process_time() >= deadline:
+                break
+            # stop once the most visited root action leads by more than settle x the iterations left
+            # (settle = 1: no other can catch up, the choice is the same); the lead is at most it
+            left = total - it
+            if it <= settle * left:
+                continue
+            first = 0
+            second = 0
+            for ch in root.children.values():
+                if ch.n > first:
+                    second = first
+                    first = ch.n
+                elif ch.n > second:
+                    second = ch.n
+            if first - second > settle * left:
+                break
+    finally:
+        if collecting:
+            gc.enable()
     root.n = it
     return root
 

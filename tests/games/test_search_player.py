@@ -181,3 +181,75 @@ def test_cartus_leaf_estimate_weighs_scores_by_the_chance_of_surviving():
     assert sum(state.heuristic_returns(5.0, 4.0)) == pytest.approx(1 - (1 - p) ** 4)
     pol = build_policy(get_game("cartus").policies, "ismcts", {"leaf_scale": 5.0, "leaf_rats": 4.0})
     assert pol.leaf_returns(state) == state.heuristic_returns(5.0, 4.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(hst.integers(0, 2**63 - 1), hst.lists(hst.integers(0, 700), max_size=4))
+def test_shuffle_counts_its_words_and_advanced_rebuilds_the_generator(seed, sizes):
+    """``draws.shuffle`` returns the 32-bit words it drew, and ``draws.advanced(seed, words)``
+    is then in the generator's state (what a determinized Rattus world's clones are built from)."""
+    from analyzer.model.draws import advanced
+
+    rng = random.Random(seed)
+    words = sum(shuffle(rng, list(range(n))) for n in sizes)
+    assert advanced(seed, words).getstate() == rng.getstate()
+
+
+def test_rattus_world_clones_carry_its_generator():
+    """A determinized Rattus game's clone (rebuilt from the seed and the redraw's words) has
+    the world's generator state, as has a clone of a game that drew since (copied), and the
+    clones play on as the world does."""
+    state = _mid_game("rattus", seed=4, decisions=50)
+    seat = state.current_seat()
+    for seed in (1, 2**62 + 3):
+        world = state.view(seat).determinize(seed)
+        assert world.rng_words > 0
+        twin = world.clone()
+        assert twin.rng_words == world.rng_words and twin.rng.getstate() == world.rng.getstate()
+        greedy = build_policy(get_game("rattus").policies, "greedy")
+        for game in (world, twin):  # the same play and chance from the same streams
+            movers, rngs = [greedy.player(s) for s in range(4)], [random.Random(s) for s in range(4)]
+            while not game.is_terminal():
+                s = game.current_seat()
+                game.apply(movers[s].choose(game.view(s), rngs[s]))
+        assert world.rng_words == -1 and world.returns() == twin.returns()
+        assert world.rng.getstate() == twin.rng.getstate() == world.clone().rng.getstate()
+
+
+# Records of seeded games with every seat a search player, pinned from main at commit f1b0649
+# (before the search was made cheaper, issue #37): the speed-ups change no decision. The hash is
+# of the records' JSON (sorted keys, floats rounded to 9 places).
+PINNED = {"rattus": "3895fec20f19197d", "cartus": "3a61f2c19f16274f", "pyramidion": "adeab9eeeae5d4c2"}
+
+
+def _rounded(x):
+    if isinstance(x, float):
+        return round(x, 9)
+    if isinstance(x, dict):
+        return {str(k): _rounded(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_rounded(v) for v in x]
+    return x
+
+
+def _records_hash(game: str, games: int = 2) -> str:
+    """A hash of the records of ``games`` seeded 4-player games of ``game`` at its benchmark
+    table, every seat ``ismcts`` at 6 iterations (its other parameters the defaults)."""
+    import hashlib
+    import json
+
+    spec = get_game(game)
+    config = spec.make_config(4, spec.bench_table().expansions, {})
+    pol = build_policy(spec.policies, "ismcts", {"iterations": 6})
+    out = hashlib.sha256()
+    for seed in range(games):
+        records = spec.play_game(config, [pol] * 4, 70 + seed)
+        out.update(json.dumps(_rounded(records), sort_keys=True, default=str).encode())
+    return out.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_search_records_are_pinned(game):
+    """Seeded games with four search players give the records pinned before the search was
+    made cheaper (``PINNED``): copies, generators and the collector pause change no decision."""
+    assert _records_hash(game) == PINNED[game]

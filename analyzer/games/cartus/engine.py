@@ -64,6 +64,7 @@ from analyzer.games.cartus.state import (
 from analyzer.games.cartus.view import CartusView
 from analyzer.model.base import seed_of
 from analyzer.model.copying import copy_fields
+from analyzer.model.draws import copy_rng
 from analyzer.model.logtext import plural
 
 # ---------------------------------------------------------------- setup and phases A–C, E
@@ -366,8 +367,7 @@ class CartusState(State):
         """An independent copy, chance generator included (its replay log is not copied)."""
         other = self.copy()
         other.uid = next_uid()
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other.rng = copy_rng(self.rng)  # not random.Random(): that reads the OS's entropy first
         other.log = None
         other.outcome = self.outcome
         return other

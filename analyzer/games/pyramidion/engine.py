@@ -144,9 +144,7 @@ class Game(SitePlay):
 
     def clone(self) -> Game:
         """An independent copy, chance generator included, without the replay log."""
-        rng = random.Random(0)
-        rng.setstate(self.rng.getstate())
-        g = Game(self.cfg, rng, None, self.st.copy())
+        g = Game(self.cfg, draws.copy_rng(self.rng), None, self.st.copy())
         g.seed = self.seed
         return g
 

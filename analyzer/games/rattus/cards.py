@@ -199,13 +199,18 @@ def trader_options(game: GameCore, p: int) -> tuple:
     return game.cfg.caravan_paths[pos] if pos >= 0 else ()
 
 
-def majority_holders(row, seat_from: int) -> list[int]:
+def majority_holders(row: list[int], seat_from: int) -> list[int]:
     """Seats tied for most cubes (at least 1) in a region, clockwise from ``seat_from`` (§2.2)."""
     top = max(row)
     if top == 0:
         return []
     n = len(row)
-    return [(seat_from + i) % n for i in range(n) if row[(seat_from + i) % n] == top]
+    out = []
+    for i in range(n):  # written out, on a typed list: the greedy player's caravan values call it
+        q = (seat_from + i) % n
+        if row[q] == top:
+            out.append(q)
+    return out
 
 
 def trader_use(game: GameCore, p: int, options: tuple) -> None:

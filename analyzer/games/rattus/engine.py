@@ -191,7 +191,7 @@ class Game(GameCore):
         unprotected = [0] * n
         rows: list[list[int]] = []
         for r in range(cfg.n_regions):
-            row = st.cubes[r][:]
+            row = st.cubes[r]  # never changed: each token's losses make a new row
             for tid in st.tokens[r]:
                 token = cfg.tokens[tid]
                 if sum(row) >= token[0]:
@@ -209,7 +209,10 @@ class Game(GameCore):
         dp = diplomat_points(discs, n, cfg.diplomat_points)
         rc = (region_card_points(st.hands, rows, cfg.rcard_region, cfg.region_card_points,
                                  cfg.region_card_majority_ties_count, cfg.reads) if cfg.africanus else [0] * n)
-        score = [sum(row[p] for row in rows) + st.palace[p] + rc[p] + dp[p] for p in range(n)]
+        score = [st.palace[p] + rc[p] + dp[p] for p in range(n)]
+        for row in rows:  # the same integer sums as region by region, without a generator per seat
+            for p in range(n):
+                score[p] += row[p]
         top = max(score)
         w = [math.exp((x - top) / scale) for x in score]
         wsum = sum(w)

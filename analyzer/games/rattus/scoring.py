@@ -105,7 +105,10 @@ def region_card_majorities(hands: Sequence[Sequence[int]], cubes: Sequence[Seque
             mine = row[p]
             if mine == 0:
                 continue
-            others = max(c for q, c in enumerate(row) if q != p)  # most cubes of another seat
+            others = 0  # most cubes of another seat (counts are >= 0; no generator per card)
+            for q in range(len(row)):
+                if q != p and row[q] > others:
+                    others = row[q]
             if mine > others:
                 alone[p] += 1
             elif mine == others:

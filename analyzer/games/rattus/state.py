@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from analyzer.games.rattus.config import CARD_NAMES, CLASSES, RattusConfig
-from analyzer.model.copying import copy_fields, field_names
+from analyzer.model.copying import field_names
 
 NOT_IN_PLAY: Final = -2  # holder value of a class card not used this game
 UNTAKEN: Final = -1  # holder value of a card lying beside the board
@@ -185,9 +185,86 @@ class State:
         )
 
     def copy(self) -> State:
-        """An independent copy: every list copied, the config and the immutable values shared
-        (``copy_fields``)."""
-        return copy_fields(self, _FIELDS)
+        """An independent copy: every list copied (a list of lists one level deeper), the config
+        and the immutable values shared: what ``copy_fields(self, _FIELDS)`` gives, field for
+        field, written out because a copy is made at every search iteration: compiled, each
+        field is set directly, not looked up by name (``copy_fields``) nor passed to the class,
+        whose ``__init__`` is made by ``dataclasses`` and runs interpreted (a third of that
+        call's cost, measured on a small compiled dataclass). tests/games/test_state_copy.py
+        sets every field and compares this with ``copy_fields``, so a field added above and
+        forgotten here fails there."""
+        cls: Any = State
+        out: State = cls.__new__(cls)  # as copy_fields makes it: no __init__ run
+        out.cfg = self.cfg
+        out.cubes = [r[:] for r in self.cubes]
+        out.discs = [r[:] for r in self.discs]
+        out.tokens = [r[:] for r in self.tokens]
+        out.supply_tokens = self.supply_tokens[:]
+        out.supply_cubes = self.supply_cubes[:]
+        out.palace = self.palace[:]
+        out.holder = self.holder[:]
+        out.held_class = [r[:] for r in self.held_class]
+        out.plague = self.plague
+        out.caravan = self.caravan
+        out.disc_supply = self.disc_supply
+        out.token_flags = [r[:] for r in self.token_flags]
+        out.removed_tokens = self.removed_tokens[:]
+        out.hands = [r[:] for r in self.hands]
+        out.deck = self.deck[:]
+        out.rdiscard = self.rdiscard[:]
+        out.rdiscard_seen = self.rdiscard_seen[:]
+        out.drawn = self.drawn[:]
+        out.discarded_tokens = self.discarded_tokens
+        out.start_seat = self.start_seat
+        out.active = self.active
+        out.turns = self.turns
+        out.phase = self.phase
+        out.last_seat = self.last_seat
+        out.trigger_seat = self.trigger_seat
+        out.end = self.end
+        out.final_round_turns = self.final_round_turns
+        out.cubes_placed = self.cubes_placed[:]
+        out.cubes_lost = self.cubes_lost[:]
+        out.diplomats_placed = self.diplomats_placed[:]
+        out.caravan_moves = self.caravan_moves[:]
+        out.caravan_own = self.caravan_own[:]
+        out.caravan_given = self.caravan_given[:]
+        out.caravan_received = self.caravan_received[:]
+        out.tag_own = [r[:] for r in self.tag_own]
+        out.tag_recv = [r[:] for r in self.tag_recv]
+        out.palace_tag_own = self.palace_tag_own[:]
+        out.palace_tag_recv = self.palace_tag_recv[:]
+        out.took = [r[:] for r in self.took]
+        out.acted_africa = self.acted_africa
+        out.acted_stack = self.acted_stack
+        out.acted_astronomer = self.acted_astronomer
+        out.acted_explorer = self.acted_explorer
+        out.acted_card_elsewhere = self.acted_card_elsewhere
+        out.acted_no_placing = self.acted_no_placing
+        out.kind = self.kind
+        out.seat = self.seat
+        out.options = self.options
+        out.ctx = self.ctx
+        out.serial = self.serial
+        out.opening_i = self.opening_i
+        out.opening_first = self.opening_first[:]
+        out.taken = self.taken
+        out.placed = self.placed
+        out.used = self.used
+        out.witch_first = self.witch_first
+        out.witch_second = self.witch_second
+        out.bonus = self.bonus[:]
+        out.bonus_i = self.bonus_i
+        out.spread_left = self.spread_left
+        out.res_region = self.res_region
+        out.res_chooser = self.res_chooser
+        out.res_token = self.res_token
+        out.res_offer = self.res_offer
+        out.res_neutral = self.res_neutral
+        out.res_protected = self.res_protected[:]
+        out.res_played = self.res_played[:]
+        out.final_i = self.final_i
+        return out
 
     def cards_of(self, seat: int) -> list[str]:
         """Names of the class cards ``seat`` holds, in card order."""
@@ -211,4 +288,4 @@ class State:
         return "\n".join(lines)
 
 
-_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies
+_FIELDS: Final = field_names(State)  # in declaration order: what copy() copies, every one
