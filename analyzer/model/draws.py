@@ -17,39 +17,19 @@ from __future__ import annotations
 import random
 
 
-def shuffle(rng: random.Random, items: list) -> int:
+def shuffle(rng: random.Random, items: list) -> None:
     """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does (same result, same
-    generator state afterwards). Returns the 32-bit words drawn from ``rng`` (each
-    ``getrandbits(k)`` here has ``k`` <= 32 and draws one word; see ``advanced``)."""
+    generator state afterwards)."""
     bits = rng.getrandbits
-    words = 0
     i = len(items) - 1
     while i > 0:
         n = i + 1
         k = n.bit_length()
         j: int = bits(k)
-        words += 1
         while j >= n:
             j = bits(k)
-            words += 1
         items[i], items[j] = items[j], items[i]
         i -= 1
-    return words
-
-
-def advanced(seed: int, words: int) -> random.Random:
-    """``random.Random(seed)`` after ``words`` 32-bit words were drawn from it: the state that
-    any ``words`` draws ``getrandbits(k)`` with 1 <= ``k`` <= 32 (``shuffle``, ``randbelow``)
-    leave, reached in one draw of ``32 * words`` bits (the Mersenne Twister hands out one word
-    per draw of at most 32 bits, and a wider draw takes its words in turn).
-
-    A copy of a generator known this way costs a seeding, about a third of copying its state
-    (``getstate`` then ``setstate``, 625 Python ints each way).
-    """
-    rng = random.Random(seed)
-    if words > 0:
-        rng.getrandbits(32 * words)
-    return rng
 
 
 def copy_rng(rng: random.Random) -> random.Random:

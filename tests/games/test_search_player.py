@@ -181,38 +181,6 @@ def test_cartus_leaf_estimate_weighs_scores_by_the_chance_of_surviving():
     assert sum(state.heuristic_returns(5.0, 4.0)) == pytest.approx(1 - (1 - p) ** 4)
     pol = build_policy(get_game("cartus").policies, "ismcts", {"leaf_scale": 5.0, "leaf_rats": 4.0})
     assert pol.leaf_returns(state) == state.heuristic_returns(5.0, 4.0)
-
-
-@settings(max_examples=100, deadline=None)
-@given(hst.integers(0, 2**63 - 1), hst.lists(hst.integers(0, 700), max_size=4))
-def test_shuffle_counts_its_words_and_advanced_rebuilds_the_generator(seed, sizes):
-    """``draws.shuffle`` returns the 32-bit words it drew, and ``draws.advanced(seed, words)``
-    is then in the generator's state (what a determinized Rattus world's clones are built from)."""
-    from analyzer.model.draws import advanced
-
-    rng = random.Random(seed)
-    words = sum(shuffle(rng, list(range(n))) for n in sizes)
-    assert advanced(seed, words).getstate() == rng.getstate()
-
-
-def test_rattus_world_clones_carry_its_generator():
-    """A determinized Rattus game's clone (rebuilt from the seed and the redraw's words) has
-    the world's generator state, as has a clone of a game that drew since (copied), and the
-    clones play on as the world does."""
-    state = _mid_game("rattus", seed=4, decisions=50)
-    seat = state.current_seat()
-    for seed in (1, 2**62 + 3):
-        world = state.view(seat).determinize(seed)
-        assert world.rng_words > 0
-        twin = world.clone()
-        assert twin.rng_words == world.rng_words and twin.rng.getstate() == world.rng.getstate()
-        greedy = build_policy(get_game("rattus").policies, "greedy")
-        for game in (world, twin):  # the same play and chance from the same streams
-            movers, rngs = [greedy.player(s) for s in range(4)], [random.Random(s) for s in range(4)]
-            while not game.is_terminal():
-                s = game.current_seat()
-                game.apply(movers[s].choose(game.view(s), rngs[s]))
-        assert world.rng_words == -1 and world.returns() == twin.returns()
         assert world.rng.getstate() == twin.rng.getstate() == world.clone().rng.getstate()
 
 

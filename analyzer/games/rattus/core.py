@@ -28,7 +28,7 @@ from mypy_extensions import mypyc_attr
 from analyzer.games.rattus import information
 from analyzer.games.rattus.config import CARD_CLASS, CARD_INDEX, CARD_NAMES, RattusConfig
 from analyzer.games.rattus.state import State
-from analyzer.model.draws import advanced, copy_rng, randbelow, shuffle
+from analyzer.model.draws import copy_rng, randbelow, shuffle
 
 
 def decision_context(st: State) -> Any:
@@ -47,12 +47,10 @@ def determinized(cls: type[GameCore], cfg: RattusConfig, state: State, seat: int
     """A game of class ``cls`` at a copy of ``state`` with everything hidden from ``seat`` redrawn
     uniformly among the arrangements consistent with what it has seen (``information.redraw_hidden``),
     and future chance drawn from ``random.Random(seed)``; its ``information_key(seat)`` equals
-    ``state``'s. The game knows its generator as ``seed`` and the words the redraw drew
-    (``GameCore.clone``)."""
+    ``state``'s."""
     rng = random.Random(seed)
     other = cls(cfg, state.copy(), rng, None, game_seed)
-    other.rng_seed = seed
-    other.rng_words = information.redraw_hidden(other.state, seat, rng)
+    information.redraw_hidden(other.state, seat, rng)
     other.refresh_options(seat)
     return other
 
@@ -72,15 +70,9 @@ class GameCore:
         Receives readable replay lines; ``None`` skips all log work.
     seed : int or numpy.random.SeedSequence
         Only named in the message of ``TurnCapExceeded``.
-
-    ``rng_seed`` and ``rng_words`` say, when ``rng_words >= 0``, that ``rng`` is
-    ``random.Random(rng_seed)`` after ``rng_words`` 32-bit words (``draws.advanced``): set by
-    ``determinized`` and kept by ``clone``; every chance draw of the game goes through the draw
-    methods below, which set ``rng_words`` to -1 (unknown). ``clone`` then rebuilds the
-    generator by seeding instead of copying its state (the same state, a third of the cost).
     """
 
-    __slots__ = ("cfg", "log", "rng", "rng_seed", "rng_words", "seed", "state")
+    __slots__ = ("cfg", "log", "rng", "seed", "state")
 
     def __init__(self, cfg: RattusConfig, state: State, rng: random.Random,
                  log: Callable[[str], None] | None = None, seed: int | np.random.SeedSequence = 0):
@@ -89,8 +81,6 @@ class GameCore:
         self.rng = rng
         self.log = log
         self.seed = seed
-        self.rng_seed = 0
-        self.rng_words = -1  # rng is not known as a seed and words drawn (see the class docstring)
 
     # ------------------------------------------------------------ asking and copying (forward model)
 
@@ -119,16 +109,8 @@ class GameCore:
         return decision_context(self.state)
 
     def clone(self) -> GameCore:
-        """An independent copy, chance generator included, without the replay log. A generator
-        known by its seed and words drawn (``rng_words >= 0``, a determinized game that has drawn
-        nothing since) is rebuilt from them, else its state is copied; the same state either way."""
-        words = self.rng_words
-        if words < 0:
-            return type(self)(self.cfg, self.state.copy(), copy_rng(self.rng), None, self.seed)
-        other = type(self)(self.cfg, self.state.copy(), advanced(self.rng_seed, words), None, self.seed)
-        other.rng_seed = self.rng_seed
-        other.rng_words = words
-        return other
+        """An independent copy, chance generator included, without the replay log."""
+        return type(self)(self.cfg, self.state.copy(), copy_rng(self.rng), None, self.seed)
 
     def information_key(self, seat: int) -> Hashable:
         """What ``seat`` can see (``information.information_key``)."""
@@ -151,28 +133,23 @@ class GameCore:
 
     def draw_reveal(self, r: int) -> int:
         """Index of the next token revealed in region ``r``: face down, so uniform (§7.1)."""
-        self.rng_words = -1
         return randbelow(self.rng, len(self.state.tokens[r]))
 
     def draw_region(self) -> int:
         """A uniformly random region in use (plague piece, caravan start; §6.1, §6.2)."""
-        self.rng_words = -1
         return randbelow(self.rng, self.cfg.n_regions)
 
     def draw_seat(self) -> int:
         """The start player (§6.1 default: random)."""
-        self.rng_words = -1
         return randbelow(self.rng, self.cfg.n_players)
 
     def shuffle(self, items: list) -> None:
         """Shuffle tokens or region cards in place."""
-        self.rng_words = -1
         shuffle(self.rng, items)
 
     def draw_class_cards(self) -> tuple[str, ...]:
         """Knight plus random others up to the count in play (§6.2 default)."""
         others = [c for c in CARD_NAMES if c != "knight"]
-        self.rng_words = -1
         picked = ["knight"] + self.rng.sample(others, self.cfg.cards_in_play_count - 1)
         return tuple(sorted(picked, key=CARD_INDEX.__getitem__))
 

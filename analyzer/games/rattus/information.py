@@ -70,7 +70,7 @@ def _rows(rows: Sequence[Sequence[float]]) -> tuple:
     return tuple(tuple(r) for r in rows)
 
 
-def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
+def redraw_hidden(st: State, seat: int, rng: random.Random) -> None:
     """Redraw in place everything hidden from ``seat``, uniformly among the arrangements consistent
     with what it can see (``information_key(st, seat)`` does not change).
 
@@ -82,9 +82,6 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
     pool (a uniform ordered choice), every other hidden place a uniform arrangement of the rest.
     Region cards: the other seats' hands, the deck, the discarded cards the seat did not see and
     cards drawn by another seat are one pool, dealt back uniformly keeping every size.
-
-    Returns the 32-bit words drawn from ``rng`` (``draws.shuffle``), so that the generator's
-    state can be rebuilt from its seed (``draws.advanced``).
     """
     cfg = st.cfg
     me = 1 << seat
@@ -102,13 +99,13 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
     pool.sort()
     starting = set(cfg.starting_tokens)
     starters = [t for t in pool if t in starting]
-    words = shuffle(rng, starters)
+    shuffle(rng, starters)
     chosen = starters[:len(starter_slots)]
     for (r, i), t in zip(starter_slots, chosen):
         st.tokens[r][i] = t
     taken = set(chosen)
     rest = [t for t in pool if t not in taken]
-    words += shuffle(rng, rest)
+    shuffle(rng, rest)
     k = 0
     for r, i in other_slots:
         st.tokens[r][i] = rest[k]
@@ -118,7 +115,7 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
     st.removed_tokens = rest[k + n_supply:]
     # ---- region cards (§9, §8.2)
     if not cfg.africanus:
-        return words
+        return
     hidden_drawn = st.seat != seat and bool(st.drawn)
     cards: list[int] = []
     for q, hand in enumerate(st.hands):
@@ -130,7 +127,7 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
     if hidden_drawn:
         cards.extend(st.drawn)
     cards.sort()
-    words += shuffle(rng, cards)
+    shuffle(rng, cards)
     k = 0
     for q, hand in enumerate(st.hands):
         if q != seat:
@@ -143,4 +140,3 @@ def redraw_hidden(st: State, seat: int, rng: random.Random) -> int:
         k += 1
     if hidden_drawn:
         st.drawn = cards[k:k + len(st.drawn)]
-    return words
