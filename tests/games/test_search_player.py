@@ -181,7 +181,24 @@ def test_cartus_leaf_estimate_weighs_scores_by_the_chance_of_surviving():
     assert sum(state.heuristic_returns(5.0, 4.0)) == pytest.approx(1 - (1 - p) ** 4)
     pol = build_policy(get_game("cartus").policies, "ismcts", {"leaf_scale": 5.0, "leaf_rats": 4.0})
     assert pol.leaf_returns(state) == state.heuristic_returns(5.0, 4.0)
-        assert world.rng.getstate() == twin.rng.getstate() == world.clone().rng.getstate()
+
+
+def test_rattus_world_clones_carry_its_generator():
+    """A determinized Rattus game's clone has the world's generator state, and the clone plays
+    on as the world does."""
+    state = _mid_game("rattus", seed=4, decisions=50)
+    seat = state.current_seat()
+    for seed in (1, 2**62 + 3):
+        world = state.view(seat).determinize(seed)
+        twin = world.clone()
+        assert twin.rng.getstate() == world.rng.getstate()
+        greedy = build_policy(get_game("rattus").policies, "greedy")
+        for game in (world, twin):  # the same play and chance from the same streams
+            movers, rngs = [greedy.player(s) for s in range(4)], [random.Random(s) for s in range(4)]
+            while not game.is_terminal():
+                s = game.current_seat()
+                game.apply(movers[s].choose(game.view(s), rngs[s]))
+        assert world.returns() == twin.returns()
 
 
 # Records of seeded games with every seat a search player, pinned from main at commit f1b0649
