@@ -246,6 +246,7 @@ class State:
         out.options = self.options
         out.ctx = self.ctx
         out.serial = self.serial
+        out.narrow = self.narrow
         out.opening_i = self.opening_i
         out.opening_first = self.opening_first[:]
         out.taken = self.taken
