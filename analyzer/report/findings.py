@@ -881,7 +881,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     figures = [a for a in ranked if not a.tested and not a.exact and not a.same_test_as
                and a.finding.measured]
     shown = exact + tested[:MAX_TESTED]
-    part = Doc(doc.chart_dir)
+    part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h("Key findings")
     if not ranked:
         part.p(none_text)

@@ -1296,7 +1296,9 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                 target.remove()
             copying = (runner.copy_from(folder / replicate.name, c.option)
                        if c.kind == "rule" and c.option and not full_replay else nullcontext())
-            with copying:
+            # only the numbers assess reads: no chart, Markdown or HTML (``analyzer report``
+            # renders a condition's run in full)
+            with copying, study_run.numbers_only():
                 done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
                                 scheduler=scheduler, out=target.path, chunk_size=size,
                                 resume=True, force=True, progress=progress, rounds=rounds)
@@ -1342,7 +1344,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
     spread = SPREAD  # as ``_chunk``
     parts = [plan.Part("base", scenario, scenario.games, chunk=chunk_size),
              plan.Part(replicate.name, replicate.scenario, scenario.games, chunk=chunk_size,
-                       spread=spread)]
+                       spread=spread, kind=plan.NUMBERS)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
         copy = (plan.Copy(c.option, tuple(runner.plan_arms(replicate.scenario)),
@@ -1350,7 +1352,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
                 if copies is not None and c.kind == "rule" and c.option else None)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching, copy=copy,
-                               chunk=chunk_size, spread=spread))
+                               chunk=chunk_size, spread=spread, kind=plan.NUMBERS))
     return [p for p in parts if p.label not in kept]
 
 
