@@ -19,7 +19,9 @@ once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root s
   a sentence naming what differs in a draw that moves it.
 
 Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`` (played by
-``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
+``api.simulate``: parallel, dask, resumable; only its report's numbers are written,
+``summary.json`` and ``findings.parquet``, as nothing else is read: ``study.run.numbers_only``;
+``analyzer report`` renders its full report); its key findings are matched
 to the base's by their stable ``key``. Per finding and condition the state is one of
 
 ``same``          the condition's 95 % interval excludes no effect, on the base's side;
