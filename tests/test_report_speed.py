@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -96,3 +98,17 @@ def test_a_numbers_only_render_writes_the_full_renders_numbers_and_no_report(toy
     assert pd.read_parquet(out / "findings.parquet").equals(per_game)
     report.render(out)  # `analyzer report` on it: the whole report again
     assert (out / "report.html").is_file() and any((out / "charts").glob("*.png"))
+
+
+@pytest.mark.parametrize(("given", "want"), [(None, "1"), ("3", "3")])
+def test_the_command_runs_one_openblas_thread_unless_told_otherwise(given, want):
+    """Set before numpy loads (so OpenBLAS and the workers, who inherit it, see it); a user's
+    own ``OPENBLAS_NUM_THREADS`` is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = ("import sys, os, analyzer.entry; "
+            "print(os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [want, "False"]
