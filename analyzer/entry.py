@@ -13,8 +13,7 @@ import sys
 
 # one OpenBLAS thread per process (workers inherit it): on a busy 2-core machine its threads
 # spun against each other and the workers (a report of bootstrap sections: 9.5 -> 7.5 CPU s,
-# the same numbers);
-# a user's own setting is kept
+# the same numbers); a user's own setting is kept
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
