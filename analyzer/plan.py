@@ -548,6 +548,16 @@ def _report_key(game: str, kind: str, arms: int, rounds: bool) -> str:
 
 #: report kinds that price one setting's findings (computed, no report written), not a report
 SETTING_KINDS = frozenset({"balance-setting"})
+#: the report kind of a run that writes only its report's numbers (``summary.json``,
+#: ``findings.parquet``; ``study.run.numbers_only``: a robustness check's replicate and
+#: conditions): neither a whole report nor a setting's findings stand in for it
+NUMBERS = "numbers"
+
+
+def _family(kind: str) -> int:
+    """Which report kinds price alike (``report_cost``): a setting's findings, a run's
+    numbers, a whole report."""
+    return 0 if kind in SETTING_KINDS else 1 if kind == NUMBERS else 2
 
 
 def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool = False) -> None:
@@ -562,19 +572,24 @@ def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> fl
     """CPU seconds of a run's records and report of ``kind`` on ``game`` with ``arms`` arms
     and ``rounds`` (``record_report``): the one measured so, else the mean of the nearest
     measured on this machine and version (the same game and kind, then the kind, then any
-    kind alike: ``SETTING_KINDS`` only stand in for each other); ``None`` when none was
-    measured."""
+    kind alike: ``SETTING_KINDS`` only stand in for each other, ``NUMBERS`` for itself, or —
+    before it was ever measured — the whole reports, of which it is a part); ``None`` when
+    none was measured."""
     cache = _cache()
     entry = cache.get(_report_key(game, kind, arms, rounds))
     if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
         return float(entry["report_cpu"])
     here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
             _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
-    # a setting's findings (no report written) and a whole run's report are not alike: one
-    # never stands in for the other (a 10,000-game report priced 45 settings at 13 s each)
-    alike = [e for e in here if (e.get("kind") in SETTING_KINDS) == (kind in SETTING_KINDS)]
+    # a setting's findings (no report written), a run's numbers (no chart, Markdown or HTML)
+    # and a whole run's report are not alike: one never stands in for another (a 10,000-game
+    # report priced 45 settings at 13 s each)
+    alike = [e for e in here if _family(e.get("kind") or "") == _family(kind)]
+    # a run's numbers cost less than its whole report: an upper bound until measured
+    whole = [e for e in here if _family(e.get("kind") or "") == 2] if kind == NUMBERS else []
+    whole = [e for e in whole if e.get("game") == game] or whole
     for near in ([e for e in here if e.get("kind") == kind and e.get("game") == game],
-                 [e for e in here if e.get("kind") == kind], alike):
+                 [e for e in here if e.get("kind") == kind], alike, whole):
         if near:
             return sum(e["report_cpu"] for e in near) / len(near)
     return None

@@ -617,16 +617,16 @@ def _same_test(a: pd.Series, b: pd.Series) -> bool:
 
 def _per_game_means(rows: pd.DataFrame, metric: str, by: Sequence[str]) -> dict[tuple, pd.Series]:
     """Per ``by`` group (key a tuple, groups sorted), the mean of ``metric`` per game: a Series
-    indexed by ``game_id``, ascending. One group's rows are selected at a time (a mask), so the
-    working set is one group, not a sorted copy of ``rows``."""
+    indexed by ``game_id``, ascending. One grouped mean over ``by`` and ``game_id`` (each
+    group's sum runs over its rows in their order, as a mean of that group alone does), then
+    split by group."""
     if not by:
         return {(): rows.groupby("game_id")[metric].mean()}
-    keys = sorted(rows[list(by)].dropna().drop_duplicates().itertuples(index=False, name=None))
-    out = {}
-    for key in keys:
-        mask = np.logical_and.reduce([(rows[c] == k).to_numpy() for c, k in zip(by, key)])
-        out[key] = rows.loc[mask, ["game_id", metric]].groupby("game_id")[metric].mean()
-    return out
+    means = rows.groupby([*by, "game_id"], sort=True, observed=True)[metric].mean()
+    parts = {(k if isinstance(k, tuple) else (k,)): part.droplevel(list(by))
+             for k, part in means.groupby(level=list(range(len(by))), sort=False,
+                                          observed=True)}
+    return {key: parts[key] for key in sorted(parts)}
 
 
 def distribution(values: pd.Series, max_categories: int = 12) -> pd.DataFrame:

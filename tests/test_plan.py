@@ -13,6 +13,7 @@ from analyzer import plan, runner
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.scenario import load_scenario, with_overrides
+from analyzer.study import robustness
 
 cli = CliRunner()
 MEASURED_LOAD = plan.load  # (the tests run on an idle machine of two cores: ``idle``)
@@ -406,6 +407,35 @@ def test_a_report_cost_is_kept_per_game_and_kind_with_the_nearest_for_the_rest(c
     plan.record_report("cartus", "balance-setting", 0.5)
     assert plan.report_cost("rattus", "balance-setting") == pytest.approx(0.5)
     assert plan.report_cost("pyramidion", "sweep") == pytest.approx(17 / 4)
+    # a run's numbers only (a robustness condition, issue #37): its own kind once measured;
+    # before that the whole reports of the game (an upper bound), never a setting's findings
+    assert plan.report_cost("rattus", plan.NUMBERS) == pytest.approx((3.0 + 8.0 + 1.0) / 3)
+    plan.record_report("cartus", plan.NUMBERS, 0.8)
+    assert plan.report_cost("rattus", plan.NUMBERS) == pytest.approx(0.8)
+    plan.record_report("rattus", plan.NUMBERS, 0.6)
+    assert plan.report_cost("rattus", plan.NUMBERS) == pytest.approx(0.6)
+    assert plan.report_cost("pyramidion", "sweep") == pytest.approx(17 / 4)  # not a report
+    assert plan.report_cost("rattus", "balance-setting") == pytest.approx(0.5)
+
+
+def test_a_robustness_check_prices_and_records_its_conditions_as_numbers_only(toy_file,
+                                                                              tmp_path, cache):
+    """The replicate and the conditions write only the numbers the check reads (issue #37):
+    their report cost is kept as ``plan.NUMBERS``'s and a plan prices them so; the base's
+    is a whole report's."""
+    out = tmp_path / "o"
+    words = ["robustness", str(toy_file), "--players", "random", "--content", "0", "--games",
+             "30", "--jobs", "1", "--out", str(out)]
+    done = cli.invoke(app, words)
+    assert done.exit_code == 0, done.output
+    kinds = {e.get("kind") for e in json.loads(cache.read_text()).values()
+             if isinstance(e, dict) and "report_cpu" in e}
+    assert {"simulate", plan.NUMBERS, "robustness"} <= kinds
+    sc = load_scenario(toy_file)
+    replicate = robustness.replicate_condition(sc)
+    conditions, _ = robustness.player_conditions(sc, ["random"], 30, 30)
+    parts = robustness.plan_parts(sc, replicate, conditions, 30)
+    assert [p.kind for p in parts] == ["simulate"] + [plan.NUMBERS] * (len(parts) - 1)
 
 
 def test_the_report_states_the_estimate_against_what_was_spent_since():

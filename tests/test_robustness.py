@@ -208,7 +208,13 @@ def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
     assert [c["name"] for c in data["conditions"]] == ["players-biased",
                                                        "rule-tie_to_start-false"]
     assert data["same_as_base"] == ["random"]
-    assert (out / "robustness" / "players-biased" / "report.html").is_file()
+    # a condition's run holds what the check reads, not a report (issue #37) ...
+    condition = out / "robustness" / "players-biased"
+    assert (condition / "summary.json").is_file() and (condition / "findings.parquet").is_file()
+    for name in ("report.md", "report.html", "charts"):
+        assert not (condition / name).exists(), name
+    numbers = json.loads((condition / "summary.json").read_text())["results"]
+    per_game = pd.read_parquet(condition / "findings.parquet")
     rows = {r["key"]: r for r in data["findings"]}
     adv = rows["first_player:base"]
     assert adv["base_significant"]
@@ -242,6 +248,12 @@ def test_robustness_run_end_to_end_and_kept_on_a_second_call(tmp_path):
     # re-rendering the report keeps the section
     api.render_report(out)
     assert "## Robustness" in (out / "report.md").read_text()
+    # ... and `analyzer report` renders a condition in full, with the same numbers
+    assert runner.invoke(app, ["report", str(condition)]).exit_code == 0
+    assert (condition / "report.md").is_file() and (condition / "report.html").is_file()
+    assert any((condition / "charts").glob("*.png"))
+    assert json.loads((condition / "summary.json").read_text())["results"] == numbers
+    assert pd.read_parquet(condition / "findings.parquet").equals(per_game)
 
 
 def test_simulate_with_robustness_and_bad_input(tmp_path):

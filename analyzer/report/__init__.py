@@ -25,6 +25,7 @@ near flat in the number of games.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ from analyzer.report import (
     summary,
 )
 from analyzer.report import render as fmt
-from analyzer.report.document import Doc, correction_of
+from analyzer.report.document import Doc, Numbers, correction_of
 from analyzer.report.files import atomic_write
 from analyzer.report.first_player import first_player
 from analyzer.report.sections import all_sections
@@ -362,13 +363,19 @@ def _game(doc: Doc, name: str) -> GameSpec | None:
     return None
 
 
-def render(run_dir: str | Path) -> dict[str, Any]:
+def render(run_dir: str | Path, *, full: bool = True) -> dict[str, Any]:
     """(Re-)write ``summary.json``, ``report.md``, ``report.html`` and ``charts/`` of a run.
 
     Parameters
     ----------
     run_dir : str or Path
         A run directory holding ``games.parquet`` and ``seats.parquet``.
+    full : bool
+        ``False``: only the numbers — ``summary.json`` and ``findings.parquet`` (the same as a
+        full render's), no chart, Markdown or HTML; a ``report.md``, ``report.html`` or
+        ``charts/`` left by an earlier render is removed, as it would disagree with these
+        records. ``analyzer robustness`` renders its replicate and conditions so (it reads
+        only those two files); ``analyzer report DIR`` renders such a run in full.
 
     Returns
     -------
@@ -390,8 +397,14 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     facts = summary.read(summary_path).run if summary_path.is_file() else RunFacts.of({})
     run = facts.as_dict()
     chart_dir = run_dir / "charts"
-    chart_dir.mkdir(exist_ok=True)
-    doc = Doc(chart_dir)
+    if full:
+        chart_dir.mkdir(exist_ok=True)
+        doc = Doc(chart_dir)
+    else:
+        for name in ("report.md", "report.html"):
+            (run_dir / name).unlink(missing_ok=True)
+        shutil.rmtree(chart_dir, ignore_errors=True)
+        doc = Numbers(chart_dir)
     records.release_memory()  # what playing and aggregating the records left behind
     results = build(doc, run, records.Table(run_dir / "games.parquet"),
                     records.Table(run_dir / "seats.parquet"), run_dir)
@@ -400,6 +413,7 @@ def render(run_dir: str | Path) -> dict[str, Any]:
     written = summary.content(summary.Summary(facts, results),
                               spec.sections() if spec and spec.sections else ())
     atomic_write(summary_path, json.dumps(written, indent=1))
-    atomic_write(run_dir / "report.md", fmt.to_markdown(title, doc.blocks))
-    atomic_write(run_dir / "report.html", fmt.to_html(title, doc.blocks, chart_dir))
+    if full:
+        atomic_write(run_dir / "report.md", fmt.to_markdown(title, doc.blocks))
+        atomic_write(run_dir / "report.html", fmt.to_html(title, doc.blocks, chart_dir))
     return written

@@ -649,7 +649,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     if kind == "balance":  # the file's questions are measured at the value found
         chosen = [a if a["key"].startswith("balance:") else
                   {**a, "record": {**a["record"], "at_value_found": True}} for a in chosen]
-    part = Doc(doc.chart_dir)
+    part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h(HEADING)
     link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
     if not chosen:

@@ -54,6 +54,18 @@ class Doc:
         self.blocks.append(("side", df, name, caption))
 
 
+class Numbers(Doc):
+    """A report that keeps its numbers and draws no chart (``render(full=False)``): its
+    blocks are the text and tables only, ``chart_dir`` is never written."""
+
+    def chart(self, name: str, caption: str, draw: Callable, size=(7.0, 4.0)) -> None:
+        """Nothing: no chart is drawn."""
+
+    def side(self, df: pd.DataFrame, name: str, caption: str, draw: Callable,
+             size=(5.0, 3.0)) -> None:
+        """Nothing: the table's chart is not drawn, the table is not added."""
+
+
 def _missing(x: Any) -> bool:
     try:
         return x is None or math.isnan(float(x))

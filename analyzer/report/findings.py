@@ -648,8 +648,7 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
     per_b = bp.groupby("game_id")["won"].mean()
     both = pd.concat([per_b.rename("b"), per_v.rename("v")], axis=1, join="inner")
     values = both["v"] - both["b"]
-    seats_v = vp.groupby("game_id")["seat"].apply(frozenset)
-    seats_b = bp.groupby("game_id")["seat"].apply(frozenset)
+    seats_v, seats_b = _seat_sets(vp), _seat_sets(bp)
     ids = seats_v.index.intersection(seats_b.index)
     if len(ids) and seats_v.reindex(ids).equals(seats_b.reindex(ids)):
         return f"the same seats of `{BASE}`", values
@@ -662,6 +661,19 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
                 "win rate's distance from a fair seat's"), values
     return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
             "there, not the same ones)"), values
+
+
+def _seat_sets(rows: pd.DataFrame) -> pd.Series:
+    """Per game (index ``game_id``, ascending), the set of seats ``rows`` hold there: a bit
+    mask (bit ``s`` for seat ``s``) when every seat is in 0..62, else a ``frozenset`` — either
+    way two games' values are equal exactly when their sets are."""
+    seat = rows["seat"].to_numpy()
+    if not len(seat) or not np.issubdtype(seat.dtype, np.integer) or seat.min() < 0 \
+            or seat.max() > 62:
+        return rows.groupby("game_id")["seat"].apply(frozenset)
+    pairs = rows[["game_id", "seat"]].drop_duplicates()
+    bits = np.left_shift(np.int64(1), pairs["seat"].to_numpy(np.int64))
+    return pd.Series(bits, index=pairs["game_id"].to_numpy()).groupby(level=0).sum()
 
 
 def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
@@ -831,7 +843,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     figures = [a for a in ranked if not (a.tested or a.exact or a.same_test_as)
                and a.finding.measured]
     shown = exact + tested[:MAX_TESTED]
-    part = Doc(doc.chart_dir)
+    part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h("Key findings")
     if not ranked:
         part.p(none_text)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -37,7 +38,7 @@ from analyzer.errors import AnalyzerError
 
 INT32_MAX = 2 ** 31 - 1
 KEYS = ("game_id", "seat")  # integer keys: compared, grouped and joined, never summed
-BATCH_ROWS = 4096  # rows decoded at a time while reading; the memory beyond the result
+BATCH_ROWS = 65536  # rows decoded at a time while reading; the memory beyond the result
 
 
 def matching(names: Sequence[str], patterns: Iterable[str]) -> list[str]:
@@ -89,15 +90,16 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
 
 def _read(path: Path, patterns: Sequence[str] | None,
           variants: Sequence[str] | None) -> pd.DataFrame:
-    schema = pq.read_schema(path)
+    footer = _footer(path)
+    schema = footer.schema
     columns = schema.names if patterns is None else matching(schema.names, patterns)
-    strings = [c for c in schema.names if _is_string(schema.field(c).type)]
-    file = pq.ParquetFile(path, read_dictionary=strings)  # strings as codes into their values
-    keep = None if variants is None else _variant_rows(file, set(variants))
+    # strings as codes into their values; the footer read once per file (``_footer``)
+    file = pq.ParquetFile(path, read_dictionary=footer.strings, metadata=footer.metadata)
+    keep = None if variants is None else footer.rows_of(file, set(variants))
     rows = file.metadata.num_rows if keep is None else int(keep.sum())
-    plans = {c: _plan(file, c, schema.field(c).type, rows) for c in columns}
+    plans = {c: _plan(footer, c, schema.field(c).type, rows) for c in columns}
     arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
-    values: dict[str, dict] = {c: {} for c in strings if c in arrays}  # value -> code so far
+    values: dict[str, dict] = {c: {} for c in footer.strings if c in arrays}  # value -> code
     start = offset = 0  # rows filled, rows read
     for batch in file.iter_batches(BATCH_ROWS, columns=list(arrays), use_threads=False):
         mask = None if keep is None else keep[offset:offset + batch.num_rows]
@@ -128,24 +130,66 @@ def _is_string(kind: pa.DataType) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-def _statistics(file: pq.ParquetFile, name: str) -> list:
-    """The Parquet statistics of column ``name`` in every row group (``None`` if missing).
+class _Footer:
+    """What a reader needs from one record file's footer, read once (``_footer``): its metadata
+    and Arrow schema, its string columns, each column's statistics, and the variant of every
+    row as a small code (a byte a row), so each read of a few variants' rows only compares
+    codes. A render reads the same two files some 80 times."""
 
-    Record tables are flat (one Parquet leaf per column), so the leaf index is the Arrow field
-    index. (``file.metadata.schema`` would do too, but pyarrow's metadata and schema objects
-    refer to each other and keep the file footer alive until a garbage collection.)
-    """
-    j = file.schema_arrow.get_field_index(name)
-    meta = file.metadata
-    return [meta.row_group(i).column(j).statistics for i in range(meta.num_row_groups)]
+    def __init__(self, path: Path) -> None:
+        file = pq.ParquetFile(path)
+        self.metadata = file.metadata
+        self.schema = file.schema_arrow
+        self.strings = [c for c in self.schema.names if _is_string(self.schema.field(c).type)]
+        self._statistics: dict[str, list] = {}
+        self._variants: tuple[np.ndarray, dict[str, int]] | None = None
+
+    def statistics(self, name: str) -> list:
+        """The Parquet statistics of column ``name`` in every row group (``None`` if missing).
+
+        Record tables are flat (one Parquet leaf per column), so the leaf index is the Arrow
+        field index."""
+        if name not in self._statistics:
+            j = self.schema.get_field_index(name)
+            meta = self.metadata
+            self._statistics[name] = [meta.row_group(i).column(j).statistics
+                                      for i in range(meta.num_row_groups)]
+        return self._statistics[name]
+
+    def rows_of(self, file: pq.ParquetFile, variants: set[str]) -> np.ndarray:
+        """Boolean mask, shape ``(rows,)``: the rows whose variant is in ``variants``."""
+        if self._variants is None:
+            self._variants = _variant_codes(file)
+        codes, names = self._variants
+        wanted = [k for name, k in names.items() if name in variants]
+        return np.isin(codes, np.array(wanted, dtype=codes.dtype))
 
 
-def _plan(file: pq.ParquetFile, name: str, kind: pa.DataType, rows: int) -> np.dtype | None:
+FOOTERS = 4  # record files whose footers are kept (a render reads two; a robustness check more)
+_FOOTERS: OrderedDict[tuple, _Footer] = OrderedDict()
+
+
+def _footer(path: Path) -> _Footer:
+    """The footer of the record file at ``path`` (``_Footer``), read once while the file is
+    unchanged (the same inode, size and modification time: the report's writers replace a file
+    by renaming a new one); the ``FOOTERS`` last files are kept."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key in _FOOTERS:
+        _FOOTERS.move_to_end(key)
+        return _FOOTERS[key]
+    footer = _FOOTERS[key] = _Footer(path)
+    while len(_FOOTERS) > FOOTERS:
+        _FOOTERS.popitem(last=False)
+    return footer
+
+
+def _plan(footer: _Footer, name: str, kind: pa.DataType, rows: int) -> np.dtype | None:
     """The dtype column ``name`` (of Arrow type ``kind``, ``rows`` rows read) is filled in:
     ``int32`` codes for strings, ``int32`` or ``int64`` for integers (see ``read_table``), as is
     for floats and booleans; ``None`` to read it as pandas does (no statistics, nulls, or
     another type)."""
-    stats = _statistics(file, name)
+    stats = footer.statistics(name)
     if any(s is None or not s.has_null_count or s.null_count for s in stats):
         return None
     if _is_string(kind):
@@ -161,14 +205,19 @@ def _plan(file: pq.ParquetFile, name: str, kind: pa.DataType, rows: int) -> np.d
     return None
 
 
-def _variant_rows(file: pq.ParquetFile, variants: set[str]) -> np.ndarray:
-    """Boolean mask, shape ``(rows,)``: the rows whose variant is in ``variants``."""
-    masks = []
+def _variant_codes(file: pq.ParquetFile) -> tuple[np.ndarray, dict[str, int]]:
+    """The ``variant`` of every row as a code (shape ``(rows,)``, ``int8`` or wider) and the
+    code of each variant name."""
+    names: dict[str, int] = {}
+    parts = []
     for batch in file.iter_batches(BATCH_ROWS, columns=["variant"], use_threads=False):
         column = batch.column(0)
-        wanted = np.array([v in variants for v in column.dictionary.to_pylist()], dtype=bool)
-        masks.append(wanted[column.indices.to_numpy(zero_copy_only=False)])
-    return np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
+        lookup = np.array([names.setdefault(v, len(names))
+                           for v in column.dictionary.to_pylist()], dtype=np.int64)
+        parts.append(lookup[column.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    small = np.int8 if len(names) < 2 ** 7 else np.int16 if len(names) < 2 ** 15 else np.int32
+    return codes.astype(small), names
 
 
 def _categorical(codes: np.ndarray, values: list[str]) -> pd.Categorical:
@@ -221,7 +270,7 @@ class Table:
         else:
             self.source = Path(source)
             try:
-                self.columns = pq.read_schema(self.source).names
+                self.columns = _footer(self.source).schema.names
             except (OSError, pa.ArrowException) as err:  # cut short, damaged, not Parquet
                 raise AnalyzerError(f"{self.source}: cannot be read as Parquet records "
                                     f"({str(err)[:160]}); run the study again") from None

@@ -390,6 +390,8 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                              "games changed": _changed(c),
                              **({"games replayed": _replayed(c)} if replaying else {})}
                             for c in conds]))
+    doc.p("Each folder holds a condition's records and the numbers this check reads, not a "
+          "report of its own: `analyzer report` on a folder renders its full report.")
     if replaying:
         doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
               "rule in the replicate and copies the others from there (the same game, seed for "

@@ -19,7 +19,9 @@ once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root s
   a sentence naming what differs in a draw that moves it.
 
 Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`` (played by
-``api.simulate``: parallel, dask, resumable, with its own report); its key findings are matched
+``api.simulate``: parallel, dask, resumable; only its report's numbers are written,
+``summary.json`` and ``findings.parquet``, as nothing else is read: ``study.run.numbers_only``;
+``analyzer report`` renders its full report); its key findings are matched
 to the base's by their stable ``key``. Per finding and condition the state is one of
 
 ``same``          the condition's 95 % interval excludes no effect, on the base's side;
@@ -1249,7 +1251,9 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                 target.remove()
             copying = (runner.copy_from(folder / replicate.name, c.option)
                        if c.kind == "rule" and c.option and not full_replay else nullcontext())
-            with copying:
+            # only the numbers assess reads: no chart, Markdown or HTML (``analyzer report``
+            # renders a condition's run in full)
+            with copying, study_run.numbers_only():
                 done = simulate(replace(c.scenario, questions=()), jobs=jobs, backend=backend,
                                 scheduler=scheduler, out=target.path, chunk_size=size,
                                 resume=True, force=True, progress=progress, rounds=rounds)
@@ -1294,7 +1298,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
     the calibration's, else a full replay). ``chunk_size``: the ``--chunk-size`` given."""
     parts = [plan.Part("base", scenario, scenario.games, chunk=chunk_size),
              plan.Part(replicate.name, replicate.scenario, scenario.games, chunk=chunk_size,
-                       spread=SPREAD)]
+                       spread=SPREAD, kind=plan.NUMBERS)]
     for c in conditions:
         searching = any(searches(scenario, s) for a in c.scenario.arms for s in a.seats)
         copy = (plan.Copy(c.option, tuple(runner.plan_arms(replicate.scenario)),
@@ -1302,7 +1306,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
                 if copies is not None and c.kind == "rule" and c.option else None)
         parts.append(plan.Part(c.name, scenario if c.prior is not None else c.scenario,
                                c.scenario.games, scales=not searching, copy=copy,
-                               chunk=chunk_size, spread=SPREAD))
+                               chunk=chunk_size, spread=SPREAD, kind=plan.NUMBERS))
     return [p for p in parts if p.label not in kept]
 
 

@@ -19,6 +19,7 @@ them, one subfolder each, so a stop keeps every finished one. So, every study st
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import time
@@ -357,16 +358,35 @@ class StudyRun:
         d.write("summary.json", dumps(Summary(RunFacts.of(run)), indent=None))
         d.saved = (f"the records of all {len(result.chunks)} chunks saved in {d.path}, the "
                    "report not yet written")
+        full = not _NUMBERS_ONLY.get()
         try:
-            written = report.render(d.path)
+            written = report.render(d.path, full=full)
         except ScenarioError as err:  # e.g. a question's unknown key: the games are kept
             lines = err.problems or [str(err)]
             saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
                      "game is played again)")
             raise ScenarioError.of([*lines, saved]) from None
-        plan.record_report(scenario.spec.name, self.kind, time.process_time() - begun,
-                           len(scenario.arms), result.rounds)
+        plan.record_report(scenario.spec.name, self.kind if full else plan.NUMBERS,
+                           time.process_time() - begun, len(scenario.arms), result.rounds)
         return Results(d.path, written)
+
+
+_NUMBERS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_numbers_only",
+                                                                     default=False)
+
+
+@contextmanager
+def numbers_only() -> Iterator[None]:
+    """Within this block a run writes its records and only its report's numbers
+    (``summary.json``, ``findings.parquet``: ``report.render(full=False)``), no chart, Markdown
+    or HTML, and its cost is kept as ``plan.NUMBERS``'s. ``analyzer robustness`` plays its
+    replicate and conditions so: it reads nothing else of them. ``analyzer report DIR``
+    renders such a run in full."""
+    token = _NUMBERS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _NUMBERS_ONLY.reset(token)
 
 
 @checked
