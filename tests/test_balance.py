@@ -261,7 +261,7 @@ def test_interrupted_and_resumed_equals_uninterrupted(toy, tmp_path, monkeypatch
                                   pd.read_parquet(full.out_dir / "search.parquet"))
     pd.testing.assert_frame_equal(pd.read_parquet(cut / "seats.parquet"),
                                   pd.read_parquet(full.out_dir / "seats.parquet"))
-    with pytest.raises(ScenarioError, match="different budget"):
+    with pytest.raises(ScenarioError, match="whose budget differs"):
         balance(path, out=cut, resume=True, **{**opts, "budget": 960})
 
 

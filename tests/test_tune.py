@@ -129,7 +129,7 @@ def test_interrupted_and_resumed_equals_uninterrupted(scenario_file, tmp_path, m
     pd.testing.assert_frame_equal(pd.read_parquet(cut / "seats.parquet"),
                                   pd.read_parquet(full.out_dir / "seats.parquet"))
     # a resume with another budget is another run: refused, nothing replaced
-    with pytest.raises(ScenarioError, match="different budget"):
+    with pytest.raises(ScenarioError, match="whose budget differs"):
         tune(scenario_file, seat=0, out=cut, backend="sequential", chunk_size=5, resume=True,
              **{**SMALL, "budget": 480})
 

@@ -122,4 +122,5 @@ def test_copy_misses_no_field(name):
             if dataclasses.is_dataclass(a) and not type(a).__dataclass_params__.frozen:
                 continue  # a tally: copied by the position's own copy() (checked above)
             assert a == b, f"{f} is not copied"
-            assert isinstance(a, list) == (a is not getattr(pos, f)), f"{f}: a list is shared or a value copied"
+            if isinstance(a, list):  # (compiled, an int field is boxed anew at each read)
+                assert a is not getattr(pos, f), f"{f}: a list is shared"
