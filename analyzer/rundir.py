@@ -283,8 +283,9 @@ class RunDir:
                 differ = [k for k in ("name", "seed") if stored[k] != self.run[k]]
                 if differ:
                     raise OptionError(
-                        "resume", f"{out} holds a run of a different "
-                        f"{' and '.join(differ)} (stored: the {describe(stored)}); use another "
+                        "resume", f"{out} holds a run whose {' and '.join(differ)} "
+                        f"differ{'s' if len(differ) == 1 else ''} from this one's (stored: the "
+                        f"{describe(stored)}); use another "
                         "{out} or drop {resume} to start over", out=None, resume=True)
         elif out.is_dir() and not self.force:
             stored = self.stored()

@@ -157,7 +157,7 @@ def test_a_content_run_plays_each_draw_in_its_own_directory_and_judges_over_the_
         folder = out / "robustness" / c["name"]
         assert c["kind"] == "content" and c["games"] == 40
         drawn = folder / c["file"]
-        assert drawn.is_file() and (folder / "report.html").is_file()
+        assert drawn.is_file() and (folder / "findings.parquet").is_file()  # numbers only
         assert c["file"] == f"{c['table']}-{c['seed']}.toml"
         # scenario.toml names the drawn table by a path relative to its own folder
         written = tomllib.loads((folder / "scenario.toml").read_text())

@@ -80,7 +80,7 @@ def test_a_refused_resume_of_another_seed_writes_nothing(toy_file, tmp_path):
     res = cli.invoke(app, ["simulate", str(toy_file), "--seed", "9", "--resume", "--out",
                            str(out)])
     assert res.exit_code == 2, res.output
-    assert "--resume:" in res.stderr and "different seed" in res.stderr
+    assert "--resume:" in res.stderr and "whose seed differs" in res.stderr
     assert _tree(out) == before
 
 

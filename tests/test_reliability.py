@@ -201,12 +201,12 @@ def test_resume_into_another_runs_directory_is_refused_by_the_cli(rattus_ref, tm
     base = ["simulate", str(path), "--games", "20", "--jobs", "1", "--out", str(out), "--quiet"]
     assert cli.invoke(app, base).exit_code == 0
     line = _one_line(cli.invoke(app, [*base, "--seed", "12", "--resume"]))
-    assert "--resume:" in line and "different seed" in line and "drop --resume" in line
+    assert "--resume:" in line and "whose seed differs" in line and "drop --resume" in line
     other = tmp_path / "other.toml"
     other.write_text(RATTUS.replace('"trader"]', '"merchant"]'))
     line = _one_line(cli.invoke(app, ["simulate", str(other), "--games", "20", "--jobs", "1",
                                       "--out", str(out), "--quiet", "--resume"]))
-    assert "different scenario" in line
+    assert "whose scenario differs" in line
     # the refused runs left the first run's chunks alone
     assert len(list((out / "chunks").glob("games-*.parquet"))) == 1
 

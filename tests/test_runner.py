@@ -129,12 +129,12 @@ def test_ctrl_c_saves_chunks_and_resume_completes(toy_file, tmp_path, monkeypatc
 def test_resume_refuses_a_different_run(toy_file, tmp_path):
     out = tmp_path / "run"
     api.simulate(toy_file, out=out, jobs=1)
-    with pytest.raises(ScenarioError, match="different seed"):
+    with pytest.raises(ScenarioError, match="whose seed differs"):
         api.simulate(toy_file, out=out, jobs=1, seed=99, resume=True)
     data = toy_file.read_text().replace("sides = 6", "sides = 8")
     other = tmp_path / "other.toml"
     other.write_text(data)
-    with pytest.raises(ScenarioError, match="different scenario"):
+    with pytest.raises(ScenarioError, match="whose scenario differs"):
         api.simulate(other, out=out, jobs=1, resume=True)
 
 

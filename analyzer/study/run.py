@@ -360,7 +360,7 @@ class StudyRun:
                    "report not yet written")
         full = not _NUMBERS_ONLY.get()
         try:
-            written = report.render(d.path, full=full)
+            written = report.render(d.path) if full else report.render(d.path, full=False)
         except ScenarioError as err:  # e.g. a question's unknown key: the games are kept
             lines = err.problems or [str(err)]
             saved = (f"the games are saved in {d.path}: fix the file and resume the run (no "
