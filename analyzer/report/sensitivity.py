@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import math
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,23 +27,12 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts, findings
-from analyzer.report.document import BASE, Doc, p_text, value_text
+from analyzer.report.document import BASE, Doc, Numbers, p_text, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 
 MAX_ANSWERS = 8  # rows of the Answers table (every row is in the table below it)
 SHARE_UNITS = ("pp", "%")  # a per-game value that is a share: its differences lie in ±1
-
-
-class _Numbers(Doc):
-    """A report that keeps its numbers and draws no chart: one per arm."""
-
-    def chart(self, name: str, caption: str, draw: Callable, size=(7.0, 4.0)) -> None:
-        return None
-
-    def side(self, df: pd.DataFrame, name: str, caption: str, draw: Callable,
-             size=(5.0, 3.0)) -> None:
-        return None
 
 
 def read_parts(result: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -91,7 +80,7 @@ def arm_findings(run: Mapping[str, Any], games: pd.DataFrame, seats: pd.DataFram
            "seat_rotation": run.get("seat_rotation"), "study": {"kind": "simulate"},
            "arms": [{"name": BASE, "rules": rules, "seats": [], "players": run.get("players")}]}
     folder.mkdir(parents=True, exist_ok=True)
-    results = report.build(_Numbers(folder), one, g, s, run_dir=folder)
+    results = report.build(Numbers(folder), one, g, s, run_dir=folder)
     records = list((results.get("findings") or {}).get("findings") or [])
     values: dict[str, pd.Series] = {}
     try:

@@ -115,7 +115,7 @@ from analyzer import plan as planning
 from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
 from analyzer.report import finding_keys, quality
-from analyzer.report.document import BASE, Doc
+from analyzer.report.document import BASE, Numbers
 from analyzer.report.findings import PER_GAME, value_unit
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
@@ -186,13 +186,6 @@ class Study:
             "kind": "simulate"}
 
 
-class _Numbers(Doc):
-    """A report that keeps its numbers and draws no chart: a search evaluates many settings."""
-
-    def chart(self, name: str, caption: str, draw: Callable, size=(7.0, 4.0)) -> None:
-        return None
-
-
 def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFrame,
                 seats: pd.DataFrame, chart_dir: Path, rounds: pd.DataFrame | None = None,
                 per_game: dict[str, pd.Series] | None = None) -> dict[str, dict[str, Any]]:
@@ -225,10 +218,10 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
                      "players": scenario.arm_players(a)} for a in scenario.arms]}
     begun = time.process_time()  # a setting's findings: priced by the plan (``FINDINGS``)
     if per_game is None:
-        results = report.build(_Numbers(chart_dir), run, games, seats, rounds=rounds)
+        results = report.build(Numbers(chart_dir), run, games, seats, rounds=rounds)
     else:
         chart_dir.mkdir(parents=True, exist_ok=True)
-        results = report.build(_Numbers(chart_dir), run, games, seats, run_dir=chart_dir,
+        results = report.build(Numbers(chart_dir), run, games, seats, run_dir=chart_dir,
                                rounds=rounds)
         try:
             table = pd.read_parquet(chart_dir / PER_GAME)
