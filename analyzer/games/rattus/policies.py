@@ -306,6 +306,30 @@ class GreedyPlayer:
         self.pick_among = tuple([options[i] for i in idx])
         return options[idx[randbelow(rng, len(idx))]]
 
+    def keeps_pick(self, view: RattusView, added: tuple) -> bool:
+        """``forward.Player.keeps_pick``: after ``choose`` at a decision on ``view``, whether the
+        answer would be the same, with the same draw, had the regions ``added`` been offered too.
+
+        At an opening decision (§6.1: the seat's first region, which the rule option
+        ``opening_pairs_distinct_regions`` false adds at its second pair): true when each added
+        region scores strictly below the cut ``_pick`` used (the best offered score - 1e-9), so
+        the best, or the tied best in the same order, and the draw among them are unchanged.
+        Scores each depend on their own region only; nothing is drawn or kept. Any other
+        decision: false (not scored here).
+        """
+        if view.decision_kind() != "opening" or not added:
+            return False
+        cut = max(self._opening_scores(view, view.legal_actions())) - 1e-9
+        return max(self._opening_scores(view, added)) < cut
+
+    def _opening_scores(self, view: RattusView, regions: tuple) -> list[float]:
+        """Per region: the value of an opening pair there (2 cubes) less 0.3 per cube already
+        there (§6.1); each score depends on its own region only."""
+        v = _Valuation(self, view)
+        values = self._place_values(v, regions, [2] * len(regions))
+        cubes = view.cubes
+        return [x - 0.3 * sum(cubes[r]) for x, r in zip(values, regions)]
+
     # ------------------------------------------------------------ option values (on a _Valuation)
 
     def _place_values(self, v: _Valuation, regions: tuple[int, ...], ks: list[int]) -> list[float]:
@@ -504,10 +528,7 @@ class GreedyPlayer:
             extra = 1 if view.holder[_PEASANT] == p else 0
             return self._pick(options, self._place_values(v, options, [v.rats[r] + extra for r in options]), rng)
         if kind == "opening":
-            v = _Valuation(self, view)
-            values = self._place_values(v, options, [2] * len(options))
-            cubes = view.cubes
-            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
+            return self._pick(options, self._opening_scores(view, options), rng)
         if kind == "plague_move":
             v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)
