@@ -55,6 +55,9 @@ class Difference:
     significant: bool
 
 
+Z95 = float(sps.norm.ppf(0.975))  # the normal 97.5 % quantile (two-sided 95 %)
+
+
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1) (got {confidence})")

@@ -146,7 +146,6 @@ LOWESS_MIN, LOWESS_FRAC = 5, 0.6  # a scan of at least 5 values is smoothed (``s
 ROUNDS_CAP = 1000
 CHECK_STREAM, PROBE_STREAM = 2, 3  # spawn keys of the root seeds (``search.SEARCH_STREAM``: 1)
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
-Z95 = float(sps.norm.ppf(0.975))
 ALPHA_TOST = 0.05  # each one-sided test of ``--tolerance`` (a 90 % interval inside the band)
 ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
 
@@ -678,7 +677,7 @@ def record_se(r: Mapping[str, Any]) -> float:
     if not _nan(se):
         return float(se)
     lo, hi = r.get("lo"), r.get("hi")
-    return math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95)
+    return math.nan if _nan(lo) or _nan(hi) else stats.interval_se(float(lo), float(hi))
 
 
 def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
@@ -1493,7 +1492,7 @@ def _cell_test(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> dict[str, Any
             d = _est(found, a) - _est(found, b)
             se = math.sqrt(record_se(ra) ** 2 + record_se(rb) ** 2) if ra and rb else math.nan
             t = overs.test(d, se, tol, 0.0)
-            t.update(what=f"{a} − {b}", lo=d - Z95 * se, hi=d + Z95 * se)
+            t.update(what=f"{a} − {b}", lo=d - stats.Z95 * se, hi=d + stats.Z95 * se)
             tests.append(t)
         worst = max(tests, key=lambda t: (-1 if _nan(t["estimate"]) else abs(t["estimate"])))
         return {**worst, "shown": all(t["shown"] for t in tests)}

@@ -538,9 +538,8 @@ def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
         return (est, d.lo, d.hi, d.p_value)
     var = sum(cj * cj * np.var(v, ddof=1) / v.size for v, cj in zip(per_game, c) if cj)
     se = float(np.sqrt(var))
-    z = float(sps.norm.ppf(0.975))
     p = float(2 * sps.norm.sf(abs(est) / se)) if se > 0 else (0.0 if est else 1.0)
-    return (est, est - z * se, est + z * se, p)
+    return (est, est - stats.Z95 * se, est + stats.Z95 * se, p)
 
 
 def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from analyzer import stats
 from analyzer.report.findings import Finding
 
 
@@ -70,15 +71,14 @@ def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[float, float,
 
     k = len(rows)
     top = max(rows, key=lambda r: r[estimate])
-    z95 = float(sps.norm.ppf(0.975))
     zk = float(sps.norm.ppf(1 - 0.025 / k))
     est, lo, hi = top[estimate], top["lo"], top["hi"]
     if log:
         e, a, b = math.log(est), math.log(lo), math.log(hi)
-        se = (b - a) / (2 * z95)
+        se = stats.interval_se(a, b)
         lo, hi = math.exp(e - zk * se), math.exp(e + zk * se)
     else:
-        se = (hi - lo) / (2 * z95)
+        se = stats.interval_se(lo, hi)
         lo, hi = est - zk * se, est + zk * se
     p = top.get("p_value")
     p = math.nan if _absent(p) else min(1.0, k * float(p))
