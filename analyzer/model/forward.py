@@ -193,6 +193,15 @@ class Player(Protocol):
     the same answer with the same draws, and nothing changes if that subset is a single option
     (a forced decision, asked of nobody). Not declared (no attribute, or ``()``) counts as an
     answer a smaller set could change: random and search players never declare one.
+
+    A player may also declare ``lead: float`` (an attribute, read after ``choose``): how
+    clearly it chose, its answer's score minus the best other option's score, in its own score
+    units (0 for a tie; inf for a single option or an answer not chosen by comparing scores;
+    nan when it does not know). A player whose lead costs extra work may compute it only when
+    its ``want_lead`` attribute is true (the caller sets it around ``choose``; the answer and
+    the draws must be the same either way). The search player reads it to search only the
+    close decisions (``Ismcts.close``); the rollout policies of the games' search players
+    declare it.
     """
 
     def choose(self, view: Any, rng: random.Random) -> Hashable:

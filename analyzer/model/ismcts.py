@@ -28,7 +28,11 @@ constant means the same whether rewards are 0/1 wins or close estimates. The sea
 is then the same; with ``settle`` < 1, once the leader's lead exceeds that share of the
 iterations left, sooner and no longer exact), or, with ``seconds`` > 0, once the decision has used that much CPU time (a
 budget in time instead of iterations; the records then depend on the machine), and plays the
-most visited action.
+most visited action. With ``close`` (and ``prior`` > 0) it searches only where the rollout
+policy's choice is close: where that policy's declared ``lead`` (forward.Player: its choice's
+score minus the best other option's) is at most ``close``; elsewhere it plays that choice without
+a search (the seat's generator then draws only what the policy drew). Inf (the default here)
+always searches; a policy that declares no lead is always searched.
 
 The tree and the worlds live for one decision. Every random draw (world seeds, tie-breaks,
 playouts) comes from the seat's own generator, so records stay reproducible whatever ``--jobs``
