@@ -205,6 +205,15 @@ class Player(Protocol):
     option scores strictly below the cut its pick used, so the best or tied best is the same
     set in the same order. It must not draw from any stream nor change what the player later
     answers. No method, or false, counts as an answer the added options could change.
+
+    A player may also declare ``lead: float`` (an attribute, read after ``choose``): how
+    clearly it chose, its answer's score minus the best other option's score, in its own score
+    units (0 for a tie; inf for a single option or an answer not chosen by comparing scores;
+    nan when it does not know). A player whose lead costs extra work may compute it only when
+    its ``want_lead`` attribute is true (the caller sets it around ``choose``; the answer and
+    the draws must be the same either way). The search player reads it to search only the
+    close decisions (``Ismcts.close``); the rollout policies of the games' search players
+    declare it.
     """
 
     def choose(self, view: Any, rng: random.Random) -> Hashable:

@@ -13,6 +13,7 @@ region cards and what the Witch showed it, never a face-down token's face or ano
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any, Final
@@ -260,6 +261,7 @@ class GreedyPlayer:
         "caravan_opponent_weight",
         "card_value",
         "diplomat_value",
+        "lead",
         "memo",
         "opponent_weight",
         "pick_among",
@@ -288,20 +290,31 @@ class GreedyPlayer:
         # tied best drawn among by one draw; set by ``_pick`` (scores each depend on their own
         # option only; the memo is a cache only), () after any other answer
         self.pick_among: tuple = ()
+        # how clearly the last answer was chosen (``forward.Player``): the best score minus the
+        # best other option's, in points (0 for a tie); inf after any other answer
+        self.lead = math.inf
 
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
-        (no draw when there is a single best); ``pick_among`` gets the best, or the tied best."""
-        cut = max(scores) - 1e-9
+        (no draw when there is a single best); ``pick_among`` gets the best, or the tied best;
+        ``lead`` the best score minus the best other (0 for tied best, inf for one option)."""
+        top = max(scores)
+        cut = top - 1e-9
         first, ties = -1, 0
+        second = -math.inf
         for i in range(len(scores)):
-            if scores[i] >= cut:
+            x = scores[i]
+            if x >= cut:
                 if not ties:
                     first = i
                 ties += 1
+            elif x > second:
+                second = x
         if ties == 1:
+            self.lead = top - second
             self.pick_among = (options[first],)
             return options[first]
+        self.lead = 0.0
         idx = [i for i in range(len(scores)) if scores[i] >= cut]
         self.pick_among = tuple([options[i] for i in idx])
         return options[idx[randbelow(rng, len(idx))]]
@@ -512,6 +525,7 @@ class GreedyPlayer:
         kind = view.decision_kind()
         options = view.legal_actions()
         self.pick_among = ()  # declared by ``_pick`` only
+        self.lead = math.inf  # likewise
         memo = self.memo
         if memo is not None:
             self.memo = None
