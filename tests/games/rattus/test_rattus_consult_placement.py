@@ -7,7 +7,7 @@ rats), so value false marks the decisions it narrows (``Game.narrowing``) and a 
 
 from __future__ import annotations
 
-import json
+import math
 from pathlib import Path
 
 from rattus_helpers import give, make_game, region, tokens
@@ -183,7 +183,8 @@ def test_search_iterations_leave_the_real_decision_pending_and_read():
     option where their own decisions narrow (conservative), never clear the real game's
     pending read, and the search player declares nothing, so its pick reads the option."""
     cfg = SPEC.make_config(4, ("africanus",), {})
-    search = build_policy(SPEC.policies, "ismcts", json.loads('{"iterations": 4}'))
+    # close = inf: every decision searched (the default plays a clear choice unsearched)
+    search = build_policy(SPEC.policies, "ismcts", {"iterations": 4, "close": math.inf})
     greedy = build_policy(SPEC.policies, "greedy")
     for seed in range(20):
         state = SPEC.new_state(cfg, seed)
