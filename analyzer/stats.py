@@ -12,12 +12,12 @@ not independent (their deaths cluster, their win shares add up to at most 1), ga
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from scipy import stats as sps
 from scipy.optimize import brentq
 
@@ -97,10 +97,28 @@ def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> 
     m = float(x.mean())
     if n < 2:
         return Interval(m, math.nan, math.nan)
-    with warnings.catch_warnings():  # nearly equal values: scipy warns, the interval is right
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ci = sps.ttest_1samp(x, 0.0).confidence_interval(confidence)
-    return Interval(m, float(ci.low), float(ci.high))
+    lo, hi, _ = _t_test(x, confidence)
+    return Interval(m, lo, hi)
+
+
+def _t_test(x: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``scipy.stats.ttest_1samp(x, 0.0)``'s confidence interval (low, high) and two-sided
+    p-value for a 1-D float array of at least 2 values, computed by the very operations scipy
+    runs (mean, variance as the mean squared deviation × n/(n − 1), ``special.stdtrit`` and
+    ``special.stdtr``), without its per-call argument handling — the report makes some 300 such
+    tests. ``tests/test_report_speed.py`` checks that every number is scipy's to the last bit."""
+    n = x.size
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mean = np.mean(x)
+        var = np.mean((x - np.mean(x, keepdims=True)) ** 2)
+        size = np.asarray(n, dtype=x.dtype)
+        var = var * (size / (size - 1))
+        se = np.sqrt(var / n)
+        t = np.divide(mean - np.asarray(0.0), se)
+        tail = (1 - np.asarray(confidence, dtype=np.float64)) / 2
+        ci = special.stdtrit(n - 1, np.stack((tail, 1 - tail)))
+        p = 2 * special.stdtr(np.asarray(n - 1, dtype=t.dtype), -np.abs(t))
+    return float(ci[0] * se + mean), float(ci[1] * se + mean), float(p)
 
 
 def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndarray,
@@ -270,7 +288,7 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
         return Difference(iv.estimate, iv.lo, iv.hi, n, math.nan, False)
     if np.all(d == d[0]):  # no spread
         return _no_spread_difference(float(iv.estimate), n, bounds, confidence)
-    p = float(sps.ttest_1samp(d, 0.0).pvalue)
+    p = _t_test(d)[2]  # scipy's ``ttest_1samp(d, 0.0).pvalue``
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 

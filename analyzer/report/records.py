@@ -25,7 +25,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -98,6 +99,8 @@ def _read(path: Path, patterns: Sequence[str] | None,
     keep = None if variants is None else footer.rows_of(file, set(variants))
     rows = file.metadata.num_rows if keep is None else int(keep.sum())
     plans = {c: _plan(footer, c, schema.field(c).type, rows) for c in columns}
+    if _KEPT is not None:
+        return _read_kept(_KEPT, footer, file, columns, plans, keep, rows, variants)
     arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
     values: dict[str, dict] = {c: {} for c in footer.strings if c in arrays}  # value -> code
     start = offset = 0  # rows filled, rows read
@@ -126,6 +129,128 @@ def _read(path: Path, patterns: Sequence[str] | None,
     return pd.DataFrame(frame, index=pd.RangeIndex(rows), copy=False)
 
 
+class _Kept:
+    """The whole columns a render decoded (``keeping``), each once per record file: a string
+    column as its codes and values in order of first sight, another planned column as the file
+    gives it (``to_numpy``), a column read as pandas does per variant selection. Keyed by the
+    file's identity (``_Footer.key``: path, inode, size, modification time), so a file replaced
+    is read anew; at most ``limit`` bytes are kept, the least recently used column dropped
+    first."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.columns: OrderedDict[tuple, tuple] = OrderedDict()
+
+    def get(self, key: tuple) -> tuple | None:
+        """The kept entry of ``key`` (made the most recent), ``None`` when not kept."""
+        found = self.columns.get(key)
+        if found is not None:
+            self.columns.move_to_end(key)
+        return found
+
+    def put(self, key: tuple, entry: tuple, size: int) -> None:
+        """Keep ``entry`` (``size`` bytes), dropping the oldest entries beyond ``limit``."""
+        if key in self.columns:
+            self.size -= self.columns.pop(key)[-1]
+        self.columns[key] = (*entry, size)
+        self.size += size
+        while self.size > self.limit and len(self.columns) > 1:
+            self.size -= self.columns.popitem(last=False)[1][-1]
+
+
+KEEP_BYTES = 256 * 2 ** 20  # decoded columns a render keeps at most (``keeping``)
+_KEPT: _Kept | None = None
+
+
+@contextmanager
+def keeping(limit: int = KEEP_BYTES) -> Iterator[None]:
+    """Within this block ``read_table`` decodes each column of a record file once and hands
+    out copies of its rows (``render``: a report reads the same columns some 80 times, one
+    variant at a time); the results are the very ones a fresh read gives. At most ``limit``
+    bytes of decoded columns are kept; all are dropped when the outermost block ends, and a
+    file replaced meanwhile is read anew (its inode, size or modification time differ)."""
+    global _KEPT
+    if _KEPT is not None:  # an enclosing block keeps them
+        yield
+        return
+    _KEPT = _Kept(limit)
+    try:
+        yield
+    finally:
+        _KEPT = None
+
+
+def _read_kept(kept: _Kept, footer: _Footer, file: pq.ParquetFile, columns: list[str],
+               plans: dict[str, np.dtype | None], keep: np.ndarray | None, rows: int,
+               variants: Sequence[str] | None) -> pd.DataFrame:
+    """``_read``'s result from whole columns decoded once (``keeping``): the same values and
+    dtypes, each column a new array (a caller may change it in place)."""
+    whole: dict[str, tuple] = {}
+    for name in columns:
+        if plans[name] is not None and (found := kept.get((footer.key, name))) is not None:
+            whole[name] = found
+    whole.update(_decode_whole(kept, footer, file,
+                               [c for c in columns if plans[c] is not None and c not in whole]))
+    frame = {}
+    for name in columns:
+        if plans[name] is None:  # as pandas reads it, per variant selection
+            key = (footer.key, name, None if variants is None else tuple(sorted(set(variants))))
+            found = kept.get(key)
+            if found is None:
+                values = _plain_column(file, name, keep)
+                kept.put(key, (values,), int(values.nbytes))
+            else:
+                values = found[0]
+            frame[name] = values.copy()
+            continue
+        every, strings, _ = whole[name]
+        data = every if keep is None else every[keep]
+        if strings is not None:
+            frame[name] = _categorical(data, strings)
+        else:
+            frame[name] = data.astype(plans[name], copy=True)
+    return pd.DataFrame(frame, index=pd.RangeIndex(rows), copy=False)
+
+
+def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
+                  names: list[str]) -> dict[str, tuple]:
+    """Decode every row of columns ``names`` and keep them in ``kept``: a string column as
+    ``int32`` codes into its values in order of first sight (as ``_read`` fills them), another
+    as ``to_numpy`` gives it. Returns ``{name: (array, values or None, bytes)}``."""
+    if not names:
+        return {}
+    total = file.metadata.num_rows
+    strings = set(footer.strings)
+    arrays: dict[str, np.ndarray | None] = {}
+    values: dict[str, dict] = {c: {} for c in names if c in strings}
+    start = 0
+    for batch in file.iter_batches(BATCH_ROWS, columns=names, use_threads=False):
+        stop = start + batch.num_rows
+        for name, column in zip(batch.schema.names, batch.columns):
+            if name in values:
+                seen = values[name]
+                lookup = np.array([seen.setdefault(v, len(seen))
+                                   for v in column.dictionary.to_pylist()], dtype=np.int32)
+                data = lookup[column.indices.to_numpy(zero_copy_only=False)]
+            else:
+                data = column.to_numpy(zero_copy_only=False)
+            if arrays.get(name) is None:
+                arrays[name] = np.empty(total, data.dtype)
+            arrays[name][start:stop] = data
+        start = stop
+    out: dict[str, tuple] = {}
+    for name in names:
+        whole = arrays.get(name)
+        if whole is None:  # an empty file
+            kind = footer.schema.field(name).type
+            whole = np.empty(0, np.int32 if name in values else kind.to_pandas_dtype())
+        text = list(values[name]) if name in values else None
+        out[name] = (whole, text, int(whole.nbytes))
+        kept.put((footer.key, name), (whole, text), int(whole.nbytes))
+    return out
+
+
 def _is_string(kind: pa.DataType) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
@@ -143,6 +268,7 @@ class _Footer:
         self.strings = [c for c in self.schema.names if _is_string(self.schema.field(c).type)]
         self._statistics: dict[str, list] = {}
         self._variants: tuple[np.ndarray, dict[str, int]] | None = None
+        self.key: tuple = (str(path),)  # the file's identity (``_footer``)
 
     def statistics(self, name: str) -> list:
         """The Parquet statistics of column ``name`` in every row group (``None`` if missing).
@@ -179,6 +305,7 @@ def _footer(path: Path) -> _Footer:
         _FOOTERS.move_to_end(key)
         return _FOOTERS[key]
     footer = _FOOTERS[key] = _Footer(path)
+    footer.key = key
     while len(_FOOTERS) > FOOTERS:
         _FOOTERS.popitem(last=False)
     return footer
