@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -86,7 +87,10 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
         return _read(Path(path), patterns, variants)
     finally:
         pa.set_memory_pool(previous)
-        _trim()  # the decode buffers, freed in between the result's arrays
+        if _KEPT is None or _KEPT.decoded:  # the decode buffers, freed in between the result's
+            _trim()                          # arrays (none when every column was kept)
+        if _KEPT is not None:
+            _KEPT.decoded = False
 
 
 def _read(path: Path, patterns: Sequence[str] | None,
@@ -94,13 +98,13 @@ def _read(path: Path, patterns: Sequence[str] | None,
     footer = _footer(path)
     schema = footer.schema
     columns = schema.names if patterns is None else matching(schema.names, patterns)
+    if _KEPT is not None:
+        return _read_kept(_KEPT, footer, path, columns, variants)
     # strings as codes into their values; the footer read once per file (``_footer``)
     file = pq.ParquetFile(path, read_dictionary=footer.strings, metadata=footer.metadata)
     keep = None if variants is None else footer.rows_of(file, set(variants))
     rows = file.metadata.num_rows if keep is None else int(keep.sum())
     plans = {c: _plan(footer, c, schema.field(c).type, rows) for c in columns}
-    if _KEPT is not None:
-        return _read_kept(_KEPT, footer, file, columns, plans, keep, rows, variants)
     arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
     values: dict[str, dict] = {c: {} for c in footer.strings if c in arrays}  # value -> code
     start = offset = 0  # rows filled, rows read
@@ -130,16 +134,17 @@ def _read(path: Path, patterns: Sequence[str] | None,
 
 
 class _Kept:
-    """The whole columns a render decoded (``keeping``), each once per record file: a string
-    column as its codes and values in order of first sight, another planned column as the file
-    gives it (``to_numpy``), a column read as pandas does per variant selection. Keyed by the
-    file's identity (``_Footer.key``: path, inode, size, modification time), so a file replaced
+    """What a render read of its record files (``keeping``): each column as handed out per
+    variant selection, the whole columns they were cut from (a string column as its codes and
+    values in order of first sight, another as the file gives it: ``to_numpy``), decoded once
+    per file, and the rows of each variant selection. Keyed by the file's identity (``_Footer.key``: path, inode, size, modification time), so a file replaced
     is read anew; at most ``limit`` bytes are kept, the least recently used column dropped
     first."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
+        self.decoded = False  # a read decoded something (``read_table`` trims the heap then)
         self.columns: OrderedDict[tuple, tuple] = OrderedDict()
 
     def get(self, key: tuple) -> tuple | None:
@@ -181,36 +186,53 @@ def keeping(limit: int = KEEP_BYTES) -> Iterator[None]:
         _KEPT = None
 
 
-def _read_kept(kept: _Kept, footer: _Footer, file: pq.ParquetFile, columns: list[str],
-               plans: dict[str, np.dtype | None], keep: np.ndarray | None, rows: int,
+def _read_kept(kept: _Kept, footer: _Footer, path: Path, columns: list[str],
                variants: Sequence[str] | None) -> pd.DataFrame:
-    """``_read``'s result from whole columns decoded once (``keeping``): the same values and
-    dtypes, each column a new array (a caller may change it in place)."""
-    whole: dict[str, tuple] = {}
+    """``_read``'s result, each column read once per variant selection and decoded once per
+    file (``keeping``): the same values and dtypes, each column a new array (a caller may
+    change it in place)."""
+    opened: list[pq.ParquetFile] = []
+
+    def file() -> pq.ParquetFile:
+        if not opened:
+            opened.append(pq.ParquetFile(path, read_dictionary=footer.strings,
+                                         metadata=footer.metadata))
+        return opened[0]
+
+    chosen = None if variants is None else tuple(sorted(set(variants)))
+    keep = None
+    rows = footer.metadata.num_rows
+    if chosen is not None:
+        found = kept.get(("rows", footer.key, chosen))
+        if found is None:
+            mask = footer.rows_of(file(), set(chosen))
+            found = (mask, int(mask.sum()))
+            kept.put(("rows", footer.key, chosen), found, int(mask.nbytes))
+        keep, rows = found[0], found[1]
+    frame: dict[str, Any] = {}
     for name in columns:
-        if plans[name] is not None and (found := kept.get((footer.key, name))) is not None:
-            whole[name] = found
-    whole.update(_decode_whole(kept, footer, file,
-                               [c for c in columns if plans[c] is not None and c not in whole]))
-    frame = {}
-    for name in columns:
-        if plans[name] is None:  # as pandas reads it, per variant selection
-            key = (footer.key, name, None if variants is None else tuple(sorted(set(variants))))
-            found = kept.get(key)
-            if found is None:
-                values = _plain_column(file, name, keep)
-                kept.put(key, (values,), int(values.nbytes))
+        if (found := kept.get(("column", footer.key, name, chosen))) is not None:
+            frame[name] = found[0]
+    missing = [c for c in columns if c not in frame]
+    if missing:
+        plans = {c: _plan(footer, c, footer.schema.field(c).type, rows) for c in missing}
+        planned = [c for c in missing if plans[c] is not None]
+        whole = {c: found for c in planned
+                 if (found := kept.get(("whole", footer.key, c))) is not None}
+        whole.update(_decode_whole(kept, footer, file(), [c for c in planned if c not in whole]))
+        for name in missing:
+            if plans[name] is None:  # no statistics or nulls: as pandas reads it
+                values = _plain_column(file(), name, keep)
+                kept.decoded = True
             else:
-                values = found[0]
-            frame[name] = values.copy()
-            continue
-        every, strings, _ = whole[name]
-        data = every if keep is None else every[keep]
-        if strings is not None:
-            frame[name] = _categorical(data, strings)
-        else:
-            frame[name] = data.astype(plans[name], copy=True)
-    return pd.DataFrame(frame, index=pd.RangeIndex(rows), copy=False)
+                every, strings, _ = whole[name]
+                data = every if keep is None else every[keep]
+                values = (_categorical(data, strings) if strings is not None
+                          else data.astype(plans[name], copy=True))
+            kept.put(("column", footer.key, name, chosen), (values,), int(values.nbytes))
+            frame[name] = values
+    return pd.DataFrame({c: frame[c].copy() for c in columns}, index=pd.RangeIndex(rows),
+                        copy=False)
 
 
 def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
@@ -247,7 +269,8 @@ def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
             whole = np.empty(0, np.int32 if name in values else kind.to_pandas_dtype())
         text = list(values[name]) if name in values else None
         out[name] = (whole, text, int(whole.nbytes))
-        kept.put((footer.key, name), (whole, text), int(whole.nbytes))
+        kept.put(("whole", footer.key, name), (whole, text), int(whole.nbytes))
+    kept.decoded = True
     return out
 
 
