@@ -467,6 +467,8 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
     Nothing without a ``game_id`` column."""
     if "game_id" not in rows:
         return
+    if not rows.duplicated(subset=[*by, "game_id"]).any():  # one row per game in every group
+        return
     grouped = rows.groupby([*by, "game_id"], sort=True, observed=True)[column]
     sums, sizes = grouped.sum(), grouped.size()
     if sizes.empty or sizes.max() <= 1:
