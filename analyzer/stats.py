@@ -646,14 +646,18 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
     for key, v in _per_game_means(variant, metric, by).items():
         if key not in b:
             continue
-        joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
-        if joined.empty:
+        if b[key].index.equals(v.index):  # the same games in the same order: no join
+            jb, jv = b[key], v
+        else:
+            joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
+            jb, jv = joined["b"], joined["v"]
+        if jb.empty:
             continue
-        d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence,
+        d = paired_difference(jb.to_numpy(), jv.to_numpy(), confidence,
                               SHARE_DIFFERENCE if metric == "won" else None)
-        diffs[key] = joined["v"] - joined["b"]
+        diffs[key] = jv - jb
         lo, hi = (d.lo, d.hi) if metric != "won" else clip_interval(d.lo, d.hi, -1.0, 1.0)
-        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, lo, hi,
+        rows.append([name, *key, d.n, jb.mean(), jv.mean(), d.mean, lo, hi,
                      d.p_value, d.significant, None])
     mirror = mirrors(diffs, prefer)
     for row, key in zip(rows, diffs):
