@@ -56,6 +56,9 @@ ID_SEAT_COLUMNS = {"game_id": "int64", "variant": "string"}
 # per game played: the bit mask of the rule options it consulted (GameSpec.consults; -1: none
 # recorded, every option counts as consulted)
 CONSULT_COLUMNS = {"game_id": "int64", "variant": "string", "consulted": "int64"}
+# the consults file's metadata key naming the options of its bits, in bit order: a copy reads
+# a bit only from a file whose options are this engine's (an older run's may lack a newer bit)
+CONSULT_OPTIONS = b"options"
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
@@ -334,7 +337,8 @@ def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: 
     out = play_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking, skip=skip,
                      masks=masks, links=links, copied=copied)
     consulted = _table({c: [m[k] for m in masks] for k, c in enumerate(CONSULT_COLUMNS)},
-                       CONSULT_COLUMNS)
+                       CONSULT_COLUMNS).replace_schema_metadata(
+        {CONSULT_OPTIONS: json.dumps(list(spec.consults))})
     copies = _table({c: [m[k] for m in copied] for k, c in enumerate(ID_SEAT_COLUMNS)},
                     ID_SEAT_COLUMNS)
     return (*out[:4], time.process_time() - start, out[4] if rounds else None,
@@ -689,9 +693,10 @@ def copy_from(run_dir: Path, option: str) -> Iterator[None]:
     ``option`` only (same game, seed, arms by name, seats and rotation). A game that never
     read ``option`` (its mask in ``run_dir/chunks/consults-*.parquet`` lacks the option's bit,
     ``GameSpec.consults``) is the same game under any value of it, seed for seed, so its
-    records there are its records here. A game without a mask (a chunk of an older run), an
-    option the game does not record, or a run whose seed or checkpoints differ from the
-    source's is played. The copied games of each chunk are listed in ``copied_path``; the
+    records there are its records here. A game without a mask (a chunk of an older run, or
+    one whose masks name other options than this engine's: ``CONSULT_OPTIONS``), an option
+    the game does not record, or a run whose seed or checkpoints differ from the source's is
+    played. The copied games of each chunk are listed in ``copied_path``; the
     records do not say it (they equal a full replay's).
     """
     token = _COPY.set((Path(run_dir), option))
@@ -764,7 +769,12 @@ def _copy_source(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, rounds
         parts = sorted((folder / "chunks").glob("consults-*.parquet"))
         if not parts:
             return None
-        consulted = pa.concat_tables([pq.read_table(p) for p in parts])
+        tracked = json.dumps(list(spec.consults)).encode()
+        kept = [t for t in map(pq.read_table, parts)
+                if (t.schema.metadata or {}).get(CONSULT_OPTIONS) == tracked]
+        if not kept:
+            return None
+        consulted = pa.concat_tables(kept)
         games = pq.read_table(folder / "games.parquet")
         seats = pq.read_table(folder / "seats.parquet")
         marks = pq.read_table(folder / "rounds.parquet") if rounds else None

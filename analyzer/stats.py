@@ -57,6 +57,9 @@ class Difference:
     significant: bool
 
 
+Z95 = float(sps.norm.ppf(0.975))  # the normal 97.5 % quantile (two-sided 95 %)
+
+
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
@@ -732,14 +735,11 @@ def distribution(values: pd.Series, max_categories: int = 12) -> pd.DataFrame:
 
 
 def summary(values: pd.Series | np.ndarray) -> dict[str, float]:
-    """Mean, sd, min, 10/50/90 % quantiles and max of a numeric sample."""
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return {k: math.nan for k in ("mean", "sd", "min", "p10", "p50", "p90", "max")}
-    q = np.quantile(x, [0.1, 0.5, 0.9])
-    return {"mean": float(x.mean()), "sd": float(x.std(ddof=1)) if x.size > 1 else math.nan,
-            "min": float(x.min()), "p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2]),
-            "max": float(x.max())}
+    """Mean, sd, min, 10/50/90 % quantiles and max of a numeric sample (pandas ``describe``;
+    ``nan`` where undefined: all of them for no values, ``sd`` for one)."""
+    d = pd.Series(np.asarray(values, dtype=float)).describe(percentiles=[0.1, 0.5, 0.9])
+    return {k: float(d[c]) for k, c in zip(("mean", "sd", "min", "p10", "p50", "p90", "max"),
+                                          ("mean", "std", "min", "10%", "50%", "90%", "max"))}
 
 
 def winners_without(seats: pd.DataFrame, points: str, tiebreak: str | None = "tiebreak") -> pd.Series:

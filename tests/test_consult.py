@@ -156,6 +156,33 @@ def test_copy_needs_the_same_seed(tmp_path):
     pytest.skip("no game tracks an option")
 
 
+def test_copy_needs_masks_of_the_same_options(tmp_path):
+    """A source whose masks name other options (an older run, before a bit was added) or none
+    is not copied from: its games are played, since a missing bit would read as unconsulted."""
+    for name in available_games():
+        spec = get_game(name)
+        if not spec.consults:
+            continue
+        bench = spec.bench_table()
+        arm = _arm(spec, bench.players, tuple(bench.expansions), {}, _greedy(spec, bench.players))
+        folder = tmp_path / name
+        _play(spec, arm, folder, 3, False)
+        option = spec.consults[0]
+        with runner.copy_from(folder, option):
+            assert runner._copy_source(spec, [arm], 1234, False) is not None
+        parts = sorted((folder / "chunks").glob("consults-*.parquet"))
+        older = json.dumps(list(spec.consults[:-1])).encode()
+        for k, part in enumerate(parts):
+            table = pq.read_table(part)
+            # the first part names fewer options, the others none (a run before the key)
+            pq.write_table(table.replace_schema_metadata(
+                {runner.CONSULT_OPTIONS: older} if k == 0 else None), part)
+        with runner.copy_from(folder, option):
+            assert runner._copy_source(spec, [arm], 1234, False) is None
+        return
+    pytest.skip("no game tracks an option")
+
+
 def _robust_game():
     """A shipped scenario of a game that tracks an option the scenario's robustness check
     varies, with that option: (scenario file, option)."""

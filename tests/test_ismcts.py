@@ -3,6 +3,7 @@ toy trick-taking game with hidden hands (tests/fmtoy.py)."""
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import ClassVar
@@ -288,9 +289,9 @@ def test_search_levers_decide_from_the_seats_view_only(policy):
     test_players_decide_from_the_seats_view_only(policy)
 
 
-@pytest.mark.parametrize("game, iterations, depth", [("rattus", 15, 14), ("cartus", 30, 24),
-                                                     ("pyramidion", 16, 40)])
-def test_each_games_search_defaults_are_the_measured_ones(game, iterations, depth):
+@pytest.mark.parametrize("game, iterations, depth, close", [("rattus", 15, 14, 0.3), ("cartus", 30, 24, math.inf),
+                                                            ("pyramidion", 16, 40, math.inf)])
+def test_each_games_search_defaults_are_the_measured_ones(game, iterations, depth, close):
     """The default ``ismcts`` of each game is the one measured in the README ("Players of known
     strength", issue #37): at most 0.25 CPU s a game by ``analyzer bench`` (the game's
     ``search_seconds``), held-out strength at least fair + 15 pp against three tuned greedy.
@@ -301,4 +302,46 @@ def test_each_games_search_defaults_are_the_measured_ones(game, iterations, dept
     search = spec.policies["ismcts"]()
     assert (search.iterations, search.rollout_depth, search.rollout) == (iterations, depth, "tuned")
     assert search.settle == 1.0  # the exact early stop (settle < 1 measured weaker, README)
+    assert search.close == close  # searched only where the greedy's lead is close (README, issue #37)
     assert spec.benchmark.search_seconds == 0.25
+
+
+class _LeadGreedy(GreedyPolicy):
+    """The toy greedy declaring a fixed ``lead`` after each answer (``forward.Player``)."""
+
+    lead = 2.0
+
+
+@dataclass(frozen=True)
+class LeadIsmcts(Ismcts):
+    ROLLOUTS: ClassVar = {"greedy": _LeadGreedy}
+
+
+def test_close_plays_a_clear_hint_without_searching_and_searches_a_close_one():
+    """``close``: where the rollout policy's lead (2.0 here) exceeds it, its choice is played
+    without a search (no tree, no draw from the seat's generator beyond the policy's own);
+    at or below it the search runs as before."""
+    st = TrickState(3, 4)
+    view = st.view(0)
+    hint = _LeadGreedy().choose(view, random.Random(0))
+    skip = LeadIsmcts(iterations=30, rollout="greedy", close=1.9).player(0)
+    rng = random.Random(5)
+    assert skip.choose(view, rng) == hint
+    assert skip.last_root is None and skip.last_lead == 2.0
+    assert rng.random() == random.Random(5).random()  # the toy greedy draws nothing: nor did the search
+    for close in (2.0, 3.0, math.inf):
+        searched = LeadIsmcts(iterations=30, rollout="greedy", close=close).player(0)
+        searched.choose(view, random.Random(5))
+        assert searched.last_root is not None and searched.last_root.n > 1
+
+
+def test_close_at_its_default_is_the_search_of_before():
+    """``close`` defaults to inf (always search): the same answers and trees, draw for draw, as
+    a finite ``close`` the lead never exceeds, and a policy declaring no lead is always searched."""
+    assert LeadIsmcts(rollout="greedy").close == math.inf
+    a = _play(3, 9, [LeadIsmcts(iterations=20, rollout="greedy"), RandomPolicy(), RandomPolicy()])
+    b = _play(3, 9, [LeadIsmcts(iterations=20, rollout="greedy", close=2.0), RandomPolicy(), RandomPolicy()])
+    assert a.played == b.played
+    plain = ToyIsmcts(iterations=20, rollout="greedy", close=0.0).player(0)  # toy greedy: no lead
+    plain.choose(TrickState(3, 4).view(0), random.Random(0))
+    assert plain.last_root is not None and plain.last_lead == -math.inf

@@ -497,10 +497,11 @@ class GameSpec:
         ``consults[i]``): the config has a field ``reads``, a one-element ``list[int]`` that
         the runner sets to 0 before a game and reads after it; every place that reads one of
         these options, in the rules, in a player's heuristics or in a search player's playouts
-        (clones share the config), sets its bit. An option whose other value only removes
-        options at a decision may be read there per player: the state marks the decision
-        narrowed and the play loop spares a pick the player declares robust to the fewer
-        options (``forward``: ``narrowing``, ``spare``, ``Player.pick_among``). A game whose
+        (clones share the config), sets its bit. An option whose other value removes or
+        adds options at a decision may be read there per player: the state marks the decision
+        narrowed (and lists what the other value adds) and the play loop spares a pick the
+        player declares robust to the other options (``forward``: ``narrowing``, ``widening``,
+        ``spare``, ``Player.pick_among``, ``Player.keeps_pick``). A game whose
         mask lacks an option's bit is the same game, seed for seed, under any other value of
         it (``runner.copy_from``). An option not listed counts as consulted in every game.
     """

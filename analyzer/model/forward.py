@@ -20,12 +20,16 @@ The contract a ``GameState`` keeps:
 - A terminal state has ``decision_kind() == ""`` and ``legal_actions() == ()``.
 
 Consulted rule options (``GameSpec.consults``) may depend on the player. A state may mark a
-decision *narrowed* when the other value of a tracked rule option would offer a subset of its
-options there: then ``state.narrowing`` is nonzero, and the option's consult bits are set when
-the decision is taken, unless the play loop first calls ``state.spare(among)`` with what the
+decision *narrowed* when the other value of a tracked rule option would offer other options
+there: then ``state.narrowing`` is nonzero, and the option's consult bits are set when the
+decision is taken, unless the play loop first calls ``state.spare(among)`` with what the
 deciding player declares its answer was picked among (``pick_among`` below); the state then
 leaves them unset if every option of ``among`` is legal under the other value too (the player
-would answer the same there, with the same draws). A state without ``spare`` never narrows.
+would answer the same there, with the same draws). Where the other value would also *add*
+options, ``state.widening`` is the tuple of them (else ``()``; the other value offers the
+offered options in the same relative order, these among them), and the loop calls ``spare``
+only when the player also keeps its pick with them offered (``keeps_pick`` below). A state
+without ``spare`` never narrows.
 Only the loops that play the recorded game spare (``play``, ``flow.play_recorded``,
 ``flow.play_with_choice``); a search's own iterations never do, so their reads stay conservative.
 
@@ -193,6 +197,23 @@ class Player(Protocol):
     the same answer with the same draws, and nothing changes if that subset is a single option
     (a forced decision, asked of nobody). Not declared (no attribute, or ``()``) counts as an
     answer a smaller set could change: random and search players never declare one.
+
+    A player that declares ``pick_among`` may also have ``keeps_pick(view, added) -> bool``,
+    asked right after ``choose`` at a widened decision (``GameState.widening``) with the same
+    view: true promises that, had ``added`` been offered too (the offered options keeping their
+    relative order), its answer and its draws would be the same — the greedy: each added
+    option scores strictly below the cut its pick used, so the best or tied best is the same
+    set in the same order. It must not draw from any stream nor change what the player later
+    answers. No method, or false, counts as an answer the added options could change.
+
+    A player may also declare ``lead: float`` (an attribute, read after ``choose``): how
+    clearly it chose, its answer's score minus the best other option's score, in its own score
+    units (0 for a tie; inf for a single option or an answer not chosen by comparing scores;
+    nan when it does not know). A player whose lead costs extra work may compute it only when
+    its ``want_lead`` attribute is true (the caller sets it around ``choose``; the answer and
+    the draws must be the same either way). The search player reads it to search only the
+    close decisions (``Ismcts.close``); the rollout policies of the games' search players
+    declare it.
     """
 
     def choose(self, view: Any, rng: random.Random) -> Hashable:

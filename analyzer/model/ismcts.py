@@ -28,7 +28,11 @@ constant means the same whether rewards are 0/1 wins or close estimates. The sea
 is then the same; with ``settle`` < 1, once the leader's lead exceeds that share of the
 iterations left, sooner and no longer exact), or, with ``seconds`` > 0, once the decision has used that much CPU time (a
 budget in time instead of iterations; the records then depend on the machine), and plays the
-most visited action.
+most visited action. With ``close`` (and ``prior`` > 0) it searches only where the rollout
+policy's choice is close: where that policy's declared ``lead`` (forward.Player: its choice's
+score minus the best other option's) is at most ``close``; elsewhere it plays that choice without
+a search (the seat's generator then draws only what the policy drew). Inf (the default here)
+always searches; a policy that declares no lead is always searched.
 
 The tree and the worlds live for one decision. Every random draw (world seeds, tie-breaks,
 playouts) comes from the seat's own generator, so records stay reproducible whatever ``--jobs``
@@ -42,6 +46,7 @@ playouts still use the full game).
 
 from __future__ import annotations
 
+import math
 import random
 import tomllib
 from collections.abc import Callable, Hashable, Mapping
@@ -119,6 +124,12 @@ class Ismcts:
                                "runner-up by more than settle x the iterations left; 1 = only once no other "
                                "can catch up (the same choice as the full search), lower stops sooner "
                                "(dimensionless)")
+    close: float = param(float("inf"), low=0, high=float("inf"), tunable=False,
+                         help="search only where the rollout policy's own choice is close: where its "
+                              "lead (its chosen option's score minus the best other option's, in that "
+                              "policy's own score units) is at most this; elsewhere its choice is played "
+                              "without searching. inf = always search; needs prior > 0 (score units of "
+                              "the game's greedy)")
     tree_depth: int = param(1, low=0, high=1_000_000,
                             help="most tree nodes on an iteration's path: 1 = the root's actions only, every later "
                                  "decision the rollout policy's; 0 = no limit (nodes)")
@@ -148,13 +159,15 @@ class Ismcts:
 class IsmctsPlayer:
     """The per-seat, per-game searcher of an ``Ismcts`` policy (see there)."""
 
-    __slots__ = ("last_root", "policy", "rollout_players", "seat")
+    __slots__ = ("last_lead", "last_root", "policy", "rollout_players", "seat")
 
     def __init__(self, policy: Ismcts, seat: int):
         self.policy = policy
         self.seat = seat
         self.rollout_players: list[Player] | None = None
         self.last_root: treesearch.Node | None = None  # the last decision's tree, for tests and the log
+        # the rollout policy's lead at the last decision (``close``; -inf: none declared)
+        self.last_lead = -math.inf
 
     def _playout_players(self, n_players: int) -> list[Player]:
         if self.rollout_players is None:
@@ -164,15 +177,31 @@ class IsmctsPlayer:
 
     def choose(self, view: SeatView, rng: random.Random) -> Hashable:
         """The most visited root action after ``iterations`` iterations (ties: higher mean
-        reward, then the earlier legal action); a forced answer (one action) without searching."""
+        reward, then the earlier legal action); a forced answer (one action) without searching;
+        the rollout policy's own choice without searching where its ``lead`` exceeds ``close``
+        (a policy that declares no ``lead`` is always searched)."""
         legal = treesearch.actions(view)
         pol = self.policy
         players = self._playout_players(view.n_players)
         hint = treesearch.NO_HINT
+        self.last_lead = -math.inf
         if pol.prior > 0.0:  # the rollout policy's own choice is searched, and tried first
-            hint = players[self.seat].choose(view, rng)
+            own = players[self.seat]
+            selective = pol.close != math.inf and hasattr(own, "want_lead")
+            if selective:  # a player whose lead costs extra work computes it on request only
+                own.want_lead = True
+            hint = own.choose(view, rng)
+            if selective:
+                own.want_lead = False
+            self.last_lead = getattr(own, "lead", -math.inf)  # none declared: always searched
             if hint not in legal:
                 legal = legal + (hint,)
+            if len(legal) > 1 and self.last_lead > pol.close:  # a clear choice: not searched
+                self.last_root = None
+                if view.log is not None:
+                    view.log(f"    ismcts seat {self.seat}: the rollout policy's choice, lead "
+                             f"{self.last_lead:.3g} > close {pol.close:g}, not searched")
+                return hint
         if len(legal) == 1:
             self.last_root = None
             return legal[0]

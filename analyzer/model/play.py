@@ -51,10 +51,21 @@ def spare_declared(state: Any, player: Any, action: Any) -> None:
     (``player.pick_among``, ``forward.Player``), so that the state can leave the decision's
     consult bits unset when all of those options are legal under the other value too. A player
     that declares nothing (no ``pick_among``, empty, or without ``action`` in it: not this
-    answer's) leaves them to be set."""
+    answer's) leaves them to be set.
+
+    Where the other value would also add options (``state.widening``, a tuple), the player
+    must also keep its pick with those offered too (``player.keeps_pick(view, added)`` true,
+    asked with the deciding seat's view); a player without ``keeps_pick`` leaves the bits set.
+    """
     among = getattr(player, "pick_among", ())
-    if among and offered(tuple(among), action) >= 0:
-        state.spare(tuple(among))
+    if not among or offered(tuple(among), action) < 0:
+        return
+    added = getattr(state, "widening", ())
+    if added:
+        keeps = getattr(player, "keeps_pick", None)
+        if keeps is None or not keeps(state.view(state.current_seat()), tuple(added)):
+            return
+    state.spare(tuple(among))
 
 
 def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random]) -> None:
@@ -77,7 +88,8 @@ def play(state: Any, players: Sequence[Any], seat_rngs: Sequence[random.Random])
         The engine's hard cap on turns was passed (the message names the seed).
 
     A state that records its consulted rule options per player (``spare``) is told at every
-    narrowed decision what the player declared its answer was picked among (``spare_declared``).
+    narrowed decision what the player declared its answer was picked among, and whether it
+    keeps it where the other value adds options (``spare_declared``).
     """
     # the methods looked up once: this loop runs at every decision of every game
     is_terminal, current_seat, view, apply = state.is_terminal, state.current_seat, state.view, state.apply

@@ -23,15 +23,11 @@ from matplotlib.ticker import MaxNLocator
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc, number, p_text, param_text
 from analyzer.report.finding_keys import value_text
-from analyzer.report.findings import Finding
+from analyzer.report.findings import Finding, missing
 from analyzer.report.records import Table
 from analyzer.report.summary import RunFacts
 
 ORIGINAL, BALANCED = "original", "balanced"
-
-
-def _nan(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 class _Units:
@@ -52,7 +48,7 @@ class _Units:
 
     def span(self, est: float, lo: float, hi: float, sign: bool = False) -> str:
         text = self.with_unit(est, sign)
-        if _nan(lo) or _nan(hi):
+        if missing(lo) or missing(hi):
             return text
         if lo == hi:
             return f"{text} (the same in every game)"
@@ -79,7 +75,7 @@ def _test_text(study: dict[str, Any], t: dict[str, Any]) -> str:
     """One test of the verdict: the estimate, its 90 % interval and the band."""
     u = _Units(study)
     sign = bool(study["equalize"]) or bool(study.get("signed"))
-    if _nan(t["lo"]) or _nan(t["hi"]):
+    if missing(t["lo"]) or missing(t["hi"]):
         return f"`{t['what']}` {u.with_unit(t['estimate'], sign)} (no interval: nothing shown)"
     band = f"{u.num(t['target'])} ± {tolerance_text(study)[1:]}"
     return (f"`{t['what']}` {u.with_unit(t['estimate'], sign)}, 90 % interval "
@@ -310,7 +306,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
             doc.p(f"`{key}` is not computed at the value found on the {n:,} fresh games (its "
                   "games never occurred there).")
         else:
-            inside = not (_nan(b["lo"]) or _nan(b["hi"])) and t is not None and \
+            inside = not (missing(b["lo"]) or missing(b["hi"])) and t is not None and \
                 b["lo"] <= t <= b["hi"]
             where = ("**inside** its 95 % interval" if inside else
                      f"**outside** its 95 % interval ({u.with_unit(b['estimate'] - t, True)} "
@@ -457,7 +453,7 @@ def _over(doc: Doc, study: dict[str, Any], u: _Units) -> None:
                      "games": r["games"],
                      "finding (95 %)": u.span(r["estimate"], r.get("lo", math.nan),
                                               r.get("hi", math.nan), sign),
-                     "90 % interval": ("–" if _nan(r["lo90"]) else
+                     "90 % interval": ("–" if missing(r["lo90"]) else
                                        f"[{u.num(r['lo90'], sign)}, {u.num(r['hi90'], sign)}]"),
                      f"within {tol}": "yes" if r["shown"] else "no",
                      "p (TOST)": p_text(r["p_value"])})
@@ -603,7 +599,7 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
             if not study["equalize"]:
                 row["− target"] = u.with_unit(g.get("gap", math.nan), True)
                 row["Holm p"] = p_text(g.get("p_holm"))
-                if f is not None and not _nan(g.get("p_holm")):
+                if f is not None and not missing(g.get("p_holm")):
                     (away if g.get("away") else holds).append(r["label"])
             rows.append(row)
     doc.table(pd.DataFrame(rows))
@@ -650,7 +646,7 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
             signed=bool(b.get("signed")), null=None, games=check["games"],
             key=f"balance:at_value:{k}", verdict=_at_value_verdict(study, k), **shown))
         c = check["paired"].get(f"change:{k}")
-        if c is not None and not _nan(c["diff"]):
+        if c is not None and not missing(c["diff"]):
             out.append(Finding(
                 statement=f"The value found changes `{k}` by {{value}} against the scenario as "
                           "it is (paired on the same fresh games, jackknife interval)",
@@ -685,7 +681,7 @@ def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, st
     out = []
     asks = {q["finding"]: q["ask"] for q in questions}
     for k, r in ((check.get("questions") or {}).get(BALANCED) or {}).items():
-        if r is None or _nan(r.get("estimate")) or k.startswith("balance:"):
+        if r is None or missing(r.get("estimate")) or k.startswith("balance:"):
             continue  # the balance's own (``key_findings``) answer its own keys
         ask = f"The study file asks: *{asks[k]}* " if k in asks else ""
         out.append(Finding(

@@ -70,7 +70,6 @@ from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
 from analyzer.report.units import SHARE, SQUARED
 
-Z95 = float(sps.norm.ppf(0.975))
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
 MAX_EXAMPLES = 3
 MIN_GAMES = stats.MIN_GAMES  # below it a finding gets no interval and no test
@@ -193,7 +192,7 @@ class Finding:
         """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
         normal's."""
         if self.t_df is None or missing(self.t_df) or self.t_df < 1:
-            return Z95
+            return stats.Z95
         return float(sps.t.ppf(0.975, self.t_df))
 
     @property

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -315,7 +316,6 @@ class _Footer:
 
 
 FOOTERS = 4  # record files whose footers are kept (a render reads two; a robustness check more)
-_FOOTERS: OrderedDict[tuple, _Footer] = OrderedDict()
 
 
 def _footer(path: Path) -> _Footer:
@@ -323,14 +323,13 @@ def _footer(path: Path) -> _Footer:
     unchanged (the same inode, size and modification time: the report's writers replace a file
     by renaming a new one); the ``FOOTERS`` last files are kept."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if key in _FOOTERS:
-        _FOOTERS.move_to_end(key)
-        return _FOOTERS[key]
-    footer = _FOOTERS[key] = _Footer(path)
-    footer.key = key
-    while len(_FOOTERS) > FOOTERS:
-        _FOOTERS.popitem(last=False)
+    return _kept_footer(str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=FOOTERS)
+def _kept_footer(path: str, *stamp: int) -> _Footer:  # stamp: device, inode, size, mtime
+    footer = _Footer(Path(path))
+    footer.key = (path, *stamp)  # what a render keeps of the file is keyed by it (``keeping``)
     return footer
 
 

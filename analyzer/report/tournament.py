@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyzer import ratings
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, num, param_text, pct, rows_of
+from analyzer.report.document import Doc, num, param_text, pct, rows_of, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -208,11 +208,8 @@ def _p(row, column: str) -> float | None:
 
 
 def _signed(d: float, lo: float, hi: float, scale: float, unit: str, digits: int) -> str:
-    """A difference with its interval, ``"+0.42 [+0.10, +0.75]"`` (no interval without one)."""
-    text = f"{scale * d:+.{digits}f}{unit}"
-    if math.isnan(lo) or math.isnan(hi):
-        return text
-    return f"{text} [{scale * lo:+.{digits}f}, {scale * hi:+.{digits}f}]"
+    """A difference with its interval, ``"+0.42 [+0.10, +0.75]"`` (``value_text``)."""
+    return value_text(d, lo, hi, unit, scale, digits, True, no_spread=False)
 
 
 def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,

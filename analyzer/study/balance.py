@@ -116,7 +116,7 @@ from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
 from analyzer.report import finding_keys, quality
 from analyzer.report.document import BASE, Numbers
-from analyzer.report.findings import PER_GAME, value_unit
+from analyzer.report.findings import PER_GAME, missing, value_unit
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study import knobs
@@ -146,7 +146,6 @@ LOWESS_MIN, LOWESS_FRAC = 5, 0.6  # a scan of at least 5 values is smoothed (``s
 ROUNDS_CAP = 1000
 CHECK_STREAM, PROBE_STREAM = 2, 3  # spawn keys of the root seeds (``search.SEARCH_STREAM``: 1)
 ORIGINAL, BALANCED = "original", "balanced"  # the check's two settings (variant names)
-Z95 = float(sps.norm.ppf(0.975))
 ALPHA_TOST = 0.05  # each one-sided test of ``--tolerance`` (a 90 % interval inside the band)
 ITEM = "item:"  # the keys of an ablation's item values (``analyzer.report.findings``)
 
@@ -397,12 +396,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
 
 def _same(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:
     return a is not None and all(
-        (a.get(f) == b.get(f)) or (_nan(a.get(f)) and _nan(b.get(f)))
+        (a.get(f) == b.get(f)) or (missing(a.get(f)) and missing(b.get(f)))
         for f in ("estimate", "lo", "hi", "null"))
-
-
-def _nan(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
@@ -597,7 +592,7 @@ def kept(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> bool:
     setting's games; a key not computed there is not kept)."""
     for key, lo, hi in p.keep:
         r = found.get(key)
-        if r is None or _nan(r.get("estimate")) or not lo <= float(r["estimate"]) <= hi:
+        if r is None or missing(r.get("estimate")) or not lo <= float(r["estimate"]) <= hi:
             return False
     return True
 
@@ -661,7 +656,7 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     largest estimate minus the smallest (two keys: the first minus the second). ``nan`` when
     a key is not computed there or a ``--keep`` finding leaves its band (``kept``)."""
     recs = [found.get(k) for k in p.keys]
-    if any(r is None or _nan(r.get("estimate")) for r in recs) or not kept(p, found):
+    if any(r is None or missing(r.get("estimate")) for r in recs) or not kept(p, found):
         return math.nan  # a setting that leaves a --keep band is refused: it ranks last
     est = [float(r["estimate"]) for r in recs]
     if p.equalize:
@@ -675,10 +670,10 @@ def record_se(r: Mapping[str, Any]) -> float:
     interval's own quantile, ``findings.Finding.quantile``), else ``(hi − lo) / (2 · 1.96)``
     (a record without one); ``nan`` without an interval."""
     se = r.get("se")
-    if not _nan(se):
+    if not missing(se):
         return float(se)
     lo, hi = r.get("lo"), r.get("hi")
-    return math.nan if _nan(lo) or _nan(hi) else (float(hi) - float(lo)) / (2 * Z95)
+    return math.nan if missing(lo) or missing(hi) else stats.interval_se(float(lo), float(hi))
 
 
 def gap_se(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
@@ -759,16 +754,16 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
     for i, key in enumerate(p.keys):
         r = found.get(key) or {}
         for f in ("estimate", "lo", "hi"):
-            row[f"{f}_{i}"] = float(r[f]) if not _nan(r.get(f)) else math.nan
+            row[f"{f}_{i}"] = float(r[f]) if not missing(r.get(f)) else math.nan
         row[f"unit_{i}"] = unit_of(p, key, found)
     first = found.get(p.keys[0]) or {}
-    row["null"] = float(first["null"]) if not _nan(first.get("null")) else math.nan
+    row["null"] = float(first["null"]) if not missing(first.get("null")) else math.nan
     row["gap"] = gap(p, found)
     row["gap_se"] = gap_se(p, found)
     if p.keep:
         for i, (key, _, _) in enumerate(p.keep):
             r = found.get(key) or {}
-            row[f"keep_{i}"] = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
+            row[f"keep_{i}"] = float(r["estimate"]) if not missing(r.get("estimate")) else math.nan
             row[f"keep_{i}_unit"] = unit_of(p, key, found)
         row["kept"] = kept(p, found)
     return row
@@ -828,7 +823,7 @@ def _smooth(p: Plan, rows: list[dict], smooth: bool) -> None:
     LOWESS smooth's (``smooth_gaps``); ``nan`` where a ``--keep`` band is left."""
     sm = smooth_gaps(p, rows) if smooth else [r["gap"] for r in rows]
     for r, x in zip(rows, sm):
-        r["smoothed_gap"] = x if r.get("kept", True) and not _nan(r["gap"]) else math.nan
+        r["smoothed_gap"] = x if r.get("kept", True) and not missing(r["gap"]) else math.nan
 
 
 def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
@@ -1032,7 +1027,7 @@ def _common_games(series: Sequence[pd.Series | None], estimates: Sequence[float]
         return None
     for s, est in zip(series, estimates):
         mean = float(np.nanmean(s.to_numpy(float)))
-        if _nan(est) or not math.isclose(mean, float(est), rel_tol=1e-6, abs_tol=1e-9):
+        if missing(est) or not math.isclose(mean, float(est), rel_tol=1e-6, abs_tol=1e-9):
             return None
     ids = series[0].index
     for s in series[1:]:
@@ -1063,7 +1058,7 @@ def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
             out.append(float(e[0] - e[1]) if len(e) == 2 else float(e.max() - e.min()))
         else:
             t = p.target if p.target is not None else r.get("null")
-            out.append(math.nan if t is None or _nan(t) else float(e[0] - t))
+            out.append(math.nan if t is None or missing(t) else float(e[0] - t))
     return out
 
 
@@ -1090,7 +1085,7 @@ def jackknife(full: float, replicates: Sequence[float], confidence: float = 0.95
     """
     reps = np.asarray(replicates, dtype=float)
     k = len(reps)
-    if k < 2 or np.isnan(reps).any() or _nan(full):
+    if k < 2 or np.isnan(reps).any() or missing(full):
         return {"estimate": full, "se": math.nan, "lo": math.nan, "hi": math.nan, "groups": k}
     se = math.sqrt(stats.jackknife_variance(reps))
     t = float(sps.t.ppf(0.5 + confidence / 2, k - 1))
@@ -1102,7 +1097,7 @@ def _interval(value: float, iv: Mapping[str, float]) -> dict[str, Any]:
     """A paired statistic with its jackknife interval and a t test of no change; a standard
     error at rounding level (the same change in every game) is exact: 0."""
     iv = dict(iv)
-    if not _nan(iv["se"]) and iv["se"] <= 1e-9 * max(1.0, abs(value)):
+    if not missing(iv["se"]) and iv["se"] <= 1e-9 * max(1.0, abs(value)):
         iv.update(se=0.0, lo=value, hi=value)
     p = math.nan
     if iv["se"] > 0:
@@ -1115,7 +1110,7 @@ def _interval(value: float, iv: Mapping[str, float]) -> dict[str, Any]:
 
 def _est(found: Mapping[str, Mapping[str, Any]], key: str) -> float:
     r = found.get(key)
-    return math.nan if r is None or _nan(r.get("estimate")) else float(r["estimate"])
+    return math.nan if r is None or missing(r.get("estimate")) else float(r["estimate"])
 
 
 def _contrast_unit(p: Plan, name: str, found: Mapping[str, Mapping]) -> str:
@@ -1324,7 +1319,7 @@ def _asked(key: str, found: Mapping[str, Mapping[str, Any]],
     if what == "at_value":
         return None if r is None else {**(_keep(r) or {}), "key": key}
     c = (paired or {}).get(f"change:{inner}")
-    if what != "change" or r is None or c is None or _nan(c.get("diff")):
+    if what != "change" or r is None or c is None or missing(c.get("diff")):
         return None
     unit = str(r.get("unit") or "")
     return {**(_keep(r) or {}), "key": key, "estimate": c["diff"], "lo": c["lo"],
@@ -1339,7 +1334,7 @@ def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str
     out = []
     for key, lo, hi in p.keep:
         r = found.get(key) or {}
-        est = math.nan if _nan(r.get("estimate")) else float(r["estimate"])
+        est = math.nan if missing(r.get("estimate")) else float(r["estimate"])
         out.append({"key": key, "low": lo, "high": hi, "estimate": est,
                     "lo": r.get("lo", math.nan), "hi": r.get("hi", math.nan),
                     "unit": r.get("unit"), "value_unit": unit_of(p, key, found),
@@ -1354,10 +1349,10 @@ def reached(p: Plan, found: Mapping[str, Mapping[str, Any]],
     finding's 95 % interval (``equalize``: 0 inside each difference's jackknife interval)."""
     if p.equalize:
         ds = [paired.get(f"difference:{BALANCED}:{a}-{b}") for a, b in _pairs(p)]
-        return all(d is not None and not _nan(d.get("lo")) and not _nan(d.get("hi"))
+        return all(d is not None and not missing(d.get("lo")) and not missing(d.get("hi"))
                    and d["lo"] <= 0 <= d["hi"] for d in ds)
     r = found.get(p.keys[0])
-    if r is None or _nan(r.get("lo")) or _nan(r.get("hi")):
+    if r is None or missing(r.get("lo")) or missing(r.get("hi")):
         return False
     t = p.target if p.target is not None else r.get("null")
     return t is not None and float(r["lo"]) <= float(t) <= float(r["hi"])
@@ -1471,7 +1466,7 @@ def _target_test(p: Plan, r: Mapping[str, Any]) -> dict[str, Any]:
     """A rung's estimate against the target: the gap and a two-sided p-value with the standard
     error read off its 95 % interval (``record_se``; normal)."""
     target = p.target if p.target is not None else r.get("null")
-    est = float(r["estimate"]) if not _nan(r.get("estimate")) else math.nan
+    est = float(r["estimate"]) if not missing(r.get("estimate")) else math.nan
     if p.equalize or target is None or math.isnan(est):
         return {"gap": math.nan, "p_value": math.nan}
     se = record_se(r)
@@ -1493,9 +1488,9 @@ def _cell_test(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> dict[str, Any
             d = _est(found, a) - _est(found, b)
             se = math.sqrt(record_se(ra) ** 2 + record_se(rb) ** 2) if ra and rb else math.nan
             t = overs.test(d, se, tol, 0.0)
-            t.update(what=f"{a} − {b}", lo=d - Z95 * se, hi=d + Z95 * se)
+            t.update(what=f"{a} − {b}", lo=d - stats.Z95 * se, hi=d + stats.Z95 * se)
             tests.append(t)
-        worst = max(tests, key=lambda t: (-1 if _nan(t["estimate"]) else abs(t["estimate"])))
+        worst = max(tests, key=lambda t: (-1 if missing(t["estimate"]) else abs(t["estimate"])))
         return {**worst, "shown": all(t["shown"] for t in tests)}
     r, t, est, se = _first(p, found)
     out = overs.test(est, se, tol, t)

@@ -50,6 +50,15 @@ def _random_subset(rng: random.Random, hand: list[int], k: int) -> tuple[int, ..
     return tuple(out)
 
 
+def _lead(values: list[float], i: int) -> float:
+    """``values[i]`` minus the largest other value; inf when there is no other."""
+    other = -math.inf
+    for j in range(len(values)):
+        if j != i and values[j] > other:
+            other = values[j]
+    return values[i] - other
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
 class Player:
     """The player of one seat of one game: ``choose`` hands each decision to its method."""
@@ -301,6 +310,16 @@ class GreedyPlayer(Player):
         self.plans_key: tuple[int, ...] = ()
         self.plans: dict[int, tuple[float, int, int, int, int]] = {}
         self.context: _Context | None = None
+        # the gap of each plan in ``plans`` (its value minus the best other count of off-class
+        # cards and jokers for that row), for ``lead``
+        self.plan_gaps: dict[int, float] = {}
+        # how clearly the last answer was chosen (``forward.Player``): its value minus the best
+        # other option's (VP); inf for one option or an answer not chosen by comparing values.
+        # ``enter`` prunes the rows that cannot win, so it knows its lead only when the caller
+        # sets ``want_lead`` first (each row then valued in full; the choice is the same);
+        # otherwise its lead is nan (unknown)
+        self.lead = math.inf
+        self.want_lead = False
 
     # -- value helpers
     def _relief(self, view: CartusView, x: int, seen: tuple[int, int] | None = None) -> float:
@@ -472,6 +491,7 @@ class GreedyPlayer(Player):
                        self.weapon_share * self.flute_value, seen)
         plans: dict[int, tuple[float, int, int, int, int]] = {}
         self.plans_key, self.plans, self.context = key, plans, ctx
+        self.plan_gaps = {}
         return plans, ctx
 
     def _plan(self, view: CartusView, r: int) -> tuple[float, int, int, int, int]:
@@ -577,23 +597,37 @@ class GreedyPlayer(Player):
                 g = lo + i
                 by_g.append((pts[g] if g < n_pts else pts[n_pts - 1]) + act[i])
         best_v, best_x = by_g[0] + off_cost[0], 0  # no jokers; the first best x wins
+        second = -math.inf  # the best other candidate's value (for ``lead``)
         for x in range(1, n_off + 1):
             v = by_g[x] + off_cost[x]
             if v > best_v:
+                second = best_v
                 best_v, best_x = v, x
+            elif v > second:
+                second = v
         best_j = 0
         if hj:  # all jokers
             m1, x1 = by_g[hj] + off_cost[0], 0
+            s1 = -math.inf
             for x in range(1, n_off + 1):
                 v = by_g[hj + x] + off_cost[x]
                 if v > m1:
+                    s1 = m1
                     m1, x1 = v, x
+                elif v > s1:
+                    s1 = v
             m1 += (iv - jv) * hj
+            s1 += (iv - jv) * hj
             if m1 > best_v or (m1 == best_v and x1 <= best_x):
+                second = max(best_v, s1)
                 best_v, best_x, best_j = m1, x1, hj
+            else:
+                second = max(second, m1)
+        gap = best_v - second
         best_v += extra
         if best_v < floor:
             return _REJECTED
+        self.plan_gaps[r] = gap
         return best_v, best_x, best_j, sword_n, flute_n
 
     # -- decisions
@@ -602,14 +636,18 @@ class GreedyPlayer(Player):
         seen = view.seen_nuns()
         icons = cfg.card_icons
         best, best_r = -1e9, 0
+        values = []
         for r, c in enumerate(view.row):
             d, x, looks = icons[c]
             v = d * self.card_value + self._relief(view, x, seen) + min(looks, seen[1]) * self.look_value
+            values.append(v)
             if v > best:
                 best, best_r = v, r
+        self.lead = _lead(values, best_r)
         return best_r
 
     def look(self, view: CartusView, rng: random.Random) -> int:
+        self.lead = math.inf
         seen = view.seen(self.seat)
         for p in range(view.nun_row_size):
             if not (seen >> p) & 1:
@@ -630,14 +668,28 @@ class GreedyPlayer(Player):
                 plans[r] = got
             if got[0] > best:
                 best, best_r = got[0], r
+        if not self.want_lead:
+            self.lead = math.inf if len(rows) == 1 else math.nan
+            return best_r
+        other = -math.inf  # every other row valued in full (a plan is the same with or without a floor)
+        for r in rows:
+            if r != best_r:
+                got = plans.get(r)
+                if got is None:
+                    got = plans[r] = self._make_plan(view, r, ctx)
+                other = max(other, got[0])
+        self.lead = best - other
         return best_r
 
     def cards(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
         cfg = view.cfg
         r = view.entry_row
-        return self._counts(view.hand, cfg.building_class[cfg.card_building[view.row[r]]], self._plan(view, r))
+        plan = self._plan(view, r)
+        self.lead = self.plan_gaps.get(r, math.inf)  # the best other count of off-class cards and jokers
+        return self._counts(view.hand, cfg.building_class[cfg.card_building[view.row[r]]], plan)
 
     def use_pass(self, view: CartusView, rng: random.Random) -> bool:
+        self.lead = math.inf
         seat = self.seat
         plans, ctx = self._position(view)
         floor = self.pass_value
@@ -655,12 +707,14 @@ class GreedyPlayer(Player):
         return False
 
     def target(self, view: CartusView, rng: random.Random) -> int:
+        self.lead = math.inf
         cands = view.options
         if view.target_kind == "sword" or not view.cfg.rats_visible:
             return max(cands, key=lambda s: (view.hand_size(s), -s))
         return max(cands, key=lambda s: (view.rats(s), -s))
 
     def give(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
+        self.lead = math.inf
         return self._give(view.hand, view.give_count)
 
     @staticmethod
@@ -684,10 +738,13 @@ class GreedyPlayer(Player):
 
     def hospital(self, view: CartusView, rng: random.Random) -> tuple[int, ...]:
         best_x, best_v = 0, 0.0
+        values = [0.0]  # no trade
         for x in range(1, view.hospital_cap + 1):
             v = self._relief(view, x) - x * self.card_value
+            values.append(v)
             if v > best_v:
                 best_x, best_v = x, v
+        self.lead = _lead(values, best_x)
         return self._give(view.hand, best_x)
 
 

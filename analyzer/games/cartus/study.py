@@ -61,6 +61,7 @@ from analyzer.report.document import (
     p_text,
     pct,
     rows_of,
+    value_text,
 )
 from analyzer.report.extension import PlannedKey, StudySection
 from analyzer.report.records import Table, as_table
@@ -538,9 +539,8 @@ def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
         return (est, d.lo, d.hi, d.p_value)
     var = sum(cj * cj * np.var(v, ddof=1) / v.size for v, cj in zip(per_game, c) if cj)
     se = float(np.sqrt(var))
-    z = float(sps.norm.ppf(0.975))
     p = float(2 * sps.norm.sf(abs(est) / se)) if se > 0 else (0.0 if est else 1.0)
-    return (est, est - z * se, est + z * se, p)
+    return (est, est - stats.Z95 * se, est + stats.Z95 * se, p)
 
 
 def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -555,23 +555,12 @@ def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
 
 
 
-def _pp(e: float, lo: float, hi: float, significant: bool = False) -> str:
-    if np.isnan(e):
-        return "–"
-    star = " *" if significant else ""
-    if lo == hi:
-        return f"{100 * e:+.1f} pp (same in every game){star}"
-    return f"{100 * e:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]{star}"
-
-
 def _effect(metric: str, e: float, lo: float, hi: float, significant: bool) -> str:
-    """An effect for the tables: pp, or pp² for the seat spread²."""
-    if metric != "spread2" or np.isnan(e):
-        return _pp(e, lo, hi, significant)
-    star = " *" if significant else ""
-    if lo == hi:
-        return f"{1e4 * e:+.1f} pp² (same in every game){star}"
-    return f"{1e4 * e:+.1f} pp² [{1e4 * lo:+.1f}, {1e4 * hi:+.1f}]{star}"
+    """An effect for the tables: pp, or pp² for the seat spread² (``value_text``; ``"–"`` when
+    missing)."""
+    unit, scale = ("pp²", 1e4) if metric == "spread2" else ("pp", 100)
+    star = " *" if significant and not np.isnan(e) else ""
+    return value_text(e, lo, hi, unit, scale, 1, True) + star
 
 
 def _short(name: str) -> str:

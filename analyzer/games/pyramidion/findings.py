@@ -18,16 +18,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analyzer.report.findings import Finding
+from analyzer import stats
+from analyzer.report.findings import Finding, missing
 
 
 def _source(column: str) -> str:
     """A goods column as words: ``goods_slave_driver`` -> ``slave driver``."""
     return column.removeprefix("goods_").replace("_", " ")
-
-
-def _absent(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 # What each goods source rests on that no source gives: (the rule-value name prefixes whose
@@ -70,18 +67,17 @@ def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[float, float,
 
     k = len(rows)
     top = max(rows, key=lambda r: r[estimate])
-    z95 = float(sps.norm.ppf(0.975))
     zk = float(sps.norm.ppf(1 - 0.025 / k))
     est, lo, hi = top[estimate], top["lo"], top["hi"]
     if log:
         e, a, b = math.log(est), math.log(lo), math.log(hi)
-        se = (b - a) / (2 * z95)
+        se = stats.interval_se(a, b)
         lo, hi = math.exp(e - zk * se), math.exp(e + zk * se)
     else:
-        se = (hi - lo) / (2 * z95)
+        se = stats.interval_se(lo, hi)
         lo, hi = est - zk * se, est + zk * se
     p = top.get("p_value")
-    p = math.nan if _absent(p) else min(1.0, k * float(p))
+    p = math.nan if missing(p) else min(1.0, k * float(p))
     return p, lo, hi
 
 
@@ -94,7 +90,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
     guessed = _defaults(run)
     per_game = numbers.get("_per_game") or {}
     for r in numbers.get("head_to_head", []):
-        if not _absent(r.get("mirror_of")) or _absent(r.get("diff")):
+        if not missing(r.get("mirror_of")) or missing(r.get("diff")):
             continue  # with two policies one's lead is the other's lag: the same test
         key = head_to_head_key(r["variant"], r["policy"])
         out.append(Finding(
@@ -106,7 +102,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
     ends = numbers.get("ends") or {}
     arm = ends.get("variant", "base")
     n_games = int(sum((ends.get("ends") or {}).values()))
-    model = [r for r in numbers.get("goods_model", []) if not _absent(r.get("odds_ratio"))]
+    model = [r for r in numbers.get("goods_model", []) if not missing(r.get("odds_ratio"))]
     if model:
         top = max(model, key=lambda r: r["odds_ratio"])
         p, lo, hi = _selected(model, "odds_ratio", log=True)
@@ -121,7 +117,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             null=1.0, log=True, p_value=p, games=n_games, key="goods:strongest_source",
             item=top["source"],
             items={r["source"]: (r["odds_ratio"], r["lo"], r["hi"]) for r in model}))
-    goods = [r for r in numbers.get("goods", []) if not _absent(r.get("diff"))]
+    goods = [r for r in numbers.get("goods", []) if not missing(r.get("diff"))]
     if goods:
         gap = max(goods, key=lambda r: r["diff"])
         p, lo, hi = _selected(goods, "diff", log=False)
@@ -137,7 +133,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             item_values={r["source"]: per_game[f"goods_gap:{r['source']}"] for r in goods
                          if f"goods_gap:{r['source']}" in per_game}))
     sites = [r for r in numbers.get("sites", []) if r.get("variant") == arm
-             and not _absent(r.get("contest"))]
+             and not missing(r.get("contest"))]
     first_site = [r for r in sites if r.get("rank") == 1]
     if first_site:
         s = first_site[0]
@@ -150,7 +146,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             s["contest"], s["lo"], s["hi"], "seats", 1, 2, games=n_games, key="sites:most_contested",
             item=s["site"], items={r["site"]: (r["contest"], r["lo"], r["hi"]) for r in sites}))
     first = ends.get("first_to_target_won") or {}
-    if ends.get("first_to_target_games") and not _absent(first.get("estimate")):
+    if ends.get("first_to_target_games") and not missing(first.get("estimate")):
         out.append(Finding(
             f"The seat that first reaches the VP target wins {{value}} of the "
             f"{ends['first_to_target_games']} games of `{arm}` with such a seat",

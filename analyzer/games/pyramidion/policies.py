@@ -13,6 +13,7 @@ game itself (§14.2), and draws any randomness from its seat's ``rng``. Values a
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,15 @@ def _lack(row: list[int], seat: int, minimum: int) -> int:
         if s != seat and row[s] > best_opp:
             best_opp = row[s]
     return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
+
+
+def _lead(scores: list[float], i: int) -> float:
+    """``scores[i]`` minus the largest other score; inf when there is no other."""
+    other = -math.inf
+    for j in range(len(scores)):
+        if j != i and scores[j] > other:
+            other = scores[j]
+    return scores[i] - other
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -155,6 +165,10 @@ class GreedyPlayer:
         self.cairo_reserve = policy.cairo_reserve
         self.statue_cost = policy.statue_cost
         self.tile_use_bonus = policy.tile_use_bonus
+        # how clearly the last answer was chosen (``forward.Player``): its score minus the best
+        # other option's (cards of one kind count as one option), in the decision's own units
+        # (VP for most); inf for one option or an answer not chosen by comparing scores
+        self.lead = math.inf
 
     # -- dispatch
 
@@ -163,6 +177,7 @@ class GreedyPlayer:
         kind = view.decision_kind()
         options = view.legal_actions()
         seat = self.seat
+        self.lead = math.inf  # each decision that compares scores sets its own
         if kind == PLAY:
             i = self._play(view, seat, options)
         elif kind == LOAD:
@@ -235,6 +250,7 @@ class GreedyPlayer:
         giza = (self.player_order if cfg.site_ability[site] == PLAYER_ORDER
                 and seat not in st.giza_tiles else 0.0)
         best_i, best = 0, 0.0
+        best_kind, second = -2, -math.inf  # the best's card kind (-2: option 0), the best other kind's value
         last = -1
         for i in range(1, len(options)):
             kind, t, k, vk, points = play_info[options[i]]
@@ -262,7 +278,12 @@ class GreedyPlayer:
                 gain, cost = self._special(st, seat, site, t, tot[0][seat], gain, cost)
             net = gain - cost
             if net > best:
-                best_i, best = i, net
+                if kind != best_kind:
+                    second = best
+                best_i, best, best_kind = i, net, kind
+            elif kind != best_kind and net > second:
+                second = net
+        self.lead = best - second
         return best_i
 
     def _special(self, st: View, seat: int, site: int, t: int, influence: int,
@@ -296,11 +317,14 @@ class GreedyPlayer:
         vals = self._contest_values(st, seat, site)
         g = cfg.goddess_value
         best_k, best = 0, -1.0
+        scores = []
         for k in range(3):
             mine = tot[k][seat]  # the engine asks before the Goddess's value is added
             v = vals[k] * (self._wins(tot, k, seat, mine + g, mins[k]) - self._wins(tot, k, seat, mine, mins[k]))
+            scores.append(v)
             if v > best:
                 best_k, best = k, v
+        self.lead = _lead(scores, best_k)
         return best_k
 
     def _activate(self, st: View, seat: int, options: tuple[int, ...]) -> int:
@@ -308,33 +332,44 @@ class GreedyPlayer:
         sd, ng, gv, own = self.slave_driver_tile, self.negotiator_tile, self.good_value, self.own_tile_share
         sd_owner, ng_owner, goods = st.sd_owner, st.ng_owner, st.site_goods
         best_i, best = 0, -1.0
+        scores = []
         for i, s in enumerate(options):
             v = (sd * (own if sd_owner[s] == seat else 1.0) + ng * (own if ng_owner[s] == seat else 1.0)
                  + gv * goods[s])
+            scores.append(v)
             if v > best:
                 best_i, best = i, v
+        self.lead = _lead(scores, best_i)
         return best_i
 
     def _recruit(self, st: View, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, self.recruit_below + 1
+        scores = [-float(best)]  # option 0 at the threshold; fewer points is better: negated
+        at = [0]
         for i in range(1, len(options)):
             c = options[i]
             if cfg.card_owner[c] >= 0 or cfg.card_type[c] not in (MERCHANT, NEGOTIATOR, SLAVE_DRIVER):
                 continue  # keep starting cards (they come back anyway) and specials
             pts = max(cfg.card_val[c])
+            scores.append(-float(pts))
             if pts < best:
                 best_i, best = i, pts
+                at.append(len(scores) - 1)
+        self.lead = _lead(scores, at[-1])
         return best_i
 
     def _executioner(self, st: View, seat: int, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, -1
+        scores = []
         for i, j in enumerate(options):
             c = st.pc_card[j]
             pts = cfg.goddess_value if st.pc_cat[j] >= 0 else max(cfg.card_val[c])
+            scores.append(float(pts))
             if pts > best:
                 best_i, best = i, pts
+        self.lead = _lead(scores, best_i)
         return best_i
 
     def _needs(self, st: View) -> list[int]:
@@ -353,24 +388,31 @@ class GreedyPlayer:
         cfg = st.cfg
         need = self._needs(st)
         best_i, best = 0, -1e9
+        scores = []
         for i, (q, k) in enumerate(options):
             lead = st.vp(q) if cfg.boat_vp_public else st.boat_count(q)
             if cfg.goods_visible:
                 v = (self.statue_want if k == STATUE else need[k]) + self.thief_lead_weight * lead
             else:
                 v = float(lead)
+            scores.append(v)
             if v > best:
                 best_i, best = i, v
+        self.lead = _lead(scores, best_i)
         return best_i
 
     def _cairo(self, st: View, seat: int, options: tuple) -> int:
         need = self._needs(st)
         best_i, best = 0, 0.0
+        scores, at = [0.0], 0  # option 0 (no trade) at 0; a trade only for a needed good
         for i in range(1, len(options)):
             give, take = divmod(options[i], ORDINARY)
             v = need[take] - self.cairo_cost - max(need[give] + self.cairo_reserve, 0)
-            if need[take] > 0 and v > best:
-                best_i, best = i, v
+            if need[take] > 0:
+                scores.append(v)
+                if v > best:
+                    best_i, best, at = i, v, len(scores) - 1
+        self.lead = _lead(scores, at)
         return best_i
 
     def _load(self, st: View, seat: int, options: tuple) -> int:
@@ -378,6 +420,7 @@ class GreedyPlayer:
         g = st.own_goods
         items, kind = cfg.boat_need_items, cfg.site_kind
         best_i, best = 0, 0.0
+        scores = [0.0]  # option 0 (load nothing) at 0
         for i in range(1, len(options)):
             b, used = options[i]
             statues = 0
@@ -388,17 +431,22 @@ class GreedyPlayer:
                 if r > 0:
                     statues += r
             v = cfg.boat_vp[b] + self.tile_use_bonus * len(used) - self.statue_cost * statues
+            scores.append(v)
             if v > best:
                 best_i, best = i, v
+        self.lead = _lead(scores, best_i)
         return best_i
 
     def _keep(self, st: View, options: tuple) -> int:
         cfg = st.cfg
         best_i, best = 0, 0
+        scores = [0.0]  # option 0 at 0 points
         for i in range(1, len(options)):
             pts = cfg.card_points[options[i]]
+            scores.append(float(pts))
             if pts > best:
                 best_i, best = i, pts
+        self.lead = _lead(scores, best_i)
         return best_i
 
 

@@ -124,7 +124,7 @@ OPTIONS = OptionSet("rattus", (
 CONSULTS: Final[tuple[str, ...]] = (
     "knight_adds_two_neutral_cubes", "knight_moves_plague_in_final_round", "same_class_cards_stack",
     "region_card_must_match_plague_region", "astronomer_leftovers", "diplomat_2p_tie_points",
-    "region_card_majority_ties_count", "placement_mandatory")
+    "region_card_majority_ties_count", "placement_mandatory", "opening_pairs_distinct_regions")
 READ_KNIGHT_NEUTRAL: Final = 1  # the plague resolved in the plague piece's region, Knight in play
 READ_KNIGHT_FINAL: Final = 2  # the Knight holder's final-round move was offered
 READ_STACK: Final = 4  # a seat with cubes held 2+ cards of an unprotected class on a token
@@ -136,6 +136,11 @@ READ_TIES_COUNT: Final = 64  # a region card's holder tied for most cubes in its
 # could change: not a unique best that stays legal (``engine.Game.spare``); the value true, which
 # offers less, sets it wherever the other value would offer more
 READ_PLACEMENT: Final = 128
+# a second opening pair was asked where the other value offers the seat's first region too
+# (false) or withholds it (true), and the pick could change: false, which offers more, reads it
+# unless the pick stays legal under true; true unless the player declares that its pick would
+# be the same with that region offered too (``engine.Game.widening``, ``spare``)
+READ_OPENING: Final = 256
 
 
 @dataclass(frozen=True, slots=True)

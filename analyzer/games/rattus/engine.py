@@ -32,6 +32,7 @@ from analyzer.games.rattus.config import (
     CARD_INDEX,
     CARD_NAMES,
     READ_DIPLOMAT_2P_TIE,
+    READ_OPENING,
     READ_PLACEMENT,
     RattusConfig,
 )
@@ -123,33 +124,58 @@ class Game(GameCore):
 
     @property
     def narrowing(self) -> int:
-        """Nonzero when the other value of a tracked rule option would offer fewer options at
-        the pending decision (``State.narrow``; ``forward.GameState``): then its consult bits
-        are set when the decision is taken, unless ``spare`` cleared them."""
+        """Nonzero when the other value of a tracked rule option would offer other options at
+        the pending decision, fewer or more (``State.narrow``; ``forward.GameState``): then its
+        consult bits are set when the decision is taken, unless ``spare`` cleared them."""
         return self.state.narrow
+
+    @property
+    def widening(self) -> tuple:
+        """The options the other value of a tracked rule option would add to the pending
+        decision's (``forward.GameState``), ``()`` when it would add none. The other value
+        offers the offered options in the same order with these among them (region order).
+
+        Only ``opening_pairs_distinct_regions`` true widens (§6.1): false would offer the
+        seat's first opening region too at its second pair. Read only at a decision that
+        ``narrowing`` marks (the play loops' one test per decision).
+        """
+        st = self.state
+        if st.narrow & READ_OPENING and self.cfg.opening_pairs_distinct_regions:
+            return (st.opening_first[st.seat],)
+        return ()
 
     def spare(self, among: tuple) -> None:
         """The deciding seat's player declared that its answer was picked among ``among``
-        (``forward.Player``, ``pick_among``): the pending decision's consult bits
-        (``narrowing``) are cleared when every option of ``among`` is offered under the other
-        value too, where the player gives the same answer from the fewer options with the same
-        draws.
+        (``forward.Player``, ``pick_among``), and, where the other value would add options
+        (``widening``), that its answer would be the same with those offered too
+        (``Player.keeps_pick``; ``play.spare_declared`` asks it before this call): the pending
+        decision's consult bits (``narrowing``) are cleared when every option of ``among`` is
+        offered under the other value too, where the player gives the same answer from the
+        other options with the same draws.
 
-        Only ``placement_mandatory`` false narrows (§7 B): true withholds phase C at a step
-        before cubes were placed where placing is possible, and a place decision's regions
-        without rats. An option not offered at all clears nothing (``apply`` refuses it).
+        ``placement_mandatory`` false narrows (§7 B): true withholds phase C at a step before
+        cubes were placed where placing is possible, and a place decision's regions without
+        rats. ``opening_pairs_distinct_regions`` false narrows (§6.1): true withholds the seat's
+        first opening region at its second pair; true only widens (every offered region stays).
+        An option not offered at all clears nothing (``apply`` refuses it).
         """
         st = self.state
         if not st.narrow:
             return
-        step = st.kind == "step"
+        kind = st.kind
         for action in among:
             if offered(st.options, action) < 0:
                 return
-            if step:
+            if kind == "step":
                 if action == "plague":  # withheld until cubes are placed
                     return
-            elif not st.tokens[action]:  # a place decision's region that no cube goes to
+            elif kind == "place":
+                if not st.tokens[action]:  # a region that no cube goes to
+                    return
+            elif kind == "opening":
+                if not self.cfg.opening_pairs_distinct_regions and action == st.opening_first[st.seat]:
+                    return  # the first opening region, which true withholds
+            else:  # a decision no option narrows: nothing to spare
                 return
         st.narrow = 0
 
@@ -266,7 +292,8 @@ class Game(GameCore):
 
     def _ask_opening(self) -> None:
         """Ask the next opening pair (§6.1 step 7): first pairs clockwise from the start player,
-        second pairs in reverse order, by default in another region than the first."""
+        second pairs in reverse order, by default in another region than the first. A second
+        pair reads ``opening_pairs_distinct_regions`` unless its pick is spared (``spare``)."""
         st, cfg = self.state, self.cfg
         n = cfg.n_players
         i = st.opening_i
@@ -278,6 +305,9 @@ class Game(GameCore):
             first = st.opening_first[p]
             opts = tuple(x for x in regions if x != first) if cfg.opening_pairs_distinct_regions else regions
             self.ask(p, "opening", opts)
+            # the other value offers the first region too (true: ``widening``) or withholds it
+            # (false): read when the pick is not spared (``spare``)
+            st.narrow = READ_OPENING
         else:
             st.phase = "regular"
             self.start_turn(st.start_seat)

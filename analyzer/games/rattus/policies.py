@@ -13,6 +13,7 @@ region cards and what the Witch showed it, never a face-down token's face or ano
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any, Final
@@ -260,6 +261,7 @@ class GreedyPlayer:
         "caravan_opponent_weight",
         "card_value",
         "diplomat_value",
+        "lead",
         "memo",
         "opponent_weight",
         "pick_among",
@@ -288,23 +290,58 @@ class GreedyPlayer:
         # tied best drawn among by one draw; set by ``_pick`` (scores each depend on their own
         # option only; the memo is a cache only), () after any other answer
         self.pick_among: tuple = ()
+        # how clearly the last answer was chosen (``forward.Player``): the best score minus the
+        # best other option's, in points (0 for a tie); inf after any other answer
+        self.lead = math.inf
 
     def _pick(self, options: tuple, scores: list[float], rng: random.Random) -> Any:
         """The option with the highest score; among those within 1e-9 of it, one drawn by ``rng``
-        (no draw when there is a single best); ``pick_among`` gets the best, or the tied best."""
-        cut = max(scores) - 1e-9
+        (no draw when there is a single best); ``pick_among`` gets the best, or the tied best;
+        ``lead`` the best score minus the best other (0 for tied best, inf for one option)."""
+        top = max(scores)
+        cut = top - 1e-9
         first, ties = -1, 0
+        second = -math.inf
         for i in range(len(scores)):
-            if scores[i] >= cut:
+            x = scores[i]
+            if x >= cut:
                 if not ties:
                     first = i
                 ties += 1
+            elif x > second:
+                second = x
         if ties == 1:
+            self.lead = top - second
             self.pick_among = (options[first],)
             return options[first]
+        self.lead = 0.0
         idx = [i for i in range(len(scores)) if scores[i] >= cut]
         self.pick_among = tuple([options[i] for i in idx])
         return options[idx[randbelow(rng, len(idx))]]
+
+    def keeps_pick(self, view: RattusView, added: tuple) -> bool:
+        """``forward.Player.keeps_pick``: after ``choose`` at a decision on ``view``, whether the
+        answer would be the same, with the same draw, had the regions ``added`` been offered too.
+
+        At an opening decision (§6.1: the seat's first region, which the rule option
+        ``opening_pairs_distinct_regions`` false adds at its second pair): true when each added
+        region scores strictly below the cut ``_pick`` used (the best offered score - 1e-9), so
+        the best, or the tied best in the same order, and the draw among them are unchanged.
+        Scores each depend on their own region only; nothing is drawn or kept. Any other
+        decision: false (not scored here).
+        """
+        if view.decision_kind() != "opening" or not added:
+            return False
+        cut = max(self._opening_scores(view, view.legal_actions())) - 1e-9
+        return max(self._opening_scores(view, added)) < cut
+
+    def _opening_scores(self, view: RattusView, regions: tuple) -> list[float]:
+        """Per region: the value of an opening pair there (2 cubes) less 0.3 per cube already
+        there (§6.1); each score depends on its own region only."""
+        v = _Valuation(self, view)
+        values = self._place_values(v, regions, [2] * len(regions))
+        cubes = view.cubes
+        return [x - 0.3 * sum(cubes[r]) for x, r in zip(values, regions)]
 
     # ------------------------------------------------------------ option values (on a _Valuation)
 
@@ -488,6 +525,7 @@ class GreedyPlayer:
         kind = view.decision_kind()
         options = view.legal_actions()
         self.pick_among = ()  # declared by ``_pick`` only
+        self.lead = math.inf  # likewise
         memo = self.memo
         if memo is not None:
             self.memo = None
@@ -504,10 +542,7 @@ class GreedyPlayer:
             extra = 1 if view.holder[_PEASANT] == p else 0
             return self._pick(options, self._place_values(v, options, [v.rats[r] + extra for r in options]), rng)
         if kind == "opening":
-            v = _Valuation(self, view)
-            values = self._place_values(v, options, [2] * len(options))
-            cubes = view.cubes
-            return self._pick(options, [x - 0.3 * sum(cubes[r]) for x, r in zip(values, options)], rng)
+            return self._pick(options, self._opening_scores(view, options), rng)
         if kind == "plague_move":
             v = _Valuation(self, view)
             return self._pick(options, [self._plague_value(v, d) for d in options], rng)

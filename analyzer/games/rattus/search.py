@@ -28,11 +28,16 @@ class RattusIsmcts(Ismcts):
     and each seat's win share is estimated as if the final plague struck now
     (``heuristic_returns`` at ``leaf_scale``). The greedy's own choice is tried first and favoured
     (``prior``); it plays the most visited option and logs its top options in the replay log.
+    Where the greedy's choice is clear (its ``lead`` above ``close`` points) it plays that
+    choice without searching.
     """
 
     iterations: int = param_default(Ismcts, "iterations", 15)
     rollout: str = param_default(Ismcts, "rollout", "tuned")  # type: ignore[arg-type]
     rollout_depth: int = param_default(Ismcts, "rollout_depth", 14)
+    # search only where the tuned greedy's lead is at most 0.3 points (about 57 % of the
+    # decisions are then not searched; README, issue #37)
+    close: float = param_default(Ismcts, "close", 0.3)
     leaf_scale: float = param(HEURISTIC_SCALE, low=0.05, high=50,
                               help="softmax scale of the leaf estimate: a seat this many points ahead is e times "
                                    "as likely to win (points)")

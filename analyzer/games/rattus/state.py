@@ -72,8 +72,9 @@ class State:
         Decisions taken so far, forced ones included.
     narrow
         The consult bits (``config.READ_*``) the pending decision sets in ``cfg.reads`` when it
-        is taken: set where the other value of a tracked option would offer fewer options, and
-        cleared by ``engine.Game.spare`` when the pick is sure to be the same there (0: none).
+        is taken: set where the other value of a tracked option would offer other options
+        (fewer, or more: ``engine.Game.widening``), and cleared by ``engine.Game.spare`` when
+        the pick is sure to be the same there (0: none).
     opening_i, opening_first
         Setup: opening placements made, and each seat's first opening region (§6.1).
     taken, placed, used

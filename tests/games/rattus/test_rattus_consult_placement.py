@@ -189,7 +189,7 @@ def test_search_iterations_leave_the_real_decision_pending_and_read():
         state = SPEC.new_state(cfg, seed)
         _, rngs = game_streams(seed, 4)
         players = [greedy.player(s) for s in range(4)]
-        while not state.is_terminal() and not state.narrowing:
+        while not state.is_terminal() and not state.narrowing & READ_PLACEMENT:
             seat = state.current_seat()
             action = players[seat].choose(state.view(seat), rngs[seat])
             spare_declared(state, players[seat], action)
