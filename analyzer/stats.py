@@ -11,13 +11,15 @@ not independent (their deaths cluster, their win shares add up to at most 1), ga
 
 from __future__ import annotations
 
+import functools
 import math
-import warnings
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from scipy import stats as sps
 from scipy.optimize import brentq
 
@@ -61,7 +63,27 @@ Z95 = float(sps.norm.ppf(0.975))  # the normal 97.5 % quantile (two-sided 95 %)
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
-    return float(sps.norm.ppf(0.5 + confidence / 2))
+    return _norm_ppf(0.5 + confidence / 2)
+
+
+@functools.lru_cache(maxsize=256)
+def _norm_ppf(q: float) -> float:
+    """``scipy.stats.norm.ppf(q)``, computed once per ``q`` (the report asks for a handful)."""
+    return float(sps.norm.ppf(q))
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_ppf(q: float, df: int) -> float:
+    """``scipy.stats.t.ppf(q, df)``, computed once per ``(q, df)`` (the report's intervals ask
+    for the same few quantiles again and again)."""
+    return float(sps.t.ppf(q, df))
+
+
+@functools.lru_cache(maxsize=256)
+def _wilson_crit(alpha: float) -> float:
+    """``scipy.stats.norm.isf(alpha)`` as statsmodels' Wilson interval computes it, once per
+    ``alpha``."""
+    return sps.norm.isf(alpha)
 
 
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
@@ -79,15 +101,29 @@ def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     E. B. Wilson (1927), "Probable inference, the law of succession, and statistical
     inference", JASA 22(158): 209–212.
     """
-    from statsmodels.stats.proportion import proportion_confint  # slow import, as below
-
     _z(confidence)  # refuses a confidence outside (0, 1)
     if n <= 0:
         return Interval(math.nan, math.nan, math.nan)
-    lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+    lo, hi = _wilson_bounds(k, n, 1 - confidence)
     lo = 0.0 if k <= 0 else max(0.0, float(lo))  # exact bounds at 0 and n, no rounding
     hi = 1.0 if k >= n else min(1.0, float(hi))
     return Interval(k / n, lo, hi)
+
+
+def _wilson_bounds(k: float, n: int, alpha: float) -> tuple[float, float]:
+    """statsmodels' ``proportion_confint(k, n, alpha, method="wilson")`` for one count, by the
+    very operations it runs on the same numpy values (the report makes some 100 such
+    intervals; its argument handling cost more than the interval). ``tests/test_report_speed.py``
+    checks every bound is statsmodels' to the last bit."""
+    count, nobs = np.asarray(k), np.asarray(n)
+    q_ = count / nobs
+    crit = _wilson_crit(alpha / 2.0)
+    crit2 = crit**2
+    denom = 1 + crit2 / nobs
+    center = (q_ + crit2 / (2 * nobs)) / denom
+    dist = crit * np.sqrt(q_ * (1.0 - q_) / nobs + crit2 / (4.0 * nobs**2))
+    dist /= denom
+    return float(np.clip(center - dist, 0, 1)), float(np.clip(center + dist, 0, 1))
 
 
 def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
@@ -100,10 +136,28 @@ def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> 
     m = float(x.mean())
     if n < 2:
         return Interval(m, math.nan, math.nan)
-    with warnings.catch_warnings():  # nearly equal values: scipy warns, the interval is right
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ci = sps.ttest_1samp(x, 0.0).confidence_interval(confidence)
-    return Interval(m, float(ci.low), float(ci.high))
+    lo, hi, _ = _t_test(x, confidence)
+    return Interval(m, lo, hi)
+
+
+def _t_test(x: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``scipy.stats.ttest_1samp(x, 0.0)``'s confidence interval (low, high) and two-sided
+    p-value for a 1-D float array of at least 2 values, computed by the very operations scipy
+    runs (mean, variance as the mean squared deviation × n/(n − 1), ``special.stdtrit`` and
+    ``special.stdtr``), without its per-call argument handling — the report makes some 300 such
+    tests. ``tests/test_report_speed.py`` checks that every number is scipy's to the last bit."""
+    n = x.size
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mean = np.mean(x)
+        var = np.mean((x - np.mean(x, keepdims=True)) ** 2)
+        size = np.asarray(n, dtype=x.dtype)
+        var = var * (size / (size - 1))
+        se = np.sqrt(var / n)
+        t = np.divide(mean - np.asarray(0.0), se)
+        tail = (1 - np.asarray(confidence, dtype=np.float64)) / 2
+        ci = special.stdtrit(n - 1, np.stack((tail, 1 - tail)))
+        p = 2 * special.stdtr(np.asarray(n - 1, dtype=t.dtype), -np.abs(t))
+    return float(ci[0] * se + mean), float(ci[1] * se + mean), float(p)
 
 
 def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndarray,
@@ -208,7 +262,7 @@ def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np
     if counts.size < 2:
         return Interval(float(x.mean()), math.nan, math.nan)
     m, se = _ratio_se(sums, counts)
-    half = float(sps.t.ppf(0.5 + confidence / 2, counts.size - 1) * se)
+    half = float(_t_ppf(0.5 + confidence / 2, counts.size - 1) * se)
     return Interval(m, m - half, m + half)
 
 
@@ -273,7 +327,7 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
         return Difference(iv.estimate, iv.lo, iv.hi, n, math.nan, False)
     if np.all(d == d[0]):  # no spread
         return _no_spread_difference(float(iv.estimate), n, bounds, confidence)
-    p = float(sps.ttest_1samp(d, 0.0).pvalue)
+    p = _t_test(d)[2]  # scipy's ``ttest_1samp(d, 0.0).pvalue``
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
@@ -373,7 +427,7 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
         return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
     se = _ratio_se(sums, counts)[1]
     df = counts.size - 1
-    half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
+    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
     p = float(2 * sps.t.sf(abs(m / se), df)) if se > 0 else (0.0 if m else 1.0)
     return Difference(m, m - half, m + half, n, p, bool(m - half > 0 or m + half < 0))
 
@@ -416,16 +470,43 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
     Nothing without a ``game_id`` column."""
     if "game_id" not in rows:
         return
-    per = rows.groupby([*by, "game_id"], sort=True, observed=True)[column].agg(["sum", "size"])
-    if per.empty or per["size"].max() <= 1:
+    if not rows.duplicated(subset=[*by, "game_id"]).any():  # one row per game in every group
         return
-    levels = list(range(len(by)))
+    grouped = rows.groupby([*by, "game_id"], sort=True, observed=True)[column]
+    sums, sizes = grouped.sum(), grouped.size()
+    if sizes.empty or sizes.max() <= 1:
+        return
     index = {(k if isinstance(k, tuple) else (k,)): i
              for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
-    for key, grp in per.groupby(level=levels, sort=True, observed=True):
-        if grp["size"].max() > 1:
-            key = key if isinstance(key, tuple) else (key,)
-            yield index[key], (grp["sum"].to_numpy(float), grp["size"].to_numpy(float))
+    sum_values, size_values = sums.to_numpy(float), sizes.to_numpy(float)
+    for key, start, stop in _group_slices(sums.index, len(by)):
+        if size_values[start:stop].max() > 1:
+            yield index[key], (sum_values[start:stop], size_values[start:stop])
+
+
+def _group_slices(index: pd.MultiIndex, n: int) -> Iterator[tuple[tuple, int, int]]:
+    """The groups of a sorted grouped result's ``index`` by its first ``n`` levels, in order:
+    ``(key, start, stop)``, the key's values as plain Python scalars (as ``groupby(level=...)``
+    names them), the group's rows ``start:stop``. Each group's rows are contiguous: the index
+    is sorted. Slicing replaces a second groupby over the levels."""
+    if len(index) == 0:
+        return
+    codes = [np.asarray(c) for c in index.codes[:n]]
+    change = np.zeros(len(index), dtype=bool)
+    change[0] = True
+    for c in codes:
+        change[1:] |= c[1:] != c[:-1]
+    starts = np.flatnonzero(change)
+    stops = np.append(starts[1:], len(index))
+    levels = index.levels[:n]
+    for start, stop in zip(starts.tolist(), stops.tolist()):
+        key = tuple(_plain(level[c[start]]) for level, c in zip(levels, codes))
+        yield key, start, stop
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds (``groupby`` keys are such)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: str = "score",
@@ -448,7 +529,7 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
         rows.append([*key, len(grp), iv.estimate, iv.lo, iv.hi])
     out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
     for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
-        half = float(sps.t.ppf(0.5 + confidence / 2, sizes.size - 1) * _ratio_se(sums, sizes)[1])
+        half = float(_t_ppf(0.5 + confidence / 2, sizes.size - 1) * _ratio_se(sums, sizes)[1])
         m = out.at[i, "mean"]
         out.loc[i, ["lo", "hi"]] = [m - half, m + half]
     return out
@@ -568,14 +649,18 @@ def pair_differences(base: pd.DataFrame, variant: pd.DataFrame, name: str, metri
     for key, v in _per_game_means(variant, metric, by).items():
         if key not in b:
             continue
-        joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
-        if joined.empty:
+        if b[key].index.equals(v.index):  # the same games in the same order: no join
+            jb, jv = b[key], v
+        else:
+            joined = pd.concat([b[key].rename("b"), v.rename("v")], axis=1, join="inner")
+            jb, jv = joined["b"], joined["v"]
+        if jb.empty:
             continue
-        d = paired_difference(joined["b"].to_numpy(), joined["v"].to_numpy(), confidence,
+        d = paired_difference(jb.to_numpy(), jv.to_numpy(), confidence,
                               SHARE_DIFFERENCE if metric == "won" else None)
-        diffs[key] = joined["v"] - joined["b"]
+        diffs[key] = jv - jb
         lo, hi = (d.lo, d.hi) if metric != "won" else clip_interval(d.lo, d.hi, -1.0, 1.0)
-        rows.append([name, *key, d.n, joined["b"].mean(), joined["v"].mean(), d.mean, lo, hi,
+        rows.append([name, *key, d.n, jb.mean(), jv.mean(), d.mean, lo, hi,
                      d.p_value, d.significant, None])
     mirror = mirrors(diffs, prefer)
     for row, key in zip(rows, diffs):
@@ -626,9 +711,8 @@ def _per_game_means(rows: pd.DataFrame, metric: str, by: Sequence[str]) -> dict[
     if not by:
         return {(): rows.groupby("game_id")[metric].mean()}
     means = rows.groupby([*by, "game_id"], sort=True, observed=True)[metric].mean()
-    parts = {(k if isinstance(k, tuple) else (k,)): part.droplevel(list(by))
-             for k, part in means.groupby(level=list(range(len(by))), sort=False,
-                                          observed=True)}
+    parts = {key: means.iloc[start:stop].droplevel(list(by))
+             for key, start, stop in _group_slices(means.index, len(by))}
     return {key: parts[key] for key in sorted(parts)}
 
 
@@ -1134,7 +1218,7 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
     df = min(n_b, n_o) - 1
     if se == 0:
         return Comparison(d, d, d, 0.0 if d else 1.0, "exact", len(shared))
-    half = float(sps.t.ppf(0.5 + confidence / 2, df) * se)
+    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
     return Comparison(d, d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df)), "paired",
                       len(shared))
 
@@ -1249,7 +1333,7 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
     if se == 0:
         return Edge(share, reference, edge, edge, edge, 0.0 if edge else 1.0, games, groups,
                     per_game)
-    half = float(sps.t.ppf(0.5 + confidence / 2, n - 1) * se)
+    half = float(_t_ppf(0.5 + confidence / 2, n - 1) * se)
     p_value = float(2 * sps.t.sf(abs(edge) / se, n - 1))
     return Edge(share, reference, edge, edge - half, edge + half, p_value, games, groups,
                 per_game)
@@ -1314,7 +1398,7 @@ def expanded_levels(deals: int, confidence: float = 0.95) -> tuple[float, float]
     are ``(1 ± confidence)/2``."""
     if deals < 2:
         return (1 - confidence) / 2, (1 + confidence) / 2
-    z = math.sqrt(deals / (deals - 1)) * float(sps.t.ppf(0.5 + confidence / 2, deals - 1))
+    z = math.sqrt(deals / (deals - 1)) * float(_t_ppf(0.5 + confidence / 2, deals - 1))
     a = float(sps.norm.sf(z))
     return a, 1 - a
 

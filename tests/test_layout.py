@@ -384,7 +384,7 @@ GENERIC_WORDS = {
     "distinct", "distribution", "drawn", "effect", "elsewhere", "from", "given", "hand",
     "held", "high", "last", "left", "leftovers", "match", "minimum", "move", "moves", "name",
     "opening", "pair", "pairs", "phase", "play", "played", "pool", "range", "removed",
-    "replace", "result", "same", "second", "selection", "space", "spaces", "spread", "stack",
+    "replace", "result", "same", "second", "selection", "space", "spaces", "special", "spread", "stack",
     "standard", "table", "ties", "took", "total", "turn", "turns", "unused", "value",
 }
 

@@ -112,3 +112,163 @@ def test_the_command_runs_one_openblas_thread_unless_told_otherwise(given, want)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == [want, "False"]
+
+
+def _t_reference(x, confidence):
+    import warnings
+
+    from scipy import stats as sps
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = sps.ttest_1samp(x, 0.0)
+        ci = r.confidence_interval(confidence)
+    return float(ci.low), float(ci.high), float(r.pvalue)
+
+
+def _same_bits(a, b):
+    return all((np.isnan(x) and np.isnan(y)) or x == y for x, y in zip(a, b, strict=True))
+
+
+def test_the_t_tests_are_scipys_to_the_last_bit():
+    """``stats._t_test`` (the report's ~300 t tests without scipy's argument handling) gives
+    the very interval and p-value of ``scipy.stats.ttest_1samp``: shares, scores, constant and
+    nearly constant values, a missing value, two values and thousands."""
+    rng = np.random.default_rng(11)
+    cases = [np.array([1.0, 2.0]), np.array([0.5, 0.5, 0.5]), np.full(40, 1e6) + 1e-9 * np.arange(40)]
+    for i in range(600):
+        n = int(rng.integers(2, 4000)) if i % 5 else int(rng.integers(2, 6))
+        kind = i % 5
+        if kind == 0:
+            x = rng.normal(size=n)
+        elif kind == 1:
+            x = rng.choice([0.0, 1.0, 0.5, 1 / 3], n) - rng.choice([0.0, 1.0, 0.25], n)
+        elif kind == 2:
+            x = rng.integers(-50, 120, n).astype(float)
+        elif kind == 3:
+            x = np.full(n, rng.normal())
+        else:
+            x = rng.normal(size=n)
+            x[rng.integers(0, n)] = np.nan
+        cases.append(x)
+    for x in cases:
+        for confidence in (0.95, 0.9):
+            got, want = stats._t_test(x, confidence), _t_reference(x, confidence)
+            assert _same_bits(got, want), (x[:5], confidence, got, want)
+            if confidence == 0.95 and not np.isnan(x).any():
+                iv = stats.mean_interval(x)
+                assert (iv.lo, iv.hi) == pytest.approx(want[:2], nan_ok=True, rel=0, abs=0)
+
+
+def test_the_wilson_bounds_are_statsmodels_to_the_last_bit():
+    """``stats.wilson`` computes statsmodels' Wilson interval by its own operations: every
+    bound equals ``proportion_confint(method="wilson")``'s for whole, fractional (a tie's 1/k)
+    and numpy counts, at 0, at n and in between."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(12)
+    for i in range(3000):
+        n = int(rng.integers(1, 200000)) if i % 3 else int(rng.integers(1, 30))
+        confidence = (0.95, 0.9, 0.99)[i % 3]
+        k = (int(rng.integers(0, n + 1)), float(rng.integers(0, 4 * n + 1)) / 4,
+             np.float64(rng.integers(0, 3 * n + 1) / 3), np.int64(rng.integers(0, n + 1)),
+             float(rng.choice([0, n])))[i % 5]
+        lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+        assert stats._wilson_bounds(k, n, 1 - confidence) == (float(lo), float(hi)), (k, n)
+        iv = stats.wilson(k, n, confidence)
+        assert iv.lo == (0.0 if k <= 0 else max(0.0, float(lo)))
+        assert iv.hi == (1.0 if k >= n else min(1.0, float(hi)))
+
+
+def _frame(rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"variant": np.resize(["base", "x", "y"], rows),
+                         "game_id": np.arange(rows), "seat": rng.integers(0, 4, rows),
+                         "policy": rng.choice(["greedy", "random"], rows),
+                         "won": rng.random(rows), "flag": rng.random(rows) > 0.5,
+                         "maybe": np.where(rng.random(rows) > 0.3, 1.0, np.nan)})
+
+
+def _assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    assert list(a.columns) == list(b.columns)
+    assert list(a.dtypes) == list(b.dtypes)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_kept_reads_equal_fresh_reads_and_are_copies(tmp_path):
+    """Within ``records.keeping`` (a render) each read equals a fresh read — values, dtypes,
+    categories — for every variant selection and column pattern, read in any order; changing a
+    frame handed out changes no later read."""
+    path = tmp_path / "seats.parquet"
+    _frame(300, 1).to_parquet(path, index=False)
+    asks = [(("game_id", "won"), ["x"]), (("variant", "seat", "policy"), None),
+            (("policy", "won", "flag", "maybe"), ["base", "y"]), (("*",), ["y", "base"]),
+            (("game_id", "won"), ["x"]), (("policy",), ["x"]), (("maybe", "seat"), None)]
+    fresh = [records.read_table(path, p, v) for p, v in asks]
+    with records.keeping():
+        for (p, v), want in zip(asks, fresh):
+            got = records.read_table(path, p, v)
+            _assert_same(got, want)
+            got.iloc[:, 0] = got.iloc[:, 0].iloc[::-1].to_numpy()  # a caller changes its copy
+            got.loc[:, got.columns[-1]] = got[got.columns[-1]].iloc[0]
+        for (p, v), want in zip(asks, fresh):
+            _assert_same(records.read_table(path, p, v), want)
+    assert records._KEPT is None  # dropped when the block ends
+
+
+def test_kept_reads_never_serve_another_or_a_replaced_file(tmp_path):
+    """What a render keeps is keyed by the file itself: another run directory's file of the
+    same name is read from its own rows, and a file replaced within the block is read anew."""
+    one, two = tmp_path / "a" / "seats.parquet", tmp_path / "b" / "seats.parquet"
+    for path, seed in ((one, 1), (two, 2)):
+        path.parent.mkdir()
+        _frame(200, seed).to_parquet(path, index=False)
+    with records.keeping():
+        a = records.read_table(one, ("game_id", "won"), ["x"])
+        b = records.read_table(two, ("game_id", "won"), ["x"])
+        assert not a["won"].equals(b["won"])
+        _assert_same(b, pd.read_parquet(two).query("variant == 'x'")[["game_id", "won"]]
+                     .reset_index(drop=True).astype({"game_id": "int32"}))
+        new = _frame(150, 3)
+        tmp = tmp_path / "new.parquet"
+        new.to_parquet(tmp, index=False)
+        os.replace(tmp, one)
+        again = records.read_table(one, ("game_id", "won"), ["x"])
+        want = new[new["variant"] == "x"].reset_index(drop=True)
+        assert again["won"].tolist() == want["won"].tolist()
+        assert again["game_id"].tolist() == want["game_id"].tolist()
+
+
+def test_kept_reads_stay_within_their_byte_limit(tmp_path):
+    """A render keeps at most ``limit`` bytes of decoded columns (the oldest dropped first), and
+    the reads stay right when what they need was dropped."""
+    path = tmp_path / "seats.parquet"
+    _frame(4000, 4).to_parquet(path, index=False)
+    want = records.read_table(path, ("won", "game_id"), ["x"])
+    with records.keeping(limit=40_000):
+        for _ in range(3):
+            for pattern in (("won", "game_id"), ("seat",), ("flag", "maybe"), ("policy",)):
+                records.read_table(path, pattern, ["base"])
+            _assert_same(records.read_table(path, ("won", "game_id"), ["x"]), want)
+            assert records._KEPT.size <= 40_000 or len(records._KEPT.columns) == 1
+
+
+def test_an_arms_per_game_metrics_are_kept_per_table_and_handed_out_as_copies(toy_file,
+                                                                               tmp_path):
+    """``balance.per_game_of`` equals ``arm_per_game`` of a fresh read; a changed copy does not
+    change the next one; another games table is not served the kept frame."""
+    from analyzer.report import balance
+
+    out = tmp_path / "run"
+    api.simulate(toy_file, games=30, jobs=1, out=out)
+    games = records.Table(out / "games.parquet")
+    seats = records.Table(out / "seats.parquet")
+    ids = balance.seat_numbers(seats)
+    want = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), ["base"]),
+                                seats.read(balance.BALANCE_SEATS, ["base"]), "base", ids)
+    first = balance.per_game_of(games, seats, "base", ids)
+    pd.testing.assert_frame_equal(first, want, check_exact=True)
+    first["score"] = -1.0
+    pd.testing.assert_frame_equal(balance.per_game_of(games, seats, "base", ids), want,
+                                  check_exact=True)
+    other = records.Table(pd.read_parquet(out / "games.parquet").assign(rounds=99))
+    assert (balance.per_game_of(other, seats, "base", ids)["rounds"] == 99).all()

@@ -406,8 +406,9 @@ def render(run_dir: str | Path, *, full: bool = True) -> dict[str, Any]:
         shutil.rmtree(chart_dir, ignore_errors=True)
         doc = Numbers(chart_dir)
     records.release_memory()  # what playing and aggregating the records left behind
-    results = build(doc, run, records.Table(run_dir / "games.parquet"),
-                    records.Table(run_dir / "seats.parquet"), run_dir)
+    with records.keeping():  # each record column decoded once
+        results = build(doc, run, records.Table(run_dir / "games.parquet"),
+                        records.Table(run_dir / "seats.parquet"), run_dir)
     title = f"{facts.name or run_dir.name}: {facts.game} study report"
     spec = _known_game(facts.game)
     written = summary.content(summary.Summary(facts, results),

@@ -63,6 +63,27 @@ def arm_per_game(games: pd.DataFrame, seats: pd.DataFrame, variant: str,
     return out
 
 
+KEPT_ARMS = 4  # arms whose per-game metrics a table keeps (``per_game_of``)
+
+
+def per_game_of(games: Table, seats: Table, variant: str,
+                seat_ids: Sequence[int]) -> pd.DataFrame:
+    """``arm_per_game`` of arm ``variant`` read from the tables (games ``variant, game_id,
+    rounds``; seats ``BALANCE_SEATS``), a new frame. The first ``KEPT_ARMS`` arms' are
+    computed once per pair of tables and kept in ``seats.derived`` (the balance section and a
+    game section's game-level comparison ask for the same arms)."""
+    key = ("arm_per_game", variant, tuple(int(s) for s in seat_ids))
+    kept = seats.derived.setdefault("arm_per_game", {})
+    found = kept.get(key)
+    if found is not None and found[0] is games:
+        return found[1].copy()
+    pg = arm_per_game(games.read(("variant", "game_id", "rounds"), [variant]),
+                      seats.read(BALANCE_SEATS, [variant]), variant, seat_ids)
+    if len(kept) < KEPT_ARMS:
+        kept[key] = (games, pg.copy())
+    return pg
+
+
 def seat_numbers(seats: Table) -> list[int]:
     """The seat numbers in the seat records, ascending."""
     return [int(k) for k in np.unique(seats.read(("seat",))["seat"].to_numpy())]
@@ -152,8 +173,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     exchangeable = design.all_exchangeable(found)
 
     def arm_games(var: str) -> pd.DataFrame:
-        return arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
-                            seats.read(BALANCE_SEATS, [var]), var, seat_ids)
+        return per_game_of(games, seats, var, seat_ids)
 
     base = arm_games(BASE) if BASE in names else None
     base_by_game = None if base is None else base.set_index("game_id")

@@ -25,9 +25,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -85,7 +88,10 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
         return _read(Path(path), patterns, variants)
     finally:
         pa.set_memory_pool(previous)
-        _trim()  # the decode buffers, freed in between the result's arrays
+        if _KEPT is None or _KEPT.decoded:  # the decode buffers, freed in between the result's
+            _trim()                          # arrays (none when every column was kept)
+        if _KEPT is not None:
+            _KEPT.decoded = False
 
 
 def _read(path: Path, patterns: Sequence[str] | None,
@@ -93,6 +99,8 @@ def _read(path: Path, patterns: Sequence[str] | None,
     footer = _footer(path)
     schema = footer.schema
     columns = schema.names if patterns is None else matching(schema.names, patterns)
+    if _KEPT is not None:
+        return _read_kept(_KEPT, footer, path, columns, variants)
     # strings as codes into their values; the footer read once per file (``_footer``)
     file = pq.ParquetFile(path, read_dictionary=footer.strings, metadata=footer.metadata)
     keep = None if variants is None else footer.rows_of(file, set(variants))
@@ -126,6 +134,147 @@ def _read(path: Path, patterns: Sequence[str] | None,
     return pd.DataFrame(frame, index=pd.RangeIndex(rows), copy=False)
 
 
+class _Kept:
+    """What a render read of its record files (``keeping``): each column as handed out per
+    variant selection, the whole columns they were cut from (a string column as its codes and
+    values in order of first sight, another as the file gives it: ``to_numpy``), decoded once
+    per file, and the rows of each variant selection. Keyed by the file's identity (``_Footer.key``: path, inode, size, modification time), so a file replaced
+    is read anew; at most ``limit`` bytes are kept, the least recently used column dropped
+    first."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.decoded = False  # a read decoded something (``read_table`` trims the heap then)
+        self.columns: OrderedDict[tuple, tuple] = OrderedDict()
+
+    def get(self, key: tuple) -> tuple | None:
+        """The kept entry of ``key`` (made the most recent), ``None`` when not kept."""
+        found = self.columns.get(key)
+        if found is not None:
+            self.columns.move_to_end(key)
+        return found
+
+    def put(self, key: tuple, entry: tuple, size: int) -> None:
+        """Keep ``entry`` (``size`` bytes), dropping the oldest entries beyond ``limit``."""
+        if key in self.columns:
+            self.size -= self.columns.pop(key)[-1]
+        self.columns[key] = (*entry, size)
+        self.size += size
+        while self.size > self.limit and len(self.columns) > 1:
+            self.size -= self.columns.popitem(last=False)[1][-1]
+
+
+KEEP_BYTES = 256 * 2 ** 20  # decoded columns a render keeps at most (``keeping``)
+_KEPT: _Kept | None = None
+
+
+@contextmanager
+def keeping(limit: int = KEEP_BYTES) -> Iterator[None]:
+    """Within this block ``read_table`` decodes each column of a record file once and hands
+    out copies of its rows (``render``: a report reads the same columns some 80 times, one
+    variant at a time); the results are the very ones a fresh read gives. At most ``limit``
+    bytes of decoded columns are kept; all are dropped when the outermost block ends, and a
+    file replaced meanwhile is read anew (its inode, size or modification time differ)."""
+    global _KEPT
+    if _KEPT is not None:  # an enclosing block keeps them
+        yield
+        return
+    _KEPT = _Kept(limit)
+    try:
+        yield
+    finally:
+        _KEPT = None
+
+
+def _read_kept(kept: _Kept, footer: _Footer, path: Path, columns: list[str],
+               variants: Sequence[str] | None) -> pd.DataFrame:
+    """``_read``'s result, each column read once per variant selection and decoded once per
+    file (``keeping``): the same values and dtypes, each column a new array (a caller may
+    change it in place)."""
+    opened: list[pq.ParquetFile] = []
+
+    def file() -> pq.ParquetFile:
+        if not opened:
+            opened.append(pq.ParquetFile(path, read_dictionary=footer.strings,
+                                         metadata=footer.metadata))
+        return opened[0]
+
+    chosen = None if variants is None else tuple(sorted(set(variants)))
+    keep = None
+    rows = footer.metadata.num_rows
+    if chosen is not None:
+        found = kept.get(("rows", footer.key, chosen))
+        if found is None:
+            mask = footer.rows_of(file(), set(chosen))
+            found = (mask, int(mask.sum()))
+            kept.put(("rows", footer.key, chosen), found, int(mask.nbytes))
+        keep, rows = found[0], found[1]
+    frame: dict[str, Any] = {}
+    for name in columns:
+        if (found := kept.get(("column", footer.key, name, chosen))) is not None:
+            frame[name] = found[0]
+    missing = [c for c in columns if c not in frame]
+    if missing:
+        plans = {c: _plan(footer, c, footer.schema.field(c).type, rows) for c in missing}
+        planned = [c for c in missing if plans[c] is not None]
+        whole = {c: found for c in planned
+                 if (found := kept.get(("whole", footer.key, c))) is not None}
+        whole.update(_decode_whole(kept, footer, file(), [c for c in planned if c not in whole]))
+        for name in missing:
+            if plans[name] is None:  # no statistics or nulls: as pandas reads it
+                values = _plain_column(file(), name, keep)
+                kept.decoded = True
+            else:
+                every, strings, _ = whole[name]
+                data = every if keep is None else every[keep]
+                values = (_categorical(data, strings) if strings is not None
+                          else data.astype(plans[name], copy=True))
+            kept.put(("column", footer.key, name, chosen), (values,), int(values.nbytes))
+            frame[name] = values
+    return pd.DataFrame({c: frame[c].copy() for c in columns}, index=pd.RangeIndex(rows),
+                        copy=False)
+
+
+def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
+                  names: list[str]) -> dict[str, tuple]:
+    """Decode every row of columns ``names`` and keep them in ``kept``: a string column as
+    ``int32`` codes into its values in order of first sight (as ``_read`` fills them), another
+    as ``to_numpy`` gives it. Returns ``{name: (array, values or None, bytes)}``."""
+    if not names:
+        return {}
+    total = file.metadata.num_rows
+    strings = set(footer.strings)
+    arrays: dict[str, np.ndarray | None] = {}
+    values: dict[str, dict] = {c: {} for c in names if c in strings}
+    start = 0
+    for batch in file.iter_batches(BATCH_ROWS, columns=names, use_threads=False):
+        stop = start + batch.num_rows
+        for name, column in zip(batch.schema.names, batch.columns):
+            if name in values:
+                seen = values[name]
+                lookup = np.array([seen.setdefault(v, len(seen))
+                                   for v in column.dictionary.to_pylist()], dtype=np.int32)
+                data = lookup[column.indices.to_numpy(zero_copy_only=False)]
+            else:
+                data = column.to_numpy(zero_copy_only=False)
+            if arrays.get(name) is None:
+                arrays[name] = np.empty(total, data.dtype)
+            arrays[name][start:stop] = data
+        start = stop
+    out: dict[str, tuple] = {}
+    for name in names:
+        whole = arrays.get(name)
+        if whole is None:  # an empty file
+            kind = footer.schema.field(name).type
+            whole = np.empty(0, np.int32 if name in values else kind.to_pandas_dtype())
+        text = list(values[name]) if name in values else None
+        out[name] = (whole, text, int(whole.nbytes))
+        kept.put(("whole", footer.key, name), (whole, text), int(whole.nbytes))
+    kept.decoded = True
+    return out
+
+
 def _is_string(kind: pa.DataType) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
@@ -143,6 +292,7 @@ class _Footer:
         self.strings = [c for c in self.schema.names if _is_string(self.schema.field(c).type)]
         self._statistics: dict[str, list] = {}
         self._variants: tuple[np.ndarray, dict[str, int]] | None = None
+        self.key: tuple = (str(path),)  # the file's identity (``_footer``)
 
     def statistics(self, name: str) -> list:
         """The Parquet statistics of column ``name`` in every row group (``None`` if missing).
@@ -178,7 +328,9 @@ def _footer(path: Path) -> _Footer:
 
 @functools.lru_cache(maxsize=FOOTERS)
 def _kept_footer(path: str, *stamp: int) -> _Footer:  # stamp: device, inode, size, mtime
-    return _Footer(Path(path))
+    footer = _Footer(Path(path))
+    footer.key = (path, *stamp)  # what a render keeps of the file is keyed by it (``keeping``)
+    return footer
 
 
 def _plan(footer: _Footer, name: str, kind: pa.DataType, rows: int) -> np.dtype | None:

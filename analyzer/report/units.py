@@ -231,8 +231,8 @@ def declared(summary: Mapping[str, Any], sections: Iterable[Any] = ()) -> dict[s
     """``summary.json["units"]``: each pattern of ``table(sections)`` that a number of
     ``summary`` matches, with its unit, in the table's order (the first match wins)."""
     units = table(sections)
-    used = {found[0] for path, _, _ in numbers(summary)
-            if (found := rule(path, units)) is not None}
+    paths = dict.fromkeys(path for path, _, _ in numbers(summary))  # each path matched once
+    used = {found[0] for path in paths if (found := rule(path, units)) is not None}
     return {p: u for p, u in units if p in used}
 
 

@@ -290,11 +290,13 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
 
 def _game_level(games: Table, seats: Table, arm: str, ids: np.ndarray | None,
                 seat_ids: list[int]) -> pd.DataFrame:
-    """``balance.arm_per_game`` of ``arm``, over the games ``ids`` (all when ``None``)."""
+    """``balance.arm_per_game`` of ``arm``, over the games ``ids`` (all when ``None``: the
+    balance section's, ``balance.per_game_of``)."""
+    if ids is None:
+        return balance.per_game_of(games, seats, arm, seat_ids)
     g = games.read(("variant", "game_id", "rounds"), [arm])
     s = seats.read(balance.BALANCE_SEATS, [arm])
-    if ids is not None:
-        g, s = g[g["game_id"].isin(ids)], s[s["game_id"].isin(ids)]
+    g, s = g[g["game_id"].isin(ids)], s[s["game_id"].isin(ids)]
     return balance.arm_per_game(g, s, arm, seat_ids)
 
 
