@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 from scipy import stats as sps
 from scipy.optimize import brentq
 
@@ -79,13 +79,6 @@ def _t_ppf(q: float, df: int) -> float:
     return float(sps.t.ppf(q, df))
 
 
-@functools.lru_cache(maxsize=256)
-def _wilson_crit(alpha: float) -> float:
-    """``scipy.stats.norm.isf(alpha)`` as statsmodels' Wilson interval computes it, once per
-    ``alpha``."""
-    return sps.norm.isf(alpha)
-
-
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     """Wilson score interval of a proportion ``k / n`` (statsmodels ``proportion_confint``).
 
@@ -101,29 +94,15 @@ def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
     E. B. Wilson (1927), "Probable inference, the law of succession, and statistical
     inference", JASA 22(158): 209–212.
     """
+    from statsmodels.stats.proportion import proportion_confint  # slow import, as below
+
     _z(confidence)  # refuses a confidence outside (0, 1)
     if n <= 0:
         return Interval(math.nan, math.nan, math.nan)
-    lo, hi = _wilson_bounds(k, n, 1 - confidence)
+    lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
     lo = 0.0 if k <= 0 else max(0.0, float(lo))  # exact bounds at 0 and n, no rounding
     hi = 1.0 if k >= n else min(1.0, float(hi))
     return Interval(k / n, lo, hi)
-
-
-def _wilson_bounds(k: float, n: int, alpha: float) -> tuple[float, float]:
-    """statsmodels' ``proportion_confint(k, n, alpha, method="wilson")`` for one count, by the
-    very operations it runs on the same numpy values (the report makes some 100 such
-    intervals; its argument handling cost more than the interval). ``tests/test_report_speed.py``
-    checks every bound is statsmodels' to the last bit."""
-    count, nobs = np.asarray(k), np.asarray(n)
-    q_ = count / nobs
-    crit = _wilson_crit(alpha / 2.0)
-    crit2 = crit**2
-    denom = 1 + crit2 / nobs
-    center = (q_ + crit2 / (2 * nobs)) / denom
-    dist = crit * np.sqrt(q_ * (1.0 - q_) / nobs + crit2 / (4.0 * nobs**2))
-    dist /= denom
-    return float(np.clip(center - dist, 0, 1)), float(np.clip(center + dist, 0, 1))
 
 
 def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
@@ -136,28 +115,10 @@ def mean_interval(x: Sequence[float] | np.ndarray, confidence: float = 0.95) -> 
     m = float(x.mean())
     if n < 2:
         return Interval(m, math.nan, math.nan)
-    lo, hi, _ = _t_test(x, confidence)
-    return Interval(m, lo, hi)
-
-
-def _t_test(x: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """``scipy.stats.ttest_1samp(x, 0.0)``'s confidence interval (low, high) and two-sided
-    p-value for a 1-D float array of at least 2 values, computed by the very operations scipy
-    runs (mean, variance as the mean squared deviation × n/(n − 1), ``special.stdtrit`` and
-    ``special.stdtr``), without its per-call argument handling — the report makes some 300 such
-    tests. ``tests/test_report_speed.py`` checks that every number is scipy's to the last bit."""
-    n = x.size
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mean = np.mean(x)
-        var = np.mean((x - np.mean(x, keepdims=True)) ** 2)
-        size = np.asarray(n, dtype=x.dtype)
-        var = var * (size / (size - 1))
-        se = np.sqrt(var / n)
-        t = np.divide(mean - np.asarray(0.0), se)
-        tail = (1 - np.asarray(confidence, dtype=np.float64)) / 2
-        ci = special.stdtrit(n - 1, np.stack((tail, 1 - tail)))
-        p = 2 * special.stdtr(np.asarray(n - 1, dtype=t.dtype), -np.abs(t))
-    return float(ci[0] * se + mean), float(ci[1] * se + mean), float(p)
+    with warnings.catch_warnings():  # nearly equal values: scipy warns, the interval is right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = sps.ttest_1samp(x, 0.0).confidence_interval(confidence)
+    return Interval(m, float(ci.low), float(ci.high))
 
 
 def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndarray,
@@ -327,7 +288,7 @@ def paired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[floa
         return Difference(iv.estimate, iv.lo, iv.hi, n, math.nan, False)
     if np.all(d == d[0]):  # no spread
         return _no_spread_difference(float(iv.estimate), n, bounds, confidence)
-    p = _t_test(d)[2]  # scipy's ``ttest_1samp(d, 0.0).pvalue``
+    p = float(sps.ttest_1samp(d, 0.0).pvalue)
     return Difference(iv.estimate, iv.lo, iv.hi, n, p, bool(iv.lo > 0 or iv.hi < 0))
 
 
