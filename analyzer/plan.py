@@ -56,6 +56,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from analyzer import __version__, runner, stats
 from analyzer.errors import OptionError
 from analyzer.files import atomic_write
@@ -63,6 +65,9 @@ from analyzer.files import atomic_write
 CALIBRATION_CPU = 0.3  # CPU seconds of play that measure one arm's speed, at most
 CALIBRATION_TOTAL = 1.5  # CPU seconds of play a plan's calibrations share (a study of many arms)
 MIN_CPU = 0.03  # ... and at least, per arm
+# how ``calibrate`` turns its chunks into a speed (``per_game``): in the cache key, so that a
+# speed measured another way is measured again (2: the slope past the first chunk)
+CALIBRATION_METHOD = 2
 MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one game)
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
 LOAD_PROBE = 0.25  # wall seconds ``load`` spins to measure the share of a core it gets
@@ -380,7 +385,7 @@ def arm_key(spec: Any, arm: runner.ArmPlan, rounds: bool = False, kingmaking: in
     expansions, rules and the seats' policies with their parameters (not the seat names nor
     their order), and what the run records: ``rounds`` (with a game's ``flow``) and the
     kingmaking samples."""
-    what = {**_machine(), "game": spec.name, "players": arm.players,
+    what = {**_machine(), "method": CALIBRATION_METHOD, "game": spec.name, "players": arm.players,
             "expansions": list(arm.expansions), "rules": arm.rules,
             # sorted: the calibration plays the seat rotations, so the order is no cost
             "seats": sorted([policy, params] for _, policy, params in arm.seats)}
@@ -408,17 +413,40 @@ def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
               kingmaking: int = 0) -> Calibration:
     """Measure ``arm`` here, as a worker plays it (``runner.play_chunk`` with ``rounds`` and
     ``kingmaking``): games ``0, 1, …`` of root ``seed`` in chunks of 1, 2, 4, … games, until
-    ``cpu`` CPU seconds and ``MIN_GAMES`` games, at most ``MAX_GAMES``."""
+    ``cpu`` CPU seconds and ``MIN_GAMES`` games, at most ``MAX_GAMES``. The CPU seconds a
+    game: ``per_game`` of the chunks."""
     start, n, size = time.process_time(), 0, 1
     masks: list = []
+    chunks: list[tuple[int, float]] = []
     while n < MIN_GAMES or (time.process_time() - start < cpu and n < MAX_GAMES):
         stop = min(n + size, max(MAX_GAMES, MIN_GAMES))
+        began = time.process_time()
         runner.play_chunk(spec, [arm], seed, n, stop, rotate, rounds, kingmaking, masks=masks)
+        chunks.append((stop - n, time.process_time() - began))
         n, size = stop, 2 * size
     counts: dict[int, int] = {}
     for _, _, mask in masks:
         counts[int(mask)] = counts.get(int(mask), 0) + 1
-    return Calibration(max(time.process_time() - start, 1e-9) / n, n, counts)
+    return Calibration(per_game(chunks), n, counts)
+
+
+def per_game(chunks: Sequence[tuple[int, float]]) -> float:
+    """CPU seconds a game from calibration chunks ``(games, CPU seconds)``: the least-squares
+    slope of a chunk's seconds over its games after the first chunk (which carries the
+    process's one-time warm-up). The intercept, each chunk's fixed cost (building the players
+    and tables), is left out: a run's chunks of hundreds of games spread it thin, while in a
+    calibration of chunks of 1–8 games it was most of a fast player's time (the random
+    player's was priced at 11x its actual). With fewer than two later chunk sizes, or a slope
+    that is not positive (noise), the later chunks' seconds over their games; with one chunk,
+    its seconds over its games."""
+    later = list(chunks[1:]) or list(chunks)
+    games = np.array([g for g, _ in later], dtype=float)
+    seconds = np.array([c for _, c in later], dtype=float)
+    if len(set(games.tolist())) >= 2:
+        slope = float(np.polyfit(games, seconds, 1)[0])
+        if slope > 0:
+            return slope
+    return max(float(seconds.sum()), 1e-9) / max(float(games.sum()), 1.0)
 
 
 def _cache() -> dict[str, Any]:

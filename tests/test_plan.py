@@ -497,3 +497,13 @@ def test_a_speed_measured_before_a_change_to_the_engines_is_not_reused(tmp_path,
     plan._engines.cache_clear()
     assert plan._machine_key() != before
     plan._engines.cache_clear()
+
+
+def test_a_game_costs_the_slope_of_the_chunks_past_the_first():
+    """``plan.per_game``: a chunk's fixed cost and the first chunk's warm-up are not a game's
+    cost (chunks of 2, 4 and 8 games at 0.01 s a game plus 0.01 s each: 0.01 s a game)."""
+    assert plan.per_game([(1, 0.5), (2, 0.03), (4, 0.05), (8, 0.09)]) == pytest.approx(0.01)
+    assert plan.per_game([(1, 0.4)]) == pytest.approx(0.4)  # one game: all of it
+    assert plan.per_game([(1, 0.4), (2, 0.3)]) == pytest.approx(0.15)  # one later size
+    # a slope that is not positive (noise): the later chunks' seconds over their games
+    assert plan.per_game([(1, 1.0), (2, 0.2), (4, 0.1)]) == pytest.approx(0.3 / 6)
