@@ -94,6 +94,16 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
             _KEPT.decoded = False
 
 
+
+def _codes(column, seen: dict | None) -> np.ndarray:
+    """A batch column as a numpy array: a dictionary column (``seen`` given: value -> code, the
+    values seen so far, extended here) as the codes of its values, else its values."""
+    if seen is None:
+        return column.to_numpy(zero_copy_only=False)
+    lookup = np.array([seen.setdefault(v, len(seen)) for v in column.dictionary.to_pylist()],
+                      dtype=np.int32)
+    return lookup[column.indices.to_numpy(zero_copy_only=False)]
+
 def _read(path: Path, patterns: Sequence[str] | None,
           variants: Sequence[str] | None) -> pd.DataFrame:
     footer = _footer(path)
@@ -114,13 +124,7 @@ def _read(path: Path, patterns: Sequence[str] | None,
         offset += batch.num_rows
         stop = start + (batch.num_rows if mask is None else int(mask.sum()))
         for name, column in zip(batch.schema.names, batch.columns):
-            if name in values:  # dictionary indices -> codes of the values seen so far
-                seen = values[name]
-                lookup = np.array([seen.setdefault(v, len(seen))
-                                   for v in column.dictionary.to_pylist()], dtype=np.int32)
-                data = lookup[column.indices.to_numpy(zero_copy_only=False)]
-            else:
-                data = column.to_numpy(zero_copy_only=False)
+            data = _codes(column, values.get(name))
             arrays[name][start:stop] = data if mask is None else data[mask]
         start = stop
     frame = {}
@@ -251,13 +255,7 @@ def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
     for batch in file.iter_batches(BATCH_ROWS, columns=names, use_threads=False):
         stop = start + batch.num_rows
         for name, column in zip(batch.schema.names, batch.columns):
-            if name in values:
-                seen = values[name]
-                lookup = np.array([seen.setdefault(v, len(seen))
-                                   for v in column.dictionary.to_pylist()], dtype=np.int32)
-                data = lookup[column.indices.to_numpy(zero_copy_only=False)]
-            else:
-                data = column.to_numpy(zero_copy_only=False)
+            data = _codes(column, values.get(name))
             if arrays.get(name) is None:
                 arrays[name] = np.empty(total, data.dtype)
             arrays[name][start:stop] = data
