@@ -72,6 +72,8 @@ MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one g
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
 LOAD_PROBE = 0.25  # wall seconds ``load`` spins to measure the share of a core it gets
 WHOLE_CORE = 0.9  # a share of a core above this is a whole core (scheduling noise)
+RUNNABLE_FILE = "/proc/loadavg"  # its fourth field counts the processes runnable now (Linux)
+RUNNABLE_EVERY = 0.01  # wall seconds between two counts during the probe
 MIN_SHARE_GAMES = 20  # calibration games per arm that a consulted share needs (fewer: none)
 TIME_FORM = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh])\s*")
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -634,24 +636,43 @@ def _rates(parts: Sequence[Part], rounds: bool = False, kingmaking: int = 0) -> 
                 for arm in p.plans()) for p in parts]
 
 
+def _runnable() -> int | None:
+    """Processes runnable on the machine at this instant, this one included: the fourth field
+    of Linux's ``/proc/loadavg`` (``running/total``); None where there is no such file."""
+    try:
+        with open(RUNNABLE_FILE) as f:
+            return int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def load(probe: float = LOAD_PROBE) -> float:
     """The runnable processes besides this one that share the cores now: measured by spinning
     ``probe`` wall seconds and reading the share of a core this process got, ``s``: beside
     ``L`` others on ``c`` cores a process gets ``min(1, c / (L + 1))``, so ``L = c / s - 1``
-    when ``s < 1``. With a whole core (``s`` near 1, ``L`` anywhere below ``c``), the 1-minute
-    load average, at most ``c - 1``. 0 where the system has no load average."""
+    when ``s < 1``. With a whole core (``s`` near 1, ``L`` anywhere below ``c``), the mean
+    of the runnable processes counted during the spin, less this one (``_runnable``), at most
+    ``c - 1``; where that count cannot be read, the 1-minute load average, which lags a run
+    that has just ended by a minute or more. 0 where the system has neither."""
     cores = os.cpu_count() or 1
-    try:
-        average = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 0.0
     wall, cpu = time.monotonic(), time.process_time()
+    counts: list[int] = []
     while time.monotonic() - wall < probe:
-        pass
+        if len(counts) < (time.monotonic() - wall) / RUNNABLE_EVERY:
+            n = _runnable()
+            if n is not None:
+                counts.append(n)
     share = (time.process_time() - cpu) / max(time.monotonic() - wall, 1e-9)
     if share < WHOLE_CORE:
         return max(cores / max(share, 1e-3) - 1.0, 0.0)
-    return min(average, cores - 1.0)
+    if counts:
+        others = sum(counts) / len(counts) - 1.0
+    else:
+        try:
+            others = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 0.0
+    return min(max(others, 0.0), cores - 1.0)
 
 
 def capacity(workers: int, cores: int, busy: float) -> float:

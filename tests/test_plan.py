@@ -464,11 +464,14 @@ def test_a_run_records_its_report_cost_and_its_actual(toy_file, tmp_path, cache)
         (out / "report.md").read_text()
 
 
-@pytest.mark.parametrize("rate,average,busy", [(0.5, 9.0, 3.0), (0.25, 0.0, 7.0),
-                                               (1.0, 0.4, 0.4), (1.0, 5.0, 1.0)])
-def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, average, busy):
+@pytest.mark.parametrize("rate,running,average,busy", [
+    (0.5, 1, 9.0, 3.0), (0.25, None, 0.0, 7.0), (1.0, None, 0.4, 0.4), (1.0, None, 5.0, 1.0),
+    (1.0, 1, 0.8, 0.0), (1.0, 2, 0.0, 1.0), (1.0, 6, 0.0, 1.0)])
+def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, running, average, busy):
     """A probe that gets ``rate`` of a core on two cores: ``2 / rate - 1`` others; with a
-    whole core, the load average, at most one other (the lagging average only breaks the tie)."""
+    whole core, the runnable processes counted during the probe less the probe itself, at most
+    one other; without that count, the (lagging) load average. The case of 0.8 with one
+    runnable: the load average still raised by a run that had ended, on an idle machine."""
     clock = {"wall": 0.0, "cpu": 0.0}
 
     def tick():
@@ -478,7 +481,17 @@ def test_the_load_is_the_share_of_a_core_measured_now(monkeypatch, rate, average
     monkeypatch.setattr(plan.time, "monotonic", tick)
     monkeypatch.setattr(plan.time, "process_time", lambda: clock["cpu"])
     monkeypatch.setattr(plan.os, "getloadavg", lambda: (average, 0.0, 0.0))
+    monkeypatch.setattr(plan, "_runnable", lambda: running)
     assert MEASURED_LOAD() == pytest.approx(busy, rel=0.05)
+
+
+def test_the_runnable_count_is_read_from_the_kernel(tmp_path, monkeypatch):
+    proc = tmp_path / "loadavg"
+    proc.write_text("0.49 0.94 1.07 3/78 14760\n")
+    monkeypatch.setattr(plan, "RUNNABLE_FILE", str(proc))
+    assert plan._runnable() == 3
+    monkeypatch.setattr(plan, "RUNNABLE_FILE", str(tmp_path / "none"))
+    assert plan._runnable() is None
 
 
 def test_a_speed_measured_before_a_change_to_the_engines_is_not_reused(tmp_path, monkeypatch):
