@@ -63,11 +63,12 @@ from analyzer.errors import OptionError
 from analyzer.files import atomic_write
 
 CALIBRATION_CPU = 0.3  # CPU seconds of play that measure one arm's speed, at most
-CALIBRATION_TOTAL = 1.5  # CPU seconds of play a plan's calibrations share (a study of many arms)
-MIN_CPU = 0.03  # ... and at least, per arm
+CALIBRATION_TOTAL = 6.0  # CPU seconds of play a plan's calibrations share (a study of many arms)
+MIN_CPU = 0.1  # ... and at least, per arm (a greedy arm: about 30 games, enough for a consulted share)
 # how ``calibrate`` turns its chunks into a speed (``per_game``): in the cache key, so that a
-# speed measured another way is measured again (2: the slope past the first chunk)
-CALIBRATION_METHOD = 2
+# speed measured another way is measured again (2: the slope past the first chunk; 3: at
+# least MIN_CPU = 0.1 s an arm, where 0.03 s gave a greedy arm 7 games, priced at 1.5x)
+CALIBRATION_METHOD = 3
 MIN_GAMES = 1  # games an arm's calibration plays at least (a slow player: one game)
 MAX_GAMES = 400  # games an arm's calibration plays at most (a fast player)
 LOAD_PROBE = 0.25  # wall seconds ``load`` spins to measure the share of a core it gets
