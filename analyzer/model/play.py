@@ -11,9 +11,20 @@ them as ``forward.play`` and ``forward.offered``. This module imports nothing of
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from typing import Any
+
+
+def lead(values: list[float], i: int) -> float:
+    """``values[i]`` minus the largest other value: how clearly a player chose option ``i``
+    (the ``lead`` of the player contract in ``forward.py``); inf when there is no other."""
+    other = -math.inf
+    for j in range(len(values)):
+        if j != i and values[j] > other:
+            other = values[j]
+    return values[i] - other
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -219,13 +219,14 @@ def _rounded(x):
 
 def _records_hash(game: str, games: int = 2) -> str:
     """A hash of the records of ``games`` seeded 4-player games of ``game`` at its benchmark
-    table, every seat ``ismcts`` at 6 iterations and ``close`` inf (its other parameters the defaults)."""
+    table, every seat ``ismcts`` at 6 iterations, ``close`` inf and the exact early stop
+    (``settle`` 1; its other parameters the defaults)."""
     import hashlib
     import json
 
     spec = get_game(game)
     config = spec.make_config(4, spec.bench_table().expansions, {})
-    pol = build_policy(spec.policies, "ismcts", {"iterations": 6, "close": math.inf})
+    pol = build_policy(spec.policies, "ismcts", {"iterations": 6, "close": math.inf, "settle": 1.0})
     out = hashlib.sha256()
     for seed in range(games):
         records = spec.play_game(config, [pol] * 4, 70 + seed)
@@ -237,5 +238,5 @@ def _records_hash(game: str, games: int = 2) -> str:
 def test_search_records_are_pinned(game):
     """Seeded games with four search players give the records pinned before the search was
     made cheaper (``PINNED``): copies, generators and the collector pause change no decision,
-    nor does ``close`` at its always-search setting (inf)."""
+    nor does ``close`` at its always-search setting (inf) or ``settle`` at its exact one (1)."""
     assert _records_hash(game) == PINNED[game]

@@ -40,6 +40,7 @@ from analyzer.games.cartus.scoring import above_equal, rank_table
 from analyzer.games.cartus.state import CARDS, ENTER, GIVE, HOSPITAL, LOOK, SUPPLY, TARGET, USE_PASS
 from analyzer.games.cartus.view import CartusView
 from analyzer.model.base import param, param_default
+from analyzer.model.play import lead
 
 
 def _random_subset(rng: random.Random, hand: list[int], k: int) -> tuple[int, ...]:
@@ -48,15 +49,6 @@ def _random_subset(rng: random.Random, hand: list[int], k: int) -> tuple[int, ..
     for t in rng.sample(pool, k):
         out[t] += 1
     return tuple(out)
-
-
-def _lead(values: list[float], i: int) -> float:
-    """``values[i]`` minus the largest other value; inf when there is no other."""
-    other = -math.inf
-    for j in range(len(values)):
-        if j != i and values[j] > other:
-            other = values[j]
-    return values[i] - other
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -643,7 +635,7 @@ class GreedyPlayer(Player):
             values.append(v)
             if v > best:
                 best, best_r = v, r
-        self.lead = _lead(values, best_r)
+        self.lead = lead(values, best_r)
         return best_r
 
     def look(self, view: CartusView, rng: random.Random) -> int:
@@ -744,7 +736,7 @@ class GreedyPlayer(Player):
             values.append(v)
             if v > best_v:
                 best_x, best_v = x, v
-        self.lead = _lead(values, best_x)
+        self.lead = lead(values, best_x)
         return self._give(view.hand, best_x)
 
 

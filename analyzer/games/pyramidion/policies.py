@@ -49,6 +49,7 @@ from analyzer.games.pyramidion.state import (
 )
 from analyzer.games.pyramidion.view import View
 from analyzer.model.base import param, param_default
+from analyzer.model.play import lead
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -79,15 +80,6 @@ def _lack(row: list[int], seat: int, minimum: int) -> int:
         if s != seat and row[s] > best_opp:
             best_opp = row[s]
     return (best_opp + 1 if best_opp >= minimum else (minimum if minimum > 0 else 1)) - mine
-
-
-def _lead(scores: list[float], i: int) -> float:
-    """``scores[i]`` minus the largest other score; inf when there is no other."""
-    other = -math.inf
-    for j in range(len(scores)):
-        if j != i and scores[j] > other:
-            other = scores[j]
-    return scores[i] - other
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # user policies may subclass
@@ -301,8 +293,8 @@ class GreedyPlayer:
         elif t == PHILOSOPHER:
             gain += self.philosopher_value if st.philosopher != seat else 0.0
         elif t == REVOLT:
-            lead = all(st.totals[0][q] < influence for q in range(st.n) if q != seat)
-            gain += self.good_value * self.revolt_goods if lead and influence >= self.revolt_margin \
+            ahead = all(st.totals[0][q] < influence for q in range(st.n) if q != seat)
+            gain += self.good_value * self.revolt_goods if ahead and influence >= self.revolt_margin \
                 else -self.revolt_penalty
         elif t == EXECUTIONER:
             gain += self.executioner_value if any(st.pc_alive[j] and st.pc_seat[j] != seat
@@ -324,7 +316,7 @@ class GreedyPlayer:
             scores.append(v)
             if v > best:
                 best_k, best = k, v
-        self.lead = _lead(scores, best_k)
+        self.lead = lead(scores, best_k)
         return best_k
 
     def _activate(self, st: View, seat: int, options: tuple[int, ...]) -> int:
@@ -339,7 +331,7 @@ class GreedyPlayer:
             scores.append(v)
             if v > best:
                 best_i, best = i, v
-        self.lead = _lead(scores, best_i)
+        self.lead = lead(scores, best_i)
         return best_i
 
     def _recruit(self, st: View, options: tuple) -> int:
@@ -356,7 +348,7 @@ class GreedyPlayer:
             if pts < best:
                 best_i, best = i, pts
                 at.append(len(scores) - 1)
-        self.lead = _lead(scores, at[-1])
+        self.lead = lead(scores, at[-1])
         return best_i
 
     def _executioner(self, st: View, seat: int, options: tuple) -> int:
@@ -369,7 +361,7 @@ class GreedyPlayer:
             scores.append(float(pts))
             if pts > best:
                 best_i, best = i, pts
-        self.lead = _lead(scores, best_i)
+        self.lead = lead(scores, best_i)
         return best_i
 
     def _needs(self, st: View) -> list[int]:
@@ -390,15 +382,15 @@ class GreedyPlayer:
         best_i, best = 0, -1e9
         scores = []
         for i, (q, k) in enumerate(options):
-            lead = st.vp(q) if cfg.boat_vp_public else st.boat_count(q)
+            standing = st.vp(q) if cfg.boat_vp_public else st.boat_count(q)
             if cfg.goods_visible:
-                v = (self.statue_want if k == STATUE else need[k]) + self.thief_lead_weight * lead
+                v = (self.statue_want if k == STATUE else need[k]) + self.thief_lead_weight * standing
             else:
-                v = float(lead)
+                v = float(standing)
             scores.append(v)
             if v > best:
                 best_i, best = i, v
-        self.lead = _lead(scores, best_i)
+        self.lead = lead(scores, best_i)
         return best_i
 
     def _cairo(self, st: View, seat: int, options: tuple) -> int:
@@ -412,7 +404,7 @@ class GreedyPlayer:
                 scores.append(v)
                 if v > best:
                     best_i, best, at = i, v, len(scores) - 1
-        self.lead = _lead(scores, at)
+        self.lead = lead(scores, at)
         return best_i
 
     def _load(self, st: View, seat: int, options: tuple) -> int:
@@ -434,7 +426,7 @@ class GreedyPlayer:
             scores.append(v)
             if v > best:
                 best_i, best = i, v
-        self.lead = _lead(scores, best_i)
+        self.lead = lead(scores, best_i)
         return best_i
 
     def _keep(self, st: View, options: tuple) -> int:
@@ -446,7 +438,7 @@ class GreedyPlayer:
             scores.append(float(pts))
             if pts > best:
                 best_i, best = i, pts
-        self.lead = _lead(scores, best_i)
+        self.lead = lead(scores, best_i)
         return best_i
 
 
