@@ -99,9 +99,9 @@ REPLICATE_KEY = 0x7265706C  # spawn key of the replicate's root seed ("repl")
 # cut-down setting rated below the tuned greedy
 MAX_CONTENT = 1000  # draws per content table: each is a full run of the scenario
 DEFAULT_LADDER = ("random", "greedy", "tuned", "ismcts")
-# games per arm of a rung whose policy searches: with every seat searching (about 1.6 CPU s a game
-# of the default study, measured on the loaded 2-core machine), the default study's ismcts rung
-# costs about 16 CPU-minutes at 200 (3 arms, 600 games), inside its stated time (README)
+# games per arm of a rung whose policy searches: with every seat searching (about 0.39 CPU s a game
+# of the default study, measured 2026-12-03 on the idle but slow 2-core machine), the default
+# study's ismcts rung costs about 4 CPU-minutes at 200 (3 arms, 600 games; README, "Cost")
 SEARCH_GAMES = 200
 
 
