@@ -246,7 +246,8 @@ class Estimate:
         share = (f"cores free (load {self.load:.1f})" if capacity(self.workers, self.cores,
                                                                    self.load) >= self.workers
                  else f"the {self.cores} cores shared with a load of {self.load:.1f}")
-        reports = ("reports left out (none measured yet on this machine)" if self.unmeasured
+        reports = ("reports left out (none of these kinds measured yet on this machine: the "
+                   "first run may take longer than planned)" if self.unmeasured
                    else f"{duration(self.reports)} of reports")
         return (f"{self.workers} worker(s) (min of --jobs {self.jobs} and {self.cores} "
                 f"cores), {share}; {duration(self.startup)} of worker start-up, {reports}")
@@ -261,7 +262,9 @@ class Estimate:
             text += (f"; a seat's win share ±{100 * seat_half_width(self.games, self.players):.1f}"
                      f" pp at {self.games:,} games")
         if self.budget is not None:
-            text += f" (--time {duration(self.budget)} chose {self.games:,} games per arm)"
+            most = (", the most a run plays: the budget is not used up"
+                    if self.games == runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE else "")
+            text += f" (--time {duration(self.budget)} chose {self.games:,} games per arm{most})"
         return text
 
     def text(self) -> str:
@@ -780,9 +783,9 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
                              chunk=chunk, final=final, tail=False, busy=busy).wall
             why = (f", of which the parts of fixed size ({', '.join(p.label for p in fixed)}) "
                    f"take about {duration(alone)}: make them smaller")
-        raise OptionError("time", f"{duration(budget)} is too short: one game per arm takes "
-                                  f"about {duration(wall(1))} on {workers(jobs, backend)} "
-                                  f"worker(s){why}")
+        raise OptionError("time", f"{duration(budget)} is too short: one game per arm, with "
+                                  f"the start-up and reports, takes about {duration(wall(1))} "
+                                  f"on {workers(jobs, backend)} worker(s){why}")
     if not any(p.scales for p in parts) or wall(most) <= budget:
         return most
     lo, hi = 1, most  # wall(lo) fits, wall(hi) does not; the wall grows with the games

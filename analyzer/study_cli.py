@@ -70,11 +70,13 @@ Csv = Annotated[bool, typer.Option("--csv", help=studies.CSV_HELP)]
 PlanFlag = Annotated[bool, typer.Option(
     "--plan", help="Print the plan (parts, arms, games) and its estimated CPU and wall time, "
                    "from this machine's measured speed of these players, then exit without "
-                   "playing or writing the run directory.")]
+                   "playing or writing the run directory (balance first plays its probe, in a "
+                   "temporary folder).")]
 TimeFlag = Annotated[str | None, typer.Option(
-    "--time", help="A wall-time budget such as 90s, 10m or 1.5h: --games is chosen to fit it "
-                   "(from the measured speed) and the plan says the ± of a seat's win share "
-                   "it buys.")]
+    "--time", help="A wall-time budget such as 90s, 10m or 1.5h: --games is chosen to fit it, "
+                   "in place of --games (from the measured speed), and the plan says the ± of "
+                   "a seat's win share it buys. Not on tune and balance: their cost is their "
+                   "--budget.")]
 
 @dataclass(frozen=True)
 class RunFlags:

@@ -96,7 +96,8 @@ def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cach
     with pytest.raises(OptionError, match="too short") as refused:  # 3 s fixed: not 1 game
         plan.fit(fixed, 2.0, jobs=1)
     # the search part's 3 s of play and its report: all but the 0.03 s of the scaled part
-    alone = re.search(r"one game per arm takes about (.+) on 1 worker\(s\), of which the "
+    alone = re.search(r"one game per arm, with the start-up and reports, takes about (.+) on 1 "
+                      r"worker\(s\), of which the "
                       r"parts of fixed size \(search\) take about (.+): make them smaller",
                       str(refused.value))
     assert alone and alone[1] == alone[2], str(refused.value)
@@ -108,6 +109,11 @@ def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cach
         est = plan.settle(parts, jobs=1)
     assert est.games == 20000 and est.cpu == pytest.approx(600.0)
     assert "±" in est.summary() and "chose 20,000 games" in est.summary()
+    assert "not used up" not in est.summary()
+    with plan.mode(plan.Mode(budget=3600.0 * 1e5)):  # more than the most a run plays
+        est = plan.settle(parts, jobs=1)
+    assert est.games == runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE
+    assert "the most a run plays: the budget is not used up" in est.summary()
 
 
 def test_time_runs_the_chosen_games_and_the_report_states_the_estimate(toy_file, tmp_path,

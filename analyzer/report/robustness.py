@@ -340,12 +340,14 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
     doc.h("Robustness")
-    minutes = (data.get("seconds") or 0) / 60
+    from analyzer.plan import duration
+
+    played = duration(data.get("seconds") or 0)
     rep = data.get("replicate") or {}
     against = "the replicate" if rep else "this run"
     doc.p(f"Does each key finding hold {_ran(conds)}? `analyzer robustness` re-ran this "
           f"scenario under {len(conds)} condition{'s' if len(conds) != 1 else ''} (each a run "
-          f"directory in `robustness/`, with its own report; {minutes:.0f} minutes of play): "
+          f"directory in `robustness/`, with its own report; {played} of play): "
           f"{_kinds(conds)}."
           + (f" It also replayed this run itself on new seeds (seed {rep.get('seed')}, "
              "`robustness/replicate/`), and the conditions were played on those seeds: this "
