@@ -401,6 +401,12 @@ def bench(
     study = Path("scenarios/africanus-sultan.toml")
     if memory and not study.is_file():
         raise AnalyzerError(f"--memory: {study} not found (run it from the project folder)")
+    from analyzer.plan import load
+
+    busy = load()  # other runnable processes now: a busy machine lowers every figure below
+    if busy >= 0.5:
+        typer.echo(f"note: {busy:.1f} other runnable process(es) at the start: the machine is "
+                   f"not idle, and the figures below are lower than an idle machine's")
     rows = bench_mod.bench(games, parallel_games, repeats, only=tuple(game or ()))
     typer.echo(f"{'game':<11}{'players':>8}{'policy':>9}{'1 core g/s':>12}{'all g/s':>10}"
                f"{'cores':>6}{'effic.':>8}{'worker MiB':>11}{'target':>8}{'check':>7}")
@@ -433,7 +439,8 @@ def bench(
             typer.echo(f"peak memory of a {n}-game run: {mem[str(n)]} MiB")
         grow = mem["50000"] - mem["1000"]
         typer.echo(f"50,000 vs 1,000 games: {grow:+.1f} MiB ({grow / mem['1000']:+.1%})")
-    bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats},
+    bench_mod.write_json(rows, out, mem, {"games": games, "parallel_games": parallel_games, "repeats": repeats,
+                          "load_at_start": round(busy, 2)},
                          search_rows, rounds_rows)
     typer.echo(f"wrote {out}")
 

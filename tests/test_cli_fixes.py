@@ -14,6 +14,7 @@ import pytest
 import toygame
 from typer.testing import CliRunner
 
+from analyzer import plan
 from analyzer.cli import app
 from analyzer.games import available_games
 
@@ -197,6 +198,7 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
                    bench_mod.SearchBenchRow("pyramidion", 4, 30, 7000.0, 8, 0.41, 0.5)]
     monkeypatch.setattr(bench_mod, "bench", lambda *a, **k: rows)
     monkeypatch.setattr(bench_mod, "bench_search", lambda *a, **k: search_rows)
+    monkeypatch.setattr(plan, "load", lambda: 0.0)  # an idle machine: no note
     res = runner.invoke(app, ["bench", "--out", str(tmp_path / "b.json")])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
@@ -206,6 +208,10 @@ def test_bench_flags_target_misses(tmp_path, monkeypatch):
     assert [ln.split()[-1] for ln in lines[6:8]] == ["MISS", "ok"]
     assert json.loads((tmp_path / "b.json").read_text())["search_rows"][0]["iterations_per_s"] == 1800.0
     assert "MISS" in runner.invoke(app, ["bench", "--help"]).stdout
+    monkeypatch.setattr(plan, "load", lambda: 2.0)  # two other processes running: said, kept
+    busy = runner.invoke(app, ["bench", "--out", str(tmp_path / "b.json")])
+    assert busy.stdout.startswith("note: 2.0 other runnable process(es) at the start")
+    assert json.loads((tmp_path / "b.json").read_text())["settings"]["load_at_start"] == 2.0
 
 
 def test_bench_search_times_searched_decisions_only():
