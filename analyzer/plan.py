@@ -61,6 +61,7 @@ import numpy as np
 from analyzer import __version__, runner, stats
 from analyzer.errors import OptionError
 from analyzer.files import atomic_write
+from analyzer.runner import duration
 
 CALIBRATION_CPU = 0.3  # CPU seconds of play that measure one arm's speed, at most
 CALIBRATION_TOTAL = 6.0  # CPU seconds of play a plan's calibrations share (a study of many arms)
@@ -317,18 +318,6 @@ def against(estimate: dict[str, Any] | None, cpu: float | None, wall: float | No
             f"{duration(cpu or 0.0)} CPU{ratio(cpu, estimate['cpu'])}, "
             f"{duration(wall or 0.0)} wall up to this report{upto}"
             f"{ratio(wall, estimate['wall'] - tail)}.")
-
-
-def duration(seconds: float) -> str:
-    """``"0.043 s"``, ``"2.5 s"``, ``"12 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``."""
-    if seconds < 1:  # a small run: two digits, not "0.0 s"
-        return f"{seconds:.2g} s"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    s = round(seconds)
-    if s < 3600:
-        return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 def seat_half_width(games: int, players: int, confidence: float = 0.95) -> float:

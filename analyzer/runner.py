@@ -922,7 +922,7 @@ class ProgressLines:
         """The progress line at time ``now``."""
         elapsed = max(now - self.start, 1e-9)
         rate = self.new / elapsed
-        left = (f"about {_duration((self.total - self.done) / rate)} left" if rate > 0
+        left = (f"about {duration((self.total - self.done) / rate)} left" if rate > 0
                 else "time left unknown yet")
         share = 100 * self.done / self.total if self.total else 100.0
         return (f"progress: {self.done:,}/{self.total:,} games ({share:.1f} %), "
@@ -944,13 +944,16 @@ def _figure(x: float) -> str:
     return f"{x:.1f}" if x < 10 else f"{x:,.0f}"
 
 
-def _duration(seconds: float) -> str:
-    """``"28 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``."""
+def duration(seconds: float) -> str:
+    """``"0.043 s"``, ``"2.5 s"``, ``"12 s"``, ``"4 min 10 s"``, ``"2 h 05 min"``: a time
+    as the progress line, the plan and the reports say it."""
+    if seconds < 1:  # a small run: two digits, not "0.0 s"
+        return f"{seconds:.2g} s"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     s = round(seconds)
-    if s < 60:
-        return f"{s} s"
     if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
+        return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 

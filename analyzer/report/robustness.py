@@ -340,7 +340,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
     doc.h("Robustness")
-    from analyzer.plan import duration
+    from analyzer.runner import duration
 
     played = duration(data.get("seconds") or 0)
     rep = data.get("replicate") or {}
