@@ -158,6 +158,9 @@ def run_flags(budgets: bool | str = True, **help_texts: str) -> Callable[[Callab
                 raise OptionError("time", f"not supported by {command.__name__} yet ({budgets}; "
                                           "see its cost with {plan})", plan=True)
             budget = plan.parse_time(flags.time) if flags.time is not None else None
+            if budget is not None and flags.games is not None:  # said, not refused: a cap
+                typer.echo(f"note: --time chooses the games per arm: --games {flags.games} "
+                           f"is not used", err=True)
             say = None if flags.quiet else (lambda line: typer.echo(line, err=True))
             try:
                 with plan.mode(plan.Mode(flags.plan, budget, say)):

@@ -123,6 +123,11 @@ def test_time_runs_the_chosen_games_and_the_report_states_the_estimate(toy_file,
     res = cli.invoke(app, ["simulate", str(toy_file), "--time", "1m",
                            "--jobs", "1", "--out", str(out), "--plan"])
     assert res.exit_code == 0 and "20,000 games per arm" in res.stdout  # 60 s / 3 ms
+    assert "is not used" not in res.stderr
+    both = cli.invoke(app, ["simulate", str(toy_file), "--time", "1m", "--games", "100",
+                            "--jobs", "1", "--out", str(out), "--plan"])
+    assert both.exit_code == 0 and "20,000 games per arm" in both.stdout  # --time decides
+    assert "note: --time chooses the games per arm: --games 100 is not used" in both.stderr
     monkeypatch.setattr(plan, "speed", lambda *args: 0.1)
     res = cli.invoke(app, ["simulate", str(toy_file), "--time", "3s", "--jobs", "1",
                            "--backend", "sequential", "--out", str(out)])
