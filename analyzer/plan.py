@@ -209,6 +209,8 @@ class Estimate:
         Wall seconds of the closing report written after every part (a robustness check's).
     unmeasured : bool
         No run's report was measured yet on this machine and version: reports are left out.
+    capped : bool
+        ``games`` is the most a run plays (``settle``'s ``most``): the budget is not used up.
     begun, spent : float
         ``time.monotonic()`` and ``runner.cpu_spent()`` when the estimate was made (the
         actual is measured from there).
@@ -227,6 +229,7 @@ class Estimate:
     startup: float = 0.0
     final: float = 0.0
     unmeasured: bool = False
+    capped: bool = False
     begun: float = 0.0
     spent: float = 0.0
 
@@ -263,8 +266,7 @@ class Estimate:
             text += (f"; a seat's win share ±{100 * seat_half_width(self.games, self.players):.1f}"
                      f" pp at {self.games:,} games")
         if self.budget is not None:
-            most = (", the most a run plays: the budget is not used up"
-                    if self.games == runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE else "")
+            most = ", the most a run plays: the budget is not used up" if self.capped else ""
             text += f" (--time {duration(self.budget)} chose {self.games:,} games per arm{most})"
         return text
 
@@ -806,11 +808,13 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     if m is None or not (m.plan or m.budget is not None or m.say is not None):
         return None
     how = {"rounds": rounds, "kingmaking": kingmaking, "chunk": chunk, "final": final}
+    capped = False
     if m.budget is not None and parts:  # (nothing to play: every run finished earlier)
         games = fit(parts, m.budget, jobs, backend, most, **how)
+        capped = games == most
         parts = [replace(p, games=games) if p.scales else replace(p, games=min(p.games, games))
                  for p in parts]
-    est = estimate(parts, jobs, backend, m.budget, **how)
+    est = replace(estimate(parts, jobs, backend, m.budget, **how), capped=capped)
     if m.plan:
         raise Planned(est)
     _MODE.set(None)  # once per command: the runs a study makes inside are in this estimate

@@ -109,10 +109,10 @@ def test_time_picks_the_games_that_fit_a_known_speed(toy_file, monkeypatch, cach
         est = plan.settle(parts, jobs=1)
     assert est.games == 20000 and est.cpu == pytest.approx(600.0)
     assert "±" in est.summary() and "chose 20,000 games" in est.summary()
-    assert "not used up" not in est.summary()
+    assert not est.capped and "not used up" not in est.summary()
     with plan.mode(plan.Mode(budget=3600.0 * 1e5)):  # more than the most a run plays
-        est = plan.settle(parts, jobs=1)
-    assert est.games == runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE
+        est = plan.settle(parts, jobs=1, most=5000)  # (a study's own most: its chunk size)
+    assert est.games == 5000 and est.capped
     assert "the most a run plays: the budget is not used up" in est.summary()
 
 

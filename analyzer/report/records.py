@@ -94,7 +94,6 @@ def read_table(path: str | Path, patterns: Sequence[str] | None = None,
             _KEPT.decoded = False
 
 
-
 def _codes(column, seen: dict | None) -> np.ndarray:
     """A batch column as a numpy array: a dictionary column (``seen`` given: value -> code, the
     values seen so far, extended here) as the codes of its values, else its values."""
@@ -103,6 +102,7 @@ def _codes(column, seen: dict | None) -> np.ndarray:
     lookup = np.array([seen.setdefault(v, len(seen)) for v in column.dictionary.to_pylist()],
                       dtype=np.int32)
     return lookup[column.indices.to_numpy(zero_copy_only=False)]
+
 
 def _read(path: Path, patterns: Sequence[str] | None,
           variants: Sequence[str] | None) -> pd.DataFrame:
