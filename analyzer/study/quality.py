@@ -51,17 +51,12 @@ DEFAULT_BOOT = 1000  # bootstrap replicates over deals
 PROBE_GAMES = 20  # deals of the probe that checks the players draw from their own streams
 
 
-def replay_arm(r: int) -> str:
-    """The arm (``variant``) of replay ``r``: ``replay0``, ``replay1``, …"""
-    return f"{REPLAY}{r}"
-
-
 def replays(scenario: Scenario, n: int) -> Scenario:
     """``scenario``'s base arm ``n`` times, named ``replay0`` … (what ``scenario.toml`` and the
     run facts list; each is played with its own player streams)."""
     base = scenario.arms[0]
     return replace(scenario, arms=tuple(
-        replace(base, name=replay_arm(r),
+        replace(base, name=f"{REPLAY}{r}",
                 description=f"deal replayed with player streams {r}" if r else
                 "the deal as analyzer simulate plays it")
         for r in range(n)))
@@ -150,13 +145,13 @@ def quality(path_or_scenario: str | Path | Scenario, *, luck: Luck = 4,
         raise OptionError("luck", f"{scenario.game}'s play loop cannot replay a deal with other "
                                   "player streams (it is not the shared forward model's, "
                                   "model/forward.py)")
-    played = replays(scenario, luck)
+    played, probed = replays(scenario, luck), min(PROBE_GAMES, scenario.games)
     # --plan stops here, unplayed; it prices the probe's deals (played first, fixed) too
-    probe = plan.Part("probe: which seats draw from their own stream", scenario,
-                      min(PROBE_GAMES, scenario.games), scales=False, reports=0)
+    probe = plan.Part("probe: which seats draw from their own stream", scenario, probed,
+                      scales=False, reports=0)
     run = prepare(played, "quality", **run_options).settle(
         label=f"luck study (each deal played {luck} times)", before=[probe])
-    drew, probed = drawing_seats(scenario), min(PROBE_GAMES, scenario.games)
+    drew = drawing_seats(scenario)
     if not any(drew):
         seats = ", ".join(dict.fromkeys(s.policy for s in scenario.arms[0].seats))
         raise OptionError("luck", f"no player of {scenario.name} ({seats}) drew from its own "
