@@ -1,28 +1,15 @@
 """``analyzer robustness``: does each key finding of a study hold for other players and other
 rule defaults?
 
-The scenario is played once as it is (the base run, ``analyzer simulate``'s run directory),
-once more on new seeds (the **replicate**, ``OUT/robustness/replicate/``, root seed
-``replicate_seed``) and under each **condition** on the replicate's seeds:
-
-- **players** — every seat of every arm replaced by one rung of a ladder of players (by default
-  ``random``, ``greedy``, the tuned greedy ``tuned/<game>-greedy.toml`` beside the scenario, and
-  the game's default ``ismcts``, its strongest measured player, where the game has them); a rung
-  whose policy searches plays ``search_games`` games per arm;
-- **rule defaults** — for each labelled default the run uses (``provenance == "default"``) that
-  has an alternative (the other value of a ``bool``, the other ``choices`` of a ``str`` option,
-  or ``Option.alternatives``), the scenario with that one value changed, at its own players;
-- **guessed content** — ``content`` plausible draws of each guessed content table the run
-  uses (the game's ``ContentPrior`` s, ``analyzer.model.content``), each a condition
-  ``content-<table>-<i>`` whose arms play the drawn table; besides the verdict over all
-  conditions each finding gets one over each table's draws alone (``content_verdicts``), with
-  a sentence naming what differs in a draw that moves it.
-
-Each condition is an ordinary run directory under ``OUT/robustness/<condition>/`` (played by
-``api.simulate``: parallel, dask, resumable; only its report's numbers are written,
-``summary.json`` and ``findings.parquet``, as nothing else is read: ``study.run.numbers_only``;
-``analyzer report`` renders its full report); its key findings are matched
-to the base's by their stable ``key``. Per finding and condition the state is one of
+The scenario is played as it is (the base run), once more on new seeds (the **replicate**,
+``OUT/robustness/replicate/``, ``replicate_seed``) and under each **condition** on the
+replicate's seeds: every seat played by one rung of a ladder of players
+(``player_conditions``), one labelled default changed to a documented alternative
+(``rule_conditions``), or a plausible draw of a guessed content table (``content_conditions``,
+judged also per table: ``content_verdicts``); README, "Does the answer hold?". Each is an
+ordinary run directory under ``OUT/robustness/<condition>/`` holding only the numbers read
+(``study.run.numbers_only``); its key findings are matched to the base's by their stable
+``key``. Per finding and condition the state is one of
 
 ``same``          the condition's 95 % interval excludes no effect, on the base's side;
 ``flip``          it excludes no effect on the other side, and the difference condition − base
@@ -67,7 +54,7 @@ import tomllib
 import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -90,7 +77,7 @@ from analyzer.studies import Rounds, ScenarioFile, StudyKind
 from analyzer.study import run as study_run
 from analyzer.study.run import Results, prepare, simulate, validate
 
-SPREAD = 8  # chunks per arm a condition has at least (``_chunk``)
+SPREAD = 8  # chunks per arm a condition has at least: its few slow games spread over workers
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
 REPLICATE = "replicate"  # OUT/robustness/replicate/: the base run again on new seeds
 REPLICATE_KEY = 0x7265706C  # spawn key of the replicate's root seed ("repl")
@@ -139,6 +126,12 @@ class Condition:
     draw_seed: int = 0
     differs: str = ""
     option: str = ""
+
+    @property
+    def file(self) -> str:
+        """The file name of a content condition's drawn table (``ContentPrior.write``)."""
+        assert self.prior is not None
+        return f"{self.prior.table}-{self.draw_seed}.toml"
 
 
 # ------------------------------------------------------------------ the conditions
@@ -303,12 +296,8 @@ def left_out(scenario: Scenario, ladder: Sequence[str] | None) -> dict[str, str]
     must exist)."""
     if ladder is not None:
         return {}
-    out = {}
-    for token in DEFAULT_LADDER:
-        if rung(scenario, token, required=False) is None:
-            out[token] = (no_tuned(scenario) if token == "tuned"
-                          else f"{scenario.spec.name} has no {token!r} player")
-    return out
+    return {t: no_tuned(scenario) if t == "tuned" else f"{scenario.spec.name} has no {t!r} player"
+            for t in DEFAULT_LADDER if rung(scenario, t, required=False) is None}
 
 
 def alternatives(option: Any, value: Any) -> list[Any]:
@@ -350,11 +339,11 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     """
     spec = scenario.spec
     used = defaults_in_use(scenario)
-    known = {n for n, _, _ in used}
-    varied = [n for n, v, _ in used if n in spec.options and alternatives(spec.options[n], v)]
+    alts = {n: alternatives(spec.options[n], v) if n in spec.options else [] for n, v, _ in used}
+    varied = [n for n, a in alts.items() if a]
     if names is not None:
         allowed = f"(allowed: {', '.join(varied) or 'none'})"
-        bad = [n for n in names if n not in known]
+        bad = [n for n in names if n not in alts]
         if bad:
             raise OptionError("defaults", f"{', '.join(bad)}: not a labelled default of this run "
                                           f"{allowed}")
@@ -366,11 +355,10 @@ def rule_conditions(scenario: Scenario, names: Sequence[str] | None,
     for name, value, _section in used:
         if names is not None and name not in names:
             continue
-        alts = alternatives(spec.options[name], value) if name in spec.options else []
-        if not alts:
+        if not alts[name]:
             without.append(name)
             continue
-        for alt in alts:
+        for alt in alts[name]:
             arms = [replace(a, rules={**a.rules, name: a.rules.get(name, alt)})
                     for a in scenario.arms]
             try:
@@ -443,7 +431,7 @@ def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | N
     """``draws`` conditions per guessed content table in use (``tables``: only those; ``None``:
     all in use), named ``content-<table>-<i>``: every arm that uses the built-in table plays
     draw ``i`` of its prior (seed ``content_seed(scenario.seed, table, i)``), read from
-    ``folder/<table>-<seed>.toml`` (written when the condition is played, ``write_draw``).
+    ``folder/<table>-<seed>.toml`` (written when the condition is played).
 
     Raises
     ------
@@ -480,12 +468,6 @@ def content_conditions(scenario: Scenario, draws: int, tables: Sequence[str] | N
     return out
 
 
-def write_draw(c: Condition, folder: Path) -> None:
-    """Write a content condition's drawn table where its scenario reads it (``folder``)."""
-    if c.prior is not None:
-        c.prior.write(c.draw_seed, folder)
-
-
 def keep_draw(c: Condition, run_dir: Path) -> None:
     """Put a finished content condition's drawn table in its run directory and make its
     ``scenario.toml`` name it by a relative path, so that ``analyzer validate`` / ``simulate``
@@ -496,31 +478,17 @@ def keep_draw(c: Condition, run_dir: Path) -> None:
     RunDir(run_dir, {}).write("scenario.toml", to_toml(portable(c, run_dir)))
 
 
-def _draw_name(c: Condition) -> str:
-    """The file name of a content condition's drawn table (``ContentPrior.write``)."""
-    assert c.prior is not None
-    return f"{c.prior.table}-{c.draw_seed}.toml"
-
-
 def portable(c: Condition, run_dir: Path) -> Scenario:
     """A content condition's scenario with its drawn table named by the file name (read
     beside the scenario file in ``run_dir``) instead of the absolute path it was played
     from: what its ``scenario.toml`` says, the same wherever the directory is."""
     if c.prior is None:
         return c.scenario
-    name = _draw_name(c)
-    drawn = str((run_dir.parent / TABLES / name).resolve())  # what the run read
+    drawn = str((run_dir.parent / TABLES / c.file).resolve())  # what the run read
     option = c.prior.option
-    arms = tuple(replace(a, rules={**a.rules, option: name}) if a.rules.get(option) == drawn
+    arms = tuple(replace(a, rules={**a.rules, option: c.file}) if a.rules.get(option) == drawn
                  else a for a in c.scenario.arms)
     return replace(c.scenario, arms=arms)
-
-
-def recorded_rounds(run_dir: Path) -> bool:
-    """Whether the run in ``run_dir`` recorded its rounds (its chunks' fingerprint says
-    ``rounds``, ``runner.run``); false when it has no readable fingerprint."""
-    found = read_fingerprint(Path(run_dir) / CHUNKS)
-    return bool((found or {}).get("rounds"))
 
 
 def wants_rounds(scenario: Scenario, rounds: bool) -> bool:
@@ -529,18 +497,22 @@ def wants_rounds(scenario: Scenario, rounds: bool) -> bool:
     return bool(rounds) and getattr(scenario.spec, "flow", None) is not None
 
 
-def finished(c: Condition, run_dir: Path, rounds: bool = False) -> bool:
-    """Whether ``run_dir`` holds the finished run of condition ``c``, with its rounds
-    recorded exactly when ``rounds`` asks them (``wants_rounds``): a run without them is
-    played again for ``--rounds``, one with them for a check without it (its findings
-    would differ by the ``quality:`` family).
+def rounds_as_asked(run_dir: Path, scenario: Scenario, rounds: bool) -> bool:
+    """Whether the run in ``run_dir`` recorded its rounds (its chunks' fingerprint says
+    ``rounds``, ``runner.run``; not when it has no readable fingerprint) exactly when a run of
+    ``scenario`` with ``rounds`` records them (``wants_rounds``)."""
+    found = read_fingerprint(Path(run_dir) / CHUNKS)
+    return bool((found or {}).get("rounds")) == wants_rounds(scenario, rounds)
 
-    A content condition plays its drawn table by an absolute path, which its chunks'
-    fingerprint keeps; a run directory moved elsewhere (with its ``OUT``) is found by what
-    ``keep_draw`` wrote instead, which names the table by a relative path: its
-    ``scenario.toml`` is this condition's (``portable``), the drawn table beside it is this
-    draw, and its ``summary.json`` is of a finished run of these seeds and games."""
-    if recorded_rounds(run_dir) != wants_rounds(c.scenario, rounds):
+
+def finished(c: Condition, run_dir: Path, rounds: bool = False) -> bool:
+    """Whether ``run_dir`` holds the finished run of condition ``c``, its rounds recorded
+    exactly as asked (``rounds_as_asked``; else the findings would differ by the ``quality:``
+    family). A content condition's directory moved elsewhere (with its ``OUT``; its chunks
+    name the drawn table by an absolute path) is known by what ``keep_draw`` wrote: its
+    ``scenario.toml`` (``portable``), this draw beside it and a finished ``summary.json`` of
+    these seeds and games."""
+    if not rounds_as_asked(run_dir, c.scenario, rounds):
         return False
     target = RunDir(run_dir, {})
     if target.finished(c.scenario):
@@ -549,29 +521,21 @@ def finished(c: Condition, run_dir: Path, rounds: bool = False) -> bool:
         return False
     try:
         summary = json.loads((run_dir / "summary.json").read_text())
-        written = (run_dir / "scenario.toml").read_text()
-        table = (run_dir / _draw_name(c)).read_text(encoding="utf-8")
-    except (OSError, ValueError):
+        # the same data, whatever the layout (a TOML writer's may differ by version)
+        written = tomllib.loads((run_dir / "scenario.toml").read_text())
+        table = (run_dir / c.file).read_text(encoding="utf-8")
+    except (OSError, ValueError):  # tomllib.TOMLDecodeError is a ValueError
         return False
     run = (summary.get("run") or {}) if isinstance(summary, dict) else {}
     return (bool(summary.get("results")) and run.get("seed") == c.scenario.seed
             and run.get("games") == c.scenario.games and run.get("target_ci") is None
-            and _same_toml(written, to_toml(portable(c, run_dir)))
+            and written == tomllib.loads(to_toml(portable(c, run_dir)))
             and table == c.prior.to_toml(c.prior.draw(c.draw_seed), c.draw_seed))
-
-
-def _same_toml(a: str, b: str) -> bool:
-    """Whether two TOML texts hold the same data (a writer's layout may differ by version)."""
-    try:
-        return tomllib.loads(a) == tomllib.loads(b)
-    except tomllib.TOMLDecodeError:
-        return False
 
 
 def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | None],
                      conditions: Sequence[Condition], changed: Mapping[str, int | None],
-                     overall: Mapping[str, Any] | None = None,
-                     reference: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+                     overall: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Per guessed content table, what the finding's verdict says of that table's draws, and a
     sentence saying what the check covered or which draw moves the finding and what differs in
     that draw.
@@ -582,28 +546,24 @@ def content_verdicts(base: Mapping[str, Any], found: Mapping[str, Mapping[str, A
     never contradicts the overall verdict (issue #32 R2: Holm over one table's draws alone
     said "sensitive" where the overall verdict said "unresolved").
 
-    ``base``, ``found`` (condition name -> the finding's record there) and ``reference`` are
-    as for ``verdict``; the ``"content"`` ones of ``conditions`` are grouped by table;
-    ``changed``: condition name -> games that differ from the base's (``changed_games``);
-    ``overall``: the finding's verdict over all conditions (default: ``verdict(base, found,
-    reference=reference)``). Returns ``table -> {"verdict", "draws", "sentence", "idle",
-    "family", states, tests, …}``, empty without content conditions.
+    ``base`` and ``found`` (condition name -> the finding's record there) are as for
+    ``verdict``; the ``"content"`` ones of ``conditions`` are grouped by table; ``changed``:
+    condition name -> games that differ from the base's (``changed_games``); ``overall``: the
+    finding's verdict over all conditions (``verdict``). Returns ``table -> {"verdict",
+    "draws", "sentence", "idle", "family", states, tests, …}``, empty without content
+    conditions.
     """
     by_table: dict[str, list[Condition]] = {}
     for c in conditions:
         if c.kind == "content" and c.prior is not None:
             by_table.setdefault(c.prior.table, []).append(c)
-    if not by_table:
-        return {}
-    if overall is None:
-        overall = verdict(base, found, reference=reference)
     out = {}
     for table, conds in by_table.items():
         v = _on_table(base, found, overall, [c.name for c in conds])
+        idle = [c.name for c in conds if changed.get(c.name) == 0]
         out[table] = {**v, "draws": len(conds), "family": "every condition of the finding",
-                      "idle": [c.name for c in conds if changed.get(c.name) == 0],
-                      "sentence": content_sentence(v, conds, base, changed),
-                      "short": content_sentence(v, conds, base, changed, details=False)}
+                      "idle": idle, "sentence": content_sentence(v, conds, base, idle),
+                      "short": content_sentence(v, conds, base, idle, details=False)}
     return out
 
 
@@ -624,15 +584,14 @@ def _on_table(base: Mapping[str, Any], found: Mapping[str, Mapping[str, Any] | N
 
 
 def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
-                     base: Mapping[str, Any], changed: Mapping[str, int | None],
-                     details: bool = True) -> str:
+                     base: Mapping[str, Any], idle: Sequence[str], details: bool = True) -> str:
     """The sentence of ``content_verdicts`` for one table (``v``: its verdict over ``conds``,
-    the draws of that table); ``details``: with what differs in each draw that moves the
-    finding (``ContentPrior.describe``), else the draws' names only."""
+    the draws of that table; ``idle``: the draws that changed no game); ``details``: with what
+    differs in each draw that moves the finding (``ContentPrior.describe``), else the draws'
+    names only."""
     noun = conds[0].prior.draws_noun if conds[0].prior is not None else "tables"
     states = v.get("states") or {}
     measured = [c for c in conds if states.get(c.name) not in ("absent", "unmeasurable", None)]
-    idle = [c.name for c in conds if changed.get(c.name) == 0]
     tail = (f" ({', '.join(idle)} changed no game)" if idle else "")
     by_name = {c.name: c for c in conds}
 
@@ -778,8 +737,7 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
             continue
         own[c] = _side(lo1, hi1)
         comp = compare(against, r)
-        tests[c] = {"diff": comp.diff, "lo": comp.lo, "hi": comp.hi, "p_value": comp.p_value,
-                    "test": comp.test, "games": comp.games}
+        tests[c] = asdict(comp)  # diff, lo, hi, p_value, test, games
     names = list(tests)
     adjusted, reject = stats.adjust_pvalues([tests[c]["p_value"] for c in names], "holm", alpha)
     for c, p_holm, moved in zip(names, adjusted, reject):
@@ -959,18 +917,15 @@ def changed_games(base_dir: Path, run_dir: Path) -> int | None:
     size, or records missing). 0: the changed rule value never decided anything."""
     cols = ["variant", "game_id", "seat", "score", "won"]
     try:
-        a = pd.read_parquet(base_dir / "seats.parquet", columns=cols)
-        b = pd.read_parquet(run_dir / "seats.parquet", columns=cols)
+        a, b = (pd.read_parquet(d / "seats.parquet", columns=cols) for d in (base_dir, run_dir))
     except (OSError, ValueError, KeyError):
         return None
     if len(a) != len(b):
         return None
-    a = a.sort_values(cols[:3], ignore_index=True)
-    b = b.sort_values(cols[:3], ignore_index=True)
+    a, b = (t.sort_values(cols[:3], ignore_index=True) for t in (a, b))
     if not (a[cols[:3]].astype(str).equals(b[cols[:3]].astype(str))):
         return None
-    differs = (a["score"].to_numpy() != b["score"].to_numpy()) | (
-        a["won"].to_numpy() != b["won"].to_numpy())
+    differs = np.any([a[k].to_numpy() != b[k].to_numpy() for k in ("score", "won")], axis=0)
     return int(a.loc[differs, ["variant", "game_id"]].drop_duplicates().shape[0])
 
 
@@ -978,18 +933,12 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
            replicate: Condition | None = None) -> dict[str, Any]:
     """Match every condition's findings to the base run's by key and give each a verdict.
 
-    With ``replicate`` (the base on the conditions' seeds, played into
-    ``OUT/robustness/replicate/``) each condition's difference is taken against the
-    replicate's value of the finding, paired game by game on their shared seeds; the base run
-    still selects what is judged (its Holm gate) and gives the side. Without it, or where the
-    replicate cannot measure a finding, the difference is taken against the base
-    (``verdict``'s ``reference``; each row says which).
-
-    A finding about an item the run chose (``item``: a site, a goods source) is compared on the
-    base's item in every condition (its value there from the record's ``items``), and where
-    the condition chose another item that is said (``chosen``). A finding with per-game values
-    in both runs (``findings.parquet``) is compared paired game by game on the shared seeds
-    (``paired_record``), else as two independent samples (``compare``).
+    The differences are taken against ``replicate``'s value of each finding where it measures
+    it, else against the base (``verdict``'s ``reference``; each row says which); the base
+    still selects what is judged (its Holm gate) and gives the side. A finding about a chosen
+    item is compared on the base's item everywhere (from the record's ``items``; ``chosen``:
+    where a condition chose another), paired game by game where both runs have per-game
+    values (``paired_record``), else as two independent samples (``compare``).
 
     Returns
     -------
@@ -1065,7 +1014,7 @@ def assess(base_dir: Path, conditions: Sequence[Condition], without: Sequence[st
                         "policies": sorted({s.name for a in c.scenario.arms for s in a.seats}),
                         **({"table": c.prior.table, "draws_noun": c.prior.draws_noun,
                             "seed": c.draw_seed, "differs": c.differs,
-                            "file": f"{c.prior.table}-{c.draw_seed}.toml"}
+                            "file": c.file}
                            if c.prior is not None else {})}
                        for c in conditions],
         "findings": rows, "without": list(without), "method": METHOD,
@@ -1141,17 +1090,13 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
     force : bool
         Replace another run in ``out`` (as ``simulate``).
     full_replay : bool
-        Play every game of a rule-default condition. By default a game that did not consult
-        the condition's rule option in the replicate is copied from there (the same game, seed
-        for seed: ``runner.copy_from``; its records equal a full replay's); the share replayed
-        is in ``robustness.json`` (``replayed``) and the report.
+        Play every game of a rule-default condition (default: a game that did not consult its
+        rule option in the replicate is copied from there, ``runner.copy_from``; the records
+        are the same; ``replayed`` in ``robustness.json``).
     rounds : bool
-        Record every game's checkpoints after each round (``rounds.parquet``) in the base,
-        the replicate and every condition, so that their findings include the ``quality:``
-        family (``analyzer.report.quality``), judged like any other finding; a copied game's
-        checkpoints are copied with it. A run kept from earlier is kept only when it recorded
-        its rounds exactly as asked (``finished``). Without it a ``quality:`` question is
-        refused before play.
+        Record the rounds (``rounds.parquet``) in the base, the replicate and every condition,
+        so that the ``quality:`` findings are judged too (without it a ``quality:`` question
+        is refused); a run kept from earlier must have recorded them as asked (``finished``).
     say : callable
         Gets one line per condition (what runs, how many games).
 
@@ -1170,10 +1115,19 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
     ladder = ladder_tokens("players", players)
     varied = ladder_tokens("defaults", defaults)
     tables = ladder_tokens("content_tables", content_tables)
-    base = prepare(validate(path_or_scenario, rounds=rounds), games=games, seed=seed,
-                   jobs=jobs, backend=backend, scheduler=scheduler, out=out,
-                   chunk_size=chunk_size, resume=resume, force=force, progress=progress,
-                   csv=csv, rounds=rounds)
+
+    def start(n: int | None) -> study_run.StudyRun:
+        """The base run at ``n`` games per arm (``None``: the scenario's)."""
+        return prepare(validate(path_or_scenario, rounds=rounds), games=n, seed=seed, jobs=jobs,
+                       backend=backend, scheduler=scheduler, out=out, chunk_size=chunk_size,
+                       resume=resume, force=force, progress=progress, csv=csv, rounds=rounds)
+
+    def base_kept() -> bool:
+        """Whether ``out`` holds the finished base run, its rounds recorded as asked."""
+        return (not force and base.dir.finished(base.scenario)
+                and rounds_as_asked(base.dir.path, base.scenario, rounds))
+
+    base = start(games)
     if not 1 <= search_games <= MAX_GAMES:
         raise OptionError("search_games", f"must be in 1..{MAX_GAMES:,} (got {search_games})")
     out_dir = base.dir.path
@@ -1203,7 +1157,7 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
     replicate, conditions, same, without = build(base.scenario)
     # runs finished earlier are kept, not played: left out of the plan
     kept = {c.name for c in [replicate, *conditions] if finished(c, folder / c.name, rounds)}
-    if not force and base_kept(base.dir, base.scenario, rounds):
+    if base_kept():
         kept.add("base")
     copies = None if full_replay else out_dir  # the base's consulted options: the share copied
     estimate = plan.settle(plan_parts(base.scenario, replicate, conditions, search_games, kept,
@@ -1211,16 +1165,13 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                            base.options.jobs, base.options.backend, rounds=rounds,
                            final="robustness")
     if estimate is not None and estimate.games not in (None, base.scenario.games):  # --time
-        base = prepare(validate(path_or_scenario, rounds=rounds), games=estimate.games,
-                       seed=seed, jobs=jobs, backend=backend, scheduler=scheduler, out=out,
-                       chunk_size=chunk_size, resume=resume, force=force, progress=progress,
-                       csv=csv, rounds=rounds)
+        base = start(estimate.games)
         replicate, conditions, same, without = build(base.scenario)
     scenario = base.scenario
     # the whole check, against the estimate (from when it was made: calibration and start-up)
     begun, cpu = estimate.begun if estimate is not None else time.monotonic(), 0.0
     with base.session(nest=True):
-        if not force and base_kept(base.dir, scenario, rounds):
+        if base_kept():
             say(f"base: {out_dir} holds this run ({scenario.games} games per arm), kept")
         else:
             say(f"base: {len(scenario.arms)} arm(s) x {scenario.games} games")
@@ -1236,7 +1187,8 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                               f"{max(i - 1, 0)} of {len(conditions)} conditions finished in "
                               f"{out_dir}")
             target = RunDir(folder / c.name, {})
-            write_draw(c, folder / TABLES)
+            if c.prior is not None:  # a content condition's drawn table, where it is read
+                c.prior.write(c.draw_seed, folder / TABLES)
             step = "replicate" if i == 0 else f"{i}/{len(conditions)}"
             if finished(c, target.path, rounds):
                 keep_draw(c, target.path)
@@ -1244,10 +1196,11 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                 continue
             say(f"[{step}] {c.label}: {len(c.scenario.arms)} arm(s) x "
                 f"{c.scenario.games} games")
-            size = chunk_size or _chunk(c.scenario.games)
+            # the runner's default, but SPREAD chunks per arm for a short run (a searching rung)
+            size = chunk_size or max(1, min(runner.DEFAULT_CHUNK_SIZE, c.scenario.games // SPREAD))
             if (not target.same_chunks(c.scenario, size)  # another size's chunks: start over
                     or target.path.exists()  # or chunks recorded with(out) rounds
-                    and recorded_rounds(target.path) != wants_rounds(c.scenario, rounds)):
+                    and not rounds_as_asked(target.path, c.scenario, rounds)):
                 target.remove()
             copying = (runner.copy_from(folder / replicate.name, c.option)
                        if c.kind == "rule" and c.option and not full_replay else nullcontext())
@@ -1263,26 +1216,17 @@ def robustness(path_or_scenario: str | Path | Scenario, *, players: Ladder = Non
                           f"finished in {out_dir}, the verdicts not yet written")
         data = assess(out_dir, conditions, without, replicate)
         for row, c in zip(data["conditions"], conditions):
-            row["replayed"] = replayed(folder / c.name, c) if c.kind == "rule" else None
-        data["same_as_base"] = same
-        data["rounds"] = wants_rounds(scenario, rounds)
-        data["left_out"] = left_out(scenario, ladder)
-        data["seconds"] = time.monotonic() - started
-        data["estimate"] = estimate.facts() if estimate is not None else None
-        data["actual"] = {"cpu": cpu, "wall": time.monotonic() - begun}
+            row["replayed"] = replayed(folder / c.name) if c.kind == "rule" else None
+        data.update(same_as_base=same, rounds=wants_rounds(scenario, rounds),
+                    left_out=left_out(scenario, ladder), seconds=time.monotonic() - started,
+                    estimate=estimate.facts() if estimate is not None else None,
+                    actual={"cpu": cpu, "wall": time.monotonic() - begun})
         base.dir.write(f"{FOLDER}/{RESULT}", json.dumps(data, default=str, indent=1))
         spent = time.process_time()
         written = report.render(out_dir)
         plan.record_report(scenario.spec.name, "robustness", time.process_time() - spent,
                            len(scenario.arms), bool(data["rounds"]))
         return Results(out_dir, written)
-
-
-def base_kept(run_dir: RunDir, scenario: Scenario, rounds: bool) -> bool:
-    """Whether the base run directory holds the finished run of ``scenario`` with its rounds
-    recorded exactly as ``rounds`` asks (``RunDir.finished``, ``wants_rounds``)."""
-    return (run_dir.finished(scenario)
-            and recorded_rounds(run_dir.path) == wants_rounds(scenario, rounds))
 
 
 def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Condition],
@@ -1310,7 +1254,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
     return [p for p in parts if p.label not in kept]
 
 
-def replayed(run_dir: Path, c: Condition) -> float | None:
+def replayed(run_dir: Path) -> float | None:
     """The share of a rule condition's games (games x arms) that were played, not copied from
     the replicate (``runner.copied_path``): 1.0 for a full replay; ``None`` when its records
     are missing."""
@@ -1320,12 +1264,6 @@ def replayed(run_dir: Path, c: Condition) -> float | None:
         return None
     copied = sum(pq.read_metadata(p).num_rows for p in (run_dir / CHUNKS).glob("copied-*.parquet"))
     return (total - copied) / total if total else None  # one division: 0.705, not 0.70500…01
-
-
-def _chunk(games: int) -> int:
-    """The chunk size of a condition: the runner's default, but at least 8 chunks per arm for
-    a short run (a searching rung), so that its few slow games spread over the workers."""
-    return max(1, min(runner.DEFAULT_CHUNK_SIZE, games // SPREAD))
 
 
 __all__ = ["REPLICATE", "Condition", "alternatives", "assess", "compare", "content_conditions",
