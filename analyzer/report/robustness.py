@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -122,14 +123,16 @@ def _unit(row: Mapping[str, Any]) -> str:
     return f" {row['unit']}" if row.get("unit") else ""
 
 
-def _value(row: Mapping[str, Any], r: Mapping[str, Any] | None) -> str:
-    """A record's estimate and 95 % interval in the finding's unit: ``"+8.0 pp [+4.1, +11.9]"``
-    (``document.value_text``)."""
+def _value(row: Mapping[str, Any], r: Mapping[str, Any] | None, unit: bool = True,
+           signed: bool | None = None) -> str:
+    """A record's estimate and 95 % interval in the finding's unit (``unit``) and sign:
+    ``"+8.0 pp [+4.1, +11.9]"`` (``document.value_text``)."""
     if not r:
         return "–"
-    return value_text(r.get("estimate"), r.get("lo"), r.get("hi"), str(row.get("unit") or ""),
-                      float(row.get("scale") or 1.0), int(row.get("digits") or 2),
-                      bool(row.get("signed")), no_spread=False)
+    return value_text(r.get("estimate"), r.get("lo"), r.get("hi"),
+                      str(row.get("unit") or "") if unit else "", float(row.get("scale") or 1.0),
+                      int(row.get("digits") or 2),
+                      bool(row.get("signed") if signed is None else signed), no_spread=False)
 
 
 def _difference(row: Mapping[str, Any], test: Mapping[str, Any] | None) -> str:
@@ -203,20 +206,14 @@ def _by_size(row: Mapping[str, Any], conds: list[str]) -> list[str]:
 
 def _nearest(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """For a finding that holds: the condition where it comes nearest no effect."""
-    null = row.get("null") or 0.0
-    best, gap = "", math.inf
-    for c, s in (row.get("states") or {}).items():
-        found = (row.get("by_condition") or {}).get(c) or {}
-        if s != "same" or found.get("estimate") is None:
-            continue
-        d = abs(float(found["estimate"]) - float(found.get("null") or null))
-        if d < gap:
-            best, gap = c, d
-    if not best:
+    by, null = row.get("by_condition") or {}, row.get("null") or 0.0
+    same = [c for c, s in (row.get("states") or {}).items()
+            if s == "same" and (by.get(c) or {}).get("estimate") is not None]
+    if not same:
         return ""
-    found = (row.get("by_condition") or {}).get(best)
-    return f"; nearest no effect under {labels.get(best, best)}: {_value(row, found)}" + _there(
-        row, found)
+    best = min(same, key=lambda c: abs(float(by[c]["estimate"]) - float(by[c].get("null") or null)))
+    return (f"; nearest no effect under {labels.get(best, best)}: {_value(row, by[best])}"
+            + _there(row, by[best]))
 
 
 def reason(row: Mapping[str, Any], data: Mapping[str, Any],
@@ -243,16 +240,18 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
     absent = row.get("absent_in") or []
     gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "
             f"{_names(absent, labels)})") if absent else ""
-    gone += _unmeasurable(row, labels)
-    chosen = _chosen(row, labels)
+    tail = f"{gone}{_unmeasurable(row, labels)}.{_chosen(row, labels)}"
+
+    def clauses(names: Any) -> str:  # what each condition did, the largest difference first
+        return "; ".join(_moved_clause(row, c, labels, run_dir)
+                         for c in _by_size(row, list(names or [])))
+
     v = row.get("verdict")
     if v == "holds":
         return (f"same side and significant under all {n} other condition"
-                f"{'s' if n != 1 else ''} that measure it{_nearest(row, labels)}{gone}.{chosen}")
+                f"{'s' if n != 1 else ''} that measure it{_nearest(row, labels)}{tail}")
     if v == "sensitive":
-        moved = _by_size(row, list(row.get("sensitive_to") or []))
-        return "; ".join(_moved_clause(row, c, labels, run_dir)
-                         for c in moved) + f"{gone}.{chosen}"
+        return clauses(row.get("sensitive_to")) + tail
     if v == "unchecked":
         if row.get("reason"):
             return f"{row['reason']}."
@@ -264,20 +263,18 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
             return ("not significant in this run after Holm"
                     + (f" (Holm p {p_text(p)})" if p is not None and p_text(p) != "–" else "")
                     + ", so no condition is judged.")
-        wide = _by_size(row, list(row.get("unresolved_in") or []))
         other = "its replicate" if row.get("reference") == "replicate" else "this run"
         return (f"not significant there, but not measurably different from {other} either "
-                "(too few games to tell): " + "; ".join(_moved_clause(row, c, labels, run_dir)
-                                                        for c in wide) + f"{gone}.{chosen}")
+                f"(too few games to tell): {clauses(row.get('unresolved_in'))}{tail}")
     rng = row.get("range")
     if rng:
         at = row.get("range_at") or ["", ""]
         item = (f" ({str(row['item']).replace('_', ' ')} everywhere)" if row.get("item")
                 else "")
-        return (f"a measured figure (no verdict); {_show(row, row.get('estimate'))}"
-                f"{_unit(row)} in this run, from {_show(row, rng[0])}{_unit(row)} "
-                f"({labels.get(at[0], at[0])}) to {_show(row, rng[1])}{_unit(row)} "
-                f"({labels.get(at[1], at[1])}) over the conditions{item}{gone}.{chosen}")
+        lo, hi, here = (_show(row, x) + _unit(row) for x in (*rng, row.get("estimate")))
+        return (f"a measured figure (no verdict); {here} in this run, from {lo} "
+                f"({labels.get(at[0], at[0])}) to {hi} ({labels.get(at[1], at[1])}) over the "
+                f"conditions{item}{tail}")
     return ""
 
 
@@ -311,10 +308,7 @@ def _cell(row: Mapping[str, Any], r: Mapping[str, Any] | None, mark: str, signed
     ``"—"`` when not computed."""
     if r is None or value_text(r.get("estimate")) == "–":
         return "—"
-    text = value_text(r.get("estimate"), r.get("lo"), r.get("hi"), "",
-                      row.get("scale") or 1.0, int(row.get("digits") or 2), signed,
-                      no_spread=False)
-    return f"{text} {mark}".strip()
+    return f"{_value(row, r, False, signed)} {mark}".strip()
 
 
 def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> dict[str, Any]:
@@ -416,8 +410,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     # a finding that repeats another's test (a mirror: one policy's gain is the other's loss,
     # ``same_test_as``) is one finding for the tally
     once = [r for r in rows if not r.get("same_test_as")]
-    counts = {v: sum(1 for r in once if r.get("verdict") == v)
-              for v in ("holds", "sensitive", "unresolved", "unchecked", "figure")}
+    counts = Counter(r.get("verdict") for r in once)
     base_ns = sum(1 for r in once if r.get("verdict") == "unresolved"
                   and not r.get("base_significant", True))
     mirrors = len(rows) - len(once)
@@ -447,10 +440,10 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
             if state == "unmeasurable" or (found or {}).get("unmeasurable"):
                 line[c["label"]] = "n/m"
                 continue
-            mark = (MARKS.get(state, "") if r.get("base_significant") or state == "absent"
-                    else "") if tested else ""
+            mark = (MARKS.get(state, "") if tested and (r.get("base_significant")
+                                                        or state == "absent") else "")
             test = (found or {}).get("test") or {}
-            if mark and tested and test.get("test") in TESTS and state != "same":
+            if mark and test.get("test") in TESTS and state != "same":
                 mark += f" (Holm p {p_text(test.get('p_holm'))}, {TESTS[test['test']]})"
             line[c["label"]] = _cell(r, found, mark, sign)
         table.append(line)
