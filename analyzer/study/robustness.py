@@ -70,6 +70,7 @@ from analyzer.model.base import build_policy
 from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
 from analyzer.report.document import number
+from analyzer.report.findings import PER_GAME
 from analyzer.report.robustness import FOLDER, RESULT, reason
 from analyzer.rundir import CHUNKS, RunDir, read_fingerprint
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
@@ -636,7 +637,6 @@ METHOD = ("holds = under every condition that measures the finding its own 95 % 
           "on the shared game seeds where the finding is a per-game quantity in both runs, else "
           "a two-sample z-test with both standard errors; a finding not significant after Holm "
           "in the base is unresolved")
-PER_GAME = "findings.parquet"  # per-game values of the findings (report.findings.PER_GAME)
 
 
 def _num(x: Any) -> float:
@@ -725,13 +725,10 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
     tests: dict[str, dict[str, Any]] = {}
     own: dict[str, int] = {}
     for c, r in by_condition.items():
-        if r is None:
-            states[c] = "absent"
-            continue
-        if r.get("unmeasurable"):
+        if r is not None and r.get("unmeasurable"):
             states[c] = "unmeasurable"
             continue
-        e1, lo1, hi1 = _effect(r, log)
+        e1, lo1, hi1 = _effect(r or {}, log)  # not computed there (``None``): absent
         if any(math.isnan(v) for v in (e0, e1, lo1, hi1)):
             states[c] = "absent"
             continue
