@@ -27,19 +27,10 @@ WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; on success it replaces ``path``.
 
-    For writers that take a file name (``pyarrow.parquet.write_table``, a ``ParquetWriter``).
-    The temporary file is ``.NAME.tmpPID`` in the same folder (same file system, so the rename
-    is atomic); it is fsynced before the rename and removed if the block raises.
-
-    Parameters
-    ----------
-    path : str or Path
-        The final file.
-
-    Yields
-    ------
-    Path
-        Where the block writes; the file must be closed when the block ends.
+    For writers that take a file name (``pyarrow.parquet.write_table``, a ``ParquetWriter``),
+    which must close the file before the block ends. The temporary file is ``.NAME.tmpPID`` in
+    the same folder (same file system, so the rename is atomic); it is fsynced before the
+    rename and removed if the block raises.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
@@ -59,13 +50,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def atomic_write(path: str | Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` atomically (``atomic_path``); returns ``path``.
-
-    Parameters
-    ----------
-    path : str or Path
-    data : bytes or str
-        ``str`` is written as UTF-8.
+    """Write ``data`` (bytes, or a ``str`` as UTF-8) to ``path`` atomically (``atomic_path``);
+    returns ``path``.
 
     Raises
     ------

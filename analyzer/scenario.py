@@ -39,9 +39,9 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +105,7 @@ class Question:
 
     def as_dict(self) -> dict[str, Any]:
         """The question as plain TOML-able data (``tolerance`` only when given)."""
-        out: dict[str, Any] = {"ask": self.ask, "finding": self.finding}
-        if self.tolerance is not None:
-            out["tolerance"] = self.tolerance
-        return out
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -265,7 +262,7 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
     """
     problems = Problems(file)
     fail, each = problems.fail, problems.check
-    head = parse_head(data, file, base_dir, TOP_KEYS, fail, each)
+    head = parse_head(data, base_dir, TOP_KEYS, problems)
     if head.spec is None or head.players is None or head.expansions is None:
         problems.raise_any()  # the rest needs the game, its player count and expansions
     spec, players, rules = head.spec, head.players, head.rules
@@ -287,16 +284,14 @@ def parse_scenario(data: Mapping[str, Any], file: str = "<scenario>",
             taken.add(arm.name)
     if seats is not None:
         memo: dict[tuple, RuleError | None] = {}
-        inherited: RuleError | None = None  # the base's error, said once, not per variant
+        # the base's error, said once for the base, not again for each variant
+        inherited = rules_error(spec, players, head.expansions, rules, memo)
         for i, arm in enumerate(arms):
             with each():
-                where = "rules" if arm.name == BASE else f"variants[{i - 1}].rules"
                 own = {k for k, v in arm.rules.items() if k not in rules or rules[k] != v}
-                if arm.name == BASE:
-                    inherited = rules_error(spec, players, head.expansions, rules, memo)
-                check_rules(spec, arm.players or players, head.expansions, arm.rules, where,
-                            fail, memo, inherited=None if arm.name == BASE else inherited,
-                            own=own)
+                check_rules(spec, arm.players or players, head.expansions, arm.rules,
+                            f"variants[{i - 1}].rules" if i else "rules", fail, memo,
+                            inherited=inherited if i else None, own=own)
     questions: tuple[Question, ...] = ()
     with each():
         questions = parse_questions(data, fail)
@@ -314,27 +309,20 @@ def parse_questions(data: Mapping[str, Any], fail) -> tuple[Question, ...]:
     for j, entry in enumerate(typed(data, "questions", list, fail, default=[])):
         at = f"questions[{j}]"
         known_keys(entry, at, QUESTION_KEYS, fail)
-        names = ("ask", "finding")
-        texts = [text_field(entry, k, fail, TEXT_MAX if k == "ask" else NAME_MAX,
-                            where=at).strip() for k in names]
-        for key, text in zip(names, texts):
-            if not text:
-                fail(f"{at}.{key}", "must not be empty" + (
-                    " (a key as `analyzer findings RUN_DIR` lists, e.g. first_player:base)"
-                    if key == "finding" else ""))
-        out.append(Question(*texts, tolerance=_tolerance(entry, at, fail)))
+        ask, finding = (typed(entry, key, str, fail, where=at, limit=limit).strip()
+                        for key, limit in (("ask", TEXT_MAX), ("finding", NAME_MAX)))
+        if not ask:
+            fail(f"{at}.ask", "must not be empty")
+        if not finding:
+            fail(f"{at}.finding", "must not be empty (a key as `analyzer findings RUN_DIR` "
+                                  "lists, e.g. first_player:base)")
+        tolerance = entry.get("tolerance")
+        if "tolerance" in entry and (isinstance(tolerance, bool) or not isinstance(
+                tolerance, (int, float)) or not math.isfinite(tolerance) or tolerance <= 0):
+            fail(f"{at}.tolerance", "must be a positive, finite number in the finding's unit "
+                 f"(e.g. 2 for ±2 pp; got {shown(tolerance)})")
+        out.append(Question(ask, finding, None if tolerance is None else float(tolerance)))
     return tuple(out)
-
-
-def _tolerance(entry: Mapping[str, Any], at: str, fail) -> float | None:
-    """A question's ``tolerance``: a positive, finite number, or ``None`` when not given."""
-    if "tolerance" not in entry:
-        return None
-    v = entry["tolerance"]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        fail(f"{at}.tolerance", "must be a positive, finite number in the finding's unit "
-             f"(e.g. 2 for ±2 pp; got {shown(v)})")
-    return float(v)
 
 
 def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], head: Head,
@@ -346,11 +334,9 @@ def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], hea
     spec, players = head.spec, head.players
     found: dict[str, Any] = {}
     with each():
-        for key in unknown_keys(var, where, VARIANT_KEYS, fail):
-            with each():
-                fail(f"{where}.{key}", f"unknown key (allowed: {', '.join(VARIANT_KEYS)})")
+        known_keys(var, where, VARIANT_KEYS, fail, each)
         with each():
-            vname = text_field(var, "name", fail, NAME_MAX, where=where)
+            vname = typed(var, "name", str, fail, where=where, limit=NAME_MAX)
             if vname == BASE or not vname:
                 fail(f"{where}.name", f"{vname!r} is reserved for the base scenario")
             if vname in taken:  # a set: a file of 60,000 variants is checked in linear time
@@ -360,8 +346,7 @@ def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], hea
             found["rules"] = _rules(typed(var, "rules", dict, fail, default={}, where=where),
                                     f"{where}.rules", base_dir)
         with each():
-            found["description"] = text_field(var, "description", fail, TEXT_MAX, default="",
-                                              where=where)
+            found["description"] = typed(var, "description", str, fail, "", where, TEXT_MAX)
         vplayers = typed(var, "players", int, fail, default=players, where=where)
         try:
             spec.players.check(vplayers, head.expansions)
@@ -408,34 +393,29 @@ OTHER_KIND = {"entrants": "; this is a tournament pool: use `analyzer tournament
                           "has no variants)"}
 
 
-def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
-               allowed: tuple[str, ...], fail,
-               each: Callable[[], Any] | None = None) -> Head:
+def parse_head(data: Mapping[str, Any], base_dir: Path | None, allowed: tuple[str, ...],
+               problems: Problems) -> Head:
     """Check the top-level fields a study file shares with a scenario: only ``allowed`` keys;
     ``name`` (default: the file name), ``description``, ``game``, ``expansions``,
     ``players``, ``games``, ``seed`` and ``[rules]`` (relative ``*_file`` paths resolved
     against ``base_dir``; the caller checks the rules with ``check_rules``).
 
-    ``fail(field, message)`` raises the caller's error. With ``each`` (``Problems.check``)
-    every field is checked and each failure noted: the caller raises them (``Problems``);
-    the game must be known for the rest (else it stops there).
+    Every failure is noted in ``problems`` (the caller raises them) and leaves its field
+    ``None``; a study file of another kind raises its one ``ScenarioError`` at once.
     """
-    each = each or nullcontext
+    fail, each, file = problems.fail, problems.check, problems.file
     if not isinstance(data, Mapping):
         fail("scenario", f"must be a table (got {type(data).__name__})")
-    unknown = unknown_keys(data, "", allowed, fail)
     if "entrants" in data and ("seats" in data or "variants" in data):
         raise ScenarioError(f"{file}: entrants: a study file is a scenario ([[seats]], "
                             "[[variants]]: analyzer simulate) or a tournament pool ([[entrants]]: "
                             "analyzer tournament), not both")
-    other = next((k for k in unknown if k in OTHER_KIND), None)
+    other = next((k for k in data if k not in allowed and k in OTHER_KIND), None)
     if other is not None:  # another kind of study file: that is the one problem to tell
         raise ScenarioError(f"{file}: {other}: unknown key (allowed: {', '.join(allowed)})"
                             f"{OTHER_KIND[other]}")
-    for key in unknown:
-        with each():
-            fail(key, f"unknown key (allowed: {', '.join(allowed)})")
-    name = description = None
+    known_keys(data, "", allowed, fail, each)
+    got: dict[str, Any] = {"rules": {}}
     with each():
         name = typed(data, "name", str, fail, default=None)
         if name is None and base_dir is not None:
@@ -447,48 +427,50 @@ def parse_head(data: Mapping[str, Any], file: str, base_dir: Path | None,
         if not valid_name(name):
             fail("name", f"only letters, digits and -_. are allowed, not dots alone "
                          f"(got {name!r})")
+        got["name"] = name
     with each():
-        description = text_field(data, "description", fail, TEXT_MAX, default="")
-    spec = None
+        got["description"] = typed(data, "description", str, fail, "", limit=TEXT_MAX)
     with each():
-        game = typed(data, "game", str, fail)
         try:
-            spec = get_game(game)
+            got["spec"] = get_game(typed(data, "game", str, fail))
         except RuleError as err:
             fail("game", err.message)
-    expansions = None
     with each():
         listed = typed(data, "expansions", list, fail, default=[])
         for j, exp in enumerate(listed):
             if not isinstance(exp, str):
                 fail(f"expansions[{j}]", f"must be a string (got {exp!r})")
-        expansions = tuple(listed)
-    players = None
+        got["expansions"] = tuple(listed)
     with each():
         count = typed(data, "players", int, fail)
-        if spec is not None and expansions is not None:
+        if "spec" in got and "expansions" in got:
             try:
-                spec.players.check(count, expansions)
+                got["spec"].players.check(count, got["expansions"])
             except RuleError as err:
                 if err.field == "expansions":
-                    expansions = None
+                    del got["expansions"]
                 fail(err.field, err.message)
-        players = count
-    games = seed = None
+        got["players"] = count
+    for key, default in (("games", 1000), ("seed", 0)):
+        with each():
+            value = typed(data, key, int, fail, default)
+            if count_problem(key, value):
+                fail(key, count_problem(key, value))
+            got[key] = value
     with each():
-        games = typed(data, "games", int, fail, default=1000)
-        if games < 1:
-            fail("games", f"must be at least 1 (got {games})")
-        if games > MAX_GAMES:
-            fail("games", f"at most {MAX_GAMES:,} per variant (got {games})")
-    with each():
-        seed = typed(data, "seed", int, fail, default=0)
-        if not 0 <= seed <= MAX_SEED:
-            fail("seed", f"must be in 0..2**63-1 (got {seed})")
-    rules: dict = {}
-    with each():
-        rules = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
-    return Head(name, description, spec, expansions, players, games, seed, rules)
+        got["rules"] = _rules(typed(data, "rules", dict, fail, default={}), "rules", base_dir)
+    return Head(**{f.name: got.get(f.name) for f in fields(Head)})
+
+
+def count_problem(key: str, value: int) -> str:
+    """What is wrong with a scenario's ``games`` or ``seed`` (``""``: nothing)."""
+    if key == "games" and value < 1:
+        return f"must be at least 1 (got {value})"
+    if key == "games" and value > MAX_GAMES:
+        return f"at most {MAX_GAMES:,} per variant (got {value})"
+    if key == "seed" and not 0 <= value <= MAX_SEED:
+        return f"must be in 0..2**63-1 (got {value})"
+    return ""
 
 
 def rules_error(spec: GameSpec, players: int, expansions: tuple[str, ...],
@@ -526,9 +508,9 @@ def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
     if found is None:
         return None
     option = re.split(r"[.\[]", found.field, maxsplit=1)[0]
-    if (inherited is not None and (found.field, found.message) == (inherited.field,
-                                                                   inherited.message)
-            and option not in own):
+    said = inherited is not None and (found.field, found.message) == (inherited.field,
+                                                                      inherited.message)
+    if said and option not in own:
         return found
     fld = f"{where}.{found.field}" if found.field not in ("", "players") else (found.field or where)
     fail(fld, found.message)
@@ -549,16 +531,11 @@ def with_overrides(scenario: Scenario, games: int | None = None, seed: int | Non
     OptionError
         ``games`` outside 1..MAX_GAMES or ``seed`` outside 0..2**63-1.
     """
-    if games is not None:
-        if games < 1:
-            raise OptionError("games", f"must be at least 1 (got {games})")
-        if games > MAX_GAMES:
-            raise OptionError("games", f"at most {MAX_GAMES:,} per variant (got {games})")
-        scenario = replace(scenario, games=games)
-    if seed is not None:
-        if not 0 <= seed <= MAX_SEED:
-            raise OptionError("seed", f"must be in 0..2**63-1 (got {seed})")
-        scenario = replace(scenario, seed=seed)
+    for key, value in (("games", games), ("seed", seed)):
+        if value is not None:
+            if count_problem(key, value):
+                raise OptionError(key, count_problem(key, value))
+            scenario = replace(scenario, **{key: value})
     return scenario
 
 
@@ -568,30 +545,32 @@ def to_toml(scenario: Scenario) -> str:
     return tomli_w.dumps(scenario.to_dict())
 
 
-def known_keys(table, where: str, allowed, fail) -> None:
-    """Fail unless ``table`` is a table whose keys are all in ``allowed`` (``where`` prefixes the key)."""
-    for key in unknown_keys(table, where, allowed, fail):
-        fail(f"{where}.{key}" if where else key, f"unknown key (allowed: {', '.join(allowed)})")
+def key_at(where: str, key: str) -> str:
+    """The field ``key`` of the table at ``where`` (``seats[2].name``; ``key`` at the top)."""
+    return f"{where}.{key}" if where else key
 
 
-def unknown_keys(table, where: str, allowed, fail) -> list[str]:
-    """The keys of ``table`` not in ``allowed``; fail unless ``table`` is a table."""
+def known_keys(table, where: str, allowed, fail, each=None) -> None:
+    """Fail unless ``table`` is a table whose keys are all in ``allowed``; with ``each``
+    (``Problems.check``) every unknown key is noted."""
     if not isinstance(table, Mapping):
         fail(where, f"must be a table (got {table!r})")
-    return [key for key in table if key not in allowed]
+    for key in [key for key in table if key not in allowed]:
+        with (each or nullcontext)():
+            fail(key_at(where, key), f"unknown key (allowed: {', '.join(allowed)})")
 
 
-def typed(data, key, want, fail, default=..., where=""):
-    """``data[key]`` checked against type ``want``; ``default`` when absent (required if none)."""
-    fld = f"{where}.{key}" if where else key
-    if key not in data:
-        if default is ...:
-            fail(fld, "missing")
-        return default
-    value = data[key]
-    ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
-    if not ok:
-        fail(fld, f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {shown(value)})")
+def typed(data, key, want, fail, default=..., where="", limit=0):
+    """``data[key]`` checked against type ``want``; ``default`` when absent (required if none).
+    With ``limit`` a string (also the default) must be printable text of at most ``limit``
+    characters (``text_problem``)."""
+    if key not in data and default is ...:
+        fail(key_at(where, key), "missing")
+    value = data.get(key, default)
+    if key in data and (not isinstance(value, want) or want is int and isinstance(value, bool)):
+        fail(key_at(where, key), f"must be {_TYPE_NAMES.get(want, want.__name__)} (got {shown(value)})")
+    if limit and isinstance(value, str) and text_problem(value, limit):
+        fail(key_at(where, key), text_problem(value, limit))
     return value
 
 
@@ -628,17 +607,6 @@ def text_problem(text: str, limit: int) -> str:
     return ""
 
 
-def text_field(data, key, fail, limit: int, default=..., where: str = "") -> Any:
-    """``typed(data, key, str, ...)`` that is also printable and at most ``limit`` characters
-    (``text_problem``)."""
-    value = typed(data, key, str, fail, default=default, where=where)
-    if isinstance(value, str):
-        problem = text_problem(value, limit)
-        if problem:
-            fail(f"{where}.{key}" if where else key, problem)
-    return value
-
-
 def _resolved(path: Path) -> Path:
     """``path.resolve()``, or ``path`` as given where it cannot be resolved (a symlink loop):
     the table reader then refuses it in one line naming the file."""
@@ -658,10 +626,10 @@ def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     return out
 
 
-def _seats(raw, where: str, players: int, spec: GameSpec, fail,
-           base_dir: Path | None = None, each=None) -> tuple[Seat, ...]:
-    """The seats of ``raw`` (a list of seat tables); with ``each`` every seat's problem is
-    noted (then ``fail`` stops here after them)."""
+def _seats(raw, where: str, players: int, spec: GameSpec, fail, base_dir: Path | None,
+           each) -> tuple[Seat, ...]:
+    """The seats of ``raw`` (a list of seat tables); every seat's problem is noted (``each``),
+    then ``fail`` stops here after them."""
     if raw is None:
         fail(where, f"missing (give one [[seats]] entry for all seats or {players}; "
                     f"policies: {', '.join(sorted(spec.policies))})")
@@ -670,14 +638,12 @@ def _seats(raw, where: str, players: int, spec: GameSpec, fail,
     if len(raw) not in (1, players):
         fail(where, f"{len(raw)} entries for {players} players (give 1 entry for all seats or "
                     f"exactly {players})")
-    found: list[Seat | None] = []
+    seats: list[Seat] = []
     for j, entry in enumerate(raw):
-        found.append(None)
-        with (each or nullcontext)():
-            found[-1] = parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir)
-    if any(seat is None for seat in found):
+        with each():
+            seats.append(parse_seat(entry, f"{where}[{j}]", spec, fail, base_dir))
+    if len(seats) < len(raw):
         raise _Skip  # every failed seat was noted
-    seats = [seat for seat in found if seat is not None]
     by_name: dict[str, Seat] = {}
     for j, seat in enumerate(seats):
         other = by_name.setdefault(seat.name, seat)
@@ -715,8 +681,8 @@ def parse_seat(entry, at: str, spec: GameSpec, fail, base_dir: Path | None = Non
     except RuleError as err:
         fail(at if err.field == "policy" else f"{at}.{err.field}", err.message)
     # a player from a parameters file is named by the file (its stem), not by its policy
-    name = text_field(entry, "name", fail, NAME_MAX,
-                      default=Path(path).stem if path is not None else policy, where=at)
+    name = typed(entry, "name", str, fail, Path(path).stem if path is not None else policy, at,
+                 NAME_MAX)
     if not name:
         fail(f"{at}.name", "must not be empty")
     return Seat(name, policy, dict(params))
@@ -734,17 +700,9 @@ def read_params_file(path: str | Path, base_dir: Path | None, spec: GameSpec,
         [params]
         some_weight = 1.25
 
-    Parameters
-    ----------
-    path : str or Path
-        Relative paths are read from ``base_dir`` (the scenario's folder).
-    policy : str, optional
-        The seat's policy; ``None`` takes the file's.
-
-    Returns
-    -------
-    (str, dict)
-        The policy and its parameters, checked with ``build_policy`` (names, types, bounds).
+    A relative ``path`` is read from ``base_dir`` (the scenario's folder); ``policy`` is the
+    seat's (``None``: the file's). Returns the policy and its parameters, checked with
+    ``build_policy`` (names, types, bounds).
 
     Raises
     ------

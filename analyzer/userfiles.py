@@ -89,12 +89,16 @@ def read_text(path: str | Path, limit: int = TOML_LIMIT) -> str:
 def parse_toml(text: str, path: str | Path = "<text>") -> dict[str, Any]:
     """``tomllib.loads(text)``; a syntax error or a nesting too deep for the parser is an
     ``UnreadableFile`` of ``path`` (kind ``"syntax"``)."""
+    return _parsed(text, path, tomllib.loads, tomllib.TOMLDecodeError, "TOML")
+
+
+def _parsed(text: str, path: str | Path, loads: Any, error: type[Exception], what: str) -> Any:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise UnreadableFile(path, f"malformed TOML: {err}", "syntax") from None
+        return loads(text)
+    except error as err:
+        raise UnreadableFile(path, f"malformed {what}: {err}", "syntax") from None
     except RecursionError:
-        raise UnreadableFile(path, "malformed TOML: nested too deep to read", "syntax") from None
+        raise UnreadableFile(path, f"malformed {what}: nested too deep to read", "syntax") from None
 
 
 def read_toml(path: str | Path, limit: int = TOML_LIMIT) -> dict[str, Any]:
@@ -116,13 +120,7 @@ def read_json(path: str | Path, limit: int = JSON_LIMIT) -> Any:
     UnreadableFile
         As ``read_text``, or malformed JSON (also: nested too deep).
     """
-    text = read_text(path, limit)
-    try:
-        return json.loads(text)
-    except ValueError as err:
-        raise UnreadableFile(path, f"malformed JSON: {err}", "syntax") from None
-    except RecursionError:
-        raise UnreadableFile(path, "malformed JSON: nested too deep to read", "syntax") from None
+    return _parsed(read_text(path, limit), path, json.loads, ValueError, "JSON")
 
 
 def looked_up(path: str | Path) -> Path:

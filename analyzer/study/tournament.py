@@ -191,7 +191,7 @@ def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None
     """
     problems = Problems(file)
     fail, each = problems.fail, problems.check
-    head = parse_head(data, file, base_dir, POOL_KEYS, fail, each)
+    head = parse_head(data, base_dir, POOL_KEYS, problems)
     if head.spec is None or head.players is None or head.expansions is None:
         problems.raise_any()  # the rest needs the game, its player count and expansions
     with each():
