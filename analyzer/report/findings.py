@@ -394,7 +394,7 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
     return (out + _win_rates(seats, cache) + _variant_effects(results, seats, cache)
-            + _player_counts(results, seats, cache) + _policy_effects(results, seats))
+            + _player_counts(results, seats, cache) + _policy_effects(results, seats, cache))
 
 
 def arm_games(seats: Table, arm: str, cache: dict) -> pd.DataFrame:
@@ -661,7 +661,7 @@ def _seat_sets(rows: pd.DataFrame) -> pd.Series:
     return pd.Series(bits, index=pairs["game_id"].to_numpy()).groupby(level=0).sum()
 
 
-def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
     (``mirror_of``: one policy's gain is the other's loss) is left out. The sentence names the
@@ -674,7 +674,6 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
         table = (results.get("variants") or {}).get("won_by_policy") or []
         metric = "won"
     out: list[Finding] = []
-    cache: dict = {}
     for r in table:
         if r["variant"] == BASE or missing(r.get("diff")) or not missing(r.get("mirror_of")):
             continue
