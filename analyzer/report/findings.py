@@ -881,9 +881,7 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
     an empty table when no finding has per-game values."""
     parts = []
     for f in found:
-        series = ([("", f.per_game)] if f.per_game is not None else []) + list(
-            f.item_values.items())
-        for item, values in series:
+        for item, values in [("", f.per_game), *f.item_values.items()]:
             if values is None or not len(values):
                 continue
             parts.append(pd.DataFrame({"key": f.key, "item": item,

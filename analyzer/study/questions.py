@@ -108,14 +108,9 @@ def _quality(scenario: Any) -> list[PlannedKey]:
 
 def _arms(scenario: Any) -> list[PlanArm]:
     """The scenario's arms as a section's ``plan`` sees them (the game's config of each)."""
-    spec = scenario.spec
-    out = []
-    for arm in scenario.arms:
-        players = scenario.arm_players(arm)
-        out.append(PlanArm(arm.name, players,
-                           spec.make_config(players, scenario.expansions, arm.rules),
-                           tuple(s.name for s in arm.seats)))
-    return out
+    return [PlanArm(arm.name, n, scenario.spec.make_config(n, scenario.expansions, arm.rules),
+                    tuple(s.name for s in arm.seats))
+            for arm in scenario.arms for n in [scenario.arm_players(arm)]]
 
 
 def _generic(scenario: Any) -> list[PlannedKey]:
@@ -191,7 +186,9 @@ def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> P
     for section in (spec.sections() if spec.sections is not None else ()):
         if section.plan is None:  # a section without a plan: its patterns, as written
             out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "
-                                            "name the run fills in)", "", check=_matches(p))
+                                            "name the run fills in)", "", check=lambda key, p=p:
+                                            "" if fnmatch.fnmatchcase(key, p)
+                                            else f"not of the form {p}")
                               for p in section.key_patterns]
             continue
         keys, why = section.plan(arms)
@@ -207,13 +204,6 @@ def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> P
     out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"],
                                     check=lambda key: _diff_problem(key, scenario)))
     return out
-
-
-def _matches(pattern: str):
-    """``PlannedKey.check`` of a section's ``fnmatch`` pattern (a section without ``plan``)."""
-    def check(key: str) -> str:
-        return "" if fnmatch.fnmatchcase(key, pattern) else f"not of the form {pattern}"
-    return check
 
 
 def _diff_problem(key: str, scenario: Any) -> str:
