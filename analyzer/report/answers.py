@@ -1,19 +1,11 @@
 """The Answers table that opens every report, its chart, and the caveats it rests on (issue #25).
 
-Right under the title and the study's description a report shows one row per question: the
-question, the answer in one short sentence with its number, unit and 95 % interval, its verdict
-— whether to act on it (issue #34): "significant after Holm over this run's findings", "not
-significant" or "measured figure", or, where ``analyzer robustness`` checked it, the
-robustness verdict saying what moved it; with the question's ``tolerance``, whether an
-equivalence test shows it within that of no effect (``verdict``) — and the replay command of an
-example game. Under the table, "Also found": a seat-order imbalance at any position and the
-largest findings that hold after Holm that no question asked (``also_found``). The questions are the scenario's (or pool's) ``[[questions]]``, each naming the
-key of a key finding or measured figure of the run (``analyzer findings RUN_DIR`` lists them);
-without any, the study kind's own answers in a fixed order (the study registry's ``answers``:
-``simulate``, ``compare``, ``sweep`` … below), never the largest effects. A chart beside the
-table draws each answer with its interval (one panel per unit) and, after a robustness check,
-one labelled point per condition. Under them one short box, "What these answers rest on": the
-guessed content and rule defaults that acted in the run's games, each with its share of games.
+Right under the title a report shows one row per question — the answer in one short sentence
+with its 95 % interval (``short_text``), whether to act on it (``verdict``; issue #34) and an
+example game — a chart of the answers (``draw``), "Also found" (``also_found``) and the box
+"What these answers rest on" (``caveats``); the README's "Answers" says what each means. The
+questions are the study file's ``[[questions]]``; without any, the study kind's own answers in a
+fixed order (the study registry's ``answers``: ``simulate``, ``compare``, ``sweep`` … below).
 
 Every answer is read from the run's finding records (``finding_keys``, ``findings._record``) or,
 for a sweep's per-value answers, from its sections' numbers, so this module names no game, card
@@ -87,8 +79,8 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
         if record is None and key in role_keys.ALIASES:
             record = role_keys.alias(records, key)
             if record is None:
-                out.append(_unanswered(q, f"the run has no `{key.partition(':')[0]}:` finding "
-                                          "to pick the best from"))
+                out.append(_unanswered(q, why=f"the run has no `{key.partition(':')[0]}:` "
+                                              "finding to pick the best from"))
                 continue
         if record is not None:
             out.append({"ask": q["ask"], "key": key, "record": record})
@@ -97,37 +89,35 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
         close = difflib.get_close_matches(key, have, n=2, cutoff=0.6)
         hint = f" (nearest: {', '.join(f'`{k}`' for k in close)})" if close else ""
         if finding_keys.unestimated(records, key, patterns):
-            out.append({"ask": q["ask"], "key": key, "record": {
-                "key": key, "estimate": None, "not_estimated": True}})
+            out.append(_unanswered(q, not_estimated=True))
         elif other:
             notes.append(f"`{key}` is answered by `analyzer {other}`")
         elif (key.partition(":")[0] == quality.FAMILY
               and not any(k.partition(":")[0] == quality.FAMILY for k in have)):
-            out.append(_unanswered(q, "`quality:` findings are measured only with --rounds "
-                                      "(the checkpoints after every round): play the study "
-                                      "again with --rounds", needs_rounds=True))
+            out.append(_unanswered(q, why="`quality:` findings are measured only with --rounds "
+                                          "(the checkpoints after every round): play the study "
+                                          "again with --rounds", needs_rounds=True))
         elif (key.partition(":")[0] == quality.FAMILY
               and key.split(":")[1:2] == list(quality.KINGMAKING)):
-            out.append(_unanswered(q, "`quality:kingmaking` is measured only with --rounds "
-                                      "--kingmaking-samples N (counterfactual replays): play "
-                                      "the study again with them", needs_rounds=True))
+            out.append(_unanswered(q, why="`quality:kingmaking` is measured only with --rounds "
+                                          "--kingmaking-samples N (counterfactual replays): "
+                                          "play the study again with them", needs_rounds=True))
         elif not as_written(kind):
             notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
                          + (f" (did you mean `{close[0]}`?)" if close else ""))
         else:
-            out.append(_unanswered(q, "the run did not make this finding: its games gave "
-                                      "it nothing to measure (nobody did what it is about, or "
-                                      f"too few games){hint}"))
+            out.append(_unanswered(q, why="the run did not make this finding: its games gave "
+                                          "it nothing to measure (nobody did what it is about, "
+                                          f"or too few games){hint}"))
     return out, notes
 
 
-def _unanswered(q: Mapping[str, str], why: str, needs_rounds: bool = False) -> Answer:
-    """A row of the Answers for a question the run cannot answer, saying why
-    (``needs_rounds``: a ``quality:`` key of a run played without ``--rounds``)."""
-    record: dict[str, Any] = {"key": q["finding"], "estimate": None, "why": why}
-    if needs_rounds:
-        record["needs_rounds"] = True
-    return {"ask": q["ask"], "key": q["finding"], "record": record}
+def _unanswered(q: Mapping[str, str], **why: Any) -> Answer:
+    """A row of the Answers for a question the run cannot answer, its record marked ``why``
+    (``why``: the reason in words; ``not_estimated``; ``needs_rounds``: a ``quality:`` key of a
+    run played without ``--rounds``)."""
+    return {"ask": q["ask"], "key": q["finding"],
+            "record": {"key": q["finding"], "estimate": None, **why}}
 
 
 # ------------------------------------------------------------------ each study kind's answers
@@ -300,6 +290,25 @@ def short_text(record: Mapping[str, Any]) -> str:
     return text
 
 
+#: key family -> (the parts its key has at least, its short answer: ``{v}`` the value, ``{0}``,
+#: ``{1}`` … the key's parts)
+_PHRASES = {
+    "policy": (3, "`{2}`: {v} in {what}, paired with its seats in `{base}`."),
+    "first_player": (1, "The start player's win rate minus a fair seat's: {v}."),
+    "score": (1, "Mean score per seat-game: {v} against `{base}`."),
+    "start_adv": (1, "Start player's edge: {v} against `{base}`."),
+    "item": (2, "`{1}`: {v} in win rate to the seat that used it most."),
+    "win_rate": (2, "`{1}`'s win rate minus a fair seat's: {v}."),
+    "rating_gap": (3, "`{1}` is rated {v} above `{2}` (log-strength)."),
+    "tuned_minus_start": (1, "Tuned − start: {v} in win rate, on fresh seeds."),
+    "tuned_above_fair": (1, "The tuned seat's win rate minus a fair seat's: {v}, on fresh seeds."),
+}
+#: (key family, number of parts) -> the answer's label in the chart (``{0}``, ``{1}`` … its parts)
+_LABELS = {("policy", 3): "{2} in {1}", ("win_rate", 2): "{1}: win rate",
+           ("item", 2): "{1}: value", ("rating_gap", 3): "{1} above {2}",
+           ("score", 2): "{1}: mean score", ("start_adv", 2): "{1}: start player"}
+
+
 def _short_text(record: Mapping[str, Any]) -> str:
     key = str(record.get("key") or "")
     parts = key.split(":")
@@ -312,24 +321,11 @@ def _short_text(record: Mapping[str, Any]) -> str:
         return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
     what = "win rate" if record.get("unit") == "pp" else "mean"
-    phrases = {
-        "policy": lambda: f"`{parts[2]}`: {v} in {what}, paired with its seats in `{BASE}`.",
-        "first_player": lambda: f"The start player's win rate minus a fair seat's: {v}.",
-        "score": lambda: f"Mean score per seat-game: {v} against `{BASE}`.",
-        "start_adv": lambda: f"Start player's edge: {v} against `{BASE}`.",
-        "item": lambda: f"`{parts[1]}`: {v} in win rate to the seat that used it most.",
-        "win_rate": lambda: f"`{parts[1]}`'s win rate minus a fair seat's: {v}.",
-        "rating_gap": lambda: f"`{parts[1]}` is rated {v} above `{parts[2]}` (log-strength).",
-        "tuned_minus_start": lambda: f"Tuned − start: {v} in win rate, on fresh seeds.",
-        "tuned_above_fair": lambda: f"The tuned seat's win rate minus a fair seat's: {v}, on "
-                                    "fresh seeds.",
-    }
     if parts[0] == "players" and len(parts) == 3:
         label = "Start player's edge" if parts[1] == "start_adv" else "Mean score per seat-game"
         return f"{label}: {v} against `{BASE}`."
-    arity = {"policy": 3, "rating_gap": 3, "item": 2, "win_rate": 2}
-    if parts[0] in phrases and len(parts) >= arity.get(parts[0], 1):
-        return phrases[parts[0]]()
+    if parts[0] in _PHRASES and len(parts) >= _PHRASES[parts[0]][0]:
+        return _PHRASES[parts[0]][1].format(*parts, v=v, what=what, base=BASE)
     sentence = str(record.get("sentence") or "")
     if not sentence:
         return v + "."
@@ -399,16 +395,10 @@ def verdict(record: Mapping[str, Any], robust: Mapping[str, Any] | None = None,
 def _label(answer: Answer) -> str:
     key = answer["key"]
     parts = key.split(":")
-    if parts[0] == "policy" and len(parts) == 3:
-        return f"{parts[2]} in {parts[1]}"
     if parts[0] in ("first_player", "score_mean"):
         return ("start player " if parts[0] == "first_player" else "mean score ") + parts[-1]
-    if parts[0] in ("win_rate", "item") and len(parts) == 2:
-        return f"{parts[1]}: {'win rate' if parts[0] == 'win_rate' else 'value'}"
-    if parts[0] == "rating_gap" and len(parts) == 3:
-        return f"{parts[1]} above {parts[2]}"
-    if parts[0] in ("score", "start_adv") and len(parts) == 2:
-        return f"{parts[1]}: {'mean score' if parts[0] == 'score' else 'start player'}"
+    if (parts[0], len(parts)) in _LABELS:
+        return _LABELS[parts[0], len(parts)].format(*parts)
     return key if len(key) <= 34 else key[:33] + "…"
 
 

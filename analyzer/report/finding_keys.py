@@ -187,10 +187,15 @@ def lookup(records: Sequence[Mapping[str, Any]], key: str, *, option: str = "fin
     keys = [str(r.get("key")) for r in records]
     if not keys:
         raise OptionError(option, f"{shown(key)}: {where} has no key finding or measured figure")
-    close = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
-    hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-    raise OptionError(option, f"unknown finding key {shown(key)} in {where}{hint}; allowed: "
-                              f"{', '.join(keys)}")
+    raise OptionError(option, f"unknown finding key {shown(key)} in {where}"
+                              f"{did_you_mean(key, keys)}; allowed: {', '.join(keys)}")
+
+
+def did_you_mean(key: str, names: Sequence[str], close: Sequence[str] | None = None) -> str:
+    """``" (did you mean 'a' or 'b'?)"`` naming ``close`` (default: up to three ``names``
+    close to ``key``, difflib), or ``""`` when there is none."""
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if close is None else close
+    return f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
 
 
 def value_text(record: Mapping[str, Any]) -> str:
@@ -237,6 +242,7 @@ def listing(records: Sequence[Mapping[str, Any]]) -> list[str]:
 
 __all__ = [
     "as_written",
+    "did_you_mean",
     "display",
     "finished",
     "listing",

@@ -30,23 +30,9 @@ What a run cannot say
     A finding the run cannot measure (no comparison group; ``Finding.unmeasurable``) is listed
     with the reason; one over fewer than ``MIN_GAMES`` games reads "too few games to estimate";
     neither is tested. A shown interval never leaves the quantity's possible range.
-Per-game values
-    Where a finding is the mean of a per-game quantity (``Finding.per_game``), its values are
-    written to ``findings.parquet`` so that ``analyzer robustness`` can compare it game by game
-    with the same finding of a run on the same seeds.
-
-Each finding about particular games names up to three example game ids and the ``analyzer
-replay`` command that shows one (``replay_command``).
-
-Caveats said once
-    Where the game counts its labelled defaults (``GameSpec.guesses``, ``results["guesses"]``),
-    a labelled default that acted in (nearly) every game of the run is said once, in the
-    report's "What these answers rest on" box (``analyzer.report.answers.caveats``), never per
-    finding. A finding names a caveat only when it is its own: a default it is played on that
-    acted in a minority of the games (``Finding.caveats``, ``own_caveats``), or one that acts
-    in clearly more of its arm's games than of the base's (a 5-player arm on stand-in content:
-    ``guesses.specific_clause``). ``summary.json`` keeps, per finding, how much its arm's games
-    lean on labelled defaults (``guesses.lean``).
+Per-game values (``Finding.per_game``, ``findings.parquet``), example games (``Finding.examples``)
+and the caveats a finding names (only its own: ``own_caveats``, ``_lean``) are described where
+they are made.
 """
 
 from __future__ import annotations
@@ -147,7 +133,7 @@ class Finding:
         The labelled defaults the finding's games are played on, each ``(name, words)``: the
         default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
         phrase for the sentence (e.g. ``("content_table", "guessed content")``), which ends
-        with its own ones (``own_caveats``; see "Caveats said once" above).
+        with its own ones (``own_caveats``).
     stored_unit : str
         The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
         rating's log-strength, shown without a unit).
@@ -408,7 +394,7 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     if study.get("kind") == "ablate":
         return out + _ablation(results, item_kind)
     return (out + _win_rates(seats, cache) + _variant_effects(results, seats, cache)
-            + _player_counts(results, seats, cache) + _policy_effects(results, seats))
+            + _player_counts(results, seats, cache) + _policy_effects(results, seats, cache))
 
 
 def arm_games(seats: Table, arm: str, cache: dict) -> pd.DataFrame:
@@ -675,7 +661,7 @@ def _seat_sets(rows: pd.DataFrame) -> pd.Series:
     return pd.Series(bits, index=pairs["game_id"].to_numpy()).groupby(level=0).sum()
 
 
-def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
+def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> list[Finding]:
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
     (``mirror_of``: one policy's gain is the other's loss) is left out. The sentence names the
@@ -688,7 +674,6 @@ def _policy_effects(results: Mapping[str, Any], seats: Table) -> list[Finding]:
         table = (results.get("variants") or {}).get("won_by_policy") or []
         metric = "won"
     out: list[Finding] = []
-    cache: dict = {}
     for r in table:
         if r["variant"] == BASE or missing(r.get("diff")) or not missing(r.get("mirror_of")):
             continue
@@ -829,10 +814,11 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
     found = [own_caveats(f, acted) for f in found]
 
-    def checked(f: Finding) -> str:
+    def notes(f: Finding) -> str:  # its robustness verdict, own caveat and example games
         row = verdicts.get(f.key)
-        return (f" {verdict_text(row, robust)}{content_text(row)}" if row is not None and robust
-                else "")
+        checked = (f" {verdict_text(row, robust)}{content_text(row)}" if row is not None and robust
+                   else "")
+        return f"{checked}{_lean(f, acted)}{_examples(f, run_dir)}"
 
     ranked = assess(found)
     tested = [a for a in ranked if a.tested]
@@ -867,12 +853,11 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
             verdict += (f" ({p_text(a.p_value, phrase=True)}; Holm-adjusted "
                         f"{p_text(a.p_holm, phrase=True)}; size "
                         f"{a.size:.2f}).")
-        part.p(f"{i}. {f.sentence()}. {verdict}{checked(f)}{_lean(f, acted)}"
-               f"{_examples(f, run_dir)}")
+        part.p(f"{i}. {f.sentence()}. {verdict}{notes(f)}")
     if figures:
         part.p("Measured figures (no no-effect value to test them against):")
         for f in (a.finding for a in figures):
-            part.p(f"- {f.sentence()}.{checked(f)}{_lean(f, acted)}{_examples(f, run_dir)}")
+            part.p(f"- {f.sentence()}.{notes(f)}")
     if twins:
         part.p("The same test as a finding above (one's per-game differences a multiple of the "
                "other's), counted once in the Holm family: " + "; ".join(
@@ -896,9 +881,7 @@ def write_per_game(path: Path, found: Sequence[Finding]) -> None:
     an empty table when no finding has per-game values."""
     parts = []
     for f in found:
-        series = ([("", f.per_game)] if f.per_game is not None else []) + list(
-            f.item_values.items())
-        for item, values in series:
+        for item, values in [("", f.per_game), *f.item_values.items()]:
             if values is None or not len(values):
                 continue
             parts.append(pd.DataFrame({"key": f.key, "item": item,

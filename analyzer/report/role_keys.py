@@ -1,20 +1,11 @@
 """Finding keys by role, not by name (issue #34): keys a study file's ``[[questions]]`` can ask
 before anybody knows which entrant, seat or arm they will be about.
 
-* ``rating_gap:best`` — the best-rated entrant against the next (the tournament's
-  ``rating_gap:BEST:NEXT``, whoever they turn out to be);
-* ``win_rate:best`` — the ``win_rate:NAME`` finding with the largest estimate;
-* ``seat:worst`` — the seat in turn order (start position) furthest below a fair share over every
-  game of the base arm;
-* ``seat:spread`` — the largest minus the smallest seat win rate of the base arm;
-* ``diff:ARM_A:ARM_B:KEY`` — a per-arm figure (``PER_ARM``) of ``ARM_A`` minus that of ``ARM_B``:
-  paired over games where the arms share seeds (the same player count), else matched by seed
-  and compared unpaired (Welch), and said so.
-
-``DEFINITIONS`` are the words and units ``analyzer findings SCENARIO.toml`` lists
-(``analyzer.study.questions``); ``alias`` answers the first two from a run's finding records,
-``findings`` makes the others from the seat records — only for the keys a question asks, so
-that a run asking none keeps its findings as they were. The game is the unit throughout.
+``DEFINITIONS`` says what each key measures, in the words and units ``analyzer findings
+SCENARIO.toml`` lists (``analyzer.study.questions``). ``alias`` answers ``ALIASES`` from a run's
+finding records; ``findings`` makes the others (``SEAT_KEYS``, ``diff:``) from the seat records,
+only for the keys a question asks, so that a run asking none keeps its findings as they were.
+The game is the unit throughout.
 """
 
 from __future__ import annotations

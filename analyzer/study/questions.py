@@ -27,7 +27,7 @@ from analyzer import studies
 from analyzer.errors import ScenarioError
 from analyzer.report import quality, role_keys
 from analyzer.report.extension import PlanArm, PlannedKey, key_patterns
-from analyzer.report.finding_keys import as_written, other_kind, own_families
+from analyzer.report.finding_keys import as_written, did_you_mean, other_kind, own_families
 from analyzer.report.findings import GENERIC_KEYS
 
 # a sweep's own answer per arm (``report.answers.sweep``)
@@ -108,14 +108,9 @@ def _quality(scenario: Any) -> list[PlannedKey]:
 
 def _arms(scenario: Any) -> list[PlanArm]:
     """The scenario's arms as a section's ``plan`` sees them (the game's config of each)."""
-    spec = scenario.spec
-    out = []
-    for arm in scenario.arms:
-        players = scenario.arm_players(arm)
-        out.append(PlanArm(arm.name, players,
-                           spec.make_config(players, scenario.expansions, arm.rules),
-                           tuple(s.name for s in arm.seats)))
-    return out
+    return [PlanArm(arm.name, n, scenario.spec.make_config(n, scenario.expansions, arm.rules),
+                    tuple(s.name for s in arm.seats))
+            for arm in scenario.arms for n in [scenario.arm_players(arm)]]
 
 
 def _generic(scenario: Any) -> list[PlannedKey]:
@@ -191,7 +186,9 @@ def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> P
     for section in (spec.sections() if spec.sections is not None else ()):
         if section.plan is None:  # a section without a plan: its patterns, as written
             out.templates += [PlannedKey(p, f"a finding of the {section.key} section (* = a "
-                                            "name the run fills in)", "", check=_matches(p))
+                                            "name the run fills in)", "", check=lambda key, p=p:
+                                            "" if fnmatch.fnmatchcase(key, p)
+                                            else f"not of the form {p}")
                               for p in section.key_patterns]
             continue
         keys, why = section.plan(arms)
@@ -207,13 +204,6 @@ def plan(scenario: Any, kind: str = "simulate", rounds: bool | None = None) -> P
     out.templates.append(PlannedKey("diff:ARM_A:ARM_B:KEY", *roles["diff:ARM_A:ARM_B:KEY"],
                                     check=lambda key: _diff_problem(key, scenario)))
     return out
-
-
-def _matches(pattern: str):
-    """``PlannedKey.check`` of a section's ``fnmatch`` pattern (a section without ``plan``)."""
-    def check(key: str) -> str:
-        return "" if fnmatch.fnmatchcase(key, pattern) else f"not of the form {pattern}"
-    return check
 
 
 def _diff_problem(key: str, scenario: Any) -> str:
@@ -352,29 +342,22 @@ def key_problem(scenario: Any, key: str, kind: str = "simulate",
     if needs_rounds:  # held against the keys it would make with --rounds
         planned = plan(scenario, kind, rounds=True)
     names = planned.names()
-    if close_only:
-        close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
-        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        if family not in families:
-            made = sorted({k.partition(":")[0] for k in names})
-            return (f"no key of this run starts with {family + ':'!r}{hint}; its families: "
-                    f"{', '.join(made)}")
-    elif family not in families:
-        close = difflib.get_close_matches(family, sorted(families), n=3, cutoff=0.6)
-        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        return (f"no key of this game starts with {family + ':'!r}{hint}; families: "
-                f"{', '.join(sorted(families))}")
-    if not as_written(kind) or key in names:  # (not as written: its arms are its own, the
-        why = ""  # family is what the file can know)
-    elif kind == "tournament" and family == "rating_gap" and _pair(key, scenario):
-        why = ""  # the best and the next are known after play: the Answers say which
-    elif (template := _template(key, planned)) is not None and not template.check(key):
-        why = ""
-    else:
-        close = (difflib.get_close_matches(key, names, n=3, cutoff=0.6) if close_only
-                 else nearest(key, planned))
-        hint = f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
-        why = f"{why_not(key, planned, scenario, kind)}{hint}"
+    if family not in families and close_only:
+        made = sorted({k.partition(":")[0] for k in names})
+        return (f"no key of this run starts with {family + ':'!r}{did_you_mean(key, names)}; "
+                f"its families: {', '.join(made)}")
+    if family not in families:
+        return (f"no key of this game starts with {family + ':'!r}"
+                f"{did_you_mean(family, sorted(families))}; families: {', '.join(sorted(families))}")
+    template = _template(key, planned)
+    why = ""
+    # not as written: its arms are its own, the family is what the file can know; a
+    # tournament's best and next are known after play (the Answers say which)
+    if (as_written(kind) and key not in names
+            and not (kind == "tournament" and family == "rating_gap" and _pair(key, scenario))
+            and (template is None or template.check(key))):
+        why = why_not(key, planned, scenario, kind) + did_you_mean(
+            key, names, None if close_only else nearest(key, planned))
     if needs_rounds:
         return (f"{key!r} is a game-quality finding, measured only with --rounds (the "
                 f"checkpoints after every round), and this run is played without it: "
@@ -446,13 +429,9 @@ def listing(planned: Plan, kind: str) -> list[str]:
         return [f"(a {studies.word(kind)} makes no key finding known before play)"]
     width = max(len(k.key) for k in rows)
     lines = [f"keys a {studies.word(kind)} of this file will make (before any game is played):"]
-    for k in planned.keys:
-        lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]")
-        lines.append(f"{'':<{width}}  {k.meaning}")
-    for k in planned.templates:
-        lines.append(f"{k.key:<{width}}  [{k.unit or 'no unit'}]  (ARM_A, ARM_B: "
-                     f"{', '.join(planned.arms)})")
-        lines.append(f"{'':<{width}}  {k.meaning}")
+    for i, k in enumerate(rows):
+        arms = f"  (ARM_A, ARM_B: {', '.join(planned.arms)})" if i >= len(planned.keys) else ""
+        lines += [f"{k.key:<{width}}  [{k.unit or 'no unit'}]{arms}", f"{'':<{width}}  {k.meaning}"]
     for family, why in planned.absent.items():
         lines.append(f"(no {family}:* key: {why})")
     return lines
@@ -466,10 +445,8 @@ def plan_rows(planned: Plan) -> list[dict[str, str]]:
     make (``PLAN_COLUMNS``): ``key``, ``unit`` (the report's unit, ``""`` for none),
     ``meaning`` (in words) and ``role`` (``""`` for a key of the run, ``"template"`` for a key
     by role written with placeholders, whose arms are ``planned.arms``)."""
-    return ([{"key": k.key, "unit": k.unit, "meaning": k.meaning, "role": ""}
-             for k in planned.keys]
-            + [{"key": k.key, "unit": k.unit, "meaning": k.meaning, "role": "template"}
-               for k in planned.templates])
+    return [{"key": k.key, "unit": k.unit, "meaning": k.meaning, "role": role}
+            for role, keys in (("", planned.keys), ("template", planned.templates)) for k in keys]
 
 
 __all__ = ["NO_ROUNDS", "PLAN_COLUMNS", "Plan", "check", "key_families", "key_problem",
