@@ -52,9 +52,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 from scipy.optimize import minimize
 
-from analyzer.stats import expanded_levels
+from analyzer.stats import expanded_levels, wilson
 
 PRIOR_SD = 10.0  # sd of the weak Gaussian penalty on log-strengths (see the module docstring)
 DEFAULT_BOOT = 1000
@@ -278,9 +279,7 @@ def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
     (the bootstrap's interval stands)."""
     if n <= 0 or deals <= 0 or 0 < k < n:
         return None
-    from analyzer import stats
-
-    iv = stats.wilson(0.0 if k <= 0 else float(deals), deals)
+    iv = wilson(0.0 if k <= 0 else float(deals), deals)
     return iv.lo, iv.hi
 
 
@@ -291,8 +290,6 @@ def ratio_test(num: np.ndarray, den: np.ndarray, null: float) -> float:
     ed., section 6.4), over the deals with ``den > 0``. A share of 0 (or 1) in every deal has no
     spread: the exact binomial test of 0 (or all) of the deals at ``null``, one trial per deal
     (as ``_edge_share`` counts them). ``nan`` with fewer than 2 deals."""
-    from scipy import stats as sps
-
     keep = den > 0
     n, d = num[keep], den[keep]
     if n.size < 2:
@@ -314,8 +311,6 @@ def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
     that won none (or all) of its games leaves no spread: the exact binomial test of 0 (or all)
     of the deals it played in at the fair share, one trial per deal, as its interval counts
     them (``_edge_share``)."""
-    from scipy import stats as sps
-
     keep = seats > 0
     w, s, wa, sa = won[keep], seats[keep], won_all[keep], seats_all[keep]
     d = int(w.size)
@@ -331,14 +326,6 @@ def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
     if not se > 0:
         return 0.0 if rate != fair else 1.0
     return float(2 * sps.t.sf(abs(rate - fair) / se, d - 1))
-
-
-def _quantiles(b: np.ndarray | None, q: tuple[float, float], point: float
-               ) -> tuple[float, float]:
-    if b is None or not len(b):
-        return point, point
-    lo, hi = np.quantile(b, q)
-    return float(lo), float(hi)
 
 
 def _mover(w: float, w_iv: tuple[float, float], f: float, f_iv: tuple[float, float]
@@ -458,19 +445,19 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             win = won / seats
             # a fair seat's share, (1 − q)/n: every game's win shares sum to 1, or to 0 when
             # nobody won
-            return {"win": win, "above_fair": win - won.sum() / seats.sum(),
+            fair = won.sum() / seats.sum()
+            return {"win": win, "above_fair": win - fair, "fair": fair,
                     "rank": (c @ sums["rank"]) / seats,
                     "h2h": np.tensordot(c, sums["above"], 1) / np.tensordot(c, sums["meet"], 1)}
 
     d = sums["seats"].shape[0]
     point = shares(np.ones(d))
     won_all, seats_all = float(sums["won"].sum()), float(sums["seats"].sum())
-    boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": [], "fair_weights": []}
+    boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": [], "fair": []}
     p_seats = f.who.shape[1]
     rng = np.random.default_rng(seed)
     for _ in range(n_boot):
         c = rng.multinomial(d, np.full(d, 1.0 / d)).astype(float)
-        boots["fair_weights"].append(c)
         boots["theta"].append(plackett_luce(f.who, f.rank, n, weights=c[inv], start=theta,
                                             likelihood=lik))
         for k, v in shares(c).items():
@@ -496,8 +483,6 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     # played in, and a difference involving it a MOVER interval (below)
     deals_in = (sums["games"] > 0).sum(axis=0)
     won_sum, seat_sum = sums["won"].sum(axis=0), sums["seats"].sum(axis=0)
-    fair_b = (np.array([(c @ sums["won"]).sum() / (c @ sums["seats"]).sum()
-                        for c in boots["fair_weights"]]) if boots["fair_weights"] else None)
     fair_point = won_all / seats_all if seats_all else np.nan
     for k in range(n):
         edge = _edge_share(won_sum[k], seat_sum[k], int(deals_in[k]))
@@ -505,7 +490,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             continue
         w_lo[k], w_hi[k] = edge
         f_lo[k], f_hi[k] = _mover(point["win"][k], (w_lo[k], w_hi[k]), fair_point,
-                                  _quantiles(fair_b, q, fair_point))
+                                  tuple(np.quantile(boots["fair"], q)))
         if seat_sum[k]:  # always first (or last): mean rank at its bound, Wilson's for the rest
             spread = (p_seats - 1) * (edge[1] - edge[0])
             if point["win"][k] <= 0 and r_lo[k] == r_hi[k] == p_seats:
@@ -523,7 +508,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
                     h_lo[a, b], h_hi[a, b] = edge
     table = pd.DataFrame({
         "entrant": list(f.entrants), "games": games.astype(int),
-        "seat_games": sums["seats"].sum(axis=0).astype(int), "rating": theta,
+        "seat_games": seat_sum.astype(int), "rating": theta,
         "rating_lo": t_lo, "rating_hi": t_hi, "win_rate": point["win"], "win_lo": w_lo,
         "win_hi": w_hi, "above_fair": point["above_fair"], "above_fair_lo": f_lo,
         "above_fair_hi": f_hi, "mean_rank": point["rank"], "rank_lo": r_lo, "rank_hi": r_hi,
@@ -536,7 +521,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     if boots["theta"] and n > 1:
         b = np.array(boots["theta"])
         gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
-    table["fair_share"] = won_all / seats_all if seats_all else np.nan
+    table["fair_share"] = fair_point
     # deals in which each entrant won (a share of) a game: few means a barely measured rating
     # (``reliability``, ``RARE_DEALS``)
     table["deals_won"] = (sums["won"][:, order] > 0).sum(axis=0).astype(int)
@@ -550,11 +535,10 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         a, b = order[i], order[i + 1]
         gap_p[i] = ratio_test(sums["above"][:, a, b], sums["meet"][:, a, b], 0.5)
     table["gap_p"] = gap_p
-    meet = sums["meet"].sum(axis=0)
-    rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(meet[a, b]),
+    rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(met[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],
              "model": 1.0 / (1.0 + np.exp(theta[b] - theta[a]))}
-            for a in range(n) for b in range(n) if a != b and meet[a, b] > 0]
+            for a in range(n) for b in range(n) if a != b and met[a, b] > 0]
     h2h = pd.DataFrame(rows, columns=["entrant", "opponent", "meetings", "above", "lo", "hi",
                                       "model"])
     return Ratings(table, h2h, d, n_boot, _spread(f, theta, point["win"], order, boots, q))
