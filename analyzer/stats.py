@@ -15,7 +15,7 @@ import functools
 import math
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 import numpy as np
@@ -575,12 +575,10 @@ def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[s
         significant, mirror_of]``; empty when there is no variant.
     """
     names = list(pd.unique(seats["variant"]))
-    if base not in names:
-        return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
     base_rows = seats[seats["variant"] == base]
     parts = [pair_differences(base_rows, seats[seats["variant"] == var], var, metric, by,
                               confidence)
-             for var in names if var != base]
+             for var in names if var != base and base in names]
     if not parts:
         return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
     return pd.concat(parts, ignore_index=True)
@@ -695,11 +693,8 @@ def distribution(values: pd.Series, max_categories: int = 12) -> pd.DataFrame:
     """
     counts = values.value_counts().sort_index()
     n = int(counts.sum())
-    counts = counts.iloc[:max_categories]
-    rows = []
-    for value, c in counts.items():
-        iv = wilson(int(c), n)
-        rows.append((value, int(c), iv.estimate, iv.lo, iv.hi))
+    rows = [(value, int(c), *astuple(wilson(int(c), n))) for value, c in
+            counts.iloc[:max_categories].items()]
     return pd.DataFrame(rows, columns=["value", "count", "share", "lo", "hi"])
 
 
