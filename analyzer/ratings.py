@@ -11,36 +11,25 @@ so a two-way tie for first contributes ``θ_a + θ_b − 2 log Σ_{all} exp θ``
 place thus still say they were equal. The same entrant may hold several seats of one game (a
 pool smaller than the table); its seats then enter the order like any others.
 
-**Fit.** Maximum likelihood with ``scipy.optimize.minimize`` (L-BFGS-B, analytic gradient) and a
-weak Gaussian penalty ``Σ θ² / (2 · 10²)``. The penalty only matters when an entrant finished
-above (or below) everyone in every game, where the plain maximum is infinite; for any other
-pool it moves a rating by far less than its interval. Ratings are reported centred (mean 0 over
-the pool): ``θ_a − θ_b`` is the log-odds that ``a`` finishes above ``b`` when the two are
-compared alone. Why not a package: ``choix`` (``opt_rankings``) fits full rankings but has no
-ties and no case weights, which the bootstrap needs; ``openskill``'s Plackett–Luce is an
-online Bayesian update (Weng–Lin) whose result depends on the order the games are fed in, not a
-maximum-likelihood fit. The likelihood is twenty lines of numpy; the optimiser is scipy's.
+**Fit.** Maximum likelihood with ``scipy.optimize.minimize`` (trust-exact, analytic gradient and
+Hessian) and a weak Gaussian penalty ``Σ θ² / (2 · 10²)``, which only matters when an entrant
+finished above (or below) everyone in every game (an infinite plain maximum). Ratings are
+centred (mean 0 over the pool): ``θ_a − θ_b`` is the log-odds that ``a`` finishes above ``b``.
+Why not a package: ``choix`` has no ties and no case weights (the bootstrap needs both);
+``openskill``'s Plackett–Luce is an online update that depends on the order of the games.
 
 **Intervals.** Games played on one game seed (the same deal under every seating and rotation)
-share their chance draws, so they are not independent. The bootstrap resamples **deals** (game
-seeds) with replacement, each with all of its games, ``n_boot`` times (default 1000), refits
-the ratings and recomputes every share; intervals are expanded percentile intervals
-(``expanded_levels``: the 2.5 % and 97.5 % percentiles at many deals, wider at few). Below
-``MIN_DEALS`` deals they may still cover less than 95 % and the report says so
-(``reliability``); so it does when an entrant won in fewer than ``RARE_DEALS`` deals, whose
-rating (and, centred, every other's) is then barely measured: measured coverage far below 95 %. Win rate
-(``won`` = 1/k for a k-way tie for first) and mean rank are ratios over the resampled deals:
-``Σ won / Σ seats`` and ``Σ rank / Σ seats`` of the entrant, so seat-games of one game are never
-counted as independent observations. Differences — one entrant's rating minus the next-rated
-one's, an entrant's win rate minus a fair seat's ``(1 − q)/n`` (``q`` the share of games nobody
-won) — take their intervals from the same replicates, never from two separate intervals.
+share their chance draws, so the bootstrap resamples **deals** with all their games, ``n_boot``
+times, refits the ratings and recomputes every share; intervals are expanded percentile
+intervals (``expanded_levels``). Win rate (``won`` = 1/k for a k-way tie for first) and mean
+rank are ratios over the resampled deals, so seat-games of one game never count as independent
+observations; differences (a rating minus the next one's, a win rate minus a fair seat's) take
+their intervals from the same replicates. Few deals or a rarely winning entrant may cover less
+than 95 %: ``reliability`` says so (``MIN_DEALS``, ``RARE_DEALS``).
 
-**A share without spread.** An entrant that wins no game (or every game), or a pair where one
-always finishes above the other, leaves the bootstrap nothing to resample: its percentile
-interval is ``[0, 0]``. Such a share gets Wilson's interval for 0 (or all) of the deals it
-played in (one trial per deal: its games share the deal's draws), its win rate minus a fair
-seat's a MOVER interval from that and the fair share's bootstrap interval, and a mean rank
-stuck at the bottom (top) the matching bound — never a zero-width interval.
+**A share without spread** (an entrant that wins no game or every game, a pair where one always
+finishes above the other) gets Wilson's interval for 0 (or all) of its deals instead of the
+bootstrap's ``[0, 0]`` (``_edge_share``), and its win rate minus a fair seat's a MOVER interval.
 """
 
 from __future__ import annotations

@@ -171,15 +171,10 @@ def clustered_share(events: Sequence[float] | np.ndarray, trials: Sequence[float
     """Share ``Σevents / Σtrials`` of trials grouped in games, with a Wilson interval at the
     effective sample size.
 
-    Several seats of one game are trials of one unit (their deaths cluster; at most one of them
-    wins), so they are not independent. The variance of the share is the cluster-robust one of
-    the ratio estimator (``ratio_interval``, games as units); the design effect ``deff`` is that
-    variance over the binomial one, ``p(1 − p)/N``; the interval is Wilson's at
-    ``n_eff = N / deff`` trials (Kish, *Survey Sampling*, 1965, section 8.2), with ``deff``
-    floored at 1 as Korn & Graubard (1998, *Survey Methodology* 24:193–201) do: never narrower
-    than independent trials. A share of 0 or 1 has no spread to measure ``deff`` from: it counts
-    each game as one trial (``0 of G`` games gives Wilson's ``[0, z²/(G + z²)]``, never a
-    zero-width interval).
+    The design effect ``deff`` is the ratio estimator's cluster-robust variance (``_ratio_se``,
+    games as units) over the binomial ``p(1 − p)/N``; the interval is Wilson's at ``N / deff``
+    trials (Kish, *Survey Sampling*, 1965, section 8.2), ``deff`` floored at 1 (Korn & Graubard
+    1998, *Survey Methodology* 24:193–201). A share of 0 or 1 counts each game as one trial.
 
     Parameters
     ----------
@@ -913,12 +908,9 @@ def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,
                  confidence: float = 0.95) -> Interval:
     """Bias-corrected and accelerated (BCa) bootstrap interval from given resamples.
 
-    Efron (1987, JASA 82:171–185); as ``scipy.stats.bootstrap(method="BCa")`` computes it
-    (mid-rank bias correction, jackknife acceleration summed over samples), but on bootstrap and
-    jackknife values the caller computes — e.g. for a statistic of many samples that share
-    their resampled games, whose jackknife is cheap in closed form. BCa corrects the median
-    bias of a statistic such as ``max − min`` of win rates, which is biased upward: a percentile
-    interval of it lies too high.
+    Efron (1987, JASA 82:171–185), as ``scipy.stats.bootstrap(method="BCa")`` computes it, but
+    on bootstrap and jackknife values the caller computes (scipy resamples itself; a statistic
+    of samples sharing their resampled games has a cheap closed-form jackknife).
 
     Parameters
     ----------
@@ -1053,13 +1045,9 @@ def jackknife_variance(replicates: np.ndarray | Sequence[float]) -> float:
 
 def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
                        confidence: float = 0.95) -> tuple[Interval, float]:
-    """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
-
-    ``jackknife``: the statistic with each unit left out, shape (n,), or one such array per
-    independent sample (their variances add). Standard error
-    ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
-    Bootstrap*, 1993, eq. 11.5).
-    """
+    """Normal interval and two-sided p-value (against 0) from the jackknife standard error
+    (``jackknife_variance``). ``jackknife``: the statistic with each unit left out, shape (n,),
+    or one such array per independent sample (their variances add)."""
     se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))
     if math.isnan(se):
         return Interval(estimate, math.nan, math.nan), math.nan
@@ -1222,13 +1210,10 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
                  confidence: float = 0.95) -> Edge:
     """How much more of the win flagged rows take than their groups take unflagged.
 
-    One row per seat-game. A flagged row (e.g. the holder of the most of some piece) belongs to a
-    group (the player at that seat); comparing the flagged rows' win share with a fixed "no
-    edge" share ``k/n`` credits to the flag whatever the group wins anyway — when one strong
-    player holds the flag in almost every game, the flag looks strong. The reference here
-    accounts for who holds it: each flagged row is expected to win what its group wins per row
-    in the rows where it is **not** flagged (direct standardisation over the groups), so the
-    edge is 0 when the flag adds nothing beyond who holds it.
+    One row per seat-game; a flagged row belongs to a group (the player at that seat). Each
+    flagged row is expected to win what its group wins per unflagged row (direct
+    standardisation), so a strong player who holds the flag in most games does not make the
+    flag look strong: the edge is 0 when the flag adds nothing beyond who holds it.
 
     Estimator: with ``L`` the share of games with a flagged row, ``A = Σ_g a_g / Σ_g ℓ_g``
     (``a_g`` the flagged rows' win share in game ``g``, ``ℓ_g`` 1 when it has a flagged row),
