@@ -34,6 +34,7 @@ bootstrap's ``[0, 0]`` (``_edge_share``), and its win rate minus a fair seat's a
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -394,14 +395,11 @@ def _per_deal(f: Finishes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
            "rank": by_entrant(f.rank.ravel().astype(float)), "games": played}
     above = np.zeros((d, n, n))
     meet = np.zeros((d, n, n))
-    for i in range(p):
-        for j in range(p):
-            if i == j:
-                continue
-            a, b = f.who[:, i], f.who[:, j]
-            score = (f.rank[:, i] < f.rank[:, j]) + 0.5 * (f.rank[:, i] == f.rank[:, j])
-            np.add.at(above, (inv, a, b), score)
-            np.add.at(meet, (inv, a, b), 1.0)
+    for i, j in itertools.permutations(range(p), 2):
+        a, b = f.who[:, i], f.who[:, j]
+        score = (f.rank[:, i] < f.rank[:, j]) + 0.5 * (f.rank[:, i] == f.rank[:, j])
+        np.add.at(above, (inv, a, b), score)
+        np.add.at(meet, (inv, a, b), 1.0)
     out["above"], out["meet"] = above, meet
     return inv, out
 
@@ -487,14 +485,13 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             elif point["win"][k] >= 1 and r_lo[k] == r_hi[k] == 1:
                 r_hi[k] = 1 + spread
     met = sums["meet"].sum(axis=0)
+    pairs = [(a, b) for a, b in itertools.permutations(range(n), 2) if met[a, b] > 0]
     met_deals = (sums["meet"] > 0).sum(axis=0)
     above_sum = sums["above"].sum(axis=0)
-    for a in range(n):
-        for b in range(n):
-            if a != b and met[a, b] > 0:
-                edge = _edge_share(above_sum[a, b], met[a, b], int(met_deals[a, b]))
-                if edge is not None and boots["h2h"]:
-                    h_lo[a, b], h_hi[a, b] = edge
+    for a, b in pairs:
+        edge = _edge_share(above_sum[a, b], met[a, b], int(met_deals[a, b]))
+        if edge is not None and boots["h2h"]:
+            h_lo[a, b], h_hi[a, b] = edge
     table = pd.DataFrame({
         "entrant": list(f.entrants), "games": games.astype(int),
         "seat_games": seat_sum.astype(int), "rating": theta,
@@ -526,8 +523,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     table["gap_p"] = gap_p
     rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(met[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],
-             "model": 1.0 / (1.0 + np.exp(theta[b] - theta[a]))}
-            for a in range(n) for b in range(n) if a != b and met[a, b] > 0]
+             "model": 1.0 / (1.0 + np.exp(theta[b] - theta[a]))} for a, b in pairs]
     h2h = pd.DataFrame(rows, columns=["entrant", "opponent", "meetings", "above", "lo", "hi",
                                       "model"])
     return Ratings(table, h2h, d, n_boot, _spread(f, theta, point["win"], order, boots, q))
