@@ -47,17 +47,8 @@ class Precision:
     steps: tuple[int, ...]
 
 
-def max_half_width(seats: pd.DataFrame) -> float:
-    """Widest half-width of the 95% win-rate intervals the report lists
-    (``stats.max_win_rate_half_width``: ``stats.HALF_WIDTH_COVERS``).
-
-    Parameters
-    ----------
-    seats : DataFrame
-        Seat records (``variant, game_id, policy, seat, won`` and ``start_position`` when the
-        game records it).
-    """
-    return stats.max_win_rate_half_width(seats)
+# the widest half-width of the win-rate intervals the report lists (``stats.HALF_WIDTH_COVERS``)
+max_half_width = stats.max_win_rate_half_width
 
 
 def entrant_half_width(seats: pd.DataFrame) -> float:

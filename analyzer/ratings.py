@@ -11,40 +11,30 @@ so a two-way tie for first contributes ``θ_a + θ_b − 2 log Σ_{all} exp θ``
 place thus still say they were equal. The same entrant may hold several seats of one game (a
 pool smaller than the table); its seats then enter the order like any others.
 
-**Fit.** Maximum likelihood with ``scipy.optimize.minimize`` (L-BFGS-B, analytic gradient) and a
-weak Gaussian penalty ``Σ θ² / (2 · 10²)``. The penalty only matters when an entrant finished
-above (or below) everyone in every game, where the plain maximum is infinite; for any other
-pool it moves a rating by far less than its interval. Ratings are reported centred (mean 0 over
-the pool): ``θ_a − θ_b`` is the log-odds that ``a`` finishes above ``b`` when the two are
-compared alone. Why not a package: ``choix`` (``opt_rankings``) fits full rankings but has no
-ties and no case weights, which the bootstrap needs; ``openskill``'s Plackett–Luce is an
-online Bayesian update (Weng–Lin) whose result depends on the order the games are fed in, not a
-maximum-likelihood fit. The likelihood is twenty lines of numpy; the optimiser is scipy's.
+**Fit.** Maximum likelihood with ``scipy.optimize.minimize`` (trust-exact, analytic gradient and
+Hessian) and a weak Gaussian penalty ``Σ θ² / (2 · 10²)``, which only matters when an entrant
+finished above (or below) everyone in every game (an infinite plain maximum). Ratings are
+centred (mean 0 over the pool): ``θ_a − θ_b`` is the log-odds that ``a`` finishes above ``b``.
+Why not a package: ``choix`` has no ties and no case weights (the bootstrap needs both);
+``openskill``'s Plackett–Luce is an online update that depends on the order of the games.
 
 **Intervals.** Games played on one game seed (the same deal under every seating and rotation)
-share their chance draws, so they are not independent. The bootstrap resamples **deals** (game
-seeds) with replacement, each with all of its games, ``n_boot`` times (default 1000), refits
-the ratings and recomputes every share; intervals are expanded percentile intervals
-(``expanded_levels``: the 2.5 % and 97.5 % percentiles at many deals, wider at few). Below
-``MIN_DEALS`` deals they may still cover less than 95 % and the report says so
-(``reliability``); so it does when an entrant won in fewer than ``RARE_DEALS`` deals, whose
-rating (and, centred, every other's) is then barely measured: measured coverage far below 95 %. Win rate
-(``won`` = 1/k for a k-way tie for first) and mean rank are ratios over the resampled deals:
-``Σ won / Σ seats`` and ``Σ rank / Σ seats`` of the entrant, so seat-games of one game are never
-counted as independent observations. Differences — one entrant's rating minus the next-rated
-one's, an entrant's win rate minus a fair seat's ``(1 − q)/n`` (``q`` the share of games nobody
-won) — take their intervals from the same replicates, never from two separate intervals.
+share their chance draws, so the bootstrap resamples **deals** with all their games, ``n_boot``
+times, refits the ratings and recomputes every share; intervals are expanded percentile
+intervals (``expanded_levels``). Win rate (``won`` = 1/k for a k-way tie for first) and mean
+rank are ratios over the resampled deals, so seat-games of one game never count as independent
+observations; differences (a rating minus the next one's, a win rate minus a fair seat's) take
+their intervals from the same replicates. Few deals or a rarely winning entrant may cover less
+than 95 %: ``reliability`` says so (``MIN_DEALS``, ``RARE_DEALS``).
 
-**A share without spread.** An entrant that wins no game (or every game), or a pair where one
-always finishes above the other, leaves the bootstrap nothing to resample: its percentile
-interval is ``[0, 0]``. Such a share gets Wilson's interval for 0 (or all) of the deals it
-played in (one trial per deal: its games share the deal's draws), its win rate minus a fair
-seat's a MOVER interval from that and the fair share's bootstrap interval, and a mean rank
-stuck at the bottom (top) the matching bound — never a zero-width interval.
+**A share without spread** (an entrant that wins no game or every game, a pair where one always
+finishes above the other) gets Wilson's interval for 0 (or all) of its deals instead of the
+bootstrap's ``[0, 0]`` (``_edge_share``), and its win rate minus a fair seat's a MOVER interval.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,9 +42,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 from scipy.optimize import minimize
 
-from analyzer.stats import expanded_levels
+from analyzer.stats import expanded_levels, wilson
 
 PRIOR_SD = 10.0  # sd of the weak Gaussian penalty on log-strengths (see the module docstring)
 DEFAULT_BOOT = 1000
@@ -278,9 +269,7 @@ def _edge_share(k: float, n: float, deals: int) -> tuple[float, float] | None:
     (the bootstrap's interval stands)."""
     if n <= 0 or deals <= 0 or 0 < k < n:
         return None
-    from analyzer import stats
-
-    iv = stats.wilson(0.0 if k <= 0 else float(deals), deals)
+    iv = wilson(0.0 if k <= 0 else float(deals), deals)
     return iv.lo, iv.hi
 
 
@@ -291,8 +280,6 @@ def ratio_test(num: np.ndarray, den: np.ndarray, null: float) -> float:
     ed., section 6.4), over the deals with ``den > 0``. A share of 0 (or 1) in every deal has no
     spread: the exact binomial test of 0 (or all) of the deals at ``null``, one trial per deal
     (as ``_edge_share`` counts them). ``nan`` with fewer than 2 deals."""
-    from scipy import stats as sps
-
     keep = den > 0
     n, d = num[keep], den[keep]
     if n.size < 2:
@@ -314,8 +301,6 @@ def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
     that won none (or all) of its games leaves no spread: the exact binomial test of 0 (or all)
     of the deals it played in at the fair share, one trial per deal, as its interval counts
     them (``_edge_share``)."""
-    from scipy import stats as sps
-
     keep = seats > 0
     w, s, wa, sa = won[keep], seats[keep], won_all[keep], seats_all[keep]
     d = int(w.size)
@@ -331,14 +316,6 @@ def _above_fair_test(won: np.ndarray, seats: np.ndarray, won_all: np.ndarray,
     if not se > 0:
         return 0.0 if rate != fair else 1.0
     return float(2 * sps.t.sf(abs(rate - fair) / se, d - 1))
-
-
-def _quantiles(b: np.ndarray | None, q: tuple[float, float], point: float
-               ) -> tuple[float, float]:
-    if b is None or not len(b):
-        return point, point
-    lo, hi = np.quantile(b, q)
-    return float(lo), float(hi)
 
 
 def _mover(w: float, w_iv: tuple[float, float], f: float, f_iv: tuple[float, float]
@@ -418,14 +395,11 @@ def _per_deal(f: Finishes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
            "rank": by_entrant(f.rank.ravel().astype(float)), "games": played}
     above = np.zeros((d, n, n))
     meet = np.zeros((d, n, n))
-    for i in range(p):
-        for j in range(p):
-            if i == j:
-                continue
-            a, b = f.who[:, i], f.who[:, j]
-            score = (f.rank[:, i] < f.rank[:, j]) + 0.5 * (f.rank[:, i] == f.rank[:, j])
-            np.add.at(above, (inv, a, b), score)
-            np.add.at(meet, (inv, a, b), 1.0)
+    for i, j in itertools.permutations(range(p), 2):
+        a, b = f.who[:, i], f.who[:, j]
+        score = (f.rank[:, i] < f.rank[:, j]) + 0.5 * (f.rank[:, i] == f.rank[:, j])
+        np.add.at(above, (inv, a, b), score)
+        np.add.at(meet, (inv, a, b), 1.0)
     out["above"], out["meet"] = above, meet
     return inv, out
 
@@ -458,19 +432,19 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             win = won / seats
             # a fair seat's share, (1 − q)/n: every game's win shares sum to 1, or to 0 when
             # nobody won
-            return {"win": win, "above_fair": win - won.sum() / seats.sum(),
+            fair = won.sum() / seats.sum()
+            return {"win": win, "above_fair": win - fair, "fair": fair,
                     "rank": (c @ sums["rank"]) / seats,
                     "h2h": np.tensordot(c, sums["above"], 1) / np.tensordot(c, sums["meet"], 1)}
 
     d = sums["seats"].shape[0]
     point = shares(np.ones(d))
     won_all, seats_all = float(sums["won"].sum()), float(sums["seats"].sum())
-    boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": [], "fair_weights": []}
+    boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": [], "fair": []}
     p_seats = f.who.shape[1]
     rng = np.random.default_rng(seed)
     for _ in range(n_boot):
         c = rng.multinomial(d, np.full(d, 1.0 / d)).astype(float)
-        boots["fair_weights"].append(c)
         boots["theta"].append(plackett_luce(f.who, f.rank, n, weights=c[inv], start=theta,
                                             likelihood=lik))
         for k, v in shares(c).items():
@@ -496,8 +470,6 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     # played in, and a difference involving it a MOVER interval (below)
     deals_in = (sums["games"] > 0).sum(axis=0)
     won_sum, seat_sum = sums["won"].sum(axis=0), sums["seats"].sum(axis=0)
-    fair_b = (np.array([(c @ sums["won"]).sum() / (c @ sums["seats"]).sum()
-                        for c in boots["fair_weights"]]) if boots["fair_weights"] else None)
     fair_point = won_all / seats_all if seats_all else np.nan
     for k in range(n):
         edge = _edge_share(won_sum[k], seat_sum[k], int(deals_in[k]))
@@ -505,7 +477,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             continue
         w_lo[k], w_hi[k] = edge
         f_lo[k], f_hi[k] = _mover(point["win"][k], (w_lo[k], w_hi[k]), fair_point,
-                                  _quantiles(fair_b, q, fair_point))
+                                  tuple(np.quantile(boots["fair"], q)))
         if seat_sum[k]:  # always first (or last): mean rank at its bound, Wilson's for the rest
             spread = (p_seats - 1) * (edge[1] - edge[0])
             if point["win"][k] <= 0 and r_lo[k] == r_hi[k] == p_seats:
@@ -513,17 +485,16 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
             elif point["win"][k] >= 1 and r_lo[k] == r_hi[k] == 1:
                 r_hi[k] = 1 + spread
     met = sums["meet"].sum(axis=0)
+    pairs = [(a, b) for a, b in itertools.permutations(range(n), 2) if met[a, b] > 0]
     met_deals = (sums["meet"] > 0).sum(axis=0)
     above_sum = sums["above"].sum(axis=0)
-    for a in range(n):
-        for b in range(n):
-            if a != b and met[a, b] > 0:
-                edge = _edge_share(above_sum[a, b], met[a, b], int(met_deals[a, b]))
-                if edge is not None and boots["h2h"]:
-                    h_lo[a, b], h_hi[a, b] = edge
+    for a, b in pairs:
+        edge = _edge_share(above_sum[a, b], met[a, b], int(met_deals[a, b]))
+        if edge is not None and boots["h2h"]:
+            h_lo[a, b], h_hi[a, b] = edge
     table = pd.DataFrame({
         "entrant": list(f.entrants), "games": games.astype(int),
-        "seat_games": sums["seats"].sum(axis=0).astype(int), "rating": theta,
+        "seat_games": seat_sum.astype(int), "rating": theta,
         "rating_lo": t_lo, "rating_hi": t_hi, "win_rate": point["win"], "win_lo": w_lo,
         "win_hi": w_hi, "above_fair": point["above_fair"], "above_fair_lo": f_lo,
         "above_fair_hi": f_hi, "mean_rank": point["rank"], "rank_lo": r_lo, "rank_hi": r_hi,
@@ -536,7 +507,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     if boots["theta"] and n > 1:
         b = np.array(boots["theta"])
         gap_lo[:-1], gap_hi[:-1] = np.quantile(b[:, order[:-1]] - b[:, order[1:]], q, axis=0)
-    table["fair_share"] = won_all / seats_all if seats_all else np.nan
+    table["fair_share"] = fair_point
     # deals in which each entrant won (a share of) a game: few means a barely measured rating
     # (``reliability``, ``RARE_DEALS``)
     table["deals_won"] = (sums["won"][:, order] > 0).sum(axis=0).astype(int)
@@ -550,11 +521,9 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
         a, b = order[i], order[i + 1]
         gap_p[i] = ratio_test(sums["above"][:, a, b], sums["meet"][:, a, b], 0.5)
     table["gap_p"] = gap_p
-    meet = sums["meet"].sum(axis=0)
-    rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(meet[a, b]),
+    rows = [{"entrant": f.entrants[a], "opponent": f.entrants[b], "meetings": int(met[a, b]),
              "above": point["h2h"][a, b], "lo": h_lo[a, b], "hi": h_hi[a, b],
-             "model": 1.0 / (1.0 + np.exp(theta[b] - theta[a]))}
-            for a in range(n) for b in range(n) if a != b and meet[a, b] > 0]
+             "model": 1.0 / (1.0 + np.exp(theta[b] - theta[a]))} for a, b in pairs]
     h2h = pd.DataFrame(rows, columns=["entrant", "opponent", "meetings", "above", "lo", "hi",
                                       "model"])
     return Ratings(table, h2h, d, n_boot, _spread(f, theta, point["win"], order, boots, q))

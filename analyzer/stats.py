@@ -15,7 +15,7 @@ import functools
 import math
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 import numpy as np
@@ -57,26 +57,38 @@ class Difference:
     significant: bool
 
 
-Z95 = float(sps.norm.ppf(0.975))  # the normal 97.5 % quantile (two-sided 95 %)
-
-
+@functools.lru_cache(maxsize=256)
 def _z(confidence: float) -> float:
+    """The normal quantile of a two-sided ``confidence`` interval, once per level."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
-    return _norm_ppf(0.5 + confidence / 2)
+    return float(sps.norm.ppf(0.5 + confidence / 2))
 
 
-@functools.lru_cache(maxsize=256)
-def _norm_ppf(q: float) -> float:
-    """``scipy.stats.norm.ppf(q)``, computed once per ``q`` (the report asks for a handful)."""
-    return float(sps.norm.ppf(q))
+Z95 = _z(0.95)  # the normal 97.5 % quantile (two-sided 95 %)
 
 
 @functools.lru_cache(maxsize=4096)
 def _t_ppf(q: float, df: int) -> float:
-    """``scipy.stats.t.ppf(q, df)``, computed once per ``(q, df)`` (the report's intervals ask
-    for the same few quantiles again and again)."""
+    """``scipy.stats.t.ppf(q, df)``, once per ``(q, df)`` (the report asks for a few, often)."""
     return float(sps.t.ppf(q, df))
+
+
+def _t_bounds(d: float, se: float, df: int, confidence: float) -> tuple[float, float, float]:
+    """``d ± t·se`` (Student's t, ``df`` degrees of freedom) and the two-sided p-value of
+    ``d = 0``; exact (``lo == hi``, p 0 or 1) when ``se`` is 0."""
+    if se == 0:
+        return d, d, (0.0 if d else 1.0)
+    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
+    return d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df))
+
+
+def _normal_bounds(d: float, se: float, confidence: float) -> tuple[float, float, float]:
+    """``_t_bounds`` with the normal quantile and test."""
+    z = _z(confidence)
+    if se == 0:
+        return d, d, (0.0 if d else 1.0)
+    return d - z * se, d + z * se, float(2 * sps.norm.sf(abs(d) / se))
 
 
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
@@ -159,15 +171,10 @@ def clustered_share(events: Sequence[float] | np.ndarray, trials: Sequence[float
     """Share ``Σevents / Σtrials`` of trials grouped in games, with a Wilson interval at the
     effective sample size.
 
-    Several seats of one game are trials of one unit (their deaths cluster; at most one of them
-    wins), so they are not independent. The variance of the share is the cluster-robust one of
-    the ratio estimator (``ratio_interval``, games as units); the design effect ``deff`` is that
-    variance over the binomial one, ``p(1 − p)/N``; the interval is Wilson's at
-    ``n_eff = N / deff`` trials (Kish, *Survey Sampling*, 1965, section 8.2), with ``deff``
-    floored at 1 as Korn & Graubard (1998, *Survey Methodology* 24:193–201) do: never narrower
-    than independent trials. A share of 0 or 1 has no spread to measure ``deff`` from: it counts
-    each game as one trial (``0 of G`` games gives Wilson's ``[0, z²/(G + z²)]``, never a
-    zero-width interval).
+    The design effect ``deff`` is the ratio estimator's cluster-robust variance (``_ratio_se``,
+    games as units) over the binomial ``p(1 − p)/N``; the interval is Wilson's at ``N / deff``
+    trials (Kish, *Survey Sampling*, 1965, section 8.2), ``deff`` floored at 1 (Korn & Graubard
+    1998, *Survey Methodology* 24:193–201). A share of 0 or 1 counts each game as one trial.
 
     Parameters
     ----------
@@ -217,14 +224,18 @@ def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return Interval(math.nan, math.nan, math.nan)
-    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
-    sums = np.bincount(codes, weights=x)
-    counts = np.bincount(codes).astype(float)
+    sums, counts = _cluster_sums(x, clusters)
     if counts.size < 2:
         return Interval(float(x.mean()), math.nan, math.nan)
     m, se = _ratio_se(sums, counts)
-    half = float(_t_ppf(0.5 + confidence / 2, counts.size - 1) * se)
-    return Interval(m, m - half, m + half)
+    lo, hi, _ = _t_bounds(m, se, counts.size - 1, confidence)
+    return Interval(m, lo, hi)
+
+
+def _cluster_sums(x: np.ndarray, clusters: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cluster (sorted): the sum of ``x`` over its rows and its row count."""
+    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
+    return np.bincount(codes, weights=x), np.bincount(codes).astype(float)
 
 
 def no_spread(value: float, n: int, low: float, high: float, confidence: float = 0.95
@@ -374,23 +385,16 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
     every row is ``no_spread``'s over the clusters).
     """
     d = np.asarray(variant, dtype=float) - np.asarray(base, dtype=float)
-    c = np.asarray(clusters)
     n = int(d.size)
-    _, codes = np.unique(c, return_inverse=True)
-    sums = np.bincount(codes, weights=d) if n else np.zeros(0)
-    counts = np.bincount(codes).astype(float) if n else np.zeros(0)
+    sums, counts = _cluster_sums(d, clusters)
+    m = float(d.mean()) if n else math.nan
     if counts.size < 2:
-        m = float(d.mean()) if n else math.nan
         return Difference(m, math.nan, math.nan, n, math.nan, False)
-    m = float(d.mean())
     if np.all(d == d[0]):  # no spread: over the clusters, the unit
         got = _no_spread_difference(m, int(counts.size), bounds, confidence)
         return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
-    se = _ratio_se(sums, counts)[1]
-    df = counts.size - 1
-    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
-    p = float(2 * sps.t.sf(abs(m / se), df)) if se > 0 else (0.0 if m else 1.0)
-    return Difference(m, m - half, m + half, n, p, bool(m - half > 0 or m + half < 0))
+    lo, hi, p = _t_bounds(m, _ratio_se(sums, counts)[1], counts.size - 1, confidence)
+    return Difference(m, lo, hi, n, p, bool(lo > 0 or hi < 0))
 
 
 def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
@@ -490,9 +494,8 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
         rows.append([*key, len(grp), iv.estimate, iv.lo, iv.hi])
     out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
     for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
-        half = float(_t_ppf(0.5 + confidence / 2, sizes.size - 1) * _ratio_se(sums, sizes)[1])
-        m = out.at[i, "mean"]
-        out.loc[i, ["lo", "hi"]] = [m - half, m + half]
+        se = _ratio_se(sums, sizes)[1]
+        out.loc[i, ["lo", "hi"]] = _t_bounds(out.at[i, "mean"], se, sizes.size - 1, confidence)[:2]
     return out
 
 
@@ -567,12 +570,10 @@ def variant_differences(seats: pd.DataFrame, metric: str = "won", by: Sequence[s
         significant, mirror_of]``; empty when there is no variant.
     """
     names = list(pd.unique(seats["variant"]))
-    if base not in names:
-        return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
     base_rows = seats[seats["variant"] == base]
     parts = [pair_differences(base_rows, seats[seats["variant"] == var], var, metric, by,
                               confidence)
-             for var in names if var != base]
+             for var in names if var != base and base in names]
     if not parts:
         return pd.DataFrame(columns=["variant", *by, *DIFFERENCE_COLUMNS])
     return pd.concat(parts, ignore_index=True)
@@ -687,11 +688,8 @@ def distribution(values: pd.Series, max_categories: int = 12) -> pd.DataFrame:
     """
     counts = values.value_counts().sort_index()
     n = int(counts.sum())
-    counts = counts.iloc[:max_categories]
-    rows = []
-    for value, c in counts.items():
-        iv = wilson(int(c), n)
-        rows.append((value, int(c), iv.estimate, iv.lo, iv.hi))
+    rows = [(value, int(c), *astuple(wilson(int(c), n))) for value, c in
+            counts.iloc[:max_categories].items()]
     return pd.DataFrame(rows, columns=["value", "count", "share", "lo", "hi"])
 
 
@@ -910,12 +908,9 @@ def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,
                  confidence: float = 0.95) -> Interval:
     """Bias-corrected and accelerated (BCa) bootstrap interval from given resamples.
 
-    Efron (1987, JASA 82:171–185); as ``scipy.stats.bootstrap(method="BCa")`` computes it
-    (mid-rank bias correction, jackknife acceleration summed over samples), but on bootstrap and
-    jackknife values the caller computes — e.g. for a statistic of many samples that share
-    their resampled games, whose jackknife is cheap in closed form. BCa corrects the median
-    bias of a statistic such as ``max − min`` of win rates, which is biased upward: a percentile
-    interval of it lies too high.
+    Efron (1987, JASA 82:171–185), as ``scipy.stats.bootstrap(method="BCa")`` computes it, but
+    on bootstrap and jackknife values the caller computes (scipy resamples itself; a statistic
+    of samples sharing their resampled games has a cheap closed-form jackknife).
 
     Parameters
     ----------
@@ -933,10 +928,8 @@ def bca_interval(estimate: float, boot: Sequence[float] | np.ndarray,
         ``nan`` bounds when the resamples cannot give one (fewer than 2, all equal to one side
         of the estimate, or no spread in the jackknife and the bootstrap).
     """
-    b = np.asarray(boot, dtype=float)
-    b = b[~np.isnan(b)]
-    z0, a = _bca_constants(estimate, b, jackknife)
-    if b.size < 2 or not math.isfinite(z0) or not math.isfinite(a):
+    b, z0, a = _bca_constants(estimate, boot, jackknife)
+    if not (math.isfinite(z0) and math.isfinite(a)):
         return Interval(estimate, math.nan, math.nan)
     if np.all(b == b[0]):
         return Interval(estimate, float(b[0]), float(b[0]))
@@ -956,10 +949,8 @@ def bca_p_value(estimate: float, boot: Sequence[float] | np.ndarray,
     finer than about ``1/B``: ``u`` is kept within ``[1/(2B), 1 − 1/(2B)]``, so a ``null`` outside
     every resample gets the p-value of one at the edge (larger than the true one).
     """
-    b = np.asarray(boot, dtype=float)
-    b = b[~np.isnan(b)]
-    z0, a = _bca_constants(estimate, b, jackknife)
-    if b.size < 2 or not math.isfinite(z0) or not math.isfinite(a) or np.all(b == b[0]):
+    b, z0, a = _bca_constants(estimate, boot, jackknife)
+    if not (math.isfinite(z0) and math.isfinite(a)) or np.all(b == b[0]):
         return math.nan
     u = (np.sum(b < null) + np.sum(b <= null)) / (2 * b.size)
     u = min(max(u, 1 / (2 * b.size)), 1 - 1 / (2 * b.size))
@@ -970,24 +961,31 @@ def bca_p_value(estimate: float, boot: Sequence[float] | np.ndarray,
     return float(min(1.0, 2 * min(sps.norm.cdf(z), sps.norm.sf(z))))
 
 
-def _bca_constants(estimate: float, b: np.ndarray,
-                   jackknife: np.ndarray | Sequence[np.ndarray]) -> tuple[float, float]:
-    """Bias correction ``z0`` and acceleration ``a`` of BCa (as scipy's ``_bca_interval``).
-    Assumes ``b`` holds no ``nan``."""
-    if b.size == 0:
-        return math.nan, math.nan
+def _bca_constants(estimate: float, boot: Sequence[float] | np.ndarray,
+                   jackknife: np.ndarray | Sequence[np.ndarray]) -> tuple[np.ndarray, float, float]:
+    """The bootstrap values without ``nan``, and BCa's bias correction ``z0`` and acceleration
+    ``a`` (as scipy's ``_bca_interval``); ``nan`` constants for fewer than 2 values."""
+    b = np.asarray(boot, dtype=float)
+    b = b[~np.isnan(b)]
+    if b.size < 2:
+        return b, math.nan, math.nan
     share = (np.sum(b < estimate) + np.sum(b <= estimate)) / (2 * b.size)
     z0 = float(sps.norm.ppf(share))
-    samples = [np.asarray(jackknife, dtype=float)] if np.ndim(jackknife[0]) == 0 else \
-        [np.asarray(j, dtype=float) for j in jackknife]
     nums = dens = 0.0
-    for jack in samples:
+    for jack in _samples(jackknife):
         n = jack.size
         u = (n - 1) * (jack.mean() - jack)
         nums += float(np.sum(u ** 3)) / n ** 3
         dens += float(np.sum(u ** 2)) / n ** 2
     a = nums / (6 * dens ** 1.5) if dens > 0 else 0.0
-    return z0, a
+    return b, z0, a
+
+
+def _samples(jackknife: np.ndarray | Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Jackknife values as one array per independent sample (one array alone is one sample)."""
+    if np.ndim(jackknife[0]) == 0:
+        return [np.asarray(jackknife, dtype=float)]
+    return [np.asarray(j, dtype=float) for j in jackknife]
 
 
 def spread_variance(values: np.ndarray) -> tuple[float, np.ndarray]:
@@ -1047,22 +1045,14 @@ def jackknife_variance(replicates: np.ndarray | Sequence[float]) -> float:
 
 def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndarray],
                        confidence: float = 0.95) -> tuple[Interval, float]:
-    """Normal interval and two-sided p-value (against 0) from the jackknife standard error.
-
-    ``jackknife``: the statistic with each unit left out, shape (n,), or one such array per
-    independent sample (their variances add). Standard error
-    ``√((n − 1)/n · Σ (θ₍ᵢ₎ − θ̄₍·₎)²)`` (Efron & Tibshirani, *An Introduction to the
-    Bootstrap*, 1993, eq. 11.5).
-    """
-    samples = [jackknife] if np.ndim(jackknife[0]) == 0 else list(jackknife)
-    se = math.sqrt(sum(jackknife_variance(j) for j in samples))
+    """Normal interval and two-sided p-value (against 0) from the jackknife standard error
+    (``jackknife_variance``). ``jackknife``: the statistic with each unit left out, shape (n,),
+    or one such array per independent sample (their variances add)."""
+    se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))
     if math.isnan(se):
         return Interval(estimate, math.nan, math.nan), math.nan
-    z = _z(confidence)
-    if se == 0:
-        return Interval(estimate, estimate, estimate), (0.0 if estimate else 1.0)
-    return (Interval(estimate, estimate - z * se, estimate + z * se),
-            float(2 * sps.norm.sf(abs(estimate) / se)))
+    lo, hi, p = _normal_bounds(estimate, se, confidence)
+    return Interval(estimate, lo, hi), p
 
 
 # ------------------------------------------------------------------ two estimates of one quantity
@@ -1129,11 +1119,7 @@ def two_sample_comparison(base: float, base_se: float, other: float, other_se: f
     if any(math.isnan(v) for v in (base, base_se, other, other_se)):
         return Comparison(d, math.nan, math.nan, math.nan, "two-sample")
     se = math.hypot(base_se, other_se)
-    if se == 0:
-        return Comparison(d, d, d, 0.0 if d else 1.0, "exact")
-    z = _z(confidence)
-    return Comparison(d, d - z * se, d + z * se, float(2 * sps.norm.sf(abs(d) / se)),
-                      "two-sample")
+    return Comparison(d, *_normal_bounds(d, se, confidence), "exact" if se == 0 else "two-sample")
 
 
 def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.95
@@ -1176,12 +1162,8 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
            - 2 * float(((o.reindex(shared) - o.mean()) * (b.reindex(shared) - b.mean())).sum())
            / math.sqrt(n_o * (n_o - 1) * n_b * (n_b - 1)))
     se = math.sqrt(max(float(var), 0.0))
-    df = min(n_b, n_o) - 1
-    if se == 0:
-        return Comparison(d, d, d, 0.0 if d else 1.0, "exact", len(shared))
-    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
-    return Comparison(d, d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df)), "paired",
-                      len(shared))
+    return Comparison(d, *_t_bounds(d, se, min(n_b, n_o) - 1, confidence),
+                      "exact" if se == 0 else "paired", len(shared))
 
 
 @dataclass(frozen=True)
@@ -1228,13 +1210,10 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
                  confidence: float = 0.95) -> Edge:
     """How much more of the win flagged rows take than their groups take unflagged.
 
-    One row per seat-game. A flagged row (e.g. the holder of the most of some piece) belongs to a
-    group (the player at that seat); comparing the flagged rows' win share with a fixed "no
-    edge" share ``k/n`` credits to the flag whatever the group wins anyway — when one strong
-    player holds the flag in almost every game, the flag looks strong. The reference here
-    accounts for who holds it: each flagged row is expected to win what its group wins per row
-    in the rows where it is **not** flagged (direct standardisation over the groups), so the
-    edge is 0 when the flag adds nothing beyond who holds it.
+    One row per seat-game; a flagged row belongs to a group (the player at that seat). Each
+    flagged row is expected to win what its group wins per unflagged row (direct
+    standardisation), so a strong player who holds the flag in most games does not make the
+    flag look strong: the edge is 0 when the flag adds nothing beyond who holds it.
 
     Estimator: with ``L`` the share of games with a flagged row, ``A = Σ_g a_g / Σ_g ℓ_g``
     (``a_g`` the flagged rows' win share in game ``g``, ``ℓ_g`` 1 when it has a flagged row),
@@ -1291,12 +1270,7 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
     if n < 2:
         return Edge(share, reference, edge, nan, nan, nan, games, groups, per_game)
     se = float(np.std(psi, ddof=1) / math.sqrt(n))
-    if se == 0:
-        return Edge(share, reference, edge, edge, edge, 0.0 if edge else 1.0, games, groups,
-                    per_game)
-    half = float(_t_ppf(0.5 + confidence / 2, n - 1) * se)
-    p_value = float(2 * sps.t.sf(abs(edge) / se, n - 1))
-    return Edge(share, reference, edge, edge - half, edge + half, p_value, games, groups,
+    return Edge(share, reference, edge, *_t_bounds(edge, se, n - 1, confidence), games, groups,
                 per_game)
 
 
