@@ -40,7 +40,8 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
-from analyzer.report.extension import StudySection
+from analyzer.report.extension import StudySection, fair_share, studied_arm
+from analyzer.report.findings import PER_GAME_KEY as PER_GAME
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
@@ -101,11 +102,25 @@ def position_column(seats: Table | pd.DataFrame) -> str:
     return "start_position" if "start_position" in seats else "seat"
 
 
-def _position_label(position: int, players: int) -> str:
-    """``"0 (start player)"``, ``"3 (last)"`` of ``players`` positions, else the number."""
+def _where(key: str) -> str:
+    """The words for a position of ``position_column``: ``"start position"`` or ``"seat"``."""
+    return "start position" if key == "start_position" else "seat"
+
+
+def _position_label(position: int, key: str, players: int) -> str | int:
+    """A start position as ``"0 (start player)"``, ``"3 (last)"`` of ``players`` positions, else
+    the number; a seat (``key`` ``"seat"``) as it is."""
+    if key != "start_position":
+        return position
     if position == 0:
         return "0 (start player)"
     return f"{position} (last)" if position == players - 1 else str(position)
+
+
+def _share_change(diff: float, lo: float, hi: float, significant: bool, n: int) -> str:
+    """A difference of shares in pp, its interval clipped to [−1, 1] (``signed``)."""
+    return signed({"diff": diff, "lo": max(lo, -1.0), "hi": min(hi, 1.0),
+                   "significant": significant, "n": n}, 100, " pp", 1)
 
 
 def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str,
@@ -149,8 +164,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     users_per_game = users.groupby("game_id").size()
     all_users = users_per_game.index[users_per_game.to_numpy()
                                      >= seats_per_game.reindex(users_per_game.index).to_numpy()]
-    per_game = base_in.groupby("game_id")["won"].agg(["sum", "size"])
-    fair = float((per_game["sum"] / per_game["size"]).mean())  # (1 − q)/n of the base games
+    fair = fair_share(base_in)
     del base
     seat_ids = balance.seat_numbers(seats)
     base_pg = None
@@ -220,9 +234,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         doc.table(pd.DataFrame(rows))
         out["game_level"] = rows_of(diffs)
     # a turn-order position is never exchangeable: its win rate can move with the rules
-    where = "start position" if key == "start_position" else "seat"
-    rows = [{"variant": w["variant"], where: _position_label(w[key], players)
-             if key == "start_position" else w[key],
+    where = _where(key)
+    rows = [{"variant": w["variant"], where: _position_label(w[key], key, players),
              "win rate with": f"{100 * w['base_mean']:.1f} %",
              f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
              "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
@@ -231,20 +244,16 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
           f"(the same {where} of the same game in both arms; variant − base, 95% intervals, `*` "
           f"after {mname} correction over the rows of each column):")
     doc.table(pd.DataFrame(rows))
-    users_table = pd.DataFrame([{"variant": f["variant"], "p_value": f["dw"].p_value,
-                                 "lo": f["dw"].lo, "hi": f["dw"].hi} for f in followed])
-    flags = stats.correct(users_table, method)["significant_adjusted"].tolist() \
-        if len(users_table) else []
-    score_flags = stats.correct(pd.DataFrame([{"p_value": f["ds"].p_value, "lo": f["ds"].lo,
-                                               "hi": f["ds"].hi} for f in followed]),
-                                method)["significant_adjusted"].tolist() if followed else []
+    flags, score_flags = ([bool(x) for x in stats.correct(pd.DataFrame(
+        [vars(f[d]) for f in followed], columns=["p_value", "lo", "hi"]), method)[
+            "significant_adjusted"]] for d in ("dw", "ds"))
     for f, sig, ssig in zip(followed, flags, score_flags):
         var, dw, ds = f["variant"], f["dw"], f["ds"]
         doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0, in {f['games']} "
               f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
               f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
               f"{100 * f['won_v']:.1f} %: change "
-              f"{signed({'diff': dw.mean, 'lo': max(dw.lo, -1.0), 'hi': min(dw.hi, 1.0), 'significant_adjusted': sig, 'n': f['games']}, 100, ' pp', 1)}, "
+              f"{_share_change(dw.mean, dw.lo, dw.hi, sig, f['games'])}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(followed)} variant"
@@ -261,8 +270,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                   "used it, so the users' share of the win cannot change), a user won "
                   f"{100 * compared['won_b'].mean():.1f} % of the base games and "
                   f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
-                  + signed({"diff": dg.mean, "lo": max(dg.lo, -1.0), "hi": min(dg.hi, 1.0),
-                            "significant": False, "n": dg.n}, 100, " pp", 1)
+                  + _share_change(dg.mean, dg.lo, dg.hi, False, dg.n)
                   + " (paired t over games).")
         out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
                              "won_with": f["won_b"], "won_without": f["won_v"],
@@ -349,13 +357,13 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     s, n_games, _ = _in_play(games, seats, arm, card, (*TAKE_USE_SEATS, *cols))
     out["games"] = n_games
     key = position_column(s)
-    where = "start position" if key == "start_position" else "seat"
+    where = _where(key)
     wide = s.pivot_table(index="game_id", columns=key, values=cols, aggfunc="sum",
                          observed=True)
     rows, table = [], []
     for pos in sorted(s[key].unique()):
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
-        cells = {where: _position_label(int(pos), players) if key == "start_position" else pos}
+        cells = {where: _position_label(int(pos), key, players)}
         for c in cols:
             x = wide[c][pos].dropna().to_numpy(float)
             iv = stats.mean_interval(x)
@@ -453,7 +461,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arms = _arms_with_card(games, seats, "sultan", "sultan_points")
     if not arms:
         return {}
-    arm = BASE if BASE in arms else arms[0]
+    arm = studied_arm(arms)
     s, n_games, phrase = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
     out: dict[str, Any] = {"variant": arm, "games": n_games}
     doc.h("Sultan: diplomat scoring")
@@ -461,7 +469,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
           "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
           "discs on the board.")
     key = position_column(s)
-    where = "start position" if key == "start_position" else "seat"
+    where = _where(key)
     dist = []
     for pos, grp in s.groupby(key)["sultan_points"]:
         d = stats.distribution(grp)
@@ -470,8 +478,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     dist = pd.concat(dist, ignore_index=True)
     means = stats.mean_values(s, (key,), "sultan_points")
     piv = dist.pivot(index=key, columns="value", values="share").fillna(0.0)
-    tab = pd.DataFrame({where: [_position_label(p, players) if key == "start_position" else p
-                                for p in piv.index]})
+    tab = pd.DataFrame({where: [_position_label(p, key, players) for p in piv.index]})
     for v in piv.columns:
         tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
     tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
@@ -567,18 +574,10 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
-PER_GAME = "_per_game"  # the findings' per-game values (report.findings: not in summary.json)
-
-
 def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, pd.Series]:
     """The per-game values ``take_use`` and ``_card_out`` computed (kept out of their numbers,
     which go to ``summary.json``): the start player − last position takes, the users' change."""
-    found: dict[str, pd.Series] = {}
-    for key, values in (take_use.pop(PER_GAME, None) or {}).items():
-        found[key] = values
-    for key, values in (card_out.pop(PER_GAME, None) or {}).items():
-        found[key] = values
-    return found
+    return {**take_use.pop(PER_GAME, {}), **card_out.pop(PER_GAME, {})}
 
 
 def _edge_text(edge: stats.Edge) -> str:
@@ -593,8 +592,7 @@ def _edge_text(edge: stats.Edge) -> str:
             f"win {100 * edge.reference:.1f} % per seat-game when they do not lead, in the same "
             "games with a leader (each leader weighted by its player); the leaders' edge over "
             "that is "
-            + signed({"diff": edge.edge, "lo": max(edge.lo, -1.0), "hi": min(edge.hi, 1.0),
-                      "significant": False, "n": edge.games}, 100, " pp", 1)
+            + _share_change(edge.edge, edge.lo, edge.hi, False, edge.games)
             + " (95 % delta-method t interval over games).")
 
 
@@ -613,7 +611,7 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arms = _arms_with_card(games, seats, "trader", "caravan_moves")
     if not arms:
         return {}
-    arm = BASE if BASE in arms else arms[0]
+    arm = studied_arm(arms)
     s, n_games, phrase = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
