@@ -400,27 +400,35 @@ def effects(table: pd.DataFrame, st: SetStatistics,
         ``class_b`` switches to its alternative), as earlier reports gave it. Symmetric in the
         two classes.
     """
-    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    point = _points(table)
-
-    def contrast(pos: np.ndarray, neg: np.ndarray, m: str) -> tuple[float, ...]:
-        return _contrast(st, point, pos, neg, m)
-
-    main = []
-    for c, ref, alt in facs:
-        for m in EFFECT_METRICS:
-            main.append((c, ref, alt, m, *contrast(x[c], ~x[c], m)))
+    x, point = _alternatives(table, facs), _points(table)
     inter = []
     for (a, _, _), (b, _, _) in itertools.combinations(facs, 2):
         agree = x[a] == x[b]
         for m in EFFECT_METRICS:
-            est, lo, hi, p = contrast(agree, ~agree, m)
+            est, lo, hi, p = _contrast(st, point, agree, ~agree, m)
             inter.append((a, b, m, est, lo, hi, p, 2 * est, 2 * lo, 2 * hi))
-    return (pd.DataFrame(main, columns=["class", "reference", "alternative", "metric",
-                                        *EFFECT_COLUMNS]),
+    return (_class_effects(table, st, facs, False),
             pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
                                          "standard_lo", "standard_hi", "p_value", "effect",
                                          "lo", "hi"]))
+
+
+def _alternatives(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> dict[str, np.ndarray]:
+    """Per class of ``facs``, whether each set (a row of ``table``) uses its alternative."""
+    return {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
+
+
+def _class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
+                   one_at_a_time: bool) -> pd.DataFrame:
+    """Each class's effect (``_contrast``): the sets with its alternative minus those without
+    (a main effect), or ``one_at_a_time`` minus the reference set (classes no set changes are
+    left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
+    x, point = _alternatives(table, facs), _points(table)
+    ref = ~np.logical_or.reduce(list(x.values()))
+    rows = [(c, r, alt, m, *_contrast(st, point, x[c], ref if one_at_a_time else ~x[c], m))
+            for c, r, alt in facs if x[c].any() or not one_at_a_time for m in EFFECT_METRICS]
+    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
+                                       *EFFECT_COLUMNS])
 
 
 def _points(table: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -492,7 +500,7 @@ def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool
     interaction is estimable. Every set must be told apart by the two-building classes."""
     if not facs:
         return False
-    alts = np.column_stack([(table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs])
+    alts = np.column_stack(list(_alternatives(table, facs).values()))
     changed = alts.sum(axis=1)
     distinct = len({tuple(r) for r in alts}) == len(table)
     return bool(distinct and (changed == 0).sum() == 1 and (changed == 1).sum() >= 2
@@ -514,16 +522,7 @@ def simple_effects(table: pd.DataFrame, st: SetStatistics,
         ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
         main effects.
     """
-    point = _points(table)
-    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    ref = ~np.logical_or.reduce(list(x.values()))
-    rows = []
-    for c, r, alt in facs:
-        if x[c].any():
-            for m in EFFECT_METRICS:
-                rows.append((c, r, alt, m, *_contrast(st, point, x[c], ref, m)))
-    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
-                                       *EFFECT_COLUMNS])
+    return _class_effects(table, st, facs, True)
 
 
 def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
@@ -612,11 +611,9 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     table, paired = st.table, st.paired
     asked_pairs = set_pairs(st, {} if drawn else layout[1], asked)
     has_death = "death" in table
-    adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
-    table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
-    if has_death:
-        adj, sig = stats.adjust_pvalues(table["death_p"].to_numpy(), method)
-        table["death_p_adj"], table["death_sig"] = adj, sig
+    for name in ("imbalance", *(["death"] if has_death else [])):
+        table[f"{name}_p_adj"], table[f"{name}_sig"] = stats.adjust_pvalues(
+            table[f"{name}_p"].to_numpy(), method)
     combos = {tuple(r) for r in table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
@@ -698,12 +695,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
+    out = {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
+           "correction": method, "noise_floor": floor, "sets": rows_of(table), "arms": n_arms,
+           "design_complete": complete}
     if ofat:
         return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
-            "paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor,
-            "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-            "design": "one class at a time", "main_effects": [], "interactions": []})
+            **out, "design": "one class at a time", "main_effects": [], "interactions": []})
     if not complete:
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
@@ -714,10 +711,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                  if len(table) != len(combos) else "")
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
-        return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor,
-                "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-                "design": "incomplete", "main_effects": [], "interactions": []}
+        return {**out, "design": "incomplete", "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
           f"classes averaged over (in this full 2^{k} design every combination of the other "
@@ -762,10 +756,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
-    return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor, "sets": rows_of(table),
-            "arms": n_arms, "design_complete": True, "design": "complete 2^k",
-            "interaction_effect": "standard 2^k",
+    return {**out, "design": "complete 2^k", "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
@@ -868,7 +859,7 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
     buildings, the colour bar says which end is better (lower, lighter)."""
     rows_f, cols_f = facs[:3], facs[3:]
     combos = list(itertools.product((0, 1), repeat=3))
-    alt = {c: (table[f"building_{c}"] == a).to_numpy() for c, _, a in facs}
+    alt = _alternatives(table, facs)
     grid = np.full((8, 8), np.nan)
     for i, rc in enumerate(combos):
         for j, cc in enumerate(combos):
