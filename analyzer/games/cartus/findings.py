@@ -200,14 +200,22 @@ def _effects_estimable(arms: Any) -> bool:
             if name not in per_class[cls]:
                 per_class[cls].append(name)
     two = [cls for cls, names in per_class.items() if len(names) == 2]
-    if not two:
-        return False
-    alts = [tuple(dict(s)[cls] != per_class[cls][0] for cls in two) for s in sets]
-    if len(set(alts)) == len(sets) == 2 ** len(two):
-        return True
-    changed = [sum(a) for a in alts]
-    return (len(set(alts)) == len(sets) and changed.count(0) == 1 and changed.count(1) >= 2
-            and max(changed) <= 1)
+    return design([[dict(s)[cls] != per_class[cls][0] for cls in two] for s in sets]) != "incomplete"
+
+
+def design(alts: Any) -> str:
+    """The design of building sets, from whether each set (a row of ``alts``) uses the
+    alternative of each class with two choices (a column): ``"complete 2^k"`` (every
+    combination once), ``"one class at a time"`` (one reference set and at least two that each
+    change one class from it), else ``"incomplete"``; every set must be told apart."""
+    rows = [tuple(bool(v) for v in r) for r in alts]
+    changed = [sum(r) for r in rows]
+    if not rows or not rows[0] or len(set(rows)) != len(rows):
+        return "incomplete"
+    if len(rows) == 2 ** len(rows[0]):
+        return "complete 2^k"
+    one = changed.count(0) == 1 and changed.count(1) >= 2 and max(changed) <= 1
+    return "one class at a time" if one else "incomplete"
 
 
 def pairs(numbers: Mapping[str, Any]) -> list[Finding]:

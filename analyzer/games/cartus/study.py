@@ -498,13 +498,12 @@ def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool
     building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
     each class's effect is then that set minus the reference (``simple_effects``), and no
     interaction is estimable. Every set must be told apart by the two-building classes."""
-    if not facs:
-        return False
-    alts = np.column_stack(list(_alternatives(table, facs).values()))
-    changed = alts.sum(axis=1)
-    distinct = len({tuple(r) for r in alts}) == len(table)
-    return bool(distinct and (changed == 0).sum() == 1 and (changed == 1).sum() >= 2
-                and (changed <= 1).all())
+    return _design(table, facs) == "one class at a time"
+
+
+def _design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
+    """The design the sets (rows of ``table``) form in the classes ``facs`` (``findings.design``)."""
+    return findings.design(zip(*_alternatives(table, facs).values()))
 
 
 def simple_effects(table: pd.DataFrame, st: SetStatistics,
@@ -617,8 +616,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     combos = {tuple(r) for r in table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
-    complete = bool(facs) and len(combos) == 2 ** len(facs) == len(table)
-    ofat = not complete and one_at_a_time(table, facs)
+    design = _design(table, facs)
+    complete, ofat = design == "complete 2^k", design == "one class at a time"
     simple = pd.DataFrame()
     if complete:
         main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
@@ -697,10 +696,10 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
     out = {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
            "correction": method, "noise_floor": floor, "sets": rows_of(table), "arms": n_arms,
-           "design_complete": complete}
+           "design_complete": complete, "design": design}
     if ofat:
         return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
-            **out, "design": "one class at a time", "main_effects": [], "interactions": []})
+            **out, "main_effects": [], "interactions": []})
     if not complete:
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
@@ -711,7 +710,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                  if len(table) != len(combos) else "")
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
-        return {**out, "design": "incomplete", "main_effects": [], "interactions": []}
+        return {**out, "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
           f"classes averaged over (in this full 2^{k} design every combination of the other "
@@ -756,7 +755,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
-    return {**out, "design": "complete 2^k", "interaction_effect": "standard 2^k",
+    return {**out, "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
