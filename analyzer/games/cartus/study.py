@@ -300,7 +300,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     order, arms, paired, own = _set_layout(games)
     seat_ids = seat_numbers(seats)
     rng = np.random.default_rng(seed)
-    shared = None
+    w = None
     boot = {m: np.empty((draws, len(order))) for m in METRICS}
     jack: list[np.ndarray] = []
     spread_jack: list[np.ndarray] = []
@@ -326,11 +326,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         d = s.arrays
         ref = d if ref is None else ref
         n = len(d["ids"])
-        if paired:
-            if shared is None:
-                shared = _weights(rng, n, draws)
-            w = shared
-        else:
+        if w is None or not paired:  # paired: one draw of the games for every set
             w = _weights(rng, n, draws)
         death = w @ d["death"] if d["death"] is not None else None
         for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
@@ -362,7 +358,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
             row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
         rows.append(row)
     table = pd.DataFrame(rows)
-    del d, ref, shared, w, s, summaries, per_arm  # the (draws, games) weights before the next read
+    del d, ref, w, s, summaries, per_arm  # the (draws, games) weights before the next read
     choice = games.read(("variant", "building_*"))
     choices = choice.groupby("building_set", sort=False, observed=True)[
         [f"building_{c}" for c, _, _ in factors(choice)]].first()
@@ -890,10 +886,8 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     """The building-set section (``section``; marks corrected as the run's study asks, Holm by
     default) when the records hold several selections; ``None`` (nothing written) when they
     hold one."""
-    if not active(games):
-        return None
     asked = [str(q.get("finding")) for q in (run or {}).get("questions") or []]
-    return section(doc, games, seats, players, correction_of(run), asked)
+    return section(doc, games, seats, players, correction_of(run), asked) or None
 
 
 def _plan(arms):

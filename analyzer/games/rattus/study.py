@@ -171,6 +171,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     if exchangeable:
         base_pg = _game_level(games, seats, BASE, ids, seat_ids).set_index("game_id")
     won, score, followed, levels = [], [], [], []
+    out_per_game: dict[str, pd.Series] = {}  # the users' changes, for the findings
     for var in outs:
         other = seats.read((*PAIR_SEATS, key), [var])
         other_in = other if ids is None else other[other["game_id"].isin(ids)]
@@ -190,19 +191,26 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
             # per game, over the games with a seat that did not use the card: the users'
             # combined share of the win (did a user win the game?) with and without it
             compared = won_by_game.drop(index=all_users, errors="ignore")
-            fell = compared["won_b"] > compared["won_v"]  # did worse without the card
-            followed.append({
+            b, v = compared["won_b"], compared["won_v"]
+            dg = stats.paired_difference(b.to_numpy(float), v.to_numpy(float),
+                                         bounds=stats.SHARE_DIFFERENCE)
+            dw = stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
+                                            bounds=stats.SHARE_DIFFERENCE)
+            ds = stats.clustered_difference(pair["score_b"], pair["score_v"], pair["game_id"])
+            followed.append(({  # the flags are set once every variant's test is known
                 "variant": var, "n": len(pair), "games": n_games,
-                "fell": _examples(compared.index[fell]),
-                "rose": _examples(compared.index[~fell & (compared["won_b"]
-                                                          < compared["won_v"])]),
-                "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
-                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
-                                                 bounds=stats.SHARE_DIFFERENCE),
-                "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
-                                                 pair["game_id"]),
-                "all_users": len(all_users.intersection(won_by_game.index)),
-                "compared": compared})
+                "won_with": pair["won_b"].mean(), "won_without": pair["won_v"].mean(),
+                "won_diff": vars(dw), "score_diff": vars(ds), "won_significant_adjusted": None,
+                "score_significant_adjusted": None, "fair": fair,
+                # games that show the change's own sign: the users did worse without the card
+                "examples": _examples(compared.index[b > v] if dg.mean <= 0 else
+                                      compared.index[b < v]),
+                "all_user_games": len(all_users.intersection(won_by_game.index)),
+                "games_compared": len(compared),
+                "won_with_game": float(b.mean()) if len(compared) else math.nan,
+                "won_without_game": float(v.mean()) if len(compared) else math.nan,
+                "won_diff_game": vars(dg)}, dw, ds, dg))
+            out_per_game[f"users:{var}"] = (v - b).rename_axis("game_id")
         del pair
     n_user_games = int(users["game_id"].nunique())
     del base_in, users
@@ -245,49 +253,34 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
           f"after {mname} correction over the rows of each column):")
     doc.table(pd.DataFrame(rows))
     flags, score_flags = ([bool(x) for x in stats.correct(pd.DataFrame(
-        [vars(f[d]) for f in followed], columns=["p_value", "lo", "hi"]), method)[
-            "significant_adjusted"]] for d in ("dw", "ds"))
-    for f, sig, ssig in zip(followed, flags, score_flags):
-        var, dw, ds = f["variant"], f["dw"], f["ds"]
-        doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0, in {f['games']} "
-              f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
+        [vars(f[i]) for f in followed], columns=["p_value", "lo", "hi"]), method)[
+            "significant_adjusted"]] for i in (1, 2))
+    for (u, dw, ds, dg), sig, ssig in zip(followed, flags, score_flags):
+        var = u["variant"]
+        u["won_significant_adjusted"], u["score_significant_adjusted"] = sig, ssig
+        doc.p(f"The {u['n']} seats that used the {card.title()} (`{user}` > 0, in {u['games']} "
+              f"games) won {100 * u['won_with']:.1f} % of their base games (a fair position wins "
               f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
-              f"{100 * f['won_v']:.1f} %: change "
-              f"{_share_change(dw.mean, dw.lo, dw.hi, sig, f['games'])}, "
+              f"{100 * u['won_without']:.1f} %: change "
+              f"{_share_change(dw.mean, dw.lo, dw.hi, sig, u['games'])}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(followed)} variant"
               f"{'s' if len(followed) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
-        compared = f["compared"]
-        dg = stats.paired_difference(compared["won_b"].to_numpy(float),
-                                     compared["won_v"].to_numpy(float),
-                                     bounds=stats.SHARE_DIFFERENCE)
-        if len(compared) >= 2:
-            doc.p(f"Per game (the game as the unit): in the {len(compared)} of these games with "
-                  f"a seat that did not use the {card.title()} (in {f['all_users']} every seat "
-                  "used it, so the users' share of the win cannot change), a user won "
-                  f"{100 * compared['won_b'].mean():.1f} % of the base games and "
-                  f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
+        if u["games_compared"] >= 2:
+            doc.p(f"Per game (the game as the unit): in the {u['games_compared']} of these games "
+                  f"with a seat that did not use the {card.title()} (in {u['all_user_games']} "
+                  "every seat used it, so the users' share of the win cannot change), a user won "
+                  f"{100 * u['won_with_game']:.1f} % of the base games and "
+                  f"{100 * u['won_without_game']:.1f} % of the same games of `{var}`: change "
                   + _share_change(dg.mean, dg.lo, dg.hi, False, dg.n)
                   + " (paired t over games).")
-        out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
-                             "won_with": f["won_b"], "won_without": f["won_v"],
-                             "won_diff": vars(dw), "score_diff": vars(ds),
-                             "won_significant_adjusted": bool(sig),
-                             "score_significant_adjusted": bool(ssig), "fair": fair,
-                             "examples": f["fell"] if dg.mean <= 0 else f["rose"],
-                             "all_user_games": f["all_users"],
-                             "games_compared": len(compared),
-                             "won_with_game": float(compared["won_b"].mean())
-                             if len(compared) else math.nan,
-                             "won_without_game": float(compared["won_v"].mean())
-                             if len(compared) else math.nan,
-                             "won_diff_game": vars(dg)})
-        out.setdefault(PER_GAME, {})[f"users:{var}"] = (compared["won_v"] - compared["won_b"]
-                                                        ).rename_axis("game_id")
-    missing = [var for var in outs if var not in {f["variant"] for f in followed}]
+        out["users"].append(u)
+    if out_per_game:
+        out[PER_GAME] = out_per_game
+    missing = [var for var in outs if var not in {u["variant"] for u, *_ in followed}]
     if missing:  # say why no finding follows the users there
         out["users_unmeasurable"] = {
             var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
