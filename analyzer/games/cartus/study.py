@@ -9,34 +9,20 @@ by game: each set then from the games that drew it, from ``MIN_DRAWN_GAMES`` gam
 stands in for the generic balance section. Works from the records alone: ``building_set`` and ``building_<class>``
 (game records), ``seat``, ``won`` and ``died`` (seat records).
 
-Method, in the report's words:
+Method (the section's text says it in full; ``effects`` gives the intervals):
 
-* **Seat balance** of a set = max − min over seats of the seat win rate (share of all its games
-  the seat won; a game without a winner is a loss for every seat).
-* **Imbalance test**: chi-square test that every seat wins equally often (wins per seat against
-  the equal split of the set's wins, 3 degrees of freedom at 4 players), Holm-corrected over the
-  family of sets.
-* **Death rate** = share of seats that died (Wilson interval at the effective number of games,
-  ``stats.clustered_share``); difference against the reference set (the base arm, the
-  rulebook's first-game set in the study) paired on the same game seeds, Holm-corrected.
+* **Seat balance** of a set = max − min over seats of the seat win rate (a game without a
+  winner is a loss for every seat); **imbalance test**: chi-square that every seat wins equally
+  often, corrected over the sets. **Death rate** = share of seats that died (Wilson interval at
+  the effective number of games, ``stats.clustered_share``), against the reference set (the
+  base arm's) paired on the same seeds.
 * Several arms with the same selection on the same seeds are one observation per seed: their
   games are averaged seed by seed, never pooled as if independent.
-* **Main effect** of a class's choice = mean over the sets using the alternative building minus
-  mean over the sets using the reference building (the other classes averaged over);
-  **interaction** of two classes = the standard 2^k interaction effect: mean over the sets where
-  the two classes agree (both reference or both alternative) minus the mean over the others,
-  i.e. half the change of one class's main effect when the other class switches.
-* **Seat spread²** (``stats.spread_variance``) = the variance of the seat win rates with the
-  part chance adds taken out: unbiased, so the effects are measured on it. The max − min balance
-  is biased upward, the more the fairer the set, so its differences shrink toward 0 near fair
-  sets (on a synthetic near-fair 2×2 design its percentile intervals covered the true main
-  effect in about 60 % of studies, BCa in about 75 %; the spread² jackknife interval in 95 %).
-* Intervals: for the death rate, no-winner share and seat win rates (linear in the games) the
-  per-game contrast with a paired t interval and t-test over games; for the seat spread² a
-  jackknife normal interval over games; for the max − min balance (``summary.json`` only) a
-  BCa bootstrap interval and the p-value that inverts it (game seeds resampled jointly for all
-  sets when every set replays the same seeds, so pairing is kept). Marks are corrected over the
-  rows of each column.
+* **Main effect** of a class's choice and the standard 2^k **interaction** of two classes, on
+  the **seat spread²** (``stats.spread_variance``: unbiased, unlike max − min, whose
+  differences shrink toward 0 near fair sets; README, the intervals table) and the shares;
+  max − min's BCa bootstrap intervals go to ``summary.json`` only. Marks are corrected over
+  the rows of each column.
 """
 
 from __future__ import annotations
@@ -63,7 +49,7 @@ from analyzer.report.document import (
     rows_of,
     value_text,
 )
-from analyzer.report.extension import PlannedKey, StudySection
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE, SQUARED
 
@@ -890,16 +876,6 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     return section(doc, games, seats, players, correction_of(run), asked) or None
 
 
-def _plan(arms):
-    """The section's ``plan`` (``StudySection.plan``): ``findings.plan``, and the pair of sets
-    a question may ask (``findings.PAIR``)."""
-    keys, why = findings.plan(arms)
-    if why:
-        return [], why
-    check = findings.pair_check([a.name for a in arms])
-    return [*keys, PlannedKey(*findings.PAIR, check=check)], ""
-
-
 # the units of the section's numbers (``analyzer.report.units``)
 UNITS = (("arms", "arms"), ("sets[].arms", "arms"), ("sets[].rank", "rank"),
          ("sets[].games", "games"), ("sets[].spread2*", SQUARED), ("sets[].*", SHARE),
@@ -907,5 +883,5 @@ UNITS = (("arms", "arms"), ("sets[].arms", "arms"), ("sets[].rank", "rank"),
          ("interactions[].*", "@value_unit"))
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
-                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan,
+                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=findings.plan,
                          units=UNITS),)
