@@ -358,13 +358,12 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
         cells = {where: _position_label(int(pos), key, players)}
         for c in cols:
-            x = wide[c][pos].dropna().to_numpy(float)
-            iv = stats.mean_interval(x)
+            iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
             row[c] = iv_dict(iv)
-            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
+            if c == take:
+                took = some
         if take in cols:
-            x = wide[take][pos].dropna().to_numpy(float)
-            took = stats.wilson(float((x > 0).sum()), len(x))
             row["took_share"] = iv_dict(took)
             cells["games it took the card"] = pct(*iv_tuple(took))
         rows.append(row)
@@ -405,10 +404,9 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         per_game = s.groupby("game_id")[cols].sum()
         row, cells = {"variant": a, "games": n}, {"variant": a, "games": n}
         for c in cols:
-            iv = stats.mean_interval(per_game[c].to_numpy(float))
-            some = stats.wilson(float((per_game[c] > 0).sum()), len(per_game))
+            iv, some = _counts(per_game[c].to_numpy(float))
             row[c], row[f"{c}_share"] = iv_dict(iv), iv_dict(some)
-            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
             cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*iv_tuple(some))
         arm_rows.append(row)
         arm_cells.append(cells)
@@ -435,6 +433,11 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out["by_arm"] = arm_rows
     out["by_policy"] = pol_rows
     return out
+
+
+def _counts(x: np.ndarray) -> tuple[stats.Interval, stats.Interval]:
+    """Counts per game ``x``: their mean (t interval) and the share of games with one (Wilson)."""
+    return stats.mean_interval(x), stats.wilson(float((x > 0).sum()), len(x))
 
 
 SULTAN_SEATS = ("variant", "game_id", "seat", "policy", "start_position", "score", "won",
@@ -619,17 +622,11 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     given = stats.ratio_interval(g["caravan_cubes_given"], moves)
     total = stats.ratio_interval(g["caravan_cubes_own"] + g["caravan_cubes_given"], moves)
     rows = [("mover", "placed", own), ("opponents", "placed", given)]
-    surv_own = surv_recv = None
-    if "caravan_cubes_own_surviving" in g:
-        rows.append(("mover", "surviving",
-                     stats.ratio_interval(g["caravan_cubes_own_surviving"], moves)))
-        surv_own = clip_share(stats.ratio_interval(g["caravan_cubes_own_surviving"],
-                                               g["caravan_cubes_own"]))
-    if "caravan_cubes_received_surviving" in g:
-        rows.append(("opponents", "surviving",
-                     stats.ratio_interval(g["caravan_cubes_received_surviving"], moves)))
-        surv_recv = clip_share(stats.ratio_interval(g["caravan_cubes_received_surviving"],
-                                                g["caravan_cubes_received"]))
+    survived = {}  # who -> the share of its bonus cubes surviving to the end
+    for who, col in (("mover", "caravan_cubes_own"), ("opponents", "caravan_cubes_received")):
+        if f"{col}_surviving" in g:
+            rows.append((who, "surviving", stats.ratio_interval(g[f"{col}_surviving"], moves)))
+            survived[who] = clip_share(stats.ratio_interval(g[f"{col}_surviving"], g[col]))
     table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
                          columns=["who", "stage", "value", "lo", "hi"])
     doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
@@ -639,7 +636,8 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out: dict[str, Any] = {"variant": arm, "games": n_games, "moves_per_game": iv_dict(mv),
                            "per_move": rows_of(table),
                            "total_per_move": iv_dict(total)}
-    if surv_own is not None and surv_recv is not None:
+    if len(survived) == 2:
+        surv_own, surv_recv = survived["mover"], survived["opponents"]
         doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*iv_tuple(surv_own))}, "
               f"cubes handed to opponents {pct(*iv_tuple(surv_recv))}. Cubes of one colour are "
               "identical, so \"surviving\" is an expected count: each time a seat loses, moves or "
