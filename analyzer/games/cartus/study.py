@@ -75,11 +75,6 @@ def active(games: Table | pd.DataFrame) -> bool:
     return len(_set_layout(as_table(games))[0]) > 1
 
 
-def _drawn(sets: pd.DataFrame) -> bool:
-    """Whether some arm plays several building sets (drawn game by game, rules §3 modes b, c)."""
-    return bool((sets.groupby("variant", observed=True)["building_set"].nunique() > 1).any())
-
-
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The classes with exactly two building choices, as ``(class, reference, alternative)``.
 
@@ -103,10 +98,11 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool,
                                        dict[str, dict[str, np.ndarray]] | None]:
     """The building sets in order of first appearance, the arms playing each, whether every
     set has the same game ids (then its games are paired by seed), and, when sets are drawn
-    game by game (``_drawn``), each set's game ids per arm — only the sets drawn in at least
+    game by game, each set's game ids per arm — only the sets drawn in at least
     ``MIN_DRAWN_GAMES`` games are kept then (``None`` when each arm plays one set)."""
     sets = games.read(("variant", "game_id", "building_set"))
-    drawn = _drawn(sets)
+    # some arm plays several sets: drawn game by game (rules §3 modes b, c)
+    drawn = bool((sets.groupby("variant", observed=True)["building_set"].nunique() > 1).any())
     order = list(pd.unique(sets["building_set"]))
     arms, ids = {}, {}
     own: dict[str, dict[str, np.ndarray]] | None = {} if drawn else None
