@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.report.document import BASE
+
 
 @dataclass(frozen=True)
 class StudySection:
@@ -98,6 +100,20 @@ class PlannedKey:
     meaning: str
     unit: str
     check: Callable[[str], str] | None = field(default=None, compare=False)
+
+
+def studied_arm(names: Sequence[str]) -> str:
+    """The arm a section's single-arm tables are drawn from: the base when it is among
+    ``names``, else the first."""
+    return BASE if BASE in names else names[0]
+
+
+def fair_share(seats: Any) -> float:
+    """The share of games a fair seat wins, ``(1 − q)/n`` (``q``: the share of games nobody
+    won): per game the seats' summed ``won`` over their number, averaged over the games of
+    ``seats`` (a DataFrame of seat rows with ``game_id`` and ``won``)."""
+    per = seats.groupby("game_id")["won"].agg(["sum", "size"])
+    return float((per["sum"] / per["size"]).mean())
 
 
 def key_patterns(spec: Any) -> tuple[str, ...]:

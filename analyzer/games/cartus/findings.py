@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from analyzer.report.extension import PlannedKey
 from analyzer.report.findings import Finding
 
 EFFECTS = {"spread2": ("the seat spread² (variance of the seat win rates without chance's part)",
@@ -161,13 +162,13 @@ def pair_check(names: Any):
     return check
 
 
-def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
+def plan(arms: Any) -> tuple[list[Any], str]:
     """The keys the building-set findings will make for ``arms``
     (``report.extension.PlanArm``) as ``(key, meaning, unit)``, and why none when the run
     plays one building selection only or draws its cards at random (a selection drawn game by
     game is compared from ``study.MIN_DRAWN_GAMES`` games on); then each ``effects:METRIC`` (``EFFECTS``), made where
     the sets differ in classes of two choices. The pair ``PAIR`` a question asks is planned by
-    ``pair_check``."""
+    ``pair_check``, last."""
     if all(a.config.selection == "random_cards" for a in arms):
         return [], ("the building cards are drawn at random game by game (building_selection "
                     "random_cards, docs/rules/cartus.md §3): a selection rarely repeats, so "
@@ -181,7 +182,8 @@ def plan(arms: Any) -> tuple[list[tuple[str, str, str]], str]:
                 "change one class at a time" + (" (sets drawn per game: when every "
                                                  "combination occurs)" if random else ""), unit)
                for m, (what, _, unit) in EFFECTS.items()]
-    return [*KEYS, *(effects if random or _effects_estimable(arms) else [])], ""
+    pair = PlannedKey(*PAIR, check=pair_check([a.name for a in arms]))
+    return [*KEYS, *(effects if random or _effects_estimable(arms) else []), pair], ""
 
 
 def _effects_estimable(arms: Any) -> bool:
@@ -200,14 +202,22 @@ def _effects_estimable(arms: Any) -> bool:
             if name not in per_class[cls]:
                 per_class[cls].append(name)
     two = [cls for cls, names in per_class.items() if len(names) == 2]
-    if not two:
-        return False
-    alts = [tuple(dict(s)[cls] != per_class[cls][0] for cls in two) for s in sets]
-    if len(set(alts)) == len(sets) == 2 ** len(two):
-        return True
-    changed = [sum(a) for a in alts]
-    return (len(set(alts)) == len(sets) and changed.count(0) == 1 and changed.count(1) >= 2
-            and max(changed) <= 1)
+    return design([[dict(s)[cls] != per_class[cls][0] for cls in two] for s in sets]) != "incomplete"
+
+
+def design(alts: Any) -> str:
+    """The design of building sets, from whether each set (a row of ``alts``) uses the
+    alternative of each class with two choices (a column): ``"complete 2^k"`` (every
+    combination once), ``"one class at a time"`` (one reference set and at least two that each
+    change one class from it), else ``"incomplete"``; every set must be told apart."""
+    rows = [tuple(bool(v) for v in r) for r in alts]
+    changed = [sum(r) for r in rows]
+    if not rows or not rows[0] or len(set(rows)) != len(rows):
+        return "incomplete"
+    if len(rows) == 2 ** len(rows[0]):
+        return "complete 2^k"
+    one = changed.count(0) == 1 and changed.count(1) >= 2 and max(changed) <= 1
+    return "one class at a time" if one else "incomplete"
 
 
 def pairs(numbers: Mapping[str, Any]) -> list[Finding]:

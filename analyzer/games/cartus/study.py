@@ -9,34 +9,20 @@ by game: each set then from the games that drew it, from ``MIN_DRAWN_GAMES`` gam
 stands in for the generic balance section. Works from the records alone: ``building_set`` and ``building_<class>``
 (game records), ``seat``, ``won`` and ``died`` (seat records).
 
-Method, in the report's words:
+Method (the section's text says it in full; ``effects`` gives the intervals):
 
-* **Seat balance** of a set = max − min over seats of the seat win rate (share of all its games
-  the seat won; a game without a winner is a loss for every seat).
-* **Imbalance test**: chi-square test that every seat wins equally often (wins per seat against
-  the equal split of the set's wins, 3 degrees of freedom at 4 players), Holm-corrected over the
-  family of sets.
-* **Death rate** = share of seats that died (Wilson interval at the effective number of games,
-  ``stats.clustered_share``); difference against the reference set (the base arm, the
-  rulebook's first-game set in the study) paired on the same game seeds, Holm-corrected.
+* **Seat balance** of a set = max − min over seats of the seat win rate (a game without a
+  winner is a loss for every seat); **imbalance test**: chi-square that every seat wins equally
+  often, corrected over the sets. **Death rate** = share of seats that died (Wilson interval at
+  the effective number of games, ``stats.clustered_share``), against the reference set (the
+  base arm's) paired on the same seeds.
 * Several arms with the same selection on the same seeds are one observation per seed: their
   games are averaged seed by seed, never pooled as if independent.
-* **Main effect** of a class's choice = mean over the sets using the alternative building minus
-  mean over the sets using the reference building (the other classes averaged over);
-  **interaction** of two classes = the standard 2^k interaction effect: mean over the sets where
-  the two classes agree (both reference or both alternative) minus the mean over the others,
-  i.e. half the change of one class's main effect when the other class switches.
-* **Seat spread²** (``stats.spread_variance``) = the variance of the seat win rates with the
-  part chance adds taken out: unbiased, so the effects are measured on it. The max − min balance
-  is biased upward, the more the fairer the set, so its differences shrink toward 0 near fair
-  sets (on a synthetic near-fair 2×2 design its percentile intervals covered the true main
-  effect in about 60 % of studies, BCa in about 75 %; the spread² jackknife interval in 95 %).
-* Intervals: for the death rate, no-winner share and seat win rates (linear in the games) the
-  per-game contrast with a paired t interval and t-test over games; for the seat spread² a
-  jackknife normal interval over games; for the max − min balance (``summary.json`` only) a
-  BCa bootstrap interval and the p-value that inverts it (game seeds resampled jointly for all
-  sets when every set replays the same seeds, so pairing is kept). Marks are corrected over the
-  rows of each column.
+* **Main effect** of a class's choice and the standard 2^k **interaction** of two classes, on
+  the **seat spread²** (``stats.spread_variance``: unbiased, unlike max − min, whose
+  differences shrink toward 0 near fair sets; README, the intervals table) and the shares;
+  max − min's BCa bootstrap intervals go to ``summary.json`` only. Marks are corrected over
+  the rows of each column.
 """
 
 from __future__ import annotations
@@ -63,7 +49,7 @@ from analyzer.report.document import (
     rows_of,
     value_text,
 )
-from analyzer.report.extension import PlannedKey, StudySection
+from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE, SQUARED
 
@@ -89,11 +75,6 @@ def active(games: Table | pd.DataFrame) -> bool:
     return len(_set_layout(as_table(games))[0]) > 1
 
 
-def _drawn(sets: pd.DataFrame) -> bool:
-    """Whether some arm plays several building sets (drawn game by game, rules §3 modes b, c)."""
-    return bool((sets.groupby("variant", observed=True)["building_set"].nunique() > 1).any())
-
-
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The classes with exactly two building choices, as ``(class, reference, alternative)``.
 
@@ -117,10 +98,11 @@ def _set_layout(games: Table) -> tuple[list[str], dict[str, list[str]], bool,
                                        dict[str, dict[str, np.ndarray]] | None]:
     """The building sets in order of first appearance, the arms playing each, whether every
     set has the same game ids (then its games are paired by seed), and, when sets are drawn
-    game by game (``_drawn``), each set's game ids per arm — only the sets drawn in at least
+    game by game, each set's game ids per arm — only the sets drawn in at least
     ``MIN_DRAWN_GAMES`` games are kept then (``None`` when each arm plays one set)."""
     sets = games.read(("variant", "game_id", "building_set"))
-    drawn = _drawn(sets)
+    # some arm plays several sets: drawn game by game (rules §3 modes b, c)
+    drawn = bool((sets.groupby("variant", observed=True)["building_set"].nunique() > 1).any())
     order = list(pd.unique(sets["building_set"]))
     arms, ids = {}, {}
     own: dict[str, dict[str, np.ndarray]] | None = {} if drawn else None
@@ -300,7 +282,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     order, arms, paired, own = _set_layout(games)
     seat_ids = seat_numbers(seats)
     rng = np.random.default_rng(seed)
-    shared = None
+    w = None
     boot = {m: np.empty((draws, len(order))) for m in METRICS}
     jack: list[np.ndarray] = []
     spread_jack: list[np.ndarray] = []
@@ -326,11 +308,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
         d = s.arrays
         ref = d if ref is None else ref
         n = len(d["ids"])
-        if paired:
-            if shared is None:
-                shared = _weights(rng, n, draws)
-            w = shared
-        else:
+        if w is None or not paired:  # paired: one draw of the games for every set
             w = _weights(rng, n, draws)
         death = w @ d["death"] if d["death"] is not None else None
         for m, v in _metrics(w @ d["won"], death, w @ d["no_winner"]).items():
@@ -362,7 +340,7 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
             row["death_diff"], row["death_diff_lo"], row["death_diff_hi"], row["death_p"] = dd
         rows.append(row)
     table = pd.DataFrame(rows)
-    del d, ref, shared, w, s, summaries, per_arm  # the (draws, games) weights before the next read
+    del d, ref, w, s, summaries, per_arm  # the (draws, games) weights before the next read
     choice = games.read(("variant", "building_*"))
     choices = choice.groupby("building_set", sort=False, observed=True)[
         [f"building_{c}" for c, _, _ in factors(choice)]].first()
@@ -400,27 +378,35 @@ def effects(table: pd.DataFrame, st: SetStatistics,
         ``class_b`` switches to its alternative), as earlier reports gave it. Symmetric in the
         two classes.
     """
-    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    point = _points(table)
-
-    def contrast(pos: np.ndarray, neg: np.ndarray, m: str) -> tuple[float, ...]:
-        return _contrast(st, point, pos, neg, m)
-
-    main = []
-    for c, ref, alt in facs:
-        for m in EFFECT_METRICS:
-            main.append((c, ref, alt, m, *contrast(x[c], ~x[c], m)))
+    x, point = _alternatives(table, facs), _points(table)
     inter = []
     for (a, _, _), (b, _, _) in itertools.combinations(facs, 2):
         agree = x[a] == x[b]
         for m in EFFECT_METRICS:
-            est, lo, hi, p = contrast(agree, ~agree, m)
+            est, lo, hi, p = _contrast(st, point, agree, ~agree, m)
             inter.append((a, b, m, est, lo, hi, p, 2 * est, 2 * lo, 2 * hi))
-    return (pd.DataFrame(main, columns=["class", "reference", "alternative", "metric",
-                                        *EFFECT_COLUMNS]),
+    return (_class_effects(table, st, facs, False),
             pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
                                          "standard_lo", "standard_hi", "p_value", "effect",
                                          "lo", "hi"]))
+
+
+def _alternatives(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> dict[str, np.ndarray]:
+    """Per class of ``facs``, whether each set (a row of ``table``) uses its alternative."""
+    return {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
+
+
+def _class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
+                   one_at_a_time: bool) -> pd.DataFrame:
+    """Each class's effect (``_contrast``): the sets with its alternative minus those without
+    (a main effect), or ``one_at_a_time`` minus the reference set (classes no set changes are
+    left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
+    x, point = _alternatives(table, facs), _points(table)
+    ref = ~np.logical_or.reduce(list(x.values()))
+    rows = [(c, r, alt, m, *_contrast(st, point, x[c], ref if one_at_a_time else ~x[c], m))
+            for c, r, alt in facs if x[c].any() or not one_at_a_time for m in EFFECT_METRICS]
+    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
+                                       *EFFECT_COLUMNS])
 
 
 def _points(table: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -490,13 +476,12 @@ def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool
     building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
     each class's effect is then that set minus the reference (``simple_effects``), and no
     interaction is estimable. Every set must be told apart by the two-building classes."""
-    if not facs:
-        return False
-    alts = np.column_stack([(table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs])
-    changed = alts.sum(axis=1)
-    distinct = len({tuple(r) for r in alts}) == len(table)
-    return bool(distinct and (changed == 0).sum() == 1 and (changed == 1).sum() >= 2
-                and (changed <= 1).all())
+    return _design(table, facs) == "one class at a time"
+
+
+def _design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
+    """The design the sets (rows of ``table``) form in the classes ``facs`` (``findings.design``)."""
+    return findings.design(zip(*_alternatives(table, facs).values()))
 
 
 def simple_effects(table: pd.DataFrame, st: SetStatistics,
@@ -514,16 +499,7 @@ def simple_effects(table: pd.DataFrame, st: SetStatistics,
         ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
         main effects.
     """
-    point = _points(table)
-    x = {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
-    ref = ~np.logical_or.reduce(list(x.values()))
-    rows = []
-    for c, r, alt in facs:
-        if x[c].any():
-            for m in EFFECT_METRICS:
-                rows.append((c, r, alt, m, *_contrast(st, point, x[c], ref, m)))
-    return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
-                                       *EFFECT_COLUMNS])
+    return _class_effects(table, st, facs, True)
 
 
 def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
@@ -612,16 +588,14 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     table, paired = st.table, st.paired
     asked_pairs = set_pairs(st, {} if drawn else layout[1], asked)
     has_death = "death" in table
-    adj, sig = stats.adjust_pvalues(table["imbalance_p"].to_numpy(), method)
-    table["imbalance_p_adj"], table["imbalance_sig"] = adj, sig
-    if has_death:
-        adj, sig = stats.adjust_pvalues(table["death_p"].to_numpy(), method)
-        table["death_p_adj"], table["death_sig"] = adj, sig
+    for name in ("imbalance", *(["death"] if has_death else [])):
+        table[f"{name}_p_adj"], table[f"{name}_sig"] = stats.adjust_pvalues(
+            table[f"{name}_p"].to_numpy(), method)
     combos = {tuple(r) for r in table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
-    complete = bool(facs) and len(combos) == 2 ** len(facs) == len(table)
-    ofat = not complete and one_at_a_time(table, facs)
+    design = _design(table, facs)
+    complete, ofat = design == "complete 2^k", design == "one class at a time"
     simple = pd.DataFrame()
     if complete:
         main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
@@ -698,12 +672,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
+    out = {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
+           "correction": method, "noise_floor": floor, "sets": rows_of(table), "arms": n_arms,
+           "design_complete": complete, "design": design}
     if ofat:
         return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
-            "paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor,
-            "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-            "design": "one class at a time", "main_effects": [], "interactions": []})
+            **out, "main_effects": [], "interactions": []})
     if not complete:
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
@@ -714,10 +688,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                  if len(table) != len(combos) else "")
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
-        return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor,
-                "sets": rows_of(table), "arms": n_arms, "design_complete": False,
-                "design": "incomplete", "main_effects": [], "interactions": []}
+        return {**out, "main_effects": [], "interactions": []}
     doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
           "building minus the mean over the sets that use the reference building, the other "
           f"classes averaged over (in this full 2^{k} design every combination of the other "
@@ -762,10 +733,7 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
-    return {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-            "correction": method, "noise_floor": floor, "sets": rows_of(table),
-            "arms": n_arms, "design_complete": True, "design": "complete 2^k",
-            "interaction_effect": "standard 2^k",
+    return {**out, "interaction_effect": "standard 2^k",
             "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
@@ -868,7 +836,7 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
     buildings, the colour bar says which end is better (lower, lighter)."""
     rows_f, cols_f = facs[:3], facs[3:]
     combos = list(itertools.product((0, 1), repeat=3))
-    alt = {c: (table[f"building_{c}"] == a).to_numpy() for c, _, a in facs}
+    alt = _alternatives(table, facs)
     grid = np.full((8, 8), np.nan)
     for i, rc in enumerate(combos):
         for j, cc in enumerate(combos):
@@ -900,20 +868,8 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     """The building-set section (``section``; marks corrected as the run's study asks, Holm by
     default) when the records hold several selections; ``None`` (nothing written) when they
     hold one."""
-    if not active(games):
-        return None
     asked = [str(q.get("finding")) for q in (run or {}).get("questions") or []]
-    return section(doc, games, seats, players, correction_of(run), asked)
-
-
-def _plan(arms):
-    """The section's ``plan`` (``StudySection.plan``): ``findings.plan``, and the pair of sets
-    a question may ask (``findings.PAIR``)."""
-    keys, why = findings.plan(arms)
-    if why:
-        return [], why
-    check = findings.pair_check([a.name for a in arms])
-    return [*keys, PlannedKey(*findings.PAIR, check=check)], ""
+    return section(doc, games, seats, players, correction_of(run), asked) or None
 
 
 # the units of the section's numbers (``analyzer.report.units``)
@@ -923,5 +879,5 @@ UNITS = (("arms", "arms"), ("sets[].arms", "arms"), ("sets[].rank", "rank"),
          ("interactions[].*", "@value_unit"))
 SECTIONS = (StudySection("building_sets", building_sets, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
-                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=_plan,
+                             *(k for k, _, _ in findings.KEYS), "effects:*"), plan=findings.plan,
                          units=UNITS),)

@@ -28,17 +28,18 @@ from analyzer import stats
 from analyzer.games.pyramidion import findings
 from analyzer.report import charts, design
 from analyzer.report.document import (
-    BASE,
     CORRECTION_SHORT,
     Doc,
     correction_of,
+    iv_dict,
     num,
     p_text,
     pct,
     rows_of,
     signed,
 )
-from analyzer.report.extension import StudySection
+from analyzer.report.extension import StudySection, studied_arm
+from analyzer.report.extension import fair_share as fair_share_of
 from analyzer.report.players import counts as arm_player_counts
 from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table
@@ -59,11 +60,6 @@ def acted_sources(seats: pd.DataFrame) -> list[str]:
     """The goods columns of ``SOURCES`` that gave at least one good in these seat records (a
     source whose rule is not in play, e.g. phase 8 under the default, is left out)."""
     return [c for c, _ in SOURCES if c in seats and bool((seats[c] != 0).any())]
-
-
-def _arm(names: list[str]) -> str:
-    """The arm a single-arm table is drawn from: the base if present, else the first variant."""
-    return BASE if BASE in names else names[0]
 
 
 def site_figures(games: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -128,6 +124,16 @@ def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
                                        "hi", "vp", "vp_lo", "vp_hi", "p_equal"])
 
 
+def _gap(seats: pd.DataFrame, mine: pd.Series, col: str,
+         bounds: tuple[float, float] | None = None) -> tuple[pd.DataFrame, stats.Difference]:
+    """Per game with both, the mean ``col`` of the seats ``mine`` (``a``) and of the other
+    seats (``b``), and the paired difference ``a − b`` over those games."""
+    both = pd.concat([seats[mine].groupby("game_id")[col].mean().rename("a"),
+                      seats[~mine].groupby("game_id")[col].mean().rename("b")],
+                     axis=1, join="inner")
+    return both, stats.paired_difference(both["b"], both["a"], bounds=bounds)
+
+
 def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFrame:
     """Per mixed variant: each policy's per-game win share against the other seats, paired.
 
@@ -151,11 +157,7 @@ def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFr
             continue
         diffs, part = {}, []
         for pol in sorted(pd.unique(s["policy"])):
-            mine = s["policy"] == pol
-            a = s[mine].groupby("game_id")["won"].mean()
-            b = s[~mine].groupby("game_id")["won"].mean()
-            both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
-            d = stats.paired_difference(both["b"], both["a"], bounds=stats.SHARE_DIFFERENCE)
+            both, d = _gap(s, s["policy"] == pol, "won", stats.SHARE_DIFFERENCE)
             diffs[(pol,)] = both["a"] - both["b"]
             if per_game is not None:
                 per_game[f"head_to_head:{var}:{pol}"] = diffs[(pol,)].rename_axis("game_id")
@@ -225,14 +227,11 @@ def goods_by_outcome(seats: pd.DataFrame, per_game: dict | None = None) -> pd.Da
     total = float(sum(seats[c].sum() for c in cols)) or math.nan
     rows = []
     for col in cols:
-        w = seats[won].groupby("game_id")[col].mean()
-        o = seats[~won].groupby("game_id")[col].mean()
-        both = pd.concat([w.rename("w"), o.rename("o")], axis=1, join="inner")
-        d = stats.paired_difference(both["o"], both["w"])
+        both, d = _gap(seats, won, col)
         if per_game is not None:
-            per_game[f"goods_gap:{col}"] = (both["w"] - both["o"]).rename_axis("game_id")
-        rows.append((col, float(seats[col].sum()) / total, float(both["w"].mean()),
-                     float(both["o"].mean()), d.mean, d.lo, d.hi, d.significant, d.p_value))
+            per_game[f"goods_gap:{col}"] = (both["a"] - both["b"]).rename_axis("game_id")
+        rows.append((col, float(seats[col].sum()) / total, float(both["a"].mean()),
+                     float(both["b"].mean()), d.mean, d.lo, d.hi, d.significant, d.p_value))
     return pd.DataFrame(rows, columns=["source", "share", "winners", "others", "diff", "lo", "hi",
                                        "significant", "p_value"])
 
@@ -339,29 +338,14 @@ PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "sites", "si
 
 def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                players: int, run: Mapping[str, Any] | None = None) -> dict:
-    """Fill ``doc`` with the Pyramidion baseline study and return its numbers.
+    """Fill ``doc`` with the Pyramidion baseline study (``StudySection.build``) and return its
+    numbers: ``{"start_position", "head_to_head", "policy_profile", "sites", "ends", "goods",
+    "goods_model"}`` as lists of records.
 
     Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
     greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
-    §7) and goods sources against winning (§5 phases 3, 5, 7; §6).
-
-    Parameters
-    ----------
-    doc : Doc
-        The report being built; charts go to ``doc.chart_dir``.
-    games, seats : Table or DataFrame
-        The run's game and seat records (all variants); read one variant at a time
-        (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
-    players : int
-        Seats per game.
-    run : mapping, optional
-        The run facts: ``seat_rotation`` says whether the policies rotate over the seats.
-
-    Returns
-    -------
-    dict
-        ``{"start_position", "head_to_head", "policy_profile", "sites", "ends", "goods",
-        "goods_model"}`` as lists of records, for ``summary.json``.
+    §7) and goods sources against winning (§5 phases 3, 5, 7; §6). Reads one variant at a time
+    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
     """
     out: dict[str, Any] = {}
     start = len(doc.blocks)  # the short answers go here once the numbers are known
@@ -389,9 +373,8 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     sp = sp.merge(p_var[["variant", "p_adjusted", "significant_adjusted"]].rename(
         columns={"p_adjusted": "p_equal_adjusted",
                  "significant_adjusted": "equal_significant"}), on="variant", how="left")
-    h2h = stats.correct(h2h, method, "policy") if len(h2h) else h2h.assign(
-        p_adjusted=pd.Series(dtype=float), significant_adjusted=pd.Series(dtype=bool))
-    fair_share = _fair_shares(seats, names)
+    h2h = stats.correct(h2h, method, "policy")
+    fair_share = {var: fair_share_of(seats.read(("game_id", "won"), [var])) for var in names}
     n, n_note = fair_share_n(arm_player_counts(games))  # "n" and a note when counts differ
     found = design.designs(seats, run)
     # (variant, policy) groups in order of first appearance in the records
@@ -463,7 +446,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     # -- contested sites
     sites = pd.concat([site_contest(games.read(PYRAMIDION_GAMES, [var]))
                        for var in games.variants()], ignore_index=True)
-    arm = _arm(names)
+    arm = studied_arm(names)
     top = sites[sites["variant"] == arm]
     doc.h("Pyramidion: most contested sites")
     doc.p(f"From the `{arm}` games, ranked by **contestants per activation**: how many seats "
@@ -502,7 +485,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
     iv = stats.wilson(float(fw["won"].sum()), len(first))
     out["ends"] = {"variant": arm, "ends": ends, "first_to_target_games": len(first),
-                   "first_to_target_won": {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}}
+                   "first_to_target_won": iv_dict(iv)}
 
     # -- goods sources and winning
     doc.h("Pyramidion: goods sources and winning")
@@ -529,9 +512,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
               lambda ax: _plot_goods(ax, gt))
     out["goods"] = rows_of(gt)
 
-    model = goods_win_model(s)
-    if len(model):
-        model = stats.correct(model, method)
+    model = stats.correct(goods_win_model(s), method)
     if model.empty:
         doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
               "estimable (too few games). It needs at least 20 games with a clear winner, goods "
@@ -566,16 +547,6 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     out["_per_game"] = per_game  # the findings' per-game values (removed before summary.json)
     doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players,
                                              fair_share, mname)
-    return out
-
-
-def _fair_shares(seats: Table, names: list[str]) -> dict[str, float]:
-    """Per variant, the share of games a fair position wins, ``(1 − q)/n``."""
-    out = {}
-    for var in names:
-        s = seats.read(("game_id", "won"), [var])
-        per = s.groupby("game_id")["won"].agg(["sum", "size"])
-        out[var] = float((per["sum"] / per["size"]).mean())
     return out
 
 

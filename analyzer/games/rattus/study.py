@@ -40,7 +40,8 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
-from analyzer.report.extension import StudySection
+from analyzer.report.extension import StudySection, fair_share, studied_arm
+from analyzer.report.findings import PER_GAME_KEY as PER_GAME
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
@@ -101,11 +102,25 @@ def position_column(seats: Table | pd.DataFrame) -> str:
     return "start_position" if "start_position" in seats else "seat"
 
 
-def _position_label(position: int, players: int) -> str:
-    """``"0 (start player)"``, ``"3 (last)"`` of ``players`` positions, else the number."""
+def _where(key: str) -> str:
+    """The words for a position of ``position_column``: ``"start position"`` or ``"seat"``."""
+    return "start position" if key == "start_position" else "seat"
+
+
+def _position_label(position: int, key: str, players: int) -> str | int:
+    """A start position as ``"0 (start player)"``, ``"3 (last)"`` of ``players`` positions, else
+    the number; a seat (``key`` ``"seat"``) as it is."""
+    if key != "start_position":
+        return position
     if position == 0:
         return "0 (start player)"
     return f"{position} (last)" if position == players - 1 else str(position)
+
+
+def _share_change(diff: float, lo: float, hi: float, significant: bool, n: int) -> str:
+    """A difference of shares in pp, its interval clipped to [−1, 1] (``signed``)."""
+    return signed({"diff": diff, "lo": max(lo, -1.0), "hi": min(hi, 1.0),
+                   "significant": significant, "n": n}, 100, " pp", 1)
 
 
 def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str,
@@ -149,14 +164,14 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     users_per_game = users.groupby("game_id").size()
     all_users = users_per_game.index[users_per_game.to_numpy()
                                      >= seats_per_game.reindex(users_per_game.index).to_numpy()]
-    per_game = base_in.groupby("game_id")["won"].agg(["sum", "size"])
-    fair = float((per_game["sum"] / per_game["size"]).mean())  # (1 − q)/n of the base games
+    fair = fair_share(base_in)
     del base
     seat_ids = balance.seat_numbers(seats)
     base_pg = None
     if exchangeable:
         base_pg = _game_level(games, seats, BASE, ids, seat_ids).set_index("game_id")
     won, score, followed, levels = [], [], [], []
+    out_per_game: dict[str, pd.Series] = {}  # the users' changes, for the findings
     for var in outs:
         other = seats.read((*PAIR_SEATS, key), [var])
         other_in = other if ids is None else other[other["game_id"].isin(ids)]
@@ -176,19 +191,26 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
             # per game, over the games with a seat that did not use the card: the users'
             # combined share of the win (did a user win the game?) with and without it
             compared = won_by_game.drop(index=all_users, errors="ignore")
-            fell = compared["won_b"] > compared["won_v"]  # did worse without the card
-            followed.append({
+            b, v = compared["won_b"], compared["won_v"]
+            dg = stats.paired_difference(b.to_numpy(float), v.to_numpy(float),
+                                         bounds=stats.SHARE_DIFFERENCE)
+            dw = stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
+                                            bounds=stats.SHARE_DIFFERENCE)
+            ds = stats.clustered_difference(pair["score_b"], pair["score_v"], pair["game_id"])
+            followed.append(({  # the flags are set once every variant's test is known
                 "variant": var, "n": len(pair), "games": n_games,
-                "fell": _examples(compared.index[fell]),
-                "rose": _examples(compared.index[~fell & (compared["won_b"]
-                                                          < compared["won_v"])]),
-                "won_b": pair["won_b"].mean(), "won_v": pair["won_v"].mean(),
-                "dw": stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
-                                                 bounds=stats.SHARE_DIFFERENCE),
-                "ds": stats.clustered_difference(pair["score_b"], pair["score_v"],
-                                                 pair["game_id"]),
-                "all_users": len(all_users.intersection(won_by_game.index)),
-                "compared": compared})
+                "won_with": pair["won_b"].mean(), "won_without": pair["won_v"].mean(),
+                "won_diff": vars(dw), "score_diff": vars(ds), "won_significant_adjusted": None,
+                "score_significant_adjusted": None, "fair": fair,
+                # games that show the change's own sign: the users did worse without the card
+                "examples": _examples(compared.index[b > v] if dg.mean <= 0 else
+                                      compared.index[b < v]),
+                "all_user_games": len(all_users.intersection(won_by_game.index)),
+                "games_compared": len(compared),
+                "won_with_game": float(b.mean()) if len(compared) else math.nan,
+                "won_without_game": float(v.mean()) if len(compared) else math.nan,
+                "won_diff_game": vars(dg)}, dw, ds, dg))
+            out_per_game[f"users:{var}"] = (v - b).rename_axis("game_id")
         del pair
     n_user_games = int(users["game_id"].nunique())
     del base_in, users
@@ -220,9 +242,8 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
         doc.table(pd.DataFrame(rows))
         out["game_level"] = rows_of(diffs)
     # a turn-order position is never exchangeable: its win rate can move with the rules
-    where = "start position" if key == "start_position" else "seat"
-    rows = [{"variant": w["variant"], where: _position_label(w[key], players)
-             if key == "start_position" else w[key],
+    where = _where(key)
+    rows = [{"variant": w["variant"], where: _position_label(w[key], key, players),
              "win rate with": f"{100 * w['base_mean']:.1f} %",
              f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
              "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
@@ -231,55 +252,35 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
           f"(the same {where} of the same game in both arms; variant − base, 95% intervals, `*` "
           f"after {mname} correction over the rows of each column):")
     doc.table(pd.DataFrame(rows))
-    users_table = pd.DataFrame([{"variant": f["variant"], "p_value": f["dw"].p_value,
-                                 "lo": f["dw"].lo, "hi": f["dw"].hi} for f in followed])
-    flags = stats.correct(users_table, method)["significant_adjusted"].tolist() \
-        if len(users_table) else []
-    score_flags = stats.correct(pd.DataFrame([{"p_value": f["ds"].p_value, "lo": f["ds"].lo,
-                                               "hi": f["ds"].hi} for f in followed]),
-                                method)["significant_adjusted"].tolist() if followed else []
-    for f, sig, ssig in zip(followed, flags, score_flags):
-        var, dw, ds = f["variant"], f["dw"], f["ds"]
-        doc.p(f"The {f['n']} seats that used the {card.title()} (`{user}` > 0, in {f['games']} "
-              f"games) won {100 * f['won_b']:.1f} % of their base games (a fair position wins "
+    flags, score_flags = ([bool(x) for x in stats.correct(pd.DataFrame(
+        [vars(f[i]) for f in followed], columns=["p_value", "lo", "hi"]), method)[
+            "significant_adjusted"]] for i in (1, 2))
+    for (u, dw, ds, dg), sig, ssig in zip(followed, flags, score_flags):
+        var = u["variant"]
+        u["won_significant_adjusted"], u["score_significant_adjusted"] = sig, ssig
+        doc.p(f"The {u['n']} seats that used the {card.title()} (`{user}` > 0, in {u['games']} "
+              f"games) won {100 * u['won_with']:.1f} % of their base games (a fair position wins "
               f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
-              f"{100 * f['won_v']:.1f} %: change "
-              f"{signed({'diff': dw.mean, 'lo': max(dw.lo, -1.0), 'hi': min(dw.hi, 1.0), 'significant_adjusted': sig, 'n': f['games']}, 100, ' pp', 1)}, "
+              f"{100 * u['won_without']:.1f} %: change "
+              f"{_share_change(dw.mean, dw.lo, dw.hi, sig, u['games'])}, "
               f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(followed)} variant"
               f"{'s' if len(followed) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
-        compared = f["compared"]
-        dg = stats.paired_difference(compared["won_b"].to_numpy(float),
-                                     compared["won_v"].to_numpy(float),
-                                     bounds=stats.SHARE_DIFFERENCE)
-        if len(compared) >= 2:
-            doc.p(f"Per game (the game as the unit): in the {len(compared)} of these games with "
-                  f"a seat that did not use the {card.title()} (in {f['all_users']} every seat "
-                  "used it, so the users' share of the win cannot change), a user won "
-                  f"{100 * compared['won_b'].mean():.1f} % of the base games and "
-                  f"{100 * compared['won_v'].mean():.1f} % of the same games of `{var}`: change "
-                  + signed({"diff": dg.mean, "lo": max(dg.lo, -1.0), "hi": min(dg.hi, 1.0),
-                            "significant": False, "n": dg.n}, 100, " pp", 1)
+        if u["games_compared"] >= 2:
+            doc.p(f"Per game (the game as the unit): in the {u['games_compared']} of these games "
+                  f"with a seat that did not use the {card.title()} (in {u['all_user_games']} "
+                  "every seat used it, so the users' share of the win cannot change), a user won "
+                  f"{100 * u['won_with_game']:.1f} % of the base games and "
+                  f"{100 * u['won_without_game']:.1f} % of the same games of `{var}`: change "
+                  + _share_change(dg.mean, dg.lo, dg.hi, False, dg.n)
                   + " (paired t over games).")
-        out["users"].append({"variant": var, "n": f["n"], "games": f["games"],
-                             "won_with": f["won_b"], "won_without": f["won_v"],
-                             "won_diff": vars(dw), "score_diff": vars(ds),
-                             "won_significant_adjusted": bool(sig),
-                             "score_significant_adjusted": bool(ssig), "fair": fair,
-                             "examples": f["fell"] if dg.mean <= 0 else f["rose"],
-                             "all_user_games": f["all_users"],
-                             "games_compared": len(compared),
-                             "won_with_game": float(compared["won_b"].mean())
-                             if len(compared) else math.nan,
-                             "won_without_game": float(compared["won_v"].mean())
-                             if len(compared) else math.nan,
-                             "won_diff_game": vars(dg)})
-        out.setdefault(PER_GAME, {})[f"users:{var}"] = (compared["won_v"] - compared["won_b"]
-                                                        ).rename_axis("game_id")
-    missing = [var for var in outs if var not in {f["variant"] for f in followed}]
+        out["users"].append(u)
+    if out_per_game:
+        out[PER_GAME] = out_per_game
+    missing = [var for var in outs if var not in {u["variant"] for u, *_ in followed}]
     if missing:  # say why no finding follows the users there
         out["users_unmeasurable"] = {
             var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
@@ -349,21 +350,20 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     s, n_games, _ = _in_play(games, seats, arm, card, (*TAKE_USE_SEATS, *cols))
     out["games"] = n_games
     key = position_column(s)
-    where = "start position" if key == "start_position" else "seat"
+    where = _where(key)
     wide = s.pivot_table(index="game_id", columns=key, values=cols, aggfunc="sum",
                          observed=True)
     rows, table = [], []
     for pos in sorted(s[key].unique()):
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
-        cells = {where: _position_label(int(pos), players) if key == "start_position" else pos}
+        cells = {where: _position_label(int(pos), key, players)}
         for c in cols:
-            x = wide[c][pos].dropna().to_numpy(float)
-            iv = stats.mean_interval(x)
+            iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
             row[c] = iv_dict(iv)
-            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
+            if c == take:
+                took = some
         if take in cols:
-            x = wide[take][pos].dropna().to_numpy(float)
-            took = stats.wilson(float((x > 0).sum()), len(x))
             row["took_share"] = iv_dict(took)
             cells["games it took the card"] = pct(*iv_tuple(took))
         rows.append(row)
@@ -404,10 +404,9 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         per_game = s.groupby("game_id")[cols].sum()
         row, cells = {"variant": a, "games": n}, {"variant": a, "games": n}
         for c in cols:
-            iv = stats.mean_interval(per_game[c].to_numpy(float))
-            some = stats.wilson(float((per_game[c] > 0).sum()), len(per_game))
+            iv, some = _counts(per_game[c].to_numpy(float))
             row[c], row[f"{c}_share"] = iv_dict(iv), iv_dict(some)
-            cells[f"{names[c]} per game"] = num(iv.estimate, iv.lo, iv.hi)
+            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
             cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*iv_tuple(some))
         arm_rows.append(row)
         arm_cells.append(cells)
@@ -436,6 +435,11 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     return out
 
 
+def _counts(x: np.ndarray) -> tuple[stats.Interval, stats.Interval]:
+    """Counts per game ``x``: their mean (t interval) and the share of games with one (Wilson)."""
+    return stats.mean_interval(x), stats.wilson(float((x > 0).sum()), len(x))
+
+
 SULTAN_SEATS = ("variant", "game_id", "seat", "policy", "start_position", "score", "won",
                 "tiebreak", "sultan_points", "diplomats_surviving", "diplomats_placed")
 
@@ -453,7 +457,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arms = _arms_with_card(games, seats, "sultan", "sultan_points")
     if not arms:
         return {}
-    arm = BASE if BASE in arms else arms[0]
+    arm = studied_arm(arms)
     s, n_games, phrase = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
     out: dict[str, Any] = {"variant": arm, "games": n_games}
     doc.h("Sultan: diplomat scoring")
@@ -461,7 +465,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
           "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
           "discs on the board.")
     key = position_column(s)
-    where = "start position" if key == "start_position" else "seat"
+    where = _where(key)
     dist = []
     for pos, grp in s.groupby(key)["sultan_points"]:
         d = stats.distribution(grp)
@@ -470,8 +474,7 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     dist = pd.concat(dist, ignore_index=True)
     means = stats.mean_values(s, (key,), "sultan_points")
     piv = dist.pivot(index=key, columns="value", values="share").fillna(0.0)
-    tab = pd.DataFrame({where: [_position_label(p, players) if key == "start_position" else p
-                                for p in piv.index]})
+    tab = pd.DataFrame({where: [_position_label(p, key, players) for p in piv.index]})
     for v in piv.columns:
         tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
     tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
@@ -567,18 +570,10 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
-PER_GAME = "_per_game"  # the findings' per-game values (report.findings: not in summary.json)
-
-
 def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, pd.Series]:
     """The per-game values ``take_use`` and ``_card_out`` computed (kept out of their numbers,
     which go to ``summary.json``): the start player − last position takes, the users' change."""
-    found: dict[str, pd.Series] = {}
-    for key, values in (take_use.pop(PER_GAME, None) or {}).items():
-        found[key] = values
-    for key, values in (card_out.pop(PER_GAME, None) or {}).items():
-        found[key] = values
-    return found
+    return {**take_use.pop(PER_GAME, {}), **card_out.pop(PER_GAME, {})}
 
 
 def _edge_text(edge: stats.Edge) -> str:
@@ -593,8 +588,7 @@ def _edge_text(edge: stats.Edge) -> str:
             f"win {100 * edge.reference:.1f} % per seat-game when they do not lead, in the same "
             "games with a leader (each leader weighted by its player); the leaders' edge over "
             "that is "
-            + signed({"diff": edge.edge, "lo": max(edge.lo, -1.0), "hi": min(edge.hi, 1.0),
-                      "significant": False, "n": edge.games}, 100, " pp", 1)
+            + _share_change(edge.edge, edge.lo, edge.hi, False, edge.games)
             + " (95 % delta-method t interval over games).")
 
 
@@ -613,7 +607,7 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arms = _arms_with_card(games, seats, "trader", "caravan_moves")
     if not arms:
         return {}
-    arm = BASE if BASE in arms else arms[0]
+    arm = studied_arm(arms)
     s, n_games, phrase = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
@@ -628,17 +622,11 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     given = stats.ratio_interval(g["caravan_cubes_given"], moves)
     total = stats.ratio_interval(g["caravan_cubes_own"] + g["caravan_cubes_given"], moves)
     rows = [("mover", "placed", own), ("opponents", "placed", given)]
-    surv_own = surv_recv = None
-    if "caravan_cubes_own_surviving" in g:
-        rows.append(("mover", "surviving",
-                     stats.ratio_interval(g["caravan_cubes_own_surviving"], moves)))
-        surv_own = clip_share(stats.ratio_interval(g["caravan_cubes_own_surviving"],
-                                               g["caravan_cubes_own"]))
-    if "caravan_cubes_received_surviving" in g:
-        rows.append(("opponents", "surviving",
-                     stats.ratio_interval(g["caravan_cubes_received_surviving"], moves)))
-        surv_recv = clip_share(stats.ratio_interval(g["caravan_cubes_received_surviving"],
-                                                g["caravan_cubes_received"]))
+    survived = {}  # who -> the share of its bonus cubes surviving to the end
+    for who, col in (("mover", "caravan_cubes_own"), ("opponents", "caravan_cubes_received")):
+        if f"{col}_surviving" in g:
+            rows.append((who, "surviving", stats.ratio_interval(g[f"{col}_surviving"], moves)))
+            survived[who] = clip_share(stats.ratio_interval(g[f"{col}_surviving"], g[col]))
     table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
                          columns=["who", "stage", "value", "lo", "hi"])
     doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
@@ -648,7 +636,8 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out: dict[str, Any] = {"variant": arm, "games": n_games, "moves_per_game": iv_dict(mv),
                            "per_move": rows_of(table),
                            "total_per_move": iv_dict(total)}
-    if surv_own is not None and surv_recv is not None:
+    if len(survived) == 2:
+        surv_own, surv_recv = survived["mover"], survived["opponents"]
         doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*iv_tuple(surv_own))}, "
               f"cubes handed to opponents {pct(*iv_tuple(surv_recv))}. Cubes of one colour are "
               "identical, so \"surviving\" is an expected count: each time a seat loses, moves or "
