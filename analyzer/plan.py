@@ -759,21 +759,19 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     OptionError
         Not even one game per arm fits.
     """
-    busy = load()  # once
+    priced = functools.partial(estimate, jobs=jobs, backend=backend, rounds=rounds,
+                               kingmaking=kingmaking, chunk=chunk, final=final, tail=False,
+                               busy=load())  # the load measured once
 
     def wall(games: int) -> float:
-        sized = [replace(p, games=games) if p.scales else p for p in parts]
-        return estimate(sized, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                        chunk=chunk, final=final, tail=False, busy=busy).wall
+        return priced([replace(p, games=games) if p.scales else p for p in parts]).wall
 
     if wall(1) > budget:
         fixed = [p for p in parts if not p.scales]
         why = ""
         if fixed:  # the parts the budget cannot shrink are what does not fit
-            alone = estimate(fixed, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                             chunk=chunk, final=final, tail=False, busy=busy).wall
             why = (f", of which the parts of fixed size ({', '.join(p.label for p in fixed)}) "
-                   f"take about {duration(alone)}: make them smaller")
+                   f"take about {duration(priced(fixed).wall)}: make them smaller")
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm, with "
                                   f"the start-up and reports, takes about {duration(wall(1))} "
                                   f"on {workers(jobs, backend)} worker(s){why}")

@@ -307,14 +307,9 @@ def _copy_game(source: tuple, name: str, *tables: dict[str, list]) -> tuple:
 def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: str) -> None:
     """Append the checkpoints of one game to the ``rounds`` columns."""
     for round_no, scores, est, out in marks.rows:
-        for seat, (score, e, o) in enumerate(zip(scores, est, out)):
-            rows["game_id"].append(game_id)
-            rows["variant"].append(arm)
-            rows["round"].append(round_no)
-            rows["seat"].append(seat)
-            rows["score"].append(score)
-            rows["estimate"].append(e)
-            rows["out"].append(o)
+        for seat, values in enumerate(zip(scores, est, out)):
+            for c, v in zip(ROUND_COLUMNS, (game_id, arm, round_no, seat, *values)):
+                rows[c].append(v)
 
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,

@@ -20,12 +20,13 @@ them, one subfolder each, so a stop keeps every finished one. So, every study st
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, field, replace
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +62,14 @@ class Results:
 
     out_dir: Path
     summary: dict[str, Any]
-    _games: pd.DataFrame | None = field(default=None, repr=False)
-    _seats: pd.DataFrame | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def games(self) -> pd.DataFrame:
-        if self._games is None:
-            self._games = pd.read_parquet(self.out_dir / "games.parquet")
-        return self._games
+        return pd.read_parquet(self.out_dir / "games.parquet")
 
-    @property
+    @functools.cached_property
     def seats(self) -> pd.DataFrame:
-        if self._seats is None:
-            self._seats = pd.read_parquet(self.out_dir / "seats.parquet")
-        return self._seats
+        return pd.read_parquet(self.out_dir / "seats.parquet")
 
 
 @checked
