@@ -19,8 +19,9 @@ import sys
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,10 @@ CONSULT_COLUMNS = {"game_id": "int64", "variant": "string", "consulted": "int64"
 # the consults file's metadata key naming the options of its bits, in bit order: a copy reads
 # a bit only from a file whose options are this engine's (an older run's may lack a newer bit)
 CONSULT_OPTIONS = b"options"
+# a chunk played (``timed_chunk``): first, stop, games, seats, CPU seconds, checkpoints,
+# kingmaking test, consulted options, games copied between arms
+Played = tuple[int, int, pa.Table, pa.Table, float, pa.Table | None, pa.Table | None, pa.Table,
+               pa.Table]
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
@@ -315,9 +320,7 @@ def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: st
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
                 rotate: bool = True, rounds: bool = False, kingmaking: int = 0,
                 skip: Collection[tuple[int, int]] = (),
-                links: Sequence[tuple[int, int] | None] = ()
-                ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                           pa.Table | None, pa.Table, pa.Table]:
+                links: Sequence[tuple[int, int] | None] = ()) -> Played:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
     cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
     (``None`` without ``rounds``), the kingmaking table (``None`` without ``kingmaking``),
@@ -611,9 +614,7 @@ def _worker_death(err: BaseException) -> bool:
 
 
 def _execute(spec, arms, root_seed, todo, rotate, jobs, backend, rounds: bool, kingmaking: int,
-             skips: dict, links: Sequence[tuple[int, int] | None]
-             ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                                 pa.Table | None, pa.Table, pa.Table]]:
+             skips: dict, links: Sequence[tuple[int, int] | None]) -> Iterator[Played]:
     """Chunk results as they finish (any order), each with its CPU seconds, checkpoints,
     kingmaking test, consulted options and games copied between arms (``timed_chunk``);
     ``skips``: chunk -> the games not to play in it; ``links``: ``arm_links``. A dask run
@@ -644,7 +645,16 @@ _COPY: contextvars.ContextVar[tuple[Path, str] | None] = contextvars.ContextVar(
 
 
 @contextmanager
-def copy_from(run_dir: Path, option: str) -> Iterator[None]:
+def within(var: contextvars.ContextVar, value: Any) -> Iterator[Any]:
+    """A block inside which ``var`` (a setting of the runs made there) is ``value``."""
+    token = var.set(value)
+    try:
+        yield value
+    finally:
+        var.reset(token)
+
+
+def copy_from(run_dir: Path, option: str) -> AbstractContextManager:
     """Within this block, ``run`` copies from the finished run in ``run_dir`` every game that
     did not consult rule option ``option`` there instead of playing it.
 
@@ -658,11 +668,7 @@ def copy_from(run_dir: Path, option: str) -> Iterator[None]:
     played. The copied games of each chunk are listed in ``part_path`` ``"copied"``; the
     records do not say it (they equal a full replay's).
     """
-    token = _COPY.set((Path(run_dir), option))
-    try:
-        yield
-    finally:
-        _COPY.reset(token)
+    return within(_COPY, (Path(run_dir), option))
 
 
 class _Source:
@@ -755,8 +761,7 @@ _ARMS: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_copy_arms
                                                              default=False)
 
 
-@contextmanager
-def copy_arms() -> Iterator[None]:
+def copy_arms() -> AbstractContextManager:
     """Within this block, ``run`` copies game ``i`` of an arm that differs from an earlier
     arm of the run only in one recorded rule option (``arm_links``) from that arm's game ``i``
     when that game did not consult the option (its mask lacks the option's bit,
@@ -765,11 +770,7 @@ def copy_arms() -> Iterator[None]:
     other arm's with this arm's name (they equal a full replay's). The copied games of each
     chunk are listed in ``part_path`` ``"copied"``, their count per arm in ``RunResult.copied``. Not
     with a kingmaking test (a run with one plays every game)."""
-    token = _ARMS.set(True)
-    try:
-        yield
-    finally:
-        _ARMS.reset(token)
+    return within(_ARMS, True)
 
 
 def arm_links(spec: GameSpec, arms: Sequence[ArmPlan]) -> tuple[tuple[int, int] | None, ...]:
@@ -805,14 +806,12 @@ def copied_games(chunk_dir: Path, chunks: Sequence[tuple[int, int]]) -> dict[str
     """Arm name -> the games of ``chunks`` copied rather than played (``part_path`` ``"copied"``: from
     another run, ``copy_from``, or from another arm, ``copy_arms``); an arm with none is not
     listed."""
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for first, stop in chunks:
         path = part_path(chunk_dir, "copied", first, stop)
-        if not path.exists():
-            continue
-        for name in pq.read_table(path, columns=["variant"]).column("variant").to_pylist():
-            counts[name] = counts.get(name, 0) + 1
-    return counts
+        if path.exists():
+            counts.update(pq.read_table(path, columns=["variant"]).column("variant").to_pylist())
+    return dict(counts)
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
@@ -1002,17 +1001,12 @@ def aggregate(parts: Sequence[Path], target: Path) -> int:
     int
         Rows written.
     """
-    rows = 0
-    with atomic_path(target) as tmp:
-        writer = None
-        try:
-            for part in parts:
-                table = pq.read_table(part)
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table)
-                rows += table.num_rows
-        finally:
-            if writer is not None:
-                writer.close()
+    rows, writer = 0, None
+    with atomic_path(target) as tmp, ExitStack() as stack:  # the writer closed before the rename
+        for part in parts:
+            table = pq.read_table(part)
+            if writer is None:
+                writer = stack.enter_context(pq.ParquetWriter(tmp, table.schema))
+            writer.write_table(table)
+            rows += table.num_rows
     return rows

@@ -25,7 +25,7 @@ import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -230,12 +230,11 @@ class StudyRun:
         run's)."""
         if fingerprint is None:
             fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
-        o = self.options
-        return runner.run(scenario.spec, arms, root, games, folder,
-                          rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
-                          scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
+        how = {**self.options.play(), "chunk_size": chunk_size or self.options.chunk_size,
+               "progress": progress, "kingmaking": 0}  # (no kingmaking test here)
+        return runner.run(scenario.spec, arms, root, games, folder, rotate=scenario.seat_rotation,
                           resume=self.dir.resume if resume is None else resume,
-                          fingerprint=dict(fingerprint), progress=progress, rounds=o.rounds)
+                          fingerprint=dict(fingerprint), **how)
 
     def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
                    root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
@@ -370,18 +369,13 @@ _NUMBERS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_n
                                                                      default=False)
 
 
-@contextmanager
-def numbers_only() -> Iterator[None]:
+def numbers_only() -> AbstractContextManager:
     """Within this block a run writes its records and only its report's numbers
     (``summary.json``, ``findings.parquet``: ``report.render(full=False)``), no chart, Markdown
     or HTML, and its cost is kept as ``plan.NUMBERS``'s. ``analyzer robustness`` plays its
     replicate and conditions so: it reads nothing else of them. ``analyzer report DIR``
     renders such a run in full."""
-    token = _NUMBERS_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _NUMBERS_ONLY.reset(token)
+    return runner.within(_NUMBERS_ONLY, True)
 
 
 @checked
