@@ -762,14 +762,10 @@ _ARMS: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_copy_arms
 
 
 def copy_arms() -> AbstractContextManager:
-    """Within this block, ``run`` copies game ``i`` of an arm that differs from an earlier
-    arm of the run only in one recorded rule option (``arm_links``) from that arm's game ``i``
-    when that game did not consult the option (its mask lacks the option's bit,
-    ``GameSpec.consults``), instead of playing it: both arms play game ``i`` from the same
-    seed with the same seats and rotation, so it is the same game, and its records are the
-    other arm's with this arm's name (they equal a full replay's). The copied games of each
-    chunk are listed in ``part_path`` ``"copied"``, their count per arm in ``RunResult.copied``. Not
-    with a kingmaking test (a run with one plays every game)."""
+    """Within this block, ``run`` copies game ``i`` of an arm linked to an earlier arm
+    (``arm_links``) from that arm's game ``i`` when that game did not consult the option
+    (``play_chunk``'s ``links``) instead of playing it; their count per arm is in
+    ``RunResult.copied``. Not with a kingmaking test (a run with one plays every game)."""
     return within(_ARMS, True)
 
 

@@ -412,20 +412,11 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
                   for n, flag, size in sizes]
     if target_ci is not None and not 0 < target_ci < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
-    return StudyRun(scenario, kind, options,
-                    run_dir(kind, scenario, out, force=force, resume=resume, **(naming or {})),
-                    target_ci)
-
-
-def run_dir(kind: str, scenario: Scenario, out: str | Path | None, *, force: bool = False,
-            resume: bool = False, **naming: Any) -> RunDir:
-    """The checked run directory of a ``kind`` study of ``scenario`` (``RunDir.choose``):
-    ``out``, else ``reports/`` + the kind's ``default_out`` of the scenario's name and
-    ``naming``."""
     default = Path("reports") / studies.STUDIES[kind].default_out.format(name=scenario.name,
-                                                                        **naming)
-    return RunDir.choose(out, default, identity(scenario.name, scenario.seed, kind),
-                         force=force, resume=resume)
+                                                                        **(naming or {}))
+    return StudyRun(scenario, kind, options,
+                    RunDir.choose(out, default, identity(scenario.name, scenario.seed, kind),
+                                  force=force, resume=resume), target_ci)
 
 
 @checked
