@@ -61,8 +61,9 @@ def identity(name: str, seed: int, kind: str = "simulate") -> dict[str, Any]:
 
 
 def describe(run: dict[str, Any]) -> str:
-    """``"sweep of 'toy' (seed 3)"``: a run identity in a message."""
-    return f"{studies.word(run['kind'])} of {run['name']!r} (seed {run['seed']})"
+    """``"sweep of 'toy' (seed 3)"``: a run identity (or a fingerprint) in a message."""
+    return (f"{studies.word(run.get('kind', 'simulate'))} of {run.get('name', '?')!r} "
+            f"(seed {run.get('seed', '?')})")
 
 
 def read_fingerprint(chunk_dir: Path) -> dict[str, Any] | None:
@@ -115,7 +116,7 @@ def _check_study(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> N
     if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
         word = studies.word(new["kind"])
         raise OptionError(
-            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not "
+            "out", f"{chunk_dir.parent} holds the {describe(old)}, not "
             f"{'an' if word[0] in 'aeiou' else 'a'} {word}; give another {{out}}, or drop "
             "{resume} and give {force} to replace it", out=None, resume=True, force=True)
 
@@ -141,11 +142,6 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
             "chunk_size", f"the run in {chunk_dir.parent} uses chunks of {old_size} games "
             f"(got {size}); resume with {{chunk_size}}, or drop {{resume}} to start over",
             chunk_size=old_size, resume=True)
-
-
-def _identity_of(fingerprint: dict[str, Any]) -> dict[str, Any]:
-    return identity(fingerprint.get("name", "?"), fingerprint.get("seed", "?"),
-                    fingerprint.get("kind", "simulate"))
 
 
 def clean_temporary(root: Path) -> int:
