@@ -50,8 +50,8 @@ import os
 import platform
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -102,15 +102,10 @@ class Mode:
 _MODE: contextvars.ContextVar[Mode | None] = contextvars.ContextVar("analyzer_plan", default=None)
 
 
-@contextmanager
-def mode(m: Mode) -> Iterator[Mode]:
+def mode(m: Mode) -> AbstractContextManager[Mode]:
     """Make ``m`` the mode of the studies run inside (the command line's ``--plan``,
     ``--time`` and progress)."""
-    token = _MODE.set(m)
-    try:
-        yield m
-    finally:
-        _MODE.reset(token)
+    return runner.within(_MODE, m)
 
 
 def parse_time(text: str) -> float:
@@ -468,27 +463,20 @@ def _store(key: str, entry: dict[str, Any]) -> None:
 
 def _entry(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
            kingmaking: int = 0) -> dict[str, Any] | None:
+    """The cached speed of ``arm`` (``None``: not measured on this machine and version)."""
     entry = _cache().get(arm_key(spec, arm, rounds, kingmaking))
     ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
         and entry["cpu_per_game"] > 0
     return entry if ok else None
 
 
-def cached(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
-           kingmaking: int = 0) -> float | None:
-    """The cached CPU seconds a game of ``arm`` (``None``: not measured on this machine and
-    version)."""
-    entry = _entry(spec, arm, rounds, kingmaking)
-    return float(entry["cpu_per_game"]) if entry is not None else None
-
-
 def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
           cpu: float = CALIBRATION_CPU, rounds: bool = False, kingmaking: int = 0) -> float:
     """CPU seconds a game of ``arm`` (with ``rounds`` and ``kingmaking`` samples): from the
     cache, else ``calibrate`` for ``cpu`` seconds (and cached)."""
-    known = cached(spec, arm, rounds, kingmaking)
+    known = _entry(spec, arm, rounds, kingmaking)
     if known is not None:
-        return known
+        return float(known["cpu_per_game"])
     measured = calibrate(spec, arm, seed, rotate, cpu, rounds, kingmaking)
     _store(arm_key(spec, arm, rounds, kingmaking),
            {"cpu_per_game": measured.cpu_per_game, "games": measured.games,
@@ -624,7 +612,7 @@ def _rates(parts: Sequence[Part], rounds: bool = False, kingmaking: int = 0) -> 
     """CPU seconds per game of each part (all its arms); the arms not yet measured share
     ``CALIBRATION_TOTAL`` seconds of calibration."""
     new = {arm_key(p.scenario.spec, arm, rounds, kingmaking) for p in parts for arm in p.plans()
-           if cached(p.scenario.spec, arm, rounds, kingmaking) is None}
+           if _entry(p.scenario.spec, arm, rounds, kingmaking) is None}
     each = min(CALIBRATION_CPU, max(MIN_CPU, CALIBRATION_TOTAL / max(len(new), 1)))
     return [sum(speed(p.scenario.spec, arm, p.scenario.seed, p.scenario.seat_rotation, each,
                       rounds, kingmaking)
@@ -759,21 +747,19 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
     OptionError
         Not even one game per arm fits.
     """
-    busy = load()  # once
+    priced = functools.partial(estimate, jobs=jobs, backend=backend, rounds=rounds,
+                               kingmaking=kingmaking, chunk=chunk, final=final, tail=False,
+                               busy=load())  # the load measured once
 
     def wall(games: int) -> float:
-        sized = [replace(p, games=games) if p.scales else p for p in parts]
-        return estimate(sized, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                        chunk=chunk, final=final, tail=False, busy=busy).wall
+        return priced([replace(p, games=games) if p.scales else p for p in parts]).wall
 
     if wall(1) > budget:
         fixed = [p for p in parts if not p.scales]
         why = ""
         if fixed:  # the parts the budget cannot shrink are what does not fit
-            alone = estimate(fixed, jobs, backend, rounds=rounds, kingmaking=kingmaking,
-                             chunk=chunk, final=final, tail=False, busy=busy).wall
             why = (f", of which the parts of fixed size ({', '.join(p.label for p in fixed)}) "
-                   f"take about {duration(alone)}: make them smaller")
+                   f"take about {duration(priced(fixed).wall)}: make them smaller")
         raise OptionError("time", f"{duration(budget)} is too short: one game per arm, with "
                                   f"the start-up and reports, takes about {duration(wall(1))} "
                                   f"on {workers(jobs, backend)} worker(s){why}")

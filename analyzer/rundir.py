@@ -61,8 +61,9 @@ def identity(name: str, seed: int, kind: str = "simulate") -> dict[str, Any]:
 
 
 def describe(run: dict[str, Any]) -> str:
-    """``"sweep of 'toy' (seed 3)"``: a run identity in a message."""
-    return f"{studies.word(run['kind'])} of {run['name']!r} (seed {run['seed']})"
+    """``"sweep of 'toy' (seed 3)"``: a run identity (or a fingerprint) in a message."""
+    return (f"{studies.word(run.get('kind', 'simulate'))} of {run.get('name', '?')!r} "
+            f"(seed {run.get('seed', '?')})")
 
 
 def read_fingerprint(chunk_dir: Path) -> dict[str, Any] | None:
@@ -115,7 +116,7 @@ def _check_study(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> N
     if old.get("kind", new.get("kind")) != new.get("kind") and "kind" in new:
         word = studies.word(new["kind"])
         raise OptionError(
-            "out", f"{chunk_dir.parent} holds the {describe(_identity_of(old))}, not "
+            "out", f"{chunk_dir.parent} holds the {describe(old)}, not "
             f"{'an' if word[0] in 'aeiou' else 'a'} {word}; give another {{out}}, or drop "
             "{resume} and give {force} to replace it", out=None, resume=True, force=True)
 
@@ -125,8 +126,8 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
     (``out``), another chunk size (``chunk_size``) or other records (``resume``)."""
     _check_study(chunk_dir, old, new)
     size, old_size = new.get("chunk_size"), old.get("chunk_size")
-    rest_old = {k: v for k, v in old.items() if k != "chunk_size" and k not in IDENTITY}
-    rest_new = {k: v for k, v in new.items() if k != "chunk_size" and k not in IDENTITY}
+    rest_old, rest_new = ({k: v for k, v in run.items() if k not in (*IDENTITY, "chunk_size")}
+                          for run in (old, new))
     if rest_old != rest_new:
         keys = {**rest_new, **rest_old}  # a key of either run (``rounds`` only when recorded)
         differ = [k for k in keys if rest_old.get(k) != rest_new.get(k)]
@@ -141,11 +142,6 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
             "chunk_size", f"the run in {chunk_dir.parent} uses chunks of {old_size} games "
             f"(got {size}); resume with {{chunk_size}}, or drop {{resume}} to start over",
             chunk_size=old_size, resume=True)
-
-
-def _identity_of(fingerprint: dict[str, Any]) -> dict[str, Any]:
-    return identity(fingerprint.get("name", "?"), fingerprint.get("seed", "?"),
-                    fingerprint.get("kind", "simulate"))
 
 
 def clean_temporary(root: Path) -> int:
@@ -214,12 +210,8 @@ class RunDir:
     @classmethod
     def choose(cls, out: str | Path | None, default: Path, run: dict[str, Any], *,
                force: bool = False, resume: bool = False) -> RunDir:
-        """The run directory ``out`` (or ``default``), checked for this run; nothing is written.
-
-        Refused: an empty ``out``; a file; a non-empty directory that is not a run directory
-        (``chunks/fingerprint.json``); a run directory of another run than ``run`` (another
-        scenario name, seed or study kind) unless ``force``; with ``resume``, another run's
-        directory whatever ``force`` (``prepare_chunks`` then checks the records). A directory
+        """The run directory ``out`` (or ``default``), checked for this run (the module
+        docstring's **--out**; an empty ``out`` is refused); nothing is written. A directory
         of the same run may be run into again: without ``resume`` its chunks are replaced,
         with it they are kept; with ``force`` everything in it is replaced (``create``).
 
@@ -297,11 +289,8 @@ class RunDir:
     def create(self) -> None:
         """Create the directory (and its parents) and remove the temporary files a killed run
         left in it. With ``force`` (and no ``resume``) everything in it is set aside first
-        (``set_aside``): what a study may have written there (records, reports, ``tables/``,
-        ``robustness/``, ``balanced.toml``, ``tuned.toml``, ``pool.toml``…) is gone from the
-        run's view, so the directory is what a fresh run makes; ``session`` deletes it at the
-        end, or puts it back when the study is refused before it saved anything. ``check`` let
-        only a run directory or an empty one through.
+        (``set_aside``), so the directory is what a fresh run makes; ``session`` deletes it at
+        the end, or puts it back when the study is refused before it saved anything.
 
         Raises
         ------

@@ -19,8 +19,9 @@ import sys
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,10 @@ CONSULT_COLUMNS = {"game_id": "int64", "variant": "string", "consulted": "int64"
 # the consults file's metadata key naming the options of its bits, in bit order: a copy reads
 # a bit only from a file whose options are this engine's (an older run's may lack a newer bit)
 CONSULT_OPTIONS = b"options"
+# a chunk played (``timed_chunk``): first, stop, games, seats, CPU seconds, checkpoints,
+# kingmaking test, consulted options, games copied between arms
+Played = tuple[int, int, pa.Table, pa.Table, float, pa.Table | None, pa.Table | None, pa.Table,
+               pa.Table]
 _ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
           "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
@@ -249,24 +254,21 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
             marks = Checkpoints(spec.flow) if record else None
             trial = Kingmaking(kingmaking) if testing else None
             extra = {"replay": arm.replay} if arm.replay else {}
+            if marks is not None:  # only then: a game without ``flow`` takes no checkpoints
+                extra["checkpoints"] = marks
+            if trial is not None:
+                extra["kingmaking_test"] = trial
             reads = getattr(config, "reads", None) if spec.consults else None
             if reads is not None:
                 reads[0] = 0
             try:
-                if marks is None:
-                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i), **extra)
-                elif trial is None:
-                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
-                                                 checkpoints=marks, **extra)
-                else:
-                    game, seats = spec.play_game(config, pols, game_seed(root_seed, i),
-                                                 checkpoints=marks,
-                                                 kingmaking_test=trial, **extra)
+                game, seats = spec.play_game(config, pols, game_seed(root_seed, i), **extra)
             except TurnCapExceeded as err:
                 raise GameTurnCap(f"game {i} of variant {arm.name!r} (root seed {root_seed}) did "
                                   f"not end: {err}", i, arm.name) from None
+            mask = -1 if reads is None else int(reads[0])
             if masks is not None:
-                masks.append((i, arm.name, -1 if reads is None else int(reads[0])))
+                masks.append((i, arm.name, mask))
             _check_keys(spec, game, spec.game_columns, "game")
             game = {**game, "game_id": i, "seed": root_seed, "variant": arm.name}
             for c in gcols:
@@ -279,7 +281,7 @@ def play_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: i
                     srows[c].append(rec[c])
             if marks is not None:
                 _add_rounds(rrows, marks, i, arm.name)
-            made[k] = (row, _ends(grows, srows, rrows), -1 if reads is None else int(reads[0]))
+            made[k] = (row, _ends(grows, srows, rrows), mask)
             if trial is not None:
                 for c, v in (("game_id", i), ("variant", arm.name), ("kingmade", trial.kingmade),
                              ("playouts", trial.playouts), ("candidates", trial.candidates),
@@ -310,22 +312,15 @@ def _copy_game(source: tuple, name: str, *tables: dict[str, list]) -> tuple:
 def _add_rounds(rows: dict[str, list], marks: Checkpoints, game_id: int, arm: str) -> None:
     """Append the checkpoints of one game to the ``rounds`` columns."""
     for round_no, scores, est, out in marks.rows:
-        for seat, (score, e, o) in enumerate(zip(scores, est, out)):
-            rows["game_id"].append(game_id)
-            rows["variant"].append(arm)
-            rows["round"].append(round_no)
-            rows["seat"].append(seat)
-            rows["score"].append(score)
-            rows["estimate"].append(e)
-            rows["out"].append(o)
+        for seat, values in enumerate(zip(scores, est, out)):
+            for c, v in zip(ROUND_COLUMNS, (game_id, arm, round_no, seat, *values)):
+                rows[c].append(v)
 
 
 def timed_chunk(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, first: int, stop: int,
                 rotate: bool = True, rounds: bool = False, kingmaking: int = 0,
                 skip: Collection[tuple[int, int]] = (),
-                links: Sequence[tuple[int, int] | None] = ()
-                ) -> tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                           pa.Table | None, pa.Table, pa.Table]:
+                links: Sequence[tuple[int, int] | None] = ()) -> Played:
     """``play_chunk`` and the CPU seconds it took in the process that played it (the actual
     cost a run reports against its estimate, ``analyzer.plan``), then the checkpoints table
     (``None`` without ``rounds``), the kingmaking table (``None`` without ``kingmaking``),
@@ -367,29 +362,13 @@ def _table(rows: dict[str, list], columns: dict[str, str]) -> pa.Table:
     return pa.table({c: pa.array(rows[c], type=_ARROW.get(t, None)) for c, t in columns.items()})
 
 
-def rounds_path(chunk_dir: Path, first: int, stop: int, kind: str = "rounds") -> Path:
-    """The checkpoints part of a chunk (``rounds-FIRST-STOP.parquet``, written with
-    ``rounds``), or with ``kind="kingmaking"`` its kingmaking part
-    (``kingmaking-FIRST-STOP.parquet``, written with ``kingmaking``)."""
+def part_path(chunk_dir: Path, kind: str, first: int, stop: int) -> Path:
+    """The ``kind`` part of chunk ``first..stop-1``: ``KIND-FIRST-STOP.parquet``. Its records
+    ``games`` and ``seats``; with ``rounds`` its checkpoints ``rounds`` and with
+    ``kingmaking`` its test ``kingmaking``; ``consults``, the consulted rule options of its
+    games (``CONSULT_COLUMNS``, not a record); ``copied``, the games copied rather than
+    played (``copy_from``, ``copy_arms``: ``game_id, variant``; absent when none was)."""
     return chunk_dir / f"{kind}-{first:09d}-{stop:09d}.parquet"
-
-
-def consults_path(chunk_dir: Path, first: int, stop: int) -> Path:
-    """The consulted rule options of a chunk's games (``consults-FIRST-STOP.parquet``,
-    ``CONSULT_COLUMNS``), beside its records; not one of its records."""
-    return chunk_dir / f"consults-{first:09d}-{stop:09d}.parquet"
-
-
-def copied_path(chunk_dir: Path, first: int, stop: int) -> Path:
-    """The games of a chunk copied from another run (``copy_from``): ``copied-FIRST-STOP.parquet``
-    with ``game_id, variant``; absent when every game of the chunk was played."""
-    return chunk_dir / f"copied-{first:09d}-{stop:09d}.parquet"
-
-
-def chunk_paths(chunk_dir: Path, first: int, stop: int) -> tuple[Path, Path]:
-    """``(games part, seats part)`` of a chunk; the names encode its game-id range."""
-    tag = f"{first:09d}-{stop:09d}"
-    return chunk_dir / f"games-{tag}.parquet", chunk_dir / f"seats-{tag}.parquet"
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:
@@ -408,7 +387,7 @@ class RunResult:
     seconds: float
     games_played: int
     cpu_seconds: float = 0.0  # CPU time of playing, summed over the processes that played
-    rounds: bool = False  # the chunks have checkpoints (``rounds_path``)
+    rounds: bool = False  # the chunks have checkpoints (``part_path``)
     kingmaking: int = 0  # counterfactual games per game of the kingmaking test (0: none)
     copied: dict[str, int] | None = None  # arm -> games copied, not played (``copy_arms``)
 
@@ -416,11 +395,9 @@ class RunResult:
         """The ``"games"``, ``"seats"``, ``"rounds"`` or ``"kingmaking"`` Parquet parts of the
         run, in game-id order (``"rounds"``, ``"kingmaking"``: none when the run recorded no
         checkpoints, no kingmaking test)."""
-        if kind in ("rounds", "kingmaking"):
-            on = self.rounds if kind == "rounds" else self.rounds and self.kingmaking > 0
-            return [rounds_path(self.chunk_dir, a, b, kind) for a, b in self.chunks] if on else []
-        i = 0 if kind == "games" else 1
-        return [chunk_paths(self.chunk_dir, a, b)[i] for a, b in self.chunks]
+        on = {"rounds": self.rounds, "kingmaking": self.rounds and self.kingmaking > 0}
+        return [part_path(self.chunk_dir, kind, a, b) for a, b in self.chunks
+                if on.get(kind, True)]
 
 
 def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, chunk_dir: Path, *,
@@ -505,18 +482,16 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
             from joblib import parallel_config
 
             stack.enter_context(parallel_config(backend="dask"))
-            stack.dask_started = True
         prepare_chunks(chunk_dir, fingerprint, resume)
         chunks = plan_chunks(n_games, chunk_size)
         todo = [c for c in chunks
                 if not (resume and _chunk_saved(chunk_dir, *c, n_arms=len(arms),
                                                 rounds=rounds, kingmaking=kingmaking > 0))]
-        resumed = len(chunks) - len(todo)
-        done_games = sum(b - a for a, b in chunks) - sum(b - a for a, b in todo)
-        saved = resumed
+        resumed = saved = len(chunks) - len(todo)
+        played = sum(b - a for a, b in todo)
         cpu_seconds = 0.0
         bar = stack.enter_context(_progress(progress, n_games * len(arms),
-                                            done_games * len(arms), clock))
+                                            (n_games - played) * len(arms), clock))
         pending = list(todo)
         source = None if kingmaking > 0 else _copy_source(spec, arms, root_seed, rounds)
         skips = {c: source.skip(*c) if source is not None else () for c in todo}
@@ -525,29 +500,24 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
             try:
                 with _quiet_cancel():
                     for first, stop, games, seats, cpu, marks, tested, consulted, copies in (
-                            _execute(stack, spec, arms, root_seed, pending, rotate, jobs,
-                                     backend, scheduler, rounds, kingmaking, skips, links)):
+                            _execute(spec, arms, root_seed, pending, rotate, jobs, backend,
+                                     rounds, kingmaking, skips, links)):
                         cpu_seconds += cpu
                         _SPENT[0] += cpu
-                        gpath, spath = chunk_paths(chunk_dir, first, stop)
-                        if tested is not None:
-                            write_parquet_atomic(tested, rounds_path(chunk_dir, first, stop,
-                                                                   "kingmaking"))
-                        note = copied_path(chunk_dir, first, stop)
-                        if skips.get((first, stop)):
-                            assert source is not None
-                            games, seats, marks, consulted, copied = source.fill(
+                        copied = copies if copies.num_rows else None
+                        if source is not None and skips[(first, stop)]:
+                            games, seats, marks, consulted, taken = source.fill(
                                 skips[(first, stop)], games, seats, marks, consulted)
-                            write_parquet_atomic(pa.concat_tables([copied, copies]), note)
-                        elif copies.num_rows:
-                            write_parquet_atomic(copies, note)
-                        else:
-                            note.unlink(missing_ok=True)
-                        write_parquet_atomic(consulted, consults_path(chunk_dir, first, stop))
-                        if marks is not None:
-                            write_parquet_atomic(marks, rounds_path(chunk_dir, first, stop))
-                        write_parquet_atomic(seats, spath)
-                        write_parquet_atomic(games, gpath)  # games last: both ⇒ chunk complete
+                            copied = pa.concat_tables([taken, copies])
+                        # games last: both ⇒ chunk complete
+                        for kind, table in (("kingmaking", tested), ("copied", copied),
+                                            ("consults", consulted), ("rounds", marks),
+                                            ("seats", seats), ("games", games)):
+                            path = part_path(chunk_dir, kind, first, stop)
+                            if table is not None:
+                                write_parquet_atomic(table, path)
+                            elif kind == "copied":  # an earlier run's list would be wrong
+                                path.unlink(missing_ok=True)
                         saved += 1
                         bar((stop - first) * len(arms))
                 break
@@ -559,13 +529,13 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
                 if not _worker_death(err):
                     raise
                 # The finished chunks are on disk; resubmit only the others.
-                pending = [c for c in pending if not chunk_paths(chunk_dir, *c)[0].exists()]
+                pending = [c for c in pending
+                           if not part_path(chunk_dir, "games", *c).exists()]
                 if attempt == WORKER_RETRIES:
                     raise WorkerDied(
                         f"a worker process died {WORKER_RETRIES + 1} times "
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
                         _saved(saved, len(chunks), chunk_dir)) from None
-    played = sum(b - a for a, b in todo)
     return RunResult(chunk_dir, chunks, resumed, clock() - start, played, cpu_seconds, rounds,
                      kingmaking, copied_games(chunk_dir, chunks) if _ARMS.get() else None)
 
@@ -580,11 +550,8 @@ def _chunk_saved(chunk_dir: Path, first: int, stop: int, n_arms: int, rounds: bo
     exists but cannot be read is said in one line on stderr; the chunk is played again (its
     records are a pure function of the seed, so the replay writes the same rows).
     """
-    parts = chunk_paths(chunk_dir, first, stop)
-    if rounds:  # with checkpoints, the chunk has a third part (``rounds_path``)
-        parts = (*parts, rounds_path(chunk_dir, first, stop))
-    if rounds and kingmaking:  # and with the kingmaking test a fourth
-        parts = (*parts, rounds_path(chunk_dir, first, stop, "kingmaking"))
+    kinds = ["games", "seats"] + ["rounds"] * rounds + ["kingmaking"] * (rounds and kingmaking)
+    parts = [part_path(chunk_dir, kind, first, stop) for kind in kinds]
     if not all(p.exists() for p in parts):
         return False
     for part in parts:
@@ -646,29 +613,22 @@ def _worker_death(err: BaseException) -> bool:
     return type(err).__name__ == "KilledWorker"  # dask.distributed, imported only with dask
 
 
-def _execute(stack: ExitStack, spec, arms, root_seed, todo, rotate, jobs, backend,
-             scheduler, rounds: bool = False, kingmaking: int = 0, skips: dict | None = None,
-             links: Sequence[tuple[int, int] | None] = ()
-             ) -> Iterator[tuple[int, int, pa.Table, pa.Table, float, pa.Table | None,
-                                 pa.Table | None, pa.Table, pa.Table]]:
+def _execute(spec, arms, root_seed, todo, rotate, jobs, backend, rounds: bool, kingmaking: int,
+             skips: dict, links: Sequence[tuple[int, int] | None]) -> Iterator[Played]:
     """Chunk results as they finish (any order), each with its CPU seconds, checkpoints,
     kingmaking test, consulted options and games copied between arms (``timed_chunk``);
-    ``skips``: chunk -> the games not to play in it; ``links``: ``arm_links``."""
+    ``skips``: chunk -> the games not to play in it; ``links``: ``arm_links``. A dask run
+    is connected (``_start_dask``) before."""
     arms = list(arms)
-    skips = skips or {}
     local_serial = backend == "loky" and (jobs == 1 or len(todo) <= 1)
     if backend == "sequential" or local_serial:
         for first, stop in todo:
             yield timed_chunk(spec, arms, root_seed, first, stop, rotate, rounds, kingmaking,
                               skips.get((first, stop), ()), links)
         return
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
 
     if backend == "dask":
-        if not getattr(stack, "dask_started", False):  # once per run, also across retries
-            _start_dask(stack, scheduler, jobs)
-            stack.enter_context(parallel_config(backend="dask"))
-            stack.dask_started = True
         parallel = Parallel(return_as="generator_unordered")
     else:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
@@ -685,7 +645,16 @@ _COPY: contextvars.ContextVar[tuple[Path, str] | None] = contextvars.ContextVar(
 
 
 @contextmanager
-def copy_from(run_dir: Path, option: str) -> Iterator[None]:
+def within(var: contextvars.ContextVar, value: Any) -> Iterator[Any]:
+    """A block inside which ``var`` (a setting of the runs made there) is ``value``."""
+    token = var.set(value)
+    try:
+        yield value
+    finally:
+        var.reset(token)
+
+
+def copy_from(run_dir: Path, option: str) -> AbstractContextManager:
     """Within this block, ``run`` copies from the finished run in ``run_dir`` every game that
     did not consult rule option ``option`` there instead of playing it.
 
@@ -696,14 +665,10 @@ def copy_from(run_dir: Path, option: str) -> Iterator[None]:
     records there are its records here. A game without a mask (a chunk of an older run, or
     one whose masks name other options than this engine's: ``CONSULT_OPTIONS``), an option
     the game does not record, or a run whose seed or checkpoints differ from the source's is
-    played. The copied games of each chunk are listed in ``copied_path``; the
+    played. The copied games of each chunk are listed in ``part_path`` ``"copied"``; the
     records do not say it (they equal a full replay's).
     """
-    token = _COPY.set((Path(run_dir), option))
-    try:
-        yield
-    finally:
-        _COPY.reset(token)
+    return within(_COPY, (Path(run_dir), option))
 
 
 class _Source:
@@ -796,21 +761,12 @@ _ARMS: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_copy_arms
                                                              default=False)
 
 
-@contextmanager
-def copy_arms() -> Iterator[None]:
-    """Within this block, ``run`` copies game ``i`` of an arm that differs from an earlier
-    arm of the run only in one recorded rule option (``arm_links``) from that arm's game ``i``
-    when that game did not consult the option (its mask lacks the option's bit,
-    ``GameSpec.consults``), instead of playing it: both arms play game ``i`` from the same
-    seed with the same seats and rotation, so it is the same game, and its records are the
-    other arm's with this arm's name (they equal a full replay's). The copied games of each
-    chunk are listed in ``copied_path``, their count per arm in ``RunResult.copied``. Not
-    with a kingmaking test (a run with one plays every game)."""
-    token = _ARMS.set(True)
-    try:
-        yield
-    finally:
-        _ARMS.reset(token)
+def copy_arms() -> AbstractContextManager:
+    """Within this block, ``run`` copies game ``i`` of an arm linked to an earlier arm
+    (``arm_links``) from that arm's game ``i`` when that game did not consult the option
+    (``play_chunk``'s ``links``) instead of playing it; their count per arm is in
+    ``RunResult.copied``. Not with a kingmaking test (a run with one plays every game)."""
+    return within(_ARMS, True)
 
 
 def arm_links(spec: GameSpec, arms: Sequence[ArmPlan]) -> tuple[tuple[int, int] | None, ...]:
@@ -843,17 +799,15 @@ def arm_links(spec: GameSpec, arms: Sequence[ArmPlan]) -> tuple[tuple[int, int] 
 
 
 def copied_games(chunk_dir: Path, chunks: Sequence[tuple[int, int]]) -> dict[str, int]:
-    """Arm name -> the games of ``chunks`` copied rather than played (``copied_path``: from
+    """Arm name -> the games of ``chunks`` copied rather than played (``part_path`` ``"copied"``: from
     another run, ``copy_from``, or from another arm, ``copy_arms``); an arm with none is not
     listed."""
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for first, stop in chunks:
-        path = copied_path(chunk_dir, first, stop)
-        if not path.exists():
-            continue
-        for name in pq.read_table(path, columns=["variant"]).column("variant").to_pylist():
-            counts[name] = counts.get(name, 0) + 1
-    return counts
+        path = part_path(chunk_dir, "copied", first, stop)
+        if path.exists():
+            counts.update(pq.read_table(path, columns=["variant"]).column("variant").to_pylist())
+    return dict(counts)
 
 
 def _start_dask(stack: ExitStack, scheduler: str | None, jobs: int) -> None:
@@ -1043,17 +997,12 @@ def aggregate(parts: Sequence[Path], target: Path) -> int:
     int
         Rows written.
     """
-    rows = 0
-    with atomic_path(target) as tmp:
-        writer = None
-        try:
-            for part in parts:
-                table = pq.read_table(part)
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table)
-                rows += table.num_rows
-        finally:
-            if writer is not None:
-                writer.close()
+    rows, writer = 0, None
+    with atomic_path(target) as tmp, ExitStack() as stack:  # the writer closed before the rename
+        for part in parts:
+            table = pq.read_table(part)
+            if writer is None:
+                writer = stack.enter_context(pq.ParquetWriter(tmp, table.schema))
+            writer.write_table(table)
+            rows += table.num_rows
     return rows

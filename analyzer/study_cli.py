@@ -20,7 +20,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from copy import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Annotated, Any
 
@@ -78,23 +78,25 @@ TimeFlag = Annotated[str | None, typer.Option(
                    "a seat's win share it buys. Not on tune and balance: their cost is their "
                    "--budget.")]
 
+
 @dataclass(frozen=True)
 class RunFlags:
-    """The run flags of one command line (``studies.RUN_FLAGS``)."""
+    """The run flags of one command line (``studies.RUN_FLAGS``): each field's annotation is
+    its option, its default the flag's."""
 
-    games: int | None
-    seed: int | None
-    jobs: int | None
-    backend: Backend
-    scheduler: str | None
-    chunk_size: int | None
-    out: str | None
-    resume: bool
-    force: bool
-    quiet: bool
-    csv: bool
-    plan: bool = False
-    time: str | None = None
+    games: Games = None
+    seed: Seed = None
+    jobs: Jobs = None
+    backend: BackendFlag = Backend.loky
+    scheduler: Scheduler = None
+    chunk_size: ChunkSize = None
+    out: Out = None
+    resume: Resume = False
+    force: Force = False
+    quiet: Quiet = False
+    csv: Csv = False
+    plan: PlanFlag = False
+    time: TimeFlag = None
 
     def api(self) -> dict[str, Any]:
         """The API's keyword arguments these flags set."""
@@ -117,12 +119,8 @@ class RunFlags:
 
 # each run flag: its alias and default, in ``studies.RUN_FLAGS`` order
 _RUN_FLAGS: dict[str, tuple[Any, Any]] = {
-    "games": (Games, None), "seed": (Seed, None), "jobs": (Jobs, None),
-    "backend": (BackendFlag, Backend.loky), "scheduler": (Scheduler, None),
-    "chunk_size": (ChunkSize, None), "out": (Out, None), "resume": (Resume, False),
-    "force": (Force, False), "quiet": (Quiet, False), "csv": (Csv, False),
-    "plan": (PlanFlag, False), "time": (TimeFlag, None),
-}
+    f.name: (typing.get_type_hints(RunFlags, include_extras=True)[f.name], f.default)
+    for f in fields(RunFlags)}
 assert tuple(_RUN_FLAGS) == studies.RUN_FLAGS
 
 

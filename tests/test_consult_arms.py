@@ -76,7 +76,7 @@ def _run(spec, arms, folder, games, copy):
     tables = {kind: pa.concat_tables([pq.read_table(p) for p in res.parts(kind)])
               for kind in ("games", "seats", "rounds") if res.parts(kind)}
     tables["consults"] = pa.concat_tables(
-        [pq.read_table(runner.consults_path(folder, a, b)) for a, b in res.chunks])
+        [pq.read_table(runner.part_path(folder, "consults", a, b)) for a, b in res.chunks])
     return res, tables
 
 
@@ -302,7 +302,7 @@ def _cli_case(folder):
             continue
         res = runner.run(sc.spec, runner.plan_arms(sc), sc.seed, 30, folder,
                          backend="sequential", rotate=sc.seat_rotation)
-        masks = pa.concat_tables([pq.read_table(runner.consults_path(folder, a, b))
+        masks = pa.concat_tables([pq.read_table(runner.part_path(folder, "consults", a, b))
                                   for a, b in res.chunks]).column("consulted").to_pylist()
         option, values = max(found, key=lambda f: sum(
             not m & sc.spec.consult_bit(f[0]) for m in masks))

@@ -1253,7 +1253,7 @@ def plan_parts(scenario: Scenario, replicate: Condition, conditions: Sequence[Co
 
 def replayed(run_dir: Path) -> float | None:
     """The share of a rule condition's games (games x arms) that were played, not copied from
-    the replicate (``runner.copied_path``): 1.0 for a full replay; ``None`` when its records
+    the replicate (``runner.part_path`` ``"copied"``): 1.0 for a full replay; ``None`` when its records
     are missing."""
     try:
         total = pq.read_metadata(run_dir / "games.parquet").num_rows

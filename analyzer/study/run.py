@@ -20,12 +20,13 @@ them, one subfolder each, so a stop keeps every finished one. So, every study st
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import astuple, dataclass, field, replace
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +62,14 @@ class Results:
 
     out_dir: Path
     summary: dict[str, Any]
-    _games: pd.DataFrame | None = field(default=None, repr=False)
-    _seats: pd.DataFrame | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def games(self) -> pd.DataFrame:
-        if self._games is None:
-            self._games = pd.read_parquet(self.out_dir / "games.parquet")
-        return self._games
+        return pd.read_parquet(self.out_dir / "games.parquet")
 
-    @property
+    @functools.cached_property
     def seats(self) -> pd.DataFrame:
-        if self._seats is None:
-            self._seats = pd.read_parquet(self.out_dir / "seats.parquet")
-        return self._seats
+        return pd.read_parquet(self.out_dir / "seats.parquet")
 
 
 @checked
@@ -235,12 +230,11 @@ class StudyRun:
         run's)."""
         if fingerprint is None:
             fingerprint = self.dir.fingerprint(scenario, root, arms=_digest(arms))
-        o = self.options
-        return runner.run(scenario.spec, arms, root, games, folder,
-                          rotate=scenario.seat_rotation, jobs=o.jobs, backend=o.backend,
-                          scheduler=o.scheduler, chunk_size=chunk_size or o.chunk_size,
+        how = {**self.options.play(), "chunk_size": chunk_size or self.options.chunk_size,
+               "progress": progress, "kingmaking": 0}  # (no kingmaking test here)
+        return runner.run(scenario.spec, arms, root, games, folder, rotate=scenario.seat_rotation,
                           resume=self.dir.resume if resume is None else resume,
-                          fingerprint=dict(fingerprint), progress=progress, rounds=o.rounds)
+                          fingerprint=dict(fingerprint), **how)
 
     def play_batch(self, folder: Path, batch: Sequence[tuple[str, Sequence[runner.ArmPlan]]],
                    root: int, games: int, *, scenario: Scenario, chunk_size: int | None = None,
@@ -375,18 +369,13 @@ _NUMBERS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("analyzer_n
                                                                      default=False)
 
 
-@contextmanager
-def numbers_only() -> Iterator[None]:
+def numbers_only() -> AbstractContextManager:
     """Within this block a run writes its records and only its report's numbers
     (``summary.json``, ``findings.parquet``: ``report.render(full=False)``), no chart, Markdown
     or HTML, and its cost is kept as ``plan.NUMBERS``'s. ``analyzer robustness`` plays its
     replicate and conditions so: it reads nothing else of them. ``analyzer report DIR``
     renders such a run in full."""
-    token = _NUMBERS_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _NUMBERS_ONLY.reset(token)
+    return runner.within(_NUMBERS_ONLY, True)
 
 
 @checked
@@ -423,20 +412,11 @@ def prepare(scenario: Scenario, kind: str = "simulate", *, games: int | None = N
                   for n, flag, size in sizes]
     if target_ci is not None and not 0 < target_ci < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target_ci})")
-    return StudyRun(scenario, kind, options,
-                    run_dir(kind, scenario, out, force=force, resume=resume, **(naming or {})),
-                    target_ci)
-
-
-def run_dir(kind: str, scenario: Scenario, out: str | Path | None, *, force: bool = False,
-            resume: bool = False, **naming: Any) -> RunDir:
-    """The checked run directory of a ``kind`` study of ``scenario`` (``RunDir.choose``):
-    ``out``, else ``reports/`` + the kind's ``default_out`` of the scenario's name and
-    ``naming``."""
     default = Path("reports") / studies.STUDIES[kind].default_out.format(name=scenario.name,
-                                                                        **naming)
-    return RunDir.choose(out, default, identity(scenario.name, scenario.seed, kind),
-                         force=force, resume=resume)
+                                                                        **(naming or {}))
+    return StudyRun(scenario, kind, options,
+                    RunDir.choose(out, default, identity(scenario.name, scenario.seed, kind),
+                                  force=force, resume=resume), target_ci)
 
 
 @checked
