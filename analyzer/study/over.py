@@ -59,7 +59,6 @@ from analyzer.study.robustness import (
 
 PARTS = ("players", "content")
 FLOAT_POINTS = 11  # values of a float knob the check plays (evenly spaced over its range)
-CHECK_STREAM = 5  # spawn key of the range check's root seed, apart from the others
 OWN = "own"  # the rung of the scenario's own players
 
 
