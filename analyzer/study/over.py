@@ -233,8 +233,7 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
         for dname, dlabel, c in draws:
             extra: dict[str, Any] = {}
             if c is not None:
-                option = c.prior.option
-                extra = {"option": option, "path": str((folder / f"{c.prior.table}-"
+                extra = {"option": c.prior.option, "path": str((folder / f"{c.prior.table}-"
                                                                  f"{c.draw_seed}.toml").resolve()),
                          "prior": c.prior, "draw_seed": c.draw_seed, "differs": c.differs}
             out.append(Cell(f"{rname}/{dname}", rlabel, dlabel, seat, cap, **extra))
