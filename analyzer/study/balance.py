@@ -1540,17 +1540,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     ----------
     path_or_scenario : str, Path or Scenario
     vary … race
-        The command's own options (``vary``, ``finding``, ``equalize``, ``target``,
-        ``tolerance``, ``keep``, ``budget``, ``games``, ``popsize``, ``validation_games``,
-        ``robustness``, ``search_games``, ``over``, ``over_quantile``, ``ladder``, ``race``),
-        each said once in its annotation below (``Vary``, ``Finding``, …): the knobs ``PATH=LO..HI`` searched jointly; the key brought to
-        ``target`` (in the unit ``analyzer findings`` shows; default its no-effect value,
-        which a measured figure lacks) or the keys made equal (a string: comma-separated);
-        the band of the equivalence verdict (``equivalence_check``) and the kept bands
-        (``keep_check``); the search's and the check's sizes (``games`` is CMA-ES's only: a
-        scan plays ``budget // settings`` per setting and ``log`` says so); the ladder
-        (``ladder``); ``over`` (needs ``tolerance``: ``over_check``) and ``race`` (refused
-        with ``over`` and for CMA-ES, ``analyzer.study.race``).
+        The command's own options, each said once in its annotation below (``Vary``,
+        ``Finding``, …): ``target``, ``tolerance`` and ``keep`` in the unit ``analyzer
+        findings`` shows; ``equalize`` comma-separated or a sequence; ``games`` is CMA-ES's
+        only (a scan plays ``budget // settings`` per setting and ``log`` says so).
     seed : int, optional
         Root seed (default the scenario's): the probe, the search, the check derive from it.
     jobs, backend, scheduler, chunk_size, progress, csv, out, resume, force

@@ -101,7 +101,7 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
             raise OptionError("over_quantile", "only with {over} (the quantile of what)",
                               over=None)
         return None
-    players, draws, seen = False, 0, set()
+    draws, seen = 0, set()
     for raw in str(text).split(","):
         part = raw.strip()
         name, colon, k = part.partition(":")
@@ -111,11 +111,9 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
         if name in seen:
             raise OptionError("over", f"{name} is given twice in {text!r}")
         seen.add(name)
-        if name == "players":
-            players = True
-            continue
-        draws = DEFAULT_CONTENT
-        if colon:
+        if name == "content" and not colon:
+            draws = DEFAULT_CONTENT
+        elif name == "content":
             try:
                 draws = int(k)
             except ValueError:
@@ -127,7 +125,7 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
     if quantile is not None and not (math.isfinite(quantile) and 0 < quantile <= 1):
         raise OptionError("over_quantile", f"must be in (0, 1] (1: the worst case; got "
                                            f"{quantile})")
-    return Over(players, draws, quantile)
+    return Over("players" in seen, draws, quantile)
 
 
 @dataclass(frozen=True)
