@@ -128,7 +128,8 @@ class Study:
             return sc, {"kind": "ablate", "items": rows, "correction": "holm",
                         "seats": [s.name for s in sc.arms[0].seats], "dropped_variants": []}
         if self.arms is not None:
-            scenario = replace(scenario, arms=tuple(a for a in scenario.arms if a.name in self.arms))
+            scenario = replace(scenario, arms=tuple(a for a in scenario.arms
+                                                    if a.name in self.arms))
         return scenario, {"kind": "simulate"}
 
 
@@ -1727,7 +1728,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     res = run.finish(p.scenario, check_result, study=study, facts=facts, files={
         "balanced.toml": balanced_toml(p, balanced, values, numbers, study["command"])})
     found = dict(zip([k.path for k in p.knobs], values))
-    return BalanceResults(res.out_dir, res.summary, values=found, balanced_file=d.path / "balanced.toml")
+    return BalanceResults(res.out_dir, res.summary, values=found,
+                          balanced_file=d.path / "balanced.toml")
 
 
 def _command(p: Plan) -> str:
