@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from test_balance import START, TOY
 
-from analyzer import runner
+from analyzer import runner, stats
 from analyzer.errors import OptionError
 from analyzer.games import register_game
 from analyzer.study import race
@@ -37,10 +37,13 @@ def test_the_looks_grow_to_the_scans_games_and_the_levels_spend_alpha():
     assert race.spent(0) == 0 and race.spent(1) == pytest.approx(race.ALPHA)
 
 
-def test_holm_steps_down():
-    assert race.holm([0.001, 0.02, 0.5], 0.05).tolist() == [True, True, False]
-    assert race.holm([0.02, 0.02, 0.02], 0.05).tolist() == [False, False, False]
-    assert race.holm([0.01, 0.04], 0.05).tolist() == [True, True]
+def test_holm_steps_down():  # the race's Holm over the settings (``race.stops``)
+    def holm(p, level):
+        return stats.adjust_pvalues(p, "holm", level)[1]
+
+    assert holm([0.001, 0.02, 0.5], 0.05).tolist() == [True, True, False]
+    assert holm([0.02, 0.02, 0.02], 0.05).tolist() == [False, False, False]
+    assert holm([0.01, 0.04], 0.05).tolist() == [True, True]
 
 
 def test_the_setting_nearest_the_goal_never_stops():
@@ -52,6 +55,37 @@ def test_the_setting_nearest_the_goal_never_stops():
     assert not stopped.any()  # no finite distance or error: never stopped
 
 
+def _simulate(truth, sd, schedule, tolerance, rng, common=0.5, alpha=race.ALPHA, rule="pairs"):
+    """One race on simulated draws: setting ``k``'s games give outcomes of mean ``truth[k]``
+    (its distance from the goal) and standard deviation ``sd``, a share ``common`` of the
+    variance shared by every setting game by game (common seeds); ``rule`` ``"pairs"``
+    (``race.pair_stops``, what ``balance --race`` plays when the finding has per-game values)
+    or ``"region"`` (``race.stops``, its rule otherwise). Returns per setting the look
+    (0-based) at which it stopped, ``len(schedule)`` for a setting that ran to the end."""
+    k = len(truth)
+    total = schedule[-1]
+    shared = rng.standard_normal(total)
+    own = rng.standard_normal((k, total))
+    x = np.asarray(truth, dtype=float)[:, None] + sd * (
+        math.sqrt(common) * shared[None, :] + math.sqrt(1 - common) * own)
+    sums = np.cumsum(x, axis=1)
+    end = [len(schedule)] * k
+    active = list(range(k))
+    for j, (n, level) in enumerate(zip(schedule, race.look_levels(schedule, alpha))):
+        if j == len(schedule) - 1 or len(active) < 2:
+            break
+        gaps = [sums[i, n - 1] / n for i in active]
+        if rule == "pairs":
+            stopped, _ = race.pair_stops(gaps, [x[i, :n] for i in active], level)
+        else:
+            stopped, _ = race.stops(gaps, [sd / math.sqrt(n)] * len(active), tolerance, level)
+        for i, s in zip(list(active), stopped):
+            if s:
+                end[i] = j
+                active.remove(i)
+    return end
+
+
 def _false_stops(truth, tolerance, levels=None, replicates=REPLICATES, seed=1):
     """The share of simulated races in which setting 0 stopped before the end."""
     rng = np.random.default_rng(seed)
@@ -59,7 +93,7 @@ def _false_stops(truth, tolerance, levels=None, replicates=REPLICATES, seed=1):
     stopped = 0
     for _ in range(replicates):
         if levels is None:
-            end = race.simulate(truth, 0.47, schedule, tolerance, rng, rule="region")
+            end = _simulate(truth, 0.47, schedule, tolerance, rng, rule="region")
         else:  # the same race with the given level at every look
             end = _naive(truth, 0.47, schedule, tolerance, rng, levels)
         stopped += end[0] < len(schedule)
@@ -104,7 +138,7 @@ def test_every_setting_on_target_none_stops_in_more_than_5_percent_of_races():
     rng = np.random.default_rng(7)
     schedule = race.looks(1000)
     for rule in ("region", "pairs"):
-        any_stop = sum(min(race.simulate([0.0] * 11, 0.47, schedule, 0.0, rng, rule=rule))
+        any_stop = sum(min(_simulate([0.0] * 11, 0.47, schedule, 0.0, rng, rule=rule))
                        < len(schedule) for _ in range(REPLICATES // 2))
         assert any_stop / (REPLICATES // 2) <= 0.05, rule
 
@@ -145,7 +179,7 @@ def _best_stopped(truth, best, replicates, seed, common=0.5, rule="pairs", alpha
     schedule = race.looks(1000)
     hit = 0
     for _ in range(replicates):
-        end = race.simulate(truth, 0.47, schedule, 0.0, rng, common=common, rule=rule,
+        end = _simulate(truth, 0.47, schedule, 0.0, rng, common=common, rule=rule,
                             alpha=alpha)
         hit += any(end[k] < len(schedule) for k in best)
     return hit / replicates

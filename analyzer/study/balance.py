@@ -1,93 +1,41 @@
 """``analyzer balance SCENARIO --finding KEY --vary PATH=LO..HI``: the rule or content value
-that brings a finding to a target, checked on fresh seeds.
+that brings a finding to a target, checked on fresh seeds (the README's "Balance" section is
+the user's guide; this says how).
 
 **What is balanced.** ``KEY`` is a key finding or measured figure of the scenario's run
-(``analyzer findings RUN_DIR`` lists them; ``analyzer.report.finding_keys``): its estimate is brought
-to ``target`` (default: the finding's no-effect value at each setting). With ``equalize``
-several findings are made equal instead (their spread brought to 0). A key ``item:NAME`` is an
-item's value from ``analyzer ablate``; the study then plays the base and the leave-one-out arms
-of the items named; any other key comes from the scenario's own run (``analyzer simulate``).
-Before anything is written, a small probe run of the scenario as it is (``PROBE_GAMES`` games,
-in a temporary folder) checks the keys, and finds whether the finding needs only the base arm
-(its value is the same without the other arms): the search then plays that arm alone.
+(``analyzer.report.finding_keys``), brought to ``target`` (default its no-effect value), or with
+``equalize`` several made equal; ``item:NAME`` is an item's value from ``analyzer ablate``
+(``Study``). A probe of the scenario as it is (``PROBE_GAMES`` games, in a temporary folder)
+checks the keys and finds whether the base arm alone gives the finding (the search then plays
+that arm alone). The knobs are ``analyzer.study.knobs``'s.
 
-**The knobs** (``--vary``, ``analyzer.study.knobs``): numeric rule options within their bounds and
-numbers of content tables; several are searched jointly.
-
-**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned exhaustively:
-every setting plays the same ``budget // settings`` game seeds (common random numbers), and the
-setting taken is the one nearest the goal, with the tie-break of ``objective`` toward the
-scenario's values; for one knob its estimates are first smoothed over the values (LOWESS,
-``smooth_gaps``: one noisy estimate does not decide). Otherwise CMA-ES (the ``cma`` package, as
-in ``analyzer tune``: the knobs scaled to ``[0, 1]`` of their ranges, bounded, started at the
-scenario's values with step ``tune.SIGMA0``) minimises the squared distance to the target
-(``equalize``: between the findings) plus a tie-break toward the scenario's values worth one
-standard error per range (``objective``): several settings often reach the goal equally, and a
-designer wants the smallest change. Every candidate of a round plays the same game seeds, each
-round new ones, so candidates are ranked on the same deals; the value taken is the search
-distribution's final mean, not the best single evaluation (which is biased by having been picked
-among noisy ones); with integer knobs, of the integer settings around that mean the one nearest
-the goal on its estimates pooled over every round that played it (``settle``). Round ``g`` plays
-from ``derived_seed(seed, 1, g + 1)``; CMA-ES draws from a generator seeded from the seed, so
-the same scenario, seed and budget give the same value whatever the jobs, backend or chunks.
-Each setting is evaluated by the report's own code (``analyzer.report.build`` on its records,
-without charts), so the number searched on is the number a report prints.
+**The search.** Integer knobs of at most ``SCAN_MAX`` settings in all are scanned, every
+setting on the same ``budget // settings`` seeds, the setting taken the one of least
+``objective`` (one knob: on the LOWESS smooth, ``smooth_gaps``). Otherwise CMA-ES
+(``search.cma_es``, the knobs scaled to ``[0, 1]``, started at the scenario's values) minimises
+``objective``: the squared distance to the goal plus a tie-break toward the scenario's values
+worth one standard error per range. Every candidate of a round plays the same seeds, round
+``g`` from ``derived_seed(seed, 1, g + 1)``; the value taken is the search distribution's final
+mean (integer knobs: ``settle``). Each setting is evaluated by the report's own code
+(``findings_of``), so the number searched on is the number a report prints.
 
 **The check.** The value found and the scenario as it is play ``validation_games`` fresh games
-(root seed ``check_seed``: from the seed and the whole balance identity — finding, target,
-knobs, method, budget — so two balances are checked on different games; never searched on), on
-the same seeds, with all the study's
-arms. Reported: the finding at the value found with its own 95 % interval, against the target;
-the same at the original setting; their paired difference (and, with ``equalize``, the
-differences between the findings) with a delete-a-group jackknife interval: the games are cut
-into ``GROUPS`` blocks of consecutive ids, the finding recomputed without each block, and the
-interval is the full-sample value ± ``t(GROUPS − 1)`` × the jackknife standard error (Kott,
-"The delete-a-group jackknife", J. Official Statistics 17, 2001). It needs only the findings'
-values, so it serves every key; it assumes a finding that is a smooth function of per-game
-means (shares, mean differences, rates). With ``robustness`` the value found is also played by
-every rung of the player ladder (``analyzer.study.robustness.player_conditions``) on the check's seeds:
-per rung the finding against the target (Holm over the rungs), and the robustness verdict of the
-finding (``analyzer.study.robustness.verdict``).
-
-**The verdicts** (``verdicts``, issue #35), from the check's games only — the search's own
-estimates, the best of many noisy ones, would flatter the value found (winner's curse):
-``reached`` (the target inside the finding's 95 % interval there; else the command line says
-the closest value, not an error); with ``tolerance`` D two one-sided tests at 5 %
-(``stats.equivalence``): "balanced within ±D" only when the 90 % interval lies inside target ±
-D (``equalize``: every pairwise difference inside 0 ± D); with ``keep`` (``KEY=LO..HI``) each
-band at the value found — the search already refuses a setting whose estimate leaves a band
-(``gap`` is ``nan`` there). The scenario's ``[[questions]]`` are answered at the value found on
-the same games (issue #34). A target outside what the finding can be (``possible_range``), a
-tolerance as wide as that range, and a simulator guard as a knob are refused before the
-search.
-
-**Racing** (``race``, issue #35; ``analyzer.study.race``): a scan's settings play its own
-seeds in looks of growing size (a sixteenth of its games, then 2, 3, 4, 6, 8, 12 and 16 times
-that), and at each look a setting shown farther from the goal than another running setting,
-paired game by game on the common seeds, stops (Bonferroni over the
-others, Pocock-type alpha spending over the looks: the setting truly nearest the goal stops
-with at most 5 % chance); a finding without per-game values of which it is the mean races by
-the goal region instead (a setting surely farther than the tolerance and than another stops,
-Holm over the settings). The value is taken by the scan's rule among the settings still
-running, which played the scan's games, and the check is the same (``search/race/sKK``: one
-growing folder per setting, resumable).
-
-**Over players and content** (``over``, issue #35; ``analyzer.study.over``): every setting is
-played in every rung × content cell on the same seeds and the search minimises the worst cell's
-distance (or a stated quantile); ``over_check`` plays every value of each knob in every cell on
-the check's seeds and gives the verdict at the value found for every cell and the range of
-values within ``±tolerance`` in all (``study["over"]``, ``over.parquet``, ``over-check/``,
-``drawn-tables/``).
+on the same seeds (``check_seed``: from the whole balance identity, so two balances are checked
+on different games), with all the study's arms: each finding with its 95 % interval, and their
+paired differences with a delete-a-group jackknife interval (``GROUPS`` blocks of consecutive
+games, ``t(GROUPS − 1)``; Kott, "The delete-a-group jackknife", J. Official Statistics 17,
+2001), which serves any finding that is a smooth function of per-game means. With
+``robustness`` every rung of the player ladder plays the value found on the check's seeds
+(``ladder``). The verdicts come from the check's games only (``verdicts``, issue #35), never
+from the search's estimates (winner's curse). ``--race`` and ``--over``: ``analyzer.study.race``
+and ``analyzer.study.over``.
 
 **Files** in the run directory: ``balanced.toml`` (the scenario at the value found, with the
-check's seed and size, so ``analyzer simulate`` — ``analyzer ablate`` for an item's value —
-of it reproduces the checked estimate; valid for ``analyzer validate``), each changed table
-beside it as ``TABLE.toml`` (named by its ``TABLE_file`` option), ``search.parquet`` (every
-setting evaluated: values and the findings' estimates and intervals), ``games.parquet`` /
+check's seed and size, so that its run reproduces the checked estimate), each changed table
+beside it as ``TABLE.toml``, ``search.parquet`` (every setting evaluated), ``games.parquet`` /
 ``seats.parquet`` (the check: arms ``original``/``balanced``, ``:ARM`` for a variant),
-``scenario.toml``, ``summary.json``, the report, and ``search/round-NNNN/sKK/`` (one folder
-per setting: a stop keeps every finished one; a race: ``search/race/sKK/``, grown look by look),
-``chunks/``, ``ladder/`` (the runner's parts, for ``resume``).
+``scenario.toml``, ``summary.json``, the report, and ``search/round-NNNN/sKK/`` (one folder per
+setting; a race: ``search/race/sKK/``), ``chunks/``, ``ladder/`` (for ``resume``).
 """
 
 from __future__ import annotations
@@ -179,15 +127,18 @@ class Study:
             sc = replace(expanded, arms=tuple(a for a in expanded.arms if a.name in keep))
             return sc, {"kind": "ablate", "items": rows, "correction": "holm",
                         "seats": [s.name for s in sc.arms[0].seats], "dropped_variants": []}
-        if self.arms is None:
-            return scenario, {"kind": "simulate"}
-        return replace(scenario, arms=tuple(a for a in scenario.arms if a.name in self.arms)), {
-            "kind": "simulate"}
+        if self.arms is not None:
+            scenario = replace(scenario, arms=tuple(a for a in scenario.arms
+                                                    if a.name in self.arms))
+        return scenario, {"kind": "simulate"}
 
 
-def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFrame,
-                seats: pd.DataFrame, chart_dir: Path, rounds: pd.DataFrame | None = None,
-                per_game: dict[str, pd.Series] | None = None) -> dict[str, dict[str, Any]]:
+Records = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]  # games, seats, rounds
+
+
+def findings_of(scenario: Scenario, facts: Mapping[str, Any], records: Records,
+                chart_dir: Path, per_game: dict[str, pd.Series] | None = None
+                ) -> dict[str, dict[str, Any]]:
     """The key findings of one setting's records, by key: what ``analyzer report`` of them would
     put in ``summary.json`` (``analyzer.report.build`` without charts).
 
@@ -197,18 +148,18 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
         The setting's study scenario (its arms are the records' variants).
     facts : mapping
         Its study facts (``Study.of``).
-    games, seats : DataFrame
-        Its records (``variant`` = arm names).
+    records : (DataFrame, DataFrame, DataFrame or None)
+        Its games and seats records (``variant`` = arm names) and its checkpoints after every
+        round (``_records``; recorded when a ``quality:`` key is balanced or kept: the
+        ``quality:`` findings).
     chart_dir : Path
         A scratch folder (nothing is meant to be written there).
-    rounds : DataFrame, optional
-        Its checkpoints after every round (``_records``; recorded when a ``quality:`` key is
-        balanced or kept): the ``quality:`` findings.
     per_game : dict, optional
         Filled with each finding's own per-game values (``game_id`` -> value, the report's
         ``findings.parquet``, written into ``chart_dir``) for those that have them: the race
         pairs settings game by game with them.
     """
+    games, seats, rounds = records
     run = {"name": scenario.name, "game": scenario.game,
            "expansions": list(scenario.expansions), "players": scenario.players,
            "games": int(games["game_id"].nunique()), "seed": scenario.seed,
@@ -216,12 +167,11 @@ def findings_of(scenario: Scenario, facts: Mapping[str, Any], games: pd.DataFram
            "arms": [{"name": a.name, "rules": dict(a.rules), "seats": [s.name for s in a.seats],
                      "players": scenario.arm_players(a)} for a in scenario.arms]}
     begun = time.process_time()  # a setting's findings: priced by the plan (``FINDINGS``)
-    if per_game is None:
-        results = report.build(Numbers(chart_dir), run, games, seats, rounds=rounds)
-    else:
+    if per_game is not None:
         chart_dir.mkdir(parents=True, exist_ok=True)
-        results = report.build(Numbers(chart_dir), run, games, seats, run_dir=chart_dir,
-                               rounds=rounds)
+    results = report.build(Numbers(chart_dir), run, games, seats, rounds=rounds,
+                           **({} if per_game is None else {"run_dir": chart_dir}))
+    if per_game is not None:
         try:
             table = pd.read_parquet(chart_dir / PER_GAME)
         except (OSError, ValueError):  # no findings section: no per-game values
@@ -251,28 +201,23 @@ def _quick_gc() -> Iterator[None]:
 
 
 def _play(run: StudyRun, settings: Sequence[Scenario], labels: Sequence[str], root: int,
-          games: int, folder: Path, **how: Any
-          ) -> tuple[runner.RunResult, dict[str, tuple[int, str]]]:
+          games: int, folder: Path, **how: Any) -> tuple[runner.RunResult, list[Records]]:
     """Play every arm of every setting on the same ``games`` seeds of ``root`` into ``folder``
     (``StudyRun.play_arms``, with ``how``); the variant of setting ``k``'s arm is ``labels[k]``
-    for its base and ``labels[k]:ARM`` for a variant.
-
-    Returns
-    -------
-    (RunResult, dict)
-        The run and, per variant name, ``(k, arm name)``.
-    """
+    for its base and ``labels[k]:ARM`` for a variant. Returns the run and each setting's
+    records (``_records``)."""
     plans, names = [], {}
     for k, (sc, label) in enumerate(zip(settings, labels)):
         for p in runner.plan_arms(sc):
             name = label if p.name == BASE else f"{label}:{p.name}"
             names[name] = (k, p.name)
             plans.append(replace(p, name=name))
-    return run.play_arms(plans, root, games, folder, scenario=settings[0], **how), names
+    result = run.play_arms(plans, root, games, folder, scenario=settings[0], **how)
+    return result, _records(result, names, len(settings))
 
 
-def _records_rounds(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
-                    ) -> list[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]]:
+def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: int
+             ) -> list[Records]:
     """Per setting ``0..n-1``: its games and seats records and its checkpoints after every
     round (``None``: the run recorded none, ``RunOptions.rounds``), variants named by arm
     again."""
@@ -292,6 +237,20 @@ def _records_rounds(result: runner.RunResult, names: Mapping[str, tuple[int, str
             parts.append(part.reset_index(drop=True))
         out.append((parts[0], parts[1], parts[2] if len(parts) > 2 else None))
     return out
+
+
+def _subset(records: Records, scenario: Scenario, drop: tuple[int, int] | None = None
+            ) -> Records:
+    """``records`` of ``scenario``'s arms only, without the games ``drop[0] .. drop[1] - 1``."""
+    keep, frames = {a.name for a in scenario.arms}, []
+    for frame in records:
+        if frame is not None:
+            mask = frame["variant"].isin(keep)
+            if drop is not None:
+                mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
+            frame = frame[mask].reset_index(drop=True)
+        frames.append(frame)
+    return frames[0], frames[1], frames[2]
 
 
 # ------------------------------------------------------------------ the plan
@@ -349,7 +308,6 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
     """Play the scenario as it is on ``PROBE_GAMES`` games in a temporary folder and look the
     keys up (and the ``kept`` keys of ``--keep``); returns the study the search plays, the
     study the check plays and each key's record."""
-    spec = scenario.spec
     items = [k[len(ITEM):] for k in keys if k.startswith(ITEM)]
     if items and len(items) != len(keys):
         raise OptionError(option, "an item's value (item:NAME, from an ablation) and a finding "
@@ -371,33 +329,29 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
         say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
             "check the finding keys")
         size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(sc.arms)))
-        result, names = _play(run, [sc], ["probe"], root, games, folder / "chunks",
-                              chunk_size=size, resume=False)
-        (g, s, r), = _records_rounds(result, names, 1)
-        found = findings_of(sc, facts, g, s, folder, r)
-        records = [found[k] for k in found]
-        patterns = report.extension.key_patterns(spec)
+        _, (rec,) = _play(run, [sc], ["probe"], root, games, folder / "chunks",
+                          chunk_size=size, resume=False)
+        records = list(findings_of(sc, facts, rec, folder).values())
+        patterns = report.extension.key_patterns(scenario.spec)
         chosen: dict[str, dict[str, Any]] = {}
         for k, opt in [*((k, option) for k in keys), *((k, "keep") for k in kept)]:
             chosen[k] = chosen.get(k) or dict(finding_keys.lookup(
                 records, k, option=opt, patterns=patterns, where=f"the run of {scenario.name}"))
-        study = full
-        if not items and len(sc.arms) > 1:  # does the finding need the other arms?
-            alone = Study("simulate", (BASE,))
-            sb, fb = alone.of(scenario, folder)
-            gb = g[g["variant"] == BASE].reset_index(drop=True)
-            sbs = s[s["variant"] == BASE].reset_index(drop=True)
-            rb = None if r is None else r[r["variant"] == BASE].reset_index(drop=True)
-            only = findings_of(sb, fb, gb, sbs, folder, rb)
-            if all(_same(only.get(k), chosen[k]) for k in chosen):
-                study = alone
+        study, alone = full, Study("simulate", (BASE,))
+        if (not items and len(sc.arms) > 1  # does the finding need the other arms?
+                and _alone(alone.of(scenario, folder), rec, chosen, list(chosen), folder)):
+            study = alone
     return study, full, chosen
 
 
-def _same(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:
-    return a is not None and all(
-        (a.get(f) == b.get(f)) or (missing(a.get(f)) and missing(b.get(f)))
-        for f in ("estimate", "lo", "hi", "null"))
+def _alone(setting: tuple[Scenario, dict], records: Records,
+           found: Mapping[str, Mapping[str, Any]], keys: Sequence[str], folder: Path) -> bool:
+    """Whether the findings ``keys`` of ``setting``'s arms alone (``_subset`` of ``records``)
+    are ``found``'s: the same estimate, interval and no-effect value."""
+    only = findings_of(*setting, _subset(records, setting[0]), folder)
+    return all(k in only and all(only[k].get(f) == found[k].get(f)
+                                 or (missing(only[k].get(f)) and missing(found[k].get(f)))
+                                 for f in ("estimate", "lo", "hi", "null")) for k in keys)
 
 
 def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
@@ -453,8 +407,7 @@ def plan(scenario: Scenario, run: StudyRun, *, finding: str | None,
     if not vary:
         raise OptionError("vary", "give at least one PATH=LO..HI")
     found = [knobs.knob(scenario, v) for v in vary]
-    paths = [k.path for k in found]
-    if len(set(paths)) != len(paths):
+    if len({k.path for k in found}) != len(found):
         raise OptionError("vary", "the same PATH is given twice")
     grid_cells: list[overs.Cell] = []
     if robust is not None:  # before the probe: a bad --over plays nothing
@@ -590,11 +543,7 @@ def _kept_bands(probe: Mapping[str, Mapping[str, Any]], bands: Sequence[tuple[st
 def kept(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> bool:
     """Whether a setting keeps every ``--keep`` finding inside its band (its estimate on the
     setting's games; a key not computed there is not kept)."""
-    for key, lo, hi in p.keep:
-        r = found.get(key)
-        if r is None or missing(r.get("estimate")) or not lo <= float(r["estimate"]) <= hi:
-            return False
-    return True
+    return all(lo <= _est(found, key) <= hi for key, lo, hi in p.keep)
 
 
 def possible_range(rec: Mapping[str, Any]) -> tuple[float, float] | None:
@@ -655,14 +604,25 @@ def gap(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> float:
     target (its no-effect value there when no target is given); with ``equalize`` the
     largest estimate minus the smallest (two keys: the first minus the second). ``nan`` when
     a key is not computed there or a ``--keep`` finding leaves its band (``kept``)."""
-    recs = [found.get(k) for k in p.keys]
-    if any(r is None or missing(r.get("estimate")) for r in recs) or not kept(p, found):
+    est = [_est(found, k) for k in p.keys]
+    if any(math.isnan(e) for e in est) or not kept(p, found):
         return math.nan  # a setting that leaves a --keep band is refused: it ranks last
-    est = [float(r["estimate"]) for r in recs]
+    return _gap_of(p, est, found[p.keys[0]])
+
+
+def _gap_of(p: Plan, est: Sequence[float], rec: Mapping[str, Any]) -> float:
+    """``gap`` of the keys' estimates ``est`` (none ``nan``), the first key's record ``rec``
+    giving its no-effect value (``_target``)."""
     if p.equalize:
-        return est[0] - est[1] if len(est) == 2 else max(est) - min(est)
-    t = p.target if p.target is not None else recs[0].get("null")
-    return math.nan if t is None else est[0] - float(t)
+        return float(est[0] - est[1]) if len(est) == 2 else float(max(est) - min(est))
+    return float(est[0] - _target(p, rec))
+
+
+def _target(p: Plan, rec: Mapping[str, Any]) -> float:
+    """The target at a setting: the one given, else the no-effect value in the first key's
+    record ``rec`` there; ``nan`` without one."""
+    t = p.target if p.target is not None else rec.get("null")
+    return math.nan if missing(t) else float(t)
 
 
 def record_se(r: Mapping[str, Any]) -> float:
@@ -713,8 +673,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
     the mean is rounded."""
     dims = [k.dimension for k in p.knobs]
     exact = [dim.decode(dim.encode(m)) for dim, m in zip(dims, mean)]
-    ints = [i for i, k in enumerate(p.knobs) if k.kind is int]
-    if not ints:
+    if all(k.kind is not int for k in p.knobs):
         return exact
     choices = [sorted(v for v in {math.floor(m), math.ceil(m)} if k.low <= v <= k.high)
                if k.kind is int else [exact[i]] for i, (k, m) in enumerate(zip(p.knobs, mean))]
@@ -740,7 +699,10 @@ def unit_of(p: Plan, key: str, found: Mapping[str, Mapping] | None = None) -> st
     """The unit ``key``'s numbers are stored in (``findings.value_unit``: ``"share"`` for a
     share or a difference of shares, else the unit shown), from its record at the setting
     (``found``) or else the probe's."""
-    r = (found or {}).get(key) or p.probe.get(key) or {}
+    return _unit((found or {}).get(key) or p.probe.get(key) or {})
+
+
+def _unit(r: Mapping[str, Any]) -> str:
     return str(r.get("value_unit") or value_unit(str(r.get("unit") or ""),
                                                  float(r.get("scale") or 1.0)))
 
@@ -754,16 +716,14 @@ def _row(p: Plan, g: int, k: int, values: Sequence[Any], found: Mapping[str, Map
     for i, key in enumerate(p.keys):
         r = found.get(key) or {}
         for f in ("estimate", "lo", "hi"):
-            row[f"{f}_{i}"] = float(r[f]) if not missing(r.get(f)) else math.nan
+            row[f"{f}_{i}"] = _num(r, f)
         row[f"unit_{i}"] = unit_of(p, key, found)
-    first = found.get(p.keys[0]) or {}
-    row["null"] = float(first["null"]) if not missing(first.get("null")) else math.nan
+    row["null"] = _num(found.get(p.keys[0]) or {}, "null")
     row["gap"] = gap(p, found)
     row["gap_se"] = gap_se(p, found)
     if p.keep:
         for i, (key, _, _) in enumerate(p.keep):
-            r = found.get(key) or {}
-            row[f"keep_{i}"] = float(r["estimate"]) if not missing(r.get("estimate")) else math.nan
+            row[f"keep_{i}"] = _est(found, key)
             row[f"keep_{i}_unit"] = unit_of(p, key, found)
         row["kept"] = kept(p, found)
     return row
@@ -803,18 +763,14 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
                           p.cells[j].games(games) if cells else games))
             where.append((k, j))
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1) if root is None else root
-    results: dict[int, runner.RunResult] = {}
+    out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in per] for per in grid]
     for n in sorted({b[2] for b in batch}, reverse=True):  # a capped rung: its own batch
         idx = [i for i, b in enumerate(batch) if b[2] == n]
         for i, r in zip(idx, run.play_batch(folder / f"round-{g:04d}",
                                             [batch[i][:2] for i in idx], root, n,
                                             scenario=p.scenario)):
-            results[i] = r
-    out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in per] for per in grid]
-    for i, (k, j) in enumerate(where):
-        (gm, st, rd), = _records_rounds(results[i], {a.name: (0, a.name)
-                                                     for a in batch[i][1]}, 1)
-        out[k][j] = findings_of(*grid[k][j], gm, st, scratch, rd)
+            (k, j), (rec,) = where[i], _records(r, {a.name: (0, a.name) for a in batch[i][1]}, 1)
+            out[k][j] = findings_of(*grid[k][j], rec, scratch)
     return out
 
 
@@ -855,6 +811,15 @@ def _robust_rows(p: Plan, g: int, candidates: list[list[Any]],
     return out
 
 
+def _nearest(p: Plan, rows: Sequence[Mapping[str, Any]], cands: Sequence[Sequence[Any]],
+             among: Sequence[int], scaled: Sequence[Mapping[str, Any]]) -> int:
+    """The scan's rule: of the settings ``among``, the one of least ``objective`` on its
+    ``smoothed_gap``, the tie-break scaled by the median ``gap_se`` of the rows ``scaled``."""
+    scale = float(np.nanmedian([r["gap_se"] for r in scaled]))
+    return min(among, key=lambda k: objective(p, rows[k]["smoothed_gap"],
+                                              distance(p, cands[k]), scale))
+
+
 def _said(p: Plan, values: Sequence[Any]) -> str:
     return ", ".join(f"{k.label()} = {v}" for k, v in zip(p.knobs, values))
 
@@ -872,21 +837,22 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     sink = [] if cell_rows is None else cell_rows
     if p.method == "scan" and p.race:
         return _race(run, p, scratch, say, [] if looks is None else looks)
+
+    def played(g: int, cands: list[list[Any]], smooth: bool) -> list[dict]:
+        found = _round(run, p, g, cands, p.games, scratch, cells=bool(p.cells))
+        if p.cells:
+            return _robust_rows(p, g, cands, found, smooth, sink)
+        return [_row(p, g, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))]
+
     if p.method == "scan":
         cands = [list(v) for v in p.values]
         cells = f" x {len(p.cells)} cells" if p.cells else ""
         d.saved = (f"the scan of {len(cands)} settings{cells} not yet finished in "
                    f"{d.path / 'search'}")
-        found = _round(run, p, 0, cands, p.games, scratch, cells=bool(p.cells))
-        if p.cells:
-            rows = _robust_rows(p, 0, cands, found, len(p.knobs) == 1, sink)
-            scale = float(np.nanmedian([r["gap_se"] for r in sink]))
-        else:
-            rows = [_row(p, 0, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))]
+        rows = played(0, cands, len(p.knobs) == 1)
+        if not p.cells:
             _smooth(p, rows, len(p.knobs) == 1)
-            scale = float(np.nanmedian([r["gap_se"] for r in rows]))
-        best = min(range(len(cands)), key=lambda k: objective(
-            p, rows[k]["smoothed_gap"], distance(p, cands[k]), scale))
+        best = _nearest(p, rows, cands, range(len(cands)), sink if p.cells else rows)
         say(f"scan: {len(cands)} settings{cells} x {p.games} games each on the same seeds; "
             f"nearest the goal{f' in {p.over.objective}' if p.cells else ''}: "
             + _said(p, cands[best]))
@@ -900,9 +866,7 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     def play(g: int, xs: list[np.ndarray]) -> list[float]:
         d.saved = f"{g} of {p.rounds} rounds saved in {d.path / 'search'}"
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
-        found = _round(run, p, g, cands, p.games, scratch, cells=bool(p.cells))
-        new[:] = (_robust_rows(p, g, cands, found, False, sink) if p.cells else
-                  [_row(p, g, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))])
+        new[:] = played(g, cands, False)
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
         return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
 
@@ -948,29 +912,25 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     grid = _settings(run, p, cands, d.path / "search")
     arms = [runner.plan_arms(s) for (s, _), in grid]
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, 1)  # the scan's own seeds
-    tolerance = 0.0 if p.tolerance is None else float(p.tolerance)
     rows: list[dict] = [{} for _ in cands]
     values: list[pd.Series | None] = [None for _ in cands]  # the finding's per-game values
     paired = len(p.keys) == 1 and not p.equalize  # else the region rule (``racing.stops``)
     running = list(range(len(cands)))
-    history = looks
     for j, n in enumerate(schedule):
         for i, k in enumerate(running):
-            d.saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of {len(running)} "
-                       f"settings saved in {folder}")
+            d.saved = saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of "
+                               f"{len(running)} settings saved in {folder}")
             try:
                 result = run.play_arms(arms[k], root, n, folder / f"s{k:02d}",
                                        scenario=p.scenario, chunk_size=schedule[0],
                                        resume=d.resume or j > 0)
             except RunStopped as err:
-                err.saved = (f"look {j + 1} of {len(schedule)} of the race: {i} of "
-                             f"{len(running)} settings saved in {folder}; {err.saved}")
+                err.saved = f"{saved}; {err.saved}"
                 raise
-            (gm, st, rd), = _records_rounds(result, {a.name: (0, a.name) for a in arms[k]}, 1)
+            rec, = _records(result, {a.name: (0, a.name) for a in arms[k]}, 1)
             per: dict[str, pd.Series] = {}
-            rows[k] = _row(p, 0, k, cands[k],
-                           findings_of(*grid[k][0], gm, st, scratch / f"race-{k}",
-                                       rd, per_game=per if paired else None))
+            rows[k] = _row(p, 0, k, cands[k], findings_of(*grid[k][0], rec, scratch / f"race-{k}",
+                                                          per if paired else None))
             rows[k].update(games=n, look=j, stopped=False)
             values[k] = per.get(p.keys[0])
         entry = {"look": j, "games": n, "level": levels[j], "running": len(running),
@@ -988,23 +948,21 @@ def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
                 entry["rule"] = "pairs"
             else:
                 stopped, half = racing.stops([rows[k]["gap"] for k in running],
-                                             [rows[k]["gap_se"] for k in running], tolerance,
-                                             levels[j])
+                                             [rows[k]["gap_se"] for k in running],
+                                             float(p.tolerance or 0.0), levels[j])
                 entry.update(rule="band", half_width=half)
             gone = [k for k, s in zip(running, stopped) if s]
             for k in gone:
                 rows[k]["stopped"] = True
             running = [k for k in running if k not in gone]
             entry["stopped"] = len(gone)
-        history.append(entry)
+        looks.append(entry)
         say(f"race look {j + 1}/{len(schedule)}: {entry['running']} settings x {n} games; "
             f"{entry['stopped']} stopped, {len(running)} still running")
         if len(running) == 1:
             break
     _smooth(p, rows, len(p.knobs) == 1)
-    scale = float(np.nanmedian([rows[k]["gap_se"] for k in running]))
-    best = min(running, key=lambda k: objective(p, rows[k]["smoothed_gap"],
-                                                distance(p, cands[k]), scale))
+    best = _nearest(p, rows, cands, running, [rows[k] for k in running])
     played = sum(r["games"] for r in rows)
     say(f"race: {played:,} games per arm in all, against {len(cands) * p.games:,} for the "
         f"scan; nearest the goal of the {len(running)} still running: " + _said(p, cands[best]))
@@ -1050,16 +1008,7 @@ def smooth_gaps(p: Plan, rows: Sequence[Mapping[str, Any]]) -> list[float]:
         frac = max(LOWESS_FRAC, min(1.0, LOWESS_MIN / len(x)))  # at least 5 values a fit
         est = np.column_stack([lowess(est[:, i], x, frac=frac, it=1, return_sorted=False)
                                for i in range(est.shape[1])])
-    out = []
-    for r, e in zip(rows, est):
-        if np.isnan(e).any():
-            out.append(math.nan)
-        elif p.equalize:
-            out.append(float(e[0] - e[1]) if len(e) == 2 else float(e.max() - e.min()))
-        else:
-            t = p.target if p.target is not None else r.get("null")
-            out.append(math.nan if t is None or missing(t) else float(e[0] - t))
-    return out
+    return [math.nan if np.isnan(e).any() else _gap_of(p, e, r) for r, e in zip(rows, est)]
 
 
 # ------------------------------------------------------------------ the check
@@ -1109,8 +1058,12 @@ def _interval(value: float, iv: Mapping[str, float]) -> dict[str, Any]:
 
 
 def _est(found: Mapping[str, Mapping[str, Any]], key: str) -> float:
-    r = found.get(key)
-    return math.nan if r is None or missing(r.get("estimate")) else float(r["estimate"])
+    return _num(found.get(key) or {}, "estimate")
+
+
+def _num(r: Mapping[str, Any], field: str) -> float:
+    """A record's number ``field`` as a float, ``nan`` when it has none."""
+    return math.nan if missing(r.get(field)) else float(r[field])
 
 
 def _contrast_unit(p: Plan, name: str, found: Mapping[str, Mapping]) -> str:
@@ -1198,9 +1151,9 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     d.saved = f"the search finished in {d.path / 'search'}, the fresh-seed check not yet"
     say(f"check: {len(so.arms) + len(sb.arms)} arms x {n} fresh games")
     try:  # the check's chunks join the run's own (prepared by _run): a resume of this run
-        result, names = _play(run, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks,
-                              chunk_size=size, fingerprint=fingerprint, resume=True,
-                              progress=run.options.progress)
+        result, records = _play(run, [so, sb], [ORIGINAL, BALANCED], root, n, d.chunks,
+                                chunk_size=size, fingerprint=fingerprint, resume=True,
+                                progress=run.options.progress)
     except OptionError as err:
         if d.resume or err.option not in ("resume", "out", "chunk_size"):
             raise
@@ -1209,32 +1162,22 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
         raise OptionError("out", f"another run wrote into {d.path} while this one searched "
                                  "(its chunks are of another balance); give each run its own "
                                  "{out}", out=None) from None
-    records = _records_rounds(result, names, 2)
-    at = {name: findings_of(sc, facts, g, st, scratch, r) for name, (sc, facts), (g, st, r)
+    at = {name: findings_of(*setting, rec, scratch) for name, setting, rec
           in zip((ORIGINAL, BALANCED), ((so, fo), (sb, fb)), records)}
-
-    def on(i: int, setting: tuple[Scenario, dict], drop: tuple[int, int] | None = None
-           ) -> dict[str, dict[str, Any]]:
-        """The findings of setting ``i`` (0: the original, 1: the value found) as ``setting``
-        plays it (its arms' records only), without the games ``drop[0] .. drop[1] - 1``."""
-        keep, frames = {a.name for a in setting[0].arms}, []
-        for frame in records[i]:
-            if frame is not None:
-                mask = frame["variant"].isin(keep)
-                if drop is not None:
-                    mask &= ~frame["game_id"].between(drop[0], drop[1] - 1)
-                frame = frame[mask].reset_index(drop=True)
-            frames.append(frame)
-        return findings_of(*setting, frames[0], frames[1], scratch, frames[2])
 
     # the jackknife replays each setting without a block of games; the search's arms suffice
     # when the finding is the same from them alone
     lean = [p.study.of(p.scenario, d.path / "tables" / ORIGINAL),
             p.study.of(balanced, d.path / "tables" / BALANCED)]
-    alone = [on(0, lean[0]), on(1, lean[1])]
-    if not all(_same(alone[0].get(k), at[ORIGINAL][k]) and _same(alone[1].get(k), at[BALANCED][k])
-               for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]):
+    both = [k for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]]
+    if not all(_alone(lean[i], records[i], at[name], both, scratch)
+               for i, name in enumerate((ORIGINAL, BALANCED))):
         lean = [(so, fo), (sb, fb)]
+
+    def on(i: int, drop: tuple[int, int]) -> dict[str, dict[str, Any]]:
+        """The findings of setting ``i`` (0: the original, 1: the value found) as ``lean[i]``
+        plays it, without the games ``drop[0] .. drop[1] - 1`` (``_subset``)."""
+        return findings_of(*lean[i], _subset(records[i], lean[i][0], drop), scratch)
     edges = np.linspace(0, n, GROUPS + 1).round().astype(int)
     blocks = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
     contrasts = _contrasts(p)
@@ -1242,7 +1185,7 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     for i, block in enumerate(blocks):
         d.saved = (f"the fresh-seed check's games saved in {d.chunks}; its jackknife at block "
                    f"{i + 1} of {len(blocks)}")
-        o, b = on(0, lean[0], block), on(1, lean[1], block)
+        o, b = on(0, block), on(1, block)
         for name, fn in contrasts:
             reps[name].append(fn(o, b))
     paired = {name: {**_interval(fn(at[ORIGINAL], at[BALANCED]),
@@ -1333,8 +1276,7 @@ def keep_check(p: Plan, found: Mapping[str, Mapping[str, Any]]) -> list[dict[str
     ``kept`` (its estimate inside the band; otherwise the value found is refused)."""
     out = []
     for key, lo, hi in p.keep:
-        r = found.get(key) or {}
-        est = math.nan if missing(r.get("estimate")) else float(r["estimate"])
+        r, est = found.get(key) or {}, _est(found, key)
         out.append({"key": key, "low": lo, "high": hi, "estimate": est,
                     "lo": r.get("lo", math.nan), "hi": r.get("hi", math.nan),
                     "unit": r.get("unit"), "value_unit": unit_of(p, key, found),
@@ -1348,14 +1290,10 @@ def reached(p: Plan, found: Mapping[str, Mapping[str, Any]],
     """Whether the check cannot tell the value found from the goal: the target inside the
     finding's 95 % interval (``equalize``: 0 inside each difference's jackknife interval)."""
     if p.equalize:
-        ds = [paired.get(f"difference:{BALANCED}:{a}-{b}") for a, b in _pairs(p)]
-        return all(d is not None and not missing(d.get("lo")) and not missing(d.get("hi"))
-                   and d["lo"] <= 0 <= d["hi"] for d in ds)
-    r = found.get(p.keys[0])
-    if r is None or missing(r.get("lo")) or missing(r.get("hi")):
-        return False
-    t = p.target if p.target is not None else r.get("null")
-    return t is not None and float(r["lo"]) <= float(t) <= float(r["hi"])
+        ds = [paired.get(f"difference:{BALANCED}:{a}-{b}") or {} for a, b in _pairs(p)]
+        return all(_num(d, "lo") <= 0 <= _num(d, "hi") for d in ds)
+    r = found.get(p.keys[0]) or {}
+    return _num(r, "lo") <= _target(p, r) <= _num(r, "hi")
 
 
 def equivalence_check(p: Plan, found: Mapping[str, Mapping[str, Any]],
@@ -1398,12 +1336,11 @@ def _first(p: Plan, found: Mapping[str, Mapping[str, Any]]
     no-effect value there when none is given; ``nan`` without one), its estimate and standard
     error (``record_se``; a ratio's, on the log scale, brought back by the delta method)."""
     r = found.get(p.keys[0]) or {}
-    t = p.target if p.target is not None else r.get("null")
     est = _est(found, p.keys[0])
     se = record_se(r) if r else math.nan
     if r.get("log"):
         se *= est
-    return r, math.nan if t is None else float(t), est, se
+    return r, _target(p, r), est, se
 
 
 def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -1411,11 +1348,9 @@ def _keep(r: Mapping[str, Any] | None) -> dict[str, Any] | None:
     ``value_unit``, shown ×``scale`` in ``unit``."""
     if r is None:
         return None
-    out = {k: r.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
-                                 "digits", "signed", "null", "figure", "games")}
-    out["value_unit"] = r.get("value_unit") or value_unit(str(r.get("unit") or ""),
-                                                          float(r.get("scale") or 1.0))
-    return out
+    return {**{k: r.get(k) for k in ("key", "sentence", "estimate", "lo", "hi", "unit", "scale",
+                                     "digits", "signed", "null", "figure", "games")},
+            "value_unit": _unit(r)}
 
 
 def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], root: int,
@@ -1434,24 +1369,18 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
         d.saved = f"the check finished, {i - 1} of {len(conditions)} ladder rungs in {folder}"
         say(f"ladder [{i}/{len(conditions)}] {c.label}: {len(c.scenario.arms)} arm(s) x "
             f"{c.scenario.games} games")
-        result, names = _play(run, [c.scenario], ["rung"], root, c.scenario.games,
-                              folder / c.name)
-        (g, s, r), = _records_rounds(result, names, 1)
-        found = findings_of(c.scenario, facts, g, s, scratch, r)
+        _, (rec,) = _play(run, [c.scenario], ["rung"], root, c.scenario.games, folder / c.name)
+        found = findings_of(c.scenario, facts, rec, scratch)
         rungs[c.name] = {"label": c.label, "games": c.scenario.games,
                          "findings": {k: _keep(found.get(k)) for k in p.keys}}
     for name in same:  # the scenario's own players are this rung: the check is its run
         rungs[f"players-{name}"] = {"label": f"every seat: {name} (the scenario's own players)",
                                     "games": p.validation_games,
                                     "findings": dict(at[BALANCED])}
-    tests = []
-    for name, rung in rungs.items():
-        rung["gap"] = {}
-        for k in p.keys:
-            r = rung["findings"].get(k)
-            rung["gap"][k] = _target_test(p, r) if r is not None else None
-            if not p.equalize and rung["gap"][k] is not None:
-                tests.append((name, k))
+    for rung in rungs.values():
+        rung["gap"] = {k: _target_test(p, rung["findings"].get(k)) for k in p.keys}
+    tests = [(n, k) for n, rung in rungs.items() for k in p.keys
+             if not p.equalize and rung["gap"][k] is not None]
     if tests:
         pv = np.array([rungs[n]["gap"][k]["p_value"] for n, k in tests], dtype=float)
         adj, sig = stats.adjust_pvalues(pv, "holm", 0.05)
@@ -1462,15 +1391,15 @@ def ladder(run: StudyRun, p: Plan, balanced: Scenario, at: Mapping[str, Any], ro
     return {"rungs": rungs, "verdicts": verdicts, "correction": "holm"}
 
 
-def _target_test(p: Plan, r: Mapping[str, Any]) -> dict[str, Any]:
+def _target_test(p: Plan, r: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A rung's estimate against the target: the gap and a two-sided p-value with the standard
-    error read off its 95 % interval (``record_se``; normal)."""
-    target = p.target if p.target is not None else r.get("null")
-    est = float(r["estimate"]) if not missing(r.get("estimate")) else math.nan
-    if p.equalize or target is None or math.isnan(est):
+    error read off its 95 % interval (``record_se``; normal); ``None`` without a record."""
+    if r is None:
+        return None
+    g = _num(r, "estimate") - _target(p, r)
+    if p.equalize or math.isnan(g):
         return {"gap": math.nan, "p_value": math.nan}
     se = record_se(r)
-    g = est - float(target)
     pv = float(2 * sps.norm.sf(abs(g) / se)) if se > 0 else (0.0 if g else 1.0)
     return {"gap": g, "p_value": pv}
 
@@ -1612,17 +1541,10 @@ def balance(path_or_scenario: str | Path | Scenario, *, vary: Vary, finding: Fin
     ----------
     path_or_scenario : str, Path or Scenario
     vary … race
-        The command's own options (``vary``, ``finding``, ``equalize``, ``target``,
-        ``tolerance``, ``keep``, ``budget``, ``games``, ``popsize``, ``validation_games``,
-        ``robustness``, ``search_games``, ``over``, ``over_quantile``, ``ladder``, ``race``),
-        each said once in its annotation below (``Vary``, ``Finding``, …): the knobs ``PATH=LO..HI`` searched jointly; the key brought to
-        ``target`` (in the unit ``analyzer findings`` shows; default its no-effect value,
-        which a measured figure lacks) or the keys made equal (a string: comma-separated);
-        the band of the equivalence verdict (``equivalence_check``) and the kept bands
-        (``keep_check``); the search's and the check's sizes (``games`` is CMA-ES's only: a
-        scan plays ``budget // settings`` per setting and ``log`` says so); the ladder
-        (``ladder``); ``over`` (needs ``tolerance``: ``over_check``) and ``race`` (refused
-        with ``over`` and for CMA-ES, ``analyzer.study.race``).
+        The command's own options, each said once in its annotation below (``Vary``,
+        ``Finding``, …): ``target``, ``tolerance`` and ``keep`` in the unit ``analyzer
+        findings`` shows; ``equalize`` comma-separated or a sequence; ``games`` is CMA-ES's
+        only (a scan plays ``budget // settings`` per setting and ``log`` says so).
     seed : int, optional
         Root seed (default the scenario's): the probe, the search, the check derive from it.
     jobs, backend, scheduler, chunk_size, progress, csv, out, resume, force
@@ -1702,9 +1624,12 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
     full, _ = p.full.of(p.scenario, folder / "full")
     candidates = len(p.values) if p.method == "scan" else p.rounds * p.popsize
     how = f"{p.method}, raced: at most" if p.race else p.method
-    parts = [planning.Part(f"search ({how}): {candidates} setting(s) x {p.games} games",
-                           search, candidates * p.games, scales=False, reports=candidates,
-                           runs=candidates, kind="balance-setting"),
+
+    def settings(what: str, sc: Scenario, n: int, games: int, fresh: str = "") -> planning.Part:
+        return planning.Part(f"{what}{n} setting(s) x {games} {fresh}games", sc, n * games,
+                             scales=False, reports=n, runs=n, kind="balance-setting")
+
+    parts = [settings(f"search ({how}): ", search, candidates, p.games),
              # the check's findings: on all its games, on the search's arms, and on each
              # jackknife block left out (``check``)
              *(planning.Part(f"check on fresh seeds: {what}", full, p.validation_games,
@@ -1716,21 +1641,14 @@ def plan_parts(p: Plan, robust: bool, search_games: int, folder: Path) -> list[p
                                 scales=False, kind="balance-setting")
                   for c in conditions]
     if p.over is not None:  # priced at each cell's players (the drawn tables are not yet)
-        settings = len(overs.check_values(p.knobs, [k.start if k.start is not None else k.low
-                                                    for k in p.knobs]))
+        points = len(overs.check_values(p.knobs, [k.start if k.start is not None else k.low
+                                                  for k in p.knobs]))
         for c in p.cells:
             sc = c.apply(search, content=False)
-            parts.append(planning.Part(f"over, cell {c.name}: {candidates} setting(s) x "
-                                       f"{c.games(p.games)} games", sc,
-                                       candidates * c.games(p.games), scales=False,
-                                       reports=candidates, runs=candidates,
-                                       kind="balance-setting"))
-            parts.append(planning.Part(f"over check, cell {c.name}: about {settings} "
-                                       f"setting(s) x {c.games(p.validation_games)} fresh "
-                                       "games", sc, settings * c.games(p.validation_games),
-                                       scales=False, reports=settings, runs=settings,
-                                       kind="balance-setting"))
-        parts = [parts[1], parts[2], *parts[3:]]  # the search's own part is the cells'
+            parts += [settings(f"over, cell {c.name}: ", sc, candidates, c.games(p.games)),
+                      settings(f"over check, cell {c.name}: about ", sc, points,
+                               c.games(p.validation_games), "fresh ")]
+        parts = parts[1:]  # the search's own part is the cells'
     return parts
 
 
@@ -1793,9 +1711,9 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
                          "settings": len(rows)}
         played = raced * search_arms
     if over_numbers is not None:
-        played = (len(rows) * sum(c.games(p.games) for c in p.cells) * search_arms
-                  + over_numbers["games_played"])
-        over_numbers["search_games_played"] = played - over_numbers["games_played"]
+        over_numbers["search_games_played"] = (len(rows) * sum(c.games(p.games) for c in p.cells)
+                                               * search_arms)
+        played = over_numbers["search_games_played"] + over_numbers["games_played"]
         study["over"] = over_numbers
         study["files"].append("over.parquet")
     played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())
@@ -1806,11 +1724,9 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         "chunks_resumed": check_result.resumed, "games_played": played, "seconds": seconds,
         "games_per_second": played / seconds if seconds > 0 else None,
     }
-    command = _command(p)
-    balanced_text = balanced_toml(p, balanced, values, numbers, command)
-    study["command"] = command
-    res = run.finish(p.scenario, check_result, study=study, facts=facts,
-                     files={"balanced.toml": balanced_text})
+    study["command"] = _command(p)
+    res = run.finish(p.scenario, check_result, study=study, facts=facts, files={
+        "balanced.toml": balanced_toml(p, balanced, values, numbers, study["command"])})
     found = dict(zip([k.path for k in p.knobs], values))
     return BalanceResults(res.out_dir, res.summary, values=found,
                           balanced_file=d.path / "balanced.toml")

@@ -59,7 +59,6 @@ from analyzer.study.robustness import (
 
 PARTS = ("players", "content")
 FLOAT_POINTS = 11  # values of a float knob the check plays (evenly spaced over its range)
-CHECK_STREAM = 5  # spawn key of the range check's root seed, apart from the others
 OWN = "own"  # the rung of the scenario's own players
 
 
@@ -102,7 +101,7 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
             raise OptionError("over_quantile", "only with {over} (the quantile of what)",
                               over=None)
         return None
-    players, draws, seen = False, 0, set()
+    draws, seen = 0, set()
     for raw in str(text).split(","):
         part = raw.strip()
         name, colon, k = part.partition(":")
@@ -112,11 +111,9 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
         if name in seen:
             raise OptionError("over", f"{name} is given twice in {text!r}")
         seen.add(name)
-        if name == "players":
-            players = True
-            continue
-        draws = DEFAULT_CONTENT
-        if colon:
+        if name == "content" and not colon:
+            draws = DEFAULT_CONTENT
+        elif name == "content":
             try:
                 draws = int(k)
             except ValueError:
@@ -128,7 +125,7 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
     if quantile is not None and not (math.isfinite(quantile) and 0 < quantile <= 1):
         raise OptionError("over_quantile", f"must be in (0, 1] (1: the worst case; got "
                                            f"{quantile})")
-    return Over(players, draws, quantile)
+    return Over("players" in seen, draws, quantile)
 
 
 @dataclass(frozen=True)
@@ -234,8 +231,7 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
         for dname, dlabel, c in draws:
             extra: dict[str, Any] = {}
             if c is not None:
-                option = c.prior.option
-                extra = {"option": option, "path": str((folder / f"{c.prior.table}-"
+                extra = {"option": c.prior.option, "path": str((folder / f"{c.prior.table}-"
                                                                  f"{c.draw_seed}.toml").resolve()),
                          "prior": c.prior, "draw_seed": c.draw_seed, "differs": c.differs}
             out.append(Cell(f"{rname}/{dname}", rlabel, dlabel, seat, cap, **extra))

@@ -127,18 +127,6 @@ def p_values(gaps: Sequence[float], ses: Sequence[float], half: float) -> np.nda
     return out
 
 
-def holm(p: Sequence[float], level: float) -> np.ndarray:
-    """Holm's step-down at ``level``: which hypotheses are rejected (a boolean per p-value)."""
-    p = np.asarray(p, dtype=float)
-    order = np.argsort(p, kind="stable")
-    out = np.zeros(len(p), dtype=bool)
-    for i, k in enumerate(order):
-        if p[k] > level / (len(p) - i):
-            break
-        out[k] = True
-    return out
-
-
 def stops(gaps: Sequence[float], ses: Sequence[float], tolerance: float, level: float
           ) -> tuple[np.ndarray, float]:
     """Which running settings stop at a look of level ``level``, and the region's half-width.
@@ -159,7 +147,7 @@ def stops(gaps: Sequence[float], ses: Sequence[float], tolerance: float, level: 
         Stopped per setting (Holm over the settings at ``level``) and ``M`` (``region``).
     """
     half = region(gaps, ses, tolerance, level)
-    return holm(p_values(gaps, ses, half), level), half
+    return stats.adjust_pvalues(p_values(gaps, ses, half), "holm", level)[1], half
 
 
 def farther_p(gap: float, other: float, values: np.ndarray, others: np.ndarray) -> float:
@@ -266,37 +254,3 @@ def _pair_p(gaps: np.ndarray, values: Sequence[np.ndarray]) -> np.ndarray:
     out[~np.isfinite(gaps)] = 1.0
     out[:, ~np.isfinite(gaps)] = 1.0
     return out
-
-
-def simulate(truth: Sequence[float], sd: float, schedule: Sequence[int], tolerance: float,
-             rng: np.random.Generator, common: float = 0.5, alpha: float = ALPHA,
-             rule: str = "pairs") -> list[int]:
-    """One race on simulated draws (for the tests and the measurements): setting ``k``'s games
-    give outcomes of mean ``truth[k]`` (its distance from the goal) and standard deviation
-    ``sd``, a share ``common`` of the variance shared by every setting game by game (common
-    seeds); ``rule`` ``"pairs"`` (``pair_stops``, what ``balance --race`` plays when the
-    finding has per-game values) or ``"region"`` (``stops``, its rule otherwise). Returns per
-    setting the look (0-based) at which it stopped, ``len(schedule)`` for a setting that ran to
-    the end."""
-    k = len(truth)
-    total = schedule[-1]
-    shared = rng.standard_normal(total)
-    own = rng.standard_normal((k, total))
-    x = np.asarray(truth, dtype=float)[:, None] + sd * (
-        math.sqrt(common) * shared[None, :] + math.sqrt(1 - common) * own)
-    sums = np.cumsum(x, axis=1)
-    end = [len(schedule)] * k
-    active = list(range(k))
-    for j, (n, level) in enumerate(zip(schedule, look_levels(schedule, alpha))):
-        if j == len(schedule) - 1 or len(active) < 2:
-            break
-        gaps = [sums[i, n - 1] / n for i in active]
-        if rule == "pairs":
-            stopped, _ = pair_stops(gaps, [x[i, :n] for i in active], level)
-        else:
-            stopped, _ = stops(gaps, [sd / math.sqrt(n)] * len(active), tolerance, level)
-        for i, s in zip(list(active), stopped):
-            if s:
-                end[i] = j
-                active.remove(i)
-    return end
