@@ -113,6 +113,21 @@ def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
     return value_text(mean, lo, hi, digits=digits)
 
 
+def change(d: Any, lo: Any, hi: Any, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
+    """A signed difference with its interval, ``"+4.2 pp [+1.0, +7.4]"``: ``value_text`` with
+    a zero-width interval shown as one (an interval of no width is a finding here)."""
+    return value_text(d, lo, hi, unit, scale, digits, True, no_spread=False)
+
+
+def cells(table: Any, fmt: Callable[..., str], est: str, lo: str | None = None,
+          hi: str | None = None) -> list[str]:
+    """A table column of estimates with their intervals: ``fmt(estimate, lo, hi)`` of every row
+    of ``table`` (a DataFrame or a dict of columns), its columns ``est``, ``lo`` and ``hi``
+    (default ``EST_lo`` and ``EST_hi``), e.g. ``cells(arms, pct, "no_winner")``."""
+    los, his = table[lo or f"{est}_lo"], table[hi or f"{est}_hi"]
+    return [fmt(x, a, b) for x, a, b in zip(table[est], los, his)]
+
+
 def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
     """A paired difference (keys ``diff, lo, hi, significant``) as ``"+1.20 pp [+0.40, +2.00] *"``
     (``value_text``).

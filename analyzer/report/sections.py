@@ -23,6 +23,7 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    cells,
     concat,
     correction_of,
     iv_tuple,
@@ -96,8 +97,7 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             "win rate": [f"{100 * r:.1f} % (by construction)" if bc else pct(r, lo, hi)
                          for r, lo, hi, bc in zip(tab["rate"], tab["lo"], tab["hi"],
                                                    tab["by_construction"])],
-            "mean score": [num(m, lo, hi) for m, lo, hi in
-                           zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
+            "mean score": cells(tab, num, "mean", "lo_score", "hi_score"),
         }))
         shown = by_policy[~by_policy["by_construction"]]
         doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson, games "
