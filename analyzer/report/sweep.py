@@ -5,7 +5,6 @@ values that changed no decision and, when every seat is exchangeable, the game-l
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -167,7 +166,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     rows = []
     for r in tab.to_dict("records"):
         vals = values.get(r["variant"], {})
-        row = {"variant": r["variant"], **{p: _show(vals.get(p, "(base)")) for p in params},
+        row = {"variant": r["variant"], **{p: str(vals.get(p, "(base)")) for p in params},
                by: r[by],
                what: (pct(r["value"], r["lo"], r["hi"]) if metric == "won"
                       else num(r["value"], r["lo"], r["hi"]))}
@@ -179,9 +178,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                                           scale * r["d_hi"], 2, dunit)
             twin = r["mirror_of"]
             row["p adjusted"] = p_text(r["p_adjusted"]) + (
-                f" (same test as {twin})" if isinstance(twin, str) or
-                (twin is not None and not (isinstance(twin, float) and math.isnan(twin)))
-                else "")
+                f" (same test as {twin})" if pd.notna(twin) else "")
             row["significant"] = "yes" if r["significant_adjusted"] else "no"
             row["games vs base"] = ("identical to the base's: this value changed no decision"
                             if r["variant"] in same else "differ from the base's")
@@ -307,7 +304,7 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
             lv = levels.loc[var]
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
-            row = {"variant": var, **{p: _show(values.get(var, {}).get(p, "(base)"))
+            row = {"variant": var, **{p: str(values.get(var, {}).get(p, "(base)"))
                                       for p in params},
                    "outcome": OUTCOME_LABELS[m],
                    "value": (pct(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"])
@@ -363,10 +360,6 @@ def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str
     return stats.pair_differences(b, variant, name, metric, ("policy",), prefer=swept)
 
 
-def _show(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
-
-
 def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str, unit: str,
                players: int, metric: str, by: str = "seat",
                fair: Mapping[str, float] | None = None) -> None:
@@ -379,9 +372,9 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
     first = params[0]
     xs_raw = [values[v][first] for v in tab["variant"]]
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_raw)
-    order = list(dict.fromkeys(_show(x) for x in xs_raw))
-    tab = tab.assign(x=[float(x) if numeric else order.index(_show(x)) for x in xs_raw],
-                     rest=[", ".join(f"{p}={_show(values[v][p])}" for p in params[1:])
+    order = list(dict.fromkeys(str(x) for x in xs_raw))
+    tab = tab.assign(x=[float(x) if numeric else order.index(str(x)) for x in xs_raw],
+                     rest=[", ".join(f"{p}={values[v][p]!s}" for p in params[1:])
                            for v in tab["variant"]])
     for (group, rest), grp in tab.groupby([by, "rest"], sort=True):
         grp = grp.sort_values("x")
