@@ -173,15 +173,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     seat_ids = seat_numbers(seats)
     found = design.designs(seats, run)
     exchangeable = design.all_exchangeable(found)
-
-    def arm_games(var: str) -> pd.DataFrame:
-        return per_game_of(games, seats, var, seat_ids)
-
-    base = arm_games(BASE) if BASE in names else None
+    base = per_game_of(games, seats, BASE, seat_ids) if BASE in names else None
     base_by_game = None if base is None else base.set_index("game_id")
     rows, diff_rows = [], []
     for var in names:
-        pg = base if var == BASE else arm_games(var)
+        pg = base if var == BASE else per_game_of(games, seats, var, seat_ids)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
             diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)

@@ -206,14 +206,8 @@ def _read_kept(kept: _Kept, footer: _Footer, path: Path, columns: list[str],
     """``_read``'s result, each column read once per variant selection and decoded once per
     file (``keeping``): the same values and dtypes, each column a new array (a caller may
     change it in place)."""
-    opened: list[pq.ParquetFile] = []
-
-    def file() -> pq.ParquetFile:
-        if not opened:
-            opened.append(pq.ParquetFile(path, read_dictionary=footer.strings,
-                                         metadata=footer.metadata))
-        return opened[0]
-
+    file = functools.cache(lambda: pq.ParquetFile(path, read_dictionary=footer.strings,
+                                                  metadata=footer.metadata))  # opened once, if at all
     chosen = None if variants is None else tuple(sorted(set(variants)))
     keep = None
     rows = footer.metadata.num_rows

@@ -279,15 +279,10 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
     each outcome."""
     games = as_table(games)
     seat_ids = balance.seat_numbers(seats)
-
-    def arm_games(var: str) -> pd.DataFrame:
-        return balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
-                                    seats.read(balance.BALANCE_SEATS, [var]), var, seat_ids)
-
-    base = arm_games(BASE) if BASE in arms else None
+    base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
     levels, diff_rows = [], []
     for var in sorted(arms):
-        pg = base if var == BASE else arm_games(var)
+        pg = base if var == BASE else balance.per_game_of(games, seats, var, seat_ids)
         levels.append(balance.arm_table(pg))
         if base is not None and var != BASE:
             diff_rows += balance.arm_differences(base.set_index("game_id"),
