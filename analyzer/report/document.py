@@ -100,16 +100,12 @@ def value_text(estimate: Any, lo: Any = None, hi: Any = None, unit: str = "",
 
 
 def pct(rate: float, lo: float, hi: float) -> str:
-    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``value_text`` in %: ``"–"`` when
-    missing; the share alone without an interval; ``"(same in every game)"`` when there is no
-    spread to make one from, never a zero-width ``[0.0, 0.0]``)."""
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``value_text`` in %)."""
     return value_text(rate, lo, hi, "%", 100, 1)
 
 
 def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (``value_text``: the mean alone
-    without one; ``"8.00 (same in every game)"`` when there is no spread to make an interval
-    from)."""
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (``value_text``)."""
     return value_text(mean, lo, hi, digits=digits)
 
 
@@ -206,8 +202,7 @@ def param_text(v: Any) -> str:
 
 def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:
     """A signed estimate with its interval, ``"+1.2 pp [+0.4, +2.0]"`` (``value_text`` of
-    numbers already in the shown unit; ``"–"`` when missing; ``"(same in every game)"`` when
-    there is no spread)."""
+    numbers already in the shown unit)."""
     return value_text(m, lo, hi, unit, 1.0, digits, True)
 
 

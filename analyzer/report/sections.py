@@ -80,6 +80,7 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         scores[var] = sv["score"].to_numpy()
         del sv, g, won, per_game
     mixed = any(d.mixed for d in found.values())
+    n, n_note = players_mod.fair_share_n(n_seats)
     out: dict[str, Any] = {}
     doc.h("Win rates")
     by_policy = pd.concat([win[v] for v in sorted(arms)], ignore_index=True)
@@ -104,7 +105,6 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                   "as the unit; variants with one policy left out).",
                   lambda ax: charts.plot_win_rates(ax, shown, "policy", _fair_line(fair, players)))
     else:
-        n, n_note = players_mod.fair_share_n(n_seats)
         doc.p("Every seat of a variant plays the same policy, so a win rate by policy is "
               f"(1 − q)/{n} by construction (q = share of games nobody won"
               + (f"; {n_note}" if n_note else "") + ") and is not shown; see the start "
@@ -119,7 +119,6 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
              "mean score": num(r.score, r.score_lo, r.score_hi)} for r in order.itertuples()]
     equal = len({round(f, 12) for f in fair.values()}) == 1
     first_fair = next(iter(fair.values()), 1 / players)
-    n, n_note = players_mod.fair_share_n(n_seats)
     every_won = all(abs(f * n_seats[v] - 1) < 1e-12 for v, f in fair.items())
     shares = (f"{100 * first_fair:.1f} %" if equal else
               ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
