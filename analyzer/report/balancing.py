@@ -151,11 +151,6 @@ def _cells_text(names: Sequence[str], over: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _draw_noun(over: dict[str, Any]) -> str:
-    n = len({c["draw"] for c in over["cells"]}) - 1
-    return f"{n} content draw{'s' if n != 1 else ''}" if n else ""
-
-
 def over_summary(study: dict[str, Any]) -> str:
     """``--over`` in one sentence: the value found, the verdict there in every cell and the
     range of values within ±D in every cell, e.g. ``"steps = 4: balanced within ±14 pp for
@@ -165,9 +160,10 @@ def over_summary(study: dict[str, Any]) -> str:
     if not over:
         return ""
     tol = tolerance_text(study)
-    rungs = len({c["rung"] for c in over["cells"]})
+    rungs, draws = len({c["rung"] for c in over["cells"]}), len({c["draw"] for c in over["cells"]})
     what = " × ".join(x for x in (f"{rungs} player{'s' if rungs != 1 else ''}",
-                                  _draw_noun(over)) if x)
+                                  f"{draws - 1} content draw{'s' if draws != 2 else ''}"
+                                  if draws != 1 else "") if x)
     found = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in study["knobs"])
     if over["shown"]:
         verdict = f"balanced within {tol} for every player and draw ({what})"
@@ -386,17 +382,9 @@ def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[d
     found (the balanced finding first), then each paired change, then the study file's
     questions — not the key findings' ranking by size, which would put a significant change
     before the finding balanced."""
-    first = [f"balance:at_value:{k}" for k in study["keys"]]
-    second = [f"balance:change:{k}" for k in study["keys"]]
-
-    def rank(r: dict[str, Any]) -> tuple[int, int]:
-        k = str(r.get("key"))
-        for i, names in enumerate((first, second)):
-            if k in names:
-                return i, names.index(k)
-        return 2, 0
-
-    return sorted(records, key=rank)
+    order = [f"balance:{what}:{k}" for what in ("at_value", "change") for k in study["keys"]]
+    return sorted(records, key=lambda r: order.index(str(r.get("key")))
+                  if str(r.get("key")) in order else len(order))
 
 
 def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: int = 12
@@ -766,13 +754,10 @@ def plot_surface(ax, rows: pd.DataFrame, study: dict[str, Any]) -> None:
     for axis, k in ((ax.xaxis, k1), (ax.yaxis, k2)):
         if k["type"] == "int":
             axis.set_major_locator(MaxNLocator(integer=True))
-    ax.plot([k1["found"]], [k2["found"]], marker="s", markerfacecolor="none",
-            markeredgecolor="black", markersize=22, markeredgewidth=2, linestyle="none",
-            label="value found")
-    if k1["start"] is not None and k2["start"] is not None:
-        ax.plot([k1["start"]], [k2["start"]], marker="s", markerfacecolor="none",
-                markeredgecolor="grey", markersize=22, markeredgewidth=2, linestyle="none",
-                label="the scenario")
+    for at, colour, label in (("found", "black", "value found"), ("start", "grey", "the scenario")):
+        if k1[at] is not None and k2[at] is not None:
+            ax.plot([k1[at]], [k2[at]], marker="s", markerfacecolor="none", markeredgecolor=colour,
+                    markersize=22, markeredgewidth=2, linestyle="none", label=label)
     ax.set_xlabel(k1["label"])
     ax.set_ylabel(k2["label"])
     ax.set_title("Settings evaluated" + (f" (numbers: {study['keys'][0]} [{u.unit}])"

@@ -239,15 +239,10 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes) -> None:
 
 def _matrix(h2h: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Rows and columns in rating order; a cell reads ``"63.0 % [58.1, 67.4] (61 %)"``."""
-    cells = {(r.entrant, r.opponent): f"{pct(r.above, r.lo, r.hi)} ({100 * r.model:.0f} %)"
+    shown = {(r.entrant, r.opponent): f"{pct(r.above, r.lo, r.hi)} ({100 * r.model:.0f} %)"
              for r in h2h.itertuples()}
-    rows = []
-    for a in order:
-        row = {"entrant": a}
-        for b in order:
-            row[b] = "–" if a == b else cells.get((a, b), "never met")
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"entrant": a, **{b: "–" if a == b else shown.get((a, b), "never met")
+                                          for b in order}} for a in order])
 
 
 def plot_ratings(ax, table: pd.DataFrame) -> None:
