@@ -49,7 +49,8 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
     found = design.designs(seats, run)
-    win, score, order_all, summaries, scores = {}, {}, [], [], {}
+    win, score, order_all, srows, scores = {}, {}, [], [], {}
+    any_no_winner = False
     fair: dict[str, float] = {}
     n_seats: dict[str, int] = {}  # each arm's player count
     for var in arms:
@@ -64,19 +65,19 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         so = stats.seat_order(sv)
         so.insert(0, "variant", var)
         order_all.append(so)
-        rounds = stats.mean_interval(g["rounds"].to_numpy())
         per_game = sv.groupby("game_id")
         won = per_game["won"].sum()  # per game: 0 when nobody won
         fair[var] = float((won / per_game.size()).mean())
         n_seats[var] = int(per_game.size().max()) if len(won) else players
-        summaries.append({
-            "variant": var, "summary": stats.summary(sv["score"]), "rounds": rounds,
-            "cap": int((g["end"] == "turn_cap").sum()),
-            "no_winner": stats.wilson(float((won <= 0).sum()), len(won)),
-            "any_no_winner": bool((won <= 0).any()),
-            "death": (stats.clustered_share(per_game["died"].sum().to_numpy(float),
-                                            per_game.size().to_numpy(float))
-                      if "died" in sv else None)})
+        any_no_winner |= bool((won <= 0).any())
+        row = {"variant": var, **{k: round(v, 2) for k, v in stats.summary(sv["score"]).items()},
+               "rounds": num(*iv_tuple(stats.mean_interval(g["rounds"].to_numpy()))),
+               "turn-cap ends": int((g["end"] == "turn_cap").sum()),
+               "no winner": pct(*iv_tuple(stats.wilson(float((won <= 0).sum()), len(won))))}
+        if "died" in sv:
+            row["death rate"] = pct(*iv_tuple(stats.clustered_share(
+                per_game["died"].sum().to_numpy(float), per_game.size().to_numpy(float))))
+        srows.append(row)
         scores[var] = sv["score"].to_numpy()
         del sv, g, won, per_game
     mixed = any(d.mixed for d in found.values())
@@ -139,18 +140,10 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out["seat_order"] = rows_of(order)
 
     doc.h("Scores and game length")
-    srows = []
-    show_no_winner = "died" in seats or any(s["any_no_winner"] for s in summaries)
-    for s in summaries:
-        rounds = s["rounds"]
-        row = {"variant": s["variant"], **{k: round(v, 2) for k, v in s["summary"].items()},
-               "rounds": num(rounds.estimate, rounds.lo, rounds.hi), "turn-cap ends": s["cap"]}
-        if show_no_winner:
-            row["no winner"] = pct(*iv_tuple(s["no_winner"]))
-        if s["death"] is not None:
-            row["death rate"] = pct(*iv_tuple(s["death"]))
-        srows.append(row)
+    show_no_winner = "died" in seats or any_no_winner
     dist = pd.DataFrame(srows)
+    if not show_no_winner:
+        dist = dist.drop(columns="no winner")
     stat_cols = list(stats.summary([]))
     shown_dist = dist.assign(**{c: [f"{v:.2f}" if not math.isnan(v) else "–" for v in dist[c]]
                                 for c in stat_cols})  # one digit count for every statistic

@@ -159,8 +159,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
               "outcomes; the per-seat win rates are in `summary.json` (`sweep.table`).")
         result["game_level"] = _sweep_game_level(doc, games, seats, arms, values, params,
                                                  correction)
-        _no_decision_note(doc, same)
-        _replayed_note(doc, study)
+        _notes(doc, same, study)
         return result
     scale, dunit = (100, " pp") if metric == "won" else (1, "")
     rows = []
@@ -202,8 +201,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                    "change is against the same seat of the same base game." if by == "policy"
                    else ""))
     doc.table(pd.DataFrame(rows))
-    _no_decision_note(doc, same)
-    _replayed_note(doc, study)
+    _notes(doc, same, study)
     curve = tab[tab["variant"] != BASE].copy()
     if curve.empty:  # no value other than the base's at this player count: nothing to draw
         return result
@@ -214,8 +212,10 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     return result
 
 
-def _no_decision_note(doc: Doc, same: list[str]) -> None:
-    """Name the swept values whose games are identical to the base's (``same_games``)."""
+def _notes(doc: Doc, same: list[str], study: dict) -> None:
+    """Name the swept values whose games are identical to the base's (``same_games``), and
+    say the share of each variant's games played rather than copied (``replayed`` of the
+    study facts, ``runner.copy_arms``; nothing when every game was played)."""
     if same:
         doc.p(", ".join(f"`{v}`" for v in same) + ": **"
               + ("this value" if len(same) == 1 else "each of these values")
@@ -223,11 +223,6 @@ def _no_decision_note(doc: Doc, same: list[str]) -> None:
               + ("Its games are" if len(same) == 1 else "Each one's games are")
               + " identical to the base's (every game and seat record equal, game for game), "
               "so the parameter did not act there on these seeds.")
-
-
-def _replayed_note(doc: Doc, study: dict) -> None:
-    """Say the share of each variant's games played rather than copied (``replayed`` of the
-    study facts, ``runner.copy_arms``; nothing when every game was played)."""
     replayed = study.get("replayed") or {}
     if not any(share < 1 for share in replayed.values()):
         return
