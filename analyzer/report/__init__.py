@@ -69,8 +69,8 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _header(doc: Doc, run: RunFacts, games: pd.DataFrame, options: set[str] | None = None,
-            acted: dict | None = None) -> None:
+def _header(doc: Doc, run: RunFacts, games: pd.DataFrame, options: set[str] | None = None
+            ) -> None:
     doc.h("This run")
     variants = list(pd.unique(games["variant"]))
     n = int((games["variant"] == variants[0]).sum()) if variants else 0
@@ -254,10 +254,11 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
     spec = _known_game(facts.game)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
-    _header(doc, facts, head, set(spec.options.names()) if spec is not None else None,
-            acted)
+    _header(doc, facts, head, set(spec.options.names()) if spec is not None else None)
     del head
-    spec = _game(doc, facts.game)
+    if spec is None and facts.game:  # the report is then the generic one
+        doc.p(f"The game of this run ({facts.game}) is not one of this installation's, so its "
+              "own sections are left out.")
     sections = tuple(spec.sections()) if spec is not None and spec.sections is not None else ()
     item_kind = spec.item_kind if spec is not None else "item"
     results = all_sections(doc, games, seats, players, sections, run)
@@ -349,18 +350,6 @@ def _known_game(name: str) -> GameSpec | None:
         return get_game(name) if name else None
     except RuleError:
         return None
-
-
-def _game(doc: Doc, name: str) -> GameSpec | None:
-    """The ``GameSpec`` of the run's game ``name``, or ``None`` (with a note in ``doc``) when
-    the run facts do not name one this installation has: the report is then the generic one."""
-    try:
-        return get_game(name) if name else None
-    except RuleError:
-        pass
-    doc.p(f"The game of this run ({name or 'not recorded'}) is not one of this installation's, "
-          "so its own sections are left out.")
-    return None
 
 
 def render(run_dir: str | Path, *, full: bool = True) -> dict[str, Any]:

@@ -50,6 +50,21 @@ def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> p
     return out
 
 
+def _value(pair: pd.DataFrame | None, suffix: str) -> dict[str, float]:
+    """The item's value to its users over the games of ``pair`` (``item_users``' rows), with
+    − without, paired game by game: win rate (``value``, ``lo``, ``hi``, ``p_value``) and score
+    (``score_*``), each key ending in ``suffix``; ``nan`` with fewer than 2 games."""
+    keys = ("won_with", "won_without", "value", "lo", "hi", "p_value", "score_value",
+            "score_lo", "score_hi")
+    if pair is None or len(pair) < 2:
+        return {k + suffix: math.nan for k in keys}
+    dw = stats.paired_difference(pair["won_v"], pair["won_b"], bounds=stats.SHARE_DIFFERENCE)
+    ds = stats.paired_difference(pair["score_v"], pair["score_b"])
+    values = (pair["won_b"].mean(), pair["won_v"].mean(), dw.mean, dw.lo, dw.hi, dw.p_value,
+              ds.mean, ds.lo, ds.hi)
+    return {k + suffix: v for k, v in zip(keys, values)}
+
+
 def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                    kind: str = "item") -> dict[str, Any]:
     """Ranked leave-one-out table: each item's value to the seat that used it most.
@@ -82,40 +97,20 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
         rec = {"item": it["item"], "replaced_by": it.get("replaced_by") or "(removed)",
                # with − without, like the value (variant_differences gives variant − base)
                "variant": var, "score_all": -float(all_score["diff"].iloc[0]),
-               "games_used": 0, "won_with": math.nan, "won_without": math.nan,
-               "value": math.nan, "lo": math.nan, "hi": math.nan, "p_value": math.nan,
-               "score_value": math.nan, "score_lo": math.nan, "score_hi": math.nan,
-               "games_single": 0, "tied_share": math.nan, "won_with_single": math.nan,
-               "won_without_single": math.nan, "value_single": math.nan, "lo_single": math.nan,
-               "hi_single": math.nan, "p_value_single": math.nan,
-               "score_value_single": math.nan, "score_lo_single": math.nan,
-               "score_hi_single": math.nan}
+               "games_used": 0, **_value(None, ""), "games_single": 0, "tied_share": math.nan,
+               **_value(None, "_single")}
         if usage:
             pair = item_users(seats, usage, var)
-            rec["games_used"] = len(pair)
+            single = pair[pair["users"] == 1]
+            rec.update(games_used=len(pair), games_single=len(single), **_value(pair, ""),
+                       **_value(single, "_single"))
             if len(pair):
                 rec["tied_share"] = float((pair["users"] > 1).mean())
             if len(pair) >= 2:
-                dw = stats.paired_difference(pair["won_v"], pair["won_b"],  # with − without
-                                             bounds=stats.SHARE_DIFFERENCE)
-                ds = stats.paired_difference(pair["score_v"], pair["score_b"])
-                rec.update(won_with=pair["won_b"].mean(), won_without=pair["won_v"].mean(),
-                           value=dw.mean, lo=dw.lo, hi=dw.hi, p_value=dw.p_value,
-                           score_value=ds.mean, score_lo=ds.lo, score_hi=ds.hi)
                 # games that show the value's sign: the user did better with (or without) it
-                moved = pair["won_b"] > pair["won_v"] if dw.mean >= 0 else pair["won_b"] < pair["won_v"]
+                moved = (pair["won_b"] > pair["won_v"] if rec["value"] >= 0
+                         else pair["won_b"] < pair["won_v"])
                 rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
-            single = pair[pair["users"] == 1]
-            rec["games_single"] = len(single)
-            if len(single) >= 2:
-                dw = stats.paired_difference(single["won_v"], single["won_b"],
-                                             bounds=stats.SHARE_DIFFERENCE)
-                ds = stats.paired_difference(single["score_v"], single["score_b"])
-                rec.update(won_with_single=single["won_b"].mean(),
-                           won_without_single=single["won_v"].mean(), value_single=dw.mean,
-                           lo_single=dw.lo, hi_single=dw.hi, p_value_single=dw.p_value,
-                           score_value_single=ds.mean, score_lo_single=ds.lo,
-                           score_hi_single=ds.hi)
         recs.append(rec)
     table = stats.correct(pd.DataFrame(recs), correction, p_column="p_value_single").rename(
         columns={"p_adjusted": "p_adjusted_single",

@@ -10,7 +10,7 @@ variants and by ``analyzer compare``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,8 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    cells,
+    change,
     num,
     pct,
     rows_of,
@@ -171,15 +173,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     seat_ids = seat_numbers(seats)
     found = design.designs(seats, run)
     exchangeable = design.all_exchangeable(found)
-
-    def arm_games(var: str) -> pd.DataFrame:
-        return per_game_of(games, seats, var, seat_ids)
-
-    base = arm_games(BASE) if BASE in names else None
+    base = per_game_of(games, seats, BASE, seat_ids) if BASE in names else None
     base_by_game = None if base is None else base.set_index("game_id")
     rows, diff_rows = [], []
     for var in names:
-        pg = base if var == BASE else arm_games(var)
+        pg = base if var == BASE else per_game_of(games, seats, var, seat_ids)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
             diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)
@@ -202,28 +200,25 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
           "length [rounds]. Brackets: 95% intervals over games (Wilson for shares — for the "
           "death rate at the effective number of games, as the seats of one game die together "
           "— and t for means).")
-    def column(m: str, fmt: Callable[[float, float, float], str]) -> list[str]:
-        return [fmt(x, lo, hi) for x, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
-
     def advantage(m: float, lo: float, hi: float) -> str:
         if math.isnan(lo):
             return f"{value_text(m, None, None, 'pp', 100, 1, True)} (too few games to estimate)"
-        return value_text(m, lo, hi, "pp", 100, 1, True, no_spread=False)
+        return change(m, lo, hi, 100, "pp", 1)
 
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
     for c in seat_cols:
-        tab[f"seat {c[4:]} wins"] = column(f"seat_{c[4:]}", pct)
+        tab[f"seat {c[4:]} wins"] = cells(arms, pct, f"seat_{c[4:]}")
     if not exchangeable:
         tab["max − min"] = [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]]
     else:
-        tab["mean score"] = column("score", num)
+        tab["mean score"] = cells(arms, num, "score")
         if has_adv:
-            tab["start-player advantage"] = column("start_adv", advantage)
-    tab["no winner"] = column("no_winner", pct)
+            tab["start-player advantage"] = cells(arms, advantage, "start_adv")
+    tab["no winner"] = cells(arms, pct, "no_winner")
     if has_death:
-        tab["death rate"] = column("death", pct)
-    tab["score spread"] = column("spread", lambda m, lo, hi: num(m, lo, hi, 1))
-    tab["rounds"] = column("rounds", num)
+        tab["death rate"] = cells(arms, pct, "death")
+    tab["score spread"] = cells(arms, lambda m, lo, hi: num(m, lo, hi, 1), "spread")
+    tab["rounds"] = cells(arms, num, "rounds")
     doc.table(tab)
     out: dict[str, Any] = {"arms": rows_of(arms)}
     if base is None:

@@ -151,11 +151,6 @@ def _cells_text(names: Sequence[str], over: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _draw_noun(over: dict[str, Any]) -> str:
-    n = len({c["draw"] for c in over["cells"]}) - 1
-    return f"{n} content draw{'s' if n != 1 else ''}" if n else ""
-
-
 def over_summary(study: dict[str, Any]) -> str:
     """``--over`` in one sentence: the value found, the verdict there in every cell and the
     range of values within ±D in every cell, e.g. ``"steps = 4: balanced within ±14 pp for
@@ -165,9 +160,10 @@ def over_summary(study: dict[str, Any]) -> str:
     if not over:
         return ""
     tol = tolerance_text(study)
-    rungs = len({c["rung"] for c in over["cells"]})
+    rungs, draws = len({c["rung"] for c in over["cells"]}), len({c["draw"] for c in over["cells"]})
     what = " × ".join(x for x in (f"{rungs} player{'s' if rungs != 1 else ''}",
-                                  _draw_noun(over)) if x)
+                                  f"{draws - 1} content draw{'s' if draws != 2 else ''}"
+                                  if draws != 1 else "") if x)
     found = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in study["knobs"])
     if over["shown"]:
         verdict = f"balanced within {tol} for every player and draw ({what})"
@@ -386,17 +382,9 @@ def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[d
     found (the balanced finding first), then each paired change, then the study file's
     questions — not the key findings' ranking by size, which would put a significant change
     before the finding balanced."""
-    first = [f"balance:at_value:{k}" for k in study["keys"]]
-    second = [f"balance:change:{k}" for k in study["keys"]]
-
-    def rank(r: dict[str, Any]) -> tuple[int, int]:
-        k = str(r.get("key"))
-        for i, names in enumerate((first, second)):
-            if k in names:
-                return i, names.index(k)
-        return 2, 0
-
-    return sorted(records, key=rank)
+    order = [f"balance:{what}:{k}" for what in ("at_value", "change") for k in study["keys"]]
+    return sorted(records, key=lambda r: order.index(str(r.get("key")))
+                  if str(r.get("key")) in order else len(order))
 
 
 def _near(doc: Doc, rows: pd.DataFrame, study: dict[str, Any], u: _Units, most: int = 12
@@ -637,15 +625,9 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
             + (f"; {verdict_text(study)}" if verdict_text(study) else "") + ")")
         if study.get("over"):
             target += f"; over {study['over']['parts']}: {over_summary(study)}"
-        shown = {"unit": b.get("unit") or "", "scale": float(b.get("scale") or 1),
-                 "digits": int(b.get("digits") or 1)}
-        found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
-        out.append(Finding(
-            statement=f"At the value found, {found}, `{k}` is {{value}} on {check['games']:,} "
-                      f"fresh games{target}", estimate=b["estimate"], lo=b["lo"], hi=b["hi"],
-            signed=bool(b.get("signed")), null=None, games=check["games"],
-            key=f"balance:at_value:{k}", verdict=_at_value_verdict(study, k), **shown))
-        c = check["paired"].get(f"change:{k}")
+        out.append(_at_value(study, k, b, f"balance:at_value:{k}", target=target,
+                             verdict=_at_value_verdict(study, k)))
+        c, shown = check["paired"].get(f"change:{k}"), _shown(b)
         if c is not None and not missing(c["diff"]):
             out.append(Finding(
                 statement=f"The value found changes `{k}` by {{value}} against the scenario as "
@@ -654,6 +636,25 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
                 p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
                 **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
     return out + question_findings(study, questions)
+
+
+def _shown(r: Mapping[str, Any]) -> dict[str, Any]:
+    """How a finding record is shown: its ``unit``, ``scale`` and ``digits``."""
+    return {"unit": r.get("unit") or "", "scale": float(r.get("scale") or 1),
+            "digits": int(r.get("digits") or 1)}
+
+
+def _at_value(study: dict[str, Any], k: str, r: Mapping[str, Any], key: str, ask: str = "",
+              target: str = "", verdict: str = "") -> Finding:
+    """Finding ``k`` (its record ``r``) at the value found, on the check's fresh games, as a
+    measured figure under ``key``; the sentence opens with ``ask`` and ends with ``target``."""
+    found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
+    games = study["check"]["games"]
+    return Finding(
+        statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on {games:,} fresh "
+                  f"games{target}", estimate=r["estimate"], lo=r["lo"], hi=r["hi"],
+        signed=bool(r.get("signed")), null=None, games=games, key=key, verdict=verdict,
+        **_shown(r))
 
 
 def _at_value_verdict(study: dict[str, Any], key: str) -> str:
@@ -676,21 +677,13 @@ def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, st
     games (issue #34): one measured figure per question's key, under that key, so the
     Answers table finds it (after the balance's own answers, the balanced finding first). A
     key the check did not compute there is left out (the Answers table then says so)."""
-    check = study["check"]
-    found = ", ".join(f"`{kn['label']}` = {param_text(kn['found'])}" for kn in study["knobs"])
     out = []
     asks = {q["finding"]: q["ask"] for q in questions}
-    for k, r in ((check.get("questions") or {}).get(BALANCED) or {}).items():
+    for k, r in ((study["check"].get("questions") or {}).get(BALANCED) or {}).items():
         if r is None or missing(r.get("estimate")) or k.startswith("balance:"):
             continue  # the balance's own (``key_findings``) answer its own keys
-        ask = f"The study file asks: *{asks[k]}* " if k in asks else ""
-        out.append(Finding(
-            statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on "
-                      f"{check['games']:,} fresh games", estimate=r["estimate"], lo=r["lo"],
-            hi=r["hi"],
-            unit=r.get("unit") or "", scale=float(r.get("scale") or 1),
-            digits=int(r.get("digits") or 1), signed=bool(r.get("signed")), null=None,
-            games=check["games"], key=k))
+        out.append(_at_value(study, k, r, k,
+                             f"The study file asks: *{asks[k]}* " if k in asks else ""))
     return out
 
 
@@ -704,9 +697,8 @@ def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, An
     last = int(rounds.max()) if len(rounds) else 0
     markers = "os^v"
     for i, key in enumerate(study["keys"]):
-        est = rows[f"estimate_{i}"].to_numpy(dtype=float) * u.scale
-        lo = rows[f"lo_{i}"].to_numpy(dtype=float) * u.scale
-        hi = rows[f"hi_{i}"].to_numpy(dtype=float) * u.scale
+        est, lo, hi = (rows[f"{c}_{i}"].to_numpy(dtype=float) * u.scale
+                       for c in ("estimate", "lo", "hi"))
         for g in np.unique(rounds):
             sel = rounds == g
             ax.errorbar(x[sel], est[sel], yerr=charts.error_bars(est[sel], lo[sel], hi[sel]),
@@ -719,9 +711,8 @@ def plot_curve(ax, rows: pd.DataFrame, study: dict[str, Any], knob: dict[str, An
             if r is None or value is None:
                 continue
             ax.errorbar([value], [r["estimate"] * u.scale],
-                        yerr=charts.error_bars(np.array([r["estimate"]]) * u.scale,
-                                               np.array([r["lo"]]) * u.scale,
-                                               np.array([r["hi"]]) * u.scale),
+                        yerr=charts.error_bars(*(np.array([r[c]]) * u.scale
+                                                 for c in ("estimate", "lo", "hi"))),
                         fmt="D", color=colour, capsize=3, markersize=7,
                         label=f"{key}: check, {'value found' if name == BALANCED else 'original'}")
     if "smoothed_gap" in rows and not study["equalize"]:
@@ -763,13 +754,10 @@ def plot_surface(ax, rows: pd.DataFrame, study: dict[str, Any]) -> None:
     for axis, k in ((ax.xaxis, k1), (ax.yaxis, k2)):
         if k["type"] == "int":
             axis.set_major_locator(MaxNLocator(integer=True))
-    ax.plot([k1["found"]], [k2["found"]], marker="s", markerfacecolor="none",
-            markeredgecolor="black", markersize=22, markeredgewidth=2, linestyle="none",
-            label="value found")
-    if k1["start"] is not None and k2["start"] is not None:
-        ax.plot([k1["start"]], [k2["start"]], marker="s", markerfacecolor="none",
-                markeredgecolor="grey", markersize=22, markeredgewidth=2, linestyle="none",
-                label="the scenario")
+    for at, colour, label in (("found", "black", "value found"), ("start", "grey", "the scenario")):
+        if k1[at] is not None and k2[at] is not None:
+            ax.plot([k1[at]], [k2[at]], marker="s", markerfacecolor="none", markeredgecolor=colour,
+                    markersize=22, markeredgewidth=2, linestyle="none", label=label)
     ax.set_xlabel(k1["label"])
     ax.set_ylabel(k2["label"])
     ax.set_title("Settings evaluated" + (f" (numbers: {study['keys'][0]} [{u.unit}])"

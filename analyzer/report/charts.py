@@ -64,22 +64,24 @@ def error_bars(value, lo, hi) -> np.ndarray:
     return np.clip(np.nan_to_num(err, nan=0.0), 0.0, None)
 
 
-def grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str) -> None:
+def grouped_bars(ax, table: pd.DataFrame, x: str, group: str, value: str, lo: str, hi: str
+                 ) -> tuple[dict, float]:
     """Bars of ``table[value]`` at each ``x``, one bar per ``group`` side by side, with
-    ``[lo, hi]`` error bars and a legend when there are several groups."""
+    ``[lo, hi]`` error bars and a legend when there are several groups. Returns each group's
+    bar centres (shape ``(len(xs),)``) and the bar width."""
     xs = list(pd.unique(table[x]))
     groups = list(pd.unique(table[group]))
     width = 0.8 / max(len(groups), 1)
     pos = np.arange(len(xs))
-    for j, g in enumerate(groups):
+    centres = {g: pos + (j - (len(groups) - 1) / 2) * width for j, g in enumerate(groups)}
+    for g, centre in centres.items():
         sub = table[table[group] == g].set_index(x).reindex(xs)
         y = sub[value].to_numpy(float)
-        err = error_bars(y, sub[lo], sub[hi])
-        ax.bar(pos + (j - (len(groups) - 1) / 2) * width, y, width, yerr=err, capsize=3,
-               label=str(g))
+        ax.bar(centre, y, width, yerr=error_bars(y, sub[lo], sub[hi]), capsize=3, label=str(g))
     ax.set_xticks(pos, [str(v) for v in xs])
     if len(groups) > 1:
         legend(ax, title=group)
+    return centres, width
 
 
 def plot_win_rates(ax, table: pd.DataFrame, by: str,
@@ -90,15 +92,11 @@ def plot_win_rates(ax, table: pd.DataFrame, by: str,
     wins, ``(1 − q)/n`` (``q`` = share of games nobody won) — one dashed line, or per variant a
     dash over each of its bars when the variants differ.
     """
-    grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
+    centres, width = grouped_bars(ax, table, by, "variant", "rate", "lo", "hi")
     if isinstance(fair, Mapping):
-        xs = list(pd.unique(table[by]))
-        groups = list(pd.unique(table["variant"]))
-        width = 0.8 / max(len(groups), 1)
-        for j, g in enumerate(groups):
+        for j, (g, centre) in enumerate(centres.items()):
             if g in fair:
-                centre = np.arange(len(xs)) + (j - (len(groups) - 1) / 2) * width
-                ax.hlines([fair[g]] * len(xs), centre - width / 2, centre + width / 2,
+                ax.hlines([fair[g]] * len(centre), centre - width / 2, centre + width / 2,
                           colors="grey", linestyles="--", linewidth=1,
                           label="fair share" if j == 0 else None)
     elif fair is not None:

@@ -12,12 +12,9 @@ from analyzer.report.records import Table
 
 def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
             item_kind: str = "item") -> dict[str, Any]:
-    """The study section of a comparison (``analyzer.studies``): ``compare_section``."""
-    return compare_section(doc, run.get("study") or {})
-
-
-def compare_section(doc: Doc, study: dict) -> dict[str, Any]:
-    """Which arm came from which scenario file of ``analyzer compare``."""
+    """The study section of a comparison (``analyzer.studies``): which arm came from which
+    scenario file."""
+    study = run.get("study") or {}
     doc.h("Compared scenarios")
     doc.p(f"Arms are named by scenario (`NAME`, `NAME/VARIANT`); `base` is the base arm of "
           f"the first scenario, `{study.get('reference', '?')}`, the reference of every paired "

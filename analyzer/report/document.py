@@ -100,17 +100,28 @@ def value_text(estimate: Any, lo: Any = None, hi: Any = None, unit: str = "",
 
 
 def pct(rate: float, lo: float, hi: float) -> str:
-    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``value_text`` in %: ``"–"`` when
-    missing; the share alone without an interval; ``"(same in every game)"`` when there is no
-    spread to make one from, never a zero-width ``[0.0, 0.0]``)."""
+    """A share with its interval, ``"25.3 % [24.1, 26.5]"`` (``value_text`` in %)."""
     return value_text(rate, lo, hi, "%", 100, 1)
 
 
 def num(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (``value_text``: the mean alone
-    without one; ``"8.00 (same in every game)"`` when there is no spread to make an interval
-    from)."""
+    """A mean with its interval, ``"12.34 [12.01, 12.67]"`` (``value_text``)."""
     return value_text(mean, lo, hi, digits=digits)
+
+
+def change(d: Any, lo: Any, hi: Any, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
+    """A signed difference with its interval, ``"+4.2 pp [+1.0, +7.4]"``: ``value_text`` with
+    a zero-width interval shown as one (an interval of no width is a finding here)."""
+    return value_text(d, lo, hi, unit, scale, digits, True, no_spread=False)
+
+
+def cells(table: Any, fmt: Callable[..., str], est: str, lo: str | None = None,
+          hi: str | None = None) -> list[str]:
+    """A table column of estimates with their intervals: ``fmt(estimate, lo, hi)`` of every row
+    of ``table`` (a DataFrame or a dict of columns), its columns ``est``, ``lo`` and ``hi``
+    (default ``EST_lo`` and ``EST_hi``), e.g. ``cells(arms, pct, "no_winner")``."""
+    los, his = table[lo or f"{est}_lo"], table[hi or f"{est}_hi"]
+    return [fmt(x, a, b) for x, a, b in zip(table[est], los, his)]
 
 
 def signed(d: pd.Series | dict, scale: float = 1.0, unit: str = "", digits: int = 2) -> str:
@@ -191,8 +202,7 @@ def param_text(v: Any) -> str:
 
 def span(m: float, lo: float, hi: float, digits: int, unit: str = "") -> str:
     """A signed estimate with its interval, ``"+1.2 pp [+0.4, +2.0]"`` (``value_text`` of
-    numbers already in the shown unit; ``"–"`` when missing; ``"(same in every game)"`` when
-    there is no spread)."""
+    numbers already in the shown unit)."""
     return value_text(m, lo, hi, unit, 1.0, digits, True)
 
 

@@ -2,38 +2,8 @@
 
 A run played with ``--rounds`` has, per game, arm and round, each seat's visible score, its
 position estimate and whether it is out (``model.flow``); the last checkpoint of a game is its
-end, where the estimate is the win share. From them, per game (the unit of every interval):
-
-``rounds``
-    R, the checkpoints of the game (its rounds; the end's round counts).
-``close_finish``
-    1 when the winner's final score is at most the game's declared close margin above the best
-    other seat not out (a shared win is close), else 0. Only games with a winner.
-``tie_break``
-    1 when the sole winner's final score equals another seat's (not out): a tie-break decided.
-``lead_changes`` / ``lead_changes_estimate``
-    Changes of the sole leader by score / by estimate from one checkpoint to a later one
-    (checkpoints where the lead is shared are skipped).
-``decided_at``
-    k / R, where k is the first checkpoint from which the eventual sole winner leads by
-    estimate at every checkpoint to the end (Ludii's decisiveness without its 0/1 truncation:
-    1 = decided at the end, 1/R = leading from the first round).
-``comeback``
-    1 when the sole winner's score at checkpoint ⌈2R/3⌉ was below the best (not leading at two
-    thirds of the game), else 0.
-``drama``
-    The mean, over the checkpoints before the end where the sole winner's estimate is below the
-    leader's, of the leader's estimate minus the winner's; 0 when there is none (Ludii's drama,
-    on win-share estimates).
-``eliminated`` / ``rounds_out`` (a game that eliminates)
-    The share of the game's seats out at the end; the rounds a seat sat out before the end,
-    mean over seats.
-``kingmaking`` (a run with ``--kingmaking-samples``, ``kingmaking.parquet``)
-    1 when a seat that could no longer win (its estimate below the game's
-    ``Flow.out_of_contention`` from some round to the end) had a choice that, tried in a
-    counterfactual replay with the same chance and players, changed the winner to another
-    seat, else 0 (``model.flow.kingmaking``). Under a sample budget: a lower bound of the
-    share with every choice tried.
+end, where the estimate is the win share. From them, per game (the unit of every interval), the
+metrics of ``METRICS``, each defined in docs/guide.md (the game-quality section, with its source).
 
 Each metric gives one figure per arm (the mean over games with its 95 % interval: Wilson for a
 0/1 per game, Student's t otherwise) and, for every arm after the first, its change against the
@@ -118,7 +88,7 @@ def _changes(leaders: np.ndarray) -> int:
 
 def game_values(score: np.ndarray, estimate: np.ndarray, out: np.ndarray,
                 close_margin: float) -> dict[str, float]:
-    """The quality metrics of one game (the module docstring) from its checkpoints.
+    """The quality metrics of one game (docs/guide.md, the game-quality section) from its checkpoints.
 
     Parameters
     ----------
@@ -297,12 +267,6 @@ def _players(run: Mapping[str, Any]) -> dict[str, int]:
             for a in run.get("arms") or []}
 
 
-def run_findings(run_dir: Path | None, run: Mapping[str, Any], flow: Any) -> list[Finding]:
-    """The ``quality:`` findings of the run in ``run_dir``: none without ``rounds.parquet`` or
-    without the game's ``flow`` (``GameSpec.flow``: close margin, elimination, round)."""
-    return report(None, run_dir, run, flow)
-
-
 def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
            flow: Any, rounds: pd.DataFrame | None = None) -> list[Finding]:
     """The ``quality:`` findings of the run in ``run_dir`` (``findings``) and, into ``doc``
@@ -434,5 +398,5 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
 
 
 __all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "findings", "game_values", "key",
-           "kingmaking_cost", "metrics", "per_game", "read", "report", "run_findings", "section",
+           "kingmaking_cost", "metrics", "per_game", "read", "report", "section",
            "with_kingmaking"]

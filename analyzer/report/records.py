@@ -104,6 +104,24 @@ def _codes(column, seen: dict | None) -> np.ndarray:
     return lookup[column.indices.to_numpy(zero_copy_only=False)]
 
 
+def _fill(file: pq.ParquetFile, names: list[str], arrays: dict[str, np.ndarray],
+          values: dict[str, dict], rows: int, keep: np.ndarray | None = None) -> None:
+    """Fill ``arrays`` (name -> array of ``rows``; one not there yet is made in its first
+    batch's dtype) with columns ``names`` of ``file``, batch by batch, only the rows of ``keep``;
+    a string column (in ``values``) as ``_codes``."""
+    start = offset = 0  # rows filled, rows read
+    for batch in file.iter_batches(BATCH_ROWS, columns=names, use_threads=False):
+        mask = None if keep is None else keep[offset:offset + batch.num_rows]
+        offset += batch.num_rows
+        stop = start + (batch.num_rows if mask is None else int(mask.sum()))
+        for name, column in zip(batch.schema.names, batch.columns):
+            data = _codes(column, values.get(name))
+            if name not in arrays:
+                arrays[name] = np.empty(rows, data.dtype)
+            arrays[name][start:stop] = data if mask is None else data[mask]
+        start = stop
+
+
 def _read(path: Path, patterns: Sequence[str] | None,
           variants: Sequence[str] | None) -> pd.DataFrame:
     footer = _footer(path)
@@ -118,15 +136,7 @@ def _read(path: Path, patterns: Sequence[str] | None,
     plans = {c: _plan(footer, c, schema.field(c).type, rows) for c in columns}
     arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
     values: dict[str, dict] = {c: {} for c in footer.strings if c in arrays}  # value -> code
-    start = offset = 0  # rows filled, rows read
-    for batch in file.iter_batches(BATCH_ROWS, columns=list(arrays), use_threads=False):
-        mask = None if keep is None else keep[offset:offset + batch.num_rows]
-        offset += batch.num_rows
-        stop = start + (batch.num_rows if mask is None else int(mask.sum()))
-        for name, column in zip(batch.schema.names, batch.columns):
-            data = _codes(column, values.get(name))
-            arrays[name][start:stop] = data if mask is None else data[mask]
-        start = stop
+    _fill(file, list(arrays), arrays, values, rows, keep)
     frame = {}
     for name in columns:
         if name in values:
@@ -196,14 +206,8 @@ def _read_kept(kept: _Kept, footer: _Footer, path: Path, columns: list[str],
     """``_read``'s result, each column read once per variant selection and decoded once per
     file (``keeping``): the same values and dtypes, each column a new array (a caller may
     change it in place)."""
-    opened: list[pq.ParquetFile] = []
-
-    def file() -> pq.ParquetFile:
-        if not opened:
-            opened.append(pq.ParquetFile(path, read_dictionary=footer.strings,
-                                         metadata=footer.metadata))
-        return opened[0]
-
+    file = functools.cache(lambda: pq.ParquetFile(path, read_dictionary=footer.strings,
+                                                  metadata=footer.metadata))  # opened once, if at all
     chosen = None if variants is None else tuple(sorted(set(variants)))
     keep = None
     rows = footer.metadata.num_rows
@@ -247,19 +251,10 @@ def _decode_whole(kept: _Kept, footer: _Footer, file: pq.ParquetFile,
     as ``to_numpy`` gives it. Returns ``{name: (array, values or None, bytes)}``."""
     if not names:
         return {}
-    total = file.metadata.num_rows
     strings = set(footer.strings)
-    arrays: dict[str, np.ndarray | None] = {}
+    arrays: dict[str, np.ndarray] = {}
     values: dict[str, dict] = {c: {} for c in names if c in strings}
-    start = 0
-    for batch in file.iter_batches(BATCH_ROWS, columns=names, use_threads=False):
-        stop = start + batch.num_rows
-        for name, column in zip(batch.schema.names, batch.columns):
-            data = _codes(column, values.get(name))
-            if arrays.get(name) is None:
-                arrays[name] = np.empty(total, data.dtype)
-            arrays[name][start:stop] = data
-        start = stop
+    _fill(file, names, arrays, values, file.metadata.num_rows)
     out: dict[str, tuple] = {}
     for name in names:
         whole = arrays.get(name)
@@ -356,15 +351,15 @@ def _variant_codes(file: pq.ParquetFile) -> tuple[np.ndarray, dict[str, int]]:
     """The ``variant`` of every row as a code (shape ``(rows,)``, ``int8`` or wider) and the
     code of each variant name."""
     names: dict[str, int] = {}
-    parts = []
-    for batch in file.iter_batches(BATCH_ROWS, columns=["variant"], use_threads=False):
-        column = batch.column(0)
-        lookup = np.array([names.setdefault(v, len(names))
-                           for v in column.dictionary.to_pylist()], dtype=np.int64)
-        parts.append(lookup[column.indices.to_numpy(zero_copy_only=False)])
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    small = np.int8 if len(names) < 2 ** 7 else np.int16 if len(names) < 2 ** 15 else np.int32
-    return codes.astype(small), names
+    parts = [_codes(batch.column(0), names)
+             for batch in file.iter_batches(BATCH_ROWS, columns=["variant"], use_threads=False)]
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    return codes.astype(_small_int(len(names))), names
+
+
+def _small_int(n: int) -> type:
+    """The smallest signed integer type that holds the codes of ``n`` values."""
+    return np.int8 if n < 2 ** 7 else np.int16 if n < 2 ** 15 else np.int32
 
 
 def _categorical(codes: np.ndarray, values: list[str]) -> pd.Categorical:
@@ -374,8 +369,8 @@ def _categorical(codes: np.ndarray, values: list[str]) -> pd.Categorical:
     categories = sorted(v for v, p in zip(values, present) if p)
     new_code = {v: k for k, v in enumerate(categories)}
     remap = np.array([new_code.get(v, -1) for v in values], dtype=np.int32)
-    small = np.int8 if len(categories) < 2 ** 7 else np.int16 if len(categories) < 2 ** 15 else np.int32
-    return pd.Categorical.from_codes(remap[codes].astype(small), categories=categories)
+    return pd.Categorical.from_codes(remap[codes].astype(_small_int(len(categories))),
+                                     categories=categories)
 
 
 def _plain_column(file: pq.ParquetFile, name: str, keep: np.ndarray | None):

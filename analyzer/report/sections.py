@@ -23,6 +23,7 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    cells,
     concat,
     correction_of,
     iv_tuple,
@@ -48,7 +49,8 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     games, seats = as_table(games), as_table(seats)
     arms = seats.variants()
     found = design.designs(seats, run)
-    win, score, order_all, summaries, scores = {}, {}, [], [], {}
+    win, score, order_all, srows, scores = {}, {}, [], [], {}
+    any_no_winner = False
     fair: dict[str, float] = {}
     n_seats: dict[str, int] = {}  # each arm's player count
     for var in arms:
@@ -63,22 +65,23 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         so = stats.seat_order(sv)
         so.insert(0, "variant", var)
         order_all.append(so)
-        rounds = stats.mean_interval(g["rounds"].to_numpy())
         per_game = sv.groupby("game_id")
         won = per_game["won"].sum()  # per game: 0 when nobody won
         fair[var] = float((won / per_game.size()).mean())
         n_seats[var] = int(per_game.size().max()) if len(won) else players
-        summaries.append({
-            "variant": var, "summary": stats.summary(sv["score"]), "rounds": rounds,
-            "cap": int((g["end"] == "turn_cap").sum()),
-            "no_winner": stats.wilson(float((won <= 0).sum()), len(won)),
-            "any_no_winner": bool((won <= 0).any()),
-            "death": (stats.clustered_share(per_game["died"].sum().to_numpy(float),
-                                            per_game.size().to_numpy(float))
-                      if "died" in sv else None)})
+        any_no_winner |= bool((won <= 0).any())
+        row = {"variant": var, **{k: round(v, 2) for k, v in stats.summary(sv["score"]).items()},
+               "rounds": num(*iv_tuple(stats.mean_interval(g["rounds"].to_numpy()))),
+               "turn-cap ends": int((g["end"] == "turn_cap").sum()),
+               "no winner": pct(*iv_tuple(stats.wilson(float((won <= 0).sum()), len(won))))}
+        if "died" in sv:
+            row["death rate"] = pct(*iv_tuple(stats.clustered_share(
+                per_game["died"].sum().to_numpy(float), per_game.size().to_numpy(float))))
+        srows.append(row)
         scores[var] = sv["score"].to_numpy()
         del sv, g, won, per_game
     mixed = any(d.mixed for d in found.values())
+    n, n_note = players_mod.fair_share_n(n_seats)
     out: dict[str, Any] = {}
     doc.h("Win rates")
     by_policy = pd.concat([win[v] for v in sorted(arms)], ignore_index=True)
@@ -96,15 +99,13 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             "win rate": [f"{100 * r:.1f} % (by construction)" if bc else pct(r, lo, hi)
                          for r, lo, hi, bc in zip(tab["rate"], tab["lo"], tab["hi"],
                                                    tab["by_construction"])],
-            "mean score": [num(m, lo, hi) for m, lo, hi in
-                           zip(tab["mean"], tab["lo_score"], tab["hi_score"])],
+            "mean score": cells(tab, num, "mean", "lo_score", "hi_score"),
         }))
         shown = by_policy[~by_policy["by_construction"]]
         doc.chart("win_rate_by_policy.png", "Win rate by policy (error bars: 95% Wilson, games "
                   "as the unit; variants with one policy left out).",
                   lambda ax: charts.plot_win_rates(ax, shown, "policy", _fair_line(fair, players)))
     else:
-        n, n_note = players_mod.fair_share_n(n_seats)
         doc.p("Every seat of a variant plays the same policy, so a win rate by policy is "
               f"(1 − q)/{n} by construction (q = share of games nobody won"
               + (f"; {n_note}" if n_note else "") + ") and is not shown; see the start "
@@ -119,7 +120,6 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
              "mean score": num(r.score, r.score_lo, r.score_hi)} for r in order.itertuples()]
     equal = len({round(f, 12) for f in fair.values()}) == 1
     first_fair = next(iter(fair.values()), 1 / players)
-    n, n_note = players_mod.fair_share_n(n_seats)
     every_won = all(abs(f * n_seats[v] - 1) < 1e-12 for v, f in fair.items())
     shares = (f"{100 * first_fair:.1f} %" if equal else
               ", ".join(f"{v}: {100 * f:.1f} %" for v, f in fair.items()))
@@ -140,18 +140,10 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     out["seat_order"] = rows_of(order)
 
     doc.h("Scores and game length")
-    srows = []
-    show_no_winner = "died" in seats or any(s["any_no_winner"] for s in summaries)
-    for s in summaries:
-        rounds = s["rounds"]
-        row = {"variant": s["variant"], **{k: round(v, 2) for k, v in s["summary"].items()},
-               "rounds": num(rounds.estimate, rounds.lo, rounds.hi), "turn-cap ends": s["cap"]}
-        if show_no_winner:
-            row["no winner"] = pct(*iv_tuple(s["no_winner"]))
-        if s["death"] is not None:
-            row["death rate"] = pct(*iv_tuple(s["death"]))
-        srows.append(row)
+    show_no_winner = "died" in seats or any_no_winner
     dist = pd.DataFrame(srows)
+    if not show_no_winner:
+        dist = dist.drop(columns="no winner")
     stat_cols = list(stats.summary([]))
     shown_dist = dist.assign(**{c: [f"{v:.2f}" if not math.isnan(v) else "–" for v in dist[c]]
                                 for c in stat_cols})  # one digit count for every statistic

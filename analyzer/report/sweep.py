@@ -5,7 +5,6 @@ values that changed no decision and, when every seat is exchangeable, the game-l
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -160,14 +159,13 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
               "outcomes; the per-seat win rates are in `summary.json` (`sweep.table`).")
         result["game_level"] = _sweep_game_level(doc, games, seats, arms, values, params,
                                                  correction)
-        _no_decision_note(doc, same)
-        _replayed_note(doc, study)
+        _notes(doc, same, study)
         return result
     scale, dunit = (100, " pp") if metric == "won" else (1, "")
     rows = []
     for r in tab.to_dict("records"):
         vals = values.get(r["variant"], {})
-        row = {"variant": r["variant"], **{p: _show(vals.get(p, "(base)")) for p in params},
+        row = {"variant": r["variant"], **{p: str(vals.get(p, "(base)")) for p in params},
                by: r[by],
                what: (pct(r["value"], r["lo"], r["hi"]) if metric == "won"
                       else num(r["value"], r["lo"], r["hi"]))}
@@ -179,9 +177,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                                           scale * r["d_hi"], 2, dunit)
             twin = r["mirror_of"]
             row["p adjusted"] = p_text(r["p_adjusted"]) + (
-                f" (same test as {twin})" if isinstance(twin, str) or
-                (twin is not None and not (isinstance(twin, float) and math.isnan(twin)))
-                else "")
+                f" (same test as {twin})" if pd.notna(twin) else "")
             row["significant"] = "yes" if r["significant_adjusted"] else "no"
             row["games vs base"] = ("identical to the base's: this value changed no decision"
                             if r["variant"] in same else "differ from the base's")
@@ -205,8 +201,7 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
                    "change is against the same seat of the same base game." if by == "policy"
                    else ""))
     doc.table(pd.DataFrame(rows))
-    _no_decision_note(doc, same)
-    _replayed_note(doc, study)
+    _notes(doc, same, study)
     curve = tab[tab["variant"] != BASE].copy()
     if curve.empty:  # no value other than the base's at this player count: nothing to draw
         return result
@@ -217,8 +212,10 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     return result
 
 
-def _no_decision_note(doc: Doc, same: list[str]) -> None:
-    """Name the swept values whose games are identical to the base's (``same_games``)."""
+def _notes(doc: Doc, same: list[str], study: dict) -> None:
+    """Name the swept values whose games are identical to the base's (``same_games``), and
+    say the share of each variant's games played rather than copied (``replayed`` of the
+    study facts, ``runner.copy_arms``; nothing when every game was played)."""
     if same:
         doc.p(", ".join(f"`{v}`" for v in same) + ": **"
               + ("this value" if len(same) == 1 else "each of these values")
@@ -226,11 +223,6 @@ def _no_decision_note(doc: Doc, same: list[str]) -> None:
               + ("Its games are" if len(same) == 1 else "Each one's games are")
               + " identical to the base's (every game and seat record equal, game for game), "
               "so the parameter did not act there on these seeds.")
-
-
-def _replayed_note(doc: Doc, study: dict) -> None:
-    """Say the share of each variant's games played rather than copied (``replayed`` of the
-    study facts, ``runner.copy_arms``; nothing when every game was played)."""
     replayed = study.get("replayed") or {}
     if not any(share < 1 for share in replayed.values()):
         return
@@ -282,15 +274,10 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
     each outcome."""
     games = as_table(games)
     seat_ids = balance.seat_numbers(seats)
-
-    def arm_games(var: str) -> pd.DataFrame:
-        return balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]),
-                                    seats.read(balance.BALANCE_SEATS, [var]), var, seat_ids)
-
-    base = arm_games(BASE) if BASE in arms else None
+    base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
     levels, diff_rows = [], []
     for var in sorted(arms):
-        pg = base if var == BASE else arm_games(var)
+        pg = base if var == BASE else balance.per_game_of(games, seats, var, seat_ids)
         levels.append(balance.arm_table(pg))
         if base is not None and var != BASE:
             diff_rows += balance.arm_differences(base.set_index("game_id"),
@@ -307,7 +294,7 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
             lv = levels.loc[var]
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
-            row = {"variant": var, **{p: _show(values.get(var, {}).get(p, "(base)"))
+            row = {"variant": var, **{p: str(values.get(var, {}).get(p, "(base)"))
                                       for p in params},
                    "outcome": OUTCOME_LABELS[m],
                    "value": (pct(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"])
@@ -363,10 +350,6 @@ def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str
     return stats.pair_differences(b, variant, name, metric, ("policy",), prefer=swept)
 
 
-def _show(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
-
-
 def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str, unit: str,
                players: int, metric: str, by: str = "seat",
                fair: Mapping[str, float] | None = None) -> None:
@@ -379,9 +362,9 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
     first = params[0]
     xs_raw = [values[v][first] for v in tab["variant"]]
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_raw)
-    order = list(dict.fromkeys(_show(x) for x in xs_raw))
-    tab = tab.assign(x=[float(x) if numeric else order.index(_show(x)) for x in xs_raw],
-                     rest=[", ".join(f"{p}={_show(values[v][p])}" for p in params[1:])
+    order = list(dict.fromkeys(str(x) for x in xs_raw))
+    tab = tab.assign(x=[float(x) if numeric else order.index(str(x)) for x in xs_raw],
+                     rest=[", ".join(f"{p}={values[v][p]!s}" for p in params[1:])
                            for v in tab["variant"]])
     for (group, rest), grp in tab.groupby([by, "rest"], sort=True):
         grp = grp.sort_values("x")

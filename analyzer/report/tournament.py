@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyzer import ratings
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, num, param_text, pct, rows_of, value_text
+from analyzer.report.document import Doc, cells, change, num, param_text, pct, rows_of
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -55,7 +55,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     if warning:
         doc.p(f"**{warning}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in
-    _header(doc, run, study, found, run_dir)
+    _header(doc, run, study, found)
     table = result.table
     fair = float(table["fair_share"].iloc[0]) if len(table) else math.nan
     doc.h("Ratings")
@@ -76,18 +76,11 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"and its distance from a fair seat a MOVER interval.")
     doc.table(pd.DataFrame({
         "rank": range(1, len(table) + 1), "entrant": table["entrant"],
-        "rating": [num(r, lo, hi) for r, lo, hi in
-                   zip(table["rating"], table["rating_lo"], table["rating_hi"])],
-        "gap to next": ["–" if math.isnan(g) else _signed(g, lo, hi, 1, "", 2)
-                        for g, lo, hi in zip(table["gap_next"], table["gap_lo"],
-                                             table["gap_hi"])],
-        "win rate": [pct(r, lo, hi) for r, lo, hi in
-                     zip(table["win_rate"], table["win_lo"], table["win_hi"])],
-        "above fair": [_signed(d, lo, hi, 100, " pp", 1) for d, lo, hi in
-                       zip(table["above_fair"], table["above_fair_lo"],
-                           table["above_fair_hi"])],
-        "mean rank": [num(r, lo, hi) for r, lo, hi in
-                      zip(table["mean_rank"], table["rank_lo"], table["rank_hi"])],
+        "rating": cells(table, num, "rating"),
+        "gap to next": cells(table, change, "gap_next", "gap_lo", "gap_hi"),
+        "win rate": cells(table, pct, "win_rate", "win_lo", "win_hi"),
+        "above fair": cells(table, lambda *d: change(*d, 100, "pp", 1), "above_fair"),
+        "mean rank": cells(table, num, "mean_rank", "rank_lo", "rank_hi"),
         "games": table["games"],
         "seat-games": table["seat_games"],
     }))
@@ -112,9 +105,9 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc.h("Skill spread")
         doc.p(f"How far apart the pool's players are (issue #36): the best-rated entrant "
               f"`{spread['strongest']}` against the worst-rated `{spread['weakest']}`, their win "
-              f"rates' difference {_signed(spread['win'], spread['win_lo'], spread['win_hi'], 100, ' pp', 1)} "
-              f"and their ratings' "
-              f"{_signed(spread['rating'], spread['rating_lo'], spread['rating_hi'], 1, '', 2)} "
+              f"rates' difference "
+              f"{change(spread['win'], spread['win_lo'], spread['win_hi'], 100, 'pp', 1)} and "
+              f"their ratings' {change(spread['rating'], spread['rating_lo'], spread['rating_hi'])} "
               f"(log-strength; `quality:skill_spread` and `quality:skill_spread:rating`). 95 % "
               f"bootstrap intervals over the {result.deals} deals from the same replicates as "
               "the table, the two entrants held fixed as ranked on all deals; being picked as "
@@ -207,13 +200,7 @@ def _p(row, column: str) -> float | None:
     return None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p)
 
 
-def _signed(d: float, lo: float, hi: float, scale: float, unit: str, digits: int) -> str:
-    """A difference with its interval, ``"+0.42 [+0.10, +0.75]"`` (``value_text``)."""
-    return value_text(d, lo, hi, unit, scale, digits, True, no_spread=False)
-
-
-def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
-            run_dir: Path | None) -> None:
+def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes) -> None:
     n_tables = len(study.get("tables", [])) or len(set(map(str, found.deal)))
     facts = RunFacts.of(run)
     seatings = study.get("seatings", "?")
@@ -252,15 +239,10 @@ def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes,
 
 def _matrix(h2h: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Rows and columns in rating order; a cell reads ``"63.0 % [58.1, 67.4] (61 %)"``."""
-    cells = {(r.entrant, r.opponent): f"{pct(r.above, r.lo, r.hi)} ({100 * r.model:.0f} %)"
+    shown = {(r.entrant, r.opponent): f"{pct(r.above, r.lo, r.hi)} ({100 * r.model:.0f} %)"
              for r in h2h.itertuples()}
-    rows = []
-    for a in order:
-        row = {"entrant": a}
-        for b in order:
-            row[b] = "–" if a == b else cells.get((a, b), "never met")
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"entrant": a, **{b: "–" if a == b else shown.get((a, b), "never met")
+                                          for b in order}} for a in order])
 
 
 def plot_ratings(ax, table: pd.DataFrame) -> None:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analyzer import stats
 from analyzer.report import charts, findings
-from analyzer.report.document import Doc, p_text, param_text, pct, value_text
+from analyzer.report.document import Doc, change, p_text, param_text, pct, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -98,7 +98,7 @@ def difference_text(d: dict[str, Any]) -> str:
         return (f"{value_text(d['diff'], None, None, 'pp', 100, 1, True)} (too few games to "
                 f"estimate: {d['n']} seeds; at "
                 f"least {stats.MIN_GAMES} needed)")
-    return _signed(d)
+    return change(d["diff"], d["lo"], d["hi"], 100, "pp", 1)
 
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
@@ -154,7 +154,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"the tuned parameters are better; give `--validation-games` at least "
               f"{stats.MIN_GAMES}.")
     else:
-        doc.p(f"**Tuned − start: {_signed(d)}** ({p_text(d['p_value'], phrase=True)}): the "
+        doc.p(f"**Tuned − start: {difference_text(d)}** ({p_text(d['p_value'], phrase=True)}): the "
               f"tuned parameters are {verdict} on fresh seeds.")
     doc.p(f"The check's seeds are derived from this whole tune (scenario, seat, seed, budget, "
           f"games, population, check size and opponents; root seed "
@@ -226,11 +226,6 @@ def _fair_sentence(check: dict[str, Any], players: int) -> str:
     return (f"a fair seat wins (1 − q)/{n}, q the share of games nobody won (a loss for every "
             "seat): " + ", ".join(f"{100 * f:.1f} % with the {name} parameters"
                                   for name, f in fair.items()))
-
-
-def _signed(d: dict[str, Any]) -> str:
-    """A difference with its interval in pp, ``"+12.3 pp [+8.0, +16.6]"``."""
-    return value_text(d["diff"], d["lo"], d["hi"], "pp", 100, 1, True, no_spread=False)
 
 
 def _iv(x: dict) -> dict:
