@@ -1,38 +1,20 @@
 """``analyzer tune SCENARIO --seat I``: fit a policy's parameters to win, checked on fresh seeds.
 
-The policy at the scenario's seat entry ``I`` (its base arm) is tuned: every parameter of a
-numeric type (``int``, ``float``) with declared bounds (``param(low=, high=)``), inside those
-bounds. The optimiser is CMA-ES (the ``cma`` package) on the parameters scaled to ``[0, 1]``
-(``0`` = the declared low, ``1`` = the high; ``cma``'s bound handling keeps every candidate
-inside), started at the seat's own parameters with step ``SIGMA0``; an ``int`` parameter is
-rounded, a ``float`` kept to 4 significant digits, and that value is what is played and
-written.
+What is tuned, the CMA-ES search, the result and the check are as the README's "Tune" says.
+The search runs on the parameters scaled to ``[0, 1]`` (``search.cma_es``), started at the
+seat's own parameters with step ``SIGMA0``; an ``int`` parameter is rounded, a ``float`` kept to
+4 significant digits, and that value is what is played and written. The fitness is the seat's
+``won`` (1/k for a k-way tie for first).
 
-**Noise.** The fitness of a candidate is the win rate of the tuned seat (``won``: 1/k for a
-k-way tie for first) over ``games`` games against the scenario's other seats (or, with
-``opponents``, every table of ``players − 1`` entrants of a pool, the games split between
-them). All candidates of one generation play the same game seeds (common random numbers), so
-CMA-ES ranks them on the same deals; each generation has fresh seeds. Generation ``g`` plays
-game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with ``S_g`` drawn from
-``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,
-*identity)`` (``check_seed``: the whole run identity, printed): seeds no candidate was tuned on,
-and other seeds for another tune. CMA-ES's own draws come from a generator seeded from the
-scenario seed, so the same scenario, seed and budget give the same ``tuned.toml`` whatever the
-jobs, backend or chunks.
+**Seeds.** Generation ``g`` plays game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with
+``S_g`` drawn from ``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from
+``spawn_key=(2, *identity)`` (``check_seed``); CMA-ES's own draws come from a generator seeded
+from the scenario seed, so the same scenario, seed and budget give the same ``tuned.toml``
+whatever the jobs, backend or chunks.
 
-**Result.** The tuned parameters are the search distribution's final mean (CMA-ES's estimate
-of the optimum; the single best evaluation of the search is biased upwards by having been
-picked as the best of many noisy ones). They are played against the starting parameters on
-``validation_games`` fresh games, the two arms on the same seeds, and the report gives both
-win rates and the paired per-deal difference with 95 % intervals.
-
-Files in the run directory: ``tuned.toml`` (``params_file`` of a scenario seat or pool entrant),
-``search.parquet`` (every candidate of every generation: parameters and win rate, a
-fraction as its ``win_rate_unit`` says),
-``games.parquet`` / ``seats.parquet`` (the fresh-seed check), ``scenario.toml``,
-``summary.json``, the report with the convergence chart and the parameter trajectories, and
-``search/gen-NNNN/cKK/`` (one folder per candidate) and ``chunks/`` (the runner's parts, for
-``resume``; a stop keeps every finished candidate).
+Files in the run directory besides the usual ones: ``tuned.toml``, ``search.parquet`` (every
+candidate of every generation: parameters and win rate, a fraction as its ``win_rate_unit``
+says), ``search/gen-NNNN/cKK/`` (one folder per candidate, for ``resume``).
 """
 
 from __future__ import annotations
