@@ -207,7 +207,7 @@ def moves(scenario: Scenario, paths: Sequence[str], step: float | None, folder: 
                                       "integer (restrict the knobs with {only})", only=None)
         else:
             s = step
-        s = int(s) if kind is int else float(s)
+        s = kind(s)
         mine = []
         for d in (-1, 1):
             value = kind(start + d * s)
