@@ -212,9 +212,8 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
                        for s in seatings(len(pool.entrants), scenario.players - 1,
                                          seed=scenario.seed))
     deals = -(-games // len(tables))
-    start = dict(base.seats[seat].params)
     defaults = {f.name: f.default for f in parameter_fields(spec.policies[policy])}
-    start = {**{d.name: defaults[d.name] for d in dims}, **start}
+    start = {**{d.name: defaults[d.name] for d in dims}, **base.seats[seat].params}
     return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
                 deals, generations, -(-validation_games // len(tables)), budget,
                 None if opponents is None else str(opponents),
@@ -407,8 +406,8 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
     d.saved = (f"all {p.generations} generations saved in {search_dir}, the fresh-seed check "
                "not yet finished")
     # the check: start and tuned on fresh seeds, paired game by game
-    check_root = p.check_seed
-    check = run.play_arms(p.arms([p.start, tuned], ["start", "tuned"]), check_root,
+    check_arms = p.arms([p.start, tuned], ["start", "tuned"])
+    check = run.play_arms(check_arms, p.check_seed,
                           p.validation_deals, d.chunks, scenario=scenario,
                           chunk_size=fingerprint["chunk_size"], fingerprint=fingerprint,
                           resume=True)
@@ -427,15 +426,14 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
         "tuned": tuned, "popsize": p.popsize, "generations": p.generations,
         "games_per_candidate": p.games, "budget": p.budget, "sigma0": SIGMA0,
         "cma_version": cma_version(), "history": history,
-        "validation_games": p.validation_deals * len(p.tables), "validation_seed": check_root,
+        "validation_games": p.validation_deals * len(p.tables), "validation_seed": p.check_seed,
         "opponents": p.opponents,
         "tables": [[s.name for s in t] for t in p.tables], "search_seconds": search_seconds,
     }
     facts = {
         "games": p.validation_deals,
-        "arms": [{"name": a.name, "rules": json.loads(a.rules),
-                  "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
-                                                                   ["start", "tuned"])],
+        "arms": [{"name": a.name, "rules": json.loads(a.rules), "seats": [s[0] for s in a.seats]}
+                 for a in check_arms],
         "chunks_resumed": resumed + check.resumed, "games_played": games_played,
         "seconds": seconds, "cpu_seconds": cpu,
         "games_per_second": games_played / seconds if seconds > 0 and games_played else None,
@@ -446,7 +444,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
     from analyzer.report.tuning import difference_text
 
     dd = figures["difference"]
-    say(f"fresh seeds ({figures['games']} games, check seed {check_root}): tuned "
+    say(f"fresh seeds ({figures['games']} games, check seed {p.check_seed}): tuned "
         f"{100 * figures['tuned']['rate']:.1f} % vs start {100 * figures['start']['rate']:.1f} %, "
         f"difference {difference_text(dd)}")
     return TuneResults(res.out_dir, res.summary, tuned=tuned, tuned_file=path)
