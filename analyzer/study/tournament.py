@@ -239,17 +239,15 @@ def _arms(n_entrants: int, players: int, sample: int | None, mode: str) -> int:
     """How many arms ``schedule`` makes (seat orders of every seating), counted without drawing
     a seating: ``players`` rotations each, or with ``all`` each seating's distinct
     permutations."""
-    if n_entrants < players:  # every multiset of two or more entrants (few: players <= 6)
-        multisets = _multisets(n_entrants, players)
-        if mode != "all":
-            return len(multisets) * players
-        return sum(math.factorial(players) // math.prod(math.factorial(c.count(e)) for e in set(c))
-                   for c in multisets)
-    if math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
-        count = math.comb(n_entrants, players)
-    else:
-        count = default_sample(n_entrants, players) if sample is None else sample
-    return count * (math.factorial(players) if mode == "all" else players)
+    if n_entrants < players or math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
+        drawn = seatings(n_entrants, players)  # few: at most ALL_SEATINGS_MAX, or players <= 6
+    else:  # a sample of distinct entrants: only its size matters
+        drawn = [tuple(range(players))] * (default_sample(n_entrants, players) if sample is None
+                                           else sample)
+    if mode != "all":
+        return len(drawn) * players
+    return sum(math.factorial(players) // math.prod(math.factorial(c.count(e)) for e in set(c))
+               for c in drawn)
 
 
 def default_sample(n_entrants: int, players: int) -> int:
