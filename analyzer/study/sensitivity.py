@@ -99,10 +99,8 @@ def candidates(scenario: Scenario) -> list[str]:
     (``knobs.entries`` × the numbers of each entry)."""
     spec = scenario.spec
     out = [f"rules.{o.name}" for o in spec.options if knobs._knob_option(o)]
-    for option in spec.tables:
-        if not option.endswith(knobs.FILE_SUFFIX):
-            continue
-        table = option[: -len(knobs.FILE_SUFFIX)]
+    for option in (o for o in spec.tables if o.endswith(knobs.FILE_SUFFIX)):
+        table = option.removesuffix(knobs.FILE_SUFFIX)
         data = knobs.read_table(scenario, option)
         for entry in knobs.entries(data):
             _, node = knobs._entry(data, entry, f"tables.{table}.{entry}")
