@@ -306,10 +306,9 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
 
     games = min(PROBE_GAMES, scenario.games)
     say(f"probe: {games} games of {scenario.name} as it is, to check the finding key")
-    arms = runner.plan_arms(only_base(scenario))
-    size = runner.DEFAULT_CHUNK_SIZE
-    result = run.play_arms(arms, derived_seed(scenario.seed, PROBE_STREAM), games,
-                           folder / "chunks", scenario=scenario, chunk_size=size, resume=False)
+    result = run.play_arms(runner.plan_arms(only_base(scenario)),
+                           derived_seed(scenario.seed, PROBE_STREAM), games, folder / "chunks",
+                           scenario=scenario, chunk_size=runner.DEFAULT_CHUNK_SIZE, resume=False)
     g, s = numbers.read_parts(result)
     facts = {"name": scenario.name, "game": scenario.game,
              "expansions": list(scenario.expansions), "players": scenario.players,
