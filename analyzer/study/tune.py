@@ -240,27 +240,6 @@ class TuneResults(Results):
     tuned_file: Path | None = None
 
 
-def check_sizes(*, budget: int, games: int, popsize: int | None,
-                validation_games: int) -> None:
-    """Bound every size of a tune before anything runs (``plan`` checks the minimums and the
-    budget against one generation; ``MAX_GENERATIONS`` is checked on its plan).
-
-    Raises
-    ------
-    OptionError
-        ``games`` or ``validation_games`` above ``MAX_GAMES``, ``popsize`` above
-        ``MAX_POPSIZE``, ``budget`` below 1.
-    """
-    for name, value in (("games", games), ("validation_games", validation_games)):
-        if value > MAX_GAMES:
-            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
-    if popsize is not None and popsize > MAX_POPSIZE:
-        raise OptionError("popsize", f"at most {MAX_POPSIZE:,} candidates per generation "
-                                     f"(got {popsize:,})")
-    if budget < 1:
-        raise OptionError("budget", f"must be at least 1 (got {budget})")
-
-
 @checked
 def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
          budget: Budget = DEFAULT_BUDGET, games: int = DEFAULT_GAMES, popsize: Popsize = None,
@@ -313,13 +292,22 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
     ScenarioError
         A bad scenario; nothing is written.
     OptionError
-        A bad keyword argument (see ``check_sizes`` and ``plan``); nothing is written.
+        A bad keyword argument: ``games`` or ``validation_games`` above ``MAX_GAMES``,
+        ``popsize`` above ``MAX_POPSIZE``, ``budget`` below 1 or above ``MAX_GENERATIONS``
+        generations, or what ``plan`` refuses; nothing is written.
     analyzer.errors.RunInterrupted
         Ctrl-C; says how many generations are saved.
     """
     say = log or (lambda line: None)
     scenario = only_base(with_overrides(validate(path_or_scenario, "tune"), seed=seed))
-    check_sizes(budget=budget, games=games, popsize=popsize, validation_games=validation_games)
+    for name, value in (("games", games), ("validation_games", validation_games)):
+        if value > MAX_GAMES:
+            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
+    if popsize is not None and popsize > MAX_POPSIZE:
+        raise OptionError("popsize", f"at most {MAX_POPSIZE:,} candidates per generation "
+                                     f"(got {popsize:,})")
+    if budget < 1:
+        raise OptionError("budget", f"must be at least 1 (got {budget})")
     p = plan(scenario, seat, budget=budget, games=games, popsize=popsize,
              validation_games=validation_games, opponents=opponents)
     if p.generations > MAX_GENERATIONS:
