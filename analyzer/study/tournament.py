@@ -346,8 +346,7 @@ def schedule(pool: Pool) -> list[Table]:
 
 def orders_per_seating(pool: Pool) -> int:
     """Seat orders of the first seating (every seating has as many with ``rotations``)."""
-    first = schedule(pool)
-    return sum(1 for t in first if t.seating == 0)
+    return sum(1 for t in schedule(pool) if t.seating == 0)
 
 
 def deals_for(games: int, orders: int) -> int:
