@@ -32,9 +32,11 @@ from analyzer.model.base import Benchmark, build_policy, game_streams, resolve_p
 SEARCH_POLICY = "ismcts"  # the registry key every game gives its search player (model/ismcts.py)
 
 
-def standard_tables() -> list[tuple[str, Benchmark]]:
-    """Every game with the table ``bench`` plays (``GameSpec.bench_table()``), in registry order."""
-    return [(name, get_game(name).bench_table()) for name in available_games()]
+def standard_tables(only: tuple[str, ...] = ()) -> list[tuple[str, Benchmark]]:
+    """Every game (those of ``only`` when given) with the table ``bench`` plays
+    (``GameSpec.bench_table()``), in registry order."""
+    return [(name, get_game(name).bench_table()) for name in available_games()
+            if not only or name in only]
 
 
 def describe() -> str:
@@ -185,9 +187,7 @@ def bench(games: int = 500, parallel_games: int = 10000, repeats: int = 5,
     """
     cores = os.cpu_count() or 1
     rows = []
-    for game, table in standard_tables():
-        if only and game not in only:
-            continue
+    for game, table in standard_tables(only):
         players, expansions = table.players, tuple(table.expansions)
         for policy in policies:
             one = one_core_rate(game, players, expansions, policy, games, repeats)
@@ -237,8 +237,8 @@ def bench_rounds(games: int = 200, repeats: int = 3, policies: tuple[str, ...] =
     """``rounds_cost`` of every game with checkpoints (``GameSpec.flow``) at its standard
     table."""
     rows = []
-    for game, table in standard_tables():
-        if (only and game not in only) or get_game(game).flow is None:
+    for game, table in standard_tables(only):
+        if get_game(game).flow is None:
             continue
         for policy in policies:
             off, on = rounds_cost(game, table.players, tuple(table.expansions), policy, games,
@@ -334,8 +334,8 @@ def bench_search(decisions: int = 30, games: int = 8, only: tuple[str, ...] = ()
     """The search-player table for every game that registers ``ismcts`` (see
     ``search_iteration_rate`` and ``search_game_cost``)."""
     rows = []
-    for game, table in standard_tables():
-        if (only and game not in only) or SEARCH_POLICY not in get_game(game).policies:
+    for game, table in standard_tables(only):
+        if SEARCH_POLICY not in get_game(game).policies:
             continue
         expansions = tuple(table.expansions)
         searched, rate = search_iteration_rate(game, table.players, expansions, decisions)

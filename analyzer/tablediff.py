@@ -73,7 +73,9 @@ def compare(builtin: Mapping[str, Any], user: Mapping[str, Any]) -> TableDiff:
         if new is _MISSING:
             changes.append((label, "removed"))
         elif old is _MISSING:
-            added.append((label, _cut(f"added ({_whole(_strip(new))})", LINE_WIDTH)))
+            new = _strip(new)
+            added.append((label, _cut(f"added ({_fields(new) if isinstance(new, dict) else _show(new)})",
+                                      LINE_WIDTH)))
         elif _strip(old) != _strip(new):
             changes.append((label, _cut(_changed(_strip(old), _strip(new)), LINE_WIDTH)))
     return TableDiff(entries, tuple(changes + added))
@@ -200,10 +202,6 @@ def _changed(old: Any, new: Any) -> str:
     keys = [*a, *(k for k in b if k not in a)]
     return ", ".join(f"{k} {_show(a[k]) if k in a else '(none)'} → {_show(b[k]) if k in b else '(none)'}"
                      for k in keys if a.get(k, _MISSING) != b.get(k, _MISSING))
-
-
-def _whole(value: Any) -> str:
-    return _fields(value) if isinstance(value, dict) else _show(value)
 
 
 def _fields(value: dict) -> str:

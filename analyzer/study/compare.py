@@ -121,11 +121,6 @@ def combine(scenarios: Sequence[Scenario], name: str | None = None) -> Scenario:
                    arms=tuple(arms))
 
 
-def load_all(paths: Sequence[str | Path]) -> list[Scenario]:
-    """``load_scenario`` of each path (the first bad file raises its ``ScenarioError``)."""
-    return [load_scenario(p) for p in paths]
-
-
 @checked
 def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: TargetCi = None,
             rounds: Rounds = False, kingmaking_samples: KingmakingSamples = 0,
@@ -151,7 +146,7 @@ def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: Target
     ScenarioError
         See ``combine`` and ``analyzer.api.simulate``.
     """
-    scenarios = load_all(paths)
+    scenarios = [load_scenario(p) for p in paths]  # the first bad file raises
     combined = combine(scenarios, name)
     study = {"kind": "compare", "reference": scenarios[0].name,
              "scenarios": [{"name": sc.name, "file": str(sc.file), "description": sc.description,

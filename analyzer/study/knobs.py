@@ -347,11 +347,6 @@ def _plain(x: float | None) -> str:
     return "?" if x is None else (str(int(x)) if float(x).is_integer() else repr(x))
 
 
-def decoded(knobs: Sequence[Knob], values: Sequence[float]) -> list[int | float]:
-    """``values`` as the knobs take them: an ``int`` knob's rounded to an integer."""
-    return [round(float(v)) if k.kind is int else float(v) for k, v in zip(knobs, values)]
-
-
 def setting(scenario: Scenario, knobs: Sequence[Knob], values: Sequence[int | float],
             folder: Path, names: Mapping[str, str] | None = None) -> Scenario:
     """``scenario`` with every knob at its value.
@@ -406,5 +401,5 @@ def _refused(scenario: Scenario, k: Knob, value: float) -> None:
             raise OptionError("vary", f"{k.path}: the game refuses {v} ({text})") from None
 
 
-__all__ = ["Knob", "changed_table", "decoded", "entries", "knob", "parse_vary", "read_table",
+__all__ = ["Knob", "changed_table", "entries", "knob", "parse_vary", "read_table",
            "setting", "source_of", "table_text"]

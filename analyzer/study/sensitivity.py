@@ -1,33 +1,11 @@
 """``analyzer sensitivity SCENARIO --finding KEY``: every numeric rule and table value of a
 scenario moved one step down and one step up, its effect on a finding, at a glance (issue #35).
 
-**The knobs.** Every number ``analyzer balance --vary`` could vary (``analyzer.study.knobs``):
-the numeric rule options (``rules.NAME``; a simulator guard, ``Option.guard``, is never a knob)
-and every number of the content tables the base arm plays (``tables.TABLE.ENTRY.FIELD``) —
-those the scenario *uses*: moving it changes what the game says acts (``GameSpec.rule_values``,
-the rule values and tables its report lists), so a building not in play or another player
-count's row is left out (the report counts them). ``only`` (comma-separated paths or ``fnmatch``
-globs, ``tables.buildings.*``) restricts them; a path that names no knob is an error.
-
-**The steps.** An integer knob moves by 1, a float knob by ``FLOAT_STEP`` (10 %) of its value
-(``FLOAT_STEP`` itself when the value is 0), each down and up where the game allows the value
-(the option's bounds; a table the game's loader refuses): ``step`` overrides the step of every
-knob (a whole number when an integer knob is among them). A direction the game refuses is not
-played; the report names it and why.
-
-**The play.** The scenario's base arm (its own variants are not used) and one arm per knob and
-direction (``PATH=VALUE``), all on the same game seeds (game ``i`` of every arm is dealt from
-seed ``i``), in one ordinary run (``StudyRun.play``: chunks, ``--resume``, Ctrl-C keeps every
-finished chunk). Before that a probe (``PROBE_GAMES`` games of the base, in a temporary folder)
-checks that ``KEY`` is a finding of the scenario's run with per-game values, so that it can be
-paired game by game (``analyzer findings RUN_DIR`` lists the keys).
-
-**The numbers** (``analyzer.report.sensitivity``): each arm's records are reported as a run of
-their own (``analyzer.report.build``, the code ``analyzer report`` and ``compare`` run), and the
-finding's per-game values of the arm and of the base are paired on their shared seeds:
-``stats.paired_difference`` (mean of the per-game differences, t interval, the game as the
-unit) — the same numbers a ``compare`` of the two settings gives (``start_adv:VARIANT`` for
-``first_player:base``). The p-values are Holm-corrected over every knob × direction row.
+The knobs (those ``analyzer balance --vary`` could vary, ``analyzer.study.knobs``, that the base
+arm uses), the steps and the numbers are as the README's "Sensitivity" says: the base arm and
+one arm per knob and direction on the same game seeds, in one ``StudyRun.play``; each arm's
+finding paired with the base's by ``stats.paired_difference`` (``analyzer.report.sensitivity``),
+Holm over every knob × direction row.
 """
 
 from __future__ import annotations
@@ -121,10 +99,8 @@ def candidates(scenario: Scenario) -> list[str]:
     (``knobs.entries`` × the numbers of each entry)."""
     spec = scenario.spec
     out = [f"rules.{o.name}" for o in spec.options if knobs._knob_option(o)]
-    for option in spec.tables:
-        if not option.endswith(knobs.FILE_SUFFIX):
-            continue
-        table = option[: -len(knobs.FILE_SUFFIX)]
+    for option in (o for o in spec.tables if o.endswith(knobs.FILE_SUFFIX)):
+        table = option.removesuffix(knobs.FILE_SUFFIX)
         data = knobs.read_table(scenario, option)
         for entry in knobs.entries(data):
             _, node = knobs._entry(data, entry, f"tables.{table}.{entry}")
@@ -217,11 +193,11 @@ def moves(scenario: Scenario, paths: Sequence[str], step: float | None, folder: 
     base_values = None
     out, refused, unused = [], [], []
     for path in paths:
-        start = _start(scenario, path)
-        if start is None:
+        known = _start(scenario, path)
+        if known is None:
             unused.append(path)
             continue
-        kind = _kind(scenario, path)
+        start, kind = known
         if step is None:
             s: float = 1 if kind is int else (FLOAT_STEP * abs(start) or FLOAT_STEP)
         elif kind is int and not float(step).is_integer():
@@ -229,11 +205,10 @@ def moves(scenario: Scenario, paths: Sequence[str], step: float | None, folder: 
                                       "integer (restrict the knobs with {only})", only=None)
         else:
             s = step
-        s = int(s) if kind is int else float(s)
+        s = kind(s)
         mine = []
         for d in (-1, 1):
-            value = _number(start + d * s) if kind is int else float(start + d * s)
-            value = int(value) if kind is int else value
+            value = kind(start + d * s)
             lo, hi = (value, start) if d < 0 else (start, value)
             try:
                 _knob(scenario, path, lo, hi)
@@ -241,7 +216,7 @@ def moves(scenario: Scenario, paths: Sequence[str], step: float | None, folder: 
                 refused.append({"path": path, "direction": d, "value": value,
                                 "why": err.message.split(": ", 1)[-1]})
                 continue
-            mine.append(Move(path, d, _number(start) if kind is int else start, value, s,
+            mine.append(Move(path, d, kind(start), value, s,
                              f"{path.split('.', 1)[1]}={_number(value)!r}"))
         if not mine:
             continue
@@ -256,33 +231,22 @@ def moves(scenario: Scenario, paths: Sequence[str], step: float | None, folder: 
     return out, refused, unused
 
 
-def _start(scenario: Scenario, path: str) -> float | None:
-    """The base arm's value of knob ``path`` (``None``: it has none)."""
+def _start(scenario: Scenario, path: str) -> tuple[float, type] | None:
+    """The base arm's value of knob ``path`` and the type of the values it takes (``int`` or
+    ``float``: its option's type; a table number's as written); ``None``: it has no value."""
     try:
         if path.startswith("rules."):
-            name = path.split(".", 1)[1]
-            value = scenario.spec.options.resolve(scenario.players, scenario.arms[0].rules)[name]
-            return None if value is None else float(value)
+            option = scenario.spec.options[path.split(".", 1)[1]]
+            value = scenario.spec.options.resolve(scenario.players,
+                                                  scenario.arms[0].rules)[option.name]
+            return None if value is None else (float(value), option.type)
         parts = path.split(".")
-        option = parts[1] + knobs.FILE_SUFFIX
-        data = knobs.read_table(scenario, option)
+        data = knobs.read_table(scenario, parts[1] + knobs.FILE_SUFFIX)
         _, entry = knobs._entry(data, parts[2], path)
         _, value = knobs._field(entry, parts[3:], path, parts[2])
-        return float(value)
+        return float(value), int if isinstance(value, int) else float
     except (OptionError, RuleError, KeyError):
         return None
-
-
-def _kind(scenario: Scenario, path: str) -> type:
-    """``int`` or ``float``: the values knob ``path`` takes (its option's type; a table
-    number's as written in the table)."""
-    parts = path.split(".")
-    if parts[0] == "rules":
-        return scenario.spec.options[parts[1]].type
-    data = knobs.read_table(scenario, parts[1] + knobs.FILE_SUFFIX)
-    _, entry = knobs._entry(data, parts[2], path)
-    _, value = knobs._field(entry, parts[3:], path, parts[2])
-    return int if isinstance(value, int) else float
 
 
 def _setting(scenario: Scenario, m: Move, folder: Path) -> Scenario:
@@ -342,10 +306,9 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
 
     games = min(PROBE_GAMES, scenario.games)
     say(f"probe: {games} games of {scenario.name} as it is, to check the finding key")
-    arms = runner.plan_arms(only_base(scenario))
-    size = runner.DEFAULT_CHUNK_SIZE
-    result = run.play_arms(arms, derived_seed(scenario.seed, PROBE_STREAM), games,
-                           folder / "chunks", scenario=scenario, chunk_size=size, resume=False)
+    result = run.play_arms(runner.plan_arms(only_base(scenario)),
+                           derived_seed(scenario.seed, PROBE_STREAM), games, folder / "chunks",
+                           scenario=scenario, chunk_size=runner.DEFAULT_CHUNK_SIZE, resume=False)
     g, s = numbers.read_parts(result)
     facts = {"name": scenario.name, "game": scenario.game,
              "expansions": list(scenario.expansions), "players": scenario.players,
@@ -363,8 +326,7 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
         raise OptionError("finding", f"{key} has no per-game values in the run of "
                                      f"{scenario.name}'s base arm, so it cannot be paired game "
                                      f"by game; keys that can: {', '.join(paired) or 'none'}")
-    rec = made[key]
-    return dict(rec)
+    return dict(made[key])
 
 
 @checked
@@ -556,7 +518,7 @@ def top_vary(scenario: Scenario, text: str, keys: Sequence[str] = (),
                                   "give top:K@RUN_DIR of one")
     top = top_knobs(rows, int(count))
     for r in top:
-        now = _start(scenario, r["path"])
+        now = (_start(scenario, r["path"]) or (None,))[0]
         if now is None or not math.isclose(now, float(r["start"]), rel_tol=1e-9, abs_tol=1e-12):
             raise OptionError("vary", f"{text}: {folder} is stale: it moved {r['path']} from "
                                       f"{_number(r['start'])!r}, and the scenario now "

@@ -1,24 +1,17 @@
 """``analyzer sweep``: one variant per value of one or more parameters, on shared seeds.
 
-A ``--param PATH=v1,v2,…`` names a rule option (``rules.NAME``), a policy parameter of every
-seat whose policy has it (``params.NAME``) or of one seat (``seats[I].params.NAME``, I = the
-scenario's seat entry before rotation), or the player count (``players``: the base's seats must
-all be the same player, who then takes every seat). Several ``--param`` make a grid (every
-combination). An arm of another player count plays the same game seeds, but its games are other
-games: the report compares its game-level outcomes paired by seed. A player count equal to the
-base's is the base itself: it is not played again (its row in the study names ``base``).
-Each combination becomes a variant of the scenario, played on the base's game seeds (common
-random numbers), so the curve of a metric against the value is paired game by game; the run,
-records and report are ``analyzer.study.run.simulate``'s, with a sweep section added
-(``analyzer.report.sweep``). A variant one value of a recorded rule option away from an earlier
-arm copies from it the games that did not consult the option (``runner.copy_arms``; issue #37),
-unless ``full_replay``.
+The paths (``--param PATH=v1,v2,…``, ``parse_param``), the grid, the player count and the
+copying of games that did not consult a swept rule option (``runner.copy_arms``, issue #37,
+unless ``full_replay``) are as the README's "Sweep" says. Each combination becomes a variant of
+the scenario played on the base's game seeds; the run, records and report are
+``analyzer.study.run.simulate``'s, with a sweep section added (``analyzer.report.sweep``).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import tomllib
 from collections.abc import Callable, Sequence
@@ -119,15 +112,11 @@ def parse_param(text: str) -> Param:
         if key in seen:  # name the repeated value, not the whole (maybe huge) list
             raise OptionError("params", f"{path}: a value is listed twice ({shown(token)})")
         seen.add(key)
-    if m["players"]:
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            raise OptionError("params", f"players: give whole player counts (got {rest!r})")
-        return Param(path, "players", "players", None, values)
-    if m["rule"]:
-        return Param(path, "rule", m["rule"], None, values)
-    if m["param"]:
-        return Param(path, "param", m["param"], None, values)
-    return Param(path, "param", m["sparam"], int(m["seat"]), values)
+    if m["players"] and not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise OptionError("params", f"players: give whole player counts (got {rest!r})")
+    kind = "players" if m["players"] else "rule" if m["rule"] else "param"
+    return Param(path, kind, m["players"] or m["rule"] or m["param"] or m["sparam"],
+                 None if m["seat"] is None else int(m["seat"]), values)
 
 
 def label(value: Any) -> str:
@@ -160,9 +149,7 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
     for p in params:
         if p.seat is not None and not 0 <= p.seat < n_entries:
             raise OptionError("params", f"{p.path}: seat index outside 0..{n_entries - 1}")
-    combinations = 1
-    for p in params:
-        combinations *= len(p.values)
+    combinations = math.prod(len(p.values) for p in params)
     if combinations > MAX_VARIANTS:
         raise OptionError("params", f"{combinations:,} value combinations; at most "
                                     f"{MAX_VARIANTS:,} (fewer values or fewer PATHs)")
@@ -250,13 +237,8 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     target_ci, rounds, kingmaking_samples, **simulate_kwargs
         The run flags of ``analyzer.api.simulate`` (``out`` default ``reports/<name>-sweep``).
     full_replay : bool
-        Play every game of every variant. By default a variant that differs from an earlier
-        arm (the base first) only in one rule option whose reads the game records
-        (``GameSpec.consults``) copies from that arm each game that did not consult the option
-        (the same game, seed for seed: ``runner.copy_arms``; its records equal a full
-        replay's); the share of each variant's games played is in ``summary.json``
-        (``run.study.replayed``), the report and the command's output.
-        Not with ``kingmaking_samples`` (every game is played).
+        Play every game of every variant (default: a variant one recorded rule value away
+        from an earlier arm copies the games that did not consult it, ``runner.copy_arms``).
 
     Returns
     -------

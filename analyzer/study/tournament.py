@@ -1,23 +1,7 @@
 """``analyzer tournament POOL.toml``: players rated on common seeds.
 
-A pool file names a game, a table and the **entrants** (each a policy with its parameters)::
-
-    name = "ladder"
-    game = "GAME"
-    players = 4
-    games = 400               # games per seating (rounded up to whole deals, see below)
-    seed = 7
-    # seatings = 30           # seatings drawn when there are too many to play them all
-    # seat_orders = "rotations"   # or "all": every order of the seating's entrants
-
-    [rules]                   # as in a scenario
-
-    [[entrants]]              # as a scenario's [[seats]]: policy, params, params_file, name
-    policy = "random"
-
-    [[entrants]]
-    name = "greedy-tuned"
-    params_file = "tuned/greedy.toml"
+A pool file (the README's "Tournament" shows one) names a game, a table and the **entrants**
+(each a policy with its parameters, as a scenario's ``[[seats]]``).
 
 **Schedule.** A *seating* is the set of entrants at one table. With at least as many entrants as
 seats it is every combination of ``players`` entrants when there are at most
@@ -244,22 +228,26 @@ def parse_pool(data: dict[str, Any], file: str = "<pool>", base_dir: Path | None
     return pool
 
 
+def _multisets(n_entrants: int, players: int) -> list[tuple[int, ...]]:
+    """Every seating of fewer entrants than seats: the multisets of two or more entrants, in
+    lexicographic order."""
+    return [c for c in itertools.combinations_with_replacement(range(n_entrants), players)
+            if len(set(c)) > 1]
+
+
 def _arms(n_entrants: int, players: int, sample: int | None, mode: str) -> int:
     """How many arms ``schedule`` makes (seat orders of every seating), counted without drawing
     a seating: ``players`` rotations each, or with ``all`` each seating's distinct
     permutations."""
-    if n_entrants < players:  # every multiset of two or more entrants (few: players <= 6)
-        multisets = [c for c in itertools.combinations_with_replacement(range(n_entrants), players)
-                     if len(set(c)) > 1]
-        if mode != "all":
-            return len(multisets) * players
-        return sum(math.factorial(players) // math.prod(math.factorial(c.count(e)) for e in set(c))
-                   for c in multisets)
-    if math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
-        count = math.comb(n_entrants, players)
-    else:
-        count = default_sample(n_entrants, players) if sample is None else sample
-    return count * (math.factorial(players) if mode == "all" else players)
+    if n_entrants < players or math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
+        drawn = seatings(n_entrants, players)  # few: at most ALL_SEATINGS_MAX, or players <= 6
+    else:  # a sample of distinct entrants: only its size matters
+        drawn = [tuple(range(players))] * (default_sample(n_entrants, players) if sample is None
+                                           else sample)
+    if mode != "all":
+        return len(drawn) * players
+    return sum(math.factorial(players) // math.prod(math.factorial(c.count(e)) for e in set(c))
+               for c in drawn)
 
 
 def default_sample(n_entrants: int, players: int) -> int:
@@ -293,8 +281,7 @@ def seatings(n_entrants: int, players: int, sample: int | None = None,
         equal when ``sample · players`` is a multiple of ``n_entrants``.
     """
     if n_entrants < players:
-        return [c for c in itertools.combinations_with_replacement(range(n_entrants), players)
-                if len(set(c)) > 1]
+        return _multisets(n_entrants, players)
     if math.comb(n_entrants, players) <= ALL_SEATINGS_MAX:
         return list(itertools.combinations(range(n_entrants), players))
     m = default_sample(n_entrants, players) if sample is None else sample
@@ -359,8 +346,7 @@ def schedule(pool: Pool) -> list[Table]:
 
 def orders_per_seating(pool: Pool) -> int:
     """Seat orders of the first seating (every seating has as many with ``rotations``)."""
-    first = schedule(pool)
-    return sum(1 for t in first if t.seating == 0)
+    return sum(1 for t in schedule(pool) if t.seating == 0)
 
 
 def deals_for(games: int, orders: int) -> int:
@@ -436,13 +422,13 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
     scenario = as_scenario(pool, deals)
     if run_options.get("chunk_size") is None:
         run_options["chunk_size"] = max(1, -(-runner.DEFAULT_CHUNK_SIZE // len(tables)))
-    n_seatings = 1 + max(t.seating for t in tables)
+    n_seatings, n = 1 + max(t.seating for t in tables), len(pool.entrants)
     study = {
         "kind": "tournament", "bootstrap": bootstrap, "boot_seed": pool.seed,
-        "entrants": [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
-                     for e in pool.entrants],
+        "entrants": pool.to_dict()["entrants"],
         "seatings": n_seatings, "seat_orders": pool.seat_orders, "orders": orders,
-        "all_seatings": n_seatings == _all_count(len(pool.entrants), pool.players),
+        "all_seatings": n_seatings == (math.comb(n, pool.players) if n >= pool.players
+                                       else len(_multisets(n, pool.players))),
         "games_asked": pool.games, "pool_file": pool.file,
         "tables": [{"arm": t.arm, "seating": t.seating, "order": t.order,
                     "seats": [pool.entrants[e].name for e in t.who]} for t in tables],
@@ -451,14 +437,6 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
                   **run_options).settle()  # --time: deals
     with run.session():
         return run.play(study=study, files={"pool.toml": pool_toml(pool)})
-
-
-def _all_count(n: int, players: int) -> int:
-    """How many seatings a full schedule has."""
-    if n < players:
-        return sum(1 for c in itertools.combinations_with_replacement(range(n), players)
-                   if len(set(c)) > 1)
-    return math.comb(n, players)
 
 
 def tell(res: Any, say: Callable[[str], None]) -> None:

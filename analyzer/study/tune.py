@@ -1,38 +1,20 @@
 """``analyzer tune SCENARIO --seat I``: fit a policy's parameters to win, checked on fresh seeds.
 
-The policy at the scenario's seat entry ``I`` (its base arm) is tuned: every parameter of a
-numeric type (``int``, ``float``) with declared bounds (``param(low=, high=)``), inside those
-bounds. The optimiser is CMA-ES (the ``cma`` package) on the parameters scaled to ``[0, 1]``
-(``0`` = the declared low, ``1`` = the high; ``cma``'s bound handling keeps every candidate
-inside), started at the seat's own parameters with step ``SIGMA0``; an ``int`` parameter is
-rounded, a ``float`` kept to 4 significant digits, and that value is what is played and
-written.
+What is tuned, the CMA-ES search, the result and the check are as the README's "Tune" says.
+The search runs on the parameters scaled to ``[0, 1]`` (``search.cma_es``), started at the
+seat's own parameters with step ``SIGMA0``; an ``int`` parameter is rounded, a ``float`` kept to
+4 significant digits, and that value is what is played and written. The fitness is the seat's
+``won`` (1/k for a k-way tie for first).
 
-**Noise.** The fitness of a candidate is the win rate of the tuned seat (``won``: 1/k for a
-k-way tie for first) over ``games`` games against the scenario's other seats (or, with
-``opponents``, every table of ``players − 1`` entrants of a pool, the games split between
-them). All candidates of one generation play the same game seeds (common random numbers), so
-CMA-ES ranks them on the same deals; each generation has fresh seeds. Generation ``g`` plays
-game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with ``S_g`` drawn from
-``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from ``spawn_key=(2,
-*identity)`` (``check_seed``: the whole run identity, printed): seeds no candidate was tuned on,
-and other seeds for another tune. CMA-ES's own draws come from a generator seeded from the
-scenario seed, so the same scenario, seed and budget give the same ``tuned.toml`` whatever the
-jobs, backend or chunks.
+**Seeds.** Generation ``g`` plays game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with
+``S_g`` drawn from ``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from
+``spawn_key=(2, *identity)`` (``check_seed``); CMA-ES's own draws come from a generator seeded
+from the scenario seed, so the same scenario, seed and budget give the same ``tuned.toml``
+whatever the jobs, backend or chunks.
 
-**Result.** The tuned parameters are the search distribution's final mean (CMA-ES's estimate
-of the optimum; the single best evaluation of the search is biased upwards by having been
-picked as the best of many noisy ones). They are played against the starting parameters on
-``validation_games`` fresh games, the two arms on the same seeds, and the report gives both
-win rates and the paired per-deal difference with 95 % intervals.
-
-Files in the run directory: ``tuned.toml`` (``params_file`` of a scenario seat or pool entrant),
-``search.parquet`` (every candidate of every generation: parameters and win rate, a
-fraction as its ``win_rate_unit`` says),
-``games.parquet`` / ``seats.parquet`` (the fresh-seed check), ``scenario.toml``,
-``summary.json``, the report with the convergence chart and the parameter trajectories, and
-``search/gen-NNNN/cKK/`` (one folder per candidate) and ``chunks/`` (the runner's parts, for
-``resume``; a stop keeps every finished candidate).
+Files in the run directory besides the usual ones: ``tuned.toml``, ``search.parquet`` (every
+candidate of every generation: parameters and win rate, a fraction as its ``win_rate_unit``
+says), ``search/gen-NNNN/cKK/`` (one folder per candidate, for ``resume``).
 """
 
 from __future__ import annotations
@@ -230,9 +212,8 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
                        for s in seatings(len(pool.entrants), scenario.players - 1,
                                          seed=scenario.seed))
     deals = -(-games // len(tables))
-    start = dict(base.seats[seat].params)
     defaults = {f.name: f.default for f in parameter_fields(spec.policies[policy])}
-    start = {**{d.name: defaults[d.name] for d in dims}, **start}
+    start = {**{d.name: defaults[d.name] for d in dims}, **base.seats[seat].params}
     return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
                 deals, generations, -(-validation_games // len(tables)), budget,
                 None if opponents is None else str(opponents),
@@ -257,27 +238,6 @@ class TuneResults(Results):
 
     tuned: dict[str, Any] | None = None
     tuned_file: Path | None = None
-
-
-def check_sizes(*, budget: int, games: int, popsize: int | None,
-                validation_games: int) -> None:
-    """Bound every size of a tune before anything runs (``plan`` checks the minimums and the
-    budget against one generation; ``MAX_GENERATIONS`` is checked on its plan).
-
-    Raises
-    ------
-    OptionError
-        ``games`` or ``validation_games`` above ``MAX_GAMES``, ``popsize`` above
-        ``MAX_POPSIZE``, ``budget`` below 1.
-    """
-    for name, value in (("games", games), ("validation_games", validation_games)):
-        if value > MAX_GAMES:
-            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
-    if popsize is not None and popsize > MAX_POPSIZE:
-        raise OptionError("popsize", f"at most {MAX_POPSIZE:,} candidates per generation "
-                                     f"(got {popsize:,})")
-    if budget < 1:
-        raise OptionError("budget", f"must be at least 1 (got {budget})")
 
 
 @checked
@@ -332,13 +292,22 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
     ScenarioError
         A bad scenario; nothing is written.
     OptionError
-        A bad keyword argument (see ``check_sizes`` and ``plan``); nothing is written.
+        A bad keyword argument: ``games`` or ``validation_games`` above ``MAX_GAMES``,
+        ``popsize`` above ``MAX_POPSIZE``, ``budget`` below 1 or above ``MAX_GENERATIONS``
+        generations, or what ``plan`` refuses; nothing is written.
     analyzer.errors.RunInterrupted
         Ctrl-C; says how many generations are saved.
     """
     say = log or (lambda line: None)
     scenario = only_base(with_overrides(validate(path_or_scenario, "tune"), seed=seed))
-    check_sizes(budget=budget, games=games, popsize=popsize, validation_games=validation_games)
+    for name, value in (("games", games), ("validation_games", validation_games)):
+        if value > MAX_GAMES:
+            raise OptionError(name, f"at most {MAX_GAMES:,} (got {value:,})")
+    if popsize is not None and popsize > MAX_POPSIZE:
+        raise OptionError("popsize", f"at most {MAX_POPSIZE:,} candidates per generation "
+                                     f"(got {popsize:,})")
+    if budget < 1:
+        raise OptionError("budget", f"must be at least 1 (got {budget})")
     p = plan(scenario, seat, budget=budget, games=games, popsize=popsize,
              validation_games=validation_games, opponents=opponents)
     if p.generations > MAX_GENERATIONS:
@@ -425,8 +394,8 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
     d.saved = (f"all {p.generations} generations saved in {search_dir}, the fresh-seed check "
                "not yet finished")
     # the check: start and tuned on fresh seeds, paired game by game
-    check_root = p.check_seed
-    check = run.play_arms(p.arms([p.start, tuned], ["start", "tuned"]), check_root,
+    check_arms = p.arms([p.start, tuned], ["start", "tuned"])
+    check = run.play_arms(check_arms, p.check_seed,
                           p.validation_deals, d.chunks, scenario=scenario,
                           chunk_size=fingerprint["chunk_size"], fingerprint=fingerprint,
                           resume=True)
@@ -445,15 +414,14 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
         "tuned": tuned, "popsize": p.popsize, "generations": p.generations,
         "games_per_candidate": p.games, "budget": p.budget, "sigma0": SIGMA0,
         "cma_version": cma_version(), "history": history,
-        "validation_games": p.validation_deals * len(p.tables), "validation_seed": check_root,
+        "validation_games": p.validation_deals * len(p.tables), "validation_seed": p.check_seed,
         "opponents": p.opponents,
         "tables": [[s.name for s in t] for t in p.tables], "search_seconds": search_seconds,
     }
     facts = {
         "games": p.validation_deals,
-        "arms": [{"name": a.name, "rules": json.loads(a.rules),
-                  "seats": [s[0] for s in a.seats]} for a in p.arms([p.start, tuned],
-                                                                   ["start", "tuned"])],
+        "arms": [{"name": a.name, "rules": json.loads(a.rules), "seats": [s[0] for s in a.seats]}
+                 for a in check_arms],
         "chunks_resumed": resumed + check.resumed, "games_played": games_played,
         "seconds": seconds, "cpu_seconds": cpu,
         "games_per_second": games_played / seconds if seconds > 0 and games_played else None,
@@ -464,7 +432,7 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
     from analyzer.report.tuning import difference_text
 
     dd = figures["difference"]
-    say(f"fresh seeds ({figures['games']} games, check seed {check_root}): tuned "
+    say(f"fresh seeds ({figures['games']} games, check seed {p.check_seed}): tuned "
         f"{100 * figures['tuned']['rate']:.1f} % vs start {100 * figures['start']['rate']:.1f} %, "
         f"difference {difference_text(dd)}")
     return TuneResults(res.out_dir, res.summary, tuned=tuned, tuned_file=path)
