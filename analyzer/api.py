@@ -180,9 +180,8 @@ def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 
         config = spec.make_config(players, tuple(expansions), dict(rules or {}))
         policies = [build_policy(spec.policies, policy, {}) for _ in range(players)]
     except RuleError as err:  # name the keyword argument at fault
-        keyword = {"players": "players", "expansions": "expansions", "policy": "policy"}
-        if err.field in keyword:
-            raise OptionError(keyword[err.field], err.message) from None
+        if err.field in ("players", "expansions", "policy"):
+            raise OptionError(err.field, err.message) from None
         raise OptionError("rules", str(err)) from None
     if seed < 0:
         raise OptionError("seed", f"must be at least 0 (got {seed})")

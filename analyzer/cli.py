@@ -105,23 +105,6 @@ class _Group(TyperGroup):
             raise typer.Exit(2) from None
 
 
-def _csv_text(rows: list[dict[str, str]], columns: tuple[str, ...]) -> str:
-    """``rows`` as CSV with a header of ``columns``."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    return buf.getvalue()
-
-
-def _in_words(items: list[str]) -> str:
-    """``"a, b and c"`` (``items`` not empty)."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 # rich_markup_mode=None: typer's plain help, as in its docs. Its rich help panel prints a type
 # for every option, so a flag read "--quiet <bool>" as if it took a value; the plain one
 # shows a flag as a flag.
@@ -129,7 +112,7 @@ app = typer.Typer(
     cls=_Group, add_completion=False, pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
     help=f"Monte-Carlo strategy analysis for "
-         f"{_in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
+         f"{studies.in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
          "Start with: analyzer simulate scenarios/africanus-sultan.toml\n\n"
          f"Study commands: {studies.listing()}. Each takes the same run flags (--games "
          "--seed --jobs --backend --scheduler --chunk-size --out --resume --force --quiet "
@@ -247,28 +230,20 @@ def findings(run_dir: Annotated[Path, typer.Argument(
       analyzer findings reports/africanus-sultan --json
     """
     from analyzer.report import finding_keys, finding_table
+    from analyzer.study import questions
 
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
-    if run_dir.suffix == ".toml" or userfiles.is_file(run_dir):
-        from analyzer.study import questions
-
-        planned, kind = api.plan_keys(run_dir)
-        if as_json or as_csv:  # the keys with their unit and meaning, machine-readable
-            rows = questions.plan_rows(planned)
-            import json
-
-            typer.echo(json.dumps(rows, indent=1, ensure_ascii=False) if as_json
-                       else _csv_text(rows, questions.PLAN_COLUMNS).rstrip())
-            return
-        for line in questions.listing(planned, kind):
-            typer.echo(line)
+    is_plan = run_dir.suffix == ".toml" or userfiles.is_file(run_dir)
+    planned = api.plan_keys(run_dir) if is_plan else None
+    if as_json or as_csv:  # a plan's keys with their unit and meaning, or the findings
+        rows = questions.plan_rows(planned[0]) if planned else api.findings_table(run_dir)
+        columns = questions.PLAN_COLUMNS if planned else finding_table.COLUMNS
+        typer.echo((finding_table.as_json(rows) if as_json
+                    else finding_table.as_csv(rows, columns)).rstrip())
         return
-    if as_json or as_csv:
-        found = api.findings_table(run_dir)
-        typer.echo((finding_table.as_json if as_json else finding_table.as_csv)(found).rstrip())
-        return
-    for line in finding_keys.listing(api.findings(run_dir)):
+    for line in (questions.listing(*planned) if planned
+                 else finding_keys.listing(api.findings(run_dir))):
         typer.echo(line)
 
 

@@ -23,6 +23,11 @@ from analyzer.errors import OptionError
 
 _NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
           type(None): "None"}
+# a value of each plain type; a bool is not an integer here
+_PLAIN = {bool: lambda v: isinstance(v, bool), str: lambda v: isinstance(v, str),
+          int: lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool),
+          float: lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool),
+          type(None): lambda v: v is None}
 
 
 def accepts(value: Any, hint: Any) -> bool:
@@ -35,16 +40,8 @@ def accepts(value: Any, hint: Any) -> bool:
         return True
     if origin in (typing.Union, types.UnionType):
         return any(accepts(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if hint is str:
-        return isinstance(value, str)
+    if hint in _PLAIN:
+        return _PLAIN[hint](value)
     if isinstance(hint, type) and issubclass(hint, os.PathLike):
         return isinstance(value, os.PathLike)
     if origin in (list, tuple, Sequence) or hint in (list, tuple, Sequence):

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
+
+from analyzer.errors import OptionError
 
 # the modules declaring a ``KIND``, in the order of the commands
 MODULES = tuple(f"analyzer.study.{m}" for m in (
@@ -181,8 +184,18 @@ def results_of(results: Mapping[str, Any], kind: str) -> Any:
     return node if kinds()[kind].results else None
 
 
+def in_words(items: list[str]) -> str:
+    """``"a, b and c"`` (``items`` not empty)."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def listing() -> str:
     """``"simulate, compare, sweep, ablate, tournament, tune and robustness"``: every study
     command, for help texts."""
-    names = list(kinds())
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return in_words(list(kinds()))
+
+
+def check_correction(correction: str) -> None:
+    """Refuse a multiple-comparison correction other than ``CORRECTIONS`` (``OptionError``)."""
+    if correction not in typing.get_args(CORRECTIONS):
+        raise OptionError("correction", f"must be holm or bh (got {correction!r})")

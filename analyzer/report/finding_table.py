@@ -75,13 +75,13 @@ def as_json(found: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(list(found), indent=1, ensure_ascii=False)
 
 
-def as_csv(found: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as CSV with a header (``COLUMNS``; an empty cell where a number is missing)."""
+def as_csv(found: Sequence[Mapping[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
+    """The rows as CSV with a header (``columns``; an empty cell where a value is missing)."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()
     for r in found:
-        w.writerow({k: ("" if r.get(k) is None else r[k]) for k in COLUMNS})
+        w.writerow({k: ("" if r.get(k) is None else r[k]) for k in columns})
     return buf.getvalue()
 
 

@@ -17,12 +17,12 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer.errors import OptionError, RuleError, ScenarioError
+from analyzer.errors import RuleError, ScenarioError
 from analyzer.files import atomic_write
 from analyzer.games import available_games, get_game
 from analyzer.keywords import checked
 from analyzer.scenario import Scenario, add_variants
-from analyzer.studies import CORRECTIONS, StudyKind, TargetCi
+from analyzer.studies import CORRECTIONS, StudyKind, TargetCi, check_correction
 from analyzer.study import sweep
 from analyzer.study.run import Results, only_base, prepare, validate
 
@@ -92,8 +92,7 @@ def ablate(path_or_scenario: str | Path | Scenario, *, correction: Correction = 
         is written).
     """
     scenario = validate(path_or_scenario, "ablate")
-    if correction not in ("holm", "bh"):
-        raise OptionError("correction", f"must be holm or bh (got {correction!r})")
+    check_correction(correction)
     dropped = [arm.name for arm in scenario.arms[1:]]
     run = prepare(only_base(scenario), "ablate", target_ci=target_ci,
                    **run_options)  # the study's own variants only

@@ -252,8 +252,7 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     scenario = validate(path_or_scenario, "sweep", rounds)
     if isinstance(params, str):
         params = [params]
-    if correction not in ("holm", "bh"):
-        raise OptionError("correction", f"must be holm or bh (got {correction!r})")
+    studies.check_correction(correction)
     spec = scenario.spec
     if metric != "won" and (metric not in spec.seat_columns
                             or spec.seat_columns[metric] not in ("int64", "float64", "int32",
