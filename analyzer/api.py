@@ -1,12 +1,9 @@
 """The Python API; the CLI is a thin shell over it, so a notebook can do what a shell does.
 
-Every study kind (``analyzer.studies``) has its function here — ``simulate``, ``compare``,
-``sweep``, ``ablate``, ``tournament``, ``tune``, ``robustness``, ``balance``,
-``sensitivity`` and ``quality`` — and so do
-``validate`` (``validate_pool`` and ``is_pool`` for tournament pools), ``replay``,
-``replay_scenario``, ``render_report``, ``findings``, ``plan_keys`` and ``catalogue``. Each checks its
-arguments before anything runs (a wrong type is one ``OptionError`` naming the argument:
-``analyzer.keywords``) and raises only ``AnalyzerError`` for what a caller can get wrong.
+Every study kind (``analyzer.studies``) has its function here, and so does every other command
+(``__all__``). Each checks its arguments before anything runs (a wrong type is one
+``OptionError`` naming the argument: ``analyzer.keywords``) and raises only ``AnalyzerError``
+for what a caller can get wrong.
 
 >>> from analyzer.api import simulate
 >>> res = simulate("scenarios/africanus-sultan.toml", games=200, jobs=1)   # doctest: +SKIP

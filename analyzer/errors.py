@@ -1,9 +1,4 @@
-"""Error classes shared by every module.
-
-``AnalyzerError`` is the root of everything a *user* can cause (a bad scenario, a bad data
-table, a bad command-line value). The CLI catches it in one place, prints its one-line message
-to stderr and exits with code 2. Anything else is a bug and keeps its traceback.
-"""
+"""Error classes shared by every module (how the CLI shows them: ``analyzer.cli``)."""
 
 from __future__ import annotations
 

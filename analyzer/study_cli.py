@@ -1,13 +1,7 @@
-"""The study commands of the CLI: ``analyzer simulate``, ``compare``, ``sweep``, ``ablate``,
-``tournament``, ``tune``, ``robustness`` and ``balance``, each built (``command``) from its
-study kind's declaration (``analyzer.studies``) and the shared run flags.
-
-Every study command takes the same run flags, declared once below as ``typing.Annotated``
-aliases (``Games``, ``Seed``, ``Jobs``, ``BackendFlag``, ``Scheduler``, ``ChunkSize``, ``Out``,
-``Resume``, ``Force``, ``Quiet``, ``Csv``): ``run_flags`` adds them to a command, which declares
-only its own options and gets the flags bundled as ``RunFlags`` (the API's keyword arguments
-and the resume hint). ``analyzer.cli`` registers the commands from the registry; user errors
-are handled there like every other command's (one line on stderr, exit 2).
+"""The study commands of the CLI, each built (``command``) from its study kind's declaration
+(``analyzer.studies``) and the run flags every study command takes, declared once below as
+``RunFlags``; ``run_flags`` adds them to a command. ``analyzer.cli`` registers the commands and
+handles their user errors like every other command's (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
