@@ -197,5 +197,6 @@ def listing() -> str:
 
 def check_correction(correction: str) -> None:
     """Refuse a multiple-comparison correction other than ``CORRECTIONS`` (``OptionError``)."""
-    if correction not in typing.get_args(CORRECTIONS):
-        raise OptionError("correction", f"must be holm or bh (got {correction!r})")
+    allowed = typing.get_args(CORRECTIONS)
+    if correction not in allowed:
+        raise OptionError("correction", f"must be {' or '.join(allowed)} (got {correction!r})")
