@@ -418,8 +418,3 @@ def bench(
                           "load_at_start": round(busy, 2)},
                          search_rows, rounds_rows)
     typer.echo(f"wrote {out}")
-
-
-def main() -> None:
-    """Entry point of the ``analyzer`` script."""
-    app()

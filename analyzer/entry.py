@@ -18,9 +18,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def main() -> None:
-    """Run the ``analyzer`` command line (``analyzer.cli.main``)."""
+    """Run the ``analyzer`` command line (``analyzer.cli.app``)."""
     try:
-        from analyzer.cli import main as run
+        from analyzer.cli import app as run
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # half-loaded libraries: exit quietly now
         sys.stderr.write("analyzer: interrupted: nothing was saved; run the command again\n")
