@@ -1,12 +1,8 @@
-"""The study kinds: what ``analyzer simulate``, ``compare``, ``sweep``, ``ablate``,
-``tournament``, ``tune``, ``robustness`` and ``balance`` are.
+"""The study kinds (``analyzer simulate``, ``compare``, ``sweep`` ...: ``MODULES``).
 
-Each study module of ``MODULES`` (``analyzer/study/<kind>.py``) declares its kind once, as
-``KIND = StudyKind(...)``: its Python function, whose own options are its parameters annotated
-with ``typing.Annotated[type, typer.Option(help=...)]`` (the command line is built from them
-and the shared run flags ``RUN_FLAGS``, ``analyzer.study_cli``), its report, its finding-key
-families and its answers. This module only collects them (``kinds``, ``STUDIES``), importing
-the modules by name when first asked, so it imports no study and makes no import cycle.
+Each study module (``analyzer/study/<kind>.py``) declares its kind once, as ``KIND =
+StudyKind(...)``. This module only collects them (``kinds``, ``STUDIES``), importing the
+modules by name when first asked, so it imports no study and makes no import cycle.
 
 A study kind is the ``kind`` a run records (``summary.json["run"]["study"]["kind"]``; a plain
 run is ``simulate``) and the command that runs it.
