@@ -1,7 +1,8 @@
-"""The study commands of the CLI, each built (``command``) from its study kind's declaration
-(``analyzer.studies``) and the run flags every study command takes, declared once below as
-``RunFlags``; ``run_flags`` adds them to a command. ``analyzer.cli`` registers the commands and
-handles their user errors like every other command's (one line on stderr, exit 2).
+"""The study commands of the CLI (``analyzer simulate``, ``sweep``, ``robustness`` ...), each
+built (``command``) from its study kind's declaration (``analyzer.studies``) and the run flags
+every study command takes, declared once below as ``RunFlags``; ``run_flags`` adds them to a
+command. ``analyzer.cli`` registers the commands and handles their user errors like every
+other command's (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
