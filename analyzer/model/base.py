@@ -675,20 +675,21 @@ def game_streams(seed: int | np.random.SeedSequence, n_seats: int, replay: int =
     (random.Random, list of random.Random)
         The chance generator and ``n_seats`` seat generators.
     """
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    # The children spawn() would make, built without spawn() so the caller's object is not
-    # mutated: the same SeedSequence passed twice must replay the same game.
-    children = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,), pool_size=ss.pool_size)
-                for k in range(n_seats + 1)]
-    if replay:
-        if not isinstance(replay, int) or replay < 0:
-            raise ValueError(f"replay must be a whole number >= 0 (got {replay!r})")
-        children[1:] = [np.random.SeedSequence(ss.entropy,
-                                               spawn_key=tuple(ss.spawn_key) + (k, replay),
-                                               pool_size=ss.pool_size)
-                        for k in range(1, n_seats + 1)]
-    gens = [random.Random(int(c.generate_state(2, np.uint64)[0])) for c in children]
+    if replay and (not isinstance(replay, int) or replay < 0):
+        raise ValueError(f"replay must be a whole number >= 0 (got {replay!r})")
+    keys = [(0,)] + [(k, replay) if replay else (k,) for k in range(1, n_seats + 1)]
+    gens = [seed_stream(seed, *key) for key in keys]
     return gens[0], gens[1:]
+
+
+def seed_stream(seed: int | np.random.SeedSequence, *key: int) -> random.Random:
+    """The generator of child ``key`` (a spawn-key suffix) of a game's SeedSequence (an int
+    ``s`` means ``SeedSequence(s)``)."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    # the child spawn() would make, built without spawn() so the caller's object is not
+    # mutated: the same SeedSequence passed twice must replay the same game
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key), pool_size=ss.pool_size)
+    return random.Random(int(child.generate_state(2, np.uint64)[0]))
 
 
 def seed_of(seed: int | np.random.SeedSequence) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import TurnCapExceeded
+from analyzer.model.base import seed_stream
 from analyzer.model.play import offered, play, spare_declared
 
 #: ``rounds.parquet``'s columns (pandas dtypes), one row per checkpoint and seat
@@ -232,10 +233,7 @@ def kingmaking_stream(seed: int | np.random.SeedSequence) -> random.Random:
     """The kingmaking sample's generator of a game: child ``KINGMAKING_CHILD`` of its
     SeedSequence (``base.game_streams`` uses children 0 .. n_seats; this one is unused by
     play)."""
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, KINGMAKING_CHILD),
-                                   pool_size=ss.pool_size)
-    return random.Random(int(child.generate_state(2, np.uint64)[0]))
+    return seed_stream(seed, KINGMAKING_CHILD)
 
 
 @dataclass
@@ -289,9 +287,6 @@ def kingmaking(result: Kingmaking, marks: Checkpoints, decisions: Sequence[Decis
              if dec.checkpoint >= 0 and dec.checkpoint >= first[dec.seat]
              for j in range(dec.options) if j != dec.chosen]
     result.candidates = len(pairs)
-    if not pairs:
-        result.cpu_seconds = time.process_time() - start
-        return result
     chosen = sorted(rng.sample(pairs, min(result.samples, len(pairs))))
     actual = winners(marks.rows[-1][2])
     for d, j in chosen:
