@@ -62,15 +62,11 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     try:
         return userfiles.read_toml(path)
     except userfiles.UnreadableFile as err:
-        if err.kind == "missing":
-            raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
-        if err.kind == "directory":
-            raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
-        if err.kind == "encoding":
-            raise RuleError(option, f"{name!r} is {err.reason}") from None
-        if err.kind == "syntax":
-            raise RuleError(option, f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}") from None
-        raise RuleError(option, f"{name!r}: {err.reason}") from None
+        why = {"missing": f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})",
+               "directory": f"{name!r} is a directory, not a TOML file",
+               "encoding": f"{name!r} is {err.reason}",
+               "syntax": f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}"}
+        raise RuleError(option, why.get(err.kind, f"{name!r}: {err.reason}")) from None
 
 
 def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
