@@ -808,6 +808,8 @@ def resolve_policies(registry: Mapping[str, type], policies: Any, n: int) -> lis
 
 
 def _bounds_text(low: float | None, high: float | None) -> str:
+    if low is None and high is None:
+        return ""
     lo = "-inf" if low is None else _num(low)
     hi = "inf" if high is None else _num(high)
     return f"[{lo}, {hi}]"
@@ -822,14 +824,10 @@ def parameter_fields(cls: type) -> list[dataclasses.Field]:
 def policy_params(cls: type) -> list[tuple[str, str, Any, str, str]]:
     """``(name, type, default, bounds, help)`` for each parameter of a policy class, for
     ``analyzer list policies``; ``bounds`` reads ``"[0, 3]"`` (``""`` when none are declared)."""
-    hints = typing.get_type_hints(cls)
-    out = []
-    for f in parameter_fields(cls):
-        t = hints.get(f.name, Any)
-        low, high = f.metadata.get("low"), f.metadata.get("high")
-        bounds = "" if low is None and high is None else _bounds_text(low, high)
-        out.append((f.name, getattr(t, "__name__", str(t)), f.default, bounds, f.metadata.get("help", "")))
-    return out
+    hints = {name: getattr(t, "__name__", str(t)) for name, t in typing.get_type_hints(cls).items()}
+    return [(f.name, hints.get(f.name, "Any"), f.default,
+             _bounds_text(f.metadata.get("low"), f.metadata.get("high")), f.metadata.get("help", ""))
+            for f in parameter_fields(cls)]
 
 
 def policy_doc(cls: type) -> str:

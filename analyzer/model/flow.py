@@ -52,10 +52,6 @@ OUT_OF_CONTENTION = 0.05
 KINGMAKING_CHILD = 2**32 - 1
 
 
-def _nobody_out(state: Any) -> Sequence[bool]:
-    return ()
-
-
 @dataclass(frozen=True)
 class Flow:
     """What a game declares for its checkpoints (see the module docstring).
@@ -118,7 +114,7 @@ class Checkpoints:
         f = self.flow
         scores = tuple(float(x) for x in f.scores(state))
         est = state.returns() if final else f.estimate(state)
-        out = tuple(bool(x) for x in (f.out or _nobody_out)(state)) or (False,) * len(scores)
+        out = (tuple(bool(x) for x in f.out(state)) if f.out else ()) or (False,) * len(scores)
         self.rows.append((round_no, scores, tuple(float(x) for x in est), out))
 
 
