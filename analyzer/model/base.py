@@ -688,7 +688,8 @@ def seed_stream(seed: int | np.random.SeedSequence, *key: int) -> random.Random:
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     # the child spawn() would make, built without spawn() so the caller's object is not
     # mutated: the same SeedSequence passed twice must replay the same game
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key), pool_size=ss.pool_size)
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key),
+                                   pool_size=ss.pool_size)
     return random.Random(int(child.generate_state(2, np.uint64)[0]))
 
 
@@ -826,8 +827,8 @@ def policy_params(cls: type) -> list[tuple[str, str, Any, str, str]]:
     ``analyzer list policies``; ``bounds`` reads ``"[0, 3]"`` (``""`` when none are declared)."""
     hints = {name: getattr(t, "__name__", str(t)) for name, t in typing.get_type_hints(cls).items()}
     return [(f.name, hints.get(f.name, "Any"), f.default,
-             _bounds_text(f.metadata.get("low"), f.metadata.get("high")), f.metadata.get("help", ""))
-            for f in parameter_fields(cls)]
+             _bounds_text(f.metadata.get("low"), f.metadata.get("high")),
+             f.metadata.get("help", "")) for f in parameter_fields(cls)]
 
 
 def policy_doc(cls: type) -> str:

@@ -141,11 +141,9 @@ class ContentPrior:
 
     def in_use(self, rule_values: Sequence[RuleValue]) -> bool:
         """Whether this table acts as a labelled default among a config's ``rule_values``."""
-        return any(v.provenance == "default" and _covers(self.rule_values, v.name) for v in rule_values)
-
-
-def _covers(names: Sequence[str], name: str) -> bool:
-    return any(name == n or name.startswith(n + ".") for n in names)
+        return any(v.provenance == "default"
+                   and any(v.name == n or v.name.startswith(n + ".") for n in self.rule_values)
+                   for v in rule_values)
 
 
 def prior_rng(table: str, seed: int) -> random.Random:

@@ -62,10 +62,12 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     try:
         return userfiles.read_toml(path)
     except userfiles.UnreadableFile as err:
-        why = {"missing": f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})",
+        why = {"missing": f"file not found: {name!r} (give a TOML file laid out like "
+                          f"{like or 'the built-in table'})",
                "directory": f"{name!r} is a directory, not a TOML file",
                "encoding": f"{name!r} is {err.reason}",
-               "syntax": f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}"}
+               "syntax": f"{name!r} is not valid TOML: "
+                         f"{err.reason.removeprefix('malformed TOML: ')}"}
         raise RuleError(option, why.get(err.kind, f"{name!r}: {err.reason}")) from None
 
 

@@ -84,7 +84,8 @@ def draw_supply_icons(rng: random.Random) -> dict:
 def _totals(rows: list[list[str]]) -> tuple[float, float, float]:
     parts = [p for row in rows for text in row for p in text.split("+")]
     cards = sum(len(row) for row in rows)
-    return tuple(sum(int(p[1:]) for p in parts if p[0] == k) / cards for k in "DRL")  # type: ignore[return-value]
+    return tuple(sum(int(p[1:]) for p in parts if p[0] == k) / cards  # type: ignore[return-value]
+                 for k in "DRL")
 
 
 def supply_icons_summary(table: dict) -> str:

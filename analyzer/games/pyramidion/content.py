@@ -165,8 +165,8 @@ def cards_summary(table: dict) -> str:
     common, start = table["common"], {r["type"]: r for r in table["starting"]}
     means = ", ".join(f"{_mean(common, k):.1f}" for k in COMMON_COUNTS)
     today = ", ".join(f"{_mean(_CARDS['common'], k):.1f}" for k in COMMON_COUNTS)
-    specials = ", ".join(f"{k.replace('_', ' ')} {sum(r['count'] for r in common if r['type'] == k)}"
-                         for k in DRAWN_SPECIALS)
+    counts = {k: sum(r["count"] for r in common if r["type"] == k) for k in DRAWN_SPECIALS}
+    specials = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in counts.items())
     return (f"merchants, negotiators, slave drivers {means} on average (today {today}); starting "
             f"{start['merchant']['trade']}/{start['negotiator']['negotiation']}/"
             f"{start['slave_driver']['influence']}, Goddess {start['goddess']['value']}; {specials}")
@@ -313,8 +313,8 @@ def draw_distribution(rng: random.Random) -> dict:
 def kind_totals(table: dict) -> dict[str, int]:
     """Goods of each kind the whole deck sends out (with the built-in sites' production)."""
     produces = {s["name"]: s["produces"] for s in _SITES["site"]}
-    return {k: sum(n for card in table["card"] for site, n in card["goods"].items() if produces[site] == k)
-            for k in KINDS}
+    return {k: sum(n for card in table["card"] for site, n in card["goods"].items()
+                   if produces[site] == k) for k in KINDS}
 
 
 def distribution_summary(table: dict) -> str:

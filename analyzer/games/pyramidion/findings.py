@@ -132,15 +132,14 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
                          if f"goods_gap:{r['source']}" in per_game}))
     sites = [r for r in numbers.get("sites", []) if r.get("variant") == arm
              and not missing(r.get("contest"))]
-    first_site = [r for r in sites if r.get("rank") == 1]
-    if first_site:
-        s = first_site[0]
-        guessed_site = f"site.{s['site']}" in guessed
+    s = next((r for r in sites if r.get("rank") == 1), None)
+    if s is not None:
         out.append(Finding(
             f"The most contested site in `{arm}` is {s['site'].replace('_', ' ').title()} (picked "
             f"as the highest of {len(sites)} sites): "
             "{value} play cards there per activation"
-            + (_note("its production, minimums and ability are") if guessed_site else ""),
+            + (_note("its production, minimums and ability are")
+               if f"site.{s['site']}" in guessed else ""),
             s["contest"], s["lo"], s["hi"], "seats", 1, 2, games=n_games, key="sites:most_contested",
             item=s["site"], items={r["site"]: (r["contest"], r["lo"], r["hi"]) for r in sites}))
     first = ends.get("first_to_target_won") or {}
