@@ -164,8 +164,7 @@ def integer(field: str, where: str, value: Any, low: int = 0, high: int = TABLE_
     ``where``. ``high`` defaults to ``TABLE_MAX``: every table number is bounded before the
     game builds anything from it (a count of 10**9 cards would fill the memory)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low or value > high:
-        span = f"{low}..{high}"
-        raise RuleError(field, f"{where}: must be an integer {span} (got {value!r})")
+        raise RuleError(field, f"{where}: must be an integer {low}..{high} (got {value!r})")
     return value
 
 
