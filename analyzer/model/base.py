@@ -432,13 +432,9 @@ class GameSpec:
         -> config``. Raises ``RuleError(field, message)`` for an unknown or bad rule option,
         content name, data-table file, or a player count the expansions do not allow.
     play_game : callable
-        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``; a game
-        with a forward model gives ``forward.ForwardGame(start, policies).play_game``, the one
-        play loop. ``policies``: a policy name or object for every seat, or a sequence of them,
-        one per seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
-        ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
-        readable replay log. Records are dicts of plain scalars whose keys equal
-        ``game_columns`` / ``seat_columns``.
+        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``:
+        ``forward.ForwardGame(start, policies).play_game``, the one play loop (parameters
+        there). Records are dicts of plain scalars keyed by ``game_columns`` / ``seat_columns``.
     policies : mapping of str to type
         Policy registry: name -> frozen dataclass whose parameters are declared with ``param``.
     game_columns, seat_columns : mapping of str to str
@@ -494,16 +490,11 @@ class GameSpec:
         checkpoints, no quality findings.
     consults : tuple of str
         The rule options whose reads the game records per game (bit ``i`` of a game's mask is
-        ``consults[i]``): the config has a field ``reads``, a one-element ``list[int]`` that
-        the runner sets to 0 before a game and reads after it; every place that reads one of
-        these options, in the rules, in a player's heuristics or in a search player's playouts
-        (clones share the config), sets its bit. An option whose other value removes or
-        adds options at a decision may be read there per player: the state marks the decision
-        narrowed (and lists what the other value adds) and the play loop spares a pick the
-        player declares robust to the other options (``forward``: ``narrowing``, ``widening``,
-        ``spare``, ``Player.pick_among``, ``Player.keeps_pick``). A game whose
-        mask lacks an option's bit is the same game, seed for seed, under any other value of
-        it (``runner.copy_from``). An option not listed counts as consulted in every game.
+        ``consults[i]``, set in the config's one-element ``reads`` list wherever the option is
+        read; per decision and player where it narrows or widens the options: ``forward``).
+        A game whose mask lacks an option's bit is the same game, seed for seed, under any
+        other value of it (``runner.copy_from``). An option not listed counts as consulted in
+        every game; docs/architecture.md (``SPEC.consults``) has the whole contract.
     """
 
     name: str

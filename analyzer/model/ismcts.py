@@ -208,7 +208,7 @@ class IsmctsPlayer:
                                  pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth,
                                  pol.seconds, pol.settle)
         self.last_root = root
-        ranked = sorted(((a, nd) for a, nd in root.children.items()),
+        ranked = sorted(root.children.items(),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
         if view.log is not None:
             top = ", ".join(f"{view.describe_action(a)}: {nd.n} visits, mean {nd.w / nd.n:.2f}"
