@@ -432,13 +432,9 @@ class GameSpec:
         -> config``. Raises ``RuleError(field, message)`` for an unknown or bad rule option,
         content name, data-table file, or a player count the expansions do not allow.
     play_game : callable
-        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``; a game
-        with a forward model gives ``forward.ForwardGame(start, policies).play_game``, the one
-        play loop. ``policies``: a policy name or object for every seat, or a sequence of them,
-        one per seat (``resolve_policies``, the one rule every game uses). ``seed``: int or
-        ``numpy.random.SeedSequence``. ``log``: ``None`` or a callable taking one line of the
-        readable replay log. Records are dicts of plain scalars whose keys equal
-        ``game_columns`` / ``seat_columns``.
+        ``play_game(config, policies, seed, log=None) -> (game_record, seat_records)``:
+        ``forward.ForwardGame(start, policies).play_game``, the one play loop (parameters
+        there). Records are dicts of plain scalars keyed by ``game_columns`` / ``seat_columns``.
     policies : mapping of str to type
         Policy registry: name -> frozen dataclass whose parameters are declared with ``param``.
     game_columns, seat_columns : mapping of str to str
@@ -494,16 +490,11 @@ class GameSpec:
         checkpoints, no quality findings.
     consults : tuple of str
         The rule options whose reads the game records per game (bit ``i`` of a game's mask is
-        ``consults[i]``): the config has a field ``reads``, a one-element ``list[int]`` that
-        the runner sets to 0 before a game and reads after it; every place that reads one of
-        these options, in the rules, in a player's heuristics or in a search player's playouts
-        (clones share the config), sets its bit. An option whose other value removes or
-        adds options at a decision may be read there per player: the state marks the decision
-        narrowed (and lists what the other value adds) and the play loop spares a pick the
-        player declares robust to the other options (``forward``: ``narrowing``, ``widening``,
-        ``spare``, ``Player.pick_among``, ``Player.keeps_pick``). A game whose
-        mask lacks an option's bit is the same game, seed for seed, under any other value of
-        it (``runner.copy_from``). An option not listed counts as consulted in every game.
+        ``consults[i]``, set in the config's one-element ``reads`` list wherever the option is
+        read; per decision and player where it narrows or widens the options: ``forward``).
+        A game whose mask lacks an option's bit is the same game, seed for seed, under any
+        other value of it (``runner.copy_from``). An option not listed counts as consulted in
+        every game; docs/architecture.md (``SPEC.consults``) has the whole contract.
     """
 
     name: str
@@ -675,20 +666,22 @@ def game_streams(seed: int | np.random.SeedSequence, n_seats: int, replay: int =
     (random.Random, list of random.Random)
         The chance generator and ``n_seats`` seat generators.
     """
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    # The children spawn() would make, built without spawn() so the caller's object is not
-    # mutated: the same SeedSequence passed twice must replay the same game.
-    children = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,), pool_size=ss.pool_size)
-                for k in range(n_seats + 1)]
-    if replay:
-        if not isinstance(replay, int) or replay < 0:
-            raise ValueError(f"replay must be a whole number >= 0 (got {replay!r})")
-        children[1:] = [np.random.SeedSequence(ss.entropy,
-                                               spawn_key=tuple(ss.spawn_key) + (k, replay),
-                                               pool_size=ss.pool_size)
-                        for k in range(1, n_seats + 1)]
-    gens = [random.Random(int(c.generate_state(2, np.uint64)[0])) for c in children]
+    if replay and (not isinstance(replay, int) or replay < 0):
+        raise ValueError(f"replay must be a whole number >= 0 (got {replay!r})")
+    keys = [(0,)] + [(k, replay) if replay else (k,) for k in range(1, n_seats + 1)]
+    gens = [seed_stream(seed, *key) for key in keys]
     return gens[0], gens[1:]
+
+
+def seed_stream(seed: int | np.random.SeedSequence, *key: int) -> random.Random:
+    """The generator of child ``key`` (a spawn-key suffix) of a game's SeedSequence (an int
+    ``s`` means ``SeedSequence(s)``)."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    # the child spawn() would make, built without spawn() so the caller's object is not
+    # mutated: the same SeedSequence passed twice must replay the same game
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key),
+                                   pool_size=ss.pool_size)
+    return random.Random(int(child.generate_state(2, np.uint64)[0]))
 
 
 def seed_of(seed: int | np.random.SeedSequence) -> str:
@@ -807,6 +800,8 @@ def resolve_policies(registry: Mapping[str, type], policies: Any, n: int) -> lis
 
 
 def _bounds_text(low: float | None, high: float | None) -> str:
+    if low is None and high is None:
+        return ""
     lo = "-inf" if low is None else _num(low)
     hi = "inf" if high is None else _num(high)
     return f"[{lo}, {hi}]"
@@ -821,14 +816,10 @@ def parameter_fields(cls: type) -> list[dataclasses.Field]:
 def policy_params(cls: type) -> list[tuple[str, str, Any, str, str]]:
     """``(name, type, default, bounds, help)`` for each parameter of a policy class, for
     ``analyzer list policies``; ``bounds`` reads ``"[0, 3]"`` (``""`` when none are declared)."""
-    hints = typing.get_type_hints(cls)
-    out = []
-    for f in parameter_fields(cls):
-        t = hints.get(f.name, Any)
-        low, high = f.metadata.get("low"), f.metadata.get("high")
-        bounds = "" if low is None and high is None else _bounds_text(low, high)
-        out.append((f.name, getattr(t, "__name__", str(t)), f.default, bounds, f.metadata.get("help", "")))
-    return out
+    hints = {name: getattr(t, "__name__", str(t)) for name, t in typing.get_type_hints(cls).items()}
+    return [(f.name, hints.get(f.name, "Any"), f.default,
+             _bounds_text(f.metadata.get("low"), f.metadata.get("high")),
+             f.metadata.get("help", "")) for f in parameter_fields(cls)]
 
 
 def policy_doc(cls: type) -> str:

@@ -108,7 +108,7 @@ class ContentPrior:
         # a drawn table says so (``tables.DRAWN_KEY``): the game still counts it as a guess
         drawn = ({DRAWN_KEY: f"the {self.table} prior of {self.section}, seed {seed}"}
                  if seed is not None else {})
-        return "\n".join(lines) + "\n\n" + tomli_w.dumps({**drawn, **_plain(table)})
+        return "\n".join(lines) + "\n\n" + tomli_w.dumps({**drawn, **table})
 
     def write(self, seed: int, folder: str | Path) -> Path:
         """Draw the table for ``seed`` and write it as ``<folder>/<table>-<seed>.toml``.
@@ -141,20 +141,9 @@ class ContentPrior:
 
     def in_use(self, rule_values: Sequence[RuleValue]) -> bool:
         """Whether this table acts as a labelled default among a config's ``rule_values``."""
-        return any(v.provenance == "default" and _covers(self.rule_values, v.name) for v in rule_values)
-
-
-def _covers(names: Sequence[str], name: str) -> bool:
-    return any(name == n or name.startswith(n + ".") for n in names)
-
-
-def _plain(value: Any) -> Any:
-    """``value`` with tuples as lists, for the TOML writer."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+        return any(v.provenance == "default"
+                   and any(v.name == n or v.name.startswith(n + ".") for n in self.rule_values)
+                   for v in rule_values)
 
 
 def prior_rng(table: str, seed: int) -> random.Random:

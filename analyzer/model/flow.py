@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.errors import TurnCapExceeded
+from analyzer.model.base import seed_stream
 from analyzer.model.play import offered, play, spare_declared
 
 #: ``rounds.parquet``'s columns (pandas dtypes), one row per checkpoint and seat
@@ -49,10 +50,6 @@ OUT_OF_CONTENTION = 0.05
 #: the child of a game's SeedSequence the kingmaking sample draws from: far past chance
 #: (child 0) and the seats (child 1 + s), so no game stream is shared or shifted
 KINGMAKING_CHILD = 2**32 - 1
-
-
-def _nobody_out(state: Any) -> Sequence[bool]:
-    return ()
 
 
 @dataclass(frozen=True)
@@ -117,7 +114,7 @@ class Checkpoints:
         f = self.flow
         scores = tuple(float(x) for x in f.scores(state))
         est = state.returns() if final else f.estimate(state)
-        out = tuple(bool(x) for x in (f.out or _nobody_out)(state)) or (False,) * len(scores)
+        out = (tuple(bool(x) for x in f.out(state)) if f.out else ()) or (False,) * len(scores)
         self.rows.append((round_no, scores, tuple(float(x) for x in est), out))
 
 
@@ -232,10 +229,7 @@ def kingmaking_stream(seed: int | np.random.SeedSequence) -> random.Random:
     """The kingmaking sample's generator of a game: child ``KINGMAKING_CHILD`` of its
     SeedSequence (``base.game_streams`` uses children 0 .. n_seats; this one is unused by
     play)."""
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, KINGMAKING_CHILD),
-                                   pool_size=ss.pool_size)
-    return random.Random(int(child.generate_state(2, np.uint64)[0]))
+    return seed_stream(seed, KINGMAKING_CHILD)
 
 
 @dataclass
@@ -289,9 +283,6 @@ def kingmaking(result: Kingmaking, marks: Checkpoints, decisions: Sequence[Decis
              if dec.checkpoint >= 0 and dec.checkpoint >= first[dec.seat]
              for j in range(dec.options) if j != dec.chosen]
     result.candidates = len(pairs)
-    if not pairs:
-        result.cpu_seconds = time.process_time() - start
-        return result
     chosen = sorted(rng.sample(pairs, min(result.samples, len(pairs))))
     actual = winners(marks.rows[-1][2])
     for d, j in chosen:

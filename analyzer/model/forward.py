@@ -236,10 +236,8 @@ class Policy(Protocol):
 def policy_name(registry: Mapping[str, type], policy: Any) -> str:
     """A policy object's name for the records: the registry key of its class (a policy's only
     name), else its class name."""
-    for key, cls in registry.items():
-        if type(policy) is cls:
-            return key
-    return type(policy).__name__
+    return next((key for key, cls in registry.items() if type(policy) is cls),
+                type(policy).__name__)
 
 
 @dataclass(frozen=True)

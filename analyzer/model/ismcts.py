@@ -51,6 +51,7 @@ import random
 import tomllib
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -66,15 +67,12 @@ def tuned_rollout(cls: type, path: Path) -> Callable[[], Any]:
     """The ``tuned`` rollout of a game: a factory of policy ``cls`` with the ``[params]`` of the
     parameters file at ``path`` (the file ``analyzer tune`` writes; the game keeps a copy of
     ``scenarios/tuned/<game>-greedy.toml`` beside its search player, read when first used)."""
-    cache: list = []
+    @cache
+    def params() -> dict:
+        with path.open("rb") as f:
+            return dict(tomllib.load(f)["params"])
 
-    def make() -> Any:
-        if not cache:
-            with path.open("rb") as f:
-                cache.append(dict(tomllib.load(f)["params"]))
-        return cls(**cache[0])
-
-    return make
+    return lambda: cls(**params())
 
 
 @dataclass(frozen=True)
@@ -210,7 +208,7 @@ class IsmctsPlayer:
                                  pol.common_worlds == 1, pol.rollout_depth, pol.tree_depth,
                                  pol.seconds, pol.settle)
         self.last_root = root
-        ranked = sorted(((a, nd) for a, nd in root.children.items()),
+        ranked = sorted(root.children.items(),
                         key=lambda item: (-item[1].n, -(item[1].w / item[1].n if item[1].n else 0.0)))
         if view.log is not None:
             top = ", ".join(f"{view.describe_action(a)}: {nd.n} visits, mean {nd.w / nd.n:.2f}"

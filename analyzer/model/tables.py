@@ -62,15 +62,13 @@ def read_table(option: str, path: Any, like: str = "") -> dict:
     try:
         return userfiles.read_toml(path)
     except userfiles.UnreadableFile as err:
-        if err.kind == "missing":
-            raise RuleError(option, f"file not found: {name!r} (give a TOML file laid out like {like or 'the built-in table'})") from None
-        if err.kind == "directory":
-            raise RuleError(option, f"{name!r} is a directory, not a TOML file") from None
-        if err.kind == "encoding":
-            raise RuleError(option, f"{name!r} is {err.reason}") from None
-        if err.kind == "syntax":
-            raise RuleError(option, f"{name!r} is not valid TOML: {err.reason.removeprefix('malformed TOML: ')}") from None
-        raise RuleError(option, f"{name!r}: {err.reason}") from None
+        why = {"missing": f"file not found: {name!r} (give a TOML file laid out like "
+                          f"{like or 'the built-in table'})",
+               "directory": f"{name!r} is a directory, not a TOML file",
+               "encoding": f"{name!r} is {err.reason}",
+               "syntax": f"{name!r} is not valid TOML: "
+                         f"{err.reason.removeprefix('malformed TOML: ')}"}
+        raise RuleError(option, why.get(err.kind, f"{name!r}: {err.reason}")) from None
 
 
 def load_table(option: str, path: Any, package: str, name: str) -> tuple[dict, str, bool]:
@@ -166,8 +164,7 @@ def integer(field: str, where: str, value: Any, low: int = 0, high: int = TABLE_
     ``where``. ``high`` defaults to ``TABLE_MAX``: every table number is bounded before the
     game builds anything from it (a count of 10**9 cards would fill the memory)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low or value > high:
-        span = f"{low}..{high}"
-        raise RuleError(field, f"{where}: must be an integer {span} (got {value!r})")
+        raise RuleError(field, f"{where}: must be an integer {low}..{high} (got {value!r})")
     return value
 
 

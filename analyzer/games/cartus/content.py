@@ -82,12 +82,10 @@ def draw_supply_icons(rng: random.Random) -> dict:
 
 
 def _totals(rows: list[list[str]]) -> tuple[float, float, float]:
-    sums = [0, 0, 0]
-    cards = [s for row in rows for s in row]
-    for text in cards:
-        for part in text.split("+"):
-            sums["DRL".index(part[0])] += int(part[1:])
-    return tuple(x / len(cards) for x in sums)  # type: ignore[return-value]
+    parts = [p for row in rows for text in row for p in text.split("+")]
+    cards = sum(len(row) for row in rows)
+    return tuple(sum(int(p[1:]) for p in parts if p[0] == k) / cards  # type: ignore[return-value]
+                 for k in "DRL")
 
 
 def supply_icons_summary(table: dict) -> str:

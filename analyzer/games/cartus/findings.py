@@ -196,11 +196,8 @@ def _effects_estimable(arms: Any) -> bool:
 
     sets = list(dict.fromkeys(tuple(sorted(choice(a.config).items())) for a in arms))
     per_class: dict[int, list[str]] = {}
-    for s in sets:
-        for cls, name in s:
-            per_class.setdefault(cls, [])
-            if name not in per_class[cls]:
-                per_class[cls].append(name)
+    for cls, name in dict.fromkeys(pair for s in sets for pair in s):
+        per_class.setdefault(cls, []).append(name)
     two = [cls for cls, names in per_class.items() if len(names) == 2]
     return design([[dict(s)[cls] != per_class[cls][0] for cls in two] for s in sets]) != "incomplete"
 

@@ -165,10 +165,8 @@ def cards_summary(table: dict) -> str:
     common, start = table["common"], {r["type"]: r for r in table["starting"]}
     means = ", ".join(f"{_mean(common, k):.1f}" for k in COMMON_COUNTS)
     today = ", ".join(f"{_mean(_CARDS['common'], k):.1f}" for k in COMMON_COUNTS)
-    counts = Counter()
-    for r in common:
-        counts[r["type"]] += r["count"]
-    specials = ", ".join(f"{k.replace('_', ' ')} {counts[k]}" for k in DRAWN_SPECIALS)
+    counts = {k: sum(r["count"] for r in common if r["type"] == k) for k in DRAWN_SPECIALS}
+    specials = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in counts.items())
     return (f"merchants, negotiators, slave drivers {means} on average (today {today}); starting "
             f"{start['merchant']['trade']}/{start['negotiator']['negotiation']}/"
             f"{start['slave_driver']['influence']}, Goddess {start['goddess']['value']}; {specials}")
@@ -227,9 +225,7 @@ def boats_summary(table: dict) -> str:
     """E.g. ``"sizes 2/3/4/5: 6/4/5/5 boats, 69 goods; most asked worker 17, least wood 11
     (today 5 of each size, 70 goods, 14 of each kind)"``."""
     sizes = Counter(sum(b["goods"].values()) for b in table["boat"])
-    kinds = Counter()
-    for b in table["boat"]:
-        kinds.update(b["goods"])
+    kinds = Counter(k for b in table["boat"] for k, n in b["goods"].items() for _ in range(n))
     top = max(KINDS, key=lambda k: kinds[k])
     low = min(KINDS, key=lambda k: kinds[k])
     return (f"sizes 2/3/4/5: {'/'.join(str(sizes[s]) for s in BOAT_SIZES)} boats, {sum(kinds.values())} "
@@ -317,11 +313,8 @@ def draw_distribution(rng: random.Random) -> dict:
 def kind_totals(table: dict) -> dict[str, int]:
     """Goods of each kind the whole deck sends out (with the built-in sites' production)."""
     produces = {s["name"]: s["produces"] for s in _SITES["site"]}
-    out = Counter()
-    for card in table["card"]:
-        for site, n in card["goods"].items():
-            out[produces[site]] += n
-    return {k: out[k] for k in KINDS}
+    return {k: sum(n for card in table["card"] for site, n in card["goods"].items()
+                   if produces[site] == k) for k in KINDS}
 
 
 def distribution_summary(table: dict) -> str:

@@ -57,8 +57,8 @@ def _source_note(column: str, guessed: set[str]) -> str:
     return _note(what)
 
 
-def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[float, float, float]:
-    """``(p, lo, hi)`` of the row with the largest ``estimate`` among ``rows``, corrected for
+def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[dict, float, float, float]:
+    """``(row, p, lo, hi)`` of the row with the largest ``estimate`` among ``rows``, corrected for
     having been picked among ``k = len(rows)``: the Bonferroni p-value ``min(1, k·p)`` and the
     ``1 − 0.05/k`` interval (on the log scale for a ratio). Bonferroni's intervals cover all
     ``k`` values at once with 95 % probability, so they cover the picked one whichever is
@@ -78,7 +78,7 @@ def _selected(rows: list[dict], estimate: str, log: bool) -> tuple[float, float,
         lo, hi = est - zk * se, est + zk * se
     p = top.get("p_value")
     p = math.nan if missing(p) else min(1.0, k * float(p))
-    return p, lo, hi
+    return top, p, lo, hi
 
 
 def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
@@ -104,8 +104,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
     n_games = int(sum((ends.get("ends") or {}).values()))
     model = [r for r in numbers.get("goods_model", []) if not missing(r.get("odds_ratio"))]
     if model:
-        top = max(model, key=lambda r: r["odds_ratio"])
-        p, lo, hi = _selected(model, "odds_ratio", log=True)
+        top, p, lo, hi = _selected(model, "odds_ratio", log=True)
         k = len(model)
         out.append(Finding(
             f"Of the {k} goods sources, {_source(top['source'])} goes with the largest odds of "
@@ -119,8 +118,7 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
             items={r["source"]: (r["odds_ratio"], r["lo"], r["hi"]) for r in model}))
     goods = [r for r in numbers.get("goods", []) if not missing(r.get("diff"))]
     if goods:
-        gap = max(goods, key=lambda r: r["diff"])
-        p, lo, hi = _selected(goods, "diff", log=False)
+        gap, p, lo, hi = _selected(goods, "diff", log=False)
         k = len(goods)
         out.append(Finding(
             f"Winners in `{arm}` are furthest ahead on {_source(gap['source'])} goods: {{value}} "
@@ -134,15 +132,14 @@ def pyramidion(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Findi
                          if f"goods_gap:{r['source']}" in per_game}))
     sites = [r for r in numbers.get("sites", []) if r.get("variant") == arm
              and not missing(r.get("contest"))]
-    first_site = [r for r in sites if r.get("rank") == 1]
-    if first_site:
-        s = first_site[0]
-        guessed_site = f"site.{s['site']}" in guessed
+    s = next((r for r in sites if r.get("rank") == 1), None)
+    if s is not None:
         out.append(Finding(
             f"The most contested site in `{arm}` is {s['site'].replace('_', ' ').title()} (picked "
             f"as the highest of {len(sites)} sites): "
             "{value} play cards there per activation"
-            + (_note("its production, minimums and ability are") if guessed_site else ""),
+            + (_note("its production, minimums and ability are")
+               if f"site.{s['site']}" in guessed else ""),
             s["contest"], s["lo"], s["hi"], "seats", 1, 2, games=n_games, key="sites:most_contested",
             item=s["site"], items={r["site"]: (r["contest"], r["lo"], r["hi"]) for r in sites}))
     first = ends.get("first_to_target_won") or {}

@@ -187,10 +187,6 @@ TOUCH_CANDIDATES: tuple[tuple[str, str, float], ...] = (
 )
 
 
-def _regions() -> list[dict]:
-    return [dict(r) for r in _BUILTIN_MAP["regions"]]
-
-
 def used_at(players: int) -> list[str]:
     """The regions in use at ``players`` (§3.3, from the built-in map's ``players`` lists)."""
     return [r["name"] for r in _BUILTIN_MAP["regions"] if players in r["players"]]
@@ -234,7 +230,7 @@ def draw_map(rng: random.Random) -> dict:
             continue
         if all(connected(used_at(n), links) and caravan_moves_everywhere(used_at(n), links) for n in range(2, 7)):
             break
-    regions = _regions()
+    regions = [dict(r) for r in _BUILTIN_MAP["regions"]]
     order = [r["name"] for r in regions]
     for r in regions:
         r["neighbours"] = [o for o in order if frozenset((r["name"], o)) in links]

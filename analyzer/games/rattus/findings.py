@@ -64,16 +64,12 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
     out = numbers.get(out_key) or {}
     found = []
     for u in out.get("users", []):
-        key = users_key(card, u["variant"])
         d = u.get("won_diff_game")
         n = int(u.get("games_compared", 0))
         context = _all_users(u, card)
         if d is None or n < 2:
             why = f"{context}, so no seat is left without it to compare the users with"
-            found.append(Finding(f"The seats that used the {card} in `base`, followed into "
-                                 f"`{u['variant']}`", math.nan, math.nan, math.nan,
-                                 key=key, example_variant=u["variant"], unmeasurable=why,
-                                 context=context))
+            found.append(_followed(card, u["variant"], why, context=context))
             continue
         found.append(Finding(
             f"In the {n} games of `base` where a seat used the {card} and another did not, a "
@@ -84,18 +80,21 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
             d["mean"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0, p_value=d["p_value"],
             games=n, examples=tuple(u.get("examples", ())), example_variant=u["variant"],
             t_df=n - 1,
-            example_what=(f"a seat that used the {card} in `base` won less without it"
-                          if d["mean"] <= 0 else
-                          f"a seat that used the {card} in `base` won more without it"),
-            key=key, per_game=_per_game(numbers, f"users:{u['variant']}"),
+            example_what=(f"a seat that used the {card} in `base` won "
+                          f"{'less' if d['mean'] <= 0 else 'more'} without it"),
+            key=users_key(card, u["variant"]), per_game=_per_game(numbers, f"users:{u['variant']}"),
             caveats=guessed(run, u["variant"]),
             context=f"{context}, leaving {n} to compare"))
     for variant, why in (out.get("users_unmeasurable") or {}).items():
-        found.append(Finding(f"The seats that used the {card} in `base`, followed into "
-                             f"`{variant}`", math.nan, math.nan, math.nan,
-                             key=users_key(card, variant), example_variant=variant,
-                             unmeasurable=why))
+        found.append(_followed(card, variant, why))
     return found
+
+
+def _followed(card: str, variant: str, why: str, **more: Any) -> Finding:
+    """The unmeasurable finding on ``card``'s users followed into ``variant``, saying ``why``."""
+    return Finding(f"The seats that used the {card} in `base`, followed into `{variant}`",
+                   math.nan, math.nan, math.nan, key=users_key(card, variant),
+                   example_variant=variant, unmeasurable=why, **more)
 
 
 def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -> list[Finding]:
