@@ -1,36 +1,12 @@
 """The report of ``analyzer quality --luck R``: how much of the outcome the deal decides
 (issue #36 item 3).
 
-**The split.** Each deal ``d = 1..D`` (a game seed: its chance stream) is played ``R`` times
-with other player streams (``analyzer.study.quality``). For an outcome ``Y`` the law of total
-variance splits ``Var(Y) = Var(E[Y | deal]) + E[Var(Y | deal)]``: the first part is what the
-deal decides (luck of the draw: cards, tokens, dice, the seating), the second what is left to
-the players' own choices. The variance of the observed deal means overstates the first part by
-``E[Var(Y | deal)] / R`` (each mean is over only ``R`` replays), so it is estimated as in a
-one-way random-effects ANOVA (Searle, Casella & McCulloch 1992, ch. 3; Shrout & Fleiss 1979,
-ICC(1)):
-
-- ``MSW = Σ_d Σ_r (y_dr − ȳ_d)² / (D (R − 1))`` estimates the within-deal variance ``σ²_w``;
-- ``MSB = R Σ_d (ȳ_d − ȳ)² / (D − 1)`` estimates ``σ²_w + R σ²_b``, so
-  ``σ²_b = (MSB − MSW) / R`` is unbiased for the between-deal variance;
-- the **luck share** is ``σ²_b / (σ²_b + σ²_w)`` (the intraclass correlation ICC(1)): 1 when
-  the deal alone decides, 0 when play alone does. An estimate below 0 (``MSB < MSW``, possible
-  by chance when the deal explains little) is reported as it is: no luck is detectable.
-
-An outcome with several seats (each seat's win share, its final score, by start position) is
-also pooled: the between and within parts summed over the seats (the trace of the
-covariance matrices) before the share is taken, so ``luck:won`` is the share of the total
-win-share variance of a game the deal explains. The winner's margin (its final score minus the
-runner-up's) is one number per game. A seat's win share is the project's fair share: ``1/k``
-for a ``k``-way tie for first, ``0`` for every seat when nobody wins.
-
-**Where the deal ends.** The game draws from its one chance stream in the order events
-happen: once two replays take different choices, later draws can fall to different events.
-Those count as play, so the luck share is a lower bound of the part chance plays.
-
-**The interval.** 95 % percentile bootstrap over deals (a deal is resampled with all its
-replays: the deal is the unit; ``stats.expanded_levels`` widens the levels for few deals),
-``bootstrap`` replicates seeded by the run's seed.
+Each deal (a game seed: its chance stream) is played ``R`` times with other player streams
+(``analyzer.study.quality``). An outcome's **luck share** is the between-deal part of its
+variance, ICC(1) of a one-way random-effects ANOVA (``stats.variance_split``), with a 95 %
+percentile bootstrap over deals; ``won`` and ``score`` are also pooled over the seats (their
+parts summed before the share is taken). The method, its sources and how to read it:
+docs/guide.md, "Luck or skill?".
 """
 
 from __future__ import annotations
@@ -46,7 +22,7 @@ import pandas as pd
 from analyzer import stats
 from analyzer.report import answers as answer_rows
 from analyzer.report import findings
-from analyzer.report.document import Doc, param_text, pct
+from analyzer.report.document import Doc, param_text, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -110,10 +86,7 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
 
 
 def _share_text(row: Mapping[str, Any]) -> str:
-    s = pct(row["share"], None, None)
-    if not math.isnan(row["lo"]):
-        s += f" [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
-    return s
+    return value_text(row["share"], row["lo"], row["hi"], "%", 100, 1, no_spread=False)
 
 
 def _what(row: Mapping[str, Any]) -> str:
@@ -238,9 +211,7 @@ def answers(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             run: Mapping[str, Any]) -> list[dict[str, Any]]:
     """How much of the win, the score and the margin the deal decides."""
     found = {str(r.get("key")): r for r in records}
-    return (answer_rows._answer("How much of who wins does the deal decide?",
-                                found.get("luck:won"))
-            + answer_rows._answer("How much of the final scores does the deal decide?",
-                                  found.get("luck:score"))
-            + answer_rows._answer("How much of the winning margin does the deal decide?",
-                                  found.get("luck:margin")))
+    return [a for what, key in (("who wins", "won"), ("the final scores", "score"),
+                                ("the winning margin", "margin"))
+            for a in answer_rows._answer(f"How much of {what} does the deal decide?",
+                                         found.get(f"luck:{key}"))]
