@@ -13,7 +13,7 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.report import design
 from analyzer.report import players as players_mod
-from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, span
+from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, value_text
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
@@ -53,7 +53,8 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         fair = float((per["total"] / per["seats"]).mean()) if n else math.nan
         no_winner = float((per["total"] <= 0).mean()) if n else math.nan
         adv = stats.start_player_advantage(s) if n else None
-        per_seat = s.groupby("start_position")["won"].sum().to_numpy(float)
+        won_at = s.groupby("start_position")["won"].sum()
+        per_seat = won_at.to_numpy(float)
         confounded = found[var].position_confounded
         p_first = math.nan if confounded or adv is None else adv.p_value
         p_all = (float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 and not confounded
@@ -62,10 +63,9 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         # each position's win share over the games it was held in (Wilson), for a seat-order
         # imbalance at any position (the Answers' "Also found", issue #34)
         held = s.groupby("start_position")["game_id"].nunique()
+        wins = {k: stats.wilson(float(won), int(held[k])) for k, won in won_at.items()}
         positions = [{"position": int(k), "rate": w.estimate, "lo": w.lo, "hi": w.hi,
-                      "unit": SHARE}
-                     for k, w in ((k, stats.wilson(float(won), int(held[k])))
-                                  for k, won in s.groupby("start_position")["won"].sum().items())]
+                      "unit": SHARE} for k, w in wins.items()]
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
                      "fair": fair, "p_first": p_first, "p_all_seats": p_all,
                      "no_winner": no_winner,
@@ -75,10 +75,9 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                      "position_test": "skipped: policy and position confounded" if confounded
                      else "done", "positions": positions})
     table = pd.DataFrame(recs)
-    table = stats.correct(table, correction, p_column="p_first").rename(
-        columns={"p_adjusted": "p_first_adjusted", "significant_adjusted": "first_significant"})
-    table = stats.correct(table, correction, p_column="p_all_seats").rename(
-        columns={"p_adjusted": "p_all_adjusted", "significant_adjusted": "all_significant"})
+    for p, name in (("p_first", "first"), ("p_all_seats", "all")):
+        table = stats.correct(table, correction, p_column=p).rename(columns={
+            "p_adjusted": f"p_{name}_adjusted", "significant_adjusted": f"{name}_significant"})
     rows = []
     n, n_note = players_mod.fair_share_n(n_seats)
     for r in table.to_dict("records"):
@@ -88,9 +87,8 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                      "games": r["games"],
                      "start player win rate": pct(r["rate"], r["lo"], r["hi"]),
                      "fair share": f"{100 * r['fair']:.1f} %",
-                     "advantage": "– (confounded)" if skipped else
-                     span(100 * r["advantage"], 100 * r["advantage_lo"],
-                           100 * r["advantage_hi"], 1, " pp"),
+                     "advantage": "– (confounded)" if skipped else value_text(
+                         r["advantage"], r["advantage_lo"], r["advantage_hi"], "pp", 100, 1, True),
                      "p (start player = fair)": _p_flag(r["p_first_adjusted"],
                                                         r["first_significant"]),
                      "p (all positions equal)": _p_flag(r["p_all_adjusted"],

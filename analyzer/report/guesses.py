@@ -35,12 +35,10 @@ def names_default(names, default: str) -> bool:
     return any(n == default or n.startswith(default + ".") for n in names)
 
 
-def _in_use(run: Mapping[str, Any], variant: str) -> set[str] | None:
-    """Names of the labelled defaults of ``variant`` (``None``: not recorded, all count)."""
-    defaults = run.get("defaults") or {}
-    if variant not in defaults:
-        return None
-    return {d["name"] for d in defaults[variant]}
+def _acted(acted: int, n: int) -> dict[str, Any]:
+    """``acted`` of ``n`` games as ``{acted, share, lo, hi}`` (Wilson 95 %)."""
+    share = stats.wilson(acted, n)
+    return {"acted": acted, "share": share.estimate, "lo": share.lo, "hi": share.hi}
 
 
 def measure(games: Table, counters: Sequence[GuessCounter],
@@ -67,7 +65,7 @@ def measure(games: Table, counters: Sequence[GuessCounter],
         mean_lo, mean_hi}]}]}``; shares 0–1, ``acted`` in games; ``None`` when no counter is
         in the records.
     """
-    run = run or {}
+    defaults = (run or {}).get("defaults") or {}
     present = [c for c in counters if c.column in games]
     if not present:
         return None
@@ -77,7 +75,8 @@ def measure(games: Table, counters: Sequence[GuessCounter],
     for variant, only in groups:
         values = games.read(columns, only)
         n = len(values)
-        use = _in_use(run, variant if only else games.variants()[0])
+        arm = variant if only else games.variants()[0]
+        use = {d["name"] for d in defaults[arm]} if arm in defaults else None  # None: all count
         rows = []
         hit = np.zeros(n, dtype=bool)
         for c in present:
@@ -85,18 +84,12 @@ def measure(games: Table, counters: Sequence[GuessCounter],
             in_use = use is None or names_default(use, c.default)
             row: dict[str, Any] = {"column": c.column, "in_use": in_use}
             if in_use:
-                acted = x > 0
-                hit |= acted
-                share = stats.wilson(int(acted.sum()), n)
+                hit |= x > 0
                 mean = stats.mean_interval(x)
-                row.update(acted=int(acted.sum()), share=share.estimate, lo=share.lo,
-                           hi=share.hi, mean=mean.estimate, mean_lo=max(0.0, mean.lo),
-                           mean_hi=mean.hi)  # a count is never negative
+                row.update(_acted(int((x > 0).sum()), n), mean=mean.estimate,
+                           mean_lo=max(0.0, mean.lo), mean_hi=mean.hi)  # a count is never < 0
             rows.append(row)
-        anyone = stats.wilson(int(hit.sum()), n)
-        arms.append({"variant": variant, "games": n,
-                     "any": {"acted": int(hit.sum()), "share": anyone.estimate, "lo": anyone.lo,
-                             "hi": anyone.hi},
+        arms.append({"variant": variant, "games": n, "any": _acted(int(hit.sum()), n),
                      "counters": rows})
     return {"counters": [{"column": c.column, "default": c.default, "what": c.what,
                           "section": c.section} for c in present],

@@ -240,11 +240,10 @@ def schema_markdown() -> str:
              "| `schema_version` | int | |",
              "| `run` | object: the run facts below | |",
              "| `results` | object: the report's numbers, by section | `units` |",
-             "| `units` | object: number path pattern -> unit (first match wins) | |", "",
-             "Run facts (`run`):", "", "| field | type | unit |", "|---|---|---|"]
-    for cls, prefix in ((RunFacts, "run."), (Arm, "run.arms[].")):
-        if cls is Arm:
-            lines += ["", "An arm (`run.arms[]`):", "", "| field | type | unit |", "|---|---|---|"]
+             "| `units` | object: number path pattern -> unit (first match wins) | |"]
+    for cls, prefix, title in ((RunFacts, "run.", "Run facts (`run`):"),
+                               (Arm, "run.arms[].", "An arm (`run.arms[]`):")):
+        lines += ["", title, "", "| field | type | unit |", "|---|---|---|"]
         for f in fields(cls):
             if f.name in ("extra", "present"):
                 continue

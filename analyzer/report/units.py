@@ -165,13 +165,9 @@ def shown(record: Mapping[str, Any]) -> str:
                or ("ratio" if record.get("log") else ""))
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(re.escape(pattern).replace(r"\*", ".*"))
-
-
 @functools.cache
 def _compiled(table: tuple[tuple[str, str], ...]) -> tuple[tuple[str, re.Pattern[str], str], ...]:
-    return tuple((p, _regex(p), u) for p, u in table)
+    return tuple((p, re.compile(re.escape(p).replace(r"\*", ".*")), u) for p, u in table)
 
 
 def table(sections: Iterable[Any] = ()) -> tuple[tuple[str, str], ...]:
