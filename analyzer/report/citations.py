@@ -127,9 +127,8 @@ def _best(keys: dict[str, str], number: str, words: list[str]) -> str:
     """The anchor of the most specific heading a citation falls under: ``7 C.2`` -> ``7 C``
     (the ``C.2`` item is in that section), ``5.2.1`` -> ``5.2`` -> ``5``."""
     parts = number.split(".")
-    tries = []
-    for i in range(len(words), -1, -1):  # "phase D b" -> "phase D" -> ""
-        tries.append(" ".join([number, *words[:i]]))
+    # "5 phase D b" -> "5 phase D" -> "5", then "5.2.1" -> "5.2" -> "5"
+    tries = [" ".join([number, *words[:i]]) for i in range(len(words), -1, -1)]
     tries += [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
     for t in tries:
         item = re.match(r"(.* [A-Z])\.\d+$", t)  # "7 C.2" -> the heading "7 C"

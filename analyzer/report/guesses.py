@@ -166,12 +166,10 @@ def specific_clause(numbers: Mapping[str, Any] | None, variant: str, reference: 
 def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
     """The sentence the report's labelled-defaults line ends with: the share of the first
     arm's games where any counted labelled default acted, and the most frequent one."""
-    if not numbers or not numbers["arms"]:
-        return ""
-    arm = numbers["arms"][0]
-    lean_ = lean(numbers, arm["variant"])
+    lean_ = lean(numbers, numbers["arms"][0]["variant"]) if numbers and numbers["arms"] else None
     if lean_ is None:
         return ""
+    arm = numbers["arms"][0]
     top = lean_["largest"]
     most = f" (most often: {short_what(top['what'])}, {share_text(top['share'])})" if top else ""
     k = sum(r["in_use"] for r in arm["counters"])
@@ -183,11 +181,6 @@ def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
 def share_text(x: float) -> str:
     """A share of games in %: whole at 0 and 100 %, else to one decimal."""
     return f"{100 * x:.0f} %" if x in (0.0, 1.0) else f"{100 * x:.1f} %"
-
-
-def _columns(variant: str, many: bool) -> tuple[str, str]:
-    head = f"{variant}: " if many else ""
-    return f"{head}games where it acted", f"{head}count per game"
 
 
 def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
@@ -206,29 +199,22 @@ def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
           "because no source settles the point) or guessed content was used. Per arm: the share "
           "of games in which it acted at least once, with a Wilson 95 % interval (the game is "
           "the unit), and the mean count per game with a Student-t 95 % interval.")
-    many = len(arms) > 1
-    rows = []
-    for i in active:
-        c = counters[i]
-        row = {"labelled default": f"`{c['default']}`", "what is counted": c["what"],
-               "section": cite(c["section"])}
-        for a in arms:
-            r = a["counters"][i]
-            games_col, mean_col = _columns(a["variant"], many)
-            if r["in_use"]:
-                row[games_col] = pct(r["share"], r["lo"], r["hi"])
-                row[mean_col] = num(r["mean"], r["mean_lo"], r["mean_hi"])
-            else:
-                row[games_col] = row[mean_col] = "not a default here"
-        rows.append(row)
-    total = {"labelled default": "any of them", "what is counted": "at least one counted "
-             "labelled default acted", "section": ""}
+    rows = [{"labelled default": f"`{c['default']}`", "what is counted": c["what"],
+             "section": cite(c["section"])} for c in (counters[i] for i in active)]
+    total = {"labelled default": "any of them",
+             "what is counted": "at least one counted labelled default acted", "section": ""}
     for a in arms:
-        games_col, mean_col = _columns(a["variant"], many)
-        total[games_col] = pct(a["any"]["share"], a["any"]["lo"], a["any"]["hi"])
-        total[mean_col] = ""
-    rows.append(total)
-    doc.table(pd.DataFrame(rows))
+        head = f"{a['variant']}: " if len(arms) > 1 else ""
+        for row, i in zip(rows, active):
+            r = a["counters"][i]
+            row[f"{head}games where it acted"] = (pct(r["share"], r["lo"], r["hi"])
+                                                  if r["in_use"] else "not a default here")
+            row[f"{head}count per game"] = (num(r["mean"], r["mean_lo"], r["mean_hi"])
+                                            if r["in_use"] else "not a default here")
+        total[f"{head}games where it acted"] = pct(a["any"]["share"], a["any"]["lo"],
+                                                   a["any"]["hi"])
+        total[f"{head}count per game"] = ""
+    doc.table(pd.DataFrame([*rows, total]))
     if idle:
         doc.p("Counted but not a labelled default in any arm of this run (the scenario sets "
               "the value, or the rules never consult it here): "
