@@ -118,12 +118,11 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     replays = [a.name for a in facts.arms]
     records = as_table(seats).read(["*"])
     records["variant"] = records["variant"].astype(str)
-    n_boot = int(study.get("bootstrap", 0))
-    seed = int(study.get("boot_seed", 0))
     moved = varied(records, replays)
     drew = list((study.get("probe") or {}).get("drew") or [])
     deterministic = bool(drew) and not any(drew)  # refused before play: an old or edited run
-    rows = outcomes(records, replays, 0 if deterministic else n_boot, seed)
+    n_boot = 0 if deterministic else int(study.get("bootstrap", 0))
+    rows = outcomes(records, replays, n_boot, int(study.get("boot_seed", 0)))
     note = _note(moved, drew, facts, deterministic)
     for row in rows:
         row["text"] = f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
@@ -161,7 +160,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "play alone does (below 0: no luck detectable, a chance estimate). A seat is read "
           "by start position (turn order); its win share is 1/k for a k-way tie for first and "
           f"0 when nobody wins. 95 % percentile bootstrap intervals over the {deals} deals "
-          f"({n_boot if not deterministic else 0} replicates; a deal is resampled with all its "
+          f"({n_boot} replicates; a deal is resampled with all its "
           "replays). A game draws from its one chance stream in the order events happen, "
           "so once two replays take different choices later draws can fall to different "
           "events: those count as play here, and the luck share is a lower bound of the part "
@@ -182,7 +181,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
              "is a share of variance with a bootstrap interval over deals, not a test.")
     return {"outcomes": rows, "deals": deals, "replays": len(replays), "varied_deals": moved,
             "deterministic": deterministic, "note": note,
-            "bootstrap": n_boot if not deterministic else 0, "findings": key}
+            "bootstrap": n_boot, "findings": key}
 
 
 def _note(moved: int, drew: Sequence[int], facts: RunFacts, deterministic: bool) -> str:

@@ -96,11 +96,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     per_game: dict[str, pd.DataFrame] = {}
     tables = []
     for var in arm_counts:
-        s = seats.read(balance.BALANCE_SEATS, [var])
-        seat_ids = sorted(int(k) for k in pd.unique(s["seat"]))
-        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
-                                  seat_ids)
-        del s
+        seat_ids = sorted(int(k) for k in pd.unique(seats.read(("seat",), [var])["seat"]))
+        pg = balance.per_game_of(games, seats, var, seat_ids)
         if "start_adv" in pg:  # a fair position of this table wins (1 − q)/n of the games
             pg["fair"] = (1.0 - pg["no_winner"]) / pg["seats"]
         per_game[var] = pg[[c for c in ("game_id", *OUTCOMES, "fair") if c in pg]]
