@@ -50,22 +50,18 @@ def linked(citation: str, run_dir: Path | None) -> str:
     except ValueError:  # on another drive: no relative path
         return citation
     keys = anchors(doc)
-    out, at = citation[: m.start()], m.start()
-    for i, sec in enumerate(_SECTION.finditer(citation, m.end())):
+    sections = list(_SECTION.finditer(citation, m.end()))
+    # the file and a section right after it are one link; else the file is a link of its own
+    joined = bool(sections) and not citation[m.end(): sections[0].start()].strip()
+    out = citation[: m.start()] + ("" if joined else _link(m.group(1), href))
+    at = m.start() if joined else m.end()
+    for sec in sections:
+        start = at if at == m.start() else sec.start()
+        out += citation[at: start]
         anchor = _best(keys, sec.group(1), sec.group(2).split())
-        if i == 0 and not citation[m.end(): sec.start()].strip():
-            start = m.start()  # the file and its first section are one link
-        else:
-            start = sec.start()
-            if at == m.start():  # the file on its own, then the text up to the section
-                out += _link(m.group(1), href) + citation[m.end(): start]
-            else:
-                out += citation[at: start]
         text = citation[start: sec.end()]
         out += f"[{text}]({href}#{anchor})" if anchor else _link(text, href)
         at = sec.end()
-    if at == m.start():  # no section cited: the file alone
-        return out + _link(m.group(1), href) + citation[m.end():]
     return out + citation[at:]
 
 
