@@ -20,17 +20,10 @@ from analyzer.report.units import SHARE
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                  run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
-    """First-player advantage per variant: the start player's win rate against a fair
-    position's, and a chi-square test that all turn-order positions win equally often (a
-    seat-order effect). Positions come from ``start_position`` (0 = start player) when the
-    records have it, else from ``seat``.
-
-    A fair position wins ``(1 − q)/n`` of the games, ``q`` the share of games nobody won; the
-    advantage is the mean over games of the start player's win share minus the game's fair share
-    (``stats.start_player_advantage``: t interval, t-test against 0). Both tests are corrected
-    over the variants (``correction``), each column its own family. With several policies, no
-    seat rotation and a start player who never moves, position and policy are confounded: the
-    tests are skipped and the report says so (``design.SeatDesign``).
+    """First-player advantage per variant (the module docstring; the advantage is
+    ``stats.start_player_advantage``, the position test a chi-square test). Positions come from
+    ``start_position`` (0 = start player) when the records have it, else from ``seat``. Where
+    position and policy are confounded (``design.SeatDesign``) the tests are skipped.
 
     Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
     fractions) and ``positions``, each turn-order position's win share with its Wilson

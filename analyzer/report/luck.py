@@ -36,15 +36,15 @@ OUTCOMES = {  # outcome -> (words, unit of its variance)
 
 
 def by_deal(seats: pd.DataFrame, column: str, replays: Sequence[str]
-         ) -> tuple[np.ndarray, np.ndarray, list[int]]:
+         ) -> tuple[np.ndarray, list[int]]:
     """``column`` of the seat records as ``(D, R, P)``: deal, replay, start position; with the
-    deals' ids and the positions. Deals missing a replay are left out."""
+    positions. Deals missing a replay are left out."""
     s = seats[seats["variant"].isin(replays)]
     wide = s.pivot_table(index="game_id", columns=["variant", "start_position"], values=column,
                          aggfunc="first").dropna()
     positions = sorted({p for _, p in wide.columns})
     arr = np.stack([wide[v][positions].to_numpy(float) for v in replays], axis=1)
-    return arr, wide.index.to_numpy(), positions
+    return arr, positions
 
 
 def margins(scores: np.ndarray) -> np.ndarray:
@@ -70,8 +70,8 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
     by position, and ``margin``; each a ``split`` dict with ``outcome``, ``position`` (``None``
     pooled), ``pooled``, ``key`` (``luck:won``, ``luck:won:P``…) and ``unit`` (of the
     variances)."""
-    won, _, positions = by_deal(seats, "won", replays)
-    score, _, _ = by_deal(seats, "score", replays)
+    won, positions = by_deal(seats, "won", replays)
+    score = by_deal(seats, "score", replays)[0]
     out = []
     for name, arr in (("won", won), ("score", score)):
         rows = [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]
