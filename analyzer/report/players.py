@@ -169,8 +169,7 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
           "no seed). A seat's win rate is not compared: "
           "a fair position wins (1 − q)/n, which moves with n by construction; the start "
           "player's **advantage** is measured against a fair position of its own table.")
-    tab = pd.DataFrame({"variant": arms["variant"], "players": arms["players"],
-                        "games": arms["games"]})
+    tab = arms[["variant", "players", "games"]].copy()
     fair = {v: float(pg["fair"].mean()) for v, pg in per_game.items() if "fair" in pg}
     if fair:
         tab["fair position wins"] = [f"{100 * fair[v]:.1f} %" for v in arms["variant"]]
@@ -194,8 +193,7 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
     if diffs.empty:
         return
     n_rows = len(others)
-    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"])) if "test" in diffs \
-        else []
+    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"]))
     how = ("mean over the shared game seeds of the per-game difference (paired by seed), 95% t "
            "interval" + (f"; Welch's unpaired t interval for {', '.join(f'`{v}`' for v in welch)}"
                          " (no shared game seed)" if welch else ""))
