@@ -95,11 +95,8 @@ def anchors(doc: Path) -> dict[str, str]:
             continue
         title = m.group(2)
         anchor = slug(title)
-        if anchor in used:  # GitHub numbers repeated headings: x, x-1, x-2
-            used[anchor] += 1
-            anchor = f"{anchor}-{used[anchor]}"
-        else:
-            used[anchor] = 0
+        seen = used[anchor] = used.get(anchor, -1) + 1  # GitHub numbers repeats: x, x-1, x-2
+        anchor = f"{anchor}-{seen}" if seen else anchor
         if k := re.match(r"(\d+)\.?\s", title + " "):
             if len(m.group(1)) == 2:
                 section = k.group(1)

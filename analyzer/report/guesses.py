@@ -1,16 +1,10 @@
 """How often the labelled defaults acted: per counter and arm, the share of games where it did.
 
-A game declares counters (``GameSpec.guesses``): each a game-record column ``acted_<name>``
-holding how many times, in that game, a ``[GAP → DEFAULT]`` rule path decided something or
-guessed content was used. This module reads those columns, arm by arm, and gives per counter
-the share of games where it acted (count > 0) with a Wilson 95 % interval — the game is the
-unit, every game being one trial — and the mean count per game with a Student-t interval; and
-per arm the share of games where any counter acted. It names no game: the counters' labels come
-from the spec, their values from the records.
-
-A counter whose labelled default is not one of an arm's labelled defaults (``run["defaults"]``:
-the scenario sets that value, or the rules never consult it in that setting) is "not a default"
-in that arm and is left out of its shares.
+A game declares counters (``GameSpec.guesses``): game-record columns ``acted_<name>``, how many
+times in that game a ``[GAP → DEFAULT]`` rule path decided something or guessed content was
+used. Names no game. A counter whose labelled default is not one of an arm's labelled defaults
+(``run["defaults"]``: the scenario sets that value, or the rules never consult it in that
+setting) is "not a default" in that arm and is left out of its shares.
 """
 
 from __future__ import annotations
@@ -43,7 +37,9 @@ def _acted(acted: int, n: int) -> dict[str, Any]:
 
 def measure(games: Table, counters: Sequence[GuessCounter],
             run: Mapping[str, Any] | None = None, pooled: str | None = None) -> dict[str, Any] | None:
-    """Per arm, how often each counter acted (see the module docstring).
+    """Per arm, how often each counter acted: the share of games where it acted (count > 0;
+    Wilson 95 %, the game is the unit) and its mean count per game (Student-t 95 %); and the
+    share of games where any counter acted.
 
     Parameters
     ----------
