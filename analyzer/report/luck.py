@@ -72,17 +72,14 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
     variances)."""
     won, positions = by_deal(seats, "won", replays)
     score = by_deal(seats, "score", replays)[0]
-    out = []
-    for name, arr in (("won", won), ("score", score)):
-        rows = [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]
-        for pos, a in rows:
-            out.append({"outcome": name, "position": pos, "pooled": pos is None,
-                        "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
-                        "unit": OUTCOMES[name][1], **stats.variance_split(a, n_boot, seed)})
+    parts = [(name, pos, a) for name, arr in (("won", won), ("score", score))
+             for pos, a in [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]]
     if len(positions) >= 2:
-        out.append({"outcome": "margin", "position": None, "pooled": True, "key": "luck:margin",
-                    "unit": OUTCOMES["margin"][1], **stats.variance_split(margins(score), n_boot, seed)})
-    return out
+        parts.append(("margin", None, margins(score)))
+    return [{"outcome": name, "position": pos, "pooled": pos is None,
+             "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
+             "unit": OUTCOMES[name][1], **stats.variance_split(a, n_boot, seed)}
+            for name, pos, a in parts]
 
 
 def _share_text(row: Mapping[str, Any]) -> str:
