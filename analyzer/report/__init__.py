@@ -34,6 +34,7 @@ import pandas as pd
 
 from analyzer import studies, userfiles
 from analyzer.errors import AnalyzerError, RuleError
+from analyzer.files import atomic_write
 from analyzer.games import get_game
 from analyzer.model.base import GameSpec
 from analyzer.report import (
@@ -51,7 +52,6 @@ from analyzer.report import (
 )
 from analyzer.report import render as fmt
 from analyzer.report.document import Doc, Numbers, correction_of
-from analyzer.report.files import atomic_write
 from analyzer.report.first_player import first_player
 from analyzer.report.sections import all_sections
 from analyzer.report.summary import Arm, RunFacts

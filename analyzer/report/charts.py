@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analyzer.report.files import atomic_write
+from analyzer.files import atomic_write
 
 
 def save_png(draw: Callable, path: Path, size: tuple[float, float] = (7.0, 4.0)) -> Path:

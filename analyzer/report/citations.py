@@ -50,22 +50,18 @@ def linked(citation: str, run_dir: Path | None) -> str:
     except ValueError:  # on another drive: no relative path
         return citation
     keys = anchors(doc)
-    out, at = citation[: m.start()], m.start()
-    for i, sec in enumerate(_SECTION.finditer(citation, m.end())):
+    sections = list(_SECTION.finditer(citation, m.end()))
+    # the file and a section right after it are one link; else the file is a link of its own
+    joined = bool(sections) and not citation[m.end(): sections[0].start()].strip()
+    out = citation[: m.start()] + ("" if joined else _link(m.group(1), href))
+    at = m.start() if joined else m.end()
+    for sec in sections:
+        start = at if at == m.start() else sec.start()
+        out += citation[at: start]
         anchor = _best(keys, sec.group(1), sec.group(2).split())
-        if i == 0 and not citation[m.end(): sec.start()].strip():
-            start = m.start()  # the file and its first section are one link
-        else:
-            start = sec.start()
-            if at == m.start():  # the file on its own, then the text up to the section
-                out += _link(m.group(1), href) + citation[m.end(): start]
-            else:
-                out += citation[at: start]
         text = citation[start: sec.end()]
         out += f"[{text}]({href}#{anchor})" if anchor else _link(text, href)
         at = sec.end()
-    if at == m.start():  # no section cited: the file alone
-        return out + _link(m.group(1), href) + citation[m.end():]
     return out + citation[at:]
 
 
@@ -99,11 +95,8 @@ def anchors(doc: Path) -> dict[str, str]:
             continue
         title = m.group(2)
         anchor = slug(title)
-        if anchor in used:  # GitHub numbers repeated headings: x, x-1, x-2
-            used[anchor] += 1
-            anchor = f"{anchor}-{used[anchor]}"
-        else:
-            used[anchor] = 0
+        seen = used[anchor] = used.get(anchor, -1) + 1  # GitHub numbers repeats: x, x-1, x-2
+        anchor = f"{anchor}-{seen}" if seen else anchor
         if k := re.match(r"(\d+)\.?\s", title + " "):
             if len(m.group(1)) == 2:
                 section = k.group(1)
@@ -127,9 +120,8 @@ def _best(keys: dict[str, str], number: str, words: list[str]) -> str:
     """The anchor of the most specific heading a citation falls under: ``7 C.2`` -> ``7 C``
     (the ``C.2`` item is in that section), ``5.2.1`` -> ``5.2`` -> ``5``."""
     parts = number.split(".")
-    tries = []
-    for i in range(len(words), -1, -1):  # "phase D b" -> "phase D" -> ""
-        tries.append(" ".join([number, *words[:i]]))
+    # "5 phase D b" -> "5 phase D" -> "5", then "5.2.1" -> "5.2" -> "5"
+    tries = [" ".join([number, *words[:i]]) for i in range(len(words), -1, -1)]
     tries += [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
     for t in tries:
         item = re.match(r"(.* [A-Z])\.\d+$", t)  # "7 C.2" -> the heading "7 C"

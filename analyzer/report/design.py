@@ -70,15 +70,11 @@ def all_exchangeable(found: Mapping[str, SeatDesign]) -> bool:
     return bool(found) and all(d.seats_exchangeable for d in found.values())
 
 
-EXCHANGEABLE_NOTE = (
-    "The start player moves from game to game and {why}, so every seat has the same chance to "
-    "win by design: a seat's win rate is (1 − q)/n whatever the rules or parameters (q = share of "
-    "games nobody won) and per-seat win rates cannot show a change that acts on every seat.")
-
-
 def exchangeable_reason(found: Mapping[str, SeatDesign]) -> str:
-    """The sentence saying why per-seat win rates are left out (``EXCHANGEABLE_NOTE``)."""
-    mixed = any(d.mixed for d in found.values())
-    why = ("the policies rotate over the seats" if mixed
+    """The sentence saying why per-seat win rates are left out."""
+    why = ("the policies rotate over the seats" if any(d.mixed for d in found.values())
            else "every seat plays the same policy")
-    return EXCHANGEABLE_NOTE.format(why=why)
+    return (f"The start player moves from game to game and {why}, so every seat has the same "
+            "chance to win by design: a seat's win rate is (1 − q)/n whatever the rules or "
+            "parameters (q = share of games nobody won) and per-seat win rates cannot show a "
+            "change that acts on every seat.")

@@ -13,24 +13,17 @@ from scipy import stats as sps
 from analyzer import stats
 from analyzer.report import design
 from analyzer.report import players as players_mod
-from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, span
+from analyzer.report.document import CORRECTION_NAME, Doc, p_text, pct, rows_of, value_text
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                  run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
-    """First-player advantage per variant: the start player's win rate against a fair
-    position's, and a chi-square test that all turn-order positions win equally often (a
-    seat-order effect). Positions come from ``start_position`` (0 = start player) when the
-    records have it, else from ``seat``.
-
-    A fair position wins ``(1 − q)/n`` of the games, ``q`` the share of games nobody won; the
-    advantage is the mean over games of the start player's win share minus the game's fair share
-    (``stats.start_player_advantage``: t interval, t-test against 0). Both tests are corrected
-    over the variants (``correction``), each column its own family. With several policies, no
-    seat rotation and a start player who never moves, position and policy are confounded: the
-    tests are skipped and the report says so (``design.SeatDesign``).
+    """First-player advantage per variant (the module docstring; the advantage is
+    ``stats.start_player_advantage``, the position test a chi-square test). Positions come from
+    ``start_position`` (0 = start player) when the records have it, else from ``seat``. Where
+    position and policy are confounded (``design.SeatDesign``) the tests are skipped.
 
     Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
     fractions) and ``positions``, each turn-order position's win share with its Wilson
@@ -53,7 +46,8 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         fair = float((per["total"] / per["seats"]).mean()) if n else math.nan
         no_winner = float((per["total"] <= 0).mean()) if n else math.nan
         adv = stats.start_player_advantage(s) if n else None
-        per_seat = s.groupby("start_position")["won"].sum().to_numpy(float)
+        won_at = s.groupby("start_position")["won"].sum()
+        per_seat = won_at.to_numpy(float)
         confounded = found[var].position_confounded
         p_first = math.nan if confounded or adv is None else adv.p_value
         p_all = (float(sps.chisquare(per_seat).pvalue) if per_seat.sum() > 0 and not confounded
@@ -62,10 +56,9 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
         # each position's win share over the games it was held in (Wilson), for a seat-order
         # imbalance at any position (the Answers' "Also found", issue #34)
         held = s.groupby("start_position")["game_id"].nunique()
+        wins = {k: stats.wilson(float(won), int(held[k])) for k, won in won_at.items()}
         positions = [{"position": int(k), "rate": w.estimate, "lo": w.lo, "hi": w.hi,
-                      "unit": SHARE}
-                     for k, w in ((k, stats.wilson(float(won), int(held[k])))
-                                  for k, won in s.groupby("start_position")["won"].sum().items())]
+                      "unit": SHARE} for k, w in wins.items()]
         recs.append({"variant": var, "games": n, "rate": iv.estimate, "lo": iv.lo, "hi": iv.hi,
                      "fair": fair, "p_first": p_first, "p_all_seats": p_all,
                      "no_winner": no_winner,
@@ -75,10 +68,9 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                      "position_test": "skipped: policy and position confounded" if confounded
                      else "done", "positions": positions})
     table = pd.DataFrame(recs)
-    table = stats.correct(table, correction, p_column="p_first").rename(
-        columns={"p_adjusted": "p_first_adjusted", "significant_adjusted": "first_significant"})
-    table = stats.correct(table, correction, p_column="p_all_seats").rename(
-        columns={"p_adjusted": "p_all_adjusted", "significant_adjusted": "all_significant"})
+    for p, name in (("p_first", "first"), ("p_all_seats", "all")):
+        table = stats.correct(table, correction, p_column=p).rename(columns={
+            "p_adjusted": f"p_{name}_adjusted", "significant_adjusted": f"{name}_significant"})
     rows = []
     n, n_note = players_mod.fair_share_n(n_seats)
     for r in table.to_dict("records"):
@@ -88,9 +80,8 @@ def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                      "games": r["games"],
                      "start player win rate": pct(r["rate"], r["lo"], r["hi"]),
                      "fair share": f"{100 * r['fair']:.1f} %",
-                     "advantage": "– (confounded)" if skipped else
-                     span(100 * r["advantage"], 100 * r["advantage_lo"],
-                           100 * r["advantage_hi"], 1, " pp"),
+                     "advantage": "– (confounded)" if skipped else value_text(
+                         r["advantage"], r["advantage_lo"], r["advantage_hi"], "pp", 100, 1, True),
                      "p (start player = fair)": _p_flag(r["p_first_adjusted"],
                                                         r["first_significant"]),
                      "p (all positions equal)": _p_flag(r["p_all_adjusted"],

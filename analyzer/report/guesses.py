@@ -1,16 +1,10 @@
 """How often the labelled defaults acted: per counter and arm, the share of games where it did.
 
-A game declares counters (``GameSpec.guesses``): each a game-record column ``acted_<name>``
-holding how many times, in that game, a ``[GAP → DEFAULT]`` rule path decided something or
-guessed content was used. This module reads those columns, arm by arm, and gives per counter
-the share of games where it acted (count > 0) with a Wilson 95 % interval — the game is the
-unit, every game being one trial — and the mean count per game with a Student-t interval; and
-per arm the share of games where any counter acted. It names no game: the counters' labels come
-from the spec, their values from the records.
-
-A counter whose labelled default is not one of an arm's labelled defaults (``run["defaults"]``:
-the scenario sets that value, or the rules never consult it in that setting) is "not a default"
-in that arm and is left out of its shares.
+A game declares counters (``GameSpec.guesses``): game-record columns ``acted_<name>``, how many
+times in that game a ``[GAP → DEFAULT]`` rule path decided something or guessed content was
+used. Names no game. A counter whose labelled default is not one of an arm's labelled defaults
+(``run["defaults"]``: the scenario sets that value, or the rules never consult it in that
+setting) is "not a default" in that arm and is left out of its shares.
 """
 
 from __future__ import annotations
@@ -35,17 +29,17 @@ def names_default(names, default: str) -> bool:
     return any(n == default or n.startswith(default + ".") for n in names)
 
 
-def _in_use(run: Mapping[str, Any], variant: str) -> set[str] | None:
-    """Names of the labelled defaults of ``variant`` (``None``: not recorded, all count)."""
-    defaults = run.get("defaults") or {}
-    if variant not in defaults:
-        return None
-    return {d["name"] for d in defaults[variant]}
+def _acted(acted: int, n: int) -> dict[str, Any]:
+    """``acted`` of ``n`` games as ``{acted, share, lo, hi}`` (Wilson 95 %)."""
+    share = stats.wilson(acted, n)
+    return {"acted": acted, "share": share.estimate, "lo": share.lo, "hi": share.hi}
 
 
 def measure(games: Table, counters: Sequence[GuessCounter],
             run: Mapping[str, Any] | None = None, pooled: str | None = None) -> dict[str, Any] | None:
-    """Per arm, how often each counter acted (see the module docstring).
+    """Per arm, how often each counter acted: the share of games where it acted (count > 0;
+    Wilson 95 %, the game is the unit) and its mean count per game (Student-t 95 %); and the
+    share of games where any counter acted.
 
     Parameters
     ----------
@@ -67,7 +61,7 @@ def measure(games: Table, counters: Sequence[GuessCounter],
         mean_lo, mean_hi}]}]}``; shares 0–1, ``acted`` in games; ``None`` when no counter is
         in the records.
     """
-    run = run or {}
+    defaults = (run or {}).get("defaults") or {}
     present = [c for c in counters if c.column in games]
     if not present:
         return None
@@ -77,7 +71,8 @@ def measure(games: Table, counters: Sequence[GuessCounter],
     for variant, only in groups:
         values = games.read(columns, only)
         n = len(values)
-        use = _in_use(run, variant if only else games.variants()[0])
+        arm = variant if only else games.variants()[0]
+        use = {d["name"] for d in defaults[arm]} if arm in defaults else None  # None: all count
         rows = []
         hit = np.zeros(n, dtype=bool)
         for c in present:
@@ -85,18 +80,12 @@ def measure(games: Table, counters: Sequence[GuessCounter],
             in_use = use is None or names_default(use, c.default)
             row: dict[str, Any] = {"column": c.column, "in_use": in_use}
             if in_use:
-                acted = x > 0
-                hit |= acted
-                share = stats.wilson(int(acted.sum()), n)
+                hit |= x > 0
                 mean = stats.mean_interval(x)
-                row.update(acted=int(acted.sum()), share=share.estimate, lo=share.lo,
-                           hi=share.hi, mean=mean.estimate, mean_lo=max(0.0, mean.lo),
-                           mean_hi=mean.hi)  # a count is never negative
+                row.update(_acted(int((x > 0).sum()), n), mean=mean.estimate,
+                           mean_lo=max(0.0, mean.lo), mean_hi=mean.hi)  # a count is never < 0
             rows.append(row)
-        anyone = stats.wilson(int(hit.sum()), n)
-        arms.append({"variant": variant, "games": n,
-                     "any": {"acted": int(hit.sum()), "share": anyone.estimate, "lo": anyone.lo,
-                             "hi": anyone.hi},
+        arms.append({"variant": variant, "games": n, "any": _acted(int(hit.sum()), n),
                      "counters": rows})
     return {"counters": [{"column": c.column, "default": c.default, "what": c.what,
                           "section": c.section} for c in present],
@@ -173,12 +162,10 @@ def specific_clause(numbers: Mapping[str, Any] | None, variant: str, reference: 
 def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
     """The sentence the report's labelled-defaults line ends with: the share of the first
     arm's games where any counted labelled default acted, and the most frequent one."""
-    if not numbers or not numbers["arms"]:
-        return ""
-    arm = numbers["arms"][0]
-    lean_ = lean(numbers, arm["variant"])
+    lean_ = lean(numbers, numbers["arms"][0]["variant"]) if numbers and numbers["arms"] else None
     if lean_ is None:
         return ""
+    arm = numbers["arms"][0]
     top = lean_["largest"]
     most = f" (most often: {short_what(top['what'])}, {share_text(top['share'])})" if top else ""
     k = sum(r["in_use"] for r in arm["counters"])
@@ -190,11 +177,6 @@ def header_sentence(numbers: Mapping[str, Any] | None, link: str) -> str:
 def share_text(x: float) -> str:
     """A share of games in %: whole at 0 and 100 %, else to one decimal."""
     return f"{100 * x:.0f} %" if x in (0.0, 1.0) else f"{100 * x:.1f} %"
-
-
-def _columns(variant: str, many: bool) -> tuple[str, str]:
-    head = f"{variant}: " if many else ""
-    return f"{head}games where it acted", f"{head}count per game"
 
 
 def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
@@ -213,29 +195,22 @@ def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
           "because no source settles the point) or guessed content was used. Per arm: the share "
           "of games in which it acted at least once, with a Wilson 95 % interval (the game is "
           "the unit), and the mean count per game with a Student-t 95 % interval.")
-    many = len(arms) > 1
-    rows = []
-    for i in active:
-        c = counters[i]
-        row = {"labelled default": f"`{c['default']}`", "what is counted": c["what"],
-               "section": cite(c["section"])}
-        for a in arms:
-            r = a["counters"][i]
-            games_col, mean_col = _columns(a["variant"], many)
-            if r["in_use"]:
-                row[games_col] = pct(r["share"], r["lo"], r["hi"])
-                row[mean_col] = num(r["mean"], r["mean_lo"], r["mean_hi"])
-            else:
-                row[games_col] = row[mean_col] = "not a default here"
-        rows.append(row)
-    total = {"labelled default": "any of them", "what is counted": "at least one counted "
-             "labelled default acted", "section": ""}
+    rows = [{"labelled default": f"`{c['default']}`", "what is counted": c["what"],
+             "section": cite(c["section"])} for c in (counters[i] for i in active)]
+    total = {"labelled default": "any of them",
+             "what is counted": "at least one counted labelled default acted", "section": ""}
     for a in arms:
-        games_col, mean_col = _columns(a["variant"], many)
-        total[games_col] = pct(a["any"]["share"], a["any"]["lo"], a["any"]["hi"])
-        total[mean_col] = ""
-    rows.append(total)
-    doc.table(pd.DataFrame(rows))
+        head = f"{a['variant']}: " if len(arms) > 1 else ""
+        for row, i in zip(rows, active):
+            r = a["counters"][i]
+            row[f"{head}games where it acted"] = (pct(r["share"], r["lo"], r["hi"])
+                                                  if r["in_use"] else "not a default here")
+            row[f"{head}count per game"] = (num(r["mean"], r["mean_lo"], r["mean_hi"])
+                                            if r["in_use"] else "not a default here")
+        total[f"{head}games where it acted"] = pct(a["any"]["share"], a["any"]["lo"],
+                                                   a["any"]["hi"])
+        total[f"{head}count per game"] = ""
+    doc.table(pd.DataFrame([*rows, total]))
     if idle:
         doc.p("Counted but not a labelled default in any arm of this run (the scenario sets "
               "the value, or the rules never consult it here): "

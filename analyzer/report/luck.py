@@ -1,36 +1,12 @@
 """The report of ``analyzer quality --luck R``: how much of the outcome the deal decides
 (issue #36 item 3).
 
-**The split.** Each deal ``d = 1..D`` (a game seed: its chance stream) is played ``R`` times
-with other player streams (``analyzer.study.quality``). For an outcome ``Y`` the law of total
-variance splits ``Var(Y) = Var(E[Y | deal]) + E[Var(Y | deal)]``: the first part is what the
-deal decides (luck of the draw: cards, tokens, dice, the seating), the second what is left to
-the players' own choices. The variance of the observed deal means overstates the first part by
-``E[Var(Y | deal)] / R`` (each mean is over only ``R`` replays), so it is estimated as in a
-one-way random-effects ANOVA (Searle, Casella & McCulloch 1992, ch. 3; Shrout & Fleiss 1979,
-ICC(1)):
-
-- ``MSW = Σ_d Σ_r (y_dr − ȳ_d)² / (D (R − 1))`` estimates the within-deal variance ``σ²_w``;
-- ``MSB = R Σ_d (ȳ_d − ȳ)² / (D − 1)`` estimates ``σ²_w + R σ²_b``, so
-  ``σ²_b = (MSB − MSW) / R`` is unbiased for the between-deal variance;
-- the **luck share** is ``σ²_b / (σ²_b + σ²_w)`` (the intraclass correlation ICC(1)): 1 when
-  the deal alone decides, 0 when play alone does. An estimate below 0 (``MSB < MSW``, possible
-  by chance when the deal explains little) is reported as it is: no luck is detectable.
-
-An outcome with several seats (each seat's win share, its final score, by start position) is
-also pooled: the between and within parts summed over the seats (the trace of the
-covariance matrices) before the share is taken, so ``luck:won`` is the share of the total
-win-share variance of a game the deal explains. The winner's margin (its final score minus the
-runner-up's) is one number per game. A seat's win share is the project's fair share: ``1/k``
-for a ``k``-way tie for first, ``0`` for every seat when nobody wins.
-
-**Where the deal ends.** The game draws from its one chance stream in the order events
-happen: once two replays take different choices, later draws can fall to different events.
-Those count as play, so the luck share is a lower bound of the part chance plays.
-
-**The interval.** 95 % percentile bootstrap over deals (a deal is resampled with all its
-replays: the deal is the unit; ``stats.expanded_levels`` widens the levels for few deals),
-``bootstrap`` replicates seeded by the run's seed.
+Each deal (a game seed: its chance stream) is played ``R`` times with other player streams
+(``analyzer.study.quality``). An outcome's **luck share** is the between-deal part of its
+variance, ICC(1) of a one-way random-effects ANOVA (``stats.variance_split``), with a 95 %
+percentile bootstrap over deals; ``won`` and ``score`` are also pooled over the seats (their
+parts summed before the share is taken). The method, its sources and how to read it:
+docs/guide.md, "Luck or skill?".
 """
 
 from __future__ import annotations
@@ -46,7 +22,7 @@ import pandas as pd
 from analyzer import stats
 from analyzer.report import answers as answer_rows
 from analyzer.report import findings
-from analyzer.report.document import Doc, param_text, pct
+from analyzer.report.document import Doc, param_text, value_text
 from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
@@ -60,15 +36,15 @@ OUTCOMES = {  # outcome -> (words, unit of its variance)
 
 
 def by_deal(seats: pd.DataFrame, column: str, replays: Sequence[str]
-         ) -> tuple[np.ndarray, np.ndarray, list[int]]:
+         ) -> tuple[np.ndarray, list[int]]:
     """``column`` of the seat records as ``(D, R, P)``: deal, replay, start position; with the
-    deals' ids and the positions. Deals missing a replay are left out."""
+    positions. Deals missing a replay are left out."""
     s = seats[seats["variant"].isin(replays)]
     wide = s.pivot_table(index="game_id", columns=["variant", "start_position"], values=column,
                          aggfunc="first").dropna()
     positions = sorted({p for _, p in wide.columns})
     arr = np.stack([wide[v][positions].to_numpy(float) for v in replays], axis=1)
-    return arr, wide.index.to_numpy(), positions
+    return arr, positions
 
 
 def margins(scores: np.ndarray) -> np.ndarray:
@@ -94,26 +70,20 @@ def outcomes(seats: pd.DataFrame, replays: Sequence[str], n_boot: int, seed: int
     by position, and ``margin``; each a ``split`` dict with ``outcome``, ``position`` (``None``
     pooled), ``pooled``, ``key`` (``luck:won``, ``luck:won:P``…) and ``unit`` (of the
     variances)."""
-    won, _, positions = by_deal(seats, "won", replays)
-    score, _, _ = by_deal(seats, "score", replays)
-    out = []
-    for name, arr in (("won", won), ("score", score)):
-        rows = [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]
-        for pos, a in rows:
-            out.append({"outcome": name, "position": pos, "pooled": pos is None,
-                        "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
-                        "unit": OUTCOMES[name][1], **stats.variance_split(a, n_boot, seed)})
+    won, positions = by_deal(seats, "won", replays)
+    score = by_deal(seats, "score", replays)[0]
+    parts = [(name, pos, a) for name, arr in (("won", won), ("score", score))
+             for pos, a in [(None, arr)] + [(p, arr[:, :, [k]]) for k, p in enumerate(positions)]]
     if len(positions) >= 2:
-        out.append({"outcome": "margin", "position": None, "pooled": True, "key": "luck:margin",
-                    "unit": OUTCOMES["margin"][1], **stats.variance_split(margins(score), n_boot, seed)})
-    return out
+        parts.append(("margin", None, margins(score)))
+    return [{"outcome": name, "position": pos, "pooled": pos is None,
+             "key": f"luck:{name}" + ("" if pos is None else f":{pos + 1}"),
+             "unit": OUTCOMES[name][1], **stats.variance_split(a, n_boot, seed)}
+            for name, pos, a in parts]
 
 
 def _share_text(row: Mapping[str, Any]) -> str:
-    s = pct(row["share"], None, None)
-    if not math.isnan(row["lo"]):
-        s += f" [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
-    return s
+    return value_text(row["share"], row["lo"], row["hi"], "%", 100, 1, no_spread=False)
 
 
 def _what(row: Mapping[str, Any]) -> str:
@@ -145,12 +115,11 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     replays = [a.name for a in facts.arms]
     records = as_table(seats).read(["*"])
     records["variant"] = records["variant"].astype(str)
-    n_boot = int(study.get("bootstrap", 0))
-    seed = int(study.get("boot_seed", 0))
     moved = varied(records, replays)
     drew = list((study.get("probe") or {}).get("drew") or [])
     deterministic = bool(drew) and not any(drew)  # refused before play: an old or edited run
-    rows = outcomes(records, replays, 0 if deterministic else n_boot, seed)
+    n_boot = 0 if deterministic else int(study.get("bootstrap", 0))
+    rows = outcomes(records, replays, n_boot, int(study.get("boot_seed", 0)))
     note = _note(moved, drew, facts, deterministic)
     for row in rows:
         row["text"] = f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
@@ -188,7 +157,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "play alone does (below 0: no luck detectable, a chance estimate). A seat is read "
           "by start position (turn order); its win share is 1/k for a k-way tie for first and "
           f"0 when nobody wins. 95 % percentile bootstrap intervals over the {deals} deals "
-          f"({n_boot if not deterministic else 0} replicates; a deal is resampled with all its "
+          f"({n_boot} replicates; a deal is resampled with all its "
           "replays). A game draws from its one chance stream in the order events happen, "
           "so once two replays take different choices later draws can fall to different "
           "events: those count as play here, and the luck share is a lower bound of the part "
@@ -209,7 +178,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
              "is a share of variance with a bootstrap interval over deals, not a test.")
     return {"outcomes": rows, "deals": deals, "replays": len(replays), "varied_deals": moved,
             "deterministic": deterministic, "note": note,
-            "bootstrap": n_boot if not deterministic else 0, "findings": key}
+            "bootstrap": n_boot, "findings": key}
 
 
 def _note(moved: int, drew: Sequence[int], facts: RunFacts, deterministic: bool) -> str:
@@ -238,9 +207,7 @@ def answers(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             run: Mapping[str, Any]) -> list[dict[str, Any]]:
     """How much of the win, the score and the margin the deal decides."""
     found = {str(r.get("key")): r for r in records}
-    return (answer_rows._answer("How much of who wins does the deal decide?",
-                                found.get("luck:won"))
-            + answer_rows._answer("How much of the final scores does the deal decide?",
-                                  found.get("luck:score"))
-            + answer_rows._answer("How much of the winning margin does the deal decide?",
-                                  found.get("luck:margin")))
+    return [a for what, key in (("who wins", "won"), ("the final scores", "score"),
+                                ("the winning margin", "margin"))
+            for a in answer_rows._answer(f"How much of {what} does the deal decide?",
+                                         found.get(f"luck:{key}"))]

@@ -1,28 +1,19 @@
 """Report section: arms of other player counts, their game-level outcomes side by side.
 
-An arm may play another player count than the base (a variant's ``players``, ``analyzer
-compare`` of scenarios with other counts, ``analyzer sweep --param players=…``). It plays the
-same game seeds: game ``i`` at 3 players and game ``i`` at 5 players are different games, but
-dealt from the same seed (``SeedSequence(seed, spawn_key=(i,))``), so their chance draws start
-from the same stream and their outcomes are correlated; the pair ``(game i at 3, game i at 5)``
-is independent of every other pair. So a **game-level** outcome pairs by seed: its per-game
-difference over the shared game ids (``stats.paired_difference``) is valid and narrower than
-Welch's unpaired interval. A seat of one has no counterpart in the other, so the seat-level
-paired sections (variants against the base, the balance of each variant, a sweep's table) see
-only the arms of the base's player count (``paired_arms``), and this section compares every arm
-on game-level outcomes — the start player's advantage over a fair position of its own table, the
-mean final score, the share of games nobody won, the death rate, the score spread and the game
-length — paired by seed, and with Welch's unpaired t interval (``stats.unpaired_difference``)
-only where two arms share no game seed; corrected over the arms of each column.
-
-Game-agnostic: it reads ``n_players`` and ``rounds`` of the game records and ``BALANCE_SEATS``
-of the seat records, one arm at a time.
+An arm of another player count plays the same game seeds as the base but not the same games,
+so its seats have no counterpart: the seat-level paired sections see only the arms of the
+base's count (``paired_arms``), and this section compares every arm on game-level outcomes,
+paired by seed (``stats.paired_difference``; Welch's ``stats.unpaired_difference`` only where
+two arms share no seed), corrected over the arms of each column. Why pairing by seed is valid:
+README, "Pairing by seed". Game-agnostic: it reads ``n_players`` and ``rounds`` of the game
+records and ``BALANCE_SEATS`` of the seat records, one arm at a time.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -33,11 +24,12 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    cells,
+    change,
     num,
     pct,
     rows_of,
     signed,
-    value_text,
 )
 from analyzer.report.records import Table, as_table
 
@@ -104,11 +96,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     per_game: dict[str, pd.DataFrame] = {}
     tables = []
     for var in arm_counts:
-        s = seats.read(balance.BALANCE_SEATS, [var])
-        seat_ids = sorted(int(k) for k in pd.unique(s["seat"]))
-        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
-                                  seat_ids)
-        del s
+        seat_ids = sorted(int(k) for k in pd.unique(seats.read(("seat",), [var])["seat"]))
+        pg = balance.per_game_of(games, seats, var, seat_ids)
         if "start_adv" in pg:  # a fair position of this table wins (1 − q)/n of the games
             pg["fair"] = (1.0 - pg["no_winner"]) / pg["seats"]
         per_game[var] = pg[[c for c in ("game_id", *OUTCOMES, "fair") if c in pg]]
@@ -180,25 +169,19 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
           "no seed). A seat's win rate is not compared: "
           "a fair position wins (1 − q)/n, which moves with n by construction; the start "
           "player's **advantage** is measured against a fair position of its own table.")
-    tab = pd.DataFrame({"variant": arms["variant"], "players": arms["players"],
-                        "games": arms["games"]})
+    tab = arms[["variant", "players", "games"]].copy()
     fair = {v: float(pg["fair"].mean()) for v, pg in per_game.items() if "fair" in pg}
     if fair:
         tab["fair position wins"] = [f"{100 * fair[v]:.1f} %" for v in arms["variant"]]
     for m in metrics:
-        label, scale, unit, digits = OUTCOMES[m]
+        label, digits = OUTCOMES[m][0], OUTCOMES[m][3]
         if m in ("no_winner", "death"):
-            tab[label] = [pct(e, lo, hi) for e, lo, hi in
-                          zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+            tab[label] = cells(arms, pct, m)
         elif m == "start_adv":
-            tab[label] = [value_text(e, lo, hi, "pp", 100, 1, True, no_spread=False)
-                          if not math.isnan(lo) else
-                          f"{value_text(e, None, None, 'pp', 100, 1, True)} (too few games to "
-                          "estimate)"
-                          for e, lo, hi in zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+            tab[label] = cells(arms, lambda e, lo, hi: change(e, lo, hi, 100, "pp", 1) + (
+                " (too few games to estimate)" if math.isnan(lo) else ""), m)
         else:
-            tab[label] = [num(e, lo, hi, digits) for e, lo, hi in
-                          zip(arms[m], arms[f"{m}_lo"], arms[f"{m}_hi"])]
+            tab[label] = cells(arms, partial(num, digits=digits), m)
     doc.p("Per arm: the share a fair position wins, (1 − q)/n with q the share of games nobody "
           "won; the start player's advantage over it (its win share minus the game's fair "
           "share, mean over games) [percentage points]; mean final score per seat [points]; the "
@@ -210,8 +193,7 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
     if diffs.empty:
         return
     n_rows = len(others)
-    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"])) if "test" in diffs \
-        else []
+    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"]))
     how = ("mean over the shared game seeds of the per-game difference (paired by seed), 95% t "
            "interval" + (f"; Welch's unpaired t interval for {', '.join(f'`{v}`' for v in welch)}"
                          " (no shared game seed)" if welch else ""))
@@ -222,7 +204,7 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
     for var, grp in diffs.groupby("variant", sort=False):
         row = {"variant": var, "players": int(grp["players"].iloc[0])}
         for r in grp.to_dict("records"):
-            label, scale, unit, digits = OUTCOMES[r["metric"]]
-            row[label] = signed(r, scale, unit, digits)
+            label, *style = OUTCOMES[r["metric"]]
+            row[label] = signed(r, *style)
         rows.append(row)
     doc.table(pd.DataFrame(rows))

@@ -114,17 +114,16 @@ def _inline(text: str) -> str:
 _NUMERIC = re.compile(r"^[+\-−]?\d|^–$")
 
 
+def _td(text: str) -> str:
+    num = ' class="num"' if _NUMERIC.match(text) else ""
+    return f"<td{num}>{_inline(text)}</td>"
+
+
 def html_table(df: pd.DataFrame) -> str:
     """``df`` as an HTML table in a scroll box; cells take the same inline marks as paragraphs."""
     head = "".join(f"<th>{_inline(str(c))}</th>" for c in df.columns)
-    body = []
-    for row in df.itertuples(index=False):
-        cells = []
-        for value in row:
-            text = str(value)
-            num = ' class="num"' if _NUMERIC.match(text) else ""
-            cells.append(f"<td{num}>{_inline(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+    body = ["<tr>" + "".join(_td(str(value)) for value in row) + "</tr>"
+            for row in df.itertuples(index=False)]
     # tabindex: a box that scrolls can be scrolled from the keyboard
     return (f'<div class="scroll" tabindex="0"><table><thead><tr>{head}</tr></thead><tbody>'
             + "\n".join(body) + "</tbody></table></div>")

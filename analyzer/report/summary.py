@@ -1,12 +1,6 @@
-"""A run's ``summary.json``: its schema, written and read here only (issue #31 step 4).
-
-``summary.json`` holds ``schema_version`` (``SCHEMA_VERSION``), ``run`` (the run facts,
-``RunFacts``: written when the games are played), ``results`` (the report's numbers, by
-section) and ``units`` (the unit of every number: ``analyzer.report.units``). ``dumps`` writes
-it and ``read`` reads it. A ``summary.json`` without ``schema_version`` (written before it had
-one) is read as version 0: its run facts the same, a fact it lacks at its default. A version
-newer than this program's is refused with one line. ``schema_markdown`` describes the schema
-(``docs/summary.md`` holds it; a test keeps the two the same).
+"""A run's ``summary.json``: its schema, written (``dumps``) and read (``read``) here only
+(issue #31 step 4). The schema, its versions and how an older file is read: docs/summary.md
+(``schema_markdown`` generates its table; a test keeps the two the same).
 """
 
 from __future__ import annotations
@@ -240,11 +234,10 @@ def schema_markdown() -> str:
              "| `schema_version` | int | |",
              "| `run` | object: the run facts below | |",
              "| `results` | object: the report's numbers, by section | `units` |",
-             "| `units` | object: number path pattern -> unit (first match wins) | |", "",
-             "Run facts (`run`):", "", "| field | type | unit |", "|---|---|---|"]
-    for cls, prefix in ((RunFacts, "run."), (Arm, "run.arms[].")):
-        if cls is Arm:
-            lines += ["", "An arm (`run.arms[]`):", "", "| field | type | unit |", "|---|---|---|"]
+             "| `units` | object: number path pattern -> unit (first match wins) | |"]
+    for cls, prefix, title in ((RunFacts, "run.", "Run facts (`run`):"),
+                               (Arm, "run.arms[].", "An arm (`run.arms[]`):")):
+        lines += ["", title, "", "| field | type | unit |", "|---|---|---|"]
         for f in fields(cls):
             if f.name in ("extra", "present"):
                 continue

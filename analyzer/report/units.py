@@ -1,18 +1,7 @@
-"""The unit of every number in ``summary.json`` (issue #34 item 7), declared once.
-
-A number's *path* is its place in ``summary.json``: keys joined by ``.``, a list item as
-``[]`` (``results.findings.findings[].estimate``, ``run.study.history[].centre[]``). ``UNITS``
-maps path patterns (``*`` matches any run of characters, dots included) to units; the first
-pattern matching a number's path gives its unit. A game's own sections declare theirs
-(``StudySection.units``, relative to the section's key). A unit starting with ``@`` names a
-field of the record: ``@value_unit`` is the ``value_unit`` of the nearest enclosing object
-that has one (a finding, a paired difference, a balance search), ``@unit`` the ``unit`` of the
-number's own object (an answer, in the unit the report shows it).
-
-One unit per quantity across every output: a share (a win rate, a share of games) and a
-difference of shares are stored as fractions of 1 with the unit ``share`` (the report shows
-them as % and pp); a p-value is a ``probability``; scores are ``points``. The patterns that
-matched are written into ``summary.json["units"]`` (``declared``, by ``analyzer.report.summary``).
+"""The unit of every number in ``summary.json`` (issue #34 item 7), declared once in
+``UNITS``: path patterns (``*`` any run of characters) to units, the first match wins; a
+number's path is its keys joined by ``.``, a list item as ``[]``. What ``@field`` and
+``=PREFIX`` units mean, and the one unit per quantity: docs/summary.md, "Units".
 """
 
 from __future__ import annotations
@@ -165,13 +154,9 @@ def shown(record: Mapping[str, Any]) -> str:
                or ("ratio" if record.get("log") else ""))
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(re.escape(pattern).replace(r"\*", ".*"))
-
-
 @functools.cache
 def _compiled(table: tuple[tuple[str, str], ...]) -> tuple[tuple[str, re.Pattern[str], str], ...]:
-    return tuple((p, _regex(p), u) for p, u in table)
+    return tuple((p, re.compile(re.escape(p).replace(r"\*", ".*")), u) for p, u in table)
 
 
 def table(sections: Iterable[Any] = ()) -> tuple[tuple[str, str], ...]:
