@@ -20,10 +20,15 @@ from analyzer.report.units import SHARE
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                  run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
-    """First-player advantage per variant (the module docstring; the advantage is
-    ``stats.start_player_advantage``, the position test a chi-square test). Positions come from
-    ``start_position`` (0 = start player) when the records have it, else from ``seat``. Where
-    position and policy are confounded (``design.SeatDesign``) the tests are skipped.
+    """First-player advantage per variant (the module docstring). Positions come from
+    ``start_position`` (0 = start player) when the records have it, else from ``seat``.
+
+    A fair position wins ``(1 − q)/n`` of the games, ``q`` the share of games nobody won; the
+    advantage is the mean over games of the start player's win share minus the game's fair share
+    (``stats.start_player_advantage``: t interval, t-test against 0); the position test is a
+    chi-square test. Both tests are corrected over the variants (``correction``), each column
+    its own family. Where position and policy are confounded (``design.SeatDesign``) the tests
+    are skipped.
 
     Returns ``{"correction", "by_variant"}``: per variant its rates and tests (shares as
     fractions) and ``positions``, each turn-order position's win share with its Wilson

@@ -345,7 +345,8 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
     greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
     §7) and goods sources against winning (§5 phases 3, 5, 7; §6). Reads one variant at a time
-    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
+    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``); ``run["seat_rotation"]`` says whether the
+    policies rotate over the seats.
     """
     out: dict[str, Any] = {}
     start = len(doc.blocks)  # the short answers go here once the numbers are known
