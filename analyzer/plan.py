@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer import __version__, runner, stats
+from analyzer import __version__, rundir, runner, stats
 from analyzer.errors import OptionError
 from analyzer.files import atomic_write
 from analyzer.runner import duration
@@ -334,31 +334,12 @@ def cache_file() -> Path:
     return Path(home) / "analyzer" / "speed.json"
 
 
-def _engine_files() -> list[Path]:
-    """The sources that play a game: ``analyzer/model`` and ``analyzer/games`` (rules, content
-    tables, players and their default parameters), sorted."""
-    root = Path(__file__).resolve().parent
-    return sorted([*root.glob("model/*.py"), *root.glob("games/**/*.py"),
-                   *root.glob("games/**/*.toml")])
-
-
-@functools.lru_cache(maxsize=1)
-def _engines() -> str:
-    """A short hash of ``_engine_files``' names and bytes: a speed measured before a change to
-    any of them is not this code's (the version string does not move with every change)."""
-    digest = hashlib.sha256()
-    for path in _engine_files():
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def _machine() -> dict[str, Any]:
     from analyzer.games import build
 
     return {"node": platform.node(), "machine": platform.machine(),
             "python": platform.python_version(), "cores": os.cpu_count(),
-            "version": __version__, "build": build(), "engines": _engines()}
+            "version": __version__, "build": build(), "engines": rundir.engines()}
 
 
 def _digest(what: Any, length: int = 24) -> str:

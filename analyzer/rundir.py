@@ -23,6 +23,8 @@ directory:
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
 import json
 import os
 import shutil
@@ -60,6 +62,27 @@ def identity(name: str, seed: int, kind: str = "simulate") -> dict[str, Any]:
     return {"name": name, "seed": seed, "kind": kind}
 
 
+def engine_files() -> list[Path]:
+    """The sources that play a game: ``analyzer/model`` and ``analyzer/games`` (rules, content
+    tables, players and their default parameters), sorted."""
+    root = Path(__file__).resolve().parent
+    return sorted([*root.glob("model/*.py"), *root.glob("games/**/*.py"),
+                   *root.glob("games/**/*.toml")])
+
+
+@functools.lru_cache(maxsize=1)
+def engines() -> str:
+    """A short hash (16 hex digits) of ``engine_files``' names and bytes. The version string
+    does not move with every change of the rules or players: a fingerprint (chunks kept for a
+    resume) and a measured speed (``analyzer.plan``) made by other engine sources are not this
+    code's."""
+    digest = hashlib.sha256()
+    for path in engine_files():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def describe(run: dict[str, Any]) -> str:
     """``"sweep of 'toy' (seed 3)"``: a run identity (or a fingerprint) in a message."""
     return (f"{studies.word(run.get('kind', 'simulate'))} of {run.get('name', '?')!r} "
@@ -68,7 +91,7 @@ def describe(run: dict[str, Any]) -> str:
 
 def read_fingerprint(chunk_dir: Path) -> dict[str, Any] | None:
     """The fingerprint stored in ``chunk_dir`` (``fingerprint.json``): scenario hash, seed,
-    package version, chunk size and the ``IDENTITY`` keys; ``None`` when there is none or it
+    package version and engine sources' hash, chunk size and the ``IDENTITY`` keys; ``None`` when there is none or it
     cannot be read (a run killed before writing it, a damaged file)."""
     try:
         data = json.loads((Path(chunk_dir) / FINGERPRINT).read_text())
@@ -81,14 +104,15 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
     """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
 
     Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
-    package version, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
+    package version and engine sources' hash, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
     ``fingerprint.json``; a resume with another chunk size is refused (the chunk files are
     named by their game-id ranges). A resume removes the temporary files of a killed run.
 
     Raises
     ------
     OptionError
-        ``resume`` into a directory made by a different scenario, seed or version (names what
+        ``resume`` into a directory made by a different scenario, seed, version or engine
+        sources (names what
         differs; ``out`` when it is another study's directory), or whose fingerprint cannot be
         read; a directory that cannot be written.
     """
@@ -340,11 +364,13 @@ class RunDir:
                     ) -> dict[str, Any]:
         """What a folder of this run's chunks depends on: ``scenario``'s hash
         (``Scenario.fingerprint``), the root ``seed`` of its games (default the scenario's),
-        the package version and ``decides`` (a study's options, the arms of a batch), with the
-        run's ``IDENTITY`` keys. The one place a fingerprint is made."""
+        the package version, the engine sources' hash (``engines``) and ``decides`` (a study's
+        options, the arms of a batch), with the run's ``IDENTITY`` keys. The one place a
+        fingerprint is made."""
         return {"scenario": scenario.fingerprint(),
                 "seed": scenario.seed if seed is None else seed, "version": __version__,
-                **decides, **{k: self.run[k] for k in IDENTITY if k in self.run}}
+                "engine": engines(), **decides,
+                **{k: self.run[k] for k in IDENTITY if k in self.run}}
 
     def prepare_chunks(self, fingerprint: dict[str, Any], *folders: str) -> None:
         """``prepare_chunks`` of ``chunks/`` with this run's ``resume``; without ``resume``

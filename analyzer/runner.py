@@ -42,7 +42,7 @@ from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
 from analyzer.files import atomic_path
 from analyzer.model.base import GameSpec, build_policy
 from analyzer.model.flow import KINGMAKING_COLUMNS, ROUND_COLUMNS, Checkpoints, Kingmaking
-from analyzer.rundir import prepare_chunks
+from analyzer.rundir import engines, prepare_chunks
 
 BACKENDS = ("loky", "sequential", "dask")
 DEFAULT_CHUNK_SIZE = 250
@@ -469,6 +469,7 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
     fingerprint = dict(fingerprint or {})
     fingerprint.setdefault("seed", root_seed)
     fingerprint.setdefault("version", __version__)
+    fingerprint.setdefault("engine", engines())  # a resume never mixes games of other rules
     fingerprint["chunk_size"] = chunk_size  # chunk files are named by their game-id ranges
     rounds = rounds and spec.flow is not None
     if rounds:  # only then: a run without checkpoints keeps the fingerprint it always had

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from analyzer import plan, runner
+from analyzer import plan, rundir, runner
 from analyzer.cli import app
 from analyzer.errors import OptionError
 from analyzer.scenario import load_scenario, with_overrides
@@ -509,18 +509,18 @@ def test_a_speed_measured_before_a_change_to_the_engines_is_not_reused(tmp_path,
     """The cache key names the sources that play a game: new default parameters of a search
     player (its ``search.py``) left the version string as it was, and the plan priced the new
     player at the old player's measured speed."""
-    files = {p.as_posix() for p in plan._engine_files()}
+    files = {p.as_posix() for p in rundir.engine_files()}
     assert any(f.endswith("games/rattus/search.py") for f in files)
     assert any(f.endswith("model/treesearch.py") for f in files)
     source = tmp_path / "search.py"
     source.write_text("ITERATIONS = 30\n")
-    monkeypatch.setattr(plan, "_engine_files", lambda: [source])
-    plan._engines.cache_clear()
+    monkeypatch.setattr(rundir, "engine_files", lambda: [source])
+    rundir.engines.cache_clear()
     before = plan._machine_key()
     source.write_text("ITERATIONS = 15\n")
-    plan._engines.cache_clear()
+    rundir.engines.cache_clear()
     assert plan._machine_key() != before
-    plan._engines.cache_clear()
+    rundir.engines.cache_clear()
 
 
 def test_a_game_costs_the_slope_of_the_chunks_past_the_first():

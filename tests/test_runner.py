@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 import toygame
 
-from analyzer import api, runner
+from analyzer import api, rundir, runner
 from analyzer.errors import ScenarioError
 from analyzer.scenario import load_scenario
 
@@ -136,6 +138,21 @@ def test_resume_refuses_a_different_run(toy_file, tmp_path):
     other.write_text(data)
     with pytest.raises(ScenarioError, match="whose scenario differs"):
         api.simulate(other, out=out, jobs=1, resume=True)
+
+
+def test_resume_refuses_chunks_played_by_other_engine_sources(toy_file, tmp_path):
+    """The version string does not move with every change to the rules or players, so the
+    fingerprint also holds the engine sources' hash: chunks played by other sources are
+    refused, not mixed with this code's games."""
+    out = tmp_path / "run"
+    api.simulate(toy_file, out=out, jobs=1)
+    path = out / "chunks" / "fingerprint.json"
+    stored = json.loads(path.read_text())
+    assert stored["engine"] == rundir.engines()
+    api.simulate(toy_file, out=out, jobs=1, resume=True)  # the same sources: resumed
+    path.write_text(json.dumps({**stored, "engine": "0" * 16}))
+    with pytest.raises(ScenarioError, match="whose engine differs"):
+        api.simulate(toy_file, out=out, jobs=1, resume=True)
 
 
 def test_bad_run_options(toy_file, tmp_path):
