@@ -91,8 +91,8 @@ def describe(run: dict[str, Any]) -> str:
 
 def read_fingerprint(chunk_dir: Path) -> dict[str, Any] | None:
     """The fingerprint stored in ``chunk_dir`` (``fingerprint.json``): scenario hash, seed,
-    package version and engine sources' hash, chunk size and the ``IDENTITY`` keys; ``None`` when there is none or it
-    cannot be read (a run killed before writing it, a damaged file)."""
+    package version and engine sources' hash, chunk size and the ``IDENTITY`` keys; ``None``
+    when there is none or it cannot be read (a run killed before writing it, a damaged file)."""
     try:
         data = json.loads((Path(chunk_dir) / FINGERPRINT).read_text())
     except (OSError, ValueError):
@@ -104,17 +104,17 @@ def prepare_chunks(chunk_dir: Path, fingerprint: dict[str, Any], resume: bool) -
     """Create ``chunk_dir`` for a run; on ``resume`` check it belongs to the same run.
 
     Without ``resume`` an old chunk directory is emptied. ``fingerprint`` (scenario hash, seed,
-    package version and engine sources' hash, chunk size, and the ``IDENTITY`` keys naming the run) is stored as
-    ``fingerprint.json``; a resume with another chunk size is refused (the chunk files are
-    named by their game-id ranges). A resume removes the temporary files of a killed run.
+    package version and engine sources' hash, chunk size, and the ``IDENTITY`` keys naming the
+    run) is stored as ``fingerprint.json``; a resume with another chunk size is refused (the
+    chunk files are named by their game-id ranges). A resume removes the temporary files of a
+    killed run.
 
     Raises
     ------
     OptionError
         ``resume`` into a directory made by a different scenario, seed, version or engine
-        sources (names what
-        differs; ``out`` when it is another study's directory), or whose fingerprint cannot be
-        read; a directory that cannot be written.
+        sources (names what differs; ``out`` when it is another study's directory), or whose
+        fingerprint cannot be read; a directory that cannot be written.
     """
     if resume and (chunk_dir / FINGERPRINT).exists():
         old = read_fingerprint(chunk_dir)

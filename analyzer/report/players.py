@@ -21,7 +21,6 @@ import pandas as pd
 from analyzer import stats
 from analyzer.report import balance
 from analyzer.report.document import (
-    BASE,
     CORRECTION_NAME,
     Doc,
     cells,
@@ -31,6 +30,7 @@ from analyzer.report.document import (
     rows_of,
     signed,
 )
+from analyzer.report.extension import studied_arm
 from analyzer.report.records import Table, as_table
 
 # game-level outcomes compared: metric -> (label, scale, unit, digits); start_adv first
@@ -63,8 +63,8 @@ def fair_share_n(arm_counts: Mapping[str, int]) -> tuple[str, str]:
 
 
 def reference(arm_counts: Mapping[str, int]) -> str:
-    """The arm every other is compared with: the base, else the first."""
-    return BASE if BASE in arm_counts else next(iter(arm_counts))
+    """The arm every other is compared with: the base, else the first (``studied_arm``)."""
+    return studied_arm(list(arm_counts))
 
 
 def paired_arms(arm_counts: Mapping[str, int]) -> list[str]:

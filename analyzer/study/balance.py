@@ -190,9 +190,9 @@ FINDINGS = [0.0, 0]  # CPU seconds and calls of ``findings_of`` in this process 
 @contextmanager
 def _quick_gc() -> Iterator[None]:
     """Freeze the objects alive now out of the garbage collector's sweeps while settings are
-    evaluated: the Holm correction of ``statsmodels`` calls ``gc.collect()`` on every call,
-    which with a loaded scientific stack costs a tenth of a second each (most of a report's
-    time). Frozen objects are only skipped, never freed early; ``unfreeze`` restores them."""
+    evaluated: ``statsmodels``' ``multipletests`` (still used for Benjamini–Hochberg,
+    ``stats.adjust_pvalues``) calls ``gc.collect()`` on every call, which with a loaded
+    scientific stack costs a tenth of a second each. Frozen objects are only skipped, never freed early; ``unfreeze`` restores them."""
     gc.freeze()
     try:
         yield
