@@ -16,6 +16,7 @@ from analyzer import api, runner, stats
 from analyzer.cli import app
 from analyzer.games import register_game
 from analyzer.model.base import game_streams
+from analyzer.report import luck
 
 register_game(lucktoy.SPEC)
 cli = CliRunner()
@@ -74,6 +75,53 @@ def test_pooled_seats_sum_the_components():
 def test_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="2 deals and 2 replays"):
         stats.variance_split(np.zeros((5, 1)))
+
+
+def _anova(y):
+    """The between- and within-deal variances of ``y`` (deal, replay) by the one-way ANOVA
+    table by hand: ``((MSB - MSW) / R, MSW)``."""
+    d, r = y.shape
+    msb = r * np.var(y.mean(axis=1), ddof=1)
+    msw = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum() / (d * (r - 1))
+    return (msb - msw) / r, msw
+
+
+def test_the_numbers_of_three_deals_played_twice():
+    """Two seats, 3 deals x 2 replays: the start player scores 0/1, 10/11, 20/20, the other
+    5/5, 5/7, 5/5; the higher score wins, so the deal alone decides who wins (deal 0: the
+    second seat, else the first). Deal 2 plays out alike in both replays."""
+    first = np.array([[0.0, 1.0], [10.0, 11.0], [20.0, 20.0]])
+    second = np.array([[5.0, 5.0], [5.0, 7.0], [5.0, 5.0]])
+    seats = pd.DataFrame([{"variant": f"replay{r}", "game_id": d, "seat": p, "start_position": p,
+                           "score": mine[d, r], "won": float(mine[d, r] > theirs[d, r])}
+                          for d in range(3) for r in range(2)
+                          for p, (mine, theirs) in enumerate([(first, second), (second, first)])])
+    run = {"arms": [{"name": f"replay{r}", "seats": ["random", "greedy"]} for r in range(2)],
+           "study": {"probe": {"drew": [5, 0]}, "bootstrap": 0, "boot_seed": 1}}
+    n = luck.numbers(run, seats)
+    assert list(n) == ["outcomes", "deals", "replays", "varied_deals", "deterministic", "note",
+                       "bootstrap"]
+    assert (n["deals"], n["replays"], n["varied_deals"], n["deterministic"], n["bootstrap"]) == (
+        3, 2, 2, False, 0)
+    assert n["note"].startswith("seat 2 (`greedy`) drew nothing from its own stream")
+    rows = {r["key"]: r for r in n["outcomes"]}
+    assert list(rows) == ["luck:won", "luck:won:1", "luck:won:2", "luck:score", "luck:score:1",
+                          "luck:score:2", "luck:margin"]
+    (b1, w1), (b2, w2) = _anova(first), _anova(second)
+    assert rows["luck:score:1"]["share"] == pytest.approx(b1 / (b1 + w1))
+    assert rows["luck:score:1"]["share"] == pytest.approx(0.99650, abs=1e-5)  # 94.92 / 95.25
+    assert rows["luck:score:2"]["between"] == pytest.approx(b2)
+    pooled = rows["luck:score"]  # the seats' parts summed before the share is taken
+    assert (pooled["between"], pooled["within"]) == (pytest.approx(b1 + b2),
+                                                     pytest.approx(w1 + w2))
+    assert pooled["share"] == pytest.approx((b1 + b2) / (b1 + b2 + w1 + w2))
+    assert pooled["position"] is None and pooled["pooled"] and pooled["unit"] == "points²"
+    assert rows["luck:won"]["share"] == 1.0 and rows["luck:won"]["within"] == 0.0
+    bm, wm = _anova(np.abs(first - second))  # two seats: the margin is the score gap
+    assert rows["luck:margin"]["share"] == pytest.approx(bm / (bm + wm))
+    assert np.isnan(rows["luck:won"]["lo"])  # no bootstrap asked
+    assert rows["luck:score:1"]["text"].startswith(
+        "the start player's final score: the deal explains 99.7")
 
 
 # ------------------------------------------------------------------ the replays

@@ -107,9 +107,19 @@ def finding(row: Mapping[str, Any]) -> Finding:
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the luck report; returns its numbers for ``summary.json``
-    (``results["luck"]``: ``outcomes`` (each ``outcomes`` row with its ``text``), ``deals``,
-    ``replays``, ``varied_deals``, ``deterministic`` and the key ``findings``)."""
+    """Fill ``doc`` with the luck report (``write`` of its ``numbers``); returns the numbers
+    for ``summary.json`` (``results["luck"]``) with the key ``findings`` ``write`` ranked."""
+    found = numbers(run, seats)
+    found["findings"] = write(doc, found, run, run_dir)
+    return found
+
+
+def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
+    """The luck study's numbers (``results["luck"]`` but its key findings): ``outcomes`` (each
+    ``outcomes`` row with its ``text``), ``deals``, ``replays`` (per deal), ``varied_deals``
+    (``varied``), ``deterministic`` (no player drew from its own stream in the probe: no
+    bootstrap), ``note`` (``_note``) and ``bootstrap`` (replicates). ``run``: the run facts,
+    whose arms are the replays and whose ``study`` holds the probe, bootstrap and its seed."""
     study = run.get("study") or {}
     facts = RunFacts.of(run)
     replays = [a.name for a in facts.arms]
@@ -120,32 +130,42 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     deterministic = bool(drew) and not any(drew)  # refused before play: an old or edited run
     n_boot = 0 if deterministic else int(study.get("bootstrap", 0))
     rows = outcomes(records, replays, n_boot, int(study.get("boot_seed", 0)))
-    note = _note(moved, drew, facts, deterministic)
     for row in rows:
         row["text"] = f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
-    deals = rows[0]["deals"] if rows else 0
+    return {"outcomes": rows, "deals": rows[0]["deals"] if rows else 0, "replays": len(replays),
+            "varied_deals": moved, "deterministic": deterministic,
+            "note": _note(moved, drew, facts, deterministic), "bootstrap": n_boot}
+
+
+def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The luck report of the numbers ``n`` (``numbers``): its note, "This run" (from the run
+    facts ``run``, which ``n`` does not hold: game, seats, seed, time, rules), the split's
+    table and the key findings (each pooled outcome's share, ``finding``). Returns the key
+    findings for ``summary.json`` (``findings.key_findings``; the example games link into
+    ``run_dir``)."""
+    facts, deals, rows = RunFacts.of(run), n["deals"], n["outcomes"]
     if run.get("description"):
         doc.p(run["description"])
-    if note:
-        doc.p(f"**{note}**")
+    if n["note"]:
+        doc.p(f"**{n['note']}**")
     top = len(doc.blocks)
     doc.h("This run")
     seats_text = ", ".join(f"`{s}`" for s in (facts.arms[0].seats if facts.arms else ()))
     doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
           f"), {facts.said('players')} players ({seats_text}). **{deals} deals** (game seeds "
-          f"from root seed **{facts.said('seed')}**), each played **{len(replays)} times** "
+          f"from root seed **{facts.said('seed')}**), each played **{n['replays']} times** "
           f"with the same chance stream and seating and other player streams (replay 0 is "
-          f"the game `analyzer simulate` plays). {moved} of the {deals} deals played out "
-          f"differently in some replay.")
+          f"the game `analyzer simulate` plays). {n['varied_deals']} of the {deals} deals "
+          f"played out differently in some replay.")
     for text in facts.how_played(f"Played in {facts.seconds:.1f} s"):
         doc.p(text)
     rules = facts.arms[0].rules if facts.arms else {}
     doc.p("Rules: " + ("; ".join(f"{k} = {param_text(v)}" for k, v in rules.items())
                        or "the game's defaults") + ".")
-    if study.get("dropped_variants"):
-        doc.p("The scenario's own variants (" + ", ".join(
-            f"`{v}`" for v in study["dropped_variants"]) + ") are not played: the study "
-              "replays the base arm.")
+    if dropped := (run.get("study") or {}).get("dropped_variants"):
+        doc.p("The scenario's own variants (" + ", ".join(f"`{v}`" for v in dropped)
+              + ") are not played: the study replays the base arm.")
     doc.h("Luck and skill: the deal's share of the outcome")
     doc.p("The law of total variance splits an outcome's variance into the part the deal "
           "decides (the variance of its expected value given the deal: luck of the draw) and "
@@ -157,7 +177,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "play alone does (below 0: no luck detectable, a chance estimate). A seat is read "
           "by start position (turn order); its win share is 1/k for a k-way tie for first and "
           f"0 when nobody wins. 95 % percentile bootstrap intervals over the {deals} deals "
-          f"({n_boot} replicates; a deal is resampled with all its "
+          f"({n['bootstrap']} replicates; a deal is resampled with all its "
           "replays). A game draws from its one chance stream in the order events happen, "
           "so once two replays take different choices later draws can fall to different "
           "events: those count as play here, and the luck share is a lower bound of the part "
@@ -169,16 +189,13 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         "between deals": f"{r['between']:.4g}", "within a deal": f"{r['within']:.4g}",
         "variance unit": r["unit"]} for r in rows]))
     found = [finding(r) for r in rows if r["pooled"] and not math.isnan(r["share"])
-             and not deterministic]
-    key = findings.key_findings(
+             and not n["deterministic"]]
+    return findings.key_findings(
         doc, found, run_dir, top,
         "No split to report: the replays did not differ (deterministic players)."
-        if deterministic else "No outcome varied.",
+        if n["deterministic"] else "No outcome varied.",
         note="Here the unit is the **deal** (a game seed with all its replays); each figure "
              "is a share of variance with a bootstrap interval over deals, not a test.")
-    return {"outcomes": rows, "deals": deals, "replays": len(replays), "varied_deals": moved,
-            "deterministic": deterministic, "note": note,
-            "bootstrap": n_boot, "findings": key}
 
 
 def _note(moved: int, drew: Sequence[int], facts: RunFacts, deterministic: bool) -> str:
