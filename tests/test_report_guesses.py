@@ -79,15 +79,16 @@ def test_nothing_to_measure_without_counter_columns():
 
 def test_a_finding_says_whether_its_arm_leans_on_defaults():
     out = _measured()
-    assert guesses.lean_clause(out, "base") == (
-        "Leans on defaults: a labelled default acted in 70.0 % of the games of `base` "
-        "(a tie was split: 50.0 %).")
-    assert guesses.lean_clause(out, "v") == (
-        "Leans on defaults: a labelled default acted in 25.0 % of the games of `v` "
-        "(a guessed face was revealed: 25.0 %).")  # the parenthesis of `what` is cut
-    assert guesses.lean_clause(out, "other") == "" and guesses.lean_clause(None, "base") == ""
-    lean = guesses.lean(out, "base")
-    assert lean["largest"] == {"column": "acted_tie", "what": "a tie was split", "share": 0.5}
+    anyone = stats.wilson(7, 10)
+    assert guesses.lean(out, "base") == {
+        "share": 0.7, "lo": anyone.lo, "hi": anyone.hi, "games": 10,
+        "largest": {"column": "acted_tie", "what": "a tie was split", "share": 0.5}}
+    assert guesses.lean(out, "v")["largest"] == {  # the tie is not a labelled default of v
+        "column": "acted_face", "what": "a guessed face was revealed (each reveal)",
+        "share": 0.25}
+    assert guesses.lean(out, "v")["share"] == 0.25
+    assert guesses.lean(out, "other") is None and guesses.lean(None, "base") is None
+    assert guesses.short_what(out["counters"][0]["what"]) == "a guessed face was revealed"
 
 
 def test_key_findings_carry_the_clause_and_summary_records_the_numbers(tmp_path, monkeypatch):

@@ -118,20 +118,6 @@ def lean(numbers: Mapping[str, Any] | None, variant: str) -> dict[str, Any] | No
             "games": arm["games"], "largest": largest}
 
 
-def lean_clause(numbers: Mapping[str, Any] | None, variant: str) -> str:
-    """One short clause for a key finding, e.g. ``"Leans on defaults: a labelled default acted
-    in 100 % of the games of `base` (a guessed table entry was used: 100 %)."``; ``""``
-    when the run has no counters for ``variant``."""
-    lean_ = lean(numbers, variant)
-    if lean_ is None:
-        return ""
-    if not lean_["largest"]:
-        return f"Leans on defaults: no counted labelled default acted in the games of `{variant}`."
-    top = lean_["largest"]
-    return (f"Leans on defaults: a labelled default acted in {share_text(lean_['share'])} of the "
-            f"games of `{variant}` ({short_what(top['what'])}: {share_text(top['share'])}).")
-
-
 # a labelled default acting in at least this share of the games is a caveat of the whole run:
 # said once, in the report's "What these answers rest on" box, never per finding
 NEARLY_ALL = 0.9
@@ -217,5 +203,5 @@ def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
               + ", ".join(f"`{d}`" for d in idle) + ".")
 
 
-__all__ = ["header_sentence", "lean", "lean_clause", "measure", "section", "short_what",
+__all__ = ["header_sentence", "lean", "measure", "section", "short_what",
            "specific_clause"]
