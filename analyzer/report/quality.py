@@ -225,10 +225,11 @@ def _arm_change(base: pd.Series, other: pd.Series, metric: str, ref: str, arm: s
                    t_df=d.n - 1 if paired else None, per_game=per_game)
 
 
-def findings(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int],
-             eliminates: bool, round_name: str = "round", kingmaking: bool = False
-             ) -> list[Finding]:
-    """The ``quality:`` findings of a run from its ``per_game`` metrics.
+def numbers(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int],
+            eliminates: bool, round_name: str = "round", kingmaking: bool = False
+            ) -> list[Finding]:
+    """The ``quality:`` findings of a run from its ``per_game`` metrics: what ``summary.json``
+    holds of them (through the key findings).
 
     Parameters
     ----------
@@ -262,15 +263,10 @@ def findings(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int
     return out
 
 
-def _players(run: Mapping[str, Any]) -> dict[str, int]:
-    return {str(a.get("name")): int(a.get("players") or run.get("players") or 0)
-            for a in run.get("arms") or []}
-
-
 def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
            flow: Any, rounds: pd.DataFrame | None = None) -> list[Finding]:
-    """The ``quality:`` findings of the run in ``run_dir`` (``findings``) and, into ``doc``
-    when given, its "Game flow" section (``section``); nothing without ``rounds.parquet`` or
+    """The ``quality:`` findings of the run in ``run_dir`` (``numbers``) and, into ``doc``
+    when given, its "Game flow" section (``write``); nothing without ``rounds.parquet`` or
     the game's ``flow``. ``rounds``: the checkpoints themselves (``ROUND_COLUMNS``, variants
     named by arm) instead of ``run_dir``'s file (``analyzer balance``'s settings)."""
     if rounds is None:
@@ -280,13 +276,16 @@ def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
     tested = read(run_dir, KINGMAKING_FILE)
     games = with_kingmaking(per_game(rounds, float(flow.close_margin)), tested)
     arms = [str(a.get("name")) for a in run.get("arms") or []] or [BASE]
-    found = findings(games, arms, _players(run), bool(flow.eliminates),
-                     getattr(flow, "round_name", "round"),
-                     kingmaking=tested is not None and not tested.empty)
-    if doc is not None:
-        section(doc, found, rounds, games, kingmaking_cost(tested),
-                (run.get("kingmaking") or {}).get("samples"),
-                getattr(flow, "out_of_contention", None))
+    players = {str(a.get("name")): int(a.get("players") or run.get("players") or 0)
+               for a in run.get("arms") or []}
+    found = numbers(games, arms, players, bool(flow.eliminates),
+                    getattr(flow, "round_name", "round"),
+                    kingmaking=tested is not None and not tested.empty)
+    if doc is not None and found:
+        shown = list(dict.fromkeys(f.example_variant for f in found))  # the arms with games
+        write(doc, found, kingmaking_cost(tested), (run.get("kingmaking") or {}).get("samples"),
+              getattr(flow, "out_of_contention", None), by_round(rounds, shown[0]),
+              games["rounds"], _length_arms(games, shown))
     return found
 
 
@@ -327,22 +326,18 @@ def _draw_flow(ax: Any, flow: pd.DataFrame) -> None:
 LENGTH_ARMS = 6  # more arms than this: the histogram shows the first, shortest and longest
 
 
-def _length_arms(games: pd.DataFrame, arms: Sequence[str]) -> tuple[list[str], str]:
-    """The arms the game-length histogram draws and the caption's words for them: every arm,
-    or past ``LENGTH_ARMS`` (step lines on top of each other read as one) the first arm and
-    those with the shortest and the longest mean game length."""
+def _length_arms(games: pd.DataFrame, arms: Sequence[str]) -> list[str]:
+    """The arms the game-length histogram draws: every arm, or past ``LENGTH_ARMS`` (step
+    lines on top of each other read as one) the first arm and those with the shortest and
+    the longest mean game length."""
     if len(arms) <= LENGTH_ARMS:
-        return list(arms), "per arm"
+        return list(arms)
     means = games["rounds"].groupby(level=0).mean().reindex(arms)
-    shown = list(dict.fromkeys([arms[0], str(means.idxmin()), str(means.idxmax())]))
-    return shown, (f"in `{arms[0]}` and the arms with the shortest and the longest mean game "
-                   f"({len(arms)} arms: the Game flow table gives every one)")
+    return list(dict.fromkeys([arms[0], str(means.idxmin()), str(means.idxmax())]))
 
 
-def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
-    lengths = games["rounds"]
-    lo, hi = int(lengths.min()), int(lengths.max())
-    bins = np.arange(lo - 0.5, hi + 1.5, 1.0)
+def _draw_lengths(ax: Any, lengths: pd.Series, arms: Sequence[str]) -> None:
+    bins = np.arange(int(lengths.min()) - 0.5, int(lengths.max()) + 1.5, 1.0)
     for arm in arms:
         ax.hist(lengths.loc[arm], bins=bins, histtype="step", label=arm)
     ax.set_xlabel("rounds per game")
@@ -350,21 +345,25 @@ def _draw_lengths(ax: Any, games: pd.DataFrame, arms: Sequence[str]) -> None:
     charts.legend(ax)
 
 
-def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = None,
-            games: pd.DataFrame | None = None, cost: Mapping[str, float] | None = None,
-            samples: int | None = None, threshold: float | None = None) -> None:
-    """The "Game flow" section: every ``quality:`` figure, one row per arm and one column per
-    metric; with the checkpoints (``rounds``) and ``per_game``'s table, a chart of the mean
-    score and estimate by round of the winners and the others (first arm) and a histogram
-    of game length per arm. ``cost`` (``kingmaking_cost``), ``samples`` (the budget per game)
-    and ``threshold`` (``Flow.out_of_contention``): what the kingmaking test cost."""
-    figures = [f for f in found if f.key.startswith(FAMILY + ":") and f.null is None]
+def write(doc: Doc, found: Sequence[Finding], cost: Mapping[str, float] | None = None,
+          samples: int | None = None, threshold: float | None = None,
+          flow: pd.DataFrame | None = None, lengths: pd.Series | None = None,
+          shown: Sequence[str] = ()) -> None:
+    """The "Game flow" section of the findings ``found`` (``numbers``): every figure, one row
+    per arm and one column per metric. Passed in, as ``summary.json`` does not hold them:
+    ``cost`` (``kingmaking_cost``), ``samples`` (the budget per game) and ``threshold``
+    (``Flow.out_of_contention``), what the kingmaking test cost; ``flow`` (``by_round`` of
+    the first arm), a chart of the mean score and estimate by round of the winners and the
+    others; ``lengths`` (``per_game``'s ``rounds``) and ``shown`` (the arms it draws), a
+    histogram of game length."""
+    figures = [f for f in found if f.null is None]
     if not figures:
         return
     doc.h("Game flow")
     doc.p("Recorded after every round (`rounds.parquet`, `--rounds`): game length, close "
           "finishes, lead changes, when the game is decided, comebacks and drama, each with "
-          "its 95 % interval over games (docs/guide.md, the game-quality section). Changes against the first arm are key findings (`quality:METRIC:ARM:change`).")
+          "its 95 % interval over games (docs/guide.md, the game-quality section). Changes "
+          "against the first arm are key findings (`quality:METRIC:ARM:change`).")
     parts = [f.key.split(":", 2)[1:] for f in figures]  # (metric, arm)
     arms = list(dict.fromkeys(arm for _, arm in parts))
     names = list(dict.fromkeys(metric for metric, _ in parts))
@@ -384,19 +383,19 @@ def section(doc: Doc, found: Sequence[Finding], rounds: pd.DataFrame | None = No
               f"({cost['cpu_seconds'] / n:.3f} s per game); {cost['open']:,} games had a "
               f"choice to try ({cost['candidates']:.1f} candidates per game on average), "
               f"{cost['kingmade']:,} were kingmade. A lower bound: more samples find more.")
-    if rounds is None or games is None:
-        return
-    flow = by_round(rounds, arms[0])
-    if not flow.empty:
+    if flow is not None and not flow.empty:
         doc.chart("game_flow.png", f"Mean score (blue) and estimated win share (orange) by "
                   f"round in `{arms[0]}`: the eventual winner (solid) and the other seats "
                   "(dashed); games with a shared win or none left out.",
                   lambda ax: _draw_flow(ax, flow))
-    shown, which = _length_arms(games, arms)
-    doc.chart("game_length.png", f"Game length: games by number of rounds, {which}.",
-              lambda ax: _draw_lengths(ax, games, shown))
+    if lengths is not None:
+        which = ("per arm" if len(arms) <= LENGTH_ARMS else
+                 f"in `{arms[0]}` and the arms with the shortest and the longest mean game "
+                 f"({len(arms)} arms: the Game flow table gives every one)")
+        doc.chart("game_length.png", f"Game length: games by number of rounds, {which}.",
+                  lambda ax: _draw_lengths(ax, lengths, shown))
 
 
-__all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "findings", "game_values", "key",
-           "kingmaking_cost", "metrics", "per_game", "read", "report", "section",
-           "with_kingmaking"]
+__all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "game_values", "key",
+           "kingmaking_cost", "metrics", "numbers", "per_game", "read", "report", "with_kingmaking",
+           "write"]
