@@ -325,6 +325,62 @@ def test_balance_keeps_a_quality_finding_in_its_band(tmp_path, write_scenario):
     assert (res.out_dir / "rounds.parquet").is_file()
 
 
+def _two_arms() -> pd.DataFrame:
+    """``per_game``'s table of 4 seeds played by `base` (3, 5, 4, 6 rounds; comebacks in 3 of
+    4) and by `v` (4, 5, 6, 7 rounds; 1 comeback); every other metric 0."""
+    index = pd.MultiIndex.from_tuples([(a, g) for a in ("base", "v") for g in range(4)],
+                                      names=["variant", "game_id"])
+    games = pd.DataFrame(0.0, index=index, columns=list(quality.METRICS))
+    games["rounds"] = [3.0, 5.0, 4.0, 6.0, 4.0, 5.0, 6.0, 7.0]
+    games["comeback"] = [1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    return games
+
+
+def test_numbers_are_each_arms_figure_and_its_change_with_known_intervals():
+    from scipy import stats as sps
+    from statsmodels.stats.proportion import proportion_confint
+
+    found = quality.numbers(_two_arms(), ["base", "v", "absent"], {"base": 2, "v": 2},
+                            eliminates=False)
+    keys = [f.key for f in found]
+    assert keys == [k for m in quality.metrics(False) for k in (
+        f"quality:{m}:base", f"quality:{m}:v", f"quality:{m}:v:change")]
+    by = {f.key: f for f in found}
+    lo, hi = proportion_confint(3, 4, method="wilson")  # 3 comebacks in 4 games
+    come = by["quality:comeback:base"]
+    assert (come.estimate, come.lo, come.hi, come.games, come.null) == (
+        0.75, pytest.approx(lo), pytest.approx(hi), 4, None)
+    rounds = by["quality:rounds:base"]
+    half = sps.t.ppf(0.975, 3) * np.std([3, 5, 4, 6], ddof=1) / 2
+    assert rounds.estimate == 4.5 and (rounds.lo, rounds.hi) == (
+        pytest.approx(4.5 - half), pytest.approx(4.5 + half))
+    change = by["quality:rounds:v:change"]  # paired on the seeds: differences 1, 0, 2, 1
+    half = sps.t.ppf(0.975, 3) * np.std([1, 0, 2, 1], ddof=1) / 2
+    assert (change.estimate, change.null, change.games) == (1.0, 0.0, 4)
+    assert (change.lo, change.hi) == (pytest.approx(1 - half), pytest.approx(1 + half))
+    assert change.p_value == pytest.approx(sps.ttest_1samp([1, 0, 2, 1], 0.0).pvalue)
+    welch = quality.numbers(_two_arms(), ["base", "v"], {"base": 2, "v": 3}, eliminates=False)
+    change = {f.key: f for f in welch}["quality:rounds:v:change"]  # other player count
+    assert "Welch" in change.statement and change.p_value == pytest.approx(
+        sps.ttest_ind([4, 5, 6, 7], [3, 5, 4, 6], equal_var=False).pvalue)
+    assert quality.numbers(_two_arms(), ["other"], {}, eliminates=False) == []
+
+
+def test_write_tabulates_the_figures_an_arm_a_row(tmp_path):
+    from analyzer.report.document import Doc
+
+    doc = Doc(tmp_path)
+    found = quality.numbers(_two_arms(), ["base", "v"], {"base": 2, "v": 2}, eliminates=False)
+    quality.write(doc, found)
+    (table,) = [b[1] for b in doc.blocks if b[0] == "table"]
+    assert list(table.columns) == ["arm", *quality.metrics(False)]
+    assert list(table["arm"]) == ["base", "v"]
+    by = {f.key: f for f in found}
+    assert table["comeback"].iloc[0] == by["quality:comeback:base"].value_text()
+    assert table["rounds"].iloc[1] == by["quality:rounds:v"].value_text()
+    assert not [b for b in doc.blocks if b[0] == "chart"]  # no chart inputs given
+
+
 def test_a_metric_shown_in_percent_says_its_scale_in_percent():
     """`analyzer findings` shows `quality:decided_at` in % (65.7 %), so its meaning must not
     say "1 = at the end" (a fraction of 1) but 100 %."""
