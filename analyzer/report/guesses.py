@@ -189,10 +189,9 @@ def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
         head = f"{a['variant']}: " if len(arms) > 1 else ""
         for row, i in zip(rows, active):
             r = a["counters"][i]
-            row[f"{head}games where it acted"] = (pct(r["share"], r["lo"], r["hi"])
-                                                  if r["in_use"] else "not a default here")
-            row[f"{head}count per game"] = (num(r["mean"], r["mean_lo"], r["mean_hi"])
-                                            if r["in_use"] else "not a default here")
+            row[f"{head}games where it acted"], row[f"{head}count per game"] = (
+                (pct(r["share"], r["lo"], r["hi"]), num(r["mean"], r["mean_lo"], r["mean_hi"]))
+                if r["in_use"] else ("not a default here",) * 2)
         total[f"{head}games where it acted"] = pct(a["any"]["share"], a["any"]["lo"],
                                                    a["any"]["hi"])
         total[f"{head}count per game"] = ""

@@ -27,7 +27,6 @@ from analyzer.report.findings import Finding
 from analyzer.report.records import Table, as_table
 from analyzer.report.summary import RunFacts
 
-SEAT_COLUMNS = ("variant", "game_id", "seat", "start_position", "score", "won")
 OUTCOMES = {  # outcome -> (words, unit of its variance)
     "won": ("each seat's win share", "share²"),
     "score": ("each seat's final score", "points²"),

@@ -169,15 +169,6 @@ def read(run_dir: Path | None, name: str = ROUNDS_FILE) -> pd.DataFrame | None:
     return frame
 
 
-def with_kingmaking(games: pd.DataFrame, tested: pd.DataFrame | None) -> pd.DataFrame:
-    """``per_game``'s table with its ``kingmaking`` column from ``kingmaking.parquet``'s
-    ``kingmade`` (``flow.KINGMAKING_COLUMNS``), matched by variant and game."""
-    if tested is None or tested.empty:
-        return games
-    made = tested.set_index(["variant", "game_id"])["kingmade"].astype(float)
-    return games.assign(kingmaking=made.reindex(games.index).to_numpy())
-
-
 def kingmaking_cost(tested: pd.DataFrame | None) -> dict[str, float] | None:
     """What the kingmaking test cost (``kingmaking.parquet``): ``games`` tested (games x
     arms), ``playouts`` (counterfactual games, in all), ``cpu_seconds`` (CPU time of the
@@ -273,14 +264,16 @@ def report(doc: Doc | None, run_dir: Path | None, run: Mapping[str, Any],
         rounds = read(run_dir)
     if rounds is None or flow is None or rounds.empty:
         return []
-    tested = read(run_dir, KINGMAKING_FILE)
-    games = with_kingmaking(per_game(rounds, float(flow.close_margin)), tested)
+    games = per_game(rounds, float(flow.close_margin))
+    tested = read(run_dir, KINGMAKING_FILE)  # its kingmade (``flow.KINGMAKING_COLUMNS``)
+    if kingmaking := (tested is not None and not tested.empty):
+        made = tested.set_index(["variant", "game_id"])["kingmade"].astype(float)
+        games["kingmaking"] = made.reindex(games.index).to_numpy()
     arms = [str(a.get("name")) for a in run.get("arms") or []] or [BASE]
     players = {str(a.get("name")): int(a.get("players") or run.get("players") or 0)
                for a in run.get("arms") or []}
     found = numbers(games, arms, players, bool(flow.eliminates),
-                    getattr(flow, "round_name", "round"),
-                    kingmaking=tested is not None and not tested.empty)
+                    getattr(flow, "round_name", "round"), kingmaking)
     if doc is not None and found:
         shown = list(dict.fromkeys(f.example_variant for f in found))  # the arms with games
         write(doc, found, kingmaking_cost(tested), (run.get("kingmaking") or {}).get("samples"),
@@ -303,10 +296,9 @@ def by_round(rounds: pd.DataFrame, arm: str) -> pd.DataFrame:
     r = r[r["game_id"].isin(winner.index)]
     who = np.where(r["seat"].to_numpy() == winner.reindex(r["game_id"]).to_numpy(),
                    "winner", "others")
-    out = (r.assign(who=who).groupby(["round", "who"])
-           .agg(score=("score", "mean"), estimate=("estimate", "mean"),
-                games=("game_id", "nunique")).reset_index())
-    return out
+    return (r.assign(who=who).groupby(["round", "who"])
+            .agg(score=("score", "mean"), estimate=("estimate", "mean"),
+                 games=("game_id", "nunique")).reset_index())
 
 
 def _draw_flow(ax: Any, flow: pd.DataFrame) -> None:
@@ -397,5 +389,4 @@ def write(doc: Doc, found: Sequence[Finding], cost: Mapping[str, float] | None =
 
 
 __all__ = ["FAMILY", "KINGMAKING_FILE", "METRICS", "by_round", "game_values", "key",
-           "kingmaking_cost", "metrics", "numbers", "per_game", "read", "report", "with_kingmaking",
-           "write"]
+           "kingmaking_cost", "metrics", "numbers", "per_game", "read", "report", "write"]
