@@ -202,5 +202,4 @@ def section(doc: Doc, numbers: Mapping[str, Any] | None, cite) -> None:
               + ", ".join(f"`{d}`" for d in idle) + ".")
 
 
-__all__ = ["header_sentence", "lean", "measure", "section", "short_what",
-           "specific_clause"]
+__all__ = ["header_sentence", "lean", "measure", "section", "short_what", "specific_clause"]
