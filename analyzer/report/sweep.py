@@ -1,6 +1,7 @@
 """The report section of ``analyzer sweep``: the metric against the swept value(s), per seat or
 per player, with the paired change against the base (corrected over the distinct tests), the
 values that changed no decision and, when every seat is exchangeable, the game-level outcomes.
+``numbers`` computes what ``summary.json`` holds, ``write`` phrases it.
 """
 
 from __future__ import annotations
@@ -28,139 +29,121 @@ from analyzer.report.document import (
 from analyzer.report.records import Table, as_table, glob_escape
 from analyzer.report.units import SHARE
 
-
-def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
-            item_kind: str = "item") -> dict[str, Any]:
-    """The study section of a sweep (``analyzer.studies``): ``sweep_section`` over the arms of
-    the base's player count (the arms of other player counts are compared unpaired in the
-    section on player counts, ``analyzer.report.players``)."""
-    study = run.get("study") or {}
-    arm_counts = players_mod.counts(games)
-    paired = players_mod.paired_arms(arm_counts)
-    all_games, all_seats = games, seats
-    if len(paired) < len(arm_counts):  # other player counts: the players section has them
-        games, seats = as_table(games).only(paired), as_table(seats).only(paired)
-    out = sweep_section(doc, study, seats, players, games, run)
-    if len(paired) < len(arm_counts):
-        doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
-              f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
-              "base; the arms of other player counts are compared in the section on player "
-              "counts, paired by game seed on game-level outcomes.")
-        if study.get("params") == ["players"]:  # one arm per count: a curve over the counts
-            out["players_curve"] = _player_curve(doc, all_games, all_seats, arm_counts)
-    return out
-
-
-def _player_curve(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-                  arm_counts: Mapping[str, int]) -> list[dict[str, Any]]:
-    """A sweep of the player count: the start player's advantage (over a fair position of its
-    own table) and the mean final score against the player count, one point per arm with its
-    95 % interval over games (``balance.arm_table``), the base's count included."""
-    games, seats = as_table(games), as_table(seats)
-    rows = []
-    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):
-        s = seats.read(balance.BALANCE_SEATS, [var])
-        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
-                                  sorted(int(k) for k in pd.unique(s["seat"])))
-        t = balance.arm_table(pg).iloc[0]
-        rows.append({"variant": var, "players": n,
-                     **{k: float(t[k]) for k in ("start_adv", "start_adv_lo", "start_adv_hi",
-                                                 "score", "score_lo", "score_hi") if k in t}})
-    if len(rows) < 2 or "start_adv" not in rows[0]:
-        return rows
-
-    def draw(ax, key: str, scale: float, label: str) -> None:
-        x = [r["players"] for r in rows]
-        y = [scale * r[key] for r in rows]
-        err = charts.error_bars(np.asarray(y, float), [scale * r[f"{key}_lo"] for r in rows],
-                                [scale * r[f"{key}_hi"] for r in rows])
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
-        if key == "start_adv":
-            ax.axhline(0, color="grey", linestyle="--", linewidth=1, label="no advantage")
-            charts.legend(ax)
-        ax.set_xticks(x)
-        ax.set_xlabel("players")
-        ax.set_ylabel(label)
-
-    doc.chart("sweep_players.png", "The start player's advantage against the player count: its "
-              "win share minus a fair position's (1 − q)/n of its own table, pp, 95 % t "
-              "intervals over games (grey: no advantage).",
-              lambda ax: draw(ax, "start_adv", 100, "start-player advantage [pp]"),
-              size=(6.5, 4.0))
-    doc.chart("sweep_players_score.png", "Mean final score per seat against the player count "
-              "(95 % t intervals over games).",
-              lambda ax: draw(ax, "score", 1, "mean final score [points]"), size=(6.5, 4.0))
-    return rows
-
-
 SWEEP_SEATS = ("variant", "game_id", "seat", "policy", "won")  # and the swept metric
 
 
-def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: int,
-                  games: Table | pd.DataFrame | None = None,
-                  run: dict | None = None) -> dict[str, Any]:
-    """Metric against the swept value(s), per seat or per player, with intervals and the paired
-    change against the base (multiple-comparison corrected over the distinct tests), and which
-    values changed no decision (``same_games``; with ``games``, the game records are compared too).
+def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
+            item_kind: str = "item") -> dict[str, Any]:
+    """The study section of a sweep (``analyzer.studies``): ``write`` of ``numbers``; returns
+    the numbers for ``summary.json``."""
+    study = run.get("study") or {}
+    found = numbers(study, seats, games, run)
+    write(doc, found, study, players, players_mod.counts(games))
+    return found
 
-    When the metric is the win rate and every arm's seats are exchangeable (one policy at every
-    seat and a moving start player: ``design.SeatDesign``), a seat's win rate cannot move, so
-    the game-level outcomes are shown instead (``_sweep_game_level``); the per-seat numbers stay
-    in ``summary.json``. Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and
-    the metric).
+
+def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFrame | None = None,
+            run: dict | None = None) -> dict[str, Any]:
+    """The sweep's numbers over the arms of the base's player count (the arms of other counts
+    are compared unpaired in ``analyzer.report.players``).
+
+    ``metric`` (the study's, or ``won`` when the seat records lack it), ``correction``,
+    ``tests`` (the distinct tests corrected over), ``value_unit``, ``same_games`` (the values
+    whose records equal the base's: ``same_games``, with ``games`` the game records too) and
+    ``table``: per variant and seat (per player when an arm mixes policies) the metric's value
+    with its 95 % interval (``n``, ``wins``, ``value``, ``lo``, ``hi``) and the paired change
+    against the base (``base_mean``, ``diff``, ``d_lo``, ``d_hi``, ``p_value``, ``p_adjusted``,
+    ``significant_adjusted``, ``mirror_of``). With ``games``, ``game_level``
+    (``_game_level``) when the metric is the win rate and every arm's seats are exchangeable
+    (one policy at every seat and a moving start player: ``design.SeatDesign``; a seat's win
+    rate cannot move then), and ``players_curve`` (``_player_curve``) for a sweep of the
+    player count. Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and the
+    metric).
     """
     seats = as_table(seats)
-    tables = [seats] if games is None else [as_table(games), seats]
-    metric = study.get("metric", "won")
+    arm_counts = players_mod.counts(games) if games is not None else {}
+    paired = players_mod.paired_arms(arm_counts)
+    all_games, all_seats = games, seats
+    if len(paired) < len(arm_counts):  # other player counts: the players section has them
+        games, seats = as_table(games).only(paired), seats.only(paired)
+    metric = study.get("metric", "won") if study.get("metric", "won") in seats else "won"
     correction = study.get("correction", "holm")
-    params = study["params"]
     values = {r["variant"]: r["values"] for r in study["variants"]}
-    doc.h(f"Sweep: {', '.join(params)}")
-    if metric not in seats:
-        doc.p(f"The seat records have no column `{metric}`; showing the win rate instead.")
-        metric = "won"
     arms = [v for v in seats.variants() if v in values or v == BASE]
     found = {v: d for v, d in design.designs(seats, run).items() if v in arms}
     # a sweep of some seats' parameters shows players (their names differ); else seats
     by = "policy" if any(d.mixed for d in found.values()) else "seat"
     columns = (*SWEEP_SEATS, glob_escape(metric))
     base = seats.read(columns, [BASE]) if BASE in arms else None
-    tabs, diffs, fair = {}, [], {}
+    tabs, diffs = {}, []
     for var in arms:
         v = base if var == BASE else seats.read(columns, [var])
-        per = v.groupby("game_id")["won"]
-        fair[var] = float((per.sum() / per.size()).mean())  # (1 − q)/n of this arm
         tabs[var] = (stats.win_rates(v, ("variant", by)) if metric == "won"
                      else stats.mean_values(v, ("variant", by), metric))
         if var != BASE and base is not None:
             diffs.append(_paired_by(base, v, var, metric, by))
         del v
     del base
-    tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True)
-    if metric == "won":
-        tab = tab.rename(columns={"rate": "value"})
-        what, unit = "win rate", "share of games"
-    else:
-        tab = tab.rename(columns={"mean": "value"})
-        what, unit = f"mean {metric}", "per seat-game"
+    tables = [seats] if games is None else [as_table(games), seats]
     same = [v for v in arms if v != BASE and BASE in arms and same_games(tables, v)]
     diff = stats.correct(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
         columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
-    n_tests = stats.family_size(diff, by)
-    tab = tab.merge(diff[["variant", by, "base_mean", "diff", "lo", "hi", "p_value",
-                          "p_adjusted", "significant_adjusted", "mirror_of"]]
-                    .rename(columns={"lo": "d_lo", "hi": "d_hi"}),
-                    on=["variant", by], how="left")
-    result = {"metric": metric, "correction": correction, "table": rows_of(tab),
-              "value_unit": SHARE if metric == "won" else units.of_column(metric),
-              "tests": n_tests, "same_games": same}
+    tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True).rename(
+        columns={"rate": "value", "mean": "value"}).merge(
+        diff[["variant", by, "base_mean", "diff", "lo", "hi", "p_value", "p_adjusted",
+              "significant_adjusted", "mirror_of"]].rename(columns={"lo": "d_lo", "hi": "d_hi"}),
+        on=["variant", by], how="left")
+    out = {"metric": metric, "correction": correction, "table": rows_of(tab),
+           "value_unit": SHARE if metric == "won" else units.of_column(metric),
+           "tests": stats.family_size(diff, by), "same_games": same}
     if metric == "won" and by == "seat" and design.all_exchangeable(found) and games is not None:
-        doc.p(design.exchangeable_reason(found) + " So the sweep is read from game-level "
+        out["game_level"] = _game_level(games, seats, arms, correction)
+    if len(paired) < len(arm_counts) and study.get("params") == ["players"]:
+        out["players_curve"] = _player_curve(all_games, all_seats, arm_counts)
+    return out
+
+
+def write(doc: Doc, n: Mapping[str, Any], study: dict, players: int,
+          arm_counts: Mapping[str, int] | None = None) -> None:
+    """The "Sweep" section of the numbers ``n`` (``numbers``) of ``study`` (its ``params``,
+    ``variants``, ``metric`` and ``replayed``): the table of the metric per seat or player (by
+    the ``table`` rows' column) with its chart, or the game-level outcomes; the values that
+    changed no decision; the player-count curve. ``players``: the 1/players line of a chart
+    with no fair share; ``arm_counts``: each arm's player count (``players.counts``; not in
+    ``summary.json``), to say which arms the table pairs with the base."""
+    params = study["params"]
+    values = {r["variant"]: r["values"] for r in study["variants"]}
+    doc.h(f"Sweep: {', '.join(params)}")
+    if n["metric"] != study.get("metric", "won"):
+        doc.p(f"The seat records have no column `{study['metric']}`; showing the win rate "
+              "instead.")
+    if "game_level" in n:  # by seat: no arm mixes policies
+        doc.p(design.exchangeable_reason({}) + " So the sweep is read from game-level "
               "outcomes; the per-seat win rates are in `summary.json` (`sweep.table`).")
-        result["game_level"] = _sweep_game_level(doc, games, seats, arms, values, params,
-                                                 correction)
-        _notes(doc, same, study)
-        return result
+        _write_game_level(doc, n, values, params)
+        _notes(doc, n["same_games"], study)
+    else:
+        _write_table(doc, n, values, params, players, study)
+    arm_counts = arm_counts or {}
+    paired = players_mod.paired_arms(arm_counts)
+    if len(paired) < len(arm_counts):
+        doc.p(f"This table shows the {len(paired)} arm{'s' if len(paired) != 1 else ''} of "
+              f"{arm_counts[players_mod.reference(arm_counts)]} players, paired with the "
+              "base; the arms of other player counts are compared in the section on player "
+              "counts, paired by game seed on game-level outcomes.")
+        if "players_curve" in n:
+            _write_player_curve(doc, n["players_curve"])
+
+
+def _write_table(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str],
+                 players: int, study: dict) -> None:
+    """The per-seat (or per-player) table of ``write``, its notes and chart. The chart's fair
+    share of each variant is its rows' pooled win share, Σ wins / Σ n: (1 − q)/n, as every
+    game of a variant seats the same players."""
+    tab, metric, same = pd.DataFrame(n["table"]), n["metric"], n["same_games"]
+    by = "policy" if "policy" in tab else "seat"
+    what, unit = ("win rate", "share of games") if metric == "won" else (f"mean {metric}",
+                                                                         "per seat-game")
     scale, dunit = (100, " pp") if metric == "won" else (1, "")
     rows = []
     for r in tab.to_dict("records"):
@@ -185,15 +168,15 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
             row.update({"base (same seats)": "–", "change vs base": "–", "p adjusted": "–",
                         "significant": "–", "games vs base": "–"})
         rows.append(row)
-    copies = int(diff["mirror_of"].notna().sum()) if len(diff) else 0
+    copies = int(tab["mirror_of"].notna().sum()) if len(tab) else 0
     doc.p(f"One variant per value{' combination' if len(params) > 1 else ''}, all on the base's "
           f"game seeds. {what.capitalize()} per {by} with 95% "
           f"{'Wilson' if metric == 'won' else 't'} intervals over games (a player at several "
           "seats of a game: cluster-robust, games as the unit); change against the base is the "
           "paired per-game difference (variant − base), measured from the base value of the "
           "same seats in the same games (column `base (same seats)`). Significance is flagged "
-          f"after {CORRECTION_NAME[correction]} correction over the {n_tests} distinct tests of "
-          "this table"
+          f"after {CORRECTION_NAME[n['correction']]} correction over the {n['tests']} distinct "
+          "tests of this table"
           + (f" ({copies} row{'s' if copies != 1 else ''} repeat another row's test exactly — "
              "e.g. what the other players lose of the swept player's gain when every game has a "
              "winner — and take its p-value)" if copies else "")
@@ -204,12 +187,60 @@ def sweep_section(doc: Doc, study: dict, seats: Table | pd.DataFrame, players: i
     _notes(doc, same, study)
     curve = tab[tab["variant"] != BASE].copy()
     if curve.empty:  # no value other than the base's at this player count: nothing to draw
-        return result
+        return
+    fair = ({v: g["wins"].sum() / g["n"].sum() for v, g in tab.groupby("variant")}
+            if metric == "won" else None)
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
               lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by,
                                     fair),
               size=(7.5, 4.5))
-    return result
+
+
+def _player_curve(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+                  arm_counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """A sweep of the player count: the start player's advantage (over a fair position of its
+    own table) and the mean final score against the player count, one point per arm with its
+    95 % interval over games (``balance.arm_table``), the base's count included."""
+    games, seats = as_table(games), as_table(seats)
+    rows = []
+    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):
+        s = seats.read(balance.BALANCE_SEATS, [var])
+        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
+                                  sorted(int(k) for k in pd.unique(s["seat"])))
+        t = balance.arm_table(pg).iloc[0]
+        rows.append({"variant": var, "players": n,
+                     **{k: float(t[k]) for k in ("start_adv", "start_adv_lo", "start_adv_hi",
+                                                 "score", "score_lo", "score_hi") if k in t}})
+    return rows
+
+
+def _write_player_curve(doc: Doc, rows: list[dict[str, Any]]) -> None:
+    """The two charts of ``_player_curve``'s rows (none with fewer than 2 arms or no
+    start-player advantage)."""
+    if len(rows) < 2 or "start_adv" not in rows[0]:
+        return
+
+    def draw(ax, key: str, scale: float, label: str) -> None:
+        x = [r["players"] for r in rows]
+        y = [scale * r[key] for r in rows]
+        err = charts.error_bars(np.asarray(y, float), [scale * r[f"{key}_lo"] for r in rows],
+                                [scale * r[f"{key}_hi"] for r in rows])
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
+        if key == "start_adv":
+            ax.axhline(0, color="grey", linestyle="--", linewidth=1, label="no advantage")
+            charts.legend(ax)
+        ax.set_xticks(x)
+        ax.set_xlabel("players")
+        ax.set_ylabel(label)
+
+    doc.chart("sweep_players.png", "The start player's advantage against the player count: its "
+              "win share minus a fair position's (1 − q)/n of its own table, pp, 95 % t "
+              "intervals over games (grey: no advantage).",
+              lambda ax: draw(ax, "start_adv", 100, "start-player advantage [pp]"),
+              size=(6.5, 4.0))
+    doc.chart("sweep_players_score.png", "Mean final score per seat against the player count "
+              "(95 % t intervals over games).",
+              lambda ax: draw(ax, "score", 1, "mean final score [points]"), size=(6.5, 4.0))
 
 
 def _notes(doc: Doc, same: list[str], study: dict) -> None:
@@ -267,11 +298,13 @@ OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player adv
                   "spread": "score spread [points]", "rounds": "rounds"}
 
 
-def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms: list[str],
-                      values: dict, params: list[str], correction: str) -> list[dict]:
-    """The sweep read from game-level outcomes (``balance.arm_table``, ``balance.arm_differences``):
-    one row per value and outcome, the change against the base corrected over the values in
-    each outcome."""
+def _game_level(games: Table | pd.DataFrame, seats: Table, arms: list[str],
+                correction: str) -> list[dict[str, Any]]:
+    """The sweep read from game-level outcomes (``balance.arm_table``,
+    ``balance.arm_differences``): one row per variant and outcome (``OUTCOME_LABELS``) with
+    its ``value``, ``lo``, ``hi`` and, but for the base, the change against the base (``diff``,
+    ``d_lo``, ``d_hi``, ``p_value``, ``p_adjusted``, ``significant_adjusted``) corrected over
+    the values in each outcome."""
     games = as_table(games)
     seat_ids = balance.seat_numbers(seats)
     base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
@@ -286,52 +319,61 @@ def _sweep_game_level(doc: Doc, games: Table | pd.DataFrame, seats: Table, arms:
     levels = pd.concat(levels, ignore_index=True).set_index("variant")
     diffs = balance.correct_by_metric(pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS),
                                       correction)
-    outcomes = [m for m in OUTCOME_LABELS if m in levels]
-    rows, recs = [], []
+    recs = []
     for var in levels.index:
-        for m in outcomes:
-            sc = 1 if m in ("score", "spread", "rounds") else 100
+        for m in (m for m in OUTCOME_LABELS if m in levels):
             lv = levels.loc[var]
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
-            row = {"variant": var, **{p: str(values.get(var, {}).get(p, "(base)"))
-                                      for p in params},
-                   "outcome": OUTCOME_LABELS[m],
-                   "value": (pct(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"])
-                             if m in ("no_winner", "death") else
-                             span(sc * lv[m], sc * lv[f"{m}_lo"], sc * lv[f"{m}_hi"], 1)
-                             if m == "start_adv" else num(lv[m], lv[f"{m}_lo"], lv[f"{m}_hi"]))}
             d = diffs[(diffs["variant"] == var) & (diffs["metric"] == m)]
             if len(d):
                 r = d.iloc[0].to_dict()
-                row["change vs base"] = signed(r, sc, "" if sc == 1 else " pp",
-                                               2 if sc == 1 else 1)
-                row["p adjusted"] = p_text(r["p_adjusted"])
                 rec.update({k: r[k] for k in ("diff", "p_value", "p_adjusted",
                                               "significant_adjusted")})
                 rec.update(d_lo=r["lo"], d_hi=r["hi"])
-            else:
-                row.update({"change vs base": "–", "p adjusted": "–"})
-            rows.append(row)
             recs.append(rec)
-    n_values = len([v for v in levels.index if v != BASE])
+    return recs
+
+
+def _write_game_level(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str]) -> None:
+    """The game-level table of ``write`` (``n["game_level"]``) and its chart. A change over
+    fewer than ``stats.MIN_GAMES`` games says so; its games are the variant's per-seat ``n`` of
+    the ``table`` rows (every seat plays every game, on the base's game seeds)."""
+    games = {r["variant"]: r["n"] for r in n["table"]}
+    rows = []
+    for r in n["game_level"]:
+        var, m = r["variant"], r["outcome"]
+        sc = 1 if m in ("score", "spread", "rounds") else 100
+        row = {"variant": var, **{p: str(values.get(var, {}).get(p, "(base)")) for p in params},
+               "outcome": OUTCOME_LABELS[m],
+               "value": (pct(r["value"], r["lo"], r["hi"]) if m in ("no_winner", "death") else
+                         span(sc * r["value"], sc * r["lo"], sc * r["hi"], 1)
+                         if m == "start_adv" else num(r["value"], r["lo"], r["hi"])),
+               "change vs base": "–", "p adjusted": "–"}
+        if "diff" in r:
+            d = {"n": games[var], "diff": r["diff"], "lo": r["d_lo"], "hi": r["d_hi"],
+                 "significant_adjusted": r["significant_adjusted"]}
+            row["change vs base"] = signed(d, sc, "" if sc == 1 else " pp", 2 if sc == 1 else 1)
+            row["p adjusted"] = p_text(r["p_adjusted"])
+        rows.append(row)
+    n_values = len({r["variant"] for r in n["game_level"]} - {BASE})
     doc.p("Game-level outcomes per value, all on the base's game seeds: mean final score of "
           "the game's seats, the start-player advantage (start player's win share − a fair "
           "position's (1 − q)/n, pp), the share of games nobody won, the death rate (when "
           "recorded), the score spread (best − worst) and the rounds per game; 95% intervals "
           "over games (t; Wilson for shares, the death rate at the effective number of games). "
           "Change against the base: paired per-game difference (variant − base, 95% t); `*` "
-          f"after {CORRECTION_NAME[correction]} correction over the {n_values} value"
+          f"after {CORRECTION_NAME[n['correction']]} correction over the {n_values} value"
           f"{'s' if n_values != 1 else ''} of each outcome.")
     doc.table(pd.DataFrame(rows))
-    curve = pd.DataFrame([r for r in recs if r["outcome"] == "score" and r["variant"] != BASE])
+    curve = pd.DataFrame([r for r in n["game_level"]
+                          if r["outcome"] == "score" and r["variant"] != BASE])
     if len(curve):
         doc.chart("sweep.png", f"Mean final score per game against {params[0]} (95% t "
                   "intervals; every seat's win rate is fixed by design, see the text).",
                   lambda ax: plot_sweep(ax, curve, values, params, "mean final score",
                                         "points per seat-game", 0, "score", "outcome"),
                   size=(7.5, 4.5))
-    return recs
 
 
 def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str,
