@@ -161,3 +161,40 @@ def test_target_ci_not_reached_at_cap(toy_file, tmp_path):
 def test_target_ci_bounds(toy_file, tmp_path):
     with pytest.raises(ScenarioError, match="^target_ci: "):
         api.simulate(toy_file, games=10, jobs=1, target_ci=0.7, out=tmp_path / "b")
+
+
+def test_numbers_table_and_holm_over_distinct_tests_known_answer():
+    """Two seats, every game has one winner, 8 games per value; `x=2` replays the base. Seat
+    rates are Wilson intervals (statsmodels), the change of seat 0 is the paired t test
+    (scipy); seat 1's change is its mirror, counted once. The identical value is named; its
+    two changes of no spread are tests with p = 1 (a share's change keeps an interval), so
+    Holm (statsmodels) runs over 4 tests, not 6."""
+    import numpy as np
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analyzer.report.sweep import numbers
+
+    winners = {"base": [0, 0, 0, 1, 0, 1, 0, 0], "x=1": [1, 0, 1, 1, 0, 0, 1, 1],
+               "x=2": [0, 0, 0, 1, 0, 1, 0, 0], "x=3": [0, 0, 1, 1, 0, 1, 1, 1]}
+    seats = pd.DataFrame([{"variant": v, "game_id": g, "seat": s, "policy": "p",
+                           "won": float(w[g] == s)}
+                          for v, w in winners.items() for g in range(8) for s in range(2)])
+    study = {"params": ["x"], "metric": "score", "correction": "holm",  # no score: win rate
+             "variants": [{"variant": v, "values": {"x": k}} for k, v in enumerate(winners)
+                          if v != "base"]}
+    n = numbers(study, seats)
+    assert (n["metric"], n["tests"], n["same_games"]) == ("won", 4, ["x=2"])
+    tab = pd.DataFrame(n["table"]).set_index(["variant", "seat"])
+    lo, hi = proportion_confint(6, 8, method="wilson")
+    assert tab.loc[("base", 0), ["value", "lo", "hi"]].tolist() == pytest.approx([0.75, lo, hi])
+    won0 = {v: np.array([float(w == 0) for w in ws]) for v, ws in winners.items()}
+    p = [ttest_rel(won0[v], won0["base"]).pvalue for v in ("x=1", "x=3")]
+    want = multipletests([*p, 1.0, 1.0], method="holm")[1]
+    for v, p_raw, p_adj in zip(("x=1", "x=3"), p, want):
+        assert tab.loc[(v, 0), "diff"] == pytest.approx((won0[v] - won0["base"]).mean())
+        assert tab.loc[(v, 0), "base_mean"] == 0.75
+        assert tab.loc[(v, 0), "p_value"] == pytest.approx(p_raw)
+        assert tab.loc[[(v, 0), (v, 1)], "p_adjusted"].tolist() == pytest.approx([p_adj] * 2)
+    assert tab.loc[("x=2", 0), "diff"] == 0 and not tab.loc[("x=2", 0), "significant_adjusted"]

@@ -38,7 +38,7 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
     the numbers for ``summary.json``."""
     study = run.get("study") or {}
     found = numbers(study, seats, games, run)
-    write(doc, found, study, players, players_mod.counts(games))
+    write(doc, found, study, players_mod.counts(games))
     return found
 
 
@@ -103,13 +103,12 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
     return out
 
 
-def write(doc: Doc, n: Mapping[str, Any], study: dict, players: int,
+def write(doc: Doc, n: Mapping[str, Any], study: dict,
           arm_counts: Mapping[str, int] | None = None) -> None:
     """The "Sweep" section of the numbers ``n`` (``numbers``) of ``study`` (its ``params``,
     ``variants``, ``metric`` and ``replayed``): the table of the metric per seat or player (by
     the ``table`` rows' column) with its chart, or the game-level outcomes; the values that
-    changed no decision; the player-count curve. ``players``: the 1/players line of a chart
-    with no fair share; ``arm_counts``: each arm's player count (``players.counts``; not in
+    changed no decision; the player-count curve. ``arm_counts``: each arm's player count (``players.counts``; not in
     ``summary.json``), to say which arms the table pairs with the base."""
     params = study["params"]
     values = {r["variant"]: r["values"] for r in study["variants"]}
@@ -123,7 +122,7 @@ def write(doc: Doc, n: Mapping[str, Any], study: dict, players: int,
         _write_game_level(doc, n, values, params)
         _notes(doc, n["same_games"], study)
     else:
-        _write_table(doc, n, values, params, players, study)
+        _write_table(doc, n, values, params, study)
     arm_counts = arm_counts or {}
     paired = players_mod.paired_arms(arm_counts)
     if len(paired) < len(arm_counts):
@@ -136,26 +135,22 @@ def write(doc: Doc, n: Mapping[str, Any], study: dict, players: int,
 
 
 def _write_table(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str],
-                 players: int, study: dict) -> None:
-    """The per-seat (or per-player) table of ``write``, its notes and chart. The chart's fair
-    share of each variant is its rows' pooled win share, Σ wins / Σ n: (1 − q)/n, as every
-    game of a variant seats the same players."""
+                 study: dict) -> None:
+    """The per-seat (or per-player) table of ``write``, its notes and chart."""
     tab, metric, same = pd.DataFrame(n["table"]), n["metric"], n["same_games"]
     by = "policy" if "policy" in tab else "seat"
-    what, unit = ("win rate", "share of games") if metric == "won" else (f"mean {metric}",
-                                                                         "per seat-game")
-    scale, dunit = (100, " pp") if metric == "won" else (1, "")
+    what, unit, scale, dunit = (("win rate", "share of games", 100, " pp") if metric == "won"
+                                else (f"mean {metric}", "per seat-game", 1, ""))
     rows = []
     for r in tab.to_dict("records"):
         vals = values.get(r["variant"], {})
         row = {"variant": r["variant"], **{p: str(vals.get(p, "(base)")) for p in params},
-               by: r[by],
-               what: (pct(r["value"], r["lo"], r["hi"]) if metric == "won"
-                      else num(r["value"], r["lo"], r["hi"]))}
+               by: r[by], what: (pct if metric == "won" else num)(r["value"], r["lo"], r["hi"]),
+               **dict.fromkeys(("base (same seats)", "change vs base", "p adjusted",
+                                "significant", "games vs base"), "–")}
         if r["variant"] != BASE:
-            base_value = r["base_mean"]
-            row["base (same seats)"] = (f"{100 * base_value:.1f} %" if metric == "won"
-                                        else f"{base_value:.2f}")
+            row["base (same seats)"] = (f"{100 * r['base_mean']:.1f} %" if metric == "won"
+                                        else f"{r['base_mean']:.2f}")
             row["change vs base"] = span(scale * r["diff"], scale * r["d_lo"],
                                           scale * r["d_hi"], 2, dunit)
             twin = r["mirror_of"]
@@ -164,9 +159,6 @@ def _write_table(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str]
             row["significant"] = "yes" if r["significant_adjusted"] else "no"
             row["games vs base"] = ("identical to the base's: this value changed no decision"
                             if r["variant"] in same else "differ from the base's")
-        else:
-            row.update({"base (same seats)": "–", "change vs base": "–", "p adjusted": "–",
-                        "significant": "–", "games vs base": "–"})
         rows.append(row)
     copies = int(tab["mirror_of"].notna().sum()) if len(tab) else 0
     doc.p(f"One variant per value{' combination' if len(params) > 1 else ''}, all on the base's "
@@ -188,11 +180,8 @@ def _write_table(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str]
     curve = tab[tab["variant"] != BASE].copy()
     if curve.empty:  # no value other than the base's at this player count: nothing to draw
         return
-    fair = ({v: g["wins"].sum() / g["n"].sum() for v, g in tab.groupby("variant")}
-            if metric == "won" else None)
     doc.chart("sweep.png", f"{what.capitalize()} per {by} against {params[0]} (95% intervals).",
-              lambda ax: plot_sweep(ax, curve, values, params, what, unit, players, metric, by,
-                                    fair),
+              lambda ax: plot_sweep(ax, curve, values, params, what, unit, metric, by),
               size=(7.5, 4.5))
 
 
@@ -372,7 +361,7 @@ def _write_game_level(doc: Doc, n: Mapping[str, Any], values: dict, params: list
         doc.chart("sweep.png", f"Mean final score per game against {params[0]} (95% t "
                   "intervals; every seat's win rate is fixed by design, see the text).",
                   lambda ax: plot_sweep(ax, curve, values, params, "mean final score",
-                                        "points per seat-game", 0, "score", "outcome"),
+                                        "points per seat-game", "score", "outcome"),
                   size=(7.5, 4.5))
 
 
@@ -393,14 +382,14 @@ def _paired_by(base: pd.DataFrame, variant: pd.DataFrame, name: str, metric: str
 
 
 def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str, unit: str,
-               players: int, metric: str, by: str = "seat",
-               fair: Mapping[str, float] | None = None) -> None:
+               metric: str, by: str = "seat") -> None:
     """One line per ``by`` group (and per combination of the other parameters) of
     ``tab["value"]`` against the first parameter, with interval error bars.
 
     For the win rate, a dashed line at the share a fair seat wins, ``(1 − q)/n`` per variant
-    (``fair``; ``q`` = its share of games nobody won, which the swept value may move), averaged
-    over the other parameters at each value; ``1/players`` when ``fair`` is not given."""
+    (``q`` = its share of games nobody won, which the swept value may move): the variant's
+    pooled win share Σ ``wins`` / Σ ``n`` of its rows (every game of a variant seats the same
+    players), averaged over the other parameters at each value."""
     first = params[0]
     xs_raw = [values[v][first] for v in tab["variant"]]
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_raw)
@@ -415,14 +404,11 @@ def plot_sweep(ax, tab: pd.DataFrame, values: dict, params: list[str], what: str
         lab = (f"seat {group}" if by == "seat" else str(group)) + (f" ({rest})" if rest else "")
         ax.errorbar(grp["x"], y, yerr=err, marker="o", capsize=3, label=lab)
     if metric == "won":
-        if fair:
-            line = (tab.drop_duplicates("variant").assign(f=lambda t: t["variant"].map(fair))
-                    .groupby("x")["f"].mean().sort_index())
-            ax.plot(line.index, line.to_numpy(float), color="grey", linestyle="--",
-                    linewidth=1, label="fair share (1 − q)/n")
-        else:
-            ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1,
-                       label="1 / players")
+        pooled = tab.groupby("variant")[["wins", "n"]].sum()
+        line = (tab.drop_duplicates("variant").assign(f=lambda t: t["variant"].map(
+            pooled["wins"] / pooled["n"])).groupby("x")["f"].mean().sort_index())
+        ax.plot(line.index, line.to_numpy(float), color="grey", linestyle="--", linewidth=1,
+                label="fair share (1 − q)/n")
     if not numeric:
         ax.set_xticks(range(len(order)), order)
     ax.set_xlabel(first)

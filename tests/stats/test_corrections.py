@@ -83,7 +83,7 @@ def test_sweep_table_shows_the_base_it_measures_from_and_corrects_distinct_tests
                                                             "values": {"seats[0].params.x": 1}}],
              "metric": "won", "correction": "holm"}
     out = sweep.numbers(study, seats, run={"seat_rotation": True})
-    sweep.write(doc, out, study, 4)
+    sweep.write(doc, out, study)
     assert out["tests"] == 1
     table = next(b[1] for b in doc.blocks if b[0] == "table")
     assert "base (same seats)" in table.columns

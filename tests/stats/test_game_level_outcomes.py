@@ -83,7 +83,7 @@ def test_sweep_of_an_all_seat_parameter_reads_game_level_outcomes(tmp_path):
              "metric": "won", "correction": "holm"}
     doc = Doc(tmp_path)
     out = sweep.numbers(study, seats, games, {"seat_rotation": True})
-    sweep.write(doc, out, study, 4)
+    sweep.write(doc, out, study)
     assert out["table"]  # the per-seat numbers stay in summary.json
     rows = pd.DataFrame(out["game_level"])
     adv = rows[(rows["variant"] == "x=1") & (rows["outcome"] == "start_adv")].iloc[0]
