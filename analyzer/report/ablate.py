@@ -55,13 +55,13 @@ def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> p
     return out
 
 
-def _value(pair: pd.DataFrame | None, suffix: str) -> dict[str, float]:
+def _value(pair: pd.DataFrame, suffix: str) -> dict[str, float]:
     """The item's value to its users over the games of ``pair`` (``item_users``' rows), with
     − without, paired game by game: win rate (``value``, ``lo``, ``hi``, ``p_value``) and score
     (``score_*``), each key ending in ``suffix``; ``nan`` with fewer than 2 games."""
     keys = ("won_with", "won_without", "value", "lo", "hi", "p_value", "score_value",
             "score_lo", "score_hi")
-    if pair is None or len(pair) < 2:
+    if len(pair) < 2:
         return {k + suffix: math.nan for k in keys}
     dw = stats.paired_difference(pair["won_v"], pair["won_b"], bounds=stats.SHARE_DIFFERENCE)
     ds = stats.paired_difference(pair["score_v"], pair["score_b"])
@@ -71,14 +71,12 @@ def _value(pair: pd.DataFrame | None, suffix: str) -> dict[str, float]:
 
 
 def numbers(study: dict, seats: Table | pd.DataFrame) -> dict[str, Any]:
-    """The leave-one-out numbers of ``study`` (its ``items`` and ``correction``): ``correction``
-    and ``table``, one row per item whose variant was played, ranked by the value to the single
-    heaviest user (``value_single``, then ``value``; see ``_value``), each value column
-    corrected over the items as its own family (``p_adjusted_single``, ``p_adjusted``), with
-    ``score_all`` (every seat's mean score, with − without, points), ``games_used``,
-    ``games_single``, ``tied_share`` and up to 3 ``examples``. Holds the base's rows and one
-    item's variant at a time.
-    """
+    """The leave-one-out numbers of ``study`` (``items``, ``correction``): ``correction`` and
+    ``table``, a row per played item ranked by its value to the single heaviest user
+    (``value_single``, then ``value``: ``_value``), each value column corrected over the items
+    (``p_adjusted_single``, ``p_adjusted``); ``score_all`` (every seat's mean score, with −
+    without, points), ``games_used``, ``games_single``, ``tied_share``, up to 3 ``examples``.
+    Holds the base's rows and one item's variant at a time."""
     seats = as_table(seats)
     correction = study.get("correction", "holm")
     base = seats.read(("variant", "game_id", "score"), [BASE])
@@ -91,23 +89,18 @@ def numbers(study: dict, seats: Table | pd.DataFrame) -> dict[str, Any]:
         usage = [c for c in it.get("usage", []) if c in seats]
         all_score = stats.pair_differences(
             base, seats.read(("variant", "game_id", "score"), [var]), var, "score", ())
+        pair = item_users(seats, usage, var)  # no games without a usage column
+        single = pair[pair["users"] == 1]
         rec = {"item": it["item"], "replaced_by": it.get("replaced_by") or "(removed)",
                # with − without, like the value (variant_differences gives variant − base)
                "variant": var, "score_all": -float(all_score["diff"].iloc[0]),
-               "games_used": 0, **_value(None, ""), "games_single": 0, "tied_share": math.nan,
-               **_value(None, "_single")}
-        if usage:
-            pair = item_users(seats, usage, var)
-            single = pair[pair["users"] == 1]
-            rec.update(games_used=len(pair), games_single=len(single), **_value(pair, ""),
-                       **_value(single, "_single"))
-            if len(pair):
-                rec["tied_share"] = float((pair["users"] > 1).mean())
-            if len(pair) >= 2:
-                # games that show the value's sign: the user did better with (or without) it
-                moved = (pair["won_b"] > pair["won_v"] if rec["value"] >= 0
-                         else pair["won_b"] < pair["won_v"])
-                rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
+               "games_used": len(pair), **_value(pair, ""), "games_single": len(single),
+               "tied_share": float((pair["users"] > 1).mean()), **_value(single, "_single")}
+        if len(pair) >= 2:
+            # games that show the value's sign: the user did better with (or without) it
+            moved = (pair["won_b"] > pair["won_v"] if rec["value"] >= 0
+                     else pair["won_b"] < pair["won_v"])
+            rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
         recs.append(rec)
     table = stats.correct(pd.DataFrame(recs), correction, p_column="p_value_single").rename(
         columns={"p_adjusted": "p_adjusted_single",
@@ -120,10 +113,9 @@ def numbers(study: dict, seats: Table | pd.DataFrame) -> dict[str, Any]:
 
 
 def write(doc: Doc, n: dict[str, Any], study: dict, kind: str, n_games: int) -> None:
-    """The "Value of each <kind>" section of the numbers ``n`` (``numbers``): the ranked table,
-    how to read it, and the chart. ``kind``: what an item is in the game's words
-    (``GameSpec.item_kind``); ``study``: the seats played and the scenario's variants left out;
-    ``n_games``: the base's games (not in ``summary.json``)."""
+    """The "Value of each <kind>" section of the numbers ``n`` (``numbers``). ``kind``: an item
+    in the game's words (``GameSpec.item_kind``); ``study``: its ``seats``, ``dropped_variants``
+    and ``items``; ``n_games``: the base's games (not in ``summary.json``)."""
     table = pd.DataFrame(n["table"])
     doc.h(f"Value of each {kind} (leave-one-out)")
     seats_used = study.get("seats")
@@ -149,7 +141,8 @@ def write(doc: Doc, n: dict[str, Any], study: dict, kind: str, n_games: int) -> 
              "value, all games (ties split) [pp]": span(100 * r["value"], 100 * r["lo"],
                                                          100 * r["hi"], 1)
              + (" *" if r["significant_adjusted"] else ""),
-             "p adjusted (single; all)": f"{p_text(r['p_adjusted_single'])}; {p_text(r['p_adjusted'])}",
+             "p adjusted (single; all)":
+                 f"{p_text(r['p_adjusted_single'])}; {p_text(r['p_adjusted'])}",
              "significant": "yes" if r["significant_adjusted_single"] else "no",
              "all-seat score value [points]": f"{r['score_all']:+.2f}"}
             for i, r in enumerate(table.to_dict("records"))]
@@ -168,9 +161,9 @@ def write(doc: Doc, n: dict[str, Any], study: dict, kind: str, n_games: int) -> 
           f"heaviest user are also a selection of games). `*` and `significant`: after "
           f"{CORRECTION_NAME[n['correction']]} correction over the {kind}s, each value column "
           f"its own family ({stats.family_size(table, p_column='p_value_single')} and "
-          f"{stats.family_size(table)} tests). Every value column is **with − without** (positive = the game "
-          f"goes better with the {kind}); the last is the mean final score over all seats, "
-          f"with − without.")
+          f"{stats.family_size(table)} tests). Every value column is **with − without** "
+          f"(positive = the game goes better with the {kind}); the last is the mean final score "
+          "over all seats, with − without.")
     if not any(it.get("usage") for it in study["items"]):
         doc.p(f"The records of this game have no per-seat usage column for its {kind}s, so no "
               "user can be picked; only the all-seat score change is shown.")

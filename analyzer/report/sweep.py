@@ -1,7 +1,6 @@
 """The report section of ``analyzer sweep``: the metric against the swept value(s), per seat or
 per player, with the paired change against the base (corrected over the distinct tests), the
 values that changed no decision and, when every seat is exchangeable, the game-level outcomes.
-``numbers`` computes what ``summary.json`` holds, ``write`` phrases it.
 """
 
 from __future__ import annotations
@@ -44,21 +43,16 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
 
 def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFrame | None = None,
             run: dict | None = None) -> dict[str, Any]:
-    """The sweep's numbers over the arms of the base's player count (the arms of other counts
-    are compared unpaired in ``analyzer.report.players``).
-
-    ``metric`` (the study's, or ``won`` when the seat records lack it), ``correction``,
-    ``tests`` (the distinct tests corrected over), ``value_unit``, ``same_games`` (the values
-    whose records equal the base's: ``same_games``, with ``games`` the game records too) and
-    ``table``: per variant and seat (per player when an arm mixes policies) the metric's value
-    with its 95 % interval (``n``, ``wins``, ``value``, ``lo``, ``hi``) and the paired change
-    against the base (``base_mean``, ``diff``, ``d_lo``, ``d_hi``, ``p_value``, ``p_adjusted``,
-    ``significant_adjusted``, ``mirror_of``). With ``games``, ``game_level``
-    (``_game_level``) when the metric is the win rate and every arm's seats are exchangeable
-    (one policy at every seat and a moving start player: ``design.SeatDesign``; a seat's win
-    rate cannot move then), and ``players_curve`` (``_player_curve``) for a sweep of the
-    player count. Holds the base's rows and one variant's at a time (``SWEEP_SEATS`` and the
-    metric).
+    """The sweep's numbers over the arms of the base's player count (other counts: the section
+    on player counts). ``metric`` (``won`` when the seat records lack the study's), ``tests``
+    (the distinct tests corrected over), ``same_games`` (``same_games``; with ``games`` the
+    game records too) and ``table``: per variant and seat (player, when an arm mixes policies)
+    the metric with its 95 % interval and the paired change against the base (``base_mean``,
+    ``diff``, ``d_lo``, ``d_hi``, ``p_adjusted``, ``mirror_of``...). With ``games``:
+    ``game_level`` (``_game_level``) when the metric is the win rate and every arm's seats are
+    exchangeable (``design.SeatDesign``: a seat's win rate cannot move), ``players_curve``
+    (``_player_curve``) for a sweep of the player count. Holds the base's rows and one
+    variant's at a time (``SWEEP_SEATS`` and the metric).
     """
     seats = as_table(seats)
     arm_counts = players_mod.counts(games) if games is not None else {}
@@ -106,10 +100,8 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
 def write(doc: Doc, n: Mapping[str, Any], study: dict,
           arm_counts: Mapping[str, int] | None = None) -> None:
     """The "Sweep" section of the numbers ``n`` (``numbers``) of ``study`` (its ``params``,
-    ``variants``, ``metric`` and ``replayed``): the table of the metric per seat or player (by
-    the ``table`` rows' column) with its chart, or the game-level outcomes; the values that
-    changed no decision; the player-count curve. ``arm_counts``: each arm's player count (``players.counts``; not in
-    ``summary.json``), to say which arms the table pairs with the base."""
+    ``variants``, ``metric``, ``replayed``): tables, sentences and charts. ``arm_counts``: each
+    arm's player count (``players.counts``; not in ``summary.json``) for the table's arms."""
     params = study["params"]
     values = {r["variant"]: r["values"] for r in study["variants"]}
     doc.h(f"Sweep: {', '.join(params)}")
@@ -254,8 +246,6 @@ def _notes(doc: Doc, same: list[str], study: dict) -> None:
 
 
 SAME_SKIP = ("variant", "policy")  # the arm's name and a swept player's name (``greedy*``)
-
-
 SAME_COLUMNS = 16  # columns compared at a time
 
 
@@ -289,11 +279,9 @@ OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player adv
 
 def _game_level(games: Table | pd.DataFrame, seats: Table, arms: list[str],
                 correction: str) -> list[dict[str, Any]]:
-    """The sweep read from game-level outcomes (``balance.arm_table``,
-    ``balance.arm_differences``): one row per variant and outcome (``OUTCOME_LABELS``) with
-    its ``value``, ``lo``, ``hi`` and, but for the base, the change against the base (``diff``,
-    ``d_lo``, ``d_hi``, ``p_value``, ``p_adjusted``, ``significant_adjusted``) corrected over
-    the values in each outcome."""
+    """Game-level outcomes (``balance.arm_table``): per variant and outcome (``OUTCOME_LABELS``)
+    ``value``, ``lo``, ``hi`` and, but for the base, the change against it (``diff``, ``d_lo``,
+    ``d_hi``, ``p_value``, ``p_adjusted``...) corrected over the values of each outcome."""
     games = as_table(games)
     seat_ids = balance.seat_numbers(seats)
     base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
@@ -306,28 +294,24 @@ def _game_level(games: Table | pd.DataFrame, seats: Table, arms: list[str],
                                               pg.set_index("game_id"), var)
         del pg
     levels = pd.concat(levels, ignore_index=True).set_index("variant")
-    diffs = balance.correct_by_metric(pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS),
-                                      correction)
+    diffs = {(r["variant"], r["metric"]): r for r in balance.correct_by_metric(
+        pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS), correction).to_dict("records")}
     recs = []
     for var in levels.index:
         for m in (m for m in OUTCOME_LABELS if m in levels):
-            lv = levels.loc[var]
+            lv, r = levels.loc[var], diffs.get((var, m))
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
-            d = diffs[(diffs["variant"] == var) & (diffs["metric"] == m)]
-            if len(d):
-                r = d.iloc[0].to_dict()
+            if r is not None:
                 rec.update({k: r[k] for k in ("diff", "p_value", "p_adjusted",
-                                              "significant_adjusted")})
-                rec.update(d_lo=r["lo"], d_hi=r["hi"])
+                                              "significant_adjusted")}, d_lo=r["lo"], d_hi=r["hi"])
             recs.append(rec)
     return recs
 
 
 def _write_game_level(doc: Doc, n: Mapping[str, Any], values: dict, params: list[str]) -> None:
-    """The game-level table of ``write`` (``n["game_level"]``) and its chart. A change over
-    fewer than ``stats.MIN_GAMES`` games says so; its games are the variant's per-seat ``n`` of
-    the ``table`` rows (every seat plays every game, on the base's game seeds)."""
+    """The game-level table of ``write`` and its chart; a change's games (``signed``) are its
+    variant's per-seat ``n`` in ``table`` (every seat plays every game, on the base's seeds)."""
     games = {r["variant"]: r["n"] for r in n["table"]}
     rows = []
     for r in n["game_level"]:
