@@ -198,3 +198,43 @@ def test_numbers_table_and_holm_over_distinct_tests_known_answer():
         assert tab.loc[(v, 0), "p_value"] == pytest.approx(p_raw)
         assert tab.loc[[(v, 0), (v, 1)], "p_adjusted"].tolist() == pytest.approx([p_adj] * 2)
     assert tab.loc[("x=2", 0), "diff"] == 0 and not tab.loc[("x=2", 0), "significant_adjusted"]
+
+
+def test_numbers_players_curve_known_answer():
+    """A sweep of the player count: the table pairs only the base's count (4) and the curve
+    has one point per count, sorted, with the mean final score per game and the start
+    player's advantage (its win share − the game's total / seats) with t intervals (scipy)."""
+    import numpy as np
+    from scipy import stats as sps
+
+    from analyzer.report.sweep import numbers
+
+    rng = np.random.default_rng(3)
+    games, seats = [], []
+    for var, k in (("players=5", 5), ("base", 4), ("players=3", 3)):
+        for g in range(30):
+            winner, start = rng.integers(k), rng.integers(k)
+            games.append({"variant": var, "game_id": g, "n_players": k, "rounds": 5})
+            seats += [{"variant": var, "game_id": g, "seat": s, "policy": "p",
+                       "won": float(s == winner), "score": float(rng.integers(10)),
+                       "died": 0, "start_position": (s - start) % k} for s in range(k)]
+    games, seats = pd.DataFrame(games), pd.DataFrame(seats)
+    study = {"params": ["players"], "metric": "won", "correction": "holm",
+             "variants": [{"variant": v, "values": {"players": k}}
+                          for v, k in (("players=5", 5), ("players=3", 3))]}
+    n = numbers(study, seats, games, {"seat_rotation": True})
+    assert {r["variant"] for r in n["table"]} == {"base"}
+    assert [(r["variant"], r["players"]) for r in n["players_curve"]] == [
+        ("players=3", 3), ("base", 4), ("players=5", 5)]
+
+    def t_interval(x):
+        return x.mean(), *sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+
+    for r in n["players_curve"]:
+        s = seats[seats["variant"] == r["variant"]]
+        score = s.groupby("game_id")["score"].mean().to_numpy()
+        adv = (s[s["start_position"] == 0].set_index("game_id")["won"]
+               - s.groupby("game_id")["won"].sum() / r["players"]).to_numpy()
+        assert [r["score"], r["score_lo"], r["score_hi"]] == pytest.approx(t_interval(score))
+        assert [r["start_adv"], r["start_adv_lo"], r["start_adv_hi"]] == pytest.approx(
+            t_interval(adv))
