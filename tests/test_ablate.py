@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -160,3 +161,36 @@ def test_ablate_all_seat_score_is_with_minus_without(tmp_path):
         base = seats[seats["variant"] == "base"]["score"].mean()
         without = seats[seats["variant"] == rec["variant"]]["score"].mean()
         assert rec["score_all"] == pytest.approx(base - without)
+
+
+def test_numbers_rank_items_by_their_paired_value_with_holm_over_items():
+    """Known answer: 10 three-seat games. Seat 0 alone uses x in every game, seat 1 alone uses
+    y. The user's win with − without per game is the t-test sample (scipy), the items rank by
+    its mean and Holm runs over the two items (statsmodels); score_all is every seat's mean
+    score with − without."""
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+
+    from analyzer.report.ablate import numbers
+
+    winners = {"base": [0, 0, 0, 1, 0, 1, 0, 2, 0, 1], "without-x": [1, 0, 2, 1, 1, 1, 2, 2, 1, 1],
+               "without-y": [0, 0, 0, 0, 0, 1, 0, 2, 0, 0]}
+    rows = [{"variant": var, "game_id": g, "seat": s, "won": float(s == w[g]),
+             "score": float(s == w[g]) + s, "use_x": int(s == 0), "use_y": int(s == 1)}
+            for var, w in winners.items() for g in range(10) for s in range(3)]
+    study = {"items": [{"item": "y", "variant": "without-y", "usage": ["use_y"]},
+                       {"item": "x", "variant": "without-x", "usage": ["use_x"]}],
+             "correction": "holm"}
+    n = numbers(study, pd.DataFrame(rows))
+    assert n["correction"] == "holm" and [r["item"] for r in n["table"]] == ["x", "y"]
+    p = []
+    for row, seat in zip(n["table"], (0, 1)):
+        with_, without = (np.array([float(w == seat) for w in winners[v]])
+                          for v in ("base", row["variant"]))
+        assert row["value_single"] == pytest.approx((with_ - without).mean())
+        assert row["games_used"] == row["games_single"] == 10 and row["tied_share"] == 0.0
+        assert row["p_value_single"] == pytest.approx(ttest_rel(with_, without).pvalue)
+        assert row["score_all"] == pytest.approx(0.0)  # one winner per game either way
+        p.append(row["p_value_single"])
+    want = multipletests(p, method="holm")[1]
+    assert [r["p_adjusted_single"] for r in n["table"]] == pytest.approx(want)

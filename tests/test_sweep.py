@@ -161,3 +161,80 @@ def test_target_ci_not_reached_at_cap(toy_file, tmp_path):
 def test_target_ci_bounds(toy_file, tmp_path):
     with pytest.raises(ScenarioError, match="^target_ci: "):
         api.simulate(toy_file, games=10, jobs=1, target_ci=0.7, out=tmp_path / "b")
+
+
+def test_numbers_table_and_holm_over_distinct_tests_known_answer():
+    """Two seats, every game has one winner, 8 games per value; `x=2` replays the base. Seat
+    rates are Wilson intervals (statsmodels), the change of seat 0 is the paired t test
+    (scipy); seat 1's change is its mirror, counted once. The identical value is named; its
+    two changes of no spread are tests with p = 1 (a share's change keeps an interval), so
+    Holm (statsmodels) runs over 4 tests, not 6."""
+    import numpy as np
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analyzer.report.sweep import numbers
+
+    winners = {"base": [0, 0, 0, 1, 0, 1, 0, 0], "x=1": [1, 0, 1, 1, 0, 0, 1, 1],
+               "x=2": [0, 0, 0, 1, 0, 1, 0, 0], "x=3": [0, 0, 1, 1, 0, 1, 1, 1]}
+    seats = pd.DataFrame([{"variant": v, "game_id": g, "seat": s, "policy": "p",
+                           "won": float(w[g] == s)}
+                          for v, w in winners.items() for g in range(8) for s in range(2)])
+    study = {"params": ["x"], "metric": "score", "correction": "holm",  # no score: win rate
+             "variants": [{"variant": v, "values": {"x": k}} for k, v in enumerate(winners)
+                          if v != "base"]}
+    n = numbers(study, seats)
+    assert (n["metric"], n["tests"], n["same_games"]) == ("won", 4, ["x=2"])
+    tab = pd.DataFrame(n["table"]).set_index(["variant", "seat"])
+    lo, hi = proportion_confint(6, 8, method="wilson")
+    assert tab.loc[("base", 0), ["value", "lo", "hi"]].tolist() == pytest.approx([0.75, lo, hi])
+    won0 = {v: np.array([float(w == 0) for w in ws]) for v, ws in winners.items()}
+    p = [ttest_rel(won0[v], won0["base"]).pvalue for v in ("x=1", "x=3")]
+    want = multipletests([*p, 1.0, 1.0], method="holm")[1]
+    for v, p_raw, p_adj in zip(("x=1", "x=3"), p, want):
+        assert tab.loc[(v, 0), "diff"] == pytest.approx((won0[v] - won0["base"]).mean())
+        assert tab.loc[(v, 0), "base_mean"] == 0.75
+        assert tab.loc[(v, 0), "p_value"] == pytest.approx(p_raw)
+        assert tab.loc[[(v, 0), (v, 1)], "p_adjusted"].tolist() == pytest.approx([p_adj] * 2)
+    assert tab.loc[("x=2", 0), "diff"] == 0 and not tab.loc[("x=2", 0), "significant_adjusted"]
+
+
+def test_numbers_players_curve_known_answer():
+    """A sweep of the player count: the table pairs only the base's count (4) and the curve
+    has one point per count, sorted, with the mean final score per game and the start
+    player's advantage (its win share − the game's total / seats) with t intervals (scipy)."""
+    import numpy as np
+    from scipy import stats as sps
+
+    from analyzer.report.sweep import numbers
+
+    rng = np.random.default_rng(3)
+    games, seats = [], []
+    for var, k in (("players=5", 5), ("base", 4), ("players=3", 3)):
+        for g in range(30):
+            winner, start = rng.integers(k), rng.integers(k)
+            games.append({"variant": var, "game_id": g, "n_players": k, "rounds": 5})
+            seats += [{"variant": var, "game_id": g, "seat": s, "policy": "p",
+                       "won": float(s == winner), "score": float(rng.integers(10)),
+                       "died": 0, "start_position": (s - start) % k} for s in range(k)]
+    games, seats = pd.DataFrame(games), pd.DataFrame(seats)
+    study = {"params": ["players"], "metric": "won", "correction": "holm",
+             "variants": [{"variant": v, "values": {"players": k}}
+                          for v, k in (("players=5", 5), ("players=3", 3))]}
+    n = numbers(study, seats, games, {"seat_rotation": True})
+    assert {r["variant"] for r in n["table"]} == {"base"}
+    assert [(r["variant"], r["players"]) for r in n["players_curve"]] == [
+        ("players=3", 3), ("base", 4), ("players=5", 5)]
+
+    def t_interval(x):
+        return x.mean(), *sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+
+    for r in n["players_curve"]:
+        s = seats[seats["variant"] == r["variant"]]
+        score = s.groupby("game_id")["score"].mean().to_numpy()
+        adv = (s[s["start_position"] == 0].set_index("game_id")["won"]
+               - s.groupby("game_id")["won"].sum() / r["players"]).to_numpy()
+        assert [r["score"], r["score_lo"], r["score_hi"]] == pytest.approx(t_interval(score))
+        assert [r["start_adv"], r["start_adv_lo"], r["start_adv_hi"]] == pytest.approx(
+            t_interval(adv))

@@ -18,8 +18,13 @@ from analyzer.report.records import Table, as_table, glob_escape
 
 def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
             item_kind: str = "item") -> dict[str, Any]:
-    """The study section of an ablation (``analyzer.studies``): ``ablate_section``."""
-    return ablate_section(doc, run.get("study") or {}, seats, item_kind)
+    """The study section of an ablation (``analyzer.studies``): ``write`` of ``numbers``;
+    returns the numbers for ``summary.json``."""
+    study, seats = run.get("study") or {}, as_table(seats)
+    found = numbers(study, seats)
+    n_seats = max(seats.read(("seat",))["seat"].nunique(), 1)
+    write(doc, found, study, item_kind, len(seats.read(("game_id",), [BASE])) // n_seats)
+    return found
 
 
 def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> pd.DataFrame:
@@ -50,13 +55,13 @@ def item_users(seats: Table | pd.DataFrame, usage: list[str], variant: str) -> p
     return out
 
 
-def _value(pair: pd.DataFrame | None, suffix: str) -> dict[str, float]:
+def _value(pair: pd.DataFrame, suffix: str) -> dict[str, float]:
     """The item's value to its users over the games of ``pair`` (``item_users``' rows), with
     − without, paired game by game: win rate (``value``, ``lo``, ``hi``, ``p_value``) and score
     (``score_*``), each key ending in ``suffix``; ``nan`` with fewer than 2 games."""
     keys = ("won_with", "won_without", "value", "lo", "hi", "p_value", "score_value",
             "score_lo", "score_hi")
-    if pair is None or len(pair) < 2:
+    if len(pair) < 2:
         return {k + suffix: math.nan for k in keys}
     dw = stats.paired_difference(pair["won_v"], pair["won_b"], bounds=stats.SHARE_DIFFERENCE)
     ds = stats.paired_difference(pair["score_v"], pair["score_b"])
@@ -65,26 +70,16 @@ def _value(pair: pd.DataFrame | None, suffix: str) -> dict[str, float]:
     return {k + suffix: v for k, v in zip(keys, values)}
 
 
-def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
-                   kind: str = "item") -> dict[str, Any]:
-    """Ranked leave-one-out table: each item's value to the seat that used it most.
-
-    ``kind``: what an item is in the game's words (``GameSpec.item_kind``). Holds the base's rows and
-    one item's variant at a time.
-    """
+def numbers(study: dict, seats: Table | pd.DataFrame) -> dict[str, Any]:
+    """The leave-one-out numbers of ``study`` (``items``, ``correction``): ``correction`` and
+    ``table``, a row per played item ranked by its value to the single heaviest user
+    (``value_single``, then ``value``: ``_value``), each value column corrected over the items
+    (``p_adjusted_single``, ``p_adjusted``); ``score_all`` (every seat's mean score, with −
+    without, points), ``games_used``, ``games_single``, ``tied_share``, up to 3 ``examples``.
+    Holds the base's rows and one item's variant at a time."""
     seats = as_table(seats)
     correction = study.get("correction", "holm")
-    doc.h(f"Value of each {kind} (leave-one-out)")
-    seats_used = study.get("seats")
-    if seats_used is not None:
-        dropped = study.get("dropped_variants") or []
-        doc.p(f"Seats (the base arm's, every variant): {', '.join(seats_used)}."
-              + (f" The scenario's own variants ({', '.join(f'`{d}`' for d in dropped)}) are "
-                 "**not used** by ablate: only the base arm is ablated, so sections below that "
-                 "compare variants see the base and its leave-one-out variants only."
-                 if dropped else ""))
     base = seats.read(("variant", "game_id", "score"), [BASE])
-    n_games = int(len(base) / max(seats.read(("seat",))["seat"].nunique(), 1))
     arms = set(seats.variants())
     recs = []
     for it in study["items"]:
@@ -94,23 +89,18 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
         usage = [c for c in it.get("usage", []) if c in seats]
         all_score = stats.pair_differences(
             base, seats.read(("variant", "game_id", "score"), [var]), var, "score", ())
+        pair = item_users(seats, usage, var)  # no games without a usage column
+        single = pair[pair["users"] == 1]
         rec = {"item": it["item"], "replaced_by": it.get("replaced_by") or "(removed)",
                # with − without, like the value (variant_differences gives variant − base)
                "variant": var, "score_all": -float(all_score["diff"].iloc[0]),
-               "games_used": 0, **_value(None, ""), "games_single": 0, "tied_share": math.nan,
-               **_value(None, "_single")}
-        if usage:
-            pair = item_users(seats, usage, var)
-            single = pair[pair["users"] == 1]
-            rec.update(games_used=len(pair), games_single=len(single), **_value(pair, ""),
-                       **_value(single, "_single"))
-            if len(pair):
-                rec["tied_share"] = float((pair["users"] > 1).mean())
-            if len(pair) >= 2:
-                # games that show the value's sign: the user did better with (or without) it
-                moved = (pair["won_b"] > pair["won_v"] if rec["value"] >= 0
-                         else pair["won_b"] < pair["won_v"])
-                rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
+               "games_used": len(pair), **_value(pair, ""), "games_single": len(single),
+               "tied_share": float((pair["users"] > 1).mean()), **_value(single, "_single")}
+        if len(pair) >= 2:
+            # games that show the value's sign: the user did better with (or without) it
+            moved = (pair["won_b"] > pair["won_v"] if rec["value"] >= 0
+                     else pair["won_b"] < pair["won_v"])
+            rec["examples"] = [int(g) for g in pair.loc[moved, "game_id"].head(3)]
         recs.append(rec)
     table = stats.correct(pd.DataFrame(recs), correction, p_column="p_value_single").rename(
         columns={"p_adjusted": "p_adjusted_single",
@@ -119,8 +109,23 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
     # the undiluted value (games with one heaviest user) ranks; the split-credit one follows
     table = table.sort_values(["value_single", "value"], ascending=False, na_position="last",
                               kind="stable")
-    n_single = stats.family_size(table, p_column="p_value_single")
-    n_split = stats.family_size(table)
+    return {"correction": correction, "table": rows_of(table)}
+
+
+def write(doc: Doc, n: dict[str, Any], study: dict, kind: str, n_games: int) -> None:
+    """The "Value of each <kind>" section of the numbers ``n`` (``numbers``). ``kind``: an item
+    in the game's words (``GameSpec.item_kind``); ``study``: its ``seats``, ``dropped_variants``
+    and ``items``; ``n_games``: the base's games (not in ``summary.json``)."""
+    table = pd.DataFrame(n["table"])
+    doc.h(f"Value of each {kind} (leave-one-out)")
+    seats_used = study.get("seats")
+    if seats_used is not None:
+        dropped = study.get("dropped_variants") or []
+        doc.p(f"Seats (the base arm's, every variant): {', '.join(seats_used)}."
+              + (f" The scenario's own variants ({', '.join(f'`{d}`' for d in dropped)}) are "
+                 "**not used** by ablate: only the base arm is ablated, so sections below that "
+                 "compare variants see the base and its leave-one-out variants only."
+                 if dropped else ""))
     rows = [{"rank": i + 1, kind: r["item"], "replaced by": r["replaced_by"],
              "games used": f"{r['games_used']} of {n_games}",
              "tied games": pct(r["tied_share"], None, None),
@@ -136,11 +141,11 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
              "value, all games (ties split) [pp]": span(100 * r["value"], 100 * r["lo"],
                                                          100 * r["hi"], 1)
              + (" *" if r["significant_adjusted"] else ""),
-             "p adjusted (single; all)": f"{p_text(r['p_adjusted_single'])}; {p_text(r['p_adjusted'])}",
+             "p adjusted (single; all)":
+                 f"{p_text(r['p_adjusted_single'])}; {p_text(r['p_adjusted'])}",
              "significant": "yes" if r["significant_adjusted_single"] else "no",
              "all-seat score value [points]": f"{r['score_all']:+.2f}"}
             for i, r in enumerate(table.to_dict("records"))]
-    fam = CORRECTION_NAME[correction]
     doc.p(f"Each {kind} in play is taken out (as the game's rules replace it; column "
           f"“replaced by”) in a variant that replays the base's games on the same seeds. "
           f"In every base game the seat that used the {kind} most (largest usage count) is "
@@ -153,11 +158,12 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
           f"and shows the value over all games with ties split beside it. The seat is picked "
           f"from the base game, so the value is conditional on being the heaviest user there (a "
           f"selection effect: a seat that drew well used the {kind} more; games with a single "
-          f"heaviest user are also a selection of games). `*` and `significant`: after {fam} "
-          f"correction over the {kind}s, each value column its own family ({n_single} and "
-          f"{n_split} tests). Every value column is **with − without** (positive = the game "
-          f"goes better with the {kind}); the last is the mean final score over all seats, "
-          f"with − without.")
+          f"heaviest user are also a selection of games). `*` and `significant`: after "
+          f"{CORRECTION_NAME[n['correction']]} correction over the {kind}s, each value column "
+          f"its own family ({stats.family_size(table, p_column='p_value_single')} and "
+          f"{stats.family_size(table)} tests). Every value column is **with − without** "
+          f"(positive = the game goes better with the {kind}); the last is the mean final score "
+          "over all seats, with − without.")
     if not any(it.get("usage") for it in study["items"]):
         doc.p(f"The records of this game have no per-seat usage column for its {kind}s, so no "
               "user can be picked; only the all-seat score change is shown.")
@@ -169,7 +175,6 @@ def ablate_section(doc: Doc, study: dict, seats: Table | pd.DataFrame,
                                   "several seats tie as heaviest user left out).",
                   lambda ax: plot_ablation(ax, shown, kind), size=(7.5, 0.6 + 0.45 * len(shown)
                                                                   if len(shown) > 6 else 4.0))
-    return {"correction": correction, "table": rows_of(table)}
 
 
 def plot_ablation(ax, table: pd.DataFrame, kind: str) -> None:

@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 
 from analyzer import stats
-from analyzer.report import sections
+from analyzer.report import sections, sweep
 from analyzer.report.document import Doc
-from analyzer.report.sweep import sweep_section
 
 
 def _swept_seat(n_games: int, shift: float, rng: np.random.Generator, variant: str):
@@ -83,7 +82,8 @@ def test_sweep_table_shows_the_base_it_measures_from_and_corrects_distinct_tests
     study = {"params": ["seats[0].params.x"], "variants": [{"variant": "x=1",
                                                             "values": {"seats[0].params.x": 1}}],
              "metric": "won", "correction": "holm"}
-    out = sweep_section(doc, study, seats, 4, run={"seat_rotation": True})
+    out = sweep.numbers(study, seats, run={"seat_rotation": True})
+    sweep.write(doc, out, study)
     assert out["tests"] == 1
     table = next(b[1] for b in doc.blocks if b[0] == "table")
     assert "base (same seats)" in table.columns

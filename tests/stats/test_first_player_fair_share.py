@@ -163,11 +163,14 @@ def test_sweep_chart_draws_each_values_fair_share(tmp_path):
 
     from analyzer.report.sweep import plot_sweep
 
-    tab = pd.DataFrame({"variant": ["x=0", "x=1"], "seat": [0, 0], "value": [0.07, 0.2],
-                        "lo": [0.05, 0.15], "hi": [0.09, 0.25]})
+    # four seats, 100 games per value: 28 and 80 wins in all, so q = 72 % and 20 %
+    tab = pd.DataFrame({"variant": ["x=0"] * 4 + ["x=1"] * 4, "seat": [0, 1, 2, 3] * 2,
+                        "n": 100, "wins": [10, 6, 6, 6, 23, 19, 19, 19]}).assign(
+        value=lambda t: t["wins"] / t["n"], lo=lambda t: t["value"] - 0.02,
+        hi=lambda t: t["value"] + 0.02)
     fig, ax = plt.subplots()
-    plot_sweep(ax, tab, {"x=0": {"x": 0}, "x=1": {"x": 1}}, ["x"], "win rate", "share", 4,
-               "won", "seat", {"x=0": 0.07, "x=1": 0.2})
+    plot_sweep(ax, tab, {"x=0": {"x": 0}, "x=1": {"x": 1}}, ["x"], "win rate", "share", "won",
+               "seat")
     line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("fair share"))
     assert list(line.get_xdata()) == [0.0, 1.0]
     assert list(line.get_ydata()) == pytest.approx([0.07, 0.2])

@@ -10,9 +10,8 @@ import pytest
 from stats_synth import positions_table
 
 from analyzer import stats
-from analyzer.report import balance, design, sections
+from analyzer.report import balance, design, sections, sweep
 from analyzer.report.document import Doc
-from analyzer.report.sweep import sweep_section
 
 
 def _arms(random_start: bool, first_bonus: float = 0.15):
@@ -83,7 +82,8 @@ def test_sweep_of_an_all_seat_parameter_reads_game_level_outcomes(tmp_path):
     study = {"params": ["params.x"], "variants": [{"variant": "x=1", "values": {"params.x": 1}}],
              "metric": "won", "correction": "holm"}
     doc = Doc(tmp_path)
-    out = sweep_section(doc, study, seats, 4, games, {"seat_rotation": True})
+    out = sweep.numbers(study, seats, games, {"seat_rotation": True})
+    sweep.write(doc, out, study)
     assert out["table"]  # the per-seat numbers stay in summary.json
     rows = pd.DataFrame(out["game_level"])
     adv = rows[(rows["variant"] == "x=1") & (rows["outcome"] == "start_adv")].iloc[0]

@@ -10,7 +10,7 @@ import pytest
 from stats_synth import positions_table
 
 from analyzer import precision, stats
-from analyzer.report.ablate import ablate_section
+from analyzer.report import ablate
 from analyzer.report.document import Doc
 from analyzer.report.target_precision import target_precision
 
@@ -79,7 +79,7 @@ def test_ablation_reports_single_user_games_and_the_tied_share(tmp_path):
     doc = Doc(tmp_path)
     study = {"items": [{"item": "x", "variant": "without-x", "usage": ["use"]}],
              "correction": "holm"}
-    out = ablate_section(doc, study, _ablation_records(), "card")
+    out = ablate.section(doc, {"study": study}, None, _ablation_records(), 3, "card")
     row = out["table"][0]
     assert row["tied_share"] == 0.5 and row["games_single"] == 4 and row["games_used"] == 8
     assert row["value_single"] == pytest.approx(1.0)
