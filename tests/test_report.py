@@ -132,19 +132,25 @@ def test_generic_report_runs_only_the_game_sections_it_is_given(tmp_path):
 
     calls = []
 
-    def first(doc, games, seats, players, run):
+    def first(games, seats, players, run):
         calls.append(("first", players, run["game"]))
         return {"n": 1}
 
-    def skipped(doc, games, seats, players, run):  # returns None: does not apply here
+    def skipped(games, seats, players, run):  # returns None: does not apply here
         calls.append(("skipped", players, run["game"]))
+
+    def write(doc, numbers, run):  # only for a section that applies, with its numbers
+        calls.append(("write", numbers, run["game"]))
+        doc.h("First")
 
     from analyzer.report.extension import StudySection
 
-    out = sections.all_sections(Doc(tmp_path), games, seats, 2,
-                                (StudySection("first", first), StudySection("skipped", skipped)),
+    doc = Doc(tmp_path)
+    out = sections.all_sections(doc, games, seats, 2, (StudySection("first", first, write),
+                                                       StudySection("skipped", skipped, write)),
                                 {"game": "toy"})
-    assert calls == [("first", 2, "toy"), ("skipped", 2, "toy")]
+    assert calls == [("first", 2, "toy"), ("write", {"n": 1}, "toy"), ("skipped", 2, "toy")]
+    assert doc.blocks.count(("h", "First")) == 1
     assert list(out) == ["results", "variants", "balance", "first"] and out["first"] == {"n": 1}
 
 
