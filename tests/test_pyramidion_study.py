@@ -39,7 +39,7 @@ def test_start_position_win_rates_and_uniformity_test():
     """Four 2-player games: start position 0 wins three, position 1 one (docs/rules/pyramidion.md §4, §6)."""
     seats = _seats([(g, s, "greedy", (s + g) % 2, float(((s + g) % 2 == 0) ^ (g == 3)), vp)
                     for g in range(4) for s, vp in ((0, 10), (1, 6))])
-    t = ps.start_position_table(seats, players=2)
+    t = ps.start_position_table(seats)
     assert t["start_position"].tolist() == [0, 1]
     assert t["rate"].tolist() == [0.75, 0.25] and t["n"].tolist() == [4, 4]
     # chi-square of wins [3, 1] against [2, 2]: statistic 1, one degree of freedom

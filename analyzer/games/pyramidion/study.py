@@ -91,15 +91,13 @@ def site_figures(games: pd.DataFrame) -> dict[str, np.ndarray]:
     return out
 
 
-def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
+def start_position_table(seats: pd.DataFrame) -> pd.DataFrame:
     """Win rate and mean VP by start position (place in round 1's player order), per variant.
 
     Parameters
     ----------
     seats : DataFrame
         Seat records with ``variant, game_id, start_position, won, vp``.
-    players : int
-        Seats per game.
 
     Returns
     -------
@@ -360,7 +358,7 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
     per_game: dict[str, Any] = {}  # for the findings, never in summary.json
     for var in names:  # the per-variant tables, one variant's seats at a time
         sv = seats.read(PYRAMIDION_SEATS, [var])
-        sp.append(start_position_table(sv, players))
+        sp.append(start_position_table(sv))
         h2h.append(head_to_head(sv, per_game))
         prof.append(sv.groupby(["variant", "policy"], sort=False, observed=True)[prof_cols]
                     .mean().reset_index())

@@ -240,18 +240,19 @@ def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: 
     return out
 
 
+# the game-level outcomes' (name, scale, unit, digits)
 LEVEL_LABELS = {"score": ("mean score", 1, "", 2),
                 "start_adv": ("start-player advantage", 100, " pp", 1),
                 "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
-                "rounds": ("rounds", 1, "", 2)}  # the game-level outcomes' (name, scale, unit, digits)
+                "rounds": ("rounds", 1, "", 2)}
 
 
 def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, players: int,
                     designs: Mapping[str, design.SeatDesign] | None) -> None:
-    """The with/without comparison of ``card`` (``_card_out_numbers``'s numbers ``n``): the game-level
-    changes when the seats are exchangeable, the changes per start position, and the seats
-    that used the card (``user`` > 0) followed into the games without it. ``players``: the
-    player count (the last position's label); ``designs``: ``_card_out_numbers``'s arms' designs."""
+    """The with/without comparison of ``card`` (``_card_out_numbers``' numbers ``n``): the
+    game-level changes when the seats are exchangeable, the changes per start position, and the
+    seats that used the card (``user`` > 0) followed into the games without it. ``players``:
+    the player count (the last position's label); ``designs``: the compared arms' designs."""
     if not n:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
@@ -285,13 +286,15 @@ def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, player
     doc.table(pd.DataFrame(rows))
     for u in n["users"]:
         dw, ds, dg = u["won_diff"], u["score_diff"], u["won_diff_game"]
+        won = _share_change(dw["mean"], dw["lo"], dw["hi"], u["won_significant_adjusted"],
+                            u["games"])
         score = {"diff": ds["mean"], "lo": ds["lo"], "hi": ds["hi"],
                  "significant_adjusted": u["score_significant_adjusted"]}
         doc.p(f"The {u['n']} seats that used the {card.title()} (`{user}` > 0, in {u['games']} "
               f"games) won {100 * u['won_with']:.1f} % of their base games (a fair position wins "
               f"{100 * u['fair']:.1f} %); the same seats in the same games of `{u['variant']}` won "
               f"{100 * u['won_without']:.1f} %: change "
-              f"{_share_change(dw['mean'], dw['lo'], dw['hi'], u['won_significant_adjusted'], u['games'])}, "
+              f"{won}, "
               f"score change {signed(score)} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(n['users'])} variant"
@@ -362,8 +365,8 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
     key = position_column(s)
     wide = s.pivot_table(index="game_id", columns=key, values=cols, aggfunc="sum",
                          observed=True)
-    rows = []
-    for pos in sorted(s[key].unique()):
+    rows, positions = [], sorted(s[key].unique())
+    for pos in positions:
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
         for c in cols:
             iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
@@ -374,7 +377,6 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
             row["took_share"] = took
         rows.append(row)
     out["by_position"] = rows
-    positions = sorted(s[key].unique())
     first_last: dict[str, Any] = {}
     if key == "start_position" and len(positions) >= 2 and out["games"] >= 2:
         last = positions[-1]
@@ -417,8 +419,8 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
 
 def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
                    players: int) -> None:
-    """The "who takes and uses the card" paragraphs and tables of ``take_use_numbers``'s numbers ``n``
-    (nothing when ``n`` is empty). ``use``: the use column, named in the text even when the
+    """The "who takes and uses the card" paragraphs and tables of ``take_use_numbers``' numbers
+    ``n`` (nothing when ``n`` is empty). ``use``: the use column, named in the text even when the
     records lack it; ``use_name``: its words ("diplomats placed"); ``players``: the player count
     (the last position's label)."""
     if not n:
@@ -438,7 +440,7 @@ def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
     for row in n["by_position"]:
         cells = {where: _position_label(row[key], key, players)}
         for c in cols:
-            cells[f"{names[c]} per game"] = _num(row[c])
+            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
         if take:
             cells["games it took the card"] = pct(*_iv(row["took_share"]))
         table.append(cells)
@@ -446,8 +448,9 @@ def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
           "position once per game; the share of games with a take, 95% Wilson):")
     doc.table(pd.DataFrame(table))
     if n["first_last"]:
-        parts = [f"{names[c]} {signed({'diff': d['mean'], 'lo': d['lo'], 'hi': d['hi'], 'significant': d['significant']})}"
-                 " per game" for c, d in zip(cols, n["first_last"].values())]
+        parts = [f"{names[c]} " + signed({"diff": d["mean"], "lo": d["lo"], "hi": d["hi"],
+                                          "significant": d["significant"]}) + " per game"
+                 for c, d in zip(cols, n["first_last"].values())]
         d = next(iter(n["first_last"].values()))
         doc.p(f"Start player − last position ({d['last_position']}), paired within the {d['n']} "
               f"games (95% t intervals; `*`: the interval excludes 0): " + "; ".join(parts) + ".")
@@ -455,7 +458,7 @@ def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
     for row in n["by_arm"]:
         cells = {"variant": row["variant"], "games": row["games"]}
         for c in cols:
-            cells[f"{names[c]} per game"] = _num(row[c])
+            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
             cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*_iv(row[f"{c}_share"]))
         arm_cells.append(cells)
     pol_cells: dict[tuple, dict[str, Any]] = {}
@@ -475,11 +478,6 @@ def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
 def _iv(d: Mapping[str, float]) -> tuple[float, float, float]:
     """``(estimate, lo, hi)`` of an ``iv_dict``."""
     return d["estimate"], d["lo"], d["hi"]
-
-
-def _num(d: Mapping[str, float]) -> str:
-    """An ``iv_dict`` as ``num`` writes it."""
-    return num(*_iv(d))
 
 
 def _counts(x: np.ndarray) -> tuple[stats.Interval, stats.Interval]:
@@ -591,11 +589,13 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
     take_use_write(doc, n["take_use"], "diplomats_placed", "diplomats placed", players)
     lead, changed = n["leader_wins"], n["winner_changed"]
     doc.p(f"**Most diplomats wins**: in the {lead['games']} games where someone had a diplomat on "
-          f"the board at the end, the holder(s) of the most diplomats won {pct(*_iv(lead))} of them "
+          f"the board at the end, the holder(s) of the most diplomats won {pct(*_iv(lead))} of "
+          "them "
           f"(a tie for first counts 1/k; a fair seat would win {100 * lead['no_edge']:.1f} %)."
           + _edge_text(lead))
     doc.p(f"**Diplomat points changed the winner** in {pct(*_iv(changed))} of games "
-          f"({changed['changed']} of {changed['games']} games with the Sultan in play): recomputing the winner from score − "
+          f"({changed['changed']} of {changed['games']} games with the Sultan in play): "
+          "recomputing the winner from score − "
           "diplomat points (same tie-break) gives a different set of winners.")
     _card_out_write(doc, n["sultan_out"], "sultan",
                     "diplomats_placed" if "placed_mean" in n else "sultan_points", players,
@@ -722,12 +722,12 @@ def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None 
     doc.h("Caravan: value of the Trader's bonus cubes")
     doc.p(f"From the `{n['variant']}` games: the "
           f"{_in_play_text('trader', n['games'], facts['games_all'])}. The caravan moved "
-          f"{_num(n['moves_per_game'])} times per game with the Trader in play. Bonus cubes per "
-          "move (ratio of totals over games, 95% delta-method intervals):")
+          f"{num(*_iv(n['moves_per_game']))} times per game with the Trader in play. Bonus cubes "
+          "per move (ratio of totals over games, 95% delta-method intervals):")
     doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
                             "cubes per move": [num(v, lo, hi) for v, lo, hi in
                                                zip(table["value"], table["lo"], table["hi"])]}))
-    doc.p(f"All bonus cubes: {_num(n['total_per_move'])} per move.")
+    doc.p(f"All bonus cubes: {num(*_iv(n['total_per_move']))} per move.")
     if "survival_own" in n:
         doc.p(f"Share surviving to the end: mover's own bonus cubes "
               f"{pct(*_iv(n['survival_own']))}, cubes handed to opponents "
@@ -779,8 +779,9 @@ CARD_UNITS = (
     ("*_out.users[].*.n", "seat-games"), ("*_out.users[].examples[]", "game id"),
     ("*_out.users[].*games*", "games"), ("*_out.users[].score_diff.*", "points"),
     ("*_out.users[].*", SHARE))
-SECTIONS = (StudySection("sultan", sultan_numbers, sultan_write, findings=findings.sultan, key_patterns=(
-                *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
+SECTIONS = (StudySection(
+                "sultan", sultan_numbers, sultan_write, findings=findings.sultan, key_patterns=(
+                    *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
                 plan=partial(findings.plan, "sultan"), units=(
                     *CARD_UNITS, ("*[].start_position", "seat"), ("*[].n", "games"),
                     ("placed_mean[].*", "diplomats per seat-game"),
@@ -789,8 +790,9 @@ SECTIONS = (StudySection("sultan", sultan_numbers, sultan_write, findings=findin
                     ("points_mean[].*", "points"), ("*.examples[]", "game id"),
                     ("winner_changed.changed", "games"), ("leader_wins.*", SHARE),
                     ("winner_changed.*", SHARE))),
-            StudySection("caravan", caravan_numbers, caravan_write, findings=findings.caravan, key_patterns=(
-                *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
+            StudySection(
+                "caravan", caravan_numbers, caravan_write, findings=findings.caravan, key_patterns=(
+                    *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
                 plan=partial(findings.plan, "trader"), units=(
                     *CARD_UNITS, ("moves_per_game.*", "caravan moves per game"),
                     ("per_move[].*", "bonus cubes per move"),

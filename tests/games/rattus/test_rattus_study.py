@@ -200,3 +200,21 @@ def test_default_study_report_shows_takes_and_uses_per_policy(tmp_path):
         assert tu["take"] == take
     md = (res.out_dir / "report.md").read_text()
     assert "**Who takes and uses the Sultan.**" in md and "**Who takes and uses the Trader.**" in md
+
+
+def test_sultan_numbers_count_only_the_games_with_the_card_and_write_says_of_how_many(tmp_path):
+    """Class cards drawn per game: the Sultan is out of game 2, so every share is over games 0
+    and 1 (the start player's 4 points in both); the text says 2 games of the arm's 3."""
+    games, seats = _records()
+    games.loc[games["game_id"] == 2, "class_cards"] = "merchant,trader"
+    out = study.sultan_numbers(games, seats, players=4)
+    assert out["games"] == 2 and out["take_use"]["games"] == 2
+    assert {r["start_position"]: r["mean"] for r in out["points_mean"]}[0] == 4.0
+    assert out["_per_game"]["write"] == {"players": 4, "games_all": 3}
+    doc = Doc(tmp_path)
+    study.sultan_write(doc, out, {})
+    assert doc.blocks[0] == ("h", "Sultan: diplomat scoring")
+    assert ("2 games with the Sultan in play (of 3; the class cards are drawn per game)"
+            in doc.blocks[1][1])
+    labels = next(b[1] for b in doc.blocks if b[0] == "table")["start position"]
+    assert list(labels) == ["0 (start player)", "1", "2", "3 (last)"]
