@@ -354,10 +354,11 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
     # the goods sources that gave goods in some variant (phase 8 only under its option)
     prof_cols = ["vp", "boats_loaded", *acted_sources(seats.read(("goods_*",))), "tiles_placed",
                  "revolts_won"]
-    sp, h2h, prof = [], [], []
+    sp, h2h, prof, fair = [], [], [], {}
     per_game: dict[str, Any] = {}  # for the findings, never in summary.json
     for var in names:  # the per-variant tables, one variant's seats at a time
         sv = seats.read(PYRAMIDION_SEATS, [var])
+        fair[var] = fair_share_of(sv)
         sp.append(start_position_table(sv))
         h2h.append(head_to_head(sv, per_game))
         prof.append(sv.groupby(["variant", "policy"], sort=False, observed=True)[prof_cols]
@@ -382,8 +383,7 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
     first = g.loc[g["first_to_target"] >= 0, ["game_id", "first_to_target"]]
     fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
     n, n_note = fair_share_n(arm_player_counts(games))  # "n" and a note when counts differ
-    per_game["write"] = {"n": n, "n_note": n_note, "fair_share": {
-        var: fair_share_of(seats.read(("game_id", "won"), [var])) for var in names}}
+    per_game["write"] = {"n": n, "n_note": n_note, "fair_share": fair}
     return {"start_position": rows_of(sp),
             "head_to_head": rows_of(stats.correct(pd.concat(h2h, ignore_index=True), method,
                                                   "policy")),
