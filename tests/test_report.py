@@ -304,7 +304,7 @@ def test_the_users_of_a_card_are_followed_per_game_and_not_measured_without_a_co
     assert u["games_compared"] == 40 and u["won_with_game"] == 1.0
     assert u["won_diff_game"]["mean"] == -1.0 and u["all_user_games"] == 0
     (f,) = rattus_findings._users({"sultan_out": out}, "sultan_out", "Sultan", {})
-    assert f.estimate == -1.0 and f.games == 40 and f.per_game is None  # handed over by sultan()
+    assert f.estimate == -1.0 and f.games == 40 and f.per_game is None  # given by sultan_numbers
     assert out["_per_game"]["users:without-sultan"].tolist() == [-1.0] * 40
     games, seats = (as_table(t) for t in _card_out_tables(all_use=True))
     out = rattus_study._card_out_numbers(games, seats, "sultan", "sultan_points",

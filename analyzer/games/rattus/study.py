@@ -128,7 +128,7 @@ def _share_change(diff: float, lo: float, hi: float, significant: bool, n: int) 
 
 
 def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: str,
-              run: Mapping[str, Any] | None = None) -> dict:
+                      run: Mapping[str, Any] | None = None) -> dict:
     """Win-rate and score change of variants that take ``card`` out while the base has it.
 
     Per start position (0 = the start player; per seat when the records have no
@@ -590,13 +590,12 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
     lead, changed = n["leader_wins"], n["winner_changed"]
     doc.p(f"**Most diplomats wins**: in the {lead['games']} games where someone had a diplomat on "
           f"the board at the end, the holder(s) of the most diplomats won {pct(*_iv(lead))} of "
-          "them "
-          f"(a tie for first counts 1/k; a fair seat would win {100 * lead['no_edge']:.1f} %)."
+          f"them (a tie for first counts 1/k; a fair seat would win {100 * lead['no_edge']:.1f} %)."
           + _edge_text(lead))
     doc.p(f"**Diplomat points changed the winner** in {pct(*_iv(changed))} of games "
           f"({changed['changed']} of {changed['games']} games with the Sultan in play): "
-          "recomputing the winner from score − "
-          "diplomat points (same tie-break) gives a different set of winners.")
+          "recomputing the winner from score − diplomat points (same tie-break) gives a "
+          "different set of winners.")
     _card_out_write(doc, n["sultan_out"], "sultan",
                     "diplomats_placed" if "placed_mean" in n else "sultan_points", players,
                     n[PER_GAME].get("designs"))
@@ -636,9 +635,10 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
-def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, pd.Series]:
-    """The per-game values ``take_use`` and ``_card_out`` computed (kept out of their numbers,
-    which go to ``summary.json``): the start player − last position takes, the users' change."""
+def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, Any]:
+    """The per-game values ``take_use_numbers`` and ``_card_out_numbers`` computed (kept out of
+    their numbers, which go to ``summary.json``): the start player − last position takes, the
+    users' change, and the compared arms' ``designs``."""
     return {**take_use.pop(PER_GAME, {}), **card_out.pop(PER_GAME, {})}
 
 
