@@ -18,7 +18,6 @@ from analyzer.games.rattus import findings as rattus_findings
 from analyzer.games.rattus import study as rattus_study
 from analyzer.report import guesses, sample_size
 from analyzer.report import robustness as report_robustness
-from analyzer.report.document import Doc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,8 +111,8 @@ def test_example_games_follow_the_sign_the_run_found():
                          "start_position": pos, "sultan_takes": n, "diplomats_placed": n})
     seats = pd.DataFrame(rows)
     games = pd.DataFrame({"variant": "base", "game_id": list(takes), "rounds": 5})
-    out = rattus_study.take_use(Doc(Path(".")), games, seats, "sultan", "sultan_takes",
-                                "diplomats_placed", "diplomats placed", "base", 3)
+    out = rattus_study.take_use_numbers(games, seats, "sultan", "sultan_takes",
+                                        "diplomats_placed", "base")
     take = out["first_last"]["take"]
     assert take["mean"] < 0 and take["examples"] == [1, 3]
     (f,) = rattus_findings._first_last({"take_use": out}, "Sultan", {})

@@ -39,7 +39,7 @@ def test_start_position_win_rates_and_uniformity_test():
     """Four 2-player games: start position 0 wins three, position 1 one (docs/rules/pyramidion.md §4, §6)."""
     seats = _seats([(g, s, "greedy", (s + g) % 2, float(((s + g) % 2 == 0) ^ (g == 3)), vp)
                     for g in range(4) for s, vp in ((0, 10), (1, 6))])
-    t = ps.start_position_table(seats, players=2)
+    t = ps.start_position_table(seats)
     assert t["start_position"].tolist() == [0, 1]
     assert t["rate"].tolist() == [0.75, 0.25] and t["n"].tolist() == [4, 4]
     # chi-square of wins [3, 1] against [2, 2]: statistic 1, one degree of freedom
@@ -204,8 +204,8 @@ def test_s5_phase7_and_phase8_goods_sources_are_labelled_apart():
 def test_section_is_declared_by_the_game_and_not_run_for_others(tmp_path):
     """Pyramidion declares the section in its GameSpec (key ``pyramidion``); the generic report
     runs it only when handed it (another game's records never see it)."""
-    assert [(s.key, s.build) for s in get_game("pyramidion").sections()] == [
-        ("pyramidion", ps.pyramidion)]
+    assert [(s.key, s.numbers, s.write) for s in get_game("pyramidion").sections()] == [
+        ("pyramidion", ps.numbers, ps.write)]
     games = pd.DataFrame({"game_id": [0], "variant": ["base"], "n_players": [2], "rounds": [1],
                           "end": ["trigger"], "winner_seats": ["0"], "rules_version": ["t"]})
     seats = pd.DataFrame({"game_id": [0, 0], "variant": ["base"] * 2, "seat": [0, 1],
@@ -270,3 +270,47 @@ def test_goods_model_not_estimable_under_separation(tmp_path):
     md = (res.out_dir / "report.md").read_text()
     assert "not estimable (too few games)" in md
     assert not (res.out_dir / "charts" / "pyramidion_goods_odds.png").exists()
+
+
+def test_numbers_of_four_hand_made_games(tmp_path):
+    """``numbers`` of four 2-player games, A at seat 0 and B at seat 1, the start player
+    alternating (docs/rules/pyramidion.md §4): A wins games 0 and 1, B game 2, nobody game 3.
+    Every number is worked out by hand here; ``write`` then phrases them."""
+    from scipy import stats as sps
+    from statsmodels.stats.proportion import proportion_confint
+
+    seats = _seats([(g, s, "AB"[s], (s + g) % 2, float(w == s), 10 * (w == s))
+                    for g, w in enumerate((0, 0, 1, -1)) for s in range(2)])
+    seats["goods_merchant"] = [3, 1, 2, 2, 0, 4, 1, 1]
+    seats = seats.assign(boats_loaded=1, tiles_placed=0, revolts_won=0)
+    games = _site_games(["a"], [([1], [2], [0]), ([2], [3], [1]), ([1], [1], [0]), ([0], [0], [0])])
+    games = games.assign(n_players=2, end=["target"] * 3 + ["deck"], first_to_target=[0, 1, -1, -1])
+    out = ps.numbers(games, seats, players=2, run={})
+
+    sp = {r["start_position"]: r for r in out["start_position"]}
+    # start position 0 won game 0 only, position 1 games 1 and 2
+    assert (sp[0]["wins"], sp[1]["wins"]) == (1.0, 2.0)
+    assert (sp[0]["lo"], sp[0]["hi"]) == pytest.approx(proportion_confint(1, 4, method="wilson"))
+    assert sp[0]["p_equal_adjusted"] == pytest.approx(sps.chi2.sf(1 / 3, 1))  # [1, 2] vs 1.5
+    a = next(r for r in out["head_to_head"] if r["policy"] == "A")
+    assert (a["rate"], a["others"], a["diff"], a["games"]) == (0.5, 0.25, 0.25, 4)  # +1 +1 −1 0
+    prof = {r["policy"]: r for r in out["policy_profile"]}
+    assert prof["A"]["vp"] == 5.0 and prof["B"]["goods_merchant"] == 2.0
+    (site,) = out["sites"]  # 6 contestants over 4 activations; a revolt in 1 of 4 games
+    assert (site["site"], site["contest"], site["activations"], site["games_revolt"]) == (
+        "a", 1.5, 1.0, 0.25)
+    assert out["ends"]["ends"] == {"target": 3, "deck": 1}
+    # the first seat to the target won game 0, not game 1
+    assert out["ends"]["first_to_target_games"] == 2
+    won = out["ends"]["first_to_target_won"]
+    assert (won["lo"], won["hi"]) == pytest.approx(proportion_confint(1, 2, method="wilson"))
+    (goods,) = out["goods"]  # winners 3, 2, 4 against 1, 2, 0; game 3 has no winner
+    assert (goods["winners"], goods["others"], goods["diff"], goods["share"]) == (3.0, 1.0, 2.0,
+                                                                                   1.0)
+    assert out["goods_model"] == []  # fewer than 20 games with a clear winner
+    # (1 − q)/n: three games of four had a winner, so 3/4 / 2
+    assert out["_per_game"]["write"] == {"n": "2", "n_note": "", "fair_share": {"base": 0.375}}
+    doc = Doc(tmp_path)
+    ps.write(doc, out, {})
+    assert doc.blocks[0] == ("h", "Pyramidion baseline: the answers in short")
+    assert any(b[0] == "p" and "(1 − q)/2 = 37.5 %" in b[1] for b in doc.blocks)

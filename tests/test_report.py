@@ -92,7 +92,7 @@ def _frames():
 
 def test_sultan_section_numbers(tmp_path):
     games, seats = _frames()
-    out = rattus_study.sultan(Doc(tmp_path), games, seats, players=2)
+    out = rattus_study.sultan_numbers(games, seats, players=2)
     assert out["leader_wins"]["games"] == 1 and out["leader_wins"]["estimate"] == 1.0
     assert out["leader_wins"]["no_edge"] == 0.5
     assert out["winner_changed"]["changed"] == 1 and out["winner_changed"]["games"] == 2
@@ -105,14 +105,14 @@ def test_diplomat_leader_no_edge_share_counts_a_game_nobody_won_as_zero(tmp_path
     games, seats = _frames()
     seats.loc[seats["game_id"] == 1, "won"] = 0.0
     seats.loc[(seats["game_id"] == 1) & (seats["seat"] == 0), "diplomats_surviving"] = 1
-    out = rattus_study.sultan(Doc(tmp_path), games, seats, players=2)
+    out = rattus_study.sultan_numbers(games, seats, players=2)
     assert out["leader_wins"]["games"] == 2 and out["leader_wins"]["estimate"] == 0.5
     assert out["leader_wins"]["no_edge"] == 0.25
 
 
 def test_caravan_section_numbers(tmp_path):
     games, seats = _frames()
-    out = rattus_study.caravan(Doc(tmp_path), games, seats, players=2)
+    out = rattus_study.caravan_numbers(games, seats, players=2)
     per_move = {(r["who"], r["stage"]): r["value"] for r in out["per_move"]}
     # 2 moves: 2 own cubes (1 survives), 1 cube given (it survives)
     assert per_move == {("mover", "placed"): 1.0, ("opponents", "placed"): 0.5,
@@ -132,19 +132,25 @@ def test_generic_report_runs_only_the_game_sections_it_is_given(tmp_path):
 
     calls = []
 
-    def first(doc, games, seats, players, run):
+    def first(games, seats, players, run):
         calls.append(("first", players, run["game"]))
         return {"n": 1}
 
-    def skipped(doc, games, seats, players, run):  # returns None: does not apply here
+    def skipped(games, seats, players, run):  # returns None: does not apply here
         calls.append(("skipped", players, run["game"]))
+
+    def write(doc, numbers, run):  # only for a section that applies, with its numbers
+        calls.append(("write", numbers, run["game"]))
+        doc.h("First")
 
     from analyzer.report.extension import StudySection
 
-    out = sections.all_sections(Doc(tmp_path), games, seats, 2,
-                                (StudySection("first", first), StudySection("skipped", skipped)),
+    doc = Doc(tmp_path)
+    out = sections.all_sections(doc, games, seats, 2, (StudySection("first", first, write),
+                                                       StudySection("skipped", skipped, write)),
                                 {"game": "toy"})
-    assert calls == [("first", 2, "toy"), ("skipped", 2, "toy")]
+    assert calls == [("first", 2, "toy"), ("write", {"n": 1}, "toy"), ("skipped", 2, "toy")]
+    assert doc.blocks.count(("h", "First")) == 1
     assert list(out) == ["results", "variants", "balance", "first"] and out["first"] == {"n": 1}
 
 
@@ -292,16 +298,16 @@ def test_the_users_of_a_card_are_followed_per_game_and_not_measured_without_a_co
     from analyzer.report.records import as_table
 
     games, seats = (as_table(t) for t in _card_out_tables(all_use=False))
-    out = rattus_study._card_out(Doc(None), games, seats, "sultan", "sultan_points",
-                                 "diplomats_placed", 4)
+    out = rattus_study._card_out_numbers(games, seats, "sultan", "sultan_points",
+                                         "diplomats_placed")
     (u,) = out["users"]
     assert u["games_compared"] == 40 and u["won_with_game"] == 1.0
     assert u["won_diff_game"]["mean"] == -1.0 and u["all_user_games"] == 0
     (f,) = rattus_findings._users({"sultan_out": out}, "sultan_out", "Sultan", {})
-    assert f.estimate == -1.0 and f.games == 40 and f.per_game is None  # handed over by sultan()
+    assert f.estimate == -1.0 and f.games == 40 and f.per_game is None  # given by sultan_numbers
     assert out["_per_game"]["users:without-sultan"].tolist() == [-1.0] * 40
     games, seats = (as_table(t) for t in _card_out_tables(all_use=True))
-    out = rattus_study._card_out(Doc(None), games, seats, "sultan", "sultan_points",
-                                 "diplomats_placed", 4)
+    out = rattus_study._card_out_numbers(games, seats, "sultan", "sultan_points",
+                                         "diplomats_placed")
     (f,) = rattus_findings._users({"sultan_out": out}, "sultan_out", "Sultan", {})
     assert not f.measured and "every seat used the Sultan in 100 % of the games with a user (40 of 40)" in f.unmeasurable

@@ -23,22 +23,27 @@ class StudySection:
     ----------
     key : str
         Where its numbers go in ``summary.json["results"]``, e.g. ``"my_section"``.
-    build : callable
-        ``build(doc, games, seats, players, run) -> dict or None``. ``doc``: the
-        ``analyzer.report.document.Doc`` to fill; ``games``, ``seats``: the record tables
-        (``analyzer.report.records.Table`` or DataFrames; read only the columns used, one
-        variant at a time where possible); ``players``: the player count; ``run``: the run
-        facts (``summary.json["run"]``, may be empty). Returns the numbers for
-        ``summary.json``, or ``None`` when the section does not apply to these records (then
-        it writes nothing and has no key).
+    numbers : callable
+        ``numbers(games, seats, players, run) -> dict or None``: everything the section
+        computes. ``games``, ``seats``: the record tables (``analyzer.report.records.Table`` or
+        DataFrames; read only the columns used, one variant at a time where possible);
+        ``players``: the player count; ``run``: the run facts (``summary.json["run"]``, may be
+        empty). Returns the numbers for ``summary.json``, or ``None`` when the section does not
+        apply to these records (then nothing is written and it has no key).
+    write : callable
+        ``write(doc, numbers, run) -> None``: the section's heading, text, tables and charts in
+        ``doc`` (an ``analyzer.report.document.Doc``), phrased from the ``numbers`` it returned
+        and the run facts ``run`` alone; no statistics. A fact the text needs that
+        ``summary.json`` does not hold rides in ``numbers["_per_game"]`` (``findings.
+        PER_GAME_KEY``), which is removed before ``summary.json`` is written.
     replaces_balance : callable, optional
         ``replaces_balance(games) -> bool``: True when, for these records, the section shows
         each arm's balance itself; with many arms the generic balance section is then left out.
     findings : callable, optional
         ``findings(numbers, run) -> list of analyzer.report.findings.Finding``: the section's
         headline numbers as key findings (sentence, estimate, 95 % interval, unit, no-effect
-        value or p-value, example game ids), made from the ``numbers`` its ``build`` returned;
-        the report puts them, with the generic findings, first (``analyzer/report/findings.py``).
+        value or p-value, example game ids), made from its ``numbers``; the report puts them,
+        with the generic findings, first (``analyzer/report/findings.py``).
     key_patterns : tuple of str
         The keys its findings can have, as ``fnmatch`` patterns (``"my_section:edge"``,
         ``"my_section:arm:*"``): a study file's question naming a key of the same family (the part
@@ -52,12 +57,13 @@ class StudySection:
         ``validate`` checks a question's key against them (``analyzer.study.questions``).
         Without one, the section's keys are its ``key_patterns``, unchecked against the arms.
     units : tuple of (str, str)
-        The unit of each number its ``build`` returns, as ``(path pattern, unit)`` relative to
+        The unit of each number its ``numbers`` returns, as ``(path pattern, unit)`` relative to
         ``key`` (``"rows[].mean"``, ``"*.share"``; ``analyzer.report.units``), first match wins.
     """
 
     key: str
-    build: Callable[..., dict | None]
+    numbers: Callable[..., dict | None]
+    write: Callable[..., None]
     replaces_balance: Callable[[Any], bool] | None = None
     findings: Callable[[dict, dict], Sequence[Any]] | None = None
     key_patterns: tuple[str, ...] = ()

@@ -314,8 +314,10 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
         out["players"] = players_mod.section(doc, games, seats, correction)
         release_memory()
     for section in game_sections:
-        numbers = section.build(doc, games, seats, players, dict(run or {}))
+        facts = dict(run or {})
+        numbers = section.numbers(games, seats, players, facts)
         if numbers is not None:
+            section.write(doc, numbers, facts)
             out[section.key] = numbers
         release_memory()
     return out

@@ -118,7 +118,8 @@ def test_study_sections_are_declared(name):
     assert spec.sections is not None
     sections = spec.sections()
     keys = [s.key for s in sections]
-    assert sections and all(isinstance(s, StudySection) and callable(s.build) for s in sections)
+    assert sections and all(isinstance(s, StudySection) and callable(s.numbers)
+                            and callable(s.write) for s in sections)
     assert len(set(keys)) == len(keys)
     assert not set(keys) & {"results", "variants", "balance", "studies"}
     assert spec.title and spec.item_kind

@@ -26,7 +26,7 @@ from scipy import stats as sps
 
 from analyzer import stats
 from analyzer.games.pyramidion import findings
-from analyzer.report import charts, design
+from analyzer.report import charts
 from analyzer.report.document import (
     CORRECTION_SHORT,
     Doc,
@@ -91,15 +91,13 @@ def site_figures(games: pd.DataFrame) -> dict[str, np.ndarray]:
     return out
 
 
-def start_position_table(seats: pd.DataFrame, players: int) -> pd.DataFrame:
+def start_position_table(seats: pd.DataFrame) -> pd.DataFrame:
     """Win rate and mean VP by start position (place in round 1's player order), per variant.
 
     Parameters
     ----------
     seats : DataFrame
         Seat records with ``variant, game_id, start_position, won, vp``.
-    players : int
-        Seats per game.
 
     Returns
     -------
@@ -336,65 +334,96 @@ PYRAMIDION_SEATS = ("variant", "game_id", "seat", "policy", "won", "start_positi
 PYRAMIDION_GAMES = ("variant", "game_id", "end", "first_to_target", "sites", "site_*")
 
 
-def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-               players: int, run: Mapping[str, Any] | None = None) -> dict:
-    """Fill ``doc`` with the Pyramidion baseline study (``StudySection.build``) and return its
-    numbers: ``{"start_position", "head_to_head", "policy_profile", "sites", "ends", "goods",
-    "goods_model"}`` as lists of records.
+def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+            run: Mapping[str, Any] | None = None) -> dict:
+    """The Pyramidion baseline study's numbers (``StudySection.numbers``): ``{"start_position",
+    "head_to_head", "policy_profile", "sites", "goods", "goods_model"}`` as lists of records
+    (``start_position_table``, ``head_to_head``, the policies' means, ``site_contest``,
+    ``goods_by_outcome``, ``goods_win_model``; tests corrected as the run asks, Holm by
+    default) and ``ends`` (how the studied arm's games ended). ``"_per_game"`` (never in
+    ``summary.json``) holds the findings' per-game values and, under ``"write"``, each arm's
+    fair share ``(1 − q)/n`` and how the text writes ``n`` (``players.fair_share_n``).
 
     Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
     greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
     §7) and goods sources against winning (§5 phases 3, 5, 7; §6). Reads one variant at a time
-    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``); ``run["seat_rotation"]`` says whether the
-    policies rotate over the seats.
+    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
     """
-    out: dict[str, Any] = {}
-    start = len(doc.blocks)  # the short answers go here once the numbers are known
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
     # the goods sources that gave goods in some variant (phase 8 only under its option)
     prof_cols = ["vp", "boats_loaded", *acted_sources(seats.read(("goods_*",))), "tiles_placed",
                  "revolts_won"]
-    sp, h2h, prof = [], [], []
-    per_game: dict[str, pd.Series] = {}  # for the findings, never in summary.json
+    sp, h2h, prof, fair = [], [], [], {}
+    per_game: dict[str, Any] = {}  # for the findings, never in summary.json
     for var in names:  # the per-variant tables, one variant's seats at a time
         sv = seats.read(PYRAMIDION_SEATS, [var])
-        sp.append(start_position_table(sv, players))
+        fair[var] = fair_share_of(sv)
+        sp.append(start_position_table(sv))
         h2h.append(head_to_head(sv, per_game))
         prof.append(sv.groupby(["variant", "policy"], sort=False, observed=True)[prof_cols]
                     .mean().reset_index())
         del sv
     sp = pd.concat(sp, ignore_index=True)
-    h2h = pd.concat(h2h, ignore_index=True)
     # corrected over the variants (one chi-square per variant) and over the head-to-head rows
     method = correction_of(run)
-    mname = CORRECTION_SHORT[method]
-    p_var = sp.drop_duplicates("variant")[["variant", "p_equal"]]
-    p_var = stats.correct(p_var, method, p_column="p_equal")
+    p_var = stats.correct(sp.drop_duplicates("variant")[["variant", "p_equal"]], method,
+                          p_column="p_equal")
     sp = sp.merge(p_var[["variant", "p_adjusted", "significant_adjusted"]].rename(
         columns={"p_adjusted": "p_equal_adjusted",
                  "significant_adjusted": "equal_significant"}), on="variant", how="left")
-    h2h = stats.correct(h2h, method, "policy")
-    fair_share = {var: fair_share_of(seats.read(("game_id", "won"), [var])) for var in names}
-    n, n_note = fair_share_n(arm_player_counts(games))  # "n" and a note when counts differ
-    found = design.designs(seats, run)
     # (variant, policy) groups in order of first appearance in the records
     pairs = seats.read(("variant", "policy")).drop_duplicates().astype(str)
     prof = pd.concat(prof, ignore_index=True).astype({"variant": str, "policy": str})
-    prof = pairs.merge(prof, on=["variant", "policy"])
+    sites = pd.concat([site_contest(games.read(PYRAMIDION_GAMES, [var]))
+                       for var in games.variants()], ignore_index=True)
+    arm = studied_arm(names)
+    g = games.read(PYRAMIDION_GAMES, [arm])
+    s = seats.read(PYRAMIDION_SEATS, [arm])
+    first = g.loc[g["first_to_target"] >= 0, ["game_id", "first_to_target"]]
+    fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
+    n, n_note = fair_share_n(arm_player_counts(games))  # "n" and a note when counts differ
+    per_game["write"] = {"n": n, "n_note": n_note, "fair_share": fair}
+    return {"start_position": rows_of(sp),
+            "head_to_head": rows_of(stats.correct(pd.concat(h2h, ignore_index=True), method,
+                                                  "policy")),
+            "policy_profile": rows_of(pairs.merge(prof, on=["variant", "policy"])),
+            "sites": rows_of(sites),
+            "ends": {"variant": arm, "ends": g["end"].astype("str").value_counts().to_dict(),
+                     "first_to_target_games": len(first), "first_to_target_won": iv_dict(
+                         stats.wilson(float(fw["won"].sum()), len(first)))},
+            "goods": rows_of(stats.correct(goods_by_outcome(s, per_game), method)),
+            "goods_model": rows_of(stats.correct(goods_win_model(s), method)),
+            "_per_game": per_game}
+
+
+def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
+    """The Pyramidion baseline study's sections of its numbers ``n`` (``numbers``): the four
+    answers in short, then seat balance, greedy against the named strategies, the most
+    contested sites and goods sources against winning. ``run["seat_rotation"]`` says whether
+    the policies rotate over the seats; ``run["study"]["correction"]`` names the correction."""
+    start = len(doc.blocks)  # the short answers go here once the tables are written
+    mname = CORRECTION_SHORT[correction_of(run)]
+    facts = n["_per_game"]["write"]
+    fair_share, count, count_note = facts["fair_share"], facts["n"], facts["n_note"]
+    sp = pd.DataFrame(n["start_position"])
+    h2h = _frame(n["head_to_head"], ("variant", "policy"))
+    gt = _frame(n["goods"], ("source", "share", "winners", "others", "diff"))
+    model = _frame(n["goods_model"], ())
 
     # -- seat balance
     doc.h("Pyramidion: seat balance by start position")
+    variants = sp["variant"].nunique()
     doc.p("The start player is drawn at random each game (docs/rules/pyramidion.md §4 default). As in "
           "the Turn order table above, seats are grouped by **start position** (0 = first in "
           "round 1's player order), here with mean VP as well. Later "
           "rounds reorder players through Giza (§5 phase 6). Win share with 95% Wilson "
-          f"intervals over games (a fair position wins (1 − q)/{n} = "
+          f"intervals over games (a fair position wins (1 − q)/{count} = "
           f"{_fair_text(fair_share)} of games, q = the share of games nobody won"
-          + (f"; {n_note}" if n_note else "") + "), mean VP with "
+          + (f"; {count_note}" if count_note else "") + "), mean VP with "
           "t intervals, and the chi-square p-value of the hypothesis that every start position "
-          f"wins equally often, after {mname} correction over the {len(p_var)} variant"
-          f"{'s' if len(p_var) != 1 else ''} (`*` = significant after correction).")
+          f"wins equally often, after {mname} correction over the {variants} variant"
+          f"{'s' if variants != 1 else ''} (`*` = significant after correction).")
     doc.table(pd.DataFrame({
         "variant": sp["variant"], "start position": sp["start_position"],
         "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
@@ -412,7 +441,6 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
                                                fair_share if len({round(f, 12) for f in
                                                                   fair_share.values()}) > 1
                                                else next(iter(fair_share.values()))))
-    out["start_position"] = rows_of(sp)
 
     # -- greedy against the named strategies
     doc.h("Pyramidion: greedy against the named strategies")
@@ -420,7 +448,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
         doc.p("Every variant of this run seats one policy only, so there is no head-to-head "
               "comparison (`analyzer ablate` plays only the scenario's base seats).")
     else:
-        rotate = all(found[v].rotation for v in pd.unique(h2h["variant"]))
+        rotate = bool((run or {}).get("seat_rotation", True))
         n_tests = stats.family_size(h2h, "policy")
         doc.p(("In each mixed variant the policies rotate over the seats. " if rotate else
                "Seat rotation is off: each policy keeps its seats, and the start player "
@@ -429,25 +457,22 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
               "in the same game; the difference (pp) has a 95% t interval over games, `*` = "
               f"significant after {mname} correction over the {n_tests} distinct comparisons (with "
               "two policies, one's lead is the other's lag: one test). Equal players would each "
-              f"win (1 − q)/{n} = {_fair_text(fair_share)} per seat"
-              + (f" ({n_note})" if n_note else "") + ".")
+              f"win (1 − q)/{count} = {_fair_text(fair_share)} per seat"
+              + (f" ({count_note})" if count_note else "") + ".")
         doc.table(pd.DataFrame({
             "variant": h2h["variant"], "policy": h2h["policy"], "games": h2h["games"],
             "win rate per seat": [f"{100 * r:.1f} %" for r in h2h["rate"]],
             "other seats": [f"{100 * r:.1f} %" for r in h2h["others"]],
             "difference": [signed(r, 100, " pp", 1) for r in h2h.to_dict("records")],
         }))
-    out["head_to_head"] = rows_of(h2h)
     doc.p("How the policies play: mean per seat-game of VP, boats loaded, goods taken by "
           "source, negotiator/slave-driver tiles placed and revolts won.")
-    doc.table(prof.rename(columns=lambda c: c.removeprefix("goods_").replace("_", " "))
-              .round(2))
-    out["policy_profile"] = rows_of(prof)
+    doc.table(pd.DataFrame(n["policy_profile"])
+              .rename(columns=lambda c: c.removeprefix("goods_").replace("_", " ")).round(2))
 
     # -- contested sites
-    sites = pd.concat([site_contest(games.read(PYRAMIDION_GAMES, [var]))
-                       for var in games.variants()], ignore_index=True)
-    arm = studied_arm(names)
+    arm = n["ends"]["variant"]
+    sites = pd.DataFrame(n["sites"])
     top = sites[sites["variant"] == arm]
     doc.h("Pyramidion: most contested sites")
     doc.p(f"From the `{arm}` games, ranked by **contestants per activation**: how many seats "
@@ -476,25 +501,16 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
                   f"Revolts per activation by site, `{arm}` games (95% intervals).",
                   lambda ax: _plot_sites(ax, by_rev, "revolts", "rev_lo", "rev_hi",
                                          "revolts per activation", "Revolts by site"))
-    out["sites"] = rows_of(sites)
 
-    # -- how games end (context for the goods question)
-    g = games.read(PYRAMIDION_GAMES, [arm])
-    s = seats.read(PYRAMIDION_SEATS, [arm])
-    ends = g["end"].astype("str").value_counts().to_dict()
-    first = g.loc[g["first_to_target"] >= 0, ["game_id", "first_to_target"]]
-    fw = s.merge(first, left_on=["game_id", "seat"], right_on=["game_id", "first_to_target"])
-    iv = stats.wilson(float(fw["won"].sum()), len(first))
-    out["ends"] = {"variant": arm, "ends": ends, "first_to_target_games": len(first),
-                   "first_to_target_won": iv_dict(iv)}
-
-    # -- goods sources and winning
+    # -- how games end (context for the goods question), goods sources and winning
+    ends, first = n["ends"]["ends"], n["ends"]["first_to_target_games"]
+    iv = n["ends"]["first_to_target_won"]
     doc.h("Pyramidion: goods sources and winning")
-    gt = stats.correct(goods_by_outcome(s, per_game), method)
-    doc.p(f"From the `{arm}` games ({len(g)} games; ends: "
+    doc.p(f"From the `{arm}` games ({sum(ends.values())} games; ends: "
           + ", ".join(f"{k} {v}" for k, v in ends.items())
-          + (f"; the seat that first reached the VP target won {pct(iv.estimate, iv.lo, iv.hi)}"
-             f" of the {len(first)} games with such a seat" if len(first) else "")
+          + (f"; the seat that first reached the VP target won "
+             f"{pct(iv['estimate'], iv['lo'], iv['hi'])}"
+             f" of the {first} games with such a seat" if first else "")
           + "). Goods are what boats are loaded with, so goods turn into VP. Per game, the "
           "winner's goods from each source are compared with the other seats' goods from the "
           f"same source (paired by game, 95% t interval, `*` = significant after {mname} "
@@ -511,9 +527,7 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
     doc.chart("pyramidion_goods_sources.png",
               f"Goods taken per seat-game by source, winners vs other seats (`{arm}` games).",
               lambda ax: _plot_goods(ax, gt))
-    out["goods"] = rows_of(gt)
 
-    model = stats.correct(goods_win_model(s), method)
     if model.empty:
         doc.p("**Within-game model** (conditional logit of winning on goods per source): not "
               "estimable (too few games). It needs at least 20 games with a clear winner, goods "
@@ -544,11 +558,13 @@ def pyramidion(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFram
           "tended to have more of that source; it does not say that one more good of it would "
           "raise a player's chances by that much, nor how the game would go if a player chased "
           "that source on purpose (a policy variant answers that).")
-    out["goods_model"] = rows_of(model)
-    out["_per_game"] = per_game  # the findings' per-game values (removed before summary.json)
-    doc.blocks[start:start] = _short_answers(doc, sp, h2h, top, gt, model, arm, players,
-                                             fair_share, mname)
-    return out
+    doc.blocks[start:start] = _short_answers(sp, h2h, top, gt, model, arm, fair_share, mname)
+
+
+
+def _frame(rows: list[dict], columns: tuple[str, ...]) -> pd.DataFrame:
+    """The table of ``rows`` (a list of ``numbers``), with ``columns`` when there is no row."""
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(columns))
 
 
 def _fair_text(fair: dict[str, float]) -> str:
@@ -559,8 +575,8 @@ def _fair_text(fair: dict[str, float]) -> str:
     return ", ".join(f"{100 * f:.1f} % in `{v}`" for v, f in fair.items())
 
 
-def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
-                   fair: dict[str, float], mname: str = "Holm") -> list[tuple]:
+def _short_answers(sp, h2h, top, gt, model, arm: str, fair: dict[str, float],
+                   mname: str = "Holm") -> list[tuple]:
     """The four study questions answered in one line each, from the tables below them."""
     lines = []
     b = sp[sp["variant"] == arm]
@@ -569,7 +585,7 @@ def _short_answers(doc: Doc, sp, h2h, top, gt, model, arm: str, players: int,
         lines.append(f"**Seat balance** (`{arm}`): start position {int(best.start_position)} "
                      f"wins most ({100 * best.rate:.1f} %), {int(worst.start_position)} least "
                      f"({100 * worst.rate:.1f} %) against a fair "
-                     f"{100 * fair.get(arm, 1 / players):.1f} %; "
+                     f"{100 * fair[arm]:.1f} %; "
                      f"{p_text(float(b['p_equal_adjusted'].iloc[0]), phrase=True)} ({mname}) "
                      "for all positions equal.")
     for r in h2h[h2h["policy"] == "greedy"].to_dict("records"):
@@ -609,6 +625,6 @@ UNITS = (
     ("ends.ends.*", "games"), ("ends.first_to_target_games", "games"),
     ("ends.first_to_target_won.*", SHARE), ("goods[].share", SHARE),
     ("goods[].*", "goods per seat-game"))
-SECTIONS = (StudySection("pyramidion", pyramidion, findings=findings.pyramidion,
+SECTIONS = (StudySection("pyramidion", numbers, write, findings=findings.pyramidion,
                          key_patterns=(*(k for k, _, _ in findings.KEYS), "head_to_head:*"),
                          plan=findings.plan, units=UNITS),)

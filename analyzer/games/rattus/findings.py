@@ -56,7 +56,7 @@ def _all_users(u: Mapping[str, Any], card: str) -> str:
 
 def _users(numbers: Mapping[str, Any], out_key: str, card: str,
            run: Mapping[str, Any]) -> list[Finding]:
-    """The users of ``card`` followed into the same games without it (``_card_out``'s
+    """The users of ``card`` followed into the same games without it (``_card_out_numbers``'
     ``users``): the change of their combined share of the win per game (a user won the game),
     paired over the games where some seat did not use the card — the game as the unit. A variant
     where no game has such a seat, or nobody used the card, gives an unmeasurable finding with

@@ -34,7 +34,6 @@ from analyzer.report.document import (
     concat,
     correction_of,
     iv_dict,
-    iv_tuple,
     num,
     pct,
     rows_of,
@@ -74,9 +73,9 @@ def _games_with_card(games: Table, arm: str, card: str) -> np.ndarray | None:
 
 
 def _in_play(games: Table, seats: Table, arm: str, card: str,
-             columns: tuple[str, ...]) -> tuple[pd.DataFrame, int, str]:
-    """The seat rows of ``arm`` (seat ``columns``) from games with ``card`` in play, the arm's
-    game count, and a phrase for the denominator ("of 82 games with the Sultan in play (of 100)").
+             columns: tuple[str, ...]) -> tuple[pd.DataFrame, int, int]:
+    """The seat rows of ``arm`` (seat ``columns``) from games with ``card`` in play, their
+    game count and the arm's (``_in_play_text``).
 
     Cards drawn at random per game (no fixed ``class_cards``) put the card in only some games;
     every rate of a card's section is over those games only.
@@ -86,11 +85,16 @@ def _in_play(games: Table, seats: Table, arm: str, card: str,
     ids = _games_with_card(games, arm, card)
     if ids is not None:
         s = s[s["game_id"].isin(ids)]
-    n = s["game_id"].nunique()
+    return s, s["game_id"].nunique(), n_all
+
+
+def _in_play_text(card: str, n: int, n_all: int) -> str:
+    """The denominator of a card's rates in words: "82 games with the Sultan in play (of 100;
+    ...)"."""
     phrase = f"{n} games with the {card.title()} in play"
     if n != n_all:
         phrase += f" (of {n_all}; the class cards are drawn per game)"
-    return s, n, phrase
+    return phrase
 
 
 PAIR_SEATS = ("variant", "game_id", "seat", "won", "score")
@@ -123,8 +127,8 @@ def _share_change(diff: float, lo: float, hi: float, significant: bool, n: int) 
                    "significant": significant, "n": n}, 100, " pp", 1)
 
 
-def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user: str,
-              players: int, run: Mapping[str, Any] | None = None) -> dict:
+def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: str,
+                      run: Mapping[str, Any] | None = None) -> dict:
     """Win-rate and score change of variants that take ``card`` out while the base has it.
 
     Per start position (0 = the start player; per seat when the records have no
@@ -139,20 +143,20 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
 
     Returns ``{}`` when no paired variant lacks the card, else ``won_by_position``,
     ``score_by_position`` (rows of ``stats.pair_differences`` by ``position_column``),
-    ``users``, ``correction``, ``game_level`` when the seats are exchangeable.
+    ``users``, ``correction``, ``game_level`` when the seats are exchangeable; under
+    ``"_per_game"`` the users' per-game changes and ``designs``, the compared arms'
+    ``design.SeatDesign`` (base first) for ``_card_out_write``.
     """
     with_card = _arms_with_card(games, seats, card, active)
     # an arm of another player count plays other games: not paired seat by seat with the base
     paired = player_counts.paired_arms(player_counts.counts(games))
     outs = [v for v in seats.variants() if v not in with_card and v in paired]
     if BASE not in with_card or not outs:
-        doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
-              "with/without comparison.")
         return {}
     found = design.designs(seats, run)
-    exchangeable = design.all_exchangeable({v: found[v] for v in (BASE, *outs)})
+    found = {v: found[v] for v in (BASE, *outs)}
+    exchangeable = design.all_exchangeable(found)
     method = correction_of(run)
-    mname = CORRECTION_SHORT[method]
     key = position_column(seats)
     base = seats.read((*PAIR_SEATS, key, user), [BASE])
     ids = _games_with_card(games, BASE, card)  # only the games whose base had the card
@@ -171,7 +175,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
     if exchangeable:
         base_pg = _game_level(games, seats, BASE, ids, seat_ids).set_index("game_id")
     won, score, followed, levels = [], [], [], []
-    out_per_game: dict[str, pd.Series] = {}  # the users' changes, for the findings
+    out_per_game: dict[str, Any] = {}  # the users' changes, for the findings
     for var in outs:
         other = seats.read((*PAIR_SEATS, key), [var])
         other_in = other if ids is None else other[other["game_id"].isin(ids)]
@@ -197,7 +201,7 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
             dw = stats.clustered_difference(pair["won_b"], pair["won_v"], pair["game_id"],
                                             bounds=stats.SHARE_DIFFERENCE)
             ds = stats.clustered_difference(pair["score_b"], pair["score_v"], pair["game_id"])
-            followed.append(({  # the flags are set once every variant's test is known
+            followed.append({  # the flags are set once every variant's test is known
                 "variant": var, "n": len(pair), "games": n_games,
                 "won_with": pair["won_b"].mean(), "won_without": pair["won_v"].mean(),
                 "won_diff": vars(dw), "score_diff": vars(ds), "won_significant_adjusted": None,
@@ -209,64 +213,92 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                 "games_compared": len(compared),
                 "won_with_game": float(b.mean()) if len(compared) else math.nan,
                 "won_without_game": float(v.mean()) if len(compared) else math.nan,
-                "won_diff_game": vars(dg)}, dw, ds, dg))
+                "won_diff_game": vars(dg)})
             out_per_game[f"users:{var}"] = (v - b).rename_axis("game_id")
         del pair
     n_user_games = int(users["game_id"].nunique())
     del base_in, users
     columns = ["variant", key, *stats.DIFFERENCE_COLUMNS]
-    won = stats.correct(concat(won, columns), method, key)
-    score = stats.correct(concat(score, columns), method, key)
-    out: dict[str, Any] = {"won_by_position": rows_of(won), "score_by_position": rows_of(score),
-                           "position_column": key, "users": [], "correction": method}
+    out: dict[str, Any] = {
+        "won_by_position": rows_of(stats.correct(concat(won, columns), method, key)),
+        "score_by_position": rows_of(stats.correct(concat(score, columns), method, key)),
+        "position_column": key, "users": followed, "correction": method}
     if exchangeable:
-        diffs = balance.correct_by_metric(pd.DataFrame(levels, columns=balance.DIFF_COLUMNS),
-                                          method)
-        labels = {"score": ("mean score", 1, "", 2), "start_adv": ("start-player advantage",
-                                                                    100, " pp", 1),
-                  "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
-                  "rounds": ("rounds", 1, "", 2)}
-        rows = []
-        for var, grp in diffs.groupby("variant", sort=False):
-            row = {"variant": var}
-            for r in grp.to_dict("records"):
-                if r["metric"] in labels:
-                    name, sc, unit, dig = labels[r["metric"]]
-                    row[name] = signed(r, sc, unit, dig)
-            rows.append(row)
-        doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds: "
-              + design.exchangeable_reason({v: found[v] for v in (BASE, *outs)})
+        out["game_level"] = rows_of(balance.correct_by_metric(
+            pd.DataFrame(levels, columns=balance.DIFF_COLUMNS), method))
+    for part in ("won", "score"):
+        diffs = pd.DataFrame([u[f"{part}_diff"] for u in followed], columns=["p_value", "lo", "hi"])
+        for u, sig in zip(followed, stats.correct(diffs, method)["significant_adjusted"]):
+            u[f"{part}_significant_adjusted"] = bool(sig)
+    out[PER_GAME] = {**out_per_game, "designs": found}
+    missing = [var for var in outs if var not in {u["variant"] for u in followed}]
+    if missing:  # say why no finding follows the users there
+        out["users_unmeasurable"] = {
+            var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
+                  f"only {n_user_games} base game(s) with a seat that used the {card.title()}")
+            for var in missing}
+    return out
+
+
+# the game-level outcomes' (name, scale, unit, digits)
+LEVEL_LABELS = {"score": ("mean score", 1, "", 2),
+                "start_adv": ("start-player advantage", 100, " pp", 1),
+                "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
+                "rounds": ("rounds", 1, "", 2)}
+
+
+def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, players: int,
+                    designs: Mapping[str, design.SeatDesign] | None) -> None:
+    """The with/without comparison of ``card`` (``_card_out_numbers``' numbers ``n``): the
+    game-level changes when the seats are exchangeable, the changes per start position, and the
+    seats that used the card (``user`` > 0) followed into the games without it. ``players``:
+    the player count (the last position's label); ``designs``: the compared arms' designs."""
+    if not n:
+        doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
+              "with/without comparison.")
+        return
+    outs = ", ".join(list(designs)[1:])
+    mname = CORRECTION_SHORT[n["correction"]]
+    if "game_level" in n:
+        rows: dict[str, dict[str, Any]] = {}
+        for r in n["game_level"]:
+            row = rows.setdefault(r["variant"], {"variant": r["variant"]})
+            if r["metric"] in LEVEL_LABELS:
+                name, sc, unit, dig = LEVEL_LABELS[r["metric"]]
+                row[name] = signed(r, sc, unit, dig)
+        doc.p(f"Without the {card.title()} ({outs}), same seeds: "
+              + design.exchangeable_reason(designs)
               + " So the change is shown in game-level outcomes (variant − base per game, 95% t "
               f"intervals, `*` after {mname} correction over the rows of each column), then per "
               "start position, which can move:")
-        doc.table(pd.DataFrame(rows))
-        out["game_level"] = rows_of(diffs)
+        doc.table(pd.DataFrame(list(rows.values())))
     # a turn-order position is never exchangeable: its win rate can move with the rules
+    key = n["position_column"]
     where = _where(key)
     rows = [{"variant": w["variant"], where: _position_label(w[key], key, players),
              "win rate with": f"{100 * w['base_mean']:.1f} %",
              f"win rate without {card}": f"{100 * w['variant_mean']:.1f} %",
              "change": signed(w, 100, " pp", 1), "score change": signed(sc)}
-            for w, sc in zip(won.to_dict("records"), score.to_dict("records"))]
-    doc.p(f"Without the {card.title()} ({', '.join(outs)}), same seeds, per {where} "
+            for w, sc in zip(n["won_by_position"], n["score_by_position"])]
+    doc.p(f"Without the {card.title()} ({outs}), same seeds, per {where} "
           f"(the same {where} of the same game in both arms; variant − base, 95% intervals, `*` "
           f"after {mname} correction over the rows of each column):")
     doc.table(pd.DataFrame(rows))
-    flags, score_flags = ([bool(x) for x in stats.correct(pd.DataFrame(
-        [vars(f[i]) for f in followed], columns=["p_value", "lo", "hi"]), method)[
-            "significant_adjusted"]] for i in (1, 2))
-    for (u, dw, ds, dg), sig, ssig in zip(followed, flags, score_flags):
-        var = u["variant"]
-        u["won_significant_adjusted"], u["score_significant_adjusted"] = sig, ssig
+    for u in n["users"]:
+        dw, ds, dg = u["won_diff"], u["score_diff"], u["won_diff_game"]
+        won = _share_change(dw["mean"], dw["lo"], dw["hi"], u["won_significant_adjusted"],
+                            u["games"])
+        score = {"diff": ds["mean"], "lo": ds["lo"], "hi": ds["hi"],
+                 "significant_adjusted": u["score_significant_adjusted"]}
         doc.p(f"The {u['n']} seats that used the {card.title()} (`{user}` > 0, in {u['games']} "
               f"games) won {100 * u['won_with']:.1f} % of their base games (a fair position wins "
-              f"{100 * fair:.1f} %); the same seats in the same games of `{var}` won "
+              f"{100 * u['fair']:.1f} %); the same seats in the same games of `{u['variant']}` won "
               f"{100 * u['won_without']:.1f} %: change "
-              f"{_share_change(dw.mean, dw.lo, dw.hi, sig, u['games'])}, "
-              f"score change {signed({'diff': ds.mean, 'lo': ds.lo, 'hi': ds.hi, 'significant_adjusted': ssig})} points "
+              f"{won}, "
+              f"score change {signed(score)} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
-              f"game are not independent; `*` after {mname} over the {len(followed)} variant"
-              f"{'s' if len(followed) != 1 else ''}). "
+              f"game are not independent; `*` after {mname} over the {len(n['users'])} variant"
+              f"{'s' if len(n['users']) != 1 else ''}). "
               "(These seats are selected by what happened in the base game, so part of the "
               "change is selection, not the card.)")
         if u["games_compared"] >= 2:
@@ -274,19 +306,9 @@ def _card_out(doc: Doc, games: Table, seats: Table, card: str, active: str, user
                   f"with a seat that did not use the {card.title()} (in {u['all_user_games']} "
                   "every seat used it, so the users' share of the win cannot change), a user won "
                   f"{100 * u['won_with_game']:.1f} % of the base games and "
-                  f"{100 * u['won_without_game']:.1f} % of the same games of `{var}`: change "
-                  + _share_change(dg.mean, dg.lo, dg.hi, False, dg.n)
+                  f"{100 * u['won_without_game']:.1f} % of the same games of `{u['variant']}`: "
+                  "change " + _share_change(dg["mean"], dg["lo"], dg["hi"], False, dg["n"])
                   + " (paired t over games).")
-        out["users"].append(u)
-    if out_per_game:
-        out[PER_GAME] = out_per_game
-    missing = [var for var in outs if var not in {u["variant"] for u, *_ in followed}]
-    if missing:  # say why no finding follows the users there
-        out["users_unmeasurable"] = {
-            var: (f"no seat used the {card.title()} in a base game" if n_user_games == 0 else
-                  f"only {n_user_games} base game(s) with a seat that used the {card.title()}")
-            for var in missing}
-    return out
 
 
 def _game_level(games: Table, seats: Table, arm: str, ids: np.ndarray | None,
@@ -304,8 +326,8 @@ def _game_level(games: Table, seats: Table, arm: str, ids: np.ndarray | None,
 TAKE_USE_SEATS = ("variant", "game_id", "seat", "policy", "start_position")
 
 
-def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, card: str,
-             take: str, use: str, use_name: str, arm: str, players: int) -> dict:
+def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, card: str, take: str,
+             use: str, arm: str) -> dict:
     """How often ``card`` is taken and used, per game: by start position, by arm, by policy.
 
     ``take`` counts the times a seat took the card in phase A (docs/rules/rattus.md §7 A: from
@@ -335,104 +357,127 @@ def take_use(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     cols = [c for c in (take, use) if c in seats]
     if not cols:
         return {}
-    name = card.title()
-    names = {take: "takes", use: use_name}
     out: dict[str, Any] = {"card": card, "take": take if take in seats else None,
                            "use": use if use in seats else None, "variant": arm}
-    doc.p(f"**Who takes and uses the {name}.** "
-          + ("A take is a phase-A take of the card (docs/rules/rattus.md §7 A), from the supply "
-             "or from the seat holding it, so it can change hands many times in one game; "
-             if take in seats else "")
-          + f"the uses are the {use_name} (`{use}`). Counts per game, over the games with the "
-            f"{name} in play.")
 
     # per start position, the studied arm
-    s, n_games, _ = _in_play(games, seats, arm, card, (*TAKE_USE_SEATS, *cols))
-    out["games"] = n_games
+    s, out["games"], _ = _in_play(games, seats, arm, card, (*TAKE_USE_SEATS, *cols))
     key = position_column(s)
-    where = _where(key)
     wide = s.pivot_table(index="game_id", columns=key, values=cols, aggfunc="sum",
                          observed=True)
-    rows, table = [], []
-    for pos in sorted(s[key].unique()):
+    rows, positions = [], sorted(s[key].unique())
+    for pos in positions:
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
-        cells = {where: _position_label(int(pos), key, players)}
         for c in cols:
             iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
             row[c] = iv_dict(iv)
-            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
             if c == take:
-                took = some
+                took = iv_dict(some)
         if take in cols:
-            row["took_share"] = iv_dict(took)
-            cells["games it took the card"] = pct(*iv_tuple(took))
+            row["took_share"] = took
         rows.append(row)
-        table.append(cells)
-    doc.p(f"Per {where} in `{arm}` (95% t intervals over the {n_games} games; each position "
-          "once per game; the share of games with a take, 95% Wilson):")
-    doc.table(pd.DataFrame(table))
     out["by_position"] = rows
-    positions = sorted(s[key].unique())
     first_last: dict[str, Any] = {}
-    if key == "start_position" and len(positions) >= 2 and n_games >= 2:
+    if key == "start_position" and len(positions) >= 2 and out["games"] >= 2:
         last = positions[-1]
         both = wide.dropna(subset=[(c, p) for c in cols for p in (positions[0], last)])
-        parts = []
         for c in cols:
             a, b = both[c][positions[0]].to_numpy(float), both[c][last].to_numpy(float)
             d = stats.paired_difference(b, a)  # start player − last position
-            first_last[c] = {**vars(d), "first": float(a.mean()), "last": float(b.mean()),
-                             "last_position": int(last),
-                             # games that show the difference's own sign (a run where the
-                             # last position takes it more shows those games)
-                             "examples": _examples(both.index[a > b] if d.mean >= 0
-                                                   else both.index[a < b])}
+            first_last["take" if c == take else "use"] = {
+                **vars(d), "first": float(a.mean()), "last": float(b.mean()),
+                "last_position": int(last),
+                # games that show the difference's own sign (a run where the last position
+                # takes it more shows those games)
+                "examples": _examples(both.index[a > b] if d.mean >= 0 else both.index[a < b])}
             if c == take:
-                out.setdefault(PER_GAME, {})["takes_first_last"] = pd.Series(
-                    a - b, index=pd.Index(both.index, name="game_id"))
-            parts.append(f"{names[c]} {signed({'diff': d.mean, 'lo': d.lo, 'hi': d.hi, 'significant': d.significant})}"
-                         " per game")
-        doc.p(f"Start player − last position ({int(last)}), paired within the {len(both)} "
-              f"games (95% t intervals; `*`: the interval excludes 0): " + "; ".join(parts) + ".")
-    out["first_last"] = {("take" if c == take else "use"): v for c, v in first_last.items()}
+                out[PER_GAME] = {"takes_first_last": pd.Series(
+                    a - b, index=pd.Index(both.index, name="game_id"))}
+    out["first_last"] = first_last
     del s, wide
 
     # per arm (and per policy where an arm mixes them)
-    arm_rows, arm_cells, pol_rows, pol_cells = [], [], [], []
+    arm_rows, pol_rows = [], []
     for a in _arms_with_card(games, seats, card, use if use in seats else take):
         s, n, _ = _in_play(games, seats, a, card, (*TAKE_USE_SEATS, *cols))
         per_game = s.groupby("game_id")[cols].sum()
-        row, cells = {"variant": a, "games": n}, {"variant": a, "games": n}
+        row = {"variant": a, "games": n}
         for c in cols:
             iv, some = _counts(per_game[c].to_numpy(float))
             row[c], row[f"{c}_share"] = iv_dict(iv), iv_dict(some)
-            cells[f"{names[c]} per game"] = num(*iv_tuple(iv))
-            cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*iv_tuple(some))
         arm_rows.append(row)
-        arm_cells.append(cells)
         if "policy" in s and s["policy"].nunique() > 1:
             for c in cols:
                 for r in stats.mean_values(s, ("policy",), c).to_dict("records"):
                     pol_rows.append({"variant": a, "column": c, **r, "value_unit":
                                      f"{'takes' if c == take else 'uses'} per seat-game"})
-            for pol, grp in s.groupby("policy", sort=True, observed=True):
-                cell = {"variant": a, "policy": pol, "seat-games": len(grp)}
-                for r in pol_rows:
-                    if r["variant"] == a and r["policy"] == pol:
-                        cell[f"{names[r['column']]} per seat per game"] = num(r["mean"], r["lo"],
-                                                                           r["hi"])
-                pol_cells.append(cell)
         del s, per_game
+    out["by_arm"] = arm_rows
+    out["by_policy"] = pol_rows
+    return out
+
+
+def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
+                   players: int) -> None:
+    """The "who takes and uses the card" paragraphs and tables of ``take_use_numbers``' numbers
+    ``n`` (nothing when ``n`` is empty). ``use``: the use column, named in the text even when the
+    records lack it; ``use_name``: its words ("diplomats placed"); ``players``: the player count
+    (the last position's label)."""
+    if not n:
+        return
+    name, take = n["card"].title(), n["take"]
+    cols = [c for c in (take, n["use"]) if c]
+    names = {take: "takes", n["use"]: use_name}
+    doc.p(f"**Who takes and uses the {name}.** "
+          + ("A take is a phase-A take of the card (docs/rules/rattus.md §7 A), from the supply "
+             "or from the seat holding it, so it can change hands many times in one game; "
+             if take else "")
+          + f"the uses are the {use_name} (`{use}`). Counts per game, over the games with the "
+            f"{name} in play.")
+    key = "start_position" if "start_position" in (n["by_position"] or [{}])[0] else "seat"
+    where = _where(key)
+    table = []
+    for row in n["by_position"]:
+        cells = {where: _position_label(row[key], key, players)}
+        for c in cols:
+            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
+        if take:
+            cells["games it took the card"] = pct(*_iv(row["took_share"]))
+        table.append(cells)
+    doc.p(f"Per {where} in `{n['variant']}` (95% t intervals over the {n['games']} games; each "
+          "position once per game; the share of games with a take, 95% Wilson):")
+    doc.table(pd.DataFrame(table))
+    if n["first_last"]:
+        parts = [f"{names[c]} " + signed({"diff": d["mean"], "lo": d["lo"], "hi": d["hi"],
+                                          "significant": d["significant"]}) + " per game"
+                 for c, d in zip(cols, n["first_last"].values())]
+        d = next(iter(n["first_last"].values()))
+        doc.p(f"Start player − last position ({d['last_position']}), paired within the {d['n']} "
+              f"games (95% t intervals; `*`: the interval excludes 0): " + "; ".join(parts) + ".")
+    arm_cells = []
+    for row in n["by_arm"]:
+        cells = {"variant": row["variant"], "games": row["games"]}
+        for c in cols:
+            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
+            cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*_iv(row[f"{c}_share"]))
+        arm_cells.append(cells)
+    pol_cells: dict[tuple, dict[str, Any]] = {}
+    for r in n["by_policy"]:
+        cell = pol_cells.setdefault((r["variant"], r["policy"]), {
+            "variant": r["variant"], "policy": r["policy"], "seat-games": r["n"]})
+        cell[f"{names[r['column']]} per seat per game"] = num(r["mean"], r["lo"], r["hi"])
     doc.p(f"Per arm with the {name} in play: the whole table's counts per game (95% t "
           "intervals over games) and the share of games with at least one (95% Wilson):")
     doc.table(pd.DataFrame(arm_cells))
     if pol_cells:
         doc.p("Per policy (arms with several policies): per seat per game, 95% cluster-robust t "
               "intervals with the game as the unit (a policy plays several seats of one game):")
-        doc.table(pd.DataFrame(pol_cells))
-    out["by_arm"] = arm_rows
-    out["by_policy"] = pol_rows
-    return out
+        doc.table(pd.DataFrame(list(pol_cells.values())))
+
+
+def _iv(d: Mapping[str, float]) -> tuple[float, float, float]:
+    """``(estimate, lo, hi)`` of an ``iv_dict``."""
+    return d["estimate"], d["lo"], d["hi"]
 
 
 def _counts(x: np.ndarray) -> tuple[stats.Interval, stats.Interval]:
@@ -444,58 +489,38 @@ SULTAN_SEATS = ("variant", "game_id", "seat", "policy", "start_position", "score
                 "tiebreak", "sultan_points", "diplomats_surviving", "diplomats_placed")
 
 
-def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-           players: int, run: Mapping[str, Any] | None = None) -> dict:
+def sultan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+                   run: Mapping[str, Any] | None = None) -> dict:
     """Sultan diplomat scoring (docs/rules/rattus.md §2.3): points and diplomats placed per start
     position, how often each position, arm and policy takes the Sultan and places diplomats
-    (``take_use``), the diplomat leader's win rate, games whose winner the diplomat points
-    decided, and the Sultan-out comparison.
+    (``take_use_numbers``), the diplomat leader's win rate, games whose winner the diplomat
+    points decided, and the Sultan-out comparison (``_card_out_numbers``); ``{}`` when no arm
+    has the Sultan. ``"_per_game"`` (never in ``summary.json``) holds the findings' per-game
+    values and, under ``"write"``, ``players`` and ``games_all`` (the studied arm's games).
 
-    Reads the studied arm's seats (``SULTAN_SEATS``), then ``take_use``'s and ``_card_out``'s.
+    Reads the studied arm's seats (``SULTAN_SEATS``), then ``take_use_numbers``' and
+    ``_card_out_numbers``'.
     """
     games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "sultan", "sultan_points")
     if not arms:
         return {}
     arm = studied_arm(arms)
-    s, n_games, phrase = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
+    s, n_games, n_all = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
     out: dict[str, Any] = {"variant": arm, "games": n_games}
-    doc.h("Sultan: diplomat scoring")
-    doc.p(f"From the `{arm}` games: the {phrase}; every share below is over these games. "
-          "Diplomat points are the Sultan's end-game points for the most / second-most diplomat "
-          "discs on the board.")
     key = position_column(s)
-    where = _where(key)
     dist = []
     for pos, grp in s.groupby(key)["sultan_points"]:
         d = stats.distribution(grp)
         d.insert(0, key, pos)
         dist.append(d)
-    dist = pd.concat(dist, ignore_index=True)
-    means = stats.mean_values(s, (key,), "sultan_points")
-    piv = dist.pivot(index=key, columns="value", values="share").fillna(0.0)
-    tab = pd.DataFrame({where: [_position_label(p, key, players) for p in piv.index]})
-    for v in piv.columns:
-        tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
-    tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
     if "diplomats_placed" in s:
-        placed = stats.mean_values(s, (key,), "diplomats_placed").set_index(key)
-        tab["diplomats placed"] = [num(*placed.loc[p, ["mean", "lo", "hi"]]) for p in piv.index]
-        out["placed_mean"] = rows_of(placed.reset_index())
-    doc.p(f"Per {where}{' (0 = the start player, drawn per game)' if key == 'start_position' else ''}"
-          ": share of games with each number of diplomat points, and the mean points and "
-          "diplomats placed per game (95% t intervals over games; each position once per game):")
-    doc.table(tab)
-    doc.chart("diplomat_points.png",
-              f"Diplomat points per {where}: share of games (95% Wilson).",
-              lambda ax: charts.plot_value_shares(
-                  ax, dist.assign(**{where: dist[key].astype(str)}), where,
-                  "diplomat points [points]", f"Diplomat points per {where}"))
+        out["placed_mean"] = rows_of(stats.mean_values(s, (key,), "diplomats_placed"))
     out["position_column"] = key
-    out["points_distribution"] = rows_of(dist)
-    out["points_mean"] = rows_of(means)
-    out["take_use"] = take_use(doc, games, seats, "sultan", "took_sultan", "diplomats_placed",
-                               "diplomats placed", arm, players)
+    out["points_distribution"] = rows_of(pd.concat(dist, ignore_index=True))
+    out["points_mean"] = rows_of(stats.mean_values(s, (key,), "sultan_points"))
+    out["take_use"] = take_use_numbers(games, seats, "sultan", "took_sultan", "diplomats_placed",
+                                       arm)
 
     leader, edge = leader_edge(s)
     per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
@@ -507,33 +532,73 @@ def sultan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
     fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
             if len(per_game) else math.nan)
-    doc.p(f"**Most diplomats wins**: in the {len(per_game)} games where someone had a diplomat on "
-          f"the board at the end, the holder(s) of the most diplomats won {pct(*iv_tuple(iv))} of them "
-          f"(a tie for first counts 1/k; a fair seat would win {100 * fair:.1f} %)."
-          + _edge_text(edge))
     out["leader_wins"] = {"games": len(per_game), **iv_dict(iv), "no_edge": fair,
                           "examples": _examples(per_game.index[per_game["lead_won"] > 0]),
                           "reference": edge.reference, "leaders": edge.groups,
                           "edge": {"estimate": edge.edge, "lo": edge.lo, "hi": edge.hi,
                                    "p_value": edge.p_value, "games": len(per_game),
                                    "unestimable": edge.unestimable}}
-    per_game_values: dict[str, pd.Series] = {"leader_edge": edge.per_game}
+    per_game_values: dict[str, Any] = {"leader_edge": edge.per_game}
 
     changed = stats.winners_without(s, "sultan_points")
     iv2 = stats.wilson(int(changed.sum()), len(changed))
-    doc.p(f"**Diplomat points changed the winner** in {pct(*iv_tuple(iv2))} of games "
-          f"({int(changed.sum())} of {len(changed)} games with the Sultan in play): recomputing the winner from score − "
-          "diplomat points (same tie-break) gives a different set of winners.")
     out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **iv_dict(iv2),
                              "examples": _examples(changed.index.get_level_values("game_id")[
                                  changed.to_numpy(bool)])}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
     del s, per_game, changed
-    out["sultan_out"] = _card_out(doc, games, seats, "sultan", "sultan_points", user, players,
-                                  run)
+    out["sultan_out"] = _card_out_numbers(games, seats, "sultan", "sultan_points", user, run)
     per_game_values.update(_moved_per_game(out["take_use"], out["sultan_out"]))
-    out[PER_GAME] = per_game_values
+    out[PER_GAME] = {**per_game_values, "write": {"players": players, "games_all": n_all}}
     return out
+
+
+def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
+    """The "Sultan: diplomat scoring" section of ``sultan_numbers``' numbers ``n`` (nothing
+    when ``n`` is empty)."""
+    if not n:
+        return
+    facts = n[PER_GAME]["write"]
+    players = facts["players"]
+    doc.h("Sultan: diplomat scoring")
+    doc.p(f"From the `{n['variant']}` games: the "
+          f"{_in_play_text('sultan', n['games'], facts['games_all'])}; every share below is over "
+          "these games. Diplomat points are the Sultan's end-game points for the most / "
+          "second-most diplomat discs on the board.")
+    key = n["position_column"]
+    where = _where(key)
+    dist = pd.DataFrame(n["points_distribution"])
+    means = pd.DataFrame(n["points_mean"])
+    piv = dist.pivot(index=key, columns="value", values="share").fillna(0.0)
+    tab = pd.DataFrame({where: [_position_label(p, key, players) for p in piv.index]})
+    for v in piv.columns:
+        tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
+    tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
+    if "placed_mean" in n:
+        placed = pd.DataFrame(n["placed_mean"]).set_index(key)
+        tab["diplomats placed"] = [num(*placed.loc[p, ["mean", "lo", "hi"]]) for p in piv.index]
+    doc.p(f"Per {where}{' (0 = the start player, drawn per game)' if key == 'start_position' else ''}"
+          ": share of games with each number of diplomat points, and the mean points and "
+          "diplomats placed per game (95% t intervals over games; each position once per game):")
+    doc.table(tab)
+    doc.chart("diplomat_points.png",
+              f"Diplomat points per {where}: share of games (95% Wilson).",
+              lambda ax: charts.plot_value_shares(
+                  ax, dist.assign(**{where: dist[key].astype(str)}), where,
+                  "diplomat points [points]", f"Diplomat points per {where}"))
+    take_use_write(doc, n["take_use"], "diplomats_placed", "diplomats placed", players)
+    lead, changed = n["leader_wins"], n["winner_changed"]
+    doc.p(f"**Most diplomats wins**: in the {lead['games']} games where someone had a diplomat on "
+          f"the board at the end, the holder(s) of the most diplomats won {pct(*_iv(lead))} of "
+          f"them (a tie for first counts 1/k; a fair seat would win {100 * lead['no_edge']:.1f} %)."
+          + _edge_text(lead))
+    doc.p(f"**Diplomat points changed the winner** in {pct(*_iv(changed))} of games "
+          f"({changed['changed']} of {changed['games']} games with the Sultan in play): "
+          "recomputing the winner from score − diplomat points (same tie-break) gives a "
+          "different set of winners.")
+    _card_out_write(doc, n["sultan_out"], "sultan",
+                    "diplomats_placed" if "placed_mean" in n else "sultan_points", players,
+                    n[PER_GAME].get("designs"))
 
 
 def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
@@ -570,54 +635,55 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
-def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, pd.Series]:
-    """The per-game values ``take_use`` and ``_card_out`` computed (kept out of their numbers,
-    which go to ``summary.json``): the start player − last position takes, the users' change."""
+def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, Any]:
+    """The per-game values ``take_use_numbers`` and ``_card_out_numbers`` computed (kept out of
+    their numbers, which go to ``summary.json``): the start player − last position takes, the
+    users' change, and the compared arms' ``designs``."""
     return {**take_use.pop(PER_GAME, {}), **card_out.pop(PER_GAME, {})}
 
 
-def _edge_text(edge: stats.Edge) -> str:
-    """The sentence on who leads: the leaders' edge over what the same players win when they do
-    not lead (``stats.flagged_edge``)."""
-    if edge.unestimable:
+def _edge_text(lead: Mapping[str, Any]) -> str:
+    """The sentence on who leads (``sultan_numbers``' ``leader_wins``): the leaders' edge over
+    what the same players win when they do not lead (``stats.flagged_edge``)."""
+    edge = lead["edge"]
+    if edge["unestimable"]:
         return (f" Whether leading adds anything beyond who leads cannot be measured here: "
-                f"{edge.unestimable}.")
+                f"{edge['unestimable']}.")
     who = ", ".join(f"`{p}` {100 * v:.1f} %" for p, v in
-                    sorted(edge.groups.items(), key=lambda kv: -kv[1])[:3])
+                    sorted(lead["leaders"].items(), key=lambda kv: -kv[1])[:3])
     return (f" But who leads matters: the leaders are {who} of the time, and the same players "
-            f"win {100 * edge.reference:.1f} % per seat-game when they do not lead, in the same "
+            f"win {100 * lead['reference']:.1f} % per seat-game when they do not lead, in the same "
             "games with a leader (each leader weighted by its player); the leaders' edge over "
             "that is "
-            + _share_change(edge.edge, edge.lo, edge.hi, False, edge.games)
+            + _share_change(edge["estimate"], edge["lo"], edge["hi"], False, edge["games"])
             + " (95 % delta-method t interval over games).")
 
 
 CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
 
 
-def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int, run: Mapping[str, Any] | None = None) -> dict:
+def caravan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+                    run: Mapping[str, Any] | None = None) -> dict:
     """Caravan value (docs/rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
     opponents, how many survive to the end, how often each start position, arm and policy takes
-    the Trader and moves the caravan (``take_use``), and the Trader-out comparison.
+    the Trader and moves the caravan (``take_use_numbers``), and the Trader-out comparison
+    (``_card_out_numbers``); ``{}`` when no arm has the Trader. ``"_per_game"`` as
+    ``sultan_numbers``'.
 
-    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``take_use``'s and ``_card_out``'s.
+    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``take_use_numbers``' and
+    ``_card_out_numbers``'.
     """
     games, seats = as_table(games), as_table(seats)
     arms = _arms_with_card(games, seats, "trader", "caravan_moves")
     if not arms:
         return {}
     arm = studied_arm(arms)
-    s, n_games, phrase = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
+    s, n_games, n_all = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
             "caravan_cubes_received_surviving"]
     g = s.groupby("game_id")[[c for c in cols if c in s]].sum()
     moves = g["caravan_moves"].to_numpy(float)
-    doc.h("Caravan: value of the Trader's bonus cubes")
-    mv = stats.mean_interval(moves)
-    doc.p(f"From the `{arm}` games: the {phrase}. The caravan moved "
-          f"{num(mv.estimate, mv.lo, mv.hi)} times per game with the Trader in play. Bonus cubes per move (ratio of totals over games, 95% delta-method intervals):")
     own = stats.ratio_interval(g["caravan_cubes_own"], moves)
     given = stats.ratio_interval(g["caravan_cubes_given"], moves)
     total = stats.ratio_interval(g["caravan_cubes_own"] + g["caravan_cubes_given"], moves)
@@ -627,34 +693,54 @@ def caravan(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         if f"{col}_surviving" in g:
             rows.append((who, "surviving", stats.ratio_interval(g[f"{col}_surviving"], moves)))
             survived[who] = clip_share(stats.ratio_interval(g[f"{col}_surviving"], g[col]))
-    table = pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi) for w, st, iv in rows],
-                         columns=["who", "stage", "value", "lo", "hi"])
+    out: dict[str, Any] = {
+        "variant": arm, "games": n_games, "moves_per_game": iv_dict(stats.mean_interval(moves)),
+        "per_move": rows_of(pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi)
+                                          for w, st, iv in rows],
+                                         columns=["who", "stage", "value", "lo", "hi"])),
+        "total_per_move": iv_dict(total)}
+    if len(survived) == 2:
+        out["survival_own"] = iv_dict(survived["mover"])
+        out["survival_given"] = iv_dict(survived["opponents"])
+    del s, g
+    out["take_use"] = take_use_numbers(games, seats, "trader", "took_trader", "caravan_moves",
+                                       arm)
+    out["trader_out"] = _card_out_numbers(games, seats, "trader", "caravan_moves",
+                                          "caravan_moves", run)
+    out[PER_GAME] = {**_moved_per_game(out["take_use"], out["trader_out"]),
+                     "write": {"players": players, "games_all": n_all}}
+    return out
+
+
+def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
+    """The "Caravan: value of the Trader's bonus cubes" section of ``caravan_numbers``' numbers
+    ``n`` (nothing when ``n`` is empty)."""
+    if not n:
+        return
+    facts = n[PER_GAME]["write"]
+    table = pd.DataFrame(n["per_move"])
+    doc.h("Caravan: value of the Trader's bonus cubes")
+    doc.p(f"From the `{n['variant']}` games: the "
+          f"{_in_play_text('trader', n['games'], facts['games_all'])}. The caravan moved "
+          f"{num(*_iv(n['moves_per_game']))} times per game with the Trader in play. Bonus cubes "
+          "per move (ratio of totals over games, 95% delta-method intervals):")
     doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
                             "cubes per move": [num(v, lo, hi) for v, lo, hi in
                                                zip(table["value"], table["lo"], table["hi"])]}))
-    doc.p(f"All bonus cubes: {num(total.estimate, total.lo, total.hi)} per move.")
-    out: dict[str, Any] = {"variant": arm, "games": n_games, "moves_per_game": iv_dict(mv),
-                           "per_move": rows_of(table),
-                           "total_per_move": iv_dict(total)}
-    if len(survived) == 2:
-        surv_own, surv_recv = survived["mover"], survived["opponents"]
-        doc.p(f"Share surviving to the end: mover's own bonus cubes {pct(*iv_tuple(surv_own))}, "
-              f"cubes handed to opponents {pct(*iv_tuple(surv_recv))}. Cubes of one colour are "
+    doc.p(f"All bonus cubes: {num(*_iv(n['total_per_move']))} per move.")
+    if "survival_own" in n:
+        doc.p(f"Share surviving to the end: mover's own bonus cubes "
+              f"{pct(*_iv(n['survival_own']))}, cubes handed to opponents "
+              f"{pct(*_iv(n['survival_given']))}. Cubes of one colour are "
               "identical, so \"surviving\" is an expected count: each time a seat loses, moves or "
               "sends to the palace cubes of a region, they are taken at random among its ordinary "
               "cubes there (the diplomat's cube leaves last, docs/rules/rattus.md §2.3), and a bonus "
               "cube that moves keeps counting where it goes.")
-        out["survival_own"] = iv_dict(surv_own)
-        out["survival_given"] = iv_dict(surv_recv)
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: plot_caravan(ax, table))
-    del s, g
-    out["take_use"] = take_use(doc, games, seats, "trader", "took_trader", "caravan_moves",
-                               "caravan moves", arm, players)
-    out["trader_out"] = _card_out(doc, games, seats, "trader", "caravan_moves", "caravan_moves",
-                                  players, run)
-    out[PER_GAME] = _moved_per_game(out["take_use"], out["trader_out"])
-    return out
+    take_use_write(doc, n["take_use"], "caravan_moves", "caravan moves", facts["players"])
+    _card_out_write(doc, n["trader_out"], "trader", "caravan_moves", facts["players"],
+                    n[PER_GAME].get("designs"))
 
 
 def plot_caravan(ax, table: pd.DataFrame) -> None:
@@ -693,8 +779,9 @@ CARD_UNITS = (
     ("*_out.users[].*.n", "seat-games"), ("*_out.users[].examples[]", "game id"),
     ("*_out.users[].*games*", "games"), ("*_out.users[].score_diff.*", "points"),
     ("*_out.users[].*", SHARE))
-SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_patterns=(
-                *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
+SECTIONS = (StudySection(
+                "sultan", sultan_numbers, sultan_write, findings=findings.sultan, key_patterns=(
+                    *(k for k, _, _ in findings.CARD_KEYS["sultan"]), "sultan:users:*"),
                 plan=partial(findings.plan, "sultan"), units=(
                     *CARD_UNITS, ("*[].start_position", "seat"), ("*[].n", "games"),
                     ("placed_mean[].*", "diplomats per seat-game"),
@@ -703,8 +790,9 @@ SECTIONS = (StudySection("sultan", sultan, findings=findings.sultan, key_pattern
                     ("points_mean[].*", "points"), ("*.examples[]", "game id"),
                     ("winner_changed.changed", "games"), ("leader_wins.*", SHARE),
                     ("winner_changed.*", SHARE))),
-            StudySection("caravan", caravan, findings=findings.caravan, key_patterns=(
-                *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
+            StudySection(
+                "caravan", caravan_numbers, caravan_write, findings=findings.caravan, key_patterns=(
+                    *(k for k, _, _ in findings.CARD_KEYS["trader"]), "trader:users:*"),
                 plan=partial(findings.plan, "trader"), units=(
                     *CARD_UNITS, ("moves_per_game.*", "caravan moves per game"),
                     ("per_move[].*", "bonus cubes per move"),

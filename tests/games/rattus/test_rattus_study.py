@@ -65,8 +65,8 @@ def _t_interval(x):
 
 def test_take_use_per_start_position_has_the_known_answer(tmp_path):
     games, seats = _records()
-    out = study.take_use(Doc(tmp_path), games, seats, "sultan", "took_sultan",
-                         "diplomats_placed", "diplomats placed", "base", 4)
+    out = study.take_use_numbers(games, seats, "sultan", "took_sultan", "diplomats_placed",
+                                 "base")
     by_pos = {r["start_position"]: r for r in out["by_position"]}
     assert sorted(by_pos) == [0, 1, 2, 3] and out["games"] == 3
     assert by_pos[0]["took_sultan"]["estimate"] == pytest.approx(2.0)  # (2 + 1 + 3) / 3
@@ -91,8 +91,8 @@ def test_take_use_per_arm_and_per_policy(tmp_path):
     policy (a mixed arm): per seat per game, seat 0 (``tuned``) took 2, 1, 1 times."""
     games, seats = _records(("base", "without-trader"))
     doc = Doc(tmp_path)
-    out = study.take_use(doc, games, seats, "sultan", "took_sultan", "diplomats_placed",
-                         "diplomats placed", "base", 4)
+    out = study.take_use_numbers(games, seats, "sultan", "took_sultan", "diplomats_placed",
+                                 "base")
     arms = {r["variant"]: r for r in out["by_arm"]}
     assert set(arms) == {"base", "without-trader"}
     assert arms["base"]["took_sultan"]["estimate"] == pytest.approx(3.0)
@@ -102,6 +102,7 @@ def test_take_use_per_arm_and_per_policy(tmp_path):
     assert pol[("base", "tuned", "took_sultan")]["mean"] == pytest.approx(4 / 3)
     assert pol[("base", "greedy", "took_sultan")]["mean"] == pytest.approx(5 / 9)
     assert pol[("base", "greedy", "took_sultan")]["n"] == 9
+    study.take_use_write(doc, out, "diplomats_placed", "diplomats placed", 4)
     tables = [b[1] for b in doc.blocks if b[0] == "table"]
     assert list(tables[0]["start position"]) == ["0 (start player)", "1", "2", "3 (last)"]
     assert "takes per seat per game" in tables[-1].columns
@@ -110,15 +111,15 @@ def test_take_use_per_arm_and_per_policy(tmp_path):
 def test_take_use_without_the_columns_is_empty(tmp_path):
     games, seats = _records()
     plain = seats.drop(columns=["took_sultan", "diplomats_placed"])
-    assert study.take_use(Doc(tmp_path), games, plain, "sultan", "took_sultan",
-                          "diplomats_placed", "diplomats placed", "base", 4) == {}
+    assert study.take_use_numbers(games, plain, "sultan", "took_sultan", "diplomats_placed",
+                                  "base") == {}
 
 
 def test_s2_3_sultan_points_are_per_start_position_not_per_seat(tmp_path):
     """The start player (a different seat in each game) always has the 4 diplomat points: per
     start position that is 4 against 0; per seat it would be 4/3 for three seats."""
     games, seats = _records()
-    out = study.sultan(Doc(tmp_path), games, seats, players=4)
+    out = study.sultan_numbers(games, seats, players=4)
     means = {r["start_position"]: r["mean"] for r in out["points_mean"]}
     assert means == {0: 4.0, 1: 0.0, 2: 0.0, 3: 0.0}
     assert out["position_column"] == "start_position"
@@ -135,7 +136,7 @@ def test_card_out_changes_are_per_start_position(tmp_path):
     from analyzer import stats
 
     games, seats = _records(("base", "without-sultan"))
-    out = study.sultan(Doc(tmp_path), games, seats, players=4)["sultan_out"]
+    out = study.sultan_numbers(games, seats, players=4)["sultan_out"]
     won = {r["start_position"]: r for r in out["won_by_position"]}
     u = stats.wilson(0, int(won[0]["n"])).hi
     assert won[0]["diff"] == -1.0 and won[0]["lo"] == -1.0
@@ -148,7 +149,7 @@ def test_s2_2_caravan_section_counts_trader_takes_and_moves(tmp_path):
     games, seats = _records()
     for col in ("caravan_cubes_own", "caravan_cubes_given", "caravan_cubes_received"):
         seats[col] = seats["caravan_moves"]
-    out = study.caravan(Doc(tmp_path), games, seats, players=4)["take_use"]
+    out = study.caravan_numbers(games, seats, players=4)["take_use"]
     by_pos = {r["start_position"]: r for r in out["by_position"]}
     assert by_pos[1]["took_trader"]["estimate"] == 1.0 and by_pos[0]["took_trader"]["estimate"] == 0.0
     assert by_pos[1]["caravan_moves"]["estimate"] == 2.0
@@ -199,3 +200,21 @@ def test_default_study_report_shows_takes_and_uses_per_policy(tmp_path):
         assert tu["take"] == take
     md = (res.out_dir / "report.md").read_text()
     assert "**Who takes and uses the Sultan.**" in md and "**Who takes and uses the Trader.**" in md
+
+
+def test_sultan_numbers_count_only_the_games_with_the_card_and_write_says_of_how_many(tmp_path):
+    """Class cards drawn per game: the Sultan is out of game 2, so every share is over games 0
+    and 1 (the start player's 4 points in both); the text says 2 games of the arm's 3."""
+    games, seats = _records()
+    games.loc[games["game_id"] == 2, "class_cards"] = "merchant,trader"
+    out = study.sultan_numbers(games, seats, players=4)
+    assert out["games"] == 2 and out["take_use"]["games"] == 2
+    assert {r["start_position"]: r["mean"] for r in out["points_mean"]}[0] == 4.0
+    assert out["_per_game"]["write"] == {"players": 4, "games_all": 3}
+    doc = Doc(tmp_path)
+    study.sultan_write(doc, out, {})
+    assert doc.blocks[0] == ("h", "Sultan: diplomat scoring")
+    assert ("2 games with the Sultan in play (of 3; the class cards are drawn per game)"
+            in doc.blocks[1][1])
+    labels = next(b[1] for b in doc.blocks if b[0] == "table")["start position"]
+    assert list(labels) == ["0 (start player)", "1", "2", "3 (last)"]
