@@ -188,7 +188,7 @@ def test_section_marks_are_corrected_and_say_what_is_shown(tmp_path):
     column); the interaction caption says how many of how many pairs are shown."""
     games, seats = factorial_sets(200, PROBS, np.random.default_rng(8))
     doc = Doc(tmp_path)
-    out = study.section(doc, games, seats, players=4)
+    out = study.building_sets(doc, games, seats, players=4)
     main = pd.DataFrame(out["main_effects"])
     for _, grp in main.groupby("metric"):
         want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "holm")
@@ -230,7 +230,7 @@ def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
     assert (row["effect"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
         (d.mean, d.lo, d.hi, d.p_value))
     doc = Doc(tmp_path)
-    out = study.section(doc, games, seats, players=4)
+    out = study.building_sets(doc, games, seats, players=4)
     assert out["design"] == "one class at a time" and out["interactions"] == []
     rows = pd.DataFrame(out["simple_effects"])
     for metric in ("first_seat", "spread2"):  # no exact (spread-free) row
@@ -304,4 +304,4 @@ def test_sets_drawn_game_by_game_are_each_measured_on_their_own_games(tmp_path):
         assert row["death"] == pytest.approx(own["died"].mean())
     few, few_seats = _drawn_sets({k: 5 for k in PROBS}, np.random.default_rng(6))
     assert not study.active(few)  # no set drawn often enough: the generic balance section
-    assert study.section(Doc(tmp_path), few, few_seats, 4) == {}
+    assert study.building_sets(Doc(tmp_path), few, few_seats, 4) is None
