@@ -704,11 +704,8 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
-    if numbers["design"] == "one class at a time":
-        _simple_effects_write(doc, pd.DataFrame(numbers["simple_effects"]), facs, metrics,
-                              has_death, mname, paired)
-        return
-    if not numbers["design_complete"]:
+    ofat = numbers["design"] == "one class at a time"
+    if not ofat and not numbers["design_complete"]:
         combos = {tuple(r) for r in
                   table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
@@ -721,20 +718,45 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
         return
-    main, inter = pd.DataFrame(numbers["main_effects"]), pd.DataFrame(numbers["interactions"])
-    doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
-          "building minus the mean over the sets that use the reference building, the other "
-          f"classes averaged over (in this full 2^{k} design every combination of the other "
-          f"{k - 1} classes appears equally on both sides). " + SPREAD2_TEXT + " (The max − min "
-          "balance of the ranking is biased upward by chance, the more the fairer the set, so "
-          "its differences between sets shrink toward 0 near fair sets; its effects, with BCa "
-          "bootstrap intervals, are in `summary.json` only.) " + _interval_text(paired)
-          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+    main = pd.DataFrame(numbers["simple_effects" if ofat else "main_effects"])
+    n_classes = main["class"].nunique() if ofat else k  # one at a time: the classes changed
+    intro = (f"One class at a time: besides the reference set, each of these {n_classes} "
+             "selections changes the building of **one** class (as `analyzer ablate` builds "
+             "them). A class's effect is that selection minus the reference set, every other "
+             "class at the reference set's building — a simple effect, not a main effect "
+             "averaged over the other classes: with other buildings in the other classes it may "
+             "differ. **Interactions** need selections that change two classes at once; there "
+             "are none here, so no interaction is estimable (a full 2^k design, like "
+             "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
+             if ofat else
+             "Main effect of a class's choice: the mean over the sets that use the alternative "
+             "building minus the mean over the sets that use the reference building, the other "
+             f"classes averaged over (in this full 2^{k} design every combination of the other "
+             f"{k - 1} classes appears equally on both sides). ")
+    balance = (" The max − min balance of the ranking is left out (biased upward by chance, the "
+               "more the fairer the set; its differences are in `summary.json`). " if ofat else
+               " (The max − min balance of the ranking is biased upward by chance, the more the "
+               "fairer the set, so its differences between sets shrink toward 0 near fair sets; "
+               "its effects, with BCa bootstrap intervals, are in `summary.json` only.) ")
+    doc.p(intro + SPREAD2_TEXT + balance
+          + "95% intervals: seat spread² from the jackknife over games; shares and win rates "
+          + ("from the per-game contrast, paired t over games (the sets share their seeds)."
+             if paired else "normal, from each set's own variance over its games (the sets "
+             "do not share their seeds, so nothing is paired).")
+          + f" `*` = significant after {mname} correction over the {n_classes} classes of each "
+          "column.")
     doc.table(pd.DataFrame(_effect_rows(main, metrics)))
-    doc.chart("building_main_effects.png",
-              "Main effect of each building choice on the death rate and the start and last "
-              "seats' win rates (pp, 95% intervals).",
-              lambda ax: _plot_effects(ax, main, facs, has_death), size=(7.0, 4.0))
+    caption = ("Effect of each building choice against the reference set, the other classes "
+               "at the reference's buildings: death rate" if ofat else
+               "Main effect of each building choice on the death rate")
+    title = ("Effect of each building choice (one class at a time)" if ofat else
+             "Main effects of the building choices")
+    doc.chart(f"building_{'simple' if ofat else 'main'}_effects.png", caption + " and the start "
+              "and last seats' win rates (pp, 95% intervals).",
+              lambda ax: _plot_effects(ax, main, facs, has_death, title), size=(7.0, 4.0))
+    if ofat:
+        return
+    inter = pd.DataFrame(numbers["interactions"])
     n_pairs = k * (k - 1) // 2
     if n_pairs == 0:
         doc.p("One class varies, so there is no interaction to estimate.")
@@ -775,14 +797,6 @@ SPREAD2_TEXT = (
     "positive = the alternative makes seats **less** equal.")
 
 
-def _interval_text(paired: bool) -> str:
-    """What the 95% intervals of the effect tables are."""
-    return ("95% intervals: seat spread² from the jackknife over games; shares and win rates "
-            + ("from the per-game contrast, paired t over games (the sets share their seeds)."
-               if paired else "normal, from each set's own variance over its games (the sets "
-               "do not share their seeds, so nothing is paired)."))
-
-
 def _effect_rows(frame: pd.DataFrame, metrics: list[str]) -> list[dict[str, str]]:
     """One table row per class of a main- or simple-effect frame (``effects``,
     ``simple_effects`` after ``_correct_effects``): its choice and an effect per metric."""
@@ -811,34 +825,7 @@ def _interaction_rows(inter: pd.DataFrame, shown: int, has_death: bool) -> list[
     return rows
 
 
-def _simple_effects_write(doc: Doc, simple: pd.DataFrame, facs, metrics: list[str],
-                          has_death: bool, mname: str, paired: bool) -> None:
-    """The effects part of the section for a one-class-at-a-time design (``one_at_a_time``):
-    each class's simple effect against the reference set; no interaction."""
-    k = simple["class"].nunique()
-    doc.p(f"One class at a time: besides the reference set, each of these {k} selections "
-          "changes the building of **one** class (as `analyzer ablate` builds them). A class's "
-          "effect is that selection minus the reference set, every other class at the "
-          "reference set's building — a simple effect, not a main effect averaged over the "
-          "other classes: with other buildings in the other classes it may differ. "
-          "**Interactions** need selections that change two classes at once; there are none "
-          "here, so no interaction is estimable (a full 2^k design, like "
-          "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
-          + SPREAD2_TEXT + " The max − min balance of the ranking is left out (biased upward by "
-          "chance, the more the fairer the set; its differences are in `summary.json`). "
-          + _interval_text(paired)
-          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
-    doc.table(pd.DataFrame(_effect_rows(simple, metrics)))
-    doc.chart("building_simple_effects.png",
-              "Effect of each building choice against the reference set, the other classes at "
-              "the reference's buildings: death rate and the start and last seats' win rates "
-              "(pp, 95% intervals).",
-              lambda ax: _plot_effects(ax, simple, facs, has_death, "Effect of each building "
-                                       "choice (one class at a time)"), size=(7.0, 4.0))
-
-
-def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool,
-                  title: str = "Main effects of the building choices") -> None:
+def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool, title: str) -> None:
     """Horizontal error bars of the main (or simple) effects (pp), one row per class: death
     rate (when recorded) and the first and last seats' win rates."""
     ms = (["death"] if has_death else []) + ["first_seat", "last_seat"]
