@@ -219,8 +219,8 @@ def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
     seats.loc[mark, "died"] = (seats.loc[mark, "seat"] == 1).astype(int)
     st = study.set_statistics(games, seats, draws=100)
     facs = study.factors(games)
-    assert study.one_at_a_time(st.table, facs)
-    simple = study.simple_effects(st.table, st, facs).set_index(["class", "metric"])
+    assert study.set_design(st.table, facs) == "one class at a time"
+    simple = study.class_effects(st.table, st, facs, True).set_index(["class", "metric"])
     assert simple.loc[("y", "death"), "effect"] == pytest.approx(0.25)
     assert simple.loc[("x", "death"), "effect"] == pytest.approx(0.0)
     ref = seats[seats["variant"] == "base"].query("seat == 0")["won"].to_numpy()
@@ -250,7 +250,7 @@ def test_two_sets_changing_two_classes_are_not_one_at_a_time():
     probs = {("a1", "b1"): [0.25] * 4, ("a2", "b2"): [0.25] * 4, ("a2", "b1"): [0.25] * 4}
     games, seats = factorial_sets(50, probs, np.random.default_rng(12))
     st = study.set_statistics(games, seats, draws=50)
-    assert not study.one_at_a_time(st.table, study.factors(games))
+    assert study.set_design(st.table, study.factors(games)) == "incomplete"
 
 
 def test_the_run_correction_reaches_the_section(tmp_path):

@@ -406,7 +406,7 @@ def effects(table: pd.DataFrame, st: SetStatistics,
         for m in EFFECT_METRICS:
             est, lo, hi, p = _contrast(st, point, agree, ~agree, m)
             inter.append((a, b, m, est, lo, hi, p, 2 * est, 2 * lo, 2 * hi))
-    return (_class_effects(table, st, facs, False),
+    return (class_effects(table, st, facs, False),
             pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
                                          "standard_lo", "standard_hi", "p_value", "effect",
                                          "lo", "hi"]))
@@ -417,11 +417,13 @@ def _alternatives(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> dict
     return {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
 
 
-def _class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
-                   one_at_a_time: bool) -> pd.DataFrame:
-    """Each class's effect (``_contrast``): the sets with its alternative minus those without
-    (a main effect), or ``one_at_a_time`` minus the reference set (classes no set changes are
-    left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
+def class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
+                  one_at_a_time: bool) -> pd.DataFrame:
+    """Each class's effect (``_contrast``, with the intervals ``effects`` describes): the sets
+    with its alternative minus those without (a main effect), or, ``one_at_a_time`` (a design
+    of that name, ``set_design``), the set that changes that class minus the reference set,
+    every other class at the reference's building (a simple effect; classes that no set changes
+    are left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
     x, point = _alternatives(table, facs), _points(table)
     ref = ~np.logical_or.reduce(list(x.values()))
     rows = [(c, r, alt, m, *_contrast(st, point, x[c], ref if one_at_a_time else ~x[c], m))
@@ -492,35 +494,13 @@ def set_pairs(st: SetStatistics, arms: Mapping[str, Sequence[str]], asked: Seque
     return out
 
 
-def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool:
-    """True when the sets are the reference set and sets that each change **one** class's
-    building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
-    each class's effect is then that set minus the reference (``simple_effects``), and no
-    interaction is estimable. Every set must be told apart by the two-building classes."""
-    return _design(table, facs) == "one class at a time"
-
-
-def _design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
-    """The design the sets (rows of ``table``) form in the classes ``facs`` (``findings.design``)."""
+def set_design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
+    """The design the sets (rows of ``table``) form in the classes ``facs``
+    (``findings.design``): ``"complete 2^k"``, ``"one class at a time"`` (the reference set and
+    at least two sets that each change **one** class's building from it, as ``analyzer
+    ablate``'s leave-one-out variants: each class's effect is that set minus the reference, no
+    interaction is estimable) or ``"incomplete"``."""
     return findings.design(zip(*_alternatives(table, facs).values()))
-
-
-def simple_effects(table: pd.DataFrame, st: SetStatistics,
-                   facs: list[tuple[str, str, str]]) -> pd.DataFrame:
-    """Each class's effect in a one-class-at-a-time design (``one_at_a_time``): the set that
-    changes that class minus the reference set, every other class at the reference's building.
-
-    The same contrasts and intervals as ``effects`` with one set on each side (for the linear
-    metrics a paired t interval over games when the sets share their seeds, for the seat
-    spread² a jackknife interval). Classes that no set changes are left out.
-
-    Returns
-    -------
-    DataFrame
-        ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
-        main effects.
-    """
-    return _class_effects(table, st, facs, True)
 
 
 def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
@@ -549,7 +529,6 @@ def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
     parts = [stats.correct(grp, method) for _, grp in frame.groupby("metric", sort=False)]
     out = pd.concat(parts).sort_index()
     return out.assign(value_unit=[SQUARED if m == "spread2" else SHARE for m in out["metric"]])
-
 
 
 def _effect(metric: str, e: float, lo: float, hi: float, significant: bool) -> str:
@@ -586,7 +565,7 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
     (``set_statistics``, its imbalance and death-difference p-values corrected over the sets as
     the run's study asks, Holm by default), the ``noise_floor`` of max − min (a share), the
     ``design`` and, by design, ``main_effects`` and ``interactions`` or ``simple_effects``
-    (``effects``, ``simple_effects``, corrected per metric); each ``sets:A-B`` question of
+    (``effects``, ``class_effects``, corrected per metric); each ``sets:A-B`` question of
     ``run`` under ``pairs`` (``set_pairs``, absent when none is asked). ``None`` when the
     records hold fewer than two sets (``active``). docs/rules/cartus.md §3.
 
@@ -608,7 +587,7 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
             table[f"{name}_p"].to_numpy(), method)
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
-    design = _design(table, facs)
+    design = set_design(table, facs)
     found: dict[str, Any] = {"main_effects": [], "interactions": []}
     if design == "complete 2^k":
         main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
@@ -616,8 +595,8 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
                  "main_effects": rows_of(_correct_effects(main, method)),
                  "interactions": rows_of(_correct_effects(inter, method))}
     elif design == "one class at a time":
-        found["simple_effects"] = rows_of(_correct_effects(simple_effects(table, st, facs),
-                                                           method))
+        simple = class_effects(table, st, facs, True)
+        found["simple_effects"] = rows_of(_correct_effects(simple, method))
     paired = st.paired
     del st
     table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
@@ -641,7 +620,6 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
     has_death = "death" in table
     n_sets, n_games = len(table), int(table["games"].median())
     n_arms, mname = numbers["arms"], CORRECTION_SHORT[method]
-    ref_from = "the first set compared" if drawn is not None else "the base arm's buildings"
 
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
@@ -655,7 +633,9 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
              "independent)" if n_arms != n_sets and drawn is None else "")
           + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
-          + f" Reference set ({ref_from}): {reference_text(layout.reference)}. "
+          + " Reference set (" + ("the first set compared" if drawn is not None else
+                                  "the base arm's buildings")
+          + f"): {reference_text(layout.reference)}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
     doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
           "all the set's games (a game where everyone died has no winner and counts as a loss for "
@@ -676,12 +656,11 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
           + f", `*` after {mname} correction over the {n_sets - 1} other sets. Without the "
           f"correction about {0.05 * n_sets:.1f} of {n_sets} fair sets would be flagged by "
           "chance.")
-    seat_cols = [c for c in table if c.startswith("seat_") and c[5:].isdigit()]
     changes = [", ".join(_short(a) for c, _, a in facs if r[f"building_{c}"] == a)
                for _, r in table.iterrows()]
     view = pd.DataFrame({"rank": table["rank"],
                          "set (instead of reference)": [c or "(reference set)" for c in changes]})
-    for c in seat_cols:
+    for c in [c for c in table if c.startswith("seat_") and c[5:].isdigit()]:
         view[f"seat {c[5:]}"] = [f"{100 * v:.1f} %" for v in table[c]]
     # no interval here: max − min is biased upward, its interval need not contain it
     view["balance"] = [f"{100 * b:.1f} pp" for b in table["balance"]]
