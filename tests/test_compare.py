@@ -183,7 +183,7 @@ def test_s3_building_section_ranks_and_flags_with_holm(tmp_path):
 
     games, seats = _factorial()
     doc = Doc(tmp_path)
-    out = building_sets.section(doc, games, seats, players=2)
+    out = building_sets.building_sets(doc, games, seats, players=2)
     sets = out["sets"]
     assert [s["rank"] for s in sets] == [1, 2, 3, 4]
     # balanced sets first (balance 0), lower death rate breaks the tie

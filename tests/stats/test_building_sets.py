@@ -188,7 +188,7 @@ def test_section_marks_are_corrected_and_say_what_is_shown(tmp_path):
     column); the interaction caption says how many of how many pairs are shown."""
     games, seats = factorial_sets(200, PROBS, np.random.default_rng(8))
     doc = Doc(tmp_path)
-    out = study.section(doc, games, seats, players=4)
+    out = study.building_sets(doc, games, seats, players=4)
     main = pd.DataFrame(out["main_effects"])
     for _, grp in main.groupby("metric"):
         want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "holm")
@@ -219,8 +219,8 @@ def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
     seats.loc[mark, "died"] = (seats.loc[mark, "seat"] == 1).astype(int)
     st = study.set_statistics(games, seats, draws=100)
     facs = study.factors(games)
-    assert study.one_at_a_time(st.table, facs)
-    simple = study.simple_effects(st.table, st, facs).set_index(["class", "metric"])
+    assert study.set_design(st.table, facs) == "one class at a time"
+    simple = study.class_effects(st.table, st, facs, True).set_index(["class", "metric"])
     assert simple.loc[("y", "death"), "effect"] == pytest.approx(0.25)
     assert simple.loc[("x", "death"), "effect"] == pytest.approx(0.0)
     ref = seats[seats["variant"] == "base"].query("seat == 0")["won"].to_numpy()
@@ -230,7 +230,7 @@ def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
     assert (row["effect"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
         (d.mean, d.lo, d.hi, d.p_value))
     doc = Doc(tmp_path)
-    out = study.section(doc, games, seats, players=4)
+    out = study.building_sets(doc, games, seats, players=4)
     assert out["design"] == "one class at a time" and out["interactions"] == []
     rows = pd.DataFrame(out["simple_effects"])
     for metric in ("first_seat", "spread2"):  # no exact (spread-free) row
@@ -250,7 +250,7 @@ def test_two_sets_changing_two_classes_are_not_one_at_a_time():
     probs = {("a1", "b1"): [0.25] * 4, ("a2", "b2"): [0.25] * 4, ("a2", "b1"): [0.25] * 4}
     games, seats = factorial_sets(50, probs, np.random.default_rng(12))
     st = study.set_statistics(games, seats, draws=50)
-    assert not study.one_at_a_time(st.table, study.factors(games))
+    assert study.set_design(st.table, study.factors(games)) == "incomplete"
 
 
 def test_the_run_correction_reaches_the_section(tmp_path):
@@ -304,4 +304,70 @@ def test_sets_drawn_game_by_game_are_each_measured_on_their_own_games(tmp_path):
         assert row["death"] == pytest.approx(own["died"].mean())
     few, few_seats = _drawn_sets({k: 5 for k in PROBS}, np.random.default_rng(6))
     assert not study.active(few)  # no set drawn often enough: the generic balance section
-    assert study.section(Doc(tmp_path), few, few_seats, 4) == {}
+    assert study.building_sets(Doc(tmp_path), few, few_seats, 4) is None
+
+
+def _three_sets():
+    """Reference ``a1+b1`` (``base``) and two sets that each change one class, 2 seats, the
+    same 10 game ids: seat 0 wins 5, 8 and 6 of the 10 games; in ``a1+b2`` seat 1 dies in
+    games 0–3 (death rate 4 of 20 seats), nobody dies elsewhere."""
+    grows, srows = [], []
+    for var, (x, y), seat0_wins in (("base", ("a1", "b1"), 5), ("v1", ("a2", "b1"), 8),
+                                    ("v2", ("a1", "b2"), 6)):
+        for g in range(10):
+            grows.append({"variant": var, "game_id": g, "building_set": f"{x}+{y}",
+                          "building_x": x, "building_y": y})
+            for s in range(2):
+                srows.append({"variant": var, "game_id": g, "seat": s,
+                              "won": float((g < seat0_wins) == (s == 0)),
+                              "died": int(var == "v2" and s == 1 and g < 4)})
+    return pd.DataFrame(grows), pd.DataFrame(srows)
+
+
+def test_building_sets_numbers_known_answer():
+    """``building_sets_numbers`` on three hand-made sets: the ranking, seat rates, chi-square
+    imbalance tests with BH correction (statsmodels), the death difference's paired t-test and
+    the simple effects, each computed here by hand or with scipy / statsmodels directly."""
+    from statsmodels.stats.multitest import multipletests
+
+    from analyzer.report.balance import spread_noise_floor
+
+    games, seats = _three_sets()
+    run = {"study": {"correction": "bh"}, "questions": [{"finding": "sets:v1-base"}]}
+    n = study.building_sets_numbers(games, seats, 2, run)
+    assert list(n) == ["paired", "pairs", "correction", "noise_floor", "sets", "arms",
+                       "design_complete", "design", "main_effects", "interactions",
+                       "simple_effects"]
+    assert (n["paired"], n["correction"], n["arms"]) == (True, "bh", 3)
+    assert (n["design"], n["design_complete"]) == ("one class at a time", False)
+    assert n["main_effects"] == [] and n["interactions"] == []
+    assert n["noise_floor"] == spread_noise_floor(10, 2, 0.0)  # 10 games, 2 seats, all won
+    sets = {r["building_set"]: r for r in n["sets"]}
+    assert [r["building_set"] for r in n["sets"]] == ["a1+b1", "a1+b2", "a2+b1"]  # by balance
+    assert [r["rank"] for r in n["sets"]] == [1, 2, 3]
+    for key, wins in (("a1+b1", 5), ("a2+b1", 8), ("a1+b2", 6)):
+        r = sets[key]
+        assert (r["games"], r["arms"]) == (10, 1)
+        assert (r["seat_0"], r["seat_1"]) == pytest.approx((wins / 10, 1 - wins / 10))
+        assert r["balance"] == pytest.approx(abs(2 * wins - 10) / 10)
+        assert r["imbalance_p"] == pytest.approx(sps.chisquare([wins, 10 - wins]).pvalue)
+    p_adj = multipletests([r["imbalance_p"] for r in n["sets"]], method="fdr_bh")[1]
+    assert [r["imbalance_p_adj"] for r in n["sets"]] == pytest.approx(p_adj)
+    died = np.array([0.5] * 4 + [0.0] * 6)  # a1+b2's per-game death share, the reference's 0
+    assert sets["a1+b2"]["death"] == pytest.approx(0.2)
+    assert sets["a1+b2"]["death_diff"] == pytest.approx(0.2)
+    assert sets["a1+b2"]["death_p"] == pytest.approx(sps.ttest_1samp(died, 0).pvalue)
+    simple = {(r["class"], r["metric"]): r for r in n["simple_effects"]}
+    assert {c for c, _ in simple} == {"x", "y"}
+    x0 = simple[("x", "first_seat")]
+    assert (x0["reference"], x0["alternative"]) == ("a1", "a2")
+    assert x0["effect"] == pytest.approx(0.3)  # 8 of 10 against 5 of 10
+    won = np.array([0.0] * 5 + [1.0] * 3 + [0.0] * 2)  # per game: a2+b1's seat 0 − the reference's
+    assert x0["p_value"] == pytest.approx(sps.ttest_1samp(won, 0).pvalue)
+    assert simple[("y", "death")]["effect"] == pytest.approx(0.2)
+    assert simple[("y", "first_seat")]["effect"] == pytest.approx(0.1)
+    pair = n["pairs"][0]
+    assert (pair["set_a"], pair["set_b"], pair["games"]) == ("a2+b1", "a1+b1", 10)
+    assert (pair["balance_a"], pair["balance_b"]) == pytest.approx((0.6, 0.0))
+    one = games[games["variant"] == "base"], seats[seats["variant"] == "base"]
+    assert study.building_sets_numbers(*one, 2, run) is None  # one set: nothing to compare

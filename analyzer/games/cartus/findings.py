@@ -189,7 +189,7 @@ def plan(arms: Any) -> tuple[list[Any], str]:
 def _effects_estimable(arms: Any) -> bool:
     """Whether the fixed building sets of ``arms`` give the section main or simple effects:
     the classes with two choices form a complete 2^k design, or every set but the reference
-    (the base's) changes exactly one of them (``study.effects``, ``study.one_at_a_time``)."""
+    (the base's) changes exactly one of them (``study.effects``, ``study.set_design``)."""
     def choice(config: Any) -> dict[int, str]:
         return {config.building_class[config.card_building[c]]:
                 config.building_names[config.card_building[c]] for c in config.fixed_cards}

@@ -67,12 +67,36 @@ TOP_INTERACTIONS = 5  # interactions shown per metric (all are in summary.json)
 MIN_DRAWN_GAMES = 20  # games a selection drawn game by game needs to get a row of its own
 
 
-def active(games: Table | pd.DataFrame) -> bool:
-    """True when the records hold several building selections to compare: each arm plays one,
-    or they are drawn game by game and at least one was drawn in ``MIN_DRAWN_GAMES`` games."""
+class SetLayout(NamedTuple):
+    """The building sets of the records (``layout``), facts the section's text needs that
+    ``summary.json`` does not hold: the ``reference`` set (the first compared: the base arm's),
+    the ``factors``, ``drawn`` (selections drawn game by game, kept or not; ``None`` when each
+    arm plays one) and the ``arms`` playing each set."""
+
+    reference: str
+    factors: list[tuple[str, str, str]]
+    drawn: int | None
+    arms: dict[str, list[str]]
+
+
+def layout(games: Table | pd.DataFrame) -> SetLayout | None:
+    """The ``SetLayout`` of the game records (``building_*``, ``variant``, ``game_id``) when
+    they hold several building selections to compare: each arm plays one, or they are drawn
+    game by game and at least one was drawn in ``MIN_DRAWN_GAMES`` games; else ``None``."""
     if "building_set" not in games:
-        return False
-    return len(_set_layout(as_table(games))[0]) > 1
+        return None
+    games = as_table(games)
+    order, arms, _, own = _set_layout(games)
+    if len(order) < 2:
+        return None
+    choice = games.read(("building_*",))
+    return SetLayout(str(order[0]), factors(choice),
+                     None if own is None else choice["building_set"].nunique(), arms)
+
+
+def active(games: Table | pd.DataFrame) -> bool:
+    """True when the records hold several building selections to compare (``layout``)."""
+    return layout(games) is not None
 
 
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -349,9 +373,6 @@ def set_statistics(games: pd.DataFrame, seats: pd.DataFrame, draws: int = BOOTST
     return SetStatistics(table, boot, paired, jack, per_game, spread_jack)
 
 
-EFFECT_COLUMNS = ["effect", "lo", "hi", "p_value"]
-
-
 def effects(table: pd.DataFrame, st: SetStatistics,
             facs: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Main effects of each class's choice and two-way interactions, with intervals and p-values.
@@ -385,7 +406,7 @@ def effects(table: pd.DataFrame, st: SetStatistics,
         for m in EFFECT_METRICS:
             est, lo, hi, p = _contrast(st, point, agree, ~agree, m)
             inter.append((a, b, m, est, lo, hi, p, 2 * est, 2 * lo, 2 * hi))
-    return (_class_effects(table, st, facs, False),
+    return (class_effects(table, st, facs, False),
             pd.DataFrame(inter, columns=["class_a", "class_b", "metric", "standard_effect",
                                          "standard_lo", "standard_hi", "p_value", "effect",
                                          "lo", "hi"]))
@@ -396,17 +417,19 @@ def _alternatives(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> dict
     return {c: (table[f"building_{c}"] == alt).to_numpy() for c, _, alt in facs}
 
 
-def _class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
-                   one_at_a_time: bool) -> pd.DataFrame:
-    """Each class's effect (``_contrast``): the sets with its alternative minus those without
-    (a main effect), or ``one_at_a_time`` minus the reference set (classes no set changes are
-    left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
+def class_effects(table: pd.DataFrame, st: SetStatistics, facs: list[tuple[str, str, str]],
+                  one_at_a_time: bool) -> pd.DataFrame:
+    """Each class's effect (``_contrast``, with the intervals ``effects`` describes): the sets
+    with its alternative minus those without (a main effect), or, ``one_at_a_time`` (a design
+    of that name, ``set_design``), the set that changes that class minus the reference set,
+    every other class at the reference's building (a simple effect; classes that no set changes
+    are left out). Columns ``class, reference, alternative, metric, effect, lo, hi, p_value``."""
     x, point = _alternatives(table, facs), _points(table)
     ref = ~np.logical_or.reduce(list(x.values()))
     rows = [(c, r, alt, m, *_contrast(st, point, x[c], ref if one_at_a_time else ~x[c], m))
             for c, r, alt in facs if x[c].any() or not one_at_a_time for m in EFFECT_METRICS]
     return pd.DataFrame(rows, columns=["class", "reference", "alternative", "metric",
-                                       *EFFECT_COLUMNS])
+                                       "effect", "lo", "hi", "p_value"])
 
 
 def _points(table: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -471,35 +494,13 @@ def set_pairs(st: SetStatistics, arms: Mapping[str, Sequence[str]], asked: Seque
     return out
 
 
-def one_at_a_time(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> bool:
-    """True when the sets are the reference set and sets that each change **one** class's
-    building from it (the leave-one-out variants of ``analyzer ablate``), at least two of them:
-    each class's effect is then that set minus the reference (``simple_effects``), and no
-    interaction is estimable. Every set must be told apart by the two-building classes."""
-    return _design(table, facs) == "one class at a time"
-
-
-def _design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
-    """The design the sets (rows of ``table``) form in the classes ``facs`` (``findings.design``)."""
+def set_design(table: pd.DataFrame, facs: list[tuple[str, str, str]]) -> str:
+    """The design the sets (rows of ``table``) form in the classes ``facs``
+    (``findings.design``): ``"complete 2^k"``, ``"one class at a time"`` (the reference set and
+    at least two sets that each change **one** class's building from it, as ``analyzer
+    ablate``'s leave-one-out variants: each class's effect is that set minus the reference, no
+    interaction is estimable) or ``"incomplete"``."""
     return findings.design(zip(*_alternatives(table, facs).values()))
-
-
-def simple_effects(table: pd.DataFrame, st: SetStatistics,
-                   facs: list[tuple[str, str, str]]) -> pd.DataFrame:
-    """Each class's effect in a one-class-at-a-time design (``one_at_a_time``): the set that
-    changes that class minus the reference set, every other class at the reference's building.
-
-    The same contrasts and intervals as ``effects`` with one set on each side (for the linear
-    metrics a paired t interval over games when the sets share their seeds, for the seat
-    spread² a jackknife interval). Classes that no set changes are left out.
-
-    Returns
-    -------
-    DataFrame
-        ``class, reference, alternative, metric, effect, lo, hi, p_value``, as ``effects``'s
-        main effects.
-    """
-    return _class_effects(table, st, facs, True)
 
 
 def _linear_contrast(est: float, c: np.ndarray, per_game: list[np.ndarray],
@@ -530,7 +531,6 @@ def _correct_effects(frame: pd.DataFrame, method: str) -> pd.DataFrame:
     return out.assign(value_unit=[SQUARED if m == "spread2" else SHARE for m in out["metric"]])
 
 
-
 def _effect(metric: str, e: float, lo: float, hi: float, significant: bool) -> str:
     """An effect for the tables: pp, or pp² for the seat spread² (``value_text``; ``"–"`` when
     missing)."""
@@ -559,73 +559,83 @@ def reference_text(reference: str) -> str:
                     else " (a set of this study, not the rulebook's first-game set)")
 
 
-def _changes(row: pd.Series, facs) -> str:
-    alts = [_short(alt) for c, _, alt in facs if row[f"building_{c}"] == alt]
-    return ", ".join(alts) if alts else "(reference set)"
-
-
-def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
-            method: str = "holm", asked: Sequence[str] = ()) -> dict:
-    """Fill the building-set section (ranked table, main effects, interactions, heat maps).
-    ``asked``: the study file's question keys; each ``sets:A-B`` among them is computed
-    (``set_pairs``) and returned under ``pairs`` (absent when none is asked).
+def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+                          players: int, run: Mapping[str, Any] | None) -> dict | None:
+    """The building-set section's numbers for ``summary.json``: the ranked ``sets`` table
+    (``set_statistics``, its imbalance and death-difference p-values corrected over the sets as
+    the run's study asks, Holm by default), the ``noise_floor`` of max − min (a share), the
+    ``design`` and, by design, ``main_effects`` and ``interactions`` or ``simple_effects``
+    (``effects``, ``class_effects``, corrected per metric); each ``sets:A-B`` question of
+    ``run`` under ``pairs`` (``set_pairs``, absent when none is asked). ``None`` when the
+    records hold fewer than two sets (``active``). docs/rules/cartus.md §3.
 
     Reads the seat records once (``SET_SEATS``) and keeps per arm only its per-game arrays;
     games ``variant, game_id, building_*``.
     """
     games, seats = as_table(games), as_table(seats)
-    if not active(games):
-        return {}
-    layout = _set_layout(games)
-    drawn = layout[3] is not None
-    choice = games.read(("variant", "building_*"))
-    facs = factors(choice)
-    reference = str(layout[0][0])  # the first set compared: the base arm's first game's
-    n_arms = choice["variant"].nunique()
-    n_drawn = choice["building_set"].nunique()
-    del choice
+    lay = layout(games)
+    if lay is None:
+        return None
+    method, facs = correction_of(run), lay.factors
+    asked = [str(q.get("finding")) for q in (run or {}).get("questions") or []]
     st = set_statistics(games, seats)
-    table, paired = st.table, st.paired
-    asked_pairs = set_pairs(st, {} if drawn else layout[1], asked)
+    table = st.table
+    pairs = set_pairs(st, {} if lay.drawn is not None else lay.arms, asked)
     has_death = "death" in table
     for name in ("imbalance", *(["death"] if has_death else [])):
         table[f"{name}_p_adj"], table[f"{name}_sig"] = stats.adjust_pvalues(
             table[f"{name}_p"].to_numpy(), method)
-    combos = {tuple(r) for r in table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
     # main effects are only balanced contrasts when every combination of the varying classes is
     # present exactly once (a full 2^k factorial); otherwise a class's choice is confounded
-    design = _design(table, facs)
-    complete, ofat = design == "complete 2^k", design == "one class at a time"
-    simple = pd.DataFrame()
-    if complete:
+    design = set_design(table, facs)
+    found: dict[str, Any] = {"main_effects": [], "interactions": []}
+    if design == "complete 2^k":
         main, inter = effects(table, st, facs)  # before sorting: boot columns follow rows
-        main, inter = _correct_effects(main, method), _correct_effects(inter, method)
-    else:
-        main = inter = pd.DataFrame()
-        if ofat:
-            simple = _correct_effects(simple_effects(table, st, facs), method)
+        found = {"interaction_effect": "standard 2^k",
+                 "main_effects": rows_of(_correct_effects(main, method)),
+                 "interactions": rows_of(_correct_effects(inter, method))}
+    elif design == "one class at a time":
+        simple = class_effects(table, st, facs, True)
+        found["simple_effects"] = rows_of(_correct_effects(simple, method))
+    paired = st.paired
     del st
     table = table.sort_values(["balance", "death" if has_death else "no_winner"]).reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
-    n_sets = len(table)
-    n_games = int(table["games"].median())
-    floor = spread_noise_floor(n_games, players, float(table["no_winner"].mean()))
-    mname = CORRECTION_SHORT[method]
-    ref_desc = reference_text(reference)
-    ref_from = "the first set compared" if drawn else "the base arm's buildings"
+    floor = spread_noise_floor(int(table["games"].median()), players,
+                               float(table["no_winner"].mean()))
+    return {"paired": paired, **({"pairs": pairs} if pairs else {}),
+            "correction": method, "noise_floor": floor, "sets": rows_of(table),
+            "arms": len(games.variants()), "design_complete": design == "complete 2^k",
+            "design": design, **found}
+
+
+def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, Any],
+                        layout: SetLayout) -> None:
+    """Fill the building-set section (ranked table, main or simple effects, interactions, heat
+    maps) from ``numbers`` (``building_sets_numbers``) and the records' ``layout``
+    (``layout``: the reference set, the classes, whether sets are drawn game by game — facts
+    ``summary.json`` does not hold). ``run`` is not read."""
+    table, facs, drawn = pd.DataFrame(numbers["sets"]), layout.factors, layout.drawn
+    method, paired, floor = numbers["correction"], numbers["paired"], numbers["noise_floor"]
+    has_death = "death" in table
+    n_sets, n_games = len(table), int(table["games"].median())
+    n_arms, mname = numbers["arms"], CORRECTION_SHORT[method]
 
     doc.h("Building sets: which selections are balanced")
     doc.p(f"{n_sets} distinct building selections"
           + ((f", drawn game by game (each in at least {MIN_DRAWN_GAMES} games)"
-              if n_sets == n_drawn else
-              f", drawn game by game: the {n_sets} of the {n_drawn} drawn in at least "
-              f"{MIN_DRAWN_GAMES} games each (the others are left out)") if drawn else "")
+              if n_sets == drawn else
+              f", drawn game by game: the {n_sets} of the {drawn} drawn in at least "
+              f"{MIN_DRAWN_GAMES} games each (the others are left out)")
+             if drawn is not None else "")
           + (f" from {n_arms} arms (arms with the same selection play the same seeds, so their "
              "games are averaged seed by seed — one observation per seed, not pooled as if "
-             "independent)" if n_arms != n_sets and not drawn else "")
+             "independent)" if n_arms != n_sets and drawn is None else "")
           + f", {n_games} games each (median)"
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
-          + f" Reference set ({ref_from}): {ref_desc}. "
+          + " Reference set (" + ("the first set compared" if drawn is not None else
+                                  "the base arm's buildings")
+          + f"): {reference_text(layout.reference)}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
     doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
           "all the set's games (a game where everyone died has no winner and counts as a loss for "
@@ -646,10 +656,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
           + f", `*` after {mname} correction over the {n_sets - 1} other sets. Without the "
           f"correction about {0.05 * n_sets:.1f} of {n_sets} fair sets would be flagged by "
           "chance.")
-    seat_cols = [c for c in table if c.startswith("seat_") and c[5:].isdigit()]
+    changes = [", ".join(_short(a) for c, _, a in facs if r[f"building_{c}"] == a)
+               for _, r in table.iterrows()]
     view = pd.DataFrame({"rank": table["rank"],
-                         "set (instead of reference)": [_changes(r, facs) for _, r in table.iterrows()]})
-    for c in seat_cols:
+                         "set (instead of reference)": [c or "(reference set)" for c in changes]})
+    for c in [c for c in table if c.startswith("seat_") and c[5:].isdigit()]:
         view[f"seat {c[5:]}"] = [f"{100 * v:.1f} %" for v in table[c]]
     # no interval here: max − min is biased upward, its interval need not contain it
     view["balance"] = [f"{100 * b:.1f} pp" for b in table["balance"]]
@@ -672,13 +683,10 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
     doc.h("Building choices: main effects and interactions")
     k = len(facs)
     metrics = [m for m in EFFECT_METRICS if m != "balance" and (has_death or m != "death")]
-    out = {"paired": paired, **({"pairs": asked_pairs} if asked_pairs else {}),
-           "correction": method, "noise_floor": floor, "sets": rows_of(table), "arms": n_arms,
-           "design_complete": complete, "design": design}
-    if ofat:
-        return _one_at_a_time_section(doc, simple, facs, metrics, has_death, mname, {
-            **out, "main_effects": [], "interactions": []})
-    if not complete:
+    ofat = numbers["design"] == "one class at a time"
+    if not ofat and not numbers["design_complete"]:
+        combos = {tuple(r) for r in
+                  table[[f"building_{c}" for c, _, _ in facs]].itertuples(index=False)}
         doc.p(f"Not shown: main effects and interactions need a complete design, every "
               f"combination of the classes that vary present once ({k} class"
               f"{'es' if k != 1 else ''} vary with two buildings each: 2^{k} = {2 ** k} "
@@ -688,20 +696,46 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                  if len(table) != len(combos) else "")
               + ", so a class's effect cannot be told apart from the other classes' changes. "
               "Compare the selections in the table above instead.")
-        return {**out, "main_effects": [], "interactions": []}
-    doc.p("Main effect of a class's choice: the mean over the sets that use the alternative "
-          "building minus the mean over the sets that use the reference building, the other "
-          f"classes averaged over (in this full 2^{k} design every combination of the other "
-          f"{k - 1} classes appears equally on both sides). " + SPREAD2_TEXT + " (The max − min "
-          "balance of the ranking is biased upward by chance, the more the fairer the set, so "
-          "its differences between sets shrink toward 0 near fair sets; its effects, with BCa "
-          "bootstrap intervals, are in `summary.json` only.) " + _interval_text(paired)
-          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
+        return
+    main = pd.DataFrame(numbers["simple_effects" if ofat else "main_effects"])
+    n_classes = main["class"].nunique() if ofat else k  # one at a time: the classes changed
+    intro = (f"One class at a time: besides the reference set, each of these {n_classes} "
+             "selections changes the building of **one** class (as `analyzer ablate` builds "
+             "them). A class's effect is that selection minus the reference set, every other "
+             "class at the reference set's building — a simple effect, not a main effect "
+             "averaged over the other classes: with other buildings in the other classes it may "
+             "differ. **Interactions** need selections that change two classes at once; there "
+             "are none here, so no interaction is estimable (a full 2^k design, like "
+             "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
+             if ofat else
+             "Main effect of a class's choice: the mean over the sets that use the alternative "
+             "building minus the mean over the sets that use the reference building, the other "
+             f"classes averaged over (in this full 2^{k} design every combination of the other "
+             f"{k - 1} classes appears equally on both sides). ")
+    balance = (" The max − min balance of the ranking is left out (biased upward by chance, the "
+               "more the fairer the set; its differences are in `summary.json`). " if ofat else
+               " (The max − min balance of the ranking is biased upward by chance, the more the "
+               "fairer the set, so its differences between sets shrink toward 0 near fair sets; "
+               "its effects, with BCa bootstrap intervals, are in `summary.json` only.) ")
+    doc.p(intro + SPREAD2_TEXT + balance
+          + "95% intervals: seat spread² from the jackknife over games; shares and win rates "
+          + ("from the per-game contrast, paired t over games (the sets share their seeds)."
+             if paired else "normal, from each set's own variance over its games (the sets "
+             "do not share their seeds, so nothing is paired).")
+          + f" `*` = significant after {mname} correction over the {n_classes} classes of each "
+          "column.")
     doc.table(pd.DataFrame(_effect_rows(main, metrics)))
-    doc.chart("building_main_effects.png",
-              "Main effect of each building choice on the death rate and the start and last "
-              "seats' win rates (pp, 95% intervals).",
-              lambda ax: _plot_effects(ax, main, facs, has_death), size=(7.0, 4.0))
+    caption = ("Effect of each building choice against the reference set, the other classes "
+               "at the reference's buildings: death rate" if ofat else
+               "Main effect of each building choice on the death rate")
+    title = ("Effect of each building choice (one class at a time)" if ofat else
+             "Main effects of the building choices")
+    doc.chart(f"building_{'simple' if ofat else 'main'}_effects.png", caption + " and the start "
+              "and last seats' win rates (pp, 95% intervals).",
+              lambda ax: _plot_effects(ax, main, facs, has_death, title), size=(7.0, 4.0))
+    if ofat:
+        return
+    inter = pd.DataFrame(numbers["interactions"])
     n_pairs = k * (k - 1) // 2
     if n_pairs == 0:
         doc.p("One class varies, so there is no interaction to estimate.")
@@ -733,8 +767,6 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame, 
                       "(fewer deaths).",
                       lambda ax: _plot_heat(ax, table, facs, "death", "death rate [%]"),
                       size=(9.5, 8.5))
-    return {**out, "interaction_effect": "standard 2^k",
-            "main_effects": rows_of(main), "interactions": rows_of(inter)}
 
 
 SPREAD2_TEXT = (
@@ -742,14 +774,6 @@ SPREAD2_TEXT = (
     "with the part chance adds taken out (pp²; 25 pp² is the variance of seat rates 5 pp either "
     "side of their mean), so it has no bias and its differences are not pulled toward 0; "
     "positive = the alternative makes seats **less** equal.")
-
-
-def _interval_text(paired: bool) -> str:
-    """What the 95% intervals of the effect tables are."""
-    return ("95% intervals: seat spread² from the jackknife over games; shares and win rates "
-            + ("from the per-game contrast, paired t over games (the sets share their seeds)."
-               if paired else "normal, from each set's own variance over its games (the sets "
-               "do not share their seeds, so nothing is paired)."))
 
 
 def _effect_rows(frame: pd.DataFrame, metrics: list[str]) -> list[dict[str, str]]:
@@ -780,36 +804,7 @@ def _interaction_rows(inter: pd.DataFrame, shown: int, has_death: bool) -> list[
     return rows
 
 
-def _one_at_a_time_section(doc: Doc, simple: pd.DataFrame, facs, metrics: list[str],
-                           has_death: bool, mname: str, out: dict) -> dict:
-    """The effects part of the section for a one-class-at-a-time design (``one_at_a_time``):
-    each class's simple effect against the reference set; no interaction. Returns ``out`` with
-    ``simple_effects``."""
-    k = simple["class"].nunique()
-    doc.p(f"One class at a time: besides the reference set, each of these {k} selections "
-          "changes the building of **one** class (as `analyzer ablate` builds them). A class's "
-          "effect is that selection minus the reference set, every other class at the "
-          "reference set's building — a simple effect, not a main effect averaged over the "
-          "other classes: with other buildings in the other classes it may differ. "
-          "**Interactions** need selections that change two classes at once; there are none "
-          "here, so no interaction is estimable (a full 2^k design, like "
-          "`scenarios/cartus-building-sets.toml`, gives main effects and interactions). "
-          + SPREAD2_TEXT + " The max − min balance of the ranking is left out (biased upward by "
-          "chance, the more the fairer the set; its differences are in `summary.json`). "
-          + _interval_text(out["paired"])
-          + f" `*` = significant after {mname} correction over the {k} classes of each column.")
-    doc.table(pd.DataFrame(_effect_rows(simple, metrics)))
-    doc.chart("building_simple_effects.png",
-              "Effect of each building choice against the reference set, the other classes at "
-              "the reference's buildings: death rate and the start and last seats' win rates "
-              "(pp, 95% intervals).",
-              lambda ax: _plot_effects(ax, simple, facs, has_death, "Effect of each building "
-                                       "choice (one class at a time)"), size=(7.0, 4.0))
-    return {**out, "simple_effects": rows_of(simple)}
-
-
-def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool,
-                  title: str = "Main effects of the building choices") -> None:
+def _plot_effects(ax, main: pd.DataFrame, facs, has_death: bool, title: str) -> None:
     """Horizontal error bars of the main (or simple) effects (pp), one row per class: death
     rate (when recorded) and the first and last seats' win rates."""
     ms = (["death"] if has_death else []) + ["first_seat", "last_seat"]
@@ -836,22 +831,14 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
     buildings, the colour bar says which end is better (lower, lighter)."""
     rows_f, cols_f = facs[:3], facs[3:]
     combos = list(itertools.product((0, 1), repeat=3))
-    alt = _alternatives(table, facs)
-    grid = np.full((8, 8), np.nan)
-    for i, rc in enumerate(combos):
-        for j, cc in enumerate(combos):
-            mask = np.ones(len(table), dtype=bool)
-            for (c, _, _), v in zip(rows_f + cols_f, rc + cc):
-                mask &= alt[c] == bool(v)
-            if mask.any():
-                grid[i, j] = 100 * float(table.loc[mask, metric].iloc[0])
+    bits = np.array(list(_alternatives(table, facs).values()), dtype=int)  # (classes, sets)
+    grid = np.full((8, 8), np.nan)  # a set's row (column): its first (last) 3 choices in binary
+    grid[[4, 2, 1] @ bits[:3], [4, 2, 1] @ bits[3:]] = 100 * table[metric].to_numpy(float)
     im = ax.imshow(grid, cmap="viridis_r")
     ax.figure.colorbar(im, ax=ax, label=f"{label} ({HEAT_NOTE})")
-    for i in range(8):
-        for j in range(8):
-            if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=7,
-                        color="white" if grid[i, j] > np.nanmean(grid) else "black")
+    for i, j in zip(*np.nonzero(~np.isnan(grid))):
+        ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=7,
+                color="white" if grid[i, j] > np.nanmean(grid) else "black")
 
     def tick(fs, combo):
         return " / ".join(_short(a if v else r) for (_, r, a), v in zip(fs, combo))
@@ -865,11 +852,12 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
 
 def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
                   players: int, run: Mapping[str, Any] | None = None) -> dict | None:
-    """The building-set section (``section``; marks corrected as the run's study asks, Holm by
-    default) when the records hold several selections; ``None`` (nothing written) when they
-    hold one."""
-    asked = [str(q.get("finding")) for q in (run or {}).get("questions") or []]
-    return section(doc, games, seats, players, correction_of(run), asked) or None
+    """The building-set section: ``building_sets_write`` of ``building_sets_numbers``, which it
+    returns; ``None`` (nothing written) when the records hold fewer than two selections."""
+    found = building_sets_numbers(games, seats, players, run)
+    if found is not None:
+        building_sets_write(doc, found, run or {}, layout(games))
+    return found
 
 
 # the units of the section's numbers (``analyzer.report.units``)
