@@ -337,7 +337,7 @@ def test_building_sets_numbers_known_answer():
     n = study.building_sets_numbers(games, seats, 2, run)
     assert list(n) == ["paired", "pairs", "correction", "noise_floor", "sets", "arms",
                        "design_complete", "design", "main_effects", "interactions",
-                       "simple_effects"]
+                       "simple_effects", "_per_game"]  # _per_game: the layout, for write only
     assert (n["paired"], n["correction"], n["arms"]) == (True, "bh", 3)
     assert (n["design"], n["design_complete"]) == ("one class at a time", False)
     assert n["main_effects"] == [] and n["interactions"] == []

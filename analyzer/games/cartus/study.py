@@ -50,6 +50,7 @@ from analyzer.report.document import (
     value_text,
 )
 from analyzer.report.extension import StudySection
+from analyzer.report.findings import PER_GAME_KEY as PER_GAME
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE, SQUARED
 
@@ -606,15 +607,15 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
     return {"paired": paired, **({"pairs": pairs} if pairs else {}),
             "correction": method, "noise_floor": floor, "sets": rows_of(table),
             "arms": len(games.variants()), "design_complete": design == "complete 2^k",
-            "design": design, **found}
+            "design": design, **found, PER_GAME: {"write": lay}}
 
 
-def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, Any],
-                        layout: SetLayout) -> None:
+def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, Any]) -> None:
     """Fill the building-set section (ranked table, main or simple effects, interactions, heat
-    maps) from ``numbers`` (``building_sets_numbers``) and the records' ``layout``
-    (``layout``: the reference set, the classes, whether sets are drawn game by game — facts
-    ``summary.json`` does not hold). ``run`` is not read."""
+    maps) from ``numbers`` (``building_sets_numbers``), with the records' ``SetLayout`` it
+    carries under ``_per_game`` (the reference set, the classes, whether sets are drawn game by
+    game — facts ``summary.json`` does not hold). ``run`` is not read."""
+    layout = numbers[PER_GAME]["write"]
     table, facs, drawn = pd.DataFrame(numbers["sets"]), layout.factors, layout.drawn
     method, paired, floor = numbers["correction"], numbers["paired"], numbers["noise_floor"]
     has_death = "death" in table
@@ -856,7 +857,7 @@ def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataF
     returns; ``None`` (nothing written) when the records hold fewer than two selections."""
     found = building_sets_numbers(games, seats, players, run)
     if found is not None:
-        building_sets_write(doc, found, run or {}, layout(games))
+        building_sets_write(doc, found, run or {})
     return found
 
 
@@ -865,36 +866,7 @@ UNITS = (("arms", "arms"), ("sets[].arms", "arms"), ("sets[].rank", "rank"),
          ("sets[].games", "games"), ("sets[].spread2*", SQUARED), ("sets[].*", SHARE),
          ("noise_floor", SHARE), ("*effects[].*", "@value_unit"),
          ("interactions[].*", "@value_unit"))
-class _Kept(Doc):  # bridge: replaced when the Cartus split is merged
-    """A ``Doc`` that keeps each chart's drawing for ``_write`` to replay."""
-
-    def chart(self, name: str, caption: str, draw: Any, size=(7.0, 4.0)) -> None:
-        self.blocks.append(("draw", name, caption, draw, size))
-
-
-# bridge: replaced when the Cartus split is merged
-def _numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
-             run: Mapping[str, Any]) -> dict | None:
-    from pathlib import Path  # (imported here: the bridge stays in one place)
-
-    from analyzer.report.findings import PER_GAME_KEY
-
-    kept = _Kept(Path())
-    found = building_sets(kept, games, seats, players, run)
-    if found is not None:  # the blocks ride where summary.json never sees them
-        found[PER_GAME_KEY] = {"blocks": kept.blocks}
-    return found
-
-
-def _write(doc: Doc, found: dict, run: Mapping[str, Any]) -> None:  # bridge: as _numbers
-    for block in found["_per_game"]["blocks"]:
-        if block[0] == "draw":
-            doc.chart(*block[1:])
-        else:
-            doc.blocks.append(block)
-
-
-SECTIONS = (StudySection("building_sets", _numbers, _write, replaces_balance=active,
+SECTIONS = (StudySection("building_sets", building_sets_numbers, building_sets_write, replaces_balance=active,
                          findings=findings.building_sets, key_patterns=(
                              *(k for k, _, _ in findings.KEYS), "effects:*"), plan=findings.plan,
                          units=UNITS),)
