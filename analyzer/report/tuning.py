@@ -26,17 +26,18 @@ from analyzer.report.summary import RunFacts
 ARMS = ("start", "tuned")
 
 
-def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
-    """Win rates of the tuned seat under the start and the tuned parameters, and their paired
-    difference, game seed by game seed.
+def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
+    """The tune report's numbers: the win rates of the tuned seat under the start and the
+    tuned parameters on fresh seeds, and their paired difference, game seed by game seed.
 
     Parameters
     ----------
-    seats : DataFrame
+    run : dict
+        The run facts; ``run["study"]``: ``label`` (the tuned seat's name in the records) and
+        ``dimensions`` (each parameter's ``name`` and ``tuned`` value).
+    seats : Table or DataFrame
         Seat records of the check (``variant`` = ``start`` or ``tuned``, optionally ``:tNN``
         per table; ``game_id``, ``policy``, ``won``).
-    label : str
-        The tuned seat's name in the records.
 
     Returns
     -------
@@ -47,13 +48,16 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
         arm's games nobody won; ``above_fair``: ``diff, lo, hi, p_value, significant, n`` of
         the seat's win share minus its game's fair share, a t interval over seeds),
         ``difference`` (``diff, lo, hi, p_value, significant, n``: tuned − start, the per-seed
-        differences' t interval).
+        differences' t interval), ``params`` (the tuned values by name) and ``findings``
+        (``None`` here: ``write`` ranks the key findings as it writes them).
     """
+    study = run["study"]
+    seats = as_table(seats).read(("variant", "game_id", "policy", "won"))
     seats = seats.assign(variant=seats["variant"].astype(str))
     game = seats.groupby(["variant", "game_id"])["won"]
     # a fair seat of each game wins (1 − q)/n: the game's win shares sum to 1, or 0 if nobody won
     seats = seats.assign(fair=game.transform("sum") / game.transform("size"))
-    mine = seats[seats["policy"].astype(str) == label]
+    mine = seats[seats["policy"].astype(str) == study["label"]]
     arm = mine["variant"].str.split(":").str[0].to_numpy()
     per_seed = mine.groupby([arm, "game_id"])[["won", "fair"]].mean().unstack(0)
     won, fair = per_seed["won"], per_seed["fair"]
@@ -77,7 +81,8 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
     d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy(),
                                 bounds=stats.SHARE_DIFFERENCE)
     out["difference"] = _difference(d)
-    return out
+    return {**out, "params": {p["name"]: p["tuned"] for p in study["dimensions"]},
+            "findings": None}
 
 
 def _difference(d: stats.Difference) -> dict[str, Any]:
@@ -91,7 +96,7 @@ def _difference(d: stats.Difference) -> dict[str, Any]:
 
 
 def difference_text(d: dict[str, Any]) -> str:
-    """A win-rate difference of ``fresh_seed_check`` in words for the command line and the
+    """A win-rate difference of ``numbers`` in words for the command line and the
     report: ``"+3.2 pp [+1.0, +5.4]"``, or ``"+0.0 pp (too few games to estimate: 5 seeds; at
     least 20 needed)"``."""
     if d.get("too_few") or d.get("n", stats.MIN_GAMES) < stats.MIN_GAMES:
@@ -103,12 +108,20 @@ def difference_text(d: dict[str, Any]) -> str:
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tune report; returns the check's numbers (``fresh_seed_check``)
-    and the parameters for ``summary.json``."""
+    """Fill ``doc`` with the tune report (``write`` of its ``numbers``); returns the numbers
+    for ``summary.json``."""
+    found = numbers(run, seats)
+    found["findings"] = write(doc, found, run, run_dir)
+    return found
+
+
+def write(doc: Doc, check: dict[str, Any], run: dict[str, Any],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The tune report of its numbers ``check`` (``numbers``) and the run facts ``run`` (the
+    search: ``run["study"]``); returns the key findings' records (``findings.key_findings``
+    ranks and corrects them as it writes them)."""
     facts = RunFacts.of(run)
     study, players = run["study"], int(facts.players or 0)
-    check = fresh_seed_check(as_table(seats).read(("variant", "game_id", "policy", "won")),
-                             study["label"])
     if facts.description:
         doc.p(facts.description)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
@@ -190,15 +203,14 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         "mean": [f"{100 * x:.1f} %" for x in history["mean"]],
         "step (sigma)": [f"{x:.3f}" for x in history["sigma"]],
     }))
-    key = findings.key_findings(
+    return findings.key_findings(
         doc, key_findings(check, study["label"]), run_dir, at=top,
         note="Here the unit is the **game seed** of the fresh-seed check (with several "
              "opponents' tables, the mean over its tables).")
-    return {**check, "params": {p["name"]: p["tuned"] for p in dims}, "findings": key}
 
 
 def key_findings(check: dict[str, Any], label: str) -> list[Finding]:
-    """The tune run's findings (``fresh_seed_check``'s numbers): the tuned − start paired
+    """The tune run's findings (``numbers``): the tuned − start paired
     win-rate difference and the tuned seat's win rate against a fair seat's, on fresh seeds."""
     d, tuned = check["difference"], check["tuned"]
     above = tuned["above_fair"]
