@@ -29,21 +29,19 @@ SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tournament report (``write`` of its ``numbers``); returns the
-    numbers for ``summary.json``."""
+    """Fill ``doc`` with the tournament report (``write``); returns its ``numbers``."""
     found = numbers(run, seats)
     found["findings"] = write(doc, found, run, run_dir)
     return found
 
 
 def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
-    """The tournament's numbers: ``ratings.rate`` of the seat records' finishes
-    (``SEAT_COLUMNS``) with the bootstrap of ``run["study"]`` (``entrants``, ``bootstrap``,
-    ``boot_seed``, ``orders``, as ``analyzer.study.tournament`` wrote them). Keys: ``ratings``
-    and ``head_to_head`` (``ratings.Ratings``' rows, best-rated first), ``deals``,
-    ``skill_spread``, ``bootstrap`` (replicates), ``games``, ``findings`` (``None`` here:
-    ``write`` ranks them as it writes them), ``reliable``, ``reliability``
-    (``ratings.reliability``'s warning, ``""`` if none) and ``min_deals``."""
+    """The tournament's numbers, ``ratings.rate`` of the seat records' finishes with
+    ``run["study"]``'s entrants and bootstrap: ``ratings`` and ``head_to_head``
+    (``ratings.Ratings``' rows, best-rated first), ``deals``, ``skill_spread``, ``bootstrap``
+    (replicates), ``games``, ``findings`` (``None``: ``write`` ranks them as it writes them),
+    ``reliable``, ``reliability`` (``ratings.reliability``'s warning, ``""`` if none) and
+    ``min_deals``."""
     study = run.get("study") or {}
     names = [e["name"] for e in study.get("entrants", [])] or None
     found = ratings.finishes(as_table(seats).read(SEAT_COLUMNS), names)
@@ -204,8 +202,8 @@ def key_findings(table: pd.DataFrame, deals: int, players: int,
 def _p(row, column: str) -> float | None:
     """A row's p-value of a test over deals (``ratings.Ratings.table``), ``None`` where the
     table has none (the finding then reads it off its interval)."""
-    p = row.get(column) if hasattr(row, "get") else None
-    return None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p)
+    p = row.get(column)
+    return None if p is None or math.isnan(p) else float(p)
 
 
 def _header(doc: Doc, facts: RunFacts, study: dict, n: dict[str, Any]) -> None:
@@ -268,16 +266,12 @@ def plot_ratings(ax, table: pd.DataFrame) -> None:
 def plot_head_to_head(ax, h2h: pd.DataFrame, order: list[str]) -> None:
     """Heat map of the share of meetings the row's entrant finished above the column's
     (``h2h``: ``entrant, opponent, above``), cells annotated in percent."""
-    idx = {n: k for k, n in enumerate(order)}
-    m = np.full((len(order), len(order)), np.nan)
-    for r in h2h.itertuples():
-        m[idx[r.entrant], idx[r.opponent]] = r.above
+    m = h2h.pivot(index="entrant", columns="opponent", values="above").reindex(
+        index=order, columns=order).to_numpy(float)
     image = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
-    for i in range(len(order)):
-        for j in range(len(order)):
-            if not np.isnan(m[i, j]):
-                ax.text(j, i, f"{100 * m[i, j]:.0f}", ha="center", va="center", fontsize="small",
-                        color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+    for i, j in zip(*np.nonzero(~np.isnan(m))):
+        ax.text(j, i, f"{100 * m[i, j]:.0f}", ha="center", va="center", fontsize="small",
+                color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
     ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
     ax.set_xlabel("opponent")
@@ -287,8 +281,7 @@ def plot_head_to_head(ax, h2h: pd.DataFrame, order: list[str]) -> None:
 
 
 def _schedule(doc: Doc, study: dict) -> None:
-    tables = study.get("tables") or []
-    if not tables:
+    if not (tables := study.get("tables")):
         return
     doc.h("Schedule")
     by_seating: dict[int, list[dict]] = {}
