@@ -420,8 +420,8 @@ def test_numbers_pairs_each_move_with_the_base_and_holm_over_the_rows(monkeypatc
         assert (row["estimate"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
             (float(np.mean(arm.loc[range(6)] - base)), lo, hi, ref.pvalue))
         p.append(ref.pvalue)
-    holm = sorted(p)[0] * 2
-    assert [r["p_holm"] for r in n["rows"]] == pytest.approx(
-        [min(1, holm) if q == min(p) else max(min(1, holm), q) for q in p])
+    low, high = sorted(p)  # Holm over two: the smaller times 2, the larger at least that
+    holm = {low: min(1.0, 2 * low), high: max(min(1.0, 2 * low), high)}
+    assert [r["p_holm"] for r in n["rows"]] == pytest.approx([holm[q] for q in p])
     assert first["text"] == (f"+1 on x: +{100 * first['estimate']:.1f} pp "
                              f"[{100 * first['lo']:+.1f}, {100 * first['hi']:+.1f}]")
