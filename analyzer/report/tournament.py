@@ -94,8 +94,7 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
         "win rate": cells(table, pct, "win_rate", "win_lo", "win_hi"),
         "above fair": cells(table, lambda *d: change(*d, 100, "pp", 1), "above_fair"),
         "mean rank": cells(table, num, "mean_rank", "rank_lo", "rank_hi"),
-        "games": table["games"],
-        "seat-games": table["seat_games"],
+        "games": table["games"], "seat-games": table["seat_games"],
     }))
     doc.chart("ratings.png", "Plackett–Luce rating of each entrant (95% bootstrap intervals "
                              "over deals).", lambda ax: plot_ratings(ax, table),
@@ -169,8 +168,7 @@ def key_findings(table: pd.DataFrame, deals: int, players: int,
             f"above the next-rated `{second['entrant']}` (log-strength; it finishes above it "
             f"with odds {math.exp(best['gap_next']):.2f} to 1 when the two are compared alone; "
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
-            float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
-            p_value=_p(best, "gap_p"),
+            float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals, p_value=_p(best, "gap_p"),
             key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2,
             stored_unit="log-strength"))
     for r in table.itertuples():

@@ -74,9 +74,8 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
         out[name] = {"rate": iv.estimate, "lo": lo, "hi": hi,
                      "fair": float(fair[name][ok].mean()), "above_fair": _difference(above)}
     both = won.dropna()
-    d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy(),
-                                bounds=stats.SHARE_DIFFERENCE)
-    out["difference"] = _difference(d)
+    out["difference"] = _difference(stats.paired_difference(
+        both["start"].to_numpy(), both["tuned"].to_numpy(), bounds=stats.SHARE_DIFFERENCE))
     return {**out, "params": {p["name"]: p["tuned"] for p in study["dimensions"]},
             "findings": None}
 
