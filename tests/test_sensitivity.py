@@ -385,3 +385,43 @@ def test_every_candidate_of_a_table_with_a_name_in_two_arrays_names_one_entry(tm
     paths = [p for p in paths if "Abu Simbel" in p or ".starting" in p or ".merchant" in p]
     _, refused, _ = S.moves(scenario, paths, None, tmp_path)
     assert not [r for r in refused if "must read" in r["why"] or "entries" in r["why"]]
+
+
+def test_numbers_pairs_each_move_with_the_base_and_holm_over_the_rows(monkeypatch):
+    """By hand, with each arm's per-game values given (``arm_findings`` stubbed): the row of a
+    move is the mean of its per-game differences from the base on the shared games with
+    scipy's paired t interval and test; Holm over the two rows; the larger effect first; the
+    per-game differences come apart from the numbers for ``summary.json``."""
+    import pandas as pd
+    from scipy import stats as sps
+
+    base = pd.Series([0.0, 1.0, 0.0, 1.0, 0.0, 1.0], index=range(6))
+    up = pd.Series([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0], index=range(7))  # game 6 unshared
+    down = pd.Series([0.0, 1.0, 0.0, 0.0, 0.0, 1.0], index=range(6))
+    per_arm = {"base": base, "up": up, "down": down}
+    record = {"key": KEY, "sentence": "at the base"}
+    monkeypatch.setattr(report_sensitivity, "arm_findings",
+                        lambda run, g, s, arm, folder: ([record], {KEY: per_arm[arm]}))
+    moves = [{"path": "rules.x", "label": "x", "direction": d, "start": 1, "value": 1 + d,
+              "step": 1, "arm": arm} for d, arm in ((-1, "down"), (1, "up"))]
+    run = {"study": {"finding": KEY, "unit": "pp", "scale": 100, "moves": moves}}
+    seats = pd.DataFrame({"variant": ["base"] * 6, "game_id": range(6)})
+    n, diffs = report_sensitivity.numbers(run, seats)
+    assert list(n) == ["finding", "unit", "scale", "base", "rows", "refused", "unused",
+                       "correction", "findings"]
+    assert n["base"] == record and n["findings"] is None and n["correction"] == "holm"
+    first, second = n["rows"]
+    assert (first["arm"], first["games"], second["arm"]) == ("up", 6, "down")
+    assert list(diffs["up"]) == [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    p = []
+    for row, arm in ((first, up), (second, down)):
+        ref = sps.ttest_rel(arm.loc[range(6)], base)
+        lo, hi = ref.confidence_interval()
+        assert (row["estimate"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
+            (float(np.mean(arm.loc[range(6)] - base)), lo, hi, ref.pvalue))
+        p.append(ref.pvalue)
+    low, high = sorted(p)  # Holm over two: the smaller times 2, the larger at least that
+    holm = {low: min(1.0, 2 * low), high: max(min(1.0, 2 * low), high)}
+    assert [r["p_holm"] for r in n["rows"]] == pytest.approx([holm[q] for q in p])
+    assert first["text"] == (f"+1 on x: +{100 * first['estimate']:.1f} pp "
+                             f"[{100 * first['lo']:+.1f}, {100 * first['hi']:+.1f}]")

@@ -412,3 +412,46 @@ def test_cli_bootstrap_zero_prints_ratings_without_intervals(tmp_path):
     assert result.exit_code == 0, result.output + result.stderr
     assert "1. " in result.stdout and "report: " in result.stdout
     assert "None" not in result.stdout
+
+
+def test_numbers_of_a_two_entrant_pool_by_hand():
+    """Four deals of a 2-seat table, `a` first in three: win rates 3/4 and 1/4 against a fair
+    seat's 1/2, mean ranks 1.25 and 1.75. The ratings ±d/2 maximise the penalised likelihood
+    of "a above b in 3 of 4", 3 log σ(d) + log σ(−d) − d²/(4 s²) (s = ``PRIOR_SD``; log 3
+    without the prior): the root of 3 − 4 σ(d) = d / (2 s²); the predicted head-to-head share
+    is σ(d). No replicates, so no intervals; four deals are too few."""
+    import math
+
+    from scipy.optimize import brentq
+
+    from analyzer.ratings import MIN_DEALS, PRIOR_SD
+    from analyzer.report.tournament import numbers
+
+    def sigma(x):
+        return 1 / (1 + math.exp(-x))
+
+    d = brentq(lambda x: 3 - 4 * sigma(x) - x / (2 * PRIOR_SD ** 2), 0, math.log(3))
+
+    first = ["a", "a", "a", "b"]
+    seats = pd.DataFrame([
+        {"variant": "t0", "game_id": g, "seat": (g + (who == "b")) % 2, "policy": who,
+         "rank": 1 if who == top else 2, "won": float(who == top)}
+        for g, top in enumerate(first) for who in ("a", "b")])
+    run = {"study": {"entrants": [{"name": "a"}, {"name": "b"}], "bootstrap": 0}}
+    n = numbers(run, seats)
+    assert list(n) == ["ratings", "head_to_head", "deals", "skill_spread", "bootstrap", "games",
+                       "findings", "reliable", "reliability", "min_deals"]
+    assert (n["deals"], n["games"], n["bootstrap"], n["findings"]) == (4, 4, 0, None)
+    a, b = n["ratings"]
+    assert (a["entrant"], a["games"], a["seat_games"]) == ("a", 4, 4)
+    assert (a["win_rate"], b["win_rate"], a["fair_share"], a["above_fair"]) == (
+        0.75, 0.25, 0.5, 0.25)
+    assert (a["mean_rank"], b["mean_rank"]) == (1.25, 1.75)
+    assert (a["rating"], b["rating"]) == pytest.approx((d / 2, -d / 2), abs=1e-6)
+    assert a["gap_next"] == pytest.approx(d, abs=1e-6) and math.isnan(a["win_lo"])
+    h2h = {(r["entrant"], r["opponent"]): r for r in n["head_to_head"]}
+    assert h2h["a", "b"]["above"] == 0.75 and h2h["a", "b"]["meetings"] == 4
+    assert h2h["a", "b"]["model"] == pytest.approx(sigma(d), abs=1e-6)
+    assert n["skill_spread"]["strongest"] == "a" and n["skill_spread"]["win"] == 0.5
+    assert not n["reliable"] and n["reliability"].startswith("Only 4 deals")
+    assert n["min_deals"] == MIN_DEALS

@@ -257,7 +257,7 @@ def test_fresh_seed_check_counts_games_nobody_won_in_the_fair_share():
     of one nobody won; the seat's win share above it is a per-seed difference; the key
     findings are the tuned − start difference and the tuned seat above its fair share."""
     from analyzer.report import findings
-    from analyzer.report.tuning import fresh_seed_check, key_findings
+    from analyzer.report.tuning import key_findings, numbers
 
     won = {"start": [(1, 0, 0), (0, 0, 0), (0, 1, 0), (0.5, 0.5, 0)],
            "tuned": [(1, 0, 0), (1, 0, 0), (0, 0, 0), (1, 0, 0)]}
@@ -265,7 +265,7 @@ def test_fresh_seed_check_counts_games_nobody_won_in_the_fair_share():
         {"variant": arm, "game_id": g, "policy": pol, "won": float(w)}
         for arm, games in won.items() for g, row in enumerate(games)
         for pol, w in zip(("me*", "biased", "random"), row)])
-    check = fresh_seed_check(seats, "me*")
+    check = numbers({"study": {"label": "me*", "dimensions": []}}, seats)
     assert check["players"] == 3 and check["tables"] == 1 and check["games"] == 4
     assert check["start"]["fair"] == pytest.approx(0.25) == check["tuned"]["fair"]
     assert check["start"]["above_fair"]["diff"] == pytest.approx((2 / 3 + 0 - 1 / 3 + 1 / 6) / 4)
@@ -309,15 +309,42 @@ def test_the_check_seed_comes_from_the_whole_run_identity(scenario_file, tmp_pat
 def test_a_tiny_check_says_too_few_games_and_no_interval_leaves_the_possible_range():
     """Five seeds: a paired t interval of win shares is ±124 pp; the check says "too few games
     to estimate" and keeps every bound inside ±100 pp."""
-    from analyzer.report.tuning import difference_text, fresh_seed_check
+    from analyzer.report.tuning import difference_text, numbers
 
     won = {"start": [0, 1, 0, 0, 1], "tuned": [1, 0, 0, 1, 0]}
     seats = pd.DataFrame([
         {"variant": arm, "game_id": g, "policy": pol, "won": float(w if pol == "me*" else 1 - w)}
         for arm, ws in won.items() for g, w in enumerate(ws) for pol in ("me*", "other")])
-    check = fresh_seed_check(seats, "me*")
+    check = numbers({"study": {"label": "me*", "dimensions": []}}, seats)
     d = check["difference"]
     assert d["too_few"] and -1 <= d["lo"] and d["hi"] <= 1
     assert difference_text(d) == "+0.0 pp (too few games to estimate: 5 seeds; at least 20 needed)"
     assert all(-1 <= check[a]["above_fair"][k] <= 1 for a in ("start", "tuned")
                for k in ("lo", "hi"))
+
+
+def test_numbers_is_the_check_by_hand_and_the_tuned_params():
+    """One table, four seeds at two seats: the tuned seat wins 3 of 4 games with the tuned
+    parameters and 1 of 4 with the start ones; its win rates carry statsmodels' Wilson
+    interval, the paired difference is the mean of the per-seed differences (+1, 0, +1, 0),
+    and ``params`` are the dimensions' tuned values; ``findings`` waits for ``write``."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analyzer.report.tuning import numbers
+
+    won = {"start": [1, 0, 0, 0], "tuned": [1, 1, 1, 0]}
+    seats = pd.DataFrame([
+        {"variant": arm, "game_id": g, "policy": pol, "won": float(w if pol == "me*" else 1 - w)}
+        for arm, ws in won.items() for g, w in enumerate(ws) for pol in ("me*", "other")])
+    run = {"study": {"label": "me*", "dimensions": [{"name": "boost", "tuned": 0.7},
+                                                    {"name": "chance", "tuned": 0.2}]}}
+    n = numbers(run, seats)
+    assert list(n) == ["games", "tables", "players", "start", "tuned", "difference", "params",
+                       "findings"]
+    assert (n["games"], n["tables"], n["players"]) == (4, 1, 2)
+    for arm, k in (("start", 1), ("tuned", 3)):
+        lo, hi = proportion_confint(k, 4, method="wilson")
+        assert (n[arm]["rate"], n[arm]["lo"], n[arm]["hi"]) == pytest.approx((k / 4, lo, hi))
+        assert n[arm]["fair"] == 0.5
+    assert n["difference"]["diff"] == pytest.approx(0.5) and n["difference"]["n"] == 4
+    assert n["params"] == {"boost": 0.7, "chance": 0.2} and n["findings"] is None

@@ -38,12 +38,9 @@ SHARE_UNITS = ("pp", "%")  # a per-game value that is a share: its differences l
 def read_parts(result: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The games and seats records of a ``runner.RunResult`` (its chunk files), ``variant`` as
     text."""
-    out = []
-    for kind in ("games", "seats"):
-        frame = pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
-        frame["variant"] = frame["variant"].astype(str)
-        out.append(frame)
-    return out[0], out[1]
+    games, seats = (pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
+                    for kind in ("games", "seats"))
+    return games.astype({"variant": str}), seats.astype({"variant": str})
 
 
 def arm_findings(run: Mapping[str, Any], games: pd.DataFrame, seats: pd.DataFrame, arm: str,
@@ -82,14 +79,12 @@ def arm_findings(run: Mapping[str, Any], games: pd.DataFrame, seats: pd.DataFram
     folder.mkdir(parents=True, exist_ok=True)
     results = report.build(Numbers(folder), one, g, s, run_dir=folder)
     records = list((results.get("findings") or {}).get("findings") or [])
-    values: dict[str, pd.Series] = {}
     try:
         table = pd.read_parquet(folder / findings.PER_GAME)
     except (OSError, ValueError):
         table = pd.DataFrame(columns=["key", "item", "game_id", "value"])
-    for key, grp in table[table["item"] == ""].groupby("key", sort=False):
-        values[str(key)] = grp.set_index("game_id")["value"].sort_index()
-    return records, values
+    return records, {str(key): grp.set_index("game_id")["value"].sort_index()
+                     for key, grp in table[table["item"] == ""].groupby("key", sort=False)}
 
 
 def effect(base: pd.Series, arm: pd.Series, unit: str | None) -> stats.Difference:
@@ -104,21 +99,21 @@ def _plain(x: Any) -> str:
     return str(int(x)) if float(x).is_integer() else f"{float(x):g}"
 
 
-def rows(study: Mapping[str, Any], base: pd.Series,
-         arms: Mapping[str, pd.Series | None]) -> list[dict[str, Any]]:
+def rows(study: Mapping[str, Any], base: pd.Series, arms: Mapping[str, pd.Series | None]
+         ) -> tuple[list[dict[str, Any]], dict[str, pd.Series]]:
     """One row per move (``study["moves"]``): the effect of that arm on the finding, paired
     with the base on shared games, Holm over the rows, sorted by the absolute effect
-    (largest first; a row without a number last).
+    (largest first; a row without a number last); and by arm, its per-game differences from
+    the base (not for ``summary.json``).
 
-    Each row: ``path, label, direction, start, value, step, arm, games, estimate, lo, hi,
-    p_value, p_holm, holds, unchanged, text`` (numbers in the finding's own scale; ``text`` in its shown
-    unit: ``"+1 on NAME: +2.1 pp [+1.4, +2.8]"``; ``unchanged``: the per-game value is the
-    same in every game, the interval then ``no_spread``'s) and ``diffs`` (per-game, not
-    for ``summary.json``).
+    Each row: ``path, label, direction, start, value, step, arm, unchanged, games, estimate,
+    lo, hi, p_value, p_holm, holds, text`` (numbers in the finding's own scale; ``text`` in its
+    shown unit: ``"+1 on NAME: +2.1 pp [+1.4, +2.8]"``; ``unchanged``: the per-game value is
+    the same in every game, the interval then ``no_spread``'s).
     """
     unit, scale = study.get("unit") or "", float(study.get("scale") or 1)
     digits = int(study.get("digits") or 1)
-    out = []
+    out, diffs = [], {}
     for m in study["moves"]:
         values = arms.get(m["arm"])
         row = {k: m[k] for k in ("path", "label", "direction", "start", "value", "step", "arm")}
@@ -128,10 +123,9 @@ def rows(study: Mapping[str, Any], base: pd.Series,
         else:
             d = effect(base, values, unit)
             ids = base.index.intersection(values.index).sort_values()
-            diffs = values.loc[ids] - base.loc[ids]
+            diffs[m["arm"]] = dm = values.loc[ids] - base.loc[ids]
             row.update(games=int(d.n), estimate=float(d.mean), lo=float(d.lo), hi=float(d.hi),
-                       p_value=float(d.p_value), diffs=diffs,
-                       unchanged=bool(len(diffs) and (diffs == 0).all()))
+                       p_value=float(d.p_value), unchanged=bool(len(dm) and (dm == 0).all()))
         out.append(row)
     p = np.array([r["p_value"] for r in out], dtype=float)
     adj, sig = stats.adjust_pvalues(p, "holm") if len(p) else (p, p.astype(bool))
@@ -146,26 +140,23 @@ def rows(study: Mapping[str, Any], base: pd.Series,
                                                   digits, signed=True, no_spread=False))
             if r.get("unchanged"):
                 r["text"] += " (no game's value changed)"
-    out.sort(key=lambda r: (math.isnan(r["estimate"]), -abs(r["estimate"])
-                            if not math.isnan(r["estimate"]) else 0.0))
-    return out
+    out.sort(key=lambda r: (math.isnan(r["estimate"]), -abs(np.nan_to_num(r["estimate"]))))
+    return out, diffs
 
 
 def _tornado(ax, knobs: list[tuple[str, dict | None, dict | None]], unit: str, scale: float
              ) -> None:
     """The tornado chart: per knob (largest effect on top) its down bar and up bar from 0,
     each with its 95 % interval."""
-    n = len(knobs)
-    y = np.arange(n)[::-1]
-    for which, color, off in (("down", "tab:blue", 0.18), ("up", "tab:orange", -0.18)):
-        idx = [i for i, k in enumerate(knobs) if k[1 if which == "down" else 2] is not None]
+    y = np.arange(len(knobs))[::-1]
+    for col, which, color, off in ((1, "down", "tab:blue", 0.18), (2, "up", "tab:orange", -0.18)):
+        idx = [i for i, k in enumerate(knobs) if k[col] is not None]
         if not idx:
             continue
-        rs = [knobs[i][1 if which == "down" else 2] for i in idx]
+        rs = [knobs[i][col] for i in idx]
         v = np.array([scale * r["estimate"] for r in rs], float)
         err = charts.error_bars(v, [scale * r["lo"] for r in rs], [scale * r["hi"] for r in rs])
-        ax.barh(y[idx] + off, v, 0.36, xerr=err, capsize=2, color=color,
-                label=f"one step {which}")
+        ax.barh(y[idx] + off, v, 0.36, xerr=err, capsize=2, color=color, label=f"one step {which}")
     ax.axvline(0, color="grey", linewidth=1)
     ax.set_yticks(y, [k[0] for k in knobs])
     ax.set_xlabel(f"change of the finding [{unit}]" if unit else "change of the finding")
@@ -183,8 +174,8 @@ def _by_knob(table: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict | None,
     return [tuple(v) for v in out.values()]  # type: ignore[misc]
 
 
-def _finding(r: Mapping[str, Any], study: Mapping[str, Any], key: str) -> Finding:
-    """A row as a key finding (``sensitivity:PATH:down|up``)."""
+def _finding(r: Mapping[str, Any], study: Mapping[str, Any], key: str, diffs: dict) -> Finding:
+    """A row as a key finding (``sensitivity:PATH:down|up``), its per-game values ``diffs[arm]``."""
     word = "down" if r["direction"] < 0 else "up"
     return Finding(
         f"`{r['label']}` one step {word} ({_plain(r['start'])} → {_plain(r['value'])}) changes "
@@ -192,25 +183,30 @@ def _finding(r: Mapping[str, Any], study: Mapping[str, Any], key: str) -> Findin
         r["hi"], study.get("unit") or "", float(study.get("scale") or 1),
         int(study.get("digits") or 1), True, 0.0, p_value=r["p_value"], games=r["games"],
         t_df=r["games"] - 1, example_variant=r["arm"], key=f"sensitivity:{r['path']}:{word}",
-        per_game=r.get("diffs"))
+        per_game=diffs.get(r["arm"]))
 
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the sensitivity report; returns its numbers for ``summary.json``
-    (``results["sensitivity"]``: ``finding``, ``base`` (the finding's record at the base),
-    ``rows`` (``rows`` without ``diffs``), ``refused``, ``unused`` and the key ``findings``).
+    """Fill ``doc`` with the sensitivity report (``write``); returns its ``numbers``."""
+    found, diffs = numbers(run, seats, run_dir)
+    found["findings"] = write(doc, found, run, diffs, run_dir)
+    return found
 
-    The games records are read from ``run_dir/games.parquet`` (the seats from ``seats``).
-    """
-    study = run["study"]
-    key = study["finding"]
+
+def numbers(run: dict[str, Any], seats: Table | pd.DataFrame, run_dir: Path | None = None
+            ) -> tuple[dict[str, Any], dict[str, pd.Series]]:
+    """The sensitivity's numbers: each arm's records (the games from ``run_dir/games.parquet``)
+    reported as a run of their own (``arm_findings``), each move's finding paired with the
+    base's (``rows``). Returns the numbers for ``summary.json`` (``finding``, ``unit``,
+    ``scale``, ``base``: the finding's record at the base, ``rows``, ``refused``, ``unused``,
+    ``correction``, ``findings``: ``None`` here, ``write`` ranks them as it writes them) and
+    ``rows``' per-game differences by arm."""
+    study, key = run["study"], run["study"]["finding"]
     unit, scale = study.get("unit") or "", float(study.get("scale") or 1)
-    seats_df = as_table(seats).read(["*"])
-    seats_df["variant"] = seats_df["variant"].astype(str)
-    games = as_table(Path(run_dir) / "games.parquet").read(["*"]) if run_dir is not None else (
-        seats_df[["variant", "game_id"]].drop_duplicates())
-    games["variant"] = games["variant"].astype(str)
+    seats_df = as_table(seats).read(["*"]).astype({"variant": str})
+    games = (as_table(Path(run_dir) / "games.parquet").read(["*"]) if run_dir is not None
+             else seats_df[["variant", "game_id"]].drop_duplicates()).astype({"variant": str})
     per_arm: dict[str, pd.Series | None] = {}
     base_rec: Mapping[str, Any] | None = None
     gc.freeze()  # statsmodels' Holm calls gc.collect() per call: skip what is alive now
@@ -223,13 +219,24 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                     base_rec = next((r for r in recs if r.get("key") == key), None)
     finally:
         gc.unfreeze()
+    base = per_arm.get(BASE)
+    table, diffs = rows(study, base if base is not None else pd.Series(dtype=float), per_arm)
+    return {"finding": key, "unit": unit, "scale": scale, "base": dict(base_rec or {}),
+            "rows": table, "refused": study.get("refused") or [],
+            "unused": study.get("unused") or [], "correction": "holm", "findings": None}, diffs
+
+
+def write(doc: Doc, n: dict[str, Any], run: dict[str, Any], diffs: Mapping[str, pd.Series],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The sensitivity report of its ``numbers`` ``n`` and ``diffs`` and the run facts ``run``;
+    returns the key findings' records (``findings.key_findings`` ranks and corrects them as it
+    writes them, and writes their per-game values to ``run_dir``)."""
+    study, key, unit, table = run["study"], n["finding"], n["unit"], n["rows"]
     if run.get("description"):
         doc.p(run["description"])
-    base = per_arm.get(BASE)
-    table = rows(study, base if base is not None else pd.Series(dtype=float), per_arm)
     top = len(doc.blocks)
     doc.h("Sensitivity: each knob one step down and up")
-    at_base = (f" At the scenario's values: {base_rec.get('sentence')}." if base_rec else
+    at_base = (f" At the scenario's values: {n['base'].get('sentence')}." if n["base"] else
                " The base arm gave the finding no value.")
     doc.p(f"Every numeric rule option and table value the scenario uses (simulator guards "
           f"left out) moved one step ({study.get('step_rule')}) down and up, each an arm "
@@ -251,7 +258,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                   f"Tornado chart: the change of `{key}` when each knob moves one step down "
                   f"(blue) or up (orange), largest effect on top, with 95 % intervals (paired "
                   "on shared seeds).",
-                  lambda ax: _tornado(ax, knobs, unit, scale),
+                  lambda ax: _tornado(ax, knobs, unit, n["scale"]),
                   size=(7.5, max(2.5, 0.45 * len(knobs) + 1.2)))
     if study.get("dropped_variants"):
         doc.p("The scenario's own variants (" + ", ".join(
@@ -265,15 +272,10 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc.p(f"Left out, as the scenario does not use them (moving them changes nothing the "
               f"game lists as acting): {len(study['unused'])} value(s), e.g. "
               + ", ".join(f"`{p}`" for p in study["unused"][:8]) + ".")
-    found = [_finding(r, study, key) for r in table if not math.isnan(r["estimate"])]
-    numbers = findings.key_findings(
+    found = [_finding(r, study, key, diffs) for r in table if not math.isnan(r["estimate"])]
+    return findings.key_findings(
         doc, found, run_dir, top, "No knob moved the finding measurably.",
         note=f"Each finding is a knob's one-step change of `{key}`, paired on shared seeds.")
-    for r in table:
-        r.pop("diffs", None)
-    return {"finding": key, "unit": unit, "scale": scale, "base": dict(base_rec or {}),
-            "rows": table, "refused": study.get("refused") or [],
-            "unused": study.get("unused") or [], "correction": "holm", "findings": numbers}
 
 
 def answers(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],

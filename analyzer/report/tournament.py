@@ -29,34 +29,47 @@ SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tournament report; returns its numbers for ``summary.json``.
+    """Fill ``doc`` with the tournament report (``write``); returns its ``numbers``."""
+    found = numbers(run, seats)
+    found["findings"] = write(doc, found, run, run_dir)
+    return found
 
-    Parameters
-    ----------
-    run : dict
-        The run facts; ``run["study"]`` as ``analyzer.study.tournament.tournament`` wrote it
-        (``entrants``, ``tables``, ``bootstrap``, ``boot_seed``...).
-    seats : Table or DataFrame
-        Seat records (``SEAT_COLUMNS`` are read).
-    run_dir : Path, optional
-        Where the report goes: rules citations link relative to it (``citations.linked``).
-    """
+
+def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
+    """The tournament's numbers, ``ratings.rate`` of the seat records' finishes with
+    ``run["study"]``'s entrants and bootstrap: ``ratings`` and ``head_to_head``
+    (``ratings.Ratings``' rows, best-rated first), ``deals``, ``skill_spread``, ``bootstrap``
+    (replicates), ``games``, ``findings`` (``None``: ``write`` ranks them as it writes them),
+    ``reliable``, ``reliability`` (``ratings.reliability``'s warning, ``""`` if none) and
+    ``min_deals``."""
     study = run.get("study") or {}
-    records = as_table(seats).read(SEAT_COLUMNS)
     names = [e["name"] for e in study.get("entrants", [])] or None
-    found = ratings.finishes(records, names)
-    players = found.who.shape[1]
+    found = ratings.finishes(as_table(seats).read(SEAT_COLUMNS), names)
     result = ratings.rate(found, n_boot=int(study.get("bootstrap", ratings.DEFAULT_BOOT)),
                           seed=int(study.get("boot_seed", 0)))
-    if run.get("description"):  # what the tournament asks, under the title
-        doc.p(run["description"])
     warning = ratings.reliability(result.deals, int(study.get("orders") or 1),
                                   dict(zip(result.table["entrant"], result.table["deals_won"])))
-    if warning:
-        doc.p(f"**{warning}**")
+    return {"ratings": rows_of(result.table), "head_to_head": rows_of(result.head_to_head),
+            "deals": result.deals, "skill_spread": dict(result.spread),
+            "bootstrap": result.n_boot, "games": found.n_games, "findings": None,
+            "reliable": not warning, "reliability": warning, "min_deals": ratings.MIN_DEALS}
+
+
+def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The tournament report of its numbers ``n`` (``numbers``) and the run facts ``run``
+    (the schedule: ``run["study"]``); returns the key findings' records (``findings.key_findings``
+    ranks and corrects them as it writes them). Rules citations link relative to ``run_dir``."""
+    study, facts = run.get("study") or {}, RunFacts.of(run)
+    players = int(facts.players or 0)  # every table seats the pool's players
+    table, h2h = pd.DataFrame(n["ratings"]), pd.DataFrame(n["head_to_head"])
+    spread = n["skill_spread"]
+    if run.get("description"):  # what the tournament asks, under the title
+        doc.p(run["description"])
+    if n["reliability"]:
+        doc.p(f"**{n['reliability']}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in
-    _header(doc, run, study, found)
-    table = result.table
+    _header(doc, facts, study, n)
     fair = float(table["fair_share"].iloc[0]) if len(table) else math.nan
     doc.h("Ratings")
     doc.p(f"Plackett–Luce ratings from the finishing order of every game (maximum likelihood; "
@@ -67,9 +80,9 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           f"first as 1/k; {fair_text(fair, players)}; `above fair` is the win rate minus it. "
           f"Mean rank is 1 for first. `games` are the games an entrant sat in, `seat-games` its "
           f"seats summed over them (more than its games where it holds several seats of a "
-          f"table): the win rate and the mean rank are per seat-game. Intervals: 95 % expanded percentile bootstrap over the "
-          f"{result.deals} deals ({result.n_boot} replicates; the percentile levels widened "
-          f"for few deals, Hesterberg 2015): every game of a deal is "
+          f"table): the win rate and the mean rank are per seat-game. Intervals: 95 % expanded "
+          f"percentile bootstrap over the {n['deals']} deals ({n['bootstrap']} replicates; the "
+          f"percentile levels widened for few deals, Hesterberg 2015): every game of a deal is "
           f"resampled together, as they share its chance draws; a difference takes its "
           f"interval from the same replicates. A share of 0 or 1 in every game (an entrant "
           f"that never wins) has nothing to resample: it gets Wilson's bound over its deals, "
@@ -81,13 +94,11 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         "win rate": cells(table, pct, "win_rate", "win_lo", "win_hi"),
         "above fair": cells(table, lambda *d: change(*d, 100, "pp", 1), "above_fair"),
         "mean rank": cells(table, num, "mean_rank", "rank_lo", "rank_hi"),
-        "games": table["games"],
-        "seat-games": table["seat_games"],
+        "games": table["games"], "seat-games": table["seat_games"],
     }))
     doc.chart("ratings.png", "Plackett–Luce rating of each entrant (95% bootstrap intervals "
                              "over deals).", lambda ax: plot_ratings(ax, table),
               size=(7.0, 1.2 + 0.45 * len(table)))
-    h2h = result.head_to_head
     doc.h("Head to head")
     doc.p("Share of meetings (a seat of each in the same game) in which the row's entrant "
           "finished above the column's; a tie counts 1/2. 95 % bootstrap interval over deals; "
@@ -100,7 +111,6 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         doc.chart("head_to_head.png", "Share of meetings the row's entrant finished above the "
                                       "column's.", lambda ax: plot_head_to_head(ax, h2h, order),
                   size=(2.5 + 0.9 * len(order), 1.5 + 0.8 * len(order)))
-    spread = result.spread
     if spread:
         doc.h("Skill spread")
         doc.p(f"How far apart the pool's players are (issue #36): the best-rated entrant "
@@ -109,25 +119,20 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"{change(spread['win'], spread['win_lo'], spread['win_hi'], 100, 'pp', 1)} and "
               f"their ratings' {change(spread['rating'], spread['rating_lo'], spread['rating_hi'])} "
               f"(log-strength; `quality:skill_spread` and `quality:skill_spread:rating`). 95 % "
-              f"bootstrap intervals over the {result.deals} deals from the same replicates as "
+              f"bootstrap intervals over the {n['deals']} deals from the same replicates as "
               "the table, the two entrants held fixed as ranked on all deals; being picked as "
               "the extremes, the spread leans high when the entrants are close. A wide spread "
               "says the game rewards skill (for these players); near 0, the players' strength "
               "barely matters (compare `analyzer quality --luck`).")
     _schedule(doc, study)
-    key = findings.key_findings(
-        doc, key_findings(table, result.deals, players, spread), run_dir, at=top,
+    return findings.key_findings(
+        doc, key_findings(table, n["deals"], players, spread), run_dir, at=top,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
              "together) instead of the game. The intervals are percentile bootstrap intervals "
              "over deals; each p-value is a test over deals (a t-test of the per-deal values; "
              "for an entrant that won none of its games, or a pair where one always finished "
              "above, the exact binomial over deals), not read off the interval.")
-    return {"ratings": rows_of(table), "head_to_head": rows_of(h2h), "deals": result.deals,
-            "skill_spread": dict(spread),
-            "bootstrap": result.n_boot, "games": found.n_games, "findings": key,
-            "reliable": not warning, "reliability": warning,
-            "min_deals": ratings.MIN_DEALS}
 
 
 def fair_text(fair: float, players: int) -> str:
@@ -163,8 +168,7 @@ def key_findings(table: pd.DataFrame, deals: int, players: int,
             f"above the next-rated `{second['entrant']}` (log-strength; it finishes above it "
             f"with odds {math.exp(best['gap_next']):.2f} to 1 when the two are compared alone; "
             f"bootstrap over {deals} deals)", float(best["gap_next"]), float(best["gap_lo"]),
-            float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals,
-            p_value=_p(best, "gap_p"),
+            float(best["gap_hi"]), "", 1, 2, True, 0.0, games=deals, p_value=_p(best, "gap_p"),
             key=f"rating_gap:{best['entrant']}:{second['entrant']}", min_games=2,
             stored_unit="log-strength"))
     for r in table.itertuples():
@@ -196,25 +200,23 @@ def key_findings(table: pd.DataFrame, deals: int, players: int,
 def _p(row, column: str) -> float | None:
     """A row's p-value of a test over deals (``ratings.Ratings.table``), ``None`` where the
     table has none (the finding then reads it off its interval)."""
-    p = row.get(column) if hasattr(row, "get") else None
-    return None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p)
+    p = row.get(column)
+    return None if p is None or math.isnan(p) else float(p)
 
 
-def _header(doc: Doc, run: dict, study: dict, found: ratings.Finishes) -> None:
-    n_tables = len(study.get("tables", [])) or len(set(map(str, found.deal)))
-    facts = RunFacts.of(run)
+def _header(doc: Doc, facts: RunFacts, study: dict, n: dict[str, Any]) -> None:
+    n_tables = len(study.get("tables", [])) or n["deals"]
     seatings = study.get("seatings", "?")
     how = ("every seating" if study.get("all_seatings", True)
            else f"a balanced sample of {seatings} seatings")
     orders = ("every order of its entrants" if study.get("seat_orders") == "all"
               else "every rotation")
-    deals = len(np.unique(found.deal))
     doc.h("This run")
     doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
-          f"), {facts.said('players')} players. **{len(found.entrants)} entrants**, {how} of "
+          f"), {facts.said('players')} players. **{len(n['ratings'])} entrants**, {how} of "
           f"them ({seatings}), each in {orders}: {n_tables} tables, each playing the same "
-          f"**{deals} deals** (game seeds from root seed **{facts.said('seed')}**), so every "
-          f"entrant plays every seat equally often on the same deals. **{found.n_games:,} "
+          f"**{n['deals']} deals** (game seeds from root seed **{facts.said('seed')}**), so "
+          f"every entrant plays every seat equally often on the same deals. **{n['games']:,} "
           f"games** in all. Pool file: `{study.get('pool_file', facts.said('scenario_file'))}` "
           "(as run: `pool.toml`).")
     for text in facts.how_played(f"Played in {facts.seconds:.1f} s"):
@@ -262,16 +264,12 @@ def plot_ratings(ax, table: pd.DataFrame) -> None:
 def plot_head_to_head(ax, h2h: pd.DataFrame, order: list[str]) -> None:
     """Heat map of the share of meetings the row's entrant finished above the column's
     (``h2h``: ``entrant, opponent, above``), cells annotated in percent."""
-    idx = {n: k for k, n in enumerate(order)}
-    m = np.full((len(order), len(order)), np.nan)
-    for r in h2h.itertuples():
-        m[idx[r.entrant], idx[r.opponent]] = r.above
+    m = h2h.pivot(index="entrant", columns="opponent", values="above").reindex(
+        index=order, columns=order).to_numpy(float)
     image = ax.imshow(m, cmap="RdBu", vmin=0, vmax=1)
-    for i in range(len(order)):
-        for j in range(len(order)):
-            if not np.isnan(m[i, j]):
-                ax.text(j, i, f"{100 * m[i, j]:.0f}", ha="center", va="center", fontsize="small",
-                        color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+    for i, j in zip(*np.nonzero(~np.isnan(m))):
+        ax.text(j, i, f"{100 * m[i, j]:.0f}", ha="center", va="center", fontsize="small",
+                color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
     ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
     ax.set_xlabel("opponent")
@@ -281,8 +279,7 @@ def plot_head_to_head(ax, h2h: pd.DataFrame, order: list[str]) -> None:
 
 
 def _schedule(doc: Doc, study: dict) -> None:
-    tables = study.get("tables") or []
-    if not tables:
+    if not (tables := study.get("tables")):
         return
     doc.h("Schedule")
     by_seating: dict[int, list[dict]] = {}

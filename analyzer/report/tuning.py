@@ -26,17 +26,18 @@ from analyzer.report.summary import RunFacts
 ARMS = ("start", "tuned")
 
 
-def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
-    """Win rates of the tuned seat under the start and the tuned parameters, and their paired
-    difference, game seed by game seed.
+def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
+    """The tune report's numbers: the win rates of the tuned seat under the start and the
+    tuned parameters on fresh seeds, and their paired difference, game seed by game seed.
 
     Parameters
     ----------
-    seats : DataFrame
+    run : dict
+        The run facts; ``run["study"]``: ``label`` (the tuned seat's name in the records) and
+        ``dimensions`` (each parameter's ``name`` and ``tuned`` value).
+    seats : Table or DataFrame
         Seat records of the check (``variant`` = ``start`` or ``tuned``, optionally ``:tNN``
         per table; ``game_id``, ``policy``, ``won``).
-    label : str
-        The tuned seat's name in the records.
 
     Returns
     -------
@@ -47,13 +48,15 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
         arm's games nobody won; ``above_fair``: ``diff, lo, hi, p_value, significant, n`` of
         the seat's win share minus its game's fair share, a t interval over seeds),
         ``difference`` (``diff, lo, hi, p_value, significant, n``: tuned − start, the per-seed
-        differences' t interval).
+        differences' t interval), ``params`` (the tuned values by name) and ``findings``
+        (``None`` here: ``write`` ranks the key findings as it writes them).
     """
-    seats = seats.assign(variant=seats["variant"].astype(str))
+    study = run["study"]
+    seats = as_table(seats).read(("variant", "game_id", "policy", "won")).astype({"variant": str})
     game = seats.groupby(["variant", "game_id"])["won"]
     # a fair seat of each game wins (1 − q)/n: the game's win shares sum to 1, or 0 if nobody won
     seats = seats.assign(fair=game.transform("sum") / game.transform("size"))
-    mine = seats[seats["policy"].astype(str) == label]
+    mine = seats[seats["policy"].astype(str) == study["label"]]
     arm = mine["variant"].str.split(":").str[0].to_numpy()
     per_seed = mine.groupby([arm, "game_id"])[["won", "fair"]].mean().unstack(0)
     won, fair = per_seed["won"], per_seed["fair"]
@@ -62,22 +65,19 @@ def fresh_seed_check(seats: pd.DataFrame, label: str) -> dict[str, Any]:
                            "players": int(game.size().max()) if len(seats) else 0}
     for name in ARMS:
         col = won[name].dropna()
-        if tables == 1:
-            iv = stats.wilson(float(col.sum()), len(col))
-        else:
-            iv = stats.mean_interval(col.to_numpy())
+        iv = (stats.wilson(float(col.sum()), len(col)) if tables == 1
+              else stats.mean_interval(col.to_numpy()))
         lo, hi = stats.clip_interval(iv.lo, iv.hi, 0.0, 1.0)
         ok = won[name].notna()
         above = stats.paired_difference(fair[name][ok].to_numpy(), col.to_numpy(),
                                         bounds=stats.SHARE_DIFFERENCE)
         out[name] = {"rate": iv.estimate, "lo": lo, "hi": hi,
-                     "fair": float(fair[name][ok].mean()),
-                     "above_fair": _difference(above)}
+                     "fair": float(fair[name][ok].mean()), "above_fair": _difference(above)}
     both = won.dropna()
-    d = stats.paired_difference(both["start"].to_numpy(), both["tuned"].to_numpy(),
-                                bounds=stats.SHARE_DIFFERENCE)
-    out["difference"] = _difference(d)
-    return out
+    out["difference"] = _difference(stats.paired_difference(
+        both["start"].to_numpy(), both["tuned"].to_numpy(), bounds=stats.SHARE_DIFFERENCE))
+    return {**out, "params": {p["name"]: p["tuned"] for p in study["dimensions"]},
+            "findings": None}
 
 
 def _difference(d: stats.Difference) -> dict[str, Any]:
@@ -91,24 +91,30 @@ def _difference(d: stats.Difference) -> dict[str, Any]:
 
 
 def difference_text(d: dict[str, Any]) -> str:
-    """A win-rate difference of ``fresh_seed_check`` in words for the command line and the
-    report: ``"+3.2 pp [+1.0, +5.4]"``, or ``"+0.0 pp (too few games to estimate: 5 seeds; at
-    least 20 needed)"``."""
+    """A win-rate difference of ``numbers`` in words for the command line and the report:
+    ``"+3.2 pp [+1.0, +5.4]"``, or ``"+0.0 pp (too few games to estimate: 5 seeds; at least 20
+    needed)"``."""
     if d.get("too_few") or d.get("n", stats.MIN_GAMES) < stats.MIN_GAMES:
         return (f"{value_text(d['diff'], None, None, 'pp', 100, 1, True)} (too few games to "
-                f"estimate: {d['n']} seeds; at "
-                f"least {stats.MIN_GAMES} needed)")
+                f"estimate: {d['n']} seeds; at least {stats.MIN_GAMES} needed)")
     return change(d["diff"], d["lo"], d["hi"], 100, "pp", 1)
 
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tune report; returns the check's numbers (``fresh_seed_check``)
-    and the parameters for ``summary.json``."""
+    """Fill ``doc`` with the tune report (``write``); returns its ``numbers``."""
+    found = numbers(run, seats)
+    found["findings"] = write(doc, found, run, run_dir)
+    return found
+
+
+def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The tune report of its numbers ``n`` (``numbers``) and the run facts ``run`` (the
+    search: ``run["study"]``); returns the key findings' records (``findings.key_findings``
+    ranks and corrects them as it writes them)."""
     facts = RunFacts.of(run)
     study, players = run["study"], int(facts.players or 0)
-    check = fresh_seed_check(as_table(seats).read(("variant", "game_id", "policy", "won")),
-                             study["label"])
     if facts.description:
         doc.p(facts.description)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
@@ -133,20 +139,20 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     for text in facts.how_played(f"{facts.games_played:,} games in {facts.seconds:.0f} s"):
         doc.p(text)
     doc.h("Tuned against start, on fresh seeds")
-    d = check["difference"]
-    unit = ("Wilson intervals" if check["tables"] == 1
+    d = n["difference"]
+    unit = ("Wilson intervals" if n["tables"] == 1
             else "t intervals over seeds of the mean over the tables")
-    doc.p(f"{check['games']:,} games per arm on seeds no candidate was tuned on (root seed "
+    doc.p(f"{n['games']:,} games per arm on seeds no candidate was tuned on (root seed "
           f"{study['validation_seed']}), the start and the tuned parameters on the same seeds. "
           f"Win rate of the tuned seat (a k-way tie for first counts 1/k) with 95% {unit}; "
-          f"{_fair_sentence(check, players)}; `above fair` is the seat's win share minus its "
+          f"{_fair_sentence(n, players)}; `above fair` is the seat's win share minus its "
           f"game's fair share, a t interval over seeds. The difference is tuned − start, "
           f"paired seed by seed (t interval of the {d['n']} per-seed differences).")
     doc.table(pd.DataFrame([
-        {"parameters": name, "win rate": pct(**_iv(check[name])),
-         "fair share": f"{100 * check[name]['fair']:.1f} %",
-         "above fair": difference_text(check[name]["above_fair"]), "games": check["games"]}
-        for name in ARMS]))
+        {"parameters": name, "win rate": pct(x["rate"], x["lo"], x["hi"]),
+         "fair share": f"{100 * x['fair']:.1f} %",
+         "above fair": difference_text(x["above_fair"]), "games": n["games"]}
+        for name, x in ((a, n[a]) for a in ARMS)]))
     verdict = ("better" if d["significant"] and d["diff"] > 0 else
                "worse" if d["significant"] else "not distinguishable from the start")
     if d.get("too_few"):
@@ -154,8 +160,8 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
               f"the tuned parameters are better; give `--validation-games` at least "
               f"{stats.MIN_GAMES}.")
     else:
-        doc.p(f"**Tuned − start: {difference_text(d)}** ({p_text(d['p_value'], phrase=True)}): the "
-              f"tuned parameters are {verdict} on fresh seeds.")
+        doc.p(f"**Tuned − start: {difference_text(d)}** ({p_text(d['p_value'], phrase=True)}): "
+              f"the tuned parameters are {verdict} on fresh seeds.")
     doc.p(f"The check's seeds are derived from this whole tune (scenario, seat, seed, budget, "
           f"games, population, check size and opponents; root seed "
           f"{study['validation_seed']}), so another tune is checked on other games. Still, "
@@ -178,39 +184,36 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           "the fresh-seed check above is not. The dotted line is the start's rate on the "
           "fresh seeds.")
     doc.chart("convergence.png", "Best and mean win rate per generation.",
-              lambda ax: plot_convergence(ax, history, check["start"]["rate"], players,
-                                          check["start"]["fair"]))
-    dims = study["dimensions"]
+              lambda ax: plot_convergence(ax, history, n["start"]["rate"], players,
+                                          n["start"]["fair"]))
     doc.chart("trajectories.png", "Mean of the search distribution per generation, each "
                                   "parameter as a position in its declared bounds.",
-              lambda ax: plot_trajectories(ax, history, dims), size=(7.5, 4.5))
+              lambda ax: plot_trajectories(ax, history, study["dimensions"]), size=(7.5, 4.5))
     doc.table(pd.DataFrame({
         "generation": history["generation"] + 1,
         "best": [f"{100 * x:.1f} %" for x in history["best"]],
         "mean": [f"{100 * x:.1f} %" for x in history["mean"]],
         "step (sigma)": [f"{x:.3f}" for x in history["sigma"]],
     }))
-    key = findings.key_findings(
-        doc, key_findings(check, study["label"]), run_dir, at=top,
+    return findings.key_findings(
+        doc, key_findings(n, study["label"]), run_dir, at=top,
         note="Here the unit is the **game seed** of the fresh-seed check (with several "
              "opponents' tables, the mean over its tables).")
-    return {**check, "params": {p["name"]: p["tuned"] for p in dims}, "findings": key}
 
 
 def key_findings(check: dict[str, Any], label: str) -> list[Finding]:
-    """The tune run's findings (``fresh_seed_check``'s numbers): the tuned − start paired
+    """The tune run's findings (``numbers``): the tuned − start paired
     win-rate difference and the tuned seat's win rate against a fair seat's, on fresh seeds."""
-    d, tuned = check["difference"], check["tuned"]
-    above = tuned["above_fair"]
+    d, tuned, above = check["difference"], check["tuned"], check["tuned"]["above_fair"]
     return [
         Finding(f"The tuned parameters change the win rate of the tuned seat (`{label}`) by "
                 f"{{value}} against the start parameters, on fresh seeds (paired seed by seed "
                 f"over {d['n']} seeds)", d["diff"], d["lo"], d["hi"], "pp", 100, 1, True, 0.0,
                 p_value=d["p_value"], games=int(d["n"]), key="tuned_minus_start"),
         Finding(f"With the tuned parameters the seat (`{label}`) wins "
-                f"{pct(**_iv(tuned))} of its games against a fair seat's "
-                f"{100 * tuned['fair']:.1f} %, on fresh seeds: {{value}} (t interval over "
-                f"{above['n']} seeds)", above["diff"], above["lo"], above["hi"], "pp", 100, 1,
+                f"{pct(tuned['rate'], tuned['lo'], tuned['hi'])} of its games against a fair "
+                f"seat's {100 * tuned['fair']:.1f} %, on fresh seeds: {{value}} (t interval "
+                f"over {above['n']} seeds)", above["diff"], above["lo"], above["hi"], "pp", 100, 1,
                 True, 0.0, p_value=above["p_value"], games=int(above["n"]),
                 key="tuned_above_fair"),
     ]
@@ -228,10 +231,6 @@ def _fair_sentence(check: dict[str, Any], players: int) -> str:
                                   for name, f in fair.items()))
 
 
-def _iv(x: dict) -> dict:
-    return {"rate": x["rate"], "lo": x["lo"], "hi": x["hi"]}
-
-
 def plot_convergence(ax, history: pd.DataFrame, start: float, players: int,
                      fair: float | None = None) -> None:
     """Best and mean win rate per generation (``history``: ``generation, best, mean``); a
@@ -242,8 +241,7 @@ def plot_convergence(ax, history: pd.DataFrame, start: float, players: int,
     ax.plot(g, history["mean"], marker="s", label="mean of candidates")
     ax.axhline(start, color="black", linestyle=":", linewidth=1, label="start, fresh seeds")
     if fair is not None and not np.isnan(fair):
-        ax.axhline(fair, color="grey", linestyle="--", linewidth=1,
-                   label="fair seat, fresh seeds")
+        ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="fair seat, fresh seeds")
     elif players:
         ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label="1 / players")
     ax.set_xlabel("generation")
