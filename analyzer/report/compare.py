@@ -12,20 +12,14 @@ from analyzer.report.records import Table
 
 def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
             item_kind: str = "item") -> dict[str, Any]:
-    """The study section of a comparison (``analyzer.studies``): ``write`` of its numbers, the
-    study facts (``run["study"]``), which it returns; nothing is computed."""
-    found = dict(run.get("study") or {})
-    write(doc, found)
-    return found
-
-
-def write(doc: Doc, n: dict[str, Any]) -> None:
-    """The "Compared scenarios" section of the study facts ``n``: which arm came from which
-    scenario file (``scenarios``), and the ``reference`` of every paired difference."""
+    """The study section of a comparison (``analyzer.studies``): which arm came from which
+    scenario file."""
+    study = run.get("study") or {}
     doc.h("Compared scenarios")
     doc.p(f"Arms are named by scenario (`NAME`, `NAME/VARIANT`); `base` is the base arm of "
-          f"the first scenario, `{n.get('reference', '?')}`, the reference of every paired "
+          f"the first scenario, `{study.get('reference', '?')}`, the reference of every paired "
           "difference.")
     doc.table(pd.DataFrame([{"scenario": sc["name"], "description": sc.get("description", ""),
                              "file": sc["file"], "arms": ", ".join(sc["arms"])}
-                            for sc in n.get("scenarios", [])]))
+                            for sc in study.get("scenarios", [])]))
+    return dict(study)

@@ -20,8 +20,7 @@ from analyzer.report.units import SHARE
 
 def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
                  run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
-    """First-player advantage per variant (the module docstring): ``write`` of its
-    ``numbers``; returns the numbers for ``summary.json``."""
+    """First-player advantage per variant: ``write`` of its ``numbers``, returned."""
     found = numbers(seats, run, correction)
     write(doc, found, design.designs(as_table(seats), run), players)
     return found
@@ -96,10 +95,10 @@ def write(doc: Doc, n: dict[str, Any], found: dict[str, design.SeatDesign],
                      "fair share": f"{100 * r['fair']:.1f} %",
                      "advantage": "– (confounded)" if skipped else value_text(
                          r["advantage"], r["advantage_lo"], r["advantage_hi"], "pp", 100, 1, True),
-                     "p (start player = fair)": _p_flag(r["p_first_adjusted"],
-                                                        r["first_significant"]),
-                     "p (all positions equal)": _p_flag(r["p_all_adjusted"],
-                                                        r["all_significant"])})
+                     "p (start player = fair)": p_text(r["p_first_adjusted"])
+                     + (" *" if r["first_significant"] else ""),
+                     "p (all positions equal)": p_text(r["p_all_adjusted"])
+                     + (" *" if r["all_significant"] else "")})
     any_no_winner = any(r["no_winner"] > 0 for r in n["by_variant"])
     n_first = stats.family_size(table, p_column="p_first")
     n_all = stats.family_size(table, p_column="p_all_seats")
@@ -135,8 +134,3 @@ def _position_sentence(found: dict[str, design.SeatDesign]) -> str:
     return ("Seat rotation is off, but the start player moves from game to game, so each "
             "policy reaches every position by chance (not equally often by design); a position "
             "effect is still the game's.")
-
-
-def _p_flag(p: float, significant: bool) -> str:
-    """An adjusted p-value with ``*`` when significant after correction."""
-    return p_text(p) + (" *" if significant else "")

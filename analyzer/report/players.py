@@ -108,23 +108,19 @@ def numbers(per_game: Mapping[str, pd.DataFrame], arm_counts: Mapping[str, int],
         effective games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
     """
     ref = reference(arm_counts)
-    tables = []
+    base, tables, rows = per_game[ref], [], []
     for var, pg in per_game.items():
         tab = balance.arm_table(pg)
         tab.insert(1, "players", arm_counts[var])
         tables.append(tab)
-    rows = []
-    base = per_game[ref]
-    for var, pg in per_game.items():
         if arm_counts[var] == arm_counts[ref]:
             continue  # same table size: paired, in the variants and balance sections
         for m in (m for m in OUTCOMES if m in base):
             d, test = seed_difference(base, pg, m)
-            rows.append((var, arm_counts[var], m, d.n, d.mean, d.lo, d.hi, d.p_value,
-                         d.significant, test))
-    diffs = balance.correct_by_metric(pd.DataFrame(rows, columns=[
-        "variant", "players", "metric", "n", "diff", "lo", "hi", "p_value", "significant",
-        "test"]), correction)
+            rows.append({"variant": var, "players": arm_counts[var], "metric": m, "n": d.n,
+                         "diff": d.mean, "lo": d.lo, "hi": d.hi, "p_value": d.p_value,
+                         "significant": d.significant, "test": test})
+    diffs = balance.correct_by_metric(pd.DataFrame(rows), correction)
     return {"reference": ref, "correction": correction,
             "arms": rows_of(pd.concat(tables, ignore_index=True)), "vs_base": rows_of(diffs)}
 
@@ -157,7 +153,7 @@ def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
 def write(doc: Doc, n: Mapping[str, Any], fair: Mapping[str, float]) -> None:
     """The player-count section of the numbers ``n`` (``numbers``). ``fair``: per arm the mean
     share a fair position of its table wins, which ``summary.json`` does not hold."""
-    arms, diffs, ref = pd.DataFrame(n["arms"]), pd.DataFrame(n["vs_base"]), n["reference"]
+    arms, diffs, ref = pd.DataFrame(n["arms"]), n["vs_base"], n["reference"]
     arm_counts = dict(zip(arms["variant"], arms["players"]))
     metrics = [m for m in OUTCOMES if m in arms]
     others = [v for v, k in arm_counts.items() if k != arm_counts[ref]]
@@ -198,21 +194,19 @@ def write(doc: Doc, n: Mapping[str, Any], fair: Mapping[str, float]) -> None:
           + "; the score spread (best − worst final score [points]); rounds per game. 95% "
           "intervals over games (Wilson for shares, t for means).")
     doc.table(tab)
-    if diffs.empty:
+    if not diffs:
         return
     n_rows = len(others)
-    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"]))
+    welch = sorted({r["variant"] for r in diffs if r["test"] == "welch"})
     how = ("mean over the shared game seeds of the per-game difference (paired by seed), 95% t "
            "interval" + (f"; Welch's unpaired t interval for {', '.join(f'`{v}`' for v in welch)}"
                          " (no shared game seed)" if welch else ""))
     doc.p(f"Against `{ref}` ({arm_counts[ref]} players), arm − reference: {how}; `*` = "
           f"significant after {CORRECTION_NAME[n['correction']]} correction over the {n_rows} "
           f"arm{'s' if n_rows != 1 else ''} of each column.")
-    rows = []
-    for var, grp in diffs.groupby("variant", sort=False):
-        row = {"variant": var, "players": int(grp["players"].iloc[0])}
-        for r in grp.to_dict("records"):
-            label, *style = OUTCOMES[r["metric"]]
-            row[label] = signed(r, *style)
-        rows.append(row)
-    doc.table(pd.DataFrame(rows))
+    rows: dict[str, dict[str, Any]] = {}
+    for r in diffs:
+        label, *style = OUTCOMES[r["metric"]]
+        row = rows.setdefault(r["variant"], {"variant": r["variant"], "players": r["players"]})
+        row[label] = signed(r, *style)
+    doc.table(pd.DataFrame(list(rows.values())))
