@@ -298,9 +298,8 @@ def command(kind: studies.StudyKind) -> Callable:
 def tell(kind: studies.StudyKind, res: Any) -> None:
     """Print what study ``kind`` says of the finished study ``res``: its ``tell`` of the run
     facts and of its own numbers in ``summary.json``."""
-    found = res.summary
-    kind.tell(RunFacts.of(found.get("run")),
-              studies.results_of(found.get("results") or {}, kind.kind) or {}, res, typer.echo)
+    kind.tell(RunFacts.of(res.summary.get("run")),
+              studies.results_of(res.summary.get("results"), kind.kind) or {}, res, typer.echo)
 
 
 def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
