@@ -81,14 +81,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arm_counts = counts(games)
     if len(set(arm_counts.values())) < 2:
         return {}
-    per_game = {}
-    for var in arm_counts:
-        seat_ids = sorted(int(k) for k in pd.unique(seats.read(("seat",), [var])["seat"]))
-        pg = per_game[var] = balance.per_game_of(games, seats, var, seat_ids)
-        if "start_adv" in pg:  # a fair position of this table wins (1 − q)/n of the games
-            pg["fair"] = (1.0 - pg["no_winner"]) / pg["seats"]
+    per_game = {v: balance.per_game_of(games, seats, v, sorted(
+        int(k) for k in pd.unique(seats.read(("seat",), [v])["seat"]))) for v in arm_counts}
     found = numbers(per_game, arm_counts, correction)
-    write(doc, found, {v: float(pg["fair"].mean()) for v, pg in per_game.items() if "fair" in pg})
+    # a fair position of an arm's table wins (1 − q)/n of its games
+    write(doc, found, {v: float(((1.0 - pg["no_winner"]) / pg["seats"]).mean())
+                       for v, pg in per_game.items() if "start_adv" in pg})
     return found
 
 
