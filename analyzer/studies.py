@@ -71,7 +71,9 @@ class StudyKind:
     help : str or callable
         The command's help (a callable: made when the command is registered).
     tell : callable
-        ``tell(result, say)``: what the command prints once the study is done.
+        ``tell(run, results, res, say)``: what the command prints once the study is done, of
+        the run facts (``RunFacts``), its numbers in ``summary.json`` (``results``; ``{}``
+        when none) and the finished study ``res`` (its files).
     default_out : str
         Its run directory under ``reports/``: a format string of ``name`` (the scenario's or
         pool's) and the study's own keyword arguments (``seat`` of ``tune``).
@@ -114,7 +116,7 @@ class StudyKind:
     api: Callable[..., Any]
     argument: tuple[str, Any]
     help: str | Callable[[], str]
-    tell: Callable[[Any, Callable[[str], None]], None]
+    tell: Callable[[Any, Any, Any, Callable[[str], None]], None]
     default_out: str = "{name}"
     section: str | None = None
     own_report: str | None = None

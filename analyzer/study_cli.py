@@ -24,6 +24,7 @@ from typer.models import OptionInfo
 
 from analyzer import plan, runner, studies
 from analyzer.errors import AnalyzerError, OptionError, RunInterrupted, RunStopped
+from analyzer.report.summary import RunFacts
 
 # keyword arguments of the API whose flag is not ``--`` + the keyword (see ``flag``)
 _FLAGS = {"index": "--game", "params": "--param", "expansions": "--expansion", "kind": "KIND",
@@ -283,7 +284,7 @@ def command(kind: studies.StudyKind) -> Callable:
         hint = {option_flag(p): given[p.name] for p in own if given[p.name] != p.default}
         with resumable(words, {**hint, **flags.hint()}):
             res = kind.api(argument, **given, **api_flags(kind.api, flags))
-        kind.tell(res, typer.echo)
+        tell(kind, res)
         typer.echo(f"report: {res.out_dir / 'report.html'}")
         return None
 
@@ -292,6 +293,13 @@ def command(kind: studies.StudyKind) -> Callable:
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation),
         *own, inspect.Parameter("flags", inspect.Parameter.KEYWORD_ONLY)])
     return run_flags(kind.budgets, **kind.flag_help)(run)
+
+
+def tell(kind: studies.StudyKind, res: Any) -> None:
+    """Print what study ``kind`` says of the finished study ``res``: its ``tell`` of the run
+    facts and of its own numbers in ``summary.json``."""
+    kind.tell(RunFacts.of(res.summary.get("run")),
+              studies.results_of(res.summary.get("results"), kind.kind) or {}, res, typer.echo)
 
 
 def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
@@ -330,14 +338,14 @@ def simulate(scenario: Any, given: dict[str, Any], flags: RunFlags) -> None:
         raise AnalyzerError(f"{err}; replay it with: {shlex.join(replay)}"
                             + (f" (after setting seed = {flags.seed} in the scenario)"
                                if flags.seed is not None else "")) from None
-    sim.tell(res, typer.echo)
+    tell(sim, res)
     if robustness:
         with resumable(["analyzer", "robustness", str(scenario)],
                        {**flags.hint(), "--out": str(res.out_dir), "--csv": None,
                         "--rounds": given["rounds"] or None}):
             res = check.api(scenario, say=typer.echo, content=content, rounds=given["rounds"],
                             **{**flags.api(), "out": res.out_dir, "force": False})
-        check.tell(res, typer.echo)
+        tell(check, res)
     typer.echo(f"report: {res.out_dir / 'report.html'}")
 
 

@@ -213,3 +213,38 @@ def test_a_player_count_sweep_plays_the_base_count_once_and_charts_every_count(
     assert (res.out_dir / "charts" / "sweep_players.png").is_file()
     report = (res.out_dir / "report.md").read_text()
     assert "sweep_players.png" in report and "`players=3`" not in report
+
+
+def test_numbers_known_answer_paired_by_seed_and_holm_over_the_arms():
+    """Three arms of 3, 4 and 5 players on game ids 0–5: the mean score of ``four`` and ``five``
+    against ``base``'s is the paired t over the shared game ids (scipy's ``ttest_rel``), Holm
+    over the two arms (statsmodels); no-winner shares are Wilson intervals of the counts."""
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    scores = {"base": [3.0, 5.0, 4.0, 6.0, 2.0, 4.0], "four": [4.0, 5.5, 5.0, 6.5, 3.5, 4.0],
+              "five": [2.0, 6.0, 4.5, 5.0, 2.5, 5.0]}
+    counts_ = {"base": 3, "four": 4, "five": 5}
+    per_game = {v: pd.DataFrame({"variant": v, "game_id": range(6), "score": s,
+                                 "no_winner": [1.0, 0, 0, 0, 0, 0], "won_0": [0, 1.0, 0, 1, 0, 1],
+                                 "won_1": [0, 0, 1.0, 0, 1, 0]}) for v, s in scores.items()}
+    out = players.numbers(per_game, counts_)
+    assert out["reference"] == "base" and out["correction"] == "holm"
+    arms = {r["variant"]: r for r in out["arms"]}
+    assert [arms[v]["players"] for v in counts_] == [3, 4, 5]
+    assert (arms["four"]["no_winner"], arms["four"]["no_winner_lo"],
+            arms["four"]["no_winner_hi"]) == pytest.approx((1 / 6, *proportion_confint(
+                1, 6, method="wilson")))
+    score = {r["variant"]: r for r in out["vs_base"] if r["metric"] == "score"}
+    assert set(score) == {"four", "five"}
+    p = {}
+    for v in ("four", "five"):
+        diff = np.array(scores[v]) - np.array(scores["base"])
+        half = sps.t.ppf(0.975, 5) * diff.std(ddof=1) / np.sqrt(6)
+        p[v] = sps.ttest_rel(scores[v], scores["base"]).pvalue
+        assert score[v]["test"] == "paired" and score[v]["n"] == 6
+        assert (score[v]["diff"], score[v]["lo"], score[v]["hi"]) == pytest.approx(
+            (diff.mean(), diff.mean() - half, diff.mean() + half))
+        assert score[v]["p_value"] == pytest.approx(p[v])
+    holm = multipletests([p["four"], p["five"]], method="holm")[1]
+    assert [score["four"]["p_adjusted"], score["five"]["p_adjusted"]] == pytest.approx(list(holm))

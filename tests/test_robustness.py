@@ -635,7 +635,7 @@ def test_a_mirror_finding_is_counted_once_in_the_verdict_tally(tmp_path):
 def test_the_command_line_tally_counts_a_mirror_finding_once(tmp_path, capsys):
     from types import SimpleNamespace
 
-    from analyzer import studies
+    from analyzer import studies, study_cli
 
     data = {"base": {"games": 100},
             "conditions": [{"name": "rule-x-true", "kind": "rule", "label": "x = true",
@@ -652,7 +652,8 @@ def test_the_command_line_tally_counts_a_mirror_finding_once(tmp_path, capsys):
     for key in path:
         node = node.setdefault(key, {})
     node[last] = numbers
-    robustness.tell(SimpleNamespace(summary={"results": results}, out_dir=tmp_path), print)
+    study_cli.tell(studies.STUDIES["robustness"],
+                   SimpleNamespace(summary={"results": results}, out_dir=tmp_path))
     assert "1 condition(s); key findings: 1 holds, 0 sensitive" in capsys.readouterr().out
 
 

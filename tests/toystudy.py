@@ -47,9 +47,8 @@ def answers(records: Any, results: Any, run: Any) -> list[dict[str, Any]]:
     return []
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
-    say(f"toy study: boost {res.summary['run']['study']['boost']}, "
-        f"{res.summary['run']['games']} games x {len(res.summary['run']['arms'])} arms")
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
+    say(f"toy study: boost {run.study['boost']}, {run.games} games x {len(run.arms)} arms")
 
 
 KIND = StudyKind(

@@ -75,8 +75,25 @@ def paired_arms(arm_counts: Mapping[str, int]) -> list[str]:
 
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             correction: str = "holm") -> dict[str, Any]:
-    """Fill the player-count section; returns its numbers (``{}`` when every arm has one
-    player count).
+    """Fill the player-count section (``write`` of its ``numbers``); returns its numbers
+    (``{}`` when every arm has one player count)."""
+    games, seats = as_table(games), as_table(seats)
+    arm_counts = counts(games)
+    if len(set(arm_counts.values())) < 2:
+        return {}
+    per_game = {v: balance.per_game_of(games, seats, v, sorted(
+        int(k) for k in pd.unique(seats.read(("seat",), [v])["seat"]))) for v in arm_counts}
+    found = numbers(per_game, arm_counts, correction)
+    # a fair position of an arm's table wins (1 − q)/n of its games
+    write(doc, found, {v: float(((1.0 - pg["no_winner"]) / pg["seats"]).mean())
+                       for v, pg in per_game.items() if "start_adv" in pg})
+    return found
+
+
+def numbers(per_game: Mapping[str, pd.DataFrame], arm_counts: Mapping[str, int],
+            correction: str = "holm") -> dict[str, Any]:
+    """The player-count section's numbers of the arms' per-game outcomes ``per_game`` (arm ->
+    ``balance.arm_per_game`` rows) and their player counts ``arm_counts`` (``counts``).
 
     Returns
     -------
@@ -88,39 +105,22 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         (by game seed over the ``n`` shared game ids) or ``"welch"`` (no shared seed; ``n`` =
         effective games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
     """
-    games, seats = as_table(games), as_table(seats)
-    arm_counts = counts(games)
-    if len(set(arm_counts.values())) < 2:
-        return {}
     ref = reference(arm_counts)
-    per_game: dict[str, pd.DataFrame] = {}
-    tables = []
-    for var in arm_counts:
-        seat_ids = sorted(int(k) for k in pd.unique(seats.read(("seat",), [var])["seat"]))
-        pg = balance.per_game_of(games, seats, var, seat_ids)
-        if "start_adv" in pg:  # a fair position of this table wins (1 − q)/n of the games
-            pg["fair"] = (1.0 - pg["no_winner"]) / pg["seats"]
-        per_game[var] = pg[[c for c in ("game_id", *OUTCOMES, "fair") if c in pg]]
+    base, tables, rows = per_game[ref], [], []
+    for var, pg in per_game.items():
         tab = balance.arm_table(pg)
         tab.insert(1, "players", arm_counts[var])
         tables.append(tab)
-    arms = pd.concat(tables, ignore_index=True)
-    metrics = [m for m in OUTCOMES if m in per_game[ref]]
-    rows = []
-    base = per_game[ref]
-    for var, pg in per_game.items():
         if arm_counts[var] == arm_counts[ref]:
             continue  # same table size: paired, in the variants and balance sections
-        for m in metrics:
+        for m in (m for m in OUTCOMES if m in base):
             d, test = seed_difference(base, pg, m)
-            rows.append((var, arm_counts[var], m, d.n, d.mean, d.lo, d.hi, d.p_value,
-                         d.significant, test))
-    diffs = balance.correct_by_metric(pd.DataFrame(rows, columns=[
-        "variant", "players", "metric", "n", "diff", "lo", "hi", "p_value", "significant",
-        "test"]), correction)
-    _write(doc, arms, diffs, metrics, ref, arm_counts, per_game, correction)
-    return {"reference": ref, "correction": correction, "arms": rows_of(arms),
-            "vs_base": rows_of(diffs)}
+            rows.append({"variant": var, "players": arm_counts[var], "metric": m, "n": d.n,
+                         "diff": d.mean, "lo": d.lo, "hi": d.hi, "p_value": d.p_value,
+                         "significant": d.significant, "test": test})
+    diffs = balance.correct_by_metric(pd.DataFrame(rows), correction)
+    return {"reference": ref, "correction": correction,
+            "arms": rows_of(pd.concat(tables, ignore_index=True)), "vs_base": rows_of(diffs)}
 
 
 def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
@@ -148,10 +148,13 @@ def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
                                      bounds=values if share else None), "welch"
 
 
-def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str], ref: str,
-           arm_counts: Mapping[str, int], per_game: Mapping[str, pd.DataFrame],
-           correction: str) -> None:
-    others = [v for v, n in arm_counts.items() if n != arm_counts[ref]]
+def write(doc: Doc, n: Mapping[str, Any], fair: Mapping[str, float]) -> None:
+    """The player-count section of the numbers ``n`` (``numbers``). ``fair``: per arm the mean
+    share a fair position of its table wins, which ``summary.json`` does not hold."""
+    arms, diffs, ref = pd.DataFrame(n["arms"]), n["vs_base"], n["reference"]
+    arm_counts = dict(zip(arms["variant"], arms["players"]))
+    metrics = [m for m in OUTCOMES if m in arms]
+    others = [v for v, k in arm_counts.items() if k != arm_counts[ref]]
     doc.h("Player counts: game-level outcomes side by side")
     doc.p(f"{len(others)} arm{'s' if len(others) != 1 else ''} ("
           + ", ".join(f"`{v}`: {arm_counts[v]} players" for v in others[:8])
@@ -170,7 +173,6 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
           "a fair position wins (1 − q)/n, which moves with n by construction; the start "
           "player's **advantage** is measured against a fair position of its own table.")
     tab = arms[["variant", "players", "games"]].copy()
-    fair = {v: float(pg["fair"].mean()) for v, pg in per_game.items() if "fair" in pg}
     if fair:
         tab["fair position wins"] = [f"{100 * fair[v]:.1f} %" for v in arms["variant"]]
     for m in metrics:
@@ -190,21 +192,19 @@ def _write(doc: Doc, arms: pd.DataFrame, diffs: pd.DataFrame, metrics: list[str]
           + "; the score spread (best − worst final score [points]); rounds per game. 95% "
           "intervals over games (Wilson for shares, t for means).")
     doc.table(tab)
-    if diffs.empty:
+    if not diffs:
         return
     n_rows = len(others)
-    welch = sorted(set(diffs.loc[diffs["test"] == "welch", "variant"]))
+    welch = sorted({r["variant"] for r in diffs if r["test"] == "welch"})
     how = ("mean over the shared game seeds of the per-game difference (paired by seed), 95% t "
            "interval" + (f"; Welch's unpaired t interval for {', '.join(f'`{v}`' for v in welch)}"
                          " (no shared game seed)" if welch else ""))
     doc.p(f"Against `{ref}` ({arm_counts[ref]} players), arm − reference: {how}; `*` = "
-          f"significant after {CORRECTION_NAME[correction]} correction over the {n_rows} "
+          f"significant after {CORRECTION_NAME[n['correction']]} correction over the {n_rows} "
           f"arm{'s' if n_rows != 1 else ''} of each column.")
-    rows = []
-    for var, grp in diffs.groupby("variant", sort=False):
-        row = {"variant": var, "players": int(grp["players"].iloc[0])}
-        for r in grp.to_dict("records"):
-            label, *style = OUTCOMES[r["metric"]]
-            row[label] = signed(r, *style)
-        rows.append(row)
-    doc.table(pd.DataFrame(rows))
+    rows: dict[str, dict[str, Any]] = {}
+    for r in diffs:
+        label, *style = OUTCOMES[r["metric"]]
+        row = rows.setdefault(r["variant"], {"variant": r["variant"], "players": r["players"]})
+        row[label] = signed(r, *style)
+    doc.table(pd.DataFrame(list(rows.values())))

@@ -1768,11 +1768,10 @@ __all__ = ["BalanceResults", "Plan", "Study", "balance", "check", "findings_of",
            "jackknife", "objective", "plan", "search"]
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The value found, the findings at it on fresh seeds and the balanced scenario."""
-    check = res.summary["results"]["balance"]["check"]
-    say("found: " + ", ".join(f"{k} = {v}"
-                              for k, v in res.summary["results"]["balance"]["values"].items()))
+    check = results["check"]
+    say("found: " + ", ".join(f"{k} = {v}" for k, v in results["values"].items()))
     for key, b in (check["findings"]["balanced"] or {}).items():
         o = check["findings"]["original"].get(key)
         if b is None:
@@ -1782,7 +1781,7 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
             line += f" (the scenario as it is: {finding_keys.value_text(o)})"
         say(line)
     from analyzer.report.balancing import command_lines  # the report layer, imported when told
-    for line in command_lines(res.summary["run"]["study"]):
+    for line in command_lines(run.study):
         say(line)
     say(f"balanced scenario: {res.balanced_file}")
 

@@ -156,12 +156,11 @@ def compare(paths: Sequence[str | Path], *, name: Name = None, target_ci: Target
                     kingmaking_samples=kingmaking_samples, **run_options)
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played, from how many scenarios, and where the report is."""
-    run = res.summary.get("run", {})
-    rate = run.get("games_per_second")
-    say(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s) from "
-        f"{len(run['study']['scenarios'])} scenarios" + (f", {runner.speed(rate)}" if rate else ""))
+    rate = run.games_per_second
+    say(f"{run.games} games x {len(run.arms)} arm(s) from {len(run.study['scenarios'])} "
+        "scenarios" + (f", {runner.speed(rate)}" if rate else ""))
 
 
 Name = Annotated[str | None, typer.Option(help="Run name (default from the scenario names).")]

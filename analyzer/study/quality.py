@@ -35,7 +35,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import plan, runner, stats, studies
+from analyzer import plan, runner, stats
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import game_streams
@@ -172,15 +172,13 @@ def quality(path_or_scenario: str | Path | Scenario, *, luck: Luck = 4,
         return run.finish(scenario, result, study=study)
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The deals and replays played, the luck share of the win and of the score, and a warning
     when no deal's replays differ."""
-    run = res.summary.get("run", {})
-    numbers = studies.results_of(res.summary["results"], "quality") or {}
-    say(f"{run.get('games')} deals x {len(run.get('arms', []))} replays")
-    if numbers.get("note"):
-        say(f"note: {numbers['note']}")
-    for row in numbers.get("outcomes", []):
+    say(f"{run.games} deals x {len(run.arms)} replays")
+    if results.get("note"):
+        say(f"note: {results['note']}")
+    for row in results.get("outcomes", []):
         if row.get("pooled"):
             say(row["text"])
 

@@ -1270,16 +1270,15 @@ __all__ = ["REPLICATE", "Condition", "alternatives", "assess", "compare", "conte
            "verdict"]
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The verdict counts of the key findings (or the conditions still missing)."""
-    rob = studies.results_of(res.summary.get("results", {}), "robustness") or {}
-    if rob.get("complete") is False:
-        say(f"robustness check incomplete: {len(rob['finished'])} of {rob['conditions']} "
-            "conditions finished; missing: " + "; ".join(rob["missing"]))
+    if results.get("complete") is False:
+        say(f"robustness check incomplete: {len(results['finished'])} of {results['conditions']}"
+            " conditions finished; missing: " + "; ".join(results["missing"]))
         return
-    repeats = set(rob.get("repeats") or ())  # a mirror finding is one finding
-    verdicts = [v for k, v in (rob.get("verdicts") or {}).items() if k not in repeats]
-    say(f"{rob.get('conditions', 0)} condition(s); key findings: " + ", ".join(
+    repeats = set(results.get("repeats") or ())  # a mirror finding is one finding
+    verdicts = [v for k, v in (results.get("verdicts") or {}).items() if k not in repeats]
+    say(f"{results.get('conditions', 0)} condition(s); key findings: " + ", ".join(
         f"{verdicts.count(v)} {v}" for v in ("holds", "sensitive", "unresolved", "unchecked",
                                              "figure")))
 

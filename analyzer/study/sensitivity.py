@@ -26,6 +26,7 @@ from analyzer import runner, stats, userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report import finding_keys
+from analyzer.report.summary import RunFacts
 from analyzer.scenario import BASE, Scenario, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study import knobs
@@ -448,19 +449,19 @@ def vary_range(scenario: Scenario, row: dict[str, Any], span: int = SPAN) -> str
     return None
 
 
-def balance_command(run: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str | None:
+def balance_command(run: RunFacts, rows: Sequence[dict[str, Any]]) -> str | None:
     """The ``analyzer balance`` command that varies the top knobs (``top_knobs``, each over
-    ``vary_range``) to bring the finding to its no-effect value; ``None`` when the scenario
-    file cannot be read again or no knob has a range."""
+    ``vary_range``) to bring the finding to its no-effect value; ``None`` when the run's
+    scenario file cannot be read again or no knob has a range."""
     try:
-        scenario = only_base(validate(run["scenario_file"]))
-    except (ScenarioError, KeyError, OSError, RuleError):  # the file changed or moved since
+        scenario = only_base(validate(run.scenario_file))
+    except (ScenarioError, OSError, RuleError):  # the file changed or moved since
         return None
     varies = [v for r in top_knobs(rows) if (v := vary_range(scenario, r)) is not None]
     if not varies:
         return None
-    words = ["analyzer", "balance", str(run["scenario_file"]), "--finding",
-             run["study"]["finding"], *(w for v in varies for w in ("--vary", v))]
+    words = ["analyzer", "balance", run.scenario_file, "--finding", run.study["finding"],
+             *(w for v in varies for w in ("--vary", v))]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -535,14 +536,13 @@ def top_vary(scenario: Scenario, text: str, keys: Sequence[str] = (),
     return varies
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played, the largest effect, the ``analyzer balance`` command that varies the
     top knobs, and where the report is."""
-    run = res.summary.get("run", {})
-    study = run.get("study") or {}
-    say(f"{run.get('games')} games x {len(run.get('arms', []))} arm(s): "
+    study = run.study or {}
+    say(f"{run.games} games x {len(run.arms)} arm(s): "
         f"{len({m['path'] for m in study.get('moves', [])})} knob(s) one step down and up")
-    rows = ((res.summary.get("results") or {}).get("sensitivity") or {}).get("rows") or []
+    rows = results.get("rows") or []
     if rows:
         say(f"largest: {rows[0]['text']}")
         command = balance_command(run, rows)

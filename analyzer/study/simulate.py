@@ -14,15 +14,12 @@ from analyzer.study.robustness import DEFAULT_CONTENT
 from analyzer.study.run import simulate
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played and their speed, the target precision reached, where the report is."""
-    run = res.summary.get("run", {})
-    rate = run.get("games_per_second")
-    say(f"{run.get('games')} games x {len(run.get('arms', []))} variant(s) "
-        f"({run.get('chunks_resumed', 0)} chunk(s) resumed)"
+    rate = run.games_per_second
+    say(f"{run.games} games x {len(run.arms)} variant(s) ({run.chunks_resumed} chunk(s) resumed)"
         + (f", {runner.speed(rate)}" if rate else ""))
-    tc = run.get("target_ci")
-    if tc:
+    if tc := run.target_ci:
         say(f"target ±{100 * tc['target']:.2f} pp "
             + (f"reached after {tc['games']} games" if tc["reached"] else
                f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))

@@ -271,27 +271,24 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
                         kingmaking_samples=kingmaking_samples, **simulate_kwargs)
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played (and the target precision reached), the study's note, the values that
     changed no decision, and where the report is (``analyzer sweep`` and ``ablate``)."""
-    run = res.summary.get("run", {})
-    tc = run.get("target_ci")
-    games = f"{run.get('games')} games"
+    tc, study = run.target_ci, run.study or {}
+    games = f"{run.games} games"
     if tc:
         games += (f" (target ±{100 * tc['target']:.2f} pp "
                   + ("reached" if tc["reached"] else f"not reached at the cap; widest "
                      f"±{100 * tc['half_width']:.2f} pp") + ")")
-    say(f"{games} x {len(run.get('arms', []))} variant(s)")
-    if (run.get("study") or {}).get("note"):
-        say(run["study"]["note"])
-    replayed = (run.get("study") or {}).get("replayed") or {}
-    copied = {v: share for v, share in replayed.items() if share < 1}
+    say(f"{games} x {len(run.arms)} variant(s)")
+    if study.get("note"):
+        say(study["note"])
+    copied = {v: share for v, share in (study.get("replayed") or {}).items() if share < 1}
     if copied:
         say("games played (the rest copied from an arm one rule value away, where the rule was "
             "never consulted): " + ", ".join(f"{v} {100 * share:.0f} %"
                                              for v, share in copied.items()))
-    sweep = studies.results_of(res.summary.get("results", {}), "sweep") or {}
-    for variant in sweep.get("same_games", []):
+    for variant in results.get("same_games", []):
         say(f"{variant}: games identical to the base's (this value changed no decision)")
 
 

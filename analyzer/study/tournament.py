@@ -37,7 +37,7 @@ from typing import Annotated, Any
 import tomli_w
 import typer
 
-from analyzer import runner, studies
+from analyzer import runner
 from analyzer.errors import OptionError
 from analyzer.games import get_game
 from analyzer.keywords import checked
@@ -439,12 +439,10 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
         return run.play(study=study, files={"pool.toml": pool_toml(pool)})
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played, the ratings (best first) and where the report is."""
-    figures = studies.results_of(res.summary["results"], "tournament")
-    rows = figures["ratings"]
-    run = res.summary.get("run", {})
-    say(f"{run.get('games')} deals x {len(run.get('arms', []))} tables = {figures['games']} games")
+    rows = results["ratings"]
+    say(f"{run.games} deals x {len(run.arms)} tables = {results['games']} games")
     width = max(len(r["entrant"]) for r in rows)
     for i, r in enumerate(rows, 1):
         # --bootstrap 0 asks for no replicates: the ratings then have no interval.
@@ -452,8 +450,8 @@ def tell(res: Any, say: Callable[[str], None]) -> None:
                     else f" [{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]")
         say(f"{i:>3}. {r['entrant']:<{width}}  rating {r['rating']:+.2f}"
             f"{interval}  win rate {100 * r['win_rate']:.1f} %")
-    if figures.get("reliability"):
-        say(figures["reliability"])
+    if results.get("reliability"):
+        say(results["reliability"])
 
 
 Bootstrap = Annotated[int, typer.Option(

@@ -474,15 +474,14 @@ def _pct(iv: dict) -> str:
     return f"{100 * iv['rate']:.1f} % [{100 * iv['lo']:.1f}, {100 * iv['hi']:.1f}]"
 
 
-def tell(res: Any, say: Callable[[str], None]) -> None:
+def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The tuned parameters, their check on fresh seeds and the params file."""
     from analyzer.report.tuning import difference_text
 
-    figures = studies.results_of(res.summary["results"], "tune")
-    say(f"tuned: {', '.join(f'{k} = {v}' for k, v in figures['params'].items())}")
-    say(f"fresh seeds ({figures['games']} games): win rate {100 * figures['tuned']['rate']:.1f} % "
-        f"tuned vs {100 * figures['start']['rate']:.1f} % start; tuned - start "
-        f"{difference_text(figures['difference'])}")
+    say(f"tuned: {', '.join(f'{k} = {v}' for k, v in results['params'].items())}")
+    say(f"fresh seeds ({results['games']} games): win rate {100 * results['tuned']['rate']:.1f} % "
+        f"tuned vs {100 * results['start']['rate']:.1f} % start; tuned - start "
+        f"{difference_text(results['difference'])}")
     say(f"params file: {res.tuned_file}")
 
 

@@ -176,3 +176,37 @@ def test_sweep_chart_draws_each_values_fair_share(tmp_path):
     assert list(line.get_ydata()) == pytest.approx([0.07, 0.2])
     assert not any(ln.get_label() == "1 / players" for ln in ax.get_lines())
     plt.close(fig)
+
+
+def test_numbers_known_answer_for_two_variants():
+    """Two players, every game won. Variant ``a``: the start player wins 3 of 4 games (rate
+    0.75, per-game advantage 1/2, 1/2, 1/2, −1/2); ``b``: 2 of 4 (advantage 0). The rates'
+    Wilson intervals, the t-test of the advantage, the chi-square test over the positions and
+    Holm over the two variants are computed here with statsmodels and scipy."""
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analyzer.report.first_player import numbers
+
+    rows = []
+    for var, start_wins in (("a", [1, 1, 1, 0]), ("b", [1, 0, 1, 0])):
+        for g, w in enumerate(start_wins):
+            for pos in (0, 1):
+                rows.append({"variant": var, "game_id": g, "seat": pos, "start_position": pos,
+                             "policy": "p", "won": float(w if pos == 0 else 1 - w)})
+    out = numbers(pd.DataFrame(rows))
+    a, b = out["by_variant"]
+    assert out["correction"] == "holm" and (a["variant"], b["variant"]) == ("a", "b")
+    assert (a["rate"], a["lo"], a["hi"]) == pytest.approx(
+        (0.75, *proportion_confint(3, 4, method="wilson")))
+    assert a["fair"] == 0.5 and a["no_winner"] == 0.0 and a["games"] == 4
+    assert a["advantage"] == pytest.approx(0.25) and b["advantage"] == pytest.approx(0.0)
+    p_a = sps.ttest_1samp([0.5, 0.5, 0.5, -0.5], 0.0).pvalue
+    assert a["p_first"] == pytest.approx(p_a) and b["p_first"] == pytest.approx(1.0)
+    assert a["p_all_seats"] == pytest.approx(sps.chisquare([3, 1]).pvalue)
+    holm = multipletests([p_a, 1.0], method="holm")[1]
+    assert [a["p_first_adjusted"], b["p_first_adjusted"]] == pytest.approx(list(holm))
+    assert [(p["position"], p["rate"]) for p in a["positions"]] == [(0, 0.75), (1, 0.25)]
+    assert (a["positions"][1]["lo"], a["positions"][1]["hi"]) == pytest.approx(
+        proportion_confint(1, 4, method="wilson"))
+    assert a["position_test"] == "done"
