@@ -334,7 +334,7 @@ def _short_text(record: Mapping[str, Any]) -> str:
 
 SIGNIFICANT = "significant after Holm over this run's findings"
 NOT_SIGNIFICANT = "not significant"
-FIGURE = "measured figure"
+FIGURE = robustness.FIGURE  # one phrase for a number with no test, robustness checked or not
 
 
 def holm_verdict(record: Mapping[str, Any]) -> str:
