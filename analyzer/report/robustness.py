@@ -398,16 +398,17 @@ def write(doc: Doc, n: Mapping[str, Any], data: Mapping[str, Any],
         actual = data.get("actual") or {}
         doc.p("The whole check. " + priced(data["estimate"], actual.get("cpu"),
                                            actual.get("wall")))
-    replaying = bool(n["replayed"])
+    replayed = {c: f"{share:.0%}" for c, share in n["replayed"].items()}  # else "—"
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),
                              "games changed": _changed(c),
-                             **({"games replayed": _replayed(c)} if replaying else {})}
+                             **({"games replayed": replayed.get(c["name"], "—")}
+                                if replayed else {})}
                             for c in conds]))
     doc.p("Each folder holds a condition's records and the numbers this check reads, not a "
           "report of its own: `analyzer report` on a folder renders its full report.")
-    if replaying:
+    if replayed:
         doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
               "rule in the replicate and copies the others from there (the same game, seed for "
               "seed; `--full-replay` plays them all); the records are the same either way.")
@@ -447,7 +448,8 @@ def write(doc: Doc, n: Mapping[str, Any], data: Mapping[str, Any],
         line = {"finding": f"{label}`{r.get('key')}`"
                 + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else "")
                 + (f" [{r['unit']}]" if r.get("unit") else ""),
-                "verdict": (f"unresolved ({NOT_JUDGED})" if tested and not r.get("base_significant") else r.get("verdict")),
+                "verdict": (f"unresolved ({NOT_JUDGED})" if tested
+                            and not r.get("base_significant") else r.get("verdict")),
                 "this run": _cell(r, r, ("✓" if r.get("base_significant") else "?")
                                   if tested else "", sign)}
         if rep:
@@ -514,13 +516,6 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
              for r in rows if r.get("content")]
     if lines:
         doc.table(pd.DataFrame(lines))
-
-
-def _replayed(c: Mapping[str, Any]) -> str:
-    """The share of a rule condition's games played rather than copied (``—``: not a rule
-    condition, or not known)."""
-    share = c.get("replayed")
-    return "—" if share is None else f"{share:.0%}"
 
 
 def _changed(c: Mapping[str, Any]) -> str:
