@@ -318,7 +318,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
         f"searched {param_text(k['low'])}..{param_text(k['high'])})" for k in knobs) + "."
           + (" The search found no setting nearer the goal than the scenario's own." if same
              else ""))
-    n = check["games"]
+    games = check["games"]
     paired = check["paired"]
     jk = (f"paired on the same games, delete-a-group jackknife over {check['groups']} blocks of "
           "games")
@@ -327,7 +327,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
         b, o = at[BALANCED].get(key), at[ORIGINAL].get(key)
         t = _target(study, b)
         if b is None:
-            doc.p(f"`{key}` is not computed at the value found on the {n:,} fresh games (its "
+            doc.p(f"`{key}` is not computed at the value found on the {games:,} fresh games (its "
                   "games never occurred there).")
         else:
             inside = not (missing(b["lo"]) or missing(b["hi"])) and t is not None and \
@@ -335,7 +335,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
             where = ("**inside** its 95 % interval" if inside else
                      f"**outside** its 95 % interval ({u.with_unit(b['estimate'] - t, True)} "
                      "from it)") if t is not None else ""
-            doc.p(f"There, on **{n:,} fresh games** never searched on, `{key}` is "
+            doc.p(f"There, on **{games:,} fresh games** never searched on, `{key}` is "
                   f"**{u.of(b)}** "
                   f"against the target {u.with_unit(t) if t is not None else '–'}"
                   f"{' (its no-effect value)' if study.get('target_is_null') else ''}: the "
@@ -356,7 +356,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
                               for d in [paired[f"difference:{name}:{first}-{k}"]])
             label = "at the value found" if name == BALANCED else "the scenario as it is"
             parts.append(f"{label}: {vals}; {diffs}")
-        doc.p(f"On **{n:,} fresh games** never searched on, {parts[0]}. On the same games, "
+        doc.p(f"On **{games:,} fresh games** never searched on, {parts[0]}. On the same games, "
               f"{parts[1]} ({jk}; a difference whose interval includes 0 is equal within the "
               "games played).")
     _verdict(doc, study)
@@ -384,7 +384,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
     doc.h("Files")
     rerun = "ablate" if study.get("study") == "ablate" else "simulate"
     doc.p(f"`balanced.toml`: the scenario at the value found, with the check's seed "
-          f"({check['seed']}) and games ({n:,}); `analyzer {rerun} balanced.toml` replays the "
+          f"({check['seed']}) and games ({games:,}); `analyzer {rerun} balanced.toml` replays the "
           f"check's `{BALANCED}` games and reproduces the estimate above. "
           + ("Changed tables beside it: " + ", ".join(f"`{f}`" for f in study["files"][1:])
              + " (named by their `*_file` options in `balanced.toml`). "

@@ -357,9 +357,9 @@ def write(doc: Doc, n: Mapping[str, Any], data: Mapping[str, Any],
     played = duration(data.get("seconds") or 0)
     rep = data.get("replicate") or {}
     against = "the replicate" if rep else "this run"
+    count = n["conditions"]
     doc.p(f"Does each key finding hold {_ran(conds)}? `analyzer robustness` re-ran this "
-          f"scenario under {n['conditions']} condition{'s' if n['conditions'] != 1 else ''} (each "
-          "a run "
+          f"scenario under {count} condition{'s' if count != 1 else ''} (each a run "
           f"directory in `robustness/`, with its own report; {played} of play): "
           f"{_kinds(conds)}."
           + (f" It also replayed this run itself on new seeds (seed {rep.get('seed')}, "
