@@ -699,3 +699,21 @@ def test_the_condition_table_shows_each_finding_in_its_unit_and_digits(tmp_path)
     assert line["finding"].endswith("[%]")
     assert line["this run"].startswith("+10.0 [+2.8, +30.1]")
     assert line["x = true (default false)"].startswith("+12.0 [+5.0, +20.0]")
+
+
+def test_numbers_gives_each_verdict_the_mirrors_and_each_rule_condition_s_replayed_share():
+    """``report.robustness.numbers`` (what ``summary.json`` holds): the verdict per finding,
+    the conditions counted, the finding repeating another's test, the replayed share of the
+    rule condition that has one (the players condition has none) and ``--rounds``."""
+    data = {"conditions": [{"name": "rule-x", "kind": "rule", "replayed": 0.25},
+                           {"name": "players-random", "kind": "players"}],
+            "findings": [{"key": "a", "verdict": "holds"},
+                         {"key": "b", "verdict": "holds", "same_test_as": "a"},
+                         {"key": "c", "verdict": "figure"}],
+            "rounds": 1}
+    found = report_robustness.numbers(data)
+    assert found == {"verdicts": {"a": "holds", "b": "holds", "c": "figure"}, "conditions": 2,
+                     "repeats": ["b"], "replayed": {"rule-x": 0.25}, "rounds": True}
+    assert list(found) == ["verdicts", "conditions", "repeats", "replayed", "rounds"]
+    assert report_robustness.numbers({}) == {"verdicts": {}, "conditions": 0, "repeats": [],
+                                             "replayed": {}, "rounds": False}

@@ -235,3 +235,20 @@ def test_the_guide_says_how_to_ask_your_own_questions():
                    answers.SIGNIFICANT, answers.NOT_SIGNIFICANT, answers.FIGURE,
                    "balanced within ±2 pp", "not shown within", "Also found"):
         assert needed in part, needed
+
+
+def test_the_answers_table_and_the_balance_phrase_an_equivalence_verdict_alike():
+    """Issue #31: one phrasing (``answers.within``) of "balanced within ±D" / "not shown
+    within ±D", whether a question's tolerance (the Answers table) or ``analyzer balance
+    --tolerance`` decided it."""
+    from analyzer.report import balancing
+
+    study = {"unit": "%", "scale": 100, "tolerance": 0.02,
+             "check": {"equivalence": {"shown": True}}}
+    assert balancing.verdict_text(study) == "balanced within ±2 pp"
+    study["check"]["equivalence"]["shown"] = False
+    assert balancing.verdict_text(study) == "not shown within ±2 pp"
+    # 0.1 pp from no effect with a standard error of 0.2 pp: inside ±2 pp by far
+    record = {"unit": "pp", "scale": 100, "null": 0.0, "estimate": 0.001, "se": 0.002}
+    assert answers.tolerance_text(record, 2).startswith("balanced within ±2 pp (equivalence")
+    assert answers.tolerance_text({**record, "estimate": 0.05}, 2) == "not shown within ±2 pp"

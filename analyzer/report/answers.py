@@ -334,7 +334,7 @@ def _short_text(record: Mapping[str, Any]) -> str:
 
 SIGNIFICANT = "significant after Holm over this run's findings"
 NOT_SIGNIFICANT = "not significant"
-FIGURE = "measured figure"
+FIGURE = robustness.FIGURE  # one phrase for a number with no test, robustness checked or not
 
 
 def holm_verdict(record: Mapping[str, Any]) -> str:
@@ -355,26 +355,32 @@ def holm_verdict(record: Mapping[str, Any]) -> str:
     return SIGNIFICANT if record.get("holds") else NOT_SIGNIFICANT
 
 
+def within(shown: bool, bound: str) -> str:
+    """An equivalence verdict (two one-sided tests) in words, the one phrasing of the Answers
+    table and the balance's check: ``"balanced within ±2 pp"`` or ``"not shown within ±2
+    pp"`` (``bound``: the band, ``"±2 pp"``)."""
+    return f"{'balanced' if shown else 'not shown'} within {bound}"
+
+
 def tolerance_text(record: Mapping[str, Any], tolerance: float) -> str:
     """The equivalence verdict of a question's ``tolerance`` (in the finding's shown unit):
     ``"balanced within ±2 pp"`` only when two one-sided tests at 5 % (``stats.equivalence``)
     put the finding within ``tolerance`` of its no-effect value, else ``"not shown within ±2
     pp"``; a finding without a no-effect value or on a log scale cannot be tested."""
-    unit = f" {record['unit']}" if record.get("unit") else ""
-    bound = f"±{tolerance:g}{unit}"
+    bound = f"±{tolerance:g}{' ' + record['unit'] if record.get('unit') else ''}"
     if record.get("null") is None or record.get("log"):
         return f"{bound} not tested (the finding has no no-effect value on its own scale)"
     scale = float(record.get("scale") or 1.0)
     se = record.get("se")
     est = record.get("estimate")
     if missing(se) or missing(est):
-        return f"not shown within {bound} (no interval)"
+        return f"{within(False, bound)} (no interval)"
     df = record.get("t_df")
     eq = stats.equivalence(float(est), float(se), tolerance / scale,
                            target=float(record["null"]),
                            df=None if missing(df) else float(df))
-    return (f"balanced within {bound} (equivalence test, {p_text(eq.p_value, phrase=True)})"
-            if eq.shown else f"not shown within {bound}")
+    return within(eq.shown, bound) + (f" (equivalence test, {p_text(eq.p_value, phrase=True)})"
+                                      if eq.shown else "")
 
 
 def verdict(record: Mapping[str, Any], robust: Mapping[str, Any] | None = None,
@@ -703,4 +709,4 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 __all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
            "draw", "holm_verdict", "of_study", "seat_order", "section", "short_text", "simulate",
-           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict"]
+           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict", "within"]

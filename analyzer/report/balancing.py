@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from analyzer.report import charts, findings
+from analyzer.report.answers import within
 from analyzer.report.document import Doc, number, p_text, param_text
 from analyzer.report.finding_keys import value_text
 from analyzer.report.findings import Finding, missing
@@ -37,14 +38,14 @@ class _Units:
         self.scale = float(study.get("scale") or 1.0)
         self.unit = study.get("unit") or ""
         self.digits = int(study.get("digits") or 1)
+        self.gap = "pp" if self.unit == "%" else self.unit  # a difference's unit
 
     def num(self, x: float, sign: bool = False) -> str:
         return number(x, self.scale, self.digits, sign)
 
     def with_unit(self, x: float, sign: bool = False) -> str:
         """``x`` with its unit; a signed difference of shares in percentage points."""
-        unit = "pp" if sign and self.unit == "%" else self.unit
-        return f"{self.num(x, sign)} {unit}".rstrip()
+        return f"{self.num(x, sign)} {self.gap if sign else self.unit}".rstrip()
 
     def span(self, est: float, lo: float, hi: float, sign: bool = False) -> str:
         text = self.with_unit(est, sign)
@@ -54,12 +55,23 @@ class _Units:
             return f"{text} (the same in every game)"
         return f"{text} [{self.num(lo, sign)}, {self.num(hi, sign)}]"
 
+    def shown(self, gap: bool = False) -> dict[str, Any]:
+        """How a ``Finding`` is shown: its ``unit`` (``gap``: a difference's), scale, digits."""
+        return {"unit": self.gap if gap else self.unit, "scale": self.scale, "digits": self.digits}
+
+    def of(self, r: Mapping[str, Any]) -> str:
+        """A finding record's estimate and 95 % interval (``span``) in its own sign."""
+        return self.span(r["estimate"], r["lo"], r["hi"], bool(r.get("signed")))
+
+    def diff(self, d: Mapping[str, Any]) -> str:
+        """A difference record's ``diff`` and 95 % interval, signed."""
+        return self.span(d["diff"], d["lo"], d["hi"], True)
+
 
 def tolerance_text(study: dict[str, Any]) -> str:
     """``--tolerance`` as shown: ``"±2 pp"`` (a share's band in percentage points)."""
     u = _Units(study)
-    unit = "pp" if u.unit == "%" else u.unit
-    return f"±{u.scale * float(study['tolerance']):g}{' ' + unit if unit else ''}"
+    return f"±{u.scale * float(study['tolerance']):g}{' ' + u.gap if u.gap else ''}"
 
 
 def verdict_text(study: dict[str, Any]) -> str:
@@ -68,7 +80,7 @@ def verdict_text(study: dict[str, Any]) -> str:
     eq = study.get("check", {}).get("equivalence")
     if not eq:
         return ""
-    return f"{'balanced' if eq['shown'] else 'not shown'} within {tolerance_text(study)}"
+    return within(eq["shown"], tolerance_text(study))
 
 
 def _test_text(study: dict[str, Any], t: dict[str, Any]) -> str:
@@ -77,10 +89,10 @@ def _test_text(study: dict[str, Any], t: dict[str, Any]) -> str:
     sign = bool(study["equalize"]) or bool(study.get("signed"))
     if missing(t["lo"]) or missing(t["hi"]):
         return f"`{t['what']}` {u.with_unit(t['estimate'], sign)} (no interval: nothing shown)"
-    band = f"{u.num(t['target'])} ± {tolerance_text(study)[1:]}"
+    goal = f"{u.num(t['target'])} ± {tolerance_text(study)[1:]}"
     return (f"`{t['what']}` {u.with_unit(t['estimate'], sign)}, 90 % interval "
             f"[{u.num(t['lo'], sign)}, {u.num(t['hi'], sign)}] "
-            f"{'inside' if t['shown'] else 'not inside'} {band}")
+            f"{'inside' if t['shown'] else 'not inside'} {goal}")
 
 
 def _closest(study: dict[str, Any]) -> str:
@@ -97,15 +109,14 @@ def _closest(study: dict[str, Any]) -> str:
                        for k in knobs)
     if study["equalize"]:
         first = study["keys"][0]
-        parts = [f"{first} − {k} {u.span(d['diff'], d['lo'], d['hi'], True)}"
+        parts = [f"{first} − {k} {u.diff(d)}"
                  for k in study["keys"][1:]
                  for d in [check["paired"].get(f"difference:{BALANCED}:{first}-{k}")] if d]
         return (f"{values}, {'; '.join(parts)}: not made equal within the range searched "
                 f"({ranges})")
     b = check["findings"][BALANCED].get(study["keys"][0])
     t = _target(study, b)
-    shown = ("not computed" if b is None else
-             u.span(b["estimate"], b["lo"], b["hi"], bool(b.get("signed"))))
+    shown = "not computed" if b is None else u.of(b)
     return (f"{values}, {shown}, target {u.with_unit(t) if t is not None else '–'} not reached "
             f"within the range searched ({ranges})")
 
@@ -115,11 +126,10 @@ def _keep_texts(study: dict[str, Any]) -> list[tuple[bool, str]]:
     out = []
     for k in study["check"].get("keep") or []:
         u = _Units(k)
-        band = f"{u.num(k['low'])}..{u.num(k['high'])}{' ' + u.unit if u.unit else ''}"
-        value = u.span(k["estimate"], k["lo"], k["hi"], bool(k.get("signed")))
-        out.append((bool(k["kept"]), (f"{k['key']} {value}, "
+        kept = f"{u.num(k['low'])}..{u.num(k['high'])}{' ' + u.unit if u.unit else ''}"
+        out.append((bool(k["kept"]), (f"{k['key']} {u.of(k)}, "
                                       f"{'inside' if k['kept'] else 'outside'} the band "
-                                      f"{band} kept")))
+                                      f"{kept} kept")))
     return out
 
 
@@ -165,11 +175,8 @@ def over_summary(study: dict[str, Any]) -> str:
                                   f"{draws - 1} content draw{'s' if draws != 2 else ''}"
                                   if draws != 1 else "") if x)
     found = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in study["knobs"])
-    if over["shown"]:
-        verdict = f"balanced within {tol} for every player and draw ({what})"
-    else:
-        verdict = (f"not shown within {tol} for every player and draw ({what}): not shown for "
-                   + _cells_text(over["failing"], over))
+    verdict = f"{within(over['shown'], tol)} for every player and draw ({what})" + (
+        "" if over["shown"] else ": not shown for " + _cells_text(over["failing"], over))
     parts = []
     for r in over["ranges"]:
         text = f"{r['label']} {r['holds_text']}" if r["holds"] else f"{r['label']}: none"
@@ -274,10 +281,31 @@ def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the balance report; returns its numbers for ``summary.json``."""
+    """Fill ``doc`` with the balance report (``write`` of its ``numbers``); returns its
+    numbers for ``summary.json``."""
+    found = numbers(run)
+    found["findings"] = write(doc, found, run, run_dir)
+    return found
+
+
+def numbers(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The balance's numbers for ``summary.json`` but its key findings: ``values`` (knob path
+    -> the value found), ``check`` (the fresh-seed check as ``analyzer balance`` wrote it in
+    the run facts) and ``ladder`` (the ladder's check, or ``None``)."""
+    study = run["study"]
+    return {"values": {k["path"]: k["found"] for k in study["knobs"]}, "check": study["check"],
+            "ladder": study.get("ladder")}
+
+
+def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
+          run_dir: Path | None = None) -> dict[str, Any]:
+    """The balance report of the numbers ``n`` (``numbers``) and the run facts ``run`` (its
+    ``study``: the knobs, targets and search, which ``n`` does not hold); charts from
+    ``run_dir``'s ``search.parquet``. Returns the numbers of its "Key findings" section
+    (``findings.key_findings``, which ranks and writes them in one; ``answer_order``)."""
     study = run["study"]
     u = _Units(study)
-    check = study["check"]
+    check = n["check"]
     keys = study["keys"]
     at = check["findings"]
     if description := RunFacts.of(run).description:
@@ -290,7 +318,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         f"searched {param_text(k['low'])}..{param_text(k['high'])})" for k in knobs) + "."
           + (" The search found no setting nearer the goal than the scenario's own." if same
              else ""))
-    n = check["games"]
+    games = check["games"]
     paired = check["paired"]
     jk = (f"paired on the same games, delete-a-group jackknife over {check['groups']} blocks of "
           "games")
@@ -299,7 +327,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
         b, o = at[BALANCED].get(key), at[ORIGINAL].get(key)
         t = _target(study, b)
         if b is None:
-            doc.p(f"`{key}` is not computed at the value found on the {n:,} fresh games (its "
+            doc.p(f"`{key}` is not computed at the value found on the {games:,} fresh games (its "
                   "games never occurred there).")
         else:
             inside = not (missing(b["lo"]) or missing(b["hi"])) and t is not None and \
@@ -307,33 +335,28 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
             where = ("**inside** its 95 % interval" if inside else
                      f"**outside** its 95 % interval ({u.with_unit(b['estimate'] - t, True)} "
                      "from it)") if t is not None else ""
-            doc.p(f"There, on **{n:,} fresh games** never searched on, `{key}` is "
-                  f"**{u.span(b['estimate'], b['lo'], b['hi'], bool(b.get('signed')))}** "
+            doc.p(f"There, on **{games:,} fresh games** never searched on, `{key}` is "
+                  f"**{u.of(b)}** "
                   f"against the target {u.with_unit(t) if t is not None else '–'}"
                   f"{' (its no-effect value)' if study.get('target_is_null') else ''}: the "
                   f"target is {where}.")
             if o is not None:
                 c = paired[f"change:{key}"]
-                doc.p(f"The scenario as it is, on the same games: "
-                      f"{u.span(o['estimate'], o['lo'], o['hi'], bool(o.get('signed')))}. "
-                      f"Value found − original: **{u.span(c['diff'], c['lo'], c['hi'], True)}**"
-                      f" ({jk}).")
+                doc.p(f"The scenario as it is, on the same games: {u.of(o)}. "
+                      f"Value found − original: **{u.diff(c)}** ({jk}).")
         if b is not None and b.get("sentence"):
             doc.p(f"In its report's words, at the value found: {b['sentence']}.")
     else:
         first = keys[0]
         parts = []
         for name in (BALANCED, ORIGINAL):
-            vals = ", ".join(f"`{k}` "
-                             f"{u.span(r['estimate'], r['lo'], r['hi'], bool(r.get('signed')))}"
-                             for k in keys for r in [at[name].get(k)] if r is not None)
-            diffs = "; ".join(
-                f"`{first}` − `{k}` = "
-                f"{u.span(d['diff'], d['lo'], d['hi'], True)}"
-                for k in keys[1:] for d in [paired[f"difference:{name}:{first}-{k}"]])
+            vals = ", ".join(f"`{k}` {u.of(r)}" for k in keys for r in [at[name].get(k)]
+                             if r is not None)
+            diffs = "; ".join(f"`{first}` − `{k}` = {u.diff(d)}" for k in keys[1:]
+                              for d in [paired[f"difference:{name}:{first}-{k}"]])
             label = "at the value found" if name == BALANCED else "the scenario as it is"
             parts.append(f"{label}: {vals}; {diffs}")
-        doc.p(f"On **{n:,} fresh games** never searched on, {parts[0]}. On the same games, "
+        doc.p(f"On **{games:,} fresh games** never searched on, {parts[0]}. On the same games, "
               f"{parts[1]} ({jk}; a difference whose interval includes 0 is equal within the "
               "games played).")
     _verdict(doc, study)
@@ -361,7 +384,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
     doc.h("Files")
     rerun = "ablate" if study.get("study") == "ablate" else "simulate"
     doc.p(f"`balanced.toml`: the scenario at the value found, with the check's seed "
-          f"({check['seed']}) and games ({n:,}); `analyzer {rerun} balanced.toml` replays the "
+          f"({check['seed']}) and games ({games:,}); `analyzer {rerun} balanced.toml` replays the "
           f"check's `{BALANCED}` games and reproduces the estimate above. "
           + ("Changed tables beside it: " + ", ".join(f"`{f}`" for f in study["files"][1:])
              + " (named by their `*_file` options in `balanced.toml`). "
@@ -373,8 +396,7 @@ def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
                                 at=top,
                                 note="Here the unit is the game of the fresh-seed check.")
     key["findings"] = answer_order(study, key["findings"])
-    return {"values": {k["path"]: k["found"] for k in knobs}, "check": check,
-            "ladder": study.get("ladder"), "findings": key}
+    return key
 
 
 def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -582,8 +604,7 @@ def _ladder(doc: Doc, study: dict[str, Any], u: _Units) -> None:
             row = {"players": r["label"], "games": r["games"]}
             if len(study["keys"]) > 1:
                 row["finding"] = k
-            row["estimate"] = (u.span(f["estimate"], f["lo"], f["hi"], bool(f.get("signed")))
-                               if f is not None else "not computed")
+            row["estimate"] = u.of(f) if f is not None else "not computed"
             if not study["equalize"]:
                 row["− target"] = u.with_unit(g.get("gap", math.nan), True)
                 row["Holm p"] = p_text(g.get("p_holm"))
@@ -619,29 +640,20 @@ def key_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] =
         b = check["findings"][BALANCED].get(k)
         if b is None:
             continue
-        t = _target(study, b)
-        target = "" if study["equalize"] or t is None else (
-            f" (target {_Units(study).with_unit(t)}"
-            + (f"; {verdict_text(study)}" if verdict_text(study) else "") + ")")
-        if study.get("over"):
-            target += f"; over {study['over']['parts']}: {over_summary(study)}"
+        t, eq = _target(study, b), f"; {verdict_text(study)}" if verdict_text(study) else ""
+        target = ("" if study["equalize"] or t is None else
+                  f" (target {_Units(study).with_unit(t)}{eq})") + _over_text(study)
         out.append(_at_value(study, k, b, f"balance:at_value:{k}", target=target,
                              verdict=_at_value_verdict(study, k)))
-        c, shown = check["paired"].get(f"change:{k}"), _shown(b)
+        c = check["paired"].get(f"change:{k}")
         if c is not None and not missing(c["diff"]):
             out.append(Finding(
                 statement=f"The value found changes `{k}` by {{value}} against the scenario as "
                           "it is (paired on the same fresh games, jackknife interval)",
                 estimate=c["diff"], lo=c["lo"], hi=c["hi"], signed=True, null=0.0,
                 p_value=c["p_value"], games=check["games"], key=f"balance:change:{k}",
-                **{**shown, "unit": "pp" if shown["unit"] == "%" else shown["unit"]}))
+                **_Units(b).shown(gap=True)))
     return out + question_findings(study, questions)
-
-
-def _shown(r: Mapping[str, Any]) -> dict[str, Any]:
-    """How a finding record is shown: its ``unit``, ``scale`` and ``digits``."""
-    return {"unit": r.get("unit") or "", "scale": float(r.get("scale") or 1),
-            "digits": int(r.get("digits") or 1)}
 
 
 def _at_value(study: dict[str, Any], k: str, r: Mapping[str, Any], key: str, ask: str = "",
@@ -654,7 +666,7 @@ def _at_value(study: dict[str, Any], k: str, r: Mapping[str, Any], key: str, ask
         statement=f"{ask}At the value found, {found}, `{k}` is {{value}} on {games:,} fresh "
                   f"games{target}", estimate=r["estimate"], lo=r["lo"], hi=r["hi"],
         signed=bool(r.get("signed")), null=None, games=games, key=key, verdict=verdict,
-        **_shown(r))
+        **_Units(r).shown())
 
 
 def _at_value_verdict(study: dict[str, Any], key: str) -> str:
@@ -665,10 +677,14 @@ def _at_value_verdict(study: dict[str, Any], key: str) -> str:
     if not verdict_text(study) or (study["equalize"] and key != study["keys"][0]):
         return ""
     what = "the keys' difference " if study["equalize"] else ""
-    text = f"{what}{verdict_text(study)} on fresh seeds (two one-sided tests at 5 %)"
-    if study.get("over"):
-        text += f"; over {study['over']['parts']}: {over_summary(study)}"
-    return text
+    return (f"{what}{verdict_text(study)} on fresh seeds (two one-sided tests at 5 %)"
+            + _over_text(study))
+
+
+def _over_text(study: dict[str, Any]) -> str:
+    """``"; over PARTS: <over_summary>"``, what ``--over`` adds to a finding and its verdict;
+    ``""`` without it."""
+    return f"; over {study['over']['parts']}: {over_summary(study)}" if study.get("over") else ""
 
 
 def question_findings(study: dict[str, Any], questions: Sequence[Mapping[str, str]] = ()
@@ -749,8 +765,7 @@ def plot_surface(ax, rows: pd.DataFrame, study: dict[str, Any]) -> None:
     if grid and len(rows) <= 64:
         for x1, x2, e in zip(rows[k1["path"]], rows[k2["path"]], rows["estimate_0"]):
             ax.annotate(u.num(e), (x1, x2), ha="center", va="center", fontsize="x-small")
-    gap_unit = "pp" if u.unit == "%" else u.unit
-    ax.figure.colorbar(sc, ax=ax, label=f"distance from the goal [{gap_unit}]")
+    ax.figure.colorbar(sc, ax=ax, label=f"distance from the goal [{u.gap}]")
     for axis, k in ((ax.xaxis, k1), (ax.yaxis, k2)):
         if k["type"] == "int":
             axis.set_major_locator(MaxNLocator(integer=True))

@@ -26,6 +26,10 @@ MARKS = {"same": "✓", "flip": "✗ flipped", "lost": "✗ lost", "wide": "? to
          "absent": "—", "unmeasurable": "n/m"}
 TESTS = {"paired": "paired per game", "two-sample": "two-sample", "exact": "exact"}
 MAX_CHART = 12  # findings drawn (the tested ones)
+# a verdict's words shared by the sentences, the table, the Answers table and the study's own
+NOT_JUDGED = "not significant in the base after Holm"  # why no condition judges a finding
+_NOT_HERE = "not significant in this run after Holm"  # the same, in the report's words
+FIGURE = "measured figure"  # a number with no test, so no verdict
 
 
 def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -235,8 +239,6 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
         relative to it).
     """
     labels = _labels(data)
-    states = row.get("states") or {}
-    n = sum(1 for s in states.values() if s not in ("absent", "unmeasurable"))
     absent = row.get("absent_in") or []
     gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "
             f"{_names(absent, labels)})") if absent else ""
@@ -248,8 +250,8 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
 
     v = row.get("verdict")
     if v == "holds":
-        return (f"same side and significant under all {n} other condition"
-                f"{'s' if n != 1 else ''} that measure it{_nearest(row, labels)}{tail}")
+        return (f"same side and significant under {_all_others(row)} that measure it"
+                f"{_nearest(row, labels)}{tail}")
     if v == "sensitive":
         return clauses(row.get("sensitive_to")) + tail
     if v == "unchecked":
@@ -260,9 +262,8 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
     if v == "unresolved":
         if not row.get("base_significant", True):
             p = row.get("p_holm")
-            return ("not significant in this run after Holm"
-                    + (f" (Holm p {p_text(p)})" if p is not None and p_text(p) != "–" else "")
-                    + ", so no condition is judged.")
+            return (_NOT_HERE + (f" (Holm p {p_text(p)})" if p is not None
+                                 and p_text(p) != "–" else "") + ", so no condition is judged.")
         other = "its replicate" if row.get("reference") == "replicate" else "this run"
         return (f"not significant there, but not measurably different from {other} either "
                 f"(too few games to tell): {clauses(row.get('unresolved_in'))}{tail}")
@@ -278,6 +279,12 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
     return ""
 
 
+def _all_others(row: Mapping[str, Any]) -> str:
+    """``"all 3 other conditions"``: the conditions that measure a finding that holds."""
+    n = sum(1 for s in (row.get("states") or {}).values() if s not in ("absent", "unmeasurable"))
+    return f"all {n} other condition{'s' if n != 1 else ''}"
+
+
 def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     """One sentence: the finding's verdict over the robustness conditions and why
     (``reason``, or the ``why`` stored in ``robustness.json``)."""
@@ -288,7 +295,7 @@ def verdict_text(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     if v == "figure":
         return f"**Robustness check:** {why}"
     if v == "unresolved" and not row.get("base_significant", True):
-        return f"**Robustness check: unresolved (not significant in the base after Holm)** — {why}"
+        return f"**Robustness check: unresolved ({NOT_JUDGED})** — {why}"
     return f"**Robustness check: {v}** — {why}"
 
 
@@ -311,26 +318,37 @@ def _cell(row: Mapping[str, Any], r: Mapping[str, Any] | None, mark: str, signed
     return f"{_value(row, r, False, signed)} {mark}".strip()
 
 
-def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> dict[str, Any]:
-    """Add the "Robustness" section.
+def section(doc: Doc, data: Mapping[str, Any], ranks: Mapping[str, int]) -> dict[str, Any]:
+    """Add the "Robustness" section of ``data`` (``robustness.json``; ``write`` of its
+    ``numbers``); ``ranks``: finding key -> its number in the key findings list (figures have
+    none). Returns the numbers for ``summary.json``."""
+    found = numbers(data)
+    write(doc, found, data, ranks)
+    return found
 
-    Parameters
-    ----------
-    data : mapping
-        ``robustness.json``.
-    numbers : mapping of str to int
-        Finding key -> its number in the key findings list (figures have none).
 
-    Returns
-    -------
-    dict
-        ``{"verdicts": {key: verdict}, "conditions": n, "repeats": [key, …]}`` for
-        ``summary.json``; ``repeats``: the findings that repeat another's test (a mirror),
-        which a tally counts once; ``replayed``: rule condition -> the share of its games
-        played rather than copied from the replicate (``study.robustness.replayed``);
-        ``rounds``: every run recorded its rounds (``--rounds``: the ``quality:`` findings are
-        judged).
-    """
+def numbers(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The section's numbers for ``summary.json``: ``{"verdicts": {key: verdict},
+    "conditions": n, "repeats": [key, …], "replayed": {condition: share}, "rounds": bool}``;
+    ``repeats``: the findings that repeat another's test (a mirror), which a tally counts once;
+    ``replayed``: rule condition -> the share of its games played rather than copied from the
+    replicate (``study.robustness.replayed``); ``rounds``: every run recorded its rounds
+    (``--rounds``: the ``quality:`` findings are judged)."""
+    rows = data.get("findings") or []
+    conds = data.get("conditions") or []
+    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
+            "repeats": [r["key"] for r in rows if r.get("same_test_as")],
+            "replayed": {c["name"]: c["replayed"] for c in conds
+                         if c.get("replayed") is not None},
+            "rounds": bool(data.get("rounds"))}
+
+
+def write(doc: Doc, n: Mapping[str, Any], data: Mapping[str, Any],
+          ranks: Mapping[str, int]) -> None:
+    """The "Robustness" section of the numbers ``n`` (``numbers``): the conditions, the
+    verdict tally, the table of findings × conditions and its chart. ``data``
+    (``robustness.json``) gives the findings' and conditions' records, which ``summary.json``
+    does not hold; ``ranks``: finding key -> its number in the key findings list."""
     rows = data.get("findings") or []
     conds = data.get("conditions") or []
     doc.h("Robustness")
@@ -339,8 +357,9 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     played = duration(data.get("seconds") or 0)
     rep = data.get("replicate") or {}
     against = "the replicate" if rep else "this run"
+    count = n["conditions"]
     doc.p(f"Does each key finding hold {_ran(conds)}? `analyzer robustness` re-ran this "
-          f"scenario under {len(conds)} condition{'s' if len(conds) != 1 else ''} (each a run "
+          f"scenario under {count} condition{'s' if count != 1 else ''} (each a run "
           f"directory in `robustness/`, with its own report; {played} of play): "
           f"{_kinds(conds)}."
           + (f" It also replayed this run itself on new seeds (seed {rep.get('seed')}, "
@@ -367,7 +386,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
           "compared on that same item in every condition. Measured figures get their range, "
           "no verdict. Measured false-alarm rates of this rule: `tests/stats/"
           "test_robustness_calibration.py`.")
-    if data.get("rounds"):  # ``analyzer robustness --rounds``: the quality findings too
+    if n["rounds"]:  # ``analyzer robustness --rounds``: the quality findings too
         doc.p("Every run of this check (this run, the replicate and each condition) recorded "
               "its rounds (`--rounds`), so the game-quality findings (`quality:…`) are judged "
               "like any other: a change between arms by its own test, a measured figure by "
@@ -379,16 +398,17 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         actual = data.get("actual") or {}
         doc.p("The whole check. " + priced(data["estimate"], actual.get("cpu"),
                                            actual.get("wall")))
-    replaying = any(c.get("replayed") is not None for c in conds)
+    replayed = {c: f"{share:.0%}" for c, share in n["replayed"].items()}  # else "—"
     doc.table(pd.DataFrame([{"condition": c["label"], "folder": f"robustness/{c['name']}",
                              "games per arm": c["games"],
                              "players": ", ".join(c.get("policies", [])),
                              "games changed": _changed(c),
-                             **({"games replayed": _replayed(c)} if replaying else {})}
+                             **({"games replayed": replayed.get(c["name"], "—")}
+                                if replayed else {})}
                             for c in conds]))
     doc.p("Each folder holds a condition's records and the numbers this check reads, not a "
           "report of its own: `analyzer report` on a folder renders its full report.")
-    if replaying:
+    if replayed:
         doc.p("Games replayed: a rule-default condition plays only the games that consulted its "
               "rule in the replicate and copies the others from there (the same game, seed for "
               "seed; `--full-replay` plays them all); the records are the same either way.")
@@ -406,7 +426,7 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
         more = f" and {len(without) - 12} more" if len(without) > 12 else ""
         doc.p(f"Labelled defaults in use without a documented alternative (not varied): "
               f"{shown}{more}.")
-    _content(doc, data, rows, numbers)
+    _content(doc, data, rows, ranks)
     # a finding that repeats another's test (a mirror: one policy's gain is the other's loss,
     # ``same_test_as``) is one finding for the tally
     once = [r for r in rows if not r.get("same_test_as")]
@@ -423,13 +443,13 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
     table = []
     for r in rows:
         tested = r.get("verdict") != "figure"
-        label = f"#{numbers[r['key']]} " if r.get("key") in numbers else ""
+        label = f"#{ranks[r['key']]} " if r.get("key") in ranks else ""
         sign = bool(r.get("signed", tested))
         line = {"finding": f"{label}`{r.get('key')}`"
                 + (f" ({str(r['item']).replace('_', ' ')})" if r.get("item") else "")
                 + (f" [{r['unit']}]" if r.get("unit") else ""),
-                "verdict": ("unresolved (not significant in the base after Holm)"
-                            if tested and not r.get("base_significant") else r.get("verdict")),
+                "verdict": (f"unresolved ({NOT_JUDGED})" if tested
+                            and not r.get("base_significant") else r.get("verdict")),
                 "this run": _cell(r, r, ("✓" if r.get("base_significant") else "?")
                                   if tested else "", sign)}
         if rep:
@@ -468,15 +488,10 @@ def section(doc: Doc, data: Mapping[str, Any], numbers: Mapping[str, int]) -> di
                       lambda ax: _plot(ax, drawn, conds),
                       size=(11.0 if ncols > 1 else 7.0,
                             0.4 + panel * -(-len(drawn) // ncols)))
-    return {"verdicts": {r["key"]: r.get("verdict") for r in rows}, "conditions": len(conds),
-            "repeats": [r["key"] for r in rows if r.get("same_test_as")],
-            "replayed": {c["name"]: c["replayed"] for c in conds
-                         if c.get("replayed") is not None},
-            "rounds": bool(data.get("rounds"))}
 
 
 def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
-             numbers: Mapping[str, int]) -> None:
+             ranks: Mapping[str, int]) -> None:
     """The guessed content tables drawn (``--content``): what each draw changed, and per
     finding its verdict over each table's draws alone, in words."""
     drawn = [c for c in data.get("conditions") or [] if c.get("kind") == "content"]
@@ -495,19 +510,12 @@ def _content(doc: Doc, data: Mapping[str, Any], rows: list[Mapping[str, Any]],
     doc.table(pd.DataFrame([{"condition": c["name"], "table file": c.get("file", ""),
                              "differs from the built-in table": c.get("differs", "")}
                             for c in drawn]))
-    lines = [{"finding": (f"#{numbers[r['key']]} " if r.get("key") in numbers else "")
+    lines = [{"finding": (f"#{ranks[r['key']]} " if r.get("key") in ranks else "")
               + f"`{r.get('key')}`",
               **{t: v.get("sentence", "") for t, v in (r.get("content") or {}).items()}}
              for r in rows if r.get("content")]
     if lines:
         doc.table(pd.DataFrame(lines))
-
-
-def _replayed(c: Mapping[str, Any]) -> str:
-    """The share of a rule condition's games played rather than copied (``—``: not a rule
-    condition, or not known)."""
-    share = c.get("replayed")
-    return "—" if share is None else f"{share:.0%}"
 
 
 def _changed(c: Mapping[str, Any]) -> str:
@@ -638,23 +646,20 @@ def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     v = row.get("verdict")
     moved = moved_text(row, data)
     if v == "holds":
-        n = sum(1 for s in (row.get("states") or {}).values()
-                if s not in ("absent", "unmeasurable"))
-        return f"holds under all {n} other condition{'s' if n != 1 else ''}"
+        return f"holds under {_all_others(row)}"
     if v == "sensitive":
         return "sensitive: " + (moved or _names(list(row.get("sensitive_to") or []),
                                                 _labels(data)))
     if v == "unresolved":
-        why = ("not significant in this run after Holm" if not row.get("base_significant", True)
-               else "")
+        why = _NOT_HERE if not row.get("base_significant", True) else ""
         return "unresolved: " + "; ".join(p for p in (why, moved) if p) if why or moved \
             else "unresolved"
     if v == "figure":
         rng = row.get("range")
         if rng:
-            return (f"measured figure: {_show(row, rng[0])} to {_show(row, rng[1])}{_unit(row)} "
+            return (f"{FIGURE}: {_show(row, rng[0])} to {_show(row, rng[1])}{_unit(row)} "
                     "over the conditions")
-        return "measured figure"
+        return FIGURE
     return "not checked (no condition measures it)"
 
 

@@ -63,6 +63,7 @@ from analyzer import plan as planning
 from analyzer.errors import OptionError, RunStopped
 from analyzer.keywords import checked
 from analyzer.report import finding_keys, quality
+from analyzer.report.answers import within
 from analyzer.report.document import BASE, Numbers
 from analyzer.report.findings import PER_GAME, missing, value_unit
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
@@ -1500,9 +1501,9 @@ def balanced_toml(p: Plan, balanced: Scenario, values: list[Any], numbers: Mappi
                          f"{finding_keys.value_text(r)}.")
     eq = numbers.get("equivalence")
     if eq:
-        within = f"{finding_keys.display(p.record, eq['tolerance']):g}"
+        bound = f"±{finding_keys.display(p.record, eq['tolerance']):g}"
         lines.append(f"# Verdict (two one-sided tests at 5 % on those games): "
-                     f"{'balanced' if eq['shown'] else 'not shown'} within ±{within}.")
+                     f"{within(eq['shown'], bound)}.")
     lines.append(f"# `analyzer {rerun} balanced.toml` plays those games again (seed and games "
                  "below) and reproduces that estimate.")
     return "\n".join(lines) + "\n" + to_toml(sc)

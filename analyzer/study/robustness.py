@@ -71,7 +71,7 @@ from analyzer.model.content import ContentPrior, priors_in_use
 from analyzer.model.ismcts import Ismcts
 from analyzer.report.document import number
 from analyzer.report.findings import PER_GAME
-from analyzer.report.robustness import FOLDER, RESULT, reason
+from analyzer.report.robustness import FOLDER, NOT_JUDGED, RESULT, reason
 from analyzer.rundir import CHUNKS, RunDir, read_fingerprint
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_toml
 from analyzer.studies import Rounds, ScenarioFile, StudyKind
@@ -611,8 +611,7 @@ def content_sentence(v: Mapping[str, Any], conds: Sequence[Condition],
         return (f"sensitive to the {noun}: of {len(measured)} plausible {noun}, "
                 + "; ".join(parts) + tail)
     if result == "unresolved" and not v.get("base_significant", True):
-        return (f"not judged over {len(conds)} plausible {noun}: not significant in the base "
-                f"after Holm{tail}")
+        return f"not judged over {len(conds)} plausible {noun}: {NOT_JUDGED}{tail}"
     if result == "unresolved":
         return (f"unresolved over {len(measured)} plausible {noun}: too few games to tell with "
                 + ", ".join(v["unresolved_in"]) + tail)
@@ -824,7 +823,7 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
     states, tests = _judge(base, found, reference=reference if usable else None)
     return _ruling(states, significant, unmeasurable=unmeasurable, tests=tests,
                    reference="replicate" if usable else "base",
-                   reason="not significant in the base after Holm")
+                   reason=NOT_JUDGED)
 
 
 def _ruling(states: Mapping[str, str], significant: bool, *, unmeasurable: Mapping[str, str],
