@@ -1102,7 +1102,7 @@ def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]
 
 def check_seed(p: Plan) -> int:
     """The root seed of a balance's fresh-seed check, derived from the whole balance identity
-    (as ``tune.check_seed``): the scenario (``Scenario.fingerprint``) and its seed, the finding
+    (as ``tune.plan``'s): the scenario (``Scenario.fingerprint``) and its seed, the finding
     or findings made equal, the target, the knobs and their ranges, the method and its budget,
     the study played and the check's size. Two balances of one scenario that differ in any of
     these are checked on different games (checking them on the same games would let picking

@@ -8,8 +8,8 @@ seat's own parameters with step ``SIGMA0``; an ``int`` parameter is rounded, a `
 
 **Seeds.** Generation ``g`` plays game ``i`` from ``SeedSequence(S_g, spawn_key=(i,))`` with
 ``S_g`` drawn from ``SeedSequence(seed, spawn_key=(1, g))``; the final check uses ``S_v`` from
-``spawn_key=(2, *identity)`` (``check_seed``); CMA-ES's own draws come from a generator seeded
-from the scenario seed, so the same scenario, seed and budget give the same ``tuned.toml``
+``spawn_key=(2, *identity)`` (``Plan.check_seed``); CMA-ES's own draws come from a generator
+seeded from the scenario seed, so the same scenario, seed and budget give the same ``tuned.toml``
 whatever the jobs, backend or chunks.
 
 Files in the run directory besides the usual ones: ``tuned.toml``, ``search.parquet`` (every
@@ -39,6 +39,7 @@ from analyzer import plan as planning
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec, parameter_fields
+from analyzer.report.tuning import difference_text
 from analyzer.report.units import SHARE
 from analyzer.scenario import MAX_GAMES, Scenario, Seat, with_overrides
 from analyzer.studies import StudyKind
@@ -88,20 +89,6 @@ def dimensions(spec: GameSpec, policy: str) -> tuple[list[Dimension], list[str]]
     return dims, fixed
 
 
-def check_seed(scenario: Scenario, seat: int, budget: int, games: int, popsize: int,
-               validation_games: int, tables: tuple[tuple[Seat, ...], ...]) -> int:
-    """The root seed of a tune's fresh-seed check, derived from the whole run identity: the
-    scenario (rules, seats, variants: ``Scenario.fingerprint``), its seed, the tuned seat, the
-    budget, games per candidate, population, check size and the opponents' tables. Two tunes
-    that differ in any of these are checked on different games (a check on the same games
-    would let picking the better tune select on that check's luck); the same tune is checked
-    on the same games (``search.identity_seed``)."""
-    return identity_seed(scenario.seed, CHECK_STREAM, {
-        "scenario": scenario.fingerprint(), "seat": seat, "budget": budget, "games": games,
-        "popsize": popsize, "validation_games": validation_games,
-        "tables": [[(s.name, s.policy, dict(s.params)) for s in t] for t in tables]})
-
-
 @dataclass(frozen=True)
 class Plan:
     """What a tune plays (``plan``): the base scenario, the tuned seat, the opponents' tables
@@ -120,7 +107,7 @@ class Plan:
     validation_deals: int
     budget: int
     opponents: str | None
-    check_seed: int  # root seed of the fresh-seed check (``check_seed``: the whole identity)
+    check_seed: int  # root seed of the fresh-seed check (from the whole run identity)
 
     @property
     def policy(self) -> str:
@@ -212,12 +199,18 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
                        for s in seatings(len(pool.entrants), scenario.players - 1,
                                          seed=scenario.seed))
     deals = -(-games // len(tables))
+    # the check's seed from the whole run identity: two tunes that differ in any of it are
+    # checked on different games (the same games would let picking the better tune select on
+    # that check's luck); the same tune on the same games
+    check = identity_seed(scenario.seed, CHECK_STREAM, {
+        "scenario": scenario.fingerprint(), "seat": seat, "budget": budget, "games": games,
+        "popsize": lam, "validation_games": validation_games,
+        "tables": [[(s.name, s.policy, dict(s.params)) for s in t] for t in tables]})
     defaults = {f.name: f.default for f in parameter_fields(spec.policies[policy])}
     start = {**{d.name: defaults[d.name] for d in dims}, **base.seats[seat].params}
     return Plan(scenario, seat, tuple(dims), tuple(fixed), start, tables, lam, deals * len(tables),
                 deals, generations, -(-validation_games // len(tables)), budget,
-                None if opponents is None else str(opponents),
-                check_seed(scenario, seat, budget, games, lam, validation_games, tables))
+                None if opponents is None else str(opponents), check)
 
 
 def _win_rates(parts: list[Path], label: str) -> dict[str, float]:
@@ -233,8 +226,7 @@ def _win_rates(parts: list[Path], label: str) -> dict[str, float]:
 @dataclass
 class TuneResults(Results):
     """A finished tune: ``analyzer.api.Results`` (``out_dir``, ``summary``, the check's
-    ``games`` and
-    ``seats``) plus the fitted parameters (``tuned``) and the file written (``tuned_file``)."""
+    ``games`` and ``seats``) plus the fitted parameters (``tuned``) and the file written (``tuned_file``)."""
 
     tuned: dict[str, Any] | None = None
     tuned_file: Path | None = None
@@ -315,8 +307,7 @@ def tune(path_or_scenario: str | Path | Scenario, *, seat: SeatEntry,
                                     f"{p.popsize} candidates x {p.games} games; at most "
                                     f"{MAX_GENERATIONS:,} (lower {{budget}}, or raise {{games}} "
                                     "or {popsize})", budget=None, games=None, popsize=None)
-    n_arms = p.popsize * len(p.tables)
-    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // n_arms))
+    size = max(1, -(-runner.DEFAULT_CHUNK_SIZE // (p.popsize * len(p.tables))))
     check_size = (max(1, -(-runner.DEFAULT_CHUNK_SIZE // (2 * len(p.tables))))
                   if chunk_size is None else chunk_size)
     run = prepare(scenario, "tune", jobs=jobs, backend=backend, scheduler=scheduler, out=out,
@@ -429,12 +420,9 @@ def _search_and_check(run: StudyRun, p: Plan, fingerprint: dict[str, Any],
     res = run.finish(scenario, check, study=study, facts=facts)
     figures = studies.results_of(res.summary["results"], "tune")
     path = d.write("tuned.toml", tuned_toml(scenario, p, tuned, figures))
-    from analyzer.report.tuning import difference_text
-
-    dd = figures["difference"]
     say(f"fresh seeds ({figures['games']} games, check seed {p.check_seed}): tuned "
         f"{100 * figures['tuned']['rate']:.1f} % vs start {100 * figures['start']['rate']:.1f} %, "
-        f"difference {difference_text(dd)}")
+        f"difference {difference_text(figures['difference'])}")
     return TuneResults(res.out_dir, res.summary, tuned=tuned, tuned_file=path)
 
 
@@ -449,9 +437,6 @@ def _pool_hash(p: Plan) -> str | None:
 def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict) -> str:
     """``tuned.toml``: the fitted parameters as a ``params_file`` (``game``, ``policy``,
     ``[params]``), with how they were found and checked in comments."""
-    from analyzer.report.tuning import difference_text
-
-    d = figures["difference"]
     command = (f"analyzer tune {scenario.file} --seat {p.seat} --budget {p.budget} --games "
                f"{p.games} --popsize {p.popsize} --validation-games "
                f"{figures['games']} --seed {scenario.seed}"
@@ -464,7 +449,7 @@ def tuned_toml(scenario: Scenario, p: Plan, tuned: dict[str, Any], figures: dict
         + (f", opponents from {p.opponents}" if p.opponents else "") + ".",
         (f"# Check on {figures['games']} fresh games: win rate {_pct(figures['tuned'])} "
          f"against {_pct(figures['start'])} with the starting parameters;"),
-        f"# paired difference {difference_text(d)} (95%).",
+        f"# paired difference {difference_text(figures['difference'])} (95%).",
     ]
     return ("\n".join(lines) + "\n"
             + tomli_w.dumps({"game": scenario.game, "policy": p.policy, "params": tuned}))
@@ -476,8 +461,6 @@ def _pct(iv: dict) -> str:
 
 def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The tuned parameters, their check on fresh seeds and the params file."""
-    from analyzer.report.tuning import difference_text
-
     say(f"tuned: {', '.join(f'{k} = {v}' for k, v in results['params'].items())}")
     say(f"fresh seeds ({results['games']} games): win rate {100 * results['tuned']['rate']:.1f} % "
         f"tuned vs {100 * results['start']['rate']:.1f} % start; tuned - start "
