@@ -105,20 +105,16 @@ class Pool:
 
     def to_dict(self) -> dict[str, Any]:
         """The pool as plain TOML-able data (entrants' parameters spelled out)."""
-        out: dict[str, Any] = {"name": self.name, "game": self.game,
-                               "expansions": list(self.expansions), "players": self.players,
-                               "games": self.games, "seed": self.seed,
-                               "seat_orders": self.seat_orders}
-        if self.description:
-            out["description"] = self.description
-        if self.seatings is not None:
-            out["seatings"] = self.seatings
-        out["rules"] = dict(self.rules)
-        out["entrants"] = [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
-                           for e in self.entrants]
-        if self.questions:
-            out["questions"] = [q.as_dict() for q in self.questions]
-        return out
+        return {"name": self.name, "game": self.game, "expansions": list(self.expansions),
+                "players": self.players, "games": self.games, "seed": self.seed,
+                "seat_orders": self.seat_orders,
+                **({"description": self.description} if self.description else {}),
+                **({"seatings": self.seatings} if self.seatings is not None else {}),
+                "rules": dict(self.rules),
+                "entrants": [{"name": e.name, "policy": e.policy, "params": dict(e.params)}
+                             for e in self.entrants],
+                **({"questions": [q.as_dict() for q in self.questions]} if self.questions
+                   else {})}
 
 
 def load_pool(path: str | Path) -> Pool:
