@@ -63,7 +63,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import typer
 
-from analyzer import plan, report, runner, stats, studies
+from analyzer import games, plan, report, runner, stats, studies
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy
@@ -77,6 +77,7 @@ from analyzer.scenario import MAX_GAMES, Scenario, Seat, read_params_file, to_to
 from analyzer.studies import Rounds, ScenarioFile, StudyKind
 from analyzer.study import run as study_run
 from analyzer.study.run import Results, prepare, simulate, validate
+from analyzer.study.sweep import parse_value
 
 SPREAD = 8  # chunks per arm a condition has at least: its few slow games spread over workers
 PLAN = "plan.json"  # OUT/robustness/plan.json: the conditions a check runs, written first
@@ -102,7 +103,7 @@ class Condition:
     name : str
         Folder and key, e.g. ``"players-random"`` or ``"rule-OPTION-VALUE"``.
     kind : str
-        ``"players"`` or ``"rule"``.
+        ``"players"``, ``"rule"``, ``"content"`` or ``"replicate"``.
     label : str
         What changed, for the report: ``"every seat: random"``,
         ``"OPTION = true (default false)"``.
@@ -153,8 +154,7 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
 
     ``token`` is a policy name (``"greedy"``), a policy with parameters
     (``"ismcts:iterations=100"``, ``":"`` between ``key=value`` pairs), ``"tuned"`` (the
-    parameters file ``tuned/<game>-greedy.toml`` beside the scenario, as ``analyzer tune``
-    ships them) or a path to a parameters file (``*.toml``).
+    parameters file ``tuned_file``) or a path to a parameters file (``*.toml``).
 
     Returns
     -------
@@ -167,8 +167,6 @@ def rung(scenario: Scenario, token: str, *, required: bool = True) -> tuple[str,
     OptionError
         (keyword ``players``) an unknown policy, a bad parameter, a missing or bad file.
     """
-    from analyzer.study.sweep import parse_value
-
     spec = scenario.spec
     token = token.strip()
     if token == "tuned" or token.endswith(".toml"):
@@ -213,8 +211,6 @@ def _tuned_places(scenario: Scenario) -> list[Path]:
     """Where the ``tuned`` rung is looked for, in order: ``tuned/<game>-greedy.toml`` beside
     the scenario (as ``analyzer tune`` ships them), then the game package's own
     ``greedy-tuned.toml`` (``analyzer/games/<game>/``)."""
-    from analyzer import games
-
     spec = scenario.spec
     here = (Path(scenario.file).parent if scenario.file and not scenario.file.startswith("<")
             else Path("."))
@@ -701,18 +697,8 @@ def _usable(reference: Mapping[str, Any] | None, log: bool) -> bool:
             and not any(math.isnan(v) for v in _effect(reference, log)))
 
 
-def _base_significant(base: Mapping[str, Any]) -> bool:
-    """Significant in the base run: after the run's Holm correction over its findings when the
-    record says (``holds``, ``summary.json``), else its own interval excludes no effect."""
-    if base.get("holds") is not None:
-        return bool(base["holds"])
-    _, lo, hi = _effect(base, bool(base.get("log")))
-    return _side(lo, hi) != 0
-
-
 def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None],
-           alpha: float = ALPHA, reference: Mapping[str, Any] | None = None
-           ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+           reference: Mapping[str, Any] | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """Per condition its state and the test of its difference from ``reference`` (default:
     the base; Holm over the conditions that measure the finding). The side a condition must
     keep is always the base's."""
@@ -735,7 +721,7 @@ def _judge(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any]
         comp = compare(against, r)
         tests[c] = asdict(comp)  # diff, lo, hi, p_value, test, games
     names = list(tests)
-    adjusted, reject = stats.adjust_pvalues([tests[c]["p_value"] for c in names], "holm", alpha)
+    adjusted, reject = stats.adjust_pvalues([tests[c]["p_value"] for c in names], "holm", ALPHA)
     for c, p_holm, moved in zip(names, adjusted, reject):
         t = tests[c]
         t["p_holm"] = float(p_holm)
@@ -761,8 +747,7 @@ def state(base: Mapping[str, Any], other: Mapping[str, Any] | None) -> str:
     return _judge(base, {"c": other})[0]["c"]
 
 
-def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None]
-            | None = None, *, conditions: Mapping[str, Mapping[str, Any] | None] | None = None,
+def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any] | None], *,
             reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The verdict of one key finding over the conditions: only a finding significant in the
     base is judged, on the base's side; the differences are taken against ``reference`` where
@@ -780,7 +765,7 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         record may carry the paired difference from the base (``diff``, ``diff_lo``,
         ``diff_hi``, ``diff_p``, ``diff_test``; see ``compare``) and ``unmeasurable`` (why the
         condition cannot measure the finding); a record without a difference is an independent
-        sample. ``conditions`` is the same, by keyword.
+        sample.
     reference : mapping, optional
         The finding's record in the replicate of the base (same keys as ``base``); each
         condition's record then carries its paired difference from the replicate, if any.
@@ -798,7 +783,7 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
         verdicts as the module docstring and ``_ruling`` define them. A figure has ``"range":
         [low, high]`` of the estimates where computed (and ``range_at``) instead.
     """
-    found = dict(conditions if conditions is not None else (by_condition or {}))
+    found = dict(by_condition)
     unmeasurable = {c: str(r["unmeasurable"]) for c, r in found.items()
                     if r is not None and r.get("unmeasurable")}
     if base.get("figure") or base.get("null") is None:
@@ -818,12 +803,15 @@ def verdict(base: Mapping[str, Any], by_condition: Mapping[str, Mapping[str, Any
                 "unresolved_in": [], "absent_in": list(found),
                 "unmeasurable_in": unmeasurable, "tests": {},
                 "reason": f"not measurable in this run ({base['unmeasurable']})"}
-    significant = _base_significant(base)
-    usable = _usable(reference, bool(base.get("log")))
+    log = bool(base.get("log"))
+    # significant in the base: after the run's Holm correction over its findings where the
+    # record says (``holds``), else its own interval excludes no effect
+    significant = (bool(base["holds"]) if base.get("holds") is not None
+                   else _side(*_effect(base, log)[1:]) != 0)
+    usable = _usable(reference, log)
     states, tests = _judge(base, found, reference=reference if usable else None)
     return _ruling(states, significant, unmeasurable=unmeasurable, tests=tests,
-                   reference="replicate" if usable else "base",
-                   reason=NOT_JUDGED)
+                   reference="replicate" if usable else "base", reason=NOT_JUDGED)
 
 
 def _ruling(states: Mapping[str, str], significant: bool, *, unmeasurable: Mapping[str, str],

@@ -25,11 +25,12 @@ import typer
 from analyzer import runner, stats, userfiles
 from analyzer.errors import OptionError, RuleError, ScenarioError
 from analyzer.keywords import checked
-from analyzer.report import finding_keys
+from analyzer.report import extension, finding_keys
+from analyzer.report import sensitivity as report_sensitivity
 from analyzer.report.summary import RunFacts
 from analyzer.scenario import BASE, Scenario, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
-from analyzer.study import knobs
+from analyzer.study import knobs, questions
 from analyzer.study.run import Results, StudyRun, only_base, prepare, validate
 from analyzer.study.search import derived_seed
 
@@ -282,8 +283,6 @@ def check_key(scenario: Scenario, key: str) -> None:
         (``finding``) ``unknown finding key 'KEY' for a sensitivity of NAME: WHY (did you mean
         …?); analyzer findings FILE lists every key its run makes``.
     """
-    from analyzer.study import questions
-
     why = questions.key_problem(only_base(scenario), key, "simulate", rounds=False,
                                 asked_by="sensitivity", close_only=True)
     if why:
@@ -303,20 +302,17 @@ def probe(run: StudyRun, scenario: Scenario, key: str, folder: Path,
         (``finding``) an unknown key (``finding_keys.lookup``: the closest and every allowed
         key), or one without per-game values (with those that have them).
     """
-    from analyzer.report import sensitivity as numbers
-
     games = min(PROBE_GAMES, scenario.games)
     say(f"probe: {games} games of {scenario.name} as it is, to check the finding key")
     result = run.play_arms(runner.plan_arms(only_base(scenario)),
                            derived_seed(scenario.seed, PROBE_STREAM), games, folder / "chunks",
                            scenario=scenario, chunk_size=runner.DEFAULT_CHUNK_SIZE, resume=False)
-    g, s = numbers.read_parts(result)
+    g, s = report_sensitivity.read_parts(result)
     facts = {"name": scenario.name, "game": scenario.game,
              "expansions": list(scenario.expansions), "players": scenario.players,
              "seed": scenario.seed, "seat_rotation": scenario.seat_rotation,
              "arms": [{"name": BASE, "rules": dict(scenario.arms[0].rules)}]}
-    records, values = numbers.arm_findings(facts, g, s, BASE, folder / "report")
-    from analyzer.report import extension
+    records, values = report_sensitivity.arm_findings(facts, g, s, BASE, folder / "report")
     made = {r.get("key"): r for r in records}
     patterns = extension.key_patterns(scenario.spec)
     if key not in made and finding_keys.unestimated(records, key, patterns):

@@ -53,6 +53,7 @@ from analyzer.study.search import (
     derived_seed,
     identity_seed,
 )
+from analyzer.study.tournament import is_pool, load_pool, seatings
 
 DEFAULT_GAMES = 200  # games per candidate per generation
 DEFAULT_BUDGET = 20_000  # games of the whole search
@@ -185,8 +186,6 @@ def plan(scenario: Scenario, seat: int, *, budget: int, games: int, popsize: int
     if opponents is None:
         tables = (tuple(s for j, s in enumerate(base.seats) if j != seat),)
     else:
-        from analyzer.study.tournament import is_pool, load_pool, seatings
-
         if not is_pool(opponents):
             raise OptionError("opponents", f"{opponents} is not a tournament pool (it names no "
                                            "[[entrants]]); give a pool file such as "
@@ -226,7 +225,8 @@ def _win_rates(parts: list[Path], label: str) -> dict[str, float]:
 @dataclass
 class TuneResults(Results):
     """A finished tune: ``analyzer.api.Results`` (``out_dir``, ``summary``, the check's
-    ``games`` and ``seats``) plus the fitted parameters (``tuned``) and the file written (``tuned_file``)."""
+    ``games`` and ``seats``) plus the fitted parameters (``tuned``) and the file written
+    (``tuned_file``)."""
 
     tuned: dict[str, Any] | None = None
     tuned_file: Path | None = None
