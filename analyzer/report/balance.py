@@ -166,11 +166,11 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             correction: str = "holm") -> dict[str, Any]:
-    """The balance numbers for ``summary.json`` (``{}`` with a single arm): ``arms``, a row per
-    arm (``arm_table``); with a base arm also ``vs_base``, the other arms' paired differences
-    against it (``arm_differences``), each metric corrected over its rows (``correction``,
-    ``correct_by_metric``), and ``correction``. Holds the base's per-game metrics and one
-    variant's at a time (seats ``BALANCE_SEATS``, games ``variant, game_id, rounds``)."""
+    """For ``summary.json`` (``{}`` with a single arm): ``arms``, a row per arm (``arm_table``);
+    with a base also ``vs_base``, the other arms' paired differences against it
+    (``arm_differences``, ``correct_by_metric``), and ``correction``. Holds the base's per-game
+    metrics and one variant's at a time (seats ``BALANCE_SEATS``, games ``variant, game_id,
+    rounds``)."""
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
     if len(names) < 2:
@@ -192,14 +192,14 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 
 # the outcomes shown: metric -> (label, scale, unit, digits); a seat's (``won_<seat>``) is a share
-OUTCOMES = {"score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, "pp", 1),
-            "start_adv": ("start-player advantage", 100, "pp", 1),
-            "death": ("death rate", 100, "pp", 1), "spread": ("score spread", 1, "", 1),
+OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
+            "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
+            "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
             "rounds": ("rounds", 1, "", 2)}
 
 
 def _outcome(m: str) -> tuple[str, int, str, int]:
-    return (f"seat {m[4:]} wins", 100, "pp", 1) if m.startswith("won_") else OUTCOMES[m]
+    return (f"seat {m[4:]} wins", 100, " pp", 1) if m.startswith("won_") else OUTCOMES[m]
 
 
 def _arm_cell(m: str, x: float, lo: float, hi: float) -> str:
