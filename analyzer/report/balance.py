@@ -177,13 +177,12 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         return {}
     seat_ids = seat_numbers(seats)
     base = per_game_of(games, seats, BASE, seat_ids) if BASE in names else None
-    base_by_game = None if base is None else base.set_index("game_id")
     rows, diff_rows = [], []
     for var in names:
         pg = base if var == BASE else per_game_of(games, seats, var, seat_ids)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
-            diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)
+            diff_rows += arm_differences(base.set_index("game_id"), pg.set_index("game_id"), var)
     out: dict[str, Any] = {"arms": rows_of(pd.concat(rows, ignore_index=True))}
     if base is not None:
         diffs = correct_by_metric(pd.DataFrame(diff_rows, columns=DIFF_COLUMNS), correction)
@@ -191,7 +190,8 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     return out
 
 
-# the outcomes shown: metric -> (label, scale, unit, digits); a seat's (``won_<seat>``) is a share
+# game-level outcomes: metric -> (label, scale, unit, digits), start_adv first (``players``);
+# a seat's win rate (``won_<seat>``) is a share
 OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
             "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
             "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),

@@ -33,11 +33,7 @@ from analyzer.report.document import (
 from analyzer.report.extension import studied_arm
 from analyzer.report.records import Table, as_table
 
-# game-level outcomes compared: metric -> (label, scale, unit, digits); start_adv first
-OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
-            "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
-            "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
-            "rounds": ("rounds", 1, "", 2)}
+OUTCOMES = balance.OUTCOMES  # game-level outcomes compared, start_adv first
 
 
 def counts(games: Table | pd.DataFrame) -> dict[str, int]:

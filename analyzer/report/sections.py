@@ -44,7 +44,6 @@ def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             players: int, run: Mapping[str, Any] | None = None) -> dict:
     """Win rate by policy and by seat, mean scores, score distribution, game length
     (``results_write`` of ``results_numbers``); returns the numbers for ``summary.json``."""
-    seats = as_table(seats)
     found, fair, n_seats, scores = _results(games, seats, players, run)
     results_write(doc, found, design.designs(seats, run), fair, n_seats, scores, players)
     return found
@@ -207,7 +206,6 @@ def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     """Paired differences of every variant against the base, on the same game seeds
     (``variants_write`` of ``variants_numbers``); returns the numbers (``{}`` with a single
     arm). ``games`` is not used."""
-    seats = as_table(seats)
     found = variants_numbers(seats, run, correction)
     if found:
         variants_write(doc, found, design.designs(seats, run))
