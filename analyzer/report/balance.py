@@ -202,13 +202,14 @@ def _outcome(m: str) -> tuple[str, int, str, int]:
     return (f"seat {m[4:]} wins", 100, " pp", 1) if m.startswith("won_") else OUTCOMES[m]
 
 
-def _arm_cell(m: str, x: float, lo: float, hi: float) -> str:
+def arm_cell(m: str, x: float, lo: float, hi: float) -> str:
+    """An arm's value of outcome ``m`` with its interval: a share in %, the start-player
+    advantage in pp (without an interval below ``stats.MIN_GAMES`` games), a mean as it is."""
     _, scale, unit, digits = _outcome(m)
     if m != "start_adv":
         return value_text(x, lo, hi, "%" if unit else "", scale, digits)
-    if math.isnan(lo):
-        return f"{value_text(x, None, None, unit, scale, digits, True)} (too few games to estimate)"
-    return change(x, lo, hi, scale, unit, digits)
+    return change(x, lo, hi, scale, unit, digits) + (
+        " (too few games to estimate)" if math.isnan(lo) else "")
 
 
 def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesign]) -> None:
@@ -241,7 +242,7 @@ def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesig
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
     for m in shown:
         col = f"seat_{m[4:]}" if m in seat_cols else m
-        tab[_outcome(m)[0]] = cells(arms, partial(_arm_cell, m), col)
+        tab[_outcome(m)[0]] = cells(arms, partial(arm_cell, m), col)
     if not exchangeable:
         tab.insert(2 + len(seat_cols), "max − min",
                    [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]])

@@ -1,11 +1,12 @@
 """The generic report sections, built from the record tables alone.
 
-Each builder takes the ``games`` and ``seats`` tables and a ``Doc`` to fill, and returns its
-numbers for ``summary.json``. The tables are ``records.Table`` objects on the run's Parquet files
-(``render``) or plain DataFrames; a builder reads the columns it uses, one variant's rows at a
-time where it can (``records.py``), so the report's memory does not grow with the records. These
-sections work for every game; a game's own sections (its ``study.py``, declared in its
-``GameSpec.sections``) are passed in by the caller and run after them.
+Each builder takes the ``games`` and ``seats`` tables and a ``Doc`` to fill: its ``*_numbers``
+computes what goes into ``summary.json``, its ``*_write`` words them, and it returns the numbers.
+The tables are ``records.Table`` objects on the run's Parquet files (``render``) or plain
+DataFrames; a builder reads the columns it uses, one variant's rows at a time where it can
+(``records.py``), so the report's memory does not grow with the records. These sections work for
+every game; a game's own sections (its ``study.py``, declared in its ``GameSpec.sections``) are
+passed in by the caller and run after them.
 """
 
 from __future__ import annotations
