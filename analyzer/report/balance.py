@@ -191,7 +191,7 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 
 # game-level outcomes: metric -> (label, scale, unit, digits), start_adv first (``players``);
-# a seat's win rate (``won_<seat>``) is a share
+# a seat's win rate (``won_<seat>`` of a difference, ``seat_<seat>`` of an arm) is a share
 OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
             "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
             "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
@@ -199,7 +199,8 @@ OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
 
 
 def _outcome(m: str) -> tuple[str, int, str, int]:
-    return (f"seat {m[4:]} wins", 100, " pp", 1) if m.startswith("won_") else OUTCOMES[m]
+    seat = m.removeprefix("won_").removeprefix("seat_")
+    return (f"seat {seat} wins", 100, " pp", 1) if seat.isdigit() else OUTCOMES[m]
 
 
 def arm_cell(m: str, x: float, lo: float, hi: float) -> str:
@@ -220,11 +221,9 @@ def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesig
     the base are in ``summary.json`` only."""
     arms = pd.DataFrame(n["arms"])
     exchangeable = design.all_exchangeable(designs)
-    seat_cols = [] if exchangeable else [f"won_{c[5:]}" for c in arms
-                                         if c.startswith("seat_") and c[5:].isdigit()]
-    has_death = "death" in arms
-    means = ["score", *(["start_adv"] if "start_adv" in arms else [])] if exchangeable else []
-    shown = [*seat_cols, *means, "no_winner", *(["death"] if has_death else []), "spread", "rounds"]
+    seat_cols = [] if exchangeable else [c for c in arms if c[5:].isdigit() and c[:5] == "seat_"]
+    means = ["score", "start_adv"] if exchangeable else []
+    shown = [m for m in (*seat_cols, *means, "no_winner", "death", "spread", "rounds") if m in arms]
     doc.h("Balance of each variant")
     doc.p((design.exchangeable_reason(designs) + " So per variant, in place of the seats' win "
            "rates: the mean final score [points] and the **start-player advantage** (the start "
@@ -234,15 +233,14 @@ def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesig
            "counts as a loss for every seat, so the seat rates add up to 1 − the no-winner "
            "share), `max − min` of the seat win rates (0 = every seat equally likely to win), ")
           + "the share of games nobody won"
-          + (", the death rate (share of seats that died)" if has_death else "")
+          + (", the death rate (share of seats that died)" if "death" in arms else "")
           + ", the score spread (best − worst final score in a game [points]) and the mean game "
           "length [rounds]. Brackets: 95% intervals over games (Wilson for shares — for the "
           "death rate at the effective number of games, as the seats of one game die together "
           "— and t for means).")
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
     for m in shown:
-        col = f"seat_{m[4:]}" if m in seat_cols else m
-        tab[_outcome(m)[0]] = cells(arms, partial(arm_cell, m), col)
+        tab[_outcome(m)[0]] = cells(arms, partial(arm_cell, m), m)
     if not exchangeable:
         tab.insert(2 + len(seat_cols), "max − min",
                    [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]])
@@ -260,7 +258,7 @@ def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesig
           "Win rates and shares in percentage points (pp).")
     by_arm: dict[str, dict[str, Any]] = {}
     for r in n["vs_base"]:
-        by_arm.setdefault(r["variant"], {})[r["metric"]] = r
+        by_arm.setdefault(r["variant"], {})[r["metric"].replace("won_", "seat_")] = r
     doc.table(pd.DataFrame([{"variant": var, **{_outcome(m)[0]: signed(d[m], *_outcome(m)[1:])
                                                 for m in shown}} for var, d in by_arm.items()]))
 

@@ -62,8 +62,7 @@ def results_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 
 def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
              run: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict, dict, dict]:
-    """``results_numbers`` and the arms' facts ``results_write`` takes (``fair``, ``n_seats``
-    — ``players`` for an arm without games — and ``scores``)."""
+    """``results_numbers`` and per arm the facts ``results_write`` takes: fair, n_seats, scores."""
     games, seats = as_table(games), as_table(seats)
     found = design.designs(seats, run)
     win, score, order, srows, fair, n_seats, scores = {}, {}, [], [], {}, {}, {}
@@ -242,16 +241,13 @@ def variants_numbers(seats: Table | pd.DataFrame, run: Mapping[str, Any] | None 
            for k, (_, by) in PAIRED.items()}
     pol = out.pop("won_by_policy")
     out.update(correction=correction, per_seat_shown=not design.all_exchangeable(found))
-    if any(d.mixed for d in found.values()):
-        out["won_by_policy"] = pol
-    return out
+    return out | ({"won_by_policy": pol} if any(d.mixed for d in found.values()) else {})
 
 
 def variants_write(doc: Doc, n: Mapping[str, Any],
                    designs: Mapping[str, design.SeatDesign]) -> None:
     """The "Variants against the base" section of the numbers ``n`` (``variants_numbers``, not
-    ``{}``); ``designs``: the arms' ``design.SeatDesign`` (not in ``summary.json``), for the
-    sentence on exchangeable seats."""
+    ``{}``); ``designs``: the arms' ``design.SeatDesign`` (not in ``summary.json``)."""
     doc.h("Variants against the base (paired on the same seeds)")
     fam, short = CORRECTION_NAME[n["correction"]], CORRECTION_SHORT[n["correction"]]
     doc.p("Each variant replays the base's games with the same seeds; the difference is taken "
