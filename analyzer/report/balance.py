@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,6 @@ from analyzer.report.document import (
     Doc,
     cells,
     change,
-    num,
-    pct,
     rows_of,
     signed,
     value_text,
@@ -157,37 +156,76 @@ BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died", "start_po
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
             players: int, run: Mapping[str, Any] | None = None,
             correction: str = "holm") -> dict:
-    """Fill the balance section; returns its numbers (``{}`` with a single arm).
+    """Fill the balance section (``write`` of ``numbers``); returns its numbers (``{}`` with a
+    single arm). ``players`` is not used."""
+    found = numbers(games, seats, correction)
+    if found:
+        write(doc, found, design.designs(seats, run))
+    return found
 
-    When every arm's seats are exchangeable (``design.SeatDesign``: the start player moves and
-    one policy plays every seat, or the policies rotate), the seat win-rate columns are left out
-    (each is ``(1 − q)/n`` by design) and the mean score and the start-player advantage take
-    their place. Marks of the difference table are corrected over its rows (``correction``),
-    each column its own family. Holds the base's per-game metrics and one variant's at a time
-    (seats ``BALANCE_SEATS``, games ``variant, game_id, rounds``).
-    """
+
+def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
+            correction: str = "holm") -> dict[str, Any]:
+    """For ``summary.json`` (``{}`` with a single arm): ``arms``, a row per arm (``arm_table``);
+    with a base also ``vs_base``, the other arms' paired differences against it
+    (``arm_differences``, ``correct_by_metric``), and ``correction``. Holds the base's per-game
+    metrics and one variant's at a time (seats ``BALANCE_SEATS``, games ``variant, game_id,
+    rounds``)."""
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
     if len(names) < 2:
         return {}
     seat_ids = seat_numbers(seats)
-    found = design.designs(seats, run)
-    exchangeable = design.all_exchangeable(found)
     base = per_game_of(games, seats, BASE, seat_ids) if BASE in names else None
-    base_by_game = None if base is None else base.set_index("game_id")
     rows, diff_rows = [], []
     for var in names:
         pg = base if var == BASE else per_game_of(games, seats, var, seat_ids)
         rows.append(arm_table(pg))
         if base is not None and var != BASE:
-            diff_rows += arm_differences(base_by_game, pg.set_index("game_id"), var)
-    arms = pd.concat(rows, ignore_index=True)
-    pg = base if base is not None else pg  # any arm: the metric columns are the same
-    seat_cols = [] if exchangeable else _seat_cols(pg)
-    has_adv = exchangeable and "start_adv" in pg
+            diff_rows += arm_differences(base.set_index("game_id"), pg.set_index("game_id"), var)
+    out: dict[str, Any] = {"arms": rows_of(pd.concat(rows, ignore_index=True))}
+    if base is not None:
+        diffs = correct_by_metric(pd.DataFrame(diff_rows, columns=DIFF_COLUMNS), correction)
+        out.update(vs_base=rows_of(diffs), correction=correction)
+    return out
+
+
+# game-level outcomes: metric -> (label, scale, unit, digits), start_adv first (``players``);
+# a seat's win rate (``won_<seat>`` of a difference, ``seat_<seat>`` of an arm) is a share
+OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
+            "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
+            "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
+            "rounds": ("rounds", 1, "", 2)}
+
+
+def _outcome(m: str) -> tuple[str, int, str, int]:
+    seat = m.removeprefix("won_").removeprefix("seat_")
+    return (f"seat {seat} wins", 100, " pp", 1) if seat.isdigit() else OUTCOMES[m]
+
+
+def arm_cell(m: str, x: float, lo: float, hi: float) -> str:
+    """An arm's value of outcome ``m`` with its interval: a share in %, the start-player
+    advantage in pp (without an interval below ``stats.MIN_GAMES`` games), a mean as it is."""
+    _, scale, unit, digits = _outcome(m)
+    if m != "start_adv":
+        return value_text(x, lo, hi, "%" if unit else "", scale, digits)
+    return change(x, lo, hi, scale, unit, digits) + (
+        " (too few games to estimate)" if math.isnan(lo) else "")
+
+
+def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesign]) -> None:
+    """The "Balance of each variant" section of the numbers ``n`` (``numbers``, not ``{}``).
+    ``designs``: the arms' ``design.SeatDesign`` (not in ``summary.json``); when every arm's
+    seats are exchangeable the seat win rates (each ``(1 − q)/n`` by design) give way to the mean
+    score and the start-player advantage. Beyond ``MAX_DIFF_ROWS`` arms the differences against
+    the base are in ``summary.json`` only."""
+    arms = pd.DataFrame(n["arms"])
+    exchangeable = design.all_exchangeable(designs)
+    seat_cols = [] if exchangeable else [c for c in arms if c[5:].isdigit() and c[:5] == "seat_"]
+    means = ["score", "start_adv"] if exchangeable else []
+    shown = [m for m in (*seat_cols, *means, "no_winner", "death", "spread", "rounds") if m in arms]
     doc.h("Balance of each variant")
-    has_death = "death" in pg
-    doc.p((design.exchangeable_reason(found) + " So per variant, in place of the seats' win "
+    doc.p((design.exchangeable_reason(designs) + " So per variant, in place of the seats' win "
            "rates: the mean final score [points] and the **start-player advantage** (the start "
            "player's win share minus a fair position's, (1 − q)/n, in percentage points); then "
            if exchangeable else
@@ -195,64 +233,34 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
            "counts as a loss for every seat, so the seat rates add up to 1 − the no-winner "
            "share), `max − min` of the seat win rates (0 = every seat equally likely to win), ")
           + "the share of games nobody won"
-          + (", the death rate (share of seats that died)" if has_death else "")
+          + (", the death rate (share of seats that died)" if "death" in arms else "")
           + ", the score spread (best − worst final score in a game [points]) and the mean game "
           "length [rounds]. Brackets: 95% intervals over games (Wilson for shares — for the "
           "death rate at the effective number of games, as the seats of one game die together "
           "— and t for means).")
-    def advantage(m: float, lo: float, hi: float) -> str:
-        if math.isnan(lo):
-            return f"{value_text(m, None, None, 'pp', 100, 1, True)} (too few games to estimate)"
-        return change(m, lo, hi, 100, "pp", 1)
-
     tab = pd.DataFrame({"variant": arms["variant"], "games": arms["games"]})
-    for c in seat_cols:
-        tab[f"seat {c[4:]} wins"] = cells(arms, pct, f"seat_{c[4:]}")
+    for m in shown:
+        tab[_outcome(m)[0]] = cells(arms, partial(arm_cell, m), m)
     if not exchangeable:
-        tab["max − min"] = [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]]
-    else:
-        tab["mean score"] = cells(arms, num, "score")
-        if has_adv:
-            tab["start-player advantage"] = cells(arms, advantage, "start_adv")
-    tab["no winner"] = cells(arms, pct, "no_winner")
-    if has_death:
-        tab["death rate"] = cells(arms, pct, "death")
-    tab["score spread"] = cells(arms, lambda m, lo, hi: num(m, lo, hi, 1), "spread")
-    tab["rounds"] = cells(arms, num, "rounds")
+        tab.insert(2 + len(seat_cols), "max − min",
+                   [f"{100 * x:.1f} pp" for x in arms["max_minus_min"]])
     doc.table(tab)
-    out: dict[str, Any] = {"arms": rows_of(arms)}
-    if base is None:
-        return out
-    diffs = correct_by_metric(pd.DataFrame(diff_rows, columns=DIFF_COLUMNS), correction)
-    out["vs_base"] = rows_of(diffs)
-    out["correction"] = correction
-    if arms.shape[0] - 1 > MAX_DIFF_ROWS:
-        doc.p(f"{arms.shape[0] - 1} variants: their paired differences against the base are in "
+    if "vs_base" not in n:
+        return
+    n_rows = len(arms) - 1
+    if n_rows > MAX_DIFF_ROWS:
+        doc.p(f"{n_rows} variants: their paired differences against the base are in "
               "`summary.json` (`balance.vs_base`).")
-        return out
-    shown = ([*seat_cols, "no_winner", "death", "spread", "rounds"] if not exchangeable else
-             ["score", *(["start_adv"] if has_adv else []), "no_winner", "death", "spread",
-              "rounds"])
-    n_rows = arms.shape[0] - 1
+        return
     doc.p("Against the base, game by game on the same seeds (variant − base, 95% t interval of "
-          f"the per-game differences; `*` = significant after {CORRECTION_NAME[correction]} "
+          f"the per-game differences; `*` = significant after {CORRECTION_NAME[n['correction']]} "
           f"correction over the {n_rows} row{'s' if n_rows != 1 else ''} of each column). "
           "Win rates and shares in percentage points (pp).")
-    labels = {**{c: f"seat {c[4:]} wins" for c in seat_cols}, "no_winner": "no winner",
-              "death": "death rate", "spread": "score spread", "rounds": "rounds",
-              "score": "mean score", "start_adv": "start-player advantage"}
-    scale = {"spread": (1, "", 1), "rounds": (1, "", 2), "score": (1, "", 2)}
-    rows = []
-    for var, grp in diffs.groupby("variant", sort=False):
-        row = {"variant": var}
-        by_metric = {r["metric"]: r for r in grp.to_dict("records")}
-        for m in shown:
-            if m in by_metric:
-                sc, unit, dig = scale.get(m, (100, " pp", 1))
-                row[labels[m]] = signed(by_metric[m], sc, unit, dig)
-        rows.append(row)
-    doc.table(pd.DataFrame(rows))
-    return out
+    by_arm: dict[str, dict[str, Any]] = {}
+    for r in n["vs_base"]:
+        by_arm.setdefault(r["variant"], {})[r["metric"].replace("won_", "seat_")] = r
+    doc.table(pd.DataFrame([{"variant": var, **{_outcome(m)[0]: signed(d[m], *_outcome(m)[1:])
+                                                for m in shown}} for var, d in by_arm.items()]))
 
 
 def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:

@@ -11,7 +11,6 @@ records and ``BALANCE_SEATS`` of the seat records, one arm at a time.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -24,20 +23,13 @@ from analyzer.report.document import (
     CORRECTION_NAME,
     Doc,
     cells,
-    change,
-    num,
-    pct,
     rows_of,
     signed,
 )
 from analyzer.report.extension import studied_arm
 from analyzer.report.records import Table, as_table
 
-# game-level outcomes compared: metric -> (label, scale, unit, digits); start_adv first
-OUTCOMES = {"start_adv": ("start-player advantage", 100, " pp", 1),
-            "score": ("mean score", 1, "", 2), "no_winner": ("no winner", 100, " pp", 1),
-            "death": ("death rate", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
-            "rounds": ("rounds", 1, "", 2)}
+OUTCOMES = balance.OUTCOMES  # game-level outcomes compared, start_adv first
 
 
 def counts(games: Table | pd.DataFrame) -> dict[str, int]:
@@ -176,14 +168,7 @@ def write(doc: Doc, n: Mapping[str, Any], fair: Mapping[str, float]) -> None:
     if fair:
         tab["fair position wins"] = [f"{100 * fair[v]:.1f} %" for v in arms["variant"]]
     for m in metrics:
-        label, digits = OUTCOMES[m][0], OUTCOMES[m][3]
-        if m in ("no_winner", "death"):
-            tab[label] = cells(arms, pct, m)
-        elif m == "start_adv":
-            tab[label] = cells(arms, lambda e, lo, hi: change(e, lo, hi, 100, "pp", 1) + (
-                " (too few games to estimate)" if math.isnan(lo) else ""), m)
-        else:
-            tab[label] = cells(arms, partial(num, digits=digits), m)
+        tab[OUTCOMES[m][0]] = cells(arms, partial(balance.arm_cell, m), m)
     doc.p("Per arm: the share a fair position wins, (1 − q)/n with q the share of games nobody "
           "won; the start player's advantage over it (its win share minus the game's fair "
           "share, mean over games) [percentage points]; mean final score per seat [points]; the "
