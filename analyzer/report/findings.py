@@ -257,6 +257,11 @@ class Assessed:
         """True for a test of the Holm family (not a figure, not exact)."""
         return not math.isnan(self.p_holm)
 
+    @property
+    def figure(self) -> bool:
+        """True for a measured figure (measured, not tested, not exact, no ``same_test_as``)."""
+        return not (self.tested or self.exact or self.same_test_as) and self.finding.measured
+
 
 def missing(x: Any) -> bool:
     """``x`` is ``None`` or a float NaN (a number a record or section does not have)."""
@@ -343,10 +348,8 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
             out.append(Assessed(f, size, pv, float(a), bool(s) or exact, exact))
     tested = sorted((a for a in out if a.tested or a.exact),
                     key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
-    figures = [a for a in out if not (a.tested or a.exact) and not a.same_test_as]
-    twins = [a for a in out if a.same_test_as]
-    none = [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured]
-    return tested + figures + twins + none
+    return (tested + [a for a in out if a.figure] + [a for a in out if a.same_test_as]
+            + [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured])
 
 
 # ------------------------------------------------------------------ the generic findings
@@ -424,8 +427,18 @@ def _paired_values(seats: Table, arm: str, column: str, cache: dict,
     a, b = arm_games(seats, arm, cache), arm_games(seats, reference, cache)
     if column not in a or column not in b:
         return None
-    both = pd.concat([b[column].rename("b"), a[column].rename("a")], axis=1, join="inner")
+    return _change(b[column], a[column])
+
+
+def _change(b: pd.Series, a: pd.Series) -> pd.Series:
+    """Per game both have (indexed by ``game_id``): ``a`` minus ``b``."""
+    both = pd.concat([b.rename("b"), a.rename("a")], axis=1, join="inner")
     return both["a"] - both["b"]
+
+
+def _moved(change: pd.Series, direction: float) -> tuple[int, ...]:
+    """The first games whose ``change`` is above 0 (``direction`` ≥ 0), else below it."""
+    return _first(change.index[change > 0 if direction >= 0 else change < 0])
 
 
 def _start_won(seats: Table, variant: str) -> pd.Series:
@@ -484,26 +497,26 @@ def _win_rates(seats: Table, cache: dict) -> list[Finding]:
     if rows.empty or rows["policy"].nunique() < 2:
         return []
     per = rows.groupby("game_id", sort=True)
-    fair = (per["won"].sum() / per.size()).astype(float)
+    size = per.size()
+    fair = (per["won"].sum() / size).astype(float)
     out = []
     held_by = rows.groupby("policy", sort=True).size()
     for pol in sorted(held_by.index, key=lambda name: (held_by[name], name)):  # fewest seats first
         own = rows[rows["policy"] == pol]
         g = own.groupby("game_id", sort=True)
-        share = g["won"].mean().astype(float)
-        held = g.size()
+        share, held = g["won"].mean().astype(float), g.size().to_numpy(float)
         ids = share.index
-        if bool((held == per.size().reindex(ids)).all()):  # every seat of every game it plays
+        n_all = size.reindex(ids).to_numpy(float)
+        if bool((held == n_all).all()):  # every seat of every game it plays
             continue
         f = fair.reindex(ids)
         # one game's difference: from −1/n (another seat won) to 1/k − 1/n (a seat of the
         # policy's k won) — the range a policy that never (or always) won is measured in
-        n_all = per.size().reindex(ids).to_numpy(float)
         d = stats.paired_difference(f.to_numpy(), share.to_numpy(), bounds=(
-            float((-1 / n_all).min()), float((1 / held.to_numpy(float) - 1 / n_all).max())))
+            float((-1 / n_all).min()), float((1 / held - 1 / n_all).max())))
         lo, hi = stats.clip_interval(d.lo, d.hi, -1.0, 1.0)
         rate = stats.win_rates(own.assign(policy=pol), ("policy",)).iloc[0]
-        n_seats = int(per.size().max())
+        n_seats = int(size.max())
         q = float((f <= 0).mean())
         fair_how = (f"1/{n_seats}: every game had a winner" if q == 0 else
                     f"(1 − q)/{n_seats}, q = {100 * q:.1f} % the share of games nobody won")
@@ -581,10 +594,7 @@ def _moved_games(seats: Table, variant: str, direction: float) -> tuple[int, ...
     arms = seats.variants()
     if BASE not in arms or variant not in arms:
         return ()
-    both = pd.concat([_start_won(seats, BASE).rename("b"), _start_won(seats, variant).rename("v")],
-                     axis=1, join="inner")
-    moved = both["v"] > both["b"] if direction >= 0 else both["v"] < both["b"]
-    return _first(both.index[moved])
+    return _moved(_change(_start_won(seats, BASE), _start_won(seats, variant)), direction)
 
 
 def _policy_rows(seats: Table, variant: str, cache: dict) -> pd.DataFrame:
@@ -597,27 +607,13 @@ def _policy_rows(seats: Table, variant: str, cache: dict) -> pd.DataFrame:
     return cache[key]
 
 
-def _policy_games(seats: Table, variant: str, policy: str, direction: float,
-                  cache: dict) -> tuple[int, ...]:
-    """Games where the seats of ``policy`` in ``variant`` won more (``direction`` ≥ 0) or less
-    than the same seats in the same game of the base."""
-    if BASE not in seats.variants() or variant not in seats.variants():
-        return ()
-    v = _policy_rows(seats, variant, cache)
-    v = v[v["policy"] == policy]
-    both = v.merge(_policy_rows(seats, BASE, cache)[["game_id", "seat", "won"]],
-                   on=["game_id", "seat"], suffixes=("_v", "_b"))
-    per = both.groupby("game_id")[["won_v", "won_b"]].sum()
-    moved = per["won_v"] > per["won_b"] if direction >= 0 else per["won_v"] < per["won_b"]
-    return _first(per.index[moved])
-
-
-def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
-                      ) -> tuple[str, pd.Series | None]:
-    """What a policy's win-rate change in ``variant`` is measured against, in words, and its
+def _policy_paired(seats: Table, variant: str, policy: str, direction: float, cache: dict
+                   ) -> tuple[str, pd.Series | None, tuple[int, ...]]:
+    """What a policy's win-rate change in ``variant`` is measured against, in words; its
     per-game values (the policy's mean win share per seat in a game of ``variant`` minus its
     mean win share per seat in the same game of the base, as ``stats.pair_differences`` by
-    policy computes it).
+    policy computes it); and the games where its seats won more (``direction`` ≥ 0) or less
+    than the same seats in the same game of the base.
 
     The reference is the policy's own seats in the base game: ``"the same seats of `base`"``
     when it sits at the same seats there in every game; when the base plays it at every seat,
@@ -625,27 +621,28 @@ def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
     so; else its per-seat share at its base seats."""
     arms = seats.variants()
     if BASE not in arms or variant not in arms:
-        return f"its seats in the same games of `{BASE}`", None
+        return f"its seats in the same games of `{BASE}`", None, ()
     v = _policy_rows(seats, variant, cache)
     b = _policy_rows(seats, BASE, cache)
     vp, bp = v[v["policy"] == policy], b[b["policy"] == policy]
-    per_v = vp.groupby("game_id")["won"].mean()
+    same = vp.merge(b[["game_id", "seat", "won"]], on=["game_id", "seat"], suffixes=("_v", "_b"))
+    per = same.groupby("game_id")[["won_v", "won_b"]].sum()
+    examples = _moved(_change(per["won_b"], per["won_v"]), direction)
     per_b = bp.groupby("game_id")["won"].mean()
-    both = pd.concat([per_b.rename("b"), per_v.rename("v")], axis=1, join="inner")
-    values = both["v"] - both["b"]
+    values = _change(per_b, vp.groupby("game_id")["won"].mean())
     seats_v, seats_b = _seat_sets(vp), _seat_sets(bp)
     ids = seats_v.index.intersection(seats_b.index)
     if len(ids) and seats_v.reindex(ids).equals(seats_b.reindex(ids)):
-        return f"the same seats of `{BASE}`", values
+        return f"the same seats of `{BASE}`", values, examples
     held = bp.groupby("game_id").size().reindex(ids, fill_value=0)
     everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
     if len(ids) and bool(everywhere.all()):
-        share = float(both["b"].mean()) if len(both) else math.nan
+        share = float(per_b.reindex(values.index).mean())
         return (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
-                "win rate's distance from a fair seat's"), values
+                "win rate's distance from a fair seat's"), values, examples
     return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
-            "there, not the same ones)"), values
+            "there, not the same ones)"), values, examples
 
 
 def _seat_sets(rows: pd.DataFrame) -> pd.Series:
@@ -665,7 +662,7 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
     (``mirror_of``: one policy's gain is the other's loss) is left out. The sentence names the
-    reference the change is measured against (``_policy_reference``)."""
+    reference the change is measured against (``_policy_paired``)."""
     sweep = (results.get("studies") or {}).get("sweep") or {}
     table = sweep.get("table") or []
     if table and "policy" in table[0]:
@@ -680,8 +677,9 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
         var, pol, n = r["variant"], r["policy"], int(r.get("n") or 0)
         what = "win rate" if metric == "won" else f"mean `{metric}`"
         scale, unit, digits = (100, "pp", 1) if metric == "won" else (1, "", 2)
-        against, values = (_policy_reference(seats, var, pol, cache) if metric == "won"
-                           else (f"the same seats of `{BASE}`", None))
+        against, values, examples = (_policy_paired(seats, var, pol, r["diff"], cache)
+                                     if metric == "won" else
+                                     (f"the same seats of `{BASE}`", None, ()))
         # the sweep table's ``lo``/``hi`` are the arm's own value's; its difference's are
         # ``d_lo``/``d_hi``
         lo, hi = (r["d_lo"], r["d_hi"]) if "d_lo" in r else (r["lo"], r["hi"])
@@ -690,7 +688,7 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
             + (f" (paired on {n} games)" if n else ""), r["diff"], lo, hi,
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
             t_df=n - 1 if n else None,
-            examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
+            examples=examples,
             example_variant=var,
             example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
                           if r["diff"] >= 0 else
@@ -825,8 +823,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     exact = [a for a in ranked if a.exact]
     twins = [a for a in ranked if a.same_test_as]
     unmeasured = [a for a in ranked if not a.finding.measured]
-    figures = [a for a in ranked if not (a.tested or a.exact or a.same_test_as)
-               and a.finding.measured]
+    figures = [a for a in ranked if a.figure]
     shown = exact + tested[:MAX_TESTED]
     part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h("Key findings")
@@ -959,7 +956,7 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
               "signed": f.signed, "null": f.null, "games": f.games,
               "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
               "exact": a.exact,
-              "figure": not (a.tested or a.exact) and not a.same_test_as and f.measured,
+              "figure": a.figure,
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
               "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}
