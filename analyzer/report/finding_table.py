@@ -54,10 +54,8 @@ def table(records: Sequence[Mapping[str, Any]], said: Sequence[Mapping[str, Any]
         scale = float(r.get("scale") or 1.0)
         out.append({
             "key": key, "question": str(a.get("question") or ""),
-            "estimate": _shown(r.get("estimate"), scale), "lo": _shown(r.get("lo"), scale),
-            "hi": _shown(r.get("hi"), scale),
-            "unit": units.shown(r),
-            "null": None if r.get("null") is None else _shown(r.get("null"), scale),
+            **{k: _shown(r.get(k), scale) for k in ("estimate", "lo", "hi")},
+            "unit": units.shown(r), "null": _shown(r.get("null"), scale),
             "verdict": str(a.get("verdict") or answers.verdict(r, robust, tolerance.get(key)))})
     return out
 

@@ -30,9 +30,6 @@ What a run cannot say
     A finding the run cannot measure (no comparison group; ``Finding.unmeasurable``) is listed
     with the reason; one over fewer than ``MIN_GAMES`` games reads "too few games to estimate";
     neither is tested. A shown interval never leaves the quantity's possible range.
-Per-game values (``Finding.per_game``, ``findings.parquet``), example games (``Finding.examples``)
-and the caveats a finding names (only its own: ``own_caveats``, ``_lean``) are described where
-they are made.
 """
 
 from __future__ import annotations
@@ -54,6 +51,7 @@ from analyzer.report.document import BASE, Doc, p_text, replay_command, value_te
 from analyzer.report.extension import StudySection
 from analyzer.report.records import Table, as_table
 from analyzer.report.robustness import content_text, verdict_text
+from analyzer.report.summary import RunFacts
 from analyzer.report.units import SHARE, SQUARED
 
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
@@ -74,73 +72,53 @@ class Finding:
         (``"+10.0 pp [+4.6, +15.4]"``); without ``{value}`` they follow after a colon.
     estimate, lo, hi : float
         The number and its 95 % interval, in the section's own scale (a share as 0–1).
-    unit : str
-        Shown after the number, e.g. ``"pp"``, ``"%"``, ``"points"``, ``"per move"``.
-    scale : float
-        Display factor (100 shows a 0–1 share in % or pp).
-    digits : int
-        Decimals shown.
-    signed : bool
-        Show a sign (a difference).
+    unit, scale, digits, signed
+        Shown unit (``"pp"``, ``"%"``, ``"points"``, ``"per move"``), display factor (100
+        shows a 0–1 share in % or pp), decimals shown, and whether a sign is shown.
     null : float, optional
-        The no-effect value (0 for a difference, a fair share, 1 for an odds ratio); ``None`` and
-        no ``p_value``: a measured figure, not a test.
+        The no-effect value (0 for a difference, a fair share, 1 for an odds ratio); ``None``
+        and no ``p_value``: a measured figure, not a test.
     log : bool
         The interval is symmetric on the log scale (a ratio): its standard error is read there.
     p_value : float, optional
         The section's two-sided p-value; ``None``: from the interval (see the module docstring).
     games : int
         The games the number is over (the unit of the standardized size).
-    examples : tuple of int
-        Up to three game ids the finding is about (``game_id``, the index ``analyzer replay
-        --game`` takes).
-    example_variant : str
-        The arm the example games are replayed in.
-    example_what : str
-        What the example games show, e.g. ``"the start player won"``.
+    examples, example_variant, example_what
+        Up to three ``game_id`` (as ``analyzer replay --game`` takes), the arm they are replayed
+        in, and what they show (``"the start player won"``).
     key : str
         A stable name for ``summary.json``, e.g. ``"first_player:base"``.
     per_game : Series, optional
-        One value per game (indexed by ``game_id``) whose mean is ``estimate`` — the per-game
-        quantity, or a ratio estimator's linearised per-game value (on the log scale for a
-        ``log`` finding). ``analyzer robustness`` pairs it game by game with the same finding
-        of a run on the same seeds (written to ``findings.parquet``).
-    item : str
-        For a finding about an item the run chose (the strongest of several, say): that item.
-    items : mapping of str to (float, float, float)
-        Every candidate item's ``(estimate, lo, hi)`` (plain 95 % intervals, not adjusted for
-        the choice), so that another run can be compared on the same item.
-    item_values : mapping of str to Series
-        Every candidate item's per-game values (as ``per_game``).
+        One value per game (indexed by ``game_id``) whose mean is ``estimate`` (a ratio's
+        linearised per-game value, on the log scale for ``log``), written to
+        ``findings.parquet`` for ``analyzer robustness`` to pair game by game.
+    item, items, item_values
+        For a finding about an item the run chose (the strongest of several): that item, and
+        every candidate's ``(estimate, lo, hi)`` (plain 95 % intervals) and per-game values,
+        so that another run can be compared on the same item.
     unmeasurable : str
-        Why this run cannot measure the finding (e.g. no comparison group); the finding is then
-        listed with the reason, without a number or a test.
+        Why this run cannot measure the finding; it is then listed with the reason only.
     bounds : (float, float), optional
-        The possible range of the estimate (default: 0–1 for a share in ``%``, −1–1 for a
-        difference of shares in ``pp``); a shown interval is clipped to it.
+        The possible range of the estimate (default: 0–1 for ``%``, −1–1 for ``pp``); a shown
+        interval is clipped to it.
     min_games : int
-        Below this many ``games`` the finding reads "too few games to estimate" and is not
-        tested (default ``MIN_GAMES``).
+        Below this many ``games``: "too few games to estimate", not tested.
     t_df : float, optional
-        The degrees of freedom of a Student-t interval (``games − 1`` for a mean over games):
-        its standard error, and so the standardized size, is read with t's own 97.5 %
-        quantile; ``None``: a normal (or Wilson) interval, read with z's 1.96.
+        The degrees of freedom of a Student-t interval (``games − 1`` for a mean over games),
+        whose 97.5 % quantile reads its standard error; ``None``: a normal (or Wilson) one.
     context : str
-        What the finding's games are like, in the game's own numbers, as a clause (e.g. "every
-        seat used the card in 93 % of the games"); ``analyzer robustness`` quotes it for a
-        condition that moved the finding, so that its verdict says what differs there.
+        What the finding's games are like, as a clause ("every seat used the card in 93 % of
+        the games"), which a robustness verdict quotes for a condition that moved it.
     caveats : tuple of (str, str)
-        The labelled defaults the finding's games are played on, each ``(name, words)``: the
-        default's name (``GuessCounter.default``, a ``run["defaults"]`` name) and a noun
-        phrase for the sentence (e.g. ``("content_table", "guessed content")``), which ends
-        with its own ones (``own_caveats``).
+        The labelled defaults its games are played on, each ``(name, words)``: the default's
+        name (``GuessCounter.default``) and a noun phrase (``"guessed content"``); see
+        ``own_caveats``.
     stored_unit : str
-        The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it (a
-        rating's log-strength, shown without a unit).
+        The unit its numbers are stored in, where ``value_unit`` of ``unit`` cannot tell it.
     verdict : str
-        A measured figure's own verdict, computed where the figure was (a balance's
-        equivalence test: "balanced within ±2 pp"); the Answers table shows it instead of
-        "measured figure".
+        A measured figure's own verdict ("balanced within ±2 pp"), shown by the Answers table
+        instead of "measured figure".
     """
 
     statement: str
@@ -174,13 +152,6 @@ class Finding:
     stored_unit: str = ""
     verdict: str = ""
 
-    def quantile(self) -> float:
-        """The 97.5 % quantile the interval was built with: Student's t at ``t_df``, else the
-        normal's."""
-        if self.t_df is None or missing(self.t_df) or self.t_df < 1:
-            return stats.Z95
-        return float(sps.t.ppf(0.975, self.t_df))
-
     @property
     def too_few(self) -> bool:
         """Fewer games than ``min_games``: no interval, no test."""
@@ -192,13 +163,9 @@ class Finding:
         games)."""
         return not self.unmeasurable and not self.too_few and not missing(self.estimate)
 
-    def range(self) -> tuple[float, float] | None:
-        """The possible range of the estimate (``bounds``, or the unit's)."""
-        return self.bounds or {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(self.unit)
-
     def shown_interval(self) -> tuple[float, float]:
-        """``(lo, hi)`` clipped to the possible range."""
-        r = self.range()
+        """``(lo, hi)`` clipped to the possible range (``bounds``, else the unit's)."""
+        r = self.bounds or {"%": (0.0, 1.0), "pp": (-1.0, 1.0)}.get(self.unit)
         if r is None or missing(self.lo) or missing(self.hi):
             return self.lo, self.hi
         return stats.clip_interval(self.lo, self.hi, *r)
@@ -218,19 +185,14 @@ class Finding:
                           self.signed, no_spread=self.null is not None)
 
     def sentence(self) -> str:
-        """The statement with the value filled in, then its ``caveats``."""
-        if "{value}" in self.statement:
-            return self.statement.replace("{value}", self.value_text()) + self.caveat_text()
-        return f"{self.statement}{self.caveat_text()}: {self.value_text()}"
-
-    def caveat_text(self) -> str:
-        """``" — played on guessed content (a labelled default, not sourced)"``, or ``""``
-        without ``caveats``."""
-        if not self.caveats:
-            return ""
+        """The statement with the value filled in, then its ``caveats`` (`` — played on guessed
+        content (a labelled default, not sourced)``)."""
         words = [w for _, w in self.caveats]
         tag = "labelled defaults" if len(words) > 1 else "a labelled default"
-        return f" — played on {' and '.join(words)} ({tag}, not sourced)"
+        caveat = f" — played on {' and '.join(words)} ({tag}, not sourced)" if words else ""
+        if "{value}" in self.statement:
+            return self.statement.replace("{value}", self.value_text()) + caveat
+        return f"{self.statement}{caveat}: {self.value_text()}"
 
 
 @dataclass(frozen=True)
@@ -257,6 +219,11 @@ class Assessed:
         """True for a test of the Holm family (not a figure, not exact)."""
         return not math.isnan(self.p_holm)
 
+    @property
+    def figure(self) -> bool:
+        """True for a measured figure (measured, not tested, not exact, no ``same_test_as``)."""
+        return not (self.tested or self.exact or self.same_test_as) and self.finding.measured
+
 
 def missing(x: Any) -> bool:
     """``x`` is ``None`` or a float NaN (a number a record or section does not have)."""
@@ -274,15 +241,14 @@ def _z(f: Finding) -> float:
 
 
 def _se(f: Finding) -> float:
-    """The standard error read off the (unclipped) 95 % interval, on the log scale for a
-    ratio; ``nan`` without one."""
-    if missing(f.lo) or missing(f.hi):
+    """The standard error read off the (unclipped) 95 % interval with the quantile it was built
+    with (Student's t at ``t_df``, else the normal's), on the log scale for a ratio; ``nan``
+    without one."""
+    if missing(f.lo) or missing(f.hi) or (f.log and min(f.lo, f.hi) <= 0):
         return math.nan
-    if f.log:
-        if min(f.lo, f.hi) <= 0:
-            return math.nan
-        return (math.log(f.hi) - math.log(f.lo)) / (2 * f.quantile())
-    return (f.hi - f.lo) / (2 * f.quantile())
+    q = stats.Z95 if missing(f.t_df) or f.t_df < 1 else float(sps.t.ppf(0.975, f.t_df))
+    width = math.log(f.hi) - math.log(f.lo) if f.log else f.hi - f.lo
+    return width / (2 * q)
 
 
 def _same_test(a: tuple, b: tuple) -> bool:
@@ -319,34 +285,25 @@ def assess(findings: Sequence[Finding], alpha: float = 0.05) -> list[Assessed]:
         if exact and f.estimate == f.null:
             continue
         z = _z(f)
-        p = f.p_value if f.p_value is not None and not missing(f.p_value) else (
+        p = f.p_value if not missing(f.p_value) else (
             float(2 * sps.norm.sf(abs(z))) if not math.isnan(z) else math.nan)
         if math.isnan(z) and not math.isnan(p):
             z = float(sps.norm.isf(max(p, 1e-300) / 2))
         size = abs(z) / math.sqrt(f.games) if f.games > 0 and not math.isnan(z) else math.nan
         rows.append((f, math.inf if exact else size, 0.0 if exact else p, exact))
-    twin = [-1] * len(rows)
+    twin = [-1] * len(rows)  # _same_test never pairs an exact row or one without a p-value
     for j, b in enumerate(rows):
-        if b[3] or math.isnan(b[2]):
-            continue
-        twin[j] = next((i for i in range(j) if twin[i] < 0 and not rows[i][3]
-                        and not math.isnan(rows[i][2]) and _same_test(rows[i], b)), -1)
+        twin[j] = next((i for i in range(j) if twin[i] < 0 and _same_test(rows[i], b)), -1)
     p = np.array([r[2] if not r[3] and twin[i] < 0 else math.nan for i, r in enumerate(rows)],
                  dtype=float)
     adj, sig = stats.adjust_pvalues(p, "holm", alpha) if len(p) else (p, p.astype(bool))
-    out = []
-    for i, ((f, size, pv, exact), a, s) in enumerate(zip(rows, adj, sig)):
-        if twin[i] >= 0:
-            out.append(Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False,
-                                rows[twin[i]][0].key))
-        else:
-            out.append(Assessed(f, size, pv, float(a), bool(s) or exact, exact))
+    out = [Assessed(f, size, pv, float(a), bool(s) or exact, exact) if twin[i] < 0 else
+           Assessed(f, size, pv, math.nan, bool(sig[twin[i]]), False, rows[twin[i]][0].key)
+           for i, ((f, size, pv, exact), a, s) in enumerate(zip(rows, adj, sig))]
     tested = sorted((a for a in out if a.tested or a.exact),
                     key=lambda a: -a.size if not math.isnan(a.size) else math.inf)
-    figures = [a for a in out if not (a.tested or a.exact) and not a.same_test_as]
-    twins = [a for a in out if a.same_test_as]
-    none = [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured]
-    return tested + figures + twins + none
+    return (tested + [a for a in out if a.figure] + [a for a in out if a.same_test_as]
+            + [Assessed(f, math.nan, math.nan, math.nan, False) for f in unmeasured])
 
 
 # ------------------------------------------------------------------ the generic findings
@@ -388,10 +345,9 @@ def generic(results: Mapping[str, Any], run: Mapping[str, Any], seats: Table | p
     ``seats`` (``game_id, start_position, won``).
     """
     seats = as_table(seats)
-    study = run.get("study") or {}
     cache: dict = {}
     out = _start_player(results, seats, cache)
-    if study.get("kind") == "ablate":
+    if RunFacts.of(run).kind() == "ablate":
         return out + _ablation(results, item_kind)
     return (out + _win_rates(seats, cache) + _variant_effects(results, seats, cache)
             + _player_counts(results, seats, cache) + _policy_effects(results, seats, cache))
@@ -403,8 +359,7 @@ def arm_games(seats: Table, arm: str, cache: dict) -> pd.DataFrame:
     player's win share minus the game's fair share (``stats.start_player_games``) — the
     per-game values behind the generic findings. Kept in ``cache``."""
     if arm not in cache:
-        cols = ("game_id", "score", "won", "start_position")
-        s = seats.read(cols, [arm])
+        s = seats.read(("game_id", "score", "won", "start_position"), [arm])
         out = pd.DataFrame(index=pd.Index(np.unique(s["game_id"]), name="game_id"))
         if "score" in s:
             out["score"] = s.groupby("game_id", sort=True)["score"].mean()
@@ -424,8 +379,18 @@ def _paired_values(seats: Table, arm: str, column: str, cache: dict,
     a, b = arm_games(seats, arm, cache), arm_games(seats, reference, cache)
     if column not in a or column not in b:
         return None
-    both = pd.concat([b[column].rename("b"), a[column].rename("a")], axis=1, join="inner")
+    return _change(b[column], a[column])
+
+
+def _change(b: pd.Series, a: pd.Series) -> pd.Series:
+    """Per game both have (indexed by ``game_id``): ``a`` minus ``b``."""
+    both = pd.concat([b.rename("b"), a.rename("a")], axis=1, join="inner")
     return both["a"] - both["b"]
+
+
+def _moved(change: pd.Series, direction: float) -> tuple[int, ...]:
+    """The first games whose ``change`` is above 0 (``direction`` ≥ 0), else below it."""
+    return _first(change.index[change > 0 if direction >= 0 else change < 0])
 
 
 def _start_won(seats: Table, variant: str) -> pd.Series:
@@ -466,44 +431,40 @@ def _start_player(results: Mapping[str, Any], seats: Table, cache: dict) -> list
 
 def _win_rates(seats: Table, cache: dict) -> list[Finding]:
     """Each policy's win rate against a fair seat's in the base arm, where the base seats
-    several policies (one ``ismcts`` seat against three greedy, seats rotated): key
-    ``win_rate:POLICY``, as a tournament's entrant's.
+    several policies: key ``win_rate:POLICY``, as a tournament's entrant's.
 
-    Per game the policy holds a seat in: its mean win share per seat there minus the game's fair
-    share, the game's total win share over its seats (``1/n`` when somebody won, 0 when nobody
-    did, so the mean fair share is ``(1 − q)/n``, ``q`` the share of games nobody won). The
-    estimate is the mean over those games with a t interval and a one-sample t-test, the game
-    as the unit (``stats.paired_difference`` of the fair and the policy's share, as the start
-    player's advantage). A policy that never won (or the same in every game) gets
-    ``stats.no_spread``'s interval over the range a game's difference can take, Wilson's for
-    ``0`` of its games shifted by the fair share, not an exact value. With two policies one's difference is a multiple of the other's
-    (``assess`` counts it once, ``same_test_as``): the policy at the fewest seats comes first."""
+    Per game the policy holds a seat in: its mean win share per seat minus the game's fair share
+    (its total win share over its seats, so the mean is ``(1 − q)/n``, ``q`` the share of games
+    nobody won); the mean over those games with a t interval and test, the game as the unit
+    (``stats.paired_difference``, as the start player's advantage; without spread,
+    ``stats.no_spread`` over the range a game's difference can take). With two policies one's
+    difference is a multiple of the other's (``same_test_as``): the fewest seats come first."""
     if BASE not in seats.variants():
         return []
     rows = _policy_rows(seats, BASE, cache)
     if rows.empty or rows["policy"].nunique() < 2:
         return []
     per = rows.groupby("game_id", sort=True)
-    fair = (per["won"].sum() / per.size()).astype(float)
+    size = per.size()
+    fair = (per["won"].sum() / size).astype(float)
     out = []
     held_by = rows.groupby("policy", sort=True).size()
     for pol in sorted(held_by.index, key=lambda name: (held_by[name], name)):  # fewest seats first
         own = rows[rows["policy"] == pol]
         g = own.groupby("game_id", sort=True)
-        share = g["won"].mean().astype(float)
-        held = g.size()
+        share, held = g["won"].mean().astype(float), g.size().to_numpy(float)
         ids = share.index
-        if bool((held == per.size().reindex(ids)).all()):  # every seat of every game it plays
+        n_all = size.reindex(ids).to_numpy(float)
+        if bool((held == n_all).all()):  # every seat of every game it plays
             continue
         f = fair.reindex(ids)
         # one game's difference: from −1/n (another seat won) to 1/k − 1/n (a seat of the
         # policy's k won) — the range a policy that never (or always) won is measured in
-        n_all = per.size().reindex(ids).to_numpy(float)
         d = stats.paired_difference(f.to_numpy(), share.to_numpy(), bounds=(
-            float((-1 / n_all).min()), float((1 / held.to_numpy(float) - 1 / n_all).max())))
+            float((-1 / n_all).min()), float((1 / held - 1 / n_all).max())))
         lo, hi = stats.clip_interval(d.lo, d.hi, -1.0, 1.0)
         rate = stats.win_rates(own.assign(policy=pol), ("policy",)).iloc[0]
-        n_seats = int(per.size().max())
+        n_seats = int(size.max())
         q = float((f <= 0).mean())
         fair_how = (f"1/{n_seats}: every game had a winner" if q == 0 else
                     f"(1 − q)/{n_seats}, q = {100 * q:.1f} % the share of games nobody won")
@@ -581,10 +542,7 @@ def _moved_games(seats: Table, variant: str, direction: float) -> tuple[int, ...
     arms = seats.variants()
     if BASE not in arms or variant not in arms:
         return ()
-    both = pd.concat([_start_won(seats, BASE).rename("b"), _start_won(seats, variant).rename("v")],
-                     axis=1, join="inner")
-    moved = both["v"] > both["b"] if direction >= 0 else both["v"] < both["b"]
-    return _first(both.index[moved])
+    return _moved(_change(_start_won(seats, BASE), _start_won(seats, variant)), direction)
 
 
 def _policy_rows(seats: Table, variant: str, cache: dict) -> pd.DataFrame:
@@ -597,55 +555,40 @@ def _policy_rows(seats: Table, variant: str, cache: dict) -> pd.DataFrame:
     return cache[key]
 
 
-def _policy_games(seats: Table, variant: str, policy: str, direction: float,
-                  cache: dict) -> tuple[int, ...]:
-    """Games where the seats of ``policy`` in ``variant`` won more (``direction`` ≥ 0) or less
-    than the same seats in the same game of the base."""
-    if BASE not in seats.variants() or variant not in seats.variants():
-        return ()
-    v = _policy_rows(seats, variant, cache)
-    v = v[v["policy"] == policy]
-    both = v.merge(_policy_rows(seats, BASE, cache)[["game_id", "seat", "won"]],
-                   on=["game_id", "seat"], suffixes=("_v", "_b"))
-    per = both.groupby("game_id")[["won_v", "won_b"]].sum()
-    moved = per["won_v"] > per["won_b"] if direction >= 0 else per["won_v"] < per["won_b"]
-    return _first(per.index[moved])
+def _policy_paired(seats: Table, variant: str, policy: str, direction: float, cache: dict
+                   ) -> tuple[str, pd.Series | None, tuple[int, ...]]:
+    """What a policy's win-rate change in ``variant`` is measured against, in words; its
+    per-game values (its mean win share per seat in ``variant`` minus in the same game of the
+    base, as ``stats.pair_differences``); and the example games where its seats won more
+    (``direction`` ≥ 0) or less than the same seats in the same game of the base.
 
-
-def _policy_reference(seats: Table, variant: str, policy: str, cache: dict
-                      ) -> tuple[str, pd.Series | None]:
-    """What a policy's win-rate change in ``variant`` is measured against, in words, and its
-    per-game values (the policy's mean win share per seat in a game of ``variant`` minus its
-    mean win share per seat in the same game of the base, as ``stats.pair_differences`` by
-    policy computes it).
-
-    The reference is the policy's own seats in the base game: ``"the same seats of `base`"``
-    when it sits at the same seats there in every game; when the base plays it at every seat,
-    its per-seat share there — the game's fair share, ``(1 − q)/n`` — and the sentence says
-    so; else its per-seat share at its base seats."""
+    The reference is its own seats in the base game: the same seats when it holds the same
+    ones in every game; the fair share ``(1 − q)/n`` when the base plays it at every seat (the
+    sentence says so); else its per-seat share at the seats it holds there."""
     arms = seats.variants()
     if BASE not in arms or variant not in arms:
-        return f"its seats in the same games of `{BASE}`", None
+        return f"its seats in the same games of `{BASE}`", None, ()
     v = _policy_rows(seats, variant, cache)
     b = _policy_rows(seats, BASE, cache)
     vp, bp = v[v["policy"] == policy], b[b["policy"] == policy]
-    per_v = vp.groupby("game_id")["won"].mean()
+    same = vp.merge(b[["game_id", "seat", "won"]], on=["game_id", "seat"], suffixes=("_v", "_b"))
+    per = same.groupby("game_id")[["won_v", "won_b"]].sum()
+    examples = _moved(_change(per["won_b"], per["won_v"]), direction)
     per_b = bp.groupby("game_id")["won"].mean()
-    both = pd.concat([per_b.rename("b"), per_v.rename("v")], axis=1, join="inner")
-    values = both["v"] - both["b"]
+    values = _change(per_b, vp.groupby("game_id")["won"].mean())
     seats_v, seats_b = _seat_sets(vp), _seat_sets(bp)
     ids = seats_v.index.intersection(seats_b.index)
     if len(ids) and seats_v.reindex(ids).equals(seats_b.reindex(ids)):
-        return f"the same seats of `{BASE}`", values
+        return f"the same seats of `{BASE}`", values, examples
     held = bp.groupby("game_id").size().reindex(ids, fill_value=0)
     everywhere = held == b.groupby("game_id").size().reindex(ids, fill_value=-1)
     if len(ids) and bool(everywhere.all()):
-        share = float(both["b"].mean()) if len(both) else math.nan
+        share = float(per_b.reindex(values.index).mean())
         return (f"its per-seat win share in the same games of `{BASE}`, where it plays every "
                 f"seat: the fair share (1 − q)/n, {100 * share:.1f} % here — so this is its "
-                "win rate's distance from a fair seat's"), values
+                "win rate's distance from a fair seat's"), values, examples
     return (f"its per-seat win share in the same games of `{BASE}` (at the seats it holds "
-            "there, not the same ones)"), values
+            "there, not the same ones)"), values, examples
 
 
 def _seat_sets(rows: pd.DataFrame) -> pd.Series:
@@ -665,7 +608,7 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
     """Each policy's paired win-rate change where several policies play: the sweep's table
     when it is by policy, else the variants section's. A row that repeats another row's test
     (``mirror_of``: one policy's gain is the other's loss) is left out. The sentence names the
-    reference the change is measured against (``_policy_reference``)."""
+    reference the change is measured against (``_policy_paired``)."""
     sweep = (results.get("studies") or {}).get("sweep") or {}
     table = sweep.get("table") or []
     if table and "policy" in table[0]:
@@ -673,15 +616,21 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
     else:
         table = (results.get("variants") or {}).get("won_by_policy") or []
         metric = "won"
+    won = metric == "won"
+    what = "win rate" if won else f"mean `{metric}`"
+    scale, unit, digits = (100, "pp", 1) if won else (1, "", 2)
     out: list[Finding] = []
     for r in table:
         if r["variant"] == BASE or missing(r.get("diff")) or not missing(r.get("mirror_of")):
             continue
         var, pol, n = r["variant"], r["policy"], int(r.get("n") or 0)
-        what = "win rate" if metric == "won" else f"mean `{metric}`"
-        scale, unit, digits = (100, "pp", 1) if metric == "won" else (1, "", 2)
-        against, values = (_policy_reference(seats, var, pol, cache) if metric == "won"
-                           else (f"the same seats of `{BASE}`", None))
+        against, values, examples = (_policy_paired(seats, var, pol, r["diff"], cache) if won
+                                     else (f"the same seats of `{BASE}`", None, ()))
+        # the levels behind the change, for a robustness verdict's reason
+        b, v = r.get("base_mean"), r.get("variant_mean")
+        context = ("" if not won or missing(b) or missing(v) else
+                   f"`{pol}` wins {100 * b:.1f} % of its seat-games in `{BASE}`, "
+                   f"{100 * v:.1f} % in `{var}`")
         # the sweep table's ``lo``/``hi`` are the arm's own value's; its difference's are
         # ``d_lo``/``d_hi``
         lo, hi = (r["d_lo"], r["d_hi"]) if "d_lo" in r else (r["lo"], r["hi"])
@@ -689,25 +638,12 @@ def _policy_effects(results: Mapping[str, Any], seats: Table, cache: dict) -> li
             f"In `{var}`, `{pol}` changes its {what} by {{value}} against {against}"
             + (f" (paired on {n} games)" if n else ""), r["diff"], lo, hi,
             unit, scale, digits, True, 0.0, p_value=r.get("p_value"), games=n,
-            t_df=n - 1 if n else None,
-            examples=_policy_games(seats, var, pol, r["diff"], cache) if metric == "won" else (),
-            example_variant=var,
+            t_df=n - 1 if n else None, examples=examples, example_variant=var,
             example_what=(f"`{pol}` won more than the same seats did in `{BASE}`"
                           if r["diff"] >= 0 else
                           f"`{pol}` won less than the same seats did in `{BASE}`"),
-            key=f"policy:{var}:{pol}", per_game=values,
-            context=_policy_context(r, pol, var, metric)))
+            key=f"policy:{var}:{pol}", per_game=values, context=context))
     return out
-
-
-def _policy_context(r: Mapping[str, Any], policy: str, variant: str, metric: str) -> str:
-    """``"`greedy-tuned` wins 41.8 % of its seat-games in `base`, 17.3 % in `without-x`"``:
-    the two levels behind a policy's change, for a robustness verdict's reason."""
-    b, v = r.get("base_mean"), r.get("variant_mean")
-    if metric != "won" or missing(b) or missing(v):
-        return ""
-    return (f"`{policy}` wins {100 * b:.1f} % of its seat-games in `{BASE}`, {100 * v:.1f} % "
-            f"in `{variant}`")
 
 
 def _ablation(results: Mapping[str, Any], kind: str) -> list[Finding]:
@@ -762,9 +698,9 @@ def _examples(f: Finding, run_dir: Path | None) -> str:
     if not f.examples:
         return ""
     ids = ", ".join(str(i) for i in f.examples)
-    arm = f" of `{f.example_variant}`" if f.example_variant != BASE else ""
-    both = (f" (without `--variant`: the same game of `{BASE}`)" if f.example_variant != BASE
-            else "")
+    other = f.example_variant != BASE
+    arm = f" of `{f.example_variant}`" if other else ""
+    both = f" (without `--variant`: the same game of `{BASE}`)" if other else ""
     return (f" Example games{arm} where {f.example_what}: {ids}; replay one with "
             f"`{replay_command(run_dir, f.examples[0], f.example_variant)}`{both}.")
 
@@ -774,19 +710,10 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             item_kind: str = "item", run_dir: Path | None = None, at: int = 0,
             robust: Mapping[str, Any] | None = None,
             extra: Sequence[Finding] = ()) -> dict[str, Any]:
-    """Put the "Key findings" section into ``doc`` at block ``at`` (the report's top).
-
-    ``robust``: the run's ``analyzer robustness`` result (``report.robustness.load``), whose
-    verdict then follows each finding it covers. ``extra``: findings made elsewhere from the
-    same records (the keys by role a question asks, ``role_keys.findings``).
-
-    Returns
-    -------
-    dict
-        ``{"correction": "holm", "tested": n, "shown": [key, ...], "findings": [...]}`` for
-        ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
-        p-values and example games; ``shown`` are the numbered ones, in their order.
-    """
+    """Put the "Key findings" section of the ``collect``-ed findings and ``extra`` (made
+    elsewhere from the same records: ``role_keys.findings``) into ``doc`` at block ``at`` (the
+    report's top), returning its numbers (``key_findings``). ``robust``: the run's ``analyzer
+    robustness`` result (``report.robustness.load``), whose verdict follows each finding."""
     return key_findings(doc, collect(results, run, seats, game_sections, item_kind) + list(extra),
                         run_dir, at, "No finding to report: this run has no start-player, "
                         "variant or study number with an interval.", robust=robust,
@@ -808,8 +735,9 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     Returns
     -------
     dict
-        As ``section``: ``{"correction": "holm", "tested": n, "shown": [key, ...],
-        "findings": [...]}`` for ``summary.json``.
+        ``{"correction": "holm", "tested": n, "shown": [key, ...], "findings": [...]}`` for
+        ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
+        p-values and example games; ``shown`` are the numbered ones, in their order.
     """
     verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
     found = [own_caveats(f, acted) for f in found]
@@ -825,8 +753,7 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     exact = [a for a in ranked if a.exact]
     twins = [a for a in ranked if a.same_test_as]
     unmeasured = [a for a in ranked if not a.finding.measured]
-    figures = [a for a in ranked if not (a.tested or a.exact or a.same_test_as)
-               and a.finding.measured]
+    figures = [a for a in ranked if a.figure]
     shown = exact + tested[:MAX_TESTED]
     part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h("Key findings")
@@ -911,19 +838,16 @@ def own_caveats(f: Finding, acted: Mapping[str, Any] | None) -> Finding:
 def _shares(acted: Mapping[str, Any], variant: str) -> dict[str, float]:
     """Per labelled default name, the share of ``variant``'s games where its counter acted
     (only the counters in use there)."""
-    arm = next((a for a in acted["arms"] if a["variant"] == variant), None)
-    if arm is None:
-        return {}
+    arm = next((a for a in acted["arms"] if a["variant"] == variant), {"counters": ()})
     names = {c["column"]: c["default"] for c in acted["counters"]}
     return {names[r["column"]]: r["share"] for r in arm["counters"] if r["in_use"]}
 
 
 def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
     """A finding's own caveat about its arm: the counted labelled defaults that act in clearly
-    more of its arm's games than of the base's (``guesses.specific_clause``), which the
-    sentence does not already name. Those common to the run are said once, in the report's
-    "What these answers rest on" box (issue #25); a default acting in every arm alike is never
-    one."""
+    more of its arm's games than of the base's (``guesses.specific_clause``) and that the
+    sentence does not already name (those of the whole run: the "What these answers rest on"
+    box, issue #25)."""
     if not acted or f.example_variant == BASE:
         return ""
     clause = guesses.specific_clause(acted, f.example_variant, BASE)
@@ -933,10 +857,9 @@ def _lean(f: Finding, acted: Mapping[str, Any] | None) -> str:
 
 
 def value_unit(unit: str, scale: float, log: bool = False) -> str:
-    """The unit a finding's numbers are stored in (``estimate``, ``lo``, ``hi``, ``null``,
-    ``se`` of its record): ``"share"`` (``units.SHARE``, a fraction of 1) for a share (``%``)
-    or a difference of shares (``pp``) shown ×100, ``"share²"`` for a squared one (``pp²``), else the shown ``unit`` itself (shown as
-    stored); a ratio without a unit of its own (``log``) is ``"ratio"``."""
+    """The unit a finding record's numbers are stored in: ``units.SHARE`` for a share (``%``)
+    or a difference of shares (``pp``) shown ×100, ``units.SQUARED`` for ``pp²`` shown ×10⁴,
+    else the shown ``unit``; ``"ratio"`` for a ratio (``log``) without one."""
     if unit in ("%", "pp") and float(scale) == 100.0:
         return SHARE
     if unit == "pp²" and float(scale) == 1e4:
@@ -959,7 +882,7 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
               "signed": f.signed, "null": f.null, "games": f.games,
               "size": a.size, "p_value": a.p_value, "p_holm": a.p_holm, "holds": a.holds,
               "exact": a.exact,
-              "figure": not (a.tested or a.exact) and not a.same_test_as and f.measured,
+              "figure": a.figure,
               "examples": list(f.examples), "example_variant": f.example_variant,
               "defaults_acted": guesses.lean(acted, f.example_variant),
               "log": f.log, "se": _se(f) if f.measured else math.nan, "t_df": f.t_df}

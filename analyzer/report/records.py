@@ -133,7 +133,7 @@ def _read(path: Path, patterns: Sequence[str] | None,
     file = pq.ParquetFile(path, read_dictionary=footer.strings, metadata=footer.metadata)
     keep = None if variants is None else footer.rows_of(file, set(variants))
     rows = file.metadata.num_rows if keep is None else int(keep.sum())
-    plans = {c: _plan(footer, c, schema.field(c).type, rows) for c in columns}
+    plans = {c: _plan(footer, c, rows) for c in columns}
     arrays = {c: np.empty(rows, dtype) for c, dtype in plans.items() if dtype is not None}
     values: dict[str, dict] = {c: {} for c in footer.strings if c in arrays}  # value -> code
     _fill(file, list(arrays), arrays, values, rows, keep)
@@ -224,7 +224,7 @@ def _read_kept(kept: _Kept, footer: _Footer, path: Path, columns: list[str],
             frame[name] = found[0]
     missing = [c for c in columns if c not in frame]
     if missing:
-        plans = {c: _plan(footer, c, footer.schema.field(c).type, rows) for c in missing}
+        plans = {c: _plan(footer, c, rows) for c in missing}
         planned = [c for c in missing if plans[c] is not None]
         whole = {c: found for c in planned
                  if (found := kept.get(("whole", footer.key, c))) is not None}
@@ -326,12 +326,12 @@ def _kept_footer(path: str, *stamp: int) -> _Footer:  # stamp: device, inode, si
     return footer
 
 
-def _plan(footer: _Footer, name: str, kind: pa.DataType, rows: int) -> np.dtype | None:
-    """The dtype column ``name`` (of Arrow type ``kind``, ``rows`` rows read) is filled in:
+def _plan(footer: _Footer, name: str, rows: int) -> np.dtype | None:
+    """The dtype column ``name`` (``rows`` rows read) is filled in:
     ``int32`` codes for strings, ``int32`` or ``int64`` for integers (see ``read_table``), as is
     for floats and booleans; ``None`` to read it as pandas does (no statistics, nulls, or
     another type)."""
-    stats = footer.statistics(name)
+    stats, kind = footer.statistics(name), footer.schema.field(name).type
     if any(s is None or not s.has_null_count or s.null_count for s in stats):
         return None
     if _is_string(kind):

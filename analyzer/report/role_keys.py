@@ -100,9 +100,7 @@ def per_arm_values(seats: Table, arm: str, what: str, cache: dict) -> pd.Series 
     the seats it names minus the game's fair share (the game's total win share over its seats),
     so a policy seated twice in a game counts once, the game as the unit."""
     if what in ("first_player", "score_mean"):
-        column = "start_adv" if what == "first_player" else "score"
-        games = arm_games(seats, arm, cache)
-        return games.get(column)
+        return arm_games(seats, arm, cache).get("start_adv" if what == "first_player" else "score")
     family, _, name = what.partition(":")
     col = "policy" if family == "win_rate" else (
         "start_position" if "start_position" in seats else "seat")
@@ -182,10 +180,8 @@ def _seat(seats: Table, key: str) -> list[Finding]:
     est = float(means.max() - means.min())
     rng = np.random.default_rng(SEED)
     w = rng.multinomial(n, np.full(n, 1.0 / n), size=BOOTSTRAP) / n
-    boot = w @ x
-    boot = boot.max(axis=1) - boot.min(axis=1)
-    loo = (x.sum(axis=0) - x) / (n - 1)
-    jack = loo.max(axis=1) - loo.min(axis=1)
+    boot = np.ptp(w @ x, axis=1)  # max − min of each resample
+    jack = np.ptp((x.sum(axis=0) - x) / (n - 1), axis=1)  # of each game left out
     iv = stats.bca_interval(est, boot, jack)
     return [Finding(
         f"The seats (start positions) of `{BASE}` win from {100 * float(means.min()):+.1f} to "
