@@ -50,6 +50,7 @@ import os
 import platform
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -397,10 +398,7 @@ def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
         runner.play_chunk(spec, [arm], seed, n, stop, rotate, rounds, kingmaking, masks=masks)
         chunks.append((stop - n, time.process_time() - began))
         n, size = stop, 2 * size
-    counts: dict[int, int] = {}
-    for _, _, mask in masks:
-        counts[int(mask)] = counts.get(int(mask), 0) + 1
-    return Calibration(per_game(chunks), n, counts)
+    return Calibration(per_game(chunks), n, dict(Counter(int(mask) for _, _, mask in masks)))
 
 
 def per_game(chunks: Sequence[tuple[int, float]]) -> float:
@@ -430,11 +428,17 @@ def _cache() -> dict[str, Any]:
     return cache if isinstance(cache, dict) else {}
 
 
+def _number(entry: Any, name: str) -> float | None:
+    """The number ``entry[name]`` of a cache entry; ``None`` when it is not one."""
+    value = entry.get(name) if isinstance(entry, dict) else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def _store(key: str, entry: dict[str, Any]) -> None:
-    """Keep ``entry`` under ``key`` in the cache (not kept where the cache home is not
+    """Keep ``entry`` under ``key`` in the cache, dated (not kept where the cache home is not
     writable: measured again next time)."""
     path, cache = cache_file(), _cache()
-    cache[key] = entry
+    cache[key] = {**entry, "measured": time.strftime("%Y-%m-%d")}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(cache, indent=1))
@@ -446,9 +450,7 @@ def _entry(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
            kingmaking: int = 0) -> dict[str, Any] | None:
     """The cached speed of ``arm`` (``None``: not measured on this machine and version)."""
     entry = _cache().get(arm_key(spec, arm, rounds, kingmaking))
-    ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
-        and entry["cpu_per_game"] > 0
-    return entry if ok else None
+    return entry if (_number(entry, "cpu_per_game") or 0) > 0 else None
 
 
 def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
@@ -462,7 +464,7 @@ def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
     _store(arm_key(spec, arm, rounds, kingmaking),
            {"cpu_per_game": measured.cpu_per_game, "games": measured.games,
             "consulted": {str(m): c for m, c in measured.consulted.items()},
-            "game": spec.name, "measured": time.strftime("%Y-%m-%d")})
+            "game": spec.name})
     return measured.cpu_per_game
 
 
@@ -489,18 +491,14 @@ def consulted_share(spec: Any, arms: Sequence[runner.ArmPlan], option: str,
         if masks:
             hit = sum(1 for m in masks if m is None or m < 0 or m & bit)
             return hit / len(masks), f"measured on {len(masks):,} games of {run_dir}"
-    hit = total = 0
-    for arm in arms:
-        entry = _entry(spec, arm)
-        counts = entry.get("consulted") if entry is not None else None
-        if not isinstance(counts, dict) or sum(counts.values()) < MIN_SHARE_GAMES:
-            return 1.0, "not measured: full replay"
-        for mask, c in counts.items():
-            total += c
-            hit += c if int(mask) < 0 or int(mask) & bit else 0
-    if not total:
+    counts = [(_entry(spec, arm) or {}).get("consulted") for arm in arms]
+    if not arms or not all(isinstance(c, dict) and sum(c.values()) >= MIN_SHARE_GAMES
+                           for c in counts):
         return 1.0, "not measured: full replay"
-    return hit / total, f"measured on {total:,} calibration games"
+    pairs = [(int(mask), c) for each in counts for mask, c in each.items()]
+    total = sum(c for _, c in pairs)
+    return (sum(c for mask, c in pairs if mask < 0 or mask & bit) / total,
+            f"measured on {total:,} calibration games")
 
 
 def _warm_worker() -> int:
@@ -522,16 +520,15 @@ def startup(jobs: int, backend: str = "loky") -> float:
     if backend != "loky" or workers(jobs, backend) < 2 or jobs in _WARM:
         return 0.0
     key = _digest({**_machine(), "startup": jobs})
-    entry = _cache().get(key)
-    if isinstance(entry, dict) and isinstance(entry.get("startup"), (int, float)):
-        return float(entry["startup"])
+    known = _number(_cache().get(key), "startup")
+    if known is not None:
+        return known
     from joblib import Parallel, delayed
 
     begun = time.monotonic()
     Parallel(n_jobs=jobs, backend="loky")(delayed(_warm_worker)() for _ in range(jobs))
     seconds = time.monotonic() - begun
-    _store(key, {"startup": seconds, "jobs": jobs, "machine": _machine_key(),
-                 "measured": time.strftime("%Y-%m-%d")})
+    _store(key, {"startup": seconds, "jobs": jobs, "machine": _machine_key()})
     _WARM.add(jobs)
     return 0.0  # started now: the run finds them running
 
@@ -559,7 +556,7 @@ def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool 
     recorded) spent writing its records and report (``report_cost``)."""
     _store(_report_key(game, kind, arms, rounds),
            {"report_cpu": cpu, "game": game, "kind": kind, "arms": arms, "rounds": rounds,
-            "machine": _machine_key(), "measured": time.strftime("%Y-%m-%d")})
+            "machine": _machine_key()})
 
 
 def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> float | None:
@@ -570,11 +567,11 @@ def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> fl
     before it was ever measured — the whole reports, of which it is a part); ``None`` when
     none was measured."""
     cache = _cache()
-    entry = cache.get(_report_key(game, kind, arms, rounds))
-    if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
-        return float(entry["report_cpu"])
-    here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
-            _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
+    known = _number(cache.get(_report_key(game, kind, arms, rounds)), "report_cpu")
+    if known is not None:
+        return known
+    here = [e for e in cache.values() if _number(e, "report_cpu") is not None
+            and e.get("machine") == _machine_key()]
     # a setting's findings (no report written), a run's numbers (no chart, Markdown or HTML)
     # and a whole run's report are not alike: one never stands in for another (a 10,000-game
     # report priced 45 settings at 13 s each)
@@ -717,20 +714,19 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
-        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
-        kingmaking: int = 0, chunk: int | None = None, final: str | None = None) -> int:
+        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, **how: Any) -> int:
     """Games per arm of the scaled parts that fit ``budget`` wall seconds (the fixed parts
     keep theirs; ``estimate``'s wall: start-up, play, reports, with the workers' last round of
     chunks as full as the others, so that the wall grows with the games), at most ``most``.
+    ``how``: ``estimate``'s ``rounds``, ``kingmaking``, ``chunk`` and ``final``.
 
     Raises
     ------
     OptionError
         Not even one game per arm fits.
     """
-    priced = functools.partial(estimate, jobs=jobs, backend=backend, rounds=rounds,
-                               kingmaking=kingmaking, chunk=chunk, final=final, tail=False,
-                               busy=load())  # the load measured once
+    priced = functools.partial(estimate, jobs=jobs, backend=backend, tail=False, busy=load(),
+                               **how)  # the load measured once
 
     def wall(games: int) -> float:
         return priced([replace(p, games=games) if p.scales else p for p in parts]).wall
@@ -754,13 +750,12 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
 
 
 def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
-           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
-           kingmaking: int = 0, chunk: int | None = None,
-           final: str | None = None) -> Estimate | None:
+           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, **how: Any
+           ) -> Estimate | None:
     """What a study does right before it plays ``parts``, in the command's ``mode``: with a
     budget, fit the games (the returned estimate's ``games``: the study plays that many per
     arm of its scaled parts, at most ``most``); with ``plan``, raise ``Planned``; else ``say``
-    the estimate. ``rounds``, ``kingmaking``, ``chunk`` and ``final``: see ``estimate``.
+    the estimate. ``how``: ``estimate``'s ``rounds``, ``kingmaking``, ``chunk`` and ``final``.
     Without a mode: ``None``, nothing measured. It acts once per ``mode``: a study's inner
     runs (a robustness check's conditions) are in its estimate already.
 
@@ -774,7 +769,6 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     m = _MODE.get()
     if m is None or not (m.plan or m.budget is not None or m.say is not None):
         return None
-    how = {"rounds": rounds, "kingmaking": kingmaking, "chunk": chunk, "final": final}
     capped = False
     if m.budget is not None and parts:  # (nothing to play: every run finished earlier)
         games = fit(parts, m.budget, jobs, backend, most, **how)
