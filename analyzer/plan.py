@@ -3,35 +3,21 @@
 A study lists what it will play as ``Part``s (a scenario whose every arm plays ``games``
 games on shared seeds). ``estimate`` prices them from what was measured on this machine, for
 this analyzer version and build, cached in ``speed.json`` under the user's cache home
-(``$XDG_CACHE_HOME/analyzer``, default ``~/.cache/analyzer``). Nothing here is a constant
-speed of a game or a constant cost of a run:
+(``$XDG_CACHE_HOME/analyzer``, default ``~/.cache/analyzer``; the README's "A plan and a
+budget" says what each measure is). Nothing here is a constant speed of a game or a constant
+cost of a run:
 
-* **CPU seconds a game** of each arm (``speed``): a short calibration plays games ``0, 1, …``
-  of the arm in this process through the runner's own chunk code (``runner.play_chunk``, in
-  chunks of 1, 2, 4, … games), at most ``CALIBRATION_CPU`` CPU seconds (the arms not yet
-  measured share ``CALIBRATION_TOTAL``), at least ``MIN_GAMES``, with the run's own
-  ``rounds`` recording and kingmaking samples: their cost is measured, not multiplied. The key:
-  machine, version and build, game, player count, expansions, rule options, the seats'
-  policies and parameters, ``rounds`` and the kingmaking samples. The calibration also keeps
-  which rule options each game consulted (``GameSpec.consults``): ``consulted_share``.
+* **CPU seconds a game** of each arm (``speed``, ``calibrate``; keyed by ``arm_key``), with
+  the rule options each game consulted (``GameSpec.consults``): ``consulted_share``.
 * **Worker start-up** (``startup``): the wall seconds to start ``jobs`` loky worker processes
   that import the engines, measured once (the run then reuses those workers).
 * **A run's report** (``report_cost``): the CPU seconds of writing a run's records and report,
-  measured by every run as it finishes (``record_report``) per game and study kind; before the
-  first one on this machine and version, the nearest measured (same kind, then any), else
-  none, and the plan says so.
+  measured by every run as it finishes (``record_report``).
 
-Wall time = start-up + each part's play + each report. A part's play is its chunks dealt to
-``workers = min(jobs, cores, chunks)`` processes (1 for the sequential backend or one chunk),
-in ``ceil(chunks / workers)`` rounds of a chunk each, every worker getting
-``min(1, cores / (L + workers))`` of a core beside the other processes that keep the machine
-busy now (``L``, measured by ``load``; ``capacity``); a report runs in one process. A
-rule condition that copies the games which did not consult its option (``runner.copy_from``)
-is priced at its ``share`` of games played.
-
-``--time`` (``parse_time``) sizes the games per arm to fit a wall-time budget (``fit``) and
-says what precision that buys (``seat_half_width``: the 95 % Wilson half-width of a seat's
-win share at the fair share 1/players, with the game as the unit).
+Wall time = start-up + each part's play (``play_wall``, beside the load measured by ``load``:
+``capacity``) + each report (in one process). ``--time`` (``parse_time``) sizes the games per
+arm to fit a wall-time budget (``fit``) and says what precision that buys
+(``seat_half_width``).
 
 The command line sets the mode once for a command (``mode``); a study calls ``settle`` right
 before it plays. Without a mode (the Python API) ``settle`` does nothing and calibrates
