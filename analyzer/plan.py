@@ -288,10 +288,8 @@ def against(estimate: dict[str, Any] | None, cpu: float | None, wall: float | No
         return ""
     def ratio(actual: float | None, est: float) -> str:
         return f" ({actual / est:.2f}x the estimate)" if actual and est > 0 else ""
-    if estimate.get("played") is not None:
-        cpu = estimate["played"]
-    if estimate.get("elapsed") is not None:
-        wall = estimate["elapsed"]
+    cpu = cpu if estimate.get("played") is None else estimate["played"]
+    wall = wall if estimate.get("elapsed") is None else estimate["elapsed"]
     tail = float(estimate.get("tail") or 0.0)
     budget = (f" for a --time budget of {duration(estimate['budget'])}"
               if estimate.get("budget") else "")
@@ -672,9 +670,10 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     single = capacity(1, cores, busy)
     unmeasured = False
 
-    def report(spec: Any, kind: str, arms: int) -> float:
+    def report(p: Part, kind: str) -> float:  # wall seconds of one report of ``kind``
         nonlocal unmeasured
-        cost = report_cost(spec.name, kind, arms, bool(rounds and spec.flow is not None))
+        spec = p.scenario.spec
+        cost = report_cost(spec.name, kind, len(p.plans()), bool(rounds and spec.flow is not None))
         unmeasured |= cost is None
         return (cost or 0.0) / single
 
@@ -687,10 +686,8 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
         cpu = r * p.games * share
         lines.append(Line(p.label, len(p.plans()), p.games, cpu,
                           play_wall(cpu, p.games, size(p), w, cores, busy, p.runs, tail), share,
-                          p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
-                          if p.reports else 0.0))
-    end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))
-           if final and parts else 0.0)
+                          p.reports * report(p, p.kind) if p.reports else 0.0))
+    end = report(parts[0], final) if final and parts else 0.0
     cpu = sum(line.cpu for line in lines)
     wall = start + sum(ln.wall + ln.report for ln in lines) + end
     games = max((p.games for p in parts if p.scales), default=None)
