@@ -168,15 +168,12 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
             chunk_size=old_size, resume=True)
 
 
-def clean_temporary(root: Path) -> int:
-    """Remove the temporary files (``.NAME.tmpPID``) a killed run left under ``root``; returns
-    how many. Safe while no other process writes there (one run per directory)."""
-    removed = 0
+def clean_temporary(root: Path) -> None:
+    """Remove the temporary files (``.NAME.tmpPID``) a killed run left under ``root``. Safe
+    while no other process writes there (one run per directory)."""
     for stale in Path(root).rglob(TEMPORARY):
         if stale.is_file():
             stale.unlink(missing_ok=True)
-            removed += 1
-    return removed
 
 
 def _name_lengths(path: Path) -> None:
