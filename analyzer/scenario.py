@@ -599,22 +599,18 @@ def text_problem(text: str, limit: int) -> str:
     return ""
 
 
-def _resolved(path: Path) -> Path:
-    """``path.resolve()``, or ``path`` as given where it cannot be resolved (a symlink loop):
-    the table reader then refuses it in one line naming the file."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path
-
-
 def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     """Rule options with relative ``*_file`` paths resolved against the scenario's folder."""
     out = dict(rules)
     for key, value in rules.items():
         if key.endswith("_file") and isinstance(value, str) and base_dir is not None:
             p = Path(value)
-            out[key] = str(p if p.is_absolute() else _resolved(base_dir / p))
+            if not p.is_absolute():
+                p = base_dir / p
+                # unresolvable (a symlink loop): as given, the table reader refuses it by name
+                with suppress(OSError, RuntimeError):
+                    p = p.resolve()
+            out[key] = str(p)
     return out
 
 
