@@ -223,9 +223,7 @@ class Estimate:
     @property
     def tail(self) -> float:
         """Wall seconds of the last report: the one a run's own report cannot time."""
-        if self.final:
-            return self.final
-        return next((ln.report for ln in reversed(self.lines) if ln.report), 0.0)
+        return self.final or next((ln.report for ln in reversed(self.lines) if ln.report), 0.0)
 
     def assumes(self) -> str:
         """What the wall time assumes, in words."""
