@@ -3,35 +3,21 @@
 A study lists what it will play as ``Part``s (a scenario whose every arm plays ``games``
 games on shared seeds). ``estimate`` prices them from what was measured on this machine, for
 this analyzer version and build, cached in ``speed.json`` under the user's cache home
-(``$XDG_CACHE_HOME/analyzer``, default ``~/.cache/analyzer``). Nothing here is a constant
-speed of a game or a constant cost of a run:
+(``$XDG_CACHE_HOME/analyzer``, default ``~/.cache/analyzer``; the README's "A plan and a
+budget" says what each measure is). Nothing here is a constant speed of a game or a constant
+cost of a run:
 
-* **CPU seconds a game** of each arm (``speed``): a short calibration plays games ``0, 1, …``
-  of the arm in this process through the runner's own chunk code (``runner.play_chunk``, in
-  chunks of 1, 2, 4, … games), at most ``CALIBRATION_CPU`` CPU seconds (the arms not yet
-  measured share ``CALIBRATION_TOTAL``), at least ``MIN_GAMES``, with the run's own
-  ``rounds`` recording and kingmaking samples: their cost is measured, not multiplied. The key:
-  machine, version and build, game, player count, expansions, rule options, the seats'
-  policies and parameters, ``rounds`` and the kingmaking samples. The calibration also keeps
-  which rule options each game consulted (``GameSpec.consults``): ``consulted_share``.
+* **CPU seconds a game** of each arm (``speed``, ``calibrate``; keyed by ``arm_key``), with
+  the rule options each game consulted (``GameSpec.consults``): ``consulted_share``.
 * **Worker start-up** (``startup``): the wall seconds to start ``jobs`` loky worker processes
   that import the engines, measured once (the run then reuses those workers).
 * **A run's report** (``report_cost``): the CPU seconds of writing a run's records and report,
-  measured by every run as it finishes (``record_report``) per game and study kind; before the
-  first one on this machine and version, the nearest measured (same kind, then any), else
-  none, and the plan says so.
+  measured by every run as it finishes (``record_report``).
 
-Wall time = start-up + each part's play + each report. A part's play is its chunks dealt to
-``workers = min(jobs, cores, chunks)`` processes (1 for the sequential backend or one chunk),
-in ``ceil(chunks / workers)`` rounds of a chunk each, every worker getting
-``min(1, cores / (L + workers))`` of a core beside the other processes that keep the machine
-busy now (``L``, measured by ``load``; ``capacity``); a report runs in one process. A
-rule condition that copies the games which did not consult its option (``runner.copy_from``)
-is priced at its ``share`` of games played.
-
-``--time`` (``parse_time``) sizes the games per arm to fit a wall-time budget (``fit``) and
-says what precision that buys (``seat_half_width``: the 95 % Wilson half-width of a seat's
-win share at the fair share 1/players, with the game as the unit).
+Wall time = start-up + each part's play (``play_wall``, beside the load measured by ``load``:
+``capacity``) + each report (in one process). ``--time`` (``parse_time``) sizes the games per
+arm to fit a wall-time budget (``fit``) and says what precision that buys
+(``seat_half_width``).
 
 The command line sets the mode once for a command (``mode``); a study calls ``settle`` right
 before it plays. Without a mode (the Python API) ``settle`` does nothing and calibrates
@@ -50,6 +36,7 @@ import os
 import platform
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -236,9 +223,7 @@ class Estimate:
     @property
     def tail(self) -> float:
         """Wall seconds of the last report: the one a run's own report cannot time."""
-        if self.final:
-            return self.final
-        return next((ln.report for ln in reversed(self.lines) if ln.report), 0.0)
+        return self.final or next((ln.report for ln in reversed(self.lines) if ln.report), 0.0)
 
     def assumes(self) -> str:
         """What the wall time assumes, in words."""
@@ -301,10 +286,8 @@ def against(estimate: dict[str, Any] | None, cpu: float | None, wall: float | No
         return ""
     def ratio(actual: float | None, est: float) -> str:
         return f" ({actual / est:.2f}x the estimate)" if actual and est > 0 else ""
-    if estimate.get("played") is not None:
-        cpu = estimate["played"]
-    if estimate.get("elapsed") is not None:
-        wall = estimate["elapsed"]
+    cpu = cpu if estimate.get("played") is None else estimate["played"]
+    wall = wall if estimate.get("elapsed") is None else estimate["elapsed"]
     tail = float(estimate.get("tail") or 0.0)
     budget = (f" for a --time budget of {duration(estimate['budget'])}"
               if estimate.get("budget") else "")
@@ -397,10 +380,7 @@ def calibrate(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
         runner.play_chunk(spec, [arm], seed, n, stop, rotate, rounds, kingmaking, masks=masks)
         chunks.append((stop - n, time.process_time() - began))
         n, size = stop, 2 * size
-    counts: dict[int, int] = {}
-    for _, _, mask in masks:
-        counts[int(mask)] = counts.get(int(mask), 0) + 1
-    return Calibration(per_game(chunks), n, counts)
+    return Calibration(per_game(chunks), n, dict(Counter(int(mask) for _, _, mask in masks)))
 
 
 def per_game(chunks: Sequence[tuple[int, float]]) -> float:
@@ -430,11 +410,17 @@ def _cache() -> dict[str, Any]:
     return cache if isinstance(cache, dict) else {}
 
 
+def _number(entry: Any, name: str) -> float | None:
+    """The number ``entry[name]`` of a cache entry; ``None`` when it is not one."""
+    value = entry.get(name) if isinstance(entry, dict) else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def _store(key: str, entry: dict[str, Any]) -> None:
-    """Keep ``entry`` under ``key`` in the cache (not kept where the cache home is not
+    """Keep ``entry`` under ``key`` in the cache, dated (not kept where the cache home is not
     writable: measured again next time)."""
     path, cache = cache_file(), _cache()
-    cache[key] = entry
+    cache[key] = {**entry, "measured": time.strftime("%Y-%m-%d")}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(cache, indent=1))
@@ -446,9 +432,7 @@ def _entry(spec: Any, arm: runner.ArmPlan, rounds: bool = False,
            kingmaking: int = 0) -> dict[str, Any] | None:
     """The cached speed of ``arm`` (``None``: not measured on this machine and version)."""
     entry = _cache().get(arm_key(spec, arm, rounds, kingmaking))
-    ok = isinstance(entry, dict) and isinstance(entry.get("cpu_per_game"), (int, float)) \
-        and entry["cpu_per_game"] > 0
-    return entry if ok else None
+    return entry if (_number(entry, "cpu_per_game") or 0) > 0 else None
 
 
 def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
@@ -462,7 +446,7 @@ def speed(spec: Any, arm: runner.ArmPlan, seed: int, rotate: bool = True,
     _store(arm_key(spec, arm, rounds, kingmaking),
            {"cpu_per_game": measured.cpu_per_game, "games": measured.games,
             "consulted": {str(m): c for m, c in measured.consulted.items()},
-            "game": spec.name, "measured": time.strftime("%Y-%m-%d")})
+            "game": spec.name})
     return measured.cpu_per_game
 
 
@@ -489,18 +473,14 @@ def consulted_share(spec: Any, arms: Sequence[runner.ArmPlan], option: str,
         if masks:
             hit = sum(1 for m in masks if m is None or m < 0 or m & bit)
             return hit / len(masks), f"measured on {len(masks):,} games of {run_dir}"
-    hit = total = 0
-    for arm in arms:
-        entry = _entry(spec, arm)
-        counts = entry.get("consulted") if entry is not None else None
-        if not isinstance(counts, dict) or sum(counts.values()) < MIN_SHARE_GAMES:
-            return 1.0, "not measured: full replay"
-        for mask, c in counts.items():
-            total += c
-            hit += c if int(mask) < 0 or int(mask) & bit else 0
-    if not total:
+    counts = [(_entry(spec, arm) or {}).get("consulted") for arm in arms]
+    if not arms or not all(isinstance(c, dict) and sum(c.values()) >= MIN_SHARE_GAMES
+                           for c in counts):
         return 1.0, "not measured: full replay"
-    return hit / total, f"measured on {total:,} calibration games"
+    pairs = [(int(mask), c) for each in counts for mask, c in each.items()]
+    total = sum(c for _, c in pairs)
+    return (sum(c for mask, c in pairs if mask < 0 or mask & bit) / total,
+            f"measured on {total:,} calibration games")
 
 
 def _warm_worker() -> int:
@@ -522,16 +502,15 @@ def startup(jobs: int, backend: str = "loky") -> float:
     if backend != "loky" or workers(jobs, backend) < 2 or jobs in _WARM:
         return 0.0
     key = _digest({**_machine(), "startup": jobs})
-    entry = _cache().get(key)
-    if isinstance(entry, dict) and isinstance(entry.get("startup"), (int, float)):
-        return float(entry["startup"])
+    known = _number(_cache().get(key), "startup")
+    if known is not None:
+        return known
     from joblib import Parallel, delayed
 
     begun = time.monotonic()
     Parallel(n_jobs=jobs, backend="loky")(delayed(_warm_worker)() for _ in range(jobs))
     seconds = time.monotonic() - begun
-    _store(key, {"startup": seconds, "jobs": jobs, "machine": _machine_key(),
-                 "measured": time.strftime("%Y-%m-%d")})
+    _store(key, {"startup": seconds, "jobs": jobs, "machine": _machine_key()})
     _WARM.add(jobs)
     return 0.0  # started now: the run finds them running
 
@@ -559,7 +538,7 @@ def record_report(game: str, kind: str, cpu: float, arms: int = 0, rounds: bool 
     recorded) spent writing its records and report (``report_cost``)."""
     _store(_report_key(game, kind, arms, rounds),
            {"report_cpu": cpu, "game": game, "kind": kind, "arms": arms, "rounds": rounds,
-            "machine": _machine_key(), "measured": time.strftime("%Y-%m-%d")})
+            "machine": _machine_key()})
 
 
 def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> float | None:
@@ -570,11 +549,11 @@ def report_cost(game: str, kind: str, arms: int = 0, rounds: bool = False) -> fl
     before it was ever measured — the whole reports, of which it is a part); ``None`` when
     none was measured."""
     cache = _cache()
-    entry = cache.get(_report_key(game, kind, arms, rounds))
-    if isinstance(entry, dict) and isinstance(entry.get("report_cpu"), (int, float)):
-        return float(entry["report_cpu"])
-    here = [e for e in cache.values() if isinstance(e, dict) and e.get("machine") ==
-            _machine_key() and isinstance(e.get("report_cpu"), (int, float))]
+    known = _number(cache.get(_report_key(game, kind, arms, rounds)), "report_cpu")
+    if known is not None:
+        return known
+    here = [e for e in cache.values() if _number(e, "report_cpu") is not None
+            and e.get("machine") == _machine_key()]
     # a setting's findings (no report written), a run's numbers (no chart, Markdown or HTML)
     # and a whole run's report are not alike: one never stands in for another (a 10,000-game
     # report priced 45 settings at 13 s each)
@@ -689,9 +668,10 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     single = capacity(1, cores, busy)
     unmeasured = False
 
-    def report(spec: Any, kind: str, arms: int) -> float:
+    def report(p: Part, kind: str) -> float:  # wall seconds of one report of ``kind``
         nonlocal unmeasured
-        cost = report_cost(spec.name, kind, arms, bool(rounds and spec.flow is not None))
+        spec = p.scenario.spec
+        cost = report_cost(spec.name, kind, len(p.plans()), bool(rounds and spec.flow is not None))
         unmeasured |= cost is None
         return (cost or 0.0) / single
 
@@ -704,10 +684,8 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
         cpu = r * p.games * share
         lines.append(Line(p.label, len(p.plans()), p.games, cpu,
                           play_wall(cpu, p.games, size(p), w, cores, busy, p.runs, tail), share,
-                          p.reports * report(p.scenario.spec, p.kind, len(p.plans()))
-                          if p.reports else 0.0))
-    end = (report(parts[0].scenario.spec, final, len(parts[0].plans()))
-           if final and parts else 0.0)
+                          p.reports * report(p, p.kind) if p.reports else 0.0))
+    end = report(parts[0], final) if final and parts else 0.0
     cpu = sum(line.cpu for line in lines)
     wall = start + sum(ln.wall + ln.report for ln in lines) + end
     games = max((p.games for p in parts if p.scales), default=None)
@@ -717,20 +695,19 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
-        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
-        kingmaking: int = 0, chunk: int | None = None, final: str | None = None) -> int:
+        most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, **how: Any) -> int:
     """Games per arm of the scaled parts that fit ``budget`` wall seconds (the fixed parts
     keep theirs; ``estimate``'s wall: start-up, play, reports, with the workers' last round of
     chunks as full as the others, so that the wall grows with the games), at most ``most``.
+    ``how``: ``estimate``'s ``rounds``, ``kingmaking``, ``chunk`` and ``final``.
 
     Raises
     ------
     OptionError
         Not even one game per arm fits.
     """
-    priced = functools.partial(estimate, jobs=jobs, backend=backend, rounds=rounds,
-                               kingmaking=kingmaking, chunk=chunk, final=final, tail=False,
-                               busy=load())  # the load measured once
+    priced = functools.partial(estimate, jobs=jobs, backend=backend, tail=False, busy=load(),
+                               **how)  # the load measured once
 
     def wall(games: int) -> float:
         return priced([replace(p, games=games) if p.scales else p for p in parts]).wall
@@ -754,13 +731,12 @@ def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
 
 
 def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
-           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, *, rounds: bool = False,
-           kingmaking: int = 0, chunk: int | None = None,
-           final: str | None = None) -> Estimate | None:
+           most: int = runner.MAX_CHUNKS * runner.DEFAULT_CHUNK_SIZE, **how: Any
+           ) -> Estimate | None:
     """What a study does right before it plays ``parts``, in the command's ``mode``: with a
     budget, fit the games (the returned estimate's ``games``: the study plays that many per
     arm of its scaled parts, at most ``most``); with ``plan``, raise ``Planned``; else ``say``
-    the estimate. ``rounds``, ``kingmaking``, ``chunk`` and ``final``: see ``estimate``.
+    the estimate. ``how``: ``estimate``'s ``rounds``, ``kingmaking``, ``chunk`` and ``final``.
     Without a mode: ``None``, nothing measured. It acts once per ``mode``: a study's inner
     runs (a robustness check's conditions) are in its estimate already.
 
@@ -774,7 +750,6 @@ def settle(parts: Sequence[Part], jobs: int, backend: str = "loky",
     m = _MODE.get()
     if m is None or not (m.plan or m.budget is not None or m.say is not None):
         return None
-    how = {"rounds": rounds, "kingmaking": kingmaking, "chunk": chunk, "final": final}
     capped = False
     if m.budget is not None and parts:  # (nothing to play: every run finished earlier)
         games = fit(parts, m.budget, jobs, backend, most, **how)

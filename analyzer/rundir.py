@@ -168,21 +168,12 @@ def _check_resume(chunk_dir: Path, old: dict[str, Any], new: dict[str, Any]) -> 
             chunk_size=old_size, resume=True)
 
 
-def clean_temporary(root: Path) -> int:
-    """Remove the temporary files (``.NAME.tmpPID``) a killed run left under ``root``; returns
-    how many. Safe while no other process writes there (one run per directory)."""
-    removed = 0
+def clean_temporary(root: Path) -> None:
+    """Remove the temporary files (``.NAME.tmpPID``) a killed run left under ``root``. Safe
+    while no other process writes there (one run per directory)."""
     for stale in Path(root).rglob(TEMPORARY):
         if stale.is_file():
             stale.unlink(missing_ok=True)
-            removed += 1
-    return removed
-
-
-def _short(path: Path, width: int = 80) -> str:
-    """A path for a one-line message: a very long one is cut in the middle."""
-    text = str(path)
-    return text if len(text) <= width else f"{text[:width // 2]}…{text[-width // 2:]}"
 
 
 def _name_lengths(path: Path) -> None:
@@ -195,10 +186,10 @@ def _name_lengths(path: Path) -> None:
         name_max, path_max = 255, 4096
     for part in path.parts:
         if len(os.fsencode(part)) > name_max:
-            raise OptionError("out", f"cannot use {_short(path)}: a name in it is "
+            raise OptionError("out", f"cannot use {userfiles.short(path)}: a name in it is "
                                      f"{len(os.fsencode(part)):,} bytes long (at most {name_max})")
     if len(os.fsencode(str(path.absolute()))) >= path_max:
-        raise OptionError("out", f"cannot use {_short(path)}: the path is longer than "
+        raise OptionError("out", f"cannot use {userfiles.short(path)}: the path is longer than "
                                  f"{path_max - 1:,} bytes")
 
 
@@ -252,7 +243,8 @@ class RunDir:
         try:
             rd.check()
         except OSError as err:  # a path the system refuses to look at (too deep, a loop)
-            raise OptionError("out", f"cannot use {_short(rd.path)} ({err.strerror})") from None
+            raise OptionError("out", f"cannot use {userfiles.short(rd.path)} "
+                                     f"({err.strerror})") from None
         return rd
 
     @property
@@ -408,25 +400,23 @@ class RunDir:
             summary = userfiles.read_json(self.path / "summary.json")
         except userfiles.UnreadableFile:
             return False
-        found = read_fingerprint(self.chunks)
         if not isinstance(summary, dict):
             return False
         run = summary.get("run") or {}
-        return (found is not None and bool(summary.get("results"))
-                and run.get("seed") == scenario.seed and run.get("games") == scenario.games
-                and run.get("target_ci") is None
-                and found.get("scenario") == scenario.fingerprint()
-                and found.get("seed") == scenario.seed)
+        # (the directory exists: without a fingerprint ``same_chunks`` is false)
+        return (bool(summary.get("results")) and run.get("seed") == scenario.seed
+                and run.get("games") == scenario.games and run.get("target_ci") is None
+                and self.same_chunks(scenario))
 
-    def same_chunks(self, scenario: Any, chunk_size: int) -> bool:
+    def same_chunks(self, scenario: Any, chunk_size: int | None = None) -> bool:
         """Whether the chunks here (if any) are of ``scenario``, its seed and this chunk size
-        (so a resume keeps them); true for a directory that does not exist yet."""
+        (``None``: any; so a resume keeps them); true for a directory that does not exist yet."""
         found = read_fingerprint(self.chunks)
         if found is None:
             return not self.path.exists()
         return (found.get("scenario") == scenario.fingerprint()
                 and found.get("seed") == scenario.seed
-                and found.get("chunk_size", chunk_size) == chunk_size)
+                and chunk_size in (None, found.get("chunk_size", chunk_size)))
 
     @contextmanager
     def session(self, *, nest: bool = False,

@@ -39,8 +39,8 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from collections.abc import Collection, Mapping
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -232,13 +232,9 @@ class Problems:
         self.lines.append(f"{self.file}: {fld}: {msg}" if fld else f"{self.file}: {msg}")
         raise _Skip
 
-    @contextmanager
-    def check(self) -> Iterator[None]:
+    def check(self) -> AbstractContextManager[None]:
         """A block whose failure (``fail``) is noted and skipped."""
-        try:
-            yield
-        except _Skip:
-            pass
+        return suppress(_Skip)
 
     def raise_any(self) -> None:
         """Raise every problem noted so far as one ``ScenarioError`` (one line each)."""
@@ -478,19 +474,15 @@ def rules_error(spec: GameSpec, players: int, expansions: tuple[str, ...],
                 memo: dict[tuple, RuleError | None] | None = None) -> RuleError | None:
     """The ``RuleError`` the game's ``make_config`` raises for ``rules``, else None; with
     ``memo``, the same rules at the same player count are checked once."""
-    key = None
-    if memo is not None:
-        key = (players, tuple(expansions), json.dumps(rules, sort_keys=True, default=repr))
-        if key in memo:
-            return memo[key]
-    try:
-        spec.make_config(players, tuple(expansions), rules)
-        found = None
-    except RuleError as err:
-        found = err
-    if key is not None:
-        memo[key] = found
-    return found
+    memo = {} if memo is None else memo
+    key = (players, tuple(expansions), json.dumps(rules, sort_keys=True, default=repr))
+    if key not in memo:
+        try:
+            spec.make_config(players, tuple(expansions), rules)
+            memo[key] = None
+        except RuleError as err:
+            memo[key] = err
+    return memo[key]
 
 
 def check_rules(spec: GameSpec, players: int, expansions: tuple[str, ...],
@@ -607,22 +599,18 @@ def text_problem(text: str, limit: int) -> str:
     return ""
 
 
-def _resolved(path: Path) -> Path:
-    """``path.resolve()``, or ``path`` as given where it cannot be resolved (a symlink loop):
-    the table reader then refuses it in one line naming the file."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path
-
-
 def _rules(rules: dict, where: str, base_dir: Path | None) -> dict:
     """Rule options with relative ``*_file`` paths resolved against the scenario's folder."""
     out = dict(rules)
     for key, value in rules.items():
         if key.endswith("_file") and isinstance(value, str) and base_dir is not None:
             p = Path(value)
-            out[key] = str(p if p.is_absolute() else _resolved(base_dir / p))
+            if not p.is_absolute():
+                p = base_dir / p
+                # unresolvable (a symlink loop): as given, the table reader refuses it by name
+                with suppress(OSError, RuntimeError):
+                    p = p.resolve()
+            out[key] = str(p)
     return out
 
 

@@ -86,13 +86,9 @@ def read_text(path: str | Path, limit: int = TOML_LIMIT) -> str:
         raise UnreadableFile(path, f"not UTF-8 text (bad byte at offset {err.start})", "encoding") from None
 
 
-def parse_toml(text: str, path: str | Path = "<text>") -> dict[str, Any]:
-    """``tomllib.loads(text)``; a syntax error or a nesting too deep for the parser is an
-    ``UnreadableFile`` of ``path`` (kind ``"syntax"``)."""
-    return _parsed(text, path, tomllib.loads, tomllib.TOMLDecodeError, "TOML")
-
-
 def _parsed(text: str, path: str | Path, loads: Any, error: type[Exception], what: str) -> Any:
+    """``loads(text)``; its ``error`` or a nesting too deep for the parser is an
+    ``UnreadableFile`` of ``path`` (kind ``"syntax"``)."""
     try:
         return loads(text)
     except error as err:
@@ -102,14 +98,14 @@ def _parsed(text: str, path: str | Path, loads: Any, error: type[Exception], wha
 
 
 def read_toml(path: str | Path, limit: int = TOML_LIMIT) -> dict[str, Any]:
-    """The parsed TOML of the user's file ``path`` (``read_text`` then ``parse_toml``).
+    """The parsed TOML of the user's file ``path`` (``read_text`` then ``tomllib.loads``).
 
     Raises
     ------
     UnreadableFile
         As ``read_text``, or malformed TOML (also: nested too deep).
     """
-    return parse_toml(read_text(path, limit), path)
+    return _parsed(read_text(path, limit), path, tomllib.loads, tomllib.TOMLDecodeError, "TOML")
 
 
 def read_json(path: str | Path, limit: int = JSON_LIMIT) -> Any:
@@ -139,9 +135,15 @@ def looked_up(path: str | Path) -> Path:
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError as err:
-        shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:40]}…{str(path)[-40:]}"
-        raise UnreadableFile(shown, f"cannot use this path ({err.strerror or err})", "os") from None
+        raise UnreadableFile(short(path), f"cannot use this path ({err.strerror or err})",
+                             "os") from None
     return path
+
+
+def short(path: str | Path, width: int = 80) -> str:
+    """A path for a one-line message: a very long one is cut in the middle."""
+    text = str(path)
+    return text if len(text) <= width else f"{text[:width // 2]}…{text[-width // 2:]}"
 
 
 def is_file(path: str | Path) -> bool:

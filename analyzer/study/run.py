@@ -26,7 +26,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import astuple, dataclass, replace
+from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -131,10 +131,8 @@ class RunOptions:
     kingmaking: int = 0  # counterfactual games per game of the kingmaking test (with rounds)
 
     def play(self) -> dict[str, Any]:
-        """The keyword arguments of ``runner.run`` these options set."""
-        return {"jobs": self.jobs, "backend": self.backend, "scheduler": self.scheduler,
-                "chunk_size": self.chunk_size, "progress": self.progress,
-                "rounds": self.rounds, "kingmaking": self.kingmaking}
+        """The keyword arguments of ``runner.run`` these options set (all but ``csv``)."""
+        return {k: v for k, v in asdict(self).items() if k != "csv"}
 
 
 def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
@@ -172,25 +170,17 @@ def run_options(n_games: int, *, jobs: int | None = None, backend: str = "loky",
                       kingmaking_samples)
 
 
+@dataclass(eq=False)
 class StudyRun:
-    """A study checked and ready to run (``prepare``): its scenario (overrides applied), kind,
-    run options, run directory and target precision.
+    """A study checked and ready to run (``prepare``): its scenario (overrides applied), kind
+    (a key of ``analyzer.studies.STUDIES``), run options, run directory and target precision."""
 
-    Attributes
-    ----------
-    scenario : Scenario
-    kind : str
-        A key of ``analyzer.studies.STUDIES``.
-    options : RunOptions
-    dir : RunDir
-    target_ci : float or None
-    """
-
-    def __init__(self, scenario: Scenario, kind: str, options: RunOptions, run_dir: RunDir,
-                 target_ci: float | None = None):
-        self.scenario, self.kind, self.options = scenario, kind, options
-        self.dir, self.target_ci = run_dir, target_ci
-        self.estimate: plan.Estimate | None = None  # set by ``settle``
+    scenario: Scenario
+    kind: str
+    options: RunOptions
+    dir: RunDir
+    target_ci: float | None = None
+    estimate: plan.Estimate | None = field(default=None, init=False)  # set by ``settle``
 
     def settle(self, scenario: Scenario | None = None, *, label: str | None = None,
                before: Sequence[plan.Part] = ()) -> StudyRun:
@@ -207,8 +197,7 @@ class StudyRun:
                           rounds=o.rounds, kingmaking=o.kingmaking)
         run = self
         if est is not None and est.games not in (None, self.scenario.games):
-            run = StudyRun(with_overrides(self.scenario, games=est.games), self.kind,
-                           self.options, self.dir, self.target_ci)
+            run = replace(self, scenario=with_overrides(self.scenario, games=est.games))
         run.estimate = est
         return run
 
