@@ -1,7 +1,7 @@
 """Game-agnostic statistics over the ``games`` / ``seats`` record tables.
 
 Small pure functions on arrays (``wilson``, ``mean_interval``, ``ratio_interval``,
-``clustered_share``, ``clustered_mean``, ``paired_difference``, ``bca_interval``) under DataFrame
+``clustered_share``, ``paired_difference``, ``bca_interval``) under DataFrame
 functions whose docstrings list their columns. Nothing here imports a game. All intervals are
 two-sided at ``confidence`` (default 0.95).
 
@@ -74,21 +74,16 @@ def _t_ppf(q: float, df: int) -> float:
     return float(sps.t.ppf(q, df))
 
 
-def _t_bounds(d: float, se: float, df: int, confidence: float) -> tuple[float, float, float]:
-    """``d ± t·se`` (Student's t, ``df`` degrees of freedom) and the two-sided p-value of
-    ``d = 0``; exact (``lo == hi``, p 0 or 1) when ``se`` is 0."""
+def _bounds(d: float, se: float, confidence: float, df: int | None = None
+            ) -> tuple[float, float, float]:
+    """``d ± q·se`` and the two-sided p-value of ``d = 0``, ``q`` and the test Student's t on
+    ``df`` degrees of freedom (normal when ``None``); exact (``lo == hi``, p 0 or 1) when ``se``
+    is 0."""
+    q = _z(confidence) if df is None else _t_ppf(0.5 + confidence / 2, df)
     if se == 0:
         return d, d, (0.0 if d else 1.0)
-    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
-    return d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df))
-
-
-def _normal_bounds(d: float, se: float, confidence: float) -> tuple[float, float, float]:
-    """``_t_bounds`` with the normal quantile and test."""
-    z = _z(confidence)
-    if se == 0:
-        return d, d, (0.0 if d else 1.0)
-    return d - z * se, d + z * se, float(2 * sps.norm.sf(abs(d) / se))
+    x, half = abs(d) / se, q * se
+    return d - half, d + half, float(2 * (sps.norm.sf(x) if df is None else sps.t.sf(x, df)))
 
 
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
@@ -204,32 +199,6 @@ def clustered_share(events: Sequence[float] | np.ndarray, trials: Sequence[float
         n_eff = min(n, p * (1 - p) / (se * se))
     iv = wilson(p * n_eff, n_eff, confidence)
     return Interval(p, iv.lo, iv.hi)
-
-
-def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np.ndarray,
-                   confidence: float = 0.95) -> Interval:
-    """Mean of rows grouped in clusters (games), with a cluster-robust t interval.
-
-    The standard error is the ratio estimator's over the clusters (``ratio_interval``: the
-    cluster-robust sandwich standard error of a mean), the quantile Student's t with
-    ``clusters − 1`` degrees of freedom. With one row per cluster it is ``mean_interval``'s
-    interval.
-
-    Parameters
-    ----------
-    values : array_like, shape (rows,)
-    clusters : array_like, shape (rows,)
-        The cluster (game id) of each row.
-    """
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    sums, counts = _cluster_sums(x, clusters)
-    if counts.size < 2:
-        return Interval(float(x.mean()), math.nan, math.nan)
-    m, se = _ratio_se(sums, counts)
-    lo, hi, _ = _t_bounds(m, se, counts.size - 1, confidence)
-    return Interval(m, lo, hi)
 
 
 def _cluster_sums(x: np.ndarray, clusters: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -379,8 +348,9 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
 
     Like ``paired_difference``, but the rows (e.g. several seats of one game followed into the
     same game of a variant) are not independent within a cluster: the interval is
-    ``clustered_mean``'s (cluster-robust, t with ``clusters − 1`` degrees of freedom) and the
-    p-value the matching two-sided t-test. With one row per cluster it equals
+    cluster-robust (the standard error ``ratio_interval``'s over the clusters, the sandwich
+    standard error of a mean; t with ``clusters − 1`` degrees of freedom) and the p-value the
+    matching two-sided t-test. With one row per cluster it equals
     ``paired_difference``. ``bounds``: as for ``paired_difference`` (a difference the same in
     every row is ``no_spread``'s over the clusters).
     """
@@ -393,7 +363,7 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
     if np.all(d == d[0]):  # no spread: over the clusters, the unit
         got = _no_spread_difference(m, int(counts.size), bounds, confidence)
         return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
-    lo, hi, p = _t_bounds(m, _ratio_se(sums, counts)[1], counts.size - 1, confidence)
+    lo, hi, p = _bounds(m, _ratio_se(sums, counts)[1], confidence, counts.size - 1)
     return Difference(m, lo, hi, n, p, bool(lo > 0 or hi < 0))
 
 
@@ -439,8 +409,6 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
         return
     grouped = rows.groupby([*by, "game_id"], sort=True, observed=True)[column]
     sums, sizes = grouped.sum(), grouped.size()
-    if sizes.empty or sizes.max() <= 1:
-        return
     index = {(k if isinstance(k, tuple) else (k,)): i
              for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
     sum_values, size_values = sums.to_numpy(float), sizes.to_numpy(float)
@@ -478,7 +446,7 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
                 confidence: float = 0.95) -> pd.DataFrame:
     """Mean of ``metric`` per group with t intervals, games as the unit.
 
-    A group with several rows in some game (a policy at two seats) gets ``clustered_mean``'s
+    A group with several rows in some game (a policy at two seats) gets ``clustered_difference``'s
     cluster-robust interval over games (needs ``game_id``); one row per game, the plain t
     interval.
 
@@ -495,7 +463,7 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
     out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
     for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
         se = _ratio_se(sums, sizes)[1]
-        out.loc[i, ["lo", "hi"]] = _t_bounds(out.at[i, "mean"], se, sizes.size - 1, confidence)[:2]
+        out.loc[i, ["lo", "hi"]] = _bounds(out.at[i, "mean"], se, confidence, sizes.size - 1)[:2]
     return out
 
 
@@ -1051,7 +1019,7 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
     se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))
     if math.isnan(se):
         return Interval(estimate, math.nan, math.nan), math.nan
-    lo, hi, p = _normal_bounds(estimate, se, confidence)
+    lo, hi, p = _bounds(estimate, se, confidence)
     return Interval(estimate, lo, hi), p
 
 
@@ -1119,7 +1087,7 @@ def two_sample_comparison(base: float, base_se: float, other: float, other_se: f
     if any(math.isnan(v) for v in (base, base_se, other, other_se)):
         return Comparison(d, math.nan, math.nan, math.nan, "two-sample")
     se = math.hypot(base_se, other_se)
-    return Comparison(d, *_normal_bounds(d, se, confidence), "exact" if se == 0 else "two-sample")
+    return Comparison(d, *_bounds(d, se, confidence), "exact" if se == 0 else "two-sample")
 
 
 def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.95
@@ -1162,7 +1130,7 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
            - 2 * float(((o.reindex(shared) - o.mean()) * (b.reindex(shared) - b.mean())).sum())
            / math.sqrt(n_o * (n_o - 1) * n_b * (n_b - 1)))
     se = math.sqrt(max(float(var), 0.0))
-    return Comparison(d, *_t_bounds(d, se, min(n_b, n_o) - 1, confidence),
+    return Comparison(d, *_bounds(d, se, confidence, min(n_b, n_o) - 1),
                       "exact" if se == 0 else "paired", len(shared))
 
 
@@ -1270,7 +1238,7 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
     if n < 2:
         return Edge(share, reference, edge, nan, nan, nan, games, groups, per_game)
     se = float(np.std(psi, ddof=1) / math.sqrt(n))
-    return Edge(share, reference, edge, *_t_bounds(edge, se, n - 1, confidence), games, groups,
+    return Edge(share, reference, edge, *_bounds(edge, se, confidence, n - 1), games, groups,
                 per_game)
 
 
