@@ -15,7 +15,7 @@ import functools
 import math
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -138,14 +138,10 @@ def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndar
     """
     y = np.asarray(y, dtype=float)
     x = np.asarray(x, dtype=float)
-    n = x.size
-    if n == 0 or x.sum() == 0:
+    if x.size == 0 or x.sum() == 0:
         return Interval(math.nan, math.nan, math.nan)
-    r, se = _ratio_se(y, x)
-    if n < 2:
-        return Interval(r, math.nan, math.nan)
-    z = _z(confidence)
-    return Interval(r, r - z * se, r + z * se)
+    r, se = _ratio_se(y, x)  # se nan for one unit: nan bounds
+    return Interval(r, *_bounds(r, se, confidence)[:2])
 
 
 def _ratio_se(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
@@ -288,10 +284,9 @@ def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[fl
 
     For arms whose games share no game seed (arms of different player counts that do are
     paired by seed instead: ``report.players.seed_difference``). ``n`` is the effective number
-    of games
-    ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the standardized
-    difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika 34:28–35;
-    computed by ``scipy.stats.ttest_ind(equal_var=False)``.
+    of games ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the
+    standardized difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika
+    34:28–35; computed by ``scipy.stats.ttest_ind(equal_var=False)``.
 
     Parameters
     ----------
@@ -361,8 +356,7 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
     if counts.size < 2:
         return Difference(m, math.nan, math.nan, n, math.nan, False)
     if np.all(d == d[0]):  # no spread: over the clusters, the unit
-        got = _no_spread_difference(m, int(counts.size), bounds, confidence)
-        return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
+        return replace(_no_spread_difference(m, int(counts.size), bounds, confidence), n=n)
     lo, hi, p = _bounds(m, _ratio_se(sums, counts)[1], confidence, counts.size - 1)
     return Difference(m, lo, hi, n, p, bool(lo > 0 or hi < 0))
 
@@ -391,8 +385,7 @@ def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
     g = g.rename(columns={"size": "n", "sum": "wins"})
     ivs = [wilson(k, n, confidence) for k, n in zip(g["wins"], g["n"])]
     for i, (sums, sizes) in _clustered_groups(seats, by, "won", g):
-        iv = clustered_share(sums, sizes, confidence)
-        ivs[i] = Interval(ivs[i].estimate, iv.lo, iv.hi)
+        ivs[i] = replace(clustered_share(sums, sizes, confidence), estimate=ivs[i].estimate)
     g["rate"] = [iv.estimate for iv in ivs]
     g["lo"] = [iv.lo for iv in ivs]
     g["hi"] = [iv.hi for iv in ivs]
@@ -409,8 +402,7 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
         return
     grouped = rows.groupby([*by, "game_id"], sort=True, observed=True)[column]
     sums, sizes = grouped.sum(), grouped.size()
-    index = {(k if isinstance(k, tuple) else (k,)): i
-             for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
+    index = {k: i for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
     sum_values, size_values = sums.to_numpy(float), sizes.to_numpy(float)
     for key, start, stop in _group_slices(sums.index, len(by)):
         if size_values[start:stop].max() > 1:
@@ -457,8 +449,7 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
     """
     rows = []
     for key, grp in seats.groupby(list(by), sort=True, observed=True)[metric]:
-        iv = mean_interval(grp.to_numpy(), confidence)
-        key = key if isinstance(key, tuple) else (key,)
+        iv = mean_interval(grp.to_numpy(), confidence)  # key: a tuple (grouped by a list)
         rows.append([*key, len(grp), iv.estimate, iv.lo, iv.hi])
     out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
     for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
@@ -1016,9 +1007,7 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
     """Normal interval and two-sided p-value (against 0) from the jackknife standard error
     (``jackknife_variance``). ``jackknife``: the statistic with each unit left out, shape (n,),
     or one such array per independent sample (their variances add)."""
-    se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))
-    if math.isnan(se):
-        return Interval(estimate, math.nan, math.nan), math.nan
+    se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))  # nan: nan bounds
     lo, hi, p = _bounds(estimate, se, confidence)
     return Interval(estimate, lo, hi), p
 
@@ -1061,10 +1050,8 @@ def clip_interval(lo: float, hi: float, low: float, high: float) -> tuple[float,
     """``[lo, hi]`` clipped to the possible range ``[low, high]`` of the quantity (e.g. ±1 for
     a difference of win shares): a t interval of a bounded per-game value over few games can
     reach past it. ``nan`` bounds stay ``nan``."""
-    def clip(x: float) -> float:
-        return x if x is None or math.isnan(x) else min(max(x, low), high)
-
-    return clip(lo), clip(hi)
+    lo, hi = (x if x is None or math.isnan(x) else min(max(x, low), high) for x in (lo, hi))
+    return lo, hi
 
 
 def interval_se(lo: float, hi: float, confidence: float = 0.95) -> float:
@@ -1117,10 +1104,9 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
     b = base.dropna().astype(float)
     o = other.dropna().astype(float)
     n_b, n_o = len(b), len(o)
+    d = float(o.mean() - b.mean()) if n_b and n_o else math.nan
     if n_b < 2 or n_o < 2:
-        d = float(o.mean() - b.mean()) if n_b and n_o else math.nan
         return Comparison(d, math.nan, math.nan, math.nan, "paired")
-    d = float(o.mean() - b.mean())
     shared = b.index.intersection(o.index)
     if len(shared) == n_b == n_o:
         per = (o.reindex(shared) - b.reindex(shared)).to_numpy()
@@ -1144,12 +1130,11 @@ class Edge:
     share : float
         Mean over the games with a flagged row of the flagged rows' summed win share.
     reference : float
-        What the same flagged rows would win at their groups' rates when not flagged:
-        ``Σ_p r_p · m_p``, ``r_p`` group ``p``'s win share per row over its unflagged rows,
-        ``m_p`` its flagged rows per game with a flag.
+        What the same flagged rows would win at their groups' unflagged rates,
+        ``Σ_p r_p · m_p`` (``flagged_edge``).
     edge, lo, hi, p_value : float
         ``share − reference``, its interval and the two-sided p-value of 0 (linearised
-        standard error over games, Student's t with ``games − 1`` degrees of freedom).
+        standard error over all the games given, Student's t with one degree of freedom fewer).
     games : int
         Games with a flagged row.
     groups : dict of str to float
@@ -1286,10 +1271,9 @@ def equivalence(estimate: float, se: float, tolerance: float, *, target: float =
     lo, hi = estimate - q * se, estimate + q * se
     if se == 0:
         p = 0.0 if abs(estimate - target) < tolerance else 1.0
-    else:
-        p_low = float(ref.sf((estimate - (target - tolerance)) / se))
-        p_high = float(ref.cdf((estimate - (target + tolerance)) / se))
-        p = max(p_low, p_high)
+    else:  # the larger of the two one-sided p-values
+        p = max(float(ref.sf((estimate - (target - tolerance)) / se)),
+                float(ref.cdf((estimate - (target + tolerance)) / se)))
     return Equivalence(estimate, lo, hi, target, tolerance, p, bool(p < alpha))
 
 

@@ -43,7 +43,8 @@ def test_independent_seats_keep_the_plain_wilson_width():
 
 def test_cluster_robust_standard_error_equals_statsmodels():
     """``clustered_difference``'s standard error (of a difference from 0) is statsmodels'
-    cluster-robust one of an intercept-only regression (CR1: G/(G − 1)·(N − 1)/(N − K), K = 1), with a t(G − 1) quantile."""
+    cluster-robust one of an intercept-only regression (CR1: G/(G − 1)·(N − 1)/(N − K),
+    K = 1), with a t(G − 1) quantile."""
     import statsmodels.api as sm
 
     rng = np.random.default_rng(1)
