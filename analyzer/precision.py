@@ -1,12 +1,10 @@
 """Run until a target precision: add chunks until every reported win-rate interval is narrow.
 
-``--target-ci H`` asks that every win-rate interval the report shows be no wider than ``±H``:
-per variant and policy (variants with several policies; a policy at several seats of a game
-gets the games-as-unit interval), per variant and seat, and per variant and start position
-(95% Wilson, ``stats.win_rates``) — ``stats.HALF_WIDTH_COVERS`` names them for the report.
-The run grows in whole chunks on the runner's resume mechanism: a larger ``n_games`` keeps
-every chunk already on disk (same seeds, same chunk boundaries) and plays only the new ones,
-so a run stopped at ``n`` games holds exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
+``--target-ci H`` asks that every win-rate interval the report shows (the groupings
+``stats.max_win_rate_half_width`` lists) be no wider than ``±H``. The run grows in whole chunks
+on the runner's resume mechanism: a larger ``n_games`` keeps every chunk already on disk (same
+seeds, same chunk boundaries) and plays only the new ones, so a run stopped at ``n`` games holds
+exactly the records of a plain ``n``-game run. It stops at the target or at ``--games``.
 """
 
 from __future__ import annotations
@@ -47,10 +45,6 @@ class Precision:
     steps: tuple[int, ...]
 
 
-# the widest half-width of the win-rate intervals the report lists (``stats.HALF_WIDTH_COVERS``)
-max_half_width = stats.max_win_rate_half_width
-
-
 def entrant_half_width(seats: pd.DataFrame) -> float:
     """Widest half-width of the 95% intervals of each player's win rate over all arms, with
     the game seed as the unit (a tournament: every arm plays every seed, so the games of one
@@ -81,7 +75,7 @@ def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: i
 def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_games: int,
                   chunk_dir: Path, target: float, *, chunk_size: int, jobs: int,
                   resume: bool = False,
-                  half_width: Callable[[pd.DataFrame], float] = max_half_width,
+                  half_width: Callable[[pd.DataFrame], float] = stats.max_win_rate_half_width,
                   **run_kwargs) -> tuple[runner.RunResult, Precision]:
     """Play chunks until the widest reported win-rate half-width is ``<= target``.
 
@@ -97,7 +91,7 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         The first round plays ``max(chunk_size * jobs, 4 * chunk_size)`` games (at most the cap).
     half_width : callable
         The widest reported half-width of the seat records so far (``variant, game_id, policy,
-        seat, won``): ``max_half_width``, or a study kind's ``half_width``
+        seat, won``): ``stats.max_win_rate_half_width``, or a study kind's ``half_width``
         (``analyzer.studies``: ``entrant_half_width`` for a tournament).
     **run_kwargs
         Passed on to ``runner.run`` (rotate, backend, scheduler, fingerprint, progress...).
@@ -116,15 +110,11 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
     if not 0 < target < 0.5:
         raise OptionError("target_ci", f"must be a half-width between 0 and 0.5 (got {target})")
     n = min(max_games, max(chunk_size * jobs, 4 * chunk_size))
-    steps, seconds, played, cpu = [], 0.0, 0, 0.0
-    first_resumed = None
+    steps, done = [], []
     while True:
         result = runner.run(spec, arms, root_seed, n, chunk_dir, chunk_size=chunk_size, jobs=jobs,
                             resume=resume or bool(steps), **run_kwargs)
-        first_resumed = result.resumed if first_resumed is None else first_resumed
-        seconds += result.seconds
-        played += result.games_played
-        cpu += result.cpu_seconds
+        done.append(result)
         steps.append(n)
         seats = pd.concat([pd.read_parquet(p, columns=_columns(p))
                            for p in result.parts("seats")], ignore_index=True)
@@ -132,13 +122,14 @@ def run_to_target(spec, arms: Sequence[runner.ArmPlan], root_seed: int, max_game
         if hw <= target or n >= max_games:
             break
         n = next_games(n, hw, target, chunk_size, max_games)
-    total = runner.RunResult(result.chunk_dir, result.chunks, first_resumed, seconds, played,
-                              cpu, result.rounds, copied=result.copied)
+    total = runner.RunResult(result.chunk_dir, result.chunks, done[0].resumed,
+                             sum(r.seconds for r in done), sum(r.games_played for r in done),
+                             sum(r.cpu_seconds for r in done), result.rounds, copied=result.copied)
     return total, Precision(target, n, hw, hw <= target, tuple(steps))
 
 
 def _columns(part: Path) -> list[str]:
-    """The seat columns ``max_half_width`` reads that the part has."""
+    """The seat columns ``stats.max_win_rate_half_width`` reads that the part has."""
     import pyarrow.parquet as pq
 
     names = pq.read_schema(part).names

@@ -32,13 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from analyzer import __version__
-from analyzer.errors import (  # noqa: F401 (RunStopped: re-exported, as before)
-    OptionError,
-    RunInterrupted,
-    RunStopped,
-    TurnCapExceeded,
-    WorkerDied,
-)
+from analyzer.errors import OptionError, RunInterrupted, TurnCapExceeded, WorkerDied
 from analyzer.files import atomic_path
 from analyzer.model.base import GameSpec, build_policy
 from analyzer.model.flow import KINGMAKING_COLUMNS, ROUND_COLUMNS, Checkpoints, Kingmaking
@@ -64,8 +58,6 @@ CONSULT_OPTIONS = b"options"
 # kingmaking test, consulted options, games copied between arms
 Played = tuple[int, int, pa.Table, pa.Table, float, pa.Table | None, pa.Table | None, pa.Table,
                pa.Table]
-_ARROW = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
-          "bool": pa.bool_(), "boolean": pa.bool_(), "int32": pa.int32(), "float32": pa.float32()}
 
 
 class GameTurnCap(TurnCapExceeded):
@@ -359,7 +351,7 @@ def _check_keys(spec: GameSpec, record: dict, declared, kind: str) -> None:
 
 
 def _table(rows: dict[str, list], columns: dict[str, str]) -> pa.Table:
-    return pa.table({c: pa.array(rows[c], type=_ARROW.get(t, None)) for c, t in columns.items()})
+    return pa.table({c: pa.array(rows[c], type=pa.type_for_alias(t)) for c, t in columns.items()})
 
 
 def part_path(chunk_dir: Path, kind: str, first: int, stop: int) -> Path:
@@ -408,8 +400,6 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         kingmaking: int = 0) -> RunResult:
     """Play ``n_games`` games under each arm and write one Parquet pair per chunk.
 
-    Reusable by any study that compares a list of arms over one seed range.
-
     Parameters
     ----------
     spec : GameSpec
@@ -439,14 +429,9 @@ def run(spec: GameSpec, arms: Sequence[ArmPlan], root_seed: int, n_games: int, c
         line every ``PROGRESS_EVERY`` seconds (``ProgressLines``).
     clock : callable
         Time source in seconds, injectable for tests.
-    rounds : bool
-        Record a checkpoint after every round (a game with ``GameSpec.flow``; ``model.flow``)
-        into ``rounds-FIRST-STOP.parquet`` beside each chunk. The games and seats parts are the
-        same either way; a resume keeps only chunks with their checkpoints part.
-    kingmaking : int
-        With ``rounds``: test every game for kingmaking with at most this many counterfactual
-        games (``flow.kingmaking``) into ``kingmaking-FIRST-STOP.parquet`` beside each chunk
-        (0: no test). The other parts are the same either way.
+    rounds, kingmaking : bool, int
+        As for ``play_chunk``: checkpoints after every round, a kingmaking test, each written
+        beside the chunk (``part_path``); a resume keeps only chunks that have them.
 
     Returns
     -------
@@ -609,9 +594,8 @@ def _worker_death(err: BaseException) -> bool:
     """Whether ``err`` says a worker process died (loky) or was lost (dask), not a game bug."""
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    if isinstance(err, BrokenProcessPool):
-        return True
-    return type(err).__name__ == "KilledWorker"  # dask.distributed, imported only with dask
+    # KilledWorker: dask.distributed's, imported only with dask
+    return isinstance(err, BrokenProcessPool) or type(err).__name__ == "KilledWorker"
 
 
 def _execute(spec, arms, root_seed, todo, rotate, jobs, backend, rounds: bool, kingmaking: int,
@@ -685,17 +669,13 @@ class _Source:
         return tuple((i, k) for i in range(first, stop) for name, k in self.order.items()
                      if (i, name) in self.free)
 
-    def _rows(self, table: pa.Table, pairs: set[tuple[int, str]], like: pa.Table) -> pa.Table:
-        ids = table.column("game_id").to_pylist()
-        names = table.column("variant").to_pylist()
-        keep = [j for j, key in enumerate(zip(ids, names)) if key in pairs]
-        rows = table.take(pa.array(keep, type=pa.int64())).select(like.column_names)
-        return rows.cast(like.schema)
-
     def _merge(self, played: pa.Table, pairs: set[tuple[int, str]], source: pa.Table) -> pa.Table:
         """``played`` with the rows of ``pairs`` from ``source``, in the order ``play_chunk``
         writes them: by game id, then arm, each game's rows in their own order."""
-        both = pa.concat_tables([played, self._rows(source, pairs, played)])
+        keys = zip(source.column("game_id").to_pylist(), source.column("variant").to_pylist())
+        keep = pa.array([j for j, key in enumerate(keys) if key in pairs], type=pa.int64())
+        copies = source.take(keep).select(played.column_names).cast(played.schema)
+        both = pa.concat_tables([played, copies])
         gid = np.asarray(both.column("game_id").to_pylist(), dtype=np.int64)
         arm = np.asarray([self.order[v] for v in both.column("variant").to_pylist()],
                          dtype=np.int64)
@@ -705,7 +685,8 @@ class _Source:
     def fill(self, skip: Sequence[tuple[int, int]], games: pa.Table, seats: pa.Table,
              marks: pa.Table | None, consulted: pa.Table
              ) -> tuple[pa.Table, pa.Table, pa.Table | None, pa.Table, pa.Table]:
-        """A chunk's tables with its skipped games copied in, and the list of those games."""
+        """A chunk's tables with its skipped games (``skip``'s pairs, by game id, then arm)
+        copied in, and the list of those games in that order."""
         names = {k: name for name, k in self.order.items()}
         pairs = {(i, names[k]) for i, k in skip}
         games = self._merge(games, pairs, self.games)
@@ -713,8 +694,7 @@ class _Source:
         if marks is not None and self.rounds is not None:
             marks = self._merge(marks, pairs, self.rounds)
         consulted = self._merge(consulted, pairs, self.consulted)
-        listed = sorted(pairs, key=lambda p: (p[0], self.order[p[1]]))
-        copied = _table({"game_id": [i for i, _ in listed], "variant": [v for _, v in listed]},
+        copied = _table({"game_id": [i for i, _ in skip], "variant": [names[k] for _, k in skip]},
                         ID_SEAT_COLUMNS)
         return games, seats, marks, consulted, copied
 
@@ -919,15 +899,8 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
     if not show:
         yield lambda n: None
         return
+    from rich import progress as rp
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     console = Console(stderr=True)
     if not console.is_terminal:
@@ -949,10 +922,10 @@ def _progress(show: bool, total: int, done: int, clock: Callable[[], float]):
             thread.join()
         return
     t0 = clock()
-    rate = TextColumn("{task.fields[speed]:>16}")
-    with Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), rate,
-                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                  console=console, get_time=clock, transient=False) as prog:
+    rate = rp.TextColumn("{task.fields[speed]:>16}")
+    with rp.Progress(rp.TextColumn("games"), rp.BarColumn(), rp.MofNCompleteColumn(), rate,
+                     rp.TimeElapsedColumn(), rp.TextColumn("ETA"), rp.TimeRemainingColumn(),
+                     console=console, get_time=clock, transient=False) as prog:
         task = prog.add_task("games", total=total, completed=done, speed=speed(0.0))
         new = [0]
 

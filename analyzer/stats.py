@@ -1,7 +1,7 @@
 """Game-agnostic statistics over the ``games`` / ``seats`` record tables.
 
 Small pure functions on arrays (``wilson``, ``mean_interval``, ``ratio_interval``,
-``clustered_share``, ``clustered_mean``, ``paired_difference``, ``bca_interval``) under DataFrame
+``clustered_share``, ``paired_difference``, ``bca_interval``) under DataFrame
 functions whose docstrings list their columns. Nothing here imports a game. All intervals are
 two-sided at ``confidence`` (default 0.95).
 
@@ -15,7 +15,7 @@ import functools
 import math
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -74,21 +74,16 @@ def _t_ppf(q: float, df: int) -> float:
     return float(sps.t.ppf(q, df))
 
 
-def _t_bounds(d: float, se: float, df: int, confidence: float) -> tuple[float, float, float]:
-    """``d ± t·se`` (Student's t, ``df`` degrees of freedom) and the two-sided p-value of
-    ``d = 0``; exact (``lo == hi``, p 0 or 1) when ``se`` is 0."""
+def _bounds(d: float, se: float, confidence: float, df: int | None = None
+            ) -> tuple[float, float, float]:
+    """``d ± q·se`` and the two-sided p-value of ``d = 0``, ``q`` and the test Student's t on
+    ``df`` degrees of freedom (normal when ``None``); exact (``lo == hi``, p 0 or 1) when ``se``
+    is 0."""
+    q = _z(confidence) if df is None else _t_ppf(0.5 + confidence / 2, df)
     if se == 0:
         return d, d, (0.0 if d else 1.0)
-    half = float(_t_ppf(0.5 + confidence / 2, df) * se)
-    return d - half, d + half, float(2 * sps.t.sf(abs(d) / se, df))
-
-
-def _normal_bounds(d: float, se: float, confidence: float) -> tuple[float, float, float]:
-    """``_t_bounds`` with the normal quantile and test."""
-    z = _z(confidence)
-    if se == 0:
-        return d, d, (0.0 if d else 1.0)
-    return d - z * se, d + z * se, float(2 * sps.norm.sf(abs(d) / se))
+    x, half = abs(d) / se, q * se
+    return d - half, d + half, float(2 * (sps.norm.sf(x) if df is None else sps.t.sf(x, df)))
 
 
 def wilson(k: float, n: int, confidence: float = 0.95) -> Interval:
@@ -143,14 +138,10 @@ def ratio_interval(y: Sequence[float] | np.ndarray, x: Sequence[float] | np.ndar
     """
     y = np.asarray(y, dtype=float)
     x = np.asarray(x, dtype=float)
-    n = x.size
-    if n == 0 or x.sum() == 0:
+    if x.size == 0 or x.sum() == 0:
         return Interval(math.nan, math.nan, math.nan)
-    r, se = _ratio_se(y, x)
-    if n < 2:
-        return Interval(r, math.nan, math.nan)
-    z = _z(confidence)
-    return Interval(r, r - z * se, r + z * se)
+    r, se = _ratio_se(y, x)  # se nan for one unit: nan bounds
+    return Interval(r, *_bounds(r, se, confidence)[:2])
 
 
 def _ratio_se(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
@@ -204,32 +195,6 @@ def clustered_share(events: Sequence[float] | np.ndarray, trials: Sequence[float
         n_eff = min(n, p * (1 - p) / (se * se))
     iv = wilson(p * n_eff, n_eff, confidence)
     return Interval(p, iv.lo, iv.hi)
-
-
-def clustered_mean(values: Sequence[float] | np.ndarray, clusters: Sequence | np.ndarray,
-                   confidence: float = 0.95) -> Interval:
-    """Mean of rows grouped in clusters (games), with a cluster-robust t interval.
-
-    The standard error is the ratio estimator's over the clusters (``ratio_interval``: the
-    cluster-robust sandwich standard error of a mean), the quantile Student's t with
-    ``clusters − 1`` degrees of freedom. With one row per cluster it is ``mean_interval``'s
-    interval.
-
-    Parameters
-    ----------
-    values : array_like, shape (rows,)
-    clusters : array_like, shape (rows,)
-        The cluster (game id) of each row.
-    """
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    sums, counts = _cluster_sums(x, clusters)
-    if counts.size < 2:
-        return Interval(float(x.mean()), math.nan, math.nan)
-    m, se = _ratio_se(sums, counts)
-    lo, hi, _ = _t_bounds(m, se, counts.size - 1, confidence)
-    return Interval(m, lo, hi)
 
 
 def _cluster_sums(x: np.ndarray, clusters: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -319,10 +284,9 @@ def unpaired_difference(base: Sequence[float] | np.ndarray, variant: Sequence[fl
 
     For arms whose games share no game seed (arms of different player counts that do are
     paired by seed instead: ``report.players.seed_difference``). ``n`` is the effective number
-    of games
-    ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the standardized
-    difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika 34:28–35;
-    computed by ``scipy.stats.ttest_ind(equal_var=False)``.
+    of games ``n_b · n_v / (n_b + n_v)``, rounded down, so that ``mean / (se · √n)`` is the
+    standardized difference (Cohen's d) as for a paired one. Welch, B. L. (1947), Biometrika
+    34:28–35; computed by ``scipy.stats.ttest_ind(equal_var=False)``.
 
     Parameters
     ----------
@@ -379,8 +343,9 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
 
     Like ``paired_difference``, but the rows (e.g. several seats of one game followed into the
     same game of a variant) are not independent within a cluster: the interval is
-    ``clustered_mean``'s (cluster-robust, t with ``clusters − 1`` degrees of freedom) and the
-    p-value the matching two-sided t-test. With one row per cluster it equals
+    cluster-robust (the standard error ``ratio_interval``'s over the clusters, the sandwich
+    standard error of a mean; t with ``clusters − 1`` degrees of freedom) and the p-value the
+    matching two-sided t-test. With one row per cluster it equals
     ``paired_difference``. ``bounds``: as for ``paired_difference`` (a difference the same in
     every row is ``no_spread``'s over the clusters).
     """
@@ -391,9 +356,8 @@ def clustered_difference(base: Sequence[float] | np.ndarray, variant: Sequence[f
     if counts.size < 2:
         return Difference(m, math.nan, math.nan, n, math.nan, False)
     if np.all(d == d[0]):  # no spread: over the clusters, the unit
-        got = _no_spread_difference(m, int(counts.size), bounds, confidence)
-        return Difference(m, got.lo, got.hi, n, got.p_value, got.significant)
-    lo, hi, p = _t_bounds(m, _ratio_se(sums, counts)[1], counts.size - 1, confidence)
+        return replace(_no_spread_difference(m, int(counts.size), bounds, confidence), n=n)
+    lo, hi, p = _bounds(m, _ratio_se(sums, counts)[1], confidence, counts.size - 1)
     return Difference(m, lo, hi, n, p, bool(lo > 0 or hi < 0))
 
 
@@ -421,8 +385,7 @@ def win_rates(seats: pd.DataFrame, by: Sequence[str] = ("policy",),
     g = g.rename(columns={"size": "n", "sum": "wins"})
     ivs = [wilson(k, n, confidence) for k, n in zip(g["wins"], g["n"])]
     for i, (sums, sizes) in _clustered_groups(seats, by, "won", g):
-        iv = clustered_share(sums, sizes, confidence)
-        ivs[i] = Interval(ivs[i].estimate, iv.lo, iv.hi)
+        ivs[i] = replace(clustered_share(sums, sizes, confidence), estimate=ivs[i].estimate)
     g["rate"] = [iv.estimate for iv in ivs]
     g["lo"] = [iv.lo for iv in ivs]
     g["hi"] = [iv.hi for iv in ivs]
@@ -439,10 +402,7 @@ def _clustered_groups(rows: pd.DataFrame, by: Sequence[str], column: str, groups
         return
     grouped = rows.groupby([*by, "game_id"], sort=True, observed=True)[column]
     sums, sizes = grouped.sum(), grouped.size()
-    if sizes.empty or sizes.max() <= 1:
-        return
-    index = {(k if isinstance(k, tuple) else (k,)): i
-             for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
+    index = {k: i for i, k in enumerate(groups[list(by)].itertuples(index=False, name=None))}
     sum_values, size_values = sums.to_numpy(float), sizes.to_numpy(float)
     for key, start, stop in _group_slices(sums.index, len(by)):
         if size_values[start:stop].max() > 1:
@@ -478,7 +438,7 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
                 confidence: float = 0.95) -> pd.DataFrame:
     """Mean of ``metric`` per group with t intervals, games as the unit.
 
-    A group with several rows in some game (a policy at two seats) gets ``clustered_mean``'s
+    A group with several rows in some game (a policy at two seats) gets ``clustered_difference``'s
     cluster-robust interval over games (needs ``game_id``); one row per game, the plain t
     interval.
 
@@ -489,13 +449,12 @@ def mean_values(seats: pd.DataFrame, by: Sequence[str] = ("policy",), metric: st
     """
     rows = []
     for key, grp in seats.groupby(list(by), sort=True, observed=True)[metric]:
-        iv = mean_interval(grp.to_numpy(), confidence)
-        key = key if isinstance(key, tuple) else (key,)
+        iv = mean_interval(grp.to_numpy(), confidence)  # key: a tuple (grouped by a list)
         rows.append([*key, len(grp), iv.estimate, iv.lo, iv.hi])
     out = pd.DataFrame(rows, columns=[*by, "n", "mean", "lo", "hi"])
     for i, (sums, sizes) in _clustered_groups(seats, by, metric, out):
         se = _ratio_se(sums, sizes)[1]
-        out.loc[i, ["lo", "hi"]] = _t_bounds(out.at[i, "mean"], se, sizes.size - 1, confidence)[:2]
+        out.loc[i, ["lo", "hi"]] = _bounds(out.at[i, "mean"], se, confidence, sizes.size - 1)[:2]
     return out
 
 
@@ -1048,10 +1007,8 @@ def jackknife_interval(estimate: float, jackknife: np.ndarray | Sequence[np.ndar
     """Normal interval and two-sided p-value (against 0) from the jackknife standard error
     (``jackknife_variance``). ``jackknife``: the statistic with each unit left out, shape (n,),
     or one such array per independent sample (their variances add)."""
-    se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))
-    if math.isnan(se):
-        return Interval(estimate, math.nan, math.nan), math.nan
-    lo, hi, p = _normal_bounds(estimate, se, confidence)
+    se = math.sqrt(sum(jackknife_variance(j) for j in _samples(jackknife)))  # nan: nan bounds
+    lo, hi, p = _bounds(estimate, se, confidence)
     return Interval(estimate, lo, hi), p
 
 
@@ -1093,10 +1050,8 @@ def clip_interval(lo: float, hi: float, low: float, high: float) -> tuple[float,
     """``[lo, hi]`` clipped to the possible range ``[low, high]`` of the quantity (e.g. ±1 for
     a difference of win shares): a t interval of a bounded per-game value over few games can
     reach past it. ``nan`` bounds stay ``nan``."""
-    def clip(x: float) -> float:
-        return x if x is None or math.isnan(x) else min(max(x, low), high)
-
-    return clip(lo), clip(hi)
+    lo, hi = (x if x is None or math.isnan(x) else min(max(x, low), high) for x in (lo, hi))
+    return lo, hi
 
 
 def interval_se(lo: float, hi: float, confidence: float = 0.95) -> float:
@@ -1119,7 +1074,7 @@ def two_sample_comparison(base: float, base_se: float, other: float, other_se: f
     if any(math.isnan(v) for v in (base, base_se, other, other_se)):
         return Comparison(d, math.nan, math.nan, math.nan, "two-sample")
     se = math.hypot(base_se, other_se)
-    return Comparison(d, *_normal_bounds(d, se, confidence), "exact" if se == 0 else "two-sample")
+    return Comparison(d, *_bounds(d, se, confidence), "exact" if se == 0 else "two-sample")
 
 
 def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.95
@@ -1149,10 +1104,9 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
     b = base.dropna().astype(float)
     o = other.dropna().astype(float)
     n_b, n_o = len(b), len(o)
+    d = float(o.mean() - b.mean()) if n_b and n_o else math.nan
     if n_b < 2 or n_o < 2:
-        d = float(o.mean() - b.mean()) if n_b and n_o else math.nan
         return Comparison(d, math.nan, math.nan, math.nan, "paired")
-    d = float(o.mean() - b.mean())
     shared = b.index.intersection(o.index)
     if len(shared) == n_b == n_o:
         per = (o.reindex(shared) - b.reindex(shared)).to_numpy()
@@ -1162,7 +1116,7 @@ def overlap_comparison(base: pd.Series, other: pd.Series, confidence: float = 0.
            - 2 * float(((o.reindex(shared) - o.mean()) * (b.reindex(shared) - b.mean())).sum())
            / math.sqrt(n_o * (n_o - 1) * n_b * (n_b - 1)))
     se = math.sqrt(max(float(var), 0.0))
-    return Comparison(d, *_t_bounds(d, se, min(n_b, n_o) - 1, confidence),
+    return Comparison(d, *_bounds(d, se, confidence, min(n_b, n_o) - 1),
                       "exact" if se == 0 else "paired", len(shared))
 
 
@@ -1176,12 +1130,11 @@ class Edge:
     share : float
         Mean over the games with a flagged row of the flagged rows' summed win share.
     reference : float
-        What the same flagged rows would win at their groups' rates when not flagged:
-        ``Σ_p r_p · m_p``, ``r_p`` group ``p``'s win share per row over its unflagged rows,
-        ``m_p`` its flagged rows per game with a flag.
+        What the same flagged rows would win at their groups' unflagged rates,
+        ``Σ_p r_p · m_p`` (``flagged_edge``).
     edge, lo, hi, p_value : float
         ``share − reference``, its interval and the two-sided p-value of 0 (linearised
-        standard error over games, Student's t with ``games − 1`` degrees of freedom).
+        standard error over all the games given, Student's t with one degree of freedom fewer).
     games : int
         Games with a flagged row.
     groups : dict of str to float
@@ -1270,7 +1223,7 @@ def flagged_edge(game_id: Sequence | np.ndarray, group: Sequence | np.ndarray,
     if n < 2:
         return Edge(share, reference, edge, nan, nan, nan, games, groups, per_game)
     se = float(np.std(psi, ddof=1) / math.sqrt(n))
-    return Edge(share, reference, edge, *_t_bounds(edge, se, n - 1, confidence), games, groups,
+    return Edge(share, reference, edge, *_bounds(edge, se, confidence, n - 1), games, groups,
                 per_game)
 
 
@@ -1318,10 +1271,9 @@ def equivalence(estimate: float, se: float, tolerance: float, *, target: float =
     lo, hi = estimate - q * se, estimate + q * se
     if se == 0:
         p = 0.0 if abs(estimate - target) < tolerance else 1.0
-    else:
-        p_low = float(ref.sf((estimate - (target - tolerance)) / se))
-        p_high = float(ref.cdf((estimate - (target + tolerance)) / se))
-        p = max(p_low, p_high)
+    else:  # the larger of the two one-sided p-values
+        p = max(float(ref.sf((estimate - (target - tolerance)) / se)),
+                float(ref.cdf((estimate - (target + tolerance)) / se)))
     return Equivalence(estimate, lo, hi, target, tolerance, p, bool(p < alpha))
 
 

@@ -87,7 +87,7 @@ class StudyKind:
         The path of its numbers in ``summary.json["results"]``.
     half_width : str, optional
         ``"module:function"`` of the widest interval ``--target-ci`` narrows (``None``: every
-        reported win-rate interval, ``analyzer.precision.max_half_width``).
+        reported win-rate interval, ``analyzer.stats.max_win_rate_half_width``).
     answers : str
         ``"module:function"`` giving the study's answers in a fixed order when the study file
         declares no ``[[questions]]`` (issue #25, ``analyzer.report.answers``).

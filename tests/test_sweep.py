@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from analyzer import api, precision
+from analyzer import api, precision, stats
 from analyzer.errors import ScenarioError
 from analyzer.study.sweep import expand, parse_param, split_values, sweep
 
@@ -136,12 +136,12 @@ def test_target_ci_stops_when_every_interval_is_narrow(toy_file, tmp_path):
     tc = res.summary["run"]["target_ci"]
     assert tc["reached"] and tc["games"] < 3000 and tc["half_width"] <= 0.08
     assert res.summary["run"]["games"] == tc["games"] == res.games["game_id"].nunique()
-    assert precision.max_half_width(res.seats) == pytest.approx(tc["half_width"])
+    assert stats.max_win_rate_half_width(res.seats) == pytest.approx(tc["half_width"])
     # one chunk fewer would not have been enough (it stopped at the first count that was)
     assert tc["steps"][-1] == tc["games"]
     fewer = res.seats[res.seats["game_id"] < tc["steps"][-2]] if len(tc["steps"]) > 1 else None
     if fewer is not None:
-        assert precision.max_half_width(fewer) > 0.08
+        assert stats.max_win_rate_half_width(fewer) > 0.08
     # records equal a plain run of that many games (same seeds, same chunks)
     plain = api.simulate(toy_file, games=tc["games"], jobs=1, chunk_size=50, out=tmp_path / "p")
     cols = ["variant", "game_id", "seat", "score", "won"]

@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer import __version__, plan, report, runner, studies, tablediff
+from analyzer import __version__, plan, report, runner, stats, studies, tablediff
 from analyzer.errors import OptionError, RunStopped, ScenarioError
 from analyzer.keywords import checked
 from analyzer.report.summary import Arm, RunFacts, Summary, dumps
@@ -261,12 +261,12 @@ class StudyRun:
                   "resume": self.dir.resume, **self.options.play()}
         precision = None
         if self.target_ci is not None:
-            from analyzer.precision import max_half_width, run_to_target
+            from analyzer.precision import run_to_target
 
             ref = studies.STUDIES[self.kind].half_width
             result, precision = run_to_target(
                 spec, arms, scenario.seed, scenario.games, self.dir.chunks, self.target_ci,
-                half_width=studies.load(ref) if ref else max_half_width, **common)
+                half_width=studies.load(ref) if ref else stats.max_win_rate_half_width, **common)
             scenario = with_overrides(scenario, games=precision.games)
         else:
             result = runner.run(spec, arms, scenario.seed, scenario.games, self.dir.chunks,

@@ -42,8 +42,9 @@ def test_independent_seats_keep_the_plain_wilson_width():
 
 
 def test_cluster_robust_standard_error_equals_statsmodels():
-    """``clustered_mean``'s standard error is statsmodels' cluster-robust one of an
-    intercept-only regression (CR1: G/(G − 1)·(N − 1)/(N − K), K = 1), with a t(G − 1) quantile."""
+    """``clustered_difference``'s standard error (of a difference from 0) is statsmodels'
+    cluster-robust one of an intercept-only regression (CR1: G/(G − 1)·(N − 1)/(N − K),
+    K = 1), with a t(G − 1) quantile."""
     import statsmodels.api as sm
 
     rng = np.random.default_rng(1)
@@ -51,9 +52,9 @@ def test_cluster_robust_standard_error_equals_statsmodels():
     y = rng.normal(size=groups.size) + rng.normal(size=60)[groups]
     fit = sm.OLS(y, np.ones(y.size)).fit(cov_type="cluster", cov_kwds={"groups": groups},
                                          use_t=True)
-    iv = stats.clustered_mean(y, groups)
+    iv = stats.clustered_difference(np.zeros(y.size), y, groups)
     lo, hi = fit.conf_int()[0]
-    assert iv.estimate == pytest.approx(fit.params[0])
+    assert iv.mean == pytest.approx(fit.params[0])
     assert (iv.lo, iv.hi) == pytest.approx((lo, hi), rel=1e-10)
 
 

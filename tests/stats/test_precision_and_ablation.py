@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from stats_synth import positions_table
 
-from analyzer import precision, stats
+from analyzer import stats
 from analyzer.report import ablate
 from analyzer.report.document import Doc
 from analyzer.report.target_precision import target_precision
@@ -25,7 +25,7 @@ def test_half_width_covers_start_positions():
     w_seat = stats.win_rates(seats, ("variant", "seat"))
     widest_pos = float(((w_pos["hi"] - w_pos["lo"]) / 2).max())
     assert widest_pos > float(((w_seat["hi"] - w_seat["lo"]) / 2).max())
-    assert precision.max_half_width(seats) == pytest.approx(widest_pos)
+    assert stats.max_win_rate_half_width(seats) == pytest.approx(widest_pos)
 
 
 def test_one_policy_variant_has_no_policy_interval_to_cover():
@@ -34,7 +34,7 @@ def test_one_policy_variant_has_no_policy_interval_to_cover():
     _, seats = positions_table(100, 4, 0.5, np.random.default_rng(2))
     per = [stats.win_rates(seats, ("variant", by)) for by in ("seat", "start_position")]
     want = max(float(((w["hi"] - w["lo"]) / 2).max()) for w in per)
-    assert precision.max_half_width(seats) == pytest.approx(want)
+    assert stats.max_win_rate_half_width(seats) == pytest.approx(want)
 
 
 def test_target_sentence_names_what_it_covers(tmp_path):
@@ -43,7 +43,7 @@ def test_target_sentence_names_what_it_covers(tmp_path):
     interval is wider."""
     _, seats = positions_table(400, 4, 0.0, np.random.default_rng(1),
                                win_probs=[0.5, 0.2, 0.2, 0.1])
-    widest = precision.max_half_width(seats)
+    widest = stats.max_win_rate_half_width(seats)
     doc = Doc(tmp_path)
     facts = {"target": widest - 0.001, "games": 400, "half_width": widest - 0.002,
              "reached": True, "steps": [400]}
