@@ -34,12 +34,16 @@ FIGURE = "measured figure"  # a number with no test, so no verdict
 
 def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] | None:
     """The robustness result in ``run_dir`` when it belongs to the run whose facts are ``run``
-    (same name, seed, games and finish time); ``None`` when there is none or it is stale (the
-    run was played again since)."""
-    if run_dir is None:
-        return None
+    (``read``); ``None`` when there is none or it is stale."""
+    return None if run_dir is None else read(Path(run_dir) / FOLDER / RESULT, run)
+
+
+def read(path: Path, run: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON file ``path`` that ``analyzer robustness`` wrote (its result or its plan) when
+    its ``base`` is the run whose facts are ``run`` (same name, seed, games and finish time);
+    ``None`` when it is missing, unreadable or stale (the run was played again since)."""
     try:
-        data = json.loads((Path(run_dir) / FOLDER / RESULT).read_text())
+        data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     base = data.get("base") or {}
@@ -663,5 +667,5 @@ def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return "not checked (no condition measures it)"
 
 
-__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "reason", "section",
-           "short_verdict", "verdict_text"]
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "read", "reason",
+           "section", "short_verdict", "verdict_text"]

@@ -27,14 +27,6 @@ from analyzer.report.summary import RunFacts
 SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
 
 
-def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tournament report (``write``); returns its ``numbers``."""
-    found = numbers(run, seats)
-    found["findings"] = write(doc, found, run, run_dir)
-    return found
-
-
 def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
     """The tournament's numbers, ``ratings.rate`` of the seat records' finishes with
     ``run["study"]``'s entrants and bootstrap: ``ratings`` and ``head_to_head``
