@@ -227,11 +227,10 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     """
     games, seats = records.as_table(games), records.as_table(seats)
     facts = RunFacts.of(run)
-    study = studies.of_run(run)
+    study, spec = studies.of_run(run), _known_game(facts.game)
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
         results = {study.results[0]: _own_report(studies.load(study.own_report), doc, run,
                                                  seats, run_dir)}
-        spec = _known_game(facts.game)
         acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
                  if spec is not None else None)
         # the Answers (issue #25) right under the title and the description
@@ -249,7 +248,6 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     if small := sample_size.small_run(int(facts.games or 0), players):  # said first
         doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    spec = _known_game(facts.game)
     acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
     _header(doc, facts, head, set(spec.options.names()) if spec is not None else None)
     del head

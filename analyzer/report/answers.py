@@ -259,13 +259,6 @@ def balance(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
                              "How much does that value change the finding?", r)]
 
 
-def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
-             run: Mapping[str, Any]) -> list[Answer]:
-    """The study kind's answers in its fixed order (the registry's ``answers``); a kind
-    without one takes simulate's."""
-    return studies.load(studies.of_run(run).answers)(records, results, run)
-
-
 # ------------------------------------------------------------------ the table and chart
 
 
@@ -623,14 +616,15 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         (numbers in the unit shown). A question the run cannot answer is a row saying why
         (``declared``), never an error.
     """
-    facts = RunFacts.of(run)
+    facts, study = RunFacts.of(run), studies.of_run(run)
     questions = list(facts.questions)
-    own = of_study(records, results, run)
+    answer = studies.load(study.answers)  # the study kind's answers in its fixed order
+    own = answer(records, results, run)
     # a question may name a finding's key or one of the study kind's own answers (a sweep's
     # ``first_player:ARM``, ``score_mean:ARM``)
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
-    kind = studies.of_run(run).kind
+    kind = study.kind
     patterns = key_patterns(spec) if as_written(kind) else ()
     chosen, notes = declared(questions, known, kind, patterns) if questions else (own, [])
     if questions and not chosen:  # none is this study kind's: its own answers
@@ -655,8 +649,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         elif questions and chosen is not own:
             how = "the questions the study file declares ([[questions]])"
         else:  # a kind's answers may say their order (``order``: sensitivity's by effect)
-            order = getattr(studies.load(studies.of_run(run).answers), "order",
-                            "in a fixed order")
+            order = getattr(answer, "order", "in a fixed order")
             how = (f"the {word}'s own questions, {order} (declare yours with "
                    "[[questions]] and a key of analyzer findings RUN_DIR)")
         verdicts = ("; verdict: the robustness check's verdict (and what moved it) where it "
@@ -705,5 +698,5 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 
 __all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
-           "draw", "holm_verdict", "of_study", "seat_order", "section", "short_text", "simulate",
+           "draw", "holm_verdict", "seat_order", "section", "short_text", "simulate",
            "sweep", "table", "tolerance_text", "tournament", "tune", "verdict", "within"]
