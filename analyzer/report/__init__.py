@@ -228,11 +228,14 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     games, seats = records.as_table(games), records.as_table(seats)
     facts = RunFacts.of(run)
     study, spec = studies.of_run(run), _known_game(facts.game)
+    # how often its labelled defaults acted; an own report's arms (tables, start and tuned) pooled
+    acted = (guesses.measure(games, spec.guesses, run, guesses.POOLED if study.own_report else None)
+             if spec is not None else None)
+    if facts.description:  # what the study asks, under the title
+        doc.p(facts.description)
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
         results = {study.results[0]: _own_report(studies.load(study.own_report), doc, run,
                                                  seats, run_dir)}
-        acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
-                 if spec is not None else None)
         # the Answers (issue #25) right under the title and the description
         at = int(bool(facts.description) and doc.blocks[:1] == [("p", facts.description)])
         results["answers"] = answers.section(
@@ -243,12 +246,9 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         return results
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(facts.players or head["n_players"].iloc[0])
-    if facts.description:  # what the study asks, under the title
-        doc.p(facts.description)
     if small := sample_size.small_run(int(facts.games or 0), players):  # said first
         doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
     _header(doc, facts, head, set(spec.options.names()) if spec is not None else None)
     del head
     if spec is None and facts.game:  # the report is then the generic one

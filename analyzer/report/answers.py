@@ -114,9 +114,8 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
 
 
 def _unanswered(q: Mapping[str, str], **why: Any) -> Answer:
-    """A row of the Answers for a question the run cannot answer, its record marked ``why``
-    (``why``: the reason in words; ``not_estimated``; ``needs_rounds``: a ``quality:`` key of a
-    run played without ``--rounds``)."""
+    """A row of the Answers for a question the run cannot answer (``declared``), its record
+    marked ``why`` (the reason in words, ``not_estimated`` or ``needs_rounds``)."""
     return {"ask": q["ask"], "key": q["finding"],
             "record": {"key": q["finding"], "estimate": None, **why}}
 

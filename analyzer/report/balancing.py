@@ -301,8 +301,6 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
     check = n["check"]
     keys = study["keys"]
     at = check["findings"]
-    if description := RunFacts.of(run).description:
-        doc.p(description)
     knobs = study["knobs"]
     doc.h("The value found and its check")
     same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)

@@ -135,8 +135,6 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any],
     findings for ``summary.json`` (``findings.key_findings``; the example games link into
     ``run_dir``)."""
     facts, deals, rows = RunFacts.of(run), n["deals"], n["outcomes"]
-    if run.get("description"):
-        doc.p(run["description"])
     if n["note"]:
         doc.p(f"**{n['note']}**")
     top = len(doc.blocks)

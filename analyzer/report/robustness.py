@@ -231,17 +231,9 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
     difference) and what differs there (the game's ``context`` of the finding in that
     condition, e.g. "every seat used the card in 93 % of the games"). ``robustness.json``
     keeps it as each finding's ``why``; the verdict sentence of the report ends with it.
-
-    Parameters
-    ----------
-    row : mapping
-        A finding of ``robustness.json`` (or a ``robustness.verdict`` result).
-    data : mapping
-        ``robustness.json`` (its ``conditions`` give the labels).
-    run_dir : str or Path, optional
-        The run directory, for the replay command of a condition's example game (default:
-        relative to it).
-    """
+    ``row``: a finding of ``robustness.json`` (or a ``robustness.verdict`` result); ``data``:
+    ``robustness.json`` (its ``conditions`` give the labels); ``run_dir``: the run directory,
+    for the replay command of a condition's example game (default: relative to it)."""
     labels = _labels(data)
     absent = row.get("absent_in") or []
     gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "

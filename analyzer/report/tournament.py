@@ -56,8 +56,6 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
     players = int(facts.players or 0)  # every table seats the pool's players
     table, h2h = pd.DataFrame(n["ratings"]), pd.DataFrame(n["head_to_head"])
     spread = n["skill_spread"]
-    if run.get("description"):  # what the tournament asks, under the title
-        doc.p(run["description"])
     if n["reliability"]:
         doc.p(f"**{n['reliability']}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in

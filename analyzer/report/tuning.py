@@ -107,8 +107,6 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
     ranks and corrects them as it writes them)."""
     facts = RunFacts.of(run)
     study, players = run["study"], int(facts.players or 0)
-    if facts.description:
-        doc.p(facts.description)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
     opponents = (f"every table of {players - 1} entrants of the pool `{study['opponents']}` "
                  f"({len(study['tables'])} tables, the games split between them)"
