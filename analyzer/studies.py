@@ -80,7 +80,8 @@ class StudyKind:
     section, own_report : str, optional
         ``"module:function"`` of its section in the generic report (called as
         ``section(doc, run, games, seats, players, item_kind)``), or the module whose
-        ``build(doc, run, seats, run_dir)`` writes a report of its own.
+        ``write(doc, numbers(run, seats), run, run_dir)`` (or ``build(doc, run, seats,
+        run_dir)``) writes a report of its own.
     appendix : bool
         An own report ends with the labelled-defaults appendix of the generic one.
     results : tuple of str

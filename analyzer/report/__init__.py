@@ -51,6 +51,7 @@ from analyzer.report import (
     summary,
 )
 from analyzer.report import render as fmt
+from analyzer.report.answers import APPENDIX, LINK
 from analyzer.report.document import Doc, Numbers, correction_of
 from analyzer.report.first_player import first_player
 from analyzer.report.sections import all_sections
@@ -96,9 +97,6 @@ def _header(doc: Doc, run: RunFacts, games: pd.DataFrame, options: set[str] | No
     _user_tables(doc, run.tables, len(run.arms))
 
 
-APPENDIX = "Appendix: labelled defaults in use"
-
-
 def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = None,
                   acted: dict | None = None) -> str:
     """One line for the report's top: how many rule values of the run are labelled defaults —
@@ -108,9 +106,8 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
     (``None``: the game is unknown here, no split). ``acted``: how often the game's counted
     labelled defaults acted (``guesses.measure``); when given, the line ends with the share of
     the first arm's games where one did."""
-    link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
     if "base" not in defaults:
-        return f"Labelled defaults: not recorded for this run (see the {link})."
+        return f"Labelled defaults: not recorded for this run (see the {LINK})."
     names = list(dict.fromkeys(d["name"] for values in defaults.values() for d in values))
     if not names:
         return "**Labelled defaults**: no rule value of this run is a labelled default."
@@ -128,8 +125,8 @@ def defaults_line(defaults: dict[str, list[dict]], options: set[str] | None = No
                  + (f" from {len(tables)} guessed content table{'s' if len(tables) != 1 else ''} "
                     f"({', '.join(f'`{t}`' for t in tables)}), what is known of each and what its "
                     "plausible alternatives vary in `analyzer list content`" if tables else ""))
-    return (head + f"; listed in the {link}. Results rest on them."
-            + guesses.header_sentence(acted, link))
+    return (head + f"; listed in the {LINK}. Results rest on them."
+            + guesses.header_sentence(acted, LINK))
 
 
 def _appendix(doc: Doc, run: dict, run_dir: Path | None, acted: dict | None = None) -> None:
@@ -230,13 +227,15 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     """
     games, seats = records.as_table(games), records.as_table(seats)
     facts = RunFacts.of(run)
-    study = studies.of_run(run)
+    study, spec = studies.of_run(run), _known_game(facts.game)
+    # how often its labelled defaults acted; an own report's arms (tables, start and tuned) pooled
+    acted = (guesses.measure(games, spec.guesses, run, guesses.POOLED if study.own_report else None)
+             if spec is not None else None)
+    if facts.description:  # what the study asks, under the title
+        doc.p(facts.description)
     if study.own_report:  # its arms are a schedule's tables or start and tuned: no per-arm one
-        results = {study.results[0]: studies.load(study.own_report).build(doc, run, seats,
-                                                                         run_dir)}
-        spec = _known_game(facts.game)
-        acted = (guesses.measure(games, spec.guesses, run, pooled=guesses.POOLED)
-                 if spec is not None else None)
+        results = {study.results[0]: _own_report(studies.load(study.own_report), doc, run,
+                                                 seats, run_dir)}
         # the Answers (issue #25) right under the title and the description
         at = int(bool(facts.description) and doc.blocks[:1] == [("p", facts.description)])
         results["answers"] = answers.section(
@@ -247,13 +246,9 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
         return results
     head = games.read(("variant", "rules_version", "n_players"))
     players = int(facts.players or head["n_players"].iloc[0])
-    if facts.description:  # what the study asks, under the title
-        doc.p(facts.description)
     if small := sample_size.small_run(int(facts.games or 0), players):  # said first
         doc.p(small)
     top = len(doc.blocks)  # the key findings go here once every section has its numbers
-    spec = _known_game(facts.game)
-    acted = guesses.measure(games, spec.guesses, run) if spec is not None else None
     _header(doc, facts, head, set(spec.options.names()) if spec is not None else None)
     del head
     if spec is None and facts.game:  # the report is then the generic one
@@ -287,6 +282,18 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
     return results
 
 
+def _own_report(module: Any, doc: Doc, run: dict[str, Any], seats: records.Table,
+                run_dir: Path | None) -> dict[str, Any]:
+    """A study's report of its own (``StudyKind.own_report``): its ``write`` of its ``numbers``,
+    or its ``build`` where the numbers need more; returns the numbers for ``summary.json``
+    with the key ``findings`` that ``write`` ranked."""
+    if hasattr(module, "build"):
+        return module.build(doc, run, seats, run_dir)
+    found = module.numbers(run, seats)
+    found["findings"] = module.write(doc, found, run, run_dir)
+    return found
+
+
 def _study_sections(doc: Doc, run: dict[str, Any], games: records.Table, seats: records.Table,
                     players: int, item_kind: str, study: studies.StudyKind) -> dict[str, Any]:
     """The run-driven sections: first-player advantage (every report), the stopping rule of a
@@ -311,13 +318,9 @@ def robustness_pending(run_dir: Path | None, run: dict[str, Any]) -> dict[str, A
     if run_dir is None:
         return None
     folder = Path(run_dir) / robustness.FOLDER
-    try:
-        plan = json.loads((folder / "plan.json").read_text())
-    except (OSError, ValueError):
+    plan = robustness.read(folder / "plan.json", run)  # None: a plan of an earlier run too
+    if plan is None:
         return None
-    base = plan.get("base") or {}
-    if any(base.get(k) != run.get(k) for k in ("name", "seed", "games", "finished")):
-        return None  # a plan of an earlier run of this directory
 
     def done(name: str) -> bool:
         try:

@@ -48,7 +48,8 @@ MAX_ALSO = 3  # lines under the Answers: the largest unasked findings that hold
 CHART = "answers.png"
 MAX_CAVEATS = 3  # labelled defaults named in the box; the appendix has every one
 MAX_SHOWN = 8  # rows of the table and chart; every answer is in summary.json
-APPENDIX = "Appendix: labelled defaults in use"  # report/__init__.APPENDIX (imported there)
+APPENDIX = "Appendix: labelled defaults in use"  # the report's last section (report._appendix)
+LINK = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"  # a link to it
 Answer = dict[str, Any]  # {ask, key, record, text}; record: a finding record (or None)
 
 
@@ -113,9 +114,8 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
 
 
 def _unanswered(q: Mapping[str, str], **why: Any) -> Answer:
-    """A row of the Answers for a question the run cannot answer, its record marked ``why``
-    (``why``: the reason in words; ``not_estimated``; ``needs_rounds``: a ``quality:`` key of a
-    run played without ``--rounds``)."""
+    """A row of the Answers for a question the run cannot answer (``declared``), its record
+    marked ``why`` (the reason in words, ``not_estimated`` or ``needs_rounds``)."""
     return {"ask": q["ask"], "key": q["finding"],
             "record": {"key": q["finding"], "estimate": None, **why}}
 
@@ -136,9 +136,8 @@ def _answer(ask: str, record: Mapping[str, Any] | None) -> list[Answer]:
                                        "record": record}]
 
 
-def _start_player(found: Mapping[str, Mapping[str, Any]], arm: str = BASE) -> list[Answer]:
-    return _answer(f"Does the start player have an edge ({'base' if arm == BASE else arm})?",
-                   found.get(f"first_player:{arm}"))
+def _start_player(found: Mapping[str, Mapping[str, Any]]) -> list[Answer]:
+    return _answer("Does the start player have an edge (base)?", found.get(f"first_player:{BASE}"))
 
 
 def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
@@ -192,25 +191,24 @@ def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
     scores = {r["variant"]: r for r in (results.get("balance") or {}).get("arms") or []}
     scores.update({r["variant"]: r for r in (results.get("players") or {}).get("arms") or []})
     out: list[Answer] = []
-    means: list[Answer] = []  # after the start player's advantage at every count
+    for arm in _arms(run):  # the start player's advantage at every count, then the mean scores
+        out += _own(f"Start player's edge at `{arm}`?", f"first_player:{arm}",
+                    "The start player's advantage", arm, first.get(arm), "advantage", "pp", 100,
+                    1, 0.0)
     for arm in _arms(run):
-        fp = first.get(arm)
-        if fp is not None and not missing(fp.get("advantage")):
-            out += _own(f"Start player's edge at `{arm}`?", f"first_player:{arm}",
-                        "The start player's advantage", arm, fp["advantage"],
-                        fp.get("advantage_lo"), fp.get("advantage_hi"), "pp", 100, 1, 0.0)
-        sc = scores.get(arm) or {}
-        if not missing(sc.get("score")):
-            means += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score",
-                        arm, sc["score"], sc.get("score_lo"), sc.get("score_hi"), "points", 1, 2,
-                        None)
-    return out + means
+        out += _own(f"Mean score at `{arm}`?", f"score_mean:{arm}", "The mean final score", arm,
+                    scores.get(arm), "score", "points", 1, 2, None)
+    return out
 
 
-def _own(ask: str, key: str, what: str, arm: str, estimate: float, lo: Any, hi: Any, unit: str,
-         scale: float, digits: int, null: float | None) -> list[Answer]:
-    """An answer read from a section's numbers rather than a finding record (same fields)."""
-    record: dict[str, Any] = {"key": key, "estimate": estimate,
+def _own(ask: str, key: str, what: str, arm: str, row: Mapping[str, Any] | None, column: str,
+         unit: str, scale: float, digits: int, null: float | None) -> list[Answer]:
+    """An answer read from a section's numbers (``row``'s ``column`` with its ``_lo``, ``_hi``)
+    rather than a finding record (same fields); none when ``row`` lacks it."""
+    if row is None or missing(row.get(column)):
+        return []
+    lo, hi = row.get(f"{column}_lo"), row.get(f"{column}_hi")
+    record: dict[str, Any] = {"key": key, "estimate": row[column],
                               "lo": math.nan if lo is None else lo,
                               "hi": math.nan if hi is None else hi, "unit": unit,
                               "scale": scale, "digits": digits, "signed": null is not None,
@@ -258,13 +256,6 @@ def balance(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             for a in _answer("Which value brings the finding to its target?"
                              if ":at_value:" in str(r["key"]) else
                              "How much does that value change the finding?", r)]
-
-
-def of_study(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
-             run: Mapping[str, Any]) -> list[Answer]:
-    """The study kind's answers in its fixed order (the registry's ``answers``); a kind
-    without one takes simulate's."""
-    return studies.load(studies.of_run(run).answers)(records, results, run)
 
 
 # ------------------------------------------------------------------ the table and chart
@@ -321,9 +312,8 @@ def _short_text(record: Mapping[str, Any]) -> str:
         return f"`{key}`: too few games to estimate (`analyzer findings` says how many)."
     v = value_text(record)
     what = "win rate" if record.get("unit") == "pp" else "mean"
-    if parts[0] == "players" and len(parts) == 3:
-        label = "Start player's edge" if parts[1] == "start_adv" else "Mean score per seat-game"
-        return f"{label}: {v} against `{BASE}`."
+    if parts[0] == "players" and len(parts) == 3:  # players:start_adv:ARM, players:score:ARM
+        parts = parts[1:]
     if parts[0] in _PHRASES and len(parts) >= _PHRASES[parts[0]][0]:
         return _PHRASES[parts[0]][1].format(*parts, v=v, what=what, base=BASE)
     sentence = str(record.get("sentence") or "")
@@ -625,14 +615,15 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         (numbers in the unit shown). A question the run cannot answer is a row saying why
         (``declared``), never an error.
     """
-    facts = RunFacts.of(run)
+    facts, study = RunFacts.of(run), studies.of_run(run)
     questions = list(facts.questions)
-    own = of_study(records, results, run)
+    answer = studies.load(study.answers)  # the study kind's answers in its fixed order
+    own = answer(records, results, run)
     # a question may name a finding's key or one of the study kind's own answers (a sweep's
     # ``first_player:ARM``, ``score_mean:ARM``)
     known = list(records) + [a["record"] for a in own
                              if a["key"] not in {str(r.get("key")) for r in records}]
-    kind = studies.of_run(run).kind
+    kind = study.kind
     patterns = key_patterns(spec) if as_written(kind) else ()
     chosen, notes = declared(questions, known, kind, patterns) if questions else (own, [])
     if questions and not chosen:  # none is this study kind's: its own answers
@@ -647,7 +638,6 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                   {**a, "record": {**a["record"], "at_value_found": True}} for a in chosen]
     part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h(HEADING)
-    link = f"[{APPENDIX.split(':')[0].lower()}](#{citations.slug(APPENDIX)})"
     if not chosen:
         part.p("No answer: this run has no finding with an interval to answer with.")
     else:
@@ -658,8 +648,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         elif questions and chosen is not own:
             how = "the questions the study file declares ([[questions]])"
         else:  # a kind's answers may say their order (``order``: sensitivity's by effect)
-            order = getattr(studies.load(studies.of_run(run).answers), "order",
-                            "in a fixed order")
+            order = getattr(answer, "order", "in a fixed order")
             how = (f"the {word}'s own questions, {order} (declare yours with "
                    "[[questions]] and a key of analyzer findings RUN_DIR)")
         verdicts = ("; verdict: the robustness check's verdict (and what moved it) where it "
@@ -687,7 +676,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
         part.p("Not answered here: " + "; ".join(notes) + (
             f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
             if not as_written(kind) else "."))
-    part.p(caveats(acted, RunFacts.of(run).defaults, link))
+    part.p(caveats(acted, facts.defaults, LINK))
     doc.blocks[at:at] = part.blocks
     return {"declared": bool(questions) and chosen is not own, "not_answered": notes,
             "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
@@ -708,5 +697,5 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 
 __all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
-           "draw", "holm_verdict", "of_study", "seat_order", "section", "short_text", "simulate",
+           "draw", "holm_verdict", "seat_order", "section", "short_text", "simulate",
            "sweep", "table", "tolerance_text", "tournament", "tune", "verdict", "within"]

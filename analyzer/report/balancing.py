@@ -279,19 +279,12 @@ def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
     return None if t is None else float(t)
 
 
-def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the balance report (``write`` of its ``numbers``); returns its
-    numbers for ``summary.json``."""
-    found = numbers(run)
-    found["findings"] = write(doc, found, run, run_dir)
-    return found
-
-
-def numbers(run: Mapping[str, Any]) -> dict[str, Any]:
+def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame | None = None
+            ) -> dict[str, Any]:
     """The balance's numbers for ``summary.json`` but its key findings: ``values`` (knob path
     -> the value found), ``check`` (the fresh-seed check as ``analyzer balance`` wrote it in
-    the run facts) and ``ladder`` (the ladder's check, or ``None``)."""
+    the run facts) and ``ladder`` (the ladder's check, or ``None``); all from the run facts
+    (``seats``, the check's records, are not read)."""
     study = run["study"]
     return {"values": {k["path"]: k["found"] for k in study["knobs"]}, "check": study["check"],
             "ladder": study.get("ladder")}
@@ -308,8 +301,6 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
     check = n["check"]
     keys = study["keys"]
     at = check["findings"]
-    if description := RunFacts.of(run).description:
-        doc.p(description)
     knobs = study["knobs"]
     doc.h("The value found and its check")
     same = all(k["start"] is not None and float(k["found"]) == float(k["start"]) for k in knobs)

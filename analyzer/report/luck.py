@@ -104,15 +104,6 @@ def finding(row: Mapping[str, Any]) -> Finding:
         bounds=(-1.0, 1.0), min_games=2, stored_unit="share")
 
 
-def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the luck report (``write`` of its ``numbers``); returns the numbers
-    for ``summary.json`` (``results["luck"]``) with the key ``findings`` ``write`` ranked."""
-    found = numbers(run, seats)
-    found["findings"] = write(doc, found, run, run_dir)
-    return found
-
-
 def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
     """The luck study's numbers (``results["luck"]`` but its key findings): ``outcomes`` (each
     ``outcomes`` row with its ``text``), ``deals``, ``replays`` (per deal), ``varied_deals``
@@ -144,8 +135,6 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any],
     findings for ``summary.json`` (``findings.key_findings``; the example games link into
     ``run_dir``)."""
     facts, deals, rows = RunFacts.of(run), n["deals"], n["outcomes"]
-    if run.get("description"):
-        doc.p(run["description"])
     if n["note"]:
         doc.p(f"**{n['note']}**")
     top = len(doc.blocks)

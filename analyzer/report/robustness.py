@@ -34,12 +34,16 @@ FIGURE = "measured figure"  # a number with no test, so no verdict
 
 def load(run_dir: str | Path | None, run: Mapping[str, Any]) -> dict[str, Any] | None:
     """The robustness result in ``run_dir`` when it belongs to the run whose facts are ``run``
-    (same name, seed, games and finish time); ``None`` when there is none or it is stale (the
-    run was played again since)."""
-    if run_dir is None:
-        return None
+    (``read``); ``None`` when there is none or it is stale."""
+    return None if run_dir is None else read(Path(run_dir) / FOLDER / RESULT, run)
+
+
+def read(path: Path, run: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON file ``path`` that ``analyzer robustness`` wrote (its result or its plan) when
+    its ``base`` is the run whose facts are ``run`` (same name, seed, games and finish time);
+    ``None`` when it is missing, unreadable or stale (the run was played again since)."""
     try:
-        data = json.loads((Path(run_dir) / FOLDER / RESULT).read_text())
+        data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     base = data.get("base") or {}
@@ -227,17 +231,9 @@ def reason(row: Mapping[str, Any], data: Mapping[str, Any],
     difference) and what differs there (the game's ``context`` of the finding in that
     condition, e.g. "every seat used the card in 93 % of the games"). ``robustness.json``
     keeps it as each finding's ``why``; the verdict sentence of the report ends with it.
-
-    Parameters
-    ----------
-    row : mapping
-        A finding of ``robustness.json`` (or a ``robustness.verdict`` result).
-    data : mapping
-        ``robustness.json`` (its ``conditions`` give the labels).
-    run_dir : str or Path, optional
-        The run directory, for the replay command of a condition's example game (default:
-        relative to it).
-    """
+    ``row``: a finding of ``robustness.json`` (or a ``robustness.verdict`` result); ``data``:
+    ``robustness.json`` (its ``conditions`` give the labels); ``run_dir``: the run directory,
+    for the replay command of a condition's example game (default: relative to it)."""
     labels = _labels(data)
     absent = row.get("absent_in") or []
     gone = (f" (not computed under {len(absent)} condition{'s' if len(absent) != 1 else ''}: "
@@ -663,5 +659,5 @@ def short_verdict(row: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return "not checked (no condition measures it)"
 
 
-__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "reason", "section",
-           "short_verdict", "verdict_text"]
+__all__ = ["FOLDER", "RESULT", "content_text", "load", "moved_text", "read", "reason",
+           "section", "short_verdict", "verdict_text"]

@@ -232,8 +232,6 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any], diffs: Mapping[str, 
     returns the key findings' records (``findings.key_findings`` ranks and corrects them as it
     writes them, and writes their per-game values to ``run_dir``)."""
     study, key, unit, table = run["study"], n["finding"], n["unit"], n["rows"]
-    if run.get("description"):
-        doc.p(run["description"])
     top = len(doc.blocks)
     doc.h("Sensitivity: each knob one step down and up")
     at_base = (f" At the scenario's values: {n['base'].get('sentence')}." if n["base"] else

@@ -27,14 +27,6 @@ from analyzer.report.summary import RunFacts
 SEAT_COLUMNS = ("variant", "game_id", "seat", "policy", "rank", "won")
 
 
-def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tournament report (``write``); returns its ``numbers``."""
-    found = numbers(run, seats)
-    found["findings"] = write(doc, found, run, run_dir)
-    return found
-
-
 def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
     """The tournament's numbers, ``ratings.rate`` of the seat records' finishes with
     ``run["study"]``'s entrants and bootstrap: ``ratings`` and ``head_to_head``
@@ -64,8 +56,6 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
     players = int(facts.players or 0)  # every table seats the pool's players
     table, h2h = pd.DataFrame(n["ratings"]), pd.DataFrame(n["head_to_head"])
     spread = n["skill_spread"]
-    if run.get("description"):  # what the tournament asks, under the title
-        doc.p(run["description"])
     if n["reliability"]:
         doc.p(f"**{n['reliability']}**")
     top = len(doc.blocks)  # the key findings go here once the numbers are in

@@ -100,14 +100,6 @@ def difference_text(d: dict[str, Any]) -> str:
     return change(d["diff"], d["lo"], d["hi"], 100, "pp", 1)
 
 
-def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the tune report (``write``); returns its ``numbers``."""
-    found = numbers(run, seats)
-    found["findings"] = write(doc, found, run, run_dir)
-    return found
-
-
 def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
           run_dir: Path | None = None) -> dict[str, Any]:
     """The tune report of its numbers ``n`` (``numbers``) and the run facts ``run`` (the
@@ -115,8 +107,6 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
     ranks and corrects them as it writes them)."""
     facts = RunFacts.of(run)
     study, players = run["study"], int(facts.players or 0)
-    if facts.description:
-        doc.p(facts.description)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
     opponents = (f"every table of {players - 1} entrants of the pool `{study['opponents']}` "
                  f"({len(study['tables'])} tables, the games split between them)"
