@@ -238,21 +238,28 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
           f"the per-game differences; `*` = significant after {CORRECTION_NAME[correction]} "
           f"correction over the {n_rows} row{'s' if n_rows != 1 else ''} of each column). "
           "Win rates and shares in percentage points (pp).")
-    labels = {**{c: f"seat {c[4:]} wins" for c in seat_cols}, "no_winner": "no winner",
-              "death": "death rate", "spread": "score spread", "rounds": "rounds",
-              "score": "mean score", "start_adv": "start-player advantage"}
-    scale = {"spread": (1, "", 1), "rounds": (1, "", 2), "score": (1, "", 2)}
-    rows = []
-    for var, grp in diffs.groupby("variant", sort=False):
-        row = {"variant": var}
-        by_metric = {r["metric"]: r for r in grp.to_dict("records")}
-        for m in shown:
-            if m in by_metric:
-                sc, unit, dig = scale.get(m, (100, " pp", 1))
-                row[labels[m]] = signed(by_metric[m], sc, unit, dig)
-        rows.append(row)
-    doc.table(pd.DataFrame(rows))
+    doc.table(pd.DataFrame(difference_rows(diffs.to_dict("records"), shown)))
     return out
+
+
+# a difference table's column name and (scale, unit, digits) per metric of ``arm_differences``
+# (a seat's ``won_<k>``: "seat k wins"; a share: in pp)
+DIFF_LABELS = {"no_winner": "no winner", "death": "death rate", "spread": "score spread",
+               "rounds": "rounds", "score": "mean score", "start_adv": "start-player advantage"}
+DIFF_SCALES = {"spread": (1, "", 1), "rounds": (1, "", 2), "score": (1, "", 2)}
+
+
+def difference_rows(diffs: Sequence[Mapping[str, Any]], shown: Sequence[str]
+                    ) -> list[dict[str, str]]:
+    """One table row per variant of the ``arm_differences`` rows ``diffs`` (after
+    ``correct_by_metric``): each metric of ``shown`` that it has, as ``signed``."""
+    by_arm: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for r in diffs:
+        by_arm.setdefault(r["variant"], {})[r["metric"]] = r
+    return [{"variant": var, **{DIFF_LABELS.get(m, f"seat {m[4:]} wins"):
+                                signed(ms[m], *DIFF_SCALES.get(m, (100, " pp", 1)))
+                                for m in shown if m in ms}}
+            for var, ms in by_arm.items()]
 
 
 def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:
