@@ -252,12 +252,11 @@ def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: 
 GAME_LEVEL = ("no_winner", "spread", "rounds", "score", "start_adv")
 
 
-def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, players: int,
-                    designs: Mapping[str, design.SeatDesign] | None) -> None:
-    """The with/without comparison of ``card`` (``_card_out_numbers``' numbers ``n``): the
-    game-level changes when the seats are exchangeable, the changes per start position, and the
-    seats that used the card (``user`` > 0) followed into the games without it. ``players``:
-    the player count (the last position's label); ``designs``: the compared arms' designs."""
+def _card_out_write(doc: Doc, section: Mapping[str, Any], card: str, user: str) -> None:
+    """The with/without comparison of ``card`` (``<card>_out``, ``_card_out_numbers``', of its
+    section's numbers ``section``), the seats with ``user`` > 0 being the card's users."""
+    n, players = section[f"{card}_out"], section[PER_GAME]["write"]["players"]
+    designs = section[PER_GAME].get("designs")
     if not n:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
@@ -604,9 +603,8 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
           f"({changed['changed']} of {changed['games']} games with the Sultan in play): "
           "recomputing the winner from score − diplomat points (same tie-break) gives a "
           "different set of winners.")
-    _card_out_write(doc, n["sultan_out"], "sultan",
-                    "diplomats_placed" if "placed_mean" in n else "sultan_points", players,
-                    n[PER_GAME].get("designs"))
+    _card_out_write(doc, n, "sultan",
+                    "diplomats_placed" if "placed_mean" in n else "sultan_points")
 
 
 def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
@@ -725,8 +723,7 @@ def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None 
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: plot_caravan(ax, table))
     take_use_write(doc, n["take_use"], "caravan_moves", "caravan moves", players)
-    _card_out_write(doc, n["trader_out"], "trader", "caravan_moves", players,
-                    n[PER_GAME].get("designs"))
+    _card_out_write(doc, n, "trader", "caravan_moves")
 
 
 def plot_caravan(ax, table: pd.DataFrame) -> None:
