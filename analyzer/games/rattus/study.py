@@ -363,12 +363,9 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
     for pos in positions:
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
         for c in cols:
-            iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
-            row[c] = iv_dict(iv)
-            if c == take:
-                took = iv_dict(some)
+            row[c] = iv_dict(_counts(wide[c][pos].dropna().to_numpy(float))[0])
         if take in cols:
-            row["took_share"] = took
+            row["took_share"] = iv_dict(_counts(wide[take][pos].dropna().to_numpy(float))[1])
         rows.append(row)
     out["by_position"] = rows
     first_last: dict[str, Any] = {}
