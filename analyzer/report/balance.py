@@ -256,11 +256,18 @@ def write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesig
           f"the per-game differences; `*` = significant after {CORRECTION_NAME[n['correction']]} "
           f"correction over the {n_rows} row{'s' if n_rows != 1 else ''} of each column). "
           "Win rates and shares in percentage points (pp).")
-    by_arm: dict[str, dict[str, Any]] = {}
-    for r in n["vs_base"]:
+    doc.table(pd.DataFrame(difference_rows(n["vs_base"], shown)))
+
+
+def difference_rows(diffs: Sequence[Mapping[str, Any]], shown: Sequence[str]
+                    ) -> list[dict[str, str]]:
+    """One table row per variant of the ``arm_differences`` rows ``diffs`` (after
+    ``correct_by_metric``): each metric of ``shown`` that it has, as ``signed``."""
+    by_arm: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for r in diffs:
         by_arm.setdefault(r["variant"], {})[r["metric"].replace("won_", "seat_")] = r
-    doc.table(pd.DataFrame([{"variant": var, **{_outcome(m)[0]: signed(d[m], *_outcome(m)[1:])
-                                                for m in shown}} for var, d in by_arm.items()]))
+    return [{"variant": var, **{_outcome(m)[0]: signed(d[m], *_outcome(m)[1:])
+                                for m in shown if m in d}} for var, d in by_arm.items()]
 
 
 def correct_by_metric(diffs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:

@@ -183,12 +183,21 @@ def test_balance_interval_coverage_calibration():
     assert 0.92 <= cov["x_spread2"] <= 0.98, cov
 
 
+def _section(doc, games, seats, run=None):
+    """The building-set section as the report runs it (``StudySection``): its numbers, then
+    their text in ``doc``; returns the numbers."""
+    section = study.SECTIONS[0]
+    out = section.numbers(games, seats, 4, run)
+    section.write(doc, out, run or {})
+    return out
+
+
 def test_section_marks_are_corrected_and_say_what_is_shown(tmp_path):
     """Main effects and interactions carry adjusted p-values (Holm over the rows of each metric
     column); the interaction caption says how many of how many pairs are shown."""
     games, seats = factorial_sets(200, PROBS, np.random.default_rng(8))
     doc = Doc(tmp_path)
-    out = study.building_sets(doc, games, seats, players=4)
+    out = _section(doc, games, seats)
     main = pd.DataFrame(out["main_effects"])
     for _, grp in main.groupby("metric"):
         want, _ = stats.adjust_pvalues(grp["p_value"].to_numpy(), "holm")
@@ -230,7 +239,7 @@ def test_one_class_at_a_time_gives_each_class_its_simple_effect(tmp_path):
     assert (row["effect"], row["lo"], row["hi"], row["p_value"]) == pytest.approx(
         (d.mean, d.lo, d.hi, d.p_value))
     doc = Doc(tmp_path)
-    out = study.building_sets(doc, games, seats, players=4)
+    out = _section(doc, games, seats)
     assert out["design"] == "one class at a time" and out["interactions"] == []
     rows = pd.DataFrame(out["simple_effects"])
     for metric in ("first_seat", "spread2"):  # no exact (spread-free) row
@@ -257,7 +266,7 @@ def test_the_run_correction_reaches_the_section(tmp_path):
     """``--correction bh`` of the study: the building-set marks use Benjamini–Hochberg."""
     games, seats = factorial_sets(150, PROBS, np.random.default_rng(13))
     doc = Doc(tmp_path)
-    out = study.building_sets(doc, games, seats, 4, {"study": {"correction": "bh"}})
+    out = _section(doc, games, seats, {"study": {"correction": "bh"}})
     assert out["correction"] == "bh"
     main = pd.DataFrame(out["main_effects"])
     grp = main[main["metric"] == "death"]
@@ -304,7 +313,7 @@ def test_sets_drawn_game_by_game_are_each_measured_on_their_own_games(tmp_path):
         assert row["death"] == pytest.approx(own["died"].mean())
     few, few_seats = _drawn_sets({k: 5 for k in PROBS}, np.random.default_rng(6))
     assert not study.active(few)  # no set drawn often enough: the generic balance section
-    assert study.building_sets(Doc(tmp_path), few, few_seats, 4) is None
+    assert study.building_sets_numbers(few, few_seats, 4, None) is None
 
 
 def _three_sets():

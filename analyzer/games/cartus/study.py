@@ -43,6 +43,7 @@ from analyzer.report.balance import seat_numbers, spread_noise_floor
 from analyzer.report.document import (
     CORRECTION_SHORT,
     Doc,
+    cells,
     correction_of,
     p_text,
     pct,
@@ -612,9 +613,8 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
 
 def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, Any]) -> None:
     """Fill the building-set section (ranked table, main or simple effects, interactions, heat
-    maps) from ``numbers`` (``building_sets_numbers``), with the records' ``SetLayout`` it
-    carries under ``_per_game`` (the reference set, the classes, whether sets are drawn game by
-    game — facts ``summary.json`` does not hold). ``run`` is not read."""
+    maps) from ``numbers`` (``building_sets_numbers``) and the records' ``SetLayout`` it carries
+    under ``_per_game``. ``run`` is not read."""
     layout = numbers[PER_GAME]["write"]
     table, facs, drawn = pd.DataFrame(numbers["sets"]), layout.factors, layout.drawn
     method, paired, floor = numbers["correction"], numbers["paired"], numbers["noise_floor"]
@@ -668,8 +668,7 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
     view["unbalanced"] = ["yes" if s else "" for s in table["imbalance_sig"]]
     view[f"p ({mname})"] = [p_text(p) for p in table["imbalance_p_adj"]]
     if has_death:
-        view["death rate"] = [pct(d, lo, hi) for d, lo, hi in
-                              zip(table["death"], table["death_lo"], table["death_hi"])]
+        view["death rate"] = cells(table, pct, "death")
         view["Δ death"] = ["–" if np.isnan(p) else f"{100 * d:+.1f} pp" + (" *" if s else "")
                            for d, p, s in zip(table["death_diff"], table["death_p"],
                                               table["death_sig"])]
@@ -849,16 +848,6 @@ def _plot_heat(ax, table: pd.DataFrame, facs, metric: str, label: str) -> None:
     ax.set_xlabel("buildings of " + " / ".join(c for c, _, _ in cols_f), fontsize=8)
     ax.set_ylabel("buildings of " + " / ".join(c for c, _, _ in rows_f), fontsize=8)
     ax.set_title(label + " per building selection")
-
-
-def building_sets(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-                  players: int, run: Mapping[str, Any] | None = None) -> dict | None:
-    """The building-set section: ``building_sets_write`` of ``building_sets_numbers``, which it
-    returns; ``None`` (nothing written) when the records hold fewer than two selections."""
-    found = building_sets_numbers(games, seats, players, run)
-    if found is not None:
-        building_sets_write(doc, found, run or {})
-    return found
 
 
 # the units of the section's numbers (``analyzer.report.units``)

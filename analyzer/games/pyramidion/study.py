@@ -30,6 +30,7 @@ from analyzer.report import charts
 from analyzer.report.document import (
     CORRECTION_SHORT,
     Doc,
+    cells,
     correction_of,
     iv_dict,
     num,
@@ -92,32 +93,29 @@ def site_figures(games: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def start_position_table(seats: pd.DataFrame) -> pd.DataFrame:
-    """Win rate and mean VP by start position (place in round 1's player order), per variant.
+    """Win rate and mean VP by start position (place in round 1's player order).
 
     Parameters
     ----------
     seats : DataFrame
-        Seat records with ``variant, game_id, start_position, won, vp``.
+        One variant's seat records with ``variant, game_id, start_position, won, vp``.
 
     Returns
     -------
     DataFrame
         Columns ``[variant, start_position, n, wins, rate, lo, hi, vp, vp_lo, vp_hi, p_equal]``:
         Wilson 95% interval on the win share, t interval on VP, and ``p_equal`` (same for every
-        row of a variant) the chi-square goodness-of-fit p-value of "the winner's start position
+        row) the chi-square goodness-of-fit p-value of "the winner's start position
         is uniform" (one winner per game, a k-way tie split 1/k; docs/rules/pyramidion.md §4, §6).
     """
-    rows = []
-    for var in pd.unique(seats["variant"]):
-        s = seats[seats["variant"] == var]
-        w = stats.win_rates(s, ("start_position",))
-        m = stats.mean_values(s, ("start_position",), "vp")
-        wins = w["wins"].to_numpy(float)
-        p = float(sps.chisquare(wins, np.full(len(wins), wins.sum() / len(wins))).pvalue) \
-            if len(wins) > 1 and wins.sum() > 0 else math.nan
-        for r, v in zip(w.itertuples(), m.itertuples()):
-            rows.append((var, int(r.start_position), int(r.n), float(r.wins), r.rate, r.lo, r.hi,
-                         v.mean, v.lo, v.hi, p))
+    var = seats["variant"].iloc[0]
+    w = stats.win_rates(seats, ("start_position",))
+    m = stats.mean_values(seats, ("start_position",), "vp")
+    wins = w["wins"].to_numpy(float)
+    p = float(sps.chisquare(wins, np.full(len(wins), wins.sum() / len(wins))).pvalue) \
+        if len(wins) > 1 and wins.sum() > 0 else math.nan
+    rows = [(var, int(r.start_position), int(r.n), float(r.wins), r.rate, r.lo, r.hi, v.mean,
+             v.lo, v.hi, p) for r, v in zip(w.itertuples(), m.itertuples())]
     return pd.DataFrame(rows, columns=["variant", "start_position", "n", "wins", "rate", "lo",
                                        "hi", "vp", "vp_lo", "vp_hi", "p_equal"])
 
@@ -133,11 +131,11 @@ def _gap(seats: pd.DataFrame, mine: pd.Series, col: str,
 
 
 def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFrame:
-    """Per mixed variant: each policy's per-game win share against the other seats, paired.
+    """One variant's seats (``seats``): each policy's per-game win share against the other
+    seats, paired; no row when it seats one policy.
 
-    For every game of a variant with two or more policies, the mean ``won`` of one policy's
-    seats minus the mean ``won`` of the other seats; a t interval over games (the seats of one
-    game are not independent, the games are).
+    For every game, the mean ``won`` of one policy's seats minus the mean ``won`` of the other
+    seats; a t interval over games (the seats of one game are not independent, the games are).
 
     Returns
     -------
@@ -148,29 +146,23 @@ def head_to_head(seats: pd.DataFrame, per_game: dict | None = None) -> pd.DataFr
         the other's lag — see ``stats.mirrors``). ``per_game``, when given, receives each
         row's per-game differences under ``"head_to_head:VARIANT:POLICY"`` (for the findings).
     """
-    rows = []
-    for var in pd.unique(seats["variant"]):
-        s = seats[seats["variant"] == var]
-        if s["policy"].nunique() < 2:
-            continue
-        diffs, part = {}, []
-        for pol in sorted(pd.unique(s["policy"])):
-            both, d = _gap(s, s["policy"] == pol, "won", stats.SHARE_DIFFERENCE)
-            diffs[(pol,)] = both["a"] - both["b"]
-            if per_game is not None:
-                per_game[f"head_to_head:{var}:{pol}"] = diffs[(pol,)].rename_axis("game_id")
-            part.append([var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()),
-                         d.mean, d.lo, d.hi, d.significant, d.p_value, None])
-        twins = stats.mirrors(diffs)
-        for row, key in zip(part, diffs):
-            row[-1] = None if twins[key] is None else twins[key][0]
-        rows += part
+    var, rows, diffs = seats["variant"].iloc[0], [], {}
+    for pol in sorted(pd.unique(seats["policy"])) if seats["policy"].nunique() > 1 else ():
+        both, d = _gap(seats, seats["policy"] == pol, "won", stats.SHARE_DIFFERENCE)
+        diffs[(pol,)] = both["a"] - both["b"]
+        if per_game is not None:
+            per_game[f"head_to_head:{var}:{pol}"] = diffs[(pol,)].rename_axis("game_id")
+        rows.append([var, pol, d.n, float(both["a"].mean()), float(both["b"].mean()), d.mean,
+                     d.lo, d.hi, d.significant, d.p_value, None])
+    twins = stats.mirrors(diffs)
+    for row, key in zip(rows, diffs):
+        row[-1] = None if twins[key] is None else twins[key][0]
     return pd.DataFrame(rows, columns=["variant", "policy", "games", "rate", "others", "diff",
                                        "lo", "hi", "significant", "p_value", "mirror_of"])
 
 
 def site_contest(games: pd.DataFrame) -> pd.DataFrame:
-    """Per site and variant: how contested it is, ranked within each variant.
+    """Per site of one variant's games (``games``): how contested it is, ranked.
 
     The sites are those of the site table in use (``site_figures``). Contestants per
     activation over all games is the ratio Σ contestants / Σ activations (contestants: seats
@@ -186,21 +178,17 @@ def site_contest(games: pd.DataFrame) -> pd.DataFrame:
         activation, revolts per activation, and the share of games with a revolt there.
         ``rank`` 1 = most contestants per activation.
     """
-    rows = []
-    for var in pd.unique(games["variant"]):
-        g = games[games["variant"] == var]
-        part = []
-        for site, fig in site_figures(g).items():
-            act, who, rev = (fig[:, j].astype(float) for j in range(3))
-            a = stats.mean_interval(act)
-            c = stats.ratio_interval(who, act)
-            r = stats.ratio_interval(rev, act)
-            part.append([var, 0, site, a.estimate, a.lo, a.hi, c.estimate, c.lo, c.hi,
-                         r.estimate, max(0.0, r.lo), r.hi, float((rev > 0).mean())])
-        part.sort(key=lambda row: -row[6] if not math.isnan(row[6]) else math.inf)
-        for k, row in enumerate(part, 1):
-            row[1] = k
-        rows += part
+    var, rows = games["variant"].iloc[0], []
+    for site, fig in site_figures(games).items():
+        act, who, rev = (fig[:, j].astype(float) for j in range(3))
+        a = stats.mean_interval(act)
+        c = stats.ratio_interval(who, act)
+        r = stats.ratio_interval(rev, act)
+        rows.append([var, 0, site, a.estimate, a.lo, a.hi, c.estimate, c.lo, c.hi,
+                     r.estimate, max(0.0, r.lo), r.hi, float((rev > 0).mean())])
+    rows.sort(key=lambda row: -row[6] if not math.isnan(row[6]) else math.inf)
+    for k, row in enumerate(rows, 1):
+        row[1] = k
     return pd.DataFrame(rows, columns=["variant", "rank", "site", "activations", "act_lo",
                                        "act_hi", "contest", "lo", "hi", "revolts", "rev_lo",
                                        "rev_hi", "games_revolt"])
@@ -343,11 +331,8 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
     default) and ``ends`` (how the studied arm's games ended). ``"_per_game"`` (never in
     ``summary.json``) holds the findings' per-game values and, under ``"write"``, each arm's
     fair share ``(1 − q)/n`` and how the text writes ``n`` (``players.fair_share_n``).
-
-    Sections: seat balance by start position (docs/rules/pyramidion.md §4: random start player),
-    greedy against the named strategies (mixed-seat variants), most contested sites (§5 phase 5,
-    §7) and goods sources against winning (§5 phases 3, 5, 7; §6). Reads one variant at a time
-    (``PYRAMIDION_SEATS``, ``PYRAMIDION_GAMES``).
+    docs/rules/pyramidion.md §4–§7. Reads one variant at a time (``PYRAMIDION_SEATS``,
+    ``PYRAMIDION_GAMES``).
     """
     games, seats = as_table(games), as_table(seats)
     names = seats.variants()
@@ -398,10 +383,9 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
 
 
 def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
-    """The Pyramidion baseline study's sections of its numbers ``n`` (``numbers``): the four
-    answers in short, then seat balance, greedy against the named strategies, the most
-    contested sites and goods sources against winning. ``run["seat_rotation"]`` says whether
-    the policies rotate over the seats; ``run["study"]["correction"]`` names the correction."""
+    """The Pyramidion baseline study's sections (the module's four questions, answered in
+    short first) of its numbers ``n`` (``numbers``). ``run["seat_rotation"]`` says whether the
+    policies rotate over the seats; ``run["study"]["correction"]`` names the correction."""
     start = len(doc.blocks)  # the short answers go here once the tables are written
     mname = CORRECTION_SHORT[correction_of(run)]
     facts = n["_per_game"]["write"]
@@ -426,8 +410,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) 
           f"{'s' if variants != 1 else ''} (`*` = significant after correction).")
     doc.table(pd.DataFrame({
         "variant": sp["variant"], "start position": sp["start_position"],
-        "win rate": [pct(r, lo, hi) for r, lo, hi in zip(sp["rate"], sp["lo"], sp["hi"])],
-        "mean VP": [num(m, lo, hi) for m, lo, hi in zip(sp["vp"], sp["vp_lo"], sp["vp_hi"])],
+        "win rate": cells(sp, pct, "rate", "lo", "hi"), "mean VP": cells(sp, num, "vp"),
         f"p (all equal), {mname}": [p_text(p) + (" *" if sig and not math.isnan(p) else "")
                                 for p, sig in zip(sp["p_equal_adjusted"],
                                                   sp["equal_significant"])],
@@ -482,12 +465,10 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) 
           "Other variants' rankings are in `summary.json`.")
     doc.table(pd.DataFrame({
         "rank": top["rank"], "site": top["site"],
-        "contestants per activation": [num(v, lo, hi) for v, lo, hi in
-                                       zip(top["contest"], top["lo"], top["hi"])],
-        "activations per game": [num(v, lo, hi) for v, lo, hi in
-                                 zip(top["activations"], top["act_lo"], top["act_hi"])],
-        "revolts per activation": [num(v, lo, hi, 3) for v, lo, hi in
-                                   zip(top["revolts"], top["rev_lo"], top["rev_hi"])],
+        "contestants per activation": cells(top, num, "contest", "lo", "hi"),
+        "activations per game": cells(top, num, "activations", "act_lo", "act_hi"),
+        "revolts per activation": cells(top, lambda v, lo, hi: num(v, lo, hi, 3), "revolts",
+                                        "rev_lo", "rev_hi"),
         "games with a revolt": [f"{100 * v:.1f} %" for v in top["games_revolt"]],
     }))
     if top["contest"].notna().any():
@@ -542,8 +523,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) 
               f"after {mname} correction over the {len(model)} sources (`*` = significant).")
         doc.table(pd.DataFrame({
             "source": [dict(SOURCES)[c] for c in model["source"]],
-            "odds ratio per good": [num(v, lo, hi) for v, lo, hi in
-                                    zip(model["odds_ratio"], model["lo"], model["hi"])],
+            "odds ratio per good": cells(model, num, "odds_ratio", "lo", "hi"),
             f"p ({mname})": [p_text(p) + (" *" if sig else "")
                          for p, sig in zip(model["p_adjusted"], model["significant_adjusted"])],
         }))

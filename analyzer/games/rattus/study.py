@@ -15,7 +15,7 @@ empty result when no arm has its card in play.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -30,6 +30,7 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_SHORT,
     Doc,
+    cells,
     clip_share,
     concat,
     correction_of,
@@ -75,7 +76,7 @@ def _games_with_card(games: Table, arm: str, card: str) -> np.ndarray | None:
 def _in_play(games: Table, seats: Table, arm: str, card: str,
              columns: tuple[str, ...]) -> tuple[pd.DataFrame, int, int]:
     """The seat rows of ``arm`` (seat ``columns``) from games with ``card`` in play, their
-    game count and the arm's (``_in_play_text``).
+    game count and the arm's (``_from_text``).
 
     Cards drawn at random per game (no fixed ``class_cards``) put the card in only some games;
     every rate of a card's section is over those games only.
@@ -88,11 +89,13 @@ def _in_play(games: Table, seats: Table, arm: str, card: str,
     return s, s["game_id"].nunique(), n_all
 
 
-def _in_play_text(card: str, n: int, n_all: int) -> str:
-    """The denominator of a card's rates in words: "82 games with the Sultan in play (of 100;
-    ...)"."""
-    phrase = f"{n} games with the {card.title()} in play"
-    if n != n_all:
+def _from_text(card: str, n: Mapping[str, Any]) -> str:
+    """Where the rates of ``card``'s section (numbers ``n``) come from, in words: "From the
+    `base` games: the 82 games with the Sultan in play (of 100; ...)"."""
+    n_all = n[PER_GAME]["write"]["games_all"]
+    phrase = (f"From the `{n['variant']}` games: the {n['games']} games with the "
+              f"{card.title()} in play")
+    if n["games"] != n_all:
         phrase += f" (of {n_all}; the class cards are drawn per game)"
     return phrase
 
@@ -121,9 +124,14 @@ def _position_label(position: int, key: str, players: int) -> str | int:
     return f"{position} (last)" if position == players - 1 else str(position)
 
 
-def _share_change(diff: float, lo: float, hi: float, significant: bool, n: int) -> str:
-    """A difference of shares in pp, its interval clipped to [−1, 1] (``signed``)."""
-    return signed({"diff": diff, "lo": max(lo, -1.0), "hi": min(hi, 1.0),
+def _change(d: Mapping[str, Any], significant: bool, n: int | None = None,
+            share: bool = True) -> str:
+    """A difference ``d`` (``stats.Difference`` fields: ``mean``, else ``estimate``; ``lo``,
+    ``hi``) as ``signed``: a share's in pp, its interval clipped to [−1, 1]."""
+    diff = d["mean"] if "mean" in d else d["estimate"]
+    if not share:
+        return signed({"diff": diff, "lo": d["lo"], "hi": d["hi"], "significant": significant})
+    return signed({"diff": diff, "lo": max(d["lo"], -1.0), "hi": min(d["hi"], 1.0),
                    "significant": significant, "n": n}, 100, " pp", 1)
 
 
@@ -240,19 +248,15 @@ def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: 
     return out
 
 
-# the game-level outcomes' (name, scale, unit, digits)
-LEVEL_LABELS = {"score": ("mean score", 1, "", 2),
-                "start_adv": ("start-player advantage", 100, " pp", 1),
-                "no_winner": ("no winner", 100, " pp", 1), "spread": ("score spread", 1, "", 1),
-                "rounds": ("rounds", 1, "", 2)}
+# the game-level outcomes shown, in ``balance.arm_differences``' order
+GAME_LEVEL = ("no_winner", "spread", "rounds", "score", "start_adv")
 
 
-def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, players: int,
-                    designs: Mapping[str, design.SeatDesign] | None) -> None:
-    """The with/without comparison of ``card`` (``_card_out_numbers``' numbers ``n``): the
-    game-level changes when the seats are exchangeable, the changes per start position, and the
-    seats that used the card (``user`` > 0) followed into the games without it. ``players``:
-    the player count (the last position's label); ``designs``: the compared arms' designs."""
+def _card_out_write(doc: Doc, section: Mapping[str, Any], card: str, user: str) -> None:
+    """The with/without comparison of ``card`` (``<card>_out``, ``_card_out_numbers``', of its
+    section's numbers ``section``), the seats with ``user`` > 0 being the card's users."""
+    n, players = section[f"{card}_out"], section[PER_GAME]["write"]["players"]
+    designs = section[PER_GAME].get("designs")
     if not n:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
@@ -260,18 +264,12 @@ def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, player
     outs = ", ".join(list(designs)[1:])
     mname = CORRECTION_SHORT[n["correction"]]
     if "game_level" in n:
-        rows: dict[str, dict[str, Any]] = {}
-        for r in n["game_level"]:
-            row = rows.setdefault(r["variant"], {"variant": r["variant"]})
-            if r["metric"] in LEVEL_LABELS:
-                name, sc, unit, dig = LEVEL_LABELS[r["metric"]]
-                row[name] = signed(r, sc, unit, dig)
         doc.p(f"Without the {card.title()} ({outs}), same seeds: "
               + design.exchangeable_reason(designs)
               + " So the change is shown in game-level outcomes (variant − base per game, 95% t "
               f"intervals, `*` after {mname} correction over the rows of each column), then per "
               "start position, which can move:")
-        doc.table(pd.DataFrame(list(rows.values())))
+        doc.table(pd.DataFrame(balance.difference_rows(n["game_level"], GAME_LEVEL)))
     # a turn-order position is never exchangeable: its win rate can move with the rules
     key = n["position_column"]
     where = _where(key)
@@ -286,16 +284,12 @@ def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, player
     doc.table(pd.DataFrame(rows))
     for u in n["users"]:
         dw, ds, dg = u["won_diff"], u["score_diff"], u["won_diff_game"]
-        won = _share_change(dw["mean"], dw["lo"], dw["hi"], u["won_significant_adjusted"],
-                            u["games"])
-        score = {"diff": ds["mean"], "lo": ds["lo"], "hi": ds["hi"],
-                 "significant_adjusted": u["score_significant_adjusted"]}
         doc.p(f"The {u['n']} seats that used the {card.title()} (`{user}` > 0, in {u['games']} "
               f"games) won {100 * u['won_with']:.1f} % of their base games (a fair position wins "
               f"{100 * u['fair']:.1f} %); the same seats in the same games of `{u['variant']}` won "
               f"{100 * u['won_without']:.1f} %: change "
-              f"{won}, "
-              f"score change {signed(score)} points "
+              f"{_change(dw, u['won_significant_adjusted'], u['games'])}, score change "
+              f"{_change(ds, u['score_significant_adjusted'], share=False)} points "
               "(95% cluster-robust t intervals with the game as the unit, as the users of one "
               f"game are not independent; `*` after {mname} over the {len(n['users'])} variant"
               f"{'s' if len(n['users']) != 1 else ''}). "
@@ -307,7 +301,7 @@ def _card_out_write(doc: Doc, n: Mapping[str, Any], card: str, user: str, player
                   "every seat used it, so the users' share of the win cannot change), a user won "
                   f"{100 * u['won_with_game']:.1f} % of the base games and "
                   f"{100 * u['won_without_game']:.1f} % of the same games of `{u['variant']}`: "
-                  "change " + _share_change(dg["mean"], dg["lo"], dg["hi"], False, dg["n"])
+                  "change " + _change(dg, False, dg["n"])
                   + " (paired t over games).")
 
 
@@ -369,12 +363,9 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
     for pos in positions:
         row: dict[str, Any] = {key: int(pos), "games": int(wide[cols[0]][pos].notna().sum())}
         for c in cols:
-            iv, some = _counts(wide[c][pos].dropna().to_numpy(float))
-            row[c] = iv_dict(iv)
-            if c == take:
-                took = iv_dict(some)
+            row[c] = iv_dict(_counts(wide[c][pos].dropna().to_numpy(float))[0])
         if take in cols:
-            row["took_share"] = took
+            row["took_share"] = iv_dict(_counts(wide[take][pos].dropna().to_numpy(float))[1])
         rows.append(row)
     out["by_position"] = rows
     first_last: dict[str, Any] = {}
@@ -436,31 +427,31 @@ def take_use_write(doc: Doc, n: Mapping[str, Any], use: str, use_name: str,
             f"{name} in play.")
     key = "start_position" if "start_position" in (n["by_position"] or [{}])[0] else "seat"
     where = _where(key)
-    table = []
-    for row in n["by_position"]:
-        cells = {where: _position_label(row[key], key, players)}
+
+    def counts(row: Mapping[str, Any], shares: bool) -> dict[str, str]:
+        """A row's counts per game, with the shares of games with one when ``shares``."""
+        out = {}
         for c in cols:
-            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
-        if take:
-            cells["games it took the card"] = pct(*_iv(row["took_share"]))
-        table.append(cells)
+            out[f"{names[c]} per game"] = num(*_iv(row[c]))
+            if shares:
+                which = "a take" if c == take else "a use"
+                out[f"games with {which}"] = pct(*_iv(row[f"{c}_share"]))
+        return out
+
+    table = [{where: _position_label(row[key], key, players), **counts(row, False),
+              **({"games it took the card": pct(*_iv(row["took_share"]))} if take else {})}
+             for row in n["by_position"]]
     doc.p(f"Per {where} in `{n['variant']}` (95% t intervals over the {n['games']} games; each "
           "position once per game; the share of games with a take, 95% Wilson):")
     doc.table(pd.DataFrame(table))
     if n["first_last"]:
-        parts = [f"{names[c]} " + signed({"diff": d["mean"], "lo": d["lo"], "hi": d["hi"],
-                                          "significant": d["significant"]}) + " per game"
+        parts = [f"{names[c]} {_change(d, d['significant'], share=False)} per game"
                  for c, d in zip(cols, n["first_last"].values())]
         d = next(iter(n["first_last"].values()))
         doc.p(f"Start player − last position ({d['last_position']}), paired within the {d['n']} "
               f"games (95% t intervals; `*`: the interval excludes 0): " + "; ".join(parts) + ".")
-    arm_cells = []
-    for row in n["by_arm"]:
-        cells = {"variant": row["variant"], "games": row["games"]}
-        for c in cols:
-            cells[f"{names[c]} per game"] = num(*_iv(row[c]))
-            cells[f"games with {'a take' if c == take else 'a use'}"] = pct(*_iv(row[f"{c}_share"]))
-        arm_cells.append(cells)
+    arm_cells = [{"variant": row["variant"], "games": row["games"], **counts(row, True)}
+                 for row in n["by_arm"]]
     pol_cells: dict[tuple, dict[str, Any]] = {}
     for r in n["by_policy"]:
         cell = pol_cells.setdefault((r["variant"], r["policy"]), {
@@ -489,38 +480,58 @@ SULTAN_SEATS = ("variant", "game_id", "seat", "policy", "start_position", "score
                 "tiebreak", "sultan_points", "diplomats_surviving", "diplomats_placed")
 
 
-def sultan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
-                   run: Mapping[str, Any] | None = None) -> dict:
-    """Sultan diplomat scoring (docs/rules/rattus.md §2.3): points and diplomats placed per start
-    position, how often each position, arm and policy takes the Sultan and places diplomats
-    (``take_use_numbers``), the diplomat leader's win rate, games whose winner the diplomat
-    points decided, and the Sultan-out comparison (``_card_out_numbers``); ``{}`` when no arm
-    has the Sultan. ``"_per_game"`` (never in ``summary.json``) holds the findings' per-game
-    values and, under ``"write"``, ``players`` and ``games_all`` (the studied arm's games).
-
-    Reads the studied arm's seats (``SULTAN_SEATS``), then ``take_use_numbers``' and
-    ``_card_out_numbers``'.
-    """
+def _card_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+                  run: Mapping[str, Any] | None, card: str, active: str, take: str, use: str,
+                  columns: tuple[str, ...], own: Callable[[pd.DataFrame], tuple]) -> dict:
+    """A card section's numbers: ``{}`` when no arm has ``card`` (``_arms_with_card`` of
+    ``active``), else the studied arm's ``variant`` and ``games`` with the card in play, the
+    section's own numbers, ``take_use`` (``take_use_numbers`` of ``take`` and ``use``) and
+    ``<card>_out`` (``_card_out_numbers``). ``own(s) -> (head, tail, per_game, user)`` makes the
+    own numbers from the studied arm's seat rows ``s`` (``columns``, ``_in_play``): those shown
+    before ``take_use`` and after it, the findings' per-game values and the column of the
+    card's users. ``"_per_game"`` (never in ``summary.json``) holds the findings' per-game values
+    and, under ``"write"``, ``players`` and ``games_all`` (the studied arm's games)."""
     games, seats = as_table(games), as_table(seats)
-    arms = _arms_with_card(games, seats, "sultan", "sultan_points")
+    arms = _arms_with_card(games, seats, card, active)
     if not arms:
         return {}
     arm = studied_arm(arms)
-    s, n_games, n_all = _in_play(games, seats, arm, "sultan", SULTAN_SEATS)
-    out: dict[str, Any] = {"variant": arm, "games": n_games}
+    s, n_games, n_all = _in_play(games, seats, arm, card, columns)
+    head, tail, per_game, user = own(s)
+    del s
+    out: dict[str, Any] = {
+        "variant": arm, "games": n_games, **head,
+        "take_use": take_use_numbers(games, seats, card, take, use, arm), **tail,
+        f"{card}_out": _card_out_numbers(games, seats, card, active, user, run)}
+    out[PER_GAME] = {**per_game, **out["take_use"].pop(PER_GAME, {}),
+                     **out[f"{card}_out"].pop(PER_GAME, {}),
+                     "write": {"players": players, "games_all": n_all}}
+    return out
+
+
+def sultan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+                   run: Mapping[str, Any] | None = None) -> dict:
+    """Sultan diplomat scoring (docs/rules/rattus.md §2.3), ``_card_numbers`` of the Sultan:
+    points and diplomats placed per start position, the diplomat leader's win rate and the
+    games whose winner the diplomat points decided (``_sultan``)."""
+    return _card_numbers(games, seats, players, run, "sultan", "sultan_points", "took_sultan",
+                         "diplomats_placed", SULTAN_SEATS, _sultan)
+
+
+def _sultan(s: pd.DataFrame) -> tuple[dict, dict, dict, str]:
+    """``_card_numbers``' ``own`` of the Sultan."""
     key = position_column(s)
     dist = []
     for pos, grp in s.groupby(key)["sultan_points"]:
         d = stats.distribution(grp)
         d.insert(0, key, pos)
         dist.append(d)
+    head: dict[str, Any] = {}
     if "diplomats_placed" in s:
-        out["placed_mean"] = rows_of(stats.mean_values(s, (key,), "diplomats_placed"))
-    out["position_column"] = key
-    out["points_distribution"] = rows_of(pd.concat(dist, ignore_index=True))
-    out["points_mean"] = rows_of(stats.mean_values(s, (key,), "sultan_points"))
-    out["take_use"] = take_use_numbers(games, seats, "sultan", "took_sultan", "diplomats_placed",
-                                       arm)
+        head["placed_mean"] = rows_of(stats.mean_values(s, (key,), "diplomats_placed"))
+    head["position_column"] = key
+    head["points_distribution"] = rows_of(pd.concat(dist, ignore_index=True))
+    head["points_mean"] = rows_of(stats.mean_values(s, (key,), "sultan_points"))
 
     leader, edge = leader_edge(s)
     per_game = pd.DataFrame({"game_id": s["game_id"], "lead": leader,
@@ -532,25 +543,20 @@ def sultan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, pla
     # without an edge the k holders win k/n of the game's win share (0 in a game nobody won)
     fair = (float((per_game["n_lead"] * per_game["won"] / per_game["seats"]).mean())
             if len(per_game) else math.nan)
-    out["leader_wins"] = {"games": len(per_game), **iv_dict(iv), "no_edge": fair,
-                          "examples": _examples(per_game.index[per_game["lead_won"] > 0]),
-                          "reference": edge.reference, "leaders": edge.groups,
-                          "edge": {"estimate": edge.edge, "lo": edge.lo, "hi": edge.hi,
-                                   "p_value": edge.p_value, "games": len(per_game),
-                                   "unestimable": edge.unestimable}}
-    per_game_values: dict[str, Any] = {"leader_edge": edge.per_game}
-
     changed = stats.winners_without(s, "sultan_points")
     iv2 = stats.wilson(int(changed.sum()), len(changed))
-    out["winner_changed"] = {"games": len(changed), "changed": int(changed.sum()), **iv_dict(iv2),
-                             "examples": _examples(changed.index.get_level_values("game_id")[
-                                 changed.to_numpy(bool)])}
+    tail = {"leader_wins": {"games": len(per_game), **iv_dict(iv), "no_edge": fair,
+                            "examples": _examples(per_game.index[per_game["lead_won"] > 0]),
+                            "reference": edge.reference, "leaders": edge.groups,
+                            "edge": {"estimate": edge.edge, "lo": edge.lo, "hi": edge.hi,
+                                     "p_value": edge.p_value, "games": len(per_game),
+                                     "unestimable": edge.unestimable}},
+            "winner_changed": {"games": len(changed), "changed": int(changed.sum()),
+                               **iv_dict(iv2), "examples": _examples(
+                                   changed.index.get_level_values("game_id")[
+                                       changed.to_numpy(bool)])}}
     user = "diplomats_placed" if "diplomats_placed" in s else "sultan_points"
-    del s, per_game, changed
-    out["sultan_out"] = _card_out_numbers(games, seats, "sultan", "sultan_points", user, run)
-    per_game_values.update(_moved_per_game(out["take_use"], out["sultan_out"]))
-    out[PER_GAME] = {**per_game_values, "write": {"players": players, "games_all": n_all}}
-    return out
+    return head, tail, {"leader_edge": edge.per_game}, user
 
 
 def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
@@ -558,13 +564,11 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
     when ``n`` is empty)."""
     if not n:
         return
-    facts = n[PER_GAME]["write"]
-    players = facts["players"]
+    players = n[PER_GAME]["write"]["players"]
     doc.h("Sultan: diplomat scoring")
-    doc.p(f"From the `{n['variant']}` games: the "
-          f"{_in_play_text('sultan', n['games'], facts['games_all'])}; every share below is over "
-          "these games. Diplomat points are the Sultan's end-game points for the most / "
-          "second-most diplomat discs on the board.")
+    doc.p(_from_text("sultan", n) + "; every share below is over these games. Diplomat points "
+          "are the Sultan's end-game points for the most / second-most diplomat discs on the "
+          "board.")
     key = n["position_column"]
     where = _where(key)
     dist = pd.DataFrame(n["points_distribution"])
@@ -573,7 +577,7 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
     tab = pd.DataFrame({where: [_position_label(p, key, players) for p in piv.index]})
     for v in piv.columns:
         tab[f"{v} pts"] = [f"{100 * x:.1f} %" for x in piv[v]]
-    tab["mean points"] = [num(m, lo, hi) for m, lo, hi in zip(means["mean"], means["lo"], means["hi"])]
+    tab["mean points"] = cells(means, num, "mean", "lo", "hi")
     if "placed_mean" in n:
         placed = pd.DataFrame(n["placed_mean"]).set_index(key)
         tab["diplomats placed"] = [num(*placed.loc[p, ["mean", "lo", "hi"]]) for p in piv.index]
@@ -596,9 +600,8 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
           f"({changed['changed']} of {changed['games']} games with the Sultan in play): "
           "recomputing the winner from score − diplomat points (same tie-break) gives a "
           "different set of winners.")
-    _card_out_write(doc, n["sultan_out"], "sultan",
-                    "diplomats_placed" if "placed_mean" in n else "sultan_points", players,
-                    n[PER_GAME].get("designs"))
+    _card_out_write(doc, n, "sultan",
+                    "diplomats_placed" if "placed_mean" in n else "sultan_points")
 
 
 def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
@@ -635,13 +638,6 @@ def leader_edge(s: pd.DataFrame) -> tuple[pd.Series, stats.Edge]:
     return leader, stats.flagged_edge(rows["game_id"], players, leader[has], rows["won"])
 
 
-def _moved_per_game(take_use: dict, card_out: dict) -> dict[str, Any]:
-    """The per-game values ``take_use_numbers`` and ``_card_out_numbers`` computed (kept out of
-    their numbers, which go to ``summary.json``): the start player − last position takes, the
-    users' change, and the compared arms' ``designs``."""
-    return {**take_use.pop(PER_GAME, {}), **card_out.pop(PER_GAME, {})}
-
-
 def _edge_text(lead: Mapping[str, Any]) -> str:
     """The sentence on who leads (``sultan_numbers``' ``leader_wins``): the leaders' edge over
     what the same players win when they do not lead (``stats.flagged_edge``)."""
@@ -655,7 +651,7 @@ def _edge_text(lead: Mapping[str, Any]) -> str:
             f"win {100 * lead['reference']:.1f} % per seat-game when they do not lead, in the same "
             "games with a leader (each leader weighted by its player); the leaders' edge over "
             "that is "
-            + _share_change(edge["estimate"], edge["lo"], edge["hi"], False, edge["games"])
+            + _change(edge, False, edge["games"])
             + " (95 % delta-method t interval over games).")
 
 
@@ -664,21 +660,15 @@ CARAVAN_SEATS = ("variant", "game_id", "caravan_*")
 
 def caravan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
                     run: Mapping[str, Any] | None = None) -> dict:
-    """Caravan value (docs/rules/rattus.md §2.2): bonus cubes per caravan move for the mover and for
-    opponents, how many survive to the end, how often each start position, arm and policy takes
-    the Trader and moves the caravan (``take_use_numbers``), and the Trader-out comparison
-    (``_card_out_numbers``); ``{}`` when no arm has the Trader. ``"_per_game"`` as
-    ``sultan_numbers``'.
+    """Caravan value (docs/rules/rattus.md §2.2), ``_card_numbers`` of the Trader: bonus cubes
+    per caravan move for the mover and for opponents and how many survive to the end
+    (``_caravan``)."""
+    return _card_numbers(games, seats, players, run, "trader", "caravan_moves", "took_trader",
+                         "caravan_moves", CARAVAN_SEATS, _caravan)
 
-    Reads the studied arm's seats (``CARAVAN_SEATS``), then ``take_use_numbers``' and
-    ``_card_out_numbers``'.
-    """
-    games, seats = as_table(games), as_table(seats)
-    arms = _arms_with_card(games, seats, "trader", "caravan_moves")
-    if not arms:
-        return {}
-    arm = studied_arm(arms)
-    s, n_games, n_all = _in_play(games, seats, arm, "trader", CARAVAN_SEATS)
+
+def _caravan(s: pd.DataFrame) -> tuple[dict, dict, dict, str]:
+    """``_card_numbers``' ``own`` of the Trader."""
     cols = ["caravan_moves", "caravan_cubes_own", "caravan_cubes_given",
             "caravan_cubes_own_surviving", "caravan_cubes_received",
             "caravan_cubes_received_surviving"]
@@ -694,7 +684,7 @@ def caravan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, pl
             rows.append((who, "surviving", stats.ratio_interval(g[f"{col}_surviving"], moves)))
             survived[who] = clip_share(stats.ratio_interval(g[f"{col}_surviving"], g[col]))
     out: dict[str, Any] = {
-        "variant": arm, "games": n_games, "moves_per_game": iv_dict(stats.mean_interval(moves)),
+        "moves_per_game": iv_dict(stats.mean_interval(moves)),
         "per_move": rows_of(pd.DataFrame([(w, st, iv.estimate, iv.lo, iv.hi)
                                           for w, st, iv in rows],
                                          columns=["who", "stage", "value", "lo", "hi"])),
@@ -702,14 +692,7 @@ def caravan_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, pl
     if len(survived) == 2:
         out["survival_own"] = iv_dict(survived["mover"])
         out["survival_given"] = iv_dict(survived["opponents"])
-    del s, g
-    out["take_use"] = take_use_numbers(games, seats, "trader", "took_trader", "caravan_moves",
-                                       arm)
-    out["trader_out"] = _card_out_numbers(games, seats, "trader", "caravan_moves",
-                                          "caravan_moves", run)
-    out[PER_GAME] = {**_moved_per_game(out["take_use"], out["trader_out"]),
-                     "write": {"players": players, "games_all": n_all}}
-    return out
+    return out, {}, {}, "caravan_moves"
 
 
 def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
@@ -717,16 +700,14 @@ def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None 
     ``n`` (nothing when ``n`` is empty)."""
     if not n:
         return
-    facts = n[PER_GAME]["write"]
+    players = n[PER_GAME]["write"]["players"]
     table = pd.DataFrame(n["per_move"])
     doc.h("Caravan: value of the Trader's bonus cubes")
-    doc.p(f"From the `{n['variant']}` games: the "
-          f"{_in_play_text('trader', n['games'], facts['games_all'])}. The caravan moved "
-          f"{num(*_iv(n['moves_per_game']))} times per game with the Trader in play. Bonus cubes "
-          "per move (ratio of totals over games, 95% delta-method intervals):")
+    doc.p(_from_text("trader", n) + f". The caravan moved {num(*_iv(n['moves_per_game']))} "
+          "times per game with the Trader in play. Bonus cubes per move (ratio of totals over "
+          "games, 95% delta-method intervals):")
     doc.table(pd.DataFrame({"cubes go to": table["who"], "stage": table["stage"],
-                            "cubes per move": [num(v, lo, hi) for v, lo, hi in
-                                               zip(table["value"], table["lo"], table["hi"])]}))
+                            "cubes per move": cells(table, num, "value", "lo", "hi")}))
     doc.p(f"All bonus cubes: {num(*_iv(n['total_per_move']))} per move.")
     if "survival_own" in n:
         doc.p(f"Share surviving to the end: mover's own bonus cubes "
@@ -738,9 +719,8 @@ def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None 
               "cube that moves keeps counting where it goes.")
     doc.chart("caravan_bonus.png", "Caravan bonus cubes per move: mover vs opponents.",
               lambda ax: plot_caravan(ax, table))
-    take_use_write(doc, n["take_use"], "caravan_moves", "caravan moves", facts["players"])
-    _card_out_write(doc, n["trader_out"], "trader", "caravan_moves", facts["players"],
-                    n[PER_GAME].get("designs"))
+    take_use_write(doc, n["take_use"], "caravan_moves", "caravan moves", players)
+    _card_out_write(doc, n, "trader", "caravan_moves")
 
 
 def plot_caravan(ax, table: pd.DataFrame) -> None:
