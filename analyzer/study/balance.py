@@ -222,19 +222,13 @@ def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: 
     round (``None``: the run recorded none, ``RunOptions.rounds``), variants named by arm
     again."""
     kinds = ("games", "seats", "rounds") if result.parts("rounds") else ("games", "seats")
-    tables = []
-    for kind in kinds:
-        frame = pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
-        frame["variant"] = frame["variant"].astype(str)
-        tables.append(frame)
+    tables = [pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
+              .astype({"variant": str}) for kind in kinds]
     out = []
     for k in range(n):
         mine = {v: arm for v, (j, arm) in names.items() if j == k}
-        parts = []
-        for frame in tables:
-            part = frame[frame["variant"].isin(list(mine))].copy()
-            part["variant"] = part["variant"].map(mine)
-            parts.append(part.reset_index(drop=True))
+        parts = [t[t["variant"].isin(list(mine))].reset_index(drop=True) for t in tables]
+        parts = [t.assign(variant=t["variant"].map(mine)) for t in parts]
         out.append((parts[0], parts[1], parts[2] if len(parts) > 2 else None))
     return out
 
