@@ -191,9 +191,9 @@ FINDINGS = [0.0, 0]  # CPU seconds and calls of ``findings_of`` in this process 
 @contextmanager
 def _quick_gc() -> Iterator[None]:
     """Freeze the objects alive now out of the garbage collector's sweeps while settings are
-    evaluated: ``statsmodels``' ``multipletests`` (still used for Benjamini–Hochberg,
-    ``stats.adjust_pvalues``) calls ``gc.collect()`` on every call, which with a loaded
-    scientific stack costs a tenth of a second each. Frozen objects are only skipped, never freed early; ``unfreeze`` restores them."""
+    evaluated: ``statsmodels``' ``multipletests`` (Benjamini–Hochberg, ``stats.adjust_pvalues``)
+    calls ``gc.collect()`` on every call, a tenth of a second each with a loaded scientific
+    stack. Frozen objects are only skipped, never freed early."""
     gc.freeze()
     try:
         yield
@@ -223,19 +223,13 @@ def _records(result: runner.RunResult, names: Mapping[str, tuple[int, str]], n: 
     round (``None``: the run recorded none, ``RunOptions.rounds``), variants named by arm
     again."""
     kinds = ("games", "seats", "rounds") if result.parts("rounds") else ("games", "seats")
-    tables = []
-    for kind in kinds:
-        frame = pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
-        frame["variant"] = frame["variant"].astype(str)
-        tables.append(frame)
+    tables = [pd.concat([pd.read_parquet(p) for p in result.parts(kind)], ignore_index=True)
+              .astype({"variant": str}) for kind in kinds]
     out = []
     for k in range(n):
         mine = {v: arm for v, (j, arm) in names.items() if j == k}
-        parts = []
-        for frame in tables:
-            part = frame[frame["variant"].isin(list(mine))].copy()
-            part["variant"] = part["variant"].map(mine)
-            parts.append(part.reset_index(drop=True))
+        parts = [t[t["variant"].isin(list(mine))].reset_index(drop=True) for t in tables]
+        parts = [t.assign(variant=t["variant"].map(mine)) for t in parts]
         out.append((parts[0], parts[1], parts[2] if len(parts) > 2 else None))
     return out
 
@@ -653,7 +647,7 @@ def distance(p: Plan, values: Sequence[float]) -> float:
     return math.sqrt(sum(parts) / len(parts)) if parts else 0.0
 
 
-def objective(p: Plan, gap_value: float, dist: float, scale: float) -> float:
+def objective(gap_value: float, dist: float, scale: float) -> float:
     """What the search minimises: ``gap² + (scale · dist)²``. ``scale`` is the round's
     typical standard error of the gap, so moving a whole range away from the scenario's
     values costs as much as being one standard error from the goal: among settings that the
@@ -690,7 +684,7 @@ def settle(p: Plan, rows: Sequence[Mapping[str, Any]], mean: Sequence[float]) ->
             continue
         w = 1.0 / played["gap_se"].to_numpy() ** 2
         pooled = float((w * played["gap"].to_numpy()).sum() / w.sum())
-        score = objective(p, pooled, distance(p, combo), scale)
+        score = objective(pooled, distance(p, combo), scale)
         if score < best_score:
             best, best_score = list(combo), score
     return best
@@ -757,20 +751,17 @@ def _round(run: StudyRun, p: Plan, g: int, candidates: list[list[Any]], games: i
     every finished one); per candidate, per cell (one without ``cells``), its findings."""
     folder = run.dir.path / folder_name
     grid = _settings(run, p, candidates, folder, p.cells if cells else None)
-    batch, where = [], []
-    for k, per in enumerate(grid):
-        for j, (s, _) in enumerate(per):
-            batch.append((f"s{k:02d}c{j:02d}" if cells else f"s{k:02d}", runner.plan_arms(s),
-                          p.cells[j].games(games) if cells else games))
-            where.append((k, j))
+    batch = [(f"s{k:02d}c{j:02d}" if cells else f"s{k:02d}", runner.plan_arms(s),
+              p.cells[j].games(games) if cells else games, k, j)
+             for k, per in enumerate(grid) for j, (s, _) in enumerate(per)]
     root = derived_seed(p.scenario.seed, SEARCH_STREAM, g + 1) if root is None else root
     out: list[list[dict[str, dict[str, Any]]]] = [[{} for _ in per] for per in grid]
     for n in sorted({b[2] for b in batch}, reverse=True):  # a capped rung: its own batch
-        idx = [i for i, b in enumerate(batch) if b[2] == n]
-        for i, r in zip(idx, run.play_batch(folder / f"round-{g:04d}",
-                                            [batch[i][:2] for i in idx], root, n,
-                                            scenario=p.scenario)):
-            (k, j), (rec,) = where[i], _records(r, {a.name: (0, a.name) for a in batch[i][1]}, 1)
+        now = [b for b in batch if b[2] == n]
+        played = run.play_batch(folder / f"round-{g:04d}", [b[:2] for b in now], root, n,
+                                scenario=p.scenario)
+        for (_, arms, _, k, j), r in zip(now, played):
+            rec, = _records(r, {a.name: (0, a.name) for a in arms}, 1)
             out[k][j] = findings_of(*grid[k][j], rec, scratch)
     return out
 
@@ -817,8 +808,8 @@ def _nearest(p: Plan, rows: Sequence[Mapping[str, Any]], cands: Sequence[Sequenc
     """The scan's rule: of the settings ``among``, the one of least ``objective`` on its
     ``smoothed_gap``, the tie-break scaled by the median ``gap_se`` of the rows ``scaled``."""
     scale = float(np.nanmedian([r["gap_se"] for r in scaled]))
-    return min(among, key=lambda k: objective(p, rows[k]["smoothed_gap"],
-                                              distance(p, cands[k]), scale))
+    return min(among, key=lambda k: objective(rows[k]["smoothed_gap"], distance(p, cands[k]),
+                                              scale))
 
 
 def _said(p: Plan, values: Sequence[Any]) -> str:
@@ -826,8 +817,7 @@ def _said(p: Plan, values: Sequence[Any]) -> str:
 
 
 def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
-           cell_rows: list[dict] | None = None, looks: list[dict] | None = None
-           ) -> tuple[list[Any], list[dict], list[dict]]:
+           cell_rows: list[dict], looks: list[dict]) -> tuple[list[Any], list[dict], list[dict]]:
     """The scan or the CMA-ES search; returns the values found, one row per setting evaluated
     (``search.parquet``) and one entry per round. With ``p.cells`` (``--over``) a setting's
     distance is the robust one over the cells (``_robust_rows``; each cell's row is added to
@@ -835,14 +825,13 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
     to ``looks``)."""
     d = run.dir
     rows, history = [], []
-    sink = [] if cell_rows is None else cell_rows
     if p.method == "scan" and p.race:
-        return _race(run, p, scratch, say, [] if looks is None else looks)
+        return _race(run, p, scratch, say, looks)
 
     def played(g: int, cands: list[list[Any]], smooth: bool) -> list[dict]:
         found = _round(run, p, g, cands, p.games, scratch, cells=bool(p.cells))
         if p.cells:
-            return _robust_rows(p, g, cands, found, smooth, sink)
+            return _robust_rows(p, g, cands, found, smooth, cell_rows)
         return [_row(p, g, k, c, f[0]) for k, (c, f) in enumerate(zip(cands, found))]
 
     if p.method == "scan":
@@ -853,7 +842,7 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
         rows = played(0, cands, len(p.knobs) == 1)
         if not p.cells:
             _smooth(p, rows, len(p.knobs) == 1)
-        best = _nearest(p, rows, cands, range(len(cands)), sink if p.cells else rows)
+        best = _nearest(p, rows, cands, range(len(cands)), cell_rows if p.cells else rows)
         say(f"scan: {len(cands)} settings{cells} x {p.games} games each on the same seeds; "
             f"nearest the goal{f' in {p.over.objective}' if p.cells else ''}: "
             + _said(p, cands[best]))
@@ -869,7 +858,7 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
         cands = [[dim.decode(v) for dim, v in zip(dims, x)] for x in xs]
         new[:] = played(g, cands, False)
         scale = float(np.nanmedian([r["gap_se"] for r in new]))
-        return [objective(p, r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
+        return [objective(r["gap"], distance(p, c), scale) for r, c in zip(new, cands)]
 
     for step in cma_es(x0, popsize=p.popsize, seed=p.scenario.seed, rounds=p.rounds,
                        evaluate=play):
@@ -891,20 +880,15 @@ def search(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
 
 def _race(run: StudyRun, p: Plan, scratch: Path, say: Callable[[str], None],
           looks: list[dict]) -> tuple[list[Any], list[dict], list[dict]]:
-    """The scan raced (``--race``, ``analyzer.study.race``): at each look every setting still
-    running plays the scan's own seeds up to ``looks[j]`` games into ``search/race/sKK`` (the
-    runner's chunks of ``looks[0]`` games: a look plays only the new ones, and a stop keeps
-    every finished chunk, so a resume replays the looks from them to the same decisions);
-    then the settings shown farther from the goal than another stop (``race.pair_stops`` on
-    the first key's per-game values on the common games, ``_common_games``; without them, or
-    with ``equalize`` or several keys, those surely off the goal region: ``race.stops``). The
-    value taken is the scan's rule (``objective`` on the LOWESS smooth of one knob) among the
-    settings still running at the end. Returns as ``search``: each row is a setting's last
-    look, with ``games`` (its games), ``look`` (that look, 0-based), ``stopped`` (it stopped
-    early) and ``farther_than`` (the setting it was shown farther than, in pairs); ``looks``
-    gets one entry per look played (``games`` per setting, ``level``, ``running``,
-    ``stopped``, ``rule``: ``"pairs"``, ``"band"`` (the goal band) or ``None`` at the last look,
-    ``half_width``: the goal band's ``M`` by band, else ``None``)."""
+    """The scan raced (``--race``; the looks and the stops: ``analyzer.study.race``): at each
+    look every setting still running plays the scan's own seeds up to that look's games into
+    ``search/race/sKK`` (chunks of the first look's size: a look plays only the new games, and
+    a resume replays the looks to the same decisions); those shown farther from the goal stop
+    (``race.pair_stops`` on the first key's per-game values, ``_common_games``; else
+    ``race.stops``). The value taken is the scan's rule among the settings still running.
+    Returns as ``search``, each row a setting's last look with ``games``, ``look``,
+    ``stopped`` and ``farther_than``; ``looks`` gets one entry per look (``games``, ``level``,
+    ``running``, ``stopped``, ``rule``: ``"pairs"``, ``"band"`` or ``None``, ``half_width``)."""
     d = run.dir
     cands = [list(v) for v in p.values]
     schedule = racing.looks(p.games)
@@ -1067,47 +1051,35 @@ def _num(r: Mapping[str, Any], field: str) -> float:
     return math.nan if missing(r.get(field)) else float(r[field])
 
 
-def _contrast_unit(p: Plan, name: str, found: Mapping[str, Mapping]) -> str:
-    """The unit of the paired statistic ``name`` (``_contrasts``): its (first) key's."""
-    key = name.partition(":")[2]
-    if name.startswith("difference:"):
-        key = key.partition(":")[2]
-        key = next((k for k in p.keys if key.startswith(k + "-")), p.keys[0])
-    return unit_of(p, key, found)
-
-
-def _contrasts(p: Plan) -> list[tuple[str, Callable[[Mapping, Mapping], float]]]:
-    """The paired statistics of the check, each a function of the two settings' findings:
-    balanced − original of each key; with ``equalize`` also, in each setting, each key minus
-    the first, and the change of that difference."""
-    out: list[tuple[str, Callable]] = []
+def _contrasts(p: Plan) -> list[tuple[str, str, Callable[[Mapping, Mapping], float]]]:
+    """The paired statistics of the check, each with the key whose unit it is in and a function
+    of the two settings' findings: balanced − original of each key; with ``equalize`` also, in
+    each setting, each key minus the first, and the change of that difference."""
+    out: list[tuple[str, str, Callable]] = []
     for key in p.keys:
-        out.append((f"change:{key}", lambda o, b, key=key: _est(b, key) - _est(o, key)))
+        out.append((f"change:{key}", key, lambda o, b, key=key: _est(b, key) - _est(o, key)))
     if p.equalize:
         first = p.keys[0]
         for key in p.keys[1:]:
             for name, which in ((ORIGINAL, 0), (BALANCED, 1)):
-                out.append((f"difference:{name}:{first}-{key}",
+                out.append((f"difference:{name}:{first}-{key}", first,
                             lambda o, b, key=key, w=which: _est((o, b)[w], first) - _est(
                                 (o, b)[w], key)))
-            out.append((f"difference:change:{first}-{key}",
+            out.append((f"difference:change:{first}-{key}", first,
                         lambda o, b, key=key: (_est(b, first) - _est(b, key))
                         - (_est(o, first) - _est(o, key))))
         if p.tolerance is not None:  # every pair is tested for equivalence (``equivalence``)
             for a, b in itertools.combinations(p.keys[1:], 2):
-                out.append((f"difference:{BALANCED}:{a}-{b}",
+                out.append((f"difference:{BALANCED}:{a}-{b}", a,
                             lambda o, bal, a=a, b=b: _est(bal, a) - _est(bal, b)))
     return out
 
 
 def check_seed(p: Plan) -> int:
-    """The root seed of a balance's fresh-seed check, derived from the whole balance identity
-    (as ``tune.plan``'s): the scenario (``Scenario.fingerprint``) and its seed, the finding
-    or findings made equal, the target, the knobs and their ranges, the method and its budget,
-    the study played and the check's size. Two balances of one scenario that differ in any of
-    these are checked on different games (checking them on the same games would let picking
-    the better balance select on that check's luck); the same balance is checked on the same
-    games (``search.identity_seed``)."""
+    """The root seed of a balance's fresh-seed check, from the whole balance identity (as
+    ``tune.plan``'s; ``search.identity_seed``): two balances of one scenario that differ in
+    any option are checked on different games (else picking the better balance would select on
+    that check's luck), the same balance on the same games."""
     return identity_seed(p.scenario.seed, CHECK_STREAM, {
         "scenario": p.scenario.fingerprint(), "keys": list(p.keys), "equalize": p.equalize,
         "target": p.target, "knobs": [(k.path, k.low, k.high) for k in p.knobs],
@@ -1166,8 +1138,8 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
     at = {name: findings_of(*setting, rec, scratch) for name, setting, rec
           in zip((ORIGINAL, BALANCED), ((so, fo), (sb, fb)), records)}
 
-    # the jackknife replays each setting without a block of games; the search's arms suffice
-    # when the finding is the same from them alone
+    # the jackknife replays each setting without a block of games (``_subset``); the search's
+    # arms suffice when the finding is the same from them alone
     lean = [p.study.of(p.scenario, d.path / "tables" / ORIGINAL),
             p.study.of(balanced, d.path / "tables" / BALANCED)]
     both = [k for k in p.keys if k in at[ORIGINAL] and k in at[BALANCED]]
@@ -1175,24 +1147,21 @@ def check(run: StudyRun, p: Plan, values: list[Any], fingerprint: Mapping[str, A
                for i, name in enumerate((ORIGINAL, BALANCED))):
         lean = [(so, fo), (sb, fb)]
 
-    def on(i: int, drop: tuple[int, int]) -> dict[str, dict[str, Any]]:
-        """The findings of setting ``i`` (0: the original, 1: the value found) as ``lean[i]``
-        plays it, without the games ``drop[0] .. drop[1] - 1`` (``_subset``)."""
-        return findings_of(*lean[i], _subset(records[i], lean[i][0], drop), scratch)
     edges = np.linspace(0, n, GROUPS + 1).round().astype(int)
     blocks = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
     contrasts = _contrasts(p)
-    reps: dict[str, list[float]] = {name: [] for name, _ in contrasts}
+    reps: dict[str, list[float]] = {name: [] for name, _, _ in contrasts}
     for i, block in enumerate(blocks):
         d.saved = (f"the fresh-seed check's games saved in {d.chunks}; its jackknife at block "
                    f"{i + 1} of {len(blocks)}")
-        o, b = on(0, block), on(1, block)
-        for name, fn in contrasts:
+        o, b = (findings_of(*lean[j], _subset(records[j], lean[j][0], block), scratch)
+                for j in (0, 1))
+        for name, _, fn in contrasts:
             reps[name].append(fn(o, b))
     paired = {name: {**_interval(fn(at[ORIGINAL], at[BALANCED]),
                                  jackknife(fn(at[ORIGINAL], at[BALANCED]), reps[name])),
-                     "value_unit": _contrast_unit(p, name, at[BALANCED])}
-              for name, fn in contrasts}
+                     "value_unit": unit_of(p, key, at[BALANCED])}
+              for name, key, fn in contrasts}
     out = {"games": n, "seed": root, "groups": GROUPS,
            "arms": {ORIGINAL: [a.name for a in so.arms], BALANCED: [a.name for a in sb.arms]},
            "jackknife_arms": sorted({a.name for a in lean[1][0].arms}),
@@ -1220,9 +1189,7 @@ def verdicts(p: Plan, found: Mapping[str, Mapping[str, Any]],
     target was reached (``reached``: the target inside the finding's 95 % interval there;
     ``equalize``: 0 inside every difference's), with ``--tolerance`` the equivalence verdict
     (``equivalence``), and the scenario's ``[[questions]]`` at the value found and as it is
-    (``questions``: setting -> key -> record, issue #34). Only the check's games decide: the
-    search's own estimates, picked as the best of many noisy ones, would flatter the value found
-    (winner's curse).
+    (``questions``: setting -> key -> record, issue #34).
 
     Parameters
     ----------
@@ -1454,25 +1421,22 @@ def over_check(run: StudyRun, p: Plan, values: list[Any], scratch: Path,
     run.dir.saved = f"the check finished; the over check's settings in {run.dir.path / 'over-check'}"
     found = _round(run, p, 0, unique, n, scratch, "over-check", check_seed(p), cells=True)
     tests = [[_cell_test(p, f) for f in per] for per in found]
-    rows = []
-    for i, v, setting in plan_rows:
-        u = unique.index(setting)
-        for j, cell in enumerate(p.cells):
-            rows.append({"knob": i, "value": v, "setting": list(setting), "cell": cell.name,
-                         "games": cell.games(n), **tests[u][j]})
+    rows = [{"knob": i, "value": v, "setting": list(setting), "cell": cell.name,
+             "games": cell.games(n), **tests[unique.index(setting)][j]}
+            for i, v, setting in plan_rows for j, cell in enumerate(p.cells)]
     at = unique.index(list(values))
     at_found = {cell.name: {"value": list(values), "games": cell.games(n), **tests[at][j]}
                 for j, cell in enumerate(p.cells)}
     failing = [c for c, r in at_found.items() if not r["shown"]]
     arms = len(p.study.of(p.scenario, scratch / "count")[0].arms)
     played = sum(c.games(n) for c in p.cells) * len(unique) * arms
-    knob_facts = [{"path": k.path, "label": k.label()} for k in p.knobs]
     return {"parts": p.over.text, "quantile": p.over.quantile, "objective": p.over.objective,
             "ladder": None if p.ladder is None else list(p.ladder),
             "cells": [c.facts() for c in p.cells], "tolerance": p.tolerance, "games": n,
             "seed": check_seed(p), "rows": rows, "at_found": at_found,
             "shown": not failing, "failing": failing,
-            "ranges": overs.ranges(rows, knob_facts, [c.name for c in p.cells]),
+            "ranges": overs.ranges(rows, [{"path": k.path, "label": k.label()} for k in p.knobs],
+                                   [c.name for c in p.cells]),
             "games_played": played}
 
 
@@ -1664,15 +1628,9 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
     values, rows, history = search(run, p, scratch, say, cell_rows, looks)
     search_seconds = time.monotonic() - started
     check_result, numbers, balanced = check(run, p, values, fingerprint, scratch, say)
-    over_numbers = None
-    if p.over is not None:
-        over_numbers = over_check(run, p, values, scratch, say)
-        with d.writing("over.parquet") as tmp:
-            pd.DataFrame(cell_rows).to_parquet(tmp)
-    ladder_numbers = None
-    if robust:
-        ladder_numbers = ladder(run, p, balanced, numbers["findings"], numbers["seed"],
-                                search_games, scratch, say)
+    over_numbers = over_check(run, p, values, scratch, say) if p.over is not None else None
+    ladder_numbers = (ladder(run, p, balanced, numbers["findings"], numbers["seed"], search_games,
+                             scratch, say) if robust else None)
     with d.writing("search.parquet") as tmp:
         pd.DataFrame(rows).to_parquet(tmp)
     seconds = time.monotonic() - started
@@ -1694,13 +1652,10 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         "history": history, "search_seconds": search_seconds, "check": numbers,
         "ladder": ladder_numbers,
         "files": ["balanced.toml", *sorted({f"{k.table}.toml" for k in p.knobs if k.table})],
+        **({"tolerance": p.tolerance} if p.tolerance is not None else {}),
+        **({"keep": [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]} if p.keep else {}),
+        **({"cma_version": cma_version()} if p.method == "cma" else {}),
     }
-    if p.tolerance is not None:
-        study["tolerance"] = p.tolerance
-    if p.keep:
-        study["keep"] = [{"key": k, "low": lo, "high": hi} for k, lo, hi in p.keep]
-    if p.method == "cma":
-        study["cma_version"] = cma_version()
     search_arms = max(1, len(p.study.of(p.scenario, scratch)[0].arms))
     played = len(rows) * p.games * search_arms
     if p.race:
@@ -1717,6 +1672,8 @@ def _run(run: StudyRun, p: Plan, fingerprint: dict[str, Any], robust: bool, sear
         played = over_numbers["search_games_played"] + over_numbers["games_played"]
         study["over"] = over_numbers
         study["files"].append("over.parquet")
+        with d.writing("over.parquet") as tmp:
+            pd.DataFrame(cell_rows).to_parquet(tmp)
     played += check_result.games_played * sum(len(v) for v in numbers["arms"].values())
     facts = {
         "games": p.validation_games,

@@ -157,8 +157,7 @@ def _knob_option(option: Any) -> bool:
 
 
 def _numeric_options(scenario: Scenario) -> str:
-    spec = scenario.spec
-    rows = [f"{o.name} ({o.allowed_text()})" for o in spec.options if _knob_option(o)]
+    rows = [f"{o.name} ({o.allowed_text()})" for o in scenario.spec.options if _knob_option(o)]
     return ", ".join(rows) or "none"
 
 
@@ -198,11 +197,11 @@ def _table(scenario: Scenario, path: str, parts: list[str], lo: float, hi: float
     if name not in tables:
         raise OptionError("vary", f"{path}: unknown table {name!r} of {spec.name} (allowed: "
                                   f"{', '.join(tables) or 'none'})")
-    if len(parts) < 3:
-        raise OptionError("vary", f"{path}: give tables.{name}.ENTRY.FIELD (entries: "
-                                  f"{', '.join(entries(read_table(scenario, tables[name])))})")
     option = tables[name]
     data = read_table(scenario, option)
+    if len(parts) < 3:
+        raise OptionError("vary", f"{path}: give tables.{name}.ENTRY.FIELD (entries: "
+                                  f"{', '.join(entries(data))})")
     where, entry = _entry(data, parts[1], path)
     steps, value = _field(entry, parts[2:], path, parts[1])
     kind = int if isinstance(value, int) else float

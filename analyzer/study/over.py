@@ -111,11 +111,9 @@ def parse_over(text: str | None, quantile: float | None = None) -> Over | None:
         if name in seen:
             raise OptionError("over", f"{name} is given twice in {text!r}")
         seen.add(name)
-        if name == "content" and not colon:
-            draws = DEFAULT_CONTENT
-        elif name == "content":
+        if name == "content":
             try:
-                draws = int(k)
+                draws = int(k) if colon else DEFAULT_CONTENT
             except ValueError:
                 draws = -1
             if not 1 <= draws <= MAX_CONTENT:
@@ -214,7 +212,7 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
             raise OptionError("over", f"players: the ladder ({given}) has no player of "
                                       f"{scenario.spec.name} other than the scenario's own; "
                                       "name them with {ladder}", ladder=None)
-    draws: list[tuple[str, str, Any]] = [("built-in", "built-in tables", None)]
+    draws: list[tuple[str, str, dict[str, Any]]] = [("built-in", "built-in tables", {})]
     if over.draws:
         used = [p for p in content_in_use(scenario) if p.option not in knob_options]
         if not used:
@@ -223,19 +221,13 @@ def cells(scenario: Scenario, over: Over, ladder: Sequence[str] | None, games: i
                                       + (f" other than {', '.join(held)}, which a knob sets"
                                          if held else "")
                                       + " (`analyzer list content`); leave content out")
-        for c in content_conditions(scenario, over.draws, [p.table for p in used], games,
-                                    folder):
-            draws.append((c.name, c.label, c))
-    out = []
-    for rname, rlabel, seat, cap in rungs:
-        for dname, dlabel, c in draws:
-            extra: dict[str, Any] = {}
-            if c is not None:
-                extra = {"option": c.prior.option, "path": str((folder / f"{c.prior.table}-"
-                                                                 f"{c.draw_seed}.toml").resolve()),
-                         "prior": c.prior, "draw_seed": c.draw_seed, "differs": c.differs}
-            out.append(Cell(f"{rname}/{dname}", rlabel, dlabel, seat, cap, **extra))
-    return out
+        draws += [(c.name, c.label, {"option": c.prior.option,
+                                     "path": str((folder / c.file).resolve()), "prior": c.prior,
+                                     "draw_seed": c.draw_seed, "differs": c.differs})
+                  for c in content_conditions(scenario, over.draws, [p.table for p in used],
+                                              games, folder)]
+    return [Cell(f"{rname}/{dname}", rlabel, dlabel, seat, cap, **extra)
+            for rname, rlabel, seat, cap in rungs for dname, dlabel, extra in draws]
 
 
 def write(cs: Sequence[Cell], folder: Path) -> None:
