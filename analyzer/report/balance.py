@@ -154,10 +154,9 @@ BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died", "start_po
 
 
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int, run: Mapping[str, Any] | None = None,
-            correction: str = "holm") -> dict:
+            run: Mapping[str, Any] | None = None, correction: str = "holm") -> dict:
     """Fill the balance section (``write`` of ``numbers``); returns its numbers (``{}`` with a
-    single arm). ``players`` is not used."""
+    single arm)."""
     found = numbers(games, seats, correction)
     if found:
         write(doc, found, design.designs(seats, run))

@@ -55,7 +55,7 @@ def test_report_shows_game_level_outcomes_and_says_why(tmp_path):
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "cannot show a change that acts on every seat" in text
     assert not any(b[0] == "table" and "seat" in b[1].columns for b in doc.blocks)
-    bal = balance.section(doc, games, seats, 4, run)
+    bal = balance.section(doc, games, seats, run)
     diff = pd.DataFrame(bal["vs_base"]).set_index("metric")
     assert diff.loc["start_adv", "significant_adjusted"]
     assert diff.loc["start_adv", "diff"] == pytest.approx(0.15, abs=0.05)
