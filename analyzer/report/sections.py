@@ -201,11 +201,11 @@ PAIRED = {"won_by_seat": ("won", ("seat",)), "score_by_seat": ("score", ("seat",
           "score_all": ("score", ()), "won_by_policy": ("won", ("policy",))}
 
 
-def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-             run: Mapping[str, Any] | None = None, correction: str = "holm") -> dict:
+def variants(doc: Doc, seats: Table | pd.DataFrame, run: Mapping[str, Any] | None = None,
+             correction: str = "holm") -> dict:
     """Paired differences of every variant against the base, on the same game seeds
     (``variants_write`` of ``variants_numbers``); returns the numbers (``{}`` with a single
-    arm). ``games`` is not used."""
+    arm)."""
     found = variants_numbers(seats, run, correction)
     if found:
         variants_write(doc, found, design.designs(seats, run))
@@ -311,7 +311,7 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
     else:
         out = {"results": results(doc, games, seats, run)}
         release_memory()
-        out["variants"] = variants(doc, games_p, seats_p, run, correction)
+        out["variants"] = variants(doc, seats_p, run, correction)
     release_memory()
     replaced = many and any(s.replaces_balance is not None and s.replaces_balance(games)
                             for s in game_sections)

@@ -50,7 +50,7 @@ def test_report_shows_game_level_outcomes_and_says_why(tmp_path):
     games, seats = _arms(True)
     doc = Doc(tmp_path)
     run = {"seat_rotation": True}
-    out = sections.variants(doc, games, seats, run)
+    out = sections.variants(doc, seats, run)
     assert out["per_seat_shown"] is False and out["won_by_seat"]  # kept in summary.json
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "cannot show a change that acts on every seat" in text
@@ -69,7 +69,7 @@ def test_fixed_start_keeps_the_per_seat_table(tmp_path):
     move, so the per-seat table stays."""
     games, seats = _arms(False)
     doc = Doc(tmp_path)
-    out = sections.variants(doc, games, seats, {"seat_rotation": True})
+    out = sections.variants(doc, seats, {"seat_rotation": True})
     assert out["per_seat_shown"] is True
     tables = [b[1] for b in doc.blocks if b[0] == "table"]
     assert "win rate change" in tables[0].columns
