@@ -67,7 +67,7 @@ def test_report_shows_game_level_outcomes_and_says_why(tmp_path):
 def test_fixed_start_keeps_the_per_seat_table(tmp_path):
     """With seat 0 always starting, a seat's win rate is its position's: per-seat rates can
     move, so the per-seat table stays."""
-    games, seats = _arms(False)
+    _, seats = _arms(False)
     doc = Doc(tmp_path)
     out = sections.variants(doc, seats, {"seat_rotation": True})
     assert out["per_seat_shown"] is True
