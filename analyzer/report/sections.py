@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import astuple
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,6 @@ from analyzer.report.document import (
     cells,
     concat,
     correction_of,
-    iv_tuple,
     num,
     pct,
     rows_of,
@@ -85,11 +85,11 @@ def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
         scores[var] = sv["score"].to_numpy()
         any_no_winner |= bool((won <= 0).any())
         row = {"variant": var, **{k: round(v, 2) for k, v in stats.summary(sv["score"]).items()},
-               "rounds": num(*iv_tuple(stats.mean_interval(g["rounds"].to_numpy()))),
+               "rounds": num(*astuple(stats.mean_interval(g["rounds"].to_numpy()))),
                "turn-cap ends": int((g["end"] == "turn_cap").sum()),
-               "no winner": pct(*iv_tuple(stats.wilson(float((won <= 0).sum()), len(won))))}
+               "no winner": pct(*astuple(stats.wilson(float((won <= 0).sum()), len(won))))}
         if "died" in sv:
-            row["death rate"] = pct(*iv_tuple(stats.clustered_share(
+            row["death rate"] = pct(*astuple(stats.clustered_share(
                 per_game["died"].sum().to_numpy(float), per_game.size().to_numpy(float))))
         srows.append(row)
         del sv, g, won, per_game
