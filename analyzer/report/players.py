@@ -73,8 +73,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arm_counts = counts(games)
     if len(set(arm_counts.values())) < 2:
         return {}
-    per_game = {v: balance.per_game_of(games, seats, v, sorted(
-        int(k) for k in pd.unique(seats.read(("seat",), [v])["seat"]))) for v in arm_counts}
+    per_game = {v: balance.per_game_of(games, seats, v, balance.seat_numbers(seats.only([v])))
+                for v in arm_counts}
     found = numbers(per_game, arm_counts, correction)
     # a fair position of an arm's table wins (1 − q)/n of its games
     write(doc, found, {v: float(((1.0 - pg["no_winner"]) / pg["seats"]).mean())
