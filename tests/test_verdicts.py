@@ -110,7 +110,7 @@ def _seats(rates: list[float], games: int = 3000, seed: int = 1) -> pd.DataFrame
 
 
 def test_a_low_middle_seat_is_also_found(tmp_path):
-    fp = first_player(Doc(tmp_path), _seats([0.36, 0.29, 0.35]), 3,
+    fp = first_player(Doc(tmp_path), _seats([0.36, 0.29, 0.35]),
                       {"arms": [{"name": "base"}], "seat_rotation": True})
     results = {"studies": {"first_player": fp}}
     line = answers.seat_order(results)
@@ -125,7 +125,7 @@ def test_a_low_middle_seat_is_also_found(tmp_path):
 
 
 def test_a_fair_seat_order_is_not_also_found(tmp_path):
-    fp = first_player(Doc(tmp_path), _seats([1 / 3, 1 / 3, 1 / 3], seed=3), 3,
+    fp = first_player(Doc(tmp_path), _seats([1 / 3, 1 / 3, 1 / 3], seed=3),
                       {"arms": [{"name": "base"}], "seat_rotation": True})
     assert answers.seat_order({"studies": {"first_player": fp}}) == ""
     assert answers.also_found([], {"studies": {"first_player": fp}}, []) == []

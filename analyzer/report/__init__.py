@@ -299,8 +299,7 @@ def _study_sections(doc: Doc, run: dict[str, Any], games: records.Table, seats: 
     """The run-driven sections: first-player advantage (every report), the stopping rule of a
     target-precision run, then the study kind's own section (``analyzer.studies``); their
     numbers for ``summary.json["results"]["studies"]``."""
-    out: dict[str, Any] = {"first_player": first_player(doc, seats, players, run,
-                                                        correction_of(run))}
+    out: dict[str, Any] = {"first_player": first_player(doc, seats, run, correction_of(run))}
     records.release_memory()
     if tc := RunFacts.of(run).target_ci:
         out["target_ci"] = target_precision(doc, dict(tc), seats)

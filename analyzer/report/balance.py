@@ -141,11 +141,10 @@ def arm_differences(base: pd.DataFrame, arm: pd.DataFrame, name: str) -> list[tu
                "spread", "rounds", "score", *(["start_adv"] if "start_adv" in base else [])]
     ids = base.index.intersection(arm.index)
     rows = []
-    shares = {*_seat_cols(base), "no_winner", "death", "start_adv"}  # per-game shares
-    for m in metrics:
+    for m in metrics:  # a share's difference (in pp) is bounded
         d = stats.paired_difference(base.loc[ids, m].to_numpy(float),
                                     arm.loc[ids, m].to_numpy(float), bounds=(
-                                        stats.SHARE_DIFFERENCE if m in shares else None))
+                                        stats.SHARE_DIFFERENCE if _outcome(m)[2] else None))
         rows.append((name, m, d.n, d.mean, d.lo, d.hi, d.p_value, d.significant))
     return rows
 
@@ -154,10 +153,9 @@ BALANCE_SEATS = ("variant", "game_id", "seat", "score", "won", "died", "start_po
 
 
 def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int, run: Mapping[str, Any] | None = None,
-            correction: str = "holm") -> dict:
+            run: Mapping[str, Any] | None = None, correction: str = "holm") -> dict:
     """Fill the balance section (``write`` of ``numbers``); returns its numbers (``{}`` with a
-    single arm). ``players`` is not used."""
+    single arm)."""
     found = numbers(games, seats, correction)
     if found:
         write(doc, found, design.designs(seats, run))

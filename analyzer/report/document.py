@@ -165,11 +165,6 @@ def concat(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
-def iv_tuple(iv: stats.Interval) -> tuple[float, float, float]:
-    """``(estimate, lo, hi)`` of an interval, e.g. for ``pct(*iv_tuple(iv))``."""
-    return iv.estimate, iv.lo, iv.hi
-
-
 def iv_dict(iv: stats.Interval) -> dict[str, float]:
     """``{"estimate", "lo", "hi"}`` of an interval, for ``summary.json``."""
     return {"estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi}

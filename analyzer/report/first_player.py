@@ -18,11 +18,11 @@ from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
 
-def first_player(doc: Doc, seats: Table | pd.DataFrame, players: int,
-                 run: dict | None = None, correction: str = "holm") -> dict[str, Any]:
+def first_player(doc: Doc, seats: Table | pd.DataFrame, run: dict | None = None,
+                 correction: str = "holm") -> dict[str, Any]:
     """First-player advantage per variant: ``write`` of its ``numbers``, returned."""
     found = numbers(seats, run, correction)
-    write(doc, found, design.designs(as_table(seats), run), players)
+    write(doc, found, design.designs(as_table(seats), run))
     return found
 
 
@@ -76,14 +76,13 @@ def numbers(seats: Table | pd.DataFrame, run: dict | None = None,
     return {"correction": correction, "by_variant": rows_of(table)}
 
 
-def write(doc: Doc, n: dict[str, Any], found: dict[str, design.SeatDesign],
-          players: int) -> None:
+def write(doc: Doc, n: dict[str, Any], found: dict[str, design.SeatDesign]) -> None:
     """The "First-player advantage" section of the numbers ``n`` (``numbers``). ``found``: the
     arms' seat layouts (``design.designs``), which say why a position effect is the game's;
-    each arm's player count is the number of positions it held (``players`` for one without)."""
+    each arm's player count is the number of positions it held."""
     doc.h("First-player advantage")
     table = pd.DataFrame(n["by_variant"])
-    n_seats = {r["variant"]: len(r["positions"]) or players for r in n["by_variant"]}
+    n_seats = {r["variant"]: len(r["positions"]) for r in n["by_variant"]}
     shown, n_note = players_mod.fair_share_n(n_seats)
     rows = []
     for r in n["by_variant"]:

@@ -39,27 +39,15 @@ def measure(games: Table, counters: Sequence[GuessCounter],
             run: Mapping[str, Any] | None = None, pooled: str | None = None) -> dict[str, Any] | None:
     """Per arm, how often each counter acted: the share of games where it acted (count > 0;
     Wilson 95 %, the game is the unit) and its mean count per game (Student-t 95 %); and the
-    share of games where any counter acted.
+    share of games where any counter acted. Reads ``variant`` and the counters' columns of the
+    game records ``games``; a counter whose column they lack (an older run) is skipped.
+    ``run["defaults"]``: the labelled defaults each arm uses. ``pooled``: every game of the run
+    as one arm of that name (a schedule's tables, which share their rules: the first arm's
+    labelled defaults stand for all).
 
-    Parameters
-    ----------
-    games : Table
-        The game records (``variant`` and the counters' columns are read).
-    counters : sequence of GuessCounter
-        The game's counters; those whose column the records lack (an older run) are skipped.
-    run : mapping, optional
-        The run facts; ``run["defaults"]`` says which labelled defaults each arm uses.
-    pooled : str, optional
-        Measure every game of the run as one arm named ``pooled`` (a schedule's tables, which
-        share their rules: the first arm's labelled defaults stand for all).
-
-    Returns
-    -------
-    dict or None
-        ``{"counters": [{column, default, what, section}], "arms": [{variant, games, any:
-        {acted, share, lo, hi}, counters: [{column, in_use, acted, share, lo, hi, mean,
-        mean_lo, mean_hi}]}]}``; shares 0–1, ``acted`` in games; ``None`` when no counter is
-        in the records.
+    Returns ``{"counters": [{column, default, what, section}], "arms": [{variant, games, any:
+    {acted, share, lo, hi}, counters: [{column, in_use, acted, share, lo, hi, mean, mean_lo,
+    mean_hi}]}]}`` (shares 0–1, ``acted`` in games), ``None`` when no counter is in the records.
     """
     defaults = (run or {}).get("defaults") or {}
     present = [c for c in counters if c.column in games]

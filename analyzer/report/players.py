@@ -73,8 +73,8 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     arm_counts = counts(games)
     if len(set(arm_counts.values())) < 2:
         return {}
-    per_game = {v: balance.per_game_of(games, seats, v, sorted(
-        int(k) for k in pd.unique(seats.read(("seat",), [v])["seat"]))) for v in arm_counts}
+    per_game = {v: balance.per_game_of(games, seats, v, balance.seat_numbers(seats.only([v])))
+                for v in arm_counts}
     found = numbers(per_game, arm_counts, correction)
     # a fair position of an arm's table wins (1 − q)/n of its games
     write(doc, found, {v: float(((1.0 - pg["no_winner"]) / pg["seats"]).mean())
@@ -85,18 +85,12 @@ def section(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
 def numbers(per_game: Mapping[str, pd.DataFrame], arm_counts: Mapping[str, int],
             correction: str = "holm") -> dict[str, Any]:
     """The player-count section's numbers of the arms' per-game outcomes ``per_game`` (arm ->
-    ``balance.arm_per_game`` rows) and their player counts ``arm_counts`` (``counts``).
-
-    Returns
-    -------
-    dict
-        ``arms``: per arm its player count, games and each outcome with its 95 % interval
-        (``balance.arm_table`` columns); ``vs_base``: per arm of another count than the
-        reference and outcome, the difference (``variant, players, metric, n, diff, lo, hi,
-        p_value, significant, test, p_adjusted, significant_adjusted``): ``test`` ``"paired"``
-        (by game seed over the ``n`` shared game ids) or ``"welch"`` (no shared seed; ``n`` =
-        effective games, see ``stats.unpaired_difference``); ``reference``, ``correction``.
-    """
+    ``balance.arm_per_game`` rows) and their player counts ``arm_counts`` (``counts``):
+    ``arms``, per arm its player count and the ``balance.arm_table`` columns; ``vs_base``, per
+    arm of another count than the reference and outcome, the ``seed_difference`` (``variant,
+    players, metric, n, diff, lo, hi, p_value, significant, test, p_adjusted,
+    significant_adjusted``; ``n`` = effective games for ``"welch"``); ``reference``,
+    ``correction``."""
     ref = reference(arm_counts)
     base, tables, rows = per_game[ref], [], []
     for var, pg in per_game.items():
@@ -117,16 +111,10 @@ def numbers(per_game: Mapping[str, pd.DataFrame], arm_counts: Mapping[str, int],
 
 def seed_difference(base: pd.DataFrame, arm: pd.DataFrame, metric: str
                     ) -> tuple[stats.Difference, str]:
-    """``arm − base`` of a game-level outcome of two arms of different player counts: paired
-    by game seed (``game_id``: game ``i`` of both is dealt from the same seed) over the game ids
-    both have, when there are at least two; else Welch's unpaired difference. ``base`` and
-    ``arm``: per-game rows with ``game_id`` and ``metric``.
-
-    Returns
-    -------
-    (Difference, str)
-        The difference and ``"paired"`` or ``"welch"``.
-    """
+    """``arm − base`` of a game-level outcome of two arms of different player counts and its
+    test, ``"paired"`` by game seed (``game_id``: game ``i`` of both is dealt from the same
+    seed) over the game ids both have, when there are at least two, else ``"welch"``
+    (unpaired). ``base`` and ``arm``: per-game rows with ``game_id`` and ``metric``."""
     b = base.set_index("game_id")[metric].dropna()
     a = arm.set_index("game_id")[metric].dropna()
     ids = b.index.intersection(a.index)

@@ -88,23 +88,12 @@ def _changes(leaders: np.ndarray) -> int:
 
 def game_values(score: np.ndarray, estimate: np.ndarray, out: np.ndarray,
                 close_margin: float) -> dict[str, float]:
-    """The quality metrics of one game (docs/guide.md, the game-quality section) from its checkpoints.
+    """The quality metrics of one game (docs/guide.md, the game-quality section): one value per
+    ``METRICS`` key, ``nan`` where the game does not count (no winner, no sole winner).
 
-    Parameters
-    ----------
-    score, estimate : array, shape (R, S)
-        Per checkpoint (rounds in order, the end last) and seat: the visible score (points) and
-        the estimate (win share; at the end the final win shares).
-    out : array of bool, shape (R, S)
-        Seats out of the game.
-    close_margin : float
-        The game's close margin (points).
-
-    Returns
-    -------
-    dict of str to float
-        One value per ``METRICS`` key; ``nan`` where the game does not count (no winner, no
-        sole winner).
+    ``score``, ``estimate``, ``out``: shape (R, S), per checkpoint (rounds in order, the end
+    last) and seat the visible score [points], the estimate (win share; at the end the final
+    win shares) and whether the seat is out. ``close_margin``: the game's [points].
     """
     n_rounds = score.shape[0]
     alive = ~out
@@ -219,27 +208,10 @@ def _arm_change(base: pd.Series, other: pd.Series, metric: str, ref: str, arm: s
 def numbers(games: pd.DataFrame, arms: Sequence[str], players: Mapping[str, int],
             eliminates: bool, round_name: str = "round", kingmaking: bool = False
             ) -> list[Finding]:
-    """The ``quality:`` findings of a run from its ``per_game`` metrics: what ``summary.json``
-    holds of them (through the key findings).
-
-    Parameters
-    ----------
-    games : DataFrame
-        ``per_game``'s output.
-    arms : sequence of str
-        The arms in the run's order; the first is the reference of every change.
-    players : mapping of str to int
-        Each arm's player count: arms of the reference's count are paired by seed.
-    eliminates : bool
-        The game eliminates (``Flow.eliminates``): the elimination metrics are made.
-    kingmaking : bool
-        The run tested kingmaking (``games`` has its ``kingmaking`` column filled).
-
-    Returns
-    -------
-    list of Finding
-        Per metric, each arm's figure, then each later arm's change against the first.
-    """
+    """The ``quality:`` findings (what ``summary.json`` holds of them) of the ``per_game``
+    metrics ``games``: per metric (``metrics(eliminates, kingmaking)``), each arm's figure, then
+    each later arm's change against the first of ``arms`` (in the run's order), paired by seed
+    where ``players`` (arm -> player count) gives both arms one count."""
     present = [a for a in arms if a in games.index.get_level_values("variant")]
     if not present:
         return []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import astuple
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,6 @@ from analyzer.report.document import (
     cells,
     concat,
     correction_of,
-    iv_tuple,
     num,
     pct,
     rows_of,
@@ -42,11 +42,11 @@ RESULT_SEATS = ("variant", "game_id", "seat", "policy", "score", "won", "start_p
 
 
 def results(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-            players: int, run: Mapping[str, Any] | None = None) -> dict:
+            run: Mapping[str, Any] | None = None) -> dict:
     """Win rate by policy and by seat, mean scores, score distribution, game length
     (``results_write`` of ``results_numbers``); returns the numbers for ``summary.json``."""
-    found, fair, n_seats, scores = _results(games, seats, players, run)
-    results_write(doc, found, design.designs(seats, run), fair, n_seats, scores, players)
+    found, fair, n_seats, scores = _results(games, seats, run)
+    results_write(doc, found, design.designs(seats, run), fair, n_seats, scores)
     return found
 
 
@@ -57,10 +57,10 @@ def results_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     position both (``seat_order``), per variant the final score's ``stats.summary`` [points] with
     the cells shown of rounds, turn-cap ends, no-winner share and death rate (``scores``). Games
     are the unit. Reads one variant at a time: games ``variant, rounds, end``; ``RESULT_SEATS``."""
-    return _results(games, seats, 0, run)[0]
+    return _results(games, seats, run)[0]
 
 
-def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: int,
+def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
              run: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict, dict, dict]:
     """``results_numbers`` and per arm the facts ``results_write`` takes: fair, n_seats, scores."""
     games, seats = as_table(games), as_table(seats)
@@ -81,15 +81,15 @@ def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: 
         per_game = sv.groupby("game_id")
         won = per_game["won"].sum()  # per game: 0 when nobody won
         fair[var] = float((won / per_game.size()).mean())
-        n_seats[var] = int(per_game.size().max()) if len(won) else players
+        n_seats[var] = int(per_game.size().max())
         scores[var] = sv["score"].to_numpy()
         any_no_winner |= bool((won <= 0).any())
         row = {"variant": var, **{k: round(v, 2) for k, v in stats.summary(sv["score"]).items()},
-               "rounds": num(*iv_tuple(stats.mean_interval(g["rounds"].to_numpy()))),
+               "rounds": num(*astuple(stats.mean_interval(g["rounds"].to_numpy()))),
                "turn-cap ends": int((g["end"] == "turn_cap").sum()),
-               "no winner": pct(*iv_tuple(stats.wilson(float((won <= 0).sum()), len(won))))}
+               "no winner": pct(*astuple(stats.wilson(float((won <= 0).sum()), len(won))))}
         if "died" in sv:
-            row["death rate"] = pct(*iv_tuple(stats.clustered_share(
+            row["death rate"] = pct(*astuple(stats.clustered_share(
                 per_game["died"].sum().to_numpy(float), per_game.size().to_numpy(float))))
         srows.append(row)
         del sv, g, won, per_game
@@ -104,7 +104,7 @@ def _results(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: 
 
 def results_write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.SeatDesign],
                   fair: Mapping[str, float], n_seats: Mapping[str, int],
-                  scores: Mapping[str, np.ndarray], players: int) -> None:
+                  scores: Mapping[str, np.ndarray]) -> None:
     """The "Win rates", "Turn order" and "Scores and game length" sections of the numbers ``n``
     (``results_numbers``) and, per arm, facts not in ``summary.json``: ``designs``, its seats'
     layout; ``fair``, a fair position's win share (1 − q)/n, the mean over games of won / seats;
@@ -112,7 +112,7 @@ def results_write(doc: Doc, n: Mapping[str, Any], designs: Mapping[str, design.S
     count, n_note = players_mod.fair_share_n(n_seats)
     # the charts' fair share: one line when every variant has the same, else one per variant
     line = (dict(fair) if len({round(f, 12) for f in fair.values()}) > 1
-            else next(iter(fair.values()), 1 / players))
+            else next(iter(fair.values())))
     doc.h("Win rates")
     by_policy = pd.DataFrame(n["win_rate_by_policy"])
     if any(d.mixed for d in designs.values()):
@@ -201,11 +201,11 @@ PAIRED = {"won_by_seat": ("won", ("seat",)), "score_by_seat": ("score", ("seat",
           "score_all": ("score", ()), "won_by_policy": ("won", ("policy",))}
 
 
-def variants(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
-             run: Mapping[str, Any] | None = None, correction: str = "holm") -> dict:
+def variants(doc: Doc, seats: Table | pd.DataFrame, run: Mapping[str, Any] | None = None,
+             correction: str = "holm") -> dict:
     """Paired differences of every variant against the base, on the same game seeds
     (``variants_write`` of ``variants_numbers``); returns the numbers (``{}`` with a single
-    arm). ``games`` is not used."""
+    arm)."""
     found = variants_numbers(seats, run, correction)
     if found:
         variants_write(doc, found, design.designs(seats, run))
@@ -306,17 +306,17 @@ def all_sections(doc: Doc, games: Table | pd.DataFrame, seats: Table | pd.DataFr
         first = arms[0]
         doc.p(f"{len(arms)} variants: the next two sections show the first (`{first}`) only; "
               "every variant is in the per-variant tables below and in `summary.json`.")
-        out = {"results": results(doc, games.only([first]), seats.only([first]), players, run),
+        out = {"results": results(doc, games.only([first]), seats.only([first]), run),
                "variants": {}}
     else:
-        out = {"results": results(doc, games, seats, players, run)}
+        out = {"results": results(doc, games, seats, run)}
         release_memory()
-        out["variants"] = variants(doc, games_p, seats_p, run, correction)
+        out["variants"] = variants(doc, seats_p, run, correction)
     release_memory()
     replaced = many and any(s.replaces_balance is not None and s.replaces_balance(games)
                             for s in game_sections)
     if not replaced:  # else a game section shows each arm's balance
-        out["balance"] = balance.section(doc, games_p, seats_p, players, run, correction)
+        out["balance"] = balance.section(doc, games_p, seats_p, run, correction)
         release_memory()
     if split:
         out["players"] = players_mod.section(doc, games, seats, correction)

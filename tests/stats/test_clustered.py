@@ -106,7 +106,7 @@ def test_one_policy_at_every_seat_gets_no_interval(tmp_path):
     mixed_g, mixed_s = positions_table(80, 4, 0.25, np.random.default_rng(7), variant="mixed",
                                        policies=["a", "a", "b", "b"])
     out = sections.results(Doc(tmp_path), pd.concat([games, mixed_g]),
-                           pd.concat([seats, mixed_s]), 4)
+                           pd.concat([seats, mixed_s]))
     rows = {r["variant"]: r for r in out["win_rate_by_policy"] if r["policy"] in ("p", "a")}
     assert rows["base"]["by_construction"] and math.isnan(rows["base"]["lo"])
     assert not rows["mixed"]["by_construction"] and rows["mixed"]["lo"] < rows["mixed"]["rate"]
@@ -114,7 +114,7 @@ def test_one_policy_at_every_seat_gets_no_interval(tmp_path):
 
 def test_death_rate_in_scores_table_is_clustered(tmp_path):
     games, seats = positions_table(100, 4, 0.3, np.random.default_rng(8))
-    out = sections.results(Doc(tmp_path), games, seats, 4)
+    out = sections.results(Doc(tmp_path), games, seats)
     per = seats.groupby("game_id")["died"].agg(["sum", "size"])
     want = stats.clustered_share(per["sum"], per["size"])
     cell = out["scores"][0]["death rate"]
@@ -134,7 +134,7 @@ def test_zero_deaths_give_wilson_bounds_for_zero_of_the_games():
 
 def test_zero_deaths_in_the_report_are_not_a_zero_width_interval(tmp_path):
     games, seats = positions_table(40, 4, 0.0, np.random.default_rng(9))
-    out = sections.results(Doc(tmp_path), games, seats, 4)
+    out = sections.results(Doc(tmp_path), games, seats)
     assert out["scores"][0]["death rate"] == f"0.0 % [0.0, {100 * Z * Z / (40 + Z * Z):.1f}]"
 
 

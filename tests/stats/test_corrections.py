@@ -108,7 +108,7 @@ def test_variants_table_is_corrected_over_its_rows(tmp_path):
                                "score": float(rng.normal())})
     seats = pd.DataFrame(frames)
     doc = Doc(tmp_path)
-    out = sections.variants(doc, None, seats, {"seat_rotation": True})
+    out = sections.variants(doc, seats, {"seat_rotation": True})
     won = pd.DataFrame(out["won_by_seat"])
     want, _sig = stats.adjust_pvalues(won["p_value"].to_numpy(), "holm")
     np.testing.assert_allclose(won["p_adjusted"], want)

@@ -33,7 +33,7 @@ def test_fair_share_is_one_minus_no_winner_share_over_n(tmp_path):
     """Known answer: rate 7 %, fair share 7 %, advantage 0, p = 1. The old test against 1/n
     would have called this a −18 pp disadvantage with p < 0.001."""
     seats = _hand_table()
-    out = first_player(Doc(tmp_path), seats, 4)["by_variant"][0]
+    out = first_player(Doc(tmp_path), seats)["by_variant"][0]
     assert out["rate"] == pytest.approx(0.07)
     assert out["fair"] == pytest.approx(0.07) and out["no_winner"] == pytest.approx(0.72)
     assert out["advantage"] == pytest.approx(0.0, abs=1e-15)
@@ -88,7 +88,7 @@ def test_null_calibration_many_blocks():
 def test_report_section_on_a_null_table_calls_it_fair(tmp_path):
     """The report section on a synthetic fair game with 72 % no-winner games."""
     _, seats = positions_table(2000, 4, 0.72, np.random.default_rng(2))
-    out = first_player(Doc(tmp_path), seats, 4)["by_variant"][0]
+    out = first_player(Doc(tmp_path), seats)["by_variant"][0]
     assert out["fair"] == pytest.approx((1 - out["no_winner"]) / 4)
     assert out["advantage_lo"] < 0 < out["advantage_hi"]
     assert out["p_first"] > 0.05
@@ -100,7 +100,7 @@ def test_first_player_p_values_are_holm_corrected_over_variants(tmp_path):
     rng = np.random.default_rng(4)
     parts = [positions_table(150, 4, 0.3, rng, variant=f"v{k}")[1] for k in range(64)]
     doc = Doc(tmp_path)
-    out = first_player(doc, pd.concat(parts, ignore_index=True), 4)
+    out = first_player(doc, pd.concat(parts, ignore_index=True))
     rows = pd.DataFrame(out["by_variant"])
     want, _ = stats.adjust_pvalues(rows["p_first"].to_numpy(), "holm")
     np.testing.assert_allclose(rows["p_first_adjusted"], want)
@@ -115,7 +115,7 @@ def test_first_player_null_tables_rarely_show_a_mark(tmp_path):
     any_marked = any_raw = 0
     for t in range(40):
         parts = [positions_table(60, 4, 0.0, rng, variant=f"v{k}")[1] for k in range(16)]
-        rows = pd.DataFrame(first_player(Doc(tmp_path), pd.concat(parts), 4)["by_variant"])
+        rows = pd.DataFrame(first_player(Doc(tmp_path), pd.concat(parts))["by_variant"])
         any_marked += bool(rows["first_significant"].any())
         any_raw += bool((rows["p_first"] < 0.05).any())
     assert any_marked <= 6 and any_raw >= 12
@@ -135,7 +135,7 @@ def test_rotation_off_and_fixed_start_skips_the_position_test(tmp_path):
     """Several policies, no rotation, the start player never moves: each policy always plays
     from the same position, so the tests are skipped and the text says why."""
     doc = Doc(tmp_path)
-    out = first_player(doc, _mixed(False), 4, {"seat_rotation": False})["by_variant"][0]
+    out = first_player(doc, _mixed(False), {"seat_rotation": False})["by_variant"][0]
     assert out["position_test"].startswith("skipped")
     assert math.isnan(out["p_first"]) and math.isnan(out["p_all_seats"])
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
@@ -144,10 +144,10 @@ def test_rotation_off_and_fixed_start_skips_the_position_test(tmp_path):
 
 def test_rotation_sentence_only_when_rotation_is_on(tmp_path):
     doc = Doc(tmp_path)
-    first_player(doc, _mixed(True), 4, {"seat_rotation": True})
+    first_player(doc, _mixed(True), {"seat_rotation": True})
     assert "Policies rotate over the seats" in " ".join(b[1] for b in doc.blocks if b[0] == "p")
     doc = Doc(tmp_path)
-    out = first_player(doc, _mixed(True), 4, {"seat_rotation": False})["by_variant"][0]
+    out = first_player(doc, _mixed(True), {"seat_rotation": False})["by_variant"][0]
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "Seat rotation is off, but the start player moves" in text
     assert "Policies rotate" not in text and out["position_test"] == "done"

@@ -50,12 +50,12 @@ def test_report_shows_game_level_outcomes_and_says_why(tmp_path):
     games, seats = _arms(True)
     doc = Doc(tmp_path)
     run = {"seat_rotation": True}
-    out = sections.variants(doc, games, seats, run)
+    out = sections.variants(doc, seats, run)
     assert out["per_seat_shown"] is False and out["won_by_seat"]  # kept in summary.json
     text = " ".join(b[1] for b in doc.blocks if b[0] == "p")
     assert "cannot show a change that acts on every seat" in text
     assert not any(b[0] == "table" and "seat" in b[1].columns for b in doc.blocks)
-    bal = balance.section(doc, games, seats, 4, run)
+    bal = balance.section(doc, games, seats, run)
     diff = pd.DataFrame(bal["vs_base"]).set_index("metric")
     assert diff.loc["start_adv", "significant_adjusted"]
     assert diff.loc["start_adv", "diff"] == pytest.approx(0.15, abs=0.05)
@@ -67,9 +67,9 @@ def test_report_shows_game_level_outcomes_and_says_why(tmp_path):
 def test_fixed_start_keeps_the_per_seat_table(tmp_path):
     """With seat 0 always starting, a seat's win rate is its position's: per-seat rates can
     move, so the per-seat table stays."""
-    games, seats = _arms(False)
+    _, seats = _arms(False)
     doc = Doc(tmp_path)
-    out = sections.variants(doc, games, seats, {"seat_rotation": True})
+    out = sections.variants(doc, seats, {"seat_rotation": True})
     assert out["per_seat_shown"] is True
     tables = [b[1] for b in doc.blocks if b[0] == "table"]
     assert "win rate change" in tables[0].columns
