@@ -91,7 +91,7 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
            "value_unit": SHARE if metric == "won" else units.of_column(metric),
            "tests": stats.family_size(diff, by), "same_games": same}
     if metric == "won" and by == "seat" and design.all_exchangeable(found) and games is not None:
-        out["game_level"] = _game_level(games, seats, arms, correction)
+        out["game_level"] = _game_level(games, seats, correction)
     if len(paired) < len(arm_counts) and study.get("params") == ["players"]:
         out["players_curve"] = _player_curve(all_games, all_seats, arm_counts)
     return out
@@ -277,29 +277,20 @@ OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player adv
                   "spread": "score spread [points]", "rounds": "rounds"}
 
 
-def _game_level(games: Table | pd.DataFrame, seats: Table, arms: list[str],
+def _game_level(games: Table | pd.DataFrame, seats: Table,
                 correction: str) -> list[dict[str, Any]]:
-    """Game-level outcomes (``balance.arm_table``): per variant and outcome (``OUTCOME_LABELS``)
+    """Game-level outcomes (``balance.numbers``): per variant and outcome (``OUTCOME_LABELS``)
     ``value``, ``lo``, ``hi`` and, but for the base, the change against it (``diff``, ``d_lo``,
     ``d_hi``, ``p_value``, ``p_adjusted``...) corrected over the values of each outcome."""
     games = as_table(games)
-    seat_ids = balance.seat_numbers(seats)
-    base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
-    levels, diff_rows = [], []
-    for var in sorted(arms):
-        pg = base if var == BASE else balance.per_game_of(games, seats, var, seat_ids)
-        levels.append(balance.arm_table(pg))
-        if base is not None and var != BASE:
-            diff_rows += balance.arm_differences(base.set_index("game_id"),
-                                              pg.set_index("game_id"), var)
-        del pg
-    levels = pd.concat(levels, ignore_index=True).set_index("variant")
-    diffs = {(r["variant"], r["metric"]): r for r in balance.correct_by_metric(
-        pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS), correction).to_dict("records")}
+    found = balance.numbers(games, seats, correction) or {"arms": rows_of(balance.arm_table(
+        balance.per_game_of(games, seats, seats.variants()[0], balance.seat_numbers(seats))))}
+    diffs = {(r["variant"], r["metric"]): r for r in found.get("vs_base", [])}
     recs = []
-    for var in levels.index:
-        for m in (m for m in OUTCOME_LABELS if m in levels):
-            lv, r = levels.loc[var], diffs.get((var, m))
+    for lv in sorted(found["arms"], key=lambda r: r["variant"]):
+        var = lv["variant"]
+        for m in (m for m in OUTCOME_LABELS if m in lv):
+            r = diffs.get((var, m))
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
             if r is not None:
