@@ -18,6 +18,7 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    concat,
     num,
     p_text,
     pct,
@@ -80,8 +81,7 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
     del base
     tables = [seats] if games is None else [as_table(games), seats]
     same = [v for v in arms if v != BASE and BASE in arms and same_games(tables, v)]
-    diff = stats.correct(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
-        columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
+    diff = stats.correct(concat(diffs, ["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
     tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True).rename(
         columns={"rate": "value", "mean": "value"}).merge(
         diff[["variant", by, "base_mean", "diff", "lo", "hi", "p_value", "p_adjusted",
