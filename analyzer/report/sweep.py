@@ -63,9 +63,8 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
         games, seats = as_table(games).only(paired), seats.only(paired)
     metric = study.get("metric", "won") if study.get("metric", "won") in seats else "won"
     correction = study.get("correction", "holm")
-    values = {r["variant"]: r["values"] for r in study["variants"]}
-    arms = [v for v in seats.variants() if v in values or v == BASE]
-    found = {v: d for v, d in design.designs(seats, run).items() if v in arms}
+    arms = seats.variants()  # the base and one arm per value (combination) of the study
+    found = design.designs(seats, run)
     # a sweep of some seats' parameters shows players (their names differ); else seats
     by = "policy" if any(d.mixed for d in found.values()) else "seat"
     columns = (*SWEEP_SEATS, glob_escape(metric))
