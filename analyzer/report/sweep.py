@@ -183,11 +183,8 @@ def _player_curve(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     95 % interval over games (``balance.arm_table``), the base's count included."""
     games, seats = as_table(games), as_table(seats)
     rows = []
-    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):
-        s = seats.read(balance.BALANCE_SEATS, [var])
-        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
-                                  sorted(int(k) for k in pd.unique(s["seat"])))
-        t = balance.arm_table(pg).iloc[0]
+    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):  # seats 0..n-1 each game
+        t = balance.arm_table(balance.per_game_of(games, seats, var, range(n))).iloc[0]
         rows.append({"variant": var, "players": n,
                      **{k: float(t[k]) for k in ("start_adv", "start_adv_lo", "start_adv_hi",
                                                  "score", "score_lo", "score_hi") if k in t}})
