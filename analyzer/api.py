@@ -22,8 +22,10 @@ from analyzer.games import available_games, get_game
 from analyzer.keywords import checked
 from analyzer.model.base import build_policy, policy_doc, policy_params
 from analyzer.model.content import catalogue_rows as content_catalogue
-from analyzer.report import finding_keys
-from analyzer.scenario import BASE, Scenario
+from analyzer.report import finding_keys, finding_table
+from analyzer.scenario import BASE, Scenario, load_scenario
+from analyzer.study import questions
+from analyzer.study import tournament as pools
 from analyzer.study.ablate import ablate
 from analyzer.study.balance import balance
 from analyzer.study.compare import compare
@@ -79,10 +81,6 @@ def plan_keys(path: str | Path) -> tuple[Any, str]:
     ScenarioError
         The file does not load (as ``validate`` says).
     """
-    from analyzer.scenario import load_scenario
-    from analyzer.study import questions
-    from analyzer.study import tournament as pools
-
     if is_pool(path):
         pool = pools.load_pool(path)
         return questions.plan(pools.as_scenario(pool, pools.deals_for(
@@ -115,8 +113,6 @@ def findings_table(run_dir: str | Path) -> list[dict[str, Any]]:
     AnalyzerError
         ``run_dir`` holds no finished run.
     """
-    from analyzer.report import finding_table
-
     return finding_table.rows(run_dir)
 
 

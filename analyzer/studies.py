@@ -137,8 +137,8 @@ class StudyKind:
 
 @functools.cache
 def _collect(modules: tuple[str, ...]) -> dict[str, StudyKind]:
-    kinds = [importlib.import_module(m).KIND for m in modules]
-    return {k.kind: k for k in kinds}
+    # cached per tuple of modules: a test may add one to ``MODULES``
+    return {k.kind: k for k in (importlib.import_module(m).KIND for m in modules)}
 
 
 def kinds() -> dict[str, StudyKind]:
@@ -152,11 +152,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def study_kind(kind: str | None) -> StudyKind:
-    """The entry of ``kind`` (``None`` or a kind this version does not know: ``simulate``)."""
-    return kinds().get(kind or "simulate", kinds()["simulate"])
-
-
 def word(kind: str) -> str:
     """How a message names a run of ``kind`` (``"sweep"``, ``"ablation"``); an unknown kind
     by its name."""
@@ -164,8 +159,9 @@ def word(kind: str) -> str:
 
 
 def of_run(run: Mapping[str, Any]) -> StudyKind:
-    """The study kind of a run's facts (``summary.json["run"]``)."""
-    return study_kind((run.get("study") or {}).get("kind"))
+    """The study kind of a run's facts (``summary.json["run"]``; none or a kind this version
+    does not know: ``simulate``)."""
+    return kinds().get((run.get("study") or {}).get("kind") or "simulate", kinds()["simulate"])
 
 
 def load(ref: str) -> Any:

@@ -22,8 +22,7 @@ def section(doc: Doc, run: dict, games: Table, seats: Table, players: int,
     returns the numbers for ``summary.json``."""
     study, seats = run.get("study") or {}, as_table(seats)
     found = numbers(study, seats)
-    n_seats = max(seats.read(("seat",))["seat"].nunique(), 1)
-    write(doc, found, study, item_kind, len(seats.read(("game_id",), [BASE])) // n_seats)
+    write(doc, found, study, item_kind, seats.read(("game_id",), [BASE])["game_id"].nunique())
     return found
 
 

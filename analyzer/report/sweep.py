@@ -18,6 +18,7 @@ from analyzer.report.document import (
     BASE,
     CORRECTION_NAME,
     Doc,
+    concat,
     num,
     p_text,
     pct,
@@ -62,9 +63,8 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
         games, seats = as_table(games).only(paired), seats.only(paired)
     metric = study.get("metric", "won") if study.get("metric", "won") in seats else "won"
     correction = study.get("correction", "holm")
-    values = {r["variant"]: r["values"] for r in study["variants"]}
-    arms = [v for v in seats.variants() if v in values or v == BASE]
-    found = {v: d for v, d in design.designs(seats, run).items() if v in arms}
+    arms = seats.variants()  # the base and one arm per value (combination) of the study
+    found = design.designs(seats, run)
     # a sweep of some seats' parameters shows players (their names differ); else seats
     by = "policy" if any(d.mixed for d in found.values()) else "seat"
     columns = (*SWEEP_SEATS, glob_escape(metric))
@@ -80,8 +80,7 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
     del base
     tables = [seats] if games is None else [as_table(games), seats]
     same = [v for v in arms if v != BASE and BASE in arms and same_games(tables, v)]
-    diff = stats.correct(pd.concat(diffs, ignore_index=True) if diffs else pd.DataFrame(
-        columns=["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
+    diff = stats.correct(concat(diffs, ["variant", by, *stats.DIFFERENCE_COLUMNS]), correction, by)
     tab = pd.concat([tabs[v] for v in sorted(arms)], ignore_index=True).rename(
         columns={"rate": "value", "mean": "value"}).merge(
         diff[["variant", by, "base_mean", "diff", "lo", "hi", "p_value", "p_adjusted",
@@ -91,7 +90,7 @@ def numbers(study: dict, seats: Table | pd.DataFrame, games: Table | pd.DataFram
            "value_unit": SHARE if metric == "won" else units.of_column(metric),
            "tests": stats.family_size(diff, by), "same_games": same}
     if metric == "won" and by == "seat" and design.all_exchangeable(found) and games is not None:
-        out["game_level"] = _game_level(games, seats, arms, correction)
+        out["game_level"] = _game_level(games, seats, correction)
     if len(paired) < len(arm_counts) and study.get("params") == ["players"]:
         out["players_curve"] = _player_curve(all_games, all_seats, arm_counts)
     return out
@@ -184,11 +183,8 @@ def _player_curve(games: Table | pd.DataFrame, seats: Table | pd.DataFrame,
     95 % interval over games (``balance.arm_table``), the base's count included."""
     games, seats = as_table(games), as_table(seats)
     rows = []
-    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):
-        s = seats.read(balance.BALANCE_SEATS, [var])
-        pg = balance.arm_per_game(games.read(("variant", "game_id", "rounds"), [var]), s, var,
-                                  sorted(int(k) for k in pd.unique(s["seat"])))
-        t = balance.arm_table(pg).iloc[0]
+    for var, n in sorted(arm_counts.items(), key=lambda kv: kv[1]):  # seats 0..n-1 each game
+        t = balance.arm_table(balance.per_game_of(games, seats, var, range(n))).iloc[0]
         rows.append({"variant": var, "players": n,
                      **{k: float(t[k]) for k in ("start_adv", "start_adv_lo", "start_adv_hi",
                                                  "score", "score_lo", "score_hi") if k in t}})
@@ -277,29 +273,20 @@ OUTCOME_LABELS = {"score": "mean score [points]", "start_adv": "start-player adv
                   "spread": "score spread [points]", "rounds": "rounds"}
 
 
-def _game_level(games: Table | pd.DataFrame, seats: Table, arms: list[str],
+def _game_level(games: Table | pd.DataFrame, seats: Table,
                 correction: str) -> list[dict[str, Any]]:
-    """Game-level outcomes (``balance.arm_table``): per variant and outcome (``OUTCOME_LABELS``)
+    """Game-level outcomes (``balance.numbers``): per variant and outcome (``OUTCOME_LABELS``)
     ``value``, ``lo``, ``hi`` and, but for the base, the change against it (``diff``, ``d_lo``,
     ``d_hi``, ``p_value``, ``p_adjusted``...) corrected over the values of each outcome."""
     games = as_table(games)
-    seat_ids = balance.seat_numbers(seats)
-    base = balance.per_game_of(games, seats, BASE, seat_ids) if BASE in arms else None
-    levels, diff_rows = [], []
-    for var in sorted(arms):
-        pg = base if var == BASE else balance.per_game_of(games, seats, var, seat_ids)
-        levels.append(balance.arm_table(pg))
-        if base is not None and var != BASE:
-            diff_rows += balance.arm_differences(base.set_index("game_id"),
-                                              pg.set_index("game_id"), var)
-        del pg
-    levels = pd.concat(levels, ignore_index=True).set_index("variant")
-    diffs = {(r["variant"], r["metric"]): r for r in balance.correct_by_metric(
-        pd.DataFrame(diff_rows, columns=balance.DIFF_COLUMNS), correction).to_dict("records")}
+    found = balance.numbers(games, seats, correction) or {"arms": rows_of(balance.arm_table(
+        balance.per_game_of(games, seats, seats.variants()[0], balance.seat_numbers(seats))))}
+    diffs = {(r["variant"], r["metric"]): r for r in found.get("vs_base", [])}
     recs = []
-    for var in levels.index:
-        for m in (m for m in OUTCOME_LABELS if m in levels):
-            lv, r = levels.loc[var], diffs.get((var, m))
+    for lv in sorted(found["arms"], key=lambda r: r["variant"]):
+        var = lv["variant"]
+        for m in (m for m in OUTCOME_LABELS if m in lv):
+            r = diffs.get((var, m))
             rec = {"variant": var, "outcome": m, "value": lv[m], "lo": lv[f"{m}_lo"],
                    "hi": lv[f"{m}_hi"]}
             if r is not None:

@@ -195,27 +195,17 @@ def expand(scenario: Scenario, params: list[Param]) -> tuple[Scenario, list[dict
         elif len(targeted) < len(seats):
             seats = [replace(x, name=f"{x.name}*") if j in targeted else x
                      for j, x in enumerate(seats)]
-        if players != scenario.players:
-            seats = _resized(seats or list(base.seats), players, n)
+        if players != scenario.players:  # the one player at every seat takes every seat
+            seats = seats or list(base.seats)
+            if any(x != seats[0] for x in seats):
+                raise OptionError("params", f"players: variant {n!r}: the base seats are not all "
+                                            "the same player, so which seat to add or drop is "
+                                            "not defined (sweep players on a scenario with one "
+                                            "[[seats]] entry, or compare scenarios of each "
+                                            "player count)")
+            seats = [seats[0]] * players
         out.append((n, r, d, tuple(seats) if seats else None, players))
     return add_variants(scenario, out, where="params", option=True), rows
-
-
-def _resized(seats: list[Seat], players: int, variant: str) -> list[Seat]:
-    """The seats of another player count: the one player at every seat takes every seat.
-
-    Raises
-    ------
-    OptionError
-        The seats are not all the same player (which one would take a seat added, or lose
-        one taken away, is not defined).
-    """
-    if any(x != seats[0] for x in seats):
-        raise OptionError("params", f"players: variant {variant!r}: the base seats are not all "
-                                    "the same player, so which seat to add or drop is not defined "
-                                    "(sweep players on a scenario with one [[seats]] entry, or "
-                                    "compare scenarios of each player count)")
-    return [seats[0]] * players
 
 
 @checked
@@ -253,14 +243,12 @@ def sweep(path_or_scenario: str | Path | Scenario, params: Params, *,
     if isinstance(params, str):
         params = [params]
     studies.check_correction(correction)
-    spec = scenario.spec
-    if metric != "won" and (metric not in spec.seat_columns
-                            or spec.seat_columns[metric] not in ("int64", "float64", "int32",
-                                                                 "float32")):
-        numeric = sorted(c for c, t in spec.seat_columns.items()
-                         if t.startswith(("int", "float")) and c != "seat")
+    numeric = sorted(c for c, t in scenario.spec.seat_columns.items()
+                     if t.startswith(("int", "float")))
+    if metric != "won" and metric not in numeric:
+        allowed = ", ".join(c for c in numeric if c != "seat")
         raise OptionError("metric", f"{metric!r} is not a numeric seat column of "
-                                    f"{scenario.game} (allowed: won, {', '.join(numeric)})")
+                                    f"{scenario.game} (allowed: won, {allowed})")
     scenario = only_base(scenario)  # the study's own variants only
     parsed = [parse_param(p) for p in params]
     expanded, rows = expand(scenario, parsed)
