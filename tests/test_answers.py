@@ -413,3 +413,25 @@ def test_a_quality_question_of_a_run_without_rounds_says_it_needs_rounds():
     with_rounds = records + [{"key": "quality:rounds:base", "estimate": 7.0, "figure": True}]
     chosen, _ = answers.declared(q, with_rounds)
     assert answers.holm_verdict(chosen[0]["record"]) == "no answer (too few games)"
+
+
+def test_numbers_choose_the_answers_and_scale_them_to_the_unit_shown():
+    """``answers.numbers`` on known records: without questions the kind's own answers in its
+    order; with a question, that question first under its own words; estimates in the unit
+    shown (estimate × scale); the records themselves only under ``CHOSEN``."""
+    def rec(key, est):
+        return {"key": key, "estimate": est, "lo": est - 0.01, "hi": est + 0.01, "unit": "pp",
+                "scale": 100, "digits": 1, "signed": True, "null": 0.0, "sentence": key}
+
+    records = [rec("score:a", 0.3), rec("first_player:base", 0.02)]
+    run = {"study": {"kind": "simulate"}, "arms": [{"name": "base"}, {"name": "a"}]}
+    n = answers.numbers(run, records, {})
+    assert [a["key"] for a in n["answers"]] == ["score:a", "first_player:base"]
+    assert n["declared"] is False and n["not_answered"] == []
+    first = n["answers"][0]
+    assert (first["estimate"], first["lo"], first["hi"]) == pytest.approx((30.0, 29.0, 31.0))
+    assert [a["record"] for a in n[answers.CHOSEN]] == records
+    asked = {**run, "questions": [{"ask": "Edge?", "finding": "first_player:base"}]}
+    n = answers.numbers(asked, records, {})
+    assert n["declared"] is True
+    assert [(a["question"], a["key"]) for a in n["answers"]][:1] == [("Edge?", "first_player:base")]

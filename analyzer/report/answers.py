@@ -603,22 +603,37 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
             results: Mapping[str, Any], at: int, run_dir: Path | None = None,
             robust: Mapping[str, Any] | None = None,
             acted: Mapping[str, Any] | None = None, spec: Any = None) -> dict[str, Any]:
-    """Put the Answers heading, table, chart and caveats box into ``doc`` at block ``at``.
-    ``spec``: the run's game (``None`` when this installation has none), whose own key
-    patterns tell a key it did not estimate from a typo (``declared``).
+    """The Answers: ``write`` of ``numbers`` into ``doc`` at block ``at``; returns the
+    numbers for ``summary.json["results"]["answers"]``."""
+    found = numbers(run, records, results, run_dir, robust, spec)
+    write(doc, found, found.pop(CHOSEN), run, at, run_dir, robust, acted)
+    return found
+
+
+CHOSEN = "_chosen"  # the answers with their finding records, for ``write`` only
+
+
+def numbers(run: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+            results: Mapping[str, Any], run_dir: Path | None = None,
+            robust: Mapping[str, Any] | None = None, spec: Any = None) -> dict[str, Any]:
+    """Which findings answer the run's questions (``[[questions]]``, else the study kind's own
+    answers in its order) and their numbers. ``records``: the run's key findings; ``spec``: the
+    run's game (``None`` when this installation has none), whose own key patterns tell a key it
+    did not estimate from a typo (``declared``).
 
     Returns
     -------
     dict
-        ``{"declared": bool, "answers": [{question, key, answer, estimate, lo, hi, unit,
-        verdict, example: {game_id, variant}}]}`` for ``summary.json["results"]["answers"]``
-        (numbers in the unit shown). A question the run cannot answer is a row saying why
+        ``{"declared": bool, "not_answered": [str], "answers": [{question, key, answer,
+        estimate, lo, hi, unit, verdict, example: {game_id, variant}}], "also_found": [str]}``
+        for ``summary.json["results"]["answers"]`` (numbers in the unit shown), and under
+        ``CHOSEN`` the answers with their finding records (for ``write``; not in
+        ``summary.json``). A question the run cannot answer is a row saying why
         (``declared``), never an error.
     """
     facts, study = RunFacts.of(run), studies.of_run(run)
     questions = list(facts.questions)
-    answer = studies.load(study.answers)  # the study kind's answers in its fixed order
-    own = answer(records, results, run)
+    own = studies.load(study.answers)(records, results, run)  # in the kind's fixed order
     # a question may name a finding's key or one of the study kind's own answers (a sweep's
     # ``first_player:ARM``, ``score_mean:ARM``)
     known = list(records) + [a["record"] for a in own
@@ -636,19 +651,32 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
     if kind == "balance":  # the file's questions are measured at the value found
         chosen = [a if a["key"].startswith("balance:") else
                   {**a, "record": {**a["record"], "at_value_found": True}} for a in chosen]
+    return {"declared": bool(questions), "not_answered": notes,
+            "answers": [_summary(a, run_dir, robust) for a in chosen],
+            "also_found": also_found(records, results, [a["key"] for a in chosen]),
+            CHOSEN: chosen}
+
+
+def write(doc: Doc, n: Mapping[str, Any], chosen: Sequence[Answer], run: Mapping[str, Any],
+          at: int, run_dir: Path | None = None, robust: Mapping[str, Any] | None = None,
+          acted: Mapping[str, Any] | None = None) -> None:
+    """Put the Answers heading, table, chart and caveats box of the numbers ``n``
+    (``numbers``) into ``doc`` at block ``at``; ``chosen``: the answers with their finding
+    records (``n[CHOSEN]``), which the table and chart show."""
+    study = studies.of_run(run)
+    kind, word = study.kind, studies.word(study.kind)
     part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h(HEADING)
     if not chosen:
         part.p("No answer: this run has no finding with an interval to answer with.")
     else:
-        word = studies.word(kind)
-        if questions and chosen is not own and not as_written(kind):
+        if n["declared"] and not as_written(kind):
             how = (f"the {word}'s own questions, then those of the study file ([[questions]]) "
                    f"this {word} answers")
-        elif questions and chosen is not own:
+        elif n["declared"]:
             how = "the questions the study file declares ([[questions]])"
         else:  # a kind's answers may say their order (``order``: sensitivity's by effect)
-            order = getattr(answer, "order", "in a fixed order")
+            order = getattr(studies.load(study.answers), "order", "in a fixed order")
             how = (f"the {word}'s own questions, {order} (declare yours with "
                    "[[questions]] and a key of analyzer findings RUN_DIR)")
         verdicts = ("; verdict: the robustness check's verdict (and what moved it) where it "
@@ -666,7 +694,7 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
                   + (replay_note(run_dir) if any((a["record"] or {}).get("examples")
                                                  for a in shown) else ""),
                   draw(shown, robust), chart_size(shown, robust))
-    extra = also_found(records, results, [a["key"] for a in chosen])
+    extra, notes = n["also_found"], n["not_answered"]
     if extra:
         part.p(f"**{ALSO}** (not asked; the largest findings that hold after Holm, and any "
                "seat-order imbalance):")
@@ -674,12 +702,10 @@ def section(doc: Doc, run: Mapping[str, Any], records: Sequence[Mapping[str, Any
             part.p(f"- {line}")
     if notes:
         part.p("Not answered here: " + "; ".join(notes) + (
-            f". A {studies.word(kind)} makes arms of its own; `analyzer findings` lists its keys."
+            f". A {word} makes arms of its own; `analyzer findings` lists its keys."
             if not as_written(kind) else "."))
-    part.p(caveats(acted, facts.defaults, LINK))
+    part.p(caveats(acted, RunFacts.of(run).defaults, LINK))
     doc.blocks[at:at] = part.blocks
-    return {"declared": bool(questions) and chosen is not own, "not_answered": notes,
-            "answers": [_summary(a, run_dir, robust) for a in chosen], "also_found": extra}
 
 
 def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
@@ -697,5 +723,5 @@ def _summary(a: Answer, run_dir: Path | None, robust: Mapping[str, Any] | None
 
 
 __all__ = ["ablate", "also_found", "axis_range", "balance", "caveats", "compare", "declared",
-           "draw", "holm_verdict", "seat_order", "section", "short_text", "simulate",
-           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict", "within"]
+           "draw", "holm_verdict", "numbers", "seat_order", "section", "short_text", "simulate",
+           "sweep", "table", "tolerance_text", "tournament", "tune", "verdict", "within", "write"]
