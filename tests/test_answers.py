@@ -435,3 +435,16 @@ def test_numbers_choose_the_answers_and_scale_them_to_the_unit_shown():
     n = answers.numbers(asked, records, {})
     assert n["declared"] is True
     assert [(a["question"], a["key"]) for a in n["answers"]][:1] == [("Edge?", "first_player:base")]
+
+
+def test_questions_all_of_another_kind_leave_the_kinds_own_answers_undeclared():
+    """A simulation whose only question is a tune's key answers with its own questions: the
+    summary says they are not the file's (``declared`` false) and notes the question."""
+    rec = {"key": "first_player:base", "estimate": 0.02, "lo": 0.01, "hi": 0.03, "unit": "pp",
+           "scale": 100, "digits": 1, "signed": True, "null": 0.0, "sentence": "s"}
+    run = {"study": {"kind": "simulate"}, "arms": [{"name": "base"}],
+           "questions": [{"ask": "Tuned?", "finding": "tuned_minus_start"}]}
+    n = answers.numbers(run, [rec], {})
+    assert n["declared"] is False
+    assert [a["key"] for a in n["answers"]] == ["first_player:base"]
+    assert n["not_answered"] == ["`tuned_minus_start` is answered by `analyzer tune`"]

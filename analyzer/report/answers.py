@@ -647,11 +647,12 @@ def numbers(run: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         asked = {a["key"]: a for a in chosen}  # the file's words where both ask the same
         chosen = ([asked.pop(a["key"], a) for a in own]) + list(asked.values())
     tolerances = {(q.get("ask"), q.get("finding")): q.get("tolerance") for q in questions}
+    is_own = chosen is own  # before the copy below (comparing after it was always False)
     chosen = [{**a, "tolerance": tolerances.get((a["ask"], a["key"]))} for a in chosen]
     if kind == "balance":  # the file's questions are measured at the value found
         chosen = [a if a["key"].startswith("balance:") else
                   {**a, "record": {**a["record"], "at_value_found": True}} for a in chosen]
-    return {"declared": bool(questions), "not_answered": notes,
+    return {"declared": bool(questions) and not is_own, "not_answered": notes,
             "answers": [_summary(a, run_dir, robust) for a in chosen],
             "also_found": also_found(records, results, [a["key"] for a in chosen]),
             CHOSEN: chosen}
