@@ -158,6 +158,12 @@ def word(kind: str) -> str:
     return kinds()[kind].word if kind in kinds() else kind
 
 
+def a_word(kind: str) -> str:
+    """``word(kind)`` with its indefinite article (``"a sweep"``, ``"an ablation"``)."""
+    name = word(kind)
+    return ("an " if name[:1] in "aeiou" else "a ") + name
+
+
 def of_run(run: Mapping[str, Any]) -> StudyKind:
     """The study kind of a run's facts (``summary.json["run"]``; none or a kind this version
     does not know: ``simulate``)."""

@@ -95,3 +95,10 @@ def test_a_toy_study_kinds_resume_hint_is_built_from_its_options(toy_kind, toy_f
     res = cli.invoke(app, ["toystudy", str(toy_file), "--quiet"])  # the default boost: unsaid
     assert shlex.split(res.stderr.strip().splitlines()[-1].split("resume with: ")[1]) == [
         "analyzer", "toystudy", str(toy_file)]
+
+
+def test_a_study_is_named_with_its_article():
+    """Messages name a study kind with "a" or "an" by its word's first sound ("an ablation",
+    not "a ablation")."""
+    assert studies.a_word("ablate") == "an ablation"
+    assert studies.a_word("sweep") == "a sweep"

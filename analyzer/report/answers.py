@@ -703,7 +703,8 @@ def write(doc: Doc, n: Mapping[str, Any], chosen: Sequence[Answer], run: Mapping
             part.p(f"- {line}")
     if notes:
         part.p("Not answered here: " + "; ".join(notes) + (
-            f". A {word} makes arms of its own; `analyzer findings` lists its keys."
+            f". {studies.a_word(kind).capitalize()} makes arms of its own; `analyzer findings` "
+            "lists its keys."
             if not as_written(kind) else "."))
     part.p(caveats(acted, RunFacts.of(run).defaults, LINK))
     doc.blocks[at:at] = part.blocks

@@ -426,9 +426,9 @@ def listing(planned: Plan, kind: str) -> list[str]:
     the game's families it will not make, with why."""
     rows = planned.keys + planned.templates
     if not rows:
-        return [f"(a {studies.word(kind)} makes no key finding known before play)"]
+        return [f"({studies.a_word(kind)} makes no key finding known before play)"]
     width = max(len(k.key) for k in rows)
-    lines = [f"keys a {studies.word(kind)} of this file will make (before any game is played):"]
+    lines = [f"keys {studies.a_word(kind)} of this file will make (before any game is played):"]
     for i, k in enumerate(rows):
         arms = f"  (ARM_A, ARM_B: {', '.join(planned.arms)})" if i >= len(planned.keys) else ""
         lines += [f"{k.key:<{width}}  [{k.unit or 'no unit'}]{arms}", f"{'':<{width}}  {k.meaning}"]
