@@ -51,7 +51,7 @@ from analyzer.report.document import (
     value_text,
 )
 from analyzer.report.extension import StudySection
-from analyzer.report.findings import PER_GAME_KEY as PER_GAME
+from analyzer.report.findings import PER_GAME_KEY
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE, SQUARED
 
@@ -98,7 +98,7 @@ def layout(games: Table | pd.DataFrame) -> SetLayout | None:
 
 def active(games: Table | pd.DataFrame) -> bool:
     """True when the records hold several building selections to compare (``layout``)."""
-    return layout(games) is not None
+    return "building_set" in games and len(_set_layout(as_table(games))[0]) > 1
 
 
 def factors(games: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -608,15 +608,15 @@ def building_sets_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFra
     return {"paired": paired, **({"pairs": pairs} if pairs else {}),
             "correction": method, "noise_floor": floor, "sets": rows_of(table),
             "arms": len(games.variants()), "design_complete": design == "complete 2^k",
-            "design": design, **found, PER_GAME: {"write": lay}}
+            "design": design, **found, PER_GAME_KEY: {"write": lay}}
 
 
 def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, Any]) -> None:
     """Fill the building-set section (ranked table, main or simple effects, interactions, heat
     maps) from ``numbers`` (``building_sets_numbers``) and the records' ``SetLayout`` it carries
     under ``_per_game``. ``run`` is not read."""
-    layout = numbers[PER_GAME]["write"]
-    table, facs, drawn = pd.DataFrame(numbers["sets"]), layout.factors, layout.drawn
+    lay = numbers[PER_GAME_KEY]["write"]
+    table, facs, drawn = pd.DataFrame(numbers["sets"]), lay.factors, lay.drawn
     method, paired, floor = numbers["correction"], numbers["paired"], numbers["noise_floor"]
     has_death = "death" in table
     n_sets, n_games = len(table), int(table["games"].median())
@@ -636,7 +636,7 @@ def building_sets_write(doc: Doc, numbers: Mapping[str, Any], run: Mapping[str, 
           + (" on the **same game seeds** (paired)." if paired else " (not on shared seeds).")
           + " Reference set (" + ("the first set compared" if drawn is not None else
                                   "the base arm's buildings")
-          + f"): {reference_text(layout.reference)}. "
+          + f"): {reference_text(lay.reference)}. "
           "A set is described by the buildings it uses **instead of** the reference set's.")
     doc.p("**How the ranking is computed.** For every set, each seat's win rate is its share of "
           "all the set's games (a game where everyone died has no winner and counts as a loss for "

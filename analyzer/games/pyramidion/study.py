@@ -41,6 +41,7 @@ from analyzer.report.document import (
 )
 from analyzer.report.extension import StudySection, studied_arm
 from analyzer.report.extension import fair_share as fair_share_of
+from analyzer.report.findings import PER_GAME_KEY
 from analyzer.report.players import counts as arm_player_counts
 from analyzer.report.players import fair_share_n
 from analyzer.report.records import Table, as_table
@@ -379,7 +380,7 @@ def numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, players: i
                          stats.wilson(float(fw["won"].sum()), len(first)))},
             "goods": rows_of(stats.correct(goods_by_outcome(s, per_game), method)),
             "goods_model": rows_of(stats.correct(goods_win_model(s), method)),
-            "_per_game": per_game}
+            PER_GAME_KEY: per_game}
 
 
 def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) -> None:
@@ -388,7 +389,7 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None = None) 
     policies rotate over the seats; ``run["study"]["correction"]`` names the correction."""
     start = len(doc.blocks)  # the short answers go here once the tables are written
     mname = CORRECTION_SHORT[correction_of(run)]
-    facts = n["_per_game"]["write"]
+    facts = n[PER_GAME_KEY]["write"]
     fair_share, count, count_note = facts["fair_share"], facts["n"], facts["n_note"]
     sp = pd.DataFrame(n["start_position"])
     h2h = _frame(n["head_to_head"], ("variant", "policy"))

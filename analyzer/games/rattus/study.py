@@ -41,7 +41,7 @@ from analyzer.report.document import (
     signed,
 )
 from analyzer.report.extension import StudySection, fair_share, studied_arm
-from analyzer.report.findings import PER_GAME_KEY as PER_GAME
+from analyzer.report.findings import PER_GAME_KEY
 from analyzer.report.records import Table, as_table
 from analyzer.report.units import SHARE
 
@@ -92,7 +92,7 @@ def _in_play(games: Table, seats: Table, arm: str, card: str,
 def _from_text(card: str, n: Mapping[str, Any]) -> str:
     """Where the rates of ``card``'s section (numbers ``n``) come from, in words: "From the
     `base` games: the 82 games with the Sultan in play (of 100; ...)"."""
-    n_all = n[PER_GAME]["write"]["games_all"]
+    n_all = n[PER_GAME_KEY]["write"]["games_all"]
     phrase = (f"From the `{n['variant']}` games: the {n['games']} games with the "
               f"{card.title()} in play")
     if n["games"] != n_all:
@@ -238,7 +238,7 @@ def _card_out_numbers(games: Table, seats: Table, card: str, active: str, user: 
         diffs = pd.DataFrame([u[f"{part}_diff"] for u in followed], columns=["p_value", "lo", "hi"])
         for u, sig in zip(followed, stats.correct(diffs, method)["significant_adjusted"]):
             u[f"{part}_significant_adjusted"] = bool(sig)
-    out[PER_GAME] = {**out_per_game, "designs": found}
+    out[PER_GAME_KEY] = {**out_per_game, "designs": found}
     missing = [var for var in outs if var not in {u["variant"] for u in followed}]
     if missing:  # say why no finding follows the users there
         out["users_unmeasurable"] = {
@@ -255,8 +255,8 @@ GAME_LEVEL = ("no_winner", "spread", "rounds", "score", "start_adv")
 def _card_out_write(doc: Doc, section: Mapping[str, Any], card: str, user: str) -> None:
     """The with/without comparison of ``card`` (``<card>_out``, ``_card_out_numbers``', of its
     section's numbers ``section``), the seats with ``user`` > 0 being the card's users."""
-    n, players = section[f"{card}_out"], section[PER_GAME]["write"]["players"]
-    designs = section[PER_GAME].get("designs")
+    n, players = section[f"{card}_out"], section[PER_GAME_KEY]["write"]["players"]
+    designs = section[PER_GAME_KEY].get("designs")
     if not n:
         doc.p(f"No variant takes the {card.title()} out of the base game, so there is no "
               "with/without comparison.")
@@ -382,7 +382,7 @@ def take_use_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, c
                 # takes it more shows those games)
                 "examples": _examples(both.index[a > b] if d.mean >= 0 else both.index[a < b])}
             if c == take:
-                out[PER_GAME] = {"takes_first_last": pd.Series(
+                out[PER_GAME_KEY] = {"takes_first_last": pd.Series(
                     a - b, index=pd.Index(both.index, name="game_id"))}
     out["first_last"] = first_last
     del s, wide
@@ -503,8 +503,8 @@ def _card_numbers(games: Table | pd.DataFrame, seats: Table | pd.DataFrame, play
         "variant": arm, "games": n_games, **head,
         "take_use": take_use_numbers(games, seats, card, take, use, arm), **tail,
         f"{card}_out": _card_out_numbers(games, seats, card, active, user, run)}
-    out[PER_GAME] = {**per_game, **out["take_use"].pop(PER_GAME, {}),
-                     **out[f"{card}_out"].pop(PER_GAME, {}),
+    out[PER_GAME_KEY] = {**per_game, **out["take_use"].pop(PER_GAME_KEY, {}),
+                     **out[f"{card}_out"].pop(PER_GAME_KEY, {}),
                      "write": {"players": players, "games_all": n_all}}
     return out
 
@@ -564,7 +564,7 @@ def sultan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None =
     when ``n`` is empty)."""
     if not n:
         return
-    players = n[PER_GAME]["write"]["players"]
+    players = n[PER_GAME_KEY]["write"]["players"]
     doc.h("Sultan: diplomat scoring")
     doc.p(_from_text("sultan", n) + "; every share below is over these games. Diplomat points "
           "are the Sultan's end-game points for the most / second-most diplomat discs on the "
@@ -700,7 +700,7 @@ def caravan_write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any] | None 
     ``n`` (nothing when ``n`` is empty)."""
     if not n:
         return
-    players = n[PER_GAME]["write"]["players"]
+    players = n[PER_GAME_KEY]["write"]["players"]
     table = pd.DataFrame(n["per_move"])
     doc.h("Caravan: value of the Trader's bonus cubes")
     doc.p(_from_text("trader", n) + f". The caravan moved {num(*_iv(n['moves_per_game']))} "
@@ -741,7 +741,7 @@ def _examples(game_ids, k: int = 3) -> list[int]:
 
 
 # the units of a card section's numbers (``analyzer.report.units``): its take and use counts,
-# then the card-out comparison (``_card_out``)
+# then the card-out comparison (``_card_out_numbers``)
 CARD_UNITS = (
     ("take_use.by_arm[].*_share.*", SHARE), ("take_use.by_arm[].took_*", "takes per game"),
     ("take_use.by_arm[].*", "uses per game"), ("take_use.by_position[].start_position", "seat"),
