@@ -775,17 +775,20 @@ def test_the_report_states_the_plan_against_the_actual(toy, tmp_path, monkeypatc
 
 
 def test_numbers_are_each_knob_s_value_found_the_check_and_the_ladder():
-    """``report.balancing.numbers`` (what ``summary.json`` holds but the key findings): knob
-    path -> value found, the check and the ladder as the run facts give them, in that order."""
-    from analyzer.report import balancing
+    """``report.balancing.numbers`` (what ``summary.json`` holds): knob path -> value found,
+    the check and the ladder as the run facts give them, then the key findings, in that
+    order; a key the check did not compute is no finding."""
+    from analyzer.report import balancing, findings
 
     check = {"games": 200, "seed": 7, "findings": {"balanced": {}, "original": {}}}
     run = {"study": {"knobs": [{"path": "rules.steps", "found": 4, "start": 2},
                                {"path": "seats.0.risk", "found": 0.5, "start": 1.0}],
-                     "check": check}}
+                     "check": check, "keys": ["first_player"], "equalize": False}}
     found = balancing.numbers(run)
+    assert found["findings"].pop(findings.ASSESSED)[0] == []
     assert found == {"values": {"rules.steps": 4, "seats.0.risk": 0.5}, "check": check,
-                     "ladder": None}
-    assert list(found) == ["values", "check", "ladder"]
+                     "ladder": None, "findings": {"correction": "holm", "tested": 0,
+                                                  "shown": [], "findings": []}}
+    assert list(found) == ["values", "check", "ladder", "findings"]
     ladder = {"rungs": {}}
     assert balancing.numbers({"study": {**run["study"], "ladder": ladder}})["ladder"] is ladder

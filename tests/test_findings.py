@@ -420,7 +420,7 @@ def test_a_tiny_run_gives_no_interval_outside_the_possible_range_and_no_estimate
     assert wide.value_text() == "+90.0 pp [+70.0, +100.0]"
     share = findings.Finding("x {value}", 0.02, -0.01, 0.05, "%", 100, 1, games=30, key="s")
     assert share.value_text() == "2.0 % [0.0, 5.0]"
-    (rec,) = findings.key_findings(Doc(None), [wide])["findings"]
+    (rec,) = findings.numbers([wide])["findings"]
     assert rec["hi"] == 1.0 and rec["se"] == pytest.approx(0.4 / (2 * 1.959964), rel=1e-5)
 
 

@@ -100,7 +100,11 @@ def test_the_numbers_of_three_deals_played_twice():
            "study": {"probe": {"drew": [5, 0]}, "bootstrap": 0, "boot_seed": 1}}
     n = luck.numbers(run, seats)
     assert list(n) == ["outcomes", "deals", "replays", "varied_deals", "deterministic", "note",
-                       "bootstrap"]
+                       "bootstrap", "findings"]
+    # the key findings: each pooled outcome's share, a measured figure (no test)
+    assert sorted(r["key"] for r in n["findings"]["findings"]) == [
+        "luck:margin", "luck:score", "luck:won"]
+    assert n["findings"]["tested"] == 0
     assert (n["deals"], n["replays"], n["varied_deals"], n["deterministic"], n["bootstrap"]) == (
         3, 2, 2, False, 0)
     assert n["note"].startswith("seat 2 (`greedy`) drew nothing from its own stream")

@@ -395,6 +395,8 @@ def test_numbers_pairs_each_move_with_the_base_and_holm_over_the_rows(monkeypatc
     import pandas as pd
     from scipy import stats as sps
 
+    from analyzer.report import findings
+
     base = pd.Series([0.0, 1.0, 0.0, 1.0, 0.0, 1.0], index=range(6))
     up = pd.Series([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0], index=range(7))  # game 6 unshared
     down = pd.Series([0.0, 1.0, 0.0, 0.0, 0.0, 1.0], index=range(6))
@@ -406,13 +408,17 @@ def test_numbers_pairs_each_move_with_the_base_and_holm_over_the_rows(monkeypatc
               "step": 1, "arm": arm} for d, arm in ((-1, "down"), (1, "up"))]
     run = {"study": {"finding": KEY, "unit": "pp", "scale": 100, "moves": moves}}
     seats = pd.DataFrame({"variant": ["base"] * 6, "game_id": range(6)})
-    n, diffs = report_sensitivity.numbers(run, seats)
+    n = report_sensitivity.numbers(run, seats)
     assert list(n) == ["finding", "unit", "scale", "base", "rows", "refused", "unused",
                        "correction", "findings"]
-    assert n["base"] == record and n["findings"] is None and n["correction"] == "holm"
+    assert n["base"] == record and n["correction"] == "holm"
     first, second = n["rows"]
     assert (first["arm"], first["games"], second["arm"]) == ("up", 6, "down")
-    assert list(diffs["up"]) == [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    found = {f.key: f for f in n["findings"].pop(findings.ASSESSED)[0]}
+    assert list(found[f"sensitivity:{first['path']}:up"].per_game) == [1.0, 0.0, 1.0, 0.0, 0.0,
+                                                                       0.0]
+    assert [r["key"] for r in n["findings"]["findings"]] == [
+        f"sensitivity:{first['path']}:up", f"sensitivity:{second['path']}:down"]
     p = []
     for row, arm in ((first, up), (second, down)):
         ref = sps.ttest_rel(arm.loc[range(6)], base)

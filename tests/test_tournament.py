@@ -441,7 +441,12 @@ def test_numbers_of_a_two_entrant_pool_by_hand():
     n = numbers(run, seats)
     assert list(n) == ["ratings", "head_to_head", "deals", "skill_spread", "bootstrap", "games",
                        "findings", "reliable", "reliability", "min_deals"]
-    assert (n["deals"], n["games"], n["bootstrap"], n["findings"]) == (4, 4, 0, None)
+    assert (n["deals"], n["games"], n["bootstrap"]) == (4, 4, 0)
+    records = {r["key"]: r for r in n["findings"]["findings"]}  # ``key_findings``, assessed
+    assert sorted(records) == ["quality:skill_spread", "quality:skill_spread:rating",
+                               "rating_gap:a:b", "win_rate:a", "win_rate:b"]
+    assert records["rating_gap:a:b"]["estimate"] == pytest.approx(d, abs=1e-6)
+    assert records["win_rate:a"]["estimate"] == 0.25 and n["findings"]["correction"] == "holm"
     a, b = n["ratings"]
     assert (a["entrant"], a["games"], a["seat_games"]) == ("a", 4, 4)
     assert (a["win_rate"], b["win_rate"], a["fair_share"], a["above_fair"]) == (

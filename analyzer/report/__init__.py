@@ -284,13 +284,13 @@ def build(doc: Doc, run: dict[str, Any], games: records.Table | pd.DataFrame,
 
 def _own_report(module: Any, doc: Doc, run: dict[str, Any], seats: records.Table,
                 run_dir: Path | None) -> dict[str, Any]:
-    """A study's report of its own (``StudyKind.own_report``): its ``write`` of its ``numbers``,
-    or its ``build`` where the numbers need more; returns the numbers for ``summary.json``
-    with the key ``findings`` that ``write`` ranked."""
+    """A study's report of its own (``StudyKind.own_report``): its ``write`` of its ``numbers``
+    (their key findings' assessment, ``findings.ASSESSED``, handed to ``write`` apart), or its
+    ``build`` where the numbers need more; returns the numbers for ``summary.json``."""
     if hasattr(module, "build"):
         return module.build(doc, run, seats, run_dir)
     found = module.numbers(run, seats)
-    found["findings"] = module.write(doc, found, run, run_dir)
+    module.write(doc, found, found["findings"].pop(findings.ASSESSED), run, run_dir)
     return found
 
 

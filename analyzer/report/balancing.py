@@ -281,21 +281,23 @@ def _target(study: dict[str, Any], rec: dict[str, Any] | None) -> float | None:
 
 def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame | None = None
             ) -> dict[str, Any]:
-    """The balance's numbers for ``summary.json`` but its key findings: ``values`` (knob path
-    -> the value found), ``check`` (the fresh-seed check as ``analyzer balance`` wrote it in
-    the run facts) and ``ladder`` (the ladder's check, or ``None``); all from the run facts
-    (``seats``, the check's records, are not read)."""
+    """The balance's numbers for ``summary.json``: ``values`` (knob path -> the value found),
+    ``check`` (the fresh-seed check as ``analyzer balance`` wrote it in the run facts),
+    ``ladder`` (the ladder's check, or ``None``) and ``findings`` (``findings.numbers`` of
+    ``key_findings``, its records in ``answer_order``); all from the run facts (``seats``, the
+    check's records, are not read)."""
     study = run["study"]
+    key = findings.numbers(key_findings(study, RunFacts.of(run).questions))
+    key["findings"] = answer_order(study, key["findings"])
     return {"values": {k["path"]: k["found"] for k in study["knobs"]}, "check": study["check"],
-            "ladder": study.get("ladder")}
+            "ladder": study.get("ladder"), "findings": key}
 
 
-def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """The balance report of the numbers ``n`` (``numbers``) and the run facts ``run`` (its
-    ``study``: the knobs, targets and search, which ``n`` does not hold); charts from
-    ``run_dir``'s ``search.parquet``. Returns the numbers of its "Key findings" section
-    (``findings.key_findings``, which ranks and writes them in one; ``answer_order``)."""
+def write(doc: Doc, n: Mapping[str, Any], assessed: tuple, run: dict[str, Any],
+          run_dir: Path | None = None) -> None:
+    """The balance report of the numbers ``n`` (``numbers``; ``assessed``: its key findings'
+    ``findings.ASSESSED``) and the run facts ``run`` (its ``study``: the knobs, targets and
+    search, which ``n`` does not hold); charts from ``run_dir``'s ``search.parquet``."""
     study = run["study"]
     u = _Units(study)
     check = n["check"]
@@ -383,11 +385,8 @@ def write(doc: Doc, n: Mapping[str, Any], run: dict[str, Any],
           + "`search.parquet`: every setting evaluated. The records (`games.parquet`, "
           f"`seats.parquet`) are the check's, arms `{ORIGINAL}` and `{BALANCED}` (`:ARM` for a "
           f"variant). Command: `{study.get('command', '')}`.")
-    key = findings.key_findings(doc, key_findings(study, RunFacts.of(run).questions), run_dir,
-                                at=top,
-                                note="Here the unit is the game of the fresh-seed check.")
-    key["findings"] = answer_order(study, key["findings"])
-    return key
+    findings.write(doc, n["findings"], assessed, run_dir, at=top,
+                   note="Here the unit is the game of the fresh-seed check.")
 
 
 def answer_order(study: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:

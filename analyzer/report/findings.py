@@ -712,35 +712,55 @@ def section(doc: Doc, results: Mapping[str, Any], run: Mapping[str, Any],
             extra: Sequence[Finding] = ()) -> dict[str, Any]:
     """Put the "Key findings" section of the ``collect``-ed findings and ``extra`` (made
     elsewhere from the same records: ``role_keys.findings``) into ``doc`` at block ``at`` (the
-    report's top), returning its numbers (``key_findings``). ``robust``: the run's ``analyzer
+    report's top): ``write`` of ``numbers``, which it returns. ``robust``: the run's ``analyzer
     robustness`` result (``report.robustness.load``), whose verdict follows each finding."""
-    return key_findings(doc, collect(results, run, seats, game_sections, item_kind) + list(extra),
-                        run_dir, at, "No finding to report: this run has no start-player, "
-                        "variant or study number with an interval.", robust=robust,
-                        acted=results.get("guesses"))
+    acted = results.get("guesses")
+    n = numbers(collect(results, run, seats, game_sections, item_kind) + list(extra), acted)
+    write(doc, n, n.pop(ASSESSED), run_dir, at, "No finding to report: this run has no "
+          "start-player, variant or study number with an interval.", robust=robust, acted=acted)
+    return n
 
 
-def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None, at: int = 0,
-                 none_text: str = "No finding to report.", note: str = "",
-                 robust: Mapping[str, Any] | None = None,
-                 acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Put a "Key findings" section of ``found`` into ``doc`` at block ``at``: ranked and
-    Holm-corrected (``assess``), each a sentence with its interval and verdict, example games
-    with their replay command. ``none_text``: the paragraph when there is no finding; ``note``:
-    a sentence added to the explanation (e.g. what the unit is when it is not the game);
-    ``robust``: as for ``section``; ``acted``: how often the labelled defaults acted
-    (``guesses.measure``), each finding then says whether its arm's games lean on them. Used
-    by ``section`` and by the reports of their own (``tournament``, ``tune``).
+ASSESSED = "_assessed"  # the findings and their assessment, for ``write`` only
+
+
+def numbers(found: Sequence[Finding], acted: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The key findings' numbers: ``found`` with only their own caveats (``own_caveats``),
+    ranked and Holm-corrected (``assess``). ``acted``: how often the labelled defaults acted
+    (``guesses.measure``), recorded per finding (``defaults_acted``).
 
     Returns
     -------
     dict
         ``{"correction": "holm", "tested": n, "shown": [key, ...], "findings": [...]}`` for
         ``summary.json``: every finding (shown or not) with its sentence, numbers, size,
-        p-values and example games; ``shown`` are the numbered ones, in their order.
+        p-values and example games; ``shown`` are the numbered ones, in their order. Under
+        ``ASSESSED`` (for ``write``; not in ``summary.json``) the findings, their assessments
+        and the shown ones: ``(found, ranked, shown)``.
     """
-    verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
     found = [own_caveats(f, acted) for f in found]
+    ranked = assess(found)
+    tested = [a for a in ranked if a.tested]
+    shown = [a for a in ranked if a.exact] + tested[:MAX_TESTED]
+    return {"correction": "holm", "tested": len(tested),
+            "shown": [a.finding.key for a in shown],
+            "findings": [_record(a, acted) for a in ranked], ASSESSED: (found, ranked, shown)}
+
+
+def write(doc: Doc, n: Mapping[str, Any], assessed: tuple, run_dir: Path | None = None,
+          at: int = 0, none_text: str = "No finding to report.", note: str = "",
+          robust: Mapping[str, Any] | None = None,
+          acted: Mapping[str, Any] | None = None) -> None:
+    """Put the "Key findings" section of the numbers ``n`` (``numbers``; ``assessed``: its
+    ``ASSESSED``) into ``doc`` at block ``at``: each shown finding a sentence with its interval
+    and verdict, example games with their replay command; their per-game values to
+    ``run_dir``'s ``findings.parquet`` (``write_per_game``). ``none_text``: the paragraph when
+    there is no finding; ``note``: a sentence added to the explanation (e.g. what the unit is
+    when it is not the game); ``robust``: as for ``section``; ``acted``: as for ``numbers``,
+    each finding then says whether its arm's games lean on them. Used by ``section`` and by
+    the reports of their own (``tournament``, ``tune``)."""
+    found, ranked, shown = assessed
+    verdicts = {r.get("key"): r for r in (robust or {}).get("findings", [])}
 
     def notes(f: Finding) -> str:  # its robustness verdict, own caveat and example games
         row = verdicts.get(f.key)
@@ -748,27 +768,24 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
                    else "")
         return f"{checked}{_lean(f, acted)}{_examples(f, run_dir)}"
 
-    ranked = assess(found)
-    tested = [a for a in ranked if a.tested]
-    exact = [a for a in ranked if a.exact]
+    tested = n["tested"]
     twins = [a for a in ranked if a.same_test_as]
     unmeasured = [a for a in ranked if not a.finding.measured]
     figures = [a for a in ranked if a.figure]
-    shown = exact + tested[:MAX_TESTED]
     part = type(doc)(doc.chart_dir)  # a Numbers doc stays one: no chart
     part.h("Key findings")
     if not ranked:
         part.p(none_text)
     else:
         cut = (f" (the {MAX_TESTED} largest are shown; all are in `summary.json`, "
-               "`findings`)") if len(tested) > MAX_TESTED else ""
+               "`findings`)") if tested > MAX_TESTED else ""
         part.p("The run's answers, largest first; each number comes from the section of this "
                "report that computes it, with its 95 % interval in brackets and its unit. "
                "**Size** is the standardized effect: the distance from no effect in per-game "
                "standard deviations (|estimate − no effect| / (standard error · √games); for a "
                "paired per-game difference Cohen's d). **Holds after Holm**: significant after "
                "Holm correction (family-wise error 5 %) over the "
-               f"{len(tested)} tested finding{'s' if len(tested) != 1 else ''} of this run"
+               f"{tested} tested finding{'s' if tested != 1 else ''} of this run"
                f"{cut}. p-values are the sections' own tests, or read off the interval where "
                "a section gives only an interval." + (f" {note}" if note else ""))
     for i, a in enumerate(shown, 1):
@@ -796,9 +813,6 @@ def key_findings(doc: Doc, found: Sequence[Finding], run_dir: Path | None = None
     doc.blocks[at:at] = part.blocks
     if run_dir is not None:
         write_per_game(Path(run_dir) / PER_GAME, found)
-    return {"correction": "holm", "tested": len(tested),
-            "shown": [a.finding.key for a in shown],
-            "findings": [_record(a, acted) for a in ranked]}
 
 
 def write_per_game(path: Path, found: Sequence[Finding]) -> None:
@@ -898,5 +912,5 @@ def _record(a: Assessed, acted: Mapping[str, Any] | None = None) -> dict[str, An
     return record
 
 
-__all__ = ["Assessed", "Finding", "assess", "collect", "generic", "key_findings", "own_caveats",
-           "replay_command", "section", "value_unit"]
+__all__ = ["ASSESSED", "Assessed", "Finding", "assess", "collect", "generic", "numbers",
+           "own_caveats", "replay_command", "section", "value_unit", "write"]

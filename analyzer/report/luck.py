@@ -108,7 +108,8 @@ def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, An
     """The luck study's numbers (``results["luck"]`` but its key findings): ``outcomes`` (each
     ``outcomes`` row with its ``text``), ``deals``, ``replays`` (per deal), ``varied_deals``
     (``varied``), ``deterministic`` (no player drew from its own stream in the probe: no
-    bootstrap), ``note`` (``_note``) and ``bootstrap`` (replicates). ``run``: the run facts,
+    bootstrap), ``note`` (``_note``), ``bootstrap`` (replicates) and ``findings``
+    (``findings.numbers`` of each pooled outcome's share, ``finding``). ``run``: the run facts,
     whose arms are the replays and whose ``study`` holds the probe, bootstrap and its seed."""
     study = run.get("study") or {}
     facts = RunFacts.of(run)
@@ -124,16 +125,17 @@ def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, An
         row["text"] = f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
     return {"outcomes": rows, "deals": rows[0]["deals"] if rows else 0, "replays": len(replays),
             "varied_deals": moved, "deterministic": deterministic,
-            "note": _note(moved, drew, facts, deterministic), "bootstrap": n_boot}
+            "note": _note(moved, drew, facts, deterministic), "bootstrap": n_boot,
+            "findings": findings.numbers([finding(r) for r in rows if r["pooled"] and not
+                                          math.isnan(r["share"]) and not deterministic])}
 
 
-def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any],
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """The luck report of the numbers ``n`` (``numbers``): its note, "This run" (from the run
-    facts ``run``, which ``n`` does not hold: game, seats, seed, time, rules), the split's
-    table and the key findings (each pooled outcome's share, ``finding``). Returns the key
-    findings for ``summary.json`` (``findings.key_findings``; the example games link into
-    ``run_dir``)."""
+def write(doc: Doc, n: Mapping[str, Any], assessed: tuple, run: Mapping[str, Any],
+          run_dir: Path | None = None) -> None:
+    """The luck report of the numbers ``n`` (``numbers``; ``assessed``: its key findings'
+    ``findings.ASSESSED``): its note, "This run" (from the run facts ``run``, which ``n`` does
+    not hold: game, seats, seed, time, rules), the split's table and the key findings (the
+    example games link into ``run_dir``)."""
     facts, deals, rows = RunFacts.of(run), n["deals"], n["outcomes"]
     if n["note"]:
         doc.p(f"**{n['note']}**")
@@ -176,10 +178,8 @@ def write(doc: Doc, n: Mapping[str, Any], run: Mapping[str, Any],
         "outcome": _what(r), "luck share": _share_text(r),
         "between deals": f"{r['between']:.4g}", "within a deal": f"{r['within']:.4g}",
         "variance unit": r["unit"]} for r in rows]))
-    found = [finding(r) for r in rows if r["pooled"] and not math.isnan(r["share"])
-             and not n["deterministic"]]
-    return findings.key_findings(
-        doc, found, run_dir, top,
+    findings.write(
+        doc, n["findings"], assessed, run_dir, top,
         "No split to report: the replays did not differ (deterministic players)."
         if n["deterministic"] else "No outcome varied.",
         note="Here the unit is the **deal** (a game seed with all its replays); each figure "

@@ -188,20 +188,21 @@ def _finding(r: Mapping[str, Any], study: Mapping[str, Any], key: str, diffs: di
 
 def build(doc: Doc, run: dict[str, Any], seats: Table | pd.DataFrame,
           run_dir: Path | None = None) -> dict[str, Any]:
-    """Fill ``doc`` with the sensitivity report (``write``); returns its ``numbers``."""
-    found, diffs = numbers(run, seats, run_dir)
-    found["findings"] = write(doc, found, run, diffs, run_dir)
-    return found
+    """Fill ``doc`` with the sensitivity report (``write``); returns its ``numbers``, which
+    read the arms' games from ``run_dir``."""
+    n = numbers(run, seats, run_dir)
+    write(doc, n, n["findings"].pop(findings.ASSESSED), run, run_dir)
+    return n
 
 
 def numbers(run: dict[str, Any], seats: Table | pd.DataFrame, run_dir: Path | None = None
-            ) -> tuple[dict[str, Any], dict[str, pd.Series]]:
-    """The sensitivity's numbers: each arm's records (the games from ``run_dir/games.parquet``)
-    reported as a run of their own (``arm_findings``), each move's finding paired with the
-    base's (``rows``). Returns the numbers for ``summary.json`` (``finding``, ``unit``,
-    ``scale``, ``base``: the finding's record at the base, ``rows``, ``refused``, ``unused``,
-    ``correction``, ``findings``: ``None`` here, ``write`` ranks them as it writes them) and
-    ``rows``' per-game differences by arm."""
+            ) -> dict[str, Any]:
+    """The sensitivity's numbers for ``summary.json``: each arm's records (the games from
+    ``run_dir/games.parquet``) reported as a run of their own (``arm_findings``), each move's
+    finding paired with the base's (``rows``): ``finding``, ``unit``, ``scale``, ``base`` (the
+    finding's record at the base), ``rows``, ``refused``, ``unused``, ``correction`` and
+    ``findings`` (``findings.numbers`` of each row as a finding, its per-game differences
+    from the base, ``_finding``)."""
     study, key = run["study"], run["study"]["finding"]
     unit, scale = study.get("unit") or "", float(study.get("scale") or 1)
     seats_df = as_table(seats).read(["*"]).astype({"variant": str})
@@ -221,16 +222,18 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame, run_dir: Path | No
         gc.unfreeze()
     base = per_arm.get(BASE)
     table, diffs = rows(study, base if base is not None else pd.Series(dtype=float), per_arm)
+    found = [_finding(r, study, key, diffs) for r in table if not math.isnan(r["estimate"])]
     return {"finding": key, "unit": unit, "scale": scale, "base": dict(base_rec or {}),
             "rows": table, "refused": study.get("refused") or [],
-            "unused": study.get("unused") or [], "correction": "holm", "findings": None}, diffs
+            "unused": study.get("unused") or [], "correction": "holm",
+            "findings": findings.numbers(found)}
 
 
-def write(doc: Doc, n: dict[str, Any], run: dict[str, Any], diffs: Mapping[str, pd.Series],
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """The sensitivity report of its ``numbers`` ``n`` and ``diffs`` and the run facts ``run``;
-    returns the key findings' records (``findings.key_findings`` ranks and corrects them as it
-    writes them, and writes their per-game values to ``run_dir``)."""
+def write(doc: Doc, n: dict[str, Any], assessed: tuple, run: dict[str, Any],
+          run_dir: Path | None = None) -> None:
+    """The sensitivity report of its numbers ``n`` (``numbers``; ``assessed``: its key
+    findings' ``findings.ASSESSED``) and the run facts ``run``; the key findings' per-game
+    values go to ``run_dir`` (``findings.write``)."""
     study, key, unit, table = run["study"], n["finding"], n["unit"], n["rows"]
     top = len(doc.blocks)
     doc.h("Sensitivity: each knob one step down and up")
@@ -270,9 +273,8 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any], diffs: Mapping[str, 
         doc.p(f"Left out, as the scenario does not use them (moving them changes nothing the "
               f"game lists as acting): {len(study['unused'])} value(s), e.g. "
               + ", ".join(f"`{p}`" for p in study["unused"][:8]) + ".")
-    found = [_finding(r, study, key, diffs) for r in table if not math.isnan(r["estimate"])]
-    return findings.key_findings(
-        doc, found, run_dir, top, "No knob moved the finding measurably.",
+    findings.write(
+        doc, n["findings"], assessed, run_dir, top, "No knob moved the finding measurably.",
         note=f"Each finding is a knob's one-step change of `{key}`, paired on shared seeds.")
 
 

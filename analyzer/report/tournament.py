@@ -31,7 +31,7 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
     """The tournament's numbers, ``ratings.rate`` of the seat records' finishes with
     ``run["study"]``'s entrants and bootstrap: ``ratings`` and ``head_to_head``
     (``ratings.Ratings``' rows, best-rated first), ``deals``, ``skill_spread``, ``bootstrap``
-    (replicates), ``games``, ``findings`` (``None``: ``write`` ranks them as it writes them),
+    (replicates), ``games``, ``findings`` (``findings.numbers`` of ``key_findings``),
     ``reliable``, ``reliability`` (``ratings.reliability``'s warning, ``""`` if none) and
     ``min_deals``."""
     study = run.get("study") or {}
@@ -41,17 +41,20 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
                           seed=int(study.get("boot_seed", 0)))
     warning = ratings.reliability(result.deals, int(study.get("orders") or 1),
                                   dict(zip(result.table["entrant"], result.table["deals_won"])))
+    players = int(RunFacts.of(run).players or 0)  # every table seats the pool's players
     return {"ratings": rows_of(result.table), "head_to_head": rows_of(result.head_to_head),
             "deals": result.deals, "skill_spread": dict(result.spread),
-            "bootstrap": result.n_boot, "games": found.n_games, "findings": None,
+            "bootstrap": result.n_boot, "games": found.n_games,
+            "findings": findings.numbers(key_findings(result.table, result.deals, players,
+                                                      dict(result.spread))),
             "reliable": not warning, "reliability": warning, "min_deals": ratings.MIN_DEALS}
 
 
-def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """The tournament report of its numbers ``n`` (``numbers``) and the run facts ``run``
-    (the schedule: ``run["study"]``); returns the key findings' records (``findings.key_findings``
-    ranks and corrects them as it writes them). Rules citations link relative to ``run_dir``."""
+def write(doc: Doc, n: dict[str, Any], assessed: tuple, run: dict[str, Any],
+          run_dir: Path | None = None) -> None:
+    """The tournament report of its numbers ``n`` (``numbers``; ``assessed``: its key findings'
+    ``findings.ASSESSED``) and the run facts ``run`` (the schedule: ``run["study"]``). Rules
+    citations link relative to ``run_dir``."""
     study, facts = run.get("study") or {}, RunFacts.of(run)
     players = int(facts.players or 0)  # every table seats the pool's players
     table, h2h = pd.DataFrame(n["ratings"]), pd.DataFrame(n["head_to_head"])
@@ -115,8 +118,8 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
               "says the game rewards skill (for these players); near 0, the players' strength "
               "barely matters (compare `analyzer quality --luck`).")
     _schedule(doc, study)
-    return findings.key_findings(
-        doc, key_findings(table, n["deals"], players, spread), run_dir, at=top,
+    findings.write(
+        doc, n["findings"], assessed, run_dir, at=top,
         none_text="No finding to report: no entrant was rated.",
         note="Here the unit is the **deal** (a game seed: every table's game of it, resampled "
              "together) instead of the game. The intervals are percentile bootstrap intervals "

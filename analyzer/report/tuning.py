@@ -49,7 +49,7 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
         the seat's win share minus its game's fair share, a t interval over seeds),
         ``difference`` (``diff, lo, hi, p_value, significant, n``: tuned − start, the per-seed
         differences' t interval), ``params`` (the tuned values by name) and ``findings``
-        (``None`` here: ``write`` ranks the key findings as it writes them).
+        (``findings.numbers`` of ``key_findings``).
     """
     study = run["study"]
     seats = as_table(seats).read(("variant", "game_id", "policy", "won")).astype({"variant": str})
@@ -77,7 +77,7 @@ def numbers(run: dict[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
     out["difference"] = _difference(stats.paired_difference(
         both["start"].to_numpy(), both["tuned"].to_numpy(), bounds=stats.SHARE_DIFFERENCE))
     return {**out, "params": {p["name"]: p["tuned"] for p in study["dimensions"]},
-            "findings": None}
+            "findings": findings.numbers(key_findings(out, study["label"]))}
 
 
 def _difference(d: stats.Difference) -> dict[str, Any]:
@@ -100,11 +100,10 @@ def difference_text(d: dict[str, Any]) -> str:
     return change(d["diff"], d["lo"], d["hi"], 100, "pp", 1)
 
 
-def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
-          run_dir: Path | None = None) -> dict[str, Any]:
-    """The tune report of its numbers ``n`` (``numbers``) and the run facts ``run`` (the
-    search: ``run["study"]``); returns the key findings' records (``findings.key_findings``
-    ranks and corrects them as it writes them)."""
+def write(doc: Doc, n: dict[str, Any], assessed: tuple, run: dict[str, Any],
+          run_dir: Path | None = None) -> None:
+    """The tune report of its numbers ``n`` (``numbers``; ``assessed``: its key findings'
+    ``findings.ASSESSED``) and the run facts ``run`` (the search: ``run["study"]``)."""
     facts = RunFacts.of(run)
     study, players = run["study"], int(facts.players or 0)
     top = len(doc.blocks)  # the key findings go here once the numbers are in
@@ -185,8 +184,8 @@ def write(doc: Doc, n: dict[str, Any], run: dict[str, Any],
         "mean": [f"{100 * x:.1f} %" for x in history["mean"]],
         "step (sigma)": [f"{x:.3f}" for x in history["sigma"]],
     }))
-    return findings.key_findings(
-        doc, key_findings(n, study["label"]), run_dir, at=top,
+    findings.write(
+        doc, n["findings"], assessed, run_dir, at=top,
         note="Here the unit is the **game seed** of the fresh-seed check (with several "
              "opponents' tables, the mean over its tables).")
 
