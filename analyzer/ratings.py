@@ -233,7 +233,8 @@ def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None
     measured on a known pool and the games per seating (``orders`` games per deal and seating)
     to ask for; ``""`` otherwise.
 
-    Two cases: fewer than ``MIN_DEALS`` deals; and an entrant that won in fewer than
+    Two cases (one when there is a single deal, which has no intervals): fewer than
+    ``MIN_DEALS`` deals; and an entrant that won in fewer than
     ``RARE_DEALS`` deals (``deals_won``: entrant → deals in which it won a game, the table's
     ``deals_won``), whose rating is barely identified whatever the deals — then twice
     ``MIN_DEALS`` are asked for (see ``RARE_DEALS`` for the measured coverage)."""
@@ -243,13 +244,16 @@ def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None
         return ""
     ask = MIN_DEALS * (2 if rare else 1)
     parts = []
-    if few:
+    if deals < 2:  # ``rate`` gives no intervals: nothing to say of their coverage
+        parts.append(f"Only {deals} deal{'s' if deals != 1 else ''}: no intervals (a single "
+                     "deal has nothing to resample) and too few to answer.")
+    elif few:
         parts.append(
             f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to "
             f"rely on. At this size the 95 % intervals are unreliable — they may cover the "
             f"true value less often than 95 % (about 92–95 % at 15 deals, measured on a known "
             f"pool where every entrant wins now and then).")
-    if rare:
+    if rare and deals >= 2:
         who = ", ".join(f"`{k}` ({deals_won[k]} of {deals})" for k in rare)
         parts.append(
             f"{who} won in fewer than {RARE_DEALS} deals: its rating is barely measured, and "
@@ -411,7 +415,9 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     ----------
     f : Finishes
     n_boot : int
-        Bootstrap replicates (resampled deals), ``>= 0``; 0 gives no intervals (``nan``).
+        Bootstrap replicates (resampled deals), ``>= 0``; 0 gives no intervals (``nan``), and
+        so does a single deal (every replicate would be it: intervals of width 0), for which
+        the result's ``n_boot`` is 0.
     seed : int
         Seed of the bootstrap's generator (``numpy.random.default_rng``): the same records and
         seed give the same intervals.
@@ -443,6 +449,7 @@ def rate(f: Finishes, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Ratings:
     boots = {"theta": [], "win": [], "above_fair": [], "rank": [], "h2h": [], "fair": []}
     p_seats = f.who.shape[1]
     rng = np.random.default_rng(seed)
+    n_boot = n_boot if d >= 2 else 0  # one deal has nothing to resample
     for _ in range(n_boot):
         c = rng.multinomial(d, np.full(d, 1.0 / d)).astype(float)
         boots["theta"].append(plackett_luce(f.who, f.rank, n, weights=c[inv], start=theta,

@@ -363,3 +363,29 @@ def test_weighted_fit_with_ties_matches_an_independent_maximisation():
     ref = minimize(minus_log_posterior, np.zeros(n), method="BFGS", options={"gtol": 1e-9}).x
     got = plackett_luce(who, rank, n, weights=w)
     assert got == pytest.approx(ref - ref.mean(), abs=1e-5)
+
+
+def test_a_single_deal_has_no_intervals():
+    """``tournament --games 2`` (one deal) printed ratings like ``-0.14 [-0.14, -0.14]``: every
+    bootstrap replicate of a single deal is that deal, an interval of width 0 that reads as
+    certainty. One deal now draws no replicates (``n_boot`` 0): no interval anywhere, not even
+    Wilson's bound of an entrant that never won, and the warning says there are none."""
+    from analyzer.ratings import reliability
+
+    who = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1]])
+    rank = np.array([[3, 1, 2], [1, 2, 3], [1, 3, 2], [2, 3, 1]])  # `a` (0) never wins
+    won = (rank == 1).astype(float)
+    f = Finishes(("a", "b", "c"), who, rank, won, np.zeros(4, dtype=np.int64))
+    r = rate(f, n_boot=50, seed=1)
+    assert (r.deals, r.n_boot) == (1, 0)
+    t = r.table.set_index("entrant")
+    assert t.loc["a", "win_rate"] == 0.0 and t.loc["b", "win_rate"] == 0.75
+    for column in ("rating_lo", "rating_hi", "win_lo", "win_hi", "above_fair_lo", "rank_lo",
+                   "gap_lo"):
+        assert t[column].isna().all(), column
+    assert r.head_to_head[["lo", "hi"]].isna().all().all()
+    text = reliability(1, 4, dict(zip(t.index, t["deals_won"])))
+    assert text.startswith("Only 1 deal: no intervals (a single deal has nothing to resample)")
+    assert "Wilson" not in text and "cover" not in text
+    two = rate(Finishes(f.entrants, who, rank, won, np.array([0, 0, 1, 1])), n_boot=50, seed=1)
+    assert two.n_boot == 50 and not two.table["rating_lo"].isna().any()  # two deals resample

@@ -320,12 +320,20 @@ def test_cli_and_api_on_every_game(game, tmp_path):
                                       "--bootstrap", "20", "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output + result.stderr
     assert "1. " in result.stdout and "report: " in result.stdout
-    # so few deals: the command line and the report say the intervals are unreliable
-    assert "intervals are unreliable" in result.stdout and "--games" in result.stdout
+    # one deal (``games`` = players: one rotation): a bootstrap of it would be intervals of
+    # width 0 (``[-0.14, -0.14]`` was printed); the command line and the report say there are
+    # none, and why, and how many games to ask for
+    no = "Only 1 deal: no intervals"
+    assert no in result.stdout and "--games" in result.stdout
+    ratings = [line for line in result.stdout.splitlines() if " rating " in line]
+    assert ratings and not any("[" in line for line in ratings)
     report = (tmp_path / "cli" / "report.md").read_text()
-    assert report.count("intervals are unreliable") == 1  # said once, under the Answers
-    assert report.index("## Answers") < report.index("intervals are unreliable") < report.index("## Key findings")
+    assert report.count(no) == 1  # said once, under the Answers
+    assert report.index("## Answers") < report.index(no) < report.index("## Key findings")
+    assert "No intervals: a single deal has nothing to resample." in report
+    assert "**1 deal**" in report
     res = tournament(pool, out=tmp_path / "api", bootstrap=20, jobs=1)
+    assert res.summary["results"]["tournament"]["bootstrap"] == 0  # no replicates drawn
     for a, b in zip(_records(tmp_path / "cli"), _records(tmp_path / "api")):
         pd.testing.assert_frame_equal(a, b)
     rows = res.summary["results"]["tournament"]["ratings"]

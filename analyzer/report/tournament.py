@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import ratings
+from analyzer.model.logtext import plural
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc, cells, change, num, param_text, pct, rows_of
 from analyzer.report.findings import Finding
@@ -73,13 +74,16 @@ def write(doc: Doc, n: dict[str, Any], assessed: tuple, run: dict[str, Any],
           f"first as 1/k; {fair_text(fair, players)}; `above fair` is the win rate minus it. "
           f"Mean rank is 1 for first. `games` are the games an entrant sat in, `seat-games` its "
           f"seats summed over them (more than its games where it holds several seats of a "
-          f"table): the win rate and the mean rank are per seat-game. Intervals: 95 % expanded "
-          f"percentile bootstrap over the {n['deals']} deals ({n['bootstrap']} replicates; the "
-          f"percentile levels widened for few deals, Hesterberg 2015): every game of a deal is "
-          f"resampled together, as they share its chance draws; a difference takes its "
-          f"interval from the same replicates. A share of 0 or 1 in every game (an entrant "
-          f"that never wins) has nothing to resample: it gets Wilson's bound over its deals, "
-          f"and its distance from a fair seat a MOVER interval.")
+          f"table): the win rate and the mean rank are per seat-game. "
+          + (f"Intervals: 95 % expanded percentile bootstrap over the {n['deals']} deals "
+             f"({n['bootstrap']} replicates; the percentile levels widened for few deals, "
+             "Hesterberg 2015): every game of a deal is resampled together, as they share its "
+             "chance draws; a difference takes its interval from the same replicates. A share "
+             "of 0 or 1 in every game (an entrant that never wins) has nothing to resample: it "
+             "gets Wilson's bound over its deals, and its distance from a fair seat a MOVER "
+             "interval." if n["bootstrap"] else
+             "No intervals: " + ("a single deal has nothing to resample." if n["deals"] < 2
+                                 else "no bootstrap replicates were asked.")))
     doc.table(pd.DataFrame({
         "rank": range(1, len(table) + 1), "entrant": table["entrant"],
         "rating": cells(table, num, "rating"),
@@ -208,7 +212,7 @@ def _header(doc: Doc, facts: RunFacts, study: dict, n: dict[str, Any]) -> None:
     doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
           f"), {facts.said('players')} players. **{len(n['ratings'])} entrants**, {how} of "
           f"them ({seatings}), each in {orders}: {n_tables} tables, each playing the same "
-          f"**{n['deals']} deals** (game seeds from root seed **{facts.said('seed')}**), so "
+          f"**{plural(n['deals'], 'deal')}** (game seeds from root seed **{facts.said('seed')}**), so "
           f"every entrant plays every seat equally often on the same deals. **{n['games']:,} "
           f"games** in all. Pool file: `{study.get('pool_file', facts.said('scenario_file'))}` "
           "(as run: `pool.toml`).")
