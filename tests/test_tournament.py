@@ -325,6 +325,7 @@ def test_cli_and_api_on_every_game(game, tmp_path):
     # none, and why, and how many games to ask for
     no = "Only 1 deal: no intervals"
     assert no in result.stdout and "--games" in result.stdout
+    assert result.stdout.startswith("1 deal x ")
     ratings = [line for line in result.stdout.splitlines() if " rating " in line]
     assert ratings and not any("[" in line for line in ratings)
     report = (tmp_path / "cli" / "report.md").read_text()

@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from analyzer import ratings
-from analyzer.model.logtext import plural
 from analyzer.report import charts, findings
 from analyzer.report.document import Doc, cells, change, num, param_text, pct, rows_of
 from analyzer.report.findings import Finding
@@ -212,7 +211,7 @@ def _header(doc: Doc, facts: RunFacts, study: dict, n: dict[str, Any]) -> None:
     doc.p(f"Game **{facts.said('game')}** (expansions: {', '.join(facts.expansions) or 'none'}"
           f"), {facts.said('players')} players. **{len(n['ratings'])} entrants**, {how} of "
           f"them ({seatings}), each in {orders}: {n_tables} tables, each playing the same "
-          f"**{plural(n['deals'], 'deal')}** (game seeds from root seed **{facts.said('seed')}**), so "
+          f"**{n['deals']} deal{'s' if n['deals'] != 1 else ''}** (game seeds from root seed **{facts.said('seed')}**), so "
           f"every entrant plays every seat equally often on the same deals. **{n['games']:,} "
           f"games** in all. Pool file: `{study.get('pool_file', facts.said('scenario_file'))}` "
           "(as run: `pool.toml`).")

@@ -42,6 +42,7 @@ from analyzer.errors import OptionError
 from analyzer.games import get_game
 from analyzer.keywords import checked
 from analyzer.model.base import GameSpec
+from analyzer.model.logtext import plural
 from analyzer.scenario import (
     Arm,
     Problems,
@@ -438,7 +439,7 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
 def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played, the ratings (best first) and where the report is."""
     rows = results["ratings"]
-    say(f"{run.games} deals x {len(run.arms)} tables = {results['games']} games")
+    say(f"{plural(run.games, 'deal')} x {len(run.arms)} tables = {results['games']} games")
     width = max(len(r["entrant"]) for r in rows)
     for i, r in enumerate(rows, 1):
         # --bootstrap 0 asks for no replicates: the ratings then have no interval.
