@@ -134,7 +134,9 @@ def test_held_out_a_variants_first_player_is_refused_with_its_reason(tmp_path):
 
 def test_held_out_a_card_not_in_play_is_refused_with_its_reason(tmp_path):
     """A card section's key with the card in no arm: refused before play, saying the card is
-    not in play and naming the nearest keys the run makes; with the card in play it passes."""
+    not in play; with the card in play it passes. No key of another card is offered in its
+    place (it suggested the Sultan's keys for the Trader's: the closest keys at all, not
+    close ones)."""
     sultan = SCENARIOS / "africanus-sultan.toml"
     data = tomllib.loads(sultan.read_text())
     card = "trader"
@@ -153,7 +155,7 @@ def test_held_out_a_card_not_in_play_is_refused_with_its_reason(tmp_path):
                .class_cards for a in sc.arms)
     err = _refused(path)
     assert f"unknown finding key {key!r}" in err and "the Trader is in no arm's class cards" in err
-    assert "did you mean 'sultan:" in err
+    assert "did you mean" not in err
 
 
 def test_a_key_of_another_study_kind_says_which_kind_makes_it(write_scenario):

@@ -294,14 +294,13 @@ def why_not(key: str, planned: Plan, scenario: Any, kind: str) -> str:
 
 
 def nearest(key: str, planned: Plan, n: int = 3) -> list[str]:
-    """The keys of ``planned`` closest to ``key`` (difflib; else those of its family; else
-    the closest at all)."""
+    """The keys of ``planned`` closest to ``key`` (difflib), else those of its family; none
+    when neither (the closest at all were unrelated keys: ``goods:largest_gap`` for a
+    tournament's ``rating_gap:A:B``)."""
     names = planned.names()
-    close = difflib.get_close_matches(key, names, n=n, cutoff=0.5)
-    if not close:
-        family = key.partition(":")[0] + ":"
-        close = [k for k in names if k.startswith(family)][:n]
-    return close or difflib.get_close_matches(key, names, n=n, cutoff=0.0)
+    family = key.partition(":")[0] + ":"
+    return (difflib.get_close_matches(key, names, n=n, cutoff=0.5)
+            or [k for k in names if k.startswith(family)][:n])
 
 
 def records_rounds(kind: str) -> bool:
