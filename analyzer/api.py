@@ -129,7 +129,9 @@ def replay_scenario(path_or_scenario: str | Path | Scenario, index: int, variant
     ScenarioError
         Bad scenario, ``index`` outside ``0..games-1`` or unknown variant.
     """
-    scenario = validate(path_or_scenario)
+    # one game: the questions, which a run answers, are not checked
+    scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
+                else load_scenario(path_or_scenario))
     if not 0 <= index < scenario.games:
         raise OptionError("index", f"{index} is outside 0..{scenario.games - 1}")
     names = [a.name for a in scenario.arms]

@@ -160,7 +160,7 @@ def validate(scenario: Annotated[Path, typer.Argument(
                    f"{len(pool.entrants)} entrants, {pool.games} games per seating, seed "
                    f"{pool.seed}; run it with analyzer tournament)")
         return
-    sc = api.validate(scenario)
+    sc = api.validate(scenario, None)  # the file names no study kind: each key's own reads it
     names = [a.name for a in sc.arms]
     arms = ", ".join(names) if len(names) <= 8 else (
         ", ".join(names[:5]) + f", … ({len(names)} variants)")
@@ -168,10 +168,13 @@ def validate(scenario: Annotated[Path, typer.Argument(
                f"{sc.seed}; variants: {arms})")
     from analyzer.study import questions  # a quality: question needs a run with --rounds
 
-    for line in questions.problems(sc, "simulate", rounds=False):
+    for line in questions.problems(sc, None, rounds=False):
         if "measured only with --rounds" in line:
             typer.echo("note: " + line.replace("add --rounds to the command",
                                                "run it with --rounds"))
+    for i, q in enumerate(sc.questions):
+        if (kind := questions.reader(q.finding, None)) != "simulate":
+            typer.echo(f"note: questions[{i}] ({q.finding!r}) is answered by analyzer {kind}")
 
 
 @app.command()

@@ -58,7 +58,7 @@ TOP_KEYS = (
 )
 SEAT_KEYS = ("policy", "params", "params_file", "name")
 PARAMS_FILE_KEYS = ("game", "policy", "params")
-VARIANT_KEYS = ("name", "description", "rules", "seats", "players")
+VARIANT_KEYS = ("name", "description", "rules", "unset", "seats", "players")
 QUESTION_KEYS = ("ask", "finding", "tolerance")
 BASE = "base"  # the variant name of the base arm in every record
 MAX_SEED = 2**63 - 1  # seeds are stored in an int64 column
@@ -153,9 +153,13 @@ class Scenario:
         out["rules"] = dict(self.arms[0].rules)
         out["seats"] = [_seat_dict(s) for s in self.arms[0].seats]
         if len(self.arms) > 1:
+            base = self.arms[0].rules
             out["variants"] = [
                 {"name": a.name, **({"description": a.description} if a.description else {}),
                  **({"players": a.players} if a.players is not None else {}),
+                 # a base option the variant removed (``add_variants``' ``None``)
+                 **({"unset": unset} if (unset := [k for k in base if k not in a.rules])
+                    else {}),
                  "rules": dict(a.rules), "seats": [_seat_dict(s) for s in a.seats]}
                 for a in self.arms[1:]
             ]
@@ -343,6 +347,8 @@ def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], hea
                                     f"{where}.rules", base_dir)
         with each():
             found["description"] = typed(var, "description", str, fail, "", where, TEXT_MAX)
+        with each():
+            found["unset"] = _unset(var, where, head.rules, found.get("rules") or {}, fail)
         vplayers = typed(var, "players", int, fail, default=players, where=where)
         try:
             spec.players.check(vplayers, head.expansions)
@@ -362,9 +368,27 @@ def _variant(var: Any, where: str, taken: set[str], data: Mapping[str, Any], hea
                                    f"with {vplayers} players needs its own (1 entry for all "
                                    f"seats or exactly {vplayers})")
         if len(problems.lines) == before:
-            return Arm(found["name"], {**head.rules, **found["rules"]}, found["seats"],
-                       found["description"], None if vplayers == players else vplayers)
+            rules = {k: v for k, v in {**head.rules, **found["rules"]}.items()
+                     if k not in found["unset"]}
+            return Arm(found["name"], rules, found["seats"], found["description"],
+                       None if vplayers == players else vplayers)
     return None
+
+
+def _unset(var: Mapping[str, Any], where: str, base: Mapping[str, Any],
+           own: Mapping[str, Any], fail) -> frozenset[str]:
+    """A variant's ``unset``: rule options of the base's ``[rules]`` the variant leaves at
+    the game's default (an ablation that replaces a named set by its own list). Each must be
+    set in the base's ``[rules]`` and not again in the variant's own ``rules``."""
+    names = typed(var, "unset", list, fail, default=[], where=where)
+    for i, name in enumerate(names):
+        at = f"{where}.unset[{i}]"
+        if not isinstance(name, str) or name not in base:
+            fail(at, f"must name a rule option of the base's [rules] (set there: "
+                     f"{', '.join(base) or 'none'}; got {shown(name)})")
+        if name in own:
+            fail(at, f"{name!r} is also set in this variant's rules: give one of the two")
+    return frozenset(names)
 
 
 @dataclass(frozen=True)

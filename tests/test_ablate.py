@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.api import validate
+from analyzer.api import replay_scenario, validate
 from analyzer.errors import RuleError, ScenarioError
 from analyzer.games import get_game
 from analyzer.report.ablate import item_users
+from analyzer.scenario import load_scenario
 from analyzer.study.ablate import ablate, expand
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +104,17 @@ def test_ablate_cartus_end_to_end(tmp_path):
     md = (tmp_path / "ab" / "report.md").read_text()
     assert "## Value of each building (leave-one-out)" in md and "selection effect" in md
     assert (tmp_path / "ab" / "charts" / "ablation.png").exists()
+    # the run's scenario.toml loads (a variant unsets the base's named set: it refused both
+    # `buildings` and `building_set_name`) and a report's replay command replays its game
+    saved = load_scenario(tmp_path / "ab" / "scenario.toml")
+    ran, _ = expand(validate(ROOT / "scenarios" / "cartus-first-game.toml"), tmp_path / "t")
+    assert [a.rules for a in saved.arms] == [a.rules for a in ran.arms]
+    arm = saved.arms[1]
+    assert "building_set_name" not in arm.rules and len(arm.rules["buildings"]) == 30
+    record, _ = replay_scenario(tmp_path / "ab" / "scenario.toml", 3, arm.name, log=lambda s: None)
+    played = res.games[(res.games["variant"] == arm.name) & (res.games["game_id"] == 3)]
+    assert (record["rounds"], record["deaths"]) == (int(played["rounds"].iloc[0]),
+                                                    int(played["deaths"].iloc[0]))
 
 
 def test_ablate_pyramidion_writes_its_tables(tmp_path):

@@ -158,6 +158,41 @@ def test_held_out_a_card_not_in_play_is_refused_with_its_reason(tmp_path):
     assert "did you mean" not in err
 
 
+def test_validate_reads_each_key_as_the_study_kind_that_makes_it(write_scenario):
+    """``analyzer validate`` refused every shipped tune and balance file (their questions are
+    ``tuned_minus_start`` and ``balance:…`` keys, checked as a simulate run's): a file names no
+    study kind, so each key is read by the kind that makes it, with a note naming it; a key
+    no kind makes is still refused."""
+    shipped = [p for p in sorted(SCENARIOS.glob("*.toml")) if "questions" in p.read_text()
+               and ("tuned_minus_start" in p.read_text() or "balance:" in p.read_text())]
+    assert len(shipped) >= 2
+    for path in shipped:
+        res = CliRunner().invoke(app, ["validate", str(path)])
+        assert res.exit_code == 0, res.output
+        kind = "tune" if "tuned_minus_start" in path.read_text() else "balance"
+        assert f"is answered by analyzer {kind}" in res.stdout
+    path = write_scenario(TOY_SCENARIO + _ask("tuned_minus_start") + _ask("tuned_minus_sart"))
+    err = _refused(path)
+    assert "questions[1].finding: unknown finding key 'tuned_minus_sart'" in err
+    with pytest.raises(ScenarioError, match="keys are made by analyzer tune"):
+        api.validate(path)  # a study of a named kind still reads them as that kind
+
+
+def test_replay_plays_a_game_whatever_the_questions(write_scenario, tmp_path):
+    """A run's ``scenario.toml`` keeps the study file's questions, which a sweep or ablation
+    may not answer (they name the variants it dropped): ``analyzer replay`` plays one game and
+    does not check them (every replay command of such a report exited 2)."""
+    path = write_scenario(TOY_SCENARIO + _ask("policy:gone:bold"))
+    with pytest.raises(ScenarioError):
+        api.validate(path)
+    record, _ = api.replay_scenario(path, 2, "no-sultan", log=lambda s: None)
+    runs = api.simulate(write_scenario(TOY_SCENARIO, "plain.toml"), games=3, jobs=1,
+                        out=tmp_path / "run")
+    played = runs.games[(runs.games["variant"] == "no-sultan") & (runs.games["game_id"] == 2)]
+    assert record["winner_seats"] == played["winner_seats"].iloc[0]
+    assert record["class_cards"] == "peasant,merchant,trader"
+
+
 def test_a_key_of_another_study_kind_says_which_kind_makes_it(write_scenario):
     sc = load_scenario(write_scenario(TOY_SCENARIO + _ask("tuned_minus_start")))
     with pytest.raises(ScenarioError, match="has none of: 'tuned_minus_start' keys are made by "

@@ -39,6 +39,41 @@ def test_to_toml_round_trip(toy_file, tmp_path):
     assert back.fingerprint() == sc.fingerprint()
 
 
+def test_a_variant_unsets_a_rule_of_the_base_and_the_file_says_so(write_scenario, tmp_path):
+    """A variant that removes a base rule option (``add_variants`` with ``None``: an ablation
+    replacing a named set by its own list) is written with ``unset`` and reads back with
+    the same rules (a Cartus ablation's ``scenario.toml`` set both and was refused); a bad
+    ``unset`` entry is one line naming the field."""
+    from analyzer.scenario import add_variants
+
+    sc = add_variants(load_scenario(write_scenario(TOY_SCENARIO)),
+                      [("six-default", {"sides": None, "cards": ["peasant"]}, "")])
+    assert sc.arms[-1].rules == {"cards": ["peasant"]}
+    text = to_toml(sc)
+    assert 'unset = [\n    "sides",\n]' in text and text.count("unset") == 1
+    again = tmp_path / "again.toml"
+    again.write_text(text)
+    back = load_scenario(again)
+    assert [a.rules for a in back.arms] == [a.rules for a in sc.arms]
+    assert back.to_dict() == sc.to_dict()
+    for unset, why in ((["side"], ("variants[1].unset[0]: must name a rule option of the base's "
+                                  "[rules] (set there: sides, cards; got 'side')")),
+                       (["cards"], ("variants[1].unset[0]: 'cards' is also set in this "
+                                   "variant's rules: give one of the two")),
+                       ("sides", "variants[1].unset: must be a list (got 'sides')")):
+        bad = write_scenario(TOY_SCENARIO + f"unset = {tomllib_value(unset)}\n")
+        with pytest.raises(ScenarioError) as err:
+            load_scenario(bad)
+        assert str(err.value).splitlines() == [f"{bad}: {why}"]
+
+
+def tomllib_value(value) -> str:
+    """``value`` as TOML (a string or a list of strings)."""
+    import tomli_w
+
+    return tomli_w.dumps({"v": value}).split(" = ", 1)[1].strip()
+
+
 def test_fingerprint_ignores_games_not_rules(toy_file):
     sc = load_scenario(toy_file)
     assert with_overrides(sc, games=5).fingerprint() == sc.fingerprint()

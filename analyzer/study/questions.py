@@ -371,23 +371,35 @@ def _pair(key: str, scenario: Any) -> bool:
             and {parts[1], parts[2]} <= set(_entrants(scenario)))
 
 
-def problems(scenario: Any, kind: str, rounds: bool | None = None) -> list[str]:
+def reader(key: str, kind: str | None) -> str:
+    """The study kind that reads question key ``key``: ``kind``; for a file that names none
+    (``None``: ``analyzer validate``) the kind whose own key it is (``tuned_minus_start``:
+    tune; ``other_kind``), else simulate."""
+    return kind or other_kind(key, "simulate") or "simulate"
+
+
+def problems(scenario: Any, kind: str | None, rounds: bool | None = None) -> list[str]:
     """One line per ``[[questions]]`` key of ``scenario`` a study of ``kind`` will not make
-    (``check``, ``key_problem``), empty when all are planned. ``rounds``: whether the run
-    records its rounds (``None``: not known; a kind that cannot record them, ``False``)."""
+    (``check``, ``key_problem``), empty when all are planned; ``kind`` ``None``: each key as
+    the kind that reads it would (``reader``). ``rounds``: whether the run records its
+    rounds (``None``: not known; a kind that cannot record them, ``False``)."""
     questions = list(getattr(scenario, "questions", ()) or ())
     if not questions:
         return []
-    if rounds is None and kind in studies.kinds() and not records_rounds(kind):
-        rounds = False
-    planned = plan(scenario, kind, rounds)
+    plans: dict[str, tuple[bool | None, Plan]] = {}
     lines = []
     for i, q in enumerate(questions):
         key = q.finding
-        why = key_problem(scenario, key, kind, rounds, planned)
+        kind_i = reader(key, kind)
+        if kind_i not in plans:
+            r = (False if rounds is None and kind_i in studies.kinds()
+                 and not records_rounds(kind_i) else rounds)
+            plans[kind_i] = r, plan(scenario, kind_i, r)
+        r, planned = plans[kind_i]
+        why = key_problem(scenario, key, kind_i, r, planned)
         if not why:
             continue
-        if key.partition(":")[0] == quality.FAMILY and rounds is False and why.startswith(
+        if key.partition(":")[0] == quality.FAMILY and r is False and why.startswith(
                 repr(key)):
             lines.append(f"{scenario.file}: questions[{i}] ({q.ask!r}): {why}")
         elif why.startswith("no key of this game starts with"):
@@ -395,13 +407,14 @@ def problems(scenario: Any, kind: str, rounds: bool | None = None) -> list[str]:
                          f"{key!r}: {why}")
         else:
             lines.append(f"{scenario.file}: questions[{i}].finding: unknown finding key "
-                         f"{key!r} for this {studies.word(kind)}: {why}; `analyzer findings "
+                         f"{key!r} for this {studies.word(kind_i)}: {why}; `analyzer findings "
                          f"{scenario.file}` lists every key it makes")
     return lines
 
 
-def check(scenario: Any, kind: str, rounds: bool | None = None) -> None:
-    """Refuse, before a game is played, a question whose key the study will not make.
+def check(scenario: Any, kind: str | None, rounds: bool | None = None) -> None:
+    """Refuse, before a game is played, a question whose key the study will not make
+    (``kind``; ``None``: the kind that reads each key, ``reader``).
 
     ``rounds``: whether the run records its rounds (``--rounds``); ``None`` when not known
     (``analyzer validate``), which a kind that never records them reads as ``False``.

@@ -73,10 +73,11 @@ class Results:
 
 
 @checked
-def validate(path_or_scenario: str | Path | Scenario, kind: str = "simulate",
+def validate(path_or_scenario: str | Path | Scenario, kind: str | None = "simulate",
              rounds: bool | None = None) -> Scenario:
     """Load and validate a scenario (a path, or an already built ``Scenario``) for a study of
-    ``kind`` (``analyzer.studies``: its questions are checked as that study reads them), played
+    ``kind`` (``analyzer.studies``: its questions are checked as that study reads them;
+    ``None``: each as the kind whose key it is, ``questions.reader``), played
     with ``--rounds`` or not (``rounds``; ``None``: not known, ``analyzer validate``; a
     ``quality:`` question of a run without rounds is refused, ``questions.check``).
 
