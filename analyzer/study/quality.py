@@ -204,7 +204,7 @@ KIND = StudyKind(
 
     Examples:
 
-      analyzer quality scenarios/cartus-first-game.toml --luck 4 --games 100
+      analyzer quality scenarios/cartus-ismcts-vs-greedy.toml --luck 4 --games 20
 
       analyzer quality study.toml --luck 8 --jobs 2
     """)
