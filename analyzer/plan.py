@@ -691,7 +691,7 @@ def estimate(parts: Sequence[Part], jobs: int, backend: str = "loky",
     games = max((p.games for p in parts if p.scales), default=None)
     players = parts[0].scenario.arm_players(parts[0].scenario.arms[0]) if parts else 0
     return Estimate(tuple(lines), cpu, wall, w, jobs, cores, games, players, budget, busy,
-                    start, end, unmeasured, time.monotonic(), runner.cpu_spent())
+                    start, end, unmeasured, begun=time.monotonic(), spent=runner.cpu_spent())
 
 
 def fit(parts: Sequence[Part], budget: float, jobs: int, backend: str = "loky",
