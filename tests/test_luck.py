@@ -297,3 +297,24 @@ def test_skill_spread_is_a_question_key_of_a_tournament(tmp_path):
     path.write_text(POOL + '\n[[questions]]\nask = "?"\nfinding = "quality:skill_sprad"\n')
     res = cli.invoke(app, ["tournament", str(path), "--quiet", "--out", str(tmp_path / "x")])
     assert res.exit_code == 2 and "quality:skill_spread" in res.stderr, res.output
+
+
+def test_a_share_below_zero_says_no_luck_is_detectable():
+    """The ICC estimate is below 0 when the replays of a deal differ more than the deals do
+    (a chance estimate of no luck): the sentence said "the deal explains -15.3 % … the rest is
+    left to play", as if play explained over 100 %. Deal means 1, 1, 1 with replays 0 and 2:
+    MSB = 0, so between = −MSW/R < 0."""
+    scores = np.array([[0.0, 2.0], [2.0, 0.0], [0.0, 2.0]])
+    seats = pd.DataFrame([{"variant": f"replay{r}", "game_id": d, "seat": p, "start_position": p,
+                           "score": scores[d, r] if p == 0 else 5.0,
+                           "won": float(p == 1)}
+                          for d in range(3) for r in range(2) for p in range(2)])
+    run = {"arms": [{"name": f"replay{r}", "seats": ["random", "random"]} for r in range(2)],
+           "study": {"probe": {"drew": [5, 5]}, "bootstrap": 0, "boot_seed": 1}}
+    n = luck.numbers(run, seats)
+    row = next(r for r in n["outcomes"] if r["key"] == "luck:score:1")
+    assert row["share"] < 0 and row["text"].endswith("; below 0: no luck detectable")
+    pooled = next(r for r in n["outcomes"] if r["key"] == "luck:score")
+    sentence = luck.finding(pooled).sentence()  # seat 2 scores 5 always: adds nothing
+    assert pooled["share"] < 0 and "below 0: no luck detectable (a chance estimate of 0)" in sentence
+    assert "the rest is left to play" not in sentence
