@@ -565,10 +565,14 @@ def seat_order(results: Mapping[str, Any]) -> str:
     where = "the start player" if worst["position"] == 0 else (
         f"the {_ordinal(int(worst['position']) + 1)} to move")
     word = "below" if worst["rate"] < fair else "above"
-    return (f"Seat order: position {int(worst['position']) + 1} ({where}) wins "
-            f"{pct(worst['rate'], worst['lo'], worst['hi'])} of the games of `{BASE}`, {word} a "
-            f"fair {100 * fair:.1f} % (chi-square test that every position wins equally often, "
-            f"{p_text(rec.get('p_all_adjusted'), phrase=True)} after Holm over the arms).")
+    # the test is of every position at once, in its own family: a reader took it for a test
+    # of the start player that contradicted the start player's own answer
+    return (f"Seat order: the turn-order positions of `{BASE}` do not all win equally often "
+            f"(chi-square test of every position at once, "
+            f"{p_text(rec.get('p_all_adjusted'), phrase=True)} after Holm over the arms, not "
+            f"over this run's findings); furthest from a fair {100 * fair:.1f} % is position "
+            f"{int(worst['position']) + 1} ({where}), {word} it: "
+            f"{pct(worst['rate'], worst['lo'], worst['hi'])} of the games.")
 
 
 def _ordinal(n: int) -> str:
