@@ -255,6 +255,15 @@ def test_cli_says_the_balance_command_of_the_top_knobs(tmp_path):
                            "rules.steps,rules.lag", "--out", str(tmp_path / "o"), "--jobs", "1",
                            "--quiet"])
     assert res.exit_code == 0, res.output
+    # the largest effect says whether it holds after Holm (a reader took noise for a lead)
+    rows = json.loads((tmp_path / "o" / "summary.json").read_text())["results"][
+        "sensitivity"]["rows"]
+    largest = next(x for x in res.stdout.splitlines() if x.startswith("largest: "))
+    assert largest.startswith(f"largest: {rows[0]['text']} — ")
+    assert ("— holds after Holm" in largest) == bool(rows[0]["holds"])
+    held = sum(bool(r["holds"]) for r in rows)
+    assert largest.endswith(f"; {held} of the {len(rows)} moves hold" if held else
+                            f"; none of the {len(rows)} moves holds: these effects may be noise")
     line = next(x for x in res.stdout.splitlines() if x.startswith("to balance on the"))
     # what the knobs are, named: not "the top 3 knobs"
     assert line.startswith(f"to balance on the 2 knob(s) with the largest effect on {KEY} in "

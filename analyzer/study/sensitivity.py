@@ -540,7 +540,11 @@ def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
         f"{len({m['path'] for m in study.get('moves', [])})} knob(s) one step down and up")
     rows = results.get("rows") or []
     if rows:
-        say(f"largest: {rows[0]['text']}")
+        held = sum(1 for r in rows if r.get("holds"))
+        say(f"largest: {rows[0]['text']} — "
+            + ("holds after Holm" if rows[0].get("holds") else "not significant after Holm")
+            + (f"; {held} of the {len(rows)} moves hold" if held else
+               f"; none of the {len(rows)} moves holds: these effects may be noise"))
         command = balance_command(run, rows)
         if command:
             named = [r["label"] for r in top_knobs(rows)]
