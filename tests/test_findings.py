@@ -490,3 +490,24 @@ def test_findings_of_a_missing_directory_says_it_does_not_exist(tmp_path):
     (tmp_path / "empty").mkdir()
     res = CliRunner().invoke(app, ["findings", str(tmp_path / "empty")])
     assert res.exit_code == 2 and "not a run directory" in res.output
+
+
+def test_report_says_why_a_folder_is_no_run(tmp_path, toy_file):
+    """`analyzer report` said "no games.parquet here (is this a run directory …?)" of a missing
+    path, a scenario file and a run stopped before its records were written alike; it now says
+    which (exit 2, one line), as `analyzer findings` does."""
+    from typer.testing import CliRunner
+
+    from analyzer.cli import app
+
+    (tmp_path / "stopped" / "chunks").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    for where, why in ((tmp_path / "nope", "no such directory (give the directory of a "
+                                           "finished run, e.g. reports/NAME)"),
+                       (toy_file, "not a directory (give the directory of a finished run"),
+                       (tmp_path / "stopped", "the run is not finished (no summary.json yet)"),
+                       (tmp_path / "empty", "no games.parquet here")):
+        res = CliRunner().invoke(app, ["report", str(where)])
+        assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+        assert res.stderr.strip().splitlines() == [
+            res.stderr.strip()] and f"{where}: {why}" in res.stderr

@@ -382,8 +382,8 @@ def render(run_dir: str | Path, *, full: bool = True) -> dict[str, Any]:
     run_dir = userfiles.looked_up(run_dir)
     for name in ("games.parquet", "seats.parquet"):
         if not (run_dir / name).is_file():
-            raise AnalyzerError(f"{run_dir}: no {name} here (is this a run directory made by "
-                                "`analyzer simulate`?)")
+            raise AnalyzerError(f"{run_dir}: " + (finding_keys.not_a_run(run_dir) or (
+                f"no {name} here (is this a run directory made by `analyzer simulate`?)")))
     summary_path = run_dir / "summary.json"
     facts = summary.read(summary_path).run if summary_path.is_file() else RunFacts.of({})
     run = facts.as_dict()

@@ -69,6 +69,22 @@ def read(run_dir: str | Path) -> list[dict[str, Any]]:
     return records_of(finished(run_dir), run_dir)
 
 
+def not_a_run(run_dir: str | Path, other: str = "") -> str:
+    """Why ``run_dir`` is no finished run, when the folder says so: it does not exist, is a
+    file, or holds the chunks of a run that has not finished; ``""`` otherwise. ``other``:
+    what else the command takes, added to the hint."""
+    give = f"give the directory of a finished run, e.g. reports/NAME{', ' + other if other else ''}"
+    folder = Path(run_dir)
+    if not folder.exists():
+        return f"no such directory ({give})"
+    if not folder.is_dir():
+        return f"not a directory ({give})"
+    if (folder / "chunks").is_dir() and not (folder / "summary.json").exists():
+        return ("the run is not finished (no summary.json yet): finish it with its command "
+                "and `analyzer ... --resume`")
+    return ""
+
+
 def finished(run_dir: str | Path) -> Summary:
     """The ``summary.json`` of the finished run in ``run_dir`` (``summary.read``).
 
@@ -80,14 +96,10 @@ def finished(run_dir: str | Path) -> Summary:
     """
     path = userfiles.looked_up(Path(run_dir) / "summary.json")
     if not path.exists() and not path.is_symlink():
-        if not Path(run_dir).exists():
-            raise AnalyzerError(f"{run_dir}: no such directory (give the directory of a finished "
-                                "run, e.g. reports/NAME, or a scenario or pool .toml file)")
-        if (Path(run_dir) / "chunks").is_dir():
-            raise AnalyzerError(f"{run_dir}: the run is not finished (no summary.json yet): "
-                                "finish it with its command and `analyzer ... --resume`")
-        raise AnalyzerError(f"{run_dir}: not a run directory, no summary.json here (give the directory of a "
-                            "finished run, e.g. reports/NAME)")
+        raise AnalyzerError(f"{run_dir}: " + (not_a_run(run_dir, "or a scenario or pool .toml file")
+                                              or "not a run directory, no summary.json here "
+                                              "(give the directory of a finished run, e.g. "
+                                              "reports/NAME)"))
     found = summary.read(path)
     if not found.results:
         raise AnalyzerError(f"{run_dir}: the run has no results yet (re-render it with "
