@@ -502,8 +502,8 @@ def test_report_says_why_a_folder_is_no_run(tmp_path, toy_file):
 
     (tmp_path / "stopped" / "chunks").mkdir(parents=True)
     (tmp_path / "empty").mkdir()
-    for where, why in ((tmp_path / "nope", "no such directory (give the directory of a "
-                                           "finished run, e.g. reports/NAME)"),
+    for where, why in ((tmp_path / "nope", ("no such directory (give the directory of a "
+                                           "finished run, e.g. reports/NAME)")),
                        (toy_file, "not a directory (give the directory of a finished run"),
                        (tmp_path / "stopped", "the run is not finished (no summary.json yet)"),
                        (tmp_path / "empty", "no games.parquet here")):
