@@ -68,7 +68,7 @@ from analyzer.report.document import BASE, Numbers
 from analyzer.report.findings import PER_GAME, missing, value_unit
 from analyzer.scenario import MAX_GAMES, Scenario, to_toml, with_overrides
 from analyzer.studies import ScenarioFile, StudyKind
-from analyzer.study import knobs
+from analyzer.study import knobs, questions
 from analyzer.study import over as overs
 from analyzer.study import race as racing
 from analyzer.study.ablate import expand as ablation
@@ -320,6 +320,13 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
                                     where=f"an ablation of {scenario.name}")
         else:
             full = Study("simulate")
+            for k, opt in [*((k, option) for k in keys), *((k, "keep") for k in kept)]:
+                # a key the run will not make is refused before the probe plays (the plan)
+                why = questions.key_problem(scenario, k, "simulate", rounds=False,
+                                            asked_by="balance", close_only=True)
+                if why:
+                    raise OptionError(opt, f"unknown finding key {k!r} in the run of "
+                                           f"{scenario.name}: {why}")
         sc, facts = full.of(scenario, folder / "ablate")
         say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
             "check the finding keys")
