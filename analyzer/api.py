@@ -175,7 +175,7 @@ def replay(game: str, players: int, expansions: Sequence[str] = (), seed: int = 
         config = spec.make_config(players, tuple(expansions), dict(rules or {}))
         policies = [build_policy(spec.policies, policy, {}) for _ in range(players)]
     except RuleError as err:  # name the keyword argument at fault
-        if err.field in ("players", "expansions", "policy"):
+        if err.field in ("game", "players", "expansions", "policy"):
             raise OptionError(err.field, err.message) from None
         raise OptionError("rules", str(err)) from None
     if seed < 0:

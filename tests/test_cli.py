@@ -125,3 +125,6 @@ def test_replay_both_forms(toy_file):
     _assert_user_error(runner.invoke(app, ["replay", str(toy_file), "--game", "60"]), "outside 0..59")
     _assert_user_error(runner.invoke(app, ["replay", str(toy_file), "--game", "toy"]), "game index")
     _assert_user_error(runner.invoke(app, ["replay", "--game", "toy", "--players", "9"]), "outside")
+    # the flag at fault is --game (it named --rules, which was not given)
+    _assert_user_error(runner.invoke(app, ["replay", "--game", "chess"]),
+                       "--game: unknown game 'chess' (allowed: ")
