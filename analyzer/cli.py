@@ -114,9 +114,9 @@ app = typer.Typer(
     help=f"Monte-Carlo strategy analysis for "
          f"{studies.in_words([get_game(g).display_name() for g in available_games()])}.\n\n"
          "Start with: analyzer simulate scenarios/africanus-sultan.toml\n\n"
-         f"Study commands: {studies.listing()}. Each takes the same run flags (--games "
-         "--seed --jobs --backend --scheduler --chunk-size --out --resume --force --quiet "
-         "--csv) and writes a run directory with its records and report.",
+         f"Study commands: {studies.listing()}. Each takes the same run flags "
+         f"({' '.join(study_cli.flag(k) for k in studies.RUN_FLAGS)}) and writes a run "
+         "directory with its records and report.",
 )
 
 

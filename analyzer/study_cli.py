@@ -139,9 +139,12 @@ def run_flags(budgets: bool | str = True, **help_texts: str) -> Callable[[Callab
     def decorate(command: Callable) -> Callable:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
                if p.name != "flags"]
+        texts = dict(help_texts)
+        if budgets is not True:  # listed like every run flag, and said to be refused
+            texts.setdefault("time", f"Not supported by this command yet ({budgets}).")
         extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                   annotation=_helped(alias, help_texts[name])
-                                   if name in help_texts else alias)
+                                   annotation=_helped(alias, texts[name])
+                                   if name in texts else alias)
                  for name, (alias, default) in _RUN_FLAGS.items()]
 
         @functools.wraps(command)
