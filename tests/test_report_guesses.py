@@ -92,6 +92,10 @@ def test_a_finding_says_whether_its_arm_leans_on_defaults():
     assert guesses.lean(out, "v")["share"] == 0.25
     assert guesses.lean(out, "other") is None and guesses.lean(None, "base") is None
     assert guesses.short_what(out["counters"][0]["what"]) == "a guessed face was revealed"
+    # a parenthesis inside the sentence goes, not the words after it ("a revolt tile" was all
+    # that was left of Pyramidion's "a revolt tile (guessed strength and good) was drawn")
+    assert guesses.short_what("a revolt tile (guessed strength and good) was drawn (each)") == \
+        "a revolt tile was drawn"
 
 
 def test_key_findings_carry_the_clause_and_summary_records_the_numbers(tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ setting) is "not a default" in that arm and is left out of its shares.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -81,8 +82,10 @@ def measure(games: Table, counters: Sequence[GuessCounter],
 
 
 def short_what(what: str) -> str:
-    """A counter's ``what`` without its closing parenthesis, for a clause."""
-    return what.split(" (", 1)[0]
+    """A counter's ``what`` without its parentheses, for a clause (``"a revolt tile (guessed
+    strength and good) was drawn"`` -> ``"a revolt tile was drawn"``; cutting at the first
+    one left "a revolt tile")."""
+    return re.sub(r" \([^()]*\)", "", what)
 
 
 def lean(numbers: Mapping[str, Any] | None, variant: str) -> dict[str, Any] | None:
