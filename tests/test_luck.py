@@ -107,7 +107,7 @@ def test_the_numbers_of_three_deals_played_twice():
     assert n["findings"]["tested"] == 0
     assert (n["deals"], n["replays"], n["varied_deals"], n["deterministic"], n["bootstrap"]) == (
         3, 2, 2, False, 0)
-    assert n["note"].startswith("seat 2 (`greedy`) drew nothing from its own stream")
+    assert n["note"].startswith("seat 1 (`greedy`) drew nothing from its own stream")
     rows = {r["key"]: r for r in n["outcomes"]}
     assert list(rows) == ["luck:won", "luck:won:1", "luck:won:2", "luck:score", "luck:score:1",
                           "luck:score:2", "luck:margin"]

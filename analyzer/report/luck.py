@@ -203,7 +203,8 @@ def _note(moved: int, drew: Sequence[int], facts: RunFacts, deterministic: bool)
                 "the split below is meaningless. Seat players with their own randomness "
                 "(`random`, `ismcts`) to measure it.")
     names = list(facts.arms[0].seats) if facts.arms else []
-    still = [f"seat {s + 1} (`{names[s]}`)" if s < len(names) else f"seat {s + 1}"
+    # seats numbered from 0, as in the scenario's [[seats]], the replay log and --seat
+    still = [f"seat {s} (`{names[s]}`)" if s < len(names) else f"seat {s}"
              for s, k in enumerate(drew) if not k]
     out = []
     if still:
