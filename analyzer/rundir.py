@@ -273,6 +273,12 @@ class RunDir:
         if out.exists() and not out.is_dir():
             raise OptionError("out", f"cannot create {out} (it is a file; give a new or empty "
                                      "directory, or a run directory)")
+        # said before the plan and any play, not when the run creates it
+        above = next((p for p in out.absolute().parents if p.exists()), None)
+        if not out.exists() and above is not None and not above.is_dir():
+            raise OptionError("out", f"cannot create {out} ({above} is a file)")
+        if not out.exists() and above is not None and not os.access(above, os.W_OK | os.X_OK):
+            raise OptionError("out", f"cannot create {out} ({above} is not writable)")
         if out.is_dir() and not (self.chunks / FINGERPRINT).exists():
             try:
                 busy = any(not p.match(REPLACED.format(pid="*")) for p in out.iterdir())
