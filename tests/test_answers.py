@@ -200,6 +200,14 @@ def test_the_fixed_order_functions_on_known_records():
     assert keys(answers.ablate) == ["item:y", "item:x"]
     assert keys(answers.tournament) == ["rating_gap:s:m", "win_rate:s", "win_rate:m"]
     assert keys(answers.tune) == ["tuned_minus_start", "tuned_above_fair"]
+    # a scenario of another player count has no paired score: its start player's edge (the
+    # comparison's own answers were missing for 3 against 4 players)
+    three = run["arms"] + [{"name": "c"}]
+    got = answers.compare(records + [rec("players:start_adv:c", 0.2),
+                                     rec("players:score:c", 9.8, "points")], {}, {"arms": three})
+    assert [a["key"] for a in got] == ["score:b", "players:start_adv:c", "score:a",
+                                       "first_player:base"]
+    assert got[1]["ask"] == "What does `c` (another player count) do to the start player's edge?"
 
 
 def test_a_player_count_sweep_answers_per_count(write_scenario, tmp_path):

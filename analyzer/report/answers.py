@@ -161,7 +161,9 @@ def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             run: Mapping[str, Any]) -> list[Answer]:
     """The ranking of the compared scenarios: each against the first by its paired effect
-    (its policies' win rates, else the mean score), best first; then the start player."""
+    (its policies' win rates, else the mean score), best first; a scenario of another player
+    count, whose scores are not comparable, by its change of the start player's edge; then
+    the start player."""
     found = _by_key(records)
     rows = []
     for arm in _arms(run)[1:]:
@@ -171,6 +173,9 @@ def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
         if not about and f"score:{arm}" in found:
             rows.append((f"How does `{arm}` rank against `{BASE}` (mean score)?",
                          found[f"score:{arm}"]))
+        elif not about and f"players:start_adv:{arm}" in found:
+            rows.append((f"What does `{arm}` (another player count) do to the start player's "
+                         "edge?", found[f"players:start_adv:{arm}"]))
     rows.sort(key=lambda qr: -_value(qr[1]))
     return [a for ask, r in rows for a in _answer(ask, r)] + _start_player(found)
 
