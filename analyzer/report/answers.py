@@ -174,8 +174,8 @@ def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             rows.append((f"How does `{arm}` rank against `{BASE}` (mean score)?",
                          found[f"score:{arm}"]))
         elif not about and f"players:start_adv:{arm}" in found:
-            rows.append((f"What does `{arm}` (another player count) do to the start player's "
-                         "edge?", found[f"players:start_adv:{arm}"]))
+            rows.append(((f"What does `{arm}` (another player count) do to the start player's "
+                         "edge?"), found[f"players:start_adv:{arm}"]))
     rows.sort(key=lambda qr: -_value(qr[1]))
     return [a for ask, r in rows for a in _answer(ask, r)] + _start_player(found)
 
