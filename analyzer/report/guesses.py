@@ -82,9 +82,8 @@ def measure(games: Table, counters: Sequence[GuessCounter],
 
 
 def short_what(what: str) -> str:
-    """A counter's ``what`` without its parentheses, for a clause (``"a revolt tile (guessed
-    strength and good) was drawn"`` -> ``"a revolt tile was drawn"``; cutting at the first
-    one left "a revolt tile")."""
+    """A counter's ``what`` without its parentheses, for a clause: ``"an X (why) was used"``
+    -> ``"an X was used"`` (cutting at the first parenthesis lost the words after it)."""
     return re.sub(r" \([^()]*\)", "", what)
 
 

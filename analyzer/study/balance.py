@@ -322,7 +322,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
             full = Study("simulate")
             for k, opt in [*((k, option) for k in keys), *((k, "keep") for k in kept)]:
                 # a key the run will not make is refused before the probe plays (the plan)
-                why = questions.key_problem(scenario, k, "simulate", rounds=False,
+                # (rounds None: a quality: key makes the balance record its rounds)
+                why = questions.key_problem(scenario, k, "simulate", rounds=None,
                                             asked_by="balance", close_only=True)
                 if why:
                     raise OptionError(opt, f"unknown finding key {k!r} in the run of "
