@@ -49,7 +49,9 @@ def entrant_half_width(seats: pd.DataFrame) -> float:
     """Widest half-width of the 95% intervals of each player's win rate over all arms, with
     the game seed as the unit (a tournament: every arm plays every seed, so the games of one
     seed are not independent): ``Σ won / Σ seats`` per player, delta-method interval over
-    seeds (``stats.ratio_interval``).
+    seeds (``stats.ratio_interval``); a player that won none (or all) of its games, whose
+    spread is 0, Wilson's interval counting each seed one trial, as its ratings table gives
+    it (``ratings`` edge shares; the zero-width interval stopped a run as precise).
 
     Parameters
     ----------
@@ -59,9 +61,23 @@ def entrant_half_width(seats: pd.DataFrame) -> float:
     per = seats.groupby(["policy", "game_id"], observed=True)["won"].agg(["sum", "size"])
     widths = []
     for _, grp in per.groupby(level="policy", observed=True):
-        iv = stats.ratio_interval(grp["sum"].to_numpy(float), grp["size"].to_numpy(float))
+        won, seats_ = float(grp["sum"].sum()), float(grp["size"].sum())
+        if won <= 0 or won >= seats_:
+            iv = stats.wilson(0.0 if won <= 0 else len(grp), len(grp))
+        else:
+            iv = stats.ratio_interval(grp["sum"].to_numpy(float), grp["size"].to_numpy(float))
         widths.append((iv.hi - iv.lo) / 2 if iv.hi == iv.hi else 1.0)  # nan: one seed, unknown
     return float(max(widths))
+
+
+def target_text(tc: dict, unit: str = "games") -> str:
+    """What a command says of its ``--target-ci`` (the run facts' ``target_ci``: ``target``,
+    ``reached``, ``games``, ``half_width``, shares): ``"target ±1.00 pp reached after 400
+    games"`` or ``"target ±1.00 pp not reached at 400 games (widest ±1.52 pp)"``; ``unit``:
+    what ``games`` counts (a tournament's deals)."""
+    return (f"target ±{100 * tc['target']:.2f} pp "
+            + (f"reached after {tc['games']} {unit}" if tc["reached"] else
+               f"not reached at {tc['games']} {unit} (widest ±{100 * tc['half_width']:.2f} pp)"))
 
 
 def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:

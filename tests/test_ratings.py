@@ -389,3 +389,44 @@ def test_a_single_deal_has_no_intervals():
     assert "Wilson" not in text and "cover" not in text
     two = rate(Finishes(f.entrants, who, rank, won, np.array([0, 0, 1, 1])), n_boot=50, seed=1)
     assert two.n_boot == 50 and not two.table["rating_lo"].isna().any()  # two deals resample
+
+
+def test_the_stopping_rule_reads_a_never_winning_entrant_by_wilson():
+    """``--target-ci`` on a tournament said "reached after 10 deals" with an entrant at 0.0 %
+    [0.0, 27.8] in its own table: that entrant's delta-method interval over seeds is [0, 0]
+    (no spread). Its half-width is now Wilson's for 0 of its seeds (statsmodels), as its
+    ratings table shows; an entrant with wins keeps its ratio interval."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analyzer import precision, stats
+
+    # ten seeds of four tables: `a` and `b` win two tables each every seed (a share of 1/2
+    # with no spread over seeds), `z` never wins
+    rows = [{"game_id": g, "policy": p, "won": float(p == ("a" if t < 2 else "b"))}
+            for g in range(10) for t in range(4) for p in ("a", "b", "z")]
+    seats = pd.DataFrame(rows)
+    lo, hi = proportion_confint(0, 10, method="wilson")
+    a = seats[seats["policy"] == "a"].groupby("game_id")["won"]
+    ratio = stats.ratio_interval(a.sum().to_numpy(float), a.size().to_numpy(float))
+    assert ratio.hi - ratio.lo == 0  # the entrants with wins are measured exactly here
+    assert precision.entrant_half_width(seats) == pytest.approx((hi - lo) / 2)  # 13.9 pp
+
+
+def test_the_command_says_whether_its_target_was_reached():
+    """``analyzer tournament --target-ci`` said nothing of its target on the command line
+    (simulate and sweep did, each in its own words): one sentence for all three, deals for a
+    tournament."""
+    from types import SimpleNamespace
+
+    from analyzer.precision import target_text
+    from analyzer.study.tournament import tell
+
+    tc = {"target": 0.02, "reached": False, "games": 10, "half_width": 0.139}
+    assert target_text(tc, "deals") == "target ±2.00 pp not reached at 10 deals (widest ±13.90 pp)"
+    assert target_text({**tc, "reached": True, "games": 84}) == "target ±2.00 pp reached after 84 games"
+    said: list[str] = []
+    run = SimpleNamespace(games=10, arms=[1, 2], target_ci=tc)
+    tell(run, {"ratings": [{"entrant": "a", "rating": 0.1, "rating_lo": None, "rating_hi": None,
+                            "win_rate": 0.5}], "games": 20}, None, said.append)
+    assert said[0] == ("10 deals x 2 tables = 20 games (target ±2.00 pp not reached at 10 deals "
+                       "(widest ±13.90 pp))")

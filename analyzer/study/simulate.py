@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import runner
+from analyzer import precision, runner
 from analyzer.studies import ScenarioFile, StudyKind
 from analyzer.study.robustness import DEFAULT_CONTENT
 from analyzer.study.run import simulate
@@ -20,9 +20,7 @@ def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     say(f"{run.games} games x {len(run.arms)} variant(s) ({run.chunks_resumed} chunk(s) resumed)"
         + (f", {runner.speed(rate)}" if rate else ""))
     if tc := run.target_ci:
-        say(f"target ±{100 * tc['target']:.2f} pp "
-            + (f"reached after {tc['games']} games" if tc["reached"] else
-               f"not reached at {tc['games']} games (widest ±{100 * tc['half_width']:.2f} pp)"))
+        say(precision.target_text(tc))
 
 
 Robustness = Annotated[bool, typer.Option(

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
-from analyzer import runner, studies
+from analyzer import precision, runner, studies
 from analyzer.errors import OptionError
 from analyzer.keywords import checked
 from analyzer.scenario import BASE, Scenario, Seat, add_variants, shown
@@ -263,12 +263,8 @@ def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played (and the target precision reached), the study's note, the values that
     changed no decision, and where the report is (``analyzer sweep`` and ``ablate``)."""
     tc, study = run.target_ci, run.study or {}
-    games = f"{run.games} games"
-    if tc:
-        games += (f" (target ±{100 * tc['target']:.2f} pp "
-                  + ("reached" if tc["reached"] else f"not reached at the cap; widest "
-                     f"±{100 * tc['half_width']:.2f} pp") + ")")
-    say(f"{games} x {len(run.arms)} variant(s)")
+    say(f"{run.games} games x {len(run.arms)} variant(s)"
+        + (f" ({precision.target_text(tc)})" if tc else ""))
     if study.get("note"):
         say(study["note"])
     copied = {v: share for v, share in (study.get("replayed") or {}).items() if share < 1}

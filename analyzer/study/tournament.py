@@ -37,7 +37,7 @@ from typing import Annotated, Any
 import tomli_w
 import typer
 
-from analyzer import runner
+from analyzer import precision, runner
 from analyzer.errors import OptionError
 from analyzer.games import get_game
 from analyzer.keywords import checked
@@ -439,7 +439,8 @@ def tournament(path_or_pool: str | Path | Pool, *, games: int | None = None,
 def tell(run: Any, results: Any, res: Any, say: Callable[[str], None]) -> None:
     """The games played, the ratings (best first) and where the report is."""
     rows = results["ratings"]
-    say(f"{plural(run.games, 'deal')} x {len(run.arms)} tables = {results['games']} games")
+    say(f"{plural(run.games, 'deal')} x {len(run.arms)} tables = {results['games']} games"
+        + (f" ({precision.target_text(tc, 'deals')})" if (tc := run.target_ci) else ""))
     width = max(len(r["entrant"]) for r in rows)
     for i, r in enumerate(rows, 1):
         # --bootstrap 0 asks for no replicates: the ratings then have no interval.
