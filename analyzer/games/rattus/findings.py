@@ -91,10 +91,13 @@ def _users(numbers: Mapping[str, Any], out_key: str, card: str,
 
 
 def _followed(card: str, variant: str, why: str, **more: Any) -> Finding:
-    """The unmeasurable finding on ``card``'s users followed into ``variant``, saying ``why``."""
+    """The unmeasurable finding on ``card``'s users followed into ``variant``, saying ``why``
+    (in the unit and with the no-effect value it has where measured: a robustness check
+    then says it is not measurable in this run, not a unitless figure)."""
     return Finding(f"The seats that used the {card} in `base`, followed into `{variant}`",
-                   math.nan, math.nan, math.nan, key=users_key(card, variant),
-                   example_variant=variant, unmeasurable=why, **more)
+                   math.nan, math.nan, math.nan, "pp", 100, 1, True, 0.0,
+                   key=users_key(card, variant), example_variant=variant, unmeasurable=why,
+                   **more)
 
 
 def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -> list[Finding]:
@@ -106,7 +109,7 @@ def _first_last(numbers: Mapping[str, Any], card: str, run: Mapping[str, Any]) -
     if not d or d.get("n", 0) < 2:
         if tu.get("take") and tu.get("games") is not None:
             return [Finding(f"The start player against the last position in takes of the {card}",
-                            math.nan, math.nan, math.nan, key=key,
+                            math.nan, math.nan, math.nan, "takes", 1, 2, True, 0.0, key=key,
                             unmeasurable=f"{tu.get('games', 0)} game(s) with the {card} in play; "
                                          "a start-player comparison needs at least 2 and the "
                                          "start positions in the records")]
@@ -147,8 +150,9 @@ def sultan(numbers: Mapping[str, Any], run: Mapping[str, Any]) -> list[Finding]:
         edge = lead.get("edge") or {}
         if edge.get("unestimable"):
             out.append(Finding("The diplomat leader's edge over the same players when they do "
-                               "not lead", math.nan, math.nan, math.nan, key="sultan:leader_edge",
-                               example_variant=var, unmeasurable=edge["unestimable"]))
+                               "not lead", math.nan, math.nan, math.nan, "pp", 100, 1, True, 0.0,
+                               key="sultan:leader_edge", example_variant=var,
+                               unmeasurable=edge["unestimable"]))
         elif edge:
             who = ", ".join(f"`{p}` {100 * v:.0f} %" for p, v in sorted(
                 (lead.get("leaders") or {}).items(), key=lambda kv: -kv[1])[:2])

@@ -74,3 +74,24 @@ def test_a_leader_without_an_edge_is_covered_at_least_94_percent():
         old += o.lo <= 0.0 <= o.hi
     assert covered / runs >= 0.94, covered / runs
     assert old / runs < 0.90, old / runs
+
+
+def test_an_unmeasurable_edge_is_unchecked_not_a_unitless_figure():
+    """A run where the one leader never plays without leading cannot estimate the edge: its
+    record had no unit and no no-effect value, so a robustness check called it a "figure" and
+    showed the conditions' shares unscaled ("0.5 [0.3, 0.8]"). It carries pp and 0 now: the
+    check says it is not measurable in this run."""
+    from analyzer.games.rattus import findings as rattus_findings
+    from analyzer.report import findings
+    from analyzer.study.robustness import verdict
+
+    numbers = {"variant": "base", "leader_wins": {
+        "estimate": 0.5, "lo": 0.3, "hi": 0.7, "games": 40, "no_edge": 0.25,
+        "edge": {"unestimable": "`greedy-tuned` holds it but never plays without it"}}}
+    edge = next(f for f in rattus_findings.sultan(numbers, {}) if f.key == "sultan:leader_edge")
+    (record,) = [r for r in findings.numbers([edge])["findings"]]
+    assert (record["unit"], record["scale"], record["null"]) == ("pp", 100, 0.0)
+    condition = {"estimate": 0.51, "lo": 0.27, "hi": 0.76, "games": 34, "null": 0.0}
+    ruled = verdict(record, {"players-random": condition})
+    assert ruled["verdict"] == "unchecked"
+    assert ruled["reason"].startswith("not measurable in this run (`greedy-tuned` holds it")
