@@ -456,3 +456,17 @@ def test_questions_all_of_another_kind_leave_the_kinds_own_answers_undeclared():
     assert n["declared"] is False
     assert [a["key"] for a in n["answers"]] == ["first_player:base"]
     assert n["not_answered"] == ["`tuned_minus_start` is answered by `analyzer tune`"]
+
+
+def test_a_rating_gap_of_another_pair_says_which_pair_the_run_rated():
+    """``rating_gap:A:B`` passes the plan (a pair of the pool's entrants; the best and the next
+    are known after play), and when the run rated another pair the row said "its games gave
+    it nothing to measure … or too few games"; it names the pair the run rated."""
+    gap = {"key": "rating_gap:ismcts:greedy", "estimate": 0.4, "lo": 0.1, "hi": 0.7,
+           "unit": "", "scale": 1, "digits": 2, "signed": True, "null": 0.0, "sentence": "gap"}
+    rows, notes = answers.declared([{"ask": "greedy over random?",
+                                     "finding": "rating_gap:greedy:random"}], [gap], "tournament")
+    (row,) = rows
+    assert notes == [] and row["record"]["estimate"] is None
+    assert row["record"]["why"] == ("this run's rating gap is the best-rated entrant's over the "
+                                    "next, `rating_gap:ismcts:greedy`, not this pair")

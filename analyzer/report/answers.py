@@ -103,6 +103,11 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             out.append(_unanswered(q, why="`quality:kingmaking` is measured only with --rounds "
                                           "--kingmaking-samples N (counterfactual replays): "
                                           "play the study again with them", needs_rounds=True))
+        elif gap := next((k for k in have if key.startswith("rating_gap:")
+                          and k.startswith("rating_gap:")), None):
+            # a pair named in advance: the run rates the best against the next, known after play
+            out.append(_unanswered(q, why=f"this run's rating gap is the best-rated entrant's "
+                                          f"over the next, `{gap}`, not this pair"))
         elif not as_written(kind):
             notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
                          + (f" (did you mean `{close[0]}`?)" if close else ""))
