@@ -364,6 +364,15 @@ def test_numbers_are_each_arms_figure_and_its_change_with_known_intervals():
     assert "Welch" in change.statement and change.p_value == pytest.approx(
         sps.ttest_ind([4, 5, 6, 7], [3, 5, 4, 6], equal_var=False).pvalue)
     assert quality.numbers(_two_arms(), ["other"], {}, eliminates=False) == []
+    # a share at 0 in every game (nobody eliminated) has no spread: Wilson's bound for 0 of 4
+    # games, not [0.0, 0.0]; a count (rounds out) keeps its t interval
+    lo, hi = proportion_confint(0, 4, method="wilson")
+    out = {f.key: f for f in quality.numbers(_two_arms(), ["base"], {"base": 2},
+                                             eliminates=True)}
+    gone = out["quality:eliminated:base"]
+    assert (gone.estimate, gone.lo, gone.hi) == (0.0, pytest.approx(lo), pytest.approx(hi))
+    assert hi > 0.4 and (out["quality:rounds_out:base"].lo, out["quality:rounds_out:base"].hi) \
+        == (0.0, 0.0)
 
 
 def test_write_tabulates_the_figures_an_arm_a_row(tmp_path):

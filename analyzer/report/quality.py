@@ -176,7 +176,11 @@ def kingmaking_cost(tested: pd.DataFrame | None) -> dict[str, float] | None:
 def _arm_figure(values: pd.Series, metric: str, arm: str, round_name: str) -> Finding:
     words, unit, scale, digits, binary, bounds = METRICS[metric]
     x = values.dropna().to_numpy(float)
-    iv = (stats.wilson(float(x.sum()), len(x)) if binary else stats.mean_interval(x))
+    edge = bounds == (0.0, 1.0) and len(x) and (x.max() <= 0.0 or x.min() >= 1.0)
+    # a share at 0 (or 1) in every game has no spread: Wilson's bound, each game one trial
+    iv = (stats.wilson(float(x.sum()), len(x)) if binary else
+          stats.wilson(0.0 if x.max() <= 0.0 else float(len(x)), len(x)) if edge else
+          stats.mean_interval(x))
     if metric in ("rounds", "rounds_out"):
         words = words.replace("rounds", f"{round_name}s", 1)
     return Finding(f"`{arm}`: {words} (mean over {len(x)} games)", iv.estimate, iv.lo, iv.hi,
