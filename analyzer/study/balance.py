@@ -815,7 +815,8 @@ def _nearest(p: Plan, rows: Sequence[Mapping[str, Any]], cands: Sequence[Sequenc
              among: Sequence[int], scaled: Sequence[Mapping[str, Any]]) -> int:
     """The scan's rule: of the settings ``among``, the one of least ``objective`` on its
     ``smoothed_gap``, the tie-break scaled by the median ``gap_se`` of the rows ``scaled``."""
-    scale = float(np.nanmedian([r["gap_se"] for r in scaled]))
+    ses = [float(r["gap_se"]) for r in scaled if not missing(r["gap_se"])]
+    scale = float(np.median(ses)) if ses else math.nan  # (nanmedian warned on none)
     return min(among, key=lambda k: objective(rows[k]["smoothed_gap"], distance(p, cands[k]),
                                               scale))
 
