@@ -511,3 +511,20 @@ def test_report_says_why_a_folder_is_no_run(tmp_path, toy_file):
         assert res.exit_code == 2 and "Traceback" not in res.output, res.output
         assert res.stderr.strip().splitlines() == [
             res.stderr.strip()] and f"{where}: {why}" in res.stderr
+
+
+def test_the_measured_figures_listed_are_capped():
+    """A run of 64 arms with --rounds listed 641 measured figures in its key findings; the
+    first ``MAX_FIGURES`` are listed, the count says how many there are and where the rest
+    are."""
+    found = [findings.Finding(f"figure {i} is {{value}}", 0.5, 0.4, 0.6, "%", 100, 1,
+                              games=30, key=f"f:{i}") for i in range(findings.MAX_FIGURES + 5)]
+    n = findings.numbers(found)
+    doc = Doc(None)
+    findings.write(doc, n, n.pop(findings.ASSESSED))
+    texts = [b[1] for b in doc.blocks if b[0] == "p"]
+    assert sum(t.startswith("- figure ") for t in texts) == findings.MAX_FIGURES
+    assert (f"Measured figures (no no-effect value to test them against), the first "
+            f"{findings.MAX_FIGURES} of {findings.MAX_FIGURES + 5} (all are in `summary.json`, "
+            "`findings`):") in texts
+    assert len(n["findings"]) == findings.MAX_FIGURES + 5  # summary.json keeps every one

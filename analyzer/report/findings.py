@@ -55,6 +55,7 @@ from analyzer.report.summary import RunFacts
 from analyzer.report.units import SHARE, SQUARED
 
 MAX_TESTED = 10  # tested findings shown; the rest are in summary.json (and in the Holm family)
+MAX_FIGURES = 20  # measured figures listed; the rest are in summary.json
 MAX_EXAMPLES = 3
 MIN_GAMES = stats.MIN_GAMES  # below it a finding gets no interval and no test
 PER_GAME = "findings.parquet"  # per-game values of the findings, for ``analyzer robustness``
@@ -799,8 +800,10 @@ def write(doc: Doc, n: Mapping[str, Any], assessed: tuple, run_dir: Path | None 
                         f"{a.size:.2f}).")
         part.p(f"{i}. {f.sentence()}. {verdict}{notes(f)}")
     if figures:
-        part.p("Measured figures (no no-effect value to test them against):")
-        for f in (a.finding for a in figures):
+        part.p("Measured figures (no no-effect value to test them against)"
+               + (f", the first {MAX_FIGURES} of {len(figures)} (all are in `summary.json`, "
+                  "`findings`):" if len(figures) > MAX_FIGURES else ":"))
+        for f in (a.finding for a in figures[:MAX_FIGURES]):
             part.p(f"- {f.sentence()}.{notes(f)}")
     if twins:
         part.p("The same test as a finding above (one's per-game differences a multiple of the "
