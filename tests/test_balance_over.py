@@ -145,7 +145,7 @@ def test_over_players_and_content_draws_each_guessed_table(toy, tmp_path):
     assert over["ranges"][0]["holds"] == []
     assert over_summary(res.summary["run"]["study"]).startswith(
         "steps = 4 (the worst case over the cells): not shown within ±14 pp for every player "
-        "and draw (2 players × 1 content draw): not shown for the scenario's players with every "
+        "and draw (2 players × (the built-in tables + 1 content draw)): not shown for the scenario's players with every "
         "bonus draw. The values within ±14 pp in every cell: steps: none. ")
 
 

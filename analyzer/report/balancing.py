@@ -171,9 +171,10 @@ def over_summary(study: dict[str, Any]) -> str:
         return ""
     tol = tolerance_text(study)
     rungs, draws = len({c["rung"] for c in over["cells"]}), len({c["draw"] for c in over["cells"]})
+    # the draws' cells include the built-in tables': 2 players × (built-in + 4 draws) = 10
     what = " × ".join(x for x in (f"{rungs} player{'s' if rungs != 1 else ''}",
-                                  f"{draws - 1} content draw{'s' if draws != 2 else ''}"
-                                  if draws != 1 else "") if x)
+                                  f"(the built-in tables + {draws - 1} content "
+                                  f"draw{'s' if draws != 2 else ''})" if draws != 1 else "") if x)
     found = ", ".join(f"{k['label']} = {param_text(k['found'])}" for k in study["knobs"])
     verdict = f"{within(over['shown'], tol)} for every player and draw ({what})" + (
         "" if over["shown"] else ": not shown for " + _cells_text(over["failing"], over))
