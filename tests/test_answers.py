@@ -205,9 +205,10 @@ def test_the_fixed_order_functions_on_known_records():
     three = run["arms"] + [{"name": "c"}]
     got = answers.compare(records + [rec("players:start_adv:c", 0.2),
                                      rec("players:score:c", 9.8, "points")], {}, {"arms": three})
-    assert [a["key"] for a in got] == ["score:b", "players:start_adv:c", "score:a",
+    # after the ranking: a share of another unit, where larger is not better
+    assert [a["key"] for a in got] == ["score:b", "score:a", "players:start_adv:c",
                                        "first_player:base"]
-    assert got[1]["ask"] == "What does `c` (another player count) do to the start player's edge?"
+    assert got[2]["ask"] == "What does `c` (another player count) do to the start player's edge?"
 
 
 def test_a_player_count_sweep_answers_per_count(write_scenario, tmp_path):
@@ -470,3 +471,7 @@ def test_a_rating_gap_of_another_pair_says_which_pair_the_run_rated():
     assert notes == [] and row["record"]["estimate"] is None
     assert row["record"]["why"] == ("this run's rating gap is the best-rated entrant's over the "
                                     "next, `rating_gap:ismcts:greedy`, not this pair")
+    (turned,), _ = answers.declared([{"ask": "?", "finding": "rating_gap:greedy:ismcts"}], [gap],
+                                    "tournament")
+    assert turned["record"]["why"] == ("this run rated the pair the other way round, "
+                                       "`rating_gap:ismcts:greedy`")

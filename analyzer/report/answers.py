@@ -103,11 +103,14 @@ def declared(questions: Sequence[Mapping[str, str]], records: Sequence[Mapping[s
             out.append(_unanswered(q, why="`quality:kingmaking` is measured only with --rounds "
                                           "--kingmaking-samples N (counterfactual replays): "
                                           "play the study again with them", needs_rounds=True))
-        elif gap := next((k for k in have if key.startswith("rating_gap:")
-                          and k.startswith("rating_gap:")), None):
+        elif key.startswith("rating_gap:") and (gap := next(
+                (k for k in have if k.startswith("rating_gap:")), None)):
             # a pair named in advance: the run rates the best against the next, known after play
-            out.append(_unanswered(q, why=f"this run's rating gap is the best-rated entrant's "
-                                          f"over the next, `{gap}`, not this pair"))
+            turned = gap.split(":")[1:] == key.split(":")[1:][::-1]
+            out.append(_unanswered(q, why=(
+                f"this run rated the pair the other way round, `{gap}`" if turned else
+                f"this run's rating gap is the best-rated entrant's over the next, `{gap}`, "
+                "not this pair")))
         elif not as_written(kind):
             notes.append(f"`{key}` is not a key of this {studies.word(kind)}"
                          + (f" (did you mean `{close[0]}`?)" if close else ""))
@@ -166,11 +169,11 @@ def simulate(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
 def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
             run: Mapping[str, Any]) -> list[Answer]:
     """The ranking of the compared scenarios: each against the first by its paired effect
-    (its policies' win rates, else the mean score), best first; a scenario of another player
-    count, whose scores are not comparable, by its change of the start player's edge; then
-    the start player."""
+    (its policies' win rates, else the mean score), best first; then a scenario of another
+    player count, whose scores are not paired, by its change of the start player's edge (not
+    ranked with them: another unit, and larger is not better); then the start player."""
     found = _by_key(records)
-    rows = []
+    rows, counts = [], []
     for arm in _arms(run)[1:]:
         about = [r for k, r in found.items() if k.startswith(f"policy:{arm}:")]
         rows += [((f"How does `{arm}` rank against `{BASE}` for `"
@@ -178,11 +181,11 @@ def compare(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
         if not about and f"score:{arm}" in found:
             rows.append((f"How does `{arm}` rank against `{BASE}` (mean score)?",
                          found[f"score:{arm}"]))
-        elif not about and f"players:start_adv:{arm}" in found:
-            rows.append(((f"What does `{arm}` (another player count) do to the start player's "
-                         "edge?"), found[f"players:start_adv:{arm}"]))
+        elif not about and f"players:start_adv:{arm}" in found:  # not ranked with the scores
+            counts.append(((f"What does `{arm}` (another player count) do to the start "
+                           "player's edge?"), found[f"players:start_adv:{arm}"]))
     rows.sort(key=lambda qr: -_value(qr[1]))
-    return [a for ask, r in rows for a in _answer(ask, r)] + _start_player(found)
+    return [a for ask, r in rows + counts for a in _answer(ask, r)] + _start_player(found)
 
 
 def sweep(records: Sequence[Mapping[str, Any]], results: Mapping[str, Any],
