@@ -73,11 +73,12 @@ def entrant_half_width(seats: pd.DataFrame) -> float:
 def target_text(tc: dict, unit: str = "games") -> str:
     """What a command says of its ``--target-ci`` (the run facts' ``target_ci``: ``target``,
     ``reached``, ``games``, ``half_width``, shares): ``"target ±1.00 pp reached after 400
-    games"`` or ``"target ±1.00 pp not reached at 400 games (widest ±1.52 pp)"``; ``unit``:
-    what ``games`` counts (a tournament's deals)."""
+    games"`` or ``"target ±1.00 pp not reached at 400 games, widest ±1.52 pp"``; ``unit``:
+    what ``games`` counts, plural (a tournament's ``"deals"``)."""
+    n = f"{tc['games']} {unit if tc['games'] != 1 else unit.removesuffix('s')}"
     return (f"target ±{100 * tc['target']:.2f} pp "
-            + (f"reached after {tc['games']} {unit}" if tc["reached"] else
-               f"not reached at {tc['games']} {unit} (widest ±{100 * tc['half_width']:.2f} pp)"))
+            + (f"reached after {n}" if tc["reached"] else
+               f"not reached at {n}, widest ±{100 * tc['half_width']:.2f} pp"))
 
 
 def next_games(n: int, half_width: float, target: float, chunk_size: int, cap: int) -> int:

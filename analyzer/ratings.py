@@ -242,18 +242,19 @@ def reliability(deals: int, orders: int, deals_won: dict[str, int] | None = None
     few = deals < MIN_DEALS
     if not few and not rare:
         return ""
+    rare = rare if deals >= 2 else []  # one deal: every entrant "rare", nothing to say of it
     ask = MIN_DEALS * (2 if rare else 1)
     parts = []
     if deals < 2:  # ``rate`` gives no intervals: nothing to say of their coverage
-        parts.append(f"Only {deals} deal{'s' if deals != 1 else ''}: no intervals (a single "
-                     "deal has nothing to resample) and too few to answer.")
+        parts.append(f"Only {deals} deal{'s' if deals != 1 else ''}: no intervals (one deal "
+                     "or none has nothing to resample) and too few to answer.")
     elif few:
         parts.append(
             f"Only {deals} deal{'s' if deals != 1 else ''}: these answers are too uncertain to "
             f"rely on. At this size the 95 % intervals are unreliable — they may cover the "
             f"true value less often than 95 % (about 92–95 % at 15 deals, measured on a known "
             f"pool where every entrant wins now and then).")
-    if rare and deals >= 2:
+    if rare:
         who = ", ".join(f"`{k}` ({deals_won[k]} of {deals})" for k in rare)
         parts.append(
             f"{who} won in fewer than {RARE_DEALS} deals: its rating is barely measured, and "

@@ -174,6 +174,7 @@ class Scenario:
             data.pop(key, None)
         for v in data.get("variants", []):
             v.pop("description", None)
+            v.pop("unset", None)  # read off its rules: the hash stays what it was
         text = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

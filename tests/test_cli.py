@@ -89,6 +89,7 @@ def test_output_directory_not_writable(toy_file, tmp_path):
     # refused before the plan is said (it printed the plan line, then the error)
     res = runner.invoke(app, ["simulate", str(toy_file), "--out", str(blocker / "a" / "b")])
     _assert_user_error(res, f"--out: cannot create {blocker / 'a' / 'b'} ({blocker} is a file)")
+    assert "plan:" not in res.output
 
 
 def test_simulate_then_report(toy_file, tmp_path):

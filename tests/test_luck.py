@@ -313,8 +313,13 @@ def test_a_share_below_zero_says_no_luck_is_detectable():
            "study": {"probe": {"drew": [5, 5]}, "bootstrap": 0, "boot_seed": 1}}
     n = luck.numbers(run, seats)
     row = next(r for r in n["outcomes"] if r["key"] == "luck:score:1")
-    assert row["share"] < 0 and row["text"].endswith("; below 0: no luck detectable")
+    assert row["share"] < 0 and row["text"].startswith(
+        "the start player's final score: the deal explains no detectable share of the variance "
+        "(its estimate, -")
+    assert row["text"].endswith(", is below 0 by chance)")
     pooled = next(r for r in n["outcomes"] if r["key"] == "luck:score")
     sentence = luck.finding(pooled).sentence()  # seat 2 scores 5 always: adds nothing
-    assert pooled["share"] < 0 and "below 0: no luck detectable (a chance estimate of 0)" in sentence
-    assert "the rest is left to play" not in sentence
+    assert pooled["share"] < 0 and sentence.startswith(
+        "The deal explains no detectable share of the variance of each seat's final score "
+        "(pooled over the seats) (its ANOVA estimate, -")
+    assert "is below 0 by chance) (one-way" in sentence and "left to play" not in sentence

@@ -385,8 +385,8 @@ def test_a_single_deal_has_no_intervals():
         assert t[column].isna().all(), column
     assert r.head_to_head[["lo", "hi"]].isna().all().all()
     text = reliability(1, 4, dict(zip(t.index, t["deals_won"])))
-    assert text.startswith("Only 1 deal: no intervals (a single deal has nothing to resample)")
-    assert "Wilson" not in text and "cover" not in text
+    assert text == ("Only 1 deal: no intervals (one deal or none has nothing to resample) and "
+                    "too few to answer. 30 deals or more fix it: --games 120 or more per seating.")
     two = rate(Finishes(f.entrants, who, rank, won, np.array([0, 0, 1, 1])), n_boot=50, seed=1)
     assert two.n_boot == 50 and not two.table["rating_lo"].isna().any()  # two deals resample
 
@@ -422,11 +422,12 @@ def test_the_command_says_whether_its_target_was_reached():
     from analyzer.study.tournament import tell
 
     tc = {"target": 0.02, "reached": False, "games": 10, "half_width": 0.139}
-    assert target_text(tc, "deals") == "target ±2.00 pp not reached at 10 deals (widest ±13.90 pp)"
+    assert target_text(tc, "deals") == "target ±2.00 pp not reached at 10 deals, widest ±13.90 pp"
+    assert target_text({**tc, "games": 1}, "deals").endswith("at 1 deal, widest ±13.90 pp")
     assert target_text({**tc, "reached": True, "games": 84}) == "target ±2.00 pp reached after 84 games"
     said: list[str] = []
     run = SimpleNamespace(games=10, arms=[1, 2], target_ci=tc)
     tell(run, {"ratings": [{"entrant": "a", "rating": 0.1, "rating_lo": None, "rating_hi": None,
                             "win_rate": 0.5}], "games": 20}, None, said.append)
-    assert said[0] == ("10 deals x 2 tables = 20 games (target ±2.00 pp not reached at 10 deals "
-                       "(widest ±13.90 pp))")
+    assert said[0] == ("10 deals x 2 tables = 20 games (target ±2.00 pp not reached at 10 deals, "
+                       "widest ±13.90 pp)")

@@ -55,7 +55,7 @@ def test_a_variant_unsets_a_rule_of_the_base_and_the_file_says_so(write_scenario
     again.write_text(text)
     back = load_scenario(again)
     assert [a.rules for a in back.arms] == [a.rules for a in sc.arms]
-    assert back.to_dict() == sc.to_dict()
+    assert back.to_dict() == sc.to_dict() and back.fingerprint() == sc.fingerprint()
     for unset, why in ((["side"], ("variants[1].unset[0]: must name a rule option of the base's "
                                   "[rules] (set there: sides, cards; got 'side')")),
                        (["cards"], ("variants[1].unset[0]: 'cards' is also set in this "

@@ -85,11 +85,6 @@ def _share_text(row: Mapping[str, Any]) -> str:
     return value_text(row["share"], row["lo"], row["hi"], "%", 100, 1, no_spread=False)
 
 
-def _rest(row: Mapping[str, Any]) -> str:
-    """What the share leaves to play; a share below 0 is a chance estimate of no luck (the
-    within-deal noise larger than the between-deal spread), not play explaining over 100 %."""
-    return ("below 0: no luck detectable (a chance estimate of 0)" if row["share"] < 0
-            else "the rest is left to play")
 
 
 def _what(row: Mapping[str, Any]) -> str:
@@ -103,8 +98,14 @@ def _what(row: Mapping[str, Any]) -> str:
 def finding(row: Mapping[str, Any]) -> Finding:
     """A pooled outcome's luck share as a measured figure (``luck:won``, ``luck:score``,
     ``luck:margin``): no test, an interval over deals."""
+    # below 0 (the replays of a deal differ more than the deals): no share is detectable, and
+    # a share of variance cannot be negative, so the estimate is given as that, not a share
+    said = (f"The deal explains no detectable share of the variance of {_what(row)} (its "
+            "ANOVA estimate, {value}, is below 0 by chance)" if row["share"] < 0 else
+            f"The deal explains {{value}} of the variance of {_what(row)}; the rest is left to "
+            "play")
     return Finding(
-        f"The deal explains {{value}} of the variance of {_what(row)}; {_rest(row)} "
+        f"{said} "
         f"(one-way random-effects ANOVA over {row['deals']} deals × {row['replays']} replays, "
         "bootstrap over deals)", float(row["share"]), float(row["lo"]), float(row["hi"]), "%",
         100, 1, False, None, games=int(row["deals"]), key=str(row["key"]),
@@ -112,7 +113,7 @@ def finding(row: Mapping[str, Any]) -> Finding:
 
 
 def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, Any]:
-    """The luck study's numbers (``results["luck"]`` but its key findings): ``outcomes`` (each
+    """The luck study's numbers (``results["luck"]``): ``outcomes`` (each
     ``outcomes`` row with its ``text``), ``deals``, ``replays`` (per deal), ``varied_deals``
     (``varied``), ``deterministic`` (no player drew from its own stream in the probe: no
     bootstrap), ``note`` (``_note``), ``bootstrap`` (replicates) and ``findings``
@@ -129,8 +130,10 @@ def numbers(run: Mapping[str, Any], seats: Table | pd.DataFrame) -> dict[str, An
     n_boot = 0 if deterministic else int(study.get("bootstrap", 0))
     rows = outcomes(records, replays, n_boot, int(study.get("boot_seed", 0)))
     for row in rows:
-        row["text"] = (f"{_what(row)}: the deal explains {_share_text(row)} of the variance"
-                       + ("; below 0: no luck detectable" if row["share"] < 0 else ""))
+        row["text"] = (f"{_what(row)}: the deal explains no detectable share of the variance "
+                       f"(its estimate, {_share_text(row)}, is below 0 by chance)"
+                       if row["share"] < 0 else
+                       f"{_what(row)}: the deal explains {_share_text(row)} of the variance")
     return {"outcomes": rows, "deals": rows[0]["deals"] if rows else 0, "replays": len(replays),
             "varied_deals": moved, "deterministic": deterministic,
             "note": _note(moved, drew, facts, deterministic), "bootstrap": n_boot,

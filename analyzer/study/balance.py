@@ -327,7 +327,8 @@ def _probe(scenario: Scenario, keys: list[str], run: StudyRun, *, option: str,
                                             asked_by="balance", close_only=True)
                 if why:
                     raise OptionError(opt, f"unknown finding key {k!r} in the run of "
-                                           f"{scenario.name}: {why}")
+                                           f"{scenario.name}: {why}; analyzer findings "
+                                           f"{scenario.file} lists every key it makes")
         sc, facts = full.of(scenario, folder / "ablate")
         say(f"probe: {len(sc.arms)} arm(s) x {games} games of {scenario.name} as it is, to "
             "check the finding keys")
